@@ -1,0 +1,8 @@
+"""nnopt: make neural networks fit microcontrollers.
+
+The compiler pipeline (see docs/ARCHITECTURE.md):
+``.tflite -> frontend -> Graph IR -> passes -> Plan -> codegen -> C -> ELF -> elfcheck``.
+Importable and testable with no west, Zephyr or cross toolchain present.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,264 @@
+"""TFLite flatbuffer -> :class:`nnopt.ir.Graph`, with the ``tflite`` package.
+
+Subgraph 0 is the model. Every user mistake (not a file, not TFLite, truncated or
+corrupt, more than one subgraph, an unknown operator or dtype) raises a typed
+:class:`~nnopt.errors.NnoptError` naming the problem, never a raw exception.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import tflite
+from tflite.utils import BUILTIN_OPCODE2NAME
+
+from ..cdefs import DType
+from ..errors import ModelError, NnoptError, UnsupportedError
+from ..ir import (
+    ActivationOptions,
+    ConcatOptions,
+    ConvOptions,
+    FullyConnectedOptions,
+    Graph,
+    LeakyReluOptions,
+    NoOptions,
+    Op,
+    OpOptions,
+    PoolOptions,
+    Quant,
+    ReducerOptions,
+    SoftmaxOptions,
+    SqueezeOptions,
+    StridedSliceOptions,
+    Tensor,
+)
+from ..ops import SUPPORTED_OPS, supported_list
+
+_TENSOR_TYPES: dict[int, DType] = {
+    0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
+    7: DType.INT16, 9: DType.INT8,
+}
+_TENSOR_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
+_PADDING = {0: "SAME", 1: "VALID"}
+_ACTIVATION = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
+
+
+def _options(cls: Any, op: Any) -> Any:
+    table = op.BuiltinOptions()
+    if table is None:
+        return None
+    opt = cls()
+    opt.Init(table.Bytes, table.Pos)
+    return opt
+
+
+def _act(o: Any) -> str:
+    return _ACTIVATION[o.FusedActivationFunction()] if o is not None else "NONE"
+
+
+def _conv(op: Any) -> OpOptions:
+    o = _options(tflite.Conv2DOptions, op)
+    return ConvOptions(_PADDING[o.Padding()], o.StrideH(), o.StrideW(),
+                       o.DilationHFactor(), o.DilationWFactor(), _act(o))
+
+
+def _dwconv(op: Any) -> OpOptions:
+    o = _options(tflite.DepthwiseConv2DOptions, op)
+    return ConvOptions(_PADDING[o.Padding()], o.StrideH(), o.StrideW(),
+                       o.DilationHFactor(), o.DilationWFactor(), _act(o), o.DepthMultiplier())
+
+
+def _pool(op: Any) -> OpOptions:
+    o = _options(tflite.Pool2DOptions, op)
+    return PoolOptions(_PADDING[o.Padding()], o.StrideH(), o.StrideW(),
+                       o.FilterHeight(), o.FilterWidth(), _act(o))
+
+
+def _fc(op: Any) -> OpOptions:
+    o = _options(tflite.FullyConnectedOptions, op)
+    if o is None:
+        return FullyConnectedOptions()
+    if o.WeightsFormat() != 0:
+        raise UnsupportedError("FULLY_CONNECTED with shuffled weights is not supported",
+                               hint="convert the model with the default weights format")
+    return FullyConnectedOptions(_act(o), bool(o.KeepNumDims()))
+
+
+def _binary(cls: Any) -> Callable[[Any], OpOptions]:
+    def parse(op: Any) -> OpOptions:
+        return ActivationOptions(_act(_options(cls, op)))
+    return parse
+
+
+def _concat(op: Any) -> OpOptions:
+    o = _options(tflite.ConcatenationOptions, op)
+    return ConcatOptions(o.Axis(), _act(o))
+
+
+def _softmax(op: Any) -> OpOptions:
+    o = _options(tflite.SoftmaxOptions, op)
+    return SoftmaxOptions(float(o.Beta()) if o is not None else 1.0)
+
+
+def _mean(op: Any) -> OpOptions:
+    o = _options(tflite.ReducerOptions, op)
+    return ReducerOptions(bool(o.KeepDims()) if o is not None else False)
+
+
+def _leaky(op: Any) -> OpOptions:
+    o = _options(tflite.LeakyReluOptions, op)
+    return LeakyReluOptions(float(o.Alpha()) if o is not None else 0.2)
+
+
+def _squeeze(op: Any) -> OpOptions:
+    o = _options(tflite.SqueezeOptions, op)
+    if o is None or o.SqueezeDimsLength() == 0:
+        return SqueezeOptions()
+    return SqueezeOptions(tuple(int(d) for d in o.SqueezeDimsAsNumpy()))
+
+
+def _strided_slice(op: Any) -> OpOptions:
+    o = _options(tflite.StridedSliceOptions, op)
+    if o is None:
+        return StridedSliceOptions()
+    return StridedSliceOptions(o.BeginMask(), o.EndMask(), o.EllipsisMask(), o.NewAxisMask(),
+                               o.ShrinkAxisMask(), bool(o.Offset()))
+
+
+_OPTION_PARSERS: dict[str, Callable[[Any], OpOptions]] = {
+    "CONV_2D": _conv,
+    "DEPTHWISE_CONV_2D": _dwconv,
+    "AVERAGE_POOL_2D": _pool,
+    "MAX_POOL_2D": _pool,
+    "FULLY_CONNECTED": _fc,
+    "ADD": _binary(tflite.AddOptions),
+    "SUB": _binary(tflite.SubOptions),
+    "MUL": _binary(tflite.MulOptions),
+    "CONCATENATION": _concat,
+    "SOFTMAX": _softmax,
+    "MEAN": _mean,
+    "LEAKY_RELU": _leaky,
+    "SQUEEZE": _squeeze,
+    "STRIDED_SLICE": _strided_slice,
+}
+
+
+def model_name(path: Path) -> str:
+    """A C identifier from the file name: ``vww_96_int8.tflite`` -> ``vww_96_int8``."""
+    name = re.sub(r"[^0-9A-Za-z_]", "_", path.stem)
+    return name if name and not name[0].isdigit() else f"m_{name}"
+
+
+def load_model(path: str | Path) -> Graph:
+    """Read a .tflite file into a verified Graph."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError as err:
+        raise ModelError(f"model file not found: {p}") from err
+    except OSError as err:
+        raise ModelError(f"cannot read model file {p}: {err.strerror}") from err
+    return load_model_bytes(data, model_name(p), source=str(p))
+
+
+def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>") -> Graph:
+    if len(data) < 8 or data[4:8] != b"TFL3":
+        raise ModelError(
+            f"{source} is not a TFLite model (no 'TFL3' file identifier)",
+            hint="pass a .tflite flatbuffer, e.g. from tf.lite.TFLiteConverter",
+        )
+    try:
+        graph = _parse(data, name, source)
+    except NnoptError:
+        raise
+    except Exception as err:  # the flatbuffer reader fails in many ways on corrupt input
+        raise ModelError(
+            f"{source} is corrupt or truncated ({type(err).__name__}: {err})",
+            hint="re-export the model; check that the file was copied completely",
+        ) from err
+    try:
+        graph.verify()
+    except NnoptError as err:
+        raise ModelError(f"{source} is not a valid model graph: {err.message}") from err
+    return graph
+
+
+def _opcode_name(model: Any, op: Any) -> str:
+    code_obj = model.OperatorCodes(op.OpcodeIndex())
+    code = max(code_obj.BuiltinCode(), code_obj.DeprecatedBuiltinCode())
+    if code == tflite.BuiltinOperator.CUSTOM:
+        custom = code_obj.CustomCode()
+        return f"CUSTOM({custom.decode(errors='replace') if custom else '?'})"
+    return BUILTIN_OPCODE2NAME.get(code, f"BUILTIN_{code}")
+
+
+def _parse(data: bytes, name: str, source: str) -> Graph:
+    model = tflite.Model.GetRootAsModel(data, 0)
+    if model.SubgraphsLength() < 1:
+        raise ModelError(f"{source} has no subgraph")
+    if model.SubgraphsLength() > 1:
+        raise UnsupportedError(
+            f"{source} has {model.SubgraphsLength()} subgraphs; nnopt supports one",
+            hint="models with control flow (IF/WHILE/CALL_ONCE) are not supported yet",
+        )
+    sg = model.Subgraphs(0)
+
+    tensors: list[Tensor] = []
+    for i in range(sg.TensorsLength()):
+        t = sg.Tensors(i)
+        tname = (t.Name() or b"").decode(errors="replace")
+        if t.Type() not in _TENSOR_TYPES:
+            raise UnsupportedError(
+                f"tensor {i} ({tname}) has type {_TENSOR_TYPE_NAMES.get(t.Type(), t.Type())}",
+                hint="supported types: " + ", ".join(d.name for d in _TENSOR_TYPES.values()),
+            )
+        if t.IsVariable():
+            raise UnsupportedError(f"tensor {i} ({tname}) is a variable (stateful model)",
+                                   hint="stateful ops (LSTM, SVDF, VAR_HANDLE) are not supported")
+        shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+        if t.ShapeSignatureLength() and any(int(d) < 0 for d in t.ShapeSignatureAsNumpy()[1:]):
+            raise UnsupportedError(f"tensor {i} ({tname}) has a dynamic shape",
+                                   hint="export the model with fixed input shapes")
+        q = t.Quantization()
+        quant = None
+        if q is not None and q.ScaleLength() > 0:
+            zps = tuple(int(z) for z in q.ZeroPointAsNumpy()) if q.ZeroPointLength() else (0,)
+            quant = Quant(tuple(float(s) for s in q.ScaleAsNumpy()), zps, q.QuantizedDimension())
+        buf = model.Buffers(t.Buffer()) if t.Buffer() < model.BuffersLength() else None
+        const: bytes | None = None
+        if buf is not None:
+            if buf.DataLength() > 0:
+                const = buf.DataAsNumpy().tobytes()
+            elif buf.Offset() > 1:
+                start, size = int(buf.Offset()), int(buf.Size())
+                if start + size > len(data):
+                    raise ModelError(f"{source}: buffer of tensor {i} lies beyond end of file")
+                const = data[start:start + size]
+        tensors.append(Tensor(i, tname, shape, _TENSOR_TYPES[t.Type()], quant, const))
+
+    ops: list[Op] = []
+    unknown: dict[str, list[int]] = {}
+    for k in range(sg.OperatorsLength()):
+        op = sg.Operators(k)
+        opcode = _opcode_name(model, op)
+        if opcode not in SUPPORTED_OPS:
+            unknown.setdefault(opcode, []).append(k)
+            continue
+        parse = _OPTION_PARSERS.get(opcode)
+        options = parse(op) if parse else NoOptions()
+        ins = tuple(int(x) for x in op.InputsAsNumpy()) if op.InputsLength() else ()
+        outs = tuple(int(x) for x in op.OutputsAsNumpy()) if op.OutputsLength() else ()
+        ops.append(Op(k, opcode, ins, outs, options))
+    if unknown:
+        listing = "; ".join(f"{name} (op {', '.join(map(str, idx[:5]))}"
+                            f"{', …' if len(idx) > 5 else ''})" for name, idx in unknown.items())
+        raise UnsupportedError(
+            f"{source} uses operators nnopt does not support: {listing}",
+            hint=f"supported operators: {supported_list()}",
+        )
+    inputs = tuple(int(x) for x in sg.InputsAsNumpy()) if sg.InputsLength() else ()
+    outputs = tuple(int(x) for x in sg.OutputsAsNumpy()) if sg.OutputsLength() else ()
+    return Graph(name, tuple(tensors), tuple(ops), inputs, outputs)

@@ -1,0 +1,243 @@
+"""The graph IR: immutable tensors, operators and graphs.
+
+A :class:`Graph` is subgraph 0 of a TFLite model as data. Passes never mutate it; they
+return new graphs (``dataclasses.replace``). :meth:`Graph.verify` checks the invariants
+every pass must keep.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from .cdefs import DTYPE_SIZE, DType
+from .errors import PlanError
+
+NUMPY_DTYPE: Mapping[DType, type[np.generic]] = {
+    DType.FLOAT32: np.float32, DType.INT8: np.int8, DType.UINT8: np.uint8,
+    DType.INT16: np.int16, DType.INT32: np.int32, DType.INT64: np.int64, DType.BOOL: np.bool_,
+}
+
+
+@dataclass(frozen=True)
+class Quant:
+    """Affine quantisation: real = scale * (q - zero_point), per tensor or per channel."""
+
+    scale: tuple[float, ...]
+    zero_point: tuple[int, ...]
+    axis: int = 0
+
+    @property
+    def per_channel(self) -> bool:
+        return len(self.scale) > 1
+
+
+@dataclass(frozen=True, eq=False)
+class Tensor:
+    index: int
+    name: str
+    shape: tuple[int, ...]
+    dtype: DType
+    quant: Quant | None = None
+    data: bytes | None = None  # constant data (weights, bias, shape operands); None = activation
+
+    @property
+    def is_constant(self) -> bool:
+        return self.data is not None
+
+    @property
+    def num_elements(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.num_elements * DTYPE_SIZE[self.dtype]
+
+    def array(self) -> np.ndarray:
+        """The constant data as a numpy array of the tensor's shape."""
+        if self.data is None:
+            raise PlanError(f"tensor {self.index} ({self.name}) is not constant")
+        return np.frombuffer(self.data, dtype=NUMPY_DTYPE[self.dtype]).reshape(self.shape)
+
+
+# ----- operator options (typed, one dataclass per options family) -----
+
+Activation = str  # "NONE", "RELU", "RELU6", "RELU_N1_TO_1", "TANH", "SIGN_BIT"
+Padding = str  # "SAME" or "VALID"
+
+
+@dataclass(frozen=True)
+class NoOptions:
+    pass
+
+
+@dataclass(frozen=True)
+class PoolOptions:
+    padding: Padding
+    stride_h: int
+    stride_w: int
+    filter_h: int
+    filter_w: int
+    activation: Activation = "NONE"
+
+
+@dataclass(frozen=True)
+class ConvOptions:
+    padding: Padding
+    stride_h: int
+    stride_w: int
+    dilation_h: int = 1
+    dilation_w: int = 1
+    activation: Activation = "NONE"
+    depth_multiplier: int = 1  # depthwise only
+    # Set by the fusion pass (Unlu 2020): a VALID max-pool with stride >= filter that
+    # consumed this conv's output is folded in; the op's output is then the pooled tensor
+    # and the full conv output never exists.
+    fused_max_pool: PoolOptions | None = None
+
+
+@dataclass(frozen=True)
+class FullyConnectedOptions:
+    activation: Activation = "NONE"
+    keep_num_dims: bool = False
+
+
+@dataclass(frozen=True)
+class ActivationOptions:
+    """Element-wise binary ops (ADD, SUB, MUL, ...) with a fused activation."""
+
+    activation: Activation = "NONE"
+
+
+@dataclass(frozen=True)
+class ConcatOptions:
+    axis: int
+    activation: Activation = "NONE"
+
+
+@dataclass(frozen=True)
+class SoftmaxOptions:
+    beta: float = 1.0
+
+
+@dataclass(frozen=True)
+class ReducerOptions:
+    keep_dims: bool = False
+
+
+@dataclass(frozen=True)
+class LeakyReluOptions:
+    alpha: float = 0.2
+
+
+@dataclass(frozen=True)
+class SqueezeOptions:
+    squeeze_dims: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class StridedSliceOptions:
+    begin_mask: int = 0
+    end_mask: int = 0
+    ellipsis_mask: int = 0
+    new_axis_mask: int = 0
+    shrink_axis_mask: int = 0
+    offset: bool = False
+
+
+OpOptions = (
+    NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
+    | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
+    | StridedSliceOptions
+)
+
+
+@dataclass(frozen=True)
+class Op:
+    index: int
+    opcode: str  # TFLite builtin name, e.g. "CONV_2D"
+    inputs: tuple[int, ...]  # tensor indices; -1 marks an absent optional input
+    outputs: tuple[int, ...]
+    options: OpOptions = field(default_factory=NoOptions)
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    name: str
+    tensors: tuple[Tensor, ...]
+    ops: tuple[Op, ...]
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+
+    @cached_property
+    def producer(self) -> Mapping[int, int]:
+        """tensor index -> index of the op that writes it."""
+        return {t: op.index for op in self.ops for t in op.outputs}
+
+    @cached_property
+    def consumers(self) -> Mapping[int, tuple[int, ...]]:
+        """tensor index -> indices of the ops that read it (each op once)."""
+        out: dict[int, list[int]] = {}
+        for op in self.ops:
+            for t in dict.fromkeys(op.inputs):
+                if t >= 0:
+                    out.setdefault(t, []).append(op.index)
+        return {t: tuple(v) for t, v in out.items()}
+
+    def activations(self, op: Op) -> tuple[int, ...]:
+        """The distinct non-constant tensors an op reads."""
+        return tuple(t for t in dict.fromkeys(op.inputs)
+                     if t >= 0 and not self.tensors[t].is_constant)
+
+    def op_bound(self, op: Op) -> int:
+        """Bytes of an op's non-constant inputs plus outputs (distinct tensors)."""
+        ts = dict.fromkeys(self.activations(op) + op.outputs)
+        return sum(self.tensors[t].nbytes for t in ts)
+
+    @property
+    def weight_bytes(self) -> int:
+        used = {t for op in self.ops for t in op.inputs if t >= 0}
+        return sum(t.nbytes for t in self.tensors if t.is_constant and t.index in used)
+
+    def verify(self) -> None:
+        """Check the IR invariants; raise PlanError naming the first broken one."""
+        n = len(self.tensors)
+        for i, t in enumerate(self.tensors):
+            if t.index != i:
+                raise PlanError(f"tensor at position {i} has index {t.index}")
+            if any(d < 0 for d in t.shape):
+                raise PlanError(f"tensor {i} ({t.name}) has a dynamic shape {t.shape}")
+            if t.data is not None and len(t.data) != t.nbytes:
+                raise PlanError(f"tensor {i} ({t.name}): {len(t.data)} data bytes, "
+                                f"shape needs {t.nbytes}")
+        writers: dict[int, int] = {}
+        for k, op in enumerate(self.ops):
+            if op.index != k:
+                raise PlanError(f"op at position {k} has index {op.index}")
+            for t in op.inputs:
+                if t < -1 or t >= n:
+                    raise PlanError(f"op {k} ({op.opcode}) reads tensor {t}, out of range")
+            for t in op.outputs:
+                if not 0 <= t < n:
+                    raise PlanError(f"op {k} ({op.opcode}) writes tensor {t}, out of range")
+                if t in writers:
+                    raise PlanError(f"tensor {t} is written by ops {writers[t]} and {k}")
+                if self.tensors[t].is_constant:
+                    raise PlanError(f"op {k} ({op.opcode}) writes constant tensor {t}")
+                writers[t] = k
+        for t in self.inputs:
+            if t in writers:
+                raise PlanError(f"graph input {t} is written by op {writers[t]}")
+        for op in self.ops:
+            for t in op.inputs:
+                if (t >= 0 and not self.tensors[t].is_constant and t not in writers
+                        and t not in self.inputs):
+                    raise PlanError(f"op {op.index} ({op.opcode}) reads tensor {t} "
+                                    "that nothing produces")
+        for t in self.outputs:
+            if t not in writers and t not in self.inputs:
+                raise PlanError(f"graph output {t} is never produced")

@@ -1,0 +1,98 @@
+"""Per-operator lowering: from an IR op to a checked call of an nnrt C kernel.
+
+Each operator family lives in one module of this package (``conv.py``, ``pool.py`` …)
+and registers a :class:`Lowering` for the opcodes it handles with :func:`register`.
+The code generator owns everything else (files, arena, weights, the API); a lowering
+only:
+
+- ``check(graph, op)``: raise :class:`~nnopt.errors.UnsupportedError` for a variant it
+  cannot run (dtype combination, option), naming op, tensor and what is supported.
+  Called at plan time, before any code is written.
+- ``scratch_bytes(graph, op)``: bytes of scratch memory the kernel needs (0 if none),
+  from the kernel's ``*_get_buffer_size()`` rule; the planner reserves it in the arena
+  for the op's lifetime.
+- ``emit(ctx)``: the body of ``static nnrt_status_t op_<k>(void)``: C statements ending
+  in ``return <status expression>;``. Use ``ctx.ptr(t)`` for any tensor's data pointer
+  (activation in the arena or constant array), ``ctx.const_array(...)`` for extra
+  constant data (per-channel multipliers …), ``ctx.scratch`` for the scratch pointer.
+  Kernel headers the body needs are named in ``headers``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from ..errors import UnsupportedError
+from ..ir import Graph, Op
+
+
+@dataclass(frozen=True)
+class EmitContext:
+    graph: Graph
+    op: Op
+    ptr: Callable[[int], str]
+    """C expression (``void *``) for the data of tensor index t (activation or constant)."""
+    const_array: Callable[[str, np.ndarray], str]
+    """Emit a constant array (C type chosen from the numpy dtype: int8/int16/int32/float)
+    named after the op and a suffix; returns the C identifier."""
+    scratch: str
+    """C expression (``void *``) for this op's scratch buffer, or ``NULL`` if none."""
+
+
+class Lowering(Protocol):
+    headers: Sequence[str]  # e.g. ("nnrt/kernels/conv.h",)
+
+    def check(self, graph: Graph, op: Op) -> None: ...
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int: ...
+
+    def emit(self, ctx: EmitContext) -> list[str]: ...
+
+
+_REGISTRY: dict[str, Lowering] = {}
+
+
+def register(opcodes: Sequence[str], lowering: Lowering) -> None:
+    for code in opcodes:
+        _REGISTRY[code] = lowering
+
+
+def _load_all() -> None:
+    # Import every family module once so that each registers its opcodes.
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
+
+
+def lowering_for(op: Op) -> Lowering:
+    if not _REGISTRY:
+        _load_all()
+    try:
+        return _REGISTRY[op.opcode]
+    except KeyError:
+        raise UnsupportedError(
+            f"op {op.index} ({op.opcode}) has no code generator yet",
+            hint="operators with kernels: " + ", ".join(sorted(_REGISTRY)),
+        ) from None
+
+
+def check_graph(graph: Graph) -> None:
+    """Raise UnsupportedError listing every op the runtime cannot execute."""
+    problems: list[str] = []
+    for op in graph.ops:
+        try:
+            lowering_for(op).check(graph, op)
+        except UnsupportedError as err:
+            problems.append(err.message)
+    if problems:
+        raise UnsupportedError(
+            "the model cannot be compiled: " + "; ".join(problems[:10])
+            + (f"; and {len(problems) - 10} more" if len(problems) > 10 else ""),
+            hint="operators with kernels: " + ", ".join(sorted(_REGISTRY)),
+        )
