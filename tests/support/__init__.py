@@ -1,0 +1,1 @@
+"""Test support code: in-memory TFLite model builder (tflite_builder) and friends."""
