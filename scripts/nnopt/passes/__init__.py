@@ -1,0 +1,1 @@
+"""Graph passes: fusion, lifetimes, in-place, scheduling, arena placement."""

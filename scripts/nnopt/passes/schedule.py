@@ -1,0 +1,720 @@
+"""Operator reordering: the execution order of a DAG of operators with the least peak of
+live activation memory (Liberis & Lane 2019, "Neural networks on microcontrollers:
+saving memory at inference via operator reordering").
+
+Cost model (the *live-sum* model). For an order, tensor ``t`` is live at every step
+from ``first(t)`` (its producer's position; 0 for a tensor no op produces) to
+``last(t)`` (its last consumer's position; the last step for a graph output; ``first``
+for a tensor nobody reads). ``live(i)`` is the sum of the sizes of the tensors live at
+step ``i``; the peak is its maximum. Executing op ``v`` after the set ``D`` of executed
+ops costs ``mem(D) + out(v)``: the tensors produced so far (or graph inputs) still needed
+by an op outside ``D`` (or that are graph outputs), plus everything ``v`` writes.
+
+How :func:`schedule` searches (``strategy="optimal"``):
+
+- **Validation.** One producer per tensor, none for graph inputs, no cycles; otherwise
+  :class:`~nnopt.errors.PlanError`. Ties are always broken by op index, the search never
+  looks at the clock to decide anything but whether to stop, so the same problem gives
+  the same schedule.
+- **Exact decomposition at cut ops.** An op that is an ancestor or a descendant of every
+  other op sits at the same position in every topological order. The ops strictly
+  between two consecutive cut ops form a segment; no order of one segment changes the
+  liveness of any tensor at a step of another (a tensor crossing a segment is live for
+  all of it), so the peak is the maximum over segments of independent sub-problems,
+  solved one by one. Chain-like networks (MobileNet, ResNet, DenseNet, Inception
+  between modules) fall apart into tiny segments; a segment's sub-problem carries the
+  tensors crossing it as one always-live tensor.
+- **Bounds.** For each op ``v``, ``N(v)``: the bytes live during ``v`` in *every* order —
+  its inputs and outputs, and every tensor produced by an ancestor (or no op) and read by
+  ``v``, a descendant of ``v`` or the graph output. ``max_v N(v)`` (at least the
+  problem's :meth:`ScheduleProblem.lower_bound`) is the static bound. During the search
+  the bound for a downset ``D`` adds, per remaining op ``v``, the already-produced
+  tensors ``v`` or its descendants still need, and ``mem(D)`` plus the smallest output
+  of a ready op.
+- **Upper bound first.** The file order, the min-index topological order and beam
+  searches over downsets (widths 1 and a width that shrinks with the segment size,
+  ranked by the bound above, then peak so far, then memory held) give the incumbent;
+  nothing whose bound reaches it is ever expanded.
+- **Best-first branch and bound on the bottleneck cost.** States are downsets as int
+  bitmasks, ordered by ``max(peak so far, bound)``, deepest first on ties; a downset is
+  kept only with the lowest peak-so-far that reached it (a higher one is dominated: the
+  rest of the order costs the same from the same downset). The first time the smallest
+  open key reaches the incumbent, the incumbent is optimal. A segment stops early once
+  it is no worse than a proven bound of the whole problem (another segment's optimum or
+  the static bound): its own order is then good enough, not necessarily its own optimum.
+- **Sound move pruning (instead of static chain compression).** In a downset ``D`` with
+  peak-so-far ``g`` a ready op ``v`` is executed at once, without branching, when it
+  is the only ready op, or when it does not increase ``mem`` (``mem(D+v) <= mem(D)``)
+  and its step costs no more than a lower bound ``L`` of every completion of ``D``
+  (``max(g, static bound, cheapest ready step, dynamic bound)``). Proof: take any
+  completion ``x1..xk`` with ``v`` at ``xj``; moving ``v`` to the front leaves the steps
+  after ``xj`` unchanged, adds ``v``'s step (cost ``<= L <=`` the completion's peak) and
+  changes every step ``xi`` (``i < j``) by ``mem(D+v+X) - mem(D+X)``, which is at most
+  ``mem(D+v) - mem(D) <= 0`` because ``v`` frees a superset of its inputs once more ops
+  ran. Static chain compression is *not* sound in this model: a chain ``u -> v`` whose
+  ``v`` expands memory may best be split by other work (the search keeps that option).
+- **Not optimal when:** a segment's search exceeds ``state_budget`` expanded states
+  (deterministic): the best order found so far is returned with ``optimal=False`` and
+  the smallest open key as proven bound; or the wall-clock ``time_budget_s`` runs out:
+  that segment falls back to its deterministic heuristic order and static bound (the
+  clock then decides only *whether* a search finished). The heuristics alone carry no
+  guarantee; the result is never worse than the file order when that is topological.
+- ``strategy="heuristic"`` skips the exact search; ``strategy="file"`` keeps ``0..n-1``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..errors import PlanError
+
+__all__ = ["Schedule", "ScheduleProblem", "live_profile", "peak_of", "schedule"]
+
+STRATEGIES = ("optimal", "heuristic", "file")
+
+
+@dataclass(frozen=True)
+class ScheduleProblem:
+    """Ops reading and writing activation tensors; see the module docstring."""
+
+    n_ops: int
+    op_inputs: tuple[tuple[int, ...], ...]  # per op: tensor ids it reads (may repeat)
+    op_outputs: tuple[tuple[int, ...], ...]  # per op: tensor ids it writes
+    sizes: Mapping[int, int]  # bytes per tensor id
+    graph_inputs: frozenset[int]  # live from before the first op
+    graph_outputs: frozenset[int]  # live until after the last op
+
+    def __post_init__(self) -> None:
+        if self.n_ops < 0 or len(self.op_inputs) != self.n_ops or len(
+                self.op_outputs) != self.n_ops:
+            raise PlanError(f"schedule problem has n_ops={self.n_ops} but "
+                            f"{len(self.op_inputs)} input and {len(self.op_outputs)} "
+                            "output lists")
+
+    def _size(self, t: int) -> int:
+        s = self.sizes.get(t)
+        if s is None:
+            raise PlanError(f"schedule problem: tensor {t} has no size")
+        if s < 0:
+            raise PlanError(f"schedule problem: tensor {t} has negative size {s}")
+        return s
+
+    def op_bound(self, op: int) -> int:
+        """Bytes of the distinct tensors the op reads or writes: live during it always."""
+        ts = dict.fromkeys(self.op_inputs[op] + self.op_outputs[op])
+        return sum(self._size(t) for t in ts)
+
+    def lower_bound(self) -> int:
+        """The largest :meth:`op_bound`: no order peaks lower (0 without ops)."""
+        return max((self.op_bound(v) for v in range(self.n_ops)), default=0)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    order: tuple[int, ...]  # op indices, a topological order
+    peak: int  # live-sum peak of that order
+    optimal: bool  # proven optimal under the live-sum model
+    lower_bound: int  # best proven lower bound (== peak when optimal)
+    strategy: str  # "exact", "heuristic" or "file"
+    explored_states: int  # search effort: expanded downsets (exact search and beams)
+
+
+# --------------------------------------------------------------------------- compile
+
+
+@dataclass(frozen=True)
+class _Graph:
+    """A validated problem with tensors renumbered 0..T-1 (in tensor-id order)."""
+
+    n: int
+    tids: tuple[int, ...]  # local tensor -> tensor id
+    size: tuple[int, ...]
+    ins: tuple[tuple[int, ...], ...]  # distinct local tensors read, per op
+    outs: tuple[tuple[int, ...], ...]  # distinct local tensors written, per op
+    producer: tuple[int, ...]  # -1 when no op writes the tensor
+    cons: tuple[int, ...]  # bitmask of the ops reading the tensor
+    is_out: tuple[bool, ...]
+    pred: tuple[int, ...]  # bitmask of the ops an op depends on
+    succ: tuple[tuple[int, ...], ...]
+    topo: tuple[int, ...]  # the topological order that prefers the lowest index
+
+
+def _compile(p: ScheduleProblem) -> _Graph:
+    n = p.n_ops
+    ids: set[int] = set(p.graph_inputs) | set(p.graph_outputs)
+    for v in range(n):
+        ids.update(p.op_inputs[v])
+        ids.update(p.op_outputs[v])
+    tids = tuple(sorted(ids))
+    local = {t: i for i, t in enumerate(tids)}
+    size = tuple(p._size(t) for t in tids)
+    nt = len(tids)
+    producer = [-1] * nt
+    outs: list[tuple[int, ...]] = []
+    for v in range(n):
+        o = tuple(local[t] for t in dict.fromkeys(p.op_outputs[v]))
+        for t in o:
+            if producer[t] >= 0:
+                raise PlanError(f"tensor {tids[t]} is written by ops {producer[t]} and {v}")
+            if tids[t] in p.graph_inputs:
+                raise PlanError(f"graph input {tids[t]} is written by op {v}")
+            producer[t] = v
+        outs.append(o)
+    cons = [0] * nt
+    pred = [0] * n
+    ins: list[tuple[int, ...]] = []
+    for v in range(n):
+        i = tuple(local[t] for t in dict.fromkeys(p.op_inputs[v]))
+        for t in i:
+            if producer[t] == v:
+                raise PlanError(f"op {v} reads tensor {tids[t]} it writes itself (a cycle)")
+            cons[t] |= 1 << v
+            if producer[t] >= 0:
+                pred[v] |= 1 << producer[t]
+        ins.append(i)
+    succ_l: list[list[int]] = [[] for _ in range(n)]
+    for v in range(n):
+        for u in _bits(pred[v]):
+            succ_l[u].append(v)
+    # Kahn's algorithm, lowest index first.
+    indeg = [pred[v].bit_count() for v in range(n)]
+    heap = [v for v in range(n) if indeg[v] == 0]
+    heapq.heapify(heap)
+    topo: list[int] = []
+    while heap:
+        u = heapq.heappop(heap)
+        topo.append(u)
+        for w in succ_l[u]:
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                heapq.heappush(heap, w)
+    if len(topo) != n:
+        stuck = sorted(set(range(n)) - set(topo))
+        shown = ", ".join(map(str, stuck[:8])) + (" ..." if len(stuck) > 8 else "")
+        raise PlanError(f"the operator graph has a cycle through ops {shown}")
+    return _Graph(
+        n=n, tids=tids, size=size, ins=tuple(ins), outs=tuple(outs),
+        producer=tuple(producer), cons=tuple(cons),
+        is_out=tuple(t in p.graph_outputs for t in tids), pred=tuple(pred),
+        succ=tuple(tuple(s) for s in succ_l), topo=tuple(topo))
+
+
+def _bits(mask: int) -> Iterable[int]:
+    """Set bit positions, ascending."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _ancestors(g: _Graph) -> list[int]:
+    anc = [0] * g.n
+    for v in g.topo:
+        a = g.pred[v]
+        for u in _bits(g.pred[v]):
+            a |= anc[u]
+        anc[v] = a
+    return anc
+
+
+def _descendants(g: _Graph) -> list[int]:
+    desc = [0] * g.n
+    for v in reversed(g.topo):
+        d = 0
+        for w in g.succ[v]:
+            d |= desc[w] | (1 << w)
+        desc[v] = d
+    return desc
+
+
+def _check_order(g: _Graph, order: Sequence[int]) -> None:
+    if sorted(order) != list(range(g.n)):
+        raise PlanError(f"an order must list each of the {g.n} ops exactly once")
+    done = 0
+    for v in order:
+        if g.pred[v] & ~done:
+            missing = next(iter(_bits(g.pred[v] & ~done)))
+            raise PlanError(f"op {v} runs before op {missing}, whose output it reads")
+        done |= 1 << v
+
+
+def _intervals(g: _Graph, order: Sequence[int]) -> list[tuple[int, int]]:
+    """(first, last) position of each local tensor, by the model's definition."""
+    n = len(order)
+    pos = [0] * g.n
+    for i, v in enumerate(order):
+        pos[v] = i
+    out = []
+    for t in range(len(g.tids)):
+        first = pos[g.producer[t]] if g.producer[t] >= 0 else 0
+        if g.is_out[t]:
+            last = n - 1
+        elif g.cons[t]:
+            last = max(pos[v] for v in _bits(g.cons[t]))
+        else:
+            last = first
+        out.append((first, last))
+    return out
+
+
+def live_profile(problem: ScheduleProblem, order: Sequence[int]) -> list[int]:
+    """Live bytes at each step of ``order`` (raises PlanError unless it is topological)."""
+    g = _compile(problem)
+    _check_order(g, order)
+    n = len(order)
+    diff = [0] * (n + 1)
+    if n == 0:
+        return []
+    for t, (first, last) in enumerate(_intervals(g, order)):
+        diff[first] += g.size[t]
+        diff[last + 1] -= g.size[t]
+    prof = []
+    acc = 0
+    for i in range(n):
+        acc += diff[i]
+        prof.append(acc)
+    return prof
+
+
+def peak_of(problem: ScheduleProblem, order: Sequence[int]) -> int:
+    """The live-sum peak of ``order`` (0 without ops)."""
+    return max(live_profile(problem, order), default=0)
+
+
+# --------------------------------------------------------------------------- segments
+
+
+def _segments(g: _Graph) -> list[list[int]]:
+    """Ops grouped into consecutive segments separated by cut ops (each its own segment)."""
+    if g.n == 0:
+        return []
+    anc = _ancestors(g)
+    desc = _descendants(g)
+    cuts = [v for v in range(g.n) if (anc[v] | desc[v]).bit_count() == g.n - 1]
+    cuts.sort(key=lambda v: anc[v].bit_count())
+    segs: list[list[int]] = []
+    done = 0
+    for c in cuts:
+        before = anc[c] & ~done
+        if before:
+            segs.append(list(_bits(before)))
+        segs.append([c])
+        done |= before | (1 << c)
+    rest = ((1 << g.n) - 1) & ~done
+    if rest:
+        segs.append(list(_bits(rest)))
+    return segs
+
+
+def _sub_problems(g: _Graph, segs: list[list[int]]) -> list[ScheduleProblem]:
+    """One problem per segment whose every order costs, step by step, what it costs as
+    part of the whole (the tensors crossing a segment become one always-live tensor)."""
+    seg_of = [0] * g.n
+    for k, ops in enumerate(segs):
+        for v in ops:
+            seg_of[v] = k
+    nseg = len(segs)
+    nt = len(g.tids)
+    prod_seg = [seg_of[g.producer[t]] if g.producer[t] >= 0 else -1 for t in range(nt)]
+    # last segment that needs the tensor (nseg for graph outputs), -2 if none
+    need_seg = []
+    for t in range(nt):
+        if g.is_out[t]:
+            need_seg.append(nseg)
+        elif g.cons[t]:
+            need_seg.append(max(seg_of[v] for v in _bits(g.cons[t])))
+        else:
+            need_seg.append(-2)
+    crossing = [0] * nseg  # bytes produced before, needed after, not touched in segment
+    touched: list[set[int]] = [set() for _ in range(nseg)]
+    for ops_k, ops in enumerate(segs):
+        for v in ops:
+            touched[ops_k].update(g.ins[v])
+            touched[ops_k].update(g.outs[v])
+    for t in range(nt):
+        for k in range(prod_seg[t] + 1, min(need_seg[t] + 1, nseg)):
+            if t not in touched[k]:
+                crossing[k] += g.size[t]
+    extra_id = (g.tids[-1] + 1) if g.tids else 0
+    subs = []
+    for k, ops in enumerate(segs):
+        sizes = {g.tids[t]: g.size[t] for t in touched[k]}
+        inputs = {g.tids[t] for t in touched[k] if prod_seg[t] < k}
+        outputs = {g.tids[t] for t in touched[k] if need_seg[t] > k}
+        if k == 0:  # tensors nobody writes or reads: live at step 0 only
+            for t in range(nt):
+                if prod_seg[t] < 0 and need_seg[t] == -2:
+                    sizes[g.tids[t]] = g.size[t]
+                    inputs.add(g.tids[t])
+        if crossing[k]:
+            sizes[extra_id] = crossing[k]
+            inputs.add(extra_id)
+            outputs.add(extra_id)
+        subs.append(ScheduleProblem(
+            n_ops=len(ops),
+            op_inputs=tuple(tuple(g.tids[t] for t in g.ins[v]) for v in ops),
+            op_outputs=tuple(tuple(g.tids[t] for t in g.outs[v]) for v in ops),
+            sizes=sizes, graph_inputs=frozenset(inputs), graph_outputs=frozenset(outputs)))
+    return subs
+
+
+# --------------------------------------------------------------------------- search data
+
+
+class _Budget:
+    def __init__(self, states: int, deadline: float) -> None:
+        self.states = states
+        self.deadline = deadline
+        self.timed_out = False
+
+    def out_of_time(self) -> bool:
+        if time.monotonic() > self.deadline:
+            self.timed_out = True
+        return self.timed_out
+
+
+class _Space:
+    """A segment's problem as integer arrays for the search (local op and tensor bits)."""
+
+    def __init__(self, g: _Graph) -> None:
+        n = g.n
+        nt = len(g.tids)
+        self.n = n
+        self.full = (1 << n) - 1
+        self.pred = g.pred
+        self.succ = g.succ
+        self.wt = g.size
+        needed = [g.is_out[t] or g.cons[t] != 0 for t in range(nt)]
+        self.out_all = [sum(g.size[t] for t in g.outs[v]) for v in range(n)]
+        self.out_keep = [sum(g.size[t] for t in g.outs[v] if needed[t]) for v in range(n)]
+        self.keep_mask = [sum(1 << t for t in g.outs[v] if needed[t] and g.size[t])
+                          for v in range(n)]
+        self.frees = [tuple((g.cons[t], g.size[t], 1 << t) for t in g.ins[v]
+                            if not g.is_out[t] and g.size[t]) for v in range(n)]
+        src = [t for t in range(nt) if g.producer[t] < 0]
+        self.mem0 = sum(g.size[t] for t in src if needed[t])
+        self.live0 = sum(1 << t for t in src if needed[t] and g.size[t])
+        self.dead0 = sum(g.size[t] for t in src if not needed[t])
+        self.ready0 = sum(1 << v for v in range(n) if g.pred[v] == 0)
+        anc = _ancestors(g)
+        desc = _descendants(g)
+        self.nb: list[int] = []
+        self.extra: list[int] = []
+        for v in range(n):
+            after = desc[v] | (1 << v)
+            need = 0
+            for t in range(nt):
+                if g.size[t] and (g.is_out[t] or g.cons[t] & after):
+                    need |= 1 << t
+            sure = 0
+            for t in _bits(need):
+                if g.producer[t] < 0 or (anc[v] >> g.producer[t]) & 1:
+                    sure |= 1 << t
+            for t in g.outs[v]:
+                if g.size[t]:
+                    sure |= 1 << t
+            self.nb.append(sum(g.size[t] for t in _bits(sure)))
+            self.extra.append(need & ~sure)
+        self.nb_order = sorted(range(n), key=lambda v: (-self.nb[v], v))
+        first = min((self.out_all[v] for v in _bits(self.ready0)), default=0)
+        self.lb = max(max(self.nb, default=0), self.mem0 + self.dead0 + first if n else 0)
+
+    def advance(self, d: int, mem: int, live: int, v: int) -> tuple[int, int]:
+        dv = d | (1 << v)
+        mem += self.out_keep[v]
+        live |= self.keep_mask[v]
+        for cm, sz, bit in self.frees[v]:
+            if not cm & ~dv:
+                mem -= sz
+                live ^= bit
+        return mem, live
+
+    def ready_after(self, d: int, ready: int, v: int) -> int:
+        dv = d | (1 << v)
+        ready &= ~(1 << v)
+        for w in self.succ[v]:
+            if not self.pred[w] & ~dv:
+                ready |= 1 << w
+        return ready
+
+    def dyn_bound(self, d: int, mem: int, live: int) -> int:
+        """Max over remaining ops v of bytes surely live during v, given downset d."""
+        best = 0
+        wt = self.wt
+        for v in self.nb_order:
+            if (d >> v) & 1:
+                continue
+            b = self.nb[v]
+            if b + mem <= best:
+                break
+            x = live & self.extra[v]
+            while x:
+                low = x & -x
+                b += wt[low.bit_length() - 1]
+                x ^= low
+            if b > best:
+                best = b
+        return best
+
+    def peak(self, order: Sequence[int]) -> int:
+        d = 0
+        mem = self.mem0
+        live = self.live0
+        peak = 0
+        for i, v in enumerate(order):
+            c = mem + self.out_all[v] + (self.dead0 if i == 0 else 0)
+            if c > peak:
+                peak = c
+            mem, live = self.advance(d, mem, live, v)
+            d |= 1 << v
+        return peak
+
+
+# --------------------------------------------------------------------------- heuristics
+
+
+def _beam(sp: _Space, width: int) -> tuple[list[int], int, int]:
+    """Beam search over downsets by depth; returns (order, peak, states expanded)."""
+    # entry: (rank, g, mem, d, live, ready, parent index, op)
+    layer: list[tuple[int, int, int, int, int, int]] = [
+        (0, sp.mem0, 0, sp.live0, sp.ready0, -1)]
+    back: list[list[tuple[int, int]]] = []  # per depth: (parent index, op) per entry
+    expanded = 0
+    for depth in range(sp.n):
+        dead = sp.dead0 if depth == 0 else 0
+        cand: dict[int, tuple[int, int, int, int, int, int]] = {}
+        for idx, (g, mem, d, live, ready, _p) in enumerate(layer):
+            expanded += 1
+            for v in _bits(ready):
+                c = mem + sp.out_all[v] + dead
+                g2 = g if g >= c else c
+                d2 = d | (1 << v)
+                old = cand.get(d2)
+                if old is not None and old[0] <= g2:
+                    continue
+                mem2, live2 = sp.advance(d, mem, live, v)
+                cand[d2] = (g2, mem2, live2, sp.ready_after(d, ready, v), idx, v)
+        ranked = []
+        for d2, (g2, mem2, live2, ready2, idx, v) in cand.items():
+            h = max(g2, sp.dyn_bound(d2, mem2, live2)) if len(cand) > width else g2
+            ranked.append((h, g2, mem2, d2, live2, ready2, idx, v))
+        ranked.sort(key=lambda e: (e[0], e[1], e[2], e[3]))
+        del ranked[width:]
+        layer = [(e[1], e[2], e[3], e[4], e[5], e[6]) for e in ranked]
+        back.append([(e[6], e[7]) for e in ranked])
+    order: list[int] = []
+    idx = 0
+    for depth in range(sp.n - 1, -1, -1):
+        parent, v = back[depth][idx]
+        order.append(v)
+        idx = parent
+    order.reverse()
+    return order, sp.peak(order), expanded
+
+
+def _beam_width(n: int) -> int:
+    return max(4, min(64, 4000 // max(n, 1)))
+
+
+# --------------------------------------------------------------------------- exact
+
+
+@dataclass
+class _Result:
+    order: list[int]
+    peak: int
+    lower_bound: int
+    optimal: bool
+    explored: int
+
+
+def _exact(sp: _Space, order: list[int], ub: int, target: int,
+           budget: _Budget) -> _Result:
+    """Best-first branch and bound; ``order``/``ub`` is the incumbent. Stops when the
+    incumbent is optimal, or no worse than ``target`` (a proven bound of the whole)."""
+    n = sp.n
+    full = sp.full
+    floor = sp.lb
+    if ub <= max(floor, target) or n <= 1:
+        lb = ub if n <= 1 else min(ub, floor)
+        return _Result(order, ub, lb, lb >= ub, 0)
+    out_all = sp.out_all
+    best: dict[int, int] = {0: 0}  # downset -> lowest peak-so-far reaching it (packed)
+    # packed value: g * (n + 1) + (last op + 1)
+    pack = n + 1
+    heap: list[tuple[int, int, int, int, int, int, int, bool]] = []
+    heap.append((0, 0, sp.mem0, 0, 0, sp.live0, sp.ready0, False))
+    goal_found = False
+    expanded = 0
+    frontier = -1  # the smallest open key when the search stops early
+    while heap:
+        key, negdepth, mem, d, g, live, ready, refined = heapq.heappop(heap)
+        if key >= ub or ub <= target:
+            frontier = min(key, ub)
+            break
+        if best[d] // pack < g:
+            continue
+        if not refined and d:
+            h = sp.dyn_bound(d, mem, live)
+            if h > key:
+                if h < ub:
+                    heapq.heappush(heap, (h, negdepth, mem, d, g, live, ready, True))
+                continue
+        if expanded >= budget.states or (expanded & 255 == 0 and budget.out_of_time()):
+            frontier = min(key, ub)
+            break
+        expanded += 1
+        # forced and free moves, applied without branching
+        while True:
+            dead = sp.dead0 if d == 0 else 0
+            nready = ready.bit_count()
+            if nready == 0:
+                break
+            pick = -1
+            if nready == 1:
+                pick = ready.bit_length() - 1
+            else:
+                cmin = min(mem + out_all[v] for v in _bits(ready)) + dead
+                thr = max(g, floor, cmin, key)
+                for v in _bits(ready):
+                    if mem + out_all[v] + dead <= thr:
+                        mem2, _ = sp.advance(d, mem, live, v)
+                        if mem2 <= mem:
+                            pick = v
+                            break
+            if pick < 0:
+                break
+            c = mem + out_all[pick] + dead
+            g = g if g >= c else c
+            if g >= ub:
+                break
+            mem, live2 = sp.advance(d, mem, live, pick)
+            ready = sp.ready_after(d, ready, pick)
+            live = live2
+            d |= 1 << pick
+            prev = best.get(d)
+            if prev is not None and prev // pack <= g:
+                g = ub  # dominated
+                break
+            best[d] = g * pack + pick + 1
+            if d == full:
+                break
+        if g >= ub:
+            continue
+        if d == full:
+            ub = g
+            goal_found = True
+            continue
+        dead = sp.dead0 if d == 0 else 0
+        depth = d.bit_count() + 1
+        for v in _bits(ready):
+            c = mem + out_all[v] + dead
+            g2 = g if g >= c else c
+            if g2 >= ub:
+                continue
+            d2 = d | (1 << v)
+            prev = best.get(d2)
+            if prev is not None and prev // pack <= g2:
+                continue
+            mem2, live2 = sp.advance(d, mem, live, v)
+            best[d2] = g2 * pack + v + 1
+            if d2 == full:
+                ub = g2
+                goal_found = True
+                continue
+            ready2 = sp.ready_after(d, ready, v)
+            nxt = min(out_all[w] for w in _bits(ready2)) + mem2
+            k2 = g2 if g2 >= nxt else nxt
+            if k2 >= ub:
+                continue
+            heapq.heappush(heap, (k2, -depth, mem2, d2, g2, live2, ready2, False))
+    if budget.timed_out:
+        return _Result(order, sp.peak(order), floor, False, expanded)
+    if goal_found:
+        rev = []
+        d = full
+        while d:
+            v = best[d] % pack - 1
+            rev.append(v)
+            d &= ~(1 << v)
+        rev.reverse()
+        order = rev
+    peak = sp.peak(order)
+    if frontier < 0:  # nothing left open: the incumbent is optimal
+        frontier = peak
+    lb = min(max(floor, frontier), peak)
+    return _Result(order, peak, lb, lb >= peak, expanded)
+
+
+# --------------------------------------------------------------------------- driver
+
+
+@dataclass
+class _Seg:
+    ops: list[int]  # global op indices, ascending
+    space: _Space
+    order: list[int]  # local order
+    peak: int
+    lb: int
+    explored: int = 0
+
+
+def schedule(problem: ScheduleProblem, *, strategy: str = "optimal",
+             time_budget_s: float = 5.0, state_budget: int = 2_000_000) -> Schedule:
+    """An execution order of the problem's ops; see the module docstring."""
+    if strategy not in STRATEGIES:
+        raise PlanError(f"unknown schedule strategy {strategy!r}",
+                        hint="use one of: " + ", ".join(STRATEGIES))
+    g = _compile(problem)
+    if strategy == "file":
+        _check_order(g, range(g.n))
+    file_ok = all(not g.pred[v] >> v for v in range(g.n))
+    budget = _Budget(max(state_budget, 0), time.monotonic() + max(time_budget_s, 0.0))
+    segs_ops = _segments(g)
+    segs: list[_Seg] = []
+    explored = 0
+    for ops, sub in zip(segs_ops, _sub_problems(g, segs_ops), strict=True):
+        sg = _compile(sub)
+        sp = _Space(sg)
+        cands: list[list[int]] = []
+        if file_ok:
+            cands.append(list(range(sg.n)))
+        if strategy != "file":
+            cands.append(list(sg.topo))
+        best_order: list[int] = []
+        best_peak = -1
+        for cand in cands:
+            pk = sp.peak(cand)
+            if best_peak < 0 or pk < best_peak:
+                best_order, best_peak = cand, pk
+        if strategy != "file" and sg.n > 1 and best_peak > sp.lb:
+            for width in (1, _beam_width(sg.n)):
+                cand, pk, ex = _beam(sp, width)
+                explored += ex
+                if pk < best_peak:
+                    best_order, best_peak = cand, pk
+                if best_peak <= sp.lb:
+                    break
+        lb = best_peak if sg.n <= 1 else min(sp.lb, best_peak)
+        segs.append(_Seg(ops, sp, best_order, best_peak, lb))
+    if strategy == "optimal":
+        glb = max((s.lb for s in segs), default=0)
+        for s in sorted(segs, key=lambda s: (-s.peak, s.ops[0])):
+            if s.peak <= glb or budget.timed_out:
+                continue
+            r = _exact(s.space, s.order, s.peak, glb, budget)
+            budget.states -= r.explored
+            explored += r.explored
+            s.order, s.peak, s.lb = r.order, r.peak, max(s.lb, r.lower_bound)
+            glb = max(glb, s.lb)
+    order = tuple(s.ops[v] for s in segs for v in s.order)
+    peak = max((s.peak for s in segs), default=0)
+    lower = max((s.lb for s in segs), default=0)
+    lower = max(lower, min(problem.lower_bound(), peak))
+    optimal = lower >= peak
+    name = "file" if strategy == "file" else "exact" if optimal else "heuristic"
+    return Schedule(order=order, peak=peak, optimal=optimal, lower_bound=min(lower, peak),
+                    strategy=name, explored_states=explored)
