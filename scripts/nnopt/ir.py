@@ -198,6 +198,11 @@ class Graph:
         ts = dict.fromkeys(self.activations(op) + op.outputs)
         return sum(self.tensors[t].nbytes for t in ts)
 
+    @cached_property
+    def op_by_index(self) -> Mapping[int, Op]:
+        """Ops by their index in the .tflite subgraph (fusion removes some indices)."""
+        return {op.index: op for op in self.ops}
+
     @property
     def weight_bytes(self) -> int:
         used = {t for op in self.ops for t in op.inputs if t >= 0}
@@ -216,8 +221,8 @@ class Graph:
                                 f"shape needs {t.nbytes}")
         writers: dict[int, int] = {}
         for k, op in enumerate(self.ops):
-            if op.index != k:
-                raise PlanError(f"op at position {k} has index {op.index}")
+            if k and op.index <= self.ops[k - 1].index:
+                raise PlanError(f"op indices not ascending at position {k} ({op.index})")
             for t in op.inputs:
                 if t < -1 or t >= n:
                     raise PlanError(f"op {k} ({op.opcode}) reads tensor {t}, out of range")

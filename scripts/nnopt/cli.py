@@ -1,0 +1,60 @@
+"""The ``nnopt`` command line: a thin shell over the library.
+
+Every user error is an :class:`~nnopt.errors.NnoptError`: printed as ``error: ...`` with
+its hint, exit status ``err.exit_code`` (2 over budget, 1 otherwise), no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+
+from . import __version__
+from .commands import check_elf, optimize, run_model
+from .errors import NnoptError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="nnopt",
+        description="Make neural networks fit microcontrollers: plan memory, generate C, "
+        "run and check firmware.")
+    p.add_argument("--version", action="version", version=f"nnopt {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    optimize.add_parser(sub)
+    run_model.add_parser(sub)
+    check_elf.add_parser(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 1
+    try:
+        return int(args.func(args))
+    except NnoptError as err:
+        print(f"error: {err.message}", file=sys.stderr)
+        if err.hint:
+            print(f"hint: {err.hint}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # a bug in nnopt, not a user error
+        if os.environ.get("NNOPT_DEBUG"):
+            traceback.print_exc()
+        else:
+            exc = sys.exc_info()[1]
+            print(f"internal error: {type(exc).__name__}: {exc}\n"
+                  "This is a bug in nnopt; rerun with NNOPT_DEBUG=1 for details and "
+                  "report it with the model.", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""C code generation from a planned model (one emitter module: :mod:`.c_model`)."""

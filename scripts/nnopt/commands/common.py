@@ -1,0 +1,75 @@
+"""Arguments shared by every command that plans a model (optimize, run)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..boards import known_boards, load_board
+from ..errors import NnoptError
+from ..passes.arena import STRATEGIES
+from ..planner import ORDERS, PlanOptions
+
+
+def add_plan_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("planning")
+    g.add_argument("-b", "--board", metavar="NAME",
+                   help="target board; its SRAM is the budget (known: "
+                   + ", ".join(_safe_boards()) + ")")
+    g.add_argument("--sram", metavar="BYTES", type=_bytes_arg,
+                   help="SRAM budget for the arena in bytes (k/K and m/M suffixes allowed); "
+                   "overrides the board's")
+    g.add_argument("--order", choices=ORDERS, default="optimal",
+                   help="operator order: 'file' keeps the model's, 'optimal' minimises the "
+                   "peak of live memory (default)")
+    g.add_argument("--arena-strategy", action="append", choices=sorted(STRATEGIES),
+                   metavar="NAME", help="arena layout strategy to try (repeatable; default: "
+                   "all, smallest wins): " + ", ".join(sorted(STRATEGIES)))
+    g.add_argument("--no-fuse", action="store_true",
+                   help="do not fold max-pools into the producing convolution")
+    g.add_argument("--no-inplace", action="store_true",
+                   help="do not run element-wise ops in place over a dying input")
+    g.add_argument("--schedule-budget", type=float, default=10.0, metavar="SECONDS",
+                   help="time for the exact order search before falling back to the "
+                   "heuristic (default 10)")
+
+
+def _safe_boards() -> list[str]:
+    try:
+        return known_boards()
+    except NnoptError:
+        return []
+
+
+def _bytes_arg(text: str) -> int:
+    t = text.strip().lower().replace("_", "").replace(",", "")
+    mult = 1
+    if t.endswith(("k", "kb", "kib")):
+        mult, t = 1024, t.rstrip("kib")
+    elif t.endswith(("m", "mb", "mib")):
+        mult, t = 1024 * 1024, t.rstrip("mib")
+    try:
+        value = int(float(t) * mult)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a byte count: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def plan_options(args: argparse.Namespace) -> PlanOptions:
+    board = load_board(args.board) if args.board else None
+    return PlanOptions(
+        order=args.order,
+        fuse=not args.no_fuse,
+        inplace=not args.no_inplace,
+        arena_strategies=tuple(args.arena_strategy) if args.arena_strategy else None,
+        schedule_time_budget_s=args.schedule_budget,
+        board=board,
+        sram=args.sram,
+    )
+
+
+def progress(msg: str) -> None:
+    """Progress on stderr, so stdout stays the report."""
+    print(f"nnopt: {msg}", file=sys.stderr, flush=True)

@@ -1,0 +1,90 @@
+"""``nnopt optimize``: plan a model, report memory, generate C sources."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..codegen.c_model import generate
+from ..frontend.tflite import load_model
+from ..planner import PlannedModel, check_budget, plan_model
+from ..report.text import op_table, summary
+from .common import add_plan_arguments, plan_options, progress
+
+DESCRIPTION = """\
+Plan a .tflite model for a microcontroller and report its memory:
+the peak SRAM as shipped (file order) and after optimisation (operator reordering,
+max-pool fusion, in-place element-wise ops), the lower bound, the arena layout, and a
+picture of the arena over time. With -o, also writes the generated C sources
+(<name>_model.c/.h), the plan and the report there.
+
+Exit status: 0 fits (or no budget given), 2 over budget, 1 any other error."""
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("optimize", help="plan a model, report memory, generate C",
+                       description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    p.set_defaults(func=run)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", type=Path, metavar="MODEL.tflite", help="the model to plan")
+    p.add_argument("-o", "--out", type=Path, metavar="OUTDIR",
+                   help="write generated C, <name>_plan.json, <name>_report.json and "
+                   "<name>_memory.png here")
+    p.add_argument("--json", type=Path, metavar="PATH", help="write the JSON report here")
+    p.add_argument("--plot", type=Path, metavar="PATH",
+                   help="write the memory-over-time picture here (.png or .svg)")
+    p.add_argument("--table", choices=("auto", "full", "none"), default="auto",
+                   help="per-op table: 'auto' shortens long models around the peak")
+    add_plan_arguments(p)
+
+
+def report_json(pm: PlannedModel) -> dict[str, Any]:
+    d = pm.plan.to_json()
+    d["ops"] = {str(op.index): op.opcode for op in pm.source.ops}
+    return d
+
+
+def run(args: argparse.Namespace) -> int:
+    opts = plan_options(args)
+    progress(f"reading {args.model}")
+    data = args.model.read_bytes() if args.model.is_file() else b""
+    graph = load_model(args.model)
+    progress(f"planning {len(graph.ops)} ops")
+    pm = plan_model(graph, opts, source_bytes=data)
+    plan = pm.plan
+    out = sys.stdout
+    print("\n".join(summary(plan)), file=out)
+    if args.table != "none":
+        print("", file=out)
+        print("\n".join(op_table(plan, pm.graph, None if args.table == "full" else 40)),
+              file=out)
+
+    report = report_json(pm)
+    json_paths = [args.json] if args.json else []
+    plot_paths = [args.plot] if args.plot else []
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        json_paths.append(args.out / f"{plan.model}_report.json")
+        plot_paths.append(args.out / f"{plan.model}_memory.png")
+        (args.out / f"{plan.model}_plan.json").write_text(json.dumps(plan.to_json(), indent=1))
+        progress("generating C sources")
+        gen = generate(pm, args.out)
+        print(f"\nwrote {gen.c_file} and {gen.h_file.name}", file=out)
+    for path in json_paths:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=1))
+        print(f"wrote {path}", file=out)
+    for path in plot_paths:
+        from ..report.plot import render
+
+        render(plan, pm.graph, path)
+        print(f"wrote {path}", file=out)
+    check_budget(plan)
+    return 0

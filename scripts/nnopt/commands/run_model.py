@@ -1,0 +1,100 @@
+"""``nnopt run``: plan, generate, compile and run one inference; write the outputs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..boards import load_board
+from ..errors import NnoptError
+from ..frontend.tflite import load_model
+from ..ir import NUMPY_DTYPE
+from ..planner import check_budget, plan_model
+from .common import add_plan_arguments, plan_options, progress
+
+DESCRIPTION = """\
+Run one inference of a model with nnopt's generated code and write the outputs.
+Input and output files hold the raw bytes of the tensors (e.g. int8 NHWC). Accepts
+every planning option of `nnopt optimize` and executes exactly that plan. The build is
+cached by content, so a second run with the same model and options does not compile.
+
+Targets: host (this machine's C compiler), qemu-m7 (Cortex-M7 firmware under
+qemu-system-arm -M mps2-an500, linked within the board's budget), qemu-m3 (Cortex-M3,
+mps2-an385)."""
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("run", help="compile and run one inference (host or QEMU)",
+                       description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", type=Path, metavar="MODEL.tflite")
+    p.add_argument("--target", choices=("host", "qemu-m7", "qemu-m3"), default="host",
+                   help="where to run (default: host)")
+    p.add_argument("-i", "--input", type=Path, action="append", metavar="IN.bin",
+                   help="raw input tensor bytes (repeat for several inputs)")
+    p.add_argument("-o", "--output", type=Path, action="append", metavar="OUT.bin",
+                   help="where to write each output tensor (repeat for several outputs)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="without --input: run on a random input from this seed")
+    p.add_argument("--stats", type=Path, metavar="PATH",
+                   help="write JSON stats (instructions per inference on QEMU, arena bytes)")
+    add_plan_arguments(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    opts = plan_options(args)
+    graph = load_model(args.model)
+    inputs: list[bytes] = []
+    if args.input:
+        for path in args.input:
+            try:
+                inputs.append(path.read_bytes())
+            except OSError as err:
+                raise NnoptError(f"cannot read input file {path}: {err.strerror}") from err
+    elif args.seed is not None:
+        rng = np.random.default_rng(args.seed)
+        for t in graph.inputs:
+            tensor = graph.tensors[t]
+            dt = NUMPY_DTYPE[tensor.dtype]
+            if np.issubdtype(dt, np.integer):
+                info = np.iinfo(dt)
+                arr = rng.integers(info.min, info.max + 1, size=tensor.shape, dtype=dt)
+            else:
+                arr = rng.standard_normal(tensor.shape).astype(dt)
+            inputs.append(arr.tobytes())
+    else:
+        raise NnoptError("no input given", hint="pass --input IN.bin or --seed N")
+    if args.board is None and args.target.startswith("qemu"):
+        default = "nucleo_f767zi" if args.target == "qemu-m7" else "mps2_an385"
+        opts = replace(opts, board=load_board(default))
+    progress(f"planning {len(graph.ops)} ops")
+    pm = plan_model(graph, opts, source_bytes=args.model.read_bytes())
+    check_budget(pm.plan)
+    progress(f"building and running on {args.target}")
+    from ..runner import run_planned  # the toolchain layer loads only when running
+
+    res = run_planned(pm, inputs, target=args.target, board=opts.board)
+    outs = args.output or []
+    if outs and len(outs) != len(res.outputs):
+        raise NnoptError(f"model has {len(res.outputs)} outputs, {len(outs)} --output given")
+    for path, data in zip(outs, res.outputs, strict=False):
+        path.write_bytes(data)
+        print(f"wrote {path} ({len(data)} bytes)")
+    if not outs:
+        for i, (t, data) in enumerate(zip(pm.graph.outputs, res.outputs, strict=True)):
+            arr = np.frombuffer(data, dtype=NUMPY_DTYPE[pm.graph.tensors[t].dtype])
+            print(f"output {i}: {np.array2string(arr[:32], max_line_width=100)}"
+                  + (" ..." if arr.size > 32 else ""))
+    if res.instructions is not None:
+        print(f"instructions per inference: {res.instructions:,}")
+    if args.stats:
+        stats = {"instructions": res.instructions, "arena_bytes": pm.plan.arena_bytes,
+                 "target": args.target, "model": pm.plan.model}
+        args.stats.write_text(json.dumps(stats, indent=1))
+    return 0

@@ -1,0 +1,68 @@
+"""Operator fusion that removes whole tensors (Unlu 2020, generalised).
+
+- ``fuse_max_pool``: a MAX_POOL_2D with VALID padding and stride >= filter (windows do
+  not overlap), whose input is the only use of a CONV_2D / DEPTHWISE_CONV_2D output, is
+  folded into that convolution: the conv computes each pooling window and writes only
+  its maximum, so the full-resolution conv output never exists. Bit-exact: max-pool on
+  int8 needs equal input/output quantisation, and max commutes with the monotonic fused
+  activations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..ir import ConvOptions, Graph, Op, PoolOptions
+
+
+@dataclass(frozen=True)
+class Fusion:
+    op: int  # index of the op that was folded away
+    into: int  # index of the op that now does its work
+    kind: str  # "max_pool"
+
+
+def _fusable_pool(graph: Graph, pool: Op) -> Op | None:
+    if pool.opcode != "MAX_POOL_2D" or not isinstance(pool.options, PoolOptions):
+        return None
+    o = pool.options
+    if o.padding != "VALID" or o.stride_h < o.filter_h or o.stride_w < o.filter_w:
+        return None
+    if o.activation != "NONE":
+        return None
+    src = pool.inputs[0]
+    prod = graph.producer.get(src)
+    if prod is None or src in graph.outputs or len(graph.consumers.get(src, ())) != 1:
+        return None
+    conv = graph.op_by_index[prod]
+    if conv.opcode not in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        return None
+    if not isinstance(conv.options, ConvOptions) or conv.options.fused_max_pool is not None:
+        return None
+    tin, tout = graph.tensors[src], graph.tensors[pool.outputs[0]]
+    if tin.dtype != tout.dtype or tin.quant != tout.quant:
+        return None
+    return conv
+
+
+def fuse_max_pool(graph: Graph) -> tuple[Graph, list[Fusion]]:
+    """Return the graph with every fusable conv -> max-pool pair folded."""
+    replaced: dict[int, Op] = {}
+    removed: set[int] = set()
+    fusions: list[Fusion] = []
+    for op in graph.ops:
+        conv = _fusable_pool(graph, op)
+        if conv is None:
+            continue
+        assert isinstance(conv.options, ConvOptions) and isinstance(op.options, PoolOptions)
+        replaced[conv.index] = replace(
+            conv, outputs=op.outputs,
+            options=replace(conv.options, fused_max_pool=op.options))
+        removed.add(op.index)
+        fusions.append(Fusion(op.index, conv.index, "max_pool"))
+    if not fusions:
+        return graph, []
+    ops = tuple(replaced.get(op.index, op) for op in graph.ops if op.index not in removed)
+    fused = replace(graph, ops=ops)
+    fused.verify()
+    return fused, fusions

@@ -1,0 +1,130 @@
+"""The Plan: everything decided about a model, as one serialisable object.
+
+Reports, code generation and the run-time-loaded mode read the Plan; nothing
+recomputes it. ``Plan.to_json()`` is the JSON report's core (a contract: field names
+named in the issues are kept exactly).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+PLAN_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class BufferEntry:
+    tensor: int
+    offset: int
+    size: int
+    first: int  # position in `schedule`
+    last: int
+    alias_of: int | None = None  # root tensor when this tensor shares its bytes
+
+
+@dataclass(frozen=True)
+class ScratchEntry:
+    op: int  # op index
+    offset: int
+    size: int
+    position: int  # position in `schedule`
+
+
+@dataclass(frozen=True)
+class WeightEntry:
+    tensor: int
+    size: int
+    pool: str  # "flash" (internal, .rodata/.nnrt_weights); later "external"
+
+
+@dataclass(frozen=True)
+class FusionEntry:
+    op: int  # op index folded away
+    into: int  # op index that does its work
+    kind: str
+
+
+@dataclass(frozen=True)
+class StepEntry:
+    position: int
+    op: int
+    opcode: str
+    live_bytes: int  # live-sum at this step (planned buffers, without scratch)
+    scratch_bytes: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    model: str
+    source_sha256: str
+    schedule: tuple[int, ...]
+    optimal: bool
+    schedule_strategy: str
+    peak_live_bytes: int
+    peak_live_bytes_file_order: int
+    peak_live_bytes_unfused: int  # chosen order, before fusion and in-place
+    lower_bound_bytes: int
+    schedule_lower_bound_bytes: int
+    arena_bytes: int
+    arena_strategy: str
+    arena_candidates: dict[str, int]  # strategy -> arena bytes it reached
+    alignment: int
+    buffers: tuple[BufferEntry, ...]
+    scratch: tuple[ScratchEntry, ...]
+    weights: tuple[WeightEntry, ...]
+    fusions: tuple[FusionEntry, ...]
+    inplace: tuple[tuple[int, int], ...]  # (output tensor, input tensor) pairs
+    steps: tuple[StepEntry, ...]
+    weight_bytes: int
+    planning_seconds: float
+    board: str | None = None
+    sram_budget_bytes: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def fragmentation(self) -> float:
+        """Share of the arena not explained by the live peak: 1 - peak/arena."""
+        if self.arena_bytes == 0:
+            return 0.0
+        return max(0.0, 1.0 - self.peak_live_bytes / self.arena_bytes)
+
+    def buffer_of(self, tensor: int) -> BufferEntry:
+        for b in self.buffers:
+            if b.tensor == tensor:
+                return b
+        raise KeyError(tensor)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["format"] = PLAN_FORMAT
+        d["fragmentation"] = round(self.fragmentation, 4)
+        d["schedule"] = list(self.schedule)
+        d["inplace"] = [{"tensor": o, "into": i} for o, i in self.inplace]
+        for b in d["buffers"]:
+            if b["alias_of"] is None:
+                del b["alias_of"]
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Plan:
+        return cls(
+            model=d["model"], source_sha256=d["source_sha256"],
+            schedule=tuple(d["schedule"]), optimal=d["optimal"],
+            schedule_strategy=d["schedule_strategy"], peak_live_bytes=d["peak_live_bytes"],
+            peak_live_bytes_file_order=d["peak_live_bytes_file_order"],
+            peak_live_bytes_unfused=d["peak_live_bytes_unfused"],
+            lower_bound_bytes=d["lower_bound_bytes"],
+            schedule_lower_bound_bytes=d["schedule_lower_bound_bytes"],
+            arena_bytes=d["arena_bytes"], arena_strategy=d["arena_strategy"],
+            arena_candidates=dict(d["arena_candidates"]), alignment=d["alignment"],
+            buffers=tuple(BufferEntry(**b) for b in d["buffers"]),
+            scratch=tuple(ScratchEntry(**s) for s in d["scratch"]),
+            weights=tuple(WeightEntry(**w) for w in d["weights"]),
+            fusions=tuple(FusionEntry(**f) for f in d["fusions"]),
+            inplace=tuple((x["tensor"], x["into"]) for x in d["inplace"]),
+            steps=tuple(StepEntry(**s) for s in d["steps"]),
+            weight_bytes=d["weight_bytes"], planning_seconds=d["planning_seconds"],
+            board=d.get("board"), sram_budget_bytes=d.get("sram_budget_bytes"),
+            options=dict(d.get("options", {})),
+        )

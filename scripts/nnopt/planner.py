@@ -1,0 +1,180 @@
+"""The planning pipeline: Graph -> passes -> Plan.
+
+Passes run in a fixed order, each pure: fusion (graph -> graph), scheduling (order),
+in-place decisions (given the order), lifetimes, arena offsets (verified). The result
+holds both the transformed graph (for codegen) and the Plan (for everything).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+
+from .boards import Board
+from .cdefs import ARENA_ALIGN
+from .errors import BudgetError, PlanError
+from .ir import Graph
+from .lowering import check_graph, lowering_for
+from .passes.arena import plan_arena
+from .passes.fuse import fuse_max_pool
+from .passes.inplace import plan_inplace
+from .passes.lifetimes import alias_roots, buffers_for, live_profile, schedule_problem
+from .passes.schedule import peak_of, schedule
+from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
+
+ORDERS = ("file", "optimal")
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    order: str = "optimal"  # "file" or "optimal"
+    fuse: bool = True  # fold max-pools into the producing convolution
+    inplace: bool = True  # element-wise ops overwrite an input that dies
+    arena_strategies: tuple[str, ...] | None = None  # None: all, smallest wins
+    align: int = ARENA_ALIGN
+    schedule_time_budget_s: float = 10.0
+    check_kernels: bool = True  # refuse ops the runtime has no kernel for
+    board: Board | None = None
+    sram: int | None = None  # budget in bytes; overrides the board's arena region
+
+    @property
+    def budget_bytes(self) -> int | None:
+        if self.sram is not None:
+            return self.sram
+        return self.board.sram_bytes if self.board else None
+
+
+@dataclass(frozen=True)
+class PlannedModel:
+    source: Graph  # as imported
+    graph: Graph  # after fusion: what codegen emits
+    plan: Plan
+
+
+def plan_model(graph: Graph, options: PlanOptions | None = None,
+               source_bytes: bytes | None = None) -> PlannedModel:
+    opts = options or PlanOptions()
+    if opts.order not in ORDERS:
+        raise PlanError(f"unknown order {opts.order!r}", hint="use --order file or optimal")
+    t0 = time.perf_counter()
+    if opts.check_kernels:
+        check_graph(graph)
+
+    # Baselines on the graph as imported.
+    base_problem = schedule_problem(graph)
+    file_order = tuple(range(len(graph.ops)))
+    peak_file = peak_of(base_problem, file_order)
+    lower_bound = max((graph.op_bound(op) for op in graph.ops), default=0)
+
+    g = graph
+    fusions = []
+    if opts.fuse:
+        g, fusions = fuse_max_pool(graph)
+
+    problem = schedule_problem(g)
+    sched = schedule(problem, strategy="file" if opts.order == "file" else "optimal",
+                     time_budget_s=opts.schedule_time_budget_s)
+    order = sched.order
+
+    roots = alias_roots(g)
+    unfused_peak = peak_of(base_problem, file_order) if opts.order == "file" else peak_of(
+        base_problem, _unfused_order(graph, g, order))
+    inplace = plan_inplace(g, order, roots) if opts.inplace else {}
+    roots = alias_roots(g, inplace)
+
+    scratch = {}
+    if opts.check_kernels:
+        for op in g.ops:
+            n = lowering_for(op).scratch_bytes(g, op)
+            if n:
+                scratch[op.index] = n
+    buffers = buffers_for(g, order, roots, scratch)
+    arena = plan_arena(buffers, align=opts.align, strategies=opts.arena_strategies)
+
+    tensor_bufs = [b for b in buffers if b.tensor is not None]
+    prof = live_profile(tensor_bufs, len(order))
+    scratch_at = [0] * len(order)
+    for b in buffers:
+        if b.tensor is None:
+            scratch_at[b.first] += b.size
+
+    entries: list[BufferEntry] = []
+    for b in tensor_bufs:
+        assert b.tensor is not None
+        off = arena.offsets[b.key]
+        entries.append(BufferEntry(b.tensor, off, b.size, b.first, b.last))
+        for a in b.aliases:
+            entries.append(BufferEntry(a, off, g.tensors[a].nbytes, b.first, b.last,
+                                       alias_of=b.tensor))
+    entries.sort(key=lambda e: e.tensor)
+    scratch_entries = tuple(
+        ScratchEntry(b.scratch_of, arena.offsets[b.key], b.size, b.first)
+        for b in buffers if b.scratch_of is not None)
+    used_consts = sorted({t for op in g.ops for t in op.inputs
+                          if t >= 0 and g.tensors[t].is_constant})
+    weights = tuple(WeightEntry(t, g.tensors[t].nbytes, "flash") for t in used_consts)
+    steps = tuple(StepEntry(i, g.ops[k].index, g.ops[k].opcode, prof[i], scratch_at[i])
+                  for i, k in enumerate(order))
+    plan = Plan(
+        model=graph.name,
+        source_sha256=hashlib.sha256(source_bytes).hexdigest() if source_bytes else "",
+        schedule=tuple(g.ops[k].index for k in order),
+        optimal=sched.optimal,
+        schedule_strategy=sched.strategy,
+        peak_live_bytes=max(prof, default=0),
+        peak_live_bytes_file_order=peak_file,
+        peak_live_bytes_unfused=unfused_peak,
+        lower_bound_bytes=lower_bound,
+        schedule_lower_bound_bytes=sched.lower_bound,
+        arena_bytes=arena.arena_bytes,
+        arena_strategy=arena.strategy,
+        arena_candidates=dict(arena.candidates),
+        alignment=opts.align,
+        buffers=tuple(entries),
+        scratch=scratch_entries,
+        weights=weights,
+        fusions=tuple(FusionEntry(f.op, f.into, f.kind) for f in fusions),
+        inplace=tuple(sorted(inplace.items())),
+        steps=steps,
+        weight_bytes=sum(w.size for w in weights),
+        planning_seconds=round(time.perf_counter() - t0, 3),
+        board=opts.board.name if opts.board else None,
+        sram_budget_bytes=opts.budget_bytes,
+        options={"order": opts.order, "fuse": opts.fuse, "inplace": opts.inplace},
+    )
+    return PlannedModel(graph, g, plan)
+
+
+def _unfused_order(source: Graph, fused: Graph, order: tuple[int, ...]) -> tuple[int, ...]:
+    """The chosen order mapped back to the unfused graph (each folded op right after
+    the op it was folded into), as positions into source.ops."""
+    pos_of = {op.index: k for k, op in enumerate(source.ops)}
+    folded: dict[int, list[int]] = {}
+    fused_idx = {op.index for op in fused.ops}
+    for op in source.ops:
+        if op.index not in fused_idx:
+            # the pool consumed the conv's output: put it after its producer
+            prod = source.producer[op.inputs[0]]
+            folded.setdefault(prod, []).append(op.index)
+    out: list[int] = []
+    for k in order:
+        idx = fused.ops[k].index
+        out.append(pos_of[idx])
+        out.extend(pos_of[f] for f in folded.get(idx, []))
+    return tuple(out)
+
+
+def check_budget(plan: Plan) -> None:
+    """Raise BudgetError with the numbers when the arena does not fit the budget."""
+    budget = plan.sram_budget_bytes
+    if budget is None or plan.arena_bytes <= budget:
+        return
+    where = f"board {plan.board}" if plan.board else "the --sram budget"
+    raise BudgetError(
+        f"the activation arena needs {plan.arena_bytes:,} bytes but {where} has "
+        f"{budget:,} bytes: over by {plan.arena_bytes - budget:,} bytes "
+        f"(lower bound of any order: {plan.lower_bound_bytes:,} bytes)",
+        hint="try a board with more SRAM, a smaller input resolution, or (when available) "
+        "tiling and swapping options",
+    )

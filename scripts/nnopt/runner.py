@@ -1,0 +1,116 @@
+"""Build a planned model with the harness and run it: on the host or under QEMU.
+
+``run_planned`` generates the C sources, compiles them with the nnrt kernels, the
+platform port and the generic harness (cached by content), runs the executable, and
+returns the output tensors (and, with ``trace``, every tensor each op produced).
+"""
+
+from __future__ import annotations
+
+import struct
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .boards import Board
+from .codegen.c_model import generate
+from .errors import NnoptError, ToolchainError
+from .firmware.toolchain import BuildSpec, Target, build, run
+from .paths import nnrt_dir
+from .planner import PlannedModel
+
+TARGETS: tuple[str, ...] = ("host", "qemu-m7", "qemu-m3")
+
+
+@dataclass(frozen=True)
+class RunOutput:
+    outputs: list[bytes]
+    trace: dict[int, bytes] = field(default_factory=dict)
+    instructions: int | None = None
+    executable: Path | None = None
+
+
+def runtime_sources() -> list[Path]:
+    """Every C file of the portable runtime (kernels and core), without ports."""
+    root = nnrt_dir()
+    files = sorted((root / "kernels").rglob("*.c")) + sorted((root / "src").rglob("*.c"))
+    return files
+
+
+def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
+                  board: Board | None = None, trace: bool = False,
+                  sanitize: bool = False) -> Path:
+    """Generate and compile the model with the harness; returns the executable."""
+    gen = generate(planned, out_dir)
+    defines = {"NNRT_HARNESS_MODEL": gen.symbol}
+    if trace:
+        defines["NNRT_TRACE"] = "1"
+    spec = BuildSpec(
+        target=target,
+        sources=tuple([gen.c_file, *runtime_sources(),
+                       nnrt_dir() / "harness" / "runner_main.c"]),
+        include_dirs=(out_dir, nnrt_dir() / "include"),
+        defines=defines,
+        board=board,
+        sanitize=sanitize,
+    )
+    return build(spec)
+
+
+def _parse_trace(data: bytes) -> dict[int, bytes]:
+    out: dict[int, bytes] = {}
+    pos = 0
+    while pos + 8 <= len(data):
+        tensor, n = struct.unpack_from("<II", data, pos)
+        pos += 8
+        out[tensor] = data[pos:pos + n]
+        pos += n
+    if pos != len(data):
+        raise NnoptError("trace file is truncated")
+    return out
+
+
+def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Target = "host",
+                board: Board | None = None, trace: bool = False, sanitize: bool = False,
+                workdir: Path | None = None) -> RunOutput:
+    """Run one inference of the planned model on ``target``."""
+    g = planned.graph
+    if len(inputs) != len(g.inputs):
+        raise NnoptError(f"model has {len(g.inputs)} inputs, {len(inputs)} given")
+    for i, (t, data) in enumerate(zip(g.inputs, inputs, strict=True)):
+        need = g.tensors[t].nbytes
+        if len(data) != need:
+            raise NnoptError(f"input {i} ({g.tensors[t].name}) needs {need} bytes, "
+                             f"got {len(data)}",
+                             hint="input files hold the raw tensor bytes (e.g. int8 NHWC)")
+    with tempfile.TemporaryDirectory(prefix="nnopt-run-") as tmp:
+        work = workdir or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        exe = build_planned(planned, target, work / "gen", board=board, trace=trace,
+                            sanitize=sanitize)
+        args: list[str] = []
+        for i, data in enumerate(inputs):
+            p = work / f"in{i}.bin"
+            p.write_bytes(data)
+            args += ["-i", str(p)]
+        outs = [work / f"out{i}.bin" for i in range(len(g.outputs))]
+        for p in outs:
+            args += ["-o", str(p)]
+        trace_file = work / "trace.bin"
+        if trace:
+            trace_file.write_bytes(b"")
+            args += ["-t", str(trace_file)]
+        res = run(exe, target, args, board=board)
+        if res.exit_code != 0:
+            raise ToolchainError(
+                f"the model executable failed on {target} (exit code {res.exit_code}): "
+                + (res.stdout + res.stderr).strip()[-2000:],
+                hint="this is a bug in nnopt if the model planned without errors; "
+                "please report it with the model")
+        return RunOutput(
+            outputs=[p.read_bytes() for p in outs],
+            trace=_parse_trace(trace_file.read_bytes()) if trace else {},
+            instructions=res.instructions,
+            executable=exe,
+        )

@@ -1,0 +1,1 @@
+"""Test support shipped with the package: the oracle and the nnopt harness."""

@@ -1,0 +1,83 @@
+"""Run a model on both sides: the tflite-micro interpreter (oracle) and nnopt.
+
+Both return the outputs and every intermediate tensor, keyed by tensor index, so a
+test can find the first op where the two disagree (a saturated softmax at the end of
+a network would hide a wrong kernel if only the final output were compared).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ..frontend.tflite import load_model_bytes
+from ..ir import NUMPY_DTYPE, Graph
+from ..planner import PlanOptions, plan_model
+from ..runner import run_planned
+
+
+def run_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> tuple[list[np.ndarray],
+                                                                 dict[int, np.ndarray]]:
+    """Outputs and all tensors from the tflite-micro Python interpreter."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    interp = runtime.Interpreter.from_bytes(
+        model, intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
+    for i, x in enumerate(inputs):
+        interp.set_input(x, i)
+    interp.invoke()
+    graph = load_model_bytes(model)
+    outputs = [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
+    tensors: dict[int, np.ndarray] = {}
+    for t in graph.tensors:
+        if t.is_constant:
+            continue
+        try:
+            got: Any = interp.GetTensor(t.index, 0)
+        except Exception:  # noqa: BLE001 - tensors TFLM did not keep
+            continue
+        data = got.get("tensor_data") if isinstance(got, dict) else got
+        if isinstance(data, np.ndarray):
+            tensors[t.index] = np.array(data).reshape(t.shape)
+    return outputs, tensors
+
+
+def _as_array(graph: Graph, t: int, data: bytes) -> np.ndarray:
+    tensor = graph.tensors[t]
+    return np.frombuffer(data, dtype=NUMPY_DTYPE[tensor.dtype]).reshape(tensor.shape)
+
+
+def run_nnopt(model: bytes, inputs: Sequence[np.ndarray], *, target: str = "host",
+              sanitize: bool = False, options: PlanOptions | None = None,
+              board: Any = None) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
+    """Outputs and every traced tensor from nnopt's generated code."""
+    graph = load_model_bytes(model)
+    opts = options or PlanOptions()
+    if board is not None and opts.board is None:
+        opts = replace(opts, board=board)
+    planned = plan_model(graph, opts, source_bytes=model)
+    res = run_planned(planned, [np.ascontiguousarray(x).tobytes() for x in inputs],
+                      target=target, board=board, trace=True, sanitize=sanitize)  # type: ignore[arg-type]
+    g = planned.graph
+    outs = [_as_array(g, t, d) for t, d in zip(g.outputs, res.outputs, strict=True)]
+    trace = {t: _as_array(g, t, d) for t, d in res.trace.items()}
+    return outs, trace
+
+
+def random_inputs(model: bytes, seed: int = 0) -> list[np.ndarray]:
+    """Random inputs of the right shape and dtype (int8: full range; float: N(0,1))."""
+    graph = load_model_bytes(model)
+    rng = np.random.default_rng(seed)
+    out = []
+    for t in graph.inputs:
+        tensor = graph.tensors[t]
+        dt = NUMPY_DTYPE[tensor.dtype]
+        if np.issubdtype(dt, np.integer):
+            info = np.iinfo(dt)
+            out.append(rng.integers(info.min, info.max + 1, size=tensor.shape, dtype=dt))
+        else:
+            out.append(rng.standard_normal(tensor.shape).astype(dt))
+    return out
