@@ -1,0 +1,356 @@
+/*
+ * Generic harness for one compiled model, the same file on host and bare metal.
+ *
+ * Build with -DNNRT_HARNESS_MODEL=<symbol> (e.g. vww_96_int8_model) and link with the
+ * generated model; add -DNNRT_TRACE to record every intermediate tensor.
+ *
+ *   runner -i IN0 [-i IN1 ...] [-o OUT0 ...] [-t TRACE] [-s STATS]
+ *
+ *   -i FILE   one per model input, in order; each exactly desc.bytes long
+ *   -o FILE   one per model output, in order (or none: outputs are not written)
+ *   -t FILE   (NNRT_TRACE builds) records `uint32 tensor, uint32 bytes, data`
+ *             (little endian) for every tensor the model traces
+ *   -s FILE   writes {"status": S, "instructions": N|null, "stack_bytes": N|null}
+ *
+ * Instructions are counted around invoke() only (trace writes excluded) and printed
+ * as "nnrt: instructions=N" when the port counts instructions (QEMU).
+ *
+ * Exit codes (the step that failed; a message is printed on stderr):
+ *   0 ok, 2 usage, 3 input unreadable, 4 input size mismatch, 5 invoke() failed,
+ *   6 output not written, 7 trace not written, 8 stats not written,
+ *   9 model gave no buffer for an input/output.
+ *   The bare-metal port adds 100 (CPU fault), 101 (stack overflow), 102 (command line).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "nnrt/model.h"
+#include "nnrt/port.h"
+
+#ifndef NNRT_HARNESS_MODEL
+#error "define NNRT_HARNESS_MODEL to the model's symbol, e.g. -DNNRT_HARNESS_MODEL=vww_96_int8_model"
+#endif
+
+extern const nnrt_model_t NNRT_HARNESS_MODEL;
+
+#define EXIT_OK 0
+#define EXIT_USAGE 2
+#define EXIT_INPUT_READ 3
+#define EXIT_INPUT_SIZE 4
+#define EXIT_INVOKE 5
+#define EXIT_OUTPUT_WRITE 6
+#define EXIT_TRACE 7
+#define EXIT_STATS 8
+#define EXIT_MODEL 9
+
+#ifndef NNRT_HARNESS_MAX_IO
+#define NNRT_HARNESS_MAX_IO 16
+#endif
+
+/* ---- a line of text without printf ---------------------------------------- */
+typedef struct {
+    char buf[256];
+    size_t len;
+} text_t;
+
+static void t_reset(text_t *t)
+{
+    t->len = 0;
+    t->buf[0] = '\0';
+}
+
+static void t_str(text_t *t, const char *s)
+{
+    if (s == NULL) {
+        s = "(null)";
+    }
+    while (*s != '\0' && t->len + 1 < sizeof(t->buf)) {
+        t->buf[t->len++] = *s++;
+    }
+    t->buf[t->len] = '\0';
+}
+
+static void t_u64(text_t *t, uint64_t v)
+{
+    char digits[21];
+    size_t n = 0;
+
+    do {
+        digits[n++] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v != 0u);
+    while (n > 0 && t->len + 1 < sizeof(t->buf)) {
+        t->buf[t->len++] = digits[--n];
+    }
+    t->buf[t->len] = '\0';
+}
+
+static void t_i32(text_t *t, int32_t v)
+{
+    if (v < 0) {
+        t_str(t, "-");
+        t_u64(t, (uint64_t)(-(int64_t)v));
+    } else {
+        t_u64(t, (uint64_t)v);
+    }
+}
+
+static const char *status_name(nnrt_status_t s)
+{
+    switch (s) {
+    case NNRT_OK:
+        return "NNRT_OK";
+    case NNRT_ERR_ARG:
+        return "NNRT_ERR_ARG";
+    case NNRT_ERR_UNSUPPORTED:
+        return "NNRT_ERR_UNSUPPORTED";
+    case NNRT_ERR_IO:
+        return "NNRT_ERR_IO";
+    case NNRT_ERR_AUTH:
+        return "NNRT_ERR_AUTH";
+    case NNRT_ERR_FORMAT:
+        return "NNRT_ERR_FORMAT";
+    case NNRT_ERR_NOMEM:
+        return "NNRT_ERR_NOMEM";
+    case NNRT_ERR_CRYPTO:
+        return "NNRT_ERR_CRYPTO";
+    case NNRT_ERR_INTERNAL:
+        return "NNRT_ERR_INTERNAL";
+    default:
+        return "unknown status";
+    }
+}
+
+static int fail(int code, const char *what, const char *detail)
+{
+    text_t t;
+
+    t_reset(&t);
+    t_str(&t, "nnrt harness: ");
+    t_str(&t, what);
+    if (detail != NULL) {
+        t_str(&t, detail);
+    }
+    nnrt_port_log_error(t.buf);
+    return code;
+}
+
+/* ---- tracing --------------------------------------------------------------- */
+static const char *trace_path;
+static int trace_failed;
+static uint64_t trace_counter; /* counter ticks spent writing the trace */
+
+#ifdef NNRT_TRACE
+void nnrt_trace_tensor(uint32_t tensor, const void *data, size_t bytes)
+{
+    uint8_t header[8];
+    uint64_t t0;
+    unsigned i;
+
+    if (trace_path == NULL || trace_failed) {
+        return;
+    }
+    t0 = nnrt_port_counter();
+    for (i = 0; i < 4; i++) {
+        header[i] = (uint8_t)(tensor >> (8 * i));
+        header[4 + i] = (uint8_t)((uint32_t)bytes >> (8 * i));
+    }
+    if (nnrt_port_write_file(trace_path, header, sizeof(header), 1) != NNRT_OK ||
+        nnrt_port_write_file(trace_path, data, bytes, 1) != NNRT_OK) {
+        trace_failed = 1;
+    }
+    trace_counter += nnrt_port_counter() - t0;
+}
+#endif
+
+/* ---- stats ----------------------------------------------------------------- */
+static int write_stats(const char *path, nnrt_status_t status, int have_count,
+                       uint64_t instructions, size_t stack)
+{
+    text_t t;
+
+    t_reset(&t);
+    t_str(&t, "{\"status\": ");
+    t_i32(&t, (int32_t)status);
+    t_str(&t, ", \"instructions\": ");
+    if (have_count) {
+        t_u64(&t, instructions);
+    } else {
+        t_str(&t, "null");
+    }
+    t_str(&t, ", \"stack_bytes\": ");
+    if (stack != 0) {
+        t_u64(&t, stack);
+    } else {
+        t_str(&t, "null");
+    }
+    t_str(&t, "}\n");
+    return nnrt_port_write_file(path, t.buf, t.len, 0) == NNRT_OK ? 0 : -1;
+}
+
+static int usage(const char *problem)
+{
+    (void)fail(EXIT_USAGE, problem, NULL);
+    nnrt_port_log_error("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS]");
+    return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    const nnrt_model_t *m = &NNRT_HARNESS_MODEL;
+    const char *inputs[NNRT_HARNESS_MAX_IO];
+    const char *outputs[NNRT_HARNESS_MAX_IO];
+    const char *stats_path = NULL;
+    uint32_t n_in = 0;
+    uint32_t n_out = 0;
+    uint32_t i;
+    int a;
+    uint64_t t0;
+    uint64_t t1;
+    uint64_t instructions;
+    int have_count;
+    nnrt_status_t status;
+    text_t t;
+
+    for (a = 1; a < argc; a++) {
+        const char *opt = argv[a];
+
+        if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
+            nnrt_port_log("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS]");
+            return EXIT_OK;
+        }
+        if (a + 1 >= argc || (strcmp(opt, "-i") != 0 && strcmp(opt, "-o") != 0 &&
+                              strcmp(opt, "-t") != 0 && strcmp(opt, "-s") != 0)) {
+            t_reset(&t);
+            t_str(&t, "bad argument: ");
+            t_str(&t, opt);
+            return usage(t.buf);
+        }
+        if (opt[1] == 'i') {
+            if (n_in == NNRT_HARNESS_MAX_IO) {
+                return usage("too many -i");
+            }
+            inputs[n_in++] = argv[++a];
+        } else if (opt[1] == 'o') {
+            if (n_out == NNRT_HARNESS_MAX_IO) {
+                return usage("too many -o");
+            }
+            outputs[n_out++] = argv[++a];
+        } else if (opt[1] == 't') {
+#ifdef NNRT_TRACE
+            trace_path = argv[++a];
+#else
+            return usage("-t needs a harness built with -DNNRT_TRACE");
+#endif
+        } else {
+            stats_path = argv[++a];
+        }
+    }
+    if (n_in != m->n_inputs || (n_out != 0 && n_out != m->n_outputs)) {
+        t_reset(&t);
+        t_str(&t, "model ");
+        t_str(&t, m->name);
+        t_str(&t, " has ");
+        t_u64(&t, m->n_inputs);
+        t_str(&t, " input(s) and ");
+        t_u64(&t, m->n_outputs);
+        t_str(&t, " output(s); got ");
+        t_u64(&t, n_in);
+        t_str(&t, " -i and ");
+        t_u64(&t, n_out);
+        t_str(&t, " -o");
+        return usage(t.buf);
+    }
+
+    for (i = 0; i < n_in; i++) {
+        const nnrt_tensor_desc_t *d = &m->inputs[i];
+        void *dst = m->input(i);
+        size_t actual = 0;
+        nnrt_status_t st;
+
+        t_reset(&t);
+        t_str(&t, "input ");
+        t_u64(&t, i);
+        t_str(&t, " (");
+        t_str(&t, d->name);
+        t_str(&t, "): ");
+        if (dst == NULL && d->bytes != 0) {
+            return fail(EXIT_MODEL, t.buf, "the model gave no buffer");
+        }
+        st = nnrt_port_read_file(inputs[i], dst, d->bytes, &actual);
+        if (st == NNRT_ERR_FORMAT) {
+            t_str(&t, "file ");
+            t_str(&t, inputs[i]);
+            t_str(&t, " has ");
+            t_u64(&t, actual);
+            t_str(&t, " bytes, the model expects ");
+            t_u64(&t, d->bytes);
+            return fail(EXIT_INPUT_SIZE, t.buf, NULL);
+        }
+        if (st != NNRT_OK) {
+            t_str(&t, "cannot read ");
+            return fail(EXIT_INPUT_READ, t.buf, inputs[i]);
+        }
+    }
+
+    if (trace_path != NULL && nnrt_port_write_file(trace_path, NULL, 0, 0) != NNRT_OK) {
+        return fail(EXIT_TRACE, "cannot create the trace file ", trace_path);
+    }
+
+    t0 = nnrt_port_counter();
+    status = m->invoke();
+    t1 = nnrt_port_counter();
+    instructions = t1 - t0 - trace_counter;
+    have_count = nnrt_port_counter_unit() != NULL &&
+                 strcmp(nnrt_port_counter_unit(), "instructions") == 0;
+
+    if (have_count) {
+        t_reset(&t);
+        t_str(&t, "nnrt: instructions=");
+        t_u64(&t, instructions);
+        nnrt_port_log(t.buf);
+    }
+    if (nnrt_port_stack_used() != 0) {
+        t_reset(&t);
+        t_str(&t, "nnrt: stack_used=");
+        t_u64(&t, nnrt_port_stack_used());
+        nnrt_port_log(t.buf);
+    }
+    if (stats_path != NULL &&
+        write_stats(stats_path, status, have_count, instructions, nnrt_port_stack_used()) != 0) {
+        return fail(EXIT_STATS, "cannot write the stats file ", stats_path);
+    }
+    if (status != NNRT_OK) {
+        t_reset(&t);
+        t_str(&t, "invoke() failed with status ");
+        t_i32(&t, (int32_t)status);
+        t_str(&t, " (");
+        t_str(&t, status_name(status));
+        t_str(&t, ")");
+        return fail(EXIT_INVOKE, t.buf, NULL);
+    }
+
+    for (i = 0; i < n_out; i++) {
+        const nnrt_tensor_desc_t *d = &m->outputs[i];
+        const void *src = m->output(i);
+
+        t_reset(&t);
+        t_str(&t, "output ");
+        t_u64(&t, i);
+        t_str(&t, " (");
+        t_str(&t, d->name);
+        t_str(&t, "): ");
+        if (src == NULL && d->bytes != 0) {
+            return fail(EXIT_MODEL, t.buf, "the model gave no buffer");
+        }
+        if (nnrt_port_write_file(outputs[i], src, d->bytes, 0) != NNRT_OK) {
+            t_str(&t, "cannot write ");
+            return fail(EXIT_OUTPUT_WRITE, t.buf, outputs[i]);
+        }
+    }
+    if (trace_failed) {
+        return fail(EXIT_TRACE, "writing the trace file failed: ", trace_path);
+    }
+    return EXIT_OK;
+}
