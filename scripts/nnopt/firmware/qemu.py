@@ -1,0 +1,90 @@
+"""QEMU facts and the ``qemu-system-arm`` command line for nnrt bare-metal firmware
+(:func:`nnopt.firmware.toolchain.run` uses them).
+
+QEMU runs with semihosting on the host's files (the program's arguments become the
+semihosting command line; the firmware's startup splits it into ``argv``) and with
+``-icount shift=0``: every executed instruction advances virtual time by exactly 1 ns,
+so SysTick on the processor clock counts instructions deterministically. On the mps2
+machines the processor clock is 25 MHz, i.e. one tick per 40 instructions
+(:data:`INSTRUCTIONS_PER_TICK`, checked by tests/test_firmware.py).
+
+A program reports a measured instruction count by printing a line
+``nnrt: instructions=<N>`` (the harness does, around ``invoke()`` only);
+:attr:`nnopt.firmware.toolchain.RunResult.instructions` is the last such number.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ..boards import Board
+from ..errors import ToolchainError
+
+QEMU = "qemu-system-arm"
+QEMU_HINT = "install QEMU for Arm: apt-get install qemu-system-arm"
+
+#: SysTick ticks (processor clock, SYST_CSR = 7) per executed instruction under
+#: ``-icount shift=0``: 1 ns per instruction, 25 MHz SYSCLK on QEMU's mps2 boards.
+INSTRUCTIONS_PER_TICK: Mapping[str, int] = {"mps2-an385": 40, "mps2-an500": 40}
+
+#: Exit codes of the bare-metal port (modules/nnrt/include/nnrt/port.h).
+PORT_EXIT_CODES: Mapping[int, str] = {
+    100: "CPU fault",
+    101: "stack overflow",
+    102: "semihosting command line unreadable or too long",
+}
+
+#: Longest semihosting command line the firmware accepts (NNRT_PORT_CMDLINE_MAX - 1).
+CMDLINE_MAX = 1023
+
+_INSTRUCTIONS_RE = re.compile(r"^nnrt: instructions=(\d+)\s*$", re.MULTILINE)
+
+
+def qemu_available() -> bool:
+    """Whether ``qemu-system-arm`` is on PATH."""
+    return shutil.which(QEMU) is not None
+
+
+def quote_arg(arg: str) -> str:
+    """Quote one argument for the firmware's command-line splitter (see port.h)."""
+    if arg and not any(c in arg for c in ' \t\n\r"\\'):
+        return arg
+    return '"' + arg.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def semihosting_cmdline(exe: Path, args: Sequence[str]) -> str:
+    """The command line the firmware will read with SYS_GET_CMDLINE."""
+    return " ".join(quote_arg(a) for a in (str(exe), *args))
+
+
+def qemu_command(exe: Path, board: Board, args: Sequence[str]) -> list[str]:
+    """The full ``qemu-system-arm`` command line for running ``exe`` with ``args``."""
+    if board.emulation is None:
+        raise ToolchainError(f"board {board.name} cannot be emulated (no emulation section)")
+    qemu = shutil.which(QEMU)
+    if qemu is None:
+        raise ToolchainError(f"{QEMU} not found on PATH", hint=QEMU_HINT)
+    cmdline = semihosting_cmdline(exe, args)
+    if len(cmdline.encode()) > CMDLINE_MAX:
+        raise ToolchainError(
+            f"command line for the firmware is {len(cmdline.encode())} bytes, the firmware "
+            f"takes at most {CMDLINE_MAX}",
+            hint="use shorter (absolute) paths, or build with a bigger "
+                 "-DNNRT_PORT_CMDLINE_MAX")
+    # QEMU's option parser: ',' separates keys, ',,' is a literal comma.
+    sh_args = "".join(",arg=" + quote_arg(a).replace(",", ",,") for a in (str(exe), *args))
+    return [
+        qemu, "-M", board.emulation.machine, "-nographic", "-monitor", "none",
+        "-semihosting-config", "enable=on,target=native" + sh_args,
+        "-icount", "shift=0",
+        "-kernel", str(exe),
+    ]
+
+
+def parse_instructions(stdout: str) -> int | None:
+    """The last ``nnrt: instructions=N`` line of a program's output."""
+    found = _INSTRUCTIONS_RE.findall(stdout)
+    return int(found[-1]) if found else None
