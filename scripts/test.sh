@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The one command that runs all tests: installs what is missing, then lint (ruff),
+# types (mypy --strict), and the test suite (pytest -W error). Extra arguments go to
+# pytest (e.g. scripts/test.sh -k arena).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install.sh
+echo "== ruff"
+.venv/bin/ruff check scripts tests benchmarks
+echo "== mypy"
+.venv/bin/mypy
+echo "== pytest"
+.venv/bin/python -m pytest -W error "$@"
