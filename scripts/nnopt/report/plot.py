@@ -1,0 +1,351 @@
+"""The memory-over-time picture of a plan: the arena as a map of (schedule step, offset).
+
+- x: schedule positions (step ``i`` spans ``[i, i + 1)``), ticks labelled with the op's
+  position and a short opcode; thinned to every k-th step when they would not fit,
+  the peak step always labelled.
+- y: arena offset in KiB. Every buffer is a rectangle at its planned offset across the
+  steps where its tensor lives; tensors that share another's bytes (RESHAPE aliases,
+  in-place element-wise outputs) are drawn hatched over the root's bytes for their own
+  part of the lifetime. Colour by kind: activation, alias, scratch, graph input, graph
+  output.
+- Lines: the live-sum curve (bytes live at each step), the arena size, the lower bound
+  (largest op inputs+outputs) and the file-order live peak. The peak step is shaded and
+  marked. Values are in the legend, which sits right of the axes, outside the data.
+
+The figure is sized to the op count (wider for more ops, capped) with fixed margins, so
+labels never collide. Rendering uses matplotlib's Agg (PNG) or SVG canvas directly, no
+pyplot and no display; output is byte-stable for the same plan (no dates, fixed SVG ids).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import NnoptError
+from ..ir import ConvOptions, Graph
+from ..plan import Plan
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+SUFFIXES = (".png", ".svg")
+
+KIB = 1024.0
+
+# Okabe-Ito palette: distinguishable with the common colour-vision deficiencies.
+KIND_STYLE: dict[str, tuple[str, str]] = {  # kind -> (face colour, legend label)
+    "activation": ("#56B4E9", "activation"),
+    "alias": ("#CC79A7", "alias (shares bytes: reshape / in place)"),
+    "scratch": ("#BBBBBB", "kernel scratch"),
+    "input": ("#009E73", "graph input"),
+    "output": ("#E69F00", "graph output"),
+}
+KIND_ORDER = ("input", "activation", "alias", "scratch", "output")
+
+_SHORT_OPCODES = {
+    "CONV_2D": "CONV",
+    "DEPTHWISE_CONV_2D": "DWCONV",
+    "FULLY_CONNECTED": "FC",
+    "AVERAGE_POOL_2D": "AVGPOOL",
+    "MAX_POOL_2D": "MAXPOOL",
+    "CONCATENATION": "CONCAT",
+    "TRANSPOSE_CONV": "TCONV",
+    "RESIZE_NEAREST_NEIGHBOR": "RESIZE_NN",
+    "RESIZE_BILINEAR": "RESIZE_BL",
+    "STRIDED_SLICE": "SSLICE",
+    "EXPAND_DIMS": "EXPAND",
+    "DEQUANTIZE": "DEQUANT",
+    "QUANTIZE": "QUANT",
+    "LEAKY_RELU": "LRELU",
+    "HARD_SWISH": "HSWISH",
+    "LOGISTIC": "SIGMOID",
+}
+
+# Layout, in inches. Fixed margins keep tick labels and legend outside the data.
+_LEFT, _RIGHT, _BOTTOM, _TOP = 0.85, 3.3, 1.25, 0.85
+_PLOT_H_SMALL, _PLOT_H_LARGE, _LARGE = 5.0, 6.5, 80  # plot height; taller above _LARGE ops
+_PER_STEP = 0.11  # plot width per op before capping
+_MIN_W, _MAX_W = 7.0, 16.0
+_TEXT_MIN_W, _TEXT_MIN_H = 0.30, 0.14  # inches a buffer needs to carry its tensor label
+_LABEL_PITCH = 0.135  # inches a rotated 7 pt tick label needs
+_DPI = 110
+# Fixed SVG ids (byte-stable output) and small fonts for dense pictures.
+_RC: dict[Any, Any] = {"svg.hashsalt": "nnopt", "font.size": 8, "axes.titlesize": 10,
+                       "legend.fontsize": 7.5}
+
+
+@dataclass(frozen=True)
+class _Rect:
+    x: float
+    width: float
+    y: float  # KiB
+    height: float  # KiB
+    kind: str
+    hatched: bool
+    label: str
+
+
+def render(plan: Plan, graph: Graph, path: Path) -> None:
+    """Write the memory-over-time picture of ``plan`` to ``path`` (.png or .svg).
+
+    ``graph`` is the graph the plan was made for (the planned, fused graph); it gives
+    graph inputs/outputs and each tensor's own lifetime inside a shared buffer.
+    Raises :class:`~nnopt.errors.NnoptError` for another suffix or an unwritable path.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise NnoptError(
+            f"cannot write the memory picture to {path}: unknown image type "
+            f"{path.suffix or '(no suffix)'!r}",
+            hint="name the file with a .png or .svg suffix",
+        )
+    import matplotlib
+
+    fig = build_figure(plan, graph)
+    with matplotlib.rc_context(_RC):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fig.savefig(path, format=suffix[1:], dpi=_DPI,
+                        metadata={"Date": None} if suffix == ".svg" else None)
+        except OSError as err:
+            raise NnoptError(f"cannot write the memory picture to {path}: {err.strerror}",
+                             hint="check that the directory is writable") from err
+
+
+def build_figure(plan: Plan, graph: Graph) -> Figure:
+    """The picture as a matplotlib Figure (no canvas, no pyplot): for tests and embedding."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    steps_n = max(len(plan.steps), 1)
+    plot_w = min(max(_PER_STEP * steps_n + 1.0, _MIN_W), _MAX_W)
+    plot_h = _PLOT_H_LARGE if steps_n > _LARGE else _PLOT_H_SMALL
+    fig_w, fig_h = _LEFT + plot_w + _RIGHT, _BOTTOM + plot_h + _TOP
+    with matplotlib.rc_context(_RC):
+        fig = Figure(figsize=(fig_w, fig_h), dpi=_DPI)
+        ax = fig.add_axes((_LEFT / fig_w, _BOTTOM / fig_h, plot_w / fig_w, plot_h / fig_h))
+        _draw(fig, ax, plan, graph, steps_n, (plot_w, plot_h))
+    return fig
+
+
+def _draw(fig: Figure, ax: Axes, plan: Plan, graph: Graph, n: int,
+          plot_size: tuple[float, float]) -> None:
+    from matplotlib.collections import PatchCollection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch, Rectangle
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    rects = _rectangles(plan, graph)
+
+    # Buffers, one collection per (kind, hatched) for speed on 300-op models.
+    groups: dict[tuple[str, bool], list[Rectangle]] = {}
+    for r in rects:
+        groups.setdefault((r.kind, r.hatched), []).append(
+            Rectangle((r.x, r.y), r.width, r.height))
+    for (kind, hatched), patches in sorted(groups.items(), key=lambda kv: (
+            KIND_ORDER.index(kv[0][0]), kv[0][1])):
+        colour = KIND_STYLE[kind][0]
+        coll = PatchCollection(patches, facecolor=colour, edgecolor="white",
+                               linewidth=0.4 if n <= 120 else 0.2, zorder=2,
+                               hatch="////" if hatched else None)
+        ax.add_collection(coll)
+
+    live = [s.live_bytes / KIB for s in plan.steps] or [0.0]
+    with_scratch = [(s.live_bytes + s.scratch_bytes) / KIB for s in plan.steps] or [0.0]
+    edges = list(range(len(live) + 1))
+    ax.stairs(live, edges, color="#222222", linewidth=1.4, zorder=4, baseline=None)
+    has_scratch = any(s.scratch_bytes for s in plan.steps)
+    if has_scratch:
+        ax.stairs(with_scratch, edges, color="#222222", linewidth=0.9, linestyle=(0, (1, 1)),
+                  zorder=4, baseline=None)
+
+    arena = plan.arena_bytes / KIB
+    lower = plan.lower_bound_bytes / KIB
+    file_peak = plan.peak_live_bytes_file_order / KIB
+    ax.axhline(arena, color="#000000", linewidth=1.3, zorder=5)
+    ax.axhline(lower, color="#D55E00", linewidth=1.2, linestyle=(0, (5, 3)), zorder=5)
+    ax.axhline(file_peak, color="#0072B2", linewidth=1.2, linestyle=(0, (1.5, 1.5)), zorder=5)
+
+    peak_pos = max(range(len(plan.steps)), key=lambda i: (plan.steps[i].live_bytes, -i),
+                   default=0)
+    peak = live[peak_pos] if plan.steps else 0.0
+    ax.axvspan(peak_pos, peak_pos + 1, color="#F0E442", alpha=0.35, zorder=1, linewidth=0)
+    ax.plot([peak_pos + 0.5], [peak], marker="v", color="#222222", markersize=7, zorder=6,
+            linestyle="none")
+
+    # Axes.
+    top = max([arena, lower, file_peak, *with_scratch] + [r.y + r.height for r in rects])
+    ymax = top * 1.06 if top > 0 else 1.0
+    plot_w, plot_h = plot_size
+    ax.set_xlim(0, n)
+    ax.set_ylim(0, ymax)
+    # Tensor names in the lower-left corner of buffers big enough to carry one (small
+    # models only: on large ones they would be noise). The corner keeps them off the
+    # live-sum curve, which runs along buffer tops.
+    if n <= _LARGE:
+        for r in rects:
+            if (r.kind != "scratch" and r.width * plot_w / n >= _TEXT_MIN_W
+                    and r.height * plot_h / ymax >= _TEXT_MIN_H):
+                ax.annotate(r.label, (r.x, r.y), xytext=(2.5, 2), textcoords="offset points",
+                            ha="left", va="bottom", fontsize=6.5, color="#1A1A1A", zorder=3,
+                            annotation_clip=True)
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=10, steps=[1, 2, 2.5, 5, 10]))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:,.0f}" if top >= 20
+                                               else f"{v:,.1f}"))
+    ax.set_ylabel("arena offset / live bytes (KiB)")
+    ax.set_xlabel("schedule position and operator")
+    ax.grid(axis="y", color="#DDDDDD", linewidth=0.6, zorder=0)
+    ax.set_axisbelow(True)
+    _x_ticks(ax, plan, graph, n, plot_w, peak_pos)
+
+    # Titles.
+    order = (f"order {plan.schedule_strategy}"
+             + (", proven optimal" if plan.optimal else ", not proven optimal"))
+    fig.suptitle(f"{plan.model}: activation arena over time ({len(plan.steps)} ops)",
+                 x=_LEFT / fig.get_figwidth(), ha="left", y=1 - 0.18 / fig.get_figheight(),
+                 fontsize=11, fontweight="bold")
+    fig.text(_LEFT / fig.get_figwidth(), 1 - 0.45 / fig.get_figheight(),
+             f"{order}; arena layout {plan.arena_strategy}, {plan.alignment}-byte aligned, "
+             f"fragmentation {100 * plan.fragmentation:.1f} %; "
+             f"{len(plan.buffers)} tensors, {len(plan.scratch)} scratch buffers",
+             ha="left", va="center", fontsize=8, color="#444444")
+
+    # Legend, right of the axes.
+    handles: list[object] = [
+        Line2D([], [], color="#222222", linewidth=1.4,
+               label=f"live sum (peak {_kib(plan.peak_live_bytes)})"),
+    ]
+    if has_scratch:
+        handles.append(Line2D([], [], color="#222222", linewidth=0.9, linestyle=(0, (1, 1)),
+                              label="live sum + scratch"))
+    handles += [
+        Line2D([], [], color="#000000", linewidth=1.3,
+               label=f"arena {_kib(plan.arena_bytes)}"),
+        Line2D([], [], color="#D55E00", linewidth=1.2, linestyle=(0, (5, 3)),
+               label=f"lower bound {_kib(plan.lower_bound_bytes)}"
+               + _same_as(plan.lower_bound_bytes, plan)),
+        Line2D([], [], color="#0072B2", linewidth=1.2, linestyle=(0, (1.5, 1.5)),
+               label=f"file-order peak {_kib(plan.peak_live_bytes_file_order)}"
+               + _same_as(plan.peak_live_bytes_file_order, plan)),
+        Line2D([], [], color="#222222", marker="v", linestyle="none", markersize=7,
+               label=f"peak at step {peak_pos}"
+               + (f" ({_op_label(plan, graph, peak_pos)})" if plan.steps else "")),
+    ]
+    present = {r.kind for r in rects}
+    for kind in KIND_ORDER:
+        if kind in present:
+            colour, label = KIND_STYLE[kind]
+            handles.append(Patch(facecolor=colour, edgecolor="white", label=label,
+                                 hatch="////" if kind == "alias" else None))
+    if any(r.hatched and r.kind != "alias" for r in rects):
+        handles.append(Patch(facecolor="white", edgecolor="#666666", hatch="////",
+                             label="hatched: output sharing an input's bytes"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0 + 0.12 / plot_w, 1.0),
+              borderaxespad=0.0, frameon=False, handlelength=2.6)
+    if not plan.steps:
+        ax.text(0.5, 0.5, "the model has no operators", transform=ax.transAxes,
+                ha="center", va="center")
+
+
+def _same_as(nbytes: int, plan: Plan) -> str:
+    """A note for a line drawn exactly under the arena line (it would be invisible)."""
+    return " = arena" if nbytes == plan.arena_bytes else ""
+
+
+def _kib(nbytes: int) -> str:
+    if nbytes < 10 * 1024:
+        return f"{nbytes / KIB:,.2f} KiB ({nbytes:,} B)"
+    return f"{nbytes / KIB:,.1f} KiB ({nbytes:,} B)"
+
+
+def _short(opcode: str) -> str:
+    return _SHORT_OPCODES.get(opcode, opcode)
+
+
+def _op_label(plan: Plan, graph: Graph, position: int) -> str:
+    step = plan.steps[position]
+    label = _short(step.opcode)
+    op = graph.op_by_index.get(step.op)
+    if op is not None and isinstance(op.options, ConvOptions) and op.options.fused_max_pool:
+        label += "+MAXPOOL"
+    return label
+
+
+def _x_ticks(ax: Axes, plan: Plan, graph: Graph, n: int, plot_w: float,
+             peak_pos: int) -> None:
+    if not plan.steps:
+        ax.set_xticks([])
+        return
+    stride = max(1, math.ceil(_LABEL_PITCH / (plot_w / n)))
+    # Nice strides (1, 2, 5, 10, 20, 25, 50 ...) so that the labels are easy to count.
+    nice = next(s for s in _nice_strides() if s >= stride)
+    shown = set(range(0, n, nice))
+    # The peak is always labelled; its neighbours give way so nothing collides.
+    shown = {p for p in shown if abs(p - peak_pos) >= nice or p == peak_pos} | {peak_pos}
+    ticks = sorted(shown)
+    ax.set_xticks([p + 0.5 for p in ticks])
+    ax.set_xticklabels([f"{p} {_op_label(plan, graph, p)}" for p in ticks], rotation=90,
+                       fontsize=7, fontfamily="monospace")
+    for p, label in zip(ticks, ax.get_xticklabels(), strict=True):
+        if p == peak_pos:
+            label.set_fontweight("bold")
+            label.set_color("#B8860B")
+    if nice > 1:
+        # One small mark per op, as a single artist (hundreds of minor Tick objects are slow).
+        ax.vlines([p + 0.5 for p in range(n)], -0.008, 0.0, transform=ax.get_xaxis_transform(),
+                  colors="#999999", linewidth=0.6, clip_on=False)
+
+
+def _nice_strides() -> Sequence[int]:
+    out: list[int] = []
+    base = 1
+    while base < 10**7:
+        out += [base, 2 * base, 5 * base]
+        base *= 10
+    return out
+
+
+def _rectangles(plan: Plan, graph: Graph) -> list[_Rect]:
+    """One rectangle per buffer entry (own lifetime inside shared buffers) and scratch."""
+    pos = {op_index: i for i, op_index in enumerate(plan.schedule)}
+    n = len(plan.schedule)
+    inputs, outputs = set(graph.inputs), set(graph.outputs)
+
+    def own_span(t: int, first: int, last: int) -> tuple[int, int]:
+        """The steps where tensor t itself is live, clipped to its buffer's lifetime."""
+        prod = graph.producer.get(t)
+        start = pos.get(prod, first) if prod is not None else first
+        uses = [pos[c] for c in graph.consumers.get(t, ()) if c in pos]
+        end = max(uses, default=start)
+        if t in outputs:
+            end = n - 1
+        start, end = max(start, first), min(max(end, start), last)
+        return (start, end) if start <= end else (first, last)
+
+    rects: list[_Rect] = []
+    valid = all(0 <= b.tensor < len(graph.tensors) for b in plan.buffers)
+    for b in plan.buffers:
+        if valid:
+            first, last = own_span(b.tensor, b.first, b.last)
+        else:  # a graph that does not match the plan: fall back to the buffer lifetime
+            first, last = b.first, b.last
+        if b.tensor in inputs:
+            kind = "input"
+        elif b.tensor in outputs:
+            kind = "output"
+        elif b.alias_of is not None:
+            kind = "alias"
+        else:
+            kind = "activation"
+        rects.append(_Rect(first, last - first + 1, b.offset / KIB, b.size / KIB, kind,
+                           b.alias_of is not None, f"t{b.tensor}"))
+    for s in plan.scratch:
+        rects.append(_Rect(s.position, 1, s.offset / KIB, s.size / KIB, "scratch", False,
+                           f"scratch of op {s.op}"))
+    return rects
