@@ -22,6 +22,9 @@ Two levels:
   :func:`unary_model`. Each returns the model bytes; tensor indices are documented per
   helper (inputs first, output last) so tests can look up intermediates.
 
+- :func:`combine_models` puts many such models side by side in one, so that one
+  generated-C build covers many cases.
+
 Option dicts use the flatbuffer field names in snake_case (``stride_h``,
 ``fused_activation_function``, ``filter_height`` …); the IR spellings ``activation``,
 ``dilation_h``/``dilation_w`` and ``filter_h``/``filter_w`` are accepted too. Enum
@@ -56,8 +59,10 @@ from nnopt.ir import (
 )
 
 __all__ = [
+    "CombinedModel",
     "ModelBuilder",
     "binary_model",
+    "combine_models",
     "conv2d_model",
     "depthwise_conv2d_model",
     "fully_connected_model",
@@ -77,6 +82,10 @@ _TENSOR_TYPE: dict[str, int] = {
     "int16": tflite.TensorType.INT16,
     "int8": tflite.TensorType.INT8,
 }
+
+# Arena bytes TFLM needs besides the tensors, per op (generous: node, tensor and
+# allocator bookkeeping in the interpreter's arena).
+_TFLM_OVERHEAD_BYTES = 8192
 
 # Builtin opcode -> name of its options table (None: the op has no options table).
 _OPTIONS_TABLE: dict[str, str | None] = {
@@ -276,10 +285,26 @@ class ModelBuilder:
     # -- serialisation --
 
     def build(self, inputs: Sequence[int], outputs: Sequence[int]) -> bytes:
-        """Serialise; ``inputs``/``outputs`` are the graph's input and output tensors."""
+        """Serialise; ``inputs``/``outputs`` are the graph's input and output tensors.
+
+        The tflite-micro interpreter sizes its arena as 10x the model bytes unless told
+        otherwise; a small model with large activations would not fit. So when the
+        activations (plus TFLM's bookkeeping) need more than that, an unreferenced
+        zero buffer pads the file: the model then runs with the interpreter's defaults.
+        """
         for t in inputs:
             if self._tensors[t].data is not None:
                 raise ValueError(f"graph input {t} is a constant tensor")
+        activation_bytes = sum(
+            math.prod(t.shape) * np.dtype(t.dtype).itemsize
+            for t in self._tensors if t.data is None)
+        need = 2 * activation_bytes + _TFLM_OVERHEAD_BYTES * (1 + len(self._ops))
+        model = self._serialize(inputs, outputs, 0)
+        if 10 * len(model) < need:
+            model = self._serialize(inputs, outputs, need // 10 - len(model) + 64)
+        return model
+
+    def _serialize(self, inputs: Sequence[int], outputs: Sequence[int], pad: int) -> bytes:
         b = flatbuffers.Builder(1024)
 
         # Buffers: 0 is the empty sentinel; each constant tensor gets its own.
@@ -291,6 +316,8 @@ class ModelBuilder:
                 buffer_data.append(spec.data)
             else:
                 buffer_of[i] = 0
+        if pad > 0:
+            buffer_data.append(bytes(pad))  # unreferenced: only makes the file larger
         buffer_offsets = []
         for raw in buffer_data:
             data_off = None
@@ -432,6 +459,53 @@ def _build_options(b: flatbuffers.Builder, table: str, opcode: str,
     return int(getattr(module, f"{table}End")(b))
 
 
+# ----- several test models in one -----
+
+@dataclass(frozen=True)
+class CombinedModel:
+    """Several models side by side in one subgraph (see :func:`combine_models`)."""
+
+    data: bytes
+    offsets: tuple[int, ...]  # tensor index of model k's tensor i is offsets[k] + i
+
+    def tensor(self, model: int, index: int) -> int:
+        return self.offsets[model] + index
+
+
+def combine_models(models: Sequence[bytes]) -> CombinedModel:
+    """Put independent models side by side in one model (inputs and outputs concatenated).
+
+    One compiled program then covers many single-op cases (a generated-C build per case
+    is slow). The models are read back with nnopt's frontend, so only what the IR holds
+    survives: tensors in full, and op options as the IR's typed options (enough for
+    conv, depthwise, fully connected, pooling and the element-wise ops; options the IR
+    drops, such as RESHAPE's ``new_shape``, are lost).
+    """
+    from nnopt.frontend.tflite import load_model_bytes
+
+    b = ModelBuilder("combined test models")
+    offsets: list[int] = []
+    inputs: list[int] = []
+    outputs: list[int] = []
+    for k, data in enumerate(models):
+        g = load_model_bytes(data)
+        base = len(b._tensors)
+        offsets.append(base)
+        for t in g.tensors:
+            q: dict[str, Any] = {}
+            if t.quant is not None:
+                q = {"scale": t.quant.scale, "zero_point": t.quant.zero_point,
+                     "axis": t.quant.axis}
+            b.tensor(t.shape, t.dtype.name.lower(), name=f"m{k}/{t.name}",
+                     data=t.array() if t.is_constant else None, **q)
+        for op in g.ops:
+            b.op(op.opcode, [i + base if i >= 0 else -1 for i in op.inputs],
+                 [o + base for o in op.outputs], op.options)
+        inputs += [i + base for i in g.inputs]
+        outputs += [o + base for o in g.outputs]
+    return CombinedModel(b.build(inputs, outputs), tuple(offsets))
+
+
 # ----- random data -----
 
 def random_int8(rng: np.random.Generator, shape: Sequence[int], lo: int = -128,
@@ -470,6 +544,10 @@ def conv2d_model(input_shape: Sequence[int], filters: int, kernel: Sequence[int]
     ``[1,KH,KW,C*M]``), 2 bias (if ``bias``), then the conv output, then (with
     ``max_pool``) the pooled output; the last one is the graph output.
 
+    Without ``bias``, CONV_2D gets the optional input as -1; DEPTHWISE_CONV_2D gets
+    only two inputs, because TFLM's depthwise Prepare crashes on a -1 bias (it
+    releases the absent bias tensor when the op has three inputs).
+
     int8: per-channel (axis 0; depthwise axis 3) or per-tensor symmetric int8 weights
     with random scales in [0.002, 0.02] unless ``weight_scales``; int32 bias with scale
     input_scale * weight_scale; the output scale defaults to an estimate that spreads
@@ -505,7 +583,7 @@ def conv2d_model(input_shape: Sequence[int], filters: int, kernel: Sequence[int]
             bv = bias_values if bias_values is not None else (
                 rng.standard_normal(out_c) * 0.1).astype(np.float32)
             ins.append(b.const(np.asarray(bv, dtype=np.float32), name="bias"))
-        else:
+        elif not depthwise:  # see the docstring
             ins.append(-1)
         y = b.tensor((n, oh, ow, out_c), "float32", name="conv_out")
         b.op(opcode, ins, [y], opts)
@@ -535,7 +613,7 @@ def conv2d_model(input_shape: Sequence[int], filters: int, kernel: Sequence[int]
             -3000, 3000, size=out_c, endpoint=True)
         ins.append(b.const(np.asarray(bv, dtype=np.int32), name="bias",
                            scale=bscale, zero_point=0, axis=0))
-    else:
+    elif not depthwise:  # see the docstring
         ins.append(-1)
     if output_quant is None:
         output_quant = (_auto_output_scale(in_scale, ws, fan_in),

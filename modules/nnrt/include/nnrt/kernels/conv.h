@@ -1,0 +1,172 @@
+/**
+ * @file conv.h
+ * @brief 2-D convolution and depthwise convolution (CONV_2D, DEPTHWISE_CONV_2D),
+ *        optionally with a max-pool folded into the output (Unlu 2020).
+ *
+ * Bit-exact with TensorFlow Lite Micro's reference kernels:
+ * - int8: `acc = sum(w * (x + input_offset))` over the taps that fall inside the
+ *   input (padding contributes nothing), `+ bias[oc]` (int32, optional), then
+ *   nnrt_multiply_by_quantized_multiplier() with the output channel's (multiplier,
+ *   shift) (or the one per-tensor pair), `+ output_offset`, clamped to
+ *   [act_min, act_max]. Weights are symmetric (zero point 0).
+ * - float32: taps summed in [filter_y][filter_x][in_channel] order starting from 0,
+ *   then `+ bias`, then clamped to [act_min, act_max].
+ *
+ * Layouts (row-major, channels innermost):
+ * - input  `[N,H,W,C]`;
+ * - conv filter `[OC,KH,KW,C/groups]` (OHWI), output `[N,OH,OW,OC]`; grouped
+ *   convolution when the filter's input depth divides C (groups = C / filter_c);
+ * - depthwise filter `[1,KH,KW,C*M]`, output channel `oc = ic * M + m`.
+ *
+ * Fused max pool: when `pool` is not NULL the output is the POOLED tensor
+ * `[N,PH,PW,OC]`: each pooled element is the maximum over its pooling window of the
+ * conv outputs (each already requantised and clamped), then clamped to the pool's
+ * activation range, exactly as CONV_2D followed by MAX_POOL_2D. Only the conv outputs a
+ * window needs are computed; the running maximum lives in the output element itself,
+ * so no full-resolution buffer and no scratch memory is needed. Windows are clipped to
+ * the conv output like TFLM's max pool (SAME padding never wins).
+ *
+ * No kernel in this file needs scratch memory. All parameters (padding, multipliers,
+ * activation ranges) are computed at build time by `nnopt.lowering.conv`. The output
+ * must not overlap the input or the weights.
+ */
+#ifndef NNRT_KERNELS_CONV_H_
+#define NNRT_KERNELS_CONV_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnrt/defs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Geometry of a 2-D convolution over `[N,H,W,C]`. */
+typedef struct {
+    int32_t batches;     /**< N, >= 1 */
+    int32_t input_h;     /**< H, >= 1 */
+    int32_t input_w;     /**< W, >= 1 */
+    int32_t input_c;     /**< C, >= 1 */
+    int32_t output_h;    /**< OH of the conv output (before any fused pool), >= 1 */
+    int32_t output_w;    /**< OW of the conv output (before any fused pool), >= 1 */
+    int32_t output_c;    /**< OC, >= 1 (depthwise: C * depth_multiplier) */
+    int32_t filter_h;    /**< KH, >= 1 */
+    int32_t filter_w;    /**< KW, >= 1 */
+    int32_t filter_c;    /**< conv: input depth of the filter, divides C and OC is a
+                              multiple of C / filter_c; depthwise: depth multiplier M */
+    int32_t stride_h;    /**< >= 1 */
+    int32_t stride_w;    /**< >= 1 */
+    int32_t dilation_h;  /**< >= 1 */
+    int32_t dilation_w;  /**< >= 1 */
+    int32_t pad_top;     /**< rows of implicit zero padding above the input, >= 0 */
+    int32_t pad_left;    /**< columns of implicit zero padding left of the input, >= 0 */
+} nnrt_conv_geom_t;
+
+/** A max-pool window folded into a convolution's output. */
+typedef struct {
+    int32_t output_h;    /**< PH, rows of the pooled output, >= 1 */
+    int32_t output_w;    /**< PW, columns of the pooled output, >= 1 */
+    int32_t filter_h;    /**< window height, >= 1 */
+    int32_t filter_w;    /**< window width, >= 1 */
+    int32_t stride_h;    /**< >= 1 (the fusion pass uses stride >= filter: no overlap) */
+    int32_t stride_w;    /**< >= 1 */
+    int32_t pad_top;     /**< >= 0; every window must reach into the conv output */
+    int32_t pad_left;    /**< >= 0 */
+    int32_t act_min;     /**< int8: pool activation range in [-128, 127] (unused for float) */
+    int32_t act_max;     /**< int8: >= act_min */
+    float act_min_f;     /**< float32: pool activation lower bound (-FLT_MAX for none) */
+    float act_max_f;     /**< float32: pool activation upper bound (FLT_MAX for none) */
+} nnrt_conv_pool_t;
+
+/** int8 convolution parameters (also used by the depthwise kernel). */
+typedef struct {
+    nnrt_conv_geom_t geom;
+    int32_t input_offset;       /**< minus the input zero point, in [-127, 128] */
+    int32_t output_offset;      /**< output zero point, in [-128, 127] */
+    int32_t act_min;            /**< fused activation lower bound, in [-128, act_max] */
+    int32_t act_max;            /**< fused activation upper bound, in [act_min, 127] */
+    int32_t per_channel;        /**< 1: multiplier/shift hold OC entries; 0: one for all */
+    const int32_t *multiplier;  /**< [OC] or [1] Q31 multipliers, from quantize_multiplier() */
+    const int32_t *shift;       /**< [OC] or [1] shifts (> 0: left), in [-31, 30] */
+    const nnrt_conv_pool_t *pool; /**< fused max pool, or NULL */
+} nnrt_conv_s8_params_t;
+
+/** float32 convolution parameters (also used by the depthwise kernel). */
+typedef struct {
+    nnrt_conv_geom_t geom;
+    float act_min;              /**< fused activation lower bound (-FLT_MAX for none) */
+    float act_max;              /**< fused activation upper bound (FLT_MAX for none) */
+    const nnrt_conv_pool_t *pool; /**< fused max pool, or NULL */
+} nnrt_conv_f32_params_t;
+
+/**
+ * Check a conv geometry (and pool, if any) for the kernels: positive extents, strides
+ * and dilations, non-negative padding, group structure (`depthwise` selects the
+ * depthwise rule OC == C * M). O(1).
+ */
+static inline int nnrt_conv_geom_valid(const nnrt_conv_geom_t *g, const nnrt_conv_pool_t *p,
+                                       int depthwise)
+{
+    if (g->batches < 1 || g->input_h < 1 || g->input_w < 1 || g->input_c < 1
+        || g->output_h < 1 || g->output_w < 1 || g->output_c < 1 || g->filter_h < 1
+        || g->filter_w < 1 || g->filter_c < 1 || g->stride_h < 1 || g->stride_w < 1
+        || g->dilation_h < 1 || g->dilation_w < 1 || g->pad_top < 0 || g->pad_left < 0) {
+        return 0;
+    }
+    if (depthwise) {
+        if ((int64_t)g->input_c * g->filter_c != g->output_c) {
+            return 0;
+        }
+    } else if (g->input_c % g->filter_c != 0 || g->output_c % (g->input_c / g->filter_c) != 0) {
+        return 0;
+    }
+    if (p != NULL) {
+        if (p->output_h < 1 || p->output_w < 1 || p->filter_h < 1 || p->filter_w < 1
+            || p->stride_h < 1 || p->stride_w < 1 || p->pad_top < 0 || p->pad_left < 0
+            || p->filter_h - p->pad_top <= 0 || p->filter_w - p->pad_left <= 0
+            || (int64_t)(p->output_h - 1) * p->stride_h - p->pad_top >= g->output_h
+            || (int64_t)(p->output_w - 1) * p->stride_w - p->pad_left >= g->output_w) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/**
+ * int8 convolution: `[N,H,W,C]` x `[OC,KH,KW,C/groups]` -> `[N,OH,OW,OC]`
+ * (or `[N,PH,PW,OC]` with a fused pool).
+ *
+ * @param params  geometry, offsets, activation range, per-channel requantisation
+ * @param input   `[N,H,W,C]` int8
+ * @param filter  `[OC,KH,KW,filter_c]` int8, symmetric
+ * @param bias    `[OC]` int32 or NULL
+ * @param output  int8 output
+ * @return NNRT_OK, or NNRT_ERR_ARG for a NULL pointer or an invalid parameter.
+ */
+nnrt_status_t nnrt_conv2d_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
+                             const int8_t *filter, const int32_t *bias, int8_t *output);
+
+/** float32 convolution; layouts and errors as nnrt_conv2d_s8(), bias `[OC]` or NULL. */
+nnrt_status_t nnrt_conv2d_f32(const nnrt_conv_f32_params_t *params, const float *input,
+                              const float *filter, const float *bias, float *output);
+
+/**
+ * int8 depthwise convolution: `[N,H,W,C]` x `[1,KH,KW,C*M]` -> `[N,OH,OW,C*M]`
+ * (or `[N,PH,PW,C*M]` with a fused pool); `geom.filter_c` is the depth multiplier M.
+ * Errors as nnrt_conv2d_s8().
+ */
+nnrt_status_t nnrt_depthwise_conv2d_s8(const nnrt_conv_s8_params_t *params,
+                                       const int8_t *input, const int8_t *filter,
+                                       const int32_t *bias, int8_t *output);
+
+/** float32 depthwise convolution; layouts and errors as nnrt_depthwise_conv2d_s8(). */
+nnrt_status_t nnrt_depthwise_conv2d_f32(const nnrt_conv_f32_params_t *params,
+                                        const float *input, const float *filter,
+                                        const float *bias, float *output);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NNRT_KERNELS_CONV_H_ */

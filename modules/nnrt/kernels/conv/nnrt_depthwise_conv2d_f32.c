@@ -1,0 +1,127 @@
+/*
+ * float32 depthwise 2-D convolution, NHWC input, [1,KH,KW,C*M] filter, with an
+ * optional max pool folded into the output (see conv.h). Order of TFLM's reference
+ * DepthwiseConv: taps outside the input are skipped, the sum runs over
+ * [filter_y][filter_x] from 0.0f, then the bias is added and the result clamped.
+ */
+#include <float.h>
+#include <stddef.h>
+
+#include "nnrt/kernels/conv.h"
+
+/* First k >= 0 with origin + k * step >= 0 (origin may be negative). */
+static int32_t first_inside(int32_t origin, int32_t step)
+{
+    return origin >= 0 ? 0 : (-origin + step - 1) / step;
+}
+
+/* One past the last k with origin + k * step < size, capped at taps. */
+static int32_t end_inside(int32_t origin, int32_t step, int32_t size, int32_t taps)
+{
+    if (origin >= size) {
+        return 0;
+    }
+    const int32_t n = (size - origin + step - 1) / step;
+    return n < taps ? n : taps;
+}
+
+/*
+ * All C*M outputs of depthwise pixel (oy, ox) of one batch, bias added and clamped,
+ * then stored (keep_max == 0) or merged into out[] by maximum (keep_max != 0).
+ */
+static void dw_pixel(const nnrt_conv_f32_params_t *p, const float *in_b,
+                     const float *filter, const float *bias, int32_t oy, int32_t ox,
+                     float *out, int keep_max)
+{
+    const nnrt_conv_geom_t *g = &p->geom;
+    const int32_t y0 = oy * g->stride_h - g->pad_top;
+    const int32_t x0 = ox * g->stride_w - g->pad_left;
+    const int32_t fy_start = first_inside(y0, g->dilation_h);
+    const int32_t fy_end = end_inside(y0, g->dilation_h, g->input_h, g->filter_h);
+    const int32_t fx_start = first_inside(x0, g->dilation_w);
+    const int32_t fx_end = end_inside(x0, g->dilation_w, g->input_w, g->filter_w);
+    const int32_t mult = g->filter_c;
+    const size_t ch = (size_t)g->input_c;
+    const size_t och = (size_t)g->output_c;
+    const size_t row_stride = (size_t)g->input_w * ch;
+    const float act_min = p->act_min;
+    const float act_max = p->act_max;
+
+    int32_t oc = 0;
+    for (int32_t ic = 0; ic < g->input_c; ++ic) {
+        for (int32_t m = 0; m < mult; ++m, ++oc) {
+            float total = 0.0f;
+            for (int32_t fy = fy_start; fy < fy_end; ++fy) {
+                const float *in_row =
+                    in_b + (size_t)(y0 + fy * g->dilation_h) * row_stride + (size_t)ic;
+                const float *w_row = filter + (size_t)fy * (size_t)g->filter_w * och + (size_t)oc;
+                for (int32_t fx = fx_start; fx < fx_end; ++fx) {
+                    total += in_row[(size_t)(x0 + fx * g->dilation_w) * ch] * w_row[(size_t)fx * och];
+                }
+            }
+            float v = total + (bias != NULL ? bias[oc] : 0.0f);
+            v = v < act_min ? act_min : v;
+            v = act_max < v ? act_max : v;
+            if (!keep_max || out[oc] < v) {
+                out[oc] = v;
+            }
+        }
+    }
+}
+
+nnrt_status_t nnrt_depthwise_conv2d_f32(const nnrt_conv_f32_params_t *params,
+                                        const float *input, const float *filter,
+                                        const float *bias, float *output)
+{
+    if (params == NULL || input == NULL || filter == NULL || output == NULL
+        || !nnrt_conv_geom_valid(&params->geom, params->pool, 1)
+        || !(params->act_min <= params->act_max)) {
+        return NNRT_ERR_ARG;
+    }
+    const nnrt_conv_geom_t *g = &params->geom;
+    const nnrt_conv_pool_t *pool = params->pool;
+    if (pool != NULL && !(pool->act_min_f <= pool->act_max_f)) {
+        return NNRT_ERR_ARG;
+    }
+    const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
+    const int32_t oc_n = g->output_c;
+
+    for (int32_t b = 0; b < g->batches; ++b) {
+        const float *in_b = input + (size_t)b * in_batch;
+        if (pool == NULL) {
+            for (int32_t oy = 0; oy < g->output_h; ++oy) {
+                for (int32_t ox = 0; ox < g->output_w; ++ox) {
+                    dw_pixel(params, in_b, filter, bias, oy, ox, output, 0);
+                    output += oc_n;
+                }
+            }
+            continue;
+        }
+        for (int32_t py = 0; py < pool->output_h; ++py) {
+            const int32_t wy0 = py * pool->stride_h - pool->pad_top;
+            const int32_t wy_start = wy0 < 0 ? 0 : wy0;
+            const int32_t wy_end = wy0 + pool->filter_h < g->output_h
+                                       ? wy0 + pool->filter_h : g->output_h;
+            for (int32_t px = 0; px < pool->output_w; ++px) {
+                const int32_t wx0 = px * pool->stride_w - pool->pad_left;
+                const int32_t wx_start = wx0 < 0 ? 0 : wx0;
+                const int32_t wx_end = wx0 + pool->filter_w < g->output_w
+                                           ? wx0 + pool->filter_w : g->output_w;
+                for (int32_t c = 0; c < oc_n; ++c) {
+                    output[c] = -FLT_MAX;
+                }
+                for (int32_t oy = wy_start; oy < wy_end; ++oy) {
+                    for (int32_t ox = wx_start; ox < wx_end; ++ox) {
+                        dw_pixel(params, in_b, filter, bias, oy, ox, output, 1);
+                    }
+                }
+                for (int32_t c = 0; c < oc_n; ++c) {
+                    float v = output[c] < pool->act_min_f ? pool->act_min_f : output[c];
+                    output[c] = pool->act_max_f < v ? pool->act_max_f : v;
+                }
+                output += oc_n;
+            }
+        }
+    }
+    return NNRT_OK;
+}

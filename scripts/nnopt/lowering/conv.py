@@ -1,0 +1,389 @@
+"""CONV_2D and DEPTHWISE_CONV_2D -> ``nnrt_conv2d_*`` / ``nnrt_depthwise_conv2d_*``.
+
+Supported (bit-exact with TFLM's reference kernels, see ``nnrt/kernels/conv.h``):
+
+- int8 activations, int8 symmetric weights quantised per channel (conv: axis 0,
+  depthwise: axis 3) or per tensor, optional int32 bias;
+- float32 activations, weights and optional bias;
+- any stride and dilation, SAME/VALID padding, fused NONE/RELU/RELU6/RELU_N1_TO_1,
+  grouped convolution (filter depth dividing the input depth), depth multiplier >= 1;
+- a max pool folded into the output by ``passes.fuse`` (``ConvOptions.fused_max_pool``):
+  the op's output tensor is then the pooled tensor.
+
+Everything else is refused by :meth:`check` with an :class:`UnsupportedError` that
+names the op, the tensor and what is supported: int16 activations (16x8), uint8,
+hybrid float-activation/int8-weight models, int4 weights, asymmetric weights, TANH or
+SIGN_BIT fused activations.
+
+The activation-range and padding helpers here are TFLM's build-time arithmetic
+(``CalculateActivationRangeQuantized``, ``CalculateActivationRange``,
+``ComputePaddingHeightWidth``); ``lowering.fc`` reuses them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cdefs import DType
+from ..errors import UnsupportedError
+from ..ir import ConvOptions, Graph, Op, PoolOptions, Tensor
+from ..quantize import quantize_multiplier
+from . import EmitContext, register
+
+FLT_MAX = float(np.finfo(np.float32).max)
+INT8_MIN, INT8_MAX = -128, 127
+FUSED_ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
+
+_SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
+                   "per-channel) and int32 bias, or float32 activations, weights and bias")
+
+
+# ----- TFLM's build-time arithmetic (shared with lowering.fc) -----
+
+def c_float(x: float) -> str:
+    """A C float literal that parses to exactly float32(x)."""
+    v = float(np.float32(x))
+    if math.isinf(v) or math.isnan(v):
+        raise ValueError(f"no finite C literal for {x}")
+    return f"{v!r}f"
+
+
+def _round_half_away(x: float) -> int:
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
+def _quantize_value(scale: float, zero_point: int, value: float) -> int:
+    # TFLM: zero_point + (int32)TfLiteRound(f / scale), the division in float32.
+    q = np.float32(value) / np.float32(scale)
+    return zero_point + _round_half_away(float(q))
+
+
+def activation_range_int8(activation: str, scale: float, zero_point: int) -> tuple[int, int]:
+    """``CalculateActivationRangeQuantized`` for an int8 output tensor."""
+    lo, hi = INT8_MIN, INT8_MAX
+    if activation == "RELU":
+        return max(lo, _quantize_value(scale, zero_point, 0.0)), hi
+    if activation == "RELU6":
+        return (max(lo, _quantize_value(scale, zero_point, 0.0)),
+                min(hi, _quantize_value(scale, zero_point, 6.0)))
+    if activation == "RELU_N1_TO_1":
+        return (max(lo, _quantize_value(scale, zero_point, -1.0)),
+                min(hi, _quantize_value(scale, zero_point, 1.0)))
+    return lo, hi
+
+
+def activation_range_float(activation: str) -> tuple[float, float]:
+    """``CalculateActivationRange<float>``: NONE clamps to [-FLT_MAX, FLT_MAX]."""
+    if activation == "RELU":
+        return 0.0, FLT_MAX
+    if activation == "RELU6":
+        return 0.0, 6.0
+    if activation == "RELU_N1_TO_1":
+        return -1.0, 1.0
+    return -FLT_MAX, FLT_MAX
+
+
+def out_size_and_padding(padding: str, size: int, filt: int, stride: int,
+                         dilation: int) -> tuple[int, int]:
+    """TFLM's output size and leading padding of one spatial axis."""
+    eff = (filt - 1) * dilation + 1
+    out = (size + stride - 1) // stride if padding == "SAME" else (size + stride - eff) // stride
+    total = max((out - 1) * stride + eff - size, 0)
+    return out, total // 2
+
+
+def check_activation(op: Op, activation: str) -> None:
+    if activation not in FUSED_ACTIVATIONS:
+        raise UnsupportedError(
+            f"op {op.index} ({op.opcode}): fused activation {activation} is not supported",
+            hint="supported fused activations: " + ", ".join(FUSED_ACTIVATIONS))
+
+
+def per_tensor_quant(op: Op, t: Tensor, role: str) -> tuple[float, int]:
+    """(scale, zero_point) of an int8 activation tensor that must be per-tensor."""
+    if t.quant is None or not t.quant.scale:
+        raise UnsupportedError(
+            f"op {op.index} ({op.opcode}): {role} tensor {t.index} ({t.name}) is int8 "
+            "without quantisation parameters",
+            hint="int8 tensors need a scale and zero point (full-integer quantisation)")
+    if t.quant.per_channel:
+        raise UnsupportedError(
+            f"op {op.index} ({op.opcode}): {role} tensor {t.index} ({t.name}) is quantised "
+            "per channel; only weights may be",
+            hint="activations must use per-tensor quantisation")
+    return t.quant.scale[0], t.quant.zero_point[0]
+
+
+def refuse_dtypes(op: Op, graph: Graph, x: Tensor, w: Tensor, y: Tensor,
+                  bias: Tensor | None) -> bool:
+    """Raise for an unsupported dtype combination; True for int8, False for float32."""
+    where = f"op {op.index} ({op.opcode})"
+    if x.dtype == DType.INT16:
+        raise UnsupportedError(
+            f"{where}: input tensor {x.index} ({x.name}) is int16 (16x8 quantisation)",
+            hint=_SUPPORTED_HINT)
+    if x.dtype == DType.UINT8 or w.dtype == DType.UINT8:
+        raise UnsupportedError(
+            f"{where}: tensor {x.index if x.dtype == DType.UINT8 else w.index} is uint8 "
+            "(legacy asymmetric quantisation)",
+            hint=_SUPPORTED_HINT + "; re-convert the model with int8 quantisation")
+    if x.dtype == DType.FLOAT32 and w.dtype != DType.FLOAT32:
+        raise UnsupportedError(
+            f"{where}: hybrid op: float32 input {x.index} ({x.name}) with "
+            f"{w.dtype.name.lower()} weights {w.index} ({w.name})",
+            hint=_SUPPORTED_HINT + "; use full-integer quantisation or a float model")
+    if x.dtype not in (DType.INT8, DType.FLOAT32) or w.dtype != x.dtype:
+        raise UnsupportedError(
+            f"{where}: input {x.index} is {x.dtype.name.lower()} with weights {w.index} "
+            f"{w.dtype.name.lower()}", hint=_SUPPORTED_HINT)
+    if y.dtype != x.dtype:
+        raise UnsupportedError(
+            f"{where}: output tensor {y.index} ({y.name}) is {y.dtype.name.lower()} but the "
+            f"input is {x.dtype.name.lower()}", hint=_SUPPORTED_HINT)
+    int8 = x.dtype == DType.INT8
+    if bias is not None:
+        want = DType.INT32 if int8 else DType.FLOAT32
+        if bias.dtype != want:
+            raise UnsupportedError(
+                f"{where}: bias tensor {bias.index} ({bias.name}) is "
+                f"{bias.dtype.name.lower()}, expected {want.name.lower()}",
+                hint=_SUPPORTED_HINT)
+    return int8
+
+
+def weight_requant(op: Op, x: Tensor, w: Tensor, y: Tensor, channels: int, axis: int,
+                   *, fc_per_tensor_rule: bool = False) -> tuple[bool, list[int], list[int]]:
+    """Per-channel flag and (multiplier, shift) lists of an int8 conv/FC.
+
+    Conv/depthwise/per-channel FC: ``double(s_in) * double(s_w) / double(s_out)``;
+    per-tensor FC (``fc_per_tensor_rule``): TFLM first multiplies the two scales in
+    float32 (``GetQuantizedConvolutionMultipler``).
+    """
+    where = f"op {op.index} ({op.opcode})"
+    s_in, _ = per_tensor_quant(op, x, "input")
+    s_out, _ = per_tensor_quant(op, y, "output")
+    q = w.quant
+    if q is None or not q.scale:
+        raise UnsupportedError(
+            f"{where}: weights tensor {w.index} ({w.name}) has no quantisation parameters",
+            hint=_SUPPORTED_HINT)
+    per_channel = q.per_channel
+    if per_channel and (len(q.scale) != channels or q.axis != axis):
+        raise UnsupportedError(
+            f"{where}: weights tensor {w.index} ({w.name}) has {len(q.scale)} scales on "
+            f"axis {q.axis}; expected 1 or {channels} on axis {axis}",
+            hint="per-channel weights are quantised along the output channels")
+    if any(z != 0 for z in q.zero_point) and (per_channel or not fc_per_tensor_rule):
+        raise UnsupportedError(
+            f"{where}: weights tensor {w.index} ({w.name}) is asymmetric "
+            f"(zero point {max(q.zero_point, key=abs)})",
+            hint="int8 weights must be symmetric (zero point 0), as the TFLite "
+                 "quantisation spec requires")
+    mults: list[int] = []
+    shifts: list[int] = []
+    for s_w in q.scale:
+        if fc_per_tensor_rule and not per_channel:
+            real = float(np.float32(s_in) * np.float32(s_w)) / float(s_out)
+        else:
+            real = float(s_in) * float(s_w) / float(s_out)
+        m, s = quantize_multiplier(real)
+        mults.append(m)
+        shifts.append(s)
+    return per_channel, mults, shifts
+
+
+# ----- the conv geometry -----
+
+@dataclass(frozen=True)
+class _PoolGeom:
+    output_h: int
+    output_w: int
+    filter_h: int
+    filter_w: int
+    stride_h: int
+    stride_w: int
+    pad_top: int
+    pad_left: int
+    activation: str
+
+
+@dataclass(frozen=True)
+class _ConvGeom:
+    depthwise: bool
+    batches: int
+    input_h: int
+    input_w: int
+    input_c: int
+    output_h: int
+    output_w: int
+    output_c: int
+    filter_h: int
+    filter_w: int
+    filter_c: int  # conv: filter input depth; depthwise: depth multiplier
+    stride_h: int
+    stride_w: int
+    dilation_h: int
+    dilation_w: int
+    pad_top: int
+    pad_left: int
+    pool: _PoolGeom | None
+
+
+def _geometry(graph: Graph, op: Op) -> _ConvGeom:
+    """Validate shapes and options; the kernel geometry of the op."""
+    where = f"op {op.index} ({op.opcode})"
+    o = op.options
+    if not isinstance(o, ConvOptions):
+        raise UnsupportedError(f"{where}: missing convolution options")
+    if len(op.inputs) < 2 or len(op.outputs) != 1 or op.inputs[0] < 0 or op.inputs[1] < 0:
+        raise UnsupportedError(f"{where}: expected input, filter, optional bias and one "
+                               "output")
+    x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+    y = graph.tensors[op.outputs[0]]
+    for t, role in ((x, "input"), (w, "filter"), (y, "output")):
+        if len(t.shape) != 4:
+            raise UnsupportedError(f"{where}: {role} tensor {t.index} ({t.name}) has shape "
+                                   f"{list(t.shape)}; expected 4-D",
+                                   hint="convolutions take [N,H,W,C] tensors")
+    if o.padding not in ("SAME", "VALID") or min(o.stride_h, o.stride_w, o.dilation_h,
+                                                   o.dilation_w) < 1:
+        raise UnsupportedError(f"{where}: invalid padding/stride/dilation {o}")
+    check_activation(op, o.activation)
+    n, h, wd, c = x.shape
+    depthwise = op.opcode == "DEPTHWISE_CONV_2D"
+    if depthwise:
+        one, kh, kw, oc = w.shape
+        if one != 1 or oc % c != 0:
+            raise UnsupportedError(f"{where}: filter {w.index} shape {list(w.shape)} does not "
+                                   f"fit a depthwise conv of {c} input channels")
+        fc = oc // c
+        if o.depth_multiplier != fc:
+            raise UnsupportedError(
+                f"{where}: depth_multiplier option is {o.depth_multiplier} but the filter "
+                f"shape {list(w.shape)} implies {fc}",
+                hint="re-convert the model; TFLM would compute garbage for this op")
+    else:
+        oc, kh, kw, fc = w.shape
+        if fc < 1 or c % fc != 0 or oc % (c // fc) != 0:
+            raise UnsupportedError(f"{where}: filter {w.index} shape {list(w.shape)} does not "
+                                   f"fit an input of {c} channels")
+    oh, pad_t = out_size_and_padding(o.padding, h, kh, o.stride_h, o.dilation_h)
+    ow, pad_l = out_size_and_padding(o.padding, wd, kw, o.stride_w, o.dilation_w)
+    if oh < 1 or ow < 1:
+        raise UnsupportedError(f"{where}: the filter does not fit the input "
+                               f"({h}x{wd} with {kh}x{kw}, {o.padding})")
+    pool = None
+    final = (n, oh, ow, oc)
+    if o.fused_max_pool is not None:
+        p: PoolOptions = o.fused_max_pool
+        if p.padding not in ("SAME", "VALID") or min(p.stride_h, p.stride_w, p.filter_h,
+                                                       p.filter_w) < 1:
+            raise UnsupportedError(f"{where}: invalid fused max-pool options {p}")
+        check_activation(op, p.activation)
+        ph, ppad_t = out_size_and_padding(p.padding, oh, p.filter_h, p.stride_h, 1)
+        pw, ppad_l = out_size_and_padding(p.padding, ow, p.filter_w, p.stride_w, 1)
+        if ph < 1 or pw < 1:
+            raise UnsupportedError(f"{where}: fused max pool {p.filter_h}x{p.filter_w} does "
+                                   f"not fit the {oh}x{ow} conv output")
+        pool = _PoolGeom(ph, pw, p.filter_h, p.filter_w, p.stride_h, p.stride_w,
+                         ppad_t, ppad_l, p.activation)
+        final = (n, ph, pw, oc)
+    if tuple(y.shape) != final:
+        raise UnsupportedError(
+            f"{where}: output tensor {y.index} ({y.name}) has shape {list(y.shape)}, "
+            f"expected {list(final)} from the input, filter and options")
+    return _ConvGeom(depthwise, n, h, wd, c, oh, ow, oc, kh, kw, fc, o.stride_h, o.stride_w,
+                     o.dilation_h, o.dilation_w, pad_t, pad_l, pool)
+
+
+def _bias(graph: Graph, op: Op, channels: int) -> Tensor | None:
+    if len(op.inputs) < 3 or op.inputs[2] < 0:
+        return None
+    b = graph.tensors[op.inputs[2]]
+    if b.num_elements != channels:
+        raise UnsupportedError(f"op {op.index} ({op.opcode}): bias tensor {b.index} "
+                               f"({b.name}) has {b.num_elements} elements, expected {channels}")
+    return b
+
+
+def _struct(name: str, ctype: str, fields: Sequence[tuple[str, str]]) -> list[str]:
+    return ([f"static const {ctype} {name} = {{"]
+            + [f"    .{k} = {v}," for k, v in fields] + ["};"])
+
+
+class ConvLowering:
+    headers: Sequence[str] = ("nnrt/kernels/conv.h",)
+
+    def check(self, graph: Graph, op: Op) -> None:
+        g = _geometry(graph, op)
+        x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+        y = graph.tensors[op.outputs[0]]
+        bias = _bias(graph, op, g.output_c)
+        if refuse_dtypes(op, graph, x, w, y, bias):
+            weight_requant(op, x, w, y, g.output_c, 3 if g.depthwise else 0)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0  # conv.h: no kernel needs scratch (the fused pool keeps its max in place)
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        graph, op = ctx.graph, ctx.op
+        g = _geometry(graph, op)
+        assert isinstance(op.options, ConvOptions)
+        x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+        y = graph.tensors[op.outputs[0]]
+        bias = _bias(graph, op, g.output_c)
+        int8 = refuse_dtypes(op, graph, x, w, y, bias)
+        geom = ("{" + ", ".join(str(v) for v in (
+            g.batches, g.input_h, g.input_w, g.input_c, g.output_h, g.output_w, g.output_c,
+            g.filter_h, g.filter_w, g.filter_c, g.stride_h, g.stride_w, g.dilation_h,
+            g.dilation_w, g.pad_top, g.pad_left)) + "}")
+        lines: list[str] = []
+        pool_ref = "NULL"
+        if g.pool is not None:
+            p = g.pool
+            if int8:
+                s_out, z_out = per_tensor_quant(op, y, "output")
+                plo, phi = activation_range_int8(p.activation, s_out, z_out)
+                flo, fhi = -FLT_MAX, FLT_MAX
+            else:
+                plo, phi = INT8_MIN, INT8_MAX
+                flo, fhi = activation_range_float(p.activation)
+            lines += _struct("pool", "nnrt_conv_pool_t", [
+                ("output_h", str(p.output_h)), ("output_w", str(p.output_w)),
+                ("filter_h", str(p.filter_h)), ("filter_w", str(p.filter_w)),
+                ("stride_h", str(p.stride_h)), ("stride_w", str(p.stride_w)),
+                ("pad_top", str(p.pad_top)), ("pad_left", str(p.pad_left)),
+                ("act_min", str(plo)), ("act_max", str(phi)),
+                ("act_min_f", c_float(flo)), ("act_max_f", c_float(fhi))])
+            pool_ref = "&pool"
+        kind = "depthwise_conv2d" if g.depthwise else "conv2d"
+        bias_ptr = ctx.ptr(bias.index) if bias is not None else "NULL"
+        args = f"{ctx.ptr(x.index)}, {ctx.ptr(w.index)}, {bias_ptr}, {ctx.ptr(y.index)}"
+        if int8:
+            _, z_in = per_tensor_quant(op, x, "input")
+            s_out, z_out = per_tensor_quant(op, y, "output")
+            per_channel, mults, shifts = weight_requant(
+                op, x, w, y, g.output_c, 3 if g.depthwise else 0)
+            lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
+            mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
+            shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
+            lines += _struct("params", "nnrt_conv_s8_params_t", [
+                ("geom", geom), ("input_offset", str(-z_in)), ("output_offset", str(z_out)),
+                ("act_min", str(lo)), ("act_max", str(hi)),
+                ("per_channel", "1" if per_channel else "0"),
+                ("multiplier", mult), ("shift", shift), ("pool", pool_ref)])
+            lines.append(f"return nnrt_{kind}_s8(&params, {args});")
+        else:
+            lo_f, hi_f = activation_range_float(op.options.activation)
+            lines += _struct("params", "nnrt_conv_f32_params_t", [
+                ("geom", geom), ("act_min", c_float(lo_f)), ("act_max", c_float(hi_f)),
+                ("pool", pool_ref)])
+            lines.append(f"return nnrt_{kind}_f32(&params, {args});")
+        return lines
+
+
+register(("CONV_2D", "DEPTHWISE_CONV_2D"), ConvLowering())

@@ -1,0 +1,126 @@
+"""FULLY_CONNECTED -> ``nnrt_fully_connected_s8`` / ``nnrt_fully_connected_f32``.
+
+Supported (bit-exact with TFLM's reference kernels, see ``nnrt/kernels/fc.h``):
+
+- int8 activations with int8 weights quantised per tensor (TFLM then applies a weights
+  zero point, so an asymmetric per-tensor weight is accepted) or per channel along the
+  units (axis 0, symmetric), optional int32 bias;
+- float32 activations, weights and optional bias;
+- any input rank: the input is flattened to ``[batches, depth]`` with ``depth`` the
+  weights' inner dimension, ``batches`` from the output shape (``keep_num_dims`` only
+  changes the output shape, not the bytes);
+- fused NONE/RELU/RELU6/RELU_N1_TO_1.
+
+Refused with an :class:`UnsupportedError` naming op and tensor: int16 activations,
+uint8, hybrid (float32 activations with int8 weights), int4 weights, asymmetric
+per-channel weights, TANH/SIGN_BIT fused activations, inconsistent shapes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import UnsupportedError
+from ..ir import FullyConnectedOptions, Graph, Op, Tensor
+from . import EmitContext, register
+from .conv import (
+    activation_range_float,
+    activation_range_int8,
+    c_float,
+    check_activation,
+    per_tensor_quant,
+    refuse_dtypes,
+    weight_requant,
+)
+
+
+def _shapes(graph: Graph, op: Op) -> tuple[int, int, int, Tensor | None]:
+    """(batches, accum_depth, output_depth, bias) after validating the op."""
+    where = f"op {op.index} ({op.opcode})"
+    if not isinstance(op.options, FullyConnectedOptions):
+        raise UnsupportedError(f"{where}: missing fully-connected options")
+    if len(op.inputs) < 2 or len(op.outputs) != 1 or op.inputs[0] < 0 or op.inputs[1] < 0:
+        raise UnsupportedError(f"{where}: expected input, weights, optional bias and one "
+                               "output")
+    check_activation(op, op.options.activation)
+    x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+    y = graph.tensors[op.outputs[0]]
+    if len(w.shape) != 2:
+        raise UnsupportedError(f"{where}: weights tensor {w.index} ({w.name}) has shape "
+                               f"{list(w.shape)}; expected [units, depth]")
+    if not y.shape:
+        raise UnsupportedError(f"{where}: output tensor {y.index} ({y.name}) is a scalar")
+    units, depth = w.shape
+    out_depth = y.shape[-1]
+    batches = math.prod(y.shape[:-1])
+    if out_depth != units or batches < 1 or depth < 1:
+        raise UnsupportedError(
+            f"{where}: output tensor {y.index} ({y.name}) shape {list(y.shape)} does not "
+            f"match weights {w.index} shape {list(w.shape)}")
+    if x.num_elements != batches * depth:
+        raise UnsupportedError(
+            f"{where}: input tensor {x.index} ({x.name}) has {x.num_elements} elements, "
+            f"expected {batches} rows of {depth} (output shape {list(y.shape)})")
+    bias = None
+    if len(op.inputs) > 2 and op.inputs[2] >= 0:
+        bias = graph.tensors[op.inputs[2]]
+        if bias.num_elements != units:
+            raise UnsupportedError(f"{where}: bias tensor {bias.index} ({bias.name}) has "
+                                   f"{bias.num_elements} elements, expected {units}")
+    return batches, depth, units, bias
+
+
+class FullyConnectedLowering:
+    headers: Sequence[str] = ("nnrt/kernels/fc.h",)
+
+    def check(self, graph: Graph, op: Op) -> None:
+        _, _, units, bias = _shapes(graph, op)
+        x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+        y = graph.tensors[op.outputs[0]]
+        if refuse_dtypes(op, graph, x, w, y, bias):
+            weight_requant(op, x, w, y, units, 0, fc_per_tensor_rule=True)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0  # fc.h: no scratch
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        graph, op = ctx.graph, ctx.op
+        assert isinstance(op.options, FullyConnectedOptions)
+        batches, depth, units, bias = _shapes(graph, op)
+        x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+        y = graph.tensors[op.outputs[0]]
+        int8 = refuse_dtypes(op, graph, x, w, y, bias)
+        bias_ptr = ctx.ptr(bias.index) if bias is not None else "NULL"
+        args = f"{ctx.ptr(x.index)}, {ctx.ptr(w.index)}, {bias_ptr}, {ctx.ptr(y.index)}"
+        if int8:
+            _, z_in = per_tensor_quant(op, x, "input")
+            s_out, z_out = per_tensor_quant(op, y, "output")
+            per_channel, mults, shifts = weight_requant(op, x, w, y, units, 0,
+                                                        fc_per_tensor_rule=True)
+            assert w.quant is not None
+            w_off = 0 if per_channel else -w.quant.zero_point[0]
+            lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
+            mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
+            shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
+            fields = [("batches", str(batches)), ("accum_depth", str(depth)),
+                      ("output_depth", str(units)), ("input_offset", str(-z_in)),
+                      ("weights_offset", str(w_off)), ("output_offset", str(z_out)),
+                      ("act_min", str(lo)), ("act_max", str(hi)),
+                      ("per_channel", "1" if per_channel else "0"),
+                      ("multiplier", mult), ("shift", shift)]
+            ctype, fn = "nnrt_fc_s8_params_t", "nnrt_fully_connected_s8"
+        else:
+            lo_f, hi_f = activation_range_float(op.options.activation)
+            fields = [("batches", str(batches)), ("accum_depth", str(depth)),
+                      ("output_depth", str(units)), ("act_min", c_float(lo_f)),
+                      ("act_max", c_float(hi_f))]
+            ctype, fn = "nnrt_fc_f32_params_t", "nnrt_fully_connected_f32"
+        return ([f"static const {ctype} params = {{"]
+                + [f"    .{k} = {v}," for k, v in fields] + ["};",
+                   f"return {fn}(&params, {args});"])
+
+
+register(("FULLY_CONNECTED",), FullyConnectedLowering())
