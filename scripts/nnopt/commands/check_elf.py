@@ -1,0 +1,49 @@
+"""``nnopt check-elf``: ROM/RAM use of a linked firmware against a board's budget."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ..boards import load_board
+from ..elfcheck import check_elf, format_report
+from ..errors import NnoptError
+
+DESCRIPTION = """\
+Read a linked firmware ELF (pyelftools) and report, for every memory region of the
+board, what uses it: code, read-only data, weights and the .data load image in flash;
+data, bss, arena, noinit, stack and heap in RAM; and the largest symbols. Works on
+ELFs linked for the real part (e.g. build/zephyr/zephyr.elf) and on nnopt's QEMU
+firmware (the board's emulated addresses); the address map is detected.
+
+Exit status: 0 within budget, 2 over budget (with what is over by how much and a hint),
+1 when the file cannot be read as a 32-bit Arm ELF."""
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("check-elf", help="ROM/RAM of a firmware ELF against the board budget",
+                       description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("firmware", type=Path, metavar="FIRMWARE.elf", help="the linked ELF")
+    p.add_argument("-b", "--board", required=True, metavar="NAME",
+                   help="board whose memory budget applies (e.g. nucleo_f767zi)")
+    p.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON")
+    p.add_argument("--top", type=int, default=10, metavar="N",
+                   help="how many of the largest symbols to list (default 10)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.top < 0:
+        raise NnoptError(f"--top must be 0 or more, not {args.top}")
+    board = load_board(args.board)
+    report = check_elf(args.firmware, board)
+    print(format_report(report, top=args.top))
+    if args.json is not None:
+        try:
+            args.json.write_text(json.dumps(report.to_json(), indent=2) + "\n")
+        except OSError as err:
+            raise NnoptError(f"cannot write {args.json}: {err.strerror or err}") from err
+    return 2 if report.over_budget else 0
