@@ -198,7 +198,7 @@ static int usage(const char *problem)
 
 int main(int argc, char **argv)
 {
-    const nnrt_model_t *m = &NNRT_HARNESS_MODEL;
+    const nnrt_model_t *hm = &NNRT_HARNESS_MODEL;
     const char *inputs[NNRT_HARNESS_MAX_IO];
     const char *outputs[NNRT_HARNESS_MAX_IO];
     const char *stats_path = NULL;
@@ -247,14 +247,14 @@ int main(int argc, char **argv)
             stats_path = argv[++a];
         }
     }
-    if (n_in != m->n_inputs || (n_out != 0 && n_out != m->n_outputs)) {
+    if (n_in != hm->n_inputs || (n_out != 0 && n_out != hm->n_outputs)) {
         t_reset(&t);
         t_str(&t, "model ");
-        t_str(&t, m->name);
+        t_str(&t, hm->name);
         t_str(&t, " has ");
-        t_u64(&t, m->n_inputs);
+        t_u64(&t, hm->n_inputs);
         t_str(&t, " input(s) and ");
-        t_u64(&t, m->n_outputs);
+        t_u64(&t, hm->n_outputs);
         t_str(&t, " output(s); got ");
         t_u64(&t, n_in);
         t_str(&t, " -i and ");
@@ -264,8 +264,8 @@ int main(int argc, char **argv)
     }
 
     for (i = 0; i < n_in; i++) {
-        const nnrt_tensor_desc_t *d = &m->inputs[i];
-        void *dst = m->input(i);
+        const nnrt_tensor_desc_t *d = &hm->inputs[i];
+        void *dst = hm->input(i);
         size_t actual = 0;
         nnrt_status_t st;
 
@@ -299,7 +299,7 @@ int main(int argc, char **argv)
     }
 
     t0 = nnrt_port_counter();
-    status = m->invoke();
+    status = hm->invoke();
     t1 = nnrt_port_counter();
     instructions = t1 - t0 - trace_counter;
     have_count = nnrt_port_counter_unit() != NULL &&
@@ -332,8 +332,8 @@ int main(int argc, char **argv)
     }
 
     for (i = 0; i < n_out; i++) {
-        const nnrt_tensor_desc_t *d = &m->outputs[i];
-        const void *src = m->output(i);
+        const nnrt_tensor_desc_t *d = &hm->outputs[i];
+        const void *src = hm->output(i);
 
         t_reset(&t);
         t_str(&t, "output ");
