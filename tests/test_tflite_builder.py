@@ -21,6 +21,7 @@ from nnopt.ir import (
 from support.tflite_builder import (
     ModelBuilder,
     binary_model,
+    combine_models,
     conv2d_model,
     depthwise_conv2d_model,
     fully_connected_model,
@@ -235,3 +236,37 @@ def test_bad_option_field_and_constant_input_raise() -> None:
     b3.op("CONV_2D", [x3], [y3], {"padding": "FULL"})
     with pytest.raises(ValueError, match="padding='FULL'"):
         b3.build([x3], [y3])
+
+
+def test_combine_models_keeps_every_model_runnable_side_by_side() -> None:
+    parts = [conv2d_model((1, 6, 6, 2), 3, (3, 3), seed=1),
+             fully_connected_model((2, 5), 3, dtype="float32", seed=2),
+             depthwise_conv2d_model((1, 5, 5, 2), (3, 3), depth_multiplier=2, bias=False)]
+    combined = combine_models(parts)
+    g = load_model_bytes(combined.data)
+    assert [op.opcode for op in g.ops] == ["CONV_2D", "FULLY_CONNECTED", "DEPTHWISE_CONV_2D"]
+    assert len(g.inputs) == len(g.outputs) == 3
+    sizes = [len(load_model_bytes(p).tensors) for p in parts]
+    assert combined.offsets == (0, sizes[0], sizes[0] + sizes[1])
+    assert combined.tensor(1, 0) == g.inputs[1]
+    rng = np.random.default_rng(0)
+    inputs = [rng.integers(-128, 128, (1, 6, 6, 2)).astype(np.int8),
+              rng.standard_normal((2, 5)).astype(np.float32),
+              rng.integers(-128, 128, (1, 5, 5, 2)).astype(np.int8)]
+    it = runtime.Interpreter.from_bytes(combined.data)
+    for i, x in enumerate(inputs):
+        it.set_input(x, i)
+    it.invoke()
+    for k, part in enumerate(parts):
+        np.testing.assert_array_equal(it.get_output(k), run_tflm(part, [inputs[k]]))
+
+
+def test_small_model_with_big_activations_runs_with_default_tflm_arena() -> None:
+    # 1x1 conv, 8 weights, 2 x 64 KiB of activations: padded so that the interpreter's
+    # default arena (10x the file size) holds it.
+    model = conv2d_model((1, 128, 128, 4), 2, (1, 1), bias=False)
+    assert len(model) * 10 >= 2 * (128 * 128 * 6)
+    it = runtime.Interpreter.from_bytes(model)
+    it.set_input(np.zeros((1, 128, 128, 4), np.int8), 0)
+    it.invoke()
+    assert it.get_output(0).shape == (1, 128, 128, 2)

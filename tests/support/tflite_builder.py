@@ -655,16 +655,25 @@ def fully_connected_model(input_shape: Sequence[int], units: int, *,
                           per_channel: bool = False, input_quant: Quant = (0.05, 0),
                           output_quant: Quant | None = None,
                           weight_scales: Sequence[float] | None = None,
+                          weight_zero_point: int = 0, depth: int | None = None,
                           weights: np.ndarray | None = None,
                           bias_values: np.ndarray | None = None) -> bytes:
     """A FULLY_CONNECTED model. Tensors: 0 input, 1 weights ``[units, depth]``, 2 bias
-    (if ``bias``), 3 (or 2) output. ``depth`` is the input's last dimension; the input is
-    flattened to ``[-1, depth]`` as TFLite does. The output is ``[*input[:-1], units]``
-    with ``keep_num_dims`` else ``[batches, units]``."""
+    (if ``bias``; else the optional input is -1), then the output.
+
+    ``depth`` (default: the input's last dimension) is the weights' inner dimension; the
+    input is flattened to ``[-1, depth]`` as TFLite does. The output is
+    ``[*input[:-1], units]`` with ``keep_num_dims`` else ``[batches, units]``.
+    ``weight_zero_point`` makes per-tensor int8 weights asymmetric (TFLM applies it).
+    """
     rng = np.random.default_rng(seed)
     in_shape = tuple(int(d) for d in input_shape)
-    depth = in_shape[-1]
+    depth = in_shape[-1] if depth is None else int(depth)
     batches = math.prod(in_shape) // depth
+    if batches * depth != math.prod(in_shape):
+        raise ValueError(f"input {in_shape} is not a whole number of rows of {depth}")
+    if keep_num_dims and depth != in_shape[-1]:
+        raise ValueError("keep_num_dims needs depth == the input's last dimension")
     out_shape = (*in_shape[:-1], units) if keep_num_dims else (batches, units)
     b = ModelBuilder("fully_connected_model")
     opts = FullyConnectedOptions(_act_name(activation), keep_num_dims)
@@ -694,7 +703,7 @@ def fully_connected_model(input_shape: Sequence[int], units: int, *,
     x = b.tensor(in_shape, "int8", name="input", scale=in_scale, zero_point=in_zp)
     wt = weights if weights is not None else random_int8(rng, (units, depth), -127, 127)
     ins = [x, b.const(np.asarray(wt, dtype=np.int8), name="weights", scale=ws,
-                      zero_point=0, axis=0)]
+                      zero_point=weight_zero_point, axis=0)]
     if bias:
         bv = bias_values if bias_values is not None else rng.integers(
             -3000, 3000, size=units, endpoint=True)
