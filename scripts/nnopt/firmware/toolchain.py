@@ -174,6 +174,7 @@ def _plan(spec: BuildSpec) -> _Plan:
     if not spec.sources:
         raise ToolchainError("nothing to build: no sources given")
     board = resolve_board(spec.target, spec.board)
+    machine = target_flags(spec.target, board, spec.sanitize)
     cc = find_tool(HOST_CC if spec.target == "host" else ARM_CC)
     sources = [Path(s).resolve() for s in spec.sources]
     for s in sources:
@@ -183,7 +184,6 @@ def _plan(spec: BuildSpec) -> _Plan:
     include_dirs = [nnrt_dir() / "include", *(Path(d).resolve() for d in spec.include_dirs)]
     defines = base_defines(spec.target, board)
     defines.update({str(k): str(v) for k, v in spec.defines.items()})
-    machine = target_flags(spec.target, board, spec.sanitize)
     cflags = [*WARNINGS, spec.opt, "-g", *machine]
     if spec.target != "host":
         cflags += ["-ffunction-sections", "-fdata-sections"]
@@ -357,10 +357,10 @@ def run(exe: Path, target: Target, args: Sequence[str], *, board: Board | None =
 
     ``target`` is the one it was built for; for ``qemu-*`` the board (default as in
     :func:`build`) selects the QEMU machine (:func:`nnopt.firmware.qemu.qemu_command`).
-    Paths in ``args`` should be absolute: semihosting resolves relative ones against
-    QEMU's working directory, which is not defined. A program killed by a signal
-    (e.g. QEMU aborting on a CPU lockup) gets exit code 128 + signal. A timeout raises
-    :class:`~nnopt.errors.ToolchainError`.
+    The program (or QEMU) runs in the caller's working directory, so relative paths in
+    ``args`` mean the same as for the caller; absolute ones are safest. A program killed
+    by a signal (e.g. QEMU aborting on a CPU lockup) gets exit code 128 + signal. A
+    timeout raises :class:`~nnopt.errors.ToolchainError`.
     """
     exe = Path(exe).resolve()
     if not exe.is_file():

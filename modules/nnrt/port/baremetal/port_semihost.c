@@ -1,7 +1,7 @@
 /*
  * The file and console half of the bare-metal port: everything goes through Arm
- * semihosting, which QEMU serves from the host (paths are host paths; pass absolute
- * ones, QEMU's working directory is not the caller's).
+ * semihosting, which QEMU serves from the host (paths are host paths; relative ones
+ * resolve against QEMU's working directory).
  */
 #include <stddef.h>
 #include <stdint.h>
