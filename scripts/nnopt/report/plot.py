@@ -9,7 +9,8 @@
   part of the lifetime. Colour by kind: activation, alias, scratch, graph input, graph
   output.
 - Lines: the live-sum curve (bytes live at each step), the arena size, the lower bound
-  (largest op inputs+outputs) and the file-order live peak. The peak step is shaded and
+  (largest op inputs+outputs on the imported graph: no order beats it, fusion and
+  in-place execution can) and the file-order live peak. The peak step is shaded and
   marked. Values are in the legend, which sits right of the axes, outside the data.
 
 The figure is sized to the op count (wider for more ops, capped) with fixed margins, so
@@ -67,7 +68,7 @@ _SHORT_OPCODES = {
 }
 
 # Layout, in inches. Fixed margins keep tick labels and legend outside the data.
-_LEFT, _RIGHT, _BOTTOM, _TOP = 0.85, 3.3, 1.25, 0.85
+_LEFT, _RIGHT, _BOTTOM, _TOP = 0.85, 3.6, 1.25, 0.85
 _PLOT_H_SMALL, _PLOT_H_LARGE, _LARGE = 5.0, 6.5, 80  # plot height; taller above _LARGE ops
 _PER_STEP = 0.11  # plot width per op before capping
 _MIN_W, _MAX_W = 7.0, 16.0
@@ -228,11 +229,13 @@ def _draw(fig: Figure, ax: Axes, plan: Plan, graph: Graph, n: int,
         Line2D([], [], color="#000000", linewidth=1.3,
                label=f"arena {_kib(plan.arena_bytes)}"),
         Line2D([], [], color="#D55E00", linewidth=1.2, linestyle=(0, (5, 3)),
-               label=f"lower bound {_kib(plan.lower_bound_bytes)}"
+               label=f"lower bound (op in+out) {_kib(plan.lower_bound_bytes)}"
                + _same_as(plan.lower_bound_bytes, plan)),
         Line2D([], [], color="#0072B2", linewidth=1.2, linestyle=(0, (1.5, 1.5)),
                label=f"file-order peak {_kib(plan.peak_live_bytes_file_order)}"
-               + _same_as(plan.peak_live_bytes_file_order, plan)),
+               + (_same_as(plan.peak_live_bytes_file_order, plan)
+                  or (" = lower bound" if plan.peak_live_bytes_file_order
+                      == plan.lower_bound_bytes else ""))),
         Line2D([], [], color="#222222", marker="v", linestyle="none", markersize=7,
                label=f"peak at step {peak_pos}"
                + (f" ({_op_label(plan, graph, peak_pos)})" if plan.steps else "")),
@@ -254,7 +257,7 @@ def _draw(fig: Figure, ax: Axes, plan: Plan, graph: Graph, n: int,
 
 
 def _same_as(nbytes: int, plan: Plan) -> str:
-    """A note for a line drawn exactly under the arena line (it would be invisible)."""
+    """A note for a line drawn exactly over the arena line (it would be hidden)."""
     return " = arena" if nbytes == plan.arena_bytes else ""
 
 
