@@ -1,0 +1,511 @@
+"""Weight placement for out-of-core execution: internal flash or external flash,
+chunking by output channel, staging size and the prefetch schedule.
+
+A pure pass (no I/O): :func:`plan_swap` takes the graph codegen emits, the Plan (for
+the schedule, the weights and the arena size) and the Board, and returns a
+:class:`SwapPlan`. Only the filter tensors of CONV_2D, DEPTHWISE_CONV_2D and
+FULLY_CONNECTED are candidates; biases and every other constant stay internal (they are
+small and read element by element).
+
+Algorithm (bullets, in the order it runs):
+
+- **Budget.** Internal flash for weights = the flash region minus a documented code
+  reserve (:data:`CODE_RESERVE_BYTES`: runtime, kernels, generated op code, mbedTLS)
+  minus the requantisation tables the lowerings emit (8 bytes per output channel plus a
+  parameter block per op, :func:`metadata_bytes`).
+- **Which tensors stream** (``mode="auto"``, only when the weights exceed the budget):
+  candidates are ranked by the time streaming them would add per byte freed
+  (:func:`~nnopt.swap.costmodel.stream_penalty_s`: decryption, which is never hidden,
+  plus the part of the read that compute cannot cover), cheapest first, ties by size
+  (larger first) then tensor index. They are taken greedily until the weights fit, then
+  the most expensive ones that are no longer needed are given back. So I/O-bound
+  tensors (fully connected: 1 MAC per byte) stay internal and convolutions, which reuse
+  each weight OH*OW times, stream. ``mode="force"`` streams every candidate;
+  ``mode="off"`` none. Greedy by ratio is the fractional-knapsack rule: not optimal
+  for the 0/1 problem, but the penalty is nearly linear in bytes, so the gap is at most
+  one tensor's penalty.
+- **Chunking.** A streamed tensor is cut along its output channels (conv OHWI and FC:
+  axis 0, rows contiguous; depthwise ``[1,KH,KW,C]``: axis 3, kept as one chunk) into
+  the fewest chunks of at most ``staging_bytes`` each, balanced (channels per chunk
+  differ by at most one... except the last). Several chunks per layer need kernels that
+  compute an output-channel range (``kernel_channel_ranges``); without them only
+  layers whose output channel slice is contiguous (one output row: FC with batch 1, a
+  conv with a 1x1 output) may split, the others must fit one chunk.
+- **Staging size.** Two buffers of equal size (ping-pong). Their budget: the DTCM when
+  the board has one (DMA-reachable, uncached, not used by the arena planner) minus
+  :data:`DTCM_RESERVE_BYTES`, else the arena region left after the arena and
+  :data:`SRAM_RESERVE_BYTES`. Candidate sizes (powers of two from 1 KiB, the smallest
+  feasible size, the largest that fits) are simulated with the cost model; among the
+  sizes whose predicted latency is within :data:`STAGING_TOLERANCE` of the best, the one
+  needing the least RAM (two buffers plus the chunk table, 32 bytes per chunk) wins.
+- **Prefetch schedule.** Chunks are numbered in execution order; that number is their
+  index in the blob. Chunk 0 is read when an inference starts; chunk k+1 is issued
+  right after chunk k's read completes (``wait(k)``), before chunk k is decrypted and
+  computed, into the other staging buffer (``k % 2``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from ..boards import Board
+from ..errors import PlanError
+from ..ir import Graph, Op
+from ..plan import Plan, WeightEntry
+from .blob import ALGORITHMS, ENTRY_BYTES, TAG_BYTES, ChunkSpec
+from .costmodel import (
+    ChunkCost,
+    CostParams,
+    io_bound_if_streamed,
+    macs_per_weight_byte,
+    simulate,
+    stream_penalty_s,
+)
+
+SWAP_MODES = ("auto", "off", "force")
+
+#: Internal flash kept for everything that is not a weight: nnrt runtime and kernels,
+#: the generated op functions, the mbedTLS subset (PSA core, AES/GCM, ChaCha20-Poly1305:
+#: about 40 KB for arm-none-eabi -O2), startup and harness. TFLM's code alone is
+#: 35-85 KB (ANCHORS.md "TFLM code"); 192 KiB leaves room for both and for growth.
+CODE_RESERVE_BYTES = 192 * 1024
+#: Per output channel of a conv/depthwise/FC: an int32 multiplier and an int32 shift.
+REQUANT_BYTES_PER_CHANNEL = 8
+#: Per weighted op: the const parameter block and pointers (about 100 bytes).
+PARAMS_BYTES_PER_OP = 128
+#: DTCM left for other NNRT_DTCM data when the staging buffers live there.
+DTCM_RESERVE_BYTES = 8 * 1024
+#: Arena-region bytes left for the stack (firmware default 8 KiB), .data and .bss.
+SRAM_RESERVE_BYTES = 16 * 1024
+#: Staging budget when there is no board (host runs with --swap force).
+DEFAULT_STAGING_BUDGET = 64 * 1024
+#: RAM of the swap runtime besides the staging buffers and the chunk table: driver
+#: context, PSA key slots and the mbedTLS allocation pool (nnopt's mbedTLS config).
+CRYPTO_STATE_BYTES = 2 * 1024
+#: Smallest staging candidate and the relative latency slack when picking the size.
+MIN_STAGING = 1024
+STAGING_TOLERANCE = 0.005
+
+_WEIGHTED = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+
+
+@dataclass(frozen=True)
+class SwapOptions:
+    mode: str = "auto"  # auto | off | force
+    algorithm: str | None = None  # None: the board's external_flash.crypto
+    code_reserve_bytes: int = CODE_RESERVE_BYTES
+    internal_flash_bytes: int | None = None  # None: the board's flash region
+    staging_bytes: int | None = None  # per-buffer plaintext capacity; None: cost model
+    staging_region: str | None = None  # None: dtcm if present, else the arena region
+    staging_budget_bytes: int | None = None  # bytes for both buffers; overrides region
+    kernel_channel_ranges: bool = True  # kernels can compute an output-channel range
+    cost: CostParams | None = None  # None: CostParams.for_board(board, algorithm)
+
+
+@dataclass(frozen=True)
+class TensorPlacement:
+    tensor: int
+    op: int
+    opcode: str
+    bytes: int
+    pool: str  # "flash" (internal) or "external"
+    reason: str
+    macs_per_byte: float
+    io_bound_if_streamed: bool
+    axis: int  # output-channel axis of the tensor
+    channels: int
+    row_bytes: int  # bytes of one output channel
+    splittable: bool  # may be cut into several chunks
+    chunks: int = 0
+    channels_per_chunk: int = 0
+
+
+@dataclass(frozen=True)
+class ChunkEntry:
+    index: int  # position in the streaming order == blob table index
+    op: int
+    tensor: int
+    axis: int
+    c0: int
+    c1: int
+    plain_bytes: int
+    buffer: int  # staging buffer (index % 2)
+    issue_after: int  # the read is issued by wait(issue_after); -1: at invoke start
+    issue_op: int  # op during which the read is issued (-1: before the first op)
+
+
+@dataclass(frozen=True)
+class SwapPlan:
+    mode: str
+    enabled: bool
+    algorithm: str
+    external_kind: str
+    internal_flash_bytes: int
+    code_reserve_bytes: int
+    metadata_bytes: int
+    internal_budget_bytes: int  # for weights
+    internal_weight_bytes: int
+    external_weight_bytes: int
+    fits_internal_flash: bool
+    staging_region: str
+    staging_budget_bytes: int
+    staging_bytes: int  # per buffer, plaintext capacity (largest chunk)
+    staging_buffer_bytes: int  # per buffer, with the tag, rounded to 16
+    fits_staging: bool
+    sram_bytes: int  # staging buffers + chunk table + crypto state
+    arena_fits: bool | None
+    needs_channel_range_kernels: bool
+    tensors: tuple[TensorPlacement, ...]
+    chunks: tuple[ChunkEntry, ...]
+    cost: Mapping[str, Any]  # Timeline.to_json() of the chosen configuration
+    staging_candidates: Mapping[int, float]  # staging bytes -> predicted overlap ms
+    notes: tuple[str, ...]
+
+    @property
+    def external_tensors(self) -> tuple[int, ...]:
+        return tuple(t.tensor for t in self.tensors if t.pool == "external")
+
+    @property
+    def chunk_count(self) -> int:
+        return len(self.chunks)
+
+    @property
+    def predicted_slowdown(self) -> float:
+        return float(self.cost.get("slowdown", 1.0))
+
+    def chunks_of(self, op: int) -> tuple[ChunkEntry, ...]:
+        return tuple(c for c in self.chunks if c.op == op)
+
+    def weights_with_pools(self, weights: Sequence[WeightEntry]) -> tuple[WeightEntry, ...]:
+        """The Plan's weight entries with ``pool="external"`` for streamed tensors."""
+        ext = set(self.external_tensors)
+        return tuple(replace(w, pool="external") if w.tensor in ext else w for w in weights)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["chunk_count"] = self.chunk_count
+        d["predicted_slowdown"] = round(self.predicted_slowdown, 4)
+        d["staging_candidates"] = {str(k): v for k, v in self.staging_candidates.items()}
+        for t in d["tensors"]:
+            if math.isinf(t["macs_per_byte"]):
+                t["macs_per_byte"] = None
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> SwapPlan:
+        tensors = tuple(TensorPlacement(**{**t, "macs_per_byte": math.inf
+                                           if t["macs_per_byte"] is None
+                                           else t["macs_per_byte"]}) for t in d["tensors"])
+        fields = {k: v for k, v in d.items()
+                  if k in cls.__dataclass_fields__ and k not in ("tensors", "chunks")}
+        fields["staging_candidates"] = {int(k): v for k, v in d["staging_candidates"].items()}
+        fields["notes"] = tuple(d["notes"])
+        return cls(**fields, tensors=tensors,
+                   chunks=tuple(ChunkEntry(**c) for c in d["chunks"]))
+
+
+# ----- analysis -----
+
+def metadata_bytes(graph: Graph) -> int:
+    """Flash of the requantisation tables and parameter blocks of weighted ops."""
+    total = 0
+    for op in graph.ops:
+        if op.opcode in _WEIGHTED and len(op.inputs) > 1 and op.inputs[1] >= 0:
+            w = graph.tensors[op.inputs[1]]
+            per_channel = w.quant is not None and w.quant.per_channel
+            channels = len(w.quant.scale) if per_channel and w.quant else 1
+            total += REQUANT_BYTES_PER_CHANNEL * channels + PARAMS_BYTES_PER_OP
+    return total
+
+
+def _uses(graph: Graph) -> dict[int, list[Op]]:
+    uses: dict[int, list[Op]] = {}
+    for op in graph.ops:
+        for t in dict.fromkeys(op.inputs):
+            if t >= 0:
+                uses.setdefault(t, []).append(op)
+    return uses
+
+
+def _rows_per_batch(graph: Graph, op: Op) -> int:
+    """Output rows (N*OH*OW, or FC batches) of an op: 1 means a channel slice of the
+    output is contiguous."""
+    y = graph.tensors[op.outputs[0]]
+    w = graph.tensors[op.inputs[1]]
+    channels = w.shape[0] if op.opcode != "DEPTHWISE_CONV_2D" else w.shape[-1]
+    return y.num_elements // channels if channels else 0
+
+
+def _candidate(graph: Graph, op: Op, uses: Mapping[int, list[Op]], params: CostParams,
+               kernel_ranges: bool) -> TensorPlacement | None:
+    if op.opcode not in _WEIGHTED or len(op.inputs) < 2 or op.inputs[1] < 0:
+        return None
+    w = graph.tensors[op.inputs[1]]
+    if not w.is_constant or len(w.shape) not in (2, 4) or w.nbytes == 0:
+        return None
+    if len(uses.get(w.index, [])) != 1:
+        return None  # shared weights: keep internal
+    axis = len(w.shape) - 1 if op.opcode == "DEPTHWISE_CONV_2D" else 0
+    channels = w.shape[axis]
+    row = w.nbytes // channels
+    if op.opcode == "DEPTHWISE_CONV_2D":
+        splittable = False
+    else:
+        splittable = kernel_ranges or _rows_per_batch(graph, op) == 1
+    splittable = splittable and channels > 1
+    return TensorPlacement(
+        tensor=w.index, op=op.index, opcode=op.opcode, bytes=w.nbytes, pool="flash",
+        reason="", macs_per_byte=macs_per_weight_byte(graph, op, w.nbytes),
+        io_bound_if_streamed=io_bound_if_streamed(graph, op, w.nbytes, params),
+        axis=axis, channels=channels, row_bytes=row, splittable=splittable)
+
+
+def _staging_budget(board: Board | None, plan: Plan, opts: SwapOptions) -> tuple[str, int]:
+    if opts.staging_budget_bytes is not None:
+        return opts.staging_region or "explicit", opts.staging_budget_bytes
+    if board is None:
+        return opts.staging_region or "sram", DEFAULT_STAGING_BUDGET
+    region = opts.staging_region
+    if region is None:
+        dtcm = board.regions.get("dtcm")
+        region = ("dtcm" if dtcm is not None and dtcm.kind == "ram"
+                  and board.arena_region != "dtcm" else board.arena_region)
+    if region not in board.regions or board.regions[region].kind != "ram":
+        raise PlanError(f"staging region {region!r} is not a RAM region of {board.name}",
+                        hint="RAM regions: " + ", ".join(r.name for r in board.ram_regions))
+    size = board.regions[region].size
+    if region == board.arena_region:
+        return region, size - plan.arena_bytes - SRAM_RESERVE_BYTES
+    return region, size - DTCM_RESERVE_BYTES
+
+
+def _chunk_channels(t: TensorPlacement, staging: int) -> int:
+    """Channels per chunk for a staging capacity (the whole tensor if unsplittable)."""
+    if not t.splittable or t.bytes <= staging:
+        return t.channels
+    per = max(1, staging // t.row_bytes)
+    n = math.ceil(t.channels / per)
+    return math.ceil(t.channels / n)
+
+
+def _min_staging(t: TensorPlacement) -> int:
+    return t.row_bytes if t.splittable else t.bytes
+
+
+def _chunks_for(streamed: Sequence[TensorPlacement], schedule: Sequence[int],
+                staging: int) -> list[ChunkEntry]:
+    by_op = {t.op: t for t in streamed}
+    out: list[ChunkEntry] = []
+    prev_op = -1
+    for idx in schedule:
+        t = by_op.get(idx)
+        if t is None:
+            continue
+        per = _chunk_channels(t, staging)
+        for c0 in range(0, t.channels, per):
+            c1 = min(t.channels, c0 + per)
+            k = len(out)
+            out.append(ChunkEntry(k, t.op, t.tensor, t.axis, c0, c1, (c1 - c0) * t.row_bytes,
+                                  k % 2, k - 1, prev_op if k else -1))
+            prev_op = t.op
+    return out
+
+
+def _costs(chunks: Sequence[ChunkEntry], streamed: Mapping[int, TensorPlacement]
+           ) -> list[ChunkCost]:
+    return [ChunkCost(c.op, c.plain_bytes, (c.c1 - c.c0) / streamed[c.tensor].channels)
+            for c in chunks]
+
+
+def _round16(n: int) -> int:
+    return (n + 15) // 16 * 16
+
+
+def _swap_ram(chunks: Sequence[ChunkEntry]) -> int:
+    """Staging-region bytes: two staging buffers and the chunk table."""
+    if not chunks:
+        return 0
+    return 2 * _round16(max(c.plain_bytes for c in chunks) + TAG_BYTES) + ENTRY_BYTES * len(chunks)
+
+
+# ----- the pass -----
+
+def plan_swap(graph: Graph, plan: Plan, board: Board | None,
+              options: SwapOptions | None = None) -> SwapPlan:
+    """Decide placement, chunks, staging size and prefetch order (see module doc)."""
+    opts = options or SwapOptions()
+    if opts.mode not in SWAP_MODES:
+        raise PlanError(f"unknown swap mode {opts.mode!r}", hint="use auto, off or force")
+    ext = dict(board.external_flash) if board else {}
+    alg = (opts.algorithm or str(ext.get("crypto") or "chacha20-poly1305")).lower()
+    if alg not in ALGORITHMS:
+        raise PlanError(f"unknown AEAD algorithm {alg!r}",
+                        hint="use " + " or ".join(ALGORITHMS))
+    params = opts.cost or CostParams.for_board(board, alg)
+    if opts.mode == "force" and board is not None and not ext:
+        raise PlanError(f"--swap force: board {board.name} declares no external flash",
+                        hint="add `external_flash:` to its yaml (boards/nnopt/README.md)")
+    notes: list[str] = []
+
+    flash = opts.internal_flash_bytes
+    if flash is None and board is not None:
+        roms = [r for r in board.rom_regions if r.name == "flash"] or board.rom_regions
+        flash = roms[0].size if roms else None
+    meta = metadata_bytes(graph)
+    weights_total = sum(w.size for w in plan.weights)
+    budget = (flash - opts.code_reserve_bytes - meta) if flash is not None else None
+    if budget is not None and budget < 0:
+        notes.append(f"the code reserve ({opts.code_reserve_bytes} B) and requantisation "
+                     f"tables ({meta} B) alone exceed internal flash ({flash} B)")
+
+    uses = _uses(graph)
+    cands: dict[int, TensorPlacement] = {}
+    for op in graph.ops:
+        c = _candidate(graph, op, uses, params, opts.kernel_channel_ranges)
+        if c is not None:
+            cands[c.tensor] = c
+    region, stage_budget = _staging_budget(board, plan, opts)
+    max_stage = (stage_budget // 2 - TAG_BYTES) // 16 * 16
+    if opts.staging_bytes is not None:
+        max_stage = opts.staging_bytes
+    feasible = {t: c for t, c in cands.items() if _min_staging(c) <= max_stage}
+    for t, c in cands.items():
+        if t not in feasible:
+            cands[t] = replace(c, reason=f"needs {_min_staging(c)} B of staging in one "
+                               f"piece, at most {max_stage} B available")
+
+    # -- which tensors stream --
+    ops = graph.op_by_index
+    penalty = {t: stream_penalty_s(graph, ops[c.op], c.bytes, params)
+               for t, c in feasible.items()}
+    chosen: list[int] = []
+    excess = weights_total - budget if budget is not None else 0
+    if opts.mode == "force":
+        chosen = sorted(feasible)
+    elif opts.mode == "auto" and excess > 0:
+        if not ext:
+            notes.append("weights exceed internal flash but the board declares no "
+                         "external flash")
+        else:
+            ranked = sorted(feasible, key=lambda t: (penalty[t] / feasible[t].bytes,
+                                                     -feasible[t].bytes, t))
+            freed = 0
+            for t in ranked:
+                if freed >= excess:
+                    break
+                chosen.append(t)
+                freed += feasible[t].bytes
+            for t in sorted(chosen, key=lambda t: (-penalty[t] / feasible[t].bytes, t)):
+                if freed - feasible[t].bytes >= excess:
+                    chosen.remove(t)
+                    freed -= feasible[t].bytes
+            chosen.sort()
+    enabled = bool(chosen)
+    ext_bytes = sum(feasible[t].bytes for t in chosen)
+    internal = weights_total - ext_bytes
+    fits_flash = budget is None or internal <= budget
+    if not fits_flash:
+        notes.append(f"internal weights {internal} B exceed the budget of {budget} B "
+                     f"(flash {flash} B - code reserve {opts.code_reserve_bytes} B - "
+                     f"tables {meta} B)"
+                     + ("" if opts.mode != "off" else "; use --swap auto"))
+
+    # -- staging size and chunks --
+    streamed = {t: feasible[t] for t in chosen}
+    schedule = plan.schedule
+    candidates: dict[int, float] = {}
+    staging = 0
+    chunks: list[ChunkEntry] = []
+    if enabled:
+        need = max(_min_staging(c) for c in streamed.values())
+        if opts.staging_bytes is not None:
+            sizes = [max(opts.staging_bytes, need)]
+        else:
+            top = max(max_stage, need)
+            sizes = sorted({need, top, *(1 << p for p in range(10, 31)
+                                         if need < (1 << p) < top and (1 << p) >= MIN_STAGING)})
+        results: dict[int, tuple[float, int, list[ChunkEntry]]] = {}
+        for s in sizes:
+            ch = _chunks_for(list(streamed.values()), schedule, s)
+            tl = simulate(graph, schedule, _costs(ch, streamed), params)
+            results[s] = (tl.overlap_s, _swap_ram(ch), ch)
+            candidates[s] = round(tl.overlap_s * 1e3, 4)
+        fitting = {s: v for s, v in results.items() if v[1] <= stage_budget} or results
+        best = min(v[0] for v in fitting.values())
+        pick = min((v[1], s) for s, v in fitting.items()
+                   if v[0] <= best * (1 + STAGING_TOLERANCE))[1]
+        chunks = results[pick][2]
+        staging = max(c.plain_bytes for c in chunks)
+    timeline = simulate(graph, schedule, _costs(chunks, streamed), params)
+    buffer_bytes = _round16(staging + TAG_BYTES) if enabled else 0
+    fits_staging = not enabled or _swap_ram(chunks) <= stage_budget
+    if enabled and not fits_staging:
+        notes.append(f"two staging buffers of {buffer_bytes} B and a chunk table of "
+                     f"{ENTRY_BYTES * len(chunks)} B do not fit the {stage_budget} B left "
+                     f"in {region}")
+    arena_fits: bool | None = None
+    if board is not None:
+        arena_fits = plan.arena_bytes <= board.sram_bytes
+        if not arena_fits:
+            notes.append(f"the activation arena ({plan.arena_bytes} B) exceeds "
+                         f"{board.arena_region} ({board.sram_bytes} B): activations need "
+                         "tiling, which the swap plan does not cover")
+
+    per_tensor_chunks: dict[int, list[ChunkEntry]] = {}
+    for ce in chunks:
+        per_tensor_chunks.setdefault(ce.tensor, []).append(ce)
+    placements: list[TensorPlacement] = []
+    for t in sorted(cands):
+        c = cands[t]
+        if t in streamed:
+            ch = per_tensor_chunks[t]
+            c = replace(c, pool="external", chunks=len(ch), channels_per_chunk=ch[0].c1 - ch[0].c0,
+                        reason="forced" if opts.mode == "force" else
+                        "streams: compute hides the read" if not c.io_bound_if_streamed
+                        else "streams although I/O-bound: needed to fit")
+        elif not c.reason:
+            c = replace(c, reason="internal: I/O-bound if streamed" if c.io_bound_if_streamed
+                        else "internal: fits the budget")
+        placements.append(c)
+    needs_ranges = any(not _contiguous_ok(graph, ops[c.op]) for c in streamed.values()
+                       if len(per_tensor_chunks[c.tensor]) > 1)
+    sram = _swap_ram(chunks) + CRYPTO_STATE_BYTES if enabled else 0
+    return SwapPlan(
+        mode=opts.mode, enabled=enabled, algorithm=alg,
+        external_kind=str(ext.get("kind", "none" if board else "default")),
+        internal_flash_bytes=flash or 0, code_reserve_bytes=opts.code_reserve_bytes,
+        metadata_bytes=meta, internal_budget_bytes=budget if budget is not None else -1,
+        internal_weight_bytes=internal, external_weight_bytes=ext_bytes,
+        fits_internal_flash=fits_flash, staging_region=region,
+        staging_budget_bytes=stage_budget, staging_bytes=staging,
+        staging_buffer_bytes=buffer_bytes, fits_staging=fits_staging, sram_bytes=sram,
+        arena_fits=arena_fits, needs_channel_range_kernels=needs_ranges,
+        tensors=tuple(placements), chunks=tuple(chunks), cost=timeline.to_json(),
+        staging_candidates=candidates, notes=tuple(notes))
+
+
+def _contiguous_ok(graph: Graph, op: Op) -> bool:
+    return op.opcode != "DEPTHWISE_CONV_2D" and _rows_per_batch(graph, op) == 1
+
+
+# ----- chunk contents -----
+
+def chunk_bytes(graph: Graph, chunk: ChunkEntry) -> bytes:
+    """The plaintext of a chunk: the tensor's output channels [c0, c1) in the layout the
+    kernel reads (axis 0: the rows as stored; another axis: the slice made contiguous)."""
+    arr = graph.tensors[chunk.tensor].array()
+    sl = np.take(arr, np.arange(chunk.c0, chunk.c1), axis=chunk.axis)
+    return np.ascontiguousarray(sl).tobytes()
+
+
+def blob_chunks(graph: Graph, swap: SwapPlan) -> list[ChunkSpec]:
+    return [ChunkSpec(c.tensor, c.c0, c.c1, chunk_bytes(graph, c)) for c in swap.chunks]
+
+
+def layout_tuple(swap: SwapPlan) -> list[tuple[int, int, int, int]]:
+    return [(c.tensor, c.c0, c.c1, c.plain_bytes) for c in swap.chunks]

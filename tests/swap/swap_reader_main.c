@@ -1,0 +1,267 @@
+/*
+ * Test harness for the swap driver (tests/test_swap_driver.py): open a blob, read,
+ * authenticate and decrypt every chunk, write the plaintexts, report the status.
+ * The same file runs on the host (stdio file device, optionally ASan/UBSan) and on
+ * QEMU (semihosting file device).
+ *
+ *   swap_reader -b BLOB -k KEYHEX [-l LAYOUTHEX] [-a ALG] [-n CHUNKS] [-s STAGING]
+ *               [-o OUT] [-r] [-p]
+ *
+ *   -b  the blob file                -k  the key, hex
+ *   -l  expected layout id, hex      -a  expected algorithm id (0: the blob's)
+ *   -n  expected chunk count         -s  staging buffer bytes (default: the maximum)
+ *   -o  write every chunk's plaintext here, in chunk order
+ *   -r  read the chunks in reverse order (no prefetch: start/wait out of sequence)
+ *   -p  disable prefetching (wait(k) reads k synchronously)
+ *
+ * Prints "swap: status=<S> chunk=<K> chunks=<N> bytes=<B> decrypt=<D> wait=<W>"
+ * (S the nnrt_status_t value, K the chunk where it failed or -1) and exits 0 on
+ * success, 2 on bad usage, 10 + (-S) on a driver error.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "nnrt/extflash.h"
+#include "nnrt/port.h"
+#include "nnrt/swap.h"
+
+#ifndef SWAP_TEST_STAGING_MAX
+#define SWAP_TEST_STAGING_MAX (32u * 1024u)
+#endif
+#ifndef SWAP_TEST_TABLE_MAX
+#define SWAP_TEST_TABLE_MAX 1024u
+#endif
+
+static uint8_t g_stage0[SWAP_TEST_STAGING_MAX] __attribute__((aligned(16)));
+static uint8_t g_stage1[SWAP_TEST_STAGING_MAX] __attribute__((aligned(16)));
+static uint8_t g_table[SWAP_TEST_TABLE_MAX * NNRT_SWAP_ENTRY_BYTES] __attribute__((aligned(4)));
+static uint8_t g_key[64];
+static uint8_t g_layout[NNRT_SWAP_LAYOUT_ID_BYTES];
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+/* Parse hex into out (at most cap bytes): number of bytes, or -1. */
+static long parse_hex(const char *s, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+
+    while (s[0] != '\0') {
+        const int hi = hexval(s[0]);
+        const int lo = s[1] != '\0' ? hexval(s[1]) : -1;
+
+        if (hi < 0 || lo < 0 || n >= cap) {
+            return -1;
+        }
+        out[n++] = (uint8_t)(hi * 16 + lo);
+        s += 2;
+    }
+    return (long)n;
+}
+
+static long parse_uint(const char *s)
+{
+    long v = 0;
+
+    if (*s == '\0') {
+        return -1;
+    }
+    for (; *s != '\0'; ++s) {
+        if (*s < '0' || *s > '9' || v > 100000000L) {
+            return -1;
+        }
+        v = v * 10 + (*s - '0');
+    }
+    return v;
+}
+
+static void put_u64(char **p, uint64_t v)
+{
+    char digits[21];
+    size_t n = 0;
+
+    do {
+        digits[n++] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v != 0u);
+    while (n > 0) {
+        *(*p)++ = digits[--n];
+    }
+}
+
+static void put_i64(char **p, int64_t v)
+{
+    if (v < 0) {
+        *(*p)++ = '-';
+        put_u64(p, (uint64_t)(-v));
+    } else {
+        put_u64(p, (uint64_t)v);
+    }
+}
+
+static void put_str(char **p, const char *s)
+{
+    while (*s != '\0') {
+        *(*p)++ = *s++;
+    }
+}
+
+static int report(nnrt_status_t st, int64_t chunk, const nnrt_swap_stats_t *stats)
+{
+    char line[200];
+    char *p = line;
+
+    put_str(&p, "swap: status=");
+    put_i64(&p, (int64_t)st);
+    put_str(&p, " chunk=");
+    put_i64(&p, chunk);
+    put_str(&p, " chunks=");
+    put_u64(&p, stats->chunks);
+    put_str(&p, " bytes=");
+    put_u64(&p, stats->bytes);
+    put_str(&p, " decrypt=");
+    put_u64(&p, stats->decrypt_counter);
+    put_str(&p, " wait=");
+    put_u64(&p, stats->wait_counter);
+    *p = '\0';
+    nnrt_port_log(line);
+    return st == NNRT_OK ? 0 : 10 + (int)(-(int)st);
+}
+
+int main(int argc, char **argv)
+{
+    const char *blob = NULL;
+    const char *out = NULL;
+    long key_len = -1;
+    int have_layout = 0;
+    int reverse = 0;
+    int prefetch = 1;
+    long alg = 0;
+    long expect = 0;
+    long staging = (long)SWAP_TEST_STAGING_MAX;
+    nnrt_swap_config_t cfg;
+    nnrt_swap_t swap;
+    nnrt_swap_stats_t zero;
+    nnrt_extflash_t *dev = NULL;
+    nnrt_status_t st;
+    uint32_t n;
+    uint32_t i;
+    int a;
+
+    memset(&zero, 0, sizeof(zero));
+    for (a = 1; a < argc; ++a) {
+        const char *opt = argv[a];
+        const char *val = a + 1 < argc ? argv[a + 1] : NULL;
+
+        if (strcmp(opt, "-r") == 0) {
+            reverse = 1;
+            continue;
+        }
+        if (strcmp(opt, "-p") == 0) {
+            prefetch = 0;
+            continue;
+        }
+        if (val == NULL) {
+            nnrt_port_log_error("swap_reader: option needs a value");
+            return 2;
+        }
+        ++a;
+        if (strcmp(opt, "-b") == 0) {
+            blob = val;
+        } else if (strcmp(opt, "-o") == 0) {
+            out = val;
+        } else if (strcmp(opt, "-k") == 0) {
+            key_len = parse_hex(val, g_key, sizeof(g_key));
+        } else if (strcmp(opt, "-l") == 0) {
+            have_layout = parse_hex(val, g_layout, sizeof(g_layout)) == (long)sizeof(g_layout);
+            if (!have_layout) {
+                nnrt_port_log_error("swap_reader: bad layout id");
+                return 2;
+            }
+        } else if (strcmp(opt, "-a") == 0) {
+            alg = parse_uint(val);
+        } else if (strcmp(opt, "-n") == 0) {
+            expect = parse_uint(val);
+        } else if (strcmp(opt, "-s") == 0) {
+            staging = parse_uint(val);
+        } else {
+            nnrt_port_log_error("swap_reader: unknown option");
+            return 2;
+        }
+    }
+    if (blob == NULL || key_len < 0 || alg < 0 || expect < 0 || staging <= 0
+        || staging > (long)SWAP_TEST_STAGING_MAX) {
+        nnrt_port_log_error("usage: swap_reader -b BLOB -k KEYHEX [-l ID] [-a ALG] [-n N] "
+                            "[-s STAGING] [-o OUT] [-r] [-p]");
+        return 2;
+    }
+    st = nnrt_extflash_port_open(blob, &dev);
+    if (st != NNRT_OK) {
+        return report(st, -1, &zero);
+    }
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.dev = dev;
+    cfg.key = g_key;
+    cfg.key_len = (size_t)key_len;
+    cfg.algorithm = (uint32_t)alg;
+    cfg.layout_id = have_layout ? g_layout : NULL;
+    cfg.expect_chunks = (uint32_t)expect;
+    cfg.staging[0] = g_stage0;
+    cfg.staging[1] = g_stage1;
+    cfg.staging_bytes = (size_t)staging;
+    cfg.table = g_table;
+    cfg.table_capacity = SWAP_TEST_TABLE_MAX;
+    cfg.prefetch_next = prefetch && !reverse;
+    st = nnrt_swap_open(&swap, &cfg);
+    if (st != NNRT_OK) {
+        nnrt_extflash_port_close();
+        return report(st, -1, &zero);
+    }
+    n = nnrt_swap_chunk_count(&swap);
+    if (out != NULL && nnrt_port_write_file(out, NULL, 0, 0) != NNRT_OK) {
+        nnrt_port_log_error("swap_reader: cannot write the output file");
+        return 2;
+    }
+    if (!reverse && prefetch) {
+        st = nnrt_swap_start(&swap, 0);
+    }
+    for (i = 0; st == NNRT_OK && i < n; ++i) {
+        const uint32_t k = reverse ? n - 1u - i : i;
+        const uint8_t *data = NULL;
+        size_t len = 0;
+        nnrt_swap_chunk_t info;
+
+        st = nnrt_swap_wait(&swap, k, &data, &len);
+        if (st != NNRT_OK) {
+            nnrt_swap_stats_t stats = nnrt_swap_stats(&swap);
+            nnrt_swap_close(&swap);
+            nnrt_extflash_port_close();
+            return report(st, (int64_t)k, &stats);
+        }
+        if (nnrt_swap_chunk_info(&swap, k, &info) != NNRT_OK || info.plain_bytes != len) {
+            st = NNRT_ERR_INTERNAL;
+            break;
+        }
+        if (out != NULL && !reverse && nnrt_port_write_file(out, data, len, 1) != NNRT_OK) {
+            st = NNRT_ERR_IO;
+        }
+    }
+    {
+        nnrt_swap_stats_t stats = nnrt_swap_stats(&swap);
+        nnrt_swap_close(&swap);
+        nnrt_extflash_port_close();
+        return report(st, st == NNRT_OK ? -1 : (int64_t)i, &stats);
+    }
+}
