@@ -200,11 +200,15 @@ def _bad_files(tmp: Path, good: Path) -> dict[str, Path]:
     patched = bytearray(data)
     struct.pack_into("<H", patched, 18, 3)  # e_machine = EM_386
     files["not-arm"].write_bytes(bytes(patched))
+    patched = bytearray(data)
+    struct.pack_into("<H", patched, 16, 1)  # e_type = ET_REL
+    files["object-file"] = tmp / "object.o"
+    files["object-file"].write_bytes(bytes(patched))
     return files
 
 
 @pytest.mark.parametrize("kind", ["missing", "directory", "empty", "short-header", "truncated",
-                                  "random", "x86-64", "not-arm"])
+                                  "random", "x86-64", "not-arm", "object-file"])
 def test_bad_files_raise_elf_error(m7_elf: Path, tmp_path: Path, kind: str) -> None:
     path = _bad_files(tmp_path, m7_elf)[kind]
     with pytest.raises(ElfError) as err:

@@ -235,10 +235,14 @@ def _validate_header(path: Path) -> bytes:
     if data[5] not in (1, 2):
         raise ElfError(f"{path}: bad ELF data encoding {data[5]}", hint=hint)
     endian = "<" if data[5] == 1 else ">"
-    machine = struct.unpack_from(endian + "H", data, 18)[0]
+    e_type, machine = struct.unpack_from(endian + "HH", data, 16)
     if machine != _EM_ARM:
         raise ElfError(f"{path} is an ELF for machine {machine}, not Arm (40)",
                        hint="check-elf reads Cortex-M firmware (32-bit Arm ELF)")
+    if e_type != 2:  # ET_EXEC
+        what = {1: "an object file (not linked)", 3: "a shared object",
+                4: "a core dump"}.get(e_type, f"of ELF type {e_type}")
+        raise ElfError(f"{path} is {what}, not a linked firmware executable", hint=hint)
     shoff, = struct.unpack_from(endian + "I", data, 32)
     phoff, = struct.unpack_from(endian + "I", data, 28)
     phentsize, phnum, shentsize, shnum = struct.unpack_from(endian + "HHHH", data, 42)
