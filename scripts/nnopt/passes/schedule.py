@@ -401,15 +401,41 @@ class _Space:
         self.ready0 = sum(1 << v for v in range(n) if g.pred[v] == 0)
         anc = _ancestors(g)
         desc = _descendants(g)
+        # Chains: t -> op -> t' -> op -> ... through ops with one input and one output,
+        # each tensor read by that one op only. Until the chain's last tensor is read,
+        # one tensor of the chain is live: at least the chain's smallest.
+        self.chain_min = list(g.size)
+        chain_ts = [1 << t for t in range(nt)]  # the chain's tensors
+        chain_reach = list(g.cons)  # chain ops and readers of the chain's last tensor
+        chain_out = list(g.is_out)  # the chain ends in a graph output
+        simple = [len(g.ins[c]) == 1 and len(g.outs[c]) == 1 for c in range(n)]
+        for t in range(nt):
+            u = t
+            ops = 0
+            while not g.is_out[u] and g.cons[u].bit_count() == 1:
+                c = g.cons[u].bit_length() - 1
+                if not simple[c]:
+                    break
+                u = g.outs[c][0]
+                ops |= 1 << c
+                chain_ts[t] |= 1 << u
+                self.chain_min[t] = min(self.chain_min[t], g.size[u])
+            chain_reach[t] = ops | g.cons[u]
+            chain_out[t] = g.is_out[u]
         self.nb: list[int] = []
-        self.extra: list[int] = []
+        # Ops with the same dynamic terms share them: one class per term set.
+        groups: dict[tuple[int, tuple[tuple[int, tuple[tuple[int, int], ...]], ...]],
+                     list[tuple[int, int]]] = {}
         for v in range(n):
-            after = desc[v] | (1 << v)
-            need = 0
+            later = desc[v] | (1 << v)
+            need = 0  # tensors read by v or a later op, or graph outputs
+            early = 0  # tensors that can be live while v waits
             for t in range(nt):
-                if g.size[t] and (g.is_out[t] or g.cons[t] & after):
+                if g.size[t] and (g.is_out[t] or g.cons[t] & later):
                     need |= 1 << t
-            sure = 0
+                if g.size[t] and (g.producer[t] < 0 or not (later >> g.producer[t]) & 1):
+                    early |= 1 << t
+            sure = 0  # live during v in every order
             for t in _bits(need):
                 if g.producer[t] < 0 or (anc[v] >> g.producer[t]) & 1:
                     sure |= 1 << t
@@ -417,10 +443,36 @@ class _Space:
                 if g.size[t]:
                     sure |= 1 << t
             self.nb.append(sum(g.size[t] for t in _bits(sure)))
-            self.extra.append(need & ~sure)
-        self.nb_order = sorted(range(n), key=lambda v: (-self.nb[v], v))
+            # A live tensor t that v does not need: during v either t is still live (a
+            # reader runs later) or every reader ran, and each reader c with one input
+            # and one output whose chain reaches past v holds a tensor of that chain.
+            forks = []
+            for t in _bits(early & ~need):
+                terms = []
+                for c in _bits(g.cons[t] & ~(anc[v] | later)):
+                    if not simple[c]:
+                        continue
+                    o = g.outs[c][0]
+                    w = self.chain_min[o]
+                    if w and not chain_ts[o] & sure and (chain_out[o]
+                                                         or chain_reach[o] & desc[v]):
+                        terms.append((1 << c, w))
+                if terms:
+                    forks.append((t, tuple(terms)))
+            key = (need & ~sure & early, tuple(forks))
+            groups.setdefault(key, []).append((self.nb[v], v))
+        self.classes: list[tuple[int, int, int, dict[int, tuple[int, tuple[tuple[int, int],
+                                                                          ...]]],
+                                 tuple[tuple[int, int], ...]]] = []
+        for (extra, forks_k), members in groups.items():
+            members.sort(key=lambda e: (-e[0], e[1]))
+            fmask = sum(1 << t for t, _ in forks_k)
+            fdict = {t: (g.size[t], terms) for t, terms in forks_k}
+            self.classes.append((members[0][0], extra, fmask, fdict, tuple(members)))
+        self.classes.sort(key=lambda c: (-c[0], c[4][0][1]))
         first = min((self.out_all[v] for v in _bits(self.ready0)), default=0)
-        self.lb = max(max(self.nb, default=0), self.mem0 + self.dead0 + first if n else 0)
+        self.lb = max(max(self.nb, default=0), self.mem0 + self.dead0 + first if n else 0,
+                      self.dyn_bound(0, self.mem0, self.live0))
 
     def advance(self, d: int, mem: int, live: int, v: int) -> tuple[int, int]:
         dv = d | (1 << v)
@@ -441,20 +493,37 @@ class _Space:
         return ready
 
     def dyn_bound(self, d: int, mem: int, live: int) -> int:
-        """Max over remaining ops v of bytes surely live during v, given downset d."""
+        """Max over ops v outside downset d of bytes surely live during v."""
         best = 0
         wt = self.wt
-        for v in self.nb_order:
-            if (d >> v) & 1:
-                continue
-            b = self.nb[v]
-            if b + mem <= best:
+        for top, extra, fmask, fdict, members in self.classes:
+            if top + mem <= best:
                 break
-            x = live & self.extra[v]
+            b = -1
+            for nbv, v in members:
+                if not (d >> v) & 1:
+                    b = nbv
+                    break
+            if b < 0 or b + mem <= best:
+                continue
+            x = live & extra
             while x:
                 low = x & -x
                 b += wt[low.bit_length() - 1]
                 x ^= low
+            x = live & fmask
+            while x:
+                low = x & -x
+                x ^= low
+                size, terms = fdict[low.bit_length() - 1]
+                held = 0
+                for cbit, w in terms:
+                    if not d & cbit:
+                        held += w
+                        if held >= size:
+                            held = size
+                            break
+                b += held
             if b > best:
                 best = b
         return best
@@ -531,125 +600,174 @@ class _Result:
     explored: int
 
 
+class _Frame:
+    """A downset on the depth-first search path and the moves left to try from it."""
+
+    __slots__ = ("cin", "d", "kids", "live", "mem", "next", "op", "ready", "value")
+
+    def __init__(self, d: int, mem: int, live: int, ready: int, cin: int, op: int) -> None:
+        self.d = d
+        self.mem = mem
+        self.live = live
+        self.ready = ready
+        self.cin = cin  # cost of the step that reached this downset
+        self.op = op  # the op that step ran (-1 at the root)
+        self.kids: list[int] = []
+        self.next = 0
+        self.value = -1  # smallest proven bound over the moves tried (-1: none yet)
+
+
+@dataclass
+class _Decision:
+    status: str  # "found", "none" or "budget"
+    path: list[int]  # the order found
+    bound: int  # for "none": no completion of the root peaks lower than this
+
+
+def _decide(sp: _Space, T: int, fail: dict[int, int], limit: int, budget: _Budget,
+            counter: list[int]) -> _Decision:
+    """Is there an order whose every step costs at most T? Depth first over downsets.
+
+    ``fail`` maps a downset to a proven lower bound (above some earlier T) of the peak of
+    every completion; it is read and extended. ``counter[0]`` counts expanded downsets,
+    stopping at ``limit``."""
+    full = sp.full
+    out_all = sp.out_all
+    dead0 = sp.dead0
+    stack: list[_Frame] = []
+    pending: _Frame | None = _Frame(0, sp.mem0, sp.live0, sp.ready0, 0, -1)
+    result = -1  # bound of the move just finished (-1: none)
+    while True:
+        if pending is not None:
+            fr = pending
+            pending = None
+            if fr.d == full:
+                return _Decision("found", [f.op for f in stack[1:]] + [fr.op], 0)
+            val = fail.get(fr.d, 0)
+            if val <= T:
+                if counter[0] >= limit or (counter[0] & 255 == 0 and budget.out_of_time()):
+                    return _Decision("budget", [], 0)
+                counter[0] += 1
+                val = _frame_bound(sp, fr.d, fr.mem, fr.live, fr.ready)
+                if val <= T:
+                    _moves(sp, fr, T)
+                    stack.append(fr)
+                    result = -1
+                    continue
+            if val > fail.get(fr.d, 0):
+                fail[fr.d] = val
+            result = val if val > fr.cin else fr.cin
+        if not stack:
+            return _Decision("none", [], result)
+        top = stack[-1]
+        if result >= 0:
+            if top.value < 0 or result < top.value:
+                top.value = result
+            result = -1
+        if top.next < len(top.kids):
+            v = top.kids[top.next]
+            top.next += 1
+            d = top.d
+            c = top.mem + out_all[v] + (dead0 if d == 0 else 0)
+            if c > T:
+                result = c
+                continue
+            mem2, live2 = sp.advance(d, top.mem, top.live, v)
+            pending = _Frame(d | (1 << v), mem2, live2, sp.ready_after(d, top.ready, v), c, v)
+            continue
+        # every move failed: no completion of this downset stays within T
+        val = top.value if top.value > T else T + 1
+        if val > fail.get(top.d, 0):
+            fail[top.d] = val
+        stack.pop()
+        result = val if val > top.cin else top.cin
+
+
+def _frame_bound(sp: _Space, d: int, mem: int, live: int, ready: int) -> int:
+    """A lower bound of the peak of every completion of downset d."""
+    out_all = sp.out_all
+    m = -1
+    r = ready
+    while r:
+        low = r & -r
+        x = out_all[low.bit_length() - 1]
+        if m < 0 or x < m:
+            m = x
+        r ^= low
+    h = mem + (sp.dead0 if d == 0 else 0) + m
+    h2 = sp.dyn_bound(d, mem, live)
+    return h if h > h2 else h2
+
+
+def _moves(sp: _Space, fr: _Frame, T: int) -> None:
+    """The moves to try from a frame, best first; a single one when it is free: an op that
+    does not increase memory and costs at most T (see the module docstring)."""
+    d = fr.d
+    mem = fr.mem
+    dead = sp.dead0 if d == 0 else 0
+    out_all = sp.out_all
+    cands = []
+    r = fr.ready
+    while r:
+        low = r & -r
+        v = low.bit_length() - 1
+        r ^= low
+        c = mem + out_all[v] + dead
+        if c > T:
+            if fr.value < 0 or c < fr.value:
+                fr.value = c
+            continue
+        mem2, _ = sp.advance(d, mem, fr.live, v)
+        if mem2 <= mem:
+            fr.kids = [v]
+            return
+        cands.append((mem2, c, v))
+    cands.sort()
+    fr.kids = [e[2] for e in cands]
+
+
 def _exact(sp: _Space, order: list[int], ub: int, target: int,
            budget: _Budget) -> _Result:
-    """Best-first branch and bound; ``order``/``ub`` is the incumbent. Stops when the
-    incumbent is optimal, or no worse than ``target`` (a proven bound of the whole)."""
+    """The segment's optimum (or an order no worse than ``target``, a proven bound of the
+    whole problem), starting from the incumbent ``order`` of peak ``ub``.
+
+    One bottom-up probe "peak <= max(bound, target)?" with an eighth of the state budget
+    settles the common case of a tight bound; then top-down: "peak <= ub - 1?" until no
+    such order exists. Bounds learnt on failed downsets carry over between decisions."""
     n = sp.n
-    full = sp.full
-    floor = sp.lb
-    if ub <= max(floor, target) or n <= 1:
-        lb = ub if n <= 1 else min(ub, floor)
+    lower = sp.lb
+    if ub <= max(lower, target) or n <= 1:
+        lb = ub if n <= 1 else min(ub, lower)
         return _Result(order, ub, lb, lb >= ub, 0)
-    out_all = sp.out_all
-    best: dict[int, int] = {0: 0}  # downset -> lowest peak-so-far reaching it (packed)
-    # packed value: g * (n + 1) + (last op + 1)
-    pack = n + 1
-    heap: list[tuple[int, int, int, int, int, int, int, bool]] = []
-    heap.append((0, 0, sp.mem0, 0, 0, sp.live0, sp.ready0, False))
-    goal_found = False
-    expanded = 0
-    frontier = -1  # the smallest open key when the search stops early
-    while heap:
-        key, negdepth, mem, d, g, live, ready, refined = heapq.heappop(heap)
-        if key >= ub or ub <= target:
-            frontier = min(key, ub)
+    fail: dict[int, int] = {}
+    counter = [0]
+    probe = True
+    start = order
+    while ub > max(lower, target):
+        if probe:
+            T = max(lower, target)
+            limit = min(budget.states, counter[0] + max(1, budget.states // 8))
+        else:
+            T = ub - 1
+            limit = budget.states
+        dec = _decide(sp, T, fail, limit, budget, counter)
+        if dec.status == "budget":
+            if probe and counter[0] < budget.states and not budget.timed_out:
+                probe = False
+                continue
             break
-        if best[d] // pack < g:
-            continue
-        if not refined and d:
-            h = sp.dyn_bound(d, mem, live)
-            if h > key:
-                if h < ub:
-                    heapq.heappush(heap, (h, negdepth, mem, d, g, live, ready, True))
-                continue
-        if expanded >= budget.states or (expanded & 255 == 0 and budget.out_of_time()):
-            frontier = min(key, ub)
-            break
-        expanded += 1
-        # forced and free moves, applied without branching
-        while True:
-            dead = sp.dead0 if d == 0 else 0
-            nready = ready.bit_count()
-            if nready == 0:
-                break
-            pick = -1
-            if nready == 1:
-                pick = ready.bit_length() - 1
-            else:
-                cmin = min(mem + out_all[v] for v in _bits(ready)) + dead
-                thr = max(g, floor, cmin, key)
-                for v in _bits(ready):
-                    if mem + out_all[v] + dead <= thr:
-                        mem2, _ = sp.advance(d, mem, live, v)
-                        if mem2 <= mem:
-                            pick = v
-                            break
-            if pick < 0:
-                break
-            c = mem + out_all[pick] + dead
-            g = g if g >= c else c
-            if g >= ub:
-                break
-            mem, live2 = sp.advance(d, mem, live, pick)
-            ready = sp.ready_after(d, ready, pick)
-            live = live2
-            d |= 1 << pick
-            prev = best.get(d)
-            if prev is not None and prev // pack <= g:
-                g = ub  # dominated
-                break
-            best[d] = g * pack + pick + 1
-            if d == full:
-                break
-        if g >= ub:
-            continue
-        if d == full:
-            ub = g
-            goal_found = True
-            continue
-        dead = sp.dead0 if d == 0 else 0
-        depth = d.bit_count() + 1
-        for v in _bits(ready):
-            c = mem + out_all[v] + dead
-            g2 = g if g >= c else c
-            if g2 >= ub:
-                continue
-            d2 = d | (1 << v)
-            prev = best.get(d2)
-            if prev is not None and prev // pack <= g2:
-                continue
-            mem2, live2 = sp.advance(d, mem, live, v)
-            best[d2] = g2 * pack + v + 1
-            if d2 == full:
-                ub = g2
-                goal_found = True
-                continue
-            ready2 = sp.ready_after(d, ready, v)
-            nxt = min(out_all[w] for w in _bits(ready2)) + mem2
-            k2 = g2 if g2 >= nxt else nxt
-            if k2 >= ub:
-                continue
-            heapq.heappush(heap, (k2, -depth, mem2, d2, g2, live2, ready2, False))
-    if budget.timed_out:
-        return _Result(order, sp.peak(order), floor, False, expanded)
-    if goal_found:
-        rev = []
-        d = full
-        while d:
-            v = best[d] % pack - 1
-            rev.append(v)
-            d &= ~(1 << v)
-        rev.reverse()
-        order = rev
+        probe = False
+        if dec.status == "found":
+            order = dec.path
+            ub = sp.peak(order)
+        else:
+            lower = max(lower, dec.bound)
+    if budget.timed_out:  # what the clock cut short is dropped: the result stays reproducible
+        peak = sp.peak(start)
+        return _Result(start, peak, min(sp.lb, peak), sp.lb >= peak, counter[0])
     peak = sp.peak(order)
-    if frontier < 0:  # nothing left open: the incumbent is optimal
-        frontier = peak
-    lb = min(max(floor, frontier), peak)
-    return _Result(order, peak, lb, lb >= peak, expanded)
-
-
-# --------------------------------------------------------------------------- driver
+    lb = min(lower, peak)
+    return _Result(order, peak, lb, lb >= peak, counter[0])
 
 
 @dataclass
