@@ -14,11 +14,13 @@ Predicts one inference's latency three ways:
 AEAD decryption runs on the CPU (no crypto hardware on the F767), so its time is
 never hidden; the flash transfer is (DMA).
 
-An operator is **I/O-bound** when streamed if reading its weights takes longer than
-computing with them plus decrypting them (``read_s > compute_s + decrypt_s``): the
-CPU would wait for the flash whatever the chunk size. Int8 fully connected layers do
+An operator is **I/O-bound** when streamed if delivering its weights takes longer than
+computing with them: the flash read (DMA) or their decryption (CPU), whichever is
+slower (``max(read_s, decrypt_s) > compute_s``); the layer then runs at the speed of
+its weight stream, not of its MACs. A read **stall** (the CPU waiting at ``wait``) is
+the narrower case ``read_s > compute_s + decrypt_s``. Int8 fully connected layers do
 one MAC per weight byte and are always I/O-bound; convolutions reuse every weight
-OH*OW times and hide their reads.
+OH*OW times and hide both.
 
 Every assumption is a named constant below with its source (``docs/ANCHORS.md``
 "Out-of-core" unless said otherwise) and can be overridden through
@@ -217,7 +219,7 @@ class OpTiming:
     read_s: float
     decrypt_s: float
     stall_s: float  # CPU waiting for the flash at this op (overlap schedule)
-    io_bound: bool  # read_s > compute_s + decrypt_s
+    io_bound: bool  # max(read_s, decrypt_s) > compute_s
 
     def to_json(self) -> dict[str, Any]:
         return {"op": self.op, "opcode": self.opcode, "macs": self.macs,
@@ -320,7 +322,7 @@ def simulate(graph: Graph, schedule: Sequence[int], chunks: Sequence[ChunkCost],
             t += compute
         wbytes = sum(chunks[j].plain_bytes for j in js)
         timings.append(OpTiming(idx, op.opcode, op_macs(graph, op), compute, wbytes, len(js),
-                                read, dec, stall, bool(js) and read > compute + dec))
+                                read, dec, stall, bool(js) and max(read, dec) > compute))
     total_read = sum(x.read_s for x in timings)
     total_dec = sum(x.decrypt_s for x in timings)
     serial = baseline + total_read + total_dec
@@ -339,9 +341,10 @@ def stream_penalty_s(graph: Graph, op: Op, weight_bytes: int, params: CostParams
 
 
 def io_bound_if_streamed(graph: Graph, op: Op, weight_bytes: int, params: CostParams) -> bool:
+    """Delivering the weights (read or decrypt) would be slower than the compute."""
     compute = params.cycles_s(op_cycles(graph, op, params))
     dec = weight_bytes * params.aead_cycles_per_byte / params.clock_hz
-    return weight_bytes / params.flash_bytes_per_s > compute + dec
+    return max(weight_bytes / params.flash_bytes_per_s, dec) > compute
 
 
 def macs_per_weight_byte(graph: Graph, op: Op, weight_bytes: int) -> float:

@@ -14,20 +14,24 @@ Algorithm (bullets, in the order it runs):
   minus the requantisation tables the lowerings emit (8 bytes per output channel plus a
   parameter block per op, :func:`metadata_bytes`).
 - **Which tensors stream** (``mode="auto"``, only when the weights exceed the budget):
-  candidates are ranked by the time streaming them would add per byte freed
+  candidates that would be I/O-bound when streamed (weight delivery slower than their
+  compute, :func:`~nnopt.swap.costmodel.io_bound_if_streamed`) come last; within each
+  group they are ranked by the time streaming them would add per byte freed
   (:func:`~nnopt.swap.costmodel.stream_penalty_s`: decryption, which is never hidden,
   plus the part of the read that compute cannot cover), cheapest first, ties by size
   (larger first) then tensor index. They are taken greedily until the weights fit, then
-  the most expensive ones that are no longer needed are given back. So I/O-bound
-  tensors (fully connected: 1 MAC per byte) stay internal and convolutions, which reuse
-  each weight OH*OW times, stream. ``mode="force"`` streams every candidate;
-  ``mode="off"`` none. Greedy by ratio is the fractional-knapsack rule: not optimal
-  for the 0/1 problem, but the penalty is nearly linear in bytes, so the gap is at most
-  one tensor's penalty.
+  the last-ranked ones that are no longer needed are given back. So I/O-bound tensors
+  (fully connected: 1 MAC per byte) stay internal and convolutions, which reuse each
+  weight OH*OW times, stream. (With software AEAD the added time per byte is the same
+  decryption for both; the I/O-bound rule keeps the layers whose latency would track
+  the weight stream, and whose reads would stall with faster crypto, internal.)
+  ``mode="force"`` streams every candidate; ``mode="off"`` none. Greedy by ratio is
+  the fractional-knapsack rule: not optimal for the 0/1 problem, but the penalty is
+  nearly linear in bytes, so the gap is at most one tensor's penalty.
 - **Chunking.** A streamed tensor is cut along its output channels (conv OHWI and FC:
   axis 0, rows contiguous; depthwise ``[1,KH,KW,C]``: axis 3, kept as one chunk) into
-  the fewest chunks of at most ``staging_bytes`` each, balanced (channels per chunk
-  differ by at most one... except the last). Several chunks per layer need kernels that
+  the fewest chunks of at most ``staging_bytes`` each, balanced (every chunk has the
+  same number of channels except a smaller last one). Several chunks per layer need kernels that
   compute an output-channel range (``kernel_channel_ranges``); without them only
   layers whose output channel slice is contiguous (one output row: FC with batch 1, a
   conv with a 1x1 output) may split, the others must fit one chunk.
@@ -392,7 +396,8 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
             notes.append("weights exceed internal flash but the board declares no "
                          "external flash")
         else:
-            ranked = sorted(feasible, key=lambda t: (penalty[t] / feasible[t].bytes,
+            ranked = sorted(feasible, key=lambda t: (feasible[t].io_bound_if_streamed,
+                                                     penalty[t] / feasible[t].bytes,
                                                      -feasible[t].bytes, t))
             freed = 0
             for t in ranked:
@@ -400,7 +405,8 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
                     break
                 chosen.append(t)
                 freed += feasible[t].bytes
-            for t in sorted(chosen, key=lambda t: (-penalty[t] / feasible[t].bytes, t)):
+            for t in sorted(chosen, key=lambda t: (not feasible[t].io_bound_if_streamed,
+                                                   -penalty[t] / feasible[t].bytes, t)):
                 if freed - feasible[t].bytes >= excess:
                     chosen.remove(t)
                     freed -= feasible[t].bytes
