@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from conftest import model_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import model_path
 from nnopt.errors import PlanError
 from nnopt.frontend.tflite import load_model
 from nnopt.passes.arena import STRATEGIES, plan_arena, verify_offsets

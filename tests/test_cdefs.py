@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from conftest import REPO
-
 from nnopt.cdefs import render_header
 
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ALL_MODELS, REPO, model_path
-from support.tflite_builder import ModelBuilder
 
+from conftest import ALL_MODELS, REPO, model_path
 from nnopt.cdefs import DType
 from nnopt.errors import ModelError, NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model, load_model_bytes, model_name
+from support.tflite_builder import ModelBuilder
 
 
 @pytest.mark.parametrize("rel", ALL_MODELS)
@@ -61,7 +61,8 @@ def _corrupt_variants() -> list[tuple[str, bytes]]:
     ]
 
 
-@pytest.mark.parametrize("name,data", _corrupt_variants(), ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize("name,data", _corrupt_variants(),
+                         ids=lambda x: x if isinstance(x, str) else "")
 def test_corrupt_models_raise_model_error(name: str, data: bytes) -> None:
     with pytest.raises(NnoptError) as info:
         load_model_bytes(data, source=name)

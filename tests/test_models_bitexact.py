@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import ALL_MODELS, model_path
 
+from conftest import ALL_MODELS, model_path
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import Graph
 from nnopt.planner import PlanOptions

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import model_path
 
+from conftest import model_path
 from nnopt.boards import load_board
 from nnopt.errors import BudgetError, PlanError
 from nnopt.frontend.tflite import load_model

@@ -211,14 +211,14 @@ class Graph:
     def verify(self) -> None:
         """Check the IR invariants; raise PlanError naming the first broken one."""
         n = len(self.tensors)
-        for i, t in enumerate(self.tensors):
-            if t.index != i:
-                raise PlanError(f"tensor at position {i} has index {t.index}")
-            if any(d < 0 for d in t.shape):
-                raise PlanError(f"tensor {i} ({t.name}) has a dynamic shape {t.shape}")
-            if t.data is not None and len(t.data) != t.nbytes:
-                raise PlanError(f"tensor {i} ({t.name}): {len(t.data)} data bytes, "
-                                f"shape needs {t.nbytes}")
+        for i, tensor in enumerate(self.tensors):
+            if tensor.index != i:
+                raise PlanError(f"tensor at position {i} has index {tensor.index}")
+            if any(d < 0 for d in tensor.shape):
+                raise PlanError(f"tensor {i} ({tensor.name}) has a dynamic shape {tensor.shape}")
+            if tensor.data is not None and len(tensor.data) != tensor.nbytes:
+                raise PlanError(f"tensor {i} ({tensor.name}): {len(tensor.data)} data bytes, "
+                                f"shape needs {tensor.nbytes}")
         writers: dict[int, int] = {}
         for k, op in enumerate(self.ops):
             if k and op.index <= self.ops[k - 1].index:

@@ -17,7 +17,7 @@ from .errors import BudgetError, PlanError
 from .ir import Graph
 from .lowering import check_graph, lowering_for
 from .passes.arena import plan_arena
-from .passes.fuse import fuse_max_pool
+from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace import plan_inplace
 from .passes.lifetimes import alias_roots, buffers_for, live_profile, schedule_problem
 from .passes.schedule import peak_of, schedule
@@ -68,7 +68,7 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
     lower_bound = max((graph.op_bound(op) for op in graph.ops), default=0)
 
     g = graph
-    fusions = []
+    fusions: list[Fusion] = []
     if opts.fuse:
         g, fusions = fuse_max_pool(graph)
 

@@ -7,6 +7,9 @@ returns the output tensors (and, with ``trace``, every tensor each op produced).
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
 import struct
 import tempfile
 from collections.abc import Sequence
@@ -14,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .boards import Board
-from .codegen.c_model import generate
+from .codegen.c_model import GeneratedSources, generate
 from .errors import NnoptError, ToolchainError
-from .firmware.toolchain import BuildSpec, Target, build, run
+from .firmware.toolchain import BuildSpec, Target, build, default_cache_dir, run
 from .paths import nnrt_dir
 from .planner import PlannedModel
 
@@ -38,22 +41,43 @@ def runtime_sources() -> list[Path]:
     return files
 
 
+def build_runtime(target: Target, *, board: Board | None = None,
+                  sanitize: bool = False) -> Path:
+    """The portable runtime (kernels, core) as a static library, cached by content:
+    built once per target and flags, whatever the model."""
+    return build(BuildSpec(target=target, sources=tuple(runtime_sources()), board=board,
+                           sanitize=sanitize, kind="library"))
+
+
 def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
                   board: Board | None = None, trace: bool = False,
                   sanitize: bool = False) -> Path:
-    """Generate and compile the model with the harness; returns the executable."""
+    """Generate and compile the model with the harness; returns the executable.
+
+    The sources are generated in ``out_dir`` and built from a content-addressed copy
+    in the cache, so the same model and plan never compile twice."""
     gen = generate(planned, out_dir)
+    digest = hashlib.sha256(gen.c_file.read_bytes() + gen.h_file.read_bytes()).hexdigest()
+    stable = default_cache_dir() / "gen" / digest[:24]
+    if not (stable / gen.c_file.name).is_file():
+        stable.mkdir(parents=True, exist_ok=True)
+        for f in (gen.h_file, gen.c_file):  # the .c last: its presence marks completion
+            shutil.copyfile(f, stable / f".{f.name}.tmp")
+            os.replace(stable / f".{f.name}.tmp", stable / f.name)
+    gen = GeneratedSources(stable / gen.c_file.name, stable / gen.h_file.name, gen.symbol)
+    out_dir = stable
     defines = {"NNRT_HARNESS_MODEL": gen.symbol}
     if trace:
         defines["NNRT_TRACE"] = "1"
+    lib = build_runtime(target, board=board, sanitize=sanitize)
     spec = BuildSpec(
         target=target,
-        sources=tuple([gen.c_file, *runtime_sources(),
-                       nnrt_dir() / "harness" / "runner_main.c"]),
+        sources=(gen.c_file, nnrt_dir() / "harness" / "runner_main.c"),
         include_dirs=(out_dir, nnrt_dir() / "include"),
         defines=defines,
         board=board,
         sanitize=sanitize,
+        libraries=(lib,),
     )
     return build(spec)
 

@@ -13,6 +13,7 @@ import numpy as np
 from ..boards import load_board
 from ..errors import NnoptError
 from ..frontend.tflite import load_model
+from ..inputs import random_inputs
 from ..ir import NUMPY_DTYPE
 from ..planner import check_budget, plan_model
 from .common import add_plan_arguments, plan_options, progress
@@ -58,16 +59,7 @@ def run(args: argparse.Namespace) -> int:
             except OSError as err:
                 raise NnoptError(f"cannot read input file {path}: {err.strerror}") from err
     elif args.seed is not None:
-        rng = np.random.default_rng(args.seed)
-        for t in graph.inputs:
-            tensor = graph.tensors[t]
-            dt = NUMPY_DTYPE[tensor.dtype]
-            if np.issubdtype(dt, np.integer):
-                info = np.iinfo(dt)
-                arr = rng.integers(info.min, info.max + 1, size=tensor.shape, dtype=dt)
-            else:
-                arr = rng.standard_normal(tensor.shape).astype(dt)
-            inputs.append(arr.tobytes())
+        inputs = [x.tobytes() for x in random_inputs(graph, args.seed)]
     else:
         raise NnoptError("no input given", hint="pass --input IN.bin or --seed N")
     if args.board is None and args.target.startswith("qemu"):

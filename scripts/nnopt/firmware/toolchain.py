@@ -70,6 +70,8 @@ class BuildSpec:
     stack_size: int | None = None  # None: the board's firmware.stack_size (8192)
     heap_size: int | None = None  # None: the board's firmware.heap_size (0)
     extra_cflags: tuple[str, ...] = ()
+    kind: Literal["executable", "library"] = "executable"  # library: a static .a, no port
+    libraries: tuple[Path, ...] = ()  # static libraries to link (e.g. from a library build)
 
 
 def default_cache_dir() -> Path:
@@ -180,7 +182,8 @@ def _plan(spec: BuildSpec) -> _Plan:
     for s in sources:
         if not s.is_file():
             raise ToolchainError(f"source file {s} not found")
-    sources += [p for p in port_sources(spec.target) if p not in sources]
+    if spec.kind == "executable":
+        sources += [p for p in port_sources(spec.target) if p not in sources]
     include_dirs = [nnrt_dir() / "include", *(Path(d).resolve() for d in spec.include_dirs)]
     defines = base_defines(spec.target, board)
     defines.update({str(k): str(v) for k, v in spec.defines.items()})
@@ -191,14 +194,18 @@ def _plan(spec: BuildSpec) -> _Plan:
     cflags += [f"-D{k}" if v == "" else f"-D{k}={v}" for k, v in sorted(defines.items())]
     cflags += list(spec.extra_cflags)
     script: str | None = None
+    libs = [str(Path(lib).resolve()) for lib in spec.libraries]
+    if spec.kind == "library":
+        ar = find_tool("ar" if spec.target == "host" else "arm-none-eabi-ar")
+        return _Plan(spec.target, board, cc, cflags, [ar], sources, None, "libnnrt.a")
     if spec.target == "host":
-        ldflags = [*machine, "-lm"]
+        ldflags = [*libs, *machine, "-lm"]
         output = "program"
     else:
         assert board is not None
         script = linker_script(board, addresses=spec.addresses,
                                stack_size=spec.stack_size, heap_size=spec.heap_size)
-        ldflags = [*machine, "-nostartfiles", "-Wl,--gc-sections",
+        ldflags = [*libs, *machine, "-nostartfiles", "-Wl,--gc-sections",
                    "-Wl,--no-warn-rwx-segments", "-lm"]
         output = "firmware.elf"
     return _Plan(spec.target, board, cc, cflags, ldflags, sources, script, output)
@@ -213,6 +220,7 @@ def _cache_key(plan: _Plan) -> str:
         "ldflags": plan.ldflags,
         "script": plan.script,
         "sources": [[str(s), _sha256(s)] for s in plan.sources],
+        "libraries": [_sha256(Path(f)) for f in plan.ldflags if f.endswith(".a")],
     }
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
 
@@ -311,15 +319,21 @@ def build(spec: BuildSpec, *, cache_dir: Path | None = None) -> Path:
             for fut in futures:
                 fut.result()
 
-        link = [plan.cc, *(str(o) for o in objects), "-o", str(work / plan.output_name)]
-        if plan.script is not None:
+        if plan.output_name.endswith(".a"):  # a library: archive, no link
+            _run_tool([plan.ldflags[0], "rcs", str(work / plan.output_name),
+                       *(str(o) for o in objects)], "archiving " + plan.output_name, work)
+            link: list[str] = []
+        else:
+            link = [plan.cc, *(str(o) for o in objects), "-o", str(work / plan.output_name)]
+        if link and plan.script is not None:
             (work / "link.ld").write_text(plan.script)
             link += ["-T", str(work / "link.ld"), f"-Wl,-Map={work / 'firmware.map'}"]
-        link += plan.ldflags
-        try:
-            _run_tool(link, "linking " + plan.output_name, work)
-        except ToolchainError as err:
-            raise _link_error(err, plan.board) from None
+        if link:
+            link += plan.ldflags
+            try:
+                _run_tool(link, "linking " + plan.output_name, work)
+            except ToolchainError as err:
+                raise _link_error(err, plan.board) from None
 
         deps: dict[str, str] = {}
         for obj in objects:

@@ -192,7 +192,7 @@ def _opcode_name(model: Any, op: Any) -> str:
     if code == tflite.BuiltinOperator.CUSTOM:
         custom = code_obj.CustomCode()
         return f"CUSTOM({custom.decode(errors='replace') if custom else '?'})"
-    return BUILTIN_OPCODE2NAME.get(code, f"BUILTIN_{code}")
+    return str(BUILTIN_OPCODE2NAME.get(code, f"BUILTIN_{code}"))
 
 
 def _parse(data: bytes, name: str, source: str) -> Graph:

@@ -20,8 +20,8 @@ plan: two buffers whose lifetimes intersect must not intersect in space.
   iterations. It is where branched graphs get closest to the live-sum peak.
 
 Every offset is a multiple of ``align``; sizes are padded to ``align`` when placed.
-The live-sum peak (aligned) is a lower bound for every strategy; the result says how
-far from it the chosen plan is.
+The live-sum peak (aligned) is a lower bound for every strategy: once a strategy
+reaches it, the remaining ones are not run (they are absent from ``candidates``).
 """
 
 from __future__ import annotations
@@ -145,10 +145,24 @@ def two_ended(buffers: Sequence[Buffer], align: int) -> dict[str, int]:
     return greedy_by_size(buffers, align)
 
 
+def aligned_live_peak(buffers: Sequence[Buffer], align: int) -> int:
+    """The live-sum peak with sizes padded to ``align``: no layout can be smaller."""
+    events: list[tuple[int, int]] = []
+    for b in buffers:
+        events.append((b.first, _align(b.size, align)))
+        events.append((b.last + 1, -_align(b.size, align)))
+    peak = cur = 0
+    for _, delta in sorted(events, key=lambda e: (e[0], e[1])):
+        cur += delta
+        peak = max(peak, cur)
+    return peak
+
+
 def hill_climb(buffers: Sequence[Buffer], align: int, *, iterations: int = 400,
                seed: int = 0) -> dict[str, int]:
     if len(buffers) < 2:
         return _first_fit(list(buffers), align)
+    bound = aligned_live_peak(buffers, align)
     starts = [
         sorted(buffers, key=lambda b: (-b.size, b.key)),
         sorted(buffers, key=lambda b: (b.first, -b.size, b.key)),
@@ -163,6 +177,8 @@ def hill_climb(buffers: Sequence[Buffer], align: int, *, iterations: int = 400,
     rng = random.Random(seed)
     n = len(best_order)
     for _ in range(iterations):
+        if best <= bound:
+            break
         i, j = rng.randrange(n), rng.randrange(n)
         if i == j:
             continue
@@ -213,7 +229,10 @@ def plan_arena(buffers: Sequence[Buffer], *, align: int = 16,
     names = list(strategies) if strategies else list(STRATEGIES)
     best: ArenaPlan | None = None
     candidates: dict[str, int] = {}
+    bound = aligned_live_peak(buffers, align)
     for name in names:
+        if strategies is None and best is not None and best.arena_bytes <= bound:
+            break  # already at the live peak: no strategy can do better
         try:
             strategy = STRATEGIES[name]
         except KeyError:

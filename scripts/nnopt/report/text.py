@@ -14,11 +14,14 @@ def summary(plan: Plan) -> list[str]:
     gap = plan.peak_live_bytes_file_order - plan.peak_live_bytes
     lines = [
         f"model {plan.model}: {len(plan.schedule)} ops, weights {_kb(plan.weight_bytes)} B",
-        f"  peak SRAM as shipped (file order, live sum) {_kb(plan.peak_live_bytes_file_order):>12} B",
+        f"  peak SRAM as shipped (file order, live sum) "
+        f"{_kb(plan.peak_live_bytes_file_order):>12} B",
         f"  peak after optimisation (live sum)          {_kb(plan.peak_live_bytes):>12} B"
         + (f"  (-{_kb(gap)} B, {100 * gap / plan.peak_live_bytes_file_order:.1f} %)"
            if gap > 0 and plan.peak_live_bytes_file_order else ""),
-        f"  lower bound (largest op inputs+outputs)     {_kb(plan.lower_bound_bytes):>12} B",
+        f"  op bound (largest op inputs+outputs)        {_kb(plan.lower_bound_bytes):>12} B"
+        + ("  (no reordering can go below; fusion/in-place did)"
+           if plan.peak_live_bytes < plan.lower_bound_bytes else ""),
         f"  arena ({plan.arena_strategy}, {plan.alignment}-byte aligned)"
         f"{'':<{max(0, 22 - len(plan.arena_strategy))}}{_kb(plan.arena_bytes):>12} B"
         f"  fragmentation {100 * plan.fragmentation:.1f} %",
@@ -38,7 +41,8 @@ def summary(plan: Plan) -> list[str]:
         where = f"board {plan.board}" if plan.board else "--sram"
         ok = plan.arena_bytes <= plan.sram_budget_bytes
         lines.append(f"  budget ({where}): {_kb(plan.sram_budget_bytes)} B -> "
-                     + ("fits" if ok else f"OVER by {_kb(plan.arena_bytes - plan.sram_budget_bytes)} B")
+                     + ("fits" if ok
+                        else f"OVER by {_kb(plan.arena_bytes - plan.sram_budget_bytes)} B")
                      + f" ({100 * plan.arena_bytes / max(plan.sram_budget_bytes, 1):.1f} % used)")
     lines.append(f"  planned in {plan.planning_seconds:.2f} s")
     return lines
@@ -48,10 +52,9 @@ def op_table(plan: Plan, graph: Graph, max_rows: int | None = None) -> list[str]
     """One row per scheduled op; the peak row is marked with '<- peak'."""
     peak = max((s.live_bytes for s in plan.steps), default=0)
     rows = [f"{'pos':>4} {'op':>4} {'opcode':<20} {'live B':>11} {'scratch':>8}  outputs"]
-    steps = plan.steps
-    shown = steps if max_rows is None or len(steps) <= max_rows else None
-    if shown is None:
-        assert max_rows is not None
+    steps = list(plan.steps)
+    shown = steps
+    if max_rows is not None and len(steps) > max_rows:
         # keep the peak neighbourhood and the ends visible
         k = next(i for i, s in enumerate(steps) if s.live_bytes == peak)
         keep = set(range(0, 3)) | set(range(len(steps) - 3, len(steps)))

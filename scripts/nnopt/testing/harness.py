@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..frontend.tflite import load_model_bytes
+from ..inputs import random_inputs as random_inputs_for
 from ..ir import NUMPY_DTYPE, Graph
 from ..planner import PlanOptions, plan_model
 from ..runner import run_planned
@@ -24,12 +25,15 @@ def run_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> tuple[list[np.ndarra
     """Outputs and all tensors from the tflite-micro Python interpreter."""
     from tflite_micro.python.tflite_micro import runtime
 
+    graph = load_model_bytes(model)
+    # Preserving every tensor needs room for all of them at once (plus TFLM's own state).
+    arena = sum(t.nbytes + 64 for t in graph.tensors if not t.is_constant) + (1 << 20)
     interp = runtime.Interpreter.from_bytes(
-        model, intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
+        model, arena_size=arena,
+        intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
     for i, x in enumerate(inputs):
         interp.set_input(x, i)
     interp.invoke()
-    graph = load_model_bytes(model)
     outputs = [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
     tensors: dict[int, np.ndarray] = {}
     for t in graph.tensors:
@@ -37,7 +41,7 @@ def run_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> tuple[list[np.ndarra
             continue
         try:
             got: Any = interp.GetTensor(t.index, 0)
-        except Exception:  # noqa: BLE001 - tensors TFLM did not keep
+        except Exception:  # tensors TFLM did not keep
             continue
         data = got.get("tensor_data") if isinstance(got, dict) else got
         if isinstance(data, np.ndarray):
@@ -68,16 +72,5 @@ def run_nnopt(model: bytes, inputs: Sequence[np.ndarray], *, target: str = "host
 
 
 def random_inputs(model: bytes, seed: int = 0) -> list[np.ndarray]:
-    """Random inputs of the right shape and dtype (int8: full range; float: N(0,1))."""
-    graph = load_model_bytes(model)
-    rng = np.random.default_rng(seed)
-    out = []
-    for t in graph.inputs:
-        tensor = graph.tensors[t]
-        dt = NUMPY_DTYPE[tensor.dtype]
-        if np.issubdtype(dt, np.integer):
-            info = np.iinfo(dt)
-            out.append(rng.integers(info.min, info.max + 1, size=tensor.shape, dtype=dt))
-        else:
-            out.append(rng.standard_normal(tensor.shape).astype(dt))
-    return out
+    """Random inputs of the right shape and dtype for a serialised model."""
+    return random_inputs_for(load_model_bytes(model), seed)
