@@ -116,7 +116,8 @@ FLOAT_CASES: dict[str, bytes] = {
 
 
 def _run_cases(cases: dict[str, bytes], *, seeds: Sequence[int] = (0, 1),
-               options: PlanOptions = FILE_ORDER) -> dict[str, np.ndarray]:
+               options: PlanOptions = FILE_ORDER,
+               sanitize: bool = False) -> dict[str, np.ndarray]:
     """Run the cases as few models as the harness allows (16 inputs each); assert each
     output against the oracle (int8 bit-exact, float32 to 1e-5 relative). Returns the
     oracle outputs of the first seed by name."""
@@ -124,19 +125,19 @@ def _run_cases(cases: dict[str, bytes], *, seeds: Sequence[int] = (0, 1),
     first: dict[str, np.ndarray] = {}
     for k in range(0, len(names), MAX_IO):
         chunk = {n: cases[n] for n in names[k:k + MAX_IO]}
-        first.update(_run_chunk(chunk, seeds=seeds, options=options))
+        first.update(_run_chunk(chunk, seeds=seeds, options=options, sanitize=sanitize))
     return first
 
 
-def _run_chunk(cases: dict[str, bytes], *, seeds: Sequence[int],
-               options: PlanOptions) -> dict[str, np.ndarray]:
+def _run_chunk(cases: dict[str, bytes], *, seeds: Sequence[int], options: PlanOptions,
+               sanitize: bool) -> dict[str, np.ndarray]:
     """One combined model, one build; both seeds run the same executable."""
     combined = combine_models(list(cases.values()))
     first: dict[str, np.ndarray] = {}
     for seed in seeds:
         inputs = random_inputs(combined.data, seed)
         ref, _ = run_tflm(combined.data, inputs)
-        ours, _ = run_nnopt(combined.data, inputs, options=options)
+        ours, _ = run_nnopt(combined.data, inputs, options=options, sanitize=sanitize)
         for name, a, r in zip(cases, ours, ref, strict=True):
             r = r.reshape(a.shape)
             first.setdefault(name, r)
@@ -153,7 +154,7 @@ def _run_chunk(cases: dict[str, bytes], *, seeds: Sequence[int],
 @pytest.mark.slow
 def test_int8_conv_edge_cases_bit_exact() -> None:
     assert len(INT8_CASES) <= MAX_IO  # one build
-    ref = _run_cases(INT8_CASES)
+    ref = _run_cases(INT8_CASES, sanitize=True)  # and no out-of-bounds access or UB
     # The edge cases really reach the edges.
     sat = ref["saturate_both_ends"]
     assert (sat == -128).any() and (sat == 127).any()
@@ -204,7 +205,7 @@ def test_conv_max_pool_fused_equals_unfused_oracle(fuse: bool) -> None:
     conv_outputs = [op.outputs[0] for op in graph.ops if op.opcode != "MAX_POOL_2D"]
     inputs = random_inputs(combined.data, 5)
     ref, _ = run_tflm(combined.data, inputs)
-    ours, trace = run_nnopt(combined.data, inputs,
+    ours, trace = run_nnopt(combined.data, inputs, sanitize=fuse,
                             options=PlanOptions(order="file", fuse=fuse))
     # Fused: the full-resolution conv outputs never exist; unfused: they all do.
     assert all((t in trace) != fuse for t in conv_outputs)

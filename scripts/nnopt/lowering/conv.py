@@ -310,9 +310,16 @@ def _bias(graph: Graph, op: Op, channels: int) -> Tensor | None:
     return b
 
 
-def _struct(name: str, ctype: str, fields: Sequence[tuple[str, str]]) -> list[str]:
-    return ([f"static const {ctype} {name} = {{"]
-            + [f"    .{k} = {v}," for k, v in fields] + ["};"])
+def _struct(name: str, ctype: str, fields: Sequence[tuple[str, str | list[str]]]) -> list[str]:
+    """A static const struct with designated initialisers; a list value is a nested
+    struct given as lines of initialisers."""
+    lines = [f"static const {ctype} {name} = {{"]
+    for k, v in fields:
+        if isinstance(v, list):
+            lines += [f"    .{k} = {{"] + [f"        {row}" for row in v] + ["    },"]
+        else:
+            lines.append(f"    .{k} = {v},")
+    return [*lines, "};"]
 
 
 class ConvLowering:
@@ -337,10 +344,10 @@ class ConvLowering:
         y = graph.tensors[op.outputs[0]]
         bias = _bias(graph, op, g.output_c)
         int8 = refuse_dtypes(op, graph, x, w, y, bias)
-        geom = ("{" + ", ".join(str(v) for v in (
-            g.batches, g.input_h, g.input_w, g.input_c, g.output_h, g.output_w, g.output_c,
-            g.filter_h, g.filter_w, g.filter_c, g.stride_h, g.stride_w, g.dilation_h,
-            g.dilation_w, g.pad_top, g.pad_left)) + "}")
+        rows = [("batches", "input_h", "input_w", "input_c"),
+                ("output_h", "output_w", "output_c"), ("filter_h", "filter_w", "filter_c"),
+                ("stride_h", "stride_w", "dilation_h", "dilation_w"), ("pad_top", "pad_left")]
+        geom = [" ".join(f".{k} = {getattr(g, k)}," for k in row) for row in rows]
         lines: list[str] = []
         pool_ref = "NULL"
         if g.pool is not None:
