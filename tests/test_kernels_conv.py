@@ -174,6 +174,41 @@ def test_int8_depthwise_and_float_conv_cases() -> None:
     assert (sat == 127).any() and (sat < 127).any()
 
 
+def _random_case(rng: np.random.Generator, seed: int) -> bytes:
+    """A random int8 conv or depthwise geometry that fits its input."""
+    while True:
+        depthwise = bool(rng.integers(2))
+        kh, kw = (int(k) for k in rng.integers(1, 6, 2))
+        sh, sw = (int(s) for s in rng.integers(1, 4, 2))
+        dh, dw = (int(d) for d in rng.integers(1, 3, 2))
+        padding = "SAME" if rng.integers(2) else "VALID"
+        h, w = (int(v) for v in rng.integers(1, 13, 2))
+        if padding == "VALID" and (h < (kh - 1) * dh + 1 or w < (kw - 1) * dw + 1):
+            continue
+        c = int(rng.integers(1, 7))
+        kwargs: dict[str, Any] = dict(
+            strides=(sh, sw), dilation=(dh, dw), padding=padding, seed=seed,
+            activation=str(rng.choice(["NONE", "RELU", "RELU6", "RELU_N1_TO_1"])),
+            per_channel=bool(rng.integers(2)), bias=bool(rng.integers(2)),
+            input_quant=(float(rng.uniform(0.005, 0.1)), int(rng.integers(-128, 128))))
+        batches = int(rng.integers(1, 3))
+        if depthwise:
+            return depthwise_conv2d_model((batches, h, w, c), (kh, kw),
+                                          depth_multiplier=int(rng.integers(1, 4)), **kwargs)
+        return conv2d_model((batches, h, w, c), int(rng.integers(1, 7)), (kh, kw), **kwargs)
+
+
+RANDOM_CASES = {f"random{k}": _random_case(np.random.default_rng(1000 + k), k)
+                for k in range(MAX_IO)}
+
+
+@pytest.mark.slow
+def test_random_int8_geometries_bit_exact() -> None:
+    """16 random conv/depthwise geometries (sizes, kernels 1-5, strides 1-3, dilation,
+    padding, activation, zero points, per-tensor/per-channel, bias or not), one build."""
+    _run_cases(RANDOM_CASES, seeds=(0,))
+
+
 POOL_CASES: dict[str, bytes] = {
     "same_conv_pool2": conv2d_model((1, 8, 8, 3), 4, (3, 3), seed=41,
                                     max_pool=PoolOptions("VALID", 2, 2, 2, 2)),
