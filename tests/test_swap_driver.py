@@ -3,8 +3,9 @@ bit-exact; tampering, wrong keys and malformed blobs give the defined status, ev
 time, without crashing (ASan/UBSan build), on the host and under QEMU.
 
 The harness is tests/swap/swap_reader_main.c, built with
-:func:`nnopt.firmware.toolchain.build` together with the driver and mbedTLS from
-Debian's source package (:mod:`nnopt.swap.mbedtls_build`).
+:func:`nnopt.firmware.toolchain.build` together with the driver, linked with mbedTLS
+built from Debian's source package as a cached static library
+(:mod:`nnopt.swap.mbedtls_build`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from nnopt.planner import PlanOptions, plan_model
 from nnopt.swap import SwapOptions, plan_swap, write_model_blob
 from nnopt.swap import blob as B
 from nnopt.swap.costmodel import AEAD_CYCLES_PER_BYTE, AEAD_CYCLES_PER_CHUNK
-from nnopt.swap.mbedtls_build import MbedtlsSources, mbedtls_sources
+from nnopt.swap.mbedtls_build import MbedtlsSources, mbedtls_library, mbedtls_sources
 from nnopt.swap.placement import blob_chunks
 
 HARNESS = REPO / "tests" / "swap" / "swap_reader_main.c"
@@ -50,12 +51,13 @@ def mbed() -> MbedtlsSources:
 
 def reader(mbed: MbedtlsSources, target: Target, *, sanitize: bool = False,
            board: str | None = None) -> Path:
+    b = load_board(board) if board else None
     spec = BuildSpec(
         target=target,
         sources=(HARNESS, nnrt_dir() / "src" / "swap" / "swap.c",
-                 nnrt_dir() / "src" / "swap" / "swap_psa.c", *mbed.sources),
+                 nnrt_dir() / "src" / "swap" / "swap_psa.c"),
         include_dirs=mbed.include_dirs, defines=dict(mbed.defines), sanitize=sanitize,
-        board=load_board(board) if board else None)
+        board=b, libraries=(mbedtls_library(target, board=b, sanitize=sanitize),))
     return build(spec)
 
 

@@ -34,7 +34,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..boards import Board
 from ..errors import ToolchainError
+from ..firmware.toolchain import BuildSpec, Target, build, default_cache_dir
 
 PACKAGE = "mbedtls"
 ARCHIVE = "http://deb.debian.org/debian"
@@ -100,11 +102,7 @@ class MbedtlsSources:
 
 
 def _cache_root(cache_dir: Path | None) -> Path:
-    if cache_dir is not None:
-        return Path(cache_dir)
-    from ..firmware.toolchain import default_cache_dir
-
-    return default_cache_dir()
+    return Path(cache_dir) if cache_dir is not None else default_cache_dir()
 
 
 def _run(cmd: list[str], cwd: Path, what: str) -> str:
@@ -241,6 +239,19 @@ def mbedtls_sources(cache_dir: Path | None = None) -> MbedtlsSources:
         include_dirs=(cfg_dir, root / "include"),
         defines={"MBEDTLS_CONFIG_FILE": f'"{CONFIG_NAME}"', "NNRT_SWAP_MBEDTLS_BUNDLED": "1"},
     )
+
+
+def mbedtls_library(target: Target, *, board: Board | None = None, sanitize: bool = False,
+                    cache_dir: Path | None = None) -> Path:
+    """mbedTLS's crypto subset as a static library for ``target`` (``host``,
+    ``qemu-m7``, ``qemu-m3``), built once per target and flags and cached by content
+    (:func:`nnopt.firmware.toolchain.build`, ``kind="library"``). Link it after the
+    nnrt runtime library; compile the runtime (``src/swap/swap_psa.c``) with
+    :attr:`MbedtlsSources.defines` and :attr:`MbedtlsSources.include_dirs`."""
+    src = mbedtls_sources(cache_dir)
+    return build(BuildSpec(target=target, sources=src.sources, include_dirs=src.include_dirs,
+                           defines=dict(src.defines), board=board, sanitize=sanitize,
+                           kind="library"), cache_dir=cache_dir)
 
 
 def available(cache_dir: Path | None = None) -> tuple[bool, str]:
