@@ -165,16 +165,32 @@ def _unfused_order(source: Graph, fused: Graph, order: tuple[int, ...]) -> tuple
     return tuple(out)
 
 
-def check_budget(plan: Plan) -> None:
-    """Raise BudgetError with the numbers when the arena does not fit the budget."""
+# Internal flash kept free for the runtime's code, vectors and the application when
+# checking weights at plan time (measured: runtime + harness ~20-40 KB at -O2).
+ROM_CODE_RESERVE = 64 * 1024
+
+
+def check_budget(plan: Plan, board: Board | None = None) -> None:
+    """Raise one BudgetError naming every overflow with its numbers: the arena against
+    the SRAM budget and (with a board) the weights kept in internal flash against it."""
+    problems: list[str] = []
+    hints: list[str] = []
     budget = plan.sram_budget_bytes
-    if budget is None or plan.arena_bytes <= budget:
-        return
-    where = f"board {plan.board}" if plan.board else "the --sram budget"
-    raise BudgetError(
-        f"the activation arena needs {plan.arena_bytes:,} bytes but {where} has "
-        f"{budget:,} bytes: over by {plan.arena_bytes - budget:,} bytes "
-        f"(lower bound of any order: {plan.lower_bound_bytes:,} bytes)",
-        hint="try a board with more SRAM, a smaller input resolution, or (when available) "
-        "tiling and swapping options",
-    )
+    if budget is not None and plan.arena_bytes > budget:
+        where = f"board {plan.board}" if plan.board else "the --sram budget"
+        problems.append(
+            f"the activation arena needs {plan.arena_bytes:,} bytes but {where} has "
+            f"{budget:,} bytes: over by {plan.arena_bytes - budget:,} bytes "
+            f"(largest single op: {plan.lower_bound_bytes:,} bytes)")
+        hints.append("a board with more SRAM or a smaller input resolution")
+    if board is not None:
+        internal = sum(w.size for w in plan.weights if w.pool == "flash")
+        flash = sum(r.size for r in board.rom_regions)
+        if internal + ROM_CODE_RESERVE > flash:
+            problems.append(
+                f"the weights need {internal:,} bytes of internal flash but board "
+                f"{board.name} has {flash:,} bytes ({ROM_CODE_RESERVE // 1024} KB kept for "
+                f"code): over by {internal + ROM_CODE_RESERVE - flash:,} bytes")
+            hints.append("streaming weights from external flash (--swap)")
+    if problems:
+        raise BudgetError("; and ".join(problems), hint="try " + ", or ".join(hints))

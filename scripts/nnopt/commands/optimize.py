@@ -86,5 +86,5 @@ def run(args: argparse.Namespace) -> int:
 
         render(plan, pm.graph, path)
         print(f"wrote {path}", file=out)
-    check_budget(plan)
+    check_budget(plan, opts.board)
     return 0

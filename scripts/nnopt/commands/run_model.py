@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         opts = replace(opts, board=load_board(default))
     progress(f"planning {len(graph.ops)} ops")
     pm = plan_model(graph, opts, source_bytes=args.model.read_bytes())
-    check_budget(pm.plan)
+    check_budget(pm.plan, opts.board)
     progress(f"building and running on {args.target}")
     from ..runner import run_planned  # the toolchain layer loads only when running
 
