@@ -9,9 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ALL_MODELS, model_path
-from test_models_bitexact import compare
 
+from conftest import ALL_MODELS, model_path
 from nnopt.boards import load_board
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError
@@ -19,6 +18,7 @@ from nnopt.frontend.tflite import load_model_bytes
 from nnopt.planner import PlanOptions, check_budget, plan_model
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
+from test_models_bitexact import compare
 
 pytestmark = [
     pytest.mark.qemu,
