@@ -18,6 +18,7 @@ from .. import __version__
 from ..cdefs import DType
 from ..ir import Graph, Tensor
 from ..lowering import EmitContext, lowering_for
+from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
 
 _C_TYPES = {
@@ -71,6 +72,10 @@ class _Emitter:
         self.extra_decls: list[str] = []
         self.headers: set[str] = set()
         self.weight_names: dict[int, str] = {}
+        # RESHAPE-like ops whose output the plan stores in their input's buffer.
+        aliases = {b.tensor: b.alias_of for b in self.plan.buffers if b.alias_of is not None}
+        self.aliased_ops = {op.index for op in self.g.ops
+                            if is_alias_op(self.g, op) and op.outputs[0] in aliases}
 
     # ----- context callbacks -----
     def ptr(self, t: int) -> str:
@@ -106,6 +111,8 @@ class _Emitter:
     def op_functions(self) -> list[str]:
         out = []
         for op in self.g.ops:
+            if op.index in self.aliased_ops:
+                continue  # its output shares its input's bytes: nothing to run
             low = lowering_for(op)
             self.headers.update(low.headers)
             ctx = EmitContext(
@@ -126,10 +133,13 @@ class _Emitter:
                  "    nnrt_status_t s;"]
         for idx in self.plan.schedule:
             op = self.g.op_by_index[idx]
-            lines.append(f"    s = op_{idx}();")
-            lines.append("    if (s != NNRT_OK) {")
-            lines.append("        return s;")
-            lines.append("    }")
+            if idx in self.aliased_ops:
+                lines.append(f"    /* op {idx} ({op.opcode}): aliased, no code */")
+            else:
+                lines.append(f"    s = op_{idx}();")
+                lines.append("    if (s != NNRT_OK) {")
+                lines.append("        return s;")
+                lines.append("    }")
             lines.append("#ifdef NNRT_TRACE")
             for t in op.outputs:
                 lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
