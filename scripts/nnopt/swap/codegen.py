@@ -1,0 +1,389 @@
+"""C for streamed operators: the swap context, the staging buffers and op bodies that
+wait for each weight chunk, prefetch the next one and run the kernel on it.
+
+What the generated model gains (``<name>_model.c/.h``, besides the usual content):
+
+- ``#include "nnrt/swap.h"``; two staging buffers and the chunk table in
+  ``NNRT_DTCM`` (the DTCM on boards that have one: DMA-reachable, uncached), the
+  driver context, the AEAD key (from the build configuration) and the layout id as
+  const data;
+- ``nnrt_status_t <name>_swap_attach(nnrt_extflash_t *dev)``: opens the blob on a
+  device (header, table, layout id, algorithm and chunk count checked; key imported);
+  ``void <name>_swap_detach(void)``; ``nnrt_swap_stats_t <name>_swap_stats(void)``;
+- ``invoke()`` starts with: not attached -> ``NNRT_ERR_IO``; issue the read of chunk 0;
+- each streamed op, for each of its chunks k (in order)::
+
+      s = nnrt_swap_wait(&<name>_swap, k, &w_chunk, &w_len);  // read k done, read k+1
+      if (s != NNRT_OK) return s;                             // issued, k decrypted
+      if (w_len != <bytes>) return NNRT_ERR_FORMAT;
+      { <the op's lowering for this chunk, weights at w_chunk>; s = kernel(...); }
+      if (s != NNRT_OK) return s;
+
+The body of each chunk comes from the op's own lowering (:mod:`nnopt.lowering`), so
+the arithmetic is exactly the non-streamed op's. A chunk covering the whole tensor runs
+the unchanged lowering with the weight pointer replaced. A chunk covering output
+channels [c0, c1) of a layer whose output slice is contiguous (one output row: FC with
+batch 1, a conv with a 1x1 output) runs the lowering on a *sliced* op (filter, bias,
+per-channel scales and output restricted to [c0, c1), output pointer advanced by c0):
+today's kernels need no change for either. Other multi-chunk layers need kernels that
+compute an output-channel range (see README.md); :func:`streamed_op_body` refuses them.
+
+:func:`generate_swapped` writes a complete model with these hooks by extending the
+code generator's emitter (:mod:`nnopt.codegen.c_model`); the lead folds the hooks into
+``c_model`` itself (README.md, "Wiring").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from ..codegen.c_model import GeneratedSources, _Emitter
+from ..errors import PlanError, UnsupportedError
+from ..ir import Graph, Op, Quant, Tensor
+from ..lowering import EmitContext, lowering_for
+from ..planner import PlannedModel
+from .blob import ALGORITHMS, LAYOUT_ID_BYTES, TAG_BYTES
+from .placement import ChunkEntry, SwapPlan
+
+ConstArray = Callable[[str, np.ndarray], str]
+
+
+@dataclass(frozen=True)
+class SwapEmit:
+    """Everything the generated swap code needs."""
+
+    name: str  # model identifier (the ``<name>`` of ``<name>_model``)
+    swap: SwapPlan
+    key: bytes
+    layout_id: bytes
+
+    @property
+    def ctx(self) -> str:
+        return f"{self.name}_swap"
+
+    @property
+    def buffer_bytes(self) -> int:
+        return max(16, (self.swap.staging_bytes + TAG_BYTES + 15) // 16 * 16)
+
+
+def _hex_list(data: bytes) -> str:
+    return ", ".join(f"0x{b:02x}" for b in data)
+
+
+def declarations(se: SwapEmit) -> list[str]:
+    """File-scope C: buffers, context, key, attach/detach/stats (after the weights)."""
+    n = se.swap.chunk_count
+    alg = ALGORITHMS[se.swap.algorithm]
+    name, ctx = se.name, se.ctx
+    if len(se.layout_id) != LAYOUT_ID_BYTES:
+        raise PlanError("layout id must be 16 bytes")
+    return [
+        f"/* Swap: {n} weight chunks stream from external flash ({se.swap.algorithm}), "
+        f"staging 2 x {se.buffer_bytes} B. */",
+        f"NNRT_DTCM static uint8_t {name}_stage0[{se.buffer_bytes}];",
+        f"NNRT_DTCM static uint8_t {name}_stage1[{se.buffer_bytes}];",
+        f"NNRT_DTCM static uint8_t {name}_swap_table[{n}u * NNRT_SWAP_ENTRY_BYTES];",
+        f"static nnrt_swap_t {ctx};",
+        f"static int {ctx}_attached;",
+        "/* AEAD key from the build configuration (see scripts/nnopt/swap/README.md). */",
+        f"static const uint8_t {ctx}_key[{len(se.key)}] = {{{_hex_list(se.key)}}};",
+        f"static const uint8_t {ctx}_layout[{LAYOUT_ID_BYTES}] = {{{_hex_list(se.layout_id)}}};",
+        "",
+        f"nnrt_status_t {name}_swap_attach(nnrt_extflash_t *dev)",
+        "{",
+        "    nnrt_swap_config_t cfg;",
+        "    nnrt_status_t s;",
+        "",
+        f"    {name}_swap_detach();",
+        "    memset(&cfg, 0, sizeof(cfg));",
+        "    cfg.dev = dev;",
+        f"    cfg.key = {ctx}_key;",
+        f"    cfg.key_len = sizeof({ctx}_key);",
+        f"    cfg.algorithm = {alg}u;",
+        f"    cfg.layout_id = {ctx}_layout;",
+        f"    cfg.expect_chunks = {n}u;",
+        f"    cfg.staging[0] = {name}_stage0;",
+        f"    cfg.staging[1] = {name}_stage1;",
+        f"    cfg.staging_bytes = sizeof({name}_stage0);",
+        f"    cfg.table = {name}_swap_table;",
+        f"    cfg.table_capacity = {n}u;",
+        "    cfg.prefetch_next = 1;",
+        f"    s = nnrt_swap_open(&{ctx}, &cfg);",
+        f"    {ctx}_attached = s == NNRT_OK;",
+        "    return s;",
+        "}",
+        "",
+        f"void {name}_swap_detach(void)",
+        "{",
+        f"    if ({ctx}_attached) {{",
+        f"        nnrt_swap_close(&{ctx});",
+        f"        {ctx}_attached = 0;",
+        "    }",
+        "}",
+        "",
+        f"nnrt_swap_stats_t {name}_swap_stats(void)",
+        "{",
+        f"    return nnrt_swap_stats(&{ctx});",
+        "}",
+    ]
+
+
+def header_declarations(se: SwapEmit) -> list[str]:
+    """Prototypes and constants for ``<name>_model.h``."""
+    up = se.name.upper()
+    return [
+        '#include "nnrt/swap.h"',
+        "",
+        f"#define {up}_SWAP_CHUNKS {se.swap.chunk_count}u",
+        f"#define {up}_SWAP_STAGING_BYTES {se.buffer_bytes}u",
+        f"#define {up}_SWAP_EXTERNAL_BYTES {se.swap.external_weight_bytes}u",
+        "",
+        "/** Open the weight blob (<name>_swap.bin) on an external-flash device; invoke()",
+        " *  returns NNRT_ERR_IO until this succeeds. Errors as nnrt_swap_open(). */",
+        f"nnrt_status_t {se.name}_swap_attach(nnrt_extflash_t *dev);",
+        "/** Close the blob (waits for a read in flight, destroys the key). */",
+        f"void {se.name}_swap_detach(void);",
+        "/** Swap counters since attach. */",
+        f"nnrt_swap_stats_t {se.name}_swap_stats(void);",
+    ]
+
+
+def invoke_prologue(se: SwapEmit) -> list[str]:
+    """Statements at the top of ``invoke()`` (after ``nnrt_status_t s;``)."""
+    return [
+        f"    if (!{se.ctx}_attached) {{",
+        "        return NNRT_ERR_IO;",
+        "    }",
+        f"    s = nnrt_swap_start(&{se.ctx}, 0u);",
+        "    if (s != NNRT_OK) {",
+        "        return s;",
+        "    }",
+    ]
+
+
+# ----- op bodies -----
+
+def _final_return_to_assignment(body: list[str], op: Op) -> list[str]:
+    """``return <expr>;`` (the lowering's last statement) -> ``s = <expr>;``."""
+    idx = max((i for i, line in enumerate(body) if line.lstrip().startswith("return ")),
+              default=-1)
+    if idx < 0 or not body[-1].rstrip().endswith(";"):
+        raise PlanError(f"op {op.index} ({op.opcode}): its lowering does not end with "
+                        "`return <status>;`")
+    out = list(body)
+    out[idx] = out[idx].replace("return ", "s = ", 1)
+    return out
+
+
+def _slice_quant(q: Quant | None, c0: int, c1: int) -> Quant | None:
+    if q is None or not q.per_channel:
+        return q
+    return Quant(q.scale[c0:c1], q.zero_point[c0:c1], q.axis)
+
+
+def _slice_tensor(t: Tensor, index: int, axis: int, c0: int, c1: int) -> Tensor:
+    shape = list(t.shape)
+    shape[axis] = c1 - c0
+    data = None
+    if t.data is not None:
+        arr = np.take(t.array(), np.arange(c0, c1), axis=axis)
+        data = np.ascontiguousarray(arr).tobytes()
+    return replace(t, index=index, shape=tuple(shape), data=data,
+                   quant=_slice_quant(t.quant, c0, c1), name=f"{t.name}[{c0}:{c1}]")
+
+
+def _contiguous_slice(graph: Graph, op: Op, chunk: ChunkEntry) -> bool:
+    y = graph.tensors[op.outputs[0]]
+    return (chunk.axis == 0 and op.opcode in ("CONV_2D", "FULLY_CONNECTED")
+            and len(y.shape) > 0 and y.num_elements == y.shape[-1])
+
+
+def _chunk_lowering(graph: Graph, op: Op, chunk: ChunkEntry, whole: bool,
+                    ptr: Callable[[int], str], const_array: ConstArray) -> list[str]:
+    low = lowering_for(op)
+    w_expr = "((const void *)w_chunk)"
+    if whole:
+        def ptr_whole(t: int) -> str:
+            return w_expr if t == op.inputs[1] else ptr(t)
+
+        ctx = EmitContext(graph=graph, op=op, ptr=ptr_whole, const_array=const_array,
+                          scratch="NULL")
+        return low.emit(ctx)
+    if not _contiguous_slice(graph, op, chunk):
+        raise UnsupportedError(
+            f"op {op.index} ({op.opcode}): streaming output channels [{chunk.c0}, "
+            f"{chunk.c1}) needs kernels that compute a channel range",
+            hint="plan with SwapOptions(kernel_channel_ranges=False) until the conv "
+                 "kernels take an output-channel range (scripts/nnopt/swap/README.md)")
+    n = len(graph.tensors)
+    w = graph.tensors[op.inputs[1]]
+    y = graph.tensors[op.outputs[0]]
+    w2 = _slice_tensor(w, n, 0, chunk.c0, chunk.c1)
+    y2 = _slice_tensor(y, n + 1, len(y.shape) - 1, chunk.c0, chunk.c1)
+    new = [w2, y2]
+    inputs = [op.inputs[0], n]
+    bias_index = -1
+    if len(op.inputs) > 2 and op.inputs[2] >= 0:
+        bias_index = n + 2
+        new.append(_slice_tensor(graph.tensors[op.inputs[2]], bias_index, 0, chunk.c0,
+                                 chunk.c1))
+        inputs.append(bias_index)
+    g2 = replace(graph, tensors=graph.tensors + tuple(new))
+    op2 = replace(op, inputs=tuple(inputs), outputs=(n + 1,))
+    elem = y.nbytes // y.num_elements
+    y_expr = f"((void *)((uint8_t *){ptr(y.index)} + {chunk.c0 * elem}u))"
+
+    def ptr_slice(t: int) -> str:
+        if t == n:
+            return w_expr
+        if t == n + 1:
+            return y_expr
+        if t == bias_index:
+            ident = const_array("bias", g2.tensors[t].array())
+            return f"((const void *){ident})"
+        return ptr(t)
+
+    ctx = EmitContext(graph=g2, op=op2, ptr=ptr_slice, const_array=const_array,
+                      scratch="NULL")
+    return low.emit(ctx)
+
+
+def streamed_op_body(graph: Graph, op: Op, chunks: Sequence[ChunkEntry], se: SwapEmit,
+                     ptr: Callable[[int], str],
+                     const_array_for_chunk: Callable[[int], ConstArray]) -> list[str]:
+    """Body lines of ``static nnrt_status_t op_<k>(void)`` for a streamed op.
+
+    ``ptr``: the emitter's tensor pointer expressions (never asked for the streamed
+    filter); ``const_array_for_chunk(k)``: a const-array emitter whose names are unique
+    per chunk k (the lowering emits per-chunk multipliers).
+    """
+    if not chunks:
+        raise PlanError(f"op {op.index} has no chunks")
+    w = graph.tensors[op.inputs[1]]
+    lines = ["const uint8_t *w_chunk;", "size_t w_len;", "nnrt_status_t s;", ""]
+    for c in chunks:
+        if c.op != op.index or c.tensor != w.index:
+            raise PlanError(f"chunk {c.index} is not for op {op.index}")
+        whole = c.c0 == 0 and c.c1 == w.shape[c.axis]
+        body = _chunk_lowering(graph, op, c, whole, ptr, const_array_for_chunk(c.index))
+        body = _final_return_to_assignment(body, op)
+        lines += [
+            f"/* chunk {c.index}: tensor {c.tensor} channels [{c.c0}, {c.c1}), "
+            f"{c.plain_bytes} B */",
+            f"s = nnrt_swap_wait(&{se.ctx}, {c.index}u, &w_chunk, &w_len);",
+            "if (s != NNRT_OK) {",
+            "    return s;",
+            "}",
+            f"if (w_len != {c.plain_bytes}u) {{",
+            "    return NNRT_ERR_FORMAT;",
+            "}",
+            "{",
+            *["    " + line if line else "" for line in body],
+            "}",
+            "if (s != NNRT_OK) {",
+            "    return s;",
+            "}",
+        ]
+    lines.append("return NNRT_OK;")
+    return lines
+
+
+# ----- a complete model with the hooks (the emitter, extended) -----
+
+class _SwapEmitter(_Emitter):
+    def __init__(self, planned: PlannedModel, name: str, se: SwapEmit) -> None:
+        super().__init__(planned, name)
+        self.se = se
+        self.streamed: dict[int, list[ChunkEntry]] = {}
+        for c in se.swap.chunks:
+            self.streamed.setdefault(c.op, []).append(c)
+        self.external = set(se.swap.external_tensors)
+
+    def ptr(self, t: int) -> str:
+        if t in self.external:
+            raise PlanError(f"tensor {t} is in external flash: only its streamed op may "
+                            "use it")
+        return super().ptr(t)
+
+    def op_functions(self) -> list[str]:
+        self.headers.add("nnrt/swap.h")
+        # the base emitter writes every other op; it never sees the streamed ones
+        full = self.g
+        self.g = replace(full, ops=tuple(op for op in full.ops
+                                         if op.index not in self.streamed))
+        try:
+            out = super().op_functions()
+        finally:
+            self.g = full
+        for op in full.ops:
+            if op.index not in self.streamed:
+                continue
+            self.headers.update(lowering_for(op).headers)
+            body = streamed_op_body(self.g, op, self.streamed[op.index], self.se, self.ptr,
+                                    self._chunk_const_arrays(op.index))
+            out.append(f"/* op {op.index}: {op.opcode}, weights streamed */\n"
+                       f"static nnrt_status_t op_{op.index}(void)\n{{\n"
+                       + "\n".join("    " + line if line else "" for line in body)
+                       + "\n}\n")
+        self.extra_decls.append("\n".join(declarations(self.se)))
+        return out
+
+    def _chunk_const_arrays(self, op_index: int) -> Callable[[int], ConstArray]:
+        return lambda k: self._chunk_const_array(op_index, k)
+
+    def _chunk_const_array(self, op_index: int, k: int) -> ConstArray:
+        inner: ConstArray = self.const_array_for(op_index)
+
+        def const_array(suffix: str, arr: np.ndarray) -> str:
+            return inner(f"c{k}_{suffix}", arr)
+        return const_array
+
+    def invoke(self) -> str:
+        lines = super().invoke().split("\n")
+        at = lines.index("    nnrt_status_t s;") + 1
+        return "\n".join(lines[:at] + invoke_prologue(self.se) + lines[at:])
+
+    def c_source(self) -> str:
+        text = super().c_source()
+        # memset in attach: string.h after the generated includes
+        return text.replace('#include "nnrt/sections.h"',
+                            '#include <string.h>\n\n#include "nnrt/sections.h"', 1)
+
+    def h_source(self) -> str:
+        text = super().h_source()
+        marker = f"extern const nnrt_model_t {self.name}_model;"
+        return text.replace(marker, marker + "\n\n" + "\n".join(header_declarations(self.se)),
+                            1)
+
+
+@dataclass(frozen=True)
+class SwapSources:
+    sources: GeneratedSources
+    blob: Path
+    layout_id: bytes
+
+
+def generate_swapped(planned: PlannedModel, out_dir: Path, swap: SwapPlan, key: bytes,
+                     name: str | None = None, salt: bytes | None = None) -> SwapSources:
+    """Write ``<name>_model.c/.h`` with streamed ops and ``<name>_swap.bin``."""
+    from . import swap_layout_id, write_model_blob
+
+    if not swap.enabled:
+        raise PlanError("the swap plan streams nothing", hint="use --swap force or auto")
+    ident = name or planned.plan.model
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lid = swap_layout_id(swap, planned.plan.source_sha256)
+    em = _SwapEmitter(planned, ident, SwapEmit(ident, swap, key, lid))
+    c_text = em.c_source()
+    c_file = out_dir / f"{ident}_model.c"
+    h_file = out_dir / f"{ident}_model.h"
+    c_file.write_text(c_text)
+    h_file.write_text(em.h_source())
+    wb = write_model_blob(out_dir / f"{ident}_swap.bin", planned.graph, swap,
+                          planned.plan.source_sha256, key, salt=salt)
+    assert wb.layout_id == lid
+    return SwapSources(GeneratedSources(c_file, h_file, f"{ident}_model"), wb.path, lid)
