@@ -192,7 +192,7 @@ static int write_stats(const char *path, nnrt_status_t status, int have_count,
 static int usage(const char *problem)
 {
     (void)fail(EXIT_USAGE, problem, NULL);
-    nnrt_port_log_error("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS]");
+    nnrt_port_log_error("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS] [-r N]");
     return EXIT_USAGE;
 }
 
@@ -202,6 +202,7 @@ int main(int argc, char **argv)
     const char *inputs[NNRT_HARNESS_MAX_IO];
     const char *outputs[NNRT_HARNESS_MAX_IO];
     const char *stats_path = NULL;
+    uint32_t repeat = 0;
     uint32_t n_in = 0;
     uint32_t n_out = 0;
     uint32_t i;
@@ -217,11 +218,12 @@ int main(int argc, char **argv)
         const char *opt = argv[a];
 
         if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
-            nnrt_port_log("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS]");
+            nnrt_port_log("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS] [-r N]");
             return EXIT_OK;
         }
         if (a + 1 >= argc || (strcmp(opt, "-i") != 0 && strcmp(opt, "-o") != 0 &&
-                              strcmp(opt, "-t") != 0 && strcmp(opt, "-s") != 0)) {
+                              strcmp(opt, "-t") != 0 && strcmp(opt, "-s") != 0 &&
+                              strcmp(opt, "-r") != 0)) {
             t_reset(&t);
             t_str(&t, "bad argument: ");
             t_str(&t, opt);
@@ -237,6 +239,16 @@ int main(int argc, char **argv)
                 return usage("too many -o");
             }
             outputs[n_out++] = argv[++a];
+        } else if (opt[1] == 'r') {
+            const char *digits = argv[++a];
+
+            repeat = 0;
+            for (; *digits != '\0'; digits++) {
+                if (*digits < '0' || *digits > '9' || repeat > 100000000u) {
+                    return usage("-r takes a count of extra invocations to time");
+                }
+                repeat = repeat * 10u + (uint32_t)(*digits - '0');
+            }
         } else if (opt[1] == 't') {
 #ifdef NNRT_TRACE
             trace_path = argv[++a];
@@ -309,6 +321,22 @@ int main(int argc, char **argv)
         t_reset(&t);
         t_str(&t, "nnrt: instructions=");
         t_u64(&t, instructions);
+        nnrt_port_log(t.buf);
+    }
+    if (repeat > 0 && status == NNRT_OK && nnrt_port_counter_unit() != NULL) {
+        /* -r N: N more inferences, timed together; the average goes to the log */
+        uint32_t r;
+
+        t0 = nnrt_port_counter();
+        for (r = 0; r < repeat && status == NNRT_OK; r++) {
+            status = hm->invoke();
+        }
+        t1 = nnrt_port_counter();
+        t_reset(&t);
+        t_str(&t, "nnrt: ");
+        t_str(&t, nnrt_port_counter_unit());
+        t_str(&t, "_per_invoke=");
+        t_u64(&t, (t1 - t0) / repeat);
         nnrt_port_log(t.buf);
     }
     if (nnrt_port_stack_used() != 0) {
