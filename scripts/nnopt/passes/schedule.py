@@ -2,64 +2,71 @@
 live activation memory (Liberis & Lane 2019, "Neural networks on microcontrollers:
 saving memory at inference via operator reordering").
 
-Cost model (the *live-sum* model). For an order, tensor ``t`` is live at every step
-from ``first(t)`` (its producer's position; 0 for a tensor no op produces) to
-``last(t)`` (its last consumer's position; the last step for a graph output; ``first``
-for a tensor nobody reads). ``live(i)`` is the sum of the sizes of the tensors live at
-step ``i``; the peak is its maximum. Executing op ``v`` after the set ``D`` of executed
-ops costs ``mem(D) + out(v)``: the tensors produced so far (or graph inputs) still needed
-by an op outside ``D`` (or that are graph outputs), plus everything ``v`` writes.
+The live-sum model. In an order, tensor ``t`` is live at every step from ``first(t)`` (its
+producer's position; 0 for a tensor no op writes) to ``last(t)`` (its last reader's
+position; the last step for a graph output; ``first(t)`` for a tensor nobody reads).
+``live(i)`` sums the sizes of the tensors live at step ``i``; the peak is its maximum.
+Running op ``v`` after the set ``D`` of ops already run (a *downset*: closed under
+predecessors) costs ``mem(D) + out(v)``: the tensors produced in ``D`` (or by no op) that
+an op outside ``D`` still reads or that are graph outputs, plus all ``v`` writes.
 
-How :func:`schedule` searches (``strategy="optimal"``):
+How :func:`schedule` finds an order (``strategy="optimal"``):
 
-- **Validation.** One producer per tensor, none for graph inputs, no cycles; otherwise
-  :class:`~nnopt.errors.PlanError`. Ties are always broken by op index, the search never
-  looks at the clock to decide anything but whether to stop, so the same problem gives
-  the same schedule.
-- **Exact decomposition at cut ops.** An op that is an ancestor or a descendant of every
-  other op sits at the same position in every topological order. The ops strictly
-  between two consecutive cut ops form a segment; no order of one segment changes the
-  liveness of any tensor at a step of another (a tensor crossing a segment is live for
-  all of it), so the peak is the maximum over segments of independent sub-problems,
-  solved one by one. Chain-like networks (MobileNet, ResNet, DenseNet, Inception
-  between modules) fall apart into tiny segments; a segment's sub-problem carries the
-  tensors crossing it as one always-live tensor.
-- **Bounds.** For each op ``v``, ``N(v)``: the bytes live during ``v`` in *every* order —
-  its inputs and outputs, and every tensor produced by an ancestor (or no op) and read by
-  ``v``, a descendant of ``v`` or the graph output. ``max_v N(v)`` (at least the
-  problem's :meth:`ScheduleProblem.lower_bound`) is the static bound. During the search
-  the bound for a downset ``D`` adds, per remaining op ``v``, the already-produced
-  tensors ``v`` or its descendants still need, and ``mem(D)`` plus the smallest output
-  of a ready op.
-- **Upper bound first.** The file order, the min-index topological order and beam
-  searches over downsets (widths 1 and a width that shrinks with the segment size,
-  ranked by the bound above, then peak so far, then memory held) give the incumbent;
-  nothing whose bound reaches it is ever expanded.
-- **Best-first branch and bound on the bottleneck cost.** States are downsets as int
-  bitmasks, ordered by ``max(peak so far, bound)``, deepest first on ties; a downset is
-  kept only with the lowest peak-so-far that reached it (a higher one is dominated: the
-  rest of the order costs the same from the same downset). The first time the smallest
-  open key reaches the incumbent, the incumbent is optimal. A segment stops early once
-  it is no worse than a proven bound of the whole problem (another segment's optimum or
-  the static bound): its own order is then good enough, not necessarily its own optimum.
-- **Sound move pruning (instead of static chain compression).** In a downset ``D`` with
-  peak-so-far ``g`` a ready op ``v`` is executed at once, without branching, when it
-  is the only ready op, or when it does not increase ``mem`` (``mem(D+v) <= mem(D)``)
-  and its step costs no more than a lower bound ``L`` of every completion of ``D``
-  (``max(g, static bound, cheapest ready step, dynamic bound)``). Proof: take any
-  completion ``x1..xk`` with ``v`` at ``xj``; moving ``v`` to the front leaves the steps
-  after ``xj`` unchanged, adds ``v``'s step (cost ``<= L <=`` the completion's peak) and
-  changes every step ``xi`` (``i < j``) by ``mem(D+v+X) - mem(D+X)``, which is at most
-  ``mem(D+v) - mem(D) <= 0`` because ``v`` frees a superset of its inputs once more ops
-  ran. Static chain compression is *not* sound in this model: a chain ``u -> v`` whose
-  ``v`` expands memory may best be split by other work (the search keeps that option).
-- **Not optimal when:** a segment's search exceeds ``state_budget`` expanded states
-  (deterministic): the best order found so far is returned with ``optimal=False`` and
-  the smallest open key as proven bound; or the wall-clock ``time_budget_s`` runs out:
-  that segment falls back to its deterministic heuristic order and static bound (the
-  clock then decides only *whether* a search finished). The heuristics alone carry no
-  guarantee; the result is never worse than the file order when that is topological.
-- ``strategy="heuristic"`` skips the exact search; ``strategy="file"`` keeps ``0..n-1``.
+- **Validation.** One writer per tensor, none for a graph input, no cycle; otherwise
+  :class:`~nnopt.errors.PlanError`. Every tie is broken by op index and nothing but the
+  search's stopping point depends on the clock, so equal problems get equal schedules.
+- **Exact split at cut ops.** An op that is an ancestor or a descendant of every other op
+  has the same position in every topological order. The ops between two consecutive cut
+  ops form a segment. A tensor that crosses a segment is live for all of it whatever the
+  order, so a segment's order changes no step of another segment: the peak is the
+  maximum over segments of independent sub-problems (the crossing tensors become one
+  always-live tensor). Chain-like networks (MobileNet, ResNet, DenseNet, Inception
+  between modules) fall apart into small segments.
+- **Lower bounds.** ``N(v)``, the bytes live during ``v`` in *every* order: its inputs
+  and outputs, plus each tensor written by an ancestor of ``v`` (or by no op) that ``v``,
+  a descendant of ``v`` or the graph output needs. In a downset ``D`` the bound of a
+  remaining ``v`` adds what the tensors live in ``D`` must still cost at ``v``'s step:
+  the whole tensor if ``v`` or a descendant reads it; otherwise, if each of its readers
+  has one input and one output and starts a chain (ops with one input and one output,
+  each tensor read once) that ends at a descendant of ``v``, the smaller of the tensor
+  and the sum of the chains' smallest tensors, because during ``v`` either the tensor is
+  still waiting for a reader or every reader ran and each chain holds a tensor. This
+  *fork* bound is what proves wide parallel branches (a block input held until every
+  branch starts, branch outputs held until the join) without search. Plus ``mem(D)`` and
+  the smallest output of a ready op. The segment's bound is the maximum at ``D = {}``.
+- **Incumbent.** The file order, the lowest-index topological order and beam searches
+  over downsets (ranked by the bound, peak so far, bytes held); widths shrink with the
+  segment size so they stay under a second.
+- **Exact search: depth-first branch and bound on the decision "is there an order whose
+  every step costs at most T?"**, over downsets as int bitmasks. A downset whose
+  decision failed is memoised with the lower bound the failure proved (the least step
+  cost that exceeded T below it), which prunes it under every later, smaller T (it does
+  not depend on how the downset was reached: the rest of the order costs the same).
+  First a probe at T = the lower bound (or the best bound of the whole problem, when
+  another segment already forces a higher peak), with an eighth of the state budget: on
+  success the order is optimal (or good enough for the whole). Then top-down: T = the
+  incumbent's peak minus one, repeated after every order found, until no order exists;
+  the last order found is optimal.
+- **Free moves (sound, in place of static chain compression).** In a downset ``D`` a
+  ready op ``v`` that does not increase the held memory (``mem(D+v) <= mem(D)``) and
+  whose step costs at most T is run at once, without trying alternatives. Proof: in any
+  completion ``x1..xk`` within T with ``v = xj``, moving ``v`` first adds a step of cost
+  at most T, leaves the steps after ``xj`` unchanged, and changes each step ``xi``
+  (``i < j``) by ``mem(D+v+X) - mem(D+X) <= mem(D+v) - mem(D) <= 0``, since with more
+  ops run, ``v`` frees a superset of its inputs. A failure below a free move still
+  proves its own bound for ``D``: a completion of peak P > T made to start with ``v``
+  keeps a peak at most P. Compressing a chain ``u -> v`` statically is *not* sound in
+  this model: when ``v`` expands memory, running other work between ``u`` and ``v`` can
+  be strictly better, and the search keeps that option.
+- **Where it is not optimal.** When a segment's search runs out of ``state_budget``
+  (expanded downsets, deterministic), the best order found is returned with
+  ``optimal=False`` and the bound the probe proved (at least the static bound). When the
+  wall clock (``time_budget_s``) runs out first, the interrupted segment keeps its
+  heuristic order and static bound and later segments are not searched, so only
+  *whether* a search finished depends on the clock. The heuristics carry no guarantee.
+  The result is never worse than the file order when that order is topological.
+- ``strategy="heuristic"`` skips the exact search; ``strategy="file"`` keeps ``0..n-1``
+  (which must be topological) and reports its peak and the static bound.
 """
 
 from __future__ import annotations
@@ -376,6 +383,41 @@ class _Budget:
         return self.timed_out
 
 
+class _Class:
+    """Ops sharing the dynamic terms of the bound (see :meth:`_Space.dyn_bound`)."""
+
+    __slots__ = ("fmask", "forks", "members", "tables", "top")
+
+    def __init__(self, members: list[tuple[int, int]], extra: int,
+                 forks: tuple[tuple[int, tuple[tuple[int, int], ...]], ...],
+                 size: Sequence[int]) -> None:
+        self.members = tuple(members)  # (static bound, op), largest first
+        self.top = members[0][0]
+        self.fmask = sum(1 << t for t, _ in forks)
+        # live tensor -> (readers' mask, bytes held if no reader ran, ((reader, held), ...))
+        self.forks: dict[int, tuple[int, int, tuple[tuple[int, int], ...]]] = {}
+        weight = [0] * len(size)
+        for t in _bits(extra):
+            weight[t] = size[t]
+        for t, terms in forks:
+            cap = min(size[t], sum(w for _, w in terms))
+            self.forks[t] = (sum(c for c, _ in terms), cap, terms)
+            weight[t] = cap
+        # byte tables: weight of (live & (extra | fmask)) if no fork reader had run yet,
+        # an upper bound of the class's dynamic terms
+        mask = extra | self.fmask
+        self.tables: list[tuple[int, list[int]]] = []
+        for shift in range(0, mask.bit_length(), 8):
+            chunk = (mask >> shift) & 255
+            if chunk:
+                table = [0] * 256
+                for x in range(1, 256):
+                    low = x & -x
+                    t = shift + low.bit_length() - 1
+                    table[x] = table[x ^ low] + (weight[t] if chunk & low else 0)
+                self.tables.append((shift, table))
+
+
 class _Space:
     """A segment's problem as integer arrays for the search (local op and tensor bits)."""
 
@@ -461,15 +503,11 @@ class _Space:
                     forks.append((t, tuple(terms)))
             key = (need & ~sure & early, tuple(forks))
             groups.setdefault(key, []).append((self.nb[v], v))
-        self.classes: list[tuple[int, int, int, dict[int, tuple[int, tuple[tuple[int, int],
-                                                                          ...]]],
-                                 tuple[tuple[int, int], ...]]] = []
+        self.classes: list[_Class] = []
         for (extra, forks_k), members in groups.items():
             members.sort(key=lambda e: (-e[0], e[1]))
-            fmask = sum(1 << t for t, _ in forks_k)
-            fdict = {t: (g.size[t], terms) for t, terms in forks_k}
-            self.classes.append((members[0][0], extra, fmask, fdict, tuple(members)))
-        self.classes.sort(key=lambda c: (-c[0], c[4][0][1]))
+            self.classes.append(_Class(members, extra, forks_k, g.size))
+        self.classes.sort(key=lambda c: (-c.top, c.members[0][1]))
         first = min((self.out_all[v] for v in _bits(self.ready0)), default=0)
         self.lb = max(max(self.nb, default=0), self.mem0 + self.dead0 + first if n else 0,
                       self.dyn_bound(0, self.mem0, self.live0))
@@ -492,41 +530,41 @@ class _Space:
                 ready |= 1 << w
         return ready
 
-    def dyn_bound(self, d: int, mem: int, live: int) -> int:
-        """Max over ops v outside downset d of bytes surely live during v."""
-        best = 0
-        wt = self.wt
-        for top, extra, fmask, fdict, members in self.classes:
-            if top + mem <= best:
+    def dyn_bound(self, d: int, mem: int, live: int, above: int = -1) -> int:
+        """Max over ops v outside downset d of bytes surely live during v; or, as soon as
+        one exceeds ``above``, that one."""
+        best = above
+        for k in self.classes:
+            if k.top + mem <= best:
                 break
             b = -1
-            for nbv, v in members:
+            for nbv, v in k.members:
                 if not (d >> v) & 1:
                     b = nbv
                     break
             if b < 0 or b + mem <= best:
                 continue
-            x = live & extra
+            for shift, table in k.tables:
+                b += table[(live >> shift) & 255]
+            if b <= best:
+                continue
+            x = live & k.fmask
             while x:
                 low = x & -x
-                b += wt[low.bit_length() - 1]
                 x ^= low
-            x = live & fmask
-            while x:
-                low = x & -x
-                x ^= low
-                size, terms = fdict[low.bit_length() - 1]
-                held = 0
-                for cbit, w in terms:
-                    if not d & cbit:
-                        held += w
-                        if held >= size:
-                            held = size
-                            break
-                b += held
+                cmask, cap, terms = k.forks[low.bit_length() - 1]
+                if d & cmask:
+                    held = 0
+                    for cbit, w in terms:
+                        if not d & cbit:
+                            held += w
+                    if held < cap:
+                        b -= cap - held
             if b > best:
+                if above >= 0:
+                    return b
                 best = b
-        return best
+        return max(best, 0)
 
     def peak(self, order: Sequence[int]) -> int:
         d = 0
@@ -545,20 +583,23 @@ class _Space:
 # --------------------------------------------------------------------------- heuristics
 
 
-def _beam(sp: _Space, width: int) -> tuple[list[int], int, int]:
-    """Beam search over downsets by depth; returns (order, peak, states expanded)."""
-    # entry: (rank, g, mem, d, live, ready, parent index, op)
-    layer: list[tuple[int, int, int, int, int, int]] = [
-        (0, sp.mem0, 0, sp.live0, sp.ready0, -1)]
+def _beam(sp: _Space, width: int, strong: bool) -> tuple[list[int], int, int]:
+    """Beam search over downsets, one layer per depth, keeping the ``width`` best by
+    (bound, peak so far, memory held, downset); the bound is :meth:`_Space.dyn_bound`
+    when ``strong``, else memory held plus the smallest next output. Returns (order,
+    peak, downsets expanded)."""
+    # entry: (g, mem, d, live, ready)
+    layer: list[tuple[int, int, int, int, int]] = [(0, sp.mem0, 0, sp.live0, sp.ready0)]
     back: list[list[tuple[int, int]]] = []  # per depth: (parent index, op) per entry
     expanded = 0
+    out_all = sp.out_all
     for depth in range(sp.n):
         dead = sp.dead0 if depth == 0 else 0
         cand: dict[int, tuple[int, int, int, int, int, int]] = {}
-        for idx, (g, mem, d, live, ready, _p) in enumerate(layer):
+        for idx, (g, mem, d, live, ready) in enumerate(layer):
             expanded += 1
             for v in _bits(ready):
-                c = mem + sp.out_all[v] + dead
+                c = mem + out_all[v] + dead
                 g2 = g if g >= c else c
                 d2 = d | (1 << v)
                 old = cand.get(d2)
@@ -568,11 +609,16 @@ def _beam(sp: _Space, width: int) -> tuple[list[int], int, int]:
                 cand[d2] = (g2, mem2, live2, sp.ready_after(d, ready, v), idx, v)
         ranked = []
         for d2, (g2, mem2, live2, ready2, idx, v) in cand.items():
-            h = max(g2, sp.dyn_bound(d2, mem2, live2)) if len(cand) > width else g2
+            h = g2
+            if len(cand) > width and ready2:
+                if strong:
+                    h = max(g2, sp.dyn_bound(d2, mem2, live2))
+                else:
+                    h = max(g2, mem2 + min(out_all[w] for w in _bits(ready2)))
             ranked.append((h, g2, mem2, d2, live2, ready2, idx, v))
         ranked.sort(key=lambda e: (e[0], e[1], e[2], e[3]))
         del ranked[width:]
-        layer = [(e[1], e[2], e[3], e[4], e[5], e[6]) for e in ranked]
+        layer = [(e[1], e[2], e[3], e[4], e[5]) for e in ranked]
         back.append([(e[6], e[7]) for e in ranked])
     order: list[int] = []
     idx = 0
@@ -584,8 +630,14 @@ def _beam(sp: _Space, width: int) -> tuple[list[int], int, int]:
     return order, sp.peak(order), expanded
 
 
-def _beam_width(n: int) -> int:
-    return max(4, min(64, 4000 // max(n, 1)))
+def _beams(n: int) -> tuple[tuple[int, bool], ...]:
+    """(width, strong) of the beams to run on a segment of n ops. Widths shrink with n so
+    that each beam stays well under a second; the strong bound costs about n per call, so
+    large segments get only the cheap ranking."""
+    cheap = max(4, min(64, 8000 // max(n, 1)))
+    if n > 80:
+        return ((1, False), (cheap, False))
+    return ((1, True), (cheap, False), (max(1, min(64, 60000 // (n * n))), True))
 
 
 # --------------------------------------------------------------------------- exact
@@ -648,7 +700,7 @@ def _decide(sp: _Space, T: int, fail: dict[int, int], limit: int, budget: _Budge
                 if counter[0] >= limit or (counter[0] & 255 == 0 and budget.out_of_time()):
                     return _Decision("budget", [], 0)
                 counter[0] += 1
-                val = _frame_bound(sp, fr.d, fr.mem, fr.live, fr.ready)
+                val = _frame_bound(sp, fr.d, fr.mem, fr.live, fr.ready, T)
                 if val <= T:
                     _moves(sp, fr, T)
                     stack.append(fr)
@@ -683,8 +735,9 @@ def _decide(sp: _Space, T: int, fail: dict[int, int], limit: int, budget: _Budge
         result = val if val > top.cin else top.cin
 
 
-def _frame_bound(sp: _Space, d: int, mem: int, live: int, ready: int) -> int:
-    """A lower bound of the peak of every completion of downset d."""
+def _frame_bound(sp: _Space, d: int, mem: int, live: int, ready: int, above: int) -> int:
+    """A lower bound of the peak of every completion of downset d (any one that exceeds
+    ``above`` will do)."""
     out_all = sp.out_all
     m = -1
     r = ready
@@ -695,8 +748,9 @@ def _frame_bound(sp: _Space, d: int, mem: int, live: int, ready: int) -> int:
             m = x
         r ^= low
     h = mem + (sp.dead0 if d == 0 else 0) + m
-    h2 = sp.dyn_bound(d, mem, live)
-    return h if h > h2 else h2
+    if h > above:
+        return h
+    return max(h, sp.dyn_bound(d, mem, live, above))
 
 
 def _moves(sp: _Space, fr: _Frame, T: int) -> None:
@@ -777,7 +831,6 @@ class _Seg:
     order: list[int]  # local order
     peak: int
     lb: int
-    explored: int = 0
 
 
 def schedule(problem: ScheduleProblem, *, strategy: str = "optimal",
@@ -809,8 +862,8 @@ def schedule(problem: ScheduleProblem, *, strategy: str = "optimal",
             if best_peak < 0 or pk < best_peak:
                 best_order, best_peak = cand, pk
         if strategy != "file" and sg.n > 1 and best_peak > sp.lb:
-            for width in (1, _beam_width(sg.n)):
-                cand, pk, ex = _beam(sp, width)
+            for width, strong in _beams(sg.n):
+                cand, pk, ex = _beam(sp, width, strong)
                 explored += ex
                 if pk < best_peak:
                     best_order, best_peak = cand, pk
@@ -828,7 +881,8 @@ def schedule(problem: ScheduleProblem, *, strategy: str = "optimal",
             explored += r.explored
             s.order, s.peak, s.lb = r.order, r.peak, max(s.lb, r.lower_bound)
             glb = max(glb, s.lb)
-    order = tuple(s.ops[v] for s in segs for v in s.order)
+    order = tuple(range(g.n)) if strategy == "file" else tuple(
+        s.ops[v] for s in segs for v in s.order)
     peak = max((s.peak for s in segs), default=0)
     lower = max((s.lb for s in segs), default=0)
     lower = max(lower, min(problem.lower_bound(), peak))
