@@ -164,6 +164,8 @@ class NnCheck(WestCommand):
             "nn-check",
             "check a Zephyr build's zephyr.elf against the nnopt memory budget",
             DESCRIPTION,
+            # Like `west build -d DIR`, usable on a build directory outside a workspace.
+            requires_workspace=False,
         )
 
     def do_add_parser(self, parser_adder: Any) -> argparse.ArgumentParser:
