@@ -20,7 +20,8 @@ Poly1305 and ChaCha20-Poly1305 only; no entropy source (the runtime only decrypt
 ``MBEDTLS_PSA_CRYPTO_EXTERNAL_RNG`` with a generator that always refuses, in
 ``src/swap/swap_psa.c``); no standard library functions; mbedTLS's allocations (the
 key slot's key bytes) come from ``memory_buffer_alloc`` over a static pool, so there
-is no heap; 4 key slots.
+is no heap; 4 key slots; AES tables in flash (``MBEDTLS_AES_ROM_TABLES``), so the
+crypto needs about 1.4 KB of RAM (pool, PSA state, driver context).
 """
 
 from __future__ import annotations
@@ -76,9 +77,10 @@ CONFIG_HEADER = """\
 #define MBEDTLS_PSA_CRYPTO_EXTERNAL_RNG
 #define MBEDTLS_PSA_KEY_SLOT_COUNT 4
 
-/* the AEADs */
+/* the AEADs; AES tables as const data in flash (else 8.5 KB of RAM at run time) */
 #define MBEDTLS_CIPHER_C
 #define MBEDTLS_AES_C
+#define MBEDTLS_AES_ROM_TABLES
 #define MBEDTLS_GCM_C
 #define MBEDTLS_CHACHA20_C
 #define MBEDTLS_POLY1305_C

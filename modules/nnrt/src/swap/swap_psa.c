@@ -11,7 +11,7 @@
  * Bundled mbedTLS specifics:
  * - mbedTLS allocates the key slot's key bytes with mbedtls_calloc(); the bundled
  *   configuration routes that to memory_buffer_alloc over the static pool below, so
- *   no heap is needed (NNRT_SWAP_MBEDTLS_POOL_BYTES, default 1024).
+ *   no heap is needed (NNRT_SWAP_MBEDTLS_POOL_BYTES, default 512).
  * - psa_crypto_init() needs a random generator; decryption never draws from it, so
  *   the configuration uses MBEDTLS_PSA_CRYPTO_EXTERNAL_RNG and the hook below always
  *   refuses (PSA_ERROR_INSUFFICIENT_ENTROPY): nothing on the device generates keys or
@@ -37,7 +37,7 @@
 #include "mbedtls/memory_buffer_alloc.h"
 
 #ifndef NNRT_SWAP_MBEDTLS_POOL_BYTES
-#define NNRT_SWAP_MBEDTLS_POOL_BYTES 1024
+#define NNRT_SWAP_MBEDTLS_POOL_BYTES 512 /* one key (<= 32 bytes) + allocator headers */
 #endif
 
 static unsigned char g_pool[NNRT_SWAP_MBEDTLS_POOL_BYTES] __attribute__((aligned(8)));
