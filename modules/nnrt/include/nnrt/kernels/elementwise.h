@@ -1,0 +1,163 @@
+/**
+ * @file elementwise.h
+ * @brief Element-wise binary operators with broadcasting: ADD, SUB, MUL, MAXIMUM,
+ *        MINIMUM (int8 and float32).
+ *
+ * Bit-exact with TensorFlow Lite Micro's reference kernels:
+ * - int8 ADD/SUB: both inputs are offset, shifted left by `left_shift` (20), scaled by
+ *   their own multiplier, added (subtracted), rescaled by the output multiplier, offset,
+ *   clamped (TFLM's double-rounding MultiplyByQuantizedMultiplier throughout);
+ * - int8 MUL: (in1 - zp1) * (in2 - zp2) requantised by one multiplier;
+ * - int8 MAXIMUM/MINIMUM compare the raw int8 values (TFLM ignores the quantisation);
+ * - float32: the plain operation, then min(max(x, act_min), act_max).
+ *
+ * Broadcasting follows numpy/TFLite rules and is encoded at build time as a strided
+ * index space (nnrt_broadcast_t): the output is walked in row-major order and each input
+ * is addressed through its own strides, 0 along broadcast dimensions. Any rank up to
+ * NNRT_MAX_DIMS after merging adjacent dimensions (nnopt merges them, so any TFLite
+ * shape pair fits).
+ *
+ * In place: every kernel here may write its output over an input of the same number of
+ * elements (output == input1 or output == input2): output element i is written only
+ * after the input elements it depends on were read, and no later element reads it.
+ * Inputs that are broadcast (fewer elements than the output) must not alias the output.
+ */
+#ifndef NNRT_KERNELS_ELEMENTWISE_H_
+#define NNRT_KERNELS_ELEMENTWISE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnrt/defs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A broadcast of two inputs to an output shape, as strided index spaces. */
+typedef struct {
+    int32_t rank;                    /**< 1..NNRT_MAX_DIMS */
+    int32_t dims[NNRT_MAX_DIMS];     /**< output extents, outermost first, each >= 1 */
+    int32_t stride1[NNRT_MAX_DIMS];  /**< input1 element stride per output dim (0 = broadcast) */
+    int32_t stride2[NNRT_MAX_DIMS];  /**< input2 element stride per output dim (0 = broadcast) */
+} nnrt_broadcast_t;
+
+/**
+ * Validate a broadcast descriptor: rank in range, positive extents, non-negative
+ * strides. Used by the kernels' argument checks.
+ */
+static inline int nnrt_broadcast_valid(const nnrt_broadcast_t *b)
+{
+    if (b->rank < 1 || b->rank > NNRT_MAX_DIMS) {
+        return 0;
+    }
+    for (int32_t d = 0; d < b->rank; ++d) {
+        if (b->dims[d] < 1 || b->stride1[d] < 0 || b->stride2[d] < 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/**
+ * Advance the outer (all but the innermost) dimensions of a broadcast walk by one row.
+ * `idx` holds rank-1 counters (start at 0), `off1`/`off2` the input offsets of the row.
+ * @return 0 when the walk is complete, 1 otherwise.
+ */
+static inline int nnrt_broadcast_next_row(const nnrt_broadcast_t *b, int32_t *idx,
+                                          ptrdiff_t *off1, ptrdiff_t *off2)
+{
+    for (int32_t d = b->rank - 2; d >= 0; --d) {
+        *off1 += b->stride1[d];
+        *off2 += b->stride2[d];
+        if (++idx[d] < b->dims[d]) {
+            return 1;
+        }
+        *off1 -= (ptrdiff_t)b->stride1[d] * b->dims[d];
+        *off2 -= (ptrdiff_t)b->stride2[d] * b->dims[d];
+        idx[d] = 0;
+    }
+    return 0;
+}
+
+/** int8 ADD and SUB (TFLM's left_shift scheme with one multiplier per input). */
+typedef struct {
+    nnrt_broadcast_t bcast;
+    int32_t input1_offset;      /**< -zero_point of input1, in [-127, 128] */
+    int32_t input2_offset;      /**< -zero_point of input2, in [-127, 128] */
+    int32_t left_shift;         /**< 20 for int8 */
+    int32_t input1_multiplier;  /**< Q31, of scale1 / (2 * max(scale1, scale2)) */
+    int32_t input1_shift;       /**< <= 0 */
+    int32_t input2_multiplier;  /**< Q31, of scale2 / (2 * max(scale1, scale2)) */
+    int32_t input2_shift;       /**< <= 0 */
+    int32_t output_multiplier;  /**< Q31, of 2 * max_scale / (2^left_shift * out_scale) */
+    int32_t output_shift;       /**< <= 0 */
+    int32_t output_offset;      /**< output zero point, in [-128, 127] */
+    int32_t act_min;            /**< in [-128, act_max] */
+    int32_t act_max;            /**< in [act_min, 127] */
+} nnrt_add_s8_params_t;
+
+/** int8 MUL: one requantisation of the product of the offset inputs. */
+typedef struct {
+    nnrt_broadcast_t bcast;
+    int32_t input1_offset;      /**< -zero_point of input1, in [-127, 128] */
+    int32_t input2_offset;      /**< -zero_point of input2, in [-127, 128] */
+    int32_t output_multiplier;  /**< Q31, of scale1 * scale2 / out_scale */
+    int32_t output_shift;       /**< in [-31, 30] */
+    int32_t output_offset;      /**< output zero point, in [-128, 127] */
+    int32_t act_min;            /**< in [-128, act_max] */
+    int32_t act_max;            /**< in [act_min, 127] */
+} nnrt_mul_s8_params_t;
+
+/** float32 ADD/SUB/MUL: broadcast and fused activation range. */
+typedef struct {
+    nnrt_broadcast_t bcast;
+    float act_min;              /**< -FLT_MAX for none */
+    float act_max;              /**< FLT_MAX for none */
+} nnrt_binary_f32_params_t;
+
+/** out = clamp(requant(in1) + requant(in2)). In-place capable. @return NNRT_OK / NNRT_ERR_ARG */
+nnrt_status_t nnrt_add_s8(const nnrt_add_s8_params_t *params, const int8_t *input1,
+                          const int8_t *input2, int8_t *output);
+
+/** out = clamp(requant(in1) - requant(in2)). In-place capable. */
+nnrt_status_t nnrt_sub_s8(const nnrt_add_s8_params_t *params, const int8_t *input1,
+                          const int8_t *input2, int8_t *output);
+
+/** out = clamp(requant((in1 - zp1) * (in2 - zp2))). In-place capable. */
+nnrt_status_t nnrt_mul_s8(const nnrt_mul_s8_params_t *params, const int8_t *input1,
+                          const int8_t *input2, int8_t *output);
+
+/** out = in1 > in2 ? in1 : in2 on the raw int8 values. In-place capable. */
+nnrt_status_t nnrt_maximum_s8(const nnrt_broadcast_t *bcast, const int8_t *input1,
+                              const int8_t *input2, int8_t *output);
+
+/** out = in1 < in2 ? in1 : in2 on the raw int8 values. In-place capable. */
+nnrt_status_t nnrt_minimum_s8(const nnrt_broadcast_t *bcast, const int8_t *input1,
+                              const int8_t *input2, int8_t *output);
+
+/** out = act(in1 + in2). In-place capable. */
+nnrt_status_t nnrt_add_f32(const nnrt_binary_f32_params_t *params, const float *input1,
+                           const float *input2, float *output);
+
+/** out = act(in1 - in2). In-place capable. */
+nnrt_status_t nnrt_sub_f32(const nnrt_binary_f32_params_t *params, const float *input1,
+                           const float *input2, float *output);
+
+/** out = act(in1 * in2). In-place capable. */
+nnrt_status_t nnrt_mul_f32(const nnrt_binary_f32_params_t *params, const float *input1,
+                           const float *input2, float *output);
+
+/** out = in1 > in2 ? in1 : in2 (a NaN operand yields input2, as TFLM). In-place capable. */
+nnrt_status_t nnrt_maximum_f32(const nnrt_broadcast_t *bcast, const float *input1,
+                               const float *input2, float *output);
+
+/** out = in1 < in2 ? in1 : in2 (a NaN operand yields input2, as TFLM). In-place capable. */
+nnrt_status_t nnrt_minimum_f32(const nnrt_broadcast_t *bcast, const float *input1,
+                               const float *input2, float *output);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NNRT_KERNELS_ELEMENTWISE_H_ */

@@ -1,0 +1,105 @@
+/**
+ * @file shape.h
+ * @brief Data movement: CONCATENATION, PAD/PADV2, TRANSPOSE, SLICE, STRIDED_SLICE and
+ *        the copy fallback of RESHAPE/SQUEEZE/EXPAND_DIMS.
+ *
+ * These operators move elements without arithmetic, so the kernels are type-agnostic
+ * (`_x8`: any element type, moved as bytes). `nnopt.lowering.shape` folds the element
+ * size into the descriptors: extents and strides below are in bytes unless stated, and
+ * adjacent dimensions that move together are merged, so any TFLite rank fits.
+ * Semantics follow TensorFlow Lite Micro's reference kernels (index resolution of
+ * begin/end/masks happens at build time).
+ */
+#ifndef NNRT_KERNELS_SHAPE_H_
+#define NNRT_KERNELS_SHAPE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnrt/defs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * CONCATENATION as `outer` rounds of one contiguous block per input.
+ *
+ * For a concatenation along axis a of inputs shaped `[d0..d(a-1), k_i, ...]`,
+ * outer = d0*...*d(a-1) and block_bytes[i] = k_i * (product of the dims after a) *
+ * element size.
+ */
+typedef struct {
+    int32_t outer;               /**< >= 1 */
+    int32_t num_inputs;          /**< >= 1 */
+    const int32_t *block_bytes;  /**< [num_inputs] bytes copied from input i per round, >= 0 */
+} nnrt_concat_params_t;
+
+/**
+ * Concatenate: output = for each round r, for each input i, block r of input i.
+ * Not in place (the output must not overlap any input).
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers or invalid sizes.
+ */
+nnrt_status_t nnrt_concat_x8(const nnrt_concat_params_t *params, const void *const *inputs,
+                             void *output);
+
+/** Maximum rank of a PAD descriptor after merging. */
+#define NNRT_PAD_MAX_DIMS NNRT_MAX_DIMS
+
+/**
+ * PAD/PADV2: a constant border around an N-d tensor.
+ *
+ * Extents and paddings are in elements; the innermost dimension is contiguous. The
+ * output extent of dim d is before[d] + input_dims[d] + after[d].
+ */
+typedef struct {
+    int32_t rank;                          /**< 1..NNRT_PAD_MAX_DIMS */
+    int32_t elem_size;                     /**< bytes per element: 1, 2 or 4 */
+    int32_t input_dims[NNRT_PAD_MAX_DIMS]; /**< input extents, >= 1 */
+    int32_t before[NNRT_PAD_MAX_DIMS];     /**< leading padding, >= 0 */
+    int32_t after[NNRT_PAD_MAX_DIMS];      /**< trailing padding, >= 0 */
+} nnrt_pad_params_t;
+
+/**
+ * Pad `input` into `output` with the element at `pad_value` (elem_size bytes: the
+ * output zero point for int8 PAD, the constant for PADV2, 0.0f for float PAD).
+ * Not in place. @return NNRT_OK or NNRT_ERR_ARG.
+ */
+nnrt_status_t nnrt_pad_x8(const nnrt_pad_params_t *params, const void *input,
+                          const void *pad_value, void *output);
+
+/**
+ * A strided view of the input copied out densely: TRANSPOSE, SLICE, STRIDED_SLICE.
+ *
+ * The output is written contiguously in row-major order over `dims` (elements); output
+ * element (i0..i(r-1)) is read from input byte offset `offset + sum(i_d * strides[d])`.
+ * Strides are in bytes and may be negative (reversed strided slices) or anything else
+ * (transposes).
+ */
+typedef struct {
+    int32_t rank;                    /**< 1..NNRT_MAX_DIMS */
+    int32_t elem_size;               /**< bytes per element: 1, 2 or 4 */
+    int32_t offset;                  /**< byte offset of output element 0 in the input, >= 0 */
+    int32_t dims[NNRT_MAX_DIMS];     /**< output extents, >= 1 */
+    int32_t strides[NNRT_MAX_DIMS];  /**< input byte stride of each output dim */
+} nnrt_strided_copy_params_t;
+
+/**
+ * Gather the strided view into `output`. Not in place (output must not overlap input).
+ * @return NNRT_OK or NNRT_ERR_ARG.
+ */
+nnrt_status_t nnrt_strided_copy_x8(const nnrt_strided_copy_params_t *params, const void *input,
+                                   void *output);
+
+/**
+ * Copy `bytes` bytes (RESHAPE/SQUEEZE/EXPAND_DIMS when the planner cannot alias the
+ * output onto the input). Overlap-safe (memmove), so in place is a no-op.
+ * @return NNRT_OK or NNRT_ERR_ARG for NULL pointers.
+ */
+nnrt_status_t nnrt_copy_x8(const void *input, void *output, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NNRT_KERNELS_SHAPE_H_ */

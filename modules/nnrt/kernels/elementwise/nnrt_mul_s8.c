@@ -1,0 +1,50 @@
+/*
+ * int8 MUL with broadcasting, TFLM reference arithmetic.
+ * The product of the offset inputs (int32) is requantised by one multiplier, offset and
+ * clamped to the activation range.
+ * The output is walked in row-major order through the build-time broadcast descriptor;
+ * each element is written after its inputs are read, so output may alias a same-sized
+ * input (in place).
+ */
+#include <stddef.h>
+
+#include "nnrt/kernels/elementwise.h"
+#include "nnrt/kernels/quant.h"
+
+static inline int8_t apply(const nnrt_mul_s8_params_t *p, int8_t x1, int8_t x2)
+{
+    const int32_t prod = (p->input1_offset + x1) * (p->input2_offset + x2);
+    const int32_t raw =
+        nnrt_multiply_by_quantized_multiplier(prod, p->output_multiplier, p->output_shift)
+        + p->output_offset;
+    return (int8_t)nnrt_clamp_i32(raw, p->act_min, p->act_max);
+}
+
+nnrt_status_t nnrt_mul_s8(const nnrt_mul_s8_params_t *params, const int8_t *input1,
+                          const int8_t *input2, int8_t *output)
+{
+    if (params == NULL || input1 == NULL || input2 == NULL || output == NULL
+        || !nnrt_broadcast_valid(&params->bcast)
+        || params->output_shift > 30 || params->output_shift < -31
+        || params->act_min > params->act_max || params->act_min < INT8_MIN
+        || params->act_max > INT8_MAX) {
+        return NNRT_ERR_ARG;
+    }
+    const nnrt_broadcast_t *b = &params->bcast;
+    const int32_t last = b->rank - 1;
+    const int32_t n = b->dims[last];
+    const ptrdiff_t s1 = b->stride1[last];
+    const ptrdiff_t s2 = b->stride2[last];
+    int32_t idx[NNRT_MAX_DIMS] = {0};
+    ptrdiff_t off1 = 0;
+    ptrdiff_t off2 = 0;
+    do {
+        const int8_t *a = input1 + off1;
+        const int8_t *c = input2 + off2;
+        for (int32_t i = 0; i < n; ++i) {
+            output[i] = apply(params, a[i * s1], c[i * s2]);
+        }
+        output += n;
+    } while (nnrt_broadcast_next_row(b, idx, &off1, &off2));
+    return NNRT_OK;
+}

@@ -1,0 +1,59 @@
+/*
+ * int8 SUB with broadcasting, TFLM reference arithmetic.
+ * As nnrt_add_s8() but the rescaled input2 is subtracted (not a negated multiplier:
+ * the rounding of a negative multiplier differs).
+ * The output is walked in row-major order through the build-time broadcast descriptor;
+ * each element is written after its inputs are read, so output may alias a same-sized
+ * input (in place).
+ */
+#include <stddef.h>
+
+#include "nnrt/kernels/elementwise.h"
+#include "nnrt/kernels/quant.h"
+
+static inline int8_t apply(const nnrt_add_s8_params_t *p, int8_t x1, int8_t x2)
+{
+    const int32_t shifted1 = (p->input1_offset + x1) * ((int32_t)1 << p->left_shift);
+    const int32_t shifted2 = (p->input2_offset + x2) * ((int32_t)1 << p->left_shift);
+    const int32_t scaled1 =
+        nnrt_multiply_by_quantized_multiplier(shifted1, p->input1_multiplier, p->input1_shift);
+    const int32_t scaled2 =
+        nnrt_multiply_by_quantized_multiplier(shifted2, p->input2_multiplier, p->input2_shift);
+    const int32_t raw = nnrt_multiply_by_quantized_multiplier(scaled1 - scaled2,
+                                                              p->output_multiplier,
+                                                              p->output_shift)
+                        + p->output_offset;
+    return (int8_t)nnrt_clamp_i32(raw, p->act_min, p->act_max);
+}
+
+nnrt_status_t nnrt_sub_s8(const nnrt_add_s8_params_t *params, const int8_t *input1,
+                          const int8_t *input2, int8_t *output)
+{
+    if (params == NULL || input1 == NULL || input2 == NULL || output == NULL
+        || !nnrt_broadcast_valid(&params->bcast)
+        || params->left_shift < 0 || params->left_shift > 24
+        || params->input1_shift > 0 || params->input1_shift < -31
+        || params->input2_shift > 0 || params->input2_shift < -31
+        || params->output_shift > 0 || params->output_shift < -31
+        || params->act_min > params->act_max || params->act_min < INT8_MIN
+        || params->act_max > INT8_MAX) {
+        return NNRT_ERR_ARG;
+    }
+    const nnrt_broadcast_t *b = &params->bcast;
+    const int32_t last = b->rank - 1;
+    const int32_t n = b->dims[last];
+    const ptrdiff_t s1 = b->stride1[last];
+    const ptrdiff_t s2 = b->stride2[last];
+    int32_t idx[NNRT_MAX_DIMS] = {0};
+    ptrdiff_t off1 = 0;
+    ptrdiff_t off2 = 0;
+    do {
+        const int8_t *a = input1 + off1;
+        const int8_t *c = input2 + off2;
+        for (int32_t i = 0; i < n; ++i) {
+            output[i] = apply(params, a[i * s1], c[i * s2]);
+        }
+        output += n;
+    } while (nnrt_broadcast_next_row(b, idx, &off1, &off2));
+    return NNRT_OK;
+}

@@ -1,0 +1,329 @@
+"""Element-wise binary operators: ADD, SUB, MUL, MAXIMUM, MINIMUM -> nnrt/kernels/elementwise.h.
+
+All parameters are computed here at build time, bit-for-bit as TFLite Micro's reference
+kernels compute them in Prepare:
+
+- int8 ADD (``add_common.cc``): left_shift 20, ``twice_max = 2 * max(s1, s2)`` and the
+  three real multipliers in double precision;
+- int8 SUB (``sub_common.cc``): the same scheme and the same double-precision
+  multipliers. (Some TFLM revisions divide in float32 first, which changes the last bits
+  of the Q31 multipliers; the ``tflite-micro`` build used as the oracle divides in
+  double, and a test pins a case where the two differ.)
+- int8 MUL (``mul_common.cc``): one multiplier ``s1 * s2 / s_out`` in double;
+- MAXIMUM/MINIMUM: no parameters (TFLM compares the raw values);
+- fused activation ranges as TFLM's ``CalculateActivationRange(Quantized)``.
+
+Broadcasting becomes a strided walk (:func:`broadcast_descriptor`) with size-1 dims
+dropped and adjacent dims merged, so any shape pair TFLite accepts fits NNRT_MAX_DIMS.
+
+The module also holds the small helpers the other lowerings of this family share
+(activation ranges, C initialisers, error messages).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..cdefs import MAX_DIMS, DType
+from ..errors import UnsupportedError
+from ..ir import ActivationOptions, Graph, Op, Tensor
+from ..quantize import quantize_multiplier
+from . import EmitContext, register
+
+# ----- helpers shared with pool.py and shape.py -----
+
+C_TYPE = {DType.INT8: "int8_t", DType.FLOAT32: "float", DType.INT16: "int16_t",
+          DType.INT32: "int32_t", DType.UINT8: "uint8_t"}
+
+
+def refuse(op: Op, what: str, supported: str) -> UnsupportedError:
+    """The error for an op variant without a kernel: names op, opcode and what works
+    (in the message itself: check_graph keeps only messages)."""
+    return UnsupportedError(f"op {op.index} ({op.opcode}): {what}; supported: {supported}",
+                            hint=f"supported: {supported}")
+
+
+def tensor_desc(t: Tensor) -> str:
+    return f"tensor {t.index} ({t.name or 'unnamed'}, {t.dtype.name}, shape {list(t.shape)})"
+
+
+def per_tensor_quant(op: Op, t: Tensor) -> tuple[float, int]:
+    """(scale, zero_point) of an int8 tensor quantised per tensor; refuse otherwise."""
+    if t.quant is None or not t.quant.scale:
+        raise refuse(op, f"{tensor_desc(t)} has no quantisation parameters",
+                     "int8 tensors quantised per tensor")
+    if t.quant.per_channel:
+        raise refuse(op, f"{tensor_desc(t)} is quantised per channel",
+                     "int8 tensors quantised per tensor")
+    scale, zp = float(t.quant.scale[0]), int(t.quant.zero_point[0])
+    if not scale > 0.0 or not math.isfinite(scale):
+        raise refuse(op, f"{tensor_desc(t)} has scale {scale}", "positive finite scales")
+    if not -128 <= zp <= 127:
+        raise refuse(op, f"{tensor_desc(t)} has zero point {zp}",
+                     "int8 zero points in [-128, 127]")
+    return scale, zp
+
+
+def _tflite_round(x: float) -> int:
+    """std::round: half away from zero."""
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
+_ACT_REAL = {"RELU": (0.0, None), "RELU6": (0.0, 6.0), "RELU_N1_TO_1": (-1.0, 1.0),
+             "NONE": (None, None)}
+
+
+def check_activation(op: Op, activation: str) -> None:
+    if activation not in _ACT_REAL:
+        raise refuse(op, f"fused activation {activation} is not supported",
+                     "fused activation NONE, RELU, RELU6, RELU_N1_TO_1")
+
+
+def act_range_s8(op: Op, activation: str, out: Tensor) -> tuple[int, int]:
+    """TFLM's CalculateActivationRangeQuantized for an int8 output."""
+    check_activation(op, activation)
+    scale, zp = per_tensor_quant(op, out)
+    lo_real, hi_real = _ACT_REAL[activation]
+
+    def q(f: float) -> int:
+        # Quantize(): round(f / scale) in float32, then + zero_point.
+        return zp + _tflite_round(float(np.float32(f) / np.float32(scale)))
+
+    lo = -128 if lo_real is None else max(-128, q(lo_real))
+    hi = 127 if hi_real is None else min(127, q(hi_real))
+    return lo, hi
+
+
+def act_range_f32(op: Op, activation: str) -> tuple[float, float]:
+    """TFLM's CalculateActivationRange<float>."""
+    check_activation(op, activation)
+    big = float(np.finfo(np.float32).max)
+    lo_real, hi_real = _ACT_REAL[activation]
+    if activation == "RELU":
+        return 0.0, big
+    return (-big if lo_real is None else lo_real), (big if hi_real is None else hi_real)
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A C expression emitted verbatim inside an initialiser."""
+
+    text: str
+
+
+def c_value(v: Any) -> str:
+    """A C99 initialiser for a Python value: dict -> designated struct, list -> braces,
+    float -> exact hexadecimal float32 literal, int -> decimal, Raw -> as is."""
+    if isinstance(v, Raw):
+        return v.text
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f".{k} = {c_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "{" + ", ".join(c_value(x) for x in v) + "}"
+    if isinstance(v, (bool, np.bool_)):
+        return "1" if v else "0"
+    if isinstance(v, (int, np.integer)):
+        i = int(v)
+        return "(-2147483647 - 1)" if i == -(2**31) else str(i)
+    if isinstance(v, (float, np.floating)):
+        f = np.float32(v)
+        if not np.isfinite(f):
+            raise ValueError(f"non-finite float parameter {v}")
+        return float(f).hex() + "f"
+    raise TypeError(f"no C initialiser for {v!r}")
+
+
+def _c_fields(fields: Mapping[str, Any], indent: str) -> list[str]:
+    lines = []
+    for k, v in fields.items():
+        if isinstance(v, Mapping):
+            lines.append(f"{indent}.{k} = {{")
+            lines += _c_fields(v, indent + "    ")
+            lines.append(f"{indent}}},")
+        else:
+            lines.append(f"{indent}.{k} = {c_value(v)},")
+    return lines
+
+
+def c_params(ctype: str, fields: Mapping[str, Any], name: str = "params") -> list[str]:
+    """``static const <ctype> params = {...};`` with one field per line (nested structs
+    indented)."""
+    return [f"static const {ctype} {name} = {{", *_c_fields(fields, "    "), "};"]
+
+
+def c_call(fn: str, args: Sequence[str]) -> list[str]:
+    """``return fn(args);``, one argument per line when it would be long."""
+    line = f"return {fn}({', '.join(args)});"
+    if len(line) <= 96:
+        return [line]
+    pad = " " * len(f"return {fn}(")
+    out = [f"return {fn}({args[0]},"]
+    out += [f"{pad}{a}," for a in args[1:-1]]
+    out.append(f"{pad}{args[-1]});")
+    return out
+
+
+def cast(ctx: EmitContext, t: int, ctype: str, const: bool) -> str:
+    return f"({'const ' if const else ''}{ctype} *){ctx.ptr(t)}"
+
+
+def padded(values: Sequence[int], fill: int = 0) -> list[int]:
+    """A per-dimension array filled up to NNRT_MAX_DIMS entries."""
+    return list(values) + [fill] * (MAX_DIMS - len(values))
+
+
+# ----- broadcasting -----
+
+@dataclass(frozen=True)
+class Broadcast:
+    dims: tuple[int, ...]
+    stride1: tuple[int, ...]
+    stride2: tuple[int, ...]
+
+    def c(self) -> dict[str, Any]:
+        return {"rank": len(self.dims), "dims": padded(self.dims),
+                "stride1": padded(self.stride1), "stride2": padded(self.stride2)}
+
+
+def _strides(shape: Sequence[int]) -> list[int]:
+    out = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        out[d] = out[d + 1] * shape[d + 1]
+    return out
+
+
+def broadcast_descriptor(shape1: Sequence[int], shape2: Sequence[int],
+                         out_shape: Sequence[int]) -> Broadcast | None:
+    """The strided walk of out_shape with each input's element strides (0 where it is
+    broadcast), size-1 dims dropped and mergeable neighbours merged. None if the shapes
+    do not broadcast to out_shape."""
+    rank = max(len(shape1), len(shape2), len(out_shape))
+    s1 = [1] * (rank - len(shape1)) + list(shape1)
+    s2 = [1] * (rank - len(shape2)) + list(shape2)
+    so = [1] * (rank - len(out_shape)) + list(out_shape)
+    for a, b, o in zip(s1, s2, so, strict=True):
+        if max(a, b) != o or a not in (1, o) or b not in (1, o):
+            return None
+    st1, st2 = _strides(s1), _strides(s2)
+    dims: list[int] = []
+    str1: list[int] = []
+    str2: list[int] = []
+    for d in range(rank):
+        if so[d] == 1:
+            continue
+        a = 0 if s1[d] == 1 else st1[d]
+        b = 0 if s2[d] == 1 else st2[d]
+        if dims and str1[-1] == a * so[d] and str2[-1] == b * so[d]:
+            # Outer neighbour steps exactly over this dim in both inputs: merge.
+            dims[-1] *= so[d]
+            str1[-1], str2[-1] = a, b
+            continue
+        dims.append(so[d])
+        str1.append(a)
+        str2.append(b)
+    if not dims:
+        dims, str1, str2 = [1], [0], [0]
+    return Broadcast(tuple(dims), tuple(str1), tuple(str2))
+
+
+# ----- the lowering -----
+
+_DTYPES = "int8 (per-tensor quantised) or float32, the same for both inputs and the output"
+
+
+def _operands(graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor]:
+    if len(op.inputs) != 2 or len(op.outputs) != 1 or min(op.inputs) < 0:
+        raise refuse(op, f"expects 2 inputs and 1 output, has {len(op.inputs)} and "
+                     f"{len(op.outputs)}", "binary element-wise ops")
+    a, b = (graph.tensors[t] for t in op.inputs)
+    return a, b, graph.tensors[op.outputs[0]]
+
+
+def _activation(op: Op) -> str:
+    return op.options.activation if isinstance(op.options, ActivationOptions) else "NONE"
+
+
+class BinaryLowering:
+    headers: Sequence[str] = ("nnrt/kernels/elementwise.h",)
+
+    def check(self, graph: Graph, op: Op) -> None:
+        a, b, out = _operands(graph, op)
+        for t in (a, b, out):
+            if t.dtype not in (DType.INT8, DType.FLOAT32) or t.dtype != out.dtype:
+                raise refuse(op, f"{tensor_desc(t)}: unsupported dtype combination", _DTYPES)
+        bc = broadcast_descriptor(a.shape, b.shape, out.shape)
+        if bc is None:
+            raise refuse(op, f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast "
+                         f"to the output shape {list(out.shape)}", "numpy broadcasting")
+        if len(bc.dims) > MAX_DIMS:
+            raise refuse(op, f"broadcast needs {len(bc.dims)} dimensions after merging",
+                         f"at most {MAX_DIMS}")
+        act = _activation(op)
+        check_activation(op, act)
+        if out.dtype == DType.INT8:
+            self._params_s8(op, a, b, out)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def _params_s8(self, op: Op, a: Tensor, b: Tensor, out: Tensor) -> dict[str, Any]:
+        code = op.opcode
+        if code in ("MAXIMUM", "MINIMUM"):
+            return {}  # TFLM compares raw values whatever the quantisation
+        s1, z1 = per_tensor_quant(op, a)
+        s2, z2 = per_tensor_quant(op, b)
+        so, zo = per_tensor_quant(op, out)
+        lo, hi = act_range_s8(op, _activation(op), out)
+        if code == "MUL":
+            m, sh = quantize_multiplier(s1 * s2 / so)
+            return {"input1_offset": -z1, "input2_offset": -z2, "output_multiplier": m,
+                    "output_shift": sh, "output_offset": zo, "act_min": lo, "act_max": hi}
+        left_shift = 20
+        twice_max = 2.0 * max(s1, s2)
+        reals = (s1 / twice_max, s2 / twice_max, twice_max / ((1 << left_shift) * so))
+        q = []
+        for name, real in zip(("input1", "input2", "output"), reals, strict=True):
+            if not 0.0 < real < 1.0:
+                raise refuse(op, f"the {name} rescale factor {real:g} is not in (0, 1) "
+                             f"(output scale {so:g} too small for input scales {s1:g}, "
+                             f"{s2:g})", "TFLM's ADD/SUB quantisation (factors below 1)")
+            q.append(quantize_multiplier(real))
+        return {"input1_offset": -z1, "input2_offset": -z2, "left_shift": left_shift,
+                "input1_multiplier": q[0][0], "input1_shift": q[0][1],
+                "input2_multiplier": q[1][0], "input2_shift": q[1][1],
+                "output_multiplier": q[2][0], "output_shift": q[2][1],
+                "output_offset": zo, "act_min": lo, "act_max": hi}
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        g, op = ctx.graph, ctx.op
+        a, b, out = _operands(g, op)
+        bc = broadcast_descriptor(a.shape, b.shape, out.shape)
+        assert bc is not None
+        name = op.opcode.lower()
+        if out.num_elements == 0:
+            return ["return NNRT_OK;"]
+        if out.dtype == DType.INT8:
+            suffix, ctype = "s8", "int8_t"
+        else:
+            suffix, ctype = "f32", "float"
+        args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
+                cast(ctx, out.index, ctype, False)]
+        if op.opcode in ("MAXIMUM", "MINIMUM"):
+            return [*c_params("nnrt_broadcast_t", bc.c(), "bcast"),
+                    *c_call(f"nnrt_{name}_{suffix}", ["&bcast", *args])]
+        if out.dtype == DType.INT8:
+            ptype = "nnrt_mul_s8_params_t" if op.opcode == "MUL" else "nnrt_add_s8_params_t"
+            fields = {"bcast": bc.c(), **self._params_s8(op, a, b, out)}
+        else:
+            lo, hi = act_range_f32(op, _activation(op))
+            ptype = "nnrt_binary_f32_params_t"
+            fields = {"bcast": bc.c(), "act_min": lo, "act_max": hi}
+        return [*c_params(ptype, fields), *c_call(f"nnrt_{name}_{suffix}", ["&params", *args])]
+
+
+register(("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"), BinaryLowering())

@@ -1,0 +1,221 @@
+"""Pooling and MEAN -> nnrt/kernels/pool.h.
+
+- MAX_POOL_2D / AVERAGE_POOL_2D, int8 and float32, SAME/VALID, any stride and window,
+  fused activation. Padding and output size as TFLM's ``ComputePaddingHeightWidth``
+  (top/left padding = floor(total / 2)); int8 requires input and output quantisation to
+  match (TFLM's Prepare refuses otherwise).
+- MEAN, int8 and float32, over any constant set of axes (negative and repeated axes
+  resolved as TFLM does), keep_dims or not. The int8 multiplier is TFLM's
+  ``QuantizeMultiplier(s_in / s_out)`` divided by the element count the way
+  ``QuantizedMeanOrSum`` does it (so input and output quantisation may differ).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..cdefs import MAX_DIMS, DType
+from ..ir import Graph, Op, PoolOptions, ReducerOptions, Tensor
+from ..quantize import quantize_multiplier
+from . import EmitContext, register
+from .elementwise import (
+    act_range_f32,
+    act_range_s8,
+    c_call,
+    c_params,
+    cast,
+    check_activation,
+    padded,
+    per_tensor_quant,
+    refuse,
+    tensor_desc,
+)
+
+_POOL_DTYPES = "int8 (same quantisation in and out) or float32, 4-D [N,H,W,C]"
+
+
+def _out_size(padding: str, size: int, filt: int, stride: int) -> int:
+    if padding == "SAME":
+        return (size + stride - 1) // stride
+    return (size + stride - filt) // stride
+
+
+def _pad(size: int, filt: int, stride: int, out: int) -> int:
+    return max(0, (out - 1) * stride + filt - size) // 2
+
+
+def _geom_valid(g: dict[str, int]) -> bool:
+    return (g["filter_h"] - g["pad_top"] > 0 and g["filter_w"] - g["pad_left"] > 0
+            and (g["output_h"] - 1) * g["stride_h"] - g["pad_top"] < g["input_h"]
+            and (g["output_w"] - 1) * g["stride_w"] - g["pad_left"] < g["input_w"])
+
+
+class PoolLowering:
+    headers: Sequence[str] = ("nnrt/kernels/pool.h",)
+
+    def _geometry(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, PoolOptions,
+                                                       dict[str, int]]:
+        if len(op.inputs) != 1 or len(op.outputs) != 1 or op.inputs[0] < 0:
+            raise refuse(op, "expects 1 input and 1 output", "2-D pooling")
+        x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+        o = op.options
+        if not isinstance(o, PoolOptions):
+            raise refuse(op, "has no pooling options", "Pool2DOptions")
+        for t in (x, y):
+            if t.dtype not in (DType.INT8, DType.FLOAT32) or t.dtype != x.dtype \
+                    or len(t.shape) != 4:
+                raise refuse(op, f"{tensor_desc(t)} is not supported", _POOL_DTYPES)
+        if min(o.stride_h, o.stride_w, o.filter_h, o.filter_w) < 1 \
+                or o.padding not in ("SAME", "VALID"):
+            raise refuse(op, f"window {o.filter_h}x{o.filter_w} stride "
+                         f"{o.stride_h}x{o.stride_w} padding {o.padding}",
+                         "positive window and strides, SAME or VALID padding")
+        n, h, w, c = x.shape
+        oh = _out_size(o.padding, h, o.filter_h, o.stride_h)
+        ow = _out_size(o.padding, w, o.filter_w, o.stride_w)
+        if y.shape != (n, oh, ow, c) or min(n, h, w, c) < 1:
+            raise refuse(op, f"output shape {list(y.shape)} does not match the input "
+                         f"{list(x.shape)} and the options (expected {[n, oh, ow, c]})",
+                         "TFLite's pooling output size")
+        geom = {"batches": n, "input_h": h, "input_w": w, "channels": c,
+                "output_h": oh, "output_w": ow, "filter_h": o.filter_h,
+                "filter_w": o.filter_w, "stride_h": o.stride_h, "stride_w": o.stride_w,
+                "pad_top": _pad(h, o.filter_h, o.stride_h, oh),
+                "pad_left": _pad(w, o.filter_w, o.stride_w, ow)}
+        if not _geom_valid(geom):
+            raise refuse(op, "a pooling window lies entirely in the padding",
+                         "windows that overlap the input")
+        return x, y, o, geom
+
+    def check(self, graph: Graph, op: Op) -> None:
+        x, y, o, _ = self._geometry(graph, op)
+        check_activation(op, o.activation)
+        if x.dtype == DType.INT8:
+            si, zi = per_tensor_quant(op, x)
+            so, zo = per_tensor_quant(op, y)
+            if abs(float(np.float32(si) - np.float32(so))) > 1e-6 or zi != zo:
+                raise refuse(op, f"input quantisation ({si:g}, {zi}) differs from output "
+                             f"({so:g}, {zo})", "pooling with equal input and output "
+                             "quantisation (as TFLM)")
+            act_range_s8(op, o.activation, y)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        x, y, o, geom = self._geometry(ctx.graph, ctx.op)
+        kind = "maxpool2d" if ctx.op.opcode == "MAX_POOL_2D" else "avgpool2d"
+        fields: dict[str, Any] = {"geom": geom}
+        if x.dtype == DType.INT8:
+            lo, hi = act_range_s8(ctx.op, o.activation, y)
+            suffix, ctype = "s8", "int8_t"
+            fields.update(act_min=lo, act_max=hi)
+        else:
+            flo, fhi = act_range_f32(ctx.op, o.activation)
+            suffix, ctype = "f32", "float"
+            fields.update(act_min=flo, act_max=fhi)
+        return [*c_params(f"nnrt_pool_{suffix}_params_t", fields),
+                *c_call(f"nnrt_{kind}_{suffix}", ["&params", cast(ctx, x.index, ctype, True),
+                                                  cast(ctx, y.index, ctype, False)])]
+
+
+# ----- MEAN -----
+
+def _merge(dims: list[int], strides: list[int]) -> tuple[list[int], list[int]]:
+    """Drop extent-1 dims and merge neighbours where the outer one steps over the inner."""
+    md: list[int] = []
+    ms: list[int] = []
+    for d, s in zip(dims, strides, strict=True):
+        if d == 1:
+            continue
+        if md and ms[-1] == s * d:
+            md[-1] *= d
+            ms[-1] = s
+            continue
+        md.append(d)
+        ms.append(s)
+    return (md, ms) if md else ([1], [0])
+
+
+class MeanLowering:
+    headers: Sequence[str] = ("nnrt/kernels/pool.h",)
+
+    def _layout(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any], int]:
+        if len(op.inputs) != 2 or len(op.outputs) != 1 or min(op.inputs) < 0:
+            raise refuse(op, "expects an input, an axis tensor and 1 output", "MEAN")
+        x, axis_t, y = (graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]],
+                        graph.tensors[op.outputs[0]])
+        if x.dtype not in (DType.INT8, DType.FLOAT32) or y.dtype != x.dtype:
+            raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}",
+                         "MEAN of int8 or float32 (same dtype in and out)")
+        if not axis_t.is_constant or axis_t.dtype != DType.INT32:
+            raise refuse(op, f"axis {tensor_desc(axis_t)} must be a constant int32 tensor",
+                         "constant int32 axes")
+        rank = len(x.shape)
+        axes: list[int] = []
+        for a in (int(v) for v in axis_t.array().reshape(-1)):
+            r = a + rank if a < 0 else a
+            if not 0 <= r < rank:
+                raise refuse(op, f"axis {a} is out of range for rank {rank}",
+                             "axes in [-rank, rank)")
+            if r not in axes:
+                axes.append(r)
+        strides = [math.prod(x.shape[d + 1:]) for d in range(rank)]
+        kept = [d for d in range(rank) if d not in axes]
+        red = sorted(axes)  # increasing address order: TFLM's float summation order
+        od, os_ = _merge([x.shape[d] for d in kept], [strides[d] for d in kept])
+        rd, rs = _merge([x.shape[d] for d in red], [strides[d] for d in red])
+        if len(od) > MAX_DIMS or len(rd) > MAX_DIMS:
+            raise refuse(op, f"{tensor_desc(x)} reduced over {red} needs more than "
+                         f"{MAX_DIMS} dimensions after merging", f"at most {MAX_DIMS}")
+        count = math.prod(x.shape[d] for d in red)
+        if y.num_elements != math.prod(x.shape[d] for d in kept) or x.num_elements == 0:
+            raise refuse(op, f"output {tensor_desc(y)} does not match {tensor_desc(x)} "
+                         f"reduced over axes {red}", "non-empty MEAN")
+        geom = {"outer_rank": len(od), "outer_dims": padded(od),
+                "outer_strides": padded(os_), "reduce_rank": len(rd),
+                "reduce_dims": padded(rd), "reduce_strides": padded(rs)}
+        return x, y, geom, count
+
+    def _params_s8(self, op: Op, x: Tensor, y: Tensor, count: int) -> dict[str, int]:
+        si, zi = per_tensor_quant(op, x)
+        so, zo = per_tensor_quant(op, y)
+        mult, shift = quantize_multiplier(si / so)
+        # QuantizedMeanOrSum folds the division by the count into the multiplier.
+        k = min(count.bit_length() - 1, 32, 31 + shift)
+        mult = (mult << k) // count if k >= 0 else mult
+        shift -= max(k, 0)
+        if not -31 <= shift <= 31:
+            raise refuse(op, f"the rescale factor {si / so:g} / {count} is out of range",
+                         "MEAN rescale factors above 2^-31")
+        return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
+                "shift": shift, "count": count}
+
+    def check(self, graph: Graph, op: Op) -> None:
+        if not isinstance(op.options, ReducerOptions):
+            raise refuse(op, "has no reducer options", "ReducerOptions")
+        x, y, _, count = self._layout(graph, op)
+        if x.dtype == DType.INT8:
+            self._params_s8(op, x, y, count)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        x, y, geom, count = self._layout(ctx.graph, ctx.op)
+        if x.dtype == DType.INT8:
+            fields = {"geom": geom, **self._params_s8(ctx.op, x, y, count)}
+            return [*c_params("nnrt_mean_s8_params_t", fields),
+                    *c_call("nnrt_mean_s8", ["&params", cast(ctx, x.index, "int8_t", True),
+                                             cast(ctx, y.index, "int8_t", False)])]
+        return [*c_params("nnrt_mean_geom_t", geom, "geom"),
+                *c_call("nnrt_mean_f32", ["&geom", cast(ctx, x.index, "float", True),
+                                          cast(ctx, y.index, "float", False)])]
+
+
+register(("MAX_POOL_2D", "AVERAGE_POOL_2D"), PoolLowering())
+register(("MEAN",), MeanLowering())

@@ -1,0 +1,297 @@
+"""ADD, SUB, MUL, MAXIMUM, MINIMUM (int8, float32): bit-exact against TFLite Micro.
+
+Every case is one op in a single multi-op model (one build, one oracle run), checked
+output by output: broadcasting of all shapes TFLite allows (scalars, 5-D and 6-D),
+zero points at the ends of the int8 range, saturation, multipliers above one (MUL),
+fused activations, and a chain of ops the planner runs in place.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nnopt import lowering
+from nnopt.errors import UnsupportedError
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.lowering import check_graph
+from nnopt.lowering.elementwise import broadcast_descriptor
+from nnopt.planner import PlanOptions, plan_model
+from nnopt.testing.harness import random_inputs, run_nnopt
+from support.tflite_builder import ModelBuilder, binary_model
+
+Q = tuple[float, int]
+
+# Importing one lowering module directly fills the registry partially, and
+# lowering_for() only loads every family when the registry is empty: load them all now
+# so later tests in the session still find every kernel.
+lowering._load_all()
+
+
+def run_tflm_big(model: bytes, inputs: list[np.ndarray]) -> tuple[list[np.ndarray],
+                                                                   dict[int, np.ndarray]]:
+    """The oracle (as harness.run_tflm) with an arena sized for weight-less test models:
+    the interpreter's default (10x the model size) is too small to preserve all tensors."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    interp = runtime.Interpreter.from_bytes(
+        model, arena_size=16 << 20,
+        intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
+    for i, x in enumerate(inputs):
+        interp.set_input(x, i)
+    interp.invoke()
+    graph = load_model_bytes(model)
+    outs = [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
+    tensors = {}
+    for t in graph.tensors:
+        if not t.is_constant:
+            got = interp.GetTensor(t.index, 0)
+            data = got.get("tensor_data") if isinstance(got, dict) else got
+            tensors[t.index] = np.array(data).reshape(t.shape)
+    return outs, tensors
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    opcode: str
+    dtype: str
+    shape_a: tuple[int, ...]
+    shape_b: tuple[int, ...]
+    qa: Q = (0.05, 0)
+    qb: Q = (0.05, 0)
+    qo: Q = (0.1, 0)
+    act: str = "NONE"
+
+
+def _cases() -> list[Case]:
+    out: list[Case] = []
+    shapes = [
+        ("same", (1, 4, 4, 8), (1, 4, 4, 8)),
+        ("chan", (1, 4, 4, 8), (8,)),
+        ("both", (4, 1, 8), (1, 5, 1)),
+        ("scalar", (2, 3, 5), ()),
+        ("lhs_small", (1, 1, 1, 6), (2, 3, 4, 6)),
+        ("5d", (2, 1, 3, 1, 4), (1, 2, 1, 5, 1)),
+        ("6d", (2, 1, 2, 1, 2, 3), (1, 3, 1, 2, 1, 3)),
+    ]
+    quant = {
+        "ADD": ((0.05, 3), (0.07, -5), (0.1, 2)),
+        "SUB": ((0.05, 3), (0.02, -5), (0.03, 2)),
+        "MUL": ((0.05, 3), (0.07, -5), (0.05, 2)),
+        "MAXIMUM": ((0.05, 3), (0.05, -5), (0.05, 2)),
+        "MINIMUM": ((0.05, 3), (0.05, -5), (0.05, 2)),
+    }
+    for opcode, (name, sa, sb) in itertools.product(quant, shapes):
+        qa, qb, qo = quant[opcode]
+        out.append(Case(f"{opcode}-s8-{name}", opcode, "int8", sa, sb, qa, qb, qo))
+        out.append(Case(f"{opcode}-f32-{name}", opcode, "float32", sa, sb))
+    for opcode in ("ADD", "SUB", "MUL"):
+        qa, qb, qo = quant[opcode]
+        for act in ("RELU", "RELU6", "RELU_N1_TO_1"):
+            out.append(Case(f"{opcode}-s8-{act}", opcode, "int8", (3, 7), (7,),
+                            qa, qb, (0.02, -10), act))
+            out.append(Case(f"{opcode}-f32-{act}", opcode, "float32", (3, 7), (7,), act=act))
+        # zero points at both ends of the int8 range, strongly saturating output
+        out.append(Case(f"{opcode}-s8-zp-extremes", opcode, "int8", (4, 9), (4, 9),
+                        (0.1, -128), (0.03, 127), (0.004, 127)))
+        out.append(Case(f"{opcode}-s8-zp-extremes-rev", opcode, "int8", (4, 9), (9,),
+                        (0.1, 127), (0.3, -128), (0.5, -128)))
+    # MUL whose real multiplier is above one (positive shift), and tiny (large right shift)
+    out.append(Case("MUL-s8-mult-gt1", "MUL", "int8", (3, 8), (8,), (0.5, 1), (0.4, -2),
+                    (0.01, 0)))
+    out.append(Case("MUL-s8-mult-tiny", "MUL", "int8", (3, 8), (8,), (0.001, 1), (0.002, -2),
+                    (0.5, 0)))
+    # ADD with very different input scales (one multiplier near 0.5, the other tiny)
+    out.append(Case("ADD-s8-scale-ratio", "ADD", "int8", (3, 8), (3, 8), (0.9, 0),
+                    (0.0007, 10), (1.0, 0)))
+    out.append(Case("SUB-s8-scale-ratio", "SUB", "int8", (3, 8), (3, 8), (0.0007, 0),
+                    (0.9, 10), (1.0, 0)))
+    # Output multiplier differs in its low bits when computed in float32 instead of
+    # double (1431655680 vs 1431655730): the oracle divides in double.
+    out.append(Case("SUB-s8-double-multiplier", "SUB", "int8", (6, 8), (8,), (0.2, -7),
+                    (0.05, -3), (0.3, 1), "RELU"))
+    return out
+
+
+CASES = _cases()
+
+
+def _q(quant: Q, dtype: str) -> dict[str, Any]:
+    return {} if dtype == "float32" else {"scale": quant[0], "zero_point": quant[1]}
+
+
+def _operand(b: ModelBuilder, rng: np.random.Generator, name: str, shape: tuple[int, ...],
+             dtype: str, quant: Q) -> int:
+    if dtype == "int8":
+        data: np.ndarray = rng.integers(-128, 128, size=shape).astype(np.int8)
+    else:
+        data = (rng.standard_normal(shape) * 2).astype(np.float32)
+    return b.tensor(shape, dtype, name=name, data=data, **_q(quant, dtype))
+
+
+def add_cases(b: ModelBuilder, seed: int = 7) -> dict[str, int]:
+    """Add every case to ``b``; returns case id -> result tensor. The harness runner
+    takes at most 16 graph inputs and outputs, so case operands are random constants
+    and case results intermediate tensors (both sides trace every tensor)."""
+    rng = np.random.default_rng(seed)
+    out_of: dict[str, int] = {}
+    for c in CASES:
+        a = _operand(b, rng, f"{c.id}/a", c.shape_a, c.dtype, c.qa)
+        bi = _operand(b, rng, f"{c.id}/b", c.shape_b, c.dtype, c.qb)
+        shape = np.broadcast_shapes(c.shape_a, c.shape_b)
+        y = b.tensor(shape, c.dtype, name=f"{c.id}/y", **_q(c.qo, c.dtype))
+        opts = None if c.opcode in ("MAXIMUM", "MINIMUM") else {
+            "fused_activation_function": c.act}
+        b.op(c.opcode, [a, bi], [y], opts)
+        out_of[c.id] = y
+    return out_of
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    b = ModelBuilder("elementwise cases")
+    out_of = add_cases(b)
+    x = b.tensor((4,), "int8", name="x", scale=0.1, zero_point=0)  # drives one last op
+    z = b.tensor((4,), "int8", name="z", scale=0.1, zero_point=0)
+    b.op("MAXIMUM", [x, x], [z])
+    model = b.build([x], [z])
+    ins = random_inputs(model, seed=3)
+    _, ref = run_tflm_big(model, ins)
+    _, got = run_nnopt(model, ins, options=PlanOptions(order="file"))
+    return {cid: (ref[t], got[t]) for cid, t in out_of.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], case: Case) -> None:
+    ref, got = results[case.id]
+    np.testing.assert_array_equal(got, ref)
+
+
+def _inplace_chains() -> bytes:
+    """Per dtype: a+b -> *c -> max(d,.) -> -f -> +e. MUL, MAXIMUM (onto its second
+    input) and SUB overwrite the dying intermediate they read."""
+    b = ModelBuilder("inplace chains")
+    inputs, outputs = [], []
+    for dtype in ("int8", "float32"):
+        q = _q((0.05, -3), dtype)
+        shape = (2, 6, 5, 8)
+        xs = [b.tensor(shape, dtype, name=f"{dtype}/{n}", **q) for n in "abcde"]
+        small = b.tensor((8,), dtype, name=f"{dtype}/f", **q)
+        t1 = b.tensor(shape, dtype, name=f"{dtype}/t1", **_q((0.1, 4), dtype))
+        t2 = b.tensor(shape, dtype, name=f"{dtype}/t2", **_q((0.2, -7), dtype))
+        t3 = b.tensor(shape, dtype, name=f"{dtype}/t3", **_q((0.2, -7), dtype))
+        t4 = b.tensor(shape, dtype, name=f"{dtype}/t4", **_q((0.3, 1), dtype))
+        y = b.tensor(shape, dtype, name=f"{dtype}/y", **_q((0.3, 1), dtype))
+        b.op("ADD", [xs[0], xs[1]], [t1], {"fused_activation_function": "NONE"})
+        b.op("MUL", [t1, xs[2]], [t2], {"fused_activation_function": "NONE"})
+        b.op("MAXIMUM", [xs[3], t2], [t3])
+        b.op("SUB", [t3, small], [t4], {"fused_activation_function": "RELU"})
+        b.op("ADD", [t4, xs[4]], [y], {"fused_activation_function": "NONE"})
+        inputs += [*xs, small]
+        outputs.append(y)
+    return b.build(inputs, outputs)
+
+
+@pytest.mark.slow
+def test_in_place_chain() -> None:
+    model = _inplace_chains()
+    opts = PlanOptions(order="file")
+    graph = load_model_bytes(model)
+    planned = plan_model(graph, opts)
+    assert len(planned.plan.inplace) == 6  # MUL, MAXIMUM, SUB of each chain
+    ins = random_inputs(model, seed=11)
+    ref_out, ref = run_tflm_big(model, ins)
+    got_out, got = run_nnopt(model, ins, options=opts)
+    for r, g in zip(ref_out, got_out, strict=True):
+        np.testing.assert_array_equal(g, r)
+    # Each in-place output was overwritten later; the trace taken right after each op
+    # must still match.
+    for t in (t for op in graph.ops for t in op.outputs):
+        np.testing.assert_array_equal(got[t], ref[t])
+
+
+# ----- refusals (no compilation) -----
+
+def _refusal(model: bytes) -> str:
+    with pytest.raises(UnsupportedError) as err:
+        check_graph(load_model_bytes(model))
+    return str(err.value)
+
+
+def test_refuses_int16() -> None:
+    msg = _refusal(binary_model("ADD", (2, 3), (2, 3), dtype="int16", quant_a=(0.01, 0),
+                                quant_b=(0.01, 0), quant_out=(0.01, 0)))
+    assert "op 0 (ADD)" in msg and "INT16" in msg and "float32" in msg
+
+
+def test_refuses_tanh_activation() -> None:
+    msg = _refusal(binary_model("MUL", (2, 3), (2, 3), dtype="float32", activation="TANH"))
+    assert "op 0 (MUL)" in msg and "TANH" in msg and "RELU6" in msg
+
+
+def test_refuses_add_with_tiny_output_scale() -> None:
+    # 2 * max_scale / (2^20 * out_scale) >= 1: TFLM's Prepare aborts on this.
+    msg = _refusal(binary_model("ADD", (4,), (4,), quant_a=(1.0, 0), quant_b=(1.0, 0),
+                                quant_out=(1e-7, 0)))
+    assert "op 0 (ADD)" in msg and "output rescale" in msg
+
+
+def test_refuses_mixed_dtypes() -> None:
+    msg = _refusal(binary_model("ADD", (4,), (4,), dtype="int8", out_dtype="float32"))
+    assert "op 0 (ADD)" in msg
+
+
+def test_refuses_bad_broadcast() -> None:
+    msg = _refusal(binary_model("SUB", (2, 3), (2, 3), out_shape=(3, 3)))
+    assert "do not broadcast" in msg
+
+
+# ----- the broadcast descriptor, against numpy -----
+
+def _walk(shape_a: tuple[int, ...], shape_b: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices of a and b read for each output element, via the descriptor."""
+    out = np.broadcast_shapes(shape_a, shape_b)
+    bc = broadcast_descriptor(shape_a, shape_b, out)
+    assert bc is not None and 1 <= len(bc.dims) <= 6
+    grids = np.meshgrid(*[np.arange(d) for d in bc.dims], indexing="ij")
+    ia = sum(g * s for g, s in zip(grids, bc.stride1, strict=True))
+    ib = sum(g * s for g, s in zip(grids, bc.stride2, strict=True))
+    return np.asarray(ia).reshape(-1), np.asarray(ib).reshape(-1)
+
+
+dim = st.integers(1, 3)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(dim, min_size=0, max_size=6), st.data())
+def test_broadcast_descriptor_matches_numpy(shape: list[int], data: st.DataObject) -> None:
+    # Derive a broadcast-compatible partner: each dim kept or set to 1, leading dims
+    # possibly dropped.
+    a = tuple(shape)
+    b = tuple(d if data.draw(st.booleans()) else 1 for d in shape)
+    b = b[data.draw(st.integers(0, len(b))):]
+    if data.draw(st.booleans()):
+        a, b = b, a
+    out = np.broadcast_shapes(a, b)
+    ia, ib = _walk(a, b)
+    ref_a = np.broadcast_to(np.arange(int(np.prod(a))).reshape(a), out).reshape(-1)
+    ref_b = np.broadcast_to(np.arange(int(np.prod(b))).reshape(b), out).reshape(-1)
+    np.testing.assert_array_equal(ia, ref_a)
+    np.testing.assert_array_equal(ib, ref_b)
+
+
+def test_broadcast_descriptor_merges_dims() -> None:
+    bc = broadcast_descriptor((1, 4, 4, 8), (8,), (1, 4, 4, 8))
+    assert bc is not None
+    assert bc.dims == (16, 8) and bc.stride1 == (8, 1) and bc.stride2 == (0, 1)
+    bc = broadcast_descriptor((2, 3, 4), (2, 3, 4), (2, 3, 4))
+    assert bc is not None and bc.dims == (24,)
+    assert broadcast_descriptor((2, 3), (3, 2), (2, 3)) is None

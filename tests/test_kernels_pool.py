@@ -1,0 +1,359 @@
+"""MAX_POOL_2D, AVERAGE_POOL_2D and MEAN (int8, float32): bit-exact against TFLite Micro.
+
+All cases run as one multi-op model (one build, one oracle run) and are checked one by
+one: SAME/VALID padding (symmetric and asymmetric), windows larger than the input,
+non-square windows and strides, global pooling, channel counts that are not a multiple
+of the kernels' channel blocks, fused activations, zero points at the ends of the int8
+range; MEAN over every kind of axis set, with and without keep_dims, with requantisation.
+In-place max/average pooling (documented safe without top/left padding) is checked at
+the C level.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from nnopt import lowering
+from nnopt.errors import UnsupportedError
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.ir import PoolOptions
+from nnopt.lowering import check_graph
+from nnopt.paths import nnrt_dir
+from nnopt.planner import PlanOptions
+from nnopt.testing.harness import run_nnopt
+from support.tflite_builder import ModelBuilder, pool2d_model, unary_model
+
+# lowering_for() loads every family only when its registry is empty: make sure it is
+# complete whatever lowering modules other tests import directly.
+lowering._load_all()
+
+Q = tuple[float, int]
+
+
+def run_tflm_big(model: bytes, inputs: list[np.ndarray]) -> tuple[list[np.ndarray],
+                                                                   dict[int, np.ndarray]]:
+    """The oracle (as harness.run_tflm) with an arena sized for weight-less test models:
+    the interpreter's default (10x the model size) is too small to preserve all tensors."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    interp = runtime.Interpreter.from_bytes(
+        model, arena_size=16 << 20,
+        intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
+    for i, x in enumerate(inputs):
+        interp.set_input(x, i)
+    interp.invoke()
+    graph = load_model_bytes(model)
+    outs = [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
+    tensors = {}
+    for t in graph.tensors:
+        if not t.is_constant:
+            got = interp.GetTensor(t.index, 0)
+            data = got.get("tensor_data") if isinstance(got, dict) else got
+            tensors[t.index] = np.array(data).reshape(t.shape)
+    return outs, tensors
+
+
+@dataclass(frozen=True)
+class PoolCase:
+    id: str
+    opcode: str
+    dtype: str
+    shape: tuple[int, int, int, int]
+    filt: tuple[int, int]
+    stride: tuple[int, int]
+    padding: str
+    act: str = "NONE"
+    quant: Q = (0.05, -3)
+
+
+@dataclass(frozen=True)
+class MeanCase:
+    id: str
+    dtype: str
+    shape: tuple[int, ...]
+    axes: tuple[int, ...]
+    keep_dims: bool
+    qin: Q = (0.05, -3)
+    qout: Q = (0.05, -3)
+
+
+def _pool_cases() -> list[PoolCase]:
+    geoms = [
+        ("valid2x2s2", (1, 8, 8, 5), (2, 2), (2, 2), "VALID"),
+        ("valid3x3s2odd", (1, 7, 9, 6), (3, 3), (2, 2), "VALID"),
+        ("same3x3s1", (1, 6, 5, 4), (3, 3), (1, 1), "SAME"),
+        ("same3x3s2even", (2, 8, 6, 3), (3, 3), (2, 2), "SAME"),
+        ("same2x2s2odd", (1, 7, 7, 3), (2, 2), (2, 2), "SAME"),
+        ("same5x5on3x3", (1, 3, 3, 4), (5, 5), (1, 1), "SAME"),
+        ("nonsquare", (1, 6, 9, 3), (1, 3), (2, 1), "SAME"),
+        ("global", (2, 7, 7, 70), (7, 7), (1, 1), "VALID"),
+        ("wide_channels", (1, 5, 5, 133), (3, 3), (2, 2), "SAME"),
+    ]
+    out = []
+    for opcode in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
+        short = "max" if opcode == "MAX_POOL_2D" else "avg"
+        for name, shape, f, s, pad in geoms:
+            for dtype in ("int8", "float32"):
+                out.append(PoolCase(f"{short}-{dtype}-{name}", opcode, dtype, shape, f, s, pad))
+        for act in ("RELU", "RELU6", "RELU_N1_TO_1"):
+            for dtype in ("int8", "float32"):
+                out.append(PoolCase(f"{short}-{dtype}-{act}", opcode, dtype, (1, 6, 6, 7),
+                                    (3, 3), (2, 2), "SAME", act, (0.03, -20)))
+        for zp in (-128, 127):
+            out.append(PoolCase(f"{short}-int8-zp{zp}", opcode, "int8", (1, 6, 6, 7), (3, 3),
+                                (2, 2), "SAME", "RELU6", (0.02, zp)))
+    return out
+
+
+def _mean_cases() -> list[MeanCase]:
+    out = []
+    for dtype in ("int8", "float32"):
+        d = dtype
+        out += [
+            MeanCase(f"{d}-hw-keep", d, (1, 5, 7, 9), (1, 2), True),
+            MeanCase(f"{d}-hw-drop", d, (2, 4, 4, 6), (1, 2), False),
+            MeanCase(f"{d}-wh-keep", d, (1, 3, 3, 70), (2, 1), True),
+            MeanCase(f"{d}-last", d, (2, 3, 11), (-1,), False),
+            MeanCase(f"{d}-outer-inner", d, (3, 4, 2, 5), (0, 3), True),
+            MeanCase(f"{d}-middle", d, (2, 6, 3, 4), (2,), False),
+            MeanCase(f"{d}-all", d, (2, 3, 4, 5), (0, 1, 2, 3), False),
+            MeanCase(f"{d}-dup-neg", d, (1, 4, 6, 3), (-3, 1, -2), True),
+            MeanCase(f"{d}-big-count", d, (1, 16, 16, 3), (1, 2), True),
+            MeanCase(f"{d}-count1", d, (1, 1, 1, 12), (1, 2), True),
+            MeanCase(f"{d}-5d", d, (2, 3, 2, 3, 4), (1, 3), False),
+        ]
+    out += [
+        MeanCase("int8-requant-up", "int8", (1, 7, 7, 16), (1, 2), True, (0.05, -3),
+                 (0.01, 10)),
+        MeanCase("int8-requant-down", "int8", (1, 7, 7, 16), (1, 2), False, (0.02, 5),
+                 (0.3, -100)),
+        MeanCase("int8-zp-extremes", "int8", (1, 6, 5, 8), (1, 2), True, (0.1, -128),
+                 (0.01, 127)),
+        MeanCase("int8-zp-extremes-rev", "int8", (1, 6, 5, 8), (1, 2), True, (0.1, 127),
+                 (0.07, -128)),
+    ]
+    return out
+
+
+POOL_CASES = _pool_cases()
+MEAN_CASES = _mean_cases()
+
+
+def _q(quant: Q, dtype: str) -> dict[str, Any]:
+    return {} if dtype == "float32" else {"scale": quant[0], "zero_point": quant[1]}
+
+
+def _data(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    if dtype == "int8":
+        return rng.integers(-128, 128, size=shape).astype(np.int8)
+    return (rng.standard_normal(shape) * 3).astype(np.float32)
+
+
+def _pool_out(size: int, f: int, s: int, padding: str) -> int:
+    return -(-size // s) if padding == "SAME" else (size - f) // s + 1
+
+
+def add_cases(b: ModelBuilder, seed: int = 5) -> dict[str, int]:
+    """Add every case to ``b``; returns case id -> result tensor. The harness runner
+    takes at most 16 graph inputs and outputs, so case inputs are random constants and
+    case results intermediate tensors (both sides trace every tensor)."""
+    rng = np.random.default_rng(seed)
+    out_of: dict[str, int] = {}
+    for c in POOL_CASES:
+        n, h, w, ch = c.shape
+        x = b.tensor(c.shape, c.dtype, name=f"{c.id}/x", data=_data(rng, c.shape, c.dtype),
+                     **_q(c.quant, c.dtype))
+        oshape = (n, _pool_out(h, c.filt[0], c.stride[0], c.padding),
+                  _pool_out(w, c.filt[1], c.stride[1], c.padding), ch)
+        y = b.tensor(oshape, c.dtype, name=f"{c.id}/y", **_q(c.quant, c.dtype))
+        b.op(c.opcode, [x], [y], PoolOptions(c.padding, c.stride[0], c.stride[1],
+                                             c.filt[0], c.filt[1], c.act))
+        out_of[c.id] = y
+    for m in MEAN_CASES:
+        x = b.tensor(m.shape, m.dtype, name=f"mean/{m.id}/x", data=_data(rng, m.shape, m.dtype),
+                     **_q(m.qin, m.dtype))
+        axis = b.const(np.asarray(m.axes, dtype=np.int32), name=f"mean/{m.id}/axis")
+        rank = len(m.shape)
+        red = {a % rank for a in m.axes}
+        mshape = tuple(1 if d in red else m.shape[d] for d in range(rank)) if m.keep_dims \
+            else tuple(m.shape[d] for d in range(rank) if d not in red)
+        y = b.tensor(mshape, m.dtype, name=f"mean/{m.id}/y", **_q(m.qout, m.dtype))
+        b.op("MEAN", [x, axis], [y], {"keep_dims": m.keep_dims})
+        out_of[f"mean-{m.id}"] = y
+    return out_of
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    b = ModelBuilder("pool cases")
+    out_of = add_cases(b)
+    x = b.tensor((1, 4, 4, 2), "int8", name="x", scale=0.1, zero_point=0)  # drives one op
+    z = b.tensor((1, 2, 2, 2), "int8", name="z", scale=0.1, zero_point=0)
+    b.op("MAX_POOL_2D", [x], [z], PoolOptions("VALID", 2, 2, 2, 2))
+    model = b.build([x], [z])
+    ins = [np.arange(32, dtype=np.int8).reshape(1, 4, 4, 2)]
+    _, ref = run_tflm_big(model, ins)
+    _, got = run_nnopt(model, ins, options=PlanOptions(order="file"))
+    return {cid: (ref[t], got[t]) for cid, t in out_of.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", POOL_CASES, ids=[c.id for c in POOL_CASES])
+def test_pool_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]],
+                        case: PoolCase) -> None:
+    ref, got = results[case.id]
+    np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", MEAN_CASES, ids=[c.id for c in MEAN_CASES])
+def test_mean_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]],
+                        case: MeanCase) -> None:
+    ref, got = results[f"mean-{case.id}"]
+    np.testing.assert_array_equal(got, ref)
+
+
+# ----- refusals (no compilation) -----
+
+def _refusal(model: bytes) -> str:
+    with pytest.raises(UnsupportedError) as err:
+        check_graph(load_model_bytes(model))
+    return str(err.value)
+
+
+def test_refuses_int16_pool() -> None:
+    msg = _refusal(pool2d_model("MAX_POOL_2D", (1, 4, 4, 2), (2, 2), (2, 2), dtype="int16",
+                                quant=(0.01, 0)))
+    assert "op 0 (MAX_POOL_2D)" in msg and "INT16" in msg and "float32" in msg
+
+
+def test_refuses_pool_with_requantisation() -> None:
+    b = ModelBuilder()
+    x = b.tensor((1, 4, 4, 2), "int8", scale=0.1, zero_point=0)
+    y = b.tensor((1, 2, 2, 2), "int8", scale=0.2, zero_point=0)
+    b.op("AVERAGE_POOL_2D", [x], [y], PoolOptions("VALID", 2, 2, 2, 2))
+    msg = _refusal(b.build([x], [y]))
+    assert "op 0 (AVERAGE_POOL_2D)" in msg and "quantisation" in msg
+
+
+def test_refuses_mean_with_runtime_axes() -> None:
+    b = ModelBuilder()
+    x = b.tensor((1, 4, 4, 2), "float32")
+    axes = b.tensor((2,), "int32")
+    y = b.tensor((1, 1, 1, 2), "float32")
+    b.op("MEAN", [x, axes], [y], {"keep_dims": True})
+    msg = _refusal(b.build([x, axes], [y]))
+    assert "op 0 (MEAN)" in msg and "constant int32" in msg
+
+
+def test_refuses_mean_int16() -> None:
+    msg = _refusal(unary_model("MEAN", (1, 4, 4, 2), dtype="int16", in_quant=(0.01, 0),
+                               out_shape=(1, 1, 1, 2), options={"keep_dims": True},
+                               extra_inputs=[np.array([1, 2], dtype=np.int32)]))
+    assert "op 0 (MEAN)" in msg and "INT16" in msg
+
+
+# ----- in place, at the C level -----
+
+_INPLACE_C = r"""
+#include <stdio.h>
+#include <string.h>
+#include "nnrt/kernels/pool.h"
+
+static int check(nnrt_pool_geom_t g, unsigned seed)
+{
+    static int8_t in[4096], ref[4096], buf[4096];
+    static float fin[4096], fref[4096], fbuf[4096];
+    const int n_in = g.batches * g.input_h * g.input_w * g.channels;
+    const int n_out = g.batches * g.output_h * g.output_w * g.channels;
+    for (int i = 0; i < n_in; ++i) {
+        seed = seed * 1103515245u + 12345u;
+        in[i] = (int8_t)(seed >> 16);
+        fin[i] = (float)(int8_t)(seed >> 16) * 0.25f;
+    }
+    nnrt_pool_s8_params_t p = {g, -100, 90};
+    nnrt_pool_f32_params_t pf = {g, -20.0f, 25.0f};
+    for (int kind = 0; kind < 2; ++kind) {
+        memcpy(buf, in, sizeof in);
+        memcpy(fbuf, fin, sizeof fin);
+        nnrt_status_t s1, s2, s3, s4;
+        if (kind == 0) {
+            s1 = nnrt_maxpool2d_s8(&p, in, ref);
+            s2 = nnrt_maxpool2d_s8(&p, buf, buf);
+            s3 = nnrt_maxpool2d_f32(&pf, fin, fref);
+            s4 = nnrt_maxpool2d_f32(&pf, fbuf, fbuf);
+        } else {
+            s1 = nnrt_avgpool2d_s8(&p, in, ref);
+            s2 = nnrt_avgpool2d_s8(&p, buf, buf);
+            s3 = nnrt_avgpool2d_f32(&pf, fin, fref);
+            s4 = nnrt_avgpool2d_f32(&pf, fbuf, fbuf);
+        }
+        if (s1 || s2 || s3 || s4 || memcmp(ref, buf, (size_t)n_out)
+            || memcmp(fref, fbuf, sizeof(float) * (size_t)n_out)) {
+            printf("in-place mismatch: kind %d geometry %dx%d f%dx%d s%dx%d c%d\n", kind,
+                   g.input_h, g.input_w, g.filter_h, g.filter_w, g.stride_h, g.stride_w,
+                   g.channels);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int main(void)
+{
+    int fails = 0;
+    /* batches, in_h, in_w, c, out_h, out_w, f_h, f_w, s_h, s_w, pad_top, pad_left */
+    const nnrt_pool_geom_t geoms[] = {
+        {1, 8, 8, 5, 4, 4, 2, 2, 2, 2, 0, 0},
+        {2, 7, 9, 3, 3, 4, 3, 3, 2, 2, 0, 0},
+        {1, 6, 6, 70, 4, 4, 3, 3, 1, 1, 0, 0},   /* overlapping windows, stride 1 */
+        {1, 6, 6, 7, 3, 3, 3, 3, 2, 2, 0, 0},    /* SAME with bottom/right pad only */
+        {2, 5, 5, 40, 1, 1, 5, 5, 1, 1, 0, 0},   /* global */
+        {1, 9, 4, 6, 9, 2, 1, 2, 1, 2, 0, 0},
+    };
+    for (unsigned i = 0; i < sizeof geoms / sizeof geoms[0]; ++i) {
+        fails += check(geoms[i], 17u + i);
+    }
+    /* argument checks */
+    nnrt_pool_s8_params_t bad = {{1, 4, 4, 1, 2, 2, 2, 2, 2, 2, 0, 0}, 10, -10};
+    int8_t x[16] = {0};
+    if (nnrt_maxpool2d_s8(&bad, x, x) != NNRT_ERR_ARG) {
+        printf("act_min > act_max accepted\n");
+        fails++;
+    }
+    if (nnrt_avgpool2d_s8(NULL, x, x) != NNRT_ERR_ARG) {
+        printf("NULL params accepted\n");
+        fails++;
+    }
+    nnrt_pool_s8_params_t empty = {{1, 4, 4, 1, 2, 2, 1, 1, 1, 1, 3, 0}, -128, 127};
+    if (nnrt_avgpool2d_s8(&empty, x, x) != NNRT_ERR_ARG) {
+        printf("window inside the padding accepted\n");
+        fails++;
+    }
+    printf(fails ? "FAIL\n" : "OK\n");
+    return fails != 0;
+}
+"""
+
+
+def test_in_place_pooling_c(tmp_path: Path) -> None:
+    cc = shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no host gcc")
+    src = tmp_path / "inplace.c"
+    src.write_text(_INPLACE_C)
+    exe = tmp_path / "inplace"
+    kernels = sorted((nnrt_dir() / "kernels" / "pool").glob("nnrt_*pool2d_*.c"))
+    subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-g",
+                    "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                    f"-I{nnrt_dir() / 'include'}", str(src), *map(str, kernels),
+                    "-o", str(exe)], check=True, capture_output=True, text=True)
+    res = subprocess.run([str(exe)], capture_output=True, text=True, check=False)
+    assert res.returncode == 0 and res.stdout.strip().endswith("OK"), res.stdout + res.stderr

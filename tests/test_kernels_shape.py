@@ -1,0 +1,451 @@
+"""CONCATENATION, PAD/PADV2, TRANSPOSE, STRIDED_SLICE, SLICE and the RESHAPE/SQUEEZE/
+EXPAND_DIMS copy: bit-exact against TFLite Micro.
+
+All cases run as one multi-op model (one build, one oracle run) and are checked one by
+one: concatenation along every axis (negative too, 2-3 inputs, up to 6-D), every
+padding placement (image style, channels, batch, 1-D to 5-D, PADV2 constants), all 24
+permutations of a 4-D transpose and a sample of 5-D ones, strided slices with every
+mask, negative strides, clamped and negative indices, slices with size -1 and int64
+operands. Case operands are constants, so the reshape-like ops take their copy path
+(the planner only aliases non-constant inputs); a non-constant RESHAPE checks the
+aliased path.
+"""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from nnopt import lowering
+from nnopt.errors import UnsupportedError
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.ir import ConcatOptions, StridedSliceOptions
+from nnopt.lowering import check_graph
+from nnopt.paths import nnrt_dir
+from nnopt.planner import PlanOptions, plan_model
+from nnopt.testing.harness import run_nnopt
+from support.tflite_builder import ModelBuilder
+
+# lowering_for() loads every family only when its registry is empty: make sure it is
+# complete whatever lowering modules other tests import directly.
+lowering._load_all()
+
+QUANT: dict[str, Any] = {"scale": 0.07, "zero_point": -5}
+
+
+def run_tflm_big(model: bytes, inputs: list[np.ndarray]) -> tuple[list[np.ndarray],
+                                                                   dict[int, np.ndarray]]:
+    """The oracle (as harness.run_tflm) with an arena sized for weight-less test models:
+    the interpreter's default (10x the model size) is too small to preserve all tensors."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    interp = runtime.Interpreter.from_bytes(
+        model, arena_size=16 << 20,
+        intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
+    for i, x in enumerate(inputs):
+        interp.set_input(x, i)
+    interp.invoke()
+    graph = load_model_bytes(model)
+    outs = [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
+    tensors = {}
+    for t in graph.tensors:
+        if not t.is_constant:
+            got = interp.GetTensor(t.index, 0)
+            data = got.get("tensor_data") if isinstance(got, dict) else got
+            tensors[t.index] = np.array(data).reshape(t.shape)
+    return outs, tensors
+
+
+class Cases:
+    """Collects single-op cases into one ModelBuilder; every case input is a constant."""
+
+    def __init__(self, b: ModelBuilder, seed: int = 9) -> None:
+        self.b = b
+        self.rng = np.random.default_rng(seed)
+        self.out_of: dict[str, int] = {}
+
+    def _q(self, dtype: str) -> dict[str, Any]:
+        return dict(QUANT) if dtype == "int8" else {}
+
+    def data(self, name: str, shape: tuple[int, ...], dtype: str) -> int:
+        if dtype == "float32":
+            arr: np.ndarray = (self.rng.standard_normal(shape) * 4).astype(np.float32)
+        else:
+            info = np.iinfo(np.dtype(dtype))
+            arr = self.rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
+        q = self._q(dtype) if dtype != "int16" else {"scale": 0.001, "zero_point": 0}
+        return self.b.tensor(shape, dtype, name=name, data=arr, **q)
+
+    def out(self, cid: str, shape: tuple[int, ...], dtype: str, **q: Any) -> int:
+        if not q:
+            q = self._q(dtype) if dtype != "int16" else {"scale": 0.001, "zero_point": 0}
+        y = self.b.tensor(shape, dtype, name=f"{cid}/y", **q)
+        assert cid not in self.out_of, cid
+        self.out_of[cid] = y
+        return y
+
+
+def _concat(c: Cases) -> None:
+    specs = [
+        ((2, 3, 4, 5), (2, 3, 4, 2), 3), ((2, 3, 4, 5), (2, 3, 1, 5), 2),
+        ((2, 3, 4, 5), (2, 2, 4, 5), 1), ((2, 3, 4, 5), (1, 3, 4, 5), 0),
+        ((2, 3, 4, 5), (2, 3, 4, 3), -1), ((2, 3, 4, 5), (4, 3, 4, 5), -4),
+        ((3, 7), (3, 1), 1), ((5,), (3,), 0), ((2, 2, 3, 2, 2), (2, 2, 1, 2, 2), 2),
+        ((2, 1, 2, 3, 2, 2), (2, 1, 2, 1, 2, 2), 3),
+    ]
+    for dtype in ("int8", "float32"):
+        for i, (sa, sb, axis) in enumerate(specs):
+            cid = f"concat-{dtype}-{len(sa)}d-axis{axis}-{i}"
+            a, b = c.data(f"{cid}/a", sa, dtype), c.data(f"{cid}/b", sb, dtype)
+            ax = axis % len(sa)
+            shape = tuple(sa[d] + sb[d] if d == ax else sa[d] for d in range(len(sa)))
+            c.b.op("CONCATENATION", [a, b], [c.out(cid, shape, dtype)], ConcatOptions(axis))
+        cid = f"concat-{dtype}-three"
+        ins = [c.data(f"{cid}/{k}", (1, 4, 4, n), dtype) for k, n in enumerate((3, 1, 5))]
+        c.b.op("CONCATENATION", ins, [c.out(cid, (1, 4, 4, 9), dtype)], ConcatOptions(3))
+        cid = f"concat-{dtype}-single"
+        c.b.op("CONCATENATION", [c.data(f"{cid}/a", (2, 3), dtype)],
+               [c.out(cid, (2, 3), dtype)], ConcatOptions(0))
+
+
+def _pad(c: Cases) -> None:
+    specs = [
+        ("image", (1, 4, 5, 3), [[0, 0], [1, 2], [2, 1], [0, 0]]),
+        ("channels", (1, 3, 3, 4), [[0, 0], [0, 0], [0, 0], [3, 1]]),
+        ("batch", (2, 2, 3, 2), [[1, 1], [0, 0], [0, 0], [0, 0]]),
+        ("all", (2, 2, 2, 2), [[1, 0], [0, 2], [1, 1], [2, 0]]),
+        ("none", (2, 3, 2, 2), [[0, 0], [0, 0], [0, 0], [0, 0]]),
+        ("1d", (7,), [[2, 3]]),
+        ("2d", (3, 4), [[0, 1], [2, 0]]),
+        ("5d", (1, 2, 3, 2, 2), [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]),
+    ]
+    for dtype in ("int8", "float32"):
+        for name, shape, pads in specs:
+            cid = f"pad-{dtype}-{name}"
+            x = c.data(f"{cid}/x", shape, dtype)
+            p = c.b.const(np.asarray(pads, dtype=np.int32), name=f"{cid}/pads")
+            out = tuple(d + a + b for d, (a, b) in zip(shape, pads, strict=True))
+            c.b.op("PAD", [x, p], [c.out(cid, out, dtype)])
+    # PAD of int8 with the output zero point at both ends of the range
+    for zp in (-128, 127):
+        cid = f"pad-int8-zp{zp}"
+        q: dict[str, Any] = {"scale": 0.05, "zero_point": zp}
+        x = c.b.tensor((1, 2, 2, 3), "int8", name=f"{cid}/x", **q,
+                       data=c.rng.integers(-128, 128, size=(1, 2, 2, 3)).astype(np.int8))
+        p = c.b.const(np.asarray([[0, 0], [1, 1], [1, 1], [0, 0]], dtype=np.int32))
+        c.b.op("PAD", [x, p], [c.out(cid, (1, 4, 4, 3), "int8", **q)])
+    # PADV2 with a constant value
+    for dtype, value in (("int8", np.int8(77)), ("float32", np.float32(-2.5))):
+        cid = f"padv2-{dtype}"
+        x = c.data(f"{cid}/x", (1, 3, 2, 2), dtype)
+        p = c.b.const(np.asarray([[0, 0], [2, 1], [0, 1], [1, 0]], dtype=np.int32))
+        v = c.b.tensor((1,), dtype, name=f"{cid}/v", data=np.asarray([value]),
+                       **c._q(dtype))
+        c.b.op("PADV2", [x, p, v], [c.out(cid, (1, 6, 3, 3), dtype)])
+
+
+def _transpose(c: Cases) -> None:
+    shape4 = (2, 3, 4, 5)
+    for perm in itertools.permutations(range(4)):
+        for dtype in ("int8", "float32"):
+            cid = f"transpose-{dtype}-{''.join(map(str, perm))}"
+            x = c.data(f"{cid}/x", shape4, dtype)
+            p = c.b.const(np.asarray(perm, dtype=np.int32))
+            c.b.op("TRANSPOSE", [x, p], [c.out(cid, tuple(shape4[i] for i in perm), dtype)])
+    shape5 = (2, 3, 1, 4, 2)
+    perms5 = [(4, 3, 2, 1, 0), (0, 2, 1, 4, 3), (1, 0, 3, 4, 2), (0, 1, 2, 4, 3),
+              (3, 0, 4, 2, 1), (2, 4, 0, 1, 3)]
+    extra = [("int8", (6, 5), (1, 0)), ("float32", (4, 3, 2), (2, 0, 1)),
+             ("int16", (3, 4, 5), (1, 2, 0))]
+    cases = [("int8", shape5, p) for p in perms5] + [("float32", shape5, perms5[0])] + extra
+    for dtype, shape, perm in cases:
+        cid = f"transpose-{dtype}-{len(shape)}d-{''.join(map(str, perm))}"
+        x = c.data(f"{cid}/x", shape, dtype)
+        p = c.b.const(np.asarray(perm, dtype=np.int32))
+        c.b.op("TRANSPOSE", [x, p], [c.out(cid, tuple(shape[i] for i in perm), dtype)])
+
+
+@dataclass(frozen=True)
+class SS:
+    id: str
+    shape: tuple[int, ...]
+    begin: tuple[int, ...]
+    end: tuple[int, ...]
+    strides: tuple[int, ...]
+    begin_mask: int = 0
+    end_mask: int = 0
+    shrink: int = 0
+
+
+def _ss_shape(s: SS) -> tuple[int, ...]:
+    """Output shape by numpy slicing (Python semantics, which TFLite follows)."""
+    idx: list[Any] = []
+    for d in range(len(s.shape)):
+        if s.shrink & (1 << d):
+            idx.append(s.begin[d])
+            continue
+        start = None if s.begin_mask & (1 << d) else s.begin[d]
+        stop = None if s.end_mask & (1 << d) else s.end[d]
+        idx.append(slice(start, stop, s.strides[d]))
+    return tuple(np.empty(s.shape)[tuple(idx)].shape)
+
+
+SS_CASES = [
+    SS("basic", (4, 6), (1, 2), (3, 5), (1, 1)),
+    SS("stride2", (1, 7, 8, 3), (0, 1, 0, 0), (1, 7, 8, 3), (1, 2, 3, 1)),
+    SS("negative-idx", (5, 6), (-4, -5), (-1, -1), (1, 2)),
+    SS("reverse", (4, 5), (3, 4), (-5, -6), (-1, -1)),
+    SS("reverse-stride2", (1, 9, 3), (0, 8, 2), (1, -10, -4), (1, -2, -1)),
+    SS("begin-mask", (3, 4, 5), (2, 3, 1), (3, 4, 4), (1, 1, 1), begin_mask=0b011),
+    SS("end-mask", (3, 4, 5), (1, 1, 1), (0, 0, 3), (1, 1, 1), end_mask=0b011),
+    SS("masks-reverse", (3, 4), (0, 0), (0, 0), (-1, -1), begin_mask=0b11, end_mask=0b11),
+    SS("shrink", (2, 3, 4, 5), (1, 0, 2, 0), (2, 3, 3, 5), (1, 1, 1, 1), shrink=0b0101),
+    SS("shrink-neg", (3, 4), (-1, 1), (0, 3), (1, 1), shrink=0b01),
+    SS("clamp", (3, 4), (-100, 1), (100, 100), (1, 1)),
+    SS("1d", (10,), (1,), (9,), (3,)),
+]
+
+
+def _strided_slice(c: Cases) -> None:
+    for s in SS_CASES:
+        for dtype in ("int8", "float32"):
+            cid = f"strided-{dtype}-{s.id}"
+            x = c.data(f"{cid}/x", s.shape, dtype)
+            ops = [c.b.const(np.asarray(v, dtype=np.int32)) for v in (s.begin, s.end, s.strides)]
+            c.b.op("STRIDED_SLICE", [x, *ops], [c.out(cid, _ss_shape(s), dtype)],
+                   StridedSliceOptions(s.begin_mask, s.end_mask, 0, 0, s.shrink))
+
+
+def _slice(c: Cases) -> None:
+    specs = [
+        ("basic", (4, 6, 3), (1, 2, 0), (2, 3, 3), np.int32),
+        ("to-end", (1, 5, 5, 4), (0, 1, 2, 1), (1, -1, 2, -1), np.int32),
+        ("int64", (3, 8), (1, 3), (2, 4), np.int64),
+        ("5d", (2, 3, 4, 2, 3), (1, 0, 1, 0, 1), (1, 3, 2, 2, 2), np.int32),
+        ("whole", (2, 3), (0, 0), (2, 3), np.int32),
+    ]
+    for dtype in ("int8", "float32"):
+        for name, shape, begin, size, idt in specs:
+            cid = f"slice-{dtype}-{name}"
+            x = c.data(f"{cid}/x", shape, dtype)
+            bt = c.b.const(np.asarray(begin, dtype=idt))
+            st = c.b.const(np.asarray(size, dtype=idt))
+            out = tuple(d - b if n == -1 else n
+                        for d, b, n in zip(shape, begin, size, strict=True))
+            c.b.op("SLICE", [x, bt, st], [c.out(cid, out, dtype)])
+
+
+def _reshape_like(c: Cases) -> None:
+    for dtype in ("int8", "float32"):
+        cid = f"reshape-{dtype}"
+        x = c.data(f"{cid}/x", (2, 3, 4), dtype)
+        shp = c.b.const(np.asarray([4, 6], dtype=np.int32))
+        c.b.op("RESHAPE", [x, shp], [c.out(cid, (4, 6), dtype)], {"new_shape": (4, 6)})
+        cid = f"squeeze-{dtype}"
+        x = c.data(f"{cid}/x", (1, 3, 1, 4), dtype)
+        c.b.op("SQUEEZE", [x], [c.out(cid, (3, 4), dtype)], {"squeeze_dims": (0, 2)})
+        cid = f"expand-{dtype}"
+        x = c.data(f"{cid}/x", (3, 4), dtype)
+        ax = c.b.const(np.asarray([1], dtype=np.int32))
+        c.b.op("EXPAND_DIMS", [x, ax], [c.out(cid, (3, 1, 4), dtype)])
+
+
+def add_cases(b: ModelBuilder) -> dict[str, int]:
+    """Add every case to ``b``; returns case id -> result tensor. The harness runner
+    takes at most 16 graph inputs and outputs, so case inputs are random constants and
+    case results intermediate tensors (both sides trace every tensor)."""
+    c = Cases(b)
+    for add in (_concat, _pad, _transpose, _strided_slice, _slice, _reshape_like):
+        add(c)
+    return c.out_of
+
+
+def _build(extra: tuple[Any, ...] = ()) -> tuple[bytes, dict[str, int]]:
+    """The shape cases (and the cases of ``extra`` modules) in one model."""
+    b = ModelBuilder("shape cases")
+    out_of = add_cases(b)
+    for module in extra:
+        out_of.update({f"{module.__name__}/{k}": v for k, v in module.add_cases(b).items()})
+    # The graph input: an aliased RESHAPE (no copy) feeding a transpose.
+    x = b.tensor((2, 6), "int8", name="x", **QUANT)
+    r = b.tensor((3, 4), "int8", name="x/reshaped", **QUANT)
+    z = b.tensor((4, 3), "int8", name="z", **QUANT)
+    b.op("RESHAPE", [x, b.const(np.asarray([3, 4], dtype=np.int32))], [r],
+         {"new_shape": (3, 4)})
+    b.op("TRANSPOSE", [r, b.const(np.asarray([1, 0], dtype=np.int32))], [z])
+    out_of["aliased-reshape"] = r
+    out_of["aliased-reshape-transposed"] = z
+    return b.build([x], [z]), out_of
+
+
+MODEL, OUT_OF = _build()
+CASE_IDS = sorted(OUT_OF)
+INPUTS = [np.arange(-6, 6, dtype=np.int8).reshape(2, 6)]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    _, ref = run_tflm_big(MODEL, INPUTS)
+    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
+    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cid", CASE_IDS)
+def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
+    ref, got = results[cid]
+    assert got.shape == ref.shape
+    np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.slow
+def test_all_families_sanitized() -> None:
+    """The shape, pool and element-wise cases in one model built with ASan/UBSan: any
+    out-of-bounds access or undefined behaviour in these kernels fails the run."""
+    import test_kernels_elementwise
+    import test_kernels_pool
+
+    model, out_of = _build((test_kernels_pool, test_kernels_elementwise))
+    _, ref = run_tflm_big(model, INPUTS)
+    _, got = run_nnopt(model, INPUTS, sanitize=True, options=PlanOptions(order="file"))
+    bad = [cid for cid, t in out_of.items() if not np.array_equal(got[t], ref[t])]
+    assert not bad
+
+
+def test_reshape_aliasing() -> None:
+    """Only the non-constant RESHAPE is an alias; the constant ones are copies."""
+    plan = plan_model(load_model_bytes(MODEL), PlanOptions(order="file")).plan
+    aliased = {b.tensor for b in plan.buffers if b.alias_of is not None}
+    assert OUT_OF["aliased-reshape"] in aliased
+    assert OUT_OF["reshape-int8"] not in aliased
+
+
+# ----- refusals (no compilation) -----
+
+def _refusal(build: Any) -> str:
+    b = ModelBuilder()
+    inputs, outputs = build(b)
+    with pytest.raises(UnsupportedError) as err:
+        check_graph(load_model_bytes(b.build(inputs, outputs)))
+    return str(err.value)
+
+
+def test_refuses_concat_with_different_quant() -> None:
+    def build(b: ModelBuilder) -> tuple[list[int], list[int]]:
+        x = b.tensor((1, 2), "int8", scale=0.1, zero_point=0)
+        y = b.tensor((1, 2), "int8", scale=0.2, zero_point=0)
+        z = b.tensor((1, 4), "int8", scale=0.1, zero_point=0)
+        b.op("CONCATENATION", [x, y], [z], ConcatOptions(1))
+        return [x, y], [z]
+    msg = _refusal(build)
+    assert "op 0 (CONCATENATION)" in msg and "quantisation" in msg
+
+
+def test_refuses_strided_slice_ellipsis_and_5d() -> None:
+    def build(b: ModelBuilder) -> tuple[list[int], list[int]]:
+        x = b.tensor((2, 2, 2, 2, 2), "float32")
+        y = b.tensor((1, 2, 2, 2, 2), "float32")
+        cs = [b.const(np.asarray(v, dtype=np.int32))
+              for v in ((0,) * 5, (1, 2, 2, 2, 2), (1,) * 5)]
+        b.op("STRIDED_SLICE", [x, *cs], [y], StridedSliceOptions())
+        return [x], [y]
+    assert "up to 4-D" in _refusal(build)
+
+    def build2(b: ModelBuilder) -> tuple[list[int], list[int]]:
+        x = b.tensor((2, 2), "float32")
+        y = b.tensor((1, 2), "float32")
+        cs = [b.const(np.asarray(v, dtype=np.int32)) for v in ((0, 0), (1, 2), (1, 1))]
+        b.op("STRIDED_SLICE", [x, *cs], [y], StridedSliceOptions(ellipsis_mask=1))
+        return [x], [y]
+    assert "ellipsis" in _refusal(build2)
+
+
+def test_refuses_runtime_paddings_and_int64_paddings() -> None:
+    for make in ("runtime", "int64"):
+        def build(b: ModelBuilder, make: str = make) -> tuple[list[int], list[int]]:
+            x = b.tensor((2, 2), "float32")
+            if make == "runtime":
+                p = b.tensor((2, 2), "int32")
+            else:
+                p = b.const(np.asarray([[1, 1], [0, 0]], dtype=np.int64))
+            y = b.tensor((4, 2), "float32")
+            b.op("PAD", [x, p], [y])
+            return ([x, p] if make == "runtime" else [x]), [y]
+        msg = _refusal(build)
+        assert "op 0 (PAD)" in msg and "constant int32 paddings" in msg
+
+
+def test_refuses_transpose_6d() -> None:
+    def build(b: ModelBuilder) -> tuple[list[int], list[int]]:
+        x = b.tensor((1, 2, 1, 2, 1, 2), "int8", **QUANT)
+        y = b.tensor((2, 1, 2, 1, 2, 1), "int8", **QUANT)
+        b.op("TRANSPOSE", [x, b.const(np.asarray([5, 4, 3, 2, 1, 0], dtype=np.int32))], [y])
+        return [x], [y]
+    assert "TRANSPOSE up to 5-D" in _refusal(build)
+
+
+# ----- kernels at the C level: argument checks and in-place copy -----
+
+_C_TEST = r"""
+#include <stdio.h>
+#include <string.h>
+#include "nnrt/kernels/shape.h"
+
+int main(void)
+{
+    int fails = 0;
+    uint8_t buf[64];
+    for (int i = 0; i < 64; ++i) {
+        buf[i] = (uint8_t)i;
+    }
+    /* RESHAPE copy onto itself and onto an overlapping region (memmove semantics) */
+    if (nnrt_copy_x8(buf, buf, 64) != NNRT_OK || buf[63] != 63) {
+        fails++;
+    }
+    if (nnrt_copy_x8(buf, buf + 8, 40) != NNRT_OK || buf[8] != 0 || buf[47] != 39) {
+        fails++;
+    }
+    if (nnrt_copy_x8(NULL, buf, 1) != NNRT_ERR_ARG) {
+        fails++;
+    }
+    nnrt_pad_params_t pad = {1, 3, {2}, {1}, {1}};  /* elem_size 3: invalid */
+    if (nnrt_pad_x8(&pad, buf, buf, buf + 32) != NNRT_ERR_ARG) {
+        fails++;
+    }
+    nnrt_strided_copy_params_t sc = {1, 1, -1, {4}, {1}};  /* negative offset */
+    if (nnrt_strided_copy_x8(&sc, buf, buf + 32) != NNRT_ERR_ARG) {
+        fails++;
+    }
+    const int32_t blocks[2] = {4, -1};
+    const void *ins[2] = {buf, buf};
+    nnrt_concat_params_t cp = {1, 2, blocks};
+    if (nnrt_concat_x8(&cp, ins, buf + 32) != NNRT_ERR_ARG) {
+        fails++;
+    }
+    printf(fails ? "FAIL %d\n" : "OK\n", fails);
+    return fails != 0;
+}
+"""
+
+
+def test_shape_kernels_c(tmp_path: Path) -> None:
+    cc = shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no host gcc")
+    src = tmp_path / "shape_test.c"
+    src.write_text(_C_TEST)
+    exe = tmp_path / "shape_test"
+    kernels = sorted((nnrt_dir() / "kernels" / "shape").glob("*.c"))
+    subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-g",
+                    "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                    f"-I{nnrt_dir() / 'include'}", str(src), *map(str, kernels),
+                    "-o", str(exe)], check=True, capture_output=True, text=True)
+    res = subprocess.run([str(exe)], capture_output=True, text=True, check=False)
+    assert res.returncode == 0 and res.stdout.strip() == "OK", res.stdout + res.stderr
