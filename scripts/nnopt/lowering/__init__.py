@@ -54,6 +54,7 @@ class Lowering(Protocol):
 
 
 _REGISTRY: dict[str, Lowering] = {}
+_LOADED = False
 
 
 def register(opcodes: Sequence[str], lowering: Lowering) -> None:
@@ -62,16 +63,19 @@ def register(opcodes: Sequence[str], lowering: Lowering) -> None:
 
 
 def _load_all() -> None:
-    # Import every family module once so that each registers its opcodes.
+    # Import every family module once so that each registers its opcodes (a module
+    # imported directly before, e.g. by a test, registers only its own).
+    global _LOADED
     import importlib
     import pkgutil
 
     for info in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{info.name}")
+    _LOADED = True
 
 
 def lowering_for(op: Op) -> Lowering:
-    if not _REGISTRY:
+    if not _LOADED:
         _load_all()
     try:
         return _REGISTRY[op.opcode]
@@ -85,14 +89,18 @@ def lowering_for(op: Op) -> Lowering:
 def check_graph(graph: Graph) -> None:
     """Raise UnsupportedError listing every op the runtime cannot execute."""
     problems: list[str] = []
+    hints: list[str] = []
     for op in graph.ops:
         try:
             lowering_for(op).check(graph, op)
         except UnsupportedError as err:
             problems.append(err.message)
+            if err.hint and err.hint not in hints:
+                hints.append(err.hint)
     if problems:
         raise UnsupportedError(
             "the model cannot be compiled: " + "; ".join(problems[:10])
             + (f"; and {len(problems) - 10} more" if len(problems) > 10 else ""),
-            hint="operators with kernels: " + ", ".join(sorted(_REGISTRY)),
+            hint="; ".join(hints[:3]) if hints
+            else "operators with kernels: " + ", ".join(sorted(_REGISTRY)),
         )

@@ -1,0 +1,105 @@
+"""The `nnopt` command line: contracts, exit codes, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import REPO, model_path
+from support.tflite_builder import ModelBuilder
+
+from nnopt.cli import main
+from nnopt.testing.harness import run_tflm
+
+
+def nnopt(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "nnopt.cli", *args], capture_output=True,
+                          text=True, cwd=REPO, timeout=900)
+
+
+def test_optimize_writes_sources_plan_report_and_picture(tmp_path: Path) -> None:
+    out = tmp_path / "nn"
+    res = nnopt("optimize", str(model_path("mlperf_tiny/vww_96_int8.tflite")), "-b",
+                "nucleo_f767zi", "-o", str(out), "--json", str(tmp_path / "r.json"))
+    assert res.returncode == 0, res.stderr
+    for name in ("vww_96_int8_model.c", "vww_96_int8_model.h", "vww_96_int8_plan.json",
+                 "vww_96_int8_report.json", "vww_96_int8_memory.png"):
+        assert (out / name).is_file(), name
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["arena_bytes"] == 55_296 and report["optimal"] is True
+    assert "<- peak" in res.stdout and "fits" in res.stdout
+    c = (out / "vww_96_int8_model.c").read_text()
+    assert "NNRT_ARENA static uint8_t vww_96_int8_arena[55296];" in c
+
+
+def test_over_budget_exits_2_with_numbers(tmp_path: Path) -> None:
+    res = nnopt("optimize", str(model_path("mlperf_tiny/vww_96_int8.tflite")),
+                "--sram", "40k", "--table", "none")
+    assert res.returncode == 2
+    assert "55,296" in res.stderr and "40,960" in res.stderr and "14,336" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def _int16_conv_model() -> bytes:
+    b = ModelBuilder()
+    x = b.tensor((1, 8, 8, 2), "int16", scale=0.01, zero_point=0)
+    w = b.const(np.ones((4, 3, 3, 2), np.int8), scale=[0.1] * 4, zero_point=0, axis=0)
+    bias = b.const(np.zeros(4, np.int64), scale=[0.001] * 4, zero_point=0)
+    y = b.tensor((1, 6, 6, 4), "int16", scale=0.05, zero_point=0)
+    from nnopt.ir import ConvOptions
+
+    b.op("CONV_2D", [x, w, bias], [y], ConvOptions("VALID", 1, 1))
+    return b.build([x], [y])
+
+
+def test_unsupported_variant_refused_before_any_code(tmp_path: Path) -> None:
+    model = tmp_path / "int16conv.tflite"
+    model.write_bytes(_int16_conv_model())
+    out = tmp_path / "out"
+    res = nnopt("optimize", str(model), "-o", str(out))
+    assert res.returncode == 1
+    assert "op 0" in res.stderr and "CONV_2D" in res.stderr and "hint:" in res.stderr
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_run_host_matches_oracle(tmp_path: Path) -> None:
+    path = model_path("mlperf_tiny/kws_ref_model.tflite")
+    rng = np.random.default_rng(5)
+    x = rng.integers(-128, 128, size=(1, 49, 10, 1), dtype=np.int8)
+    (tmp_path / "in.bin").write_bytes(x.tobytes())
+    res = nnopt("run", str(path), "--target", "host", "--input", str(tmp_path / "in.bin"),
+                "--output", str(tmp_path / "out.bin"), "--order", "file")
+    assert res.returncode == 0, res.stderr
+    ref, _ = run_tflm(path.read_bytes(), [x])
+    got = np.frombuffer((tmp_path / "out.bin").read_bytes(), dtype=np.int8)
+    np.testing.assert_array_equal(got, ref[0].reshape(-1))
+
+
+def test_run_wrong_input_size(tmp_path: Path) -> None:
+    (tmp_path / "in.bin").write_bytes(b"\x00" * 7)
+    res = nnopt("run", str(model_path("tflm/hello_world_int8.tflite")), "--input",
+                str(tmp_path / "in.bin"))
+    assert res.returncode == 1
+    assert "needs 1 bytes, got 7" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_run_needs_input_or_seed() -> None:
+    assert main(["run", str(model_path("tflm/hello_world_int8.tflite"))]) == 1
+
+
+@pytest.mark.parametrize("sub", ["optimize", "run", "check-elf"])
+def test_help(sub: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([sub, "--help"])
+    assert info.value.code == 0
+    assert "usage: nnopt " + sub in capsys.readouterr().out
+
+
+def test_unknown_board() -> None:
+    res = nnopt("optimize", str(model_path("tflm/hello_world_int8.tflite")), "-b", "nope")
+    assert res.returncode == 1 and "unknown board 'nope'" in res.stderr
+    assert "nucleo_f767zi" in res.stderr
