@@ -508,9 +508,64 @@ class _Space:
             members.sort(key=lambda e: (-e[0], e[1]))
             self.classes.append(_Class(members, extra, forks_k, g.size))
         self.classes.sort(key=lambda c: (-c.top, c.members[0][1]))
+        self._find_symmetry(g)
         first = min((self.out_all[v] for v in _bits(self.ready0)), default=0)
         self.lb = max(max(self.nb, default=0), self.mem0 + self.dead0 + first if n else 0,
                       self.dyn_bound(0, self.mem0, self.live0))
+
+    def _find_symmetry(self, g: _Graph) -> None:
+        """Groups of interchangeable chains: ops with one output each, every tensor inside
+        read only by the next op (which has that one input), the first ops reading the
+        same tensors, equal sizes position by position, the last tensors read by the same
+        ops. Swapping two such chains maps the problem onto itself, so downsets that
+        differ only by which chain got how far cost the same to complete."""
+        n = g.n
+        nxt = [-1] * n
+        head = [True] * n
+        for v in range(n):
+            if len(g.outs[v]) != 1:
+                continue
+            o = g.outs[v][0]
+            if g.is_out[o] or g.cons[o].bit_count() != 1:
+                continue
+            w = g.cons[o].bit_length() - 1
+            if len(g.ins[w]) == 1 and len(g.outs[w]) == 1:
+                nxt[v] = w
+                head[w] = False
+        by_sig: dict[tuple[object, ...], list[list[int]]] = {}
+        for v in range(n):
+            if not head[v] or len(g.outs[v]) != 1:
+                continue
+            chain = [v]
+            while nxt[chain[-1]] >= 0:
+                chain.append(nxt[chain[-1]])
+            last = g.outs[chain[-1]][0]
+            sig = (tuple(sorted(g.ins[v])), tuple(g.size[g.outs[c][0]] for c in chain),
+                   g.cons[last], g.is_out[last])
+            by_sig.setdefault(sig, []).append(chain)
+        # per group: ((chain mask, (prefix masks by length)), ...)
+        self.sym: list[tuple[tuple[int, tuple[int, ...]], ...]] = []
+        self.sym_key: list[int] = [-1] * n  # group * n + position in the chain, or -1
+        for chains in by_sig.values():
+            if len(chains) < 2:
+                continue
+            gi = len(self.sym)
+            entry = []
+            for chain in chains:
+                prefixes = [0]
+                for pos, c in enumerate(chain):
+                    prefixes.append(prefixes[-1] | (1 << c))
+                    self.sym_key[c] = gi * n + pos
+                entry.append((prefixes[-1], tuple(prefixes)))
+            self.sym.append(tuple(entry))
+
+    def canon(self, d: int) -> int:
+        """The representative of d's class under swapping interchangeable chains."""
+        for chains in self.sym:
+            progress = sorted(((d & cm).bit_count() for cm, _ in chains), reverse=True)
+            for (cm, prefixes), p in zip(chains, progress, strict=True):
+                d = (d & ~cm) | prefixes[p]
+        return d
 
     def advance(self, d: int, mem: int, live: int, v: int) -> tuple[int, int]:
         dv = d | (1 << v)
@@ -655,10 +710,11 @@ class _Result:
 class _Frame:
     """A downset on the depth-first search path and the moves left to try from it."""
 
-    __slots__ = ("cin", "d", "kids", "live", "mem", "next", "op", "ready", "value")
+    __slots__ = ("cin", "d", "key", "kids", "live", "mem", "next", "op", "ready", "value")
 
     def __init__(self, d: int, mem: int, live: int, ready: int, cin: int, op: int) -> None:
         self.d = d
+        self.key = d  # the memo key: d, or its representative under symmetry
         self.mem = mem
         self.live = live
         self.ready = ready
@@ -686,6 +742,7 @@ def _decide(sp: _Space, T: int, fail: dict[int, int], limit: int, budget: _Budge
     full = sp.full
     out_all = sp.out_all
     dead0 = sp.dead0
+    sym = bool(sp.sym)
     stack: list[_Frame] = []
     pending: _Frame | None = _Frame(0, sp.mem0, sp.live0, sp.ready0, 0, -1)
     result = -1  # bound of the move just finished (-1: none)
@@ -695,7 +752,9 @@ def _decide(sp: _Space, T: int, fail: dict[int, int], limit: int, budget: _Budge
             pending = None
             if fr.d == full:
                 return _Decision("found", [f.op for f in stack[1:]] + [fr.op], 0)
-            val = fail.get(fr.d, 0)
+            if sym:
+                fr.key = sp.canon(fr.d)
+            val = fail.get(fr.key, 0)
             if val <= T:
                 if counter[0] >= limit or (counter[0] & 255 == 0 and budget.out_of_time()):
                     return _Decision("budget", [], 0)
@@ -706,8 +765,8 @@ def _decide(sp: _Space, T: int, fail: dict[int, int], limit: int, budget: _Budge
                     stack.append(fr)
                     result = -1
                     continue
-            if val > fail.get(fr.d, 0):
-                fail[fr.d] = val
+            if val > fail.get(fr.key, 0):
+                fail[fr.key] = val
             result = val if val > fr.cin else fr.cin
         if not stack:
             return _Decision("none", [], result)
@@ -729,8 +788,8 @@ def _decide(sp: _Space, T: int, fail: dict[int, int], limit: int, budget: _Budge
             continue
         # every move failed: no completion of this downset stays within T
         val = top.value if top.value > T else T + 1
-        if val > fail.get(top.d, 0):
-            fail[top.d] = val
+        if val > fail.get(top.key, 0):
+            fail[top.key] = val
         stack.pop()
         result = val if val > top.cin else top.cin
 
@@ -761,11 +820,17 @@ def _moves(sp: _Space, fr: _Frame, T: int) -> None:
     dead = sp.dead0 if d == 0 else 0
     out_all = sp.out_all
     cands = []
+    seen: set[int] = set()  # chain positions tried (of interchangeable chains)
     r = fr.ready
     while r:
         low = r & -r
         v = low.bit_length() - 1
         r ^= low
+        sk = sp.sym_key[v]
+        if sk >= 0:
+            if sk in seen:
+                continue
+            seen.add(sk)
         c = mem + out_all[v] + dead
         if c > T:
             if fr.value < 0 or c < fr.value:
