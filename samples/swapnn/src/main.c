@@ -5,9 +5,10 @@
  * (modules/nnrt/src/swap) into two staging buffers, the next chunk loading while the
  * current one computes, and authenticates every chunk before a kernel uses it.
  *
- * Before running the model, this sample checks that the external flash holds a blob
- * (its magic number), so that a board whose blob was never written says so instead of
- * failing on the first chunk.
+ * The application opens the external flash (the port's nnrt_extflash_port_open()) and
+ * attaches it to the model (<name>_swap_attach(), generated: checks the blob's header,
+ * layout id and chunk table, imports the key compiled into the model). It first checks
+ * the blob's magic number so that a board whose blob was never written says so.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,12 +27,15 @@
 #define CAT(a, b) CAT_(a, b)
 #define PLAN(field) CAT(PLAN_PREFIX, CAT(_PLAN_, field))
 
-static bool blob_present(void)
+nnrt_status_t MODEL_SWAP_ATTACH(nnrt_extflash_t *dev);
+nnrt_swap_stats_t MODEL_SWAP_STATS(void);
+
+/* Open the external flash, check there is a blob, attach it to the model. */
+static bool attach_weights(void)
 {
 	nnrt_extflash_t *dev = NULL;
 	uint8_t head[16] __aligned(4);
 	nnrt_status_t status;
-	bool ok = false;
 
 	/* NULL: the devicetree's external flash (alias nnrt-weights). */
 	status = nnrt_extflash_port_open(NULL, &dev);
@@ -46,14 +50,21 @@ static bool blob_present(void)
 	}
 	if (status != NNRT_OK) {
 		printk("swapnn: FAIL cannot read the external flash (status %d)\n", (int)status);
-	} else if (sys_get_le32(head) != NNRT_SWAP_MAGIC) {
+		return false;
+	}
+	if (sys_get_le32(head) != NNRT_SWAP_MAGIC) {
 		printk("swapnn: FAIL no weight blob in the external flash: write %s first "
 		       "(samples/swapnn/README.md)\n", SWAPNN_BLOB_NAME);
-	} else {
-		ok = true;
+		return false;
 	}
-	nnrt_extflash_port_close();
-	return ok;
+	status = MODEL_SWAP_ATTACH(dev);
+	if (status != NNRT_OK) {
+		/* NNRT_ERR_FORMAT: a blob for another model or build (layout id). */
+		printk("swapnn: FAIL the blob does not belong to this firmware (status %d)\n",
+		       (int)status);
+		return false;
+	}
+	return true;
 }
 
 int main(void)
@@ -71,7 +82,7 @@ int main(void)
 	printk("swapnn: model %s, %u ops, arena %u B, weights %u B\n", m->name,
 	       (unsigned int)PLAN(OPS), (unsigned int)m->arena_bytes,
 	       (unsigned int)PLAN(WEIGHT_BYTES));
-	if (!blob_present()) {
+	if (!attach_weights()) {
 		return 0;
 	}
 	if (in_desc->dtype != NNRT_INT8 || out_desc->dtype != NNRT_INT8) {
@@ -107,6 +118,10 @@ int main(void)
 	}
 	printk("swapnn: class %d (score %d), %u cycles\n", best, (int)y[best],
 	       (unsigned int)cycles);
+	printk("swapnn: %u chunks, %u B read, %u cycles waiting for flash\n",
+	       (unsigned int)MODEL_SWAP_STATS().chunks,
+	       (unsigned int)nnrt_extflash_port_stats().bytes,
+	       (unsigned int)nnrt_extflash_port_stats().stall_cycles);
 	printk("swapnn: PASS\n");
 	return 0;
 }
