@@ -1,0 +1,511 @@
+#!/usr/bin/env python3
+"""nnopt firmware against TensorFlow Lite Micro: speed, ROM and RAM per model.
+
+For every model that fits nucleo_f767zi (default: the five models of ANCHORS.md's TFLM
+firmware table; ``--all`` for every ``*.tflite`` under MODELS_DIR), in one run:
+
+- **instructions per inference** of nnopt's generated firmware under QEMU with
+  ``-icount shift=0`` (SysTick, 40-instruction resolution, deterministic): Cortex-M7
+  (``qemu-m7``, board nucleo_f767zi, DSP/SIMD kernels) and Cortex-M3 (``qemu-m3``, board
+  mps2_an385, no DSP extension: the portable C kernels). Same random input (seed 1).
+- **ROM / RAM** of the M7 ELF from :func:`nnopt.elfcheck.check_elf` (the real board's
+  regions): ROM = text + rodata (weights included) + data load image, RAM = data + bss
+  (arena included), without the stack reservation (stack measured separately by the
+  harness on QEMU is not included either side; TFLM's table lists its stack apart).
+- **runtime code**: bytes of code and read-only data the linker took from the nnrt
+  runtime library (``libnnrt.a``: kernels and core), from the link map; the firmware
+  harness, the bare-metal port and newlib are not in it. "code" = ROM minus the
+  model's constant data (weights and per-op parameters) = everything TFLM's "code"
+  column (ROM minus the .tflite) also holds (harness, port, libc included).
+- **TFLM min arena**: the smallest ``arena_size`` with which the ``tflite-micro`` Python
+  interpreter loads the model and runs one inference, found by bisection (a 64-bit host
+  figure: its persistent part is larger than on a 32-bit MCU; ANCHORS.md has the
+  32-bit firmware arena).
+- **TFLM firmware figures** (instructions, code size, RAM) quoted from
+  /work/shared/docs/ANCHORS.md (TFLM built as cortex-m7 release firmware and run under
+  the same QEMU; it cannot be rebuilt here), with the ratios ours / TFLM.
+
+``--profile MODEL`` prints instructions per operator instead (QEMU, one inference;
+the generated code is built with NNRT_TRACE and a harness that reads the instruction
+counter after every operator), with MACs and instructions per MAC.
+
+    python benchmarks/bench_firmware.py [--all] [--models-dir DIR] [--json PATH]
+                                        [--no-tflm] [--no-m3] [--profile MODEL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nnopt.boards import Board, load_board
+from nnopt.codegen.c_model import generate
+from nnopt.elfcheck import check_elf
+from nnopt.errors import BudgetError, NnoptError
+from nnopt.firmware.toolchain import BuildSpec, Target, build, run
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.inputs import random_inputs
+from nnopt.ir import ConvOptions, Graph
+from nnopt.lowering.conv import out_size_and_padding
+from nnopt.planner import PlannedModel, PlanOptions, check_budget, plan_model
+from nnopt.runner import build_runtime, run_planned
+
+REPO = Path(__file__).resolve().parents[1]
+M7_BOARD = "nucleo_f767zi"
+M3_BOARD = "mps2_an385"
+SEED = 1
+
+#: TFLM as Cortex-M7 release firmware under QEMU mps2-an500, quoted from ANCHORS.md
+#: ("TFLM as Cortex-M7 firmware"): (code bytes = ROM - .tflite, RAM = data + bss,
+#: instructions per inference), reference kernels and CMSIS-NN kernels.
+ANCHORS: dict[str, dict[str, tuple[int, int, int]]] = {
+    "person_detect": {"ref": (35_312, 82_424, 96_633_912),
+                      "cmsis": (69_496, 82_444, 22_714_693)},
+    "vww_96_int8": {"ref": (41_664, 100_788, 101_223_782),
+                    "cmsis": (85_384, 100_840, 24_024_385)},
+    "kws_ref_model": {"ref": (39_488, 22_900, 43_611_415),
+                      "cmsis": (83_144, 22_952, 7_641_008)},
+    "pretrainedResnet_quant": {"ref": (45_888, 54_468, 108_686_394),
+                               "cmsis": (80_248, 55_128, 30_024_548)},
+    "ad01_int8": {"ref": (18_276, 2_728, 1_948_661),
+                  "cmsis": (29_924, 3_040, 582_506)},
+}
+ANCHOR_FILES = {
+    "person_detect": "tflm/person_detect.tflite",
+    "vww_96_int8": "mlperf_tiny/vww_96_int8.tflite",
+    "kws_ref_model": "mlperf_tiny/kws_ref_model.tflite",
+    "pretrainedResnet_quant": "mlperf_tiny/pretrainedResnet_quant.tflite",
+    "ad01_int8": "mlperf_tiny/ad01_int8.tflite",
+}
+
+
+@dataclass
+class Row:
+    model: str
+    path: str
+    ops: int
+    macs: int
+    m7_instructions: int | None = None
+    m3_instructions: int | None = None
+    rom_bytes: int | None = None  # M7 ELF, all ROM regions
+    ram_bytes: int | None = None  # M7 ELF, all RAM regions (stack reservation excluded)
+    stack_reserved: int | None = None
+    arena_bytes: int = 0
+    scratch_bytes: int = 0
+    runtime_code_bytes: int | None = None  # libnnrt.a text + rodata in the M7 link
+    model_const_bytes: int | None = None  # weights and per-op constants (ROM)
+    code_bytes: int | None = None  # ROM - model constants
+    tflm_min_arena: int | None = None
+    tflm_error: str | None = None
+    kernel_symbols: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+
+
+def default_models_dir() -> Path:
+    env = os.environ.get("NNOPT_MODELS")
+    return Path(env) if env else REPO.parent / "shared" / "models"
+
+
+def count_macs(g: Graph, ops: list[int] | None = None) -> int:
+    """Multiply-accumulates of the conv, depthwise and FC ops (all, or those in ``ops``)."""
+    macs = 0
+    for op in g.ops:
+        if op.opcode not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED") or (
+                ops is not None and op.index not in ops):
+            continue
+        w = g.tensors[op.inputs[1]]
+        y = g.tensors[op.outputs[0]]
+        out = y.num_elements
+        o = op.options
+        if isinstance(o, ConvOptions) and o.fused_max_pool is not None:
+            # The conv output before the fused pool.
+            x = g.tensors[op.inputs[0]]
+            oh, _ = out_size_and_padding(o.padding, x.shape[1], w.shape[1], o.stride_h,
+                                         o.dilation_h)
+            ow, _ = out_size_and_padding(o.padding, x.shape[2], w.shape[2], o.stride_w,
+                                         o.dilation_w)
+            out = y.shape[0] * oh * ow * y.shape[3]
+        if op.opcode == "CONV_2D":
+            macs += out * w.shape[1] * w.shape[2] * w.shape[3]
+        elif op.opcode == "DEPTHWISE_CONV_2D":
+            macs += out * w.shape[1] * w.shape[2]
+        else:
+            macs += out * w.shape[-1]
+    return macs
+
+
+# ----- link map: what the runtime library contributes -----
+
+_MAP_LINE = re.compile(r"^\s*(\S+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)$")
+
+
+def library_rom(map_file: Path, library: str = "libnnrt.a") -> tuple[int, dict[str, int]]:
+    """Bytes of .text*/.rodata* input sections taken from ``library`` in a GNU ld map,
+    and the size per input section name (``.text.nnrt_conv2d_s8`` -> size)."""
+    total = 0
+    per: dict[str, int] = {}
+    pending: str | None = None
+    in_map = False
+    for line in map_file.read_text(errors="replace").splitlines():
+        if line.startswith("Linker script and memory map"):
+            in_map = True
+            continue
+        if not in_map:
+            continue
+        stripped = line.strip()
+        if stripped.startswith((".text", ".rodata")) and len(stripped.split()) == 1:
+            pending = stripped  # long section name: address and size on the next line
+            continue
+        m = _MAP_LINE.match(line)
+        if m is None:
+            pending = None
+            continue
+        name = m.group(1) or pending
+        pending = None
+        if name is None or not name.startswith((".text", ".rodata")):
+            continue
+        if f"{library}(" not in m.group(4):
+            continue
+        size = int(m.group(3), 16)
+        if size:
+            total += size
+            per[name] = per.get(name, 0) + size
+    return total, per
+
+
+def model_const_bytes(exe: Path, model: str) -> int:
+    """ROM of the model's constant data: weights (w<k>) and per-op arrays and params."""
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
+
+    total = 0
+    with exe.open("rb") as f:
+        symtab = ELFFile(f).get_section_by_name(".symtab")
+        if not isinstance(symtab, SymbolTableSection):
+            return 0
+        for sym in symtab.iter_symbols():
+            name = sym.name
+            if sym["st_info"]["type"] != "STT_OBJECT" or not sym["st_size"]:
+                continue
+            if (re.fullmatch(r"w\d+", name) or re.fullmatch(r"op\d+_\w+", name)
+                    or re.fullmatch(r"params(\.\d+)?", name) or re.fullmatch(r"pool(\.\d+)?",
+                                                                              name)
+                    or name.startswith(f"{model}_")) and not name.endswith("_arena"):
+                total += sym["st_size"]
+    return total
+
+
+# ----- TFLM minimum arena (child process) -----
+
+def tflm_worker(model: Path) -> int:
+    """Child: bisect the smallest arena_size that loads and runs the model."""
+    import numpy as np
+    from tflite_micro.python.tflite_micro import runtime
+
+    data = model.read_bytes()
+    g = load_model_bytes(data)
+    inputs = random_inputs(g, SEED)
+
+    def ok(n: int) -> bool:
+        try:
+            interp = runtime.Interpreter.from_bytes(data, arena_size=n)
+            for i, x in enumerate(inputs):
+                interp.set_input(np.ascontiguousarray(x), i)
+            interp.invoke()
+        except (RuntimeError, ValueError):
+            return False
+        return True
+
+    hi = 1 << 16
+    while not ok(hi):
+        hi *= 2
+        if hi > 1 << 30:
+            print("tflm: does not load with 1 GiB", file=sys.stderr)
+            return 1
+    lo = 0  # fails (or untested 0)
+    while hi - lo > 16:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    # TFLM aligns internally; finish byte-exact over the last 16.
+    while hi - 1 > lo and ok(hi - 1):
+        hi -= 1
+    print(f"tflm-min-arena {hi}")
+    return 0
+
+
+def tflm_min_arena(model: Path, timeout_s: float) -> tuple[int | None, str | None]:
+    cmd = [sys.executable, os.fspath(Path(__file__).resolve()), "--tflm-worker",
+           os.fspath(model)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return None, f"timeout after {timeout_s:.0f} s"
+    m = re.search(r"tflm-min-arena (\d+)", proc.stdout)
+    if proc.returncode == 0 and m:
+        return int(m.group(1)), None
+    last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+    return None, last[:160]
+
+
+# ----- nnopt -----
+
+def _plan(data: bytes, name: str, board: Board) -> PlannedModel:
+    g = load_model_bytes(data, name=name)
+    pm = plan_model(g, PlanOptions(board=board), source_bytes=data)
+    check_budget(pm.plan, board)
+    return pm
+
+
+def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float) -> Row:
+    data = path.read_bytes()
+    name = path.stem
+    m7 = load_board(M7_BOARD)
+    pm = _plan(data, name, m7)
+    inputs = [x.tobytes() for x in random_inputs(pm.source, SEED)]
+    row = Row(model=name, path=os.fspath(path.relative_to(root)), ops=len(pm.graph.ops),
+              macs=count_macs(pm.graph), arena_bytes=pm.plan.arena_bytes,
+              scratch_bytes=sum(s.size for s in pm.plan.scratch))
+    with tempfile.TemporaryDirectory(prefix="bench-fw-") as tmp:
+        res = run_planned(pm, inputs, target="qemu-m7", board=m7, workdir=Path(tmp) / "m7")
+        row.m7_instructions = res.instructions
+        assert res.executable is not None
+        report = check_elf(res.executable, m7)
+        row.rom_bytes = report.rom_used
+        stack = sum(s.size for s in report.sections if s.category == "stack")
+        row.stack_reserved = stack
+        row.ram_bytes = report.ram_used - stack
+        map_file = res.executable.parent / "firmware.map"
+        if map_file.is_file():
+            row.runtime_code_bytes, per = library_rom(map_file)
+            row.kernel_symbols = dict(sorted(per.items(), key=lambda kv: -kv[1]))
+        row.model_const_bytes = model_const_bytes(res.executable, pm.plan.model)
+        row.code_bytes = row.rom_bytes - row.model_const_bytes
+        if m3:
+            board3 = load_board(M3_BOARD)
+            pm3 = _plan(data, name, board3)
+            res3 = run_planned(pm3, inputs, target="qemu-m3", board=board3,
+                               workdir=Path(tmp) / "m3")
+            row.m3_instructions = res3.instructions
+    if tflm:
+        row.tflm_min_arena, row.tflm_error = tflm_min_arena(path, timeout_s)
+    return row
+
+
+# ----- per-op profile -----
+
+PROFILE_MAIN_C = r"""
+/* bench_firmware.py --profile: instructions per operator (NNRT_TRACE hook). */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "nnrt/model.h"
+#include "nnrt/port.h"
+
+extern const nnrt_model_t NNRT_HARNESS_MODEL;
+
+static uint64_t last;
+
+static void put_u64(char *buf, size_t *n, uint64_t v)
+{
+    char d[21];
+    size_t k = 0;
+    do {
+        d[k++] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v != 0u);
+    while (k > 0) {
+        buf[(*n)++] = d[--k];
+    }
+}
+
+void nnrt_trace_tensor(uint32_t tensor, const void *data, size_t bytes)
+{
+    char line[64];
+    size_t n = 0;
+    uint64_t now = nnrt_port_counter();
+    (void)data;
+    (void)bytes;
+    memcpy(line, "op-tensor ", 10);
+    n = 10;
+    put_u64(line, &n, tensor);
+    line[n++] = ' ';
+    put_u64(line, &n, now - last);
+    line[n] = '\0';
+    nnrt_port_log(line);
+    last = nnrt_port_counter();
+}
+
+int main(void)
+{
+    uint32_t seed = 12345u;
+    for (uint32_t i = 0; i < NNRT_HARNESS_MODEL.n_inputs; ++i) {
+        uint8_t *p = (uint8_t *)NNRT_HARNESS_MODEL.input(i);
+        for (size_t k = 0; k < NNRT_HARNESS_MODEL.inputs[i].bytes; ++k) {
+            seed = seed * 1664525u + 1013904223u;
+            p[k] = (uint8_t)(seed >> 24);
+        }
+    }
+    last = nnrt_port_counter();
+    return NNRT_HARNESS_MODEL.invoke() == NNRT_OK ? 0 : 5;
+}
+"""
+
+
+def profile(path: Path, target: Target) -> int:
+    board = load_board(M7_BOARD if target == "qemu-m7" else M3_BOARD)
+    pm = _plan(path.read_bytes(), path.stem, board)
+    g = pm.graph
+    with tempfile.TemporaryDirectory(prefix="bench-prof-") as tmp:
+        gen = generate(pm, Path(tmp))
+        main_c = Path(tmp) / "profile_main.c"
+        main_c.write_text(PROFILE_MAIN_C)
+        lib = build_runtime(target, board=board)
+        exe = build(BuildSpec(target=target, sources=(gen.c_file, main_c),
+                              include_dirs=(Path(tmp),), board=board, libraries=(lib,),
+                              defines={"NNRT_HARNESS_MODEL": gen.symbol,
+                                       "NNRT_TRACE": "1"}))
+        res = run(exe, target, [], board=board)
+    if res.exit_code != 0:
+        print(res.stdout + res.stderr, file=sys.stderr)
+        return 1
+    per_tensor: dict[int, int] = {}
+    for m in re.finditer(r"op-tensor (\d+) (\d+)", res.stdout):
+        per_tensor.setdefault(int(m.group(1)), int(m.group(2)))
+    total = 0
+    print("| op | opcode | input | weights | output | MACs | instructions | instr/MAC |")
+    print("|---:|---|---|---|---|---:|---:|---:|")
+    for idx in pm.plan.schedule:
+        op = g.op_by_index[idx]
+        n = per_tensor.get(op.outputs[0], 0)
+        total += n
+        macs = count_macs(g, [idx])
+        x = g.tensors[op.inputs[0]].shape if op.inputs and op.inputs[0] >= 0 else ()
+        w = (g.tensors[op.inputs[1]].shape if len(op.inputs) > 1 and op.inputs[1] >= 0
+             and g.tensors[op.inputs[1]].is_constant else ())
+        y = g.tensors[op.outputs[0]].shape
+        ipm = f"{n / macs:.2f}" if macs else ""
+        print(f"| {idx} | {op.opcode} | {list(x)} | {list(w) if w else ''} | {list(y)} | "
+              f"{macs:,} | {n:,} | {ipm} |")
+    print(f"\ntotal {total:,} instructions ({target}), {count_macs(g):,} MACs")
+    return 0
+
+
+# ----- output -----
+
+def _n(x: int | None) -> str:
+    return "-" if x is None else f"{x:,}"
+
+
+def _r(a: int | None, b: int | None) -> str:
+    return "-" if a is None or not b else f"{a / b:.2f}"
+
+
+def markdown(rows: list[Row]) -> list[str]:
+    out = [
+        "| model | MACs | M7 instr | M3 instr | TFLM ref M7 ¹ | TFLM CMSIS-NN M7 ¹ | "
+        "ours/ref | ours/CMSIS-NN | instr/MAC M7 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        a = ANCHORS.get(r.model)
+        ref = a["ref"][2] if a else None
+        cm = a["cmsis"][2] if a else None
+        ipm = f"{r.m7_instructions / r.macs:.2f}" if r.m7_instructions and r.macs else "-"
+        ratio_cm = _r(r.m7_instructions, cm)
+        if cm and r.m7_instructions and r.m7_instructions > cm:
+            ratio_cm = f"**{ratio_cm}**"
+        out.append(f"| {r.model} | {_n(r.macs)} | {_n(r.m7_instructions)} | "
+                   f"{_n(r.m3_instructions)} | {_n(ref)} | {_n(cm)} | "
+                   f"{_r(r.m7_instructions, ref)} | {ratio_cm} | {ipm} |")
+    out += [
+        "",
+        "| model | ROM | runtime code ² | code ³ | TFLM code ref / CMSIS-NN ¹ | RAM ⁴ | "
+        "arena (scratch) | TFLM RAM ref / CMSIS-NN ¹ | TFLM min arena (64-bit host) ⁵ |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        a = ANCHORS.get(r.model)
+        tcode = f"{a['ref'][0]:,} / {a['cmsis'][0]:,}" if a else "-"
+        tram = f"{a['ref'][1]:,} / {a['cmsis'][1]:,}" if a else "-"
+        tmin = _n(r.tflm_min_arena) if r.tflm_error is None else f"({r.tflm_error})"
+        out.append(f"| {r.model} | {_n(r.rom_bytes)} | {_n(r.runtime_code_bytes)} | "
+                   f"{_n(r.code_bytes)} | {tcode} | {_n(r.ram_bytes)} | "
+                   f"{r.arena_bytes:,} ({r.scratch_bytes:,}) | {tram} | {tmin} |")
+    out += [
+        "",
+        "¹ quoted from ANCHORS.md (TFLM release firmware, cortex-m7, same QEMU; not rebuilt "
+        "here). ² code + rodata linked from libnnrt.a (kernels, core). ³ ROM minus the "
+        "model's constant data (weights, per-op parameters): harness, port, libc included, "
+        "like TFLM's ROM minus the .tflite. ⁴ data + bss (arena included), stack "
+        "reservation excluded (TFLM's RAM column excludes its stack too). ⁵ measured now "
+        "with the tflite-micro Python interpreter by bisection.",
+    ]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("models", nargs="*", type=Path,
+                   help="model files (default: the five ANCHORS.md firmware models)")
+    p.add_argument("--models-dir", type=Path, default=default_models_dir())
+    p.add_argument("--all", action="store_true",
+                   help="every *.tflite under --models-dir that fits nucleo_f767zi")
+    p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
+    p.add_argument("--no-tflm", action="store_true", help="skip the TFLM min-arena bisection")
+    p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")
+    p.add_argument("--profile", type=Path, metavar="MODEL",
+                   help="print instructions per operator of one model instead")
+    p.add_argument("--target", choices=("qemu-m7", "qemu-m3"), default="qemu-m7",
+                   help="target of --profile")
+    p.add_argument("--tflm-timeout", type=float, default=600.0, help=argparse.SUPPRESS)
+    p.add_argument("--tflm-worker", type=Path, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.tflm_worker:
+        return tflm_worker(args.tflm_worker)
+    root = args.models_dir.resolve()
+    if args.profile:
+        return profile(args.profile, args.target)
+    if args.models:
+        paths = [m.resolve() for m in args.models]
+    elif args.all:
+        paths = sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))
+    else:
+        paths = [root / rel for rel in ANCHOR_FILES.values()]
+    rows: list[Row] = []
+    failed = 0
+    for path in paths:
+        print(f"bench_firmware: {path.name}", file=sys.stderr, flush=True)
+        try:
+            base = root if path.is_relative_to(root) else path.parent
+            rows.append(measure(path, base, m3=not args.no_m3, tflm=not args.no_tflm,
+                                timeout_s=args.tflm_timeout))
+        except BudgetError as err:
+            print(f"bench_firmware: {path.name} does not fit {M7_BOARD}: "
+                  f"{err.message.splitlines()[0]}", file=sys.stderr)
+        except NnoptError as err:
+            print(f"bench_firmware: {path.name}: {err}", file=sys.stderr)
+            failed += 1
+    print("\n".join(markdown(rows)))
+    if args.json:
+        doc: dict[str, Any] = {"seed": SEED, "m7_board": M7_BOARD, "m3_board": M3_BOARD,
+                               "anchors_from": "ANCHORS.md", "anchors": ANCHORS,
+                               "rows": [asdict(r) for r in rows]}
+        Path(args.json).write_text(json.dumps(doc, indent=1) + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
