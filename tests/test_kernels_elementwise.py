@@ -23,7 +23,7 @@ from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
 from nnopt.lowering.elementwise import broadcast_descriptor
 from nnopt.planner import PlanOptions, plan_model
-from nnopt.testing.harness import random_inputs, run_nnopt
+from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from support.tflite_builder import ModelBuilder, binary_model
 
 Q = tuple[float, int]
@@ -32,29 +32,6 @@ Q = tuple[float, int]
 # lowering_for() only loads every family when the registry is empty: load them all now
 # so later tests in the session still find every kernel.
 lowering._load_all()
-
-
-def run_tflm_big(model: bytes, inputs: list[np.ndarray]) -> tuple[list[np.ndarray],
-                                                                   dict[int, np.ndarray]]:
-    """The oracle (as harness.run_tflm) with an arena sized for weight-less test models:
-    the interpreter's default (10x the model size) is too small to preserve all tensors."""
-    from tflite_micro.python.tflite_micro import runtime
-
-    interp = runtime.Interpreter.from_bytes(
-        model, arena_size=16 << 20,
-        intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
-    for i, x in enumerate(inputs):
-        interp.set_input(x, i)
-    interp.invoke()
-    graph = load_model_bytes(model)
-    outs = [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
-    tensors = {}
-    for t in graph.tensors:
-        if not t.is_constant:
-            got = interp.GetTensor(t.index, 0)
-            data = got.get("tensor_data") if isinstance(got, dict) else got
-            tensors[t.index] = np.array(data).reshape(t.shape)
-    return outs, tensors
 
 
 @dataclass(frozen=True)
@@ -163,7 +140,7 @@ def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     b.op("MAXIMUM", [x, x], [z])
     model = b.build([x], [z])
     ins = random_inputs(model, seed=3)
-    _, ref = run_tflm_big(model, ins)
+    _, ref = run_tflm(model, ins)
     _, got = run_nnopt(model, ins, options=PlanOptions(order="file"))
     return {cid: (ref[t], got[t]) for cid, t in out_of.items()}
 
@@ -208,7 +185,7 @@ def test_in_place_chain() -> None:
     planned = plan_model(graph, opts)
     assert len(planned.plan.inplace) == 6  # MUL, MAXIMUM, SUB of each chain
     ins = random_inputs(model, seed=11)
-    ref_out, ref = run_tflm_big(model, ins)
+    ref_out, ref = run_tflm(model, ins)
     got_out, got = run_nnopt(model, ins, options=opts)
     for r, g in zip(ref_out, got_out, strict=True):
         np.testing.assert_array_equal(g, r)

@@ -20,44 +20,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from nnopt import lowering
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import PoolOptions
 from nnopt.lowering import check_graph
 from nnopt.paths import nnrt_dir
 from nnopt.planner import PlanOptions
-from nnopt.testing.harness import run_nnopt
+from nnopt.testing.harness import run_nnopt, run_tflm
 from support.tflite_builder import ModelBuilder, pool2d_model, unary_model
 
-# lowering_for() loads every family only when its registry is empty: make sure it is
-# complete whatever lowering modules other tests import directly.
-lowering._load_all()
-
 Q = tuple[float, int]
-
-
-def run_tflm_big(model: bytes, inputs: list[np.ndarray]) -> tuple[list[np.ndarray],
-                                                                   dict[int, np.ndarray]]:
-    """The oracle (as harness.run_tflm) with an arena sized for weight-less test models:
-    the interpreter's default (10x the model size) is too small to preserve all tensors."""
-    from tflite_micro.python.tflite_micro import runtime
-
-    interp = runtime.Interpreter.from_bytes(
-        model, arena_size=16 << 20,
-        intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
-    for i, x in enumerate(inputs):
-        interp.set_input(x, i)
-    interp.invoke()
-    graph = load_model_bytes(model)
-    outs = [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
-    tensors = {}
-    for t in graph.tensors:
-        if not t.is_constant:
-            got = interp.GetTensor(t.index, 0)
-            data = got.get("tensor_data") if isinstance(got, dict) else got
-            tensors[t.index] = np.array(data).reshape(t.shape)
-    return outs, tensors
 
 
 @dataclass(frozen=True)
@@ -199,7 +171,7 @@ def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     b.op("MAX_POOL_2D", [x], [z], PoolOptions("VALID", 2, 2, 2, 2))
     model = b.build([x], [z])
     ins = [np.arange(32, dtype=np.int8).reshape(1, 4, 4, 2)]
-    _, ref = run_tflm_big(model, ins)
+    _, ref = run_tflm(model, ins)
     _, got = run_nnopt(model, ins, options=PlanOptions(order="file"))
     return {cid: (ref[t], got[t]) for cid, t in out_of.items()}
 

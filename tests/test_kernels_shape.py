@@ -23,44 +23,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from nnopt import lowering
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConcatOptions, StridedSliceOptions
 from nnopt.lowering import check_graph
 from nnopt.paths import nnrt_dir
 from nnopt.planner import PlanOptions, plan_model
-from nnopt.testing.harness import run_nnopt
+from nnopt.testing.harness import run_nnopt, run_tflm
 from support.tflite_builder import ModelBuilder
 
-# lowering_for() loads every family only when its registry is empty: make sure it is
-# complete whatever lowering modules other tests import directly.
-lowering._load_all()
-
 QUANT: dict[str, Any] = {"scale": 0.07, "zero_point": -5}
-
-
-def run_tflm_big(model: bytes, inputs: list[np.ndarray]) -> tuple[list[np.ndarray],
-                                                                   dict[int, np.ndarray]]:
-    """The oracle (as harness.run_tflm) with an arena sized for weight-less test models:
-    the interpreter's default (10x the model size) is too small to preserve all tensors."""
-    from tflite_micro.python.tflite_micro import runtime
-
-    interp = runtime.Interpreter.from_bytes(
-        model, arena_size=16 << 20,
-        intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
-    for i, x in enumerate(inputs):
-        interp.set_input(x, i)
-    interp.invoke()
-    graph = load_model_bytes(model)
-    outs = [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
-    tensors = {}
-    for t in graph.tensors:
-        if not t.is_constant:
-            got = interp.GetTensor(t.index, 0)
-            data = got.get("tensor_data") if isinstance(got, dict) else got
-            tensors[t.index] = np.array(data).reshape(t.shape)
-    return outs, tensors
 
 
 class Cases:
@@ -292,7 +264,7 @@ INPUTS = [np.arange(-6, 6, dtype=np.int8).reshape(2, 6)]
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm_big(MODEL, INPUTS)
+    _, ref = run_tflm(MODEL, INPUTS)
     _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
     return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
 
@@ -313,7 +285,7 @@ def test_all_families_sanitized() -> None:
     import test_kernels_pool
 
     model, out_of = _build((test_kernels_pool, test_kernels_elementwise))
-    _, ref = run_tflm_big(model, INPUTS)
+    _, ref = run_tflm(model, INPUTS)
     _, got = run_nnopt(model, INPUTS, sanitize=True, options=PlanOptions(order="file"))
     bad = [cid for cid, t in out_of.items() if not np.array_equal(got[t], ref[t])]
     assert not bad

@@ -44,7 +44,7 @@ def run_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> tuple[list[np.ndarra
         except Exception:  # tensors TFLM did not keep
             continue
         data = got.get("tensor_data") if isinstance(got, dict) else got
-        if isinstance(data, np.ndarray):
+        if isinstance(data, np.ndarray | np.generic):  # one-element tensors are scalars
             tensors[t.index] = np.array(data).reshape(t.shape)
     return outputs, tensors
 
