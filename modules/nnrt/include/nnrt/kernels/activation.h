@@ -1,0 +1,171 @@
+/**
+ * @file activation.h
+ * @brief Element-wise activations: RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH, HARD_SWISH,
+ *        int8 and float32, bit-exact with TensorFlow Lite Micro's reference kernels.
+ *
+ * Every kernel here is element-wise over a flat array of @p size elements (any shape:
+ * activations do not care about `[N,H,W,C]`), and every kernel works in place: @p output
+ * may equal @p input (element i is read before element i is written, nothing else is
+ * touched). Partial overlap other than exact equality is not supported.
+ *
+ * Arguments, as in every nnrt kernel: configuration (params struct or scalars) first,
+ * then input, output, then the extents.
+ *
+ * All parameters are computed by the compiler (scripts/nnopt/lowering/activation.py)
+ * with TFLM's Prepare-time formulas; the kernels only do the per-element arithmetic.
+ * A multiplier/shift pair encodes real = multiplier * 2^shift / 2^31 (see
+ * nnopt.quantize.quantize_multiplier and quant.h).
+ *
+ * Status: NNRT_OK, or NNRT_ERR_ARG for a NULL pointer, a negative size or a parameter
+ * outside its documented range (nothing is written then).
+ */
+#ifndef NNRT_KERNELS_ACTIVATION_H_
+#define NNRT_KERNELS_ACTIVATION_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnrt/defs.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------ */
+/* RELU / RELU6                                                                          */
+/* ------------------------------------------------------------------------------------ */
+
+/** RELU int8 with requantisation from the input's to the output's scale/zero point. */
+typedef struct {
+    int32_t input_zero_point;  /**< [-128, 127] */
+    int32_t output_zero_point; /**< [-128, 127] */
+    int32_t multiplier;        /**< in_scale/out_scale, Q31 in [2^30, 2^31) (or 0) */
+    int32_t shift;             /**< its power of two, [-31, 30] */
+    int32_t act_min;           /**< output clamp: max(-128, output_zero_point) */
+    int32_t act_max;           /**< output clamp: 127 */
+} nnrt_relu_s8_params_t;
+
+/**
+ * out = clamp(out_zp + (in - in_zp) * in_scale/out_scale, act_min, act_max).
+ * @param input  [size] int8
+ * @param output [size] int8, may equal @p input
+ * @param size   number of elements, >= 0
+ * @param params see nnrt_relu_s8_params_t; act_min <= act_max, both in [-128, 127]
+ */
+nnrt_status_t nnrt_relu_s8(const nnrt_relu_s8_params_t *params, const int8_t *input,
+                           int8_t *output, int32_t size);
+
+/**
+ * out = min(max(in, lo), hi), all in the input's quantisation. TFLM's int8 RELU6 is
+ * exactly this (lo = input zero point, hi = quantised 6.0, no requantisation), and so
+ * is RELU when input and output quantisation are equal (lo = zero point, hi = 127).
+ * @param lo,hi [-128, 127], lo <= hi
+ */
+nnrt_status_t nnrt_clamp_s8(int32_t lo, int32_t hi, const int8_t *input, int8_t *output,
+                            int32_t size);
+
+/** out = in < 0 ? 0 : in (NaN and -0.0 pass through, as in TFLM). */
+nnrt_status_t nnrt_relu_f32(const float *input, float *output, int32_t size);
+
+/** out = in > 6 ? 6 : (in < 0 ? 0 : in). */
+nnrt_status_t nnrt_relu6_f32(const float *input, float *output, int32_t size);
+
+/* ------------------------------------------------------------------------------------ */
+/* LEAKY_RELU                                                                            */
+/* ------------------------------------------------------------------------------------ */
+
+/** LEAKY_RELU int8: one multiplier for x >= 0 (identity), one for x < 0 (alpha). */
+typedef struct {
+    int32_t input_zero_point;    /**< [-128, 127] */
+    int32_t output_zero_point;   /**< [-128, 127] */
+    int32_t identity_multiplier; /**< in_scale/out_scale, Q31 >= 0 */
+    int32_t identity_shift;      /**< [-31, 30] */
+    int32_t alpha_multiplier;    /**< |in_scale*alpha/out_scale|, Q31 >= 0 */
+    int32_t alpha_shift;         /**< [-31, 30] */
+    int32_t alpha_negative;      /**< 1 if alpha < 0 (the alpha product is negated) */
+} nnrt_leaky_relu_s8_params_t;
+
+/** out = clamp(out_zp + (x >= 0 ? x*identity : x*alpha)), x = in - in_zp. */
+nnrt_status_t nnrt_leaky_relu_s8(const nnrt_leaky_relu_s8_params_t *params,
+                                 const int8_t *input, int8_t *output, int32_t size);
+
+/** out = in > 0 ? in : in * alpha. */
+nnrt_status_t nnrt_leaky_relu_f32(float alpha, const float *input, float *output,
+                                  int32_t size);
+
+/* ------------------------------------------------------------------------------------ */
+/* LOGISTIC / TANH                                                                       */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * LOGISTIC and TANH int8: the input (minus its zero point) is rescaled to Q4.27 and
+ * fed to the fixed-point function (fixedpoint.h). Inputs at or beyond
+ * +-input_range_radius saturate. The output quantisation is fixed by the op, as in
+ * TFLM: LOGISTIC scale 1/256 zero point -128, TANH scale 1/128 zero point 0 (TFLM
+ * does not read the output tensor's scale; neither do these kernels).
+ */
+typedef struct {
+    int32_t input_zero_point;   /**< [-128, 127] */
+    int32_t input_range_radius; /**< >= 0: |in - zp| >= radius saturates */
+    int32_t input_multiplier;   /**< in_scale * 2^27, Q31 mantissa in [2^30, 2^31) */
+    int32_t input_shift;        /**< its power of two, [0, 30] when radius > 0 */
+} nnrt_sigmoid_s8_params_t;
+
+/** out = round(256 * logistic(x)) - 128, saturated to int8. */
+nnrt_status_t nnrt_logistic_s8(const nnrt_sigmoid_s8_params_t *params, const int8_t *input,
+                               int8_t *output, int32_t size);
+
+/** out = 1 if x > 16.619..., exp(x) if x < -9, else 1 / (1 + exp(-x)) (TFLM's cutoffs). */
+nnrt_status_t nnrt_logistic_f32(const float *input, float *output, int32_t size);
+
+/** out = round(128 * tanh(x)), saturated to int8. */
+nnrt_status_t nnrt_tanh_s8(const nnrt_sigmoid_s8_params_t *params, const int8_t *input,
+                           int8_t *output, int32_t size);
+
+/** out = tanhf(in). */
+nnrt_status_t nnrt_tanh_f32(const float *input, float *output, int32_t size);
+
+/* ------------------------------------------------------------------------------------ */
+/* HARD_SWISH                                                                            */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * HARD_SWISH int8 (x * relu6(x + 3) / 6) in TFLM's 16-bit fixed-point: the input on a
+ * 128x finer "hires" scale, a "reluish" factor in [0, 1] and the output multiplier,
+ * both as Q15 int16 multipliers with an exponent.
+ */
+typedef struct {
+    int32_t input_zero_point;       /**< [-128, 127] */
+    int32_t output_zero_point;      /**< [-128, 127] */
+    int32_t reluish_multiplier;     /**< Q15 in [2^14, 2^15 - 1] (or 0) */
+    int32_t reluish_exponent;       /**< [-31, 31] */
+    int32_t output_multiplier;      /**< Q15 in [2^14, 2^15 - 1] (or 0) */
+    int32_t output_exponent;        /**< [-31, 0] */
+} nnrt_hard_swish_s8_params_t;
+
+/** HARD_SWISH int8, see nnrt_hard_swish_s8_params_t. */
+nnrt_status_t nnrt_hard_swish_s8(const nnrt_hard_swish_s8_params_t *params,
+                                 const int8_t *input, int8_t *output, int32_t size);
+
+/** out = in * min(6, max(0, in + 3)) / 6. */
+nnrt_status_t nnrt_hard_swish_f32(const float *input, float *output, int32_t size);
+
+/* ------------------------------------------------------------------------------------ */
+/* Table lookup                                                                          */
+/* ------------------------------------------------------------------------------------ */
+
+/**
+ * out[i] = table[(uint8_t)in[i]]: any int8 -> int8 element-wise function whose 256
+ * values the compiler computed at build time (nnopt uses it for int8 LOGISTIC, TANH and
+ * HARD_SWISH, with tables proven equal to the kernels above on all 256 inputs).
+ * @param table 256 entries, indexed by the input byte read as unsigned (0..127 are the
+ *              inputs 0..127, 128..255 the inputs -128..-1)
+ */
+nnrt_status_t nnrt_table_lookup_s8(const int8_t *table, const int8_t *input, int8_t *output,
+                                   int32_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NNRT_KERNELS_ACTIVATION_H_ */

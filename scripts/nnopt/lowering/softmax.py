@@ -1,0 +1,101 @@
+"""SOFTMAX over the last axis: int8 -> int8, int8 -> int16, float32 -> float32.
+
+Kernels in ``modules/nnrt/include/nnrt/kernels/softmax.h``; parameters from TFLM's
+``CalculateSoftmaxParams`` (PreprocessSoftmaxScaling with 5 integer bits, the input
+radius as ``diff_min``). TFLM fixes the quantised output: int8 scale exactly 1/256 with
+zero point -128, int16 scale 1/65536 (within 0.1 %) with zero point -32768; its Prepare
+fails otherwise, and so does :meth:`SoftmaxLowering.check`. int16 -> int16 softmax
+(TFLM's table-based variant) is not implemented.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..cdefs import DType
+from ..ir import Graph, Op, SoftmaxOptions
+from . import EmitContext, register
+from .activation import (
+    c_struct,
+    check_io,
+    scale_of,
+    tensor_desc,
+    tflm_quantize_multiplier,
+    unsupported,
+    zero_point_of,
+)
+
+_SUPPORTED = "int8 -> int8, int8 -> int16, float32 -> float32"
+_SCALED_DIFF_INTEGER_BITS = 5
+
+
+def _beta(op: Op) -> float:
+    return op.options.beta if isinstance(op.options, SoftmaxOptions) else 1.0
+
+
+def softmax_params(op: Op, x_scale: float, beta: float) -> dict[str, int]:
+    """TFLM's PreprocessSoftmaxScaling + CalculateInputRadius (double precision)."""
+    real = min(beta * x_scale * float(1 << (31 - _SCALED_DIFF_INTEGER_BITS)),
+               float((1 << 31) - 1))
+    if not real > 1.0:
+        raise unsupported(op, f"beta * input scale = {beta * x_scale!r} is too small "
+                          "(TFLM requires beta * scale * 2^26 > 1)",
+                          "beta * input scale > 2^-26")
+    mult, shift = tflm_quantize_multiplier(real)
+    radius = math.floor(1.0 * ((1 << _SCALED_DIFF_INTEGER_BITS) - 1)
+                        * (1 << (31 - _SCALED_DIFF_INTEGER_BITS)) / (1 << shift))
+    return {"input_multiplier": mult, "input_left_shift": shift, "diff_min": -radius}
+
+
+class SoftmaxLowering:
+    headers: Sequence[str] = ("nnrt/kernels/softmax.h",)
+
+    def check(self, graph: Graph, op: Op) -> None:
+        x, y = check_io(graph, op, ((DType.INT8, DType.INT8), (DType.INT8, DType.INT16),
+                                    (DType.FLOAT32, DType.FLOAT32)), _SUPPORTED)
+        if x.shape != y.shape or len(x.shape) < 1:
+            raise unsupported(op, f"input {tensor_desc(x)} shape {list(x.shape)} and "
+                              f"output shape {list(y.shape)} differ or are scalars",
+                              "equal shapes of rank >= 1")
+        if x.dtype == DType.FLOAT32:
+            return
+        zp, scale = zero_point_of(y), scale_of(y)
+        if y.dtype == DType.INT8 and not (zp == -128 and np.float32(scale) == np.float32(
+                1.0 / 256)):
+            raise unsupported(op, f"int8 output {tensor_desc(y)} has scale {scale!r} and "
+                              f"zero point {zp}; TFLM requires exactly 1/256 and -128",
+                              "int8 output quantised with scale 1/256, zero point -128")
+        if y.dtype == DType.INT16 and not (
+                zp == -32768 and abs(np.float32(scale) - np.float32(1.0 / 65536))
+                <= np.float32(0.001) * np.float32(1.0 / 65536)):
+            raise unsupported(op, f"int16 output {tensor_desc(y)} has scale {scale!r} and "
+                              f"zero point {zp}; TFLM requires 1/65536 and -32768",
+                              "int16 output quantised with scale 1/65536, zero point -32768")
+        softmax_params(op, scale_of(x), _beta(op))
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        g, op = ctx.graph, ctx.op
+        x, y = g.tensors[op.inputs[0]], g.tensors[op.outputs[0]]
+        depth = x.shape[-1]
+        rows = x.num_elements // depth if depth else 0
+        src, dst = ctx.ptr(x.index), ctx.ptr(y.index)
+        if x.dtype == DType.FLOAT32:
+            beta = float(np.float32(_beta(op)))
+            return [f"return nnrt_softmax_f32({beta!r}f, (const float *){src}, "
+                    f"(float *){dst}, {rows}, {depth});"]
+        p = softmax_params(op, scale_of(x), _beta(op))
+        if y.dtype == DType.INT16:
+            call = f"nnrt_softmax_s8_s16(&params, (const int8_t *){src}, (int16_t *){dst}"
+        else:
+            call = f"nnrt_softmax_s8(&params, (const int8_t *){src}, (int8_t *){dst}"
+        return [c_struct("nnrt_softmax_s8_params_t", dict(p)),
+                f"return {call}, {rows}, {depth});"]
+
+
+register(("SOFTMAX",), SoftmaxLowering())
