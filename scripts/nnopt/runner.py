@@ -32,6 +32,12 @@ class RunOutput:
     trace: dict[int, bytes] = field(default_factory=dict)
     instructions: int | None = None
     executable: Path | None = None
+    # allocator="dynamic" with trace: high_water, capacity, bytes_moved, compactions
+    allocator_stats: dict[str, int] | None = None
+
+#: Tensor index of the dynamic allocator's statistics record in a trace
+#: (NNRT_DYN_TRACE_STATS in nnrt/alloc.h).
+DYN_TRACE_STATS = 0xFFFFFFFF
 
 
 def runtime_sources() -> list[Path]:
@@ -51,12 +57,12 @@ def build_runtime(target: Target, *, board: Board | None = None,
 
 def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
                   board: Board | None = None, trace: bool = False,
-                  sanitize: bool = False) -> Path:
+                  sanitize: bool = False, allocator: str = "static") -> Path:
     """Generate and compile the model with the harness; returns the executable.
 
     The sources are generated in ``out_dir`` and built from a content-addressed copy
     in the cache, so the same model and plan never compile twice."""
-    gen = generate(planned, out_dir)
+    gen = generate(planned, out_dir, allocator=allocator)
     digest = hashlib.sha256(gen.c_file.read_bytes() + gen.h_file.read_bytes()).hexdigest()
     stable = default_cache_dir() / "gen" / digest[:24]
     if not (stable / gen.c_file.name).is_file():
@@ -97,8 +103,9 @@ def _parse_trace(data: bytes) -> dict[int, bytes]:
 
 def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Target = "host",
                 board: Board | None = None, trace: bool = False, sanitize: bool = False,
-                workdir: Path | None = None) -> RunOutput:
-    """Run one inference of the planned model on ``target``."""
+                workdir: Path | None = None, allocator: str = "static") -> RunOutput:
+    """Run one inference of the planned model on ``target``; ``allocator`` as in
+    :func:`nnopt.codegen.c_model.generate`."""
     g = planned.graph
     if len(inputs) != len(g.inputs):
         raise NnoptError(f"model has {len(g.inputs)} inputs, {len(inputs)} given")
@@ -112,7 +119,7 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
         work = workdir or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         exe = build_planned(planned, target, work / "gen", board=board, trace=trace,
-                            sanitize=sanitize)
+                            sanitize=sanitize, allocator=allocator)
         args: list[str] = []
         for i, data in enumerate(inputs):
             p = work / f"in{i}.bin"
@@ -132,9 +139,16 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
                 + (res.stdout + res.stderr).strip()[-2000:],
                 hint="this is a bug in nnopt if the model planned without errors; "
                 "please report it with the model")
+        traced = _parse_trace(trace_file.read_bytes()) if trace else {}
+        stats = None
+        if DYN_TRACE_STATS in traced:
+            hw, cap, lo, hi, nc = struct.unpack("<5I", traced.pop(DYN_TRACE_STATS))
+            stats = {"high_water": hw, "capacity": cap, "bytes_moved": lo | hi << 32,
+                     "compactions": nc}
         return RunOutput(
             outputs=[p.read_bytes() for p in outs],
-            trace=_parse_trace(trace_file.read_bytes()) if trace else {},
+            trace=traced,
             instructions=res.instructions,
             executable=exe,
+            allocator_stats=stats,
         )

@@ -5,6 +5,13 @@ sized arena (``NNRT_ARENA``, exactly ``plan.arena_bytes``), one ``op_<k>`` funct
 operator (its body from the op's lowering), ``invoke()`` calling them in planned
 order, and the ``nnrt_model_t`` descriptor. Everything is emitted from here; lowerings
 only supply op bodies.
+
+With ``allocator="dynamic"`` the planned offsets are not used: every buffer is a handle
+of nnrt's defragmenting allocator (``nnrt/alloc.h``), ``ptr(t)`` is
+``nnrt_dyn_ptr(&<name>_heap, H_T<root>)`` (read inside the op, so never kept across a
+compaction), and ``invoke()`` allocates each op's outputs before it and frees and
+compacts after it, in the sequence :mod:`nnopt.passes.dynamic` predicts; the arena is
+that mode's high-water mark (the aligned live-sum peak).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from .. import __version__
 from ..cdefs import DType
 from ..ir import Graph, Tensor
 from ..lowering import EmitContext, lowering_for
+from ..passes.dynamic import ALLOCATORS, DynamicPlan, dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
 
@@ -61,7 +69,7 @@ def _dtype_enum(t: Tensor) -> str:
 
 
 class _Emitter:
-    def __init__(self, planned: PlannedModel, name: str) -> None:
+    def __init__(self, planned: PlannedModel, name: str, allocator: str = "static") -> None:
         self.pm = planned
         self.g: Graph = planned.graph
         self.plan = planned.plan
@@ -76,13 +84,28 @@ class _Emitter:
         aliases = {b.tensor: b.alias_of for b in self.plan.buffers if b.alias_of is not None}
         self.aliased_ops = {op.index for op in self.g.ops
                             if is_alias_op(self.g, op) and op.outputs[0] in aliases}
+        if allocator not in ALLOCATORS:
+            raise ValueError(f"unknown allocator {allocator!r}")
+        self.dyn: DynamicPlan | None = (dynamic_plan(self.g, self.plan)
+                                        if allocator == "dynamic" else None)
 
     # ----- context callbacks -----
     def ptr(self, t: int) -> str:
         tensor = self.g.tensors[t]
         if tensor.is_constant:
             return f"((const void *){self._weight(tensor)})"
+        if self.dyn is not None:
+            h = self.dyn.blocks[self.dyn.handle_of[t]]
+            return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
         return f"((void *)({self.name}_arena + {self.offsets[t]}u))"
+
+    def scratch_ptr(self, op_index: int) -> str:
+        if op_index not in self.scratch:
+            return "NULL"
+        if self.dyn is not None:
+            h = self.dyn.blocks[self.dyn.scratch_handle[op_index]]
+            return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
+        return f"((void *)({self.name}_arena + {self.scratch[op_index]}u))"
 
     def _weight(self, tensor: Tensor) -> str:
         if tensor.index not in self.weight_names:
@@ -118,8 +141,7 @@ class _Emitter:
             ctx = EmitContext(
                 graph=self.g, op=op, ptr=self.ptr,
                 const_array=self.const_array_for(op.index),
-                scratch=(f"((void *)({self.name}_arena + {self.scratch[op.index]}u))"
-                         if op.index in self.scratch else "NULL"),
+                scratch=self.scratch_ptr(op.index),
             )
             body = low.emit(ctx)
             out.append(f"/* op {op.index}: {op.opcode} */\n"
@@ -129,6 +151,8 @@ class _Emitter:
         return out
 
     def invoke(self) -> str:
+        if self.dyn is not None:
+            return self.dyn_invoke(self.dyn)
         lines = [f"static nnrt_status_t {self.name}_invoke(void)", "{",
                  "    nnrt_status_t s;"]
         for idx in self.plan.schedule:
@@ -148,6 +172,82 @@ class _Emitter:
         lines += ["    return NNRT_OK;", "}"]
         return "\n".join(lines)
 
+    def dyn_state(self, dyn: DynamicPlan) -> list[str]:
+        """Handles, allocator state and the prologue (graph inputs) of dynamic mode."""
+        n, name = len(dyn.blocks), self.name
+        lines = ["/* Allocator handles: root buffers (H_T<tensor>) and scratch (H_S<op>). */",
+                 "enum {"]
+        lines += [f"    {b.name} = {b.handle}, /* {b.size} bytes, steps {b.first}..{b.last} */"
+                  for b in dyn.blocks]
+        lines += [f"    {name.upper()}_N_HANDLES = {n}", "};", "",
+                  f"static nnrt_dyn_t {name}_heap;",
+                  f"static nnrt_dyn_block_t {name}_blocks[{max(n, 1)}];",
+                  f"static nnrt_dyn_handle_t {name}_order[{max(n, 1)}];",
+                  f"static uint8_t {name}_ready; /* 1: inputs allocated for the next invoke() */",
+                  "",
+                  f"const nnrt_dyn_t *{name}_allocator(void)", "{",
+                  f"    return &{name}_heap;", "}", "",
+                  "/* Start an inference: empty arena, zeroed counters, graph inputs allocated. */",
+                  f"static nnrt_status_t {name}_prepare(void)", "{",
+                  "    nnrt_status_t s;", "",
+                  f"    if ({name}_ready) {{", "        return NNRT_OK;", "    }",
+                  f"    s = nnrt_dyn_init(&{name}_heap, {name}_arena, sizeof({name}_arena), "
+                  f"{name}_blocks, {name}_order, {name.upper()}_N_HANDLES);",
+                  "    if (s != NNRT_OK) {", "        return s;", "    }"]
+        for h in dyn.prologue:
+            lines += self._dyn_alloc(dyn, h)
+        lines += [f"    {name}_ready = 1u;", "    return NNRT_OK;", "}"]
+        return lines
+
+    def _dyn_alloc(self, dyn: DynamicPlan, h: int) -> list[str]:
+        b = dyn.blocks[h]
+        return [f"    s = nnrt_dyn_alloc(&{self.name}_heap, {b.name}, {b.size}u);",
+                "    if (s != NNRT_OK) {", "        return s;", "    }"]
+
+    def dyn_invoke(self, dyn: DynamicPlan) -> str:
+        name = self.name
+        lines = [f"static nnrt_status_t {name}_invoke(void)", "{",
+                 "    nnrt_status_t s;", "",
+                 f"    s = {name}_prepare();", "    if (s != NNRT_OK) {", "        return s;",
+                 "    }", f"    {name}_ready = 0u; /* the next input() starts a new inference */"]
+        for step in dyn.steps:
+            idx = step.op
+            op = self.g.op_by_index[idx]
+            lines.append(f"    /* step {step.position}: op {idx} ({op.opcode}), "
+                         f"{step.top_bytes} bytes in use */")
+            for h in step.alloc:
+                lines += self._dyn_alloc(dyn, h)
+            if idx in self.aliased_ops:
+                lines.append("    /* aliased: its output is its input's handle, no code */")
+            else:
+                lines += [f"    s = op_{idx}();", "    if (s != NNRT_OK) {",
+                          "        return s;", "    }"]
+            lines.append("#ifdef NNRT_TRACE")
+            for t in op.outputs:
+                lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
+                             f"{self.g.tensors[t].nbytes}u);")
+            lines.append("#endif")
+            for h in step.free:
+                lines += [f"    s = nnrt_dyn_free(&{name}_heap, {dyn.blocks[h].name});",
+                          "    if (s != NNRT_OK) {", "        return s;", "    }"]
+            if step.free:
+                lines.append(f"    (void)nnrt_dyn_compact(&{name}_heap);")
+        lines += ["#ifdef NNRT_TRACE",
+                  "    {",
+                  "        /* allocator statistics: high water, capacity, bytes moved, "
+                  "compactions */",
+                  "        uint32_t st[5];", "",
+                  f"        st[0] = {name}_heap.high_water;",
+                  f"        st[1] = {name}_heap.capacity;",
+                  f"        st[2] = (uint32_t){name}_heap.bytes_moved;",
+                  f"        st[3] = (uint32_t)({name}_heap.bytes_moved >> 32);",
+                  f"        st[4] = {name}_heap.compactions;",
+                  "        nnrt_trace_tensor(NNRT_DYN_TRACE_STATS, st, sizeof(st));",
+                  "    }",
+                  "#endif",
+                  "    return NNRT_OK;", "}"]
+        return "\n".join(lines)
+
     def descriptors(self, kind: str, tensors: tuple[int, ...]) -> str:
         rows = []
         for t in tensors:
@@ -165,6 +265,9 @@ class _Emitter:
 
     def accessor(self, kind: str, tensors: tuple[int, ...]) -> str:
         lines = [f"static void *{self.name}_{kind}_ptr(uint32_t i)", "{"]
+        if self.dyn is not None and kind == "input":
+            lines += [f"    if ({self.name}_prepare() != NNRT_OK) {{", "        return NULL;",
+                      "    }"]
         for i, t in enumerate(tensors):
             lines.append(f"    if (i == {i}u) {{")
             lines.append(f"        return {self.ptr(t)};")
@@ -175,6 +278,9 @@ class _Emitter:
     def c_source(self) -> str:
         ops = self.op_functions()
         g, plan, name = self.g, self.plan, self.name
+        if self.dyn is not None:
+            self.headers.add("nnrt/alloc.h")
+        arena_bytes = self.dyn.arena_bytes if self.dyn is not None else plan.arena_bytes
         head = [
             f"/* Generated by nnopt {__version__} from model '{plan.model}'"
             + (f" (sha256 {plan.source_sha256[:16]})" if plan.source_sha256 else "")
@@ -188,10 +294,13 @@ class _Emitter:
         ] + [f'#include "{h}"' for h in sorted(self.headers)] + [
             "",
             f"/* Activation arena: {plan.arena_bytes} bytes, {plan.arena_strategy} plan, "
-            f"live-sum peak {plan.peak_live_bytes} bytes. */",
-            f"NNRT_ARENA static uint8_t {name}_arena[{max(plan.arena_bytes, 16)}];",
+            f"live-sum peak {plan.peak_live_bytes} bytes. */"
+            if self.dyn is None else
+            f"/* Activation arena: {arena_bytes} bytes for the dynamic allocator (aligned "
+            f"live-sum peak; {self.dyn.bytes_moved} bytes moved per inference). */",
+            f"NNRT_ARENA static uint8_t {name}_arena[{max(arena_bytes, 16)}];",
             "",
-        ]
+        ] + ([*self.dyn_state(self.dyn), ""] if self.dyn is not None else [])
         tail = [
             self.invoke(), "",
             self.descriptors("inputs", g.inputs),
@@ -201,7 +310,7 @@ class _Emitter:
             f"const nnrt_model_t {name}_model = {{",
             f'    "{name}", {len(g.inputs)}u, {len(g.outputs)}u, {name}_inputs, '
             f"{name}_outputs,",
-            f"    {plan.arena_bytes}u, {name}_input_ptr, {name}_output_ptr, {name}_invoke,",
+            f"    {arena_bytes}u, {name}_input_ptr, {name}_output_ptr, {name}_invoke,",
             "};", "",
         ]
         return "\n".join(head + self.const_decls + self.extra_decls + [""] + ops + tail)
@@ -209,25 +318,31 @@ class _Emitter:
     def h_source(self) -> str:
         guard = f"{self.name.upper()}_MODEL_H_"
         p = self.plan
+        arena_bytes = self.dyn.arena_bytes if self.dyn is not None else p.arena_bytes
+        dyn_decl = [] if self.dyn is None else [
+            "/** The model's dynamic allocator (high-water mark, bytes moved ...). */",
+            f"const nnrt_dyn_t *{self.name}_allocator(void);", ""]
         return "\n".join([
             f"/* Generated by nnopt {__version__}. Do not edit. */",
             f"#ifndef {guard}", f"#define {guard}", "",
-            '#include "nnrt/model.h"', "",
-            f"#define {self.name.upper()}_ARENA_BYTES {p.arena_bytes}u",
+            '#include "nnrt/model.h"', *(['#include "nnrt/alloc.h"'] if self.dyn else []), "",
+            f"#define {self.name.upper()}_ARENA_BYTES {arena_bytes}u",
             f"#define {self.name.upper()}_WEIGHT_BYTES {p.weight_bytes}u", "",
             "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
-            f"/** {p.model}: {len(p.schedule)} ops, arena {p.arena_bytes} B, "
+            f"/** {p.model}: {len(p.schedule)} ops, arena {arena_bytes} B, "
             f"weights {p.weight_bytes} B. */",
-            f"extern const nnrt_model_t {self.name}_model;", "",
+            f"extern const nnrt_model_t {self.name}_model;", "", *dyn_decl,
             "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", "",
         ])
 
 
-def generate(planned: PlannedModel, out_dir: Path, name: str | None = None) -> GeneratedSources:
-    """Write ``<name>_model.c/.h`` into out_dir."""
+def generate(planned: PlannedModel, out_dir: Path, name: str | None = None,
+             allocator: str = "static") -> GeneratedSources:
+    """Write ``<name>_model.c/.h`` into out_dir; ``allocator``: "static" (planned
+    offsets) or "dynamic" (nnrt's defragmenting allocator)."""
     ident = name or planned.plan.model
     out_dir.mkdir(parents=True, exist_ok=True)
-    em = _Emitter(planned, ident)
+    em = _Emitter(planned, ident, allocator)
     c_text = em.c_source()
     c_file = out_dir / f"{ident}_model.c"
     h_file = out_dir / f"{ident}_model.h"
