@@ -1,0 +1,156 @@
+"""Generated code with the defragmenting dynamic allocator (``--allocator dynamic``):
+every shared model bit-exact with the tflite-micro interpreter on every intermediate
+tensor, on the host (and a subset as Cortex-M7 firmware under QEMU), and the
+allocator's measured high-water mark, bytes moved and compactions exactly as
+:mod:`nnopt.passes.dynamic` predicted (the arena is sized to the prediction, so a
+wrong prediction would also fail the run with NNRT_ERR_NOMEM).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ALL_MODELS, model_path
+from nnopt.boards import load_board
+from nnopt.codegen.c_model import generate
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.ir import NUMPY_DTYPE
+from nnopt.passes.dynamic import DynArena, aligned_live_peak, dynamic_plan
+from nnopt.planner import PlannedModel, PlanOptions, plan_model
+from nnopt.runner import RunOutput, run_planned
+from nnopt.testing.harness import random_inputs, run_tflm
+from test_models_bitexact import SLOW, compare
+
+QEMU = pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                          or shutil.which("arm-none-eabi-gcc") is None,
+                          reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+QEMU_SUBSET = ["keras/swiftnet_like.tflite", "mlperf_tiny/vww_96_int8.tflite",
+               "keras/mobilenet_v3_small_075_96.tflite"]
+
+
+def _check(rel: str, target: str, tmp: Path, *, sanitize: bool = False,
+           options: PlanOptions | None = None) -> RunOutput:
+    data = model_path(rel).read_bytes()
+    graph = load_model_bytes(data, name=Path(rel).stem)
+    board = load_board("nucleo_f767zi") if target != "host" else None
+    pm = plan_model(graph, options or PlanOptions(board=board), source_bytes=data)
+    dyn = dynamic_plan(pm.graph, pm.plan)
+    inputs = random_inputs(data, 5)
+    ref_out, ref_all = run_tflm(data, inputs)
+    res = run_planned(pm, [x.tobytes() for x in inputs], target=target,  # type: ignore[arg-type]
+                      board=board, trace=True, sanitize=sanitize, workdir=tmp,
+                      allocator="dynamic")
+    g = pm.graph
+    trace = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
+        g.tensors[t].shape) for t, d in res.trace.items()}
+    ref_all.update(dict(zip(g.outputs, ref_out, strict=True)))
+    compare(g, trace, ref_all, list(pm.plan.schedule))
+    for t, o, r in zip(g.outputs, res.outputs, ref_out, strict=True):
+        got = np.frombuffer(o, dtype=NUMPY_DTYPE[g.tensors[t].dtype])
+        if got.dtype == np.float32:
+            np.testing.assert_allclose(got, r.reshape(-1), rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(got, r.reshape(-1))
+    assert res.allocator_stats == {
+        "high_water": dyn.arena_bytes, "capacity": dyn.arena_bytes,
+        "bytes_moved": dyn.bytes_moved, "compactions": dyn.compactions}
+    assert dyn.arena_bytes == aligned_live_peak(pm.plan) <= pm.plan.arena_bytes
+    return res
+
+
+def _params() -> list[object]:
+    return [pytest.param(rel, marks=[pytest.mark.slow] if rel in SLOW else [],
+                         id=Path(rel).stem) for rel in ALL_MODELS]
+
+
+@pytest.mark.parametrize("rel", _params())
+def test_model_dynamic_bit_exact_on_host(rel: str, tmp_path: Path) -> None:
+    _check(rel, "host", tmp_path)
+
+
+def test_dynamic_under_sanitizers(tmp_path: Path) -> None:
+    """ASan/UBSan: no handle is dereferenced after its block moved or was freed."""
+    _check("keras/swiftnet_like.tflite", "host", tmp_path, sanitize=True)
+
+
+def test_dynamic_with_file_order_and_no_inplace(tmp_path: Path) -> None:
+    _check("keras/swiftnet_like.tflite", "host", tmp_path,
+           options=PlanOptions(order="file", fuse=False, inplace=False))
+
+
+@QEMU
+@pytest.mark.qemu
+@pytest.mark.parametrize("rel", QEMU_SUBSET, ids=lambda r: Path(r).stem)
+def test_model_dynamic_on_cortex_m7(rel: str, tmp_path: Path) -> None:
+    res = _check(rel, "qemu-m7", tmp_path)
+    assert res.instructions is not None and res.instructions > 0
+
+
+@QEMU
+@pytest.mark.qemu
+def test_small_model_dynamic_on_cortex_m7(tmp_path: Path) -> None:
+    _check("mlperf_tiny/kws_ref_model.tflite", "qemu-m7", tmp_path)
+
+
+def _planned(rel: str) -> PlannedModel:
+    data = model_path(rel).read_bytes()
+    return plan_model(load_model_bytes(data, name=Path(rel).stem), source_bytes=data)
+
+
+def test_static_mode_unchanged(tmp_path: Path) -> None:
+    """allocator="static" is the default and emits no allocator code."""
+    pm = _planned("keras/swiftnet_like.tflite")
+    a = generate(pm, tmp_path / "a").c_file.read_text()
+    b = generate(pm, tmp_path / "b", allocator="static").c_file.read_text()
+    assert a == b
+    assert "nnrt_dyn" not in a
+    d = generate(pm, tmp_path / "d", allocator="dynamic").c_file.read_text()
+    assert "nnrt_dyn_compact" in d and "_arena + " not in d
+
+
+def test_prediction_replays_on_the_model_allocator() -> None:
+    """The predicted events, replayed on an allocator of exactly the predicted size,
+    never fail and never need an implicit compaction."""
+    pm = _planned("keras/swiftnet_like.tflite")
+    dyn = dynamic_plan(pm.graph, pm.plan)
+    arena = DynArena(len(dyn.blocks), dyn.arena_bytes)
+    for h in dyn.prologue:
+        assert arena.alloc(h, dyn.blocks[h].size) == 0
+    for step in dyn.steps:
+        for h in step.alloc:
+            assert arena.alloc(h, dyn.blocks[h].size) == 0
+        assert arena.top == step.top_bytes
+        for h in step.free:
+            assert arena.free(h) == 0
+        if step.free:
+            assert arena.compact() == step.moved_bytes
+        assert arena.top == arena.live_bytes
+    assert arena.bytes_moved == dyn.bytes_moved
+    assert arena.high_water == dyn.arena_bytes
+    # Outputs still allocated after the last step.
+    assert all(arena.offset[dyn.handle_of[t]] is not None for t in pm.graph.outputs)
+
+
+def test_no_fragmentation_where_offsets_fragment() -> None:
+    """Same schedule, TFLM's greedy-by-size offsets: the static arena fragments
+    (vww_96_int8: 73,728 B); the dynamic allocator needs the aligned live peak."""
+    data = model_path("mlperf_tiny/vww_96_int8.tflite").read_bytes()
+    pm = plan_model(load_model_bytes(data),
+                    PlanOptions(arena_strategies=("greedy_by_size",)))
+    dyn = dynamic_plan(pm.graph, pm.plan)
+    assert dyn.arena_bytes == aligned_live_peak(pm.plan) == 55296
+    assert pm.plan.arena_bytes > dyn.arena_bytes
+
+
+def test_dynamic_arena_never_exceeds_the_static_plan() -> None:
+    for rel in ALL_MODELS:
+        if rel in SLOW:
+            continue
+        pm = _planned(rel)
+        dyn = dynamic_plan(pm.graph, pm.plan)
+        assert dyn.arena_bytes == aligned_live_peak(pm.plan) <= pm.plan.arena_bytes, rel
+        assert dyn.arena_bytes >= pm.plan.peak_live_bytes
