@@ -154,3 +154,28 @@ def test_dynamic_arena_never_exceeds_the_static_plan() -> None:
         dyn = dynamic_plan(pm.graph, pm.plan)
         assert dyn.arena_bytes == aligned_live_peak(pm.plan) <= pm.plan.arena_bytes, rel
         assert dyn.arena_bytes >= pm.plan.peak_live_bytes
+
+
+def test_cli_reports_and_runs_dynamic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from nnopt.cli import main
+
+    model = str(model_path("mlperf_tiny/vww_96_int8.tflite"))
+    assert main(["optimize", model, "--allocator", "dynamic", "--table", "none",
+                 "--json", str(tmp_path / "r.json"), "-o", str(tmp_path / "out")]) == 0
+    text = capsys.readouterr().out
+    assert "dynamic allocator:  arena 55,296 bytes" in text
+    assert "231,810 bytes moved per inference" in text
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["allocator"] == "dynamic"
+    assert report["dynamic"]["arena_bytes"] == 55296
+    assert report["dynamic"]["bytes_moved"] == 231810
+    c = (tmp_path / "out" / "vww_96_int8_model.c").read_text()
+    assert "nnrt_dyn_compact(&vww_96_int8_heap)" in c
+    assert main(["run", model, "--allocator", "dynamic", "--seed", "1",
+                 "-o", str(tmp_path / "dyn.bin"), "--stats", str(tmp_path / "s.json")]) == 0
+    assert main(["run", model, "--seed", "1", "-o", str(tmp_path / "static.bin")]) == 0
+    assert (tmp_path / "dyn.bin").read_bytes() == (tmp_path / "static.bin").read_bytes()
+    stats = json.loads((tmp_path / "s.json").read_text())
+    assert stats["allocator"] == "dynamic" and stats["bytes_moved"] == 231810

@@ -8,6 +8,7 @@ import sys
 from ..boards import known_boards, load_board
 from ..errors import NnoptError
 from ..passes.arena import STRATEGIES
+from ..passes.dynamic import ALLOCATORS
 from ..planner import ORDERS, PlanOptions
 
 
@@ -32,6 +33,10 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--schedule-budget", type=float, default=10.0, metavar="SECONDS",
                    help="time for the exact order search before falling back to the "
                    "heuristic (default 10)")
+    g.add_argument("--allocator", choices=ALLOCATORS, default="static",
+                   help="'static': buffers at planned offsets (default); 'dynamic': nnrt's "
+                   "defragmenting allocator compacts live tensors after each op (arena = "
+                   "aligned live-sum peak, at the cost of bytes moved)")
 
 
 def _safe_boards() -> list[str]:

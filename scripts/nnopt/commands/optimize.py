@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..codegen.c_model import generate
 from ..frontend.tflite import load_model
+from ..passes.dynamic import dynamic_plan, summary_lines
 from ..planner import PlannedModel, check_budget, plan_model
 from ..report.text import op_table, summary
 from .common import add_plan_arguments, plan_options, progress
@@ -61,12 +63,18 @@ def run(args: argparse.Namespace) -> int:
     plan = pm.plan
     out = sys.stdout
     print("\n".join(summary(plan)), file=out)
+    dyn = dynamic_plan(pm.graph, plan) if args.allocator == "dynamic" else None
+    if dyn is not None:
+        print("\n".join(summary_lines(dyn, plan.arena_bytes)), file=out)
     if args.table != "none":
         print("", file=out)
         print("\n".join(op_table(plan, pm.graph, None if args.table == "full" else 40)),
               file=out)
 
     report = report_json(pm)
+    report["allocator"] = args.allocator
+    if dyn is not None:
+        report["dynamic"] = dyn.to_json()
     json_paths = [args.json] if args.json else []
     plot_paths = [args.plot] if args.plot else []
     if args.out:
@@ -75,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         plot_paths.append(args.out / f"{plan.model}_memory.png")
         (args.out / f"{plan.model}_plan.json").write_text(json.dumps(plan.to_json(), indent=1))
         progress("generating C sources")
-        gen = generate(pm, args.out)
+        gen = generate(pm, args.out, allocator=args.allocator)
         print(f"\nwrote {gen.c_file} and {gen.h_file.name}", file=out)
     for path in json_paths:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -86,5 +94,6 @@ def run(args: argparse.Namespace) -> int:
 
         render(plan, pm.graph, path)
         print(f"wrote {path}", file=out)
-    check_budget(plan, opts.board)
+    check_budget(plan if dyn is None else replace(plan, arena_bytes=dyn.arena_bytes),
+                 opts.board)
     return 0

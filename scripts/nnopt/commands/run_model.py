@@ -15,6 +15,7 @@ from ..errors import NnoptError
 from ..frontend.tflite import load_model
 from ..inputs import random_inputs
 from ..ir import NUMPY_DTYPE
+from ..passes.dynamic import dynamic_plan
 from ..planner import check_budget, plan_model
 from .common import add_plan_arguments, plan_options, progress
 
@@ -67,11 +68,14 @@ def run(args: argparse.Namespace) -> int:
         opts = replace(opts, board=load_board(default))
     progress(f"planning {len(graph.ops)} ops")
     pm = plan_model(graph, opts, source_bytes=args.model.read_bytes())
-    check_budget(pm.plan, opts.board)
+    dyn = dynamic_plan(pm.graph, pm.plan) if args.allocator == "dynamic" else None
+    arena_bytes = dyn.arena_bytes if dyn is not None else pm.plan.arena_bytes
+    check_budget(replace(pm.plan, arena_bytes=arena_bytes), opts.board)
     progress(f"building and running on {args.target}")
     from ..runner import run_planned  # the toolchain layer loads only when running
 
-    res = run_planned(pm, inputs, target=args.target, board=opts.board)
+    res = run_planned(pm, inputs, target=args.target, board=opts.board,
+                      allocator=args.allocator)
     outs = args.output or []
     if outs and len(outs) != len(res.outputs):
         raise NnoptError(f"model has {len(res.outputs)} outputs, {len(outs)} --output given")
@@ -86,7 +90,10 @@ def run(args: argparse.Namespace) -> int:
     if res.instructions is not None:
         print(f"instructions per inference: {res.instructions:,}")
     if args.stats:
-        stats = {"instructions": res.instructions, "arena_bytes": pm.plan.arena_bytes,
-                 "target": args.target, "model": pm.plan.model}
+        stats = {"instructions": res.instructions, "arena_bytes": arena_bytes,
+                 "target": args.target, "model": pm.plan.model,
+                 "allocator": args.allocator}
+        if dyn is not None:
+            stats["bytes_moved"] = dyn.bytes_moved
         args.stats.write_text(json.dumps(stats, indent=1))
     return 0
