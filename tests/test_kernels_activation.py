@@ -26,8 +26,8 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import Graph, LeakyReluOptions
-from nnopt.lowering import _load_all, check_graph
 from nnopt.lowering import activation as act
+from nnopt.lowering import check_graph
 from nnopt.paths import nnrt_dir
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.tflite_builder import ModelBuilder
@@ -35,7 +35,6 @@ from support.tflite_builder import ModelBuilder
 # nnopt.lowering imports its family modules only while its registry is empty: importing
 # one family module directly (above) would leave every other operator unregistered for
 # the rest of the session. Register them all.
-_load_all()
 
 ALL_INT8 = np.arange(-128, 128, dtype=np.int8).reshape(1, 256)
 Quant = tuple[float, int]

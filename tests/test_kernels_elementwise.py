@@ -17,7 +17,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nnopt import lowering
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
@@ -31,7 +30,6 @@ Q = tuple[float, int]
 # Importing one lowering module directly fills the registry partially, and
 # lowering_for() only loads every family when the registry is empty: load them all now
 # so later tests in the session still find every kernel.
-lowering._load_all()
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import pytest
 from nnopt.cdefs import DType
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.lowering import _load_all, check_graph
+from nnopt.lowering import check_graph
 from nnopt.lowering.quantize import DEQUANTIZE_PAIRS, QUANTIZE_PAIRS, requantize_params
 from nnopt.paths import nnrt_dir
 from nnopt.testing.harness import run_nnopt, run_tflm
@@ -29,7 +29,6 @@ from support.tflite_builder import ModelBuilder
 # nnopt.lowering imports its family modules only while its registry is empty: importing
 # one family module directly (above) would leave every other operator unregistered for
 # the rest of the session. Register them all.
-_load_all()
 
 NP = {"float32": np.float32, "int8": np.int8, "uint8": np.uint8, "int16": np.int16,
       "int32": np.int32}

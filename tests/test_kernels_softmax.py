@@ -20,7 +20,7 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import SoftmaxOptions
-from nnopt.lowering import _load_all, check_graph
+from nnopt.lowering import check_graph
 from nnopt.lowering.softmax import softmax_params
 from nnopt.paths import nnrt_dir
 from nnopt.testing.harness import run_nnopt, run_tflm
@@ -29,7 +29,6 @@ from support.tflite_builder import ModelBuilder
 # nnopt.lowering imports its family modules only while its registry is empty: importing
 # one family module directly (above) would leave every other operator unregistered for
 # the rest of the session. Register them all.
-_load_all()
 
 OUT_Q = {"int8": (1 / 256, -128), "int16": (1 / 65536, -32768)}
 

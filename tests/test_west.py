@@ -223,15 +223,18 @@ def test_offline_manifest_matches_the_real_one() -> None:
     assert offline.projects[0].west_commands == _manifest("west.yml").projects[0].west_commands
 
 
-def test_west_commands_yml_points_at_the_command_class() -> None:
+def test_west_commands_yml_points_at_the_command_classes() -> None:
     spec = yaml.safe_load((REPO / "scripts" / "west-commands.yml").read_text())
-    (entry,) = spec["west-commands"]
-    path = REPO / entry["file"]  # relative to the project root, not to the yml
-    assert path.is_file()
-    (command,) = entry["commands"]
-    module_spec = importlib.util.spec_from_file_location("nn_optimize_under_test", path)
-    assert module_spec is not None and module_spec.loader is not None
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    cls = getattr(module, command["class"])
-    assert cls().name == command["name"] == "nn-optimize"
+    names = []
+    for i, entry in enumerate(spec["west-commands"]):
+        path = REPO / entry["file"]  # relative to the project root, not to the yml
+        assert path.is_file()
+        (command,) = entry["commands"]
+        module_spec = importlib.util.spec_from_file_location(f"west_cmd_under_test_{i}", path)
+        assert module_spec is not None and module_spec.loader is not None
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+        cls = getattr(module, command["class"])
+        assert cls().name == command["name"]
+        names.append(command["name"])
+    assert names == ["nn-optimize", "nn-check"]

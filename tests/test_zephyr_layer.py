@@ -46,6 +46,7 @@ from west.configuration import Configuration
 from west.manifest import ImportFlag, Manifest
 
 from conftest import REPO
+from nnopt import zephyr_build
 
 SAMPLES = REPO / "samples"
 SUITES = REPO / "tests" / "zephyr"
@@ -625,7 +626,7 @@ def _nn_check() -> ModuleType:
 
 
 def test_board_targets_map_to_nnopt_boards() -> None:
-    m = _nn_check()
+    m = zephyr_build
     table = {"mps2_an385": "mps2/an385", "nucleo_f767zi": "nucleo_f767zi",
              "qemu_cortex_m3": "qemu_cortex_m3"}
     assert m.nnopt_board_for("mps2/an385", table) == "mps2_an385"
@@ -637,7 +638,7 @@ def test_board_targets_map_to_nnopt_boards() -> None:
 
 
 def test_cmake_cache_parsing(tmp_path: Path) -> None:
-    m = _nn_check()
+    m = zephyr_build
     cache = tmp_path / "CMakeCache.txt"
     cache.write_text("# comment\n//doc\nCACHED_BOARD:STRING=mps2/an385\n"
                      "ZEPHYR_TOOLCHAIN_VARIANT:STRING=gnuarmemb\nEMPTY:STRING=\n")

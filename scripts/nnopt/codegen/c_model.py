@@ -154,7 +154,7 @@ class _Emitter:
         if self.dyn is not None:
             return self.dyn_invoke(self.dyn)
         lines = [f"static nnrt_status_t {self.name}_invoke(void)", "{",
-                 "    nnrt_status_t s;"]
+                 "    nnrt_status_t s = NNRT_OK;"]
         for idx in self.plan.schedule:
             op = self.g.op_by_index[idx]
             if idx in self.aliased_ops:
@@ -169,7 +169,7 @@ class _Emitter:
                 lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
                              f"{self.g.tensors[t].nbytes}u);")
             lines.append("#endif")
-        lines += ["    return NNRT_OK;", "}"]
+        lines += ["    return s;", "}"]  # s is read even when every op was aliased away
         return "\n".join(lines)
 
     def dyn_state(self, dyn: DynamicPlan) -> list[str]:

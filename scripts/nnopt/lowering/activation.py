@@ -29,6 +29,7 @@ import numpy as np
 from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import Graph, LeakyReluOptions, Op, Tensor
+from ..quantize import quantize_multiplier
 from . import EmitContext, register
 
 #: Lower int8 LOGISTIC/TANH/HARD_SWISH to a table lookup (else the direct kernels).
@@ -50,26 +51,6 @@ def round_half_away(x: float) -> int:
     if r - abs(x) > 0.5:
         r -= 1
     return int(math.copysign(r, x)) if r else 0
-
-
-def tflm_quantize_multiplier(real: float) -> tuple[int, int]:
-    """TFLM's ``QuantizeMultiplier`` as built by the ``tflite-micro`` package (the
-    double-rounding configuration): (Q31 multiplier, shift), real = m * 2^shift / 2^31.
-
-    Unlike :func:`nnopt.quantize.quantize_multiplier` it does not clamp shifts above 30
-    (that clamp belongs to TFLite's single-rounding build); callers check the range
-    their kernel accepts.
-    """
-    if real == 0.0:
-        return 0, 0
-    q, shift = math.frexp(real)
-    q_fixed = round_half_away(q * 2.0**31)
-    if q_fixed == 2**31:
-        q_fixed //= 2
-        shift += 1
-    if shift < -31:
-        return 0, 0
-    return q_fixed, shift
 
 
 def f32(x: float) -> np.float32:
@@ -337,8 +318,8 @@ def hard_swish_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
     """HARD_SWISH int8: TFLM's HardSwishPrepare (float32 ratios, Q15 multipliers)."""
     hires = f32(1.0 / 128.0) * f32(scale_of(x))
     reluish_scale = f32(3.0) / f32(32768.0)
-    out_m, out_e = tflm_quantize_multiplier(float(hires / f32(scale_of(y))))
-    rel_m, rel_e = tflm_quantize_multiplier(float(hires / reluish_scale))
+    out_m, out_e = quantize_multiplier(float(hires / f32(scale_of(y))))
+    rel_m, rel_e = quantize_multiplier(float(hires / reluish_scale))
     if out_e > 0 or out_e < -31:
         raise unsupported(op, f"output {tensor_desc(y)} scale {scale_of(y)!r} is too small "
                           f"for input scale {scale_of(x)!r} (TFLM requires "
@@ -360,7 +341,7 @@ def _check_shift(op: Op, what: str, shift: int) -> None:
 
 def relu_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
     """RELU int8: TFLM's CalculateReluOpData."""
-    m, s = tflm_quantize_multiplier(float(f32(scale_of(x)) / f32(scale_of(y))))
+    m, s = quantize_multiplier(float(f32(scale_of(x)) / f32(scale_of(y))))
     _check_shift(op, "input/output scale ratio", s)
     out_zp = zero_point_of(y)
     return {"input_zero_point": zero_point_of(x), "output_zero_point": out_zp,
@@ -377,8 +358,8 @@ def relu6_bounds(x: Tensor) -> tuple[int, int]:
 def leaky_relu_params(op: Op, x: Tensor, y: Tensor, alpha: float) -> dict[str, int]:
     """LEAKY_RELU int8: TFLM's CalculateOpDataLeakyRelu (float32 ratios)."""
     sx, sy = f32(scale_of(x)), f32(scale_of(y))
-    am, ash = tflm_quantize_multiplier(float(sx * f32(alpha) / sy))
-    im, ish = tflm_quantize_multiplier(float(sx / sy))
+    am, ash = quantize_multiplier(float(sx * f32(alpha) / sy))
+    im, ish = quantize_multiplier(float(sx / sy))
     _check_shift(op, f"alpha {alpha!r} times the scale ratio", ash)
     _check_shift(op, "input/output scale ratio", ish)
     return {"input_zero_point": zero_point_of(x), "output_zero_point": zero_point_of(y),

@@ -19,12 +19,12 @@ from collections.abc import Sequence
 
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
+from ..quantize import quantize_multiplier
 from . import EmitContext, register
 from .activation import (
     c_struct,
     check_io,
     scale_of,
-    tflm_quantize_multiplier,
     unsupported,
     zero_point_of,
 )
@@ -54,7 +54,7 @@ def _zero_point(t: Tensor) -> int:
 
 def requantize_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
     """TFLM's PrepareQuantizeReference for integer -> integer (double ratio)."""
-    m, s = tflm_quantize_multiplier(float(scale_of(x)) / float(scale_of(y)))
+    m, s = quantize_multiplier(float(scale_of(x)) / float(scale_of(y)))
     if not -31 <= s <= 30:
         raise unsupported(op, f"input/output scale ratio {scale_of(x) / scale_of(y)!r} is "
                           "outside the kernel's range", "scale ratios in [2^-32, 2^30)")

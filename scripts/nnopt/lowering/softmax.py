@@ -17,13 +17,13 @@ import numpy as np
 
 from ..cdefs import DType
 from ..ir import Graph, Op, SoftmaxOptions
+from ..quantize import quantize_multiplier
 from . import EmitContext, register
 from .activation import (
     c_struct,
     check_io,
     scale_of,
     tensor_desc,
-    tflm_quantize_multiplier,
     unsupported,
     zero_point_of,
 )
@@ -44,7 +44,7 @@ def softmax_params(op: Op, x_scale: float, beta: float) -> dict[str, int]:
         raise unsupported(op, f"beta * input scale = {beta * x_scale!r} is too small "
                           "(TFLM requires beta * scale * 2^26 > 1)",
                           "beta * input scale > 2^-26")
-    mult, shift = tflm_quantize_multiplier(real)
+    mult, shift = quantize_multiplier(real)
     radius = math.floor(1.0 * ((1 << _SCALED_DIFF_INTEGER_BITS) - 1)
                         * (1 << (31 - _SCALED_DIFF_INTEGER_BITS)) / (1 << shift))
     return {"input_multiplier": mult, "input_left_shift": shift, "diff_min": -radius}
