@@ -269,3 +269,26 @@ def test_simulation_overlap_arithmetic() -> None:
     with pytest.raises(ValueError, match="not in the schedule"):
         simulate(g, (), [ChunkCost(op.index, 84, 1.0)], p)
     assert np.isclose(tl.slowdown, tl.overlap_s / tl.baseline_s)
+
+
+def test_staging_beside_the_arena_without_dtcm() -> None:
+    """A board without DTCM: the staging buffers share the arena region; their budget
+    is what the arena leaves (minus the stack/.bss reserve)."""
+    from nnopt.swap.placement import SRAM_RESERVE_BYTES
+
+    an385 = load_board("mps2_an385")
+    pm = _planned("mlperf_tiny/vww_96_int8.tflite", an385)
+    s = plan_swap(pm.graph, pm.plan, an385, SwapOptions(mode="force"))
+    assert s.staging_region == "sram" and s.algorithm == "aes-128-gcm"
+    assert s.staging_budget_bytes == an385.sram_bytes - pm.plan.arena_bytes - SRAM_RESERVE_BYTES
+    assert s.fits_staging and s.arena_fits
+    row = s.benchmark_row()
+    assert row["chunks"] == s.chunk_count and row["fits"]
+    assert row["external_weight_bytes"] + row["internal_weight_bytes"] == pm.plan.weight_bytes
+    tight = plan_swap(pm.graph, pm.plan, an385, SwapOptions(
+        mode="force", staging_budget_bytes=4096))
+    assert all(t.row_bytes <= 4096 // 2 for t in tight.tensors if t.pool == "external")
+    # the buffers fit, the table of so many small chunks does not: said, not hidden
+    assert 2 * tight.staging_buffer_bytes <= 4096 < tight.sram_bytes
+    assert not tight.fits_staging and not tight.benchmark_row()["fits"]
+    assert any("chunk table" in n for n in tight.notes)

@@ -182,6 +182,21 @@ class SwapPlan:
     def predicted_slowdown(self) -> float:
         return float(self.cost.get("slowdown", 1.0))
 
+    def benchmark_row(self) -> dict[str, Any]:
+        """The per-model swap figures a benchmark table shows (measured instruction
+        overhead comes from a QEMU run, not from here)."""
+        return {
+            "enabled": self.enabled, "algorithm": self.algorithm,
+            "internal_weight_bytes": self.internal_weight_bytes,
+            "external_weight_bytes": self.external_weight_bytes,
+            "chunks": self.chunk_count, "staging_bytes": self.staging_buffer_bytes,
+            "staging_region": self.staging_region, "swap_sram_bytes": self.sram_bytes,
+            "predicted_slowdown": round(self.predicted_slowdown, 4),
+            "predicted_serial_slowdown": self.cost.get("serial_slowdown", 1.0),
+            "io_bound_ops": list(self.cost.get("io_bound_ops", [])),
+            "fits": self.fits_internal_flash and self.fits_staging,
+        }
+
     def chunks_of(self, op: int) -> tuple[ChunkEntry, ...]:
         return tuple(c for c in self.chunks if c.op == op)
 
