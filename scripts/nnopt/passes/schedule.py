@@ -845,14 +845,37 @@ def _moves(sp: _Space, fr: _Frame, T: int) -> None:
     fr.kids = [e[2] for e in cands]
 
 
-def _exact(sp: _Space, order: list[int], ub: int, target: int,
-           budget: _Budget) -> _Result:
+class _Heuristic:
+    """The beams of a segment beyond the greedy one, run at most once, on demand."""
+
+    def __init__(self, sp: _Space) -> None:
+        self.sp = sp
+        self.result: tuple[list[int], int] | None = None
+        self.explored = 0
+
+    def best(self, order: list[int], peak: int) -> tuple[list[int], int]:
+        """The better of (order, peak) and the beams' best (ties keep ``order``)."""
+        if self.result is None:
+            best: tuple[list[int], int] | None = None
+            for width, strong in _beams(self.sp.n)[1:]:
+                cand, pk, ex = _beam(self.sp, width, strong)
+                self.explored += ex
+                if best is None or pk < best[1]:
+                    best = (cand, pk)
+            self.result = best if best is not None else (order, peak)
+        return self.result if self.result[1] < peak else (order, peak)
+
+
+def _exact(sp: _Space, order: list[int], ub: int, target: int, budget: _Budget,
+           heur: _Heuristic) -> _Result:
     """The segment's optimum (or an order no worse than ``target``, a proven bound of the
     whole problem), starting from the incumbent ``order`` of peak ``ub``.
 
-    One bottom-up probe "peak <= max(bound, target)?" with an eighth of the state budget
-    settles the common case of a tight bound; then top-down: "peak <= ub - 1?" until no
-    such order exists. Bounds learnt on failed downsets carry over between decisions."""
+    A bottom-up probe "peak <= max(bound, target)?" with an eighth of the state budget
+    settles the common case of a tight bound. Otherwise the beams improve the incumbent
+    and the search goes top-down: "peak <= ub - 1?" until no such order exists. Bounds
+    learnt on failed downsets carry over between decisions. When the clock stops the
+    search, the result is the heuristic one, as if the search had not run."""
     n = sp.n
     lower = sp.lb
     if ub <= max(lower, target) or n <= 1:
@@ -861,7 +884,7 @@ def _exact(sp: _Space, order: list[int], ub: int, target: int,
     fail: dict[int, int] = {}
     counter = [0]
     probe = True
-    start = order
+    start = (order, ub)
     while ub > max(lower, target):
         if probe:
             T = max(lower, target)
@@ -870,20 +893,20 @@ def _exact(sp: _Space, order: list[int], ub: int, target: int,
             T = ub - 1
             limit = budget.states
         dec = _decide(sp, T, fail, limit, budget, counter)
-        if dec.status == "budget":
-            if probe and counter[0] < budget.states and not budget.timed_out:
-                probe = False
-                continue
-            break
-        probe = False
         if dec.status == "found":
             order = dec.path
             ub = sp.peak(order)
-        else:
+        elif dec.status == "none":
             lower = max(lower, dec.bound)
-    if budget.timed_out:  # what the clock cut short is dropped: the result stays reproducible
-        peak = sp.peak(start)
-        return _Result(start, peak, min(sp.lb, peak), sp.lb >= peak, counter[0])
+        elif not probe or counter[0] >= budget.states or budget.timed_out:
+            break
+        if probe:
+            probe = False
+            if ub > max(lower, target):
+                order, ub = heur.best(order, ub)
+    if budget.timed_out:
+        order, ub = heur.best(*start)
+        return _Result(order, ub, min(sp.lb, ub), sp.lb >= ub, counter[0])
     peak = sp.peak(order)
     lb = min(lower, peak)
     return _Result(order, peak, lb, lb >= peak, counter[0])
@@ -896,6 +919,7 @@ class _Seg:
     order: list[int]  # local order
     peak: int
     lb: int
+    heur: _Heuristic
 
 
 def schedule(problem: ScheduleProblem, *, strategy: str = "optimal",
@@ -926,26 +950,31 @@ def schedule(problem: ScheduleProblem, *, strategy: str = "optimal",
             pk = sp.peak(cand)
             if best_peak < 0 or pk < best_peak:
                 best_order, best_peak = cand, pk
+        heur = _Heuristic(sp)
         if strategy != "file" and sg.n > 1 and best_peak > sp.lb:
-            for width, strong in _beams(sg.n):
-                cand, pk, ex = _beam(sp, width, strong)
-                explored += ex
-                if pk < best_peak:
-                    best_order, best_peak = cand, pk
-                if best_peak <= sp.lb:
-                    break
+            cand, pk, ex = _beam(sp, *_beams(sg.n)[0])  # greedy
+            explored += ex
+            if pk < best_peak:
+                best_order, best_peak = cand, pk
+            if strategy == "heuristic" and best_peak > sp.lb:
+                best_order, best_peak = heur.best(best_order, best_peak)
         lb = best_peak if sg.n <= 1 else min(sp.lb, best_peak)
-        segs.append(_Seg(ops, sp, best_order, best_peak, lb))
+        segs.append(_Seg(ops, sp, best_order, best_peak, lb, heur))
     if strategy == "optimal":
         glb = max((s.lb for s in segs), default=0)
         for s in sorted(segs, key=lambda s: (-s.peak, s.ops[0])):
-            if s.peak <= glb or budget.timed_out:
+            if s.peak <= glb:
                 continue
-            r = _exact(s.space, s.order, s.peak, glb, budget)
+            if budget.timed_out:  # no time left: the heuristic, as reproducible as can be
+                s.order, s.peak = s.heur.best(s.order, s.peak)
+                s.lb = min(s.lb, s.peak)
+                continue
+            r = _exact(s.space, s.order, s.peak, glb, budget, s.heur)
             budget.states -= r.explored
             explored += r.explored
             s.order, s.peak, s.lb = r.order, r.peak, max(s.lb, r.lower_bound)
             glb = max(glb, s.lb)
+    explored += sum(s.heur.explored for s in segs)
     order = tuple(range(g.n)) if strategy == "file" else tuple(
         s.ops[v] for s in segs for v in s.order)
     peak = max((s.peak for s in segs), default=0)
