@@ -10,7 +10,9 @@ What the generated model gains (``<name>_model.c/.h``, besides the usual content
 - ``nnrt_status_t <name>_swap_attach(nnrt_extflash_t *dev)``: opens the blob on a
   device (header, table, layout id, algorithm and chunk count checked; key imported);
   ``void <name>_swap_detach(void)``; ``nnrt_swap_stats_t <name>_swap_stats(void)``;
-- ``invoke()`` starts with: not attached -> ``NNRT_ERR_IO``; issue the read of chunk 0;
+- ``invoke()`` first refuses to run without a blob (``NNRT_ERR_IO``) and issues the
+  read of chunk 0, then runs the operators (the code generator's invoke, renamed
+  ``<name>_invoke_ops``);
 - each streamed op, for each of its chunks k (in order)::
 
       s = nnrt_swap_wait(&<name>_swap, k, &w_chunk, &w_len);  // read k done, read k+1
@@ -95,23 +97,22 @@ def declarations(se: SwapEmit) -> list[str]:
         "",
         f"nnrt_status_t {name}_swap_attach(nnrt_extflash_t *dev)",
         "{",
-        "    nnrt_swap_config_t cfg;",
+        "    const nnrt_swap_config_t cfg = {",
+        "        .dev = dev,",
+        f"        .key = {ctx}_key,",
+        f"        .key_len = sizeof({ctx}_key),",
+        f"        .algorithm = {alg}u,",
+        f"        .layout_id = {ctx}_layout,",
+        f"        .expect_chunks = {n}u,",
+        f"        .staging = {{{name}_stage0, {name}_stage1}},",
+        f"        .staging_bytes = sizeof({name}_stage0),",
+        f"        .table = {name}_swap_table,",
+        f"        .table_capacity = {n}u,",
+        "        .prefetch_next = 1,",
+        "    };",
         "    nnrt_status_t s;",
         "",
         f"    {name}_swap_detach();",
-        "    memset(&cfg, 0, sizeof(cfg));",
-        "    cfg.dev = dev;",
-        f"    cfg.key = {ctx}_key;",
-        f"    cfg.key_len = sizeof({ctx}_key);",
-        f"    cfg.algorithm = {alg}u;",
-        f"    cfg.layout_id = {ctx}_layout;",
-        f"    cfg.expect_chunks = {n}u;",
-        f"    cfg.staging[0] = {name}_stage0;",
-        f"    cfg.staging[1] = {name}_stage1;",
-        f"    cfg.staging_bytes = sizeof({name}_stage0);",
-        f"    cfg.table = {name}_swap_table;",
-        f"    cfg.table_capacity = {n}u;",
-        "    cfg.prefetch_next = 1;",
         f"    s = nnrt_swap_open(&{ctx}, &cfg);",
         f"    {ctx}_attached = s == NNRT_OK;",
         "    return s;",
@@ -152,9 +153,14 @@ def header_declarations(se: SwapEmit) -> list[str]:
     ]
 
 
-def invoke_prologue(se: SwapEmit) -> list[str]:
-    """Statements at the top of ``invoke()`` (after ``nnrt_status_t s;``)."""
+def invoke_wrapper(se: SwapEmit, inner: str) -> list[str]:
+    """``<name>_invoke()``: refuse without a blob, issue chunk 0, run ``inner`` (the
+    code generator's invoke, renamed)."""
     return [
+        f"static nnrt_status_t {se.name}_invoke(void)",
+        "{",
+        "    nnrt_status_t s;",
+        "",
         f"    if (!{se.ctx}_attached) {{",
         "        return NNRT_ERR_IO;",
         "    }",
@@ -162,6 +168,8 @@ def invoke_prologue(se: SwapEmit) -> list[str]:
         "    if (s != NNRT_OK) {",
         "        return s;",
         "    }",
+        f"    return {inner}();",
+        "}",
     ]
 
 
@@ -343,19 +351,21 @@ class _SwapEmitter(_Emitter):
         return const_array
 
     def invoke(self) -> str:
-        lines = super().invoke().split("\n")
-        at = lines.index("    nnrt_status_t s;") + 1
-        return "\n".join(lines[:at] + invoke_prologue(self.se) + lines[at:])
-
-    def c_source(self) -> str:
-        text = super().c_source()
-        # memset in attach: string.h after the generated includes
-        return text.replace('#include "nnrt/sections.h"',
-                            '#include <string.h>\n\n#include "nnrt/sections.h"', 1)
+        text = super().invoke()
+        sig = f"static nnrt_status_t {self.name}_invoke(void)"
+        if sig not in text:
+            raise PlanError(f"swap codegen: the generated invoke() has no `{sig}`",
+                            hint="nnopt.swap.codegen must follow nnopt.codegen.c_model")
+        inner = f"{self.name}_invoke_ops"
+        return (text.replace(sig, f"static nnrt_status_t {inner}(void)", 1) + "\n\n"
+                + "\n".join(invoke_wrapper(self.se, inner)))
 
     def h_source(self) -> str:
         text = super().h_source()
         marker = f"extern const nnrt_model_t {self.name}_model;"
+        if marker not in text:
+            raise PlanError(f"swap codegen: the generated header has no `{marker}`",
+                            hint="nnopt.swap.codegen must follow nnopt.codegen.c_model")
         return text.replace(marker, marker + "\n\n" + "\n".join(header_declarations(self.se)),
                             1)
 
