@@ -34,9 +34,10 @@ How :func:`schedule` finds an order (``strategy="optimal"``):
   *fork* bound is what proves wide parallel branches (a block input held until every
   branch starts, branch outputs held until the join) without search. Plus ``mem(D)`` and
   the smallest output of a ready op. The segment's bound is the maximum at ``D = {}``.
-- **Incumbent.** The file order, the lowest-index topological order and beam searches
-  over downsets (ranked by the bound, peak so far, bytes held); widths shrink with the
-  segment size so they stay under a second.
+- **Incumbent.** The better of the file order, the lowest-index topological order and a
+  greedy (a beam of width 1 ranked by the bound, peak so far, bytes held). Wider beams
+  (widths shrinking with the segment size, so each stays under a second) run only when
+  the exact search needs a better incumbent, or when the clock stops it.
 - **Exact search: depth-first branch and bound on the decision "is there an order whose
   every step costs at most T?"**, over downsets as int bitmasks. A downset whose
   decision failed is memoised with the lower bound the failure proved (the least step
@@ -44,9 +45,14 @@ How :func:`schedule` finds an order (``strategy="optimal"``):
   not depend on how the downset was reached: the rest of the order costs the same).
   First a probe at T = the lower bound (or the best bound of the whole problem, when
   another segment already forces a higher peak), with an eighth of the state budget: on
-  success the order is optimal (or good enough for the whole). Then top-down: T = the
-  incumbent's peak minus one, repeated after every order found, until no order exists;
-  the last order found is optimal.
+  success the order is optimal (or good enough for the whole). Then the wider beams, and
+  top-down: T = the incumbent's peak minus one, repeated after every order found, until
+  no order exists; the last order found is optimal.
+- **Symmetry.** Chains that can be swapped without changing the problem (same first
+  inputs, same sizes position by position, last tensors read by the same ops: identical
+  parallel branches) make downsets that differ only in which chain got how far equally
+  costly to complete: they share one memo entry, and of several such chains standing at
+  the same position only one is advanced.
 - **Free moves (sound, in place of static chain compression).** In a downset ``D`` a
   ready op ``v`` that does not increase the held memory (``mem(D+v) <= mem(D)``) and
   whose step costs at most T is run at once, without trying alternatives. Proof: in any
@@ -61,10 +67,11 @@ How :func:`schedule` finds an order (``strategy="optimal"``):
 - **Where it is not optimal.** When a segment's search runs out of ``state_budget``
   (expanded downsets, deterministic), the best order found is returned with
   ``optimal=False`` and the bound the probe proved (at least the static bound). When the
-  wall clock (``time_budget_s``) runs out first, the interrupted segment keeps its
-  heuristic order and static bound and later segments are not searched, so only
-  *whether* a search finished depends on the clock. The heuristics carry no guarantee.
-  The result is never worse than the file order when that order is topological.
+  wall clock (``time_budget_s``) runs out first, the interrupted segment and every later
+  one get the heuristic order (greedy and beams) and the static bound, exactly what
+  ``strategy="heuristic"`` gives, so the clock decides only *whether* a search finished.
+  The heuristics carry no guarantee. The result is never worse than the file order when
+  that order is topological.
 - ``strategy="heuristic"`` skips the exact search; ``strategy="file"`` keeps ``0..n-1``
   (which must be topological) and reports its peak and the static bound.
 """
@@ -371,6 +378,9 @@ def _sub_problems(g: _Graph, segs: list[list[int]]) -> list[ScheduleProblem]:
 # --------------------------------------------------------------------------- search data
 
 
+_DYN_MAX_OPS = 120  # segments up to this size use the dynamic bound in the search
+
+
 class _Budget:
     def __init__(self, states: int, deadline: float) -> None:
         self.states = states
@@ -386,11 +396,11 @@ class _Budget:
 class _Class:
     """Ops sharing the dynamic terms of the bound (see :meth:`_Space.dyn_bound`)."""
 
-    __slots__ = ("fmask", "forks", "members", "tables", "top")
+    __slots__ = ("bits", "fmask", "forks", "members", "tables", "top")
 
     def __init__(self, members: list[tuple[int, int]], extra: int,
                  forks: tuple[tuple[int, tuple[tuple[int, int], ...]], ...],
-                 size: Sequence[int]) -> None:
+                 size: Sequence[int], tables: bool) -> None:
         self.members = tuple(members)  # (static bound, op), largest first
         self.top = members[0][0]
         self.fmask = sum(1 << t for t, _ in forks)
@@ -407,7 +417,9 @@ class _Class:
         # an upper bound of the class's dynamic terms
         mask = extra | self.fmask
         self.tables: list[tuple[int, list[int]]] = []
-        for shift in range(0, mask.bit_length(), 8):
+        # without tables (large segments: building them would cost more than they save)
+        self.bits = tuple((1 << t, weight[t]) for t in _bits(mask)) if not tables else ()
+        for shift in range(0, mask.bit_length() if tables else 0, 8):
             chunk = (mask >> shift) & 255
             if chunk:
                 table = [0] * 256
@@ -441,6 +453,9 @@ class _Space:
         self.live0 = sum(1 << t for t in src if needed[t] and g.size[t])
         self.dead0 = sum(g.size[t] for t in src if not needed[t])
         self.ready0 = sum(1 << v for v in range(n) if g.pred[v] == 0)
+        # the dynamic bound pays off in the search up to this size (above it, its tables
+        # cost more than they prune; the segment's bound still uses it once)
+        self.dyn = n <= _DYN_MAX_OPS
         anc = _ancestors(g)
         desc = _descendants(g)
         # Chains: t -> op -> t' -> op -> ... through ops with one input and one output,
@@ -506,7 +521,7 @@ class _Space:
         self.classes: list[_Class] = []
         for (extra, forks_k), members in groups.items():
             members.sort(key=lambda e: (-e[0], e[1]))
-            self.classes.append(_Class(members, extra, forks_k, g.size))
+            self.classes.append(_Class(members, extra, forks_k, g.size, self.dyn))
         self.classes.sort(key=lambda c: (-c.top, c.members[0][1]))
         self._find_symmetry(g)
         first = min((self.out_all[v] for v in _bits(self.ready0)), default=0)
@@ -601,6 +616,9 @@ class _Space:
                 continue
             for shift, table in k.tables:
                 b += table[(live >> shift) & 255]
+            for bit, w in k.bits:
+                if live & bit:
+                    b += w
             if b <= best:
                 continue
             x = live & k.fmask
@@ -650,9 +668,19 @@ def _beam(sp: _Space, width: int, strong: bool) -> tuple[list[int], int, int]:
     out_all = sp.out_all
     for depth in range(sp.n):
         dead = sp.dead0 if depth == 0 else 0
-        cand: dict[int, tuple[int, int, int, int, int, int]] = {}
+        # downset -> (g, mem, live, ready, smallest next output, parent index, op)
+        cand: dict[int, tuple[int, int, int, int, int, int, int]] = {}
         for idx, (g, mem, d, live, ready) in enumerate(layer):
             expanded += 1
+            # the two smallest outputs among the ready ops, for the cheap ranking
+            m1 = m2 = -1
+            o1 = -1
+            for v in _bits(ready):
+                x = out_all[v]
+                if m1 < 0 or x < m1:
+                    m1, m2, o1 = x, m1, v
+                elif m2 < 0 or x < m2:
+                    m2 = x
             for v in _bits(ready):
                 c = mem + out_all[v] + dead
                 g2 = g if g >= c else c
@@ -661,15 +689,19 @@ def _beam(sp: _Space, width: int, strong: bool) -> tuple[list[int], int, int]:
                 if old is not None and old[0] <= g2:
                     continue
                 mem2, live2 = sp.advance(d, mem, live, v)
-                cand[d2] = (g2, mem2, live2, sp.ready_after(d, ready, v), idx, v)
+                ready2 = ready & ~(1 << v)
+                nxt = m2 if v == o1 else m1
+                for w in sp.succ[v]:
+                    if not sp.pred[w] & ~d2:
+                        ready2 |= 1 << w
+                        if nxt < 0 or out_all[w] < nxt:
+                            nxt = out_all[w]
+                cand[d2] = (g2, mem2, live2, ready2, nxt, idx, v)
         ranked = []
-        for d2, (g2, mem2, live2, ready2, idx, v) in cand.items():
+        for d2, (g2, mem2, live2, ready2, nxt, idx, v) in cand.items():
             h = g2
             if len(cand) > width and ready2:
-                if strong:
-                    h = max(g2, sp.dyn_bound(d2, mem2, live2))
-                else:
-                    h = max(g2, mem2 + min(out_all[w] for w in _bits(ready2)))
+                h = max(g2, sp.dyn_bound(d2, mem2, live2)) if strong else max(g2, mem2 + nxt)
             ranked.append((h, g2, mem2, d2, live2, ready2, idx, v))
         ranked.sort(key=lambda e: (e[0], e[1], e[2], e[3]))
         del ranked[width:]
@@ -689,7 +721,7 @@ def _beams(n: int) -> tuple[tuple[int, bool], ...]:
     """(width, strong) of the beams to run on a segment of n ops. Widths shrink with n so
     that each beam stays well under a second; the strong bound costs about n per call, so
     large segments get only the cheap ranking."""
-    cheap = max(4, min(64, 8000 // max(n, 1)))
+    cheap = max(2, min(64, 4000 // max(n, 1)))
     if n > 80:
         return ((1, False), (cheap, False))
     return ((1, True), (cheap, False), (max(1, min(64, 60000 // (n * n))), True))
@@ -807,7 +839,7 @@ def _frame_bound(sp: _Space, d: int, mem: int, live: int, ready: int, above: int
             m = x
         r ^= low
     h = mem + (sp.dead0 if d == 0 else 0) + m
-    if h > above:
+    if h > above or not sp.dyn:
         return h
     return max(h, sp.dyn_bound(d, mem, live, above))
 
