@@ -7,6 +7,7 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from functools import cache
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from conftest import ALL_MODELS, model_path
 from nnopt.errors import PlanError
 from nnopt.frontend.tflite import load_model
+from nnopt.passes import schedule as schedule_mod
 from nnopt.passes.lifetimes import schedule_problem
 from nnopt.passes.schedule import Schedule, ScheduleProblem, live_profile, peak_of, schedule
 
@@ -182,7 +184,8 @@ def dags(draw: st.DrawFn, max_ops: int = 9, shuffle: bool = False) -> SchedulePr
         k = draw(st.integers(0, min(3, len(avail))))
         ins = [avail[len(avail) - 1 - draw(st.integers(0, min(3, len(avail) - 1)))]
                for _ in range(k)]
-        if avail and draw(st.booleans()):
+        longer = draw(st.booleans())
+        if avail and longer:
             ins.append(draw(st.sampled_from(avail)))  # a longer edge, maybe a repeat
         outs = []
         for _ in range(draw(st.sampled_from([0, 1, 1, 1, 2]))):
@@ -315,7 +318,7 @@ def test_live_profile_matches_definition(p: ScheduleProblem, rnd: random.Random)
 # --------------------------------------------------------------------------- exactness
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(dags())
 def test_optimal_equals_brute_force(p: ScheduleProblem) -> None:
     assume(count_orders(p) <= 3000)
@@ -346,6 +349,29 @@ def test_shuffled_ops_and_other_strategies(p: ScheduleProblem) -> None:
     else:
         with pytest.raises(PlanError):
             schedule(p, strategy="file")
+
+
+def _no_heuristic(sp: schedule_mod._Space, width: int, strong: bool) -> tuple[list[int], int, int]:
+    """Stands in for the beams: the lowest-index topological order of the segment."""
+    order: list[int] = []
+    done = 0
+    while len(order) < sp.n:
+        v = next(v for v in range(sp.n) if not (done >> v) & 1 and not sp.pred[v] & ~done)
+        order.append(v)
+        done |= 1 << v
+    return order, sp.peak(order), 0
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(dags(shuffle=True))
+def test_exact_search_alone_equals_brute_force(p: ScheduleProblem) -> None:
+    """White box: with the heuristics replaced by a plain topological order, the
+    optimum comes from the depth-first search itself."""
+    assume(count_orders(p) <= 3000)
+    with patch.object(schedule_mod, "_beam", _no_heuristic):
+        s = schedule(p)
+    check_schedule(p, s)
+    assert s.optimal and s.peak == brute_force(p)
 
 
 @settings(max_examples=60, deadline=None)
@@ -393,6 +419,8 @@ def test_wide_graphs_match_reference_search(n_branches: int, length: int, seed: 
     s = schedule(p, time_budget_s=60)
     check_schedule(p, s)
     assert s.optimal and s.peak == reference_search(p)
+    with patch.object(schedule_mod, "_beam", _no_heuristic):
+        assert schedule(p, time_budget_s=60).peak == s.peak
 
 
 @pytest.mark.parametrize(("n_branches", "length", "seed", "same"), [
