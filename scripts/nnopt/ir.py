@@ -83,6 +83,9 @@ class PoolOptions:
     filter_h: int
     filter_w: int
     activation: Activation = "NONE"
+    # Set by passes.inplace_ops (PAD folding): (top, bottom, left, right) implicit padding
+    # of a VALID window over the unpadded input; the padded tensor never exists.
+    explicit_padding: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ class ConvOptions:
     # consumed this conv's output is folded in; the op's output is then the pooled tensor
     # and the full conv output never exists.
     fused_max_pool: PoolOptions | None = None
+    # Set by passes.inplace_ops (PAD folding), as PoolOptions.explicit_padding.
+    explicit_padding: tuple[int, int, int, int] | None = None
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,60 @@ class FusionEntry:
 
 
 @dataclass(frozen=True)
+class OverlapEntry:
+    """A permitted overlap of a dying input (src) and an op's output (dst) in the arena
+    (passes.inplace_ops, passes.tiling): safe offset differences and the order used."""
+
+    src: int  # root tensor read
+    dst: int  # root tensor written
+    first: int  # schedule positions where both are live
+    last: int
+    forward_max: int | None  # off(dst) - off(src) <= this: safe in increasing order
+    backward_min: int | None  # off(dst) - off(src) >= this: safe in decreasing order
+    mode: str  # "forward", "backward" (the planned offsets overlap) or "disjoint"
+    reason: str
+
+
+@dataclass(frozen=True)
+class InplaceOpEntry:
+    """An op run in place beyond element-wise ops (passes.inplace_ops)."""
+
+    op: int  # op index
+    kind: str  # "depthwise_channel" (output over input, one channel of scratch) or
+    # "rows" (row by row on sub-views, so the output may overlap the dying input)
+    direction: str = "forward"  # "rows": "forward" (row 0 first) or "backward"
+
+
+@dataclass(frozen=True)
+class TileEntry:
+    """One tensor of a tiled stage: where its per-patch region lives."""
+
+    tensor: int
+    kind: str  # "tile" (dense tile buffer), "input"/"output" (the full tensor, accessed
+    # through each patch's window directly), "gather"/"scatter" (a tile buffer copied
+    # from/to the full tensor)
+    offset: int  # arena offset of the tile buffer (tile/gather/scatter)
+    size: int  # tile buffer bytes (max over patches)
+    regions: tuple[tuple[int, int, int, int], ...]  # per patch: y0, y1, x0, x1
+
+
+@dataclass(frozen=True)
+class StageEntry:
+    """A prefix (or segment) of the schedule run patch by patch (MCUNetV2)."""
+
+    ops: tuple[int, ...]  # op indices in execution order
+    first: int  # schedule positions
+    last: int
+    grid: tuple[int, int]  # patches down and across the stage output
+    order: str  # "forward" (raster) or "backward" (reverse raster)
+    inputs: tuple[int, ...]  # boundary input tensors (full)
+    output: int  # boundary output tensor (full)
+    tiles: tuple[TileEntry, ...]
+    macs: int  # multiply-accumulates of the stage as tiled
+    base_macs: int  # and without tiling
+
+
+@dataclass(frozen=True)
 class StepEntry:
     position: int
     op: int
@@ -81,6 +135,12 @@ class Plan:
     board: str | None = None
     sram_budget_bytes: int | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    # Below the op bound (passes.inplace_ops, passes.tiling); empty when not used.
+    overlaps: tuple[OverlapEntry, ...] = ()
+    inplace_ops: tuple[InplaceOpEntry, ...] = ()
+    stages: tuple[StageEntry, ...] = ()
+    macs: int = 0  # multiply-accumulates per inference as planned (tiling included)
+    base_macs: int = 0  # without tiling
 
     @property
     def fragmentation(self) -> float:
@@ -127,4 +187,17 @@ class Plan:
             weight_bytes=d["weight_bytes"], planning_seconds=d["planning_seconds"],
             board=d.get("board"), sram_budget_bytes=d.get("sram_budget_bytes"),
             options=dict(d.get("options", {})),
+            overlaps=tuple(OverlapEntry(**o) for o in d.get("overlaps", ())),
+            inplace_ops=tuple(InplaceOpEntry(**o) for o in d.get("inplace_ops", ())),
+            stages=tuple(_stage_from_json(x) for x in d.get("stages", ())),
+            macs=int(d.get("macs", 0)), base_macs=int(d.get("base_macs", 0)),
         )
+
+
+def _stage_from_json(d: dict[str, Any]) -> StageEntry:
+    tiles = tuple(TileEntry(t["tensor"], t["kind"], t["offset"], t["size"],
+                            tuple(tuple(r) for r in t["regions"]))
+                  for t in d["tiles"])
+    return StageEntry(tuple(d["ops"]), d["first"], d["last"], tuple(d["grid"]),
+                      d["order"], tuple(d["inputs"]), d["output"], tiles, d["macs"],
+                      d["base_macs"])

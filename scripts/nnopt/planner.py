@@ -17,8 +17,10 @@ from .errors import BudgetError, PlanError
 from .ir import Graph
 from .lowering import check_graph, lowering_for
 from .passes.arena import plan_arena
+from .passes.below_bound import BelowOptions, plan_below, plan_records
 from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace import plan_inplace
+from .passes.inplace_ops import fold_pads
 from .passes.lifetimes import alias_roots, buffers_for, live_profile, schedule_problem
 from .passes.schedule import peak_of, schedule
 from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
@@ -37,6 +39,14 @@ class PlanOptions:
     check_kernels: bool = True  # refuse ops the runtime has no kernel for
     board: Board | None = None
     sram: int | None = None  # budget in bytes; overrides the board's arena region
+    # Below the op bound (passes.below_bound): "auto" where it lowers the arena, "off",
+    # or "force" wherever valid. inplace_ops: PAD folding, in-place depthwise, partial
+    # overlap of a dying input and the output; tiling: patch-based first stage. Off in
+    # the API by default (plans stay comparable with earlier releases); the commands
+    # default to "auto" (nnopt minimises SRAM unless told otherwise).
+    inplace_ops: str = "off"
+    tiling: str = "off"
+    max_extra_macs: float = 15.0  # tiling without a budget: at most this % more MACs
 
     @property
     def budget_bytes(self) -> int | None:
@@ -71,6 +81,9 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
     fusions: list[Fusion] = []
     if opts.fuse:
         g, fusions = fuse_max_pool(graph)
+    if opts.inplace_ops != "off":
+        g, folded = fold_pads(g)
+        fusions += folded
 
     problem = schedule_problem(g)
     sched = schedule(problem, strategy="file" if opts.order == "file" else "optimal",
@@ -79,18 +92,27 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
 
     roots = alias_roots(g)
     unfused_peak = peak_of(base_problem, file_order) if opts.order == "file" else peak_of(
-        base_problem, _unfused_order(graph, g, order))
+        base_problem, _unfused_order(graph, g, order, fusions))
     inplace = plan_inplace(g, order, roots) if opts.inplace else {}
     roots = alias_roots(g, inplace)
 
     scratch = {}
     if opts.check_kernels:
         for op in g.ops:
-            n = lowering_for(op).scratch_bytes(g, op)
+            # folded padding: codegen.views runs the generic kernel, without scratch
+            n = (0 if getattr(op.options, "explicit_padding", None) is not None
+                 else lowering_for(op).scratch_bytes(g, op))
             if n:
                 scratch[op.index] = n
-    buffers = buffers_for(g, order, roots, scratch)
-    arena = plan_arena(buffers, align=opts.align, strategies=opts.arena_strategies)
+    below = None
+    if opts.inplace_ops != "off" or opts.tiling != "off":
+        below = plan_below(g, order, inplace, scratch, BelowOptions(
+            opts.inplace_ops, opts.tiling, opts.max_extra_macs, opts.budget_bytes,
+            opts.align, opts.arena_strategies))
+        roots, scratch, buffers, arena = below.roots, below.scratch, below.buffers, below.arena
+    else:
+        buffers = buffers_for(g, order, roots, scratch)
+        arena = plan_arena(buffers, align=opts.align, strategies=opts.arena_strategies)
 
     tensor_bufs = [b for b in buffers if b.tensor is not None]
     prof = live_profile(tensor_bufs, len(order))
@@ -141,25 +163,35 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
         planning_seconds=round(time.perf_counter() - t0, 3),
         board=opts.board.name if opts.board else None,
         sram_budget_bytes=opts.budget_bytes,
-        options={"order": opts.order, "fuse": opts.fuse, "inplace": opts.inplace},
+        options={"order": opts.order, "fuse": opts.fuse, "inplace": opts.inplace,
+                 "inplace_ops": opts.inplace_ops, "tiling": opts.tiling,
+                 "max_extra_macs": opts.max_extra_macs},
+        **(plan_records(below, g, order) if below is not None else {}),
     )
     return PlannedModel(graph, g, plan)
 
 
-def _unfused_order(source: Graph, fused: Graph, order: tuple[int, ...]) -> tuple[int, ...]:
-    """The chosen order mapped back to the unfused graph (each folded op right after
-    the op it was folded into), as positions into source.ops."""
+def _unfused_order(source: Graph, fused: Graph, order: tuple[int, ...],
+                   fusions: list[Fusion] | None = None) -> tuple[int, ...]:
+    """The chosen order mapped back to the unfused graph (each folded max pool right
+    after the op it was folded into, each folded PAD right before), as positions into
+    source.ops."""
     pos_of = {op.index: k for k, op in enumerate(source.ops)}
     folded: dict[int, list[int]] = {}
+    before: dict[int, list[int]] = {}
+    pads = {f.op: f.into for f in fusions or [] if f.kind == "pad"}
     fused_idx = {op.index for op in fused.ops}
     for op in source.ops:
-        if op.index not in fused_idx:
+        if op.index in pads:
+            before.setdefault(pads[op.index], []).append(op.index)
+        elif op.index not in fused_idx:
             # the pool consumed the conv's output: put it after its producer
             prod = source.producer[op.inputs[0]]
             folded.setdefault(prod, []).append(op.index)
     out: list[int] = []
     for k in order:
         idx = fused.ops[k].index
+        out.extend(pos_of[f] for f in before.get(idx, []))
         out.append(pos_of[idx])
         out.extend(pos_of[f] for f in folded.get(idx, []))
     return tuple(out)

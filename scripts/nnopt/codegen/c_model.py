@@ -28,6 +28,7 @@ from ..lowering import EmitContext, lowering_for
 from ..passes.dynamic import ALLOCATORS, DynamicPlan, dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
+from .views import ViewLowerings
 
 _C_TYPES = {
     np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t", np.dtype(np.int16): "int16_t",
@@ -84,6 +85,8 @@ class _Emitter:
         aliases = {b.tensor: b.alias_of for b in self.plan.buffers if b.alias_of is not None}
         self.aliased_ops = {op.index for op in self.g.ops
                             if is_alias_op(self.g, op) and op.outputs[0] in aliases}
+        # Ops the plan runs on sub-views (folded padding, row by row, in place, tiles).
+        self.views = ViewLowerings(self.plan, self.g)
         if allocator not in ALLOCATORS:
             raise ValueError(f"unknown allocator {allocator!r}")
         self.dyn: DynamicPlan | None = (dynamic_plan(self.g, self.plan)
@@ -136,7 +139,7 @@ class _Emitter:
         for op in self.g.ops:
             if op.index in self.aliased_ops:
                 continue  # its output shares its input's bytes: nothing to run
-            low = lowering_for(op)
+            low = self.views.lowering_for(op) or lowering_for(op)
             self.headers.update(low.headers)
             ctx = EmitContext(
                 graph=self.g, op=op, ptr=self.ptr,

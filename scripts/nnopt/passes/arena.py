@@ -22,6 +22,16 @@ plan: two buffers whose lifetimes intersect must not intersect in space.
 Every offset is a multiple of ``align``; sizes are padded to ``align`` when placed.
 The live-sum peak (aligned) is a lower bound for every strategy: once a strategy
 reaches it, the remaining ones are not run (they are absent from ``candidates``).
+
+Permitted overlaps (:class:`Overlap`, from ``passes.inplace_ops`` and ``passes.tiling``):
+an op whose access pattern allows it may write its output over the part of a dying
+input it has already consumed (rows or patches processed in order). Each permission
+names the two buffers, the schedule positions where both are live, and the safe
+offset differences ``off(dst) - off(src)`` (<= ``forward_max`` when processed in
+increasing address order, >= ``backward_min`` in decreasing order). The first-fit
+strategies place buffers with these relaxed conflicts; :func:`verify_offsets` accepts
+an overlap in space and time only when such a permission covers it, and stays strict
+for everything else. With permissions the live-sum peak is no longer a lower bound.
 """
 
 from __future__ import annotations
@@ -43,6 +53,52 @@ def _overlap_time(a: Buffer, b: Buffer) -> bool:
 
 
 @dataclass(frozen=True)
+class Overlap:
+    """Permission for buffer ``dst`` (written by an op) to share bytes with buffer
+    ``src`` (read by it, dead after it), justified by the op's access pattern."""
+
+    src: str  # buffer key of the input
+    dst: str  # buffer key of the output
+    first: int  # schedule positions in which both may be live: their lifetimes may
+    last: int  # intersect only inside [first, last]
+    forward_max: int | None  # safe if off(dst) - off(src) <= this (forward order)
+    backward_min: int | None  # safe if off(dst) - off(src) >= this (backward order)
+    reason: str  # e.g. "op 2 (CONV_2D) row by row"
+
+    def allows(self, delta: int) -> bool:
+        return ((self.forward_max is not None and delta <= self.forward_max)
+                or (self.backward_min is not None and delta >= self.backward_min))
+
+
+_NO_OVERLAPS: tuple[Overlap, ...] = ()
+_INF = 1 << 62
+
+
+def _permits(overlaps: Sequence[Overlap]) -> dict[tuple[str, str], Overlap]:
+    return {(o.src, o.dst): o for o in overlaps}
+
+
+def _busy(o: Buffer, off: int, o_size: int, b: Buffer, b_size: int,
+          perms: Mapping[tuple[str, str], Overlap], align: int) -> tuple[int, int] | None:
+    """The interval [lo, hi) that already-placed buffer o (at off) blocks for b, in
+    first-fit form (b's start s conflicts iff s + b_size > lo and s < hi); None if o
+    blocks nothing (a permission allows every overlapping position)."""
+    lo, hi = off, off + o_size
+    p = perms.get((o.key, b.key))
+    if p is not None:  # o is the input, b the output: d = s - off
+        f = p.forward_max if p.forward_max is not None else -_INF
+        r = p.backward_min if p.backward_min is not None else _INF
+        lo, hi = off + max(-b_size, f) + b_size, off + min(o_size, r)
+    else:
+        p = perms.get((b.key, o.key))
+        if p is not None:  # b is the input, o the output: delta = off - s
+            f = p.forward_max if p.forward_max is not None else -_INF
+            r = p.backward_min if p.backward_min is not None else _INF
+            lo, hi = max(off - r, off - b_size) + b_size, min(off - f, off + o_size)
+    return (lo, _align(hi, align)) if lo - b_size < hi else None
+
+
+@dataclass(frozen=True)
 class ArenaPlan:
     strategy: str
     offsets: Mapping[str, int]  # buffer key -> byte offset
@@ -50,17 +106,20 @@ class ArenaPlan:
     candidates: Mapping[str, int]  # every strategy tried -> arena bytes it reached
 
 
-Strategy = Callable[[Sequence[Buffer], int], dict[str, int]]
+Strategy = Callable[..., dict[str, int]]
+"""``strategy(buffers, align, overlaps=()) -> offsets``."""
 
 
-def _first_fit(order: Sequence[Buffer], align: int) -> dict[str, int]:
+def _first_fit(order: Sequence[Buffer], align: int,
+               overlaps: Sequence[Overlap] = _NO_OVERLAPS) -> dict[str, int]:
     """Place buffers in the given order, each at the lowest aligned offset that fits."""
     placed: list[tuple[Buffer, int]] = []
     offsets: dict[str, int] = {}
+    perms = _permits(overlaps)
     for b in order:
         size = _align(b.size, align)
-        busy = sorted((off, off + _align(o.size, align))
-                      for o, off in placed if _overlap_time(o, b))
+        busy = sorted(iv for o, off in placed if _overlap_time(o, b)
+                      if (iv := _busy(o, off, _align(o.size, align), b, size, perms, align)))
         cur = 0
         for lo, hi in busy:
             if cur + size <= lo:
@@ -75,24 +134,29 @@ def _arena_size(buffers: Sequence[Buffer], offsets: Mapping[str, int], align: in
     return max((offsets[b.key] + _align(b.size, align) for b in buffers), default=0)
 
 
-def greedy_by_size(buffers: Sequence[Buffer], align: int) -> dict[str, int]:
+def greedy_by_size(buffers: Sequence[Buffer], align: int,
+                   overlaps: Sequence[Overlap] = _NO_OVERLAPS) -> dict[str, int]:
     order = sorted(buffers, key=lambda b: (-b.size, -(b.tensor if b.tensor is not None else -1)))
-    return _first_fit(order, align)
+    return _first_fit(order, align, overlaps)
 
 
-def greedy_by_lifetime(buffers: Sequence[Buffer], align: int) -> dict[str, int]:
+def greedy_by_lifetime(buffers: Sequence[Buffer], align: int,
+                       overlaps: Sequence[Overlap] = _NO_OVERLAPS) -> dict[str, int]:
     order = sorted(buffers, key=lambda b: (b.first, -b.size, b.key))
-    return _first_fit(order, align)
+    return _first_fit(order, align, overlaps)
 
 
-def _two_ended_at(buffers: Sequence[Buffer], align: int, target: int) -> dict[str, int] | None:
+def _two_ended_at(buffers: Sequence[Buffer], align: int, target: int,
+                  overlaps: Sequence[Overlap] = _NO_OVERLAPS) -> dict[str, int] | None:
     order = sorted(buffers, key=lambda b: (b.first, -(b.last - b.first), -b.size, b.key))
     placed: list[tuple[Buffer, int, int]] = []
     offsets: dict[str, int] = {}
     side_of: dict[str, int] = {}
+    perms = _permits(overlaps)
     for b in order:
         size = _align(b.size, align)
-        busy = sorted((lo, hi) for o, lo, hi in placed if _overlap_time(o, b))
+        busy = sorted(iv for o, lo, hi in placed if _overlap_time(o, b)
+                      if (iv := _busy(o, lo, hi - lo, b, size, perms, align)))
         # lowest fit from the bottom
         lo_fit = 0
         for lo, hi in busy:
@@ -126,7 +190,8 @@ def _two_ended_at(buffers: Sequence[Buffer], align: int, target: int) -> dict[st
     return offsets
 
 
-def two_ended(buffers: Sequence[Buffer], align: int) -> dict[str, int]:
+def two_ended(buffers: Sequence[Buffer], align: int,
+              overlaps: Sequence[Overlap] = _NO_OVERLAPS) -> dict[str, int]:
     if not buffers:
         return {}
     n = max(b.last for b in buffers) + 1
@@ -138,11 +203,11 @@ def two_ended(buffers: Sequence[Buffer], align: int) -> dict[str, int]:
     upper = sum(_align(b.size, align) for b in buffers)
     step = max(align, target // 64 // align * align)
     while target <= upper:
-        res = _two_ended_at(buffers, align, target)
+        res = _two_ended_at(buffers, align, target, overlaps)
         if res is not None:
             return res
         target += step
-    return greedy_by_size(buffers, align)
+    return greedy_by_size(buffers, align, overlaps)
 
 
 def aligned_live_peak(buffers: Sequence[Buffer], align: int) -> int:
@@ -158,11 +223,12 @@ def aligned_live_peak(buffers: Sequence[Buffer], align: int) -> int:
     return peak
 
 
-def hill_climb(buffers: Sequence[Buffer], align: int, *, iterations: int = 400,
+def hill_climb(buffers: Sequence[Buffer], align: int,
+               overlaps: Sequence[Overlap] = _NO_OVERLAPS, *, iterations: int = 400,
                seed: int = 0) -> dict[str, int]:
     if len(buffers) < 2:
-        return _first_fit(list(buffers), align)
-    bound = aligned_live_peak(buffers, align)
+        return _first_fit(list(buffers), align, overlaps)
+    bound = aligned_live_peak(buffers, align) if not overlaps else 0
     starts = [
         sorted(buffers, key=lambda b: (-b.size, b.key)),
         sorted(buffers, key=lambda b: (b.first, -b.size, b.key)),
@@ -171,7 +237,7 @@ def hill_climb(buffers: Sequence[Buffer], align: int, *, iterations: int = 400,
     best_order: list[Buffer] = []
     best = -1
     for s in starts:
-        size = _arena_size(buffers, _first_fit(s, align), align)
+        size = _arena_size(buffers, _first_fit(s, align, overlaps), align)
         if best < 0 or size < best:
             best, best_order = size, list(s)
     rng = random.Random(seed)
@@ -184,10 +250,10 @@ def hill_climb(buffers: Sequence[Buffer], align: int, *, iterations: int = 400,
             continue
         cand = list(best_order)
         cand[i], cand[j] = cand[j], cand[i]
-        size = _arena_size(buffers, _first_fit(cand, align), align)
+        size = _arena_size(buffers, _first_fit(cand, align, overlaps), align)
         if size <= best:
             best, best_order = size, cand
-    return _first_fit(best_order, align)
+    return _first_fit(best_order, align, overlaps)
 
 
 STRATEGIES: dict[str, Strategy] = {
@@ -199,9 +265,14 @@ STRATEGIES: dict[str, Strategy] = {
 
 
 def verify_offsets(buffers: Sequence[Buffer], offsets: Mapping[str, int], align: int,
-                   arena_bytes: int) -> None:
+                   arena_bytes: int, overlaps: Sequence[Overlap] = _NO_OVERLAPS) -> None:
     """Raise PlanError if two buffers live at the same time share a byte, or if any
-    buffer is misaligned or outside the arena."""
+    buffer is misaligned or outside the arena.
+
+    The only exception: a pair covered by a permitted :class:`Overlap` whose offset
+    difference is one the permission allows and whose lifetimes intersect only inside
+    the permission's positions (the input dies where the output is born)."""
+    perms = _permits(overlaps)
     for b in buffers:
         off = offsets.get(b.key)
         if off is None:
@@ -219,17 +290,33 @@ def verify_offsets(buffers: Sequence[Buffer], offsets: Mapping[str, int], align:
             if b_lo >= a_hi:
                 break
             if _overlap_time(a, b) and a.size and b.size and b_lo < a_hi and a_lo < b_lo + b.size:
+                if _permitted(a, b, offsets, perms):
+                    continue
                 raise PlanError(f"buffers {a.key} and {b.key} overlap in space "
                                 f"[{a_lo},{a_hi}) / [{b_lo},{b_lo + b.size}) and in time")
 
 
+def _permitted(a: Buffer, b: Buffer, offsets: Mapping[str, int],
+               perms: Mapping[tuple[str, str], Overlap]) -> bool:
+    for src, dst in ((a, b), (b, a)):
+        p = perms.get((src.key, dst.key))
+        if p is None:
+            continue
+        lo, hi = max(src.first, dst.first), min(src.last, dst.last)
+        if lo < p.first or hi > p.last:
+            return False  # live together outside the op that justifies the overlap
+        return p.allows(offsets[dst.key] - offsets[src.key])
+    return False
+
+
 def plan_arena(buffers: Sequence[Buffer], *, align: int = 16,
-               strategies: Sequence[str] | None = None) -> ArenaPlan:
+               strategies: Sequence[str] | None = None,
+               overlaps: Sequence[Overlap] = _NO_OVERLAPS) -> ArenaPlan:
     """Run the strategies, verify each result, keep the smallest arena."""
     names = list(strategies) if strategies else list(STRATEGIES)
     best: ArenaPlan | None = None
     candidates: dict[str, int] = {}
-    bound = aligned_live_peak(buffers, align)
+    bound = aligned_live_peak(buffers, align) if not overlaps else 0
     for name in names:
         if strategies is None and best is not None and best.arena_bytes <= bound:
             break  # already at the live peak: no strategy can do better
@@ -238,9 +325,9 @@ def plan_arena(buffers: Sequence[Buffer], *, align: int = 16,
         except KeyError:
             raise PlanError(f"unknown arena strategy {name!r}",
                             hint="strategies: " + ", ".join(STRATEGIES)) from None
-        offsets = strategy(buffers, align)
+        offsets = strategy(buffers, align, overlaps) if overlaps else strategy(buffers, align)
         size = _arena_size(buffers, offsets, align)
-        verify_offsets(buffers, offsets, align, size)
+        verify_offsets(buffers, offsets, align, size, overlaps)
         candidates[name] = size
         if best is None or size < best.arena_bytes:
             best = ArenaPlan(name, offsets, size, candidates)

@@ -1,0 +1,291 @@
+"""Op bodies on sub-views of tensors: what the plan's below-the-bound decisions need.
+
+The ordinary lowerings (``nnopt.lowering``) emit one kernel call over whole tensors.
+This module emits, from the Plan, the variants that let buffers overlap (see
+``passes.inplace_ops`` and ``passes.tiling``), always calling the same reference
+kernels (so kernel speed-ups apply here too):
+
+- window ops with an explicit padding left by PAD folding: one call, the padding in the
+  kernel geometry;
+- ``rows`` ops: a loop over output rows (increasing or decreasing, as planned), each a
+  kernel call on the input rows that row reads (``nnrt_window_rows``) and the one
+  output row; a channel CONCATENATION copies one row of every input per call;
+- ``depthwise_channel`` ops: ``nnrt_depthwise_conv2d_inplace_s8`` over the shared
+  buffer with the planned scratch channel.
+
+:class:`ViewLowerings` answers, per op, the lowering to use instead of the registered
+one (or None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..cdefs import DTYPE_SIZE, DType
+from ..errors import PlanError
+from ..ir import ConcatOptions, ConvOptions, Graph, Op, PoolOptions
+from ..lowering import EmitContext, lowering_for
+from ..lowering.conv import (
+    activation_range_float,
+    activation_range_int8,
+    c_float,
+    per_tensor_quant,
+    weight_requant,
+)
+from ..lowering.elementwise import Raw, act_range_f32, act_range_s8, c_params
+from ..passes.regions import WINDOW, Spatial, spatial_of
+from ..plan import Plan
+
+C_ELEM = {DType.INT8: "int8_t", DType.FLOAT32: "float"}
+
+
+def _geom_fields(graph: Graph, op: Op, sp: Spatial) -> dict[str, Any]:
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    if op.opcode in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
+        o = op.options
+        assert isinstance(o, PoolOptions)
+        return {"batches": 1, "input_h": x.shape[1], "input_w": x.shape[2],
+                "channels": x.shape[3], "output_h": y.shape[1], "output_w": y.shape[2],
+                "filter_h": o.filter_h, "filter_w": o.filter_w, "stride_h": o.stride_h,
+                "stride_w": o.stride_w, "pad_top": sp.h.pad, "pad_left": sp.w.pad}
+    o = op.options
+    assert isinstance(o, ConvOptions)
+    w = graph.tensors[op.inputs[1]]
+    dw = op.opcode == "DEPTHWISE_CONV_2D"
+    return {"batches": 1, "input_h": x.shape[1], "input_w": x.shape[2], "input_c": x.shape[3],
+            "output_h": y.shape[1], "output_w": y.shape[2], "output_c": y.shape[3],
+            "filter_h": w.shape[1], "filter_w": w.shape[2],
+            "filter_c": (y.shape[3] // x.shape[3]) if dw else w.shape[3],
+            "stride_h": o.stride_h, "stride_w": o.stride_w, "dilation_h": o.dilation_h,
+            "dilation_w": o.dilation_w, "pad_top": sp.h.pad, "pad_left": sp.w.pad}
+
+
+@dataclass(frozen=True)
+class KernelCall:
+    """A window op as one kernel: its params type and fields, function and pointers."""
+
+    ptype: str
+    fields: dict[str, Any]
+    fn: str
+    elem: str  # C element type of input/output
+    weights: tuple[str, ...]  # extra pointer arguments between input and output
+    geom_key: str  # name of the geometry member ("geom")
+    scratch: tuple[str, ...] = ()  # trailing scratch argument of the variant, if any
+
+
+def kernel_call(ctx: EmitContext, sp: Spatial) -> KernelCall:
+    """The kernel call of a window op over whole tensors (explicit padding included)."""
+    graph, op = ctx.graph, ctx.op
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    geom = _geom_fields(graph, op, sp)
+    int8 = x.dtype == DType.INT8
+    elem = C_ELEM[x.dtype]
+    sfx = "s8" if int8 else "f32"
+    if op.opcode in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
+        o = op.options
+        assert isinstance(o, PoolOptions)
+        lo: Any
+        hi: Any
+        if int8:
+            lo, hi = act_range_s8(op, o.activation, y)
+        else:
+            lo, hi = act_range_f32(op, o.activation)
+        kind = "maxpool2d" if op.opcode == "MAX_POOL_2D" else "avgpool2d"
+        return KernelCall(f"nnrt_pool_{sfx}_params_t", {"geom": geom, "act_min": lo,
+                                                       "act_max": hi},
+                          f"nnrt_{kind}_{sfx}", elem, (), "geom")
+    o = op.options
+    assert isinstance(o, ConvOptions)
+    w = graph.tensors[op.inputs[1]]
+    bias = graph.tensors[op.inputs[2]] if len(op.inputs) > 2 and op.inputs[2] >= 0 else None
+    dw = op.opcode == "DEPTHWISE_CONV_2D"
+    fn = f"nnrt_{'depthwise_conv2d' if dw else 'conv2d'}_{sfx}"
+    wptrs = (ctx.ptr(w.index), ctx.ptr(bias.index) if bias is not None else "NULL")
+    scratch: tuple[str, ...] = ()
+    if o.explicit_padding is None:
+        # The kernel variant the registered lowering picks for the whole op also takes
+        # every sub-view of it (same filter, channels and padding kind), with the same
+        # scratch, which the planner reserved.
+        chooser = getattr(lowering_for(op), "variant", None)
+        if chooser is not None:
+            v = chooser(graph, op)
+            fn = v.function
+            if v.scratch:
+                scratch = (ctx.scratch,)
+    fields: dict[str, Any] = {"geom": geom}
+    if int8:
+        _, z_in = per_tensor_quant(op, x, "input")
+        s_out, z_out = per_tensor_quant(op, y, "output")
+        per_channel, mults, shifts = weight_requant(op, x, w, y, y.shape[3], 3 if dw else 0)
+        alo, ahi = activation_range_int8(o.activation, s_out, z_out)
+        mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
+        shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
+        fields.update({"input_offset": -z_in, "output_offset": z_out, "act_min": alo,
+                       "act_max": ahi, "per_channel": 1 if per_channel else 0,
+                       "multiplier": Raw(mult), "shift": Raw(shift), "pool": Raw("NULL")})
+        return KernelCall("nnrt_conv_s8_params_t", fields, fn, elem, wptrs, "geom", scratch)
+    flo, fhi = activation_range_float(o.activation)
+    fields.update({"act_min": Raw(c_float(flo)), "act_max": Raw(c_float(fhi)),
+                   "pool": Raw("NULL")})
+    return KernelCall("nnrt_conv_f32_params_t", fields, fn, elem, wptrs, "geom", scratch)
+
+
+def _call(k: KernelCall, params: str, x: str, y: str) -> str:
+    return f"{k.fn}({', '.join([params, x, *k.weights, y, *k.scratch])})"
+
+
+def _typed(ptr: str, elem: str, const: bool, byte_offset: str | None = None) -> str:
+    q = "const " if const else ""
+    if byte_offset is None:
+        return f"({q}{elem} *){ptr}"
+    return f"({q}{elem} *)(void *)((uint8_t *){ptr} + {byte_offset})"
+
+
+class _Lowering:
+    """A lowering object (the registry's protocol) for one op variant."""
+
+    def __init__(self, headers: Sequence[str], emit: Any) -> None:
+        self.headers = tuple(headers)
+        self._emit = emit
+
+    def check(self, graph: Graph, op: Op) -> None:  # planned: checked already
+        return None
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        return self._emit(ctx)  # type: ignore[no-any-return]
+
+
+_CONV_H = ("nnrt/kernels/conv.h",)
+_POOL_H = ("nnrt/kernels/pool.h",)
+
+
+def _headers_for(op: Op) -> tuple[str, ...]:
+    if op.opcode in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
+        return _POOL_H
+    if op.opcode == "CONCATENATION":
+        return ("nnrt/kernels/shape.h",)
+    return _CONV_H
+
+
+def emit_window(ctx: EmitContext) -> list[str]:
+    """A window op over whole tensors, its padding (explicit or not) in the geometry."""
+    sp = spatial_of(ctx.graph, ctx.op)
+    if sp is None or sp.kind != WINDOW:
+        raise PlanError(f"op {ctx.op.index} ({ctx.op.opcode}) has no window geometry")
+    k = kernel_call(ctx, sp)
+    x, y = ctx.op.inputs[0], ctx.op.outputs[0]
+    call = _call(k, "&params", _typed(ctx.ptr(x), k.elem, True),
+                 _typed(ctx.ptr(y), k.elem, False))
+    return [*c_params(k.ptype, k.fields), f"return {call};"]
+
+
+def emit_window_rows(ctx: EmitContext, direction: str) -> list[str]:
+    """A window op one output row at a time (the output may overlap the dying input)."""
+    graph, op = ctx.graph, ctx.op
+    sp = spatial_of(graph, op)
+    if sp is None or sp.kind != WINDOW:
+        raise PlanError(f"op {op.index} ({op.opcode}) cannot run row by row")
+    k = kernel_call(ctx, sp)
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    in_row = x.shape[2] * x.shape[3] * DTYPE_SIZE[x.dtype]
+    out_row = y.shape[2] * y.shape[3] * DTYPE_SIZE[y.dtype]
+    oh = y.shape[1]
+    row = "i" if direction == "forward" else f"{oh - 1} - i"
+    lines = [*c_params(k.ptype, k.fields, "base"),
+             f"{k.ptype} p = base;",
+             f"/* {direction}: output row r overwrites only input rows that rows "
+             "already computed read */",
+             f"for (int32_t i = 0; i < {oh}; ++i) {{",
+             f"    const int32_t r = {row};",
+             f"    const nnrt_window_t w = nnrt_window_rows(r, 1, {sp.h.stride}, {sp.h.pad}, "
+             f"{sp.h.kernel}, {sp.h.size});",
+             "    p.geom.input_h = w.rows;",
+             "    p.geom.pad_top = w.pad;",
+             "    p.geom.output_h = 1;",
+             "    const nnrt_status_t s = "
+             + _call(k, "&p",
+                     _typed(ctx.ptr(x.index), k.elem, True, f"(size_t)w.start * {in_row}u"),
+                     _typed(ctx.ptr(y.index), k.elem, False, f"(size_t)r * {out_row}u")) + ";",
+             "    if (s != NNRT_OK) {",
+             "        return s;",
+             "    }",
+             "}",
+             "return NNRT_OK;"]
+    return lines
+
+
+def emit_concat_rows(ctx: EmitContext, direction: str) -> list[str]:
+    """A channel concatenation one row (of pixels) at a time."""
+    graph, op = ctx.graph, ctx.op
+    assert isinstance(op.options, ConcatOptions)
+    y = graph.tensors[op.outputs[0]]
+    elem = DTYPE_SIZE[y.dtype]
+    oh, ow = y.shape[1], y.shape[2]
+    blocks = [graph.tensors[t].shape[3] * elem for t in op.inputs]
+    ident = ctx.const_array("blocks", np.asarray(blocks, dtype=np.int32))
+    row = "i" if direction == "forward" else f"{oh - 1} - i"
+    lines = [*c_params("nnrt_concat_params_t", {"outer": ow, "num_inputs": len(blocks),
+                                                "block_bytes": Raw(ident)}),
+             f"const void *inputs[{len(blocks)}];",
+             f"for (int32_t i = 0; i < {oh}; ++i) {{",
+             f"    const size_t r = (size_t)({row});"]
+    for n, t in enumerate(op.inputs):
+        lines.append(f"    inputs[{n}] = (const uint8_t *){ctx.ptr(t)} + r * "
+                     f"{blocks[n] * ow}u;")
+    lines += [f"    const nnrt_status_t s = nnrt_concat_x8(&params, inputs, "
+              f"(uint8_t *){ctx.ptr(y.index)} + r * {sum(blocks) * ow}u);",
+              "    if (s != NNRT_OK) {",
+              "        return s;",
+              "    }",
+              "}",
+              "return NNRT_OK;"]
+    return lines
+
+
+def emit_depthwise_inplace(ctx: EmitContext) -> list[str]:
+    graph, op = ctx.graph, ctx.op
+    sp = spatial_of(graph, op)
+    assert sp is not None
+    k = kernel_call(ctx, sp)
+    x = op.inputs[0]
+    if ctx.scratch == "NULL":
+        raise PlanError(f"op {op.index}: in-place depthwise convolution without scratch")
+    return [*c_params(k.ptype, k.fields),
+            "return nnrt_depthwise_conv2d_inplace_s8(&params, "
+            f"(int8_t *){ctx.ptr(x)}, {', '.join(k.weights)}, (int8_t *){ctx.scratch});"]
+
+
+def _explicit(op: Op) -> bool:
+    return getattr(op.options, "explicit_padding", None) is not None
+
+
+class ViewLowerings:
+    """Per op, the lowering the plan requires instead of the registered one."""
+
+    def __init__(self, plan: Plan, graph: Graph) -> None:
+        self.plan = plan
+        self.graph = graph
+        self.kind = {e.op: e for e in plan.inplace_ops}
+
+    def lowering_for(self, op: Op) -> _Lowering | None:
+        e = self.kind.get(op.index)
+        if e is not None and e.kind == "depthwise_channel":
+            return _Lowering(("nnrt/kernels/conv.h", "nnrt/kernels/inplace.h"),
+                             emit_depthwise_inplace)
+        if e is not None and e.kind == "rows":
+            direction = e.direction
+            if op.opcode == "CONCATENATION":
+                return _Lowering(("nnrt/kernels/shape.h",),
+                                 lambda ctx: emit_concat_rows(ctx, direction))
+            return _Lowering((*_headers_for(op), "nnrt/kernels/tiling.h"),
+                             lambda ctx: emit_window_rows(ctx, direction))
+        if _explicit(op):
+            return _Lowering(_headers_for(op), emit_window)
+        return None

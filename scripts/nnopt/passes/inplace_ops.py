@@ -1,0 +1,326 @@
+"""In-place operators beyond element-wise ops: what lets a plan go below the op bound.
+
+No order and no offset plan can go below the largest (inputs + outputs) of one op; these
+analyses let an op's output share memory with the input it consumes, each justified by
+the op's access pattern (vMCU's partially overlapping buffers, TinyEngine's in-place
+depthwise convolution):
+
+- ``fold_pads``: a PAD (or PADV2) whose only consumer is a VALID/SAME convolution,
+  depthwise convolution or (under a range condition) max pool becomes that op's
+  implicit padding (``explicit_padding``): the padded tensor never exists. Bit-exact:
+  the pad value is the consumer's input zero point, whose taps contribute
+  ``w * (zp - zp) = 0`` exactly like a skipped padding tap; for max pool the pad value
+  must not exceed the producer's activation minimum, so it never wins.
+- ``stream_overlaps``: a window op (conv, depthwise, pool) or a channel concatenation
+  processed one output row at a time reads input rows ``span(r)`` and writes output row
+  r only. With rows in increasing order, the output may start ``d`` bytes from the
+  input's start for any ``d <= min_r(read_lo(r) - write_hi(r))`` (the rows it
+  overwrites were read by earlier rows only); in decreasing order for any
+  ``d >= max_r(read_hi(r) - write_lo(r))``. These become arena permissions
+  (:class:`~nnopt.passes.arena.Overlap`), valid only where the input dies at the op.
+- ``depthwise_inplace``: an int8 depthwise convolution with depth multiplier 1 computes
+  one channel at a time into a scratch channel, then stores it over that channel of its
+  input (which it no longer needs): the output aliases the input, plus ``OH*OW`` bytes.
+
+Nothing here changes an op's arithmetic: every kernel call is the reference kernel on a
+sub-view, or ``nnrt_depthwise_conv2d_inplace_s8`` (same arithmetic, checked bit-exact).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from ..cdefs import DTYPE_SIZE, DType
+from ..ir import ConvOptions, Graph, Op, PoolOptions
+from .arena import Overlap
+from .fuse import Fusion
+from .lifetimes import Buffer
+from .regions import POINT, Spatial, spatial_of, window_axis
+
+# ----- PAD folding -----
+
+
+def _pad_amounts(graph: Graph, op: Op) -> tuple[int, int, int, int] | None:
+    """(top, bottom, left, right) of a PAD over H and W only, or None."""
+    if len(op.inputs) < 2 or op.inputs[1] < 0:
+        return None
+    p = graph.tensors[op.inputs[1]]
+    if not p.is_constant or p.dtype not in (DType.INT32, DType.INT64) or p.num_elements != 8:
+        return None
+    v = [int(x) for x in p.array().reshape(-1)]
+    if v[0] or v[1] or v[6] or v[7] or min(v) < 0:
+        return None
+    return v[2], v[3], v[4], v[5]
+
+
+def _pad_value(graph: Graph, op: Op) -> float | int | None:
+    """The raw value PAD writes (int8: the stored integer; float: the float)."""
+    y = graph.tensors[op.outputs[0]]
+    if len(op.inputs) >= 3 and op.inputs[2] >= 0:
+        v = graph.tensors[op.inputs[2]]
+        if not v.is_constant or v.num_elements != 1 or v.dtype != y.dtype:
+            return None
+        return v.array().reshape(-1)[0].item()  # type: ignore[no-any-return]
+    if y.dtype == DType.INT8:
+        return y.quant.zero_point[0] if y.quant and y.quant.zero_point else None
+    return 0.0 if y.dtype == DType.FLOAT32 else None
+
+
+def _act_min(graph: Graph, t: int) -> float | None:
+    """A lower bound on the raw values of tensor t from its producer's fused
+    activation (None: unknown)."""
+    from ..lowering.conv import activation_range_int8  # lowering imports passes lazily
+
+    prod = graph.producer.get(t)
+    if prod is None:
+        return None
+    op = graph.op_by_index[prod]
+    act = getattr(op.options, "activation", "NONE")
+    if act not in ("RELU", "RELU6", "RELU_N1_TO_1"):
+        return None
+    x = graph.tensors[t]
+    if x.dtype == DType.INT8 and x.quant is not None and x.quant.scale:
+        return activation_range_int8(act, x.quant.scale[0], x.quant.zero_point[0])[0]
+    if x.dtype == DType.FLOAT32:
+        return -1.0 if act == "RELU_N1_TO_1" else 0.0
+    return None
+
+
+def _fold_target(graph: Graph, pad: Op) -> tuple[Op, tuple[int, int, int, int]] | None:
+    if pad.opcode not in ("PAD", "PADV2") or len(pad.outputs) != 1 or pad.inputs[0] < 0:
+        return None
+    x, y = graph.tensors[pad.inputs[0]], graph.tensors[pad.outputs[0]]
+    if x.is_constant or x.dtype != y.dtype or x.quant != y.quant or len(x.shape) != 4:
+        return None
+    if x.dtype not in (DType.INT8, DType.FLOAT32) or y.index in graph.outputs:
+        return None
+    amounts = _pad_amounts(graph, pad)
+    value = _pad_value(graph, pad)
+    cons = graph.consumers.get(y.index, ())
+    if amounts is None or value is None or len(cons) != 1:
+        return None
+    user = graph.op_by_index[cons[0]]
+    if not user.inputs or user.inputs[0] != y.index or y.index in user.inputs[1:]:
+        return None
+    zp = y.quant.zero_point[0] if (y.dtype == DType.INT8 and y.quant) else 0.0
+    o = user.options
+    if user.opcode in ("CONV_2D", "DEPTHWISE_CONV_2D") and isinstance(o, ConvOptions):
+        if o.fused_max_pool is not None or value != zp:
+            return None
+        w = graph.tensors[user.inputs[1]]
+        kh, kw, sh, sw, dh, dw = (w.shape[1], w.shape[2], o.stride_h, o.stride_w,
+                                  o.dilation_h, o.dilation_w)
+    elif user.opcode == "MAX_POOL_2D" and isinstance(o, PoolOptions):
+        lo = _act_min(graph, x.index)
+        if lo is None or value > lo or o.activation != "NONE":
+            return None  # the pad could win a window: not foldable
+        kh, kw, sh, sw, dh, dw = o.filter_h, o.filter_w, o.stride_h, o.stride_w, 1, 1
+    else:
+        return None
+    t, b, left, right = amounts
+    _, hp, wp, _ = y.shape
+    old = o.explicit_padding
+    if old is None:  # the consumer's own padding over the padded tensor
+        ah = window_axis(hp, kh, sh, dh, o.padding, None)
+        aw = window_axis(wp, kw, sw, dw, o.padding, None)
+        tot_h = max((ah.out - 1) * sh + ah.kernel - hp, 0)
+        tot_w = max((aw.out - 1) * sw + aw.kernel - wp, 0)
+        old = (ah.pad, tot_h - ah.pad, aw.pad, tot_w - aw.pad)
+    new = (t + old[0], b + old[1], left + old[2], right + old[3])
+    _, h, wd, _ = x.shape
+    ah2 = window_axis(h, kh, sh, dh, "VALID", (new[0], new[1]))
+    aw2 = window_axis(wd, kw, sw, dw, "VALID", (new[2], new[3]))
+    out = graph.tensors[user.outputs[0]].shape
+    if (ah2.out, aw2.out) != (out[1], out[2]):
+        return None
+    # every window must reach the input (TFLM never sees an all-padding window there;
+    # the kernels refuse one)
+    for a in (ah2, aw2):
+        if a.pad >= a.kernel or (a.out - 1) * a.stride - a.pad >= a.size:
+            return None
+    return user, new
+
+
+def fold_pads(graph: Graph) -> tuple[Graph, list[Fusion]]:
+    """Fold every foldable PAD into its consumer's implicit padding."""
+    replaced: dict[int, Op] = {}
+    removed: set[int] = set()
+    fusions: list[Fusion] = []
+    for op in graph.ops:
+        hit = _fold_target(graph, op)
+        if hit is None or hit[0].index in replaced:
+            continue
+        user, pads = hit
+        opts = user.options
+        assert isinstance(opts, (ConvOptions, PoolOptions))
+        replaced[user.index] = replace(
+            user, inputs=(op.inputs[0], *user.inputs[1:]),
+            options=replace(opts, padding="VALID", explicit_padding=pads))
+        removed.add(op.index)
+        fusions.append(Fusion(op.index, user.index, "pad"))
+    if not fusions:
+        return graph, []
+    ops = tuple(replaced.get(op.index, op) for op in graph.ops if op.index not in removed)
+    folded = replace(graph, ops=ops)
+    folded.verify()
+    return folded, fusions
+
+
+# ----- partial overlap of an op's input and output (row streaming) -----
+
+Step = tuple[int, int, int, int]  # read [lo, hi) of the input, write [lo, hi) of the output
+
+
+def safe_deltas(steps: Sequence[Step]) -> tuple[int, int]:
+    """(forward_max, backward_min) for steps executed in the given order.
+
+    Executed in this order, the output may start d bytes from the input's start for
+    any d <= forward_max: every byte step k writes lies below every byte that step k
+    or a later step reads. Executed in reverse order, for any d >= backward_min.
+    Steps that read nothing (windows entirely in padding) constrain nothing."""
+    fwd = 1 << 62
+    suffix_lo = 1 << 62
+    for r_lo, r_hi, w_lo, w_hi in reversed(steps):
+        if r_hi > r_lo:
+            suffix_lo = min(suffix_lo, r_lo)
+        if w_hi > w_lo and suffix_lo < (1 << 62):
+            fwd = min(fwd, suffix_lo - w_hi)
+    bwd = -(1 << 62)
+    prefix_hi = -(1 << 62)
+    for r_lo, r_hi, w_lo, w_hi in steps:
+        if r_hi > r_lo:
+            prefix_hi = max(prefix_hi, r_hi)
+        if w_hi > w_lo and prefix_hi > -(1 << 62):
+            bwd = max(bwd, prefix_hi - w_lo)
+    return fwd, bwd
+
+
+def row_steps(graph: Graph, sp: Spatial, x: int) -> list[Step]:
+    """One step per output row, in increasing order: input x's bytes read, output
+    bytes written."""
+    tx, ty = graph.tensors[x], graph.tensors[sp.output]
+    in_row = tx.shape[2] * tx.shape[3] * DTYPE_SIZE[tx.dtype]
+    out_row = ty.shape[2] * ty.shape[3] * DTYPE_SIZE[ty.dtype]
+    steps = []
+    for r in range(ty.shape[1]):
+        lo, hi = sp.h.span(r, r + 1)
+        steps.append((lo * in_row, hi * in_row, r * out_row, (r + 1) * out_row))
+    return steps
+
+
+STREAMABLE = ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D",
+              "CONCATENATION")
+
+
+def streamable(graph: Graph, op: Op) -> Spatial | None:
+    """The op's access pattern if it can run row by row on sub-views of its tensors."""
+    if op.opcode not in STREAMABLE:
+        return None
+    sp = spatial_of(graph, op)
+    if sp is None:
+        return None
+    if sp.kind == POINT and op.opcode != "CONCATENATION":
+        return None
+    return sp
+
+
+@dataclass(frozen=True)
+class StreamCandidate:
+    op: int  # op index
+    src: int  # root tensor of the input
+    dst: int  # root tensor of the output
+    forward_max: int
+    backward_min: int
+
+
+def stream_candidates(graph: Graph, order: Sequence[int], roots: Mapping[int, int],
+                      buffers: Sequence[Buffer]) -> list[StreamCandidate]:
+    """Every (op, dying input, output) where row streaming makes an overlap safe."""
+    pos = {graph.ops[k].index: i for i, k in enumerate(order)}
+    by_key = {b.key: b for b in buffers}
+    out: list[StreamCandidate] = []
+    for op in graph.ops:
+        sp = streamable(graph, op)
+        if sp is None:
+            continue
+        i = pos[op.index]
+        y = sp.output
+        if roots.get(y, y) != y or y in graph.outputs:
+            continue
+        ybuf = by_key.get(f"t{y}")
+        if ybuf is None or ybuf.first != i:
+            continue
+        inputs = list(dict.fromkeys(sp.inputs))
+        for x in inputs:
+            rx = roots.get(x, x)
+            xbuf = by_key.get(f"t{rx}")
+            if xbuf is None or xbuf.last != i or rx in graph.outputs or rx == y:
+                continue
+            if graph.tensors[x].nbytes != xbuf.size:
+                continue  # an alias of a larger root: byte layout not the tensor's
+            fwd, bwd = safe_deltas(row_steps(graph, sp, x))
+            if len(inputs) > 1:
+                bwd = 1 << 62  # several inputs must agree on one direction: forward only
+            out.append(StreamCandidate(op.index, rx, y, fwd, bwd))
+    return out
+
+
+def overlaps_of(cands: Sequence[StreamCandidate], pos: Mapping[int, int],
+                graph: Graph) -> list[Overlap]:
+    res = []
+    for c in cands:
+        i = pos[c.op]
+        op = graph.op_by_index[c.op]
+        res.append(Overlap(f"t{c.src}", f"t{c.dst}", i, i,
+                           c.forward_max if c.forward_max < (1 << 61) else None,
+                           c.backward_min if c.backward_min > -(1 << 61) else None,
+                           f"op {c.op} ({op.opcode}) row by row"))
+    return res
+
+
+# ----- in-place depthwise convolution (one channel of scratch) -----
+
+
+def depthwise_inplace_ok(graph: Graph, op: Op) -> bool:
+    """int8 depthwise conv, multiplier 1, no fused pool, output pixels <= input pixels."""
+    if op.opcode != "DEPTHWISE_CONV_2D" or not isinstance(op.options, ConvOptions):
+        return False
+    if op.options.fused_max_pool is not None or op.options.depth_multiplier != 1:
+        return False
+    sp = spatial_of(graph, op)
+    if sp is None:
+        return False
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    if x.dtype != DType.INT8 or y.dtype != DType.INT8 or x.shape[3] != y.shape[3]:
+        return False
+    return y.shape[1] * y.shape[2] <= x.shape[1] * x.shape[2]
+
+
+def depthwise_scratch(graph: Graph, op: Op) -> int:
+    y = graph.tensors[op.outputs[0]]
+    return y.shape[1] * y.shape[2]
+
+
+def depthwise_candidates(graph: Graph, order: Sequence[int],
+                         roots: Mapping[int, int]) -> list[int]:
+    """Depthwise ops whose input (a root buffer, not a graph input/output) dies there."""
+    pos = {graph.ops[k].index: i for i, k in enumerate(order)}
+    last: dict[int, int] = {}
+    for op in graph.ops:
+        for t in graph.activations(op):
+            r = roots.get(t, t)
+            last[r] = max(last.get(r, -1), pos[op.index])
+    protected = {roots.get(t, t) for t in graph.inputs + graph.outputs}
+    out = []
+    for op in graph.ops:
+        if not depthwise_inplace_ok(graph, op):
+            continue
+        x = op.inputs[0]
+        r = roots.get(x, x)
+        if r in protected or last.get(r) != pos[op.index] or op.outputs[0] in graph.outputs:
+            continue
+        if graph.tensors[x].nbytes != graph.tensors[r].nbytes:
+            continue
+        out.append(op.index)
+    return out
