@@ -734,8 +734,7 @@ def _beams(n: int) -> tuple[tuple[int, bool], ...]:
 class _Result:
     order: list[int]
     peak: int
-    lower_bound: int
-    optimal: bool
+    lower_bound: int  # proven for the segment (== peak: optimal)
     explored: int
 
 
@@ -912,7 +911,7 @@ def _exact(sp: _Space, order: list[int], ub: int, target: int, budget: _Budget,
     lower = sp.lb
     if ub <= max(lower, target) or n <= 1:
         lb = ub if n <= 1 else min(ub, lower)
-        return _Result(order, ub, lb, lb >= ub, 0)
+        return _Result(order, ub, lb, 0)
     fail: dict[int, int] = {}
     counter = [0]
     probe = True
@@ -938,10 +937,12 @@ def _exact(sp: _Space, order: list[int], ub: int, target: int, budget: _Budget,
                 order, ub = heur.best(order, ub)
     if budget.timed_out:
         order, ub = heur.best(*start)
-        return _Result(order, ub, min(sp.lb, ub), sp.lb >= ub, counter[0])
+        return _Result(order, ub, min(sp.lb, ub), counter[0])
+    if lower < ub:  # the state budget ran out: let the beams have a go too
+        order, ub = heur.best(order, ub)
     peak = sp.peak(order)
     lb = min(lower, peak)
-    return _Result(order, peak, lb, lb >= peak, counter[0])
+    return _Result(order, peak, lb, counter[0])
 
 
 @dataclass
