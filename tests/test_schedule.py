@@ -318,7 +318,7 @@ def test_live_profile_matches_definition(p: ScheduleProblem, rnd: random.Random)
 # --------------------------------------------------------------------------- exactness
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(dags())
 def test_optimal_equals_brute_force(p: ScheduleProblem) -> None:
     assume(count_orders(p) <= 3000)
@@ -362,7 +362,7 @@ def _no_heuristic(sp: schedule_mod._Space, width: int, strong: bool) -> tuple[li
     return order, sp.peak(order), 0
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(dags(shuffle=True))
 def test_exact_search_alone_equals_brute_force(p: ScheduleProblem) -> None:
     """White box: with the heuristics replaced by a plain topological order, the

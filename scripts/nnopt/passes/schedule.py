@@ -65,8 +65,9 @@ How :func:`schedule` finds an order (``strategy="optimal"``):
   this model: when ``v`` expands memory, running other work between ``u`` and ``v`` can
   be strictly better, and the search keeps that option.
 - **Where it is not optimal.** When a segment's search runs out of ``state_budget``
-  (expanded downsets, deterministic), the best order found is returned with
-  ``optimal=False`` and the bound the probe proved (at least the static bound). When the
+  (expanded downsets, deterministic), the best order found by the search or the beams
+  is returned with ``optimal=False`` and the bound the probe proved (at least the static
+  bound), unless another segment's proven bound already covers it. When the
   wall clock (``time_budget_s``) runs out first, the interrupted segment and every later
   one get the heuristic order (greedy and beams) and the static bound, exactly what
   ``strategy="heuristic"`` gives, so the clock decides only *whether* a search finished.
