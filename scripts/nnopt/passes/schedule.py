@@ -93,7 +93,11 @@ STRATEGIES = ("optimal", "heuristic", "file")
 
 @dataclass(frozen=True)
 class ScheduleProblem:
-    """Ops reading and writing activation tensors; see the module docstring."""
+    """Ops reading and writing activation tensors; see the module docstring.
+
+    A tensor that some op reads but no op writes counts as present from the first step,
+    like a graph input; an id in ``sizes`` that no op touches and that is neither a graph
+    input nor a graph output is ignored."""
 
     n_ops: int
     op_inputs: tuple[tuple[int, ...], ...]  # per op: tensor ids it reads (may repeat)
