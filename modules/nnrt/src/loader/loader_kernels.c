@@ -1,0 +1,509 @@
+/*
+ * Kernel glue of the model loader: decode a step's parameter record into the kernel's
+ * own parameter struct (field tables generated from scripts/nnopt/blob/schema.py),
+ * check the parameters against the kernel's contract and against the sizes of the
+ * tensors it reads and writes, then call the kernel.
+ *
+ * The checks are what makes a crafted blob harmless: every extent a kernel loops over
+ * is bounded by the bytes of the buffer it indexes, every value the kernels use as a
+ * shift or an offset is in the documented range, and geometry is bounded so that no
+ * coordinate computation overflows int32.
+ */
+#include <string.h>
+
+#include "blob_schema.h"
+#include "loader_internal.h"
+#include "nnrt/kernels/shape.h"
+
+#define RD32(p) nnrt_blob_rd32(p)
+
+/* Coordinates in kernels stay within +-2^30. */
+#define GEOM_MAX 0xFFFF
+#define COORD_MAX ((int64_t)1 << 30)
+/* int32 accumulators cannot overflow before the bias: taps x 255 x 255 < 2^31. */
+#define MAX_TAPS 32768
+/* Average pools sum a window of int8 (or float) values in int32. */
+#define MAX_WINDOW ((int64_t)1 << 22)
+
+#define MAX_REFS 2u
+
+typedef struct {
+    const uint8_t *rec;
+    uint32_t words;   /* words in the record */
+    uint32_t pos;     /* next word */
+    uint32_t ref_count[MAX_REFS];
+    uint32_t n_refs;
+    uint32_t opt;     /* value of the last opt field */
+} reader_t;
+
+static nnrt_status_t decode(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_field_t *f,
+                            uint32_t n, void *out)
+{
+    uint32_t i;
+
+    if (r->pos + n > r->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    for (i = 0; i < n; i++) {
+        uint32_t v = RD32(r->rec + 4u * r->pos++);
+        uint8_t *dst = (uint8_t *)out + f[i].offset;
+
+        if (f[i].kind == NNRT_BLOB_F_I32 || f[i].kind == NNRT_BLOB_F_F32) {
+            memcpy(dst, &v, sizeof(v)); /* int32_t and float are 4 bytes, same order */
+        } else if (f[i].kind == NNRT_BLOB_F_REF) {
+            const int32_t *data;
+            uint32_t count;
+            nnrt_status_t s = nnrt_blob_const_i32(ld, v, &data, &count);
+
+            if (s != NNRT_OK || r->n_refs == MAX_REFS) {
+                return NNRT_ERR_FORMAT;
+            }
+            r->ref_count[r->n_refs++] = count;
+            memcpy(dst, &data, sizeof(data));
+        } else {
+            const void *none = NULL;
+
+            if (v > 1u) {
+                return NNRT_ERR_FORMAT;
+            }
+            r->opt = v;
+            memcpy(dst, &none, sizeof(none));
+        }
+    }
+    return NNRT_OK;
+}
+
+static int32_t scalar_i32(reader_t *r)
+{
+    return (int32_t)RD32(r->rec + 4u * r->pos++);
+}
+
+static float scalar_f32(reader_t *r)
+{
+    uint32_t v = RD32(r->rec + 4u * r->pos++);
+    float f;
+
+    memcpy(&f, &v, sizeof(f));
+    return f;
+}
+
+static int in_range(int32_t v, int32_t lo, int32_t hi)
+{
+    return v >= lo && v <= hi;
+}
+
+/* Tensor k present, of dtype, holding at least `elems` elements of `size` bytes. */
+static int holds(const nnrt_blob_args_t *a, uint32_t k, nnrt_dtype_t dtype, uint64_t elems,
+                 uint32_t size)
+{
+    return a->present[k] && a->dtype[k] == (uint8_t)dtype &&
+           elems * size <= (uint64_t)a->bytes[k];
+}
+
+static int axis_ok(int32_t out, int32_t stride, int32_t filter, int32_t dilation, int32_t pad)
+{
+    return (int64_t)(out - 1) * stride + (int64_t)(filter - 1) * dilation + pad <= COORD_MAX;
+}
+
+/*
+ * No int32 accumulator can overflow, whatever the input values: for every output
+ * channel, 256 * sum(|w + w_off|) over its taps plus |bias| stays below 2^31 (TFLM's
+ * arithmetic would wrap otherwise; a crafted blob must not be able to reach that).
+ * Weights of channel c are at w[c * c_stride + t * t_stride], t < taps. O(weights):
+ * done when the blob is checked, not on every inference.
+ */
+static int accumulators_ok(const int8_t *w, uint32_t channels, uint32_t taps, size_t c_stride,
+                           size_t t_stride, int32_t w_off, const int32_t *bias)
+{
+    uint32_t c;
+    uint32_t t;
+
+    for (c = 0; c < channels; c++) {
+        int64_t sum = bias != NULL ? (bias[c] < 0 ? -(int64_t)bias[c] : (int64_t)bias[c]) : 0;
+
+        for (t = 0; t < taps; t++) {
+            int32_t v = (int32_t)w[c * c_stride + t * t_stride] + w_off;
+
+            sum += 256 * (int64_t)(v < 0 ? -v : v);
+        }
+        if (sum > 0x7FFFFFFF) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int requant_ok(const int32_t *mult, const int32_t *shift, uint32_t n)
+{
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        if (mult[i] < 0 || !in_range(shift[i], -31, 30)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---- CONV_2D / DEPTHWISE_CONV_2D ----------------------------------------------- */
+static int conv_geom_ok(const nnrt_conv_geom_t *g, const nnrt_conv_pool_t *p, int depthwise)
+{
+    int32_t v[sizeof(nnrt_conv_geom_t) / sizeof(int32_t)];
+    uint32_t i;
+
+    memcpy(v, g, sizeof(v)); /* all int32_t fields */
+    for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        if (!in_range(v[i], 0, GEOM_MAX)) {
+            return 0;
+        }
+    }
+    if (!nnrt_conv_geom_valid(g, p, depthwise) ||
+        !axis_ok(g->output_h, g->stride_h, g->filter_h, g->dilation_h, g->pad_top) ||
+        !axis_ok(g->output_w, g->stride_w, g->filter_w, g->dilation_w, g->pad_left) ||
+        (int64_t)g->filter_h * g->filter_w * (depthwise ? 1 : g->filter_c) > MAX_TAPS) {
+        return 0;
+    }
+    if (p != NULL) {
+        int32_t q[8];
+
+        memcpy(q, p, sizeof(q)); /* output_h .. pad_left: the first eight int32_t */
+        for (i = 0; i < 8u; i++) {
+            if (!in_range(q[i], 0, GEOM_MAX)) {
+                return 0;
+            }
+        }
+        if (!axis_ok(p->output_h, p->stride_h, p->filter_h, 1, p->pad_top) ||
+            !axis_ok(p->output_w, p->stride_w, p->filter_w, 1, p->pad_left) ||
+            !in_range(p->act_min, -128, 127) || !in_range(p->act_max, p->act_min, 127)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Elements of input, filter, bias and output of a conv geometry. */
+static void conv_sizes(const nnrt_conv_geom_t *g, const nnrt_conv_pool_t *p, int depthwise,
+                       uint64_t e[4])
+{
+    e[0] = (uint64_t)g->batches * (uint64_t)g->input_h * (uint64_t)g->input_w *
+           (uint64_t)g->input_c;
+    e[1] = (uint64_t)g->filter_h * (uint64_t)g->filter_w * (uint64_t)g->output_c *
+           (depthwise ? 1u : (uint64_t)g->filter_c);
+    e[2] = (uint64_t)g->output_c;
+    e[3] = (uint64_t)g->batches * (uint64_t)(p ? p->output_h : g->output_h) *
+           (uint64_t)(p ? p->output_w : g->output_w) * (uint64_t)g->output_c;
+}
+
+static nnrt_status_t conv_s8(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                             int depthwise, int run)
+{
+    nnrt_conv_s8_params_t p;
+    nnrt_conv_pool_t pool;
+    uint64_t e[4];
+    nnrt_status_t s;
+    uint32_t need;
+
+    s = decode(ld, r, nnrt_conv_s8_params_fields, NNRT_CONV_S8_PARAMS_FIELDS, &p);
+    if (s == NNRT_OK && r->opt) {
+        s = decode(ld, r, nnrt_conv_pool_fields, NNRT_CONV_POOL_FIELDS, &pool);
+        p.pool = &pool;
+    }
+    if (s != NNRT_OK || r->pos != r->words || !conv_geom_ok(&p.geom, p.pool, depthwise)) {
+        return NNRT_ERR_FORMAT;
+    }
+    conv_sizes(&p.geom, p.pool, depthwise, e);
+    need = p.per_channel ? (uint32_t)p.geom.output_c : 1u;
+    if (!holds(a, 0, NNRT_INT8, e[0], 1) || !holds(a, 1, NNRT_INT8, e[1], 1) ||
+        (a->present[2] && !holds(a, 2, NNRT_INT32, e[2], 4)) ||
+        !holds(a, 3, NNRT_INT8, e[3], 1) ||
+        !in_range(p.input_offset, -127, 128) || !in_range(p.output_offset, -128, 127) ||
+        !in_range(p.act_min, -128, 127) || !in_range(p.act_max, p.act_min, 127) ||
+        !in_range(p.per_channel, 0, 1) || r->ref_count[0] < need || r->ref_count[1] < need ||
+        !requant_ok(p.multiplier, p.shift, need)) {
+        return NNRT_ERR_FORMAT;
+    }
+    if (!run) {
+        const nnrt_conv_geom_t *g = &p.geom;
+        uint32_t taps = (uint32_t)(g->filter_h * g->filter_w * (depthwise ? 1 : g->filter_c));
+        uint32_t oc = (uint32_t)g->output_c;
+
+        if (a->ptr[1] == NULL || (a->present[2] && a->ptr[2] == NULL)) {
+            return NNRT_ERR_FORMAT; /* weights and bias must be constants */
+        }
+        /* conv filter [OC][taps]; depthwise [taps][OC] */
+        return accumulators_ok((const int8_t *)a->ptr[1], oc, taps, depthwise ? 1u : taps,
+                               depthwise ? oc : 1u, 0, (const int32_t *)a->ptr[2])
+                   ? NNRT_OK : NNRT_ERR_FORMAT;
+    }
+    if (depthwise) {
+        return nnrt_depthwise_conv2d_s8(&p, (const int8_t *)a->ptr[0], (const int8_t *)a->ptr[1],
+                                        (const int32_t *)a->ptr[2], (int8_t *)a->ptr[3]);
+    }
+    return nnrt_conv2d_s8(&p, (const int8_t *)a->ptr[0], (const int8_t *)a->ptr[1],
+                          (const int32_t *)a->ptr[2], (int8_t *)a->ptr[3]);
+}
+
+static nnrt_status_t conv_f32(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                              int depthwise, int run)
+{
+    nnrt_conv_f32_params_t p;
+    nnrt_conv_pool_t pool;
+    uint64_t e[4];
+    nnrt_status_t s;
+
+    s = decode(ld, r, nnrt_conv_f32_params_fields, NNRT_CONV_F32_PARAMS_FIELDS, &p);
+    if (s == NNRT_OK && r->opt) {
+        s = decode(ld, r, nnrt_conv_pool_fields, NNRT_CONV_POOL_FIELDS, &pool);
+        p.pool = &pool;
+    }
+    if (s != NNRT_OK || r->pos != r->words || !conv_geom_ok(&p.geom, p.pool, depthwise)) {
+        return NNRT_ERR_FORMAT;
+    }
+    conv_sizes(&p.geom, p.pool, depthwise, e);
+    if (!holds(a, 0, NNRT_FLOAT32, e[0], 4) || !holds(a, 1, NNRT_FLOAT32, e[1], 4) ||
+        (a->present[2] && !holds(a, 2, NNRT_FLOAT32, e[2], 4)) ||
+        !holds(a, 3, NNRT_FLOAT32, e[3], 4)) {
+        return NNRT_ERR_FORMAT;
+    }
+    if (!run) {
+        return NNRT_OK;
+    }
+    if (depthwise) {
+        return nnrt_depthwise_conv2d_f32(&p, (const float *)a->ptr[0], (const float *)a->ptr[1],
+                                         (const float *)a->ptr[2], (float *)a->ptr[3]);
+    }
+    return nnrt_conv2d_f32(&p, (const float *)a->ptr[0], (const float *)a->ptr[1],
+                           (const float *)a->ptr[2], (float *)a->ptr[3]);
+}
+
+/* ---- FULLY_CONNECTED ----------------------------------------------------------- */
+static int fc_dims_ok(int32_t batches, int32_t depth, int32_t units)
+{
+    return in_range(batches, 1, 0x7FFFFFFF) && in_range(depth, 1, MAX_TAPS) &&
+           in_range(units, 1, 0x7FFFFFFF);
+}
+
+static nnrt_status_t fc_s8(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                           int run)
+{
+    nnrt_fc_s8_params_t p;
+    uint32_t need;
+
+    if (decode(ld, r, nnrt_fc_s8_params_fields, NNRT_FC_S8_PARAMS_FIELDS, &p) != NNRT_OK ||
+        r->pos != r->words || !fc_dims_ok(p.batches, p.accum_depth, p.output_depth)) {
+        return NNRT_ERR_FORMAT;
+    }
+    need = p.per_channel ? (uint32_t)p.output_depth : 1u;
+    if (!holds(a, 0, NNRT_INT8, (uint64_t)p.batches * (uint64_t)p.accum_depth, 1) ||
+        !holds(a, 1, NNRT_INT8, (uint64_t)p.output_depth * (uint64_t)p.accum_depth, 1) ||
+        (a->present[2] && !holds(a, 2, NNRT_INT32, (uint64_t)p.output_depth, 4)) ||
+        !holds(a, 3, NNRT_INT8, (uint64_t)p.batches * (uint64_t)p.output_depth, 1) ||
+        !in_range(p.input_offset, -127, 128) || !in_range(p.weights_offset, -127, 128) ||
+        !in_range(p.output_offset, -128, 127) || !in_range(p.act_min, -128, 127) ||
+        !in_range(p.act_max, p.act_min, 127) || !in_range(p.per_channel, 0, 1) ||
+        r->ref_count[0] < need || r->ref_count[1] < need ||
+        !requant_ok(p.multiplier, p.shift, need)) {
+        return NNRT_ERR_FORMAT;
+    }
+    if (!run) {
+        if (a->ptr[1] == NULL || (a->present[2] && a->ptr[2] == NULL)) {
+            return NNRT_ERR_FORMAT; /* weights and bias must be constants */
+        }
+        return accumulators_ok((const int8_t *)a->ptr[1], (uint32_t)p.output_depth,
+                               (uint32_t)p.accum_depth, (size_t)p.accum_depth, 1u,
+                               p.weights_offset, (const int32_t *)a->ptr[2])
+                   ? NNRT_OK : NNRT_ERR_FORMAT;
+    }
+    return nnrt_fully_connected_s8(&p, (const int8_t *)a->ptr[0], (const int8_t *)a->ptr[1],
+                                   (const int32_t *)a->ptr[2], (int8_t *)a->ptr[3]);
+}
+
+static nnrt_status_t fc_f32(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                            int run)
+{
+    nnrt_fc_f32_params_t p;
+
+    if (decode(ld, r, nnrt_fc_f32_params_fields, NNRT_FC_F32_PARAMS_FIELDS, &p) != NNRT_OK ||
+        r->pos != r->words || !fc_dims_ok(p.batches, p.accum_depth, p.output_depth)) {
+        return NNRT_ERR_FORMAT;
+    }
+    if (!holds(a, 0, NNRT_FLOAT32, (uint64_t)p.batches * (uint64_t)p.accum_depth, 4) ||
+        !holds(a, 1, NNRT_FLOAT32, (uint64_t)p.output_depth * (uint64_t)p.accum_depth, 4) ||
+        (a->present[2] && !holds(a, 2, NNRT_FLOAT32, (uint64_t)p.output_depth, 4)) ||
+        !holds(a, 3, NNRT_FLOAT32, (uint64_t)p.batches * (uint64_t)p.output_depth, 4)) {
+        return NNRT_ERR_FORMAT;
+    }
+    if (!run) {
+        return NNRT_OK;
+    }
+    return nnrt_fully_connected_f32(&p, (const float *)a->ptr[0], (const float *)a->ptr[1],
+                                    (const float *)a->ptr[2], (float *)a->ptr[3]);
+}
+
+/* ---- MAX_POOL_2D / AVERAGE_POOL_2D --------------------------------------------- */
+static int pool_ok(const nnrt_pool_geom_t *g, const nnrt_blob_args_t *a, nnrt_dtype_t dt,
+                   uint32_t size)
+{
+    int32_t v[sizeof(nnrt_pool_geom_t) / sizeof(int32_t)];
+    uint32_t i;
+
+    memcpy(v, g, sizeof(v)); /* all int32_t fields */
+    for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        if (!in_range(v[i], 0, GEOM_MAX)) {
+            return 0;
+        }
+    }
+    return nnrt_pool_geom_valid(g) && (int64_t)g->filter_h * g->filter_w <= MAX_WINDOW &&
+           axis_ok(g->output_h, g->stride_h, g->filter_h, 1, g->pad_top) &&
+           axis_ok(g->output_w, g->stride_w, g->filter_w, 1, g->pad_left) &&
+           holds(a, 0, dt, (uint64_t)g->batches * (uint64_t)g->input_h * (uint64_t)g->input_w *
+                 (uint64_t)g->channels, size) &&
+           holds(a, 1, dt, (uint64_t)g->batches * (uint64_t)g->output_h *
+                 (uint64_t)g->output_w * (uint64_t)g->channels, size);
+}
+
+static nnrt_status_t pool_s8(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                             int max, int run)
+{
+    nnrt_pool_s8_params_t p;
+
+    if (decode(ld, r, nnrt_pool_s8_params_fields, NNRT_POOL_S8_PARAMS_FIELDS, &p) != NNRT_OK ||
+        r->pos != r->words || !pool_ok(&p.geom, a, NNRT_INT8, 1) ||
+        !in_range(p.act_min, -128, 127) || !in_range(p.act_max, p.act_min, 127)) {
+        return NNRT_ERR_FORMAT;
+    }
+    if (!run) {
+        return NNRT_OK;
+    }
+    return max ? nnrt_maxpool2d_s8(&p, (const int8_t *)a->ptr[0], (int8_t *)a->ptr[1])
+               : nnrt_avgpool2d_s8(&p, (const int8_t *)a->ptr[0], (int8_t *)a->ptr[1]);
+}
+
+static nnrt_status_t pool_f32(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                              int max, int run)
+{
+    nnrt_pool_f32_params_t p;
+
+    if (decode(ld, r, nnrt_pool_f32_params_fields, NNRT_POOL_F32_PARAMS_FIELDS, &p) != NNRT_OK ||
+        r->pos != r->words || !pool_ok(&p.geom, a, NNRT_FLOAT32, 4)) {
+        return NNRT_ERR_FORMAT;
+    }
+    if (!run) {
+        return NNRT_OK;
+    }
+    return max ? nnrt_maxpool2d_f32(&p, (const float *)a->ptr[0], (float *)a->ptr[1])
+               : nnrt_avgpool2d_f32(&p, (const float *)a->ptr[0], (float *)a->ptr[1]);
+}
+
+/* ---- SOFTMAX ------------------------------------------------------------------- */
+static nnrt_status_t softmax_s8(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                                int out16, int run)
+{
+    nnrt_softmax_s8_params_t p;
+    int32_t rows;
+    int32_t depth;
+
+    if (decode(ld, r, nnrt_softmax_s8_params_fields, NNRT_SOFTMAX_S8_PARAMS_FIELDS, &p) !=
+            NNRT_OK || r->pos + 2u != r->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    rows = scalar_i32(r);
+    depth = scalar_i32(r);
+    if (rows < 0 || depth < 1 || p.input_multiplier < 0 || !in_range(p.input_left_shift, 0, 31) ||
+        p.diff_min > 0 || !holds(a, 0, NNRT_INT8, (uint64_t)rows * (uint64_t)depth, 1) ||
+        !holds(a, 1, out16 ? NNRT_INT16 : NNRT_INT8, (uint64_t)rows * (uint64_t)depth,
+               out16 ? 2u : 1u)) {
+        return NNRT_ERR_FORMAT;
+    }
+    if (!run) {
+        return NNRT_OK;
+    }
+    if (out16) {
+        return nnrt_softmax_s8_s16(&p, (const int8_t *)a->ptr[0], (int16_t *)a->ptr[1], rows,
+                                   depth);
+    }
+    return nnrt_softmax_s8(&p, (const int8_t *)a->ptr[0], (int8_t *)a->ptr[1], rows, depth);
+}
+
+static nnrt_status_t softmax_f32(reader_t *r, const nnrt_blob_args_t *a, int run)
+{
+    float beta;
+    int32_t rows;
+    int32_t depth;
+
+    if (r->words != 3u) {
+        return NNRT_ERR_FORMAT;
+    }
+    beta = scalar_f32(r);
+    rows = scalar_i32(r);
+    depth = scalar_i32(r);
+    if (rows < 0 || depth < 1 ||
+        !holds(a, 0, NNRT_FLOAT32, (uint64_t)rows * (uint64_t)depth, 4) ||
+        !holds(a, 1, NNRT_FLOAT32, (uint64_t)rows * (uint64_t)depth, 4)) {
+        return NNRT_ERR_FORMAT;
+    }
+    if (!run) {
+        return NNRT_OK;
+    }
+    return nnrt_softmax_f32(beta, (const float *)a->ptr[0], (float *)a->ptr[1], rows, depth);
+}
+
+/* ---- RESHAPE and friends, when not aliased: a byte copy ------------------------- */
+static nnrt_status_t copy_x8(reader_t *r, const nnrt_blob_args_t *a, int run)
+{
+    uint32_t bytes;
+
+    if (r->words != 1u) {
+        return NNRT_ERR_FORMAT;
+    }
+    bytes = (uint32_t)scalar_i32(r);
+    if (!a->present[0] || !a->present[1] || bytes > a->bytes[0] || bytes > a->bytes[1]) {
+        return NNRT_ERR_FORMAT;
+    }
+    return run ? nnrt_copy_x8(a->ptr[0], a->ptr[1], bytes) : NNRT_OK;
+}
+
+nnrt_status_t nnrt_blob_kernel(const nnrt_loader_t *ld, uint32_t kernel, const uint8_t *rec,
+                               uint32_t rec_bytes, const nnrt_blob_args_t *args, int run)
+{
+    reader_t r;
+
+    memset(&r, 0, sizeof(r));
+    r.rec = rec;
+    r.words = rec_bytes / 4u;
+    if (kernel >= NNRT_BLOB_K_COUNT || args->n != nnrt_blob_kernel_shape[kernel][0]) {
+        return NNRT_ERR_FORMAT;
+    }
+    switch (kernel) {
+    case NNRT_BLOB_K_CONV2D_S8:
+        return conv_s8(ld, &r, args, 0, run);
+    case NNRT_BLOB_K_DEPTHWISE_CONV2D_S8:
+        return conv_s8(ld, &r, args, 1, run);
+    case NNRT_BLOB_K_CONV2D_F32:
+        return conv_f32(ld, &r, args, 0, run);
+    case NNRT_BLOB_K_DEPTHWISE_CONV2D_F32:
+        return conv_f32(ld, &r, args, 1, run);
+    case NNRT_BLOB_K_FULLY_CONNECTED_S8:
+        return fc_s8(ld, &r, args, run);
+    case NNRT_BLOB_K_FULLY_CONNECTED_F32:
+        return fc_f32(ld, &r, args, run);
+    case NNRT_BLOB_K_MAXPOOL2D_S8:
+        return pool_s8(ld, &r, args, 1, run);
+    case NNRT_BLOB_K_AVGPOOL2D_S8:
+        return pool_s8(ld, &r, args, 0, run);
+    case NNRT_BLOB_K_MAXPOOL2D_F32:
+        return pool_f32(ld, &r, args, 1, run);
+    case NNRT_BLOB_K_AVGPOOL2D_F32:
+        return pool_f32(ld, &r, args, 0, run);
+    case NNRT_BLOB_K_SOFTMAX_S8:
+        return softmax_s8(ld, &r, args, 0, run);
+    case NNRT_BLOB_K_SOFTMAX_S8_S16:
+        return softmax_s8(ld, &r, args, 1, run);
+    case NNRT_BLOB_K_SOFTMAX_F32:
+        return softmax_f32(&r, args, run);
+    case NNRT_BLOB_K_COPY_X8:
+        return copy_x8(&r, args, run);
+    default:
+        return NNRT_ERR_UNSUPPORTED;
+    }
+}

@@ -1,0 +1,276 @@
+"""The model blob's binary layout, defined once: Python writes it, and
+:func:`c_header` generates the C side (``modules/nnrt/src/loader/blob_schema.h``:
+constants, header field offsets, kernel ids and the per-struct field tables the
+loader's decoders use). ``python -m nnopt.blob.schema`` prints that header; a test
+checks the checked-in copy.
+
+All integers little endian. Layout (format version 1)::
+
+    header (64 bytes)
+    0   4  magic "NNMB"
+    4   2  format version (1)
+    6   2  header size (64)
+    8   4  total size of the blob in bytes
+    12  4  CRC-32 (IEEE, zlib's) of the whole blob with these 4 bytes taken as zero
+    16  4  flags (0; any other value is refused)
+    20  4  arena bytes the dynamic allocator needs (aligned live-sum peak)
+    24  2  tensor count T          26  2  handle count H
+    28  2  step count S            30  2  input count
+    32  2  output count            34  2  reserved (0)
+    36  4  tensor table offset (T x 16 bytes)
+    40  4  handle table offset (H x 4 bytes: block size)
+    44  4  step table offset (S x 24 bytes)
+    48  4  io table offset ((inputs + outputs) x 40 bytes)
+    52  4  list offset (uint16 entries)   56  4  list entry count
+    60  4  data offset (16-aligned; data runs to the end of the blob)
+
+    tensor (16 bytes): u32 bytes, u8 dtype, u8 kind (0 activation, 1 constant,
+        2 unused), u16 handle (activations; 0xFFFF otherwise), u32 data offset
+        (constants: from the data offset, 16-aligned), u32 reserved (0)
+    step (24 bytes): u16 kernel (0: no code, an aliased op), u16 op index (.tflite),
+        u32 params offset (from the data offset, 4-aligned), u32 params bytes,
+        u32 first list entry, then u16 counts: args, allocs, frees, traced
+        -- its list entries: args (tensor index, 0xFFFF = NULL), handles allocated
+        before the op, handles freed after it (then a compaction), tensors it produced
+    io (40 bytes): u16 tensor, u8 dtype, u8 rank, i32 dims[6], f32 scale,
+        i32 zero point, u32 bytes
+
+Parameter records: the kernel's parameter structs flattened field by field, 4 bytes
+each (int32, float32 bits, or ``ref``: the index of a constant int32 tensor whose
+data the field points to; ``opt``: 0/1, whether the optional struct follows), then
+the kernel's scalar arguments, then the optional struct's fields when present.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MAGIC = b"NNMB"
+FORMAT_VERSION = 1
+HEADER_BYTES = 64
+TENSOR_BYTES = 16
+STEP_BYTES = 24
+IO_BYTES = 40
+DATA_ALIGN = 16
+NONE16 = 0xFFFF
+
+# (name, struct format, offset): the header fields, in order
+HEADER_FIELDS: tuple[tuple[str, str, int], ...] = (
+    ("magic", "I", 0), ("version", "H", 4), ("header_bytes", "H", 6),
+    ("total_bytes", "I", 8), ("crc32", "I", 12), ("flags", "I", 16),
+    ("arena_bytes", "I", 20), ("n_tensors", "H", 24), ("n_handles", "H", 26),
+    ("n_steps", "H", 28), ("n_inputs", "H", 30), ("n_outputs", "H", 32),
+    ("reserved", "H", 34), ("tensors_off", "I", 36), ("handles_off", "I", 40),
+    ("steps_off", "I", 44), ("io_off", "I", 48), ("lists_off", "I", 52),
+    ("n_list", "I", 56), ("data_off", "I", 60),
+)
+HEADER_STRUCT = "<" + "".join(f for _, f, _ in HEADER_FIELDS)
+
+KIND_ACTIVATION, KIND_CONSTANT, KIND_UNUSED = 0, 1, 2
+
+I32, F32, REF, OPT = "i32", "f32", "ref", "opt"
+
+_CONV_GEOM = ("batches", "input_h", "input_w", "input_c", "output_h", "output_w", "output_c",
+              "filter_h", "filter_w", "filter_c", "stride_h", "stride_w", "dilation_h",
+              "dilation_w", "pad_top", "pad_left")
+_POOL_GEOM = ("batches", "input_h", "input_w", "channels", "output_h", "output_w",
+              "filter_h", "filter_w", "stride_h", "stride_w", "pad_top", "pad_left")
+
+#: C parameter structs: field name -> kind (i32, f32, ref, opt) or a nested struct type.
+STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "nnrt_conv_geom_t": tuple((f, I32) for f in _CONV_GEOM),
+    "nnrt_conv_pool_t": (*((f, I32) for f in ("output_h", "output_w", "filter_h", "filter_w",
+                                              "stride_h", "stride_w", "pad_top", "pad_left",
+                                              "act_min", "act_max")),
+                         ("act_min_f", F32), ("act_max_f", F32)),
+    "nnrt_conv_s8_params_t": (("geom", "nnrt_conv_geom_t"), ("input_offset", I32),
+                              ("output_offset", I32), ("act_min", I32), ("act_max", I32),
+                              ("per_channel", I32), ("multiplier", REF), ("shift", REF),
+                              ("pool", OPT)),
+    "nnrt_conv_f32_params_t": (("geom", "nnrt_conv_geom_t"), ("act_min", F32),
+                               ("act_max", F32), ("pool", OPT)),
+    "nnrt_fc_s8_params_t": (*((f, I32) for f in ("batches", "accum_depth", "output_depth",
+                                                 "input_offset", "weights_offset",
+                                                 "output_offset", "act_min", "act_max",
+                                                 "per_channel")),
+                            ("multiplier", REF), ("shift", REF)),
+    "nnrt_fc_f32_params_t": (("batches", I32), ("accum_depth", I32), ("output_depth", I32),
+                             ("act_min", F32), ("act_max", F32)),
+    "nnrt_pool_geom_t": tuple((f, I32) for f in _POOL_GEOM),
+    "nnrt_pool_s8_params_t": (("geom", "nnrt_pool_geom_t"), ("act_min", I32),
+                              ("act_max", I32)),
+    "nnrt_pool_f32_params_t": (("geom", "nnrt_pool_geom_t"), ("act_min", F32),
+                               ("act_max", F32)),
+    "nnrt_softmax_s8_params_t": (("input_multiplier", I32), ("input_left_shift", I32),
+                                 ("diff_min", I32)),
+}
+#: The struct an ``opt`` field points to.
+OPTIONAL_STRUCT = {"nnrt_conv_s8_params_t": "nnrt_conv_pool_t",
+                   "nnrt_conv_f32_params_t": "nnrt_conv_pool_t"}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A kernel the loader can call: its C function and argument list.
+
+    Arguments: ``struct:<type>`` (pointer to a decoded parameter struct), ``tensor``,
+    ``tensor?`` (may be NULL), ``i32``/``u32``/``f32`` (scalars from the record)."""
+
+    id: int
+    function: str
+    args: tuple[str, ...]
+
+    @property
+    def tensor_args(self) -> int:
+        return sum(a.startswith("tensor") for a in self.args)
+
+    @property
+    def struct(self) -> str | None:
+        for a in self.args:
+            if a.startswith("struct:"):
+                return a.split(":", 1)[1]
+        return None
+
+    @property
+    def scalars(self) -> tuple[str, ...]:
+        return tuple(a for a in self.args if a in (I32, F32, "u32"))
+
+    @property
+    def record_words(self) -> int:
+        """4-byte words of the record without the optional struct."""
+        return (len(flat_fields(self.struct)) if self.struct else 0) + len(self.scalars)
+
+    @property
+    def optional_words(self) -> int:
+        opt = OPTIONAL_STRUCT.get(self.struct or "")
+        return len(flat_fields(opt)) if opt else 0
+
+
+_CONV = ("tensor", "tensor", "tensor?", "tensor")
+KERNELS: tuple[Kernel, ...] = (
+    Kernel(1, "nnrt_conv2d_s8", ("struct:nnrt_conv_s8_params_t", *_CONV)),
+    Kernel(2, "nnrt_depthwise_conv2d_s8", ("struct:nnrt_conv_s8_params_t", *_CONV)),
+    Kernel(3, "nnrt_conv2d_f32", ("struct:nnrt_conv_f32_params_t", *_CONV)),
+    Kernel(4, "nnrt_depthwise_conv2d_f32", ("struct:nnrt_conv_f32_params_t", *_CONV)),
+    Kernel(5, "nnrt_fully_connected_s8", ("struct:nnrt_fc_s8_params_t", *_CONV)),
+    Kernel(6, "nnrt_fully_connected_f32", ("struct:nnrt_fc_f32_params_t", *_CONV)),
+    Kernel(7, "nnrt_maxpool2d_s8", ("struct:nnrt_pool_s8_params_t", "tensor", "tensor")),
+    Kernel(8, "nnrt_avgpool2d_s8", ("struct:nnrt_pool_s8_params_t", "tensor", "tensor")),
+    Kernel(9, "nnrt_maxpool2d_f32", ("struct:nnrt_pool_f32_params_t", "tensor", "tensor")),
+    Kernel(10, "nnrt_avgpool2d_f32", ("struct:nnrt_pool_f32_params_t", "tensor", "tensor")),
+    Kernel(11, "nnrt_softmax_s8",
+           ("struct:nnrt_softmax_s8_params_t", "tensor", "tensor", I32, I32)),
+    Kernel(12, "nnrt_softmax_s8_s16",
+           ("struct:nnrt_softmax_s8_params_t", "tensor", "tensor", I32, I32)),
+    Kernel(13, "nnrt_softmax_f32", (F32, "tensor", "tensor", I32, I32)),
+    Kernel(14, "nnrt_copy_x8", ("tensor", "tensor", "u32")),
+)
+KERNEL_BY_FUNCTION = {k.function: k for k in KERNELS}
+#: Faster variants the lowerings may pick, with results identical to a reference kernel
+#: (nnrt/kernels/conv.h): the blob runs the reference (no scratch argument).
+EQUIVALENT = {"nnrt_conv2d_1x1_s8": "nnrt_conv2d_s8",
+              "nnrt_conv2d_im2col_s8": "nnrt_conv2d_s8",
+              "nnrt_depthwise_conv2d_m1_s8": "nnrt_depthwise_conv2d_s8"}
+KERNEL_NONE = 0
+
+
+def flat_fields(ctype: str, prefix: str = "") -> list[tuple[str, str]]:
+    """(path, kind) of every 4-byte field of a struct, nested structs expanded."""
+    out: list[tuple[str, str]] = []
+    for name, kind in STRUCTS[ctype]:
+        if kind in STRUCTS:
+            out += flat_fields(kind, f"{prefix}{name}.")
+        else:
+            out.append((f"{prefix}{name}", kind))
+    return out
+
+
+# ----- the C side -----
+
+def _ident(s: str) -> str:
+    return s.upper().replace(".", "_")
+
+
+def c_header() -> str:
+    """``modules/nnrt/src/loader/blob_schema.h``."""
+    lines = [
+        "/* Generated by `python -m nnopt.blob.schema` from scripts/nnopt/blob/schema.py.",
+        " * Do not edit; tests/test_blob_loader.py checks it. */",
+        "#ifndef NNRT_LOADER_BLOB_SCHEMA_H_",
+        "#define NNRT_LOADER_BLOB_SCHEMA_H_",
+        "",
+        "#include <stddef.h>",
+        "#include <stdint.h>",
+        "",
+        '#include "nnrt/kernels/conv.h"',
+        '#include "nnrt/kernels/fc.h"',
+        '#include "nnrt/kernels/pool.h"',
+        '#include "nnrt/kernels/softmax.h"',
+        "",
+        f"#define NNRT_BLOB_TENSOR_BYTES {TENSOR_BYTES}u",
+        f"#define NNRT_BLOB_STEP_BYTES {STEP_BYTES}u",
+        f"#define NNRT_BLOB_IO_BYTES {IO_BYTES}u",
+        f"#define NNRT_BLOB_DATA_ALIGN {DATA_ALIGN}u",
+        f"#define NNRT_BLOB_NONE 0x{NONE16:X}u",
+        f"#define NNRT_BLOB_KIND_ACTIVATION {KIND_ACTIVATION}u",
+        f"#define NNRT_BLOB_KIND_CONSTANT {KIND_CONSTANT}u",
+        f"#define NNRT_BLOB_KIND_UNUSED {KIND_UNUSED}u",
+        "",
+        "/* Header field offsets. */",
+    ]
+    for name, _, off in HEADER_FIELDS:
+        lines.append(f"#define NNRT_BLOB_HDR_{name.upper()} {off}u")
+    lines += ["", "/* Field kinds of a parameter record. */",
+              "#define NNRT_BLOB_F_I32 0u", "#define NNRT_BLOB_F_F32 1u",
+              "#define NNRT_BLOB_F_REF 2u", "#define NNRT_BLOB_F_OPT 3u", "",
+              "/** One 4-byte field of a record: where it goes in the C struct. */",
+              "typedef struct {", "    uint16_t offset;", "    uint8_t kind;",
+              "} nnrt_blob_field_t;",
+              "", "/* Kernel ids. */"]
+    lines.append(f"#define NNRT_BLOB_K_NONE {KERNEL_NONE}u")
+    for k in KERNELS:
+        lines.append(f"#define NNRT_BLOB_K_{_ident(k.function.removeprefix('nnrt_'))} {k.id}u")
+    lines.append(f"#define NNRT_BLOB_K_COUNT {max(k.id for k in KERNELS) + 1}u")
+    kinds = {I32: "NNRT_BLOB_F_I32", F32: "NNRT_BLOB_F_F32", REF: "NNRT_BLOB_F_REF",
+             OPT: "NNRT_BLOB_F_OPT"}
+    used = {k.struct for k in KERNELS if k.struct} | set(OPTIONAL_STRUCT.values())
+    for ctype in (c for c in STRUCTS if c in used):
+        fields = flat_fields(ctype)
+        base = ctype.removesuffix("_t").upper()
+        lines += ["", f"/* {ctype}: {len(fields)} fields */",
+                  f"#define {base}_FIELDS {len(fields)}u",
+                  f"static const nnrt_blob_field_t {ctype.removesuffix('_t')}_fields[] = {{"]
+        lines += [f"    {{(uint16_t)offsetof({ctype}, {path}), {kinds[kind]}}},"
+                  for path, kind in fields]
+        lines.append("};")
+    lines += ["", "/** Per kernel: tensor arguments, record words (without the optional",
+              " * struct), words of the optional struct. Index: kernel id. */",
+              "static const uint8_t nnrt_blob_kernel_shape[NNRT_BLOB_K_COUNT][3] = {"]
+    by_id = {k.id: k for k in KERNELS}
+    for i in range(max(by_id) + 1):
+        kern = by_id.get(i)
+        if kern is None:
+            lines.append("    {0u, 0u, 0u}, /* none */")
+        else:
+            lines.append(f"    {{{kern.tensor_args}u, {kern.record_words}u, "
+                         f"{kern.optional_words}u}}, /* {kern.function} */")
+    lines += ["};", "", "#endif /* NNRT_LOADER_BLOB_SCHEMA_H_ */", ""]
+    return "\n".join(lines)
+
+
+def c_constants() -> str:
+    """The ``#define`` block of ``nnrt/loader.h`` that mirrors this module."""
+    rows: Sequence[tuple[str, str, str]] = [
+        ("NNRT_BLOB_MAGIC", "0x" + MAGIC[::-1].hex().upper() + "u",
+         '"NNMB" read as a little-endian uint32'),
+        ("NNRT_BLOB_FORMAT_VERSION", f"{FORMAT_VERSION}u", "blob format version"),
+        ("NNRT_BLOB_HEADER_BYTES", f"{HEADER_BYTES}u", "header size"),
+    ]
+    width = max(len(r[0]) for r in rows) + 1
+    return "\n".join(f"#define {name:<{width}}{value} /* {doc} */" for name, value, doc in rows)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(c_header())

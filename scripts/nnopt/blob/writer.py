@@ -1,0 +1,360 @@
+"""Serialise a planned model into a model blob (format: :mod:`nnopt.blob.schema`), and
+read one back (:func:`parse_blob`, for tests and inspection).
+
+The blob carries what the runtime loader (``modules/nnrt/src/loader``) needs to run
+the model with the same kernels as generated code and no regenerated C:
+
+- the tensors (activations with their allocator handle, constants with their data);
+- per step of the Plan's schedule: the kernel, its parameter record (the values the
+  op's lowering computes, taken from it by :func:`nnopt.blob.capture.capture`), its
+  tensor arguments, and the dynamic allocator's events around it exactly as
+  :func:`nnopt.passes.dynamic.dynamic_plan` lays them out (so the loader's high-water
+  mark and bytes moved are the same as the generated dynamic mode's);
+- the model inputs and outputs with shape and quantisation.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cdefs import DType
+from ..errors import BlobError, UnsupportedError
+from ..ir import Graph
+from ..passes.dynamic import dynamic_plan
+from ..passes.lifetimes import is_alias_op
+from ..planner import PlannedModel
+from . import schema as S
+from .capture import ArrayRef, Capture, ScratchArg, StructRef, TensorArg, Value, capture
+
+
+def _align(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+def supported_opcodes() -> list[str]:
+    return sorted({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D",
+                   "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
+
+
+@dataclass
+class _Builder:
+    graph: Graph
+    constants: dict[int, bytes]  # tensor index -> data (graph constants and extra arrays)
+    extra: list[tuple[int, np.ndarray]]  # pseudo tensors: (index, int32 array)
+    records: bytearray
+
+    def array_tensor(self, arr: np.ndarray) -> int:
+        a = np.asarray(arr)
+        if a.dtype != np.int32:
+            raise UnsupportedError(f"a parameter array of dtype {a.dtype} is not in the "
+                                   "blob format (int32 only)")
+        index = len(self.graph.tensors) + len(self.extra)
+        self.extra.append((index, a))
+        self.constants[index] = a.astype("<i4").tobytes()
+        return index
+
+
+def _lookup(values: dict[str, Value], path: str) -> Value:
+    v: Value = values
+    for part in path.split("."):
+        if not isinstance(v, dict) or part not in v:
+            raise KeyError(path)
+        v = v[part]
+    return v
+
+
+def _flat_paths(values: dict[str, Value], prefix: str = "") -> set[str]:
+    out: set[str] = set()
+    for k, v in values.items():
+        if isinstance(v, dict):
+            out |= _flat_paths(v, f"{prefix}{k}.")
+        else:
+            out.add(f"{prefix}{k}")
+    return out
+
+
+def _word(kind: str, v: Value, b: _Builder, cap: Capture, where: str) -> bytes:
+    if kind == S.I32 or kind == "u32":
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise UnsupportedError(f"{where}: expected an integer, found {v!r}")
+        lo, hi = (-(2**31), 2**31 - 1) if kind == S.I32 else (0, 2**32 - 1)
+        if not lo <= v <= hi:
+            raise UnsupportedError(f"{where}: {v} does not fit {kind}")
+        return struct.pack("<I", v & 0xFFFFFFFF)
+    if kind == S.F32:
+        if not isinstance(v, (int, float)) or isinstance(v, bool):
+            raise UnsupportedError(f"{where}: expected a number, found {v!r}")
+        return struct.pack("<f", float(v))
+    if kind == S.REF:
+        if not isinstance(v, ArrayRef) or v.name not in cap.arrays:
+            raise UnsupportedError(f"{where}: expected a constant array, found {v!r}")
+        return struct.pack("<I", b.array_tensor(cap.arrays[v.name]))
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def _struct_words(ctype: str, values: dict[str, Value], b: _Builder, cap: Capture,
+                  where: str) -> tuple[bytes, str | None]:
+    """The record words of a struct and the name of its optional struct (or None)."""
+    want = {p for p, _ in S.flat_fields(ctype)}
+    got = _flat_paths(values)
+    if want != got:
+        raise UnsupportedError(
+            f"{where}: {ctype} fields differ from the blob schema (missing "
+            f"{sorted(want - got)}, unknown {sorted(got - want)})",
+            hint="update scripts/nnopt/blob/schema.py with the kernel's header")
+    out = b""
+    opt: str | None = None
+    for path, kind in S.flat_fields(ctype):
+        v = _lookup(values, path)
+        if kind == S.OPT:
+            if v is None:
+                out += struct.pack("<I", 0)
+            elif isinstance(v, StructRef) and v.name in cap.structs:
+                out += struct.pack("<I", 1)
+                opt = v.name
+            else:
+                raise UnsupportedError(f"{where}: {path} = {v!r} is not a struct reference")
+        else:
+            out += _word(kind, v, b, cap, f"{where}: {ctype}.{path}")
+    return out, opt
+
+
+def _encode_call(graph: Graph, op_index: int, cap: Capture,
+                 b: _Builder) -> tuple[S.Kernel, bytes, list[int]]:
+    """(kernel, parameter record, tensor arguments) of a captured call."""
+    where = f"op {op_index} ({graph.op_by_index[op_index].opcode})"
+    args = list(cap.args)
+    function = cap.function
+    if function in S.EQUIVALENT:  # same results, no scratch: run the reference kernel
+        function = S.EQUIVALENT[function]
+        args = [a for a in args if not isinstance(a, ScratchArg)]
+    kernel = S.KERNEL_BY_FUNCTION.get(function)
+    if kernel is None:
+        raise UnsupportedError(
+            f"{where}: kernel {cap.function} is not in the model blob format yet",
+            hint="ops the blob can carry: " + ", ".join(supported_opcodes())
+            + "; use the generated C (--emit c) for this model")
+    if len(args) != len(kernel.args):
+        raise UnsupportedError(f"{where}: {cap.function} called with {len(args)} "
+                               f"arguments, the blob schema has {len(kernel.args)}")
+    record = b""
+    optional = b""
+    scalars = b""
+    tensors: list[int] = []
+    for spec, arg in zip(kernel.args, args, strict=True):
+        if spec.startswith("struct:"):
+            ctype = spec.split(":", 1)[1]
+            if not isinstance(arg, StructRef) or arg.name not in cap.structs:
+                raise UnsupportedError(f"{where}: expected &<{ctype}>, found {arg!r}")
+            got_type, values = cap.structs[arg.name]
+            if got_type != ctype:
+                raise UnsupportedError(f"{where}: expected {ctype}, found {got_type}")
+            words, opt = _struct_words(ctype, values, b, cap, where)
+            record += words
+            if opt is not None:
+                otype, ovalues = cap.structs[opt]
+                if otype != S.OPTIONAL_STRUCT.get(ctype):
+                    raise UnsupportedError(f"{where}: unexpected optional struct {otype}")
+                optional, _ = _struct_words(otype, ovalues, b, cap, where)
+        elif spec.startswith("tensor"):
+            if arg is None and spec.endswith("?"):
+                tensors.append(S.NONE16)
+            elif isinstance(arg, TensorArg):
+                tensors.append(arg.index)
+            else:
+                raise UnsupportedError(f"{where}: expected a tensor, found {arg!r}")
+        else:
+            scalars += _word(spec, arg, b, cap, f"{where}: scalar argument")
+    return kernel, record + scalars + optional, tensors
+
+
+def write_blob(planned: PlannedModel) -> bytes:
+    """The model blob of a planned model. Raises UnsupportedError naming every op whose
+    kernel the format cannot carry."""
+    g, plan = planned.graph, planned.plan
+    dyn = dynamic_plan(g, plan)
+    aliases = {e.tensor for e in plan.buffers if e.alias_of is not None}
+    b = _Builder(g, {}, [], bytearray())
+
+    steps: list[tuple[int, int, int, int, list[int], list[int], list[int], list[int]]] = []
+    problems: list[str] = []
+    for step in dyn.steps:
+        op = g.op_by_index[step.op]
+        trace = list(op.outputs)
+        if is_alias_op(g, op) and op.outputs[0] in aliases:
+            steps.append((S.KERNEL_NONE, step.op, 0, 0, [], list(step.alloc),
+                          list(step.free), trace))
+            continue
+        try:
+            cap = capture(g, op)
+            if cap.no_op:
+                steps.append((S.KERNEL_NONE, step.op, 0, 0, [], list(step.alloc),
+                              list(step.free), trace))
+                continue
+            kernel, record, args = _encode_call(g, step.op, cap, b)
+        except UnsupportedError as err:
+            problems.append(err.message)
+            continue
+        off = len(b.records)
+        b.records += record
+        steps.append((kernel.id, step.op, off, len(record), args, list(step.alloc),
+                      list(step.free), trace))
+    if problems:
+        raise UnsupportedError(
+            "the model cannot be written as a blob: " + "; ".join(problems[:8])
+            + (f"; and {len(problems) - 8} more" if len(problems) > 8 else ""),
+            hint="ops the blob can carry: " + ", ".join(supported_opcodes())
+            + "; use the generated C (--emit c) for this model")
+
+    n_tensors = len(g.tensors) + len(b.extra)
+    if n_tensors >= S.NONE16 or len(dyn.blocks) >= S.NONE16 or len(steps) > 0xFFFF:
+        raise UnsupportedError(f"the model has {n_tensors} tensors, {len(dyn.blocks)} "
+                               f"buffers and {len(steps)} steps; the blob format holds "
+                               "at most 65534 of each")
+    used_consts = {a for s in steps for a in s[4] if a != S.NONE16 and a < len(g.tensors)
+                   and g.tensors[a].is_constant}
+    for t in sorted(used_consts):
+        cdata = g.tensors[t].data
+        assert cdata is not None
+        b.constants[t] = cdata
+
+    # data section: parameter records, then constants (16-aligned)
+    data = bytearray(b.records)
+    const_off: dict[int, int] = {}
+    for t in sorted(b.constants):
+        data += bytes(_align(len(data), S.DATA_ALIGN) - len(data))
+        const_off[t] = len(data)
+        data += b.constants[t]
+
+    tensor_tab = bytearray()
+    for t in range(n_tensors):
+        if t < len(g.tensors) and not g.tensors[t].is_constant and t in dyn.handle_of:
+            tt = g.tensors[t]
+            tensor_tab += struct.pack("<IBBHII", tt.nbytes, int(tt.dtype), S.KIND_ACTIVATION,
+                                      dyn.handle_of[t], 0, 0)
+        elif t in const_off:
+            nbytes = len(b.constants[t])
+            dt = int(g.tensors[t].dtype) if t < len(g.tensors) else int(DType.INT32)
+            tensor_tab += struct.pack("<IBBHII", nbytes, dt, S.KIND_CONSTANT, S.NONE16,
+                                      const_off[t], 0)
+        else:
+            tensor_tab += struct.pack("<IBBHII", 0, 0, S.KIND_UNUSED, S.NONE16, 0, 0)
+    handle_tab = b"".join(struct.pack("<I", blk.size) for blk in dyn.blocks)
+    lists: list[int] = []
+    step_tab = bytearray()
+    for kid, op_index, poff, plen, args, allocs, frees, trace in steps:
+        step_tab += struct.pack("<HHIIIHHHH", kid, op_index, poff, plen, len(lists), len(args),
+                                len(allocs), len(frees), len(trace))
+        lists += args + allocs + frees + trace
+    io_tab = bytearray()
+    for t in (*g.inputs, *g.outputs):
+        tt = g.tensors[t]
+        dims = list(tt.shape) + [0] * (6 - len(tt.shape))
+        scale = tt.quant.scale[0] if tt.quant else 0.0
+        zp = tt.quant.zero_point[0] if tt.quant else 0
+        io_tab += struct.pack("<HBB6ifiI", t, int(tt.dtype), len(tt.shape), *dims, scale, zp,
+                              tt.nbytes)
+
+    sections: list[bytes] = [bytes(tensor_tab), handle_tab, bytes(step_tab), bytes(io_tab),
+                             b"".join(struct.pack("<H", x) for x in lists)]
+    offsets = []
+    pos = S.HEADER_BYTES
+    body = bytearray()
+    for sec in sections:
+        offsets.append(pos)
+        body += sec
+        pos += len(sec)
+        pad = _align(pos, 4) - pos
+        body += bytes(pad)
+        pos += pad
+    data_off = _align(pos, S.DATA_ALIGN)
+    body += bytes(data_off - pos)
+    total = data_off + len(data)
+    fields = {
+        "magic": int.from_bytes(S.MAGIC, "little"), "version": S.FORMAT_VERSION,
+        "header_bytes": S.HEADER_BYTES, "total_bytes": total, "crc32": 0, "flags": 0,
+        "arena_bytes": dyn.arena_bytes, "n_tensors": n_tensors, "n_handles": len(dyn.blocks),
+        "n_steps": len(steps), "n_inputs": len(g.inputs), "n_outputs": len(g.outputs),
+        "reserved": 0, "tensors_off": offsets[0], "handles_off": offsets[1],
+        "steps_off": offsets[2], "io_off": offsets[3], "lists_off": offsets[4],
+        "n_list": len(lists), "data_off": data_off,
+    }
+    header = struct.pack(S.HEADER_STRUCT, *(fields[n] for n, _, _ in S.HEADER_FIELDS))
+    blob = bytearray(header + body + data)
+    assert len(blob) == total
+    return bytes(seal(blob))
+
+
+def seal(blob: bytearray | bytes) -> bytes:
+    """The blob with its CRC-32 field recomputed (also for tests that craft blobs)."""
+    out = bytearray(blob)
+    out[12:16] = b"\0\0\0\0"
+    out[12:16] = struct.pack("<I", zlib.crc32(bytes(out)) & 0xFFFFFFFF)
+    return bytes(out)
+
+
+# ----- reading (tests, inspection) -----
+
+@dataclass(frozen=True)
+class BlobStep:
+    kernel: int
+    op: int
+    params: bytes
+    args: tuple[int, ...]
+    alloc: tuple[int, ...]
+    free: tuple[int, ...]
+    trace: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ParsedBlob:
+    header: dict[str, int]
+    tensors: tuple[tuple[int, int, int, int, int], ...]  # bytes, dtype, kind, handle, off
+    handles: tuple[int, ...]
+    steps: tuple[BlobStep, ...]
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+
+
+def parse_blob(data: bytes) -> ParsedBlob:
+    """Parse and check the framing of a blob (header, CRC, table bounds); raises
+    BlobError. The C loader checks much more (parameters against tensors)."""
+    if len(data) < S.HEADER_BYTES or data[:4] != S.MAGIC:
+        raise BlobError("not a model blob (bad magic or shorter than its header)")
+    h = dict(zip((n for n, _, _ in S.HEADER_FIELDS), struct.unpack_from(S.HEADER_STRUCT, data),
+                 strict=True))
+    if h["version"] != S.FORMAT_VERSION:
+        raise BlobError(f"model blob format version {h['version']}, this nnopt reads "
+                        f"{S.FORMAT_VERSION}")
+    if h["total_bytes"] > len(data) or h["total_bytes"] < S.HEADER_BYTES:
+        raise BlobError(f"model blob truncated: {len(data)} of {h['total_bytes']} bytes")
+    blob = data[:h["total_bytes"]]
+    if seal(blob)[12:16] != blob[12:16]:
+        raise BlobError("model blob checksum mismatch: the blob is corrupt")
+
+    def table(off: int, n: int, size: int) -> Sequence[bytes]:
+        if off + n * size > h["data_off"]:
+            raise BlobError("model blob table out of bounds")
+        return [blob[off + i * size: off + (i + 1) * size] for i in range(n)]
+
+    tensors = tuple(struct.unpack("<IBBHII", r)[:5]
+                    for r in table(h["tensors_off"], h["n_tensors"], S.TENSOR_BYTES))
+    handles = tuple(struct.unpack("<I", r)[0] for r in table(h["handles_off"], h["n_handles"], 4))
+    lists = [struct.unpack("<H", r)[0] for r in table(h["lists_off"], h["n_list"], 2)]
+    d0 = h["data_off"]
+    steps = []
+    for r in table(h["steps_off"], h["n_steps"], S.STEP_BYTES):
+        k, op, poff, plen, first, na, nal, nf, nt = struct.unpack("<HHIIIHHHH", r)
+        ls = lists[first:first + na + nal + nf + nt]
+        steps.append(BlobStep(k, op, blob[d0 + poff:d0 + poff + plen], tuple(ls[:na]),
+                              tuple(ls[na:na + nal]), tuple(ls[na + nal:na + nal + nf]),
+                              tuple(ls[na + nal + nf:])))
+    io = [struct.unpack_from("<H", r)[0]
+          for r in table(h["io_off"], h["n_inputs"] + h["n_outputs"], S.IO_BYTES)]
+    return ParsedBlob(h, tensors, handles, tuple(steps), tuple(io[:h["n_inputs"]]),
+                      tuple(io[h["n_inputs"]:]))

@@ -1,0 +1,307 @@
+"""Models loaded at run time: ``nnopt optimize --emit blob`` and nnrt's loader.
+
+- every model whose ops the blob format carries runs bit-exact with the tflite-micro
+  interpreter on every intermediate tensor (host, and on QEMU Cortex-M7), with the
+  allocator's high-water mark and bytes moved equal to the dynamic mode's prediction;
+- corrupt, truncated and version-mismatched blobs give the defined status code;
+- a mutation fuzzer (tests/alloc/blob_fuzz_main.c, ASan + UBSan, guard zones after
+  the blob, the arena and the work memory) never crashes the loader;
+- ops outside the format are refused at ``--emit blob`` time, naming them;
+- the generated C tables equal what scripts/nnopt/blob/schema.py defines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import REPO, model_path
+from nnopt.blob import schema as S
+from nnopt.blob.writer import parse_blob, seal, write_blob
+from nnopt.boards import Board, load_board
+from nnopt.cdefs import Status
+from nnopt.errors import BlobError, UnsupportedError
+from nnopt.firmware.toolchain import BuildSpec, Target, build, run
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.ir import NUMPY_DTYPE
+from nnopt.passes.dynamic import dynamic_plan
+from nnopt.paths import nnrt_dir
+from nnopt.planner import PlannedModel, plan_model
+from nnopt.runner import DYN_TRACE_STATS, _parse_trace, build_runtime
+from nnopt.testing.harness import random_inputs, run_tflm
+from test_models_bitexact import compare
+
+RUNNER = REPO / "tests" / "alloc" / "blob_runner_main.c"
+FUZZER = REPO / "tests" / "alloc" / "blob_fuzz_main.c"
+QEMU = pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                          or shutil.which("arm-none-eabi-gcc") is None,
+                          reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+# Models whose every op the blob format carries.
+SUPPORTED = ["mlperf_tiny/vww_96_int8.tflite", "tflm/person_detect.tflite",
+             "mlperf_tiny/kws_ref_model.tflite", "keras/lenet5_int8.tflite",
+             "keras/lenet5_float.tflite", "tflm/hello_world_int8.tflite",
+             "tflm/hello_world_float.tflite", "tflm/micro_speech_quantized.tflite",
+             "mlperf_tiny/ad01_int8.tflite"]
+EXIT = {s: (0 if s == Status.OK else 10 - int(s)) for s in Status}
+_STATUS = re.compile(r"loader: status=(-?\d+)")
+
+
+def _pow2(n: int, lo: int) -> int:
+    p = lo
+    while p < n:
+        p *= 2
+    return p
+
+
+def runner(target: Target, *, sanitize: bool = False, board: Board | None = None,
+           blob_max: int = 1 << 20, arena_max: int = 1 << 18) -> Path:
+    lib = build_runtime(target, board=board, sanitize=sanitize)
+    return build(BuildSpec(
+        target=target, sources=(RUNNER,), sanitize=sanitize, board=board, libraries=(lib,),
+        defines={"NNRT_RUNNER_BLOB_MAX": f"{blob_max}u", "NNRT_RUNNER_ARENA_MAX": f"{arena_max}u"}))
+
+
+@dataclass(frozen=True)
+class BlobRun:
+    exit_code: int
+    status: int | None
+    outputs: list[bytes]
+    trace: dict[int, bytes]
+    stats: tuple[int, ...] | None
+    instructions: int | None
+    text: str
+
+
+def run_blob(blob: bytes, inputs: list[bytes], n_outputs: int, tmp: Path, *,
+             target: Target = "host", trace: bool = False, sanitize: bool = True,
+             check_only: bool = False) -> BlobRun:
+    board = load_board("nucleo_f767zi") if target != "host" else None
+    arena = 0
+    with contextlib.suppress(BlobError):
+        arena = parse_blob(blob).header["arena_bytes"]
+    if target == "host":
+        exe = runner(target, sanitize=sanitize)
+    else:
+        exe = runner(target, board=board, blob_max=_pow2(len(blob), 4096),
+                     arena_max=_pow2(arena, 4096))
+    bp = tmp / "model.nnmb"
+    bp.write_bytes(blob)
+    args = ["-b", str(bp), "-n", str(len(blob))]
+    if check_only:
+        args.append("-c")
+    for i, x in enumerate(inputs):
+        (tmp / f"in{i}.bin").write_bytes(x)
+        args += ["-i", str(tmp / f"in{i}.bin")]
+    outs = [tmp / f"out{i}.bin" for i in range(n_outputs)]
+    for p in outs:
+        p.unlink(missing_ok=True)
+        args += ["-o", str(p)]
+    tp = tmp / "trace.bin"
+    if trace:
+        args += ["-t", str(tp)]
+    res = run(exe, target, args, board=board, timeout_s=600)
+    m = _STATUS.search(res.stdout)
+    traced: dict[int, bytes] = {}
+    stats = None
+    if trace and res.exit_code == 0:
+        traced = _parse_trace(tp.read_bytes())
+        stats = struct.unpack("<5I", traced.pop(DYN_TRACE_STATS))
+    return BlobRun(res.exit_code, int(m[1]) if m else None,
+                   [p.read_bytes() for p in outs if p.is_file()], traced, stats,
+                   res.instructions, res.stdout + res.stderr)
+
+
+def _planned(rel: str) -> tuple[bytes, PlannedModel]:
+    data = model_path(rel).read_bytes()
+    return data, plan_model(load_model_bytes(data, name=Path(rel).stem), source_bytes=data)
+
+
+def _bit_exact(rel: str, tmp: Path, target: Target, trace: bool) -> BlobRun:
+    data, pm = _planned(rel)
+    blob = write_blob(pm)
+    dyn = dynamic_plan(pm.graph, pm.plan)
+    inputs = random_inputs(data, 3)
+    ref_out, ref_all = run_tflm(data, inputs)
+    res = run_blob(blob, [x.tobytes() for x in inputs], len(ref_out), tmp, target=target,
+                   trace=trace, sanitize=target == "host")
+    assert res.exit_code == 0, res.text
+    g = pm.graph
+    for t, o, r in zip(g.outputs, res.outputs, ref_out, strict=True):
+        got = np.frombuffer(o, dtype=NUMPY_DTYPE[g.tensors[t].dtype])
+        if got.dtype == np.float32:
+            np.testing.assert_allclose(got, r.reshape(-1), rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(got, r.reshape(-1))
+    if trace:
+        ours = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
+            g.tensors[t].shape) for t, d in res.trace.items()}
+        ref_all.update(dict(zip(g.outputs, ref_out, strict=True)))
+        compare(g, ours, ref_all, list(pm.plan.schedule))
+        assert res.stats is not None
+        high_water, capacity, lo, hi, compactions = res.stats
+        assert (high_water, capacity) == (dyn.arena_bytes, dyn.arena_bytes)
+        assert lo | hi << 32 == dyn.bytes_moved and compactions == dyn.compactions
+    return res
+
+
+# ----- generated tables -----
+
+def test_c_tables_match_the_schema() -> None:
+    text = (nnrt_dir() / "src" / "loader" / "blob_schema.h").read_text()
+    assert text == S.c_header(), "regenerate: python -m nnopt.blob.schema > " \
+        "modules/nnrt/src/loader/blob_schema.h"
+    h = (nnrt_dir() / "include" / "nnrt" / "loader.h").read_text()
+    m = re.search(r"/\* BEGIN GENERATED[^\n]*\n(.*?)\n/\* END GENERATED \*/", h, re.S)
+    assert m is not None and m.group(1) == S.c_constants()
+
+
+# ----- running -----
+
+@pytest.mark.parametrize("rel", SUPPORTED, ids=lambda r: Path(r).stem)
+def test_blob_bit_exact_on_host(rel: str, tmp_path: Path) -> None:
+    _bit_exact(rel, tmp_path, "host", trace=True)
+
+
+@QEMU
+@pytest.mark.qemu
+@pytest.mark.parametrize("rel", ["mlperf_tiny/vww_96_int8.tflite", "keras/lenet5_float.tflite"],
+                         ids=lambda r: Path(r).stem)
+def test_blob_bit_exact_on_cortex_m7(rel: str, tmp_path: Path) -> None:
+    res = _bit_exact(rel, tmp_path, "qemu-m7", trace=False)
+    assert res.instructions is not None and res.instructions > 0
+
+
+def test_unsupported_ops_are_refused_at_emit_time() -> None:
+    _, pm = _planned("keras/swiftnet_like.tflite")
+    with pytest.raises(UnsupportedError, match=r"op \d+ \(ADD\).*nnrt_add_s8") as err:
+        write_blob(pm)
+    assert "CONCATENATION" in err.value.message and err.value.hint
+
+
+def test_emit_blob_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from nnopt.cli import main
+
+    model = str(model_path("mlperf_tiny/kws_ref_model.tflite"))
+    assert main(["optimize", model, "--table", "none", "-o", str(tmp_path),
+                 "--emit", "blob"]) == 0
+    out = capsys.readouterr().out
+    blob = (tmp_path / "kws_ref_model.nnmb").read_bytes()
+    assert "kws_ref_model.nnmb" in out and "arena of" in out
+    assert not (tmp_path / "kws_ref_model_model.c").exists()
+    assert parse_blob(blob).header["n_steps"] == 13
+    assert main(["optimize", str(model_path("keras/swiftnet_like.tflite")), "--table",
+                 "none", "-o", str(tmp_path), "--emit", "blob"]) == 1
+    assert "cannot be written as a blob" in capsys.readouterr().err
+
+
+# ----- corrupt blobs -----
+
+@pytest.fixture(scope="module")
+def small_blob() -> bytes:
+    return write_blob(_planned("keras/lenet5_int8.tflite")[1])
+
+
+def _status(blob: bytes, tmp: Path) -> int | None:
+    res = run_blob(blob, [], 0, tmp, check_only=True)
+    assert res.exit_code in EXIT.values(), res.text  # a status, not a crash
+    return res.status
+
+
+def test_intact_blob_checks(small_blob: bytes, tmp_path: Path) -> None:
+    assert _status(small_blob, tmp_path) == Status.OK
+
+
+def test_flipped_bytes_fail_the_checksum(small_blob: bytes, tmp_path: Path) -> None:
+    for pos in (0x10, 0x40, len(small_blob) // 2, len(small_blob) - 1):
+        bad = bytearray(small_blob)
+        bad[pos] ^= 0x20
+        assert _status(bytes(bad), tmp_path) == Status.ERR_FORMAT, pos
+
+
+def test_truncated_blobs(small_blob: bytes, tmp_path: Path) -> None:
+    for n in (0, 10, 63, 64, 200, len(small_blob) - 1):
+        assert _status(small_blob[:n], tmp_path) == Status.ERR_FORMAT, n
+
+
+def test_version_mismatch(small_blob: bytes, tmp_path: Path) -> None:
+    bad = bytearray(small_blob)
+    bad[4:6] = struct.pack("<H", S.FORMAT_VERSION + 1)
+    assert _status(seal(bad), tmp_path) == Status.ERR_UNSUPPORTED
+    with pytest.raises(BlobError, match="version"):
+        parse_blob(seal(bad))
+
+
+def test_bad_magic_flags_and_kernel(small_blob: bytes, tmp_path: Path) -> None:
+    bad = bytearray(small_blob)
+    bad[0:4] = b"NNSW"
+    assert _status(seal(bad), tmp_path) == Status.ERR_FORMAT
+    bad = bytearray(small_blob)
+    bad[16:20] = struct.pack("<I", 1)
+    assert _status(seal(bad), tmp_path) == Status.ERR_UNSUPPORTED
+    p = parse_blob(small_blob)
+    bad = bytearray(small_blob)
+    bad[p.header["steps_off"]:p.header["steps_off"] + 2] = struct.pack("<H", 99)
+    assert _status(seal(bad), tmp_path) == Status.ERR_UNSUPPORTED
+
+
+def test_parameters_that_do_not_fit_their_tensors(small_blob: bytes, tmp_path: Path) -> None:
+    """A consistent checksum does not make wrong geometry acceptable."""
+    p = parse_blob(small_blob)
+    conv = next(i for i, s in enumerate(p.steps) if s.kernel == 1)
+    rec = p.header["data_off"] + sum(len(s.params) for s in p.steps[:conv])
+    for word, value in ((1, 1000), (0, 2), (4, 0x10000), (16, 1000)):
+        bad = bytearray(small_blob)
+        bad[rec + 4 * word:rec + 4 * word + 4] = struct.pack("<I", value)
+        assert _status(seal(bad), tmp_path) == Status.ERR_FORMAT, (word, value)
+
+
+def test_lifetime_violations_are_refused(small_blob: bytes, tmp_path: Path) -> None:
+    """A step reading a buffer freed earlier, or a free list naming a dead handle."""
+    p = parse_blob(small_blob)
+    lists = p.header["lists_off"]
+    # Free the first step's output right after it (in place of its real free list).
+    first = p.steps[0]
+    assert first.free
+    out_handle = p.tensors[first.args[-1]][3]
+    na = len(first.args) + len(first.alloc)
+    bad = bytearray(small_blob)
+    bad[lists + 2 * na:lists + 2 * na + 2] = struct.pack("<H", out_handle)
+    assert _status(seal(bad), tmp_path) == Status.ERR_FORMAT
+
+
+# ----- fuzzing -----
+
+def fuzzer() -> Path:
+    lib = build_runtime("host", sanitize=True)
+    return build(BuildSpec(target="host", sources=(FUZZER,), sanitize=True, libraries=(lib,)))
+
+
+FUZZ = [("keras/lenet5_int8.tflite", 800), ("keras/lenet5_float.tflite", 200),
+        ("tflm/micro_speech_quantized.tflite", 300), ("tflm/hello_world_float.tflite", 2000),
+        ("mlperf_tiny/ad01_int8.tflite", 300)]
+
+
+@pytest.mark.parametrize("rel,iterations", [
+    *FUZZ, *(pytest.param(rel, n * 20, marks=pytest.mark.slow, id=f"{Path(rel).stem}-long")
+             for rel, n in FUZZ)], ids=lambda v: Path(str(v)).stem)
+def test_fuzzed_blobs_never_crash(rel: str, iterations: int, tmp_path: Path) -> None:
+    blob = write_blob(_planned(rel)[1])
+    path = tmp_path / "model.nnmb"
+    path.write_bytes(blob)
+    res = run(fuzzer(), "host", [str(path), str(len(blob)), "7", str(iterations)],
+              timeout_s=600)
+    assert res.exit_code == 0, res.stdout + res.stderr
+    m = re.search(r"fuzz: iterations=(\d+) ok=(\d+) format=(\d+) unsupported=(\d+) "
+                  r"other=(\d+) ran=(\d+)", res.stdout)
+    assert m is not None, res.stdout
+    total, ok, fmt, unsup, other, ran = map(int, m.groups())
+    assert total == iterations == ok + fmt + unsup + other
+    assert fmt > iterations // 4  # most mutations are caught
+    assert ran > 0  # and some mutated blobs still pass every check and run
