@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..codegen.c_model import generate
+from ..errors import NnoptError
 from ..frontend.tflite import load_model
 from ..passes.dynamic import dynamic_plan, summary_lines
 from ..planner import PlannedModel, check_budget, plan_model
@@ -44,6 +45,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write the memory-over-time picture here (.png or .svg)")
     p.add_argument("--table", choices=("auto", "full", "none"), default="auto",
                    help="per-op table: 'auto' shortens long models around the peak")
+    p.add_argument("--emit", action="append", choices=("c", "blob"), metavar="KIND",
+                   help="with -o, what to write (repeatable): 'c' the generated sources "
+                   "(default), 'blob' a model blob <name>.nnmb that nnrt's loader runs "
+                   "without regenerated C (dynamic allocator; see nnrt/loader.h)")
     add_plan_arguments(p)
 
 
@@ -71,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(op_table(plan, pm.graph, None if args.table == "full" else 40)),
               file=out)
 
+    if args.emit and not args.out:
+        raise NnoptError("--emit needs an output directory", hint="add -o OUTDIR")
     report = report_json(pm)
     report["allocator"] = args.allocator
     if dyn is not None:
@@ -82,9 +89,21 @@ def run(args: argparse.Namespace) -> int:
         json_paths.append(args.out / f"{plan.model}_report.json")
         plot_paths.append(args.out / f"{plan.model}_memory.png")
         (args.out / f"{plan.model}_plan.json").write_text(json.dumps(plan.to_json(), indent=1))
-        progress("generating C sources")
-        gen = generate(pm, args.out, allocator=args.allocator)
-        print(f"\nwrote {gen.c_file} and {gen.h_file.name}", file=out)
+        emit = args.emit or ["c"]
+        if "c" in emit:
+            progress("generating C sources")
+            gen = generate(pm, args.out, allocator=args.allocator)
+            print(f"\nwrote {gen.c_file} and {gen.h_file.name}", file=out)
+        if "blob" in emit:
+            from ..blob.writer import write_blob
+
+            progress("writing the model blob")
+            blob = write_blob(pm)
+            path = args.out / f"{plan.model}.nnmb"
+            path.write_bytes(blob)
+            need = (dyn or dynamic_plan(pm.graph, plan)).arena_bytes
+            print(f"wrote {path} ({len(blob):,} bytes; the loader needs an arena of "
+                  f"{need:,} bytes)", file=out)
     for path in json_paths:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(report, indent=1))
