@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one command that runs all tests: installs what is missing, then lint (ruff),
 # types (mypy --strict), and the test suite (pytest -W error). Extra arguments go to
-# pytest (e.g. scripts/test.sh -k arena).
+# pytest (e.g. scripts/test.sh -k arena); tests run on every core (pytest-xdist).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh
@@ -10,4 +10,4 @@ echo "== ruff"
 echo "== mypy"
 .venv/bin/mypy
 echo "== pytest"
-.venv/bin/python -m pytest -W error "$@"
+.venv/bin/python -m pytest -W error -n auto "$@"
