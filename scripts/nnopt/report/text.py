@@ -22,9 +22,8 @@ def summary(plan: Plan) -> list[str]:
         f"  op bound (largest op inputs+outputs)        {_kb(plan.lower_bound_bytes):>12} B"
         + ("  (no reordering can go below; fusion/in-place did)"
            if plan.peak_live_bytes < plan.lower_bound_bytes else ""),
-        f"  arena ({plan.arena_strategy}, {plan.alignment}-byte aligned)"
-        f"{'':<{max(0, 22 - len(plan.arena_strategy))}}{_kb(plan.arena_bytes):>12} B"
-        f"  fragmentation {100 * plan.fragmentation:.1f} %",
+        f"  {f'arena ({plan.arena_strategy}, {plan.alignment}-byte aligned)':<44}"
+        f"{_kb(plan.arena_bytes):>12} B  fragmentation {100 * plan.fragmentation:.1f} %",
     ]
     if plan.optimal:
         lines.append(f"  order: proven optimal under the live-sum model ({plan.schedule_strategy})")
