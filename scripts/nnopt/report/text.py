@@ -13,7 +13,9 @@ def _kb(n: int) -> str:
 def summary(plan: Plan) -> list[str]:
     gap = plan.peak_live_bytes_file_order - plan.peak_live_bytes
     lines = [
-        f"model {plan.model}: {len(plan.schedule)} ops, weights {_kb(plan.weight_bytes)} B",
+        f"model {plan.model}: {len(plan.schedule) + len(plan.fusions)} ops"
+        + (f" ({len(plan.schedule)} after fusion)" if plan.fusions else "")
+        + f", weights {_kb(plan.weight_bytes)} B",
         f"  peak SRAM as shipped (file order, live sum) "
         f"{_kb(plan.peak_live_bytes_file_order):>12} B",
         f"  peak after optimisation (live sum)          {_kb(plan.peak_live_bytes):>12} B"
