@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc libc6-dev make
+APT_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc libc6-dev make dpkg-dev
               git python3-venv libmbedtls-dev valgrind)
 
 missing=()

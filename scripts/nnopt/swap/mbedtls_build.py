@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -40,8 +41,7 @@ from ..errors import ToolchainError
 from ..firmware.toolchain import BuildSpec, Target, build, default_cache_dir
 
 PACKAGE = "mbedtls"
-ARCHIVE = "http://deb.debian.org/debian"
-KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+APT_SOURCES = Path("/etc/apt")  # the machine's own apt configuration (read only)
 ENV_SRC = "NNOPT_MBEDTLS_SRC"
 CONFIG_NAME = "nnrt_mbedtls_config.h"
 
@@ -156,6 +156,45 @@ def _apt_options(apt_dir: Path) -> list[str]:
     return opts
 
 
+def deb_src_lines(apt_etc: Path, codename: str) -> list[str]:
+    """``deb-src`` lines mirroring the machine's configured ``deb`` sources for
+    ``codename`` main (deb822 ``*.sources`` and one-line ``*.list`` files), with their
+    signing keys: the source package comes from the archive apt already trusts."""
+    out: list[str] = []
+
+    def add(uri: str, suite: str, signed: str | None) -> None:
+        opt = f"[signed-by={signed}] " if signed else ""
+        line = f"deb-src {opt}{uri} {suite} main\n"
+        if line not in out:
+            out.append(line)
+
+    for path in sorted(apt_etc.glob("sources.list.d/*.sources")):
+        for stanza in path.read_text(errors="replace").split("\n\n"):
+            fields: dict[str, str] = {}
+            for raw in stanza.splitlines():
+                if raw.startswith("#") or ":" not in raw:
+                    continue
+                key, _, value = raw.partition(":")
+                fields[key.strip().lower()] = value.strip()
+            if ("deb" in fields.get("types", "").split()
+                    and codename in fields.get("suites", "").split()
+                    and "main" in fields.get("components", "").split()
+                    and fields.get("enabled", "yes").lower() != "no"):
+                for uri in fields.get("uris", "").split():
+                    add(uri, codename, fields.get("signed-by"))
+    for path in [apt_etc / "sources.list", *sorted(apt_etc.glob("sources.list.d/*.list"))]:
+        if not path.is_file():
+            continue
+        for raw in path.read_text(errors="replace").splitlines():
+            m = re.match(r"\s*deb\s+(?:\[([^\]]*)\]\s+)?(\S+)\s+(\S+)\s+(.*)",
+                         raw.split("#", 1)[0])
+            if m and m.group(3) == codename and "main" in m.group(4).split():
+                signed = next((o.split("=", 1)[1] for o in (m.group(1) or "").split()
+                               if o.startswith("signed-by=")), None)
+                add(m.group(2), codename, signed)
+    return out
+
+
 def _fetch(base: Path) -> Path:
     """Download and unpack the source package into base/<version>/src; return it."""
     for tool in ("apt-get", "dpkg-source"):
@@ -166,9 +205,12 @@ def _fetch(base: Path) -> Path:
                                  f"{ENV_SRC} to an unpacked mbedTLS 2.28 tree")
     apt_dir = base / "apt"
     (apt_dir / "lists" / "partial").mkdir(parents=True, exist_ok=True)
-    signed = f"[signed-by={KEYRING}] " if Path(KEYRING).is_file() else ""
-    (apt_dir / "sources.list").write_text(
-        f"deb-src {signed}{ARCHIVE} {_codename()} main\n")
+    lines = deb_src_lines(APT_SOURCES, _codename())
+    if not lines:
+        raise ToolchainError(
+            f"no Debian archive for {_codename()} main is configured in {APT_SOURCES}",
+            hint=f"configure apt for Debian, or set {ENV_SRC} to an unpacked mbedTLS 2.28 tree")
+    (apt_dir / "sources.list").write_text("".join(lines))
     opts = _apt_options(apt_dir)
     _run(["apt-get", *opts, "update"], base, "apt-get update (deb-src, private lists)")
     version = installed_version()
