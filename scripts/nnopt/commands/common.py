@@ -36,7 +36,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--allocator", choices=ALLOCATORS, default="static",
                    help="'static': buffers at planned offsets (default); 'dynamic': nnrt's "
                    "defragmenting allocator compacts live tensors after each op (arena = "
-                   "aligned live-sum peak, at the cost of bytes moved)")
+                   "aligned live-sum peak, at the cost of bytes moved); 'dynamic-lazy': "
+                   "the same arena, compacting only when an allocation needs the room "
+                   "(fewer bytes moved)")
 
 
 def _safe_boards() -> list[str]:

@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     plan = pm.plan
     out = sys.stdout
     print("\n".join(summary(plan)), file=out)
-    dyn = dynamic_plan(pm.graph, plan) if args.allocator == "dynamic" else None
+    dyn = (dynamic_plan(pm.graph, plan, lazy=args.allocator == "dynamic-lazy")
+           if args.allocator != "static" else None)
     if dyn is not None:
         print("\n".join(summary_lines(dyn, plan.arena_bytes)), file=out)
     if args.table != "none":

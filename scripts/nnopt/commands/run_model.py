@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
         opts = replace(opts, board=load_board(default))
     progress(f"planning {len(graph.ops)} ops")
     pm = plan_model(graph, opts, source_bytes=args.model.read_bytes())
-    dyn = dynamic_plan(pm.graph, pm.plan) if args.allocator == "dynamic" else None
+    dyn = (dynamic_plan(pm.graph, pm.plan, lazy=args.allocator == "dynamic-lazy")
+           if args.allocator != "static" else None)
     arena_bytes = dyn.arena_bytes if dyn is not None else pm.plan.arena_bytes
     check_budget(replace(pm.plan, arena_bytes=arena_bytes), opts.board)
     progress(f"building and running on {args.target}")
