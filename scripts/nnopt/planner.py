@@ -115,7 +115,9 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
         arena = plan_arena(buffers, align=opts.align, strategies=opts.arena_strategies)
 
     tensor_bufs = [b for b in buffers if b.tensor is not None]
-    prof = live_profile(tensor_bufs, len(order))
+    # live sum of whole tensors (before in-place depthwise and tiling replace some)
+    prof = live_profile([b for b in (below.whole_buffers if below else tensor_bufs)
+                         if b.tensor is not None], len(order))
     scratch_at = [0] * len(order)
     for b in buffers:
         if b.tensor is None:

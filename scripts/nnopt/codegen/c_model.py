@@ -28,7 +28,7 @@ from ..lowering import EmitContext, lowering_for
 from ..passes.dynamic import ALLOCATORS, DynamicPlan, dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
-from .views import ViewLowerings
+from .views import StageCalls, ViewLowerings
 
 _C_TYPES = {
     np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t", np.dtype(np.int16): "int16_t",
@@ -87,6 +87,7 @@ class _Emitter:
                             if is_alias_op(self.g, op) and op.outputs[0] in aliases}
         # Ops the plan runs on sub-views (folded padding, row by row, in place, tiles).
         self.views = ViewLowerings(self.plan, self.g)
+        self.stages = StageCalls(self.plan, self.g)
         if allocator not in ALLOCATORS:
             raise ValueError(f"unknown allocator {allocator!r}")
         self.dyn: DynamicPlan | None = (
@@ -138,8 +139,8 @@ class _Emitter:
     def op_functions(self) -> list[str]:
         out = []
         for op in self.g.ops:
-            if op.index in self.aliased_ops:
-                continue  # its output shares its input's bytes: nothing to run
+            if op.index in self.aliased_ops or self.stages.call(op.index) is not None:
+                continue  # aliased (shares its input's bytes) or run by a tiled stage
             low = self.views.lowering_for(op) or lowering_for(op)
             self.headers.update(low.headers)
             ctx = EmitContext(
@@ -152,7 +153,15 @@ class _Emitter:
                        f"static nnrt_status_t op_{op.index}(void)\n{{\n"
                        + "\n".join("    " + line if line else "" for line in body)
                        + "\n}\n")
-        return out
+        decls, funcs, headers = self.stages.emit(
+            lambda op: EmitContext(graph=self.g, op=op, ptr=self.ptr,
+                                   const_array=self.const_array_for(op.index),
+                                   scratch=self.scratch_ptr(op.index)),
+            lambda off: f"((void *)({self.name}_arena + {off}u))", self.ptr,
+            dynamic=self.dyn is not None)
+        self.extra_decls += decls
+        self.headers.update(headers)
+        return out + funcs
 
     def invoke(self) -> str:
         if self.dyn is not None:
@@ -161,10 +170,14 @@ class _Emitter:
                  "    nnrt_status_t s = NNRT_OK;"]
         for idx in self.plan.schedule:
             op = self.g.op_by_index[idx]
+            staged = self.stages.call(idx)
+            if staged == "":
+                lines.append(f"    /* op {idx} ({op.opcode}): in a tiled stage */")
+                continue
             if idx in self.aliased_ops:
                 lines.append(f"    /* op {idx} ({op.opcode}): aliased, no code */")
             else:
-                lines.append(f"    s = op_{idx}();")
+                lines.append(f"    s = {staged or f'op_{idx}'}();")
                 lines.append("    if (s != NNRT_OK) {")
                 lines.append("        return s;")
                 lines.append("    }")

@@ -19,7 +19,7 @@ one (or None).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -289,3 +289,44 @@ class ViewLowerings:
         if _explicit(op):
             return _Lowering(_headers_for(op), emit_window)
         return None
+
+
+class StageCalls:
+    """The tiled stages of a plan: which ops they run and the code that runs them."""
+
+    def __init__(self, plan: Plan, graph: Graph) -> None:
+        self.plan = plan
+        self.graph = graph
+        self.stage_of: dict[int, int] = {}
+        self.last_op: dict[int, int] = {}
+        for n, st in enumerate(plan.stages):
+            for i in st.ops:
+                self.stage_of[i] = n
+            self.last_op[st.ops[-1]] = n
+
+    def call(self, op_index: int) -> str | None:
+        """None: an ordinary op; "": run inside a stage (no call of its own); else the
+        stage function to call at this op (the stage's last)."""
+        if op_index not in self.stage_of:
+            return None
+        n = self.last_op.get(op_index)
+        return "" if n is None else f"stage_{n}"
+
+    def emit(self, ctx_for: Callable[[Op], EmitContext], arena_at: Callable[[int], str],
+             ptr: Callable[[int], str], dynamic: bool = False
+             ) -> tuple[list[str], list[str], set[str]]:
+        """(constant tables, functions, headers) of every stage."""
+        from .stages import StageEmitter
+
+        if self.plan.stages and dynamic:
+            raise PlanError("the dynamic allocator cannot run a plan with a tiled stage",
+                            hint="plan with --tiling off for --allocator dynamic")
+        decls: list[str] = []
+        funcs: list[str] = []
+        headers: set[str] = set()
+        for n, st in enumerate(self.plan.stages):
+            em = StageEmitter(st, n, self.graph, ctx_for, arena_at)
+            funcs.append("\n".join(em.emit(ptr)) + "\n")
+            decls += em.decls
+            headers |= em.headers
+        return decls, funcs, headers

@@ -16,23 +16,25 @@ The result carries everything the Plan records; nothing downstream re-decides.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..errors import PlanError
+from ..errors import BudgetError, PlanError
 from ..ir import Graph
-from ..plan import InplaceOpEntry, OverlapEntry
+from ..plan import InplaceOpEntry, OverlapEntry, StageEntry, TileEntry
 from .arena import ArenaPlan, Overlap, plan_arena
 from .inplace_ops import (
     StreamCandidate,
     depthwise_candidates,
     depthwise_scratch,
     overlaps_of,
+    safe_deltas,
     stream_candidates,
 )
 from .lifetimes import Buffer, alias_roots, buffers_for, live_profile
 from .regions import model_macs
+from .tiling import Tiling, grids_for, stage_buffers, stage_roots, stage_shapes, tile_stage
 
 MODES = ("auto", "off", "force")
 # Strategies used to compare candidate decisions (the final plan tries all).
@@ -60,6 +62,8 @@ class BelowResult:
     streams: list[StreamCandidate] = field(default_factory=list)
     streamed: dict[int, str] = field(default_factory=dict)  # op index -> direction
     modes: dict[tuple[int, int], str] = field(default_factory=dict)  # (src, dst) -> mode
+    tiling: Tiling | None = None
+    whole_buffers: list[Buffer] = field(default_factory=list)  # before depthwise/tiling
 
 
 def _check_mode(name: str, mode: str) -> None:
@@ -67,15 +71,81 @@ def _check_mode(name: str, mode: str) -> None:
         raise PlanError(f"unknown {name} mode {mode!r}", hint="use auto, off or force")
 
 
-def _layout(graph: Graph, order: Sequence[int], roots: Mapping[int, int],
-            scratch: Mapping[int, int], use_streams: bool
-            ) -> tuple[list[Buffer], list[StreamCandidate], list[Overlap]]:
-    buffers = buffers_for(graph, order, roots, scratch)
+@dataclass(frozen=True)
+class _Config:
+    aliases: Mapping[int, int]  # output -> input (element-wise and depthwise in place)
+    scratch: Mapping[int, int]
+    tiling: Tiling | None
+
+
+def _layout(graph: Graph, order: Sequence[int], cfg: _Config, use_streams: bool
+            ) -> tuple[dict[int, int], list[Buffer], list[StreamCandidate], list[Overlap]]:
+    """Buffers and permissions of one configuration (roots, buffers, streams, overlaps)."""
+    roots = alias_roots(graph, cfg.aliases)
+    stage_ops: set[int] = set()
+    if cfg.tiling is not None:
+        roots = stage_roots(roots, cfg.tiling)
+        stage_ops = set(cfg.tiling.shape.ops)
+    buffers = buffers_for(graph, order, roots, cfg.scratch)
+    ovs: list[Overlap] = []
+    if cfg.tiling is not None:
+        lay = stage_buffers(graph, order, buffers, cfg.tiling)
+        buffers, ovs = lay.buffers, list(lay.overlaps)
     if not use_streams:
-        return buffers, [], []
+        return roots, buffers, [], ovs
     pos = {graph.ops[k].index: i for i, k in enumerate(order)}
-    cands = stream_candidates(graph, order, roots, buffers)
-    return buffers, cands, overlaps_of(cands, pos, graph)
+    cands = [c for c in stream_candidates(graph, order, roots, buffers)
+             if c.op not in stage_ops]
+    return roots, buffers, cands, ovs + overlaps_of(cands, pos, graph)
+
+
+def _step_costs(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
+                cands: Sequence[StreamCandidate]) -> list[int]:
+    """Live bytes per step minus the most a permitted overlap could save there: an
+    optimistic estimate of what a layout needs at each step."""
+    prof = live_profile(buffers, len(order))
+    size = {b.tensor: b.size for b in buffers if b.tensor is not None}
+    pos = {graph.ops[k].index: i for i, k in enumerate(order)}
+    save = [0] * len(order)
+    for c in cands:
+        sx, sy = size.get(c.src, 0), size.get(c.dst, 0)
+        fwd = max(0, min(sy + c.forward_max, sx)) if c.forward_max < (1 << 61) else 0
+        bwd = max(0, min(sx - c.backward_min, sy)) if c.backward_min > -(1 << 61) else 0
+        i = pos[c.op]
+        save[i] = max(save[i], fwd, bwd)
+    return [p - s for p, s in zip(prof, save, strict=True)]
+
+
+def _stage_estimate(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
+                    tiling: Tiling, rest: Sequence[int]) -> int:
+    """Optimistic arena estimate of a tiled stage: the tiles live at each stage step plus
+    the full input and output (as far as they may overlap), and the rest of the plan."""
+    shape = tiling.shape
+    n = shape.length
+    whole = {b.tensor: b for b in buffers if b.tensor is not None}
+    live = [0] * n
+    for t, kind in tiling.access.items():
+        if kind in ("tile", "gather", "scatter"):
+            b = whole.get(t)
+            if kind == "tile" and b is not None:
+                first, last = b.first, b.last
+            else:
+                first, last = 0, n - 1
+            for i in range(max(first, 0), min(last, n - 1) + 1):
+                live[i] += _align16(tiling.tile_bytes[t])
+    y = graph.tensors[shape.output].nbytes
+    full = y + sum(graph.tensors[x].nbytes for x in shape.inputs)
+    save = 0
+    for x in shape.inputs:
+        fwd, bwd = safe_deltas(tiling.steps[x])
+        sx = graph.tensors[x].nbytes
+        save = max(save, max(0, min(y + fwd, sx)), max(0, min(sx - bwd, y)))
+    stage = max(live) + full - save
+    return max(stage, max(rest[n:], default=0))
+
+
+def _align16(n: int) -> int:
+    return (n + 15) // 16 * 16
 
 
 def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
@@ -85,48 +155,134 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
     _check_mode("in-place", opts.inplace_ops)
     _check_mode("tiling", opts.tiling)
     use = opts.inplace_ops != "off"
-    extra = dict(aliases)
-    scr = dict(scratch)
-    roots = alias_roots(graph, extra)
-    buffers, cands, ovs = _layout(graph, order, roots, scr, use)
+    cfg = _Config(dict(aliases), dict(scratch), None)
 
-    def arena_of(bufs: Sequence[Buffer], o: Sequence[Overlap], quick: bool) -> ArenaPlan:
+    def arena_of(c: _Config, quick: bool) -> tuple[ArenaPlan, tuple[Any, ...]]:
+        lay = _layout(graph, order, c, use)
         strategies = _QUICK if quick else opts.strategies
-        return plan_arena(bufs, align=opts.align, strategies=strategies, overlaps=o)
+        return plan_arena(lay[1], align=opts.align, strategies=strategies,
+                          overlaps=lay[3]), lay
+
+    base_arena, (roots, buffers, cands, _) = arena_of(cfg, True)
+    whole_buffers = list(buffers)
+    choice = None
+    if opts.tiling != "off":
+        choice = choose_tiling(graph, order, buffers, cands, base_arena.arena_bytes, opts,
+                               lambda t: arena_of(replace(cfg, tiling=t), True)[0].arena_bytes)
+        if choice is not None:
+            cfg = replace(cfg, tiling=choice)
 
     chosen_dw: list[int] = []
     if use:
-        dws = depthwise_candidates(graph, order, roots)
+        roots = _layout(graph, order, cfg, use)[0]
+        stage_ops = set(choice.shape.ops) if choice is not None else set()
+        dws = [d for d in depthwise_candidates(graph, order, roots) if d not in stage_ops]
         if opts.inplace_ops == "force":
             chosen_dw = dws
         elif dws:
             # Greedy: the depthwise ops at the highest live steps first; keep each that
             # lowers the (quickly planned) arena.
-            prof = live_profile(buffers, len(order))
+            prof = live_profile(whole_buffers, len(order))
             pos = {graph.ops[k].index: i for i, k in enumerate(order)}
-            best = arena_of(buffers, ovs, True).arena_bytes
+            best = arena_of(cfg, True)[0].arena_bytes
             for op_index in sorted(dws, key=lambda o: (-prof[pos[o]], o)):
                 op = graph.op_by_index[op_index]
-                trial_extra = {**extra, op.outputs[0]: op.inputs[0]}
-                trial_scr = {**scr, op_index: depthwise_scratch(graph, op)}
-                r = alias_roots(graph, trial_extra)
-                b, _, o = _layout(graph, order, r, trial_scr, use)
-                size = arena_of(b, o, True).arena_bytes
+                trial = replace(cfg, aliases={**cfg.aliases, op.outputs[0]: op.inputs[0]},
+                                scratch={**cfg.scratch,
+                                         op_index: depthwise_scratch(graph, op)})
+                size = arena_of(trial, True)[0].arena_bytes
                 if size < best:
                     best = size
                     chosen_dw.append(op_index)
-                    extra, scr = trial_extra, trial_scr
-        for op_index in chosen_dw:
-            op = graph.op_by_index[op_index]
-            extra[op.outputs[0]] = op.inputs[0]
-            scr[op_index] = depthwise_scratch(graph, op)
-        roots = alias_roots(graph, extra)
-        buffers, cands, ovs = _layout(graph, order, roots, scr, use)
+                    cfg = trial
+        else:
+            chosen_dw = []
+        if opts.inplace_ops == "force":
+            extra = dict(cfg.aliases)
+            scr = dict(cfg.scratch)
+            for op_index in chosen_dw:
+                op = graph.op_by_index[op_index]
+                extra[op.outputs[0]] = op.inputs[0]
+                scr[op_index] = depthwise_scratch(graph, op)
+            cfg = replace(cfg, aliases=extra, scratch=scr)
 
-    arena = arena_of(buffers, ovs, False)
-    res = BelowResult(roots, scr, buffers, ovs, arena, sorted(chosen_dw), cands)
+    arena, (roots, buffers, cands, ovs) = arena_of(cfg, False)
+    res = BelowResult(roots, dict(cfg.scratch), buffers, ovs, arena, sorted(chosen_dw),
+                      cands, tiling=cfg.tiling, whole_buffers=whole_buffers)
     _directions(res, opts.inplace_ops == "force")
     return res
+
+
+def choose_tiling(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
+                  cands: Sequence[StreamCandidate], base: int, opts: BelowOptions,
+                  arena_of: Callable[[Tiling], int]) -> Tiling | None:
+    """The stage and grid to tile, per the objective (module docstring), or None."""
+    rest = _step_costs(graph, order, buffers, cands)
+    total = max(model_macs(graph), 1)
+    cands_t: list[tuple[int, int, Tiling]] = []
+    for shape in stage_shapes(graph, order):
+        for grid in grids_for(graph, shape):
+            t = tile_stage(graph, shape, grid)
+            if t is None:
+                continue
+            est = _stage_estimate(graph, order, buffers, t, rest)
+            cands_t.append((est, t.macs - t.base_macs, t))
+    if not cands_t:
+        if opts.tiling == "force" or (opts.budget is not None and base > opts.budget):
+            return None
+        return None
+    cap = opts.max_extra_macs / 100.0 * total
+    budget = opts.budget
+    if opts.tiling == "auto" and budget is not None and base <= budget:
+        return None  # fits without extra compute
+    if budget is not None and opts.tiling == "auto":
+        # least extra compute that fits: cheapest first, estimates that cannot fit skipped
+        tried = 0
+        best_seen: tuple[int, Tiling] | None = None
+        for est, _extra, t in sorted(cands_t, key=lambda c: (c[1], c[0])):
+            if est > budget:
+                continue
+            size = arena_of(t)
+            tried += 1
+            if best_seen is None or size < best_seen[0]:
+                best_seen = (size, t)
+            if size <= budget:
+                return t
+            if tried >= _MAX_TRIALS * 2:
+                break
+        smallest = min(cands_t, key=lambda c: (c[0], c[1]))
+        size = arena_of(smallest[2])
+        if best_seen is None or size < best_seen[0]:
+            best_seen = (size, smallest[2])
+        raise BudgetError(
+            f"even patch-based tiling cannot fit the activations in {budget:,} bytes: "
+            f"the smallest arena found is {best_seen[0]:,} bytes (stage of "
+            f"{best_seen[1].shape.length} ops, {best_seen[1].grid[0]}x"
+            f"{best_seen[1].grid[1]} patches, "
+            f"+{100.0 * (best_seen[1].macs - best_seen[1].base_macs) / total:.1f} % MACs); "
+            f"without tiling {base:,} bytes",
+            hint="a board with more SRAM, a smaller input resolution, or --swap for the "
+                 "weights if they are the problem")
+    pool = [c for c in cands_t if c[1] <= cap]
+    if not pool:
+        if opts.tiling != "force":
+            return None
+        pool = sorted(cands_t, key=lambda c: (c[1], c[0]))[:1]
+    pool.sort(key=lambda c: (c[0], c[1]))
+    best: tuple[int, int, Tiling] | None = None
+    for est, extra, t in pool[:_MAX_TRIALS]:
+        if best is not None and est > best[0]:
+            break  # estimates are optimistic: nothing further can win
+        size = arena_of(t)
+        if best is None or (size, extra) < (best[0], best[1]):
+            best = (size, extra, t)
+    assert best is not None
+    if opts.tiling == "auto" and best[0] >= base:
+        return None
+    return best[2]
+
+
+_MAX_TRIALS = 8
 
 
 def _directions(res: BelowResult, force: bool) -> None:
@@ -160,13 +316,35 @@ def plan_records(res: BelowResult, graph: Graph, order: Sequence[int]) -> dict[s
     for o in res.overlaps:
         src, dst = by_key[o.src], by_key[o.dst]
         assert src.tensor is not None and dst.tensor is not None
+        mode = res.modes.get((src.tensor, dst.tensor))
+        if mode is None:  # a stage permission: does the plan use it, in which order?
+            delta = res.arena.offsets[o.dst] - res.arena.offsets[o.src]
+            if not -dst.size < delta < src.size:
+                mode = "disjoint"
+            else:
+                mode = "forward" if o.forward_max is not None and delta <= o.forward_max \
+                    else "backward"
         overlaps.append(OverlapEntry(src.tensor, dst.tensor, o.first, o.last, o.forward_max,
-                                     o.backward_min,
-                                     res.modes.get((src.tensor, dst.tensor), "disjoint"),
-                                     o.reason))
+                                     o.backward_min, mode, o.reason))
     ops: list[InplaceOpEntry] = [InplaceOpEntry(i, "depthwise_channel")
                                  for i in res.depthwise]
     ops += [InplaceOpEntry(i, "rows", d) for i, d in sorted(res.streamed.items())]
-    macs = model_macs(graph)
+    macs = base = model_macs(graph)
+    stages: tuple[StageEntry, ...] = ()
+    t = res.tiling
+    if t is not None:
+        macs += t.macs - t.base_macs
+        order_mode = "forward"
+        for e in overlaps:
+            if e.reason.startswith("stage") and e.mode == "backward":
+                order_mode = "backward"
+        tiles = []
+        for tensor, kind in sorted(t.access.items()):
+            key = {"gather": f"g{tensor}", "scatter": f"c{tensor}"}.get(kind, f"t{tensor}")
+            tiles.append(TileEntry(tensor, kind, res.arena.offsets.get(key, -1),
+                                   t.tile_bytes[tensor], tuple(t.regions[tensor])))
+        stages = (StageEntry(t.shape.ops, 0, t.shape.length - 1, t.grid, order_mode,
+                             t.shape.inputs, t.shape.output, tuple(tiles), t.macs,
+                             t.base_macs),)
     return {"overlaps": tuple(overlaps), "inplace_ops": tuple(sorted(ops, key=lambda e: e.op)),
-            "stages": (), "macs": macs, "base_macs": macs}
+            "stages": stages, "macs": macs, "base_macs": base}

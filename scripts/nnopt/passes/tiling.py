@@ -1,0 +1,338 @@
+"""Patch-based execution of the memory-heavy first stage (MCUNetV2's idea).
+
+A stage is a prefix of the schedule whose ops are all spatial (convolutions, depthwise
+convolutions, pools, element-wise ops, channel concatenations, and a leading
+NCHW->NHWC TRANSPOSE of a graph input) and whose results leave it through one tensor.
+Split that output into a grid of patches; walking the ops backwards, every tensor of
+the stage gets, per patch, the region its consumers read (receptive fields: a window
+op's output rows ``[a, b)`` read ``Axis.span(a, b)``; point-wise ops read what they
+write; regions of several consumers are merged). The stage then runs once per patch on
+tile buffers sized for the largest region, overlapping halos recomputed; only the
+stage's input and output exist at full size.
+
+- Analysis: :func:`stage_shapes` (valid prefixes), :func:`tile_stage` (regions for a
+  grid; None when a window op would read a tile that does not start at its window),
+  costs (tile bytes, MACs as tiled vs. untiled).
+- Transform: :func:`stage_buffers` turns the stage into arena buffers (tiles live
+  within the stage's positions; the full input lives to the stage's end and the full
+  output from its start) and grants the stage-level permission for the full output to
+  overlap the full input where the patch order allows (patches in raster order write
+  below every byte a later patch reads: ``passes.inplace_ops.safe_deltas``).
+- Choice: ``passes.below_bound`` (memory/compute trade-off).
+
+Access of the full tensors: with one column of patches, every region spans whole rows,
+so the first op reads the input in place and the last op writes the output in place;
+with several columns the input window is copied into a tile ("gather") and the output
+tile copied into place ("scatter"). Limits (stage refused): fused max pools, batch
+> 1, ops on whole tensors (FC, MEAN, reshapes, softmax), unary element-wise ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from ..cdefs import DTYPE_SIZE
+from ..ir import Graph, Op
+from ..ops import ELEMENTWISE_BINARY
+from .arena import Overlap
+from .inplace_ops import Step, safe_deltas
+from .lifetimes import Buffer
+from .regions import POINT, WINDOW, Spatial, spatial_of
+
+Region = tuple[int, int, int, int]  # y0, y1, x0, x1 (half-open) in the full tensor
+
+NCHW_TO_NHWC = (0, 2, 3, 1)
+
+
+@dataclass(frozen=True)
+class StageShape:
+    """A valid stage: schedule positions [0, length) of the graph."""
+
+    ops: tuple[int, ...]  # op indices in execution order
+    length: int
+    inputs: tuple[int, ...]  # boundary inputs (read by the stage, produced before it)
+    output: int  # the one tensor leaving the stage
+    transposed: frozenset[int]  # boundary inputs read through a NCHW->NHWC TRANSPOSE
+
+
+@dataclass
+class Tiling:
+    """A stage with a patch grid: regions of every tensor, per patch."""
+
+    shape: StageShape
+    grid: tuple[int, int]
+    regions: dict[int, list[Region]]  # tensor -> region per patch (raster order)
+    access: dict[int, str]  # tensor -> "tile", "input", "gather", "output", "scatter"
+    tile_bytes: dict[int, int]  # tensor -> bytes of its tile buffer (0: none)
+    macs: int
+    base_macs: int
+    steps: dict[int, list[Step]] = field(default_factory=dict)  # input -> per patch
+
+    @property
+    def patches(self) -> int:
+        return self.grid[0] * self.grid[1]
+
+
+def _transpose_perm(graph: Graph, op: Op) -> tuple[int, ...] | None:
+    if op.opcode != "TRANSPOSE" or len(op.inputs) != 2:
+        return None
+    p = graph.tensors[op.inputs[1]]
+    if not p.is_constant:
+        return None
+    return tuple(int(v) for v in p.array().reshape(-1))
+
+
+def _stage_op_ok(graph: Graph, op: Op, produced: set[int]) -> bool:
+    if op.opcode == "TRANSPOSE":
+        x = op.inputs[0]
+        y = graph.tensors[op.outputs[0]]
+        return (_transpose_perm(graph, op) == NCHW_TO_NHWC and x not in produced
+                and len(y.shape) == 4 and y.shape[0] == 1)
+    sp = spatial_of(graph, op)
+    if sp is None:
+        return False
+    return not (sp.kind == POINT and op.opcode not in ELEMENTWISE_BINARY | {"CONCATENATION"})
+
+
+def stage_shapes(graph: Graph, order: Sequence[int], max_ops: int = 64) -> list[StageShape]:
+    """Every prefix of the order that is a valid stage (at least one window op)."""
+    out: list[StageShape] = []
+    produced: set[int] = set()
+    ops: list[Op] = []
+    has_window = False
+    transposed: set[int] = set()
+    for k in order[:max_ops]:
+        op = graph.ops[k]
+        if not _stage_op_ok(graph, op, produced):
+            break
+        if op.opcode == "TRANSPOSE":
+            transposed.add(op.inputs[0])
+        else:
+            sp = spatial_of(graph, op)
+            has_window = has_window or (sp is not None and sp.kind == WINDOW)
+        ops.append(op)
+        produced.update(op.outputs)
+        if not has_window:
+            continue
+        in_stage = {o.index for o in ops}
+        leaving = [t for t in produced
+                   if t in graph.outputs
+                   or any(c not in in_stage for c in graph.consumers.get(t, ()))]
+        if len(leaving) != 1:
+            continue
+        y = leaving[0]
+        if any(c in in_stage for c in graph.consumers.get(y, ())) or y in graph.outputs:
+            continue
+        if graph.producer[y] != ops[-1].index:
+            continue  # the stage must end with the op producing its output
+        inputs = tuple(dict.fromkeys(t for o in ops for t in graph.activations(o)
+                                     if t not in produced))
+        if any(len(graph.tensors[t].shape) != 4 or graph.tensors[t].shape[0] != 1
+               for t in inputs):
+            continue
+        out.append(StageShape(tuple(o.index for o in ops), len(ops), inputs, y,
+                              frozenset(transposed)))
+    return out
+
+
+def _split(n: int, parts: int) -> list[tuple[int, int]]:
+    return [(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
+
+
+def _union(a: Region | None, b: Region) -> Region:
+    if a is None:
+        return b
+    return min(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), max(a[3], b[3])
+
+
+def _area(r: Region) -> int:
+    return max(0, r[1] - r[0]) * max(0, r[3] - r[2])
+
+
+def _nhwc(graph: Graph, t: int, transposed: bool) -> tuple[int, int, int]:
+    s = graph.tensors[t].shape
+    return (s[2], s[3], s[1]) if transposed else (s[1], s[2], s[3])
+
+
+def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int]) -> Tiling | None:
+    """Regions, access kinds and costs of a stage for a grid; None if not tileable."""
+    y = shape.output
+    _, oh, ow, _ = graph.tensors[y].shape
+    gh, gw = grid
+    if not (1 <= gh <= oh and 1 <= gw <= ow):
+        return None
+    tiles = [(a, b, c, d) for a, b in _split(oh, gh) for c, d in _split(ow, gw)]
+    n = len(tiles)
+    regions: dict[int, list[Region | None]] = {y: list(tiles)}
+    ops = [graph.op_by_index[i] for i in shape.ops]
+    spatial: dict[int, Spatial] = {}
+    for op in reversed(ops):
+        out = op.outputs[0]
+        reg = regions.get(out)
+        if reg is None:
+            return None  # produced but never read: not a stage we can run
+        if op.opcode == "TRANSPOSE":
+            src = op.inputs[0]
+            acc = regions.setdefault(src, [None] * n)
+            for p in range(n):
+                r = reg[p]
+                assert r is not None
+                acc[p] = _union(acc[p], r)
+            continue
+        sp = spatial_of(graph, op)
+        assert sp is not None
+        spatial[op.index] = sp
+        for x in dict.fromkeys(sp.inputs):
+            acc = regions.setdefault(x, [None] * n)
+            for p in range(n):
+                r = reg[p]
+                assert r is not None
+                need = (*sp.h.span(r[0], r[1]), *sp.w.span(r[2], r[3])) if sp.kind == WINDOW else r
+                acc[p] = _union(acc[p], need)
+    final: dict[int, list[Region]] = {}
+    for t, rs in regions.items():
+        if any(r is None or _area(r) == 0 for r in rs):
+            return None
+        final[t] = [r for r in rs if r is not None]
+    access: dict[int, str] = {}
+    tile_bytes: dict[int, int] = {}
+    for t, fr in final.items():
+        tr = t in shape.transposed
+        _h, w, c = _nhwc(graph, t, tr)
+        elem = DTYPE_SIZE[graph.tensors[t].dtype]
+        full_width = all(r[2] == 0 and r[3] == w for r in fr)
+        biggest = max(_area(r) for r in fr) * c * elem
+        if t in shape.inputs:
+            kind = "input" if (full_width or tr) else "gather"
+        elif t == y:
+            kind = "output" if full_width else "scatter"
+        else:
+            kind = "tile"
+        access[t] = kind
+        tile_bytes[t] = biggest if kind in ("gather", "scatter", "tile") else 0
+    # A window op reads its input tile with the tile's row stride: the tile must start
+    # at the first column its window reads (else the kernel would need a column offset).
+    for op in ops:
+        sp2 = spatial.get(op.index)
+        if sp2 is None or sp2.kind != WINDOW:
+            continue
+        x = sp2.inputs[0]
+        for p in range(n):
+            r = final[op.outputs[0]][p]
+            lo_w = sp2.w.span(r[2], r[3])[0]
+            if final[x][p][2] != lo_w:
+                return None
+    # A concatenation copies whole pixels: every input tile must be the output's region.
+    for op in ops:
+        if op.opcode == "CONCATENATION":
+            out_r = final[op.outputs[0]]
+            if any(final[t] != out_r for t in op.inputs):
+                return None
+    macs = base = 0
+    for op in ops:
+        sp3 = spatial.get(op.index)
+        if sp3 is None or not sp3.macs_per_pixel:
+            continue
+        out_h, out_w = graph.tensors[op.outputs[0]].shape[1:3]
+        base += sp3.macs_per_pixel * out_h * out_w
+        macs += sp3.macs_per_pixel * sum(_area(r) for r in final[op.outputs[0]])
+    tiling = Tiling(shape, grid, final, access, tile_bytes, macs, base)
+    tiling.steps = {x: _steps(graph, tiling, x) for x in shape.inputs}
+    return tiling
+
+
+def _steps(graph: Graph, tiling: Tiling, x: int) -> list[Step]:
+    """Per patch (raster order): bytes of the full input x read, of the full output
+    written."""
+    y = tiling.shape.output
+    _, _, wo, co = graph.tensors[y].shape
+    eo = DTYPE_SIZE[graph.tensors[y].dtype]
+    tr = x in tiling.shape.transposed
+    h, w, c = _nhwc(graph, x, tr)
+    ex = DTYPE_SIZE[graph.tensors[x].dtype]
+    steps: list[Step] = []
+    for rx, ry in zip(tiling.regions[x], tiling.regions[y], strict=True):
+        if tr:  # NCHW: rows of every channel plane; the first plane bounds it below
+            r_lo = (rx[0] * w + rx[2]) * ex
+            r_hi = ((c - 1) * h * w + (rx[1] - 1) * w + rx[3]) * ex
+        else:
+            r_lo = (rx[0] * w + rx[2]) * c * ex
+            r_hi = ((rx[1] - 1) * w + rx[3]) * c * ex
+        w_lo = (ry[0] * wo + ry[2]) * co * eo
+        w_hi = ((ry[1] - 1) * wo + ry[3]) * co * eo
+        steps.append((r_lo, r_hi, w_lo, w_hi))
+    return steps
+
+
+def grids_for(graph: Graph, shape: StageShape, max_patches: int = 64) -> list[tuple[int, int]]:
+    """Candidate grids: square-ish grids and horizontal strips."""
+    _, oh, ow, _ = graph.tensors[shape.output].shape
+    out: set[tuple[int, int]] = set()
+    for g in range(1, 9):
+        for gh, gw in ((g, g), (g, g + 1), (g + 1, g)):
+            if gh <= oh and gw <= ow and gh * gw <= max_patches:
+                out.add((gh, gw))
+    for g in range(2, min(oh, 24) + 1):
+        out.add((g, 1))
+    out.discard((1, 1))
+    return sorted(out, key=lambda t: (t[0] * t[1], t))
+
+
+@dataclass
+class StageLayout:
+    buffers: list[Buffer]
+    overlaps: list[Overlap]
+    internal: set[int]  # tensors that exist only as tiles
+
+
+def stage_roots(roots: Mapping[int, int], tiling: Tiling) -> dict[int, int]:
+    """Aliases with every alias touching a tile-only tensor removed (each tile is its own
+    buffer; the stage's full input and output keep theirs)."""
+    inside = {t for t, k in tiling.access.items() if k in ("tile", "gather", "scatter")}
+    inside -= set(tiling.shape.inputs) | {tiling.shape.output}
+    return {t: r for t, r in roots.items() if t not in inside and r not in inside}
+
+
+def stage_buffers(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
+                  tiling: Tiling) -> StageLayout:
+    """The arena buffers with the stage tiled, and the stage-level permissions."""
+    shape = tiling.shape
+    last = shape.length - 1
+    y = shape.output
+    internal = {t for t, k in tiling.access.items() if k == "tile"}
+    pos = {graph.ops[k].index: i for i, k in enumerate(order)}
+    out: list[Buffer] = []
+    for b in buffers:
+        t = b.tensor
+        if t is not None and t in internal:
+            b = replace(b, size=tiling.tile_bytes[t])
+        elif t is not None and t in shape.inputs:
+            b = replace(b, last=max(b.last, last))
+        elif t == y:
+            b = replace(b, first=0)
+        out.append(b)
+    for t, kind in sorted(tiling.access.items()):
+        if kind == "gather":
+            users = [pos[o] for o in shape.ops
+                     if t in graph.activations(graph.op_by_index[o])]
+            out.append(Buffer(f"g{t}", None, tiling.tile_bytes[t], min(users), max(users)))
+        elif kind == "scatter":
+            p = pos[graph.producer[t]]
+            out.append(Buffer(f"c{t}", None, tiling.tile_bytes[t], p, p))
+    overlaps: list[Overlap] = []
+    by_key = {b.key: b for b in out}
+    for x in shape.inputs:
+        xb = by_key.get(f"t{x}")
+        if xb is None or xb.last != last or x in graph.outputs:
+            continue  # read after the stage too: must stay intact
+        if xb.size != graph.tensors[x].nbytes:
+            continue
+        fwd, bwd = safe_deltas(tiling.steps[x])
+        if len(shape.inputs) > 1:
+            bwd = 1 << 62
+        overlaps.append(Overlap(
+            f"t{x}", f"t{y}", 0, last, fwd if fwd < (1 << 61) else None,
+            bwd if bwd > -(1 << 61) else None,
+            f"stage of ops {shape.ops[0]}..{shape.ops[-1]} patch by patch"))
+    return StageLayout(out, overlaps, internal)
