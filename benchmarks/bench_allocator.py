@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Static memory plan against the defragmenting dynamic allocator, per model.
+
+For each ``*.tflite`` under MODELS_DIR (default: $NNOPT_MODELS or ../shared/models next
+to the repository), with the same schedule (nnopt's optimal order, fusion, in-place):
+
+- **static arena**: nnopt's offset plan (best of its strategies), what
+  ``--allocator static`` firmware allocates;
+- **greedy arena**: the offset plan of TFLM's greedy-by-size strategy alone, for
+  reference: what a fragmenting offset planner needs for the same lifetimes;
+- **dynamic arena**: the dynamic allocator's high-water mark (aligned live-sum
+  peak), measured on the host by the generated code (``NNRT_TRACE`` statistics record)
+  and checked equal to the prediction of :mod:`nnopt.passes.dynamic`; plus its
+  handle tables (SRAM outside the arena);
+- **bytes moved**: bytes copied by compaction per inference (measured, equal to the
+  prediction), and compactions that moved something;
+- **lazy**: the same for ``--allocator dynamic-lazy`` (compaction only when an
+  allocation needs room; same arena): bytes moved, measured and predicted alike;
+- **instructions**: per inference on QEMU Cortex-M7 (``mps2-an500``, ``-icount``; the
+  harness counts around ``invoke()``), static, dynamic and dynamic-lazy builds of the
+  same plan, and the dynamic modes' overhead in percent. Only for models that fit nucleo_f767zi
+  (arena in SRAM, weights in flash); "n/a" otherwise or with ``--no-qemu``.
+
+Output: a Markdown table and summary lines; ``--json PATH`` (``-`` for stdout) writes the
+rows for machines. Exit status 1 if a model failed (a mismatch between measured and
+predicted figures is a failure).
+
+    python benchmarks/bench_allocator.py [MODELS_DIR] [--json out.json] [--no-qemu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import nnopt
+from nnopt.boards import load_board
+from nnopt.errors import NnoptError
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.inputs import random_inputs
+from nnopt.passes.dynamic import dynamic_plan
+from nnopt.planner import PlanOptions, plan_model
+from nnopt.runner import run_planned
+
+REPO = Path(__file__).resolve().parents[1]
+BOARD = "nucleo_f767zi"
+CODE_RESERVE = 64 * 1024  # flash kept for code when deciding whether a model fits
+
+
+@dataclass
+class Row:
+    model: str
+    ops: int
+    static_arena: int
+    greedy_arena: int
+    dynamic_arena: int
+    table_bytes: int
+    bytes_moved: int
+    compactions: int
+    measured_high_water: int
+    measured_bytes_moved: int
+    instr_static: int | None
+    instr_dynamic: int | None
+    lazy_bytes_moved: int = 0
+    instr_lazy: int | None = None
+
+    @property
+    def overhead(self) -> float | None:
+        if not self.instr_static or self.instr_dynamic is None:
+            return None
+        return 100.0 * (self.instr_dynamic - self.instr_static) / self.instr_static
+
+    @property
+    def lazy_overhead(self) -> float | None:
+        if not self.instr_static or self.instr_lazy is None:
+            return None
+        return 100.0 * (self.instr_lazy - self.instr_static) / self.instr_static
+
+
+def default_models_dir() -> Path:
+    env = os.environ.get("NNOPT_MODELS")
+    return Path(env) if env else REPO.parent / "shared" / "models"
+
+
+def measure(path: Path, qemu: bool) -> Row:
+    data = path.read_bytes()
+    graph = load_model_bytes(data, name=path.stem)
+    board = load_board(BOARD)
+    pm = plan_model(graph, PlanOptions(board=board), source_bytes=data)
+    plan = pm.plan
+    greedy = plan_model(graph, PlanOptions(arena_strategies=("greedy_by_size",))).plan
+    dyn = dynamic_plan(pm.graph, plan)
+    lazy = dynamic_plan(pm.graph, plan, lazy=True)
+    inputs = [x.tobytes() for x in random_inputs(pm.graph, 0)]
+
+    static_host = run_planned(pm, inputs, target="host")
+    stats: dict[str, int] = {}
+    for mode, pred in (("dynamic", dyn), ("dynamic-lazy", lazy)):
+        host = run_planned(pm, inputs, target="host", trace=True, allocator=mode)
+        got = host.allocator_stats or {}
+        if (got.get("high_water"), got.get("bytes_moved")) != (pred.high_water,
+                                                              pred.bytes_moved):
+            raise NnoptError(f"{path.stem} ({mode}): measured {got}, predicted high "
+                             f"water {pred.high_water} and {pred.bytes_moved} bytes moved")
+        if static_host.outputs != host.outputs:
+            raise NnoptError(f"{path.stem}: static and {mode} outputs differ")
+        stats = stats or got
+
+    instr_s = instr_d = instr_l = None
+    flash = sum(r.size for r in board.rom_regions)
+    fits = plan.arena_bytes <= board.sram_bytes and plan.weight_bytes + CODE_RESERVE <= flash
+    if qemu and fits:
+        rs = run_planned(pm, inputs, target="qemu-m7", board=board)
+        rd = run_planned(pm, inputs, target="qemu-m7", board=board, allocator="dynamic")
+        rl = run_planned(pm, inputs, target="qemu-m7", board=board,
+                         allocator="dynamic-lazy")
+        if not rs.outputs == rd.outputs == rl.outputs:
+            raise NnoptError(f"{path.stem}: static and dynamic outputs differ on QEMU")
+        instr_s, instr_d, instr_l = rs.instructions, rd.instructions, rl.instructions
+    return Row(path.stem, len(pm.graph.ops), plan.arena_bytes, greedy.arena_bytes,
+               dyn.arena_bytes, dyn.table_bytes, dyn.bytes_moved, dyn.compactions,
+               stats["high_water"], stats["bytes_moved"], instr_s, instr_d,
+               lazy.bytes_moved, instr_l)
+
+
+def _n(x: int | None) -> str:
+    return "n/a" if x is None else f"{x:,}"
+
+
+def markdown(rows: list[Row]) -> list[str]:
+    head = ["model", "ops", "static arena", "greedy arena", "dynamic arena", "handle tables",
+            "bytes moved", "moved / arena", "compactions", "moved (lazy)",
+            "instr. static (M7)", "instr. dynamic (M7)", "overhead", "overhead (lazy)"]
+    align = ["---"] + ["---:"] * (len(head) - 1)
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
+    for r in rows:
+        ov = "n/a" if r.overhead is None else f"{r.overhead:+.2f} %"
+        lov = "n/a" if r.lazy_overhead is None else f"{r.lazy_overhead:+.2f} %"
+        lines.append("| " + " | ".join([
+            r.model, str(r.ops), _n(r.static_arena), _n(r.greedy_arena), _n(r.dynamic_arena),
+            _n(r.table_bytes), _n(r.bytes_moved),
+            f"{r.bytes_moved / max(r.dynamic_arena, 1):.1f}x", str(r.compactions),
+            _n(r.lazy_bytes_moved), _n(r.instr_static), _n(r.instr_dynamic), ov, lov]) + " |")
+    return lines
+
+
+def summary(rows: list[Row]) -> list[str]:
+    lines = []
+    same = sum(r.dynamic_arena == r.static_arena for r in rows)
+    lines.append(f"dynamic arena == static arena on {same} of {len(rows)} models "
+                 f"(the static plan reaches the aligned live peak there); dynamic < greedy "
+                 f"offsets on {sum(r.dynamic_arena < r.greedy_arena for r in rows)}.")
+    timed = [r for r in rows if r.overhead is not None]
+    if timed:
+        ov = sorted(r.overhead for r in timed if r.overhead is not None)
+        total_s = sum(r.instr_static or 0 for r in timed)
+        total_d = sum(r.instr_dynamic or 0 for r in timed)
+        lines.append(f"instruction overhead of the dynamic allocator on Cortex-M7 over "
+                     f"{len(timed)} models: median {statistics.median(ov):+.2f} %, range "
+                     f"{ov[0]:+.2f} % .. {ov[-1]:+.2f} %, all models together "
+                     f"{100 * (total_d - total_s) / total_s:+.2f} % (tiny models pay the "
+                     "fixed cost of init and handle lookups on a few thousand instructions).")
+        lov = sorted(r.lazy_overhead for r in timed if r.lazy_overhead is not None)
+        if lov:
+            lines.append(f"dynamic-lazy: median {statistics.median(lov):+.2f} %, range "
+                         f"{lov[0]:+.2f} % .. {lov[-1]:+.2f} %; bytes moved "
+                         f"{sum(r.lazy_bytes_moved for r in rows):,} vs "
+                         f"{sum(r.bytes_moved for r in rows):,} over all models.")
+        per_byte = [(r.instr_dynamic - r.instr_static) / r.bytes_moved for r in timed
+                    if r.instr_dynamic is not None and r.instr_static is not None
+                    and r.bytes_moved > 10_000]
+        if per_byte:
+            lines.append(f"extra instructions per byte moved (models moving > 10 kB): "
+                         f"median {statistics.median(per_byte):.2f}.")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("models", nargs="?", type=Path, default=default_models_dir(),
+                   help="folder searched recursively for *.tflite (default: %(default)s)")
+    p.add_argument("--json", metavar="PATH", help="also write the rows as JSON ('-': stdout "
+                   "instead of the table)")
+    p.add_argument("--no-qemu", action="store_true", help="skip the QEMU instruction counts")
+    p.add_argument("-k", metavar="TEXT", help="only models whose file name contains TEXT")
+    args = p.parse_args(argv)
+    root = args.models.resolve()
+    models = sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))
+    if args.k:
+        models = [m for m in models if args.k in m.name]
+    if not models:
+        print(f"bench_allocator: no .tflite files under {root}", file=sys.stderr)
+        return 1
+    rows: list[Row] = []
+    failed = 0
+    for path in models:
+        print(f"bench_allocator: {path.relative_to(root)}", file=sys.stderr, flush=True)
+        try:
+            rows.append(measure(path, not args.no_qemu))
+        except NnoptError as err:
+            print(f"bench_allocator: {path.name}: {err}", file=sys.stderr)
+            failed += 1
+    table = [*markdown(rows), "", *summary(rows)]
+    if args.json != "-":
+        print("\n".join(table))
+    if args.json:
+        doc: dict[str, Any] = {
+            "nnopt": nnopt.__version__, "python": platform.python_version(),
+            "models_dir": os.fspath(root), "board": BOARD,
+            "rows": [asdict(r) | {"overhead_percent": r.overhead,
+                                  "lazy_overhead_percent": r.lazy_overhead} for r in rows],
+        }
+        text = json.dumps(doc, indent=1)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
