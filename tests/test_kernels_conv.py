@@ -408,8 +408,8 @@ def test_kernel_argument_checks(tmp_path: Path) -> None:
     root = nnrt_dir()
     src = tmp_path / "arg_checks.c"
     src.write_text(ARG_CHECKS_C)
-    kernels = sorted((root / "kernels" / "conv").glob("*.c")) + sorted(
-        (root / "kernels" / "fc").glob("*.c"))
+    kernels = [f for d in ("conv", "fc", "internal")
+               for f in sorted((root / "kernels" / d).glob("*.c"))]
     exe = tmp_path / "arg_checks"
     subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O1",
                     "-fsanitize=address,undefined", "-fno-sanitize-recover=all",

@@ -15,6 +15,13 @@ names the op, the tensor and what is supported: int16 activations (16x8), uint8,
 hybrid float-activation/int8-weight models, int4 weights, asymmetric weights, TANH or
 SIGN_BIT fused activations.
 
+Variant selection (:func:`choose_variant`, build time): int8 1x1 convolutions without
+padding run ``nnrt_conv2d_1x1_s8``, other one-group int8 convolutions
+``nnrt_conv2d_im2col_s8`` (both with scratch from :meth:`ConvLowering.scratch_bytes`,
+the rule of their ``*_get_buffer_size()``: 16 bytes per 4 values of a pixel's input
+column), grouped ones and fused pools the generic entries; a firmware links only the
+kernels its ops name.
+
 The activation-range and padding helpers here are TFLM's build-time arithmetic
 (``CalculateActivationRangeQuantized``, ``CalculateActivationRange``,
 ``ComputePaddingHeightWidth``); ``lowering.fc`` reuses them.
@@ -322,6 +329,37 @@ def _struct(name: str, ctype: str, fields: Sequence[tuple[str, str | list[str]]]
     return [*lines, "};"]
 
 
+def cols_bytes(depth: int) -> int:
+    """``NNRT_GEMM_COLS_BYTES``: int16 columns of two pixels of ``depth`` values (the
+    scratch of ``nnrt_conv2d_1x1_s8`` / ``nnrt_conv2d_im2col_s8``)."""
+    return 16 * ((depth + 3) // 4)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The nnrt kernel an op runs (chosen at build time) and its scratch bytes."""
+
+    function: str
+    scratch: int
+
+
+def choose_variant(g: _ConvGeom, int8: bool) -> Variant:
+    """The fastest kernel of ``nnrt/kernels/conv.h`` that takes this geometry; a firmware
+    links only the variants its ops name."""
+    if not int8:
+        return Variant("nnrt_depthwise_conv2d_f32" if g.depthwise else "nnrt_conv2d_f32", 0)
+    if g.pool is not None:
+        return Variant("nnrt_depthwise_conv2d_s8" if g.depthwise else "nnrt_conv2d_s8", 0)
+    if g.depthwise:
+        return Variant("nnrt_depthwise_conv2d_s8", 0)
+    if g.filter_c != g.input_c:  # grouped
+        return Variant("nnrt_conv2d_s8", 0)
+    if g.filter_h == 1 and g.filter_w == 1 and g.pad_top == 0 and g.pad_left == 0:
+        return Variant("nnrt_conv2d_1x1_s8", cols_bytes(g.input_c))
+    return Variant("nnrt_conv2d_im2col_s8",
+                   cols_bytes(g.filter_h * g.filter_w * g.input_c))
+
+
 class ConvLowering:
     headers: Sequence[str] = ("nnrt/kernels/conv.h",)
 
@@ -333,8 +371,13 @@ class ConvLowering:
         if refuse_dtypes(op, graph, x, w, y, bias):
             weight_requant(op, x, w, y, g.output_c, 3 if g.depthwise else 0)
 
+    def variant(self, graph: Graph, op: Op) -> Variant:
+        g = _geometry(graph, op)
+        x = graph.tensors[op.inputs[0]]
+        return choose_variant(g, x.dtype == DType.INT8)
+
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0  # conv.h: no kernel needs scratch (the fused pool keeps its max in place)
+        return self.variant(graph, op).scratch
 
     def emit(self, ctx: EmitContext) -> list[str]:
         graph, op = ctx.graph, ctx.op
@@ -367,9 +410,11 @@ class ConvLowering:
                 ("act_min", str(plo)), ("act_max", str(phi)),
                 ("act_min_f", c_float(flo)), ("act_max_f", c_float(fhi))])
             pool_ref = "&pool"
-        kind = "depthwise_conv2d" if g.depthwise else "conv2d"
+        variant = choose_variant(g, int8)
         bias_ptr = ctx.ptr(bias.index) if bias is not None else "NULL"
         args = f"{ctx.ptr(x.index)}, {ctx.ptr(w.index)}, {bias_ptr}, {ctx.ptr(y.index)}"
+        if variant.scratch:
+            args += f", {ctx.scratch}"
         if int8:
             _, z_in = per_tensor_quant(op, x, "input")
             s_out, z_out = per_tensor_quant(op, y, "output")
@@ -383,13 +428,13 @@ class ConvLowering:
                 ("act_min", str(lo)), ("act_max", str(hi)),
                 ("per_channel", "1" if per_channel else "0"),
                 ("multiplier", mult), ("shift", shift), ("pool", pool_ref)])
-            lines.append(f"return nnrt_{kind}_s8(&params, {args});")
+            lines.append(f"return {variant.function}(&params, {args});")
         else:
             lo_f, hi_f = activation_range_float(op.options.activation)
             lines += _struct("params", "nnrt_conv_f32_params_t", [
                 ("geom", geom), ("act_min", c_float(lo_f)), ("act_max", c_float(hi_f)),
                 ("pool", pool_ref)])
-            lines.append(f"return nnrt_{kind}_f32(&params, {args});")
+            lines.append(f"return {variant.function}(&params, {args});")
         return lines
 
 

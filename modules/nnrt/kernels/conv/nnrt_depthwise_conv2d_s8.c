@@ -2,12 +2,18 @@
  * int8 depthwise 2-D convolution, NHWC input, [1,KH,KW,C*M] filter, per-channel
  * requantisation, with an optional max pool folded into the output (see conv.h).
  * Arithmetic of TFLM's reference DepthwiseConvPerChannel: taps outside the input are
- * skipped, every tap adds w * (x + input_offset) to an int32 accumulator.
+ * skipped, every tap adds w * (x + input_offset) to an int32 accumulator. Without a
+ * fused pool (and for kernels up to NNRT_DW_MAX_TAPS taps) the fast path of
+ * internal/nnrt_dw_s8.c runs instead, with the same results; these loops serve the
+ * fused pool.
  */
 #include <stddef.h>
 
 #include "nnrt/kernels/conv.h"
 #include "nnrt/kernels/quant.h"
+
+#include "../internal/conv_check.h"
+#include "../internal/dw.h"
 
 /* First k >= 0 with origin + k * step >= 0 (origin may be negative). */
 static int32_t first_inside(int32_t origin, int32_t step)
@@ -80,20 +86,14 @@ nnrt_status_t nnrt_depthwise_conv2d_s8(const nnrt_conv_s8_params_t *params,
                                        const int8_t *input, const int8_t *filter,
                                        const int32_t *bias, int8_t *output)
 {
-    if (params == NULL || input == NULL || filter == NULL || output == NULL
-        || params->multiplier == NULL || params->shift == NULL
-        || !nnrt_conv_geom_valid(&params->geom, params->pool, 1)
-        || params->act_min < INT8_MIN || params->act_max > INT8_MAX
-        || params->act_min > params->act_max || params->output_offset < INT8_MIN
-        || params->output_offset > INT8_MAX || params->input_offset < -INT8_MAX
-        || params->input_offset > INT8_MAX + 1) {
+    if (!nnrt_conv_s8_args_ok(params, input, filter, output, 1)) {
         return NNRT_ERR_ARG;
     }
     const nnrt_conv_geom_t *g = &params->geom;
     const nnrt_conv_pool_t *pool = params->pool;
-    if (pool != NULL && (pool->act_min < INT8_MIN || pool->act_max > INT8_MAX
-                         || pool->act_min > pool->act_max)) {
-        return NNRT_ERR_ARG;
+    if (pool == NULL && (int64_t)g->filter_h * g->filter_w <= NNRT_DW_MAX_TAPS) {
+        nnrt_dw_fast_s8(params, input, filter, bias, output);
+        return NNRT_OK;
     }
     const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
     const int32_t oc_n = g->output_c;

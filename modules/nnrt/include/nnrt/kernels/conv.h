@@ -26,9 +26,27 @@
  * so no full-resolution buffer and no scratch memory is needed. Windows are clipped to
  * the conv output like TFLM's max pool (SAME padding never wins).
  *
- * No kernel in this file needs scratch memory. All parameters (padding, multipliers,
- * activation ranges) are computed at build time by `nnopt.lowering.conv`. The output
- * must not overlap the input or the weights.
+ * Variants (all int8 kernels give identical results; `nnopt.lowering.conv` picks the
+ * fastest one that fits the op at build time, so a firmware links only what it uses):
+ * - nnrt_conv2d_s8(): any geometry, groups, fused pool; no scratch. One group without
+ *   a pool: three output channels share each input word; otherwise the reference loops.
+ * - nnrt_depthwise_conv2d_s8(): any geometry, multiplier, fused pool; no scratch.
+ *   Without a pool (filters up to 25 taps): output channels in groups of four with
+ *   their weights pre-extended once (8 * KH * KW bytes of stack), SMLABB/SMLATT on DSP
+ *   cores; otherwise the reference loops.
+ * - nnrt_conv2d_1x1_s8(): 1x1 filter, one group, no padding, any stride, no pool.
+ * - nnrt_conv2d_im2col_s8(): any filter, stride, dilation and padding, one group, no
+ *   pool.
+ *   These two run a 2-pixel x 2-channel matrix core over int16 columns converted once
+ *   per pixel pair (the caller's scratch, `*_get_buffer_size()` bytes, 4-byte aligned);
+ *   on cores with the DSP extension (Cortex-M4/M7/M33...) with SIMD (SXTB16, SMLAD),
+ *   elsewhere in portable C with the same blocking.
+ * Requantisation runs once per output with one 64-bit multiply-accumulate
+ * (bit-exact with TFLM's two rounding steps).
+ *
+ * All parameters (padding, multipliers, activation ranges) are computed at build time
+ * by `nnopt.lowering.conv`. The output must not overlap the input, the weights or the
+ * scratch.
  */
 #ifndef NNRT_KERNELS_CONV_H_
 #define NNRT_KERNELS_CONV_H_
@@ -159,6 +177,41 @@ nnrt_status_t nnrt_conv2d_f32(const nnrt_conv_f32_params_t *params, const float 
 nnrt_status_t nnrt_depthwise_conv2d_s8(const nnrt_conv_s8_params_t *params,
                                        const int8_t *input, const int8_t *filter,
                                        const int32_t *bias, int8_t *output);
+
+/**
+ * Scratch bytes nnrt_conv2d_1x1_s8() needs: 16 * ceil(C / 4) (two pixels' input
+ * vectors as int16). 0 for NULL.
+ */
+size_t nnrt_conv2d_1x1_s8_get_buffer_size(const nnrt_conv_s8_params_t *params);
+
+/**
+ * int8 1x1 convolution, `filter_h == filter_w == 1`, `filter_c == C`, no padding, no
+ * pool, any stride; results identical to nnrt_conv2d_s8().
+ *
+ * @param scratch  nnrt_conv2d_1x1_s8_get_buffer_size() bytes, 4-byte aligned
+ * @return NNRT_OK, or NNRT_ERR_ARG for a NULL pointer, an invalid parameter or a
+ *         geometry this variant does not take.
+ */
+nnrt_status_t nnrt_conv2d_1x1_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
+                                 const int8_t *filter, const int32_t *bias, int8_t *output,
+                                 void *scratch);
+
+/**
+ * Scratch bytes nnrt_conv2d_im2col_s8() needs: 16 * ceil(KH * KW * C / 4) (two
+ * pixels' input patches as int16). 0 for NULL.
+ */
+size_t nnrt_conv2d_im2col_s8_get_buffer_size(const nnrt_conv_s8_params_t *params);
+
+/**
+ * int8 convolution through im2col, `filter_c == C` (one group), no pool; any filter
+ * size, stride, dilation and padding; results identical to nnrt_conv2d_s8().
+ *
+ * @param scratch  nnrt_conv2d_im2col_s8_get_buffer_size() bytes, 4-byte aligned
+ * @return as nnrt_conv2d_1x1_s8().
+ */
+nnrt_status_t nnrt_conv2d_im2col_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
+                                    const int8_t *filter, const int32_t *bias, int8_t *output,
+                                    void *scratch);
 
 /** float32 depthwise convolution; layouts and errors as nnrt_depthwise_conv2d_s8(). */
 nnrt_status_t nnrt_depthwise_conv2d_f32(const nnrt_conv_f32_params_t *params,

@@ -1,0 +1,19 @@
+/*
+ * Internal to the nnrt kernels: the fast int8 depthwise convolution behind
+ * nnrt_depthwise_conv2d_s8() (no fused pool, at most NNRT_DW_MAX_TAPS filter taps).
+ */
+#ifndef NNRT_KERNELS_INTERNAL_DW_H_
+#define NNRT_KERNELS_INTERNAL_DW_H_
+
+#include <stdint.h>
+
+#include "nnrt/kernels/conv.h"
+
+/** Largest KH * KW the fast path takes (its per-channel weights live on the stack). */
+#define NNRT_DW_MAX_TAPS 25
+
+/** Arguments already checked by the caller; params->pool must be NULL. */
+void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
+                     const int8_t *filter, const int32_t *bias, int8_t *output);
+
+#endif /* NNRT_KERNELS_INTERNAL_DW_H_ */

@@ -1,0 +1,90 @@
+/*
+ * Internal to the nnrt kernels: TFLM's int8 requantisation in few instructions,
+ * bit-exact with nnrt_multiply_by_quantized_multiplier() (nnrt/kernels/quant.h).
+ *
+ * TFLM computes x = SRDHM(acc, m) = floor((acc * m + 2^30) / 2^31) (its nudge makes the
+ * rounding "half up" for both signs; m >= 0 never hits the saturating case), then
+ * rounds x / 2^e half away from zero: floor((x + 2^(e-1) - [x < 0]) / 2^e), e = -shift.
+ * For e >= 1 both steps fold into one (floor(floor(a / b) / c) == floor(a / (b c)) for
+ * integers), with [x < 0] replaced by [acc < 0] (they differ only when x == 0, and the
+ * result is 0 then either way):
+ *
+ *   result = floor((u + 2^(30+e)) / 2^(31+e)),   u = acc * m + (acc < 0 ? -2^30 : 2^30)
+ *
+ * and for e >= 2, 2^(30+e) is a multiple of 2^32, so with h = the high word of u
+ * (one SMLAL from the sign-dependent start value):
+ *
+ *   result + output_offset = (h + 2^(e-2) + output_offset * 2^(e-1)) >> (e - 1)
+ *
+ * exactly, with no overflow for any int32 acc when e <= 23 (|h| <= 2^30). That is the
+ * "fast form": per channel a multiplier, an addend and a shift. Other shifts (e <= 1: a
+ * real multiplier >= 0.25; e >= 24: < 2^-24) keep the reference arithmetic.
+ */
+#ifndef NNRT_KERNELS_INTERNAL_REQUANT_H_
+#define NNRT_KERNELS_INTERNAL_REQUANT_H_
+
+#include <stdint.h>
+
+#include "nnrt/kernels/quant.h"
+
+#include "simd.h"
+
+/** One channel's output stage, from nnrt_rqf_init(). */
+typedef struct {
+    int32_t mult;   /**< Q31 multiplier */
+    int32_t add;    /**< fast form: 2^(rsh-1) + output_offset * 2^rsh */
+    int32_t rsh;    /**< fast form: e - 1, in [1, 22] */
+    int32_t shift;  /**< TFLM shift (> 0: left) */
+    int32_t fast;   /**< 1: the fast form applies */
+} nnrt_rqf_t;
+
+static inline void nnrt_rqf_init(nnrt_rqf_t *q, int32_t mult, int32_t shift, int32_t out_off)
+{
+    q->mult = mult;
+    q->shift = shift;
+    q->fast = shift <= -2 && shift >= -23;
+    q->rsh = q->fast ? -shift - 1 : 0;
+    q->add = q->fast ? (1 << (q->rsh - 1)) + out_off * (1 << q->rsh) : 0;
+}
+
+/** Fast form: acc * multiplier * 2^shift + output_offset (not clamped). */
+static inline int32_t nnrt_rqf_fast(int32_t acc, int32_t mult, int32_t add, int32_t rsh)
+{
+    const int32_t s = acc >> 31;
+    const uint32_t lo = ((uint32_t)s << 31) ^ 0x40000000u;
+    const int64_t start = (int64_t)(((uint64_t)(uint32_t)s << 32) | lo); /* +-2^30 */
+    const int64_t u = start + (int64_t)acc * mult;
+    return ((int32_t)(u >> 32) + add) >> rsh;
+}
+
+/** acc * multiplier * 2^shift + output_offset, any shift (not clamped). */
+static inline int32_t nnrt_rqf(int32_t acc, const nnrt_rqf_t *q, int32_t out_off)
+{
+    if (q->fast) {
+        return nnrt_rqf_fast(acc, q->mult, q->add, q->rsh);
+    }
+    /* wrapping add: defined for any acc (the result is clamped to int8 anyway) */
+    return (int32_t)((uint32_t)nnrt_multiply_by_quantized_multiplier(acc, q->mult, q->shift)
+                     + (uint32_t)out_off);
+}
+
+/** v clamped to [-128, 127] (one SSAT where the core has it). */
+static inline int32_t nnrt_sat8(int32_t v)
+{
+#if NNRT_SAT
+    return __ssat(v, 8);
+#else
+    return v < -128 ? -128 : (v > 127 ? 127 : v);
+#endif
+}
+
+/** v clamped to the activation range [lo, hi] (within [-128, 127]), as int8. */
+static inline int8_t nnrt_act8(int32_t v, int32_t lo, int32_t hi)
+{
+    v = nnrt_sat8(v);
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    return (int8_t)v;
+}
+
+#endif /* NNRT_KERNELS_INTERNAL_REQUANT_H_ */
