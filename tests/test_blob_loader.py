@@ -36,6 +36,7 @@ from nnopt.paths import nnrt_dir
 from nnopt.planner import PlannedModel, plan_model
 from nnopt.runner import DYN_TRACE_STATS, _parse_trace, build_runtime
 from nnopt.testing.harness import random_inputs, run_tflm
+from support.tflite_builder import ModelBuilder
 from test_models_bitexact import compare
 
 RUNNER = REPO / "tests" / "alloc" / "blob_runner_main.c"
@@ -48,7 +49,8 @@ SUPPORTED = ["mlperf_tiny/vww_96_int8.tflite", "tflm/person_detect.tflite",
              "mlperf_tiny/kws_ref_model.tflite", "keras/lenet5_int8.tflite",
              "keras/lenet5_float.tflite", "tflm/hello_world_int8.tflite",
              "tflm/hello_world_float.tflite", "tflm/micro_speech_quantized.tflite",
-             "mlperf_tiny/ad01_int8.tflite"]
+             "mlperf_tiny/ad01_int8.tflite", "keras/mobilenet_v2_035_96.tflite",
+             "mlperf_tiny/pretrainedResnet_quant.tflite"]
 EXIT = {s: (0 if s == Status.OK else 10 - int(s)) for s in Status}
 _STATUS = re.compile(r"loader: status=(-?\d+)")
 
@@ -276,6 +278,48 @@ def test_lifetime_violations_are_refused(small_blob: bytes, tmp_path: Path) -> N
     assert _status(seal(bad), tmp_path) == Status.ERR_FORMAT
 
 
+def elementwise_model() -> bytes:
+    """ADD, SUB, MUL, MAXIMUM, MINIMUM with broadcasting and MEAN, int8 and float32: small
+    enough to fuzz, and the families no shared small model has."""
+    b = ModelBuilder("blob elementwise")
+    ins, outs = [], []
+    for dt in ("int8", "float32"):
+        def q(scale: float, zp: int, dt: str = dt) -> dict[str, object]:
+            return {"scale": scale, "zero_point": zp} if dt == "int8" else {}
+        x = b.tensor((1, 4, 3, 8), dt, name=f"{dt}/x", **q(0.05, -3))
+        v = b.tensor((8,), dt, name=f"{dt}/v", **q(0.04, 2))
+        t = [b.tensor((1, 4, 3, 8), dt, name=f"{dt}/t{i}", **q(0.1 + 0.05 * i, i - 2))
+             for i in range(5)]
+        b.op("ADD", [x, v], [t[0]], {"fused_activation_function": "RELU"})
+        b.op("MUL", [t[0], x], [t[1]], {"fused_activation_function": "NONE"})
+        b.op("SUB", [t[1], v], [t[2]], {"fused_activation_function": "NONE"})
+        b.op("MAXIMUM", [t[2], x], [t[3]])
+        b.op("MINIMUM", [t[3], t[0]], [t[4]])
+        axes = b.const(np.array([1, 2], dtype=np.int32), name=f"{dt}/axes")
+        y = b.tensor((1, 8), dt, name=f"{dt}/y", **q(0.2, 1))
+        b.op("MEAN", [t[4], axes], [y], {"keep_dims": False})
+        ins += [x, v]
+        outs.append(y)
+    return b.build(ins, outs)
+
+
+def test_elementwise_and_mean_blob_bit_exact(tmp_path: Path) -> None:
+    model = elementwise_model()
+    pm = plan_model(load_model_bytes(model, name="elementwise"))
+    blob = write_blob(pm)
+    kernels = {s.kernel for s in parse_blob(blob).steps}
+    assert kernels >= set(range(15, 27))  # every binary s8/f32 and MEAN
+    inputs = random_inputs(model, 4)
+    ref_out, ref_all = run_tflm(model, inputs)
+    res = run_blob(blob, [x.tobytes() for x in inputs], len(ref_out), tmp_path, trace=True)
+    assert res.exit_code == 0, res.text
+    g = pm.graph
+    ours = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
+        g.tensors[t].shape) for t, d in res.trace.items()}
+    ref_all.update(dict(zip(g.outputs, ref_out, strict=True)))
+    compare(g, ours, ref_all, list(pm.plan.schedule))
+
+
 # ----- fuzzing -----
 
 def fuzzer() -> Path:
@@ -285,14 +329,17 @@ def fuzzer() -> Path:
 
 FUZZ = [("keras/lenet5_int8.tflite", 800), ("keras/lenet5_float.tflite", 200),
         ("tflm/micro_speech_quantized.tflite", 300), ("tflm/hello_world_float.tflite", 2000),
-        ("mlperf_tiny/ad01_int8.tflite", 300)]
+        ("mlperf_tiny/ad01_int8.tflite", 300), ("elementwise", 1500)]
 
 
 @pytest.mark.parametrize("rel,iterations", [
     *FUZZ, *(pytest.param(rel, n * 20, marks=pytest.mark.slow, id=f"{Path(rel).stem}-long")
              for rel, n in FUZZ)], ids=lambda v: Path(str(v)).stem)
 def test_fuzzed_blobs_never_crash(rel: str, iterations: int, tmp_path: Path) -> None:
-    blob = write_blob(_planned(rel)[1])
+    if rel == "elementwise":
+        blob = write_blob(plan_model(load_model_bytes(elementwise_model(), name="ew")))
+    else:
+        blob = write_blob(_planned(rel)[1])
     path = tmp_path / "model.nnmb"
     path.write_bytes(blob)
     res = run(fuzzer(), "host", [str(path), str(len(blob)), "7", str(iterations)],

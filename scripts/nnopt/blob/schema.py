@@ -71,6 +71,7 @@ HEADER_STRUCT = "<" + "".join(f for _, f, _ in HEADER_FIELDS)
 KIND_ACTIVATION, KIND_CONSTANT, KIND_UNUSED = 0, 1, 2
 
 I32, F32, REF, OPT = "i32", "f32", "ref", "opt"
+DIMS = "i32[6]"  # an int32 array of NNRT_MAX_DIMS entries
 
 _CONV_GEOM = ("batches", "input_h", "input_w", "input_c", "output_h", "output_w", "output_c",
               "filter_h", "filter_w", "filter_c", "stride_h", "stride_w", "dilation_h",
@@ -78,7 +79,14 @@ _CONV_GEOM = ("batches", "input_h", "input_w", "input_c", "output_h", "output_w"
 _POOL_GEOM = ("batches", "input_h", "input_w", "channels", "output_h", "output_w",
               "filter_h", "filter_w", "stride_h", "stride_w", "pad_top", "pad_left")
 
-#: C parameter structs: field name -> kind (i32, f32, ref, opt) or a nested struct type.
+_BINARY_S8 = ("input1_offset", "input2_offset", "left_shift", "input1_multiplier",
+              "input1_shift", "input2_multiplier", "input2_shift", "output_multiplier",
+              "output_shift", "output_offset", "act_min", "act_max")
+_MUL_S8 = ("input1_offset", "input2_offset", "output_multiplier", "output_shift",
+           "output_offset", "act_min", "act_max")
+
+#: C parameter structs: field name -> kind (i32, f32, ref, opt, i32[n]) or a nested
+#: struct type.
 STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
     "nnrt_conv_geom_t": tuple((f, I32) for f in _CONV_GEOM),
     "nnrt_conv_pool_t": (*((f, I32) for f in ("output_h", "output_w", "filter_h", "filter_w",
@@ -105,6 +113,18 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
                                ("act_max", F32)),
     "nnrt_softmax_s8_params_t": (("input_multiplier", I32), ("input_left_shift", I32),
                                  ("diff_min", I32)),
+    "nnrt_broadcast_t": (("rank", I32), ("dims", DIMS), ("stride1", DIMS),
+                         ("stride2", DIMS)),
+    "nnrt_add_s8_params_t": (("bcast", "nnrt_broadcast_t"), *((f, I32) for f in _BINARY_S8)),
+    "nnrt_mul_s8_params_t": (("bcast", "nnrt_broadcast_t"), *((f, I32) for f in _MUL_S8)),
+    "nnrt_binary_f32_params_t": (("bcast", "nnrt_broadcast_t"), ("act_min", F32),
+                                 ("act_max", F32)),
+    "nnrt_mean_geom_t": (("outer_rank", I32), ("outer_dims", DIMS), ("outer_strides", DIMS),
+                         ("reduce_rank", I32), ("reduce_dims", DIMS),
+                         ("reduce_strides", DIMS)),
+    "nnrt_mean_s8_params_t": (("geom", "nnrt_mean_geom_t"), ("input_zero_point", I32),
+                              ("output_zero_point", I32), ("multiplier", I32),
+                              ("shift", I32), ("count", I32)),
 }
 #: The struct an ``opt`` field points to.
 OPTIONAL_STRUCT = {"nnrt_conv_s8_params_t": "nnrt_conv_pool_t",
@@ -166,6 +186,18 @@ KERNELS: tuple[Kernel, ...] = (
            ("struct:nnrt_softmax_s8_params_t", "tensor", "tensor", I32, I32)),
     Kernel(13, "nnrt_softmax_f32", (F32, "tensor", "tensor", I32, I32)),
     Kernel(14, "nnrt_copy_x8", ("tensor", "tensor", "u32")),
+    *(Kernel(15 + k, f"nnrt_{name}_s8", (f"struct:{ptype}", "tensor", "tensor", "tensor"))
+      for k, (name, ptype) in enumerate((
+          ("add", "nnrt_add_s8_params_t"), ("sub", "nnrt_add_s8_params_t"),
+          ("mul", "nnrt_mul_s8_params_t"), ("maximum", "nnrt_broadcast_t"),
+          ("minimum", "nnrt_broadcast_t")))),
+    *(Kernel(20 + k, f"nnrt_{name}_f32", (f"struct:{ptype}", "tensor", "tensor", "tensor"))
+      for k, (name, ptype) in enumerate((
+          ("add", "nnrt_binary_f32_params_t"), ("sub", "nnrt_binary_f32_params_t"),
+          ("mul", "nnrt_binary_f32_params_t"), ("maximum", "nnrt_broadcast_t"),
+          ("minimum", "nnrt_broadcast_t")))),
+    Kernel(25, "nnrt_mean_s8", ("struct:nnrt_mean_s8_params_t", "tensor", "tensor")),
+    Kernel(26, "nnrt_mean_f32", ("struct:nnrt_mean_geom_t", "tensor", "tensor")),
 )
 KERNEL_BY_FUNCTION = {k.function: k for k in KERNELS}
 #: Faster variants the lowerings may pick, with results identical to a reference kernel
@@ -182,6 +214,9 @@ def flat_fields(ctype: str, prefix: str = "") -> list[tuple[str, str]]:
     for name, kind in STRUCTS[ctype]:
         if kind in STRUCTS:
             out += flat_fields(kind, f"{prefix}{name}.")
+        elif kind.endswith("]"):
+            base, n = kind[:-1].split("[")
+            out += [(f"{prefix}{name}[{i}]", base) for i in range(int(n))]
         else:
             out.append((f"{prefix}{name}", kind))
     return out
@@ -205,6 +240,7 @@ def c_header() -> str:
         "#include <stdint.h>",
         "",
         '#include "nnrt/kernels/conv.h"',
+        '#include "nnrt/kernels/elementwise.h"',
         '#include "nnrt/kernels/fc.h"',
         '#include "nnrt/kernels/pool.h"',
         '#include "nnrt/kernels/softmax.h"',

@@ -38,7 +38,8 @@ def _align(x: int, a: int) -> int:
 
 def supported_opcodes() -> list[str]:
     return sorted({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D",
-                   "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
+                   "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "ADD",
+                   "SUB", "MUL", "MAXIMUM", "MINIMUM", "MEAN"})
 
 
 @dataclass
@@ -62,9 +63,14 @@ class _Builder:
 def _lookup(values: dict[str, Value], path: str) -> Value:
     v: Value = values
     for part in path.split("."):
-        if not isinstance(v, dict) or part not in v:
+        name, _, index = part.partition("[")
+        if not isinstance(v, dict) or name not in v:
             raise KeyError(path)
-        v = v[part]
+        v = v[name]
+        if index:
+            if not isinstance(v, list):
+                raise KeyError(path)
+            v = v[int(index[:-1])]
     return v
 
 
@@ -73,6 +79,8 @@ def _flat_paths(values: dict[str, Value], prefix: str = "") -> set[str]:
     for k, v in values.items():
         if isinstance(v, dict):
             out |= _flat_paths(v, f"{prefix}{k}.")
+        elif isinstance(v, list):
+            out |= {f"{prefix}{k}[{i}]" for i in range(len(v))}
         else:
             out.add(f"{prefix}{k}")
     return out

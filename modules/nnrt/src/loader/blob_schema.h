@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "nnrt/kernels/conv.h"
+#include "nnrt/kernels/elementwise.h"
 #include "nnrt/kernels/fc.h"
 #include "nnrt/kernels/pool.h"
 #include "nnrt/kernels/softmax.h"
@@ -70,7 +71,19 @@ typedef struct {
 #define NNRT_BLOB_K_SOFTMAX_S8_S16 12u
 #define NNRT_BLOB_K_SOFTMAX_F32 13u
 #define NNRT_BLOB_K_COPY_X8 14u
-#define NNRT_BLOB_K_COUNT 15u
+#define NNRT_BLOB_K_ADD_S8 15u
+#define NNRT_BLOB_K_SUB_S8 16u
+#define NNRT_BLOB_K_MUL_S8 17u
+#define NNRT_BLOB_K_MAXIMUM_S8 18u
+#define NNRT_BLOB_K_MINIMUM_S8 19u
+#define NNRT_BLOB_K_ADD_F32 20u
+#define NNRT_BLOB_K_SUB_F32 21u
+#define NNRT_BLOB_K_MUL_F32 22u
+#define NNRT_BLOB_K_MAXIMUM_F32 23u
+#define NNRT_BLOB_K_MINIMUM_F32 24u
+#define NNRT_BLOB_K_MEAN_S8 25u
+#define NNRT_BLOB_K_MEAN_F32 26u
+#define NNRT_BLOB_K_COUNT 27u
 
 /* nnrt_conv_pool_t: 12 fields */
 #define NNRT_CONV_POOL_FIELDS 12u
@@ -214,6 +227,190 @@ static const nnrt_blob_field_t nnrt_softmax_s8_params_fields[] = {
     {(uint16_t)offsetof(nnrt_softmax_s8_params_t, diff_min), NNRT_BLOB_F_I32},
 };
 
+/* nnrt_broadcast_t: 19 fields */
+#define NNRT_BROADCAST_FIELDS 19u
+static const nnrt_blob_field_t nnrt_broadcast_fields[] = {
+    {(uint16_t)offsetof(nnrt_broadcast_t, rank), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, dims[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, dims[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, dims[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, dims[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, dims[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, dims[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride1[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride1[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride1[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride1[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride1[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride1[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride2[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride2[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride2[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride2[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride2[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_broadcast_t, stride2[5]), NNRT_BLOB_F_I32},
+};
+
+/* nnrt_add_s8_params_t: 31 fields */
+#define NNRT_ADD_S8_PARAMS_FIELDS 31u
+static const nnrt_blob_field_t nnrt_add_s8_params_fields[] = {
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.rank), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.dims[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.dims[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.dims[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.dims[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.dims[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.dims[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride1[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride1[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride1[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride1[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride1[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride1[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride2[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride2[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride2[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride2[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride2[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, bcast.stride2[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, input1_offset), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, input2_offset), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, left_shift), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, input1_multiplier), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, input1_shift), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, input2_multiplier), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, input2_shift), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, output_multiplier), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, output_shift), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, output_offset), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, act_min), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_add_s8_params_t, act_max), NNRT_BLOB_F_I32},
+};
+
+/* nnrt_mul_s8_params_t: 26 fields */
+#define NNRT_MUL_S8_PARAMS_FIELDS 26u
+static const nnrt_blob_field_t nnrt_mul_s8_params_fields[] = {
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.rank), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.dims[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.dims[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.dims[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.dims[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.dims[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.dims[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride1[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride1[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride1[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride1[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride1[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride1[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride2[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride2[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride2[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride2[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride2[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, bcast.stride2[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, input1_offset), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, input2_offset), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, output_multiplier), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, output_shift), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, output_offset), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, act_min), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mul_s8_params_t, act_max), NNRT_BLOB_F_I32},
+};
+
+/* nnrt_binary_f32_params_t: 21 fields */
+#define NNRT_BINARY_F32_PARAMS_FIELDS 21u
+static const nnrt_blob_field_t nnrt_binary_f32_params_fields[] = {
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.rank), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.dims[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.dims[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.dims[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.dims[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.dims[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.dims[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride1[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride1[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride1[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride1[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride1[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride1[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride2[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride2[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride2[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride2[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride2[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, bcast.stride2[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, act_min), NNRT_BLOB_F_F32},
+    {(uint16_t)offsetof(nnrt_binary_f32_params_t, act_max), NNRT_BLOB_F_F32},
+};
+
+/* nnrt_mean_geom_t: 26 fields */
+#define NNRT_MEAN_GEOM_FIELDS 26u
+static const nnrt_blob_field_t nnrt_mean_geom_fields[] = {
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_rank), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_dims[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_dims[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_dims[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_dims[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_dims[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_dims[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_strides[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_strides[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_strides[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_strides[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_strides[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, outer_strides[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_rank), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_dims[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_dims[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_dims[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_dims[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_dims[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_dims[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_strides[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_strides[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_strides[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_strides[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_strides[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_strides[5]), NNRT_BLOB_F_I32},
+};
+
+/* nnrt_mean_s8_params_t: 31 fields */
+#define NNRT_MEAN_S8_PARAMS_FIELDS 31u
+static const nnrt_blob_field_t nnrt_mean_s8_params_fields[] = {
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_rank), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_dims[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_dims[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_dims[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_dims[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_dims[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_dims[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_strides[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_strides[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_strides[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_strides[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_strides[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.outer_strides[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_rank), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_dims[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_dims[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_dims[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_dims[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_dims[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_dims[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_strides[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_strides[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_strides[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_strides[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_strides[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, geom.reduce_strides[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, input_zero_point), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, output_zero_point), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, multiplier), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, shift), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_mean_s8_params_t, count), NNRT_BLOB_F_I32},
+};
+
 /** Per kernel: tensor arguments, record words (without the optional
  * struct), words of the optional struct. Index: kernel id. */
 static const uint8_t nnrt_blob_kernel_shape[NNRT_BLOB_K_COUNT][3] = {
@@ -232,6 +429,18 @@ static const uint8_t nnrt_blob_kernel_shape[NNRT_BLOB_K_COUNT][3] = {
     {2u, 5u, 0u}, /* nnrt_softmax_s8_s16 */
     {2u, 3u, 0u}, /* nnrt_softmax_f32 */
     {2u, 1u, 0u}, /* nnrt_copy_x8 */
+    {3u, 31u, 0u}, /* nnrt_add_s8 */
+    {3u, 31u, 0u}, /* nnrt_sub_s8 */
+    {3u, 26u, 0u}, /* nnrt_mul_s8 */
+    {3u, 19u, 0u}, /* nnrt_maximum_s8 */
+    {3u, 19u, 0u}, /* nnrt_minimum_s8 */
+    {3u, 21u, 0u}, /* nnrt_add_f32 */
+    {3u, 21u, 0u}, /* nnrt_sub_f32 */
+    {3u, 21u, 0u}, /* nnrt_mul_f32 */
+    {3u, 19u, 0u}, /* nnrt_maximum_f32 */
+    {3u, 19u, 0u}, /* nnrt_minimum_f32 */
+    {2u, 31u, 0u}, /* nnrt_mean_s8 */
+    {2u, 26u, 0u}, /* nnrt_mean_f32 */
 };
 
 #endif /* NNRT_LOADER_BLOB_SCHEMA_H_ */

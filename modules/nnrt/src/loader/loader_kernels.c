@@ -13,6 +13,7 @@
 
 #include "blob_schema.h"
 #include "loader_internal.h"
+#include "nnrt/kernels/elementwise.h"
 #include "nnrt/kernels/shape.h"
 
 #define RD32(p) nnrt_blob_rd32(p)
@@ -448,6 +449,184 @@ static nnrt_status_t softmax_f32(reader_t *r, const nnrt_blob_args_t *a, int run
     return nnrt_softmax_f32(beta, (const float *)a->ptr[0], (float *)a->ptr[1], rows, depth);
 }
 
+/* ---- strided index spaces (broadcasts, MEAN) ------------------------------------ */
+/*
+ * A walk over `rank` dims with non-negative strides: the number of points, or 0 when
+ * a field is out of range; `*last` receives the largest offset it reaches. Every
+ * extent times its stride stays below 2^30, so kernels' ptrdiff_t arithmetic (32 bits
+ * on Cortex-M) cannot overflow.
+ */
+static uint64_t walk(int32_t rank, const int32_t *dims, const int32_t *strides, uint64_t *last)
+{
+    uint64_t points = 1u;
+    int32_t d;
+
+    *last = 0u;
+    if (rank < 1 || rank > NNRT_MAX_DIMS) {
+        return 0u;
+    }
+    for (d = 0; d < rank; d++) {
+        if (dims[d] < 1 || strides[d] < 0 ||
+            (uint64_t)dims[d] * (uint64_t)strides[d] > (uint64_t)COORD_MAX) {
+            return 0u;
+        }
+        points *= (uint64_t)dims[d];
+        *last += (uint64_t)(dims[d] - 1) * (uint64_t)strides[d];
+        if (points > (uint64_t)COORD_MAX) {
+            return 0u;
+        }
+    }
+    return points;
+}
+
+/* Broadcast of input1 (arg 0) and input2 (arg 1) to the output (arg 2). */
+static int bcast_ok(const nnrt_broadcast_t *b, const nnrt_blob_args_t *a, nnrt_dtype_t dt,
+                    uint32_t size)
+{
+    uint64_t last1;
+    uint64_t last2;
+    uint64_t n = walk(b->rank, b->dims, b->stride1, &last1);
+
+    if (n == 0u || walk(b->rank, b->dims, b->stride2, &last2) != n) {
+        return 0;
+    }
+    return holds(a, 0, dt, last1 + 1u, size) && holds(a, 1, dt, last2 + 1u, size) &&
+           holds(a, 2, dt, n, size);
+}
+
+static nnrt_status_t binary_s8(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                               uint32_t kernel, int run)
+{
+    const int8_t *x1 = (const int8_t *)a->ptr[0];
+    const int8_t *x2 = (const int8_t *)a->ptr[1];
+    int8_t *y = (int8_t *)a->ptr[2];
+
+    if (kernel == NNRT_BLOB_K_ADD_S8 || kernel == NNRT_BLOB_K_SUB_S8) {
+        nnrt_add_s8_params_t p;
+
+        if (decode(ld, r, nnrt_add_s8_params_fields, NNRT_ADD_S8_PARAMS_FIELDS, &p) != NNRT_OK ||
+            r->pos != r->words || !bcast_ok(&p.bcast, a, NNRT_INT8, 1) ||
+            !in_range(p.input1_offset, -127, 128) || !in_range(p.input2_offset, -127, 128) ||
+            !in_range(p.left_shift, 0, 21) || p.input1_multiplier < 0 ||
+            p.input2_multiplier < 0 || p.output_multiplier < 0 ||
+            !in_range(p.input1_shift, -31, 0) || !in_range(p.input2_shift, -31, 0) ||
+            !in_range(p.output_shift, -31, 0) || !in_range(p.output_offset, -128, 127) ||
+            !in_range(p.act_min, -128, 127) || !in_range(p.act_max, p.act_min, 127)) {
+            return NNRT_ERR_FORMAT;
+        }
+        if (!run) {
+            return NNRT_OK;
+        }
+        return kernel == NNRT_BLOB_K_ADD_S8 ? nnrt_add_s8(&p, x1, x2, y)
+                                            : nnrt_sub_s8(&p, x1, x2, y);
+    }
+    if (kernel == NNRT_BLOB_K_MUL_S8) {
+        nnrt_mul_s8_params_t p;
+
+        if (decode(ld, r, nnrt_mul_s8_params_fields, NNRT_MUL_S8_PARAMS_FIELDS, &p) != NNRT_OK ||
+            r->pos != r->words || !bcast_ok(&p.bcast, a, NNRT_INT8, 1) ||
+            !in_range(p.input1_offset, -127, 128) || !in_range(p.input2_offset, -127, 128) ||
+            p.output_multiplier < 0 || !in_range(p.output_shift, -31, 30) ||
+            !in_range(p.output_offset, -128, 127) || !in_range(p.act_min, -128, 127) ||
+            !in_range(p.act_max, p.act_min, 127)) {
+            return NNRT_ERR_FORMAT;
+        }
+        return run ? nnrt_mul_s8(&p, x1, x2, y) : NNRT_OK;
+    } else {
+        nnrt_broadcast_t b;
+
+        if (decode(ld, r, nnrt_broadcast_fields, NNRT_BROADCAST_FIELDS, &b) != NNRT_OK ||
+            r->pos != r->words || !bcast_ok(&b, a, NNRT_INT8, 1)) {
+            return NNRT_ERR_FORMAT;
+        }
+        if (!run) {
+            return NNRT_OK;
+        }
+        return kernel == NNRT_BLOB_K_MAXIMUM_S8 ? nnrt_maximum_s8(&b, x1, x2, y)
+                                                : nnrt_minimum_s8(&b, x1, x2, y);
+    }
+}
+
+static nnrt_status_t binary_f32(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                                uint32_t kernel, int run)
+{
+    const float *x1 = (const float *)a->ptr[0];
+    const float *x2 = (const float *)a->ptr[1];
+    float *y = (float *)a->ptr[2];
+
+    if (kernel == NNRT_BLOB_K_MAXIMUM_F32 || kernel == NNRT_BLOB_K_MINIMUM_F32) {
+        nnrt_broadcast_t b;
+
+        if (decode(ld, r, nnrt_broadcast_fields, NNRT_BROADCAST_FIELDS, &b) != NNRT_OK ||
+            r->pos != r->words || !bcast_ok(&b, a, NNRT_FLOAT32, 4)) {
+            return NNRT_ERR_FORMAT;
+        }
+        if (!run) {
+            return NNRT_OK;
+        }
+        return kernel == NNRT_BLOB_K_MAXIMUM_F32 ? nnrt_maximum_f32(&b, x1, x2, y)
+                                                 : nnrt_minimum_f32(&b, x1, x2, y);
+    } else {
+        nnrt_binary_f32_params_t p;
+
+        if (decode(ld, r, nnrt_binary_f32_params_fields, NNRT_BINARY_F32_PARAMS_FIELDS, &p) !=
+                NNRT_OK ||
+            r->pos != r->words || !bcast_ok(&p.bcast, a, NNRT_FLOAT32, 4)) {
+            return NNRT_ERR_FORMAT;
+        }
+        if (!run) {
+            return NNRT_OK;
+        }
+        if (kernel == NNRT_BLOB_K_ADD_F32) {
+            return nnrt_add_f32(&p, x1, x2, y);
+        }
+        return kernel == NNRT_BLOB_K_SUB_F32 ? nnrt_sub_f32(&p, x1, x2, y)
+                                             : nnrt_mul_f32(&p, x1, x2, y);
+    }
+}
+
+/* MEAN: every output point's reduced walk stays inside the input. */
+static int mean_ok(const nnrt_mean_geom_t *g, const nnrt_blob_args_t *a, nnrt_dtype_t dt,
+                   uint32_t size, uint64_t *reduced)
+{
+    uint64_t last_o;
+    uint64_t last_r;
+    uint64_t n_out = walk(g->outer_rank, g->outer_dims, g->outer_strides, &last_o);
+
+    *reduced = walk(g->reduce_rank, g->reduce_dims, g->reduce_strides, &last_r);
+    return n_out != 0u && *reduced != 0u && holds(a, 0, dt, last_o + last_r + 1u, size) &&
+           holds(a, 1, dt, n_out, size);
+}
+
+static nnrt_status_t mean(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                          int s8, int run)
+{
+    uint64_t reduced;
+
+    if (s8) {
+        nnrt_mean_s8_params_t p;
+
+        /* the int32 sum of the reduced int8 values and zero_point * count fit */
+        if (decode(ld, r, nnrt_mean_s8_params_fields, NNRT_MEAN_S8_PARAMS_FIELDS, &p) !=
+                NNRT_OK ||
+            r->pos != r->words || !mean_ok(&p.geom, a, NNRT_INT8, 1, &reduced) ||
+            reduced > ((uint64_t)1 << 22) || !in_range(p.count, 1, 1 << 22) ||
+            !in_range(p.input_zero_point, -128, 127) || !in_range(p.output_zero_point, -128, 127) ||
+            p.multiplier < 0 || !in_range(p.shift, -31, 31)) {
+            return NNRT_ERR_FORMAT;
+        }
+        return run ? nnrt_mean_s8(&p, (const int8_t *)a->ptr[0], (int8_t *)a->ptr[1]) : NNRT_OK;
+    } else {
+        nnrt_mean_geom_t g;
+
+        if (decode(ld, r, nnrt_mean_geom_fields, NNRT_MEAN_GEOM_FIELDS, &g) != NNRT_OK ||
+            r->pos != r->words || !mean_ok(&g, a, NNRT_FLOAT32, 4, &reduced)) {
+            return NNRT_ERR_FORMAT;
+        }
+        return run ? nnrt_mean_f32(&g, (const float *)a->ptr[0], (float *)a->ptr[1]) : NNRT_OK;
+    }
+}
+
 /* ---- RESHAPE and friends, when not aliased: a byte copy ------------------------- */
 static nnrt_status_t copy_x8(reader_t *r, const nnrt_blob_args_t *a, int run)
 {
@@ -503,6 +682,22 @@ nnrt_status_t nnrt_blob_kernel(const nnrt_loader_t *ld, uint32_t kernel, const u
         return softmax_f32(&r, args, run);
     case NNRT_BLOB_K_COPY_X8:
         return copy_x8(&r, args, run);
+    case NNRT_BLOB_K_ADD_S8:
+    case NNRT_BLOB_K_SUB_S8:
+    case NNRT_BLOB_K_MUL_S8:
+    case NNRT_BLOB_K_MAXIMUM_S8:
+    case NNRT_BLOB_K_MINIMUM_S8:
+        return binary_s8(ld, &r, args, kernel, run);
+    case NNRT_BLOB_K_ADD_F32:
+    case NNRT_BLOB_K_SUB_F32:
+    case NNRT_BLOB_K_MUL_F32:
+    case NNRT_BLOB_K_MAXIMUM_F32:
+    case NNRT_BLOB_K_MINIMUM_F32:
+        return binary_f32(ld, &r, args, kernel, run);
+    case NNRT_BLOB_K_MEAN_S8:
+        return mean(ld, &r, args, 1, run);
+    case NNRT_BLOB_K_MEAN_F32:
+        return mean(ld, &r, args, 0, run);
     default:
         return NNRT_ERR_UNSUPPORTED;
     }
