@@ -128,9 +128,10 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
         assert b.tensor is not None
         off = arena.offsets[b.key]
         entries.append(BufferEntry(b.tensor, off, b.size, b.first, b.last))
-        for a in b.aliases:
-            entries.append(BufferEntry(a, off, g.tensors[a].nbytes, b.first, b.last,
-                                       alias_of=b.tensor))
+        views = below.view_offsets if below is not None else {}
+        for a in b.aliases:  # a concatenation input written into its slice: at its offset
+            entries.append(BufferEntry(a, off + views.get(a, 0), g.tensors[a].nbytes,
+                                       b.first, b.last, alias_of=b.tensor))
     entries.sort(key=lambda e: e.tensor)
     scratch_entries = tuple(
         ScratchEntry(b.scratch_of, arena.offsets[b.key], b.size, b.first)

@@ -183,6 +183,8 @@ class _Emitter:
                 lines.append("    }")
             lines.append("#ifdef NNRT_TRACE")
             for t in op.outputs:
+                if self.views.is_view(t):
+                    continue  # strided inside a concatenation's output: traced there
                 lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
                              f"{self.g.tensors[t].nbytes}u);")
             lines.append("#endif")
@@ -241,6 +243,8 @@ class _Emitter:
                           "        return s;", "    }"]
             lines.append("#ifdef NNRT_TRACE")
             for t in op.outputs:
+                if self.views.is_view(t):
+                    continue  # strided inside a concatenation's output: traced there
                 lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
                              f"{self.g.tensors[t].nbytes}u);")
             lines.append("#endif")

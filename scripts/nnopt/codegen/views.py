@@ -249,6 +249,81 @@ def emit_concat_rows(ctx: EmitContext, direction: str) -> list[str]:
     return lines
 
 
+def _slice_of(graph: Graph, x: int) -> tuple[Op, int]:
+    """The concatenation x is written into, and x's byte offset in an output pixel."""
+    concat = graph.op_by_index[graph.consumers[x][0]]
+    y = graph.tensors[concat.outputs[0]]
+    offset = 0
+    for t in concat.inputs:
+        if t == x:
+            break
+        offset += graph.tensors[t].shape[3]
+    return concat, offset * DTYPE_SIZE[y.dtype]
+
+
+def emit_window_into_slice(ctx: EmitContext) -> list[str]:
+    """A window op whose output is a slice of a concatenation's output: one output row
+    at a time into a staging row (after the kernel's own scratch), then stored with the
+    concatenation's pixel stride. ``ctx.ptr(output)`` already points at the slice."""
+    graph, op = ctx.graph, ctx.op
+    sp = spatial_of(graph, op)
+    if sp is None or sp.kind != WINDOW:
+        raise PlanError(f"op {op.index} ({op.opcode}) cannot write into a slice")
+    k = kernel_call(ctx, sp)
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    concat, _ = _slice_of(graph, y.index)
+    e = DTYPE_SIZE[y.dtype]
+    ctot = graph.tensors[concat.outputs[0]].shape[3]
+    oh, ow, oc = y.shape[1], y.shape[2], y.shape[3]
+    in_row = x.shape[2] * x.shape[3] * DTYPE_SIZE[x.dtype]
+    own = 0 if _explicit(op) else lowering_for(op).scratch_bytes(graph, op)
+    staging = f"((uint8_t *){ctx.scratch} + {(own + 15) // 16 * 16}u)"
+    call = _call(k, "&p", _typed(ctx.ptr(x.index), k.elem, True, f"(size_t)w.start * {in_row}u"),
+                 f"({k.elem} *)(void *){staging}")
+    return [*c_params(k.ptype, k.fields, "base"),
+            f"{k.ptype} p = base;",
+            f"/* rows of this {oc}-channel output go straight into their slice of the "
+            f"{ctot}-channel concatenation (op {concat.index}) */",
+            f"for (int32_t r = 0; r < {oh}; ++r) {{",
+            f"    const nnrt_window_t w = nnrt_window_rows(r, 1, {sp.h.stride}, {sp.h.pad}, "
+            f"{sp.h.kernel}, {sp.h.size});",
+            "    p.geom.input_h = w.rows;",
+            "    p.geom.pad_top = w.pad;",
+            "    p.geom.output_h = 1;",
+            f"    nnrt_status_t s = {call};",
+            "    if (s == NNRT_OK) {",
+            f"        s = nnrt_copy_2d_x8({staging}, {oc * e}, (uint8_t *){ctx.ptr(y.index)} + "
+            f"(size_t)r * {ow * ctot * e}u, {ctot * e}, {ow}, {oc * e});",
+            "    }",
+            "    if (s != NNRT_OK) {",
+            "        return s;",
+            "    }",
+            "}",
+            "return NNRT_OK;"]
+
+
+def emit_concat_views(ctx: EmitContext, views: set[int]) -> list[str]:
+    """A concatenation some of whose inputs already sit in their slices: copy the
+    others into theirs."""
+    graph, op = ctx.graph, ctx.op
+    y = graph.tensors[op.outputs[0]]
+    e = DTYPE_SIZE[y.dtype]
+    ctot = y.shape[3]
+    pixels = y.shape[1] * y.shape[2]
+    lines = []
+    offset = 0
+    for t in op.inputs:
+        c = graph.tensors[t].shape[3]
+        if t in views:
+            lines.append(f"/* tensor {t}: written into its slice by its producer */")
+        else:
+            lines += [f"s = nnrt_copy_2d_x8({ctx.ptr(t)}, {c * e}, (uint8_t *){ctx.ptr(y.index)}"
+                      f" + {offset * e}u, {ctot * e}, {pixels}, {c * e});",
+                      "if (s != NNRT_OK) {", "    return s;", "}"]
+        offset += c
+    return ["nnrt_status_t s = NNRT_OK;", *lines, "return s;"]
+
+
 def emit_depthwise_inplace(ctx: EmitContext) -> list[str]:
     graph, op = ctx.graph, ctx.op
     sp = spatial_of(graph, op)
@@ -272,10 +347,23 @@ class ViewLowerings:
     def __init__(self, plan: Plan, graph: Graph) -> None:
         self.plan = plan
         self.graph = graph
-        self.kind = {e.op: e for e in plan.inplace_ops}
+        self.kind = {e.op: e for e in plan.inplace_ops if e.kind != "concat_slice"}
+        self.slices = {e.op for e in plan.inplace_ops if e.kind == "concat_slice"}
+        self.views = {graph.op_by_index[i].outputs[0] for i in self.slices}
+
+    def is_view(self, t: int) -> bool:
+        """True for a tensor stored strided inside a concatenation's output."""
+        return t in self.views
 
     def lowering_for(self, op: Op) -> _Lowering | None:
         e = self.kind.get(op.index)
+        if op.index in self.slices:
+            return _Lowering((*_headers_for(op), "nnrt/kernels/tiling.h"),
+                             emit_window_into_slice)
+        if e is not None and e.kind == "concat_views":
+            views = set(self.views)
+            return _Lowering(("nnrt/kernels/tiling.h",),
+                             lambda ctx: emit_concat_views(ctx, views))
         if e is not None and e.kind == "depthwise_channel":
             return _Lowering(("nnrt/kernels/conv.h", "nnrt/kernels/inplace.h"),
                              emit_depthwise_inplace)

@@ -25,11 +25,14 @@ from ..ir import Graph
 from ..plan import InplaceOpEntry, OverlapEntry, StageEntry, TileEntry
 from .arena import ArenaPlan, Overlap, plan_arena
 from .inplace_ops import (
+    ConcatView,
     StreamCandidate,
+    concat_views,
     depthwise_candidates,
     depthwise_scratch,
     overlaps_of,
     safe_deltas,
+    staging_bytes,
     stream_candidates,
 )
 from .lifetimes import Buffer, alias_roots, buffers_for, live_profile
@@ -64,6 +67,12 @@ class BelowResult:
     modes: dict[tuple[int, int], str] = field(default_factory=dict)  # (src, dst) -> mode
     tiling: Tiling | None = None
     whole_buffers: list[Buffer] = field(default_factory=list)  # before depthwise/tiling
+    views: list[ConcatView] = field(default_factory=list)
+
+    @property
+    def view_offsets(self) -> dict[int, int]:
+        """Byte offset of every concatenation view within its root buffer."""
+        return {v.tensor: v.byte_offset for v in self.views}
 
 
 def _check_mode(name: str, mode: str) -> None:
@@ -76,17 +85,27 @@ class _Config:
     aliases: Mapping[int, int]  # output -> input (element-wise and depthwise in place)
     scratch: Mapping[int, int]
     tiling: Tiling | None
+    views: tuple[ConcatView, ...] = ()  # concatenation inputs written into their slice
+
+    def all_aliases(self) -> dict[int, int]:
+        return {**self.aliases, **{v.tensor: v.output for v in self.views}}
+
+    def all_scratch(self, graph: Graph) -> dict[int, int]:
+        scr = dict(self.scratch)
+        for v in self.views:  # the staging row after the kernel's own scratch
+            scr[v.producer] = _align16(scr.get(v.producer, 0)) + staging_bytes(graph, v)
+        return scr
 
 
 def _layout(graph: Graph, order: Sequence[int], cfg: _Config, use_streams: bool
             ) -> tuple[dict[int, int], list[Buffer], list[StreamCandidate], list[Overlap]]:
     """Buffers and permissions of one configuration (roots, buffers, streams, overlaps)."""
-    roots = alias_roots(graph, cfg.aliases)
-    stage_ops: set[int] = set()
+    roots = alias_roots(graph, cfg.all_aliases())
+    stage_ops: set[int] = {v.concat for v in cfg.views}  # ops never streamed
     if cfg.tiling is not None:
         roots = stage_roots(roots, cfg.tiling)
-        stage_ops = set(cfg.tiling.shape.ops)
-    buffers = buffers_for(graph, order, roots, cfg.scratch)
+        stage_ops |= set(cfg.tiling.shape.ops)
+    buffers = buffers_for(graph, order, roots, cfg.all_scratch(graph))
     ovs: list[Overlap] = []
     if cfg.tiling is not None:
         lay = stage_buffers(graph, order, buffers, cfg.tiling)
@@ -172,6 +191,23 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
         if choice is not None:
             cfg = replace(cfg, tiling=choice)
 
+    if use:
+        stage_ops = set(choice.shape.ops) if choice is not None else set()
+        roots = _layout(graph, order, cfg, use)[0]
+        views = concat_views(graph, roots, frozenset(stage_ops))
+        by_concat: dict[int, list[ConcatView]] = {}
+        for v in views:
+            by_concat.setdefault(v.concat, []).append(v)
+        if opts.inplace_ops == "force":
+            cfg = replace(cfg, views=tuple(views))
+        elif views:
+            best_v = arena_of(cfg, True)[0].arena_bytes
+            for concat in sorted(by_concat):
+                trial = replace(cfg, views=cfg.views + tuple(by_concat[concat]))
+                size = arena_of(trial, True)[0].arena_bytes
+                if size < best_v:
+                    best_v, cfg = size, trial
+
     chosen_dw: list[int] = []
     if use:
         roots = _layout(graph, order, cfg, use)[0]
@@ -207,8 +243,9 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
             cfg = replace(cfg, aliases=extra, scratch=scr)
 
     arena, (roots, buffers, cands, ovs) = arena_of(cfg, False)
-    res = BelowResult(roots, dict(cfg.scratch), buffers, ovs, arena, sorted(chosen_dw),
-                      cands, tiling=cfg.tiling, whole_buffers=whole_buffers)
+    res = BelowResult(roots, cfg.all_scratch(graph), buffers, ovs, arena, sorted(chosen_dw),
+                      cands, tiling=cfg.tiling, whole_buffers=whole_buffers,
+                      views=list(cfg.views))
     _directions(res, opts.inplace_ops == "force")
     return res
 
@@ -329,6 +366,8 @@ def plan_records(res: BelowResult, graph: Graph, order: Sequence[int]) -> dict[s
     ops: list[InplaceOpEntry] = [InplaceOpEntry(i, "depthwise_channel")
                                  for i in res.depthwise]
     ops += [InplaceOpEntry(i, "rows", d) for i, d in sorted(res.streamed.items())]
+    ops += [InplaceOpEntry(v.producer, "concat_slice") for v in res.views]
+    ops += [InplaceOpEntry(c, "concat_views") for c in sorted({v.concat for v in res.views})]
     macs = base = model_macs(graph)
     stages: tuple[StageEntry, ...] = ()
     t = res.tiling

@@ -36,7 +36,7 @@ from ..ir import ConvOptions, Graph, Op, PoolOptions
 from .arena import Overlap
 from .fuse import Fusion
 from .lifetimes import Buffer
-from .regions import POINT, Spatial, spatial_of, window_axis
+from .regions import POINT, WINDOW, Spatial, spatial_of, window_axis
 
 # ----- PAD folding -----
 
@@ -324,3 +324,57 @@ def depthwise_candidates(graph: Graph, order: Sequence[int],
             continue
         out.append(op.index)
     return out
+
+
+# ----- concatenation without copies -----
+
+
+@dataclass(frozen=True)
+class ConcatView:
+    concat: int  # op index of the CONCATENATION
+    tensor: int  # the input written straight into its slice of the output
+    output: int  # the concatenation's output tensor
+    byte_offset: int  # of the slice within an output pixel
+    producer: int  # op index writing the input, row by row through one staging row
+
+
+def concat_views(graph: Graph, roots: Mapping[int, int],
+                 exclude: set[int] | frozenset[int] = frozenset()) -> list[ConcatView]:
+    """Inputs of channel concatenations whose producer can write them straight into
+    their slice of the output: a window op (conv, depthwise, pool) computing one output
+    row at a time into a staging row that is then stored with the output's pixel stride.
+    The input must be read by the concatenation only, and neither tensor aliased."""
+    out: list[ConcatView] = []
+    for op in graph.ops:
+        if op.opcode != "CONCATENATION" or op.index in exclude:
+            continue
+        sp = spatial_of(graph, op)
+        if sp is None or sp.kind != POINT:
+            continue
+        y = op.outputs[0]
+        ty = graph.tensors[y]
+        if roots.get(y, y) != y or y in graph.outputs or len(set(op.inputs)) != len(op.inputs):
+            continue
+        elem = DTYPE_SIZE[ty.dtype]
+        channel = 0
+        for x in op.inputs:
+            tx = graph.tensors[x]
+            offset = channel * elem
+            channel += tx.shape[3]
+            prod = graph.producer.get(x)
+            if (prod is None or prod in exclude or x in graph.outputs or x in graph.inputs
+                    or roots.get(x, x) != x or x in roots.values()
+                    or graph.consumers.get(x, ()) != (op.index,)):
+                continue
+            pop = graph.op_by_index[prod]
+            psp = streamable(graph, pop)
+            if psp is None or psp.kind != WINDOW or tx.dtype != ty.dtype:
+                continue
+            out.append(ConcatView(op.index, x, y, offset, prod))
+    return out
+
+
+def staging_bytes(graph: Graph, view: ConcatView) -> int:
+    """The staging row a view's producer writes before storing it into the slice."""
+    t = graph.tensors[view.tensor]
+    return t.shape[2] * t.shape[3] * DTYPE_SIZE[t.dtype]
