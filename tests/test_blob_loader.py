@@ -18,6 +18,7 @@ import shutil
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -284,7 +285,7 @@ def elementwise_model() -> bytes:
     b = ModelBuilder("blob elementwise")
     ins, outs = [], []
     for dt in ("int8", "float32"):
-        def q(scale: float, zp: int, dt: str = dt) -> dict[str, object]:
+        def q(scale: float, zp: int, dt: str = dt) -> dict[str, Any]:
             return {"scale": scale, "zero_point": zp} if dt == "int8" else {}
         x = b.tensor((1, 4, 3, 8), dt, name=f"{dt}/x", **q(0.05, -3))
         v = b.tensor((8,), dt, name=f"{dt}/v", **q(0.04, 2))
