@@ -24,8 +24,10 @@ def nnopt(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_optimize_writes_sources_plan_report_and_picture(tmp_path: Path) -> None:
     out = tmp_path / "nn"
+    # the classic plan (below-the-bound techniques are covered by test_tiling.py)
     res = nnopt("optimize", str(model_path("mlperf_tiny/vww_96_int8.tflite")), "-b",
-                "nucleo_f767zi", "-o", str(out), "--json", str(tmp_path / "r.json"))
+                "nucleo_f767zi", "-o", str(out), "--json", str(tmp_path / "r.json"),
+                "--inplace-ops", "off", "--tiling", "off")
     assert res.returncode == 0, res.stderr
     for name in ("vww_96_int8_model.c", "vww_96_int8_model.h", "vww_96_int8_plan.json",
                  "vww_96_int8_report.json", "vww_96_int8_memory.png"):
@@ -41,7 +43,7 @@ def test_optimize_writes_sources_plan_report_and_picture(tmp_path: Path) -> None
 
 def test_over_budget_exits_2_with_numbers(tmp_path: Path) -> None:
     res = nnopt("optimize", str(model_path("mlperf_tiny/vww_96_int8.tflite")),
-                "--sram", "40k", "--table", "none")
+                "--sram", "40k", "--table", "none", "--inplace-ops", "off", "--tiling", "off")
     assert res.returncode == 2
     m = re.search(r"needs ([0-9,]+) bytes", res.stderr)
     assert m, res.stderr

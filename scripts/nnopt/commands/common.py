@@ -8,6 +8,7 @@ import sys
 from ..boards import known_boards, load_board
 from ..errors import NnoptError
 from ..passes.arena import STRATEGIES
+from ..passes.below_bound import MODES
 from ..passes.dynamic import ALLOCATORS
 from ..planner import ORDERS, PlanOptions
 
@@ -39,6 +40,19 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    "aligned live-sum peak, at the cost of bytes moved); 'dynamic-lazy': "
                    "the same arena, compacting only when an allocation needs the room "
                    "(fewer bytes moved)")
+    b = p.add_argument_group("below the per-op bound (static allocator)")
+    b.add_argument("--inplace-ops", choices=MODES, default="auto",
+                   help="PAD folded into the next window op, depthwise convolution in place "
+                   "(one channel of scratch), concatenation inputs written into their "
+                   "slices, outputs overlapping the rows of a dying input: 'auto' where "
+                   "it lowers the arena (default), 'off', or 'force' wherever valid")
+    b.add_argument("--tiling", choices=MODES, default="auto",
+                   help="run the memory-heavy first stage patch by patch (MCUNetV2): "
+                   "'auto' chooses split point and patch grid (default; with a budget the "
+                   "least extra compute that fits), 'off', or 'force'")
+    b.add_argument("--max-extra-macs", type=float, default=15.0, metavar="PERCENT",
+                   help="without a budget, tiling may add at most this share of the "
+                   "model's multiply-accumulates (default 15)")
 
 
 def _safe_boards() -> list[str]:
@@ -66,7 +80,21 @@ def _bytes_arg(text: str) -> int:
 
 def plan_options(args: argparse.Namespace) -> PlanOptions:
     board = load_board(args.board) if args.board else None
+    inplace_ops = getattr(args, "inplace_ops", "off")
+    tiling = getattr(args, "tiling", "off")
+    if getattr(args, "allocator", "static") != "static":
+        # The dynamic allocator moves whole tensors: overlapping buffers and tiles are
+        # static-plan techniques.
+        if "force" in (inplace_ops, tiling):
+            raise NnoptError("--inplace-ops/--tiling force need the static allocator",
+                             hint="drop --allocator or the force option")
+        inplace_ops = tiling = "off"
+    if getattr(args, "max_extra_macs", 15.0) < 0:
+        raise NnoptError("--max-extra-macs must not be negative")
     return PlanOptions(
+        inplace_ops=inplace_ops,
+        tiling=tiling,
+        max_extra_macs=getattr(args, "max_extra_macs", 15.0),
         order=args.order,
         fuse=not args.no_fuse,
         inplace=not args.no_inplace,

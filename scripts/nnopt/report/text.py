@@ -33,11 +33,13 @@ def summary(plan: Plan) -> list[str]:
         lb = plan.schedule_lower_bound_bytes
         lines.append(f"  order: {plan.schedule_strategy}, not proven optimal; within "
                      f"{_kb(plan.peak_live_bytes_unfused - lb)} B of the best bound {_kb(lb)} B")
-    if plan.fusions:
-        lines.append(f"  fused: {len(plan.fusions)} max-pool(s) into their convolution "
+    pools = sum(1 for f in plan.fusions if f.kind != "pad")
+    if pools:
+        lines.append(f"  fused: {pools} max-pool(s) into their convolution "
                      "(full conv output never stored)")
     if plan.inplace:
         lines.append(f"  in place: {len(plan.inplace)} element-wise op(s) overwrite a dying input")
+    lines += below_bound_lines(plan)
     if plan.sram_budget_bytes is not None:
         where = f"board {plan.board}" if plan.board else "--sram"
         ok = plan.arena_bytes <= plan.sram_budget_bytes
@@ -46,6 +48,51 @@ def summary(plan: Plan) -> list[str]:
                         else f"OVER by {_kb(plan.arena_bytes - plan.sram_budget_bytes)} B")
                      + f" ({100 * plan.arena_bytes / max(plan.sram_budget_bytes, 1):.1f} % used)")
     lines.append(f"  planned in {plan.planning_seconds:.2f} s")
+    return lines
+
+
+def below_bound_lines(plan: Plan) -> list[str]:
+    """What took the arena below the per-op bound: folds, in-place ops, overlaps, tiling."""
+    lines: list[str] = []
+    pads = sum(1 for f in plan.fusions if f.kind == "pad")
+    if pads:
+        lines.append(f"  PAD folded: {pads} pad(s) became the next window op's implicit "
+                     "padding (padded tensor never stored)")
+    kinds: dict[str, int] = {}
+    for e in plan.inplace_ops:
+        key = e.kind if e.kind != "rows" else f"rows-{e.direction}"
+        kinds[key] = kinds.get(key, 0) + 1
+    if kinds.get("depthwise_channel"):
+        lines.append(f"  in place: {kinds['depthwise_channel']} depthwise conv(s) over their "
+                     "input with one channel of scratch")
+    rows = kinds.get("rows-forward", 0) + kinds.get("rows-backward", 0)
+    if rows:
+        lines.append(f"  row by row: {rows} op(s) write their output over the rows of a dying "
+                     f"input ({kinds.get('rows-forward', 0)} forward, "
+                     f"{kinds.get('rows-backward', 0)} backward)")
+    if kinds.get("concat_slice"):
+        lines.append(f"  concatenation: {kinds['concat_slice']} input(s) written straight into "
+                     f"their slice ({kinds.get('concat_views', 0)} concatenation(s) copy less)")
+    used = sum(1 for o in plan.overlaps if o.mode != "disjoint")
+    if plan.overlaps:
+        lines.append(f"  overlapping buffers: {used} of {len(plan.overlaps)} permitted "
+                     "overlap(s) used, each verified against its op's access pattern")
+    for n, st in enumerate(plan.stages):
+        patches = st.grid[0] * st.grid[1]
+        extra = st.macs - st.base_macs
+        lines.append(
+            f"  tiled stage {n}: ops {st.ops[0]}..{st.ops[-1]} ({len(st.ops)} ops, split "
+            f"after op {st.ops[-1]}), {patches} patches ({st.grid[0]}x{st.grid[1]}, "
+            f"{'raster' if st.order == 'forward' else 'reverse raster'} order)")
+        sizes = [t.size for t in st.tiles if t.size]
+        lines.append(f"    {len(sizes)} tile buffer(s), largest {_kb(max(sizes, default=0))} B; "
+                     f"extra MACs {_kb(extra)} "
+                     f"(+{100 * extra / max(plan.base_macs, 1):.1f} % of the model's "
+                     f"{_kb(plan.base_macs)})")
+    if plan.arena_bytes < plan.lower_bound_bytes:
+        lines.append(f"  arena {_kb(plan.arena_bytes)} B is "
+                     f"{100 * (1 - plan.arena_bytes / plan.lower_bound_bytes):.1f} % below "
+                     "the op bound")
     return lines
 
 
