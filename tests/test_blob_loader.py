@@ -51,7 +51,8 @@ SUPPORTED = ["mlperf_tiny/vww_96_int8.tflite", "tflm/person_detect.tflite",
              "keras/lenet5_float.tflite", "tflm/hello_world_int8.tflite",
              "tflm/hello_world_float.tflite", "tflm/micro_speech_quantized.tflite",
              "mlperf_tiny/ad01_int8.tflite", "keras/mobilenet_v2_035_96.tflite",
-             "mlperf_tiny/pretrainedResnet_quant.tflite"]
+             "mlperf_tiny/pretrainedResnet_quant.tflite",
+             "keras/mobilenet_v3_small_075_96.tflite"]
 EXIT = {s: (0 if s == Status.OK else 10 - int(s)) for s in Status}
 _STATUS = re.compile(r"loader: status=(-?\d+)")
 
@@ -89,8 +90,9 @@ def run_blob(blob: bytes, inputs: list[bytes], n_outputs: int, tmp: Path, *,
     arena = 0
     with contextlib.suppress(BlobError):
         arena = parse_blob(blob).header["arena_bytes"]
-    if target == "host":
-        exe = runner(target, sanitize=sanitize)
+    if target == "host":  # one build for most blobs
+        exe = runner(target, sanitize=sanitize, blob_max=_pow2(len(blob), 1 << 20),
+                     arena_max=_pow2(arena, 1 << 18))
     else:
         exe = runner(target, board=board, blob_max=_pow2(len(blob), 4096),
                      arena_max=_pow2(arena, 4096))
@@ -280,8 +282,8 @@ def test_lifetime_violations_are_refused(small_blob: bytes, tmp_path: Path) -> N
 
 
 def elementwise_model() -> bytes:
-    """ADD, SUB, MUL, MAXIMUM, MINIMUM with broadcasting and MEAN, int8 and float32: small
-    enough to fuzz, and the families no shared small model has."""
+    """ADD, SUB, MUL, MAXIMUM, MINIMUM with broadcasting, MEAN and activations, int8 and
+    float32: small enough to fuzz, and the families no shared small model has."""
     b = ModelBuilder("blob elementwise")
     ins, outs = [], []
     for dt in ("int8", "float32"):
@@ -297,10 +299,16 @@ def elementwise_model() -> bytes:
         b.op("MAXIMUM", [t[2], x], [t[3]])
         b.op("MINIMUM", [t[3], t[0]], [t[4]])
         axes = b.const(np.array([1, 2], dtype=np.int32), name=f"{dt}/axes")
-        y = b.tensor((1, 8), dt, name=f"{dt}/y", **q(0.2, 1))
-        b.op("MEAN", [t[4], axes], [y], {"keep_dims": False})
+        m = b.tensor((1, 8), dt, name=f"{dt}/m", **q(0.2, 1))
+        b.op("MEAN", [t[4], axes], [m], {"keep_dims": False})
+        acts = ["HARD_SWISH", "RELU6"] if dt == "int8" else [
+            "HARD_SWISH", "RELU", "RELU6", "LOGISTIC", "TANH"]
+        for k, opcode in enumerate(acts):
+            y = b.tensor((1, 8), dt, name=f"{dt}/a{k}", **q(0.2 if k else 0.05, 1))
+            b.op(opcode, [m], [y])
+            m = y
         ins += [x, v]
-        outs.append(y)
+        outs.append(m)
     return b.build(ins, outs)
 
 
@@ -309,7 +317,7 @@ def test_elementwise_and_mean_blob_bit_exact(tmp_path: Path) -> None:
     pm = plan_model(load_model_bytes(model, name="elementwise"))
     blob = write_blob(pm)
     kernels = {s.kernel for s in parse_blob(blob).steps}
-    assert kernels >= set(range(15, 27))  # every binary s8/f32 and MEAN
+    assert kernels >= set(range(15, 34))  # binary s8/f32, MEAN, activations
     inputs = random_inputs(model, 4)
     ref_out, ref_all = run_tflm(model, inputs)
     res = run_blob(blob, [x.tobytes() for x in inputs], len(ref_out), tmp_path, trace=True)

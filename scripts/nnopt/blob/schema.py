@@ -198,6 +198,11 @@ KERNELS: tuple[Kernel, ...] = (
           ("minimum", "nnrt_broadcast_t")))),
     Kernel(25, "nnrt_mean_s8", ("struct:nnrt_mean_s8_params_t", "tensor", "tensor")),
     Kernel(26, "nnrt_mean_f32", ("struct:nnrt_mean_geom_t", "tensor", "tensor")),
+    # int8 activations as a 256-entry table (HARD_SWISH, LOGISTIC, TANH ...): table, x, y
+    Kernel(27, "nnrt_table_lookup_s8", ("tensor", "tensor", "tensor", I32)),
+    Kernel(28, "nnrt_clamp_s8", (I32, I32, "tensor", "tensor", I32)),
+    *(Kernel(29 + k, f"nnrt_{name}_f32", ("tensor", "tensor", I32))
+      for k, name in enumerate(("relu", "relu6", "logistic", "tanh", "hard_swish"))),
 )
 KERNEL_BY_FUNCTION = {k.function: k for k in KERNELS}
 #: Faster variants the lowerings may pick, with results identical to a reference kernel

@@ -18,13 +18,13 @@ from __future__ import annotations
 import struct
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..cdefs import DType
 from ..errors import BlobError, UnsupportedError
-from ..ir import Graph
+from ..ir import NUMPY_DTYPE, Graph
 from ..passes.dynamic import dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
@@ -39,24 +39,30 @@ def _align(x: int, a: int) -> int:
 def supported_opcodes() -> list[str]:
     return sorted({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D",
                    "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "ADD",
-                   "SUB", "MUL", "MAXIMUM", "MINIMUM", "MEAN"})
+                   "SUB", "MUL", "MAXIMUM", "MINIMUM", "MEAN", "RELU", "RELU6", "HARD_SWISH",
+                   "LOGISTIC", "TANH"})
 
 
 @dataclass
 class _Builder:
     graph: Graph
     constants: dict[int, bytes]  # tensor index -> data (graph constants and extra arrays)
-    extra: list[tuple[int, np.ndarray]]  # pseudo tensors: (index, int32 array)
+    extra: list[tuple[int, np.ndarray]]  # pseudo tensors: (index, array)
     records: bytearray
+    dtypes: dict[int, DType] = field(default_factory=dict)  # of the pseudo tensors
 
-    def array_tensor(self, arr: np.ndarray) -> int:
+    def array_tensor(self, arr: np.ndarray, dtypes: tuple[DType, ...] = (DType.INT32,)) -> int:
+        """A constant pseudo tensor holding a parameter array (after the model's own)."""
         a = np.asarray(arr)
-        if a.dtype != np.int32:
+        dt = next((d for d in DType if np.dtype(NUMPY_DTYPE[d]) == a.dtype), None)
+        if dt is None or dt not in dtypes:
             raise UnsupportedError(f"a parameter array of dtype {a.dtype} is not in the "
-                                   "blob format (int32 only)")
+                                   "blob format here (" + ", ".join(
+                                       d.name.lower() for d in dtypes) + ")")
         index = len(self.graph.tensors) + len(self.extra)
         self.extra.append((index, a))
-        self.constants[index] = a.astype("<i4").tobytes()
+        self.dtypes[index] = dt
+        self.constants[index] = a.astype(a.dtype.newbyteorder("<")).tobytes()
         return index
 
 
@@ -174,6 +180,9 @@ def _encode_call(graph: Graph, op_index: int, cap: Capture,
                 tensors.append(S.NONE16)
             elif isinstance(arg, TensorArg):
                 tensors.append(arg.index)
+            elif isinstance(arg, ArrayRef) and arg.name in cap.arrays:  # e.g. a lookup table
+                tensors.append(b.array_tensor(cap.arrays[arg.name],
+                                              (DType.INT8, DType.INT16, DType.INT32)))
             else:
                 raise UnsupportedError(f"{where}: expected a tensor, found {arg!r}")
         else:
@@ -247,7 +256,7 @@ def write_blob(planned: PlannedModel) -> bytes:
                                       dyn.handle_of[t], 0, 0)
         elif t in const_off:
             nbytes = len(b.constants[t])
-            dt = int(g.tensors[t].dtype) if t < len(g.tensors) else int(DType.INT32)
+            dt = int(g.tensors[t].dtype) if t < len(g.tensors) else int(b.dtypes[t])
             tensor_tab += struct.pack("<IBBHII", nbytes, dt, S.KIND_CONSTANT, S.NONE16,
                                       const_off[t], 0)
         else:

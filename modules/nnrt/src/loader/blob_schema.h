@@ -83,7 +83,14 @@ typedef struct {
 #define NNRT_BLOB_K_MINIMUM_F32 24u
 #define NNRT_BLOB_K_MEAN_S8 25u
 #define NNRT_BLOB_K_MEAN_F32 26u
-#define NNRT_BLOB_K_COUNT 27u
+#define NNRT_BLOB_K_TABLE_LOOKUP_S8 27u
+#define NNRT_BLOB_K_CLAMP_S8 28u
+#define NNRT_BLOB_K_RELU_F32 29u
+#define NNRT_BLOB_K_RELU6_F32 30u
+#define NNRT_BLOB_K_LOGISTIC_F32 31u
+#define NNRT_BLOB_K_TANH_F32 32u
+#define NNRT_BLOB_K_HARD_SWISH_F32 33u
+#define NNRT_BLOB_K_COUNT 34u
 
 /* nnrt_conv_pool_t: 12 fields */
 #define NNRT_CONV_POOL_FIELDS 12u
@@ -441,6 +448,13 @@ static const uint8_t nnrt_blob_kernel_shape[NNRT_BLOB_K_COUNT][3] = {
     {3u, 19u, 0u}, /* nnrt_minimum_f32 */
     {2u, 31u, 0u}, /* nnrt_mean_s8 */
     {2u, 26u, 0u}, /* nnrt_mean_f32 */
+    {3u, 1u, 0u}, /* nnrt_table_lookup_s8 */
+    {2u, 3u, 0u}, /* nnrt_clamp_s8 */
+    {2u, 1u, 0u}, /* nnrt_relu_f32 */
+    {2u, 1u, 0u}, /* nnrt_relu6_f32 */
+    {2u, 1u, 0u}, /* nnrt_logistic_f32 */
+    {2u, 1u, 0u}, /* nnrt_tanh_f32 */
+    {2u, 1u, 0u}, /* nnrt_hard_swish_f32 */
 };
 
 #endif /* NNRT_LOADER_BLOB_SCHEMA_H_ */

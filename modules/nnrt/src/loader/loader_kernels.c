@@ -13,6 +13,7 @@
 
 #include "blob_schema.h"
 #include "loader_internal.h"
+#include "nnrt/kernels/activation.h"
 #include "nnrt/kernels/elementwise.h"
 #include "nnrt/kernels/shape.h"
 
@@ -627,6 +628,65 @@ static nnrt_status_t mean(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_
     }
 }
 
+/* ---- activations ------------------------------------------------------------------ */
+static nnrt_status_t activation(reader_t *r, const nnrt_blob_args_t *a, uint32_t kernel, int run)
+{
+    int32_t lo = 0;
+    int32_t hi = 0;
+    int32_t n;
+
+    if (kernel == NNRT_BLOB_K_TABLE_LOOKUP_S8) {
+        if (r->words != 1u) {
+            return NNRT_ERR_FORMAT;
+        }
+        n = scalar_i32(r);
+        if (n < 0 || !holds(a, 0, NNRT_INT8, 256u, 1) || !holds(a, 1, NNRT_INT8, (uint64_t)n, 1) ||
+            !holds(a, 2, NNRT_INT8, (uint64_t)n, 1)) {
+            return NNRT_ERR_FORMAT;
+        }
+        return run ? nnrt_table_lookup_s8((const int8_t *)a->ptr[0], (const int8_t *)a->ptr[1],
+                                          (int8_t *)a->ptr[2], n)
+                   : NNRT_OK;
+    }
+    if (kernel == NNRT_BLOB_K_CLAMP_S8) {
+        if (r->words != 3u) {
+            return NNRT_ERR_FORMAT;
+        }
+        lo = scalar_i32(r);
+        hi = scalar_i32(r);
+        n = scalar_i32(r);
+        if (n < 0 || !in_range(lo, -128, 127) || !in_range(hi, lo, 127) ||
+            !holds(a, 0, NNRT_INT8, (uint64_t)n, 1) || !holds(a, 1, NNRT_INT8, (uint64_t)n, 1)) {
+            return NNRT_ERR_FORMAT;
+        }
+        return run ? nnrt_clamp_s8(lo, hi, (const int8_t *)a->ptr[0], (int8_t *)a->ptr[1], n)
+                   : NNRT_OK;
+    }
+    if (r->words != 1u) {
+        return NNRT_ERR_FORMAT;
+    }
+    n = scalar_i32(r);
+    if (n < 0 || !holds(a, 0, NNRT_FLOAT32, (uint64_t)n, 4) ||
+        !holds(a, 1, NNRT_FLOAT32, (uint64_t)n, 4)) {
+        return NNRT_ERR_FORMAT;
+    }
+    if (!run) {
+        return NNRT_OK;
+    }
+    switch (kernel) {
+    case NNRT_BLOB_K_RELU_F32:
+        return nnrt_relu_f32((const float *)a->ptr[0], (float *)a->ptr[1], n);
+    case NNRT_BLOB_K_RELU6_F32:
+        return nnrt_relu6_f32((const float *)a->ptr[0], (float *)a->ptr[1], n);
+    case NNRT_BLOB_K_LOGISTIC_F32:
+        return nnrt_logistic_f32((const float *)a->ptr[0], (float *)a->ptr[1], n);
+    case NNRT_BLOB_K_TANH_F32:
+        return nnrt_tanh_f32((const float *)a->ptr[0], (float *)a->ptr[1], n);
+    default:
+        return nnrt_hard_swish_f32((const float *)a->ptr[0], (float *)a->ptr[1], n);
+    }
+}
+
 /* ---- RESHAPE and friends, when not aliased: a byte copy ------------------------- */
 static nnrt_status_t copy_x8(reader_t *r, const nnrt_blob_args_t *a, int run)
 {
@@ -698,6 +758,14 @@ nnrt_status_t nnrt_blob_kernel(const nnrt_loader_t *ld, uint32_t kernel, const u
         return mean(ld, &r, args, 1, run);
     case NNRT_BLOB_K_MEAN_F32:
         return mean(ld, &r, args, 0, run);
+    case NNRT_BLOB_K_TABLE_LOOKUP_S8:
+    case NNRT_BLOB_K_CLAMP_S8:
+    case NNRT_BLOB_K_RELU_F32:
+    case NNRT_BLOB_K_RELU6_F32:
+    case NNRT_BLOB_K_LOGISTIC_F32:
+    case NNRT_BLOB_K_TANH_F32:
+    case NNRT_BLOB_K_HARD_SWISH_F32:
+        return activation(&r, args, kernel, run);
     default:
         return NNRT_ERR_UNSUPPORTED;
     }
