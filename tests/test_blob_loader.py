@@ -194,8 +194,9 @@ def test_emit_blob_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     from nnopt.cli import main
 
     model = str(model_path("mlperf_tiny/kws_ref_model.tflite"))
+    # The static default plans in-place ops; the blob is written from a whole-tensor plan.
     assert main(["optimize", model, "--table", "none", "-o", str(tmp_path),
-                 "--emit", "blob"]) == 0
+                 "--emit", "blob", "--inplace-ops", "auto"]) == 0
     out = capsys.readouterr().out
     blob = (tmp_path / "kws_ref_model.nnmb").read_bytes()
     assert "kws_ref_model.nnmb" in out and "arena of" in out

@@ -198,3 +198,15 @@ def test_cli_reports_and_runs_dynamic(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["optimize", model, "--allocator", "dynamic-lazy", "--table", "none"]) == 0
     lazy = dynamic_plan(pm.graph, pm.plan, lazy=True)
     assert f"{lazy.bytes_moved:,} bytes moved per inference" in capsys.readouterr().out
+
+
+def test_static_only_plans_are_refused() -> None:
+    """In-place window ops, partial overlaps and tiled stages place buffers over each
+    other; the dynamic allocator moves whole tensors, so it refuses such plans."""
+    from nnopt.errors import PlanError
+
+    data = model_path("mlperf_tiny/vww_96_int8.tflite").read_bytes()
+    pm = plan_model(load_model_bytes(data), PlanOptions(inplace_ops="auto", tiling="auto"))
+    assert pm.plan.inplace_ops or pm.plan.stages
+    with pytest.raises(PlanError, match="whole tensors"):
+        dynamic_plan(pm.graph, pm.plan)

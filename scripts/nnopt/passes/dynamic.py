@@ -202,7 +202,17 @@ def aligned_live_peak(plan: Plan) -> int:
 def dynamic_plan(graph: Graph, plan: Plan, lazy: bool = False) -> DynamicPlan:
     """The event sequence of the dynamic mode for ``plan`` and its predicted cost.
 
-    ``graph`` is the planned graph (``PlannedModel.graph``); only its inputs are read."""
+    ``graph`` is the planned graph (``PlannedModel.graph``); only its inputs are read.
+    Plans that place buffers over each other beyond whole-tensor aliases (in-place
+    window ops, partial overlaps, tiled stages: static-plan techniques) are refused."""
+    static_only = [name for name in ("overlaps", "inplace_ops", "stages")
+                   if getattr(plan, name, ())]
+    if static_only:
+        raise PlanError(
+            "the dynamic allocator moves whole tensors; this plan uses "
+            + ", ".join(static_only).replace("_", " ") + " (static-plan techniques)",
+            hint="plan with inplace_ops='off' and tiling='off' (the CLI does so with "
+                 "--allocator dynamic)")
     roots = [b for b in plan.buffers if b.alias_of is None]
     blocks: list[DynBlock] = []
     handle_of: dict[int, int] = {}
