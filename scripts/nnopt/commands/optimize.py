@@ -99,10 +99,14 @@ def run(args: argparse.Namespace) -> int:
             from ..blob.writer import write_blob
 
             progress("writing the model blob")
-            blob = write_blob(pm)
+            bpm = pm
+            if plan.overlaps or plan.inplace_ops or plan.stages:  # static-plan only
+                bpm = plan_model(graph, replace(opts, inplace_ops="off", tiling="off"),
+                                 source_bytes=data)
+            blob = write_blob(bpm)
             path = args.out / f"{plan.model}.nnmb"
             path.write_bytes(blob)
-            need = (dyn or dynamic_plan(pm.graph, plan)).arena_bytes
+            need = (dyn or dynamic_plan(bpm.graph, bpm.plan)).arena_bytes
             print(f"wrote {path} ({len(blob):,} bytes; the loader needs an arena of "
                   f"{need:,} bytes)", file=out)
     for path in json_paths:
