@@ -203,13 +203,15 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel(28, "nnrt_clamp_s8", (I32, I32, "tensor", "tensor", I32)),
     *(Kernel(29 + k, f"nnrt_{name}_f32", ("tensor", "tensor", I32))
       for k, name in enumerate(("relu", "relu6", "logistic", "tanh", "hard_swish"))),
+    # fast int8 convolutions: the last argument is the op's scratch buffer
+    Kernel(34, "nnrt_conv2d_1x1_s8", ("struct:nnrt_conv_s8_params_t", *_CONV, "tensor")),
+    Kernel(35, "nnrt_conv2d_im2col_s8", ("struct:nnrt_conv_s8_params_t", *_CONV, "tensor")),
 )
 KERNEL_BY_FUNCTION = {k.function: k for k in KERNELS}
-#: Faster variants the lowerings may pick, with results identical to a reference kernel
-#: (nnrt/kernels/conv.h): the blob runs the reference (no scratch argument).
-EQUIVALENT = {"nnrt_conv2d_1x1_s8": "nnrt_conv2d_s8",
-              "nnrt_conv2d_im2col_s8": "nnrt_conv2d_s8",
-              "nnrt_depthwise_conv2d_m1_s8": "nnrt_depthwise_conv2d_s8"}
+#: Variants the lowerings may pick whose results and arguments equal another kernel's
+#: (nnrt/kernels/conv.h: nnrt_depthwise_conv2d_s8 runs the same fast path itself).
+EQUIVALENT = {"nnrt_depthwise_conv2d_m1_s8": "nnrt_depthwise_conv2d_s8",
+              "nnrt_depthwise_conv2d_opt_s8": "nnrt_depthwise_conv2d_s8"}
 KERNEL_NONE = 0
 
 

@@ -50,6 +50,14 @@ class _Builder:
     extra: list[tuple[int, np.ndarray]]  # pseudo tensors: (index, array)
     records: bytearray
     dtypes: dict[int, DType] = field(default_factory=dict)  # of the pseudo tensors
+    scratch: dict[int, tuple[int, int]] = field(default_factory=dict)  # index: handle, size
+
+    def scratch_tensor(self, handle: int, size: int) -> int:
+        """A pseudo activation tensor for an op's scratch buffer (its allocator handle)."""
+        index = len(self.graph.tensors) + len(self.extra)
+        self.extra.append((index, np.zeros(0, dtype=np.int8)))
+        self.scratch[index] = (handle, size)
+        return index
 
     def array_tensor(self, arr: np.ndarray, dtypes: tuple[DType, ...] = (DType.INT32,)) -> int:
         """A constant pseudo tensor holding a parameter array (after the model's own)."""
@@ -138,8 +146,8 @@ def _struct_words(ctype: str, values: dict[str, Value], b: _Builder, cap: Captur
     return out, opt
 
 
-def _encode_call(graph: Graph, op_index: int, cap: Capture,
-                 b: _Builder) -> tuple[S.Kernel, bytes, list[int]]:
+def _encode_call(graph: Graph, op_index: int, cap: Capture, b: _Builder,
+                 scratch: tuple[int, int] | None) -> tuple[S.Kernel, bytes, list[int]]:
     """(kernel, parameter record, tensor arguments) of a captured call."""
     where = f"op {op_index} ({graph.op_by_index[op_index].opcode})"
     args = list(cap.args)
@@ -180,6 +188,8 @@ def _encode_call(graph: Graph, op_index: int, cap: Capture,
                 tensors.append(S.NONE16)
             elif isinstance(arg, TensorArg):
                 tensors.append(arg.index)
+            elif isinstance(arg, ScratchArg) and scratch is not None:
+                tensors.append(b.scratch_tensor(*scratch))
             elif isinstance(arg, ArrayRef) and arg.name in cap.arrays:  # e.g. a lookup table
                 tensors.append(b.array_tensor(cap.arrays[arg.name],
                                               (DType.INT8, DType.INT16, DType.INT32)))
@@ -213,7 +223,9 @@ def write_blob(planned: PlannedModel) -> bytes:
                 steps.append((S.KERNEL_NONE, step.op, 0, 0, [], list(step.alloc),
                               list(step.free), trace))
                 continue
-            kernel, record, args = _encode_call(g, step.op, cap, b)
+            sh = dyn.scratch_handle.get(step.op)
+            kernel, record, args = _encode_call(
+                g, step.op, cap, b, None if sh is None else (sh, dyn.blocks[sh].size))
         except UnsupportedError as err:
             problems.append(err.message)
             continue
@@ -250,7 +262,11 @@ def write_blob(planned: PlannedModel) -> bytes:
 
     tensor_tab = bytearray()
     for t in range(n_tensors):
-        if t < len(g.tensors) and not g.tensors[t].is_constant and t in dyn.handle_of:
+        if t in b.scratch:
+            handle, size = b.scratch[t]
+            tensor_tab += struct.pack("<IBBHII", size, int(DType.INT8), S.KIND_ACTIVATION,
+                                      handle, 0, 0)
+        elif t < len(g.tensors) and not g.tensors[t].is_constant and t in dyn.handle_of:
             tt = g.tensors[t]
             tensor_tab += struct.pack("<IBBHII", tt.nbytes, int(tt.dtype), S.KIND_ACTIVATION,
                                       dyn.handle_of[t], 0, 0)

@@ -90,7 +90,9 @@ typedef struct {
 #define NNRT_BLOB_K_LOGISTIC_F32 31u
 #define NNRT_BLOB_K_TANH_F32 32u
 #define NNRT_BLOB_K_HARD_SWISH_F32 33u
-#define NNRT_BLOB_K_COUNT 34u
+#define NNRT_BLOB_K_CONV2D_1X1_S8 34u
+#define NNRT_BLOB_K_CONV2D_IM2COL_S8 35u
+#define NNRT_BLOB_K_COUNT 36u
 
 /* nnrt_conv_pool_t: 12 fields */
 #define NNRT_CONV_POOL_FIELDS 12u
@@ -455,6 +457,8 @@ static const uint8_t nnrt_blob_kernel_shape[NNRT_BLOB_K_COUNT][3] = {
     {2u, 1u, 0u}, /* nnrt_logistic_f32 */
     {2u, 1u, 0u}, /* nnrt_tanh_f32 */
     {2u, 1u, 0u}, /* nnrt_hard_swish_f32 */
+    {5u, 24u, 12u}, /* nnrt_conv2d_1x1_s8 */
+    {5u, 24u, 12u}, /* nnrt_conv2d_im2col_s8 */
 };
 
 #endif /* NNRT_LOADER_BLOB_SCHEMA_H_ */

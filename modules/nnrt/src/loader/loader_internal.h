@@ -8,7 +8,7 @@
 #include "nnrt/loader.h"
 
 /** Most tensor arguments of any kernel in the blob format. */
-#define NNRT_BLOB_MAX_ARGS 4u
+#define NNRT_BLOB_MAX_ARGS 5u
 
 /** The tensor arguments of one step, resolved. */
 typedef struct {

@@ -196,8 +196,37 @@ static void conv_sizes(const nnrt_conv_geom_t *g, const nnrt_conv_pool_t *p, int
            (uint64_t)(p ? p->output_w : g->output_w) * (uint64_t)g->output_c;
 }
 
+/* Which int8 convolution kernel: the reference-capable ones or a fast variant. */
+#define CONV_ANY 0
+#define CONV_1X1 1
+#define CONV_IM2COL 2
+
+/* A fast variant's preconditions and its scratch argument (arg 4). */
+static int variant_ok(const nnrt_conv_s8_params_t *p, const nnrt_blob_args_t *a, int variant)
+{
+    const nnrt_conv_geom_t *g = &p->geom;
+    size_t need;
+
+    if (variant == CONV_ANY) {
+        return 1;
+    }
+    if (p->pool != NULL || g->filter_c != g->input_c) {
+        return 0;
+    }
+    if (variant == CONV_1X1) {
+        if (g->filter_h != 1 || g->filter_w != 1 || g->pad_top != 0 || g->pad_left != 0) {
+            return 0;
+        }
+        need = nnrt_conv2d_1x1_s8_get_buffer_size(p);
+    } else {
+        need = nnrt_conv2d_im2col_s8_get_buffer_size(p);
+    }
+    return a->present[4] && a->dtype[4] == (uint8_t)NNRT_INT8 && need <= a->bytes[4] &&
+           ((uintptr_t)a->ptr[4] & 3u) == 0u;
+}
+
 static nnrt_status_t conv_s8(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
-                             int depthwise, int run)
+                             int depthwise, int variant, int run)
 {
     nnrt_conv_s8_params_t p;
     nnrt_conv_pool_t pool;
@@ -221,7 +250,7 @@ static nnrt_status_t conv_s8(const nnrt_loader_t *ld, reader_t *r, const nnrt_bl
         !in_range(p.input_offset, -127, 128) || !in_range(p.output_offset, -128, 127) ||
         !in_range(p.act_min, -128, 127) || !in_range(p.act_max, p.act_min, 127) ||
         !in_range(p.per_channel, 0, 1) || r->ref_count[0] < need || r->ref_count[1] < need ||
-        !requant_ok(p.multiplier, p.shift, need)) {
+        !requant_ok(p.multiplier, p.shift, need) || !variant_ok(&p, a, variant)) {
         return NNRT_ERR_FORMAT;
     }
     if (!run) {
@@ -240,6 +269,15 @@ static nnrt_status_t conv_s8(const nnrt_loader_t *ld, reader_t *r, const nnrt_bl
     if (depthwise) {
         return nnrt_depthwise_conv2d_s8(&p, (const int8_t *)a->ptr[0], (const int8_t *)a->ptr[1],
                                         (const int32_t *)a->ptr[2], (int8_t *)a->ptr[3]);
+    }
+    if (variant == CONV_1X1) {
+        return nnrt_conv2d_1x1_s8(&p, (const int8_t *)a->ptr[0], (const int8_t *)a->ptr[1],
+                                  (const int32_t *)a->ptr[2], (int8_t *)a->ptr[3], a->ptr[4]);
+    }
+    if (variant == CONV_IM2COL) {
+        return nnrt_conv2d_im2col_s8(&p, (const int8_t *)a->ptr[0], (const int8_t *)a->ptr[1],
+                                     (const int32_t *)a->ptr[2], (int8_t *)a->ptr[3],
+                                     a->ptr[4]);
     }
     return nnrt_conv2d_s8(&p, (const int8_t *)a->ptr[0], (const int8_t *)a->ptr[1],
                           (const int32_t *)a->ptr[2], (int8_t *)a->ptr[3]);
@@ -715,9 +753,13 @@ nnrt_status_t nnrt_blob_kernel(const nnrt_loader_t *ld, uint32_t kernel, const u
     }
     switch (kernel) {
     case NNRT_BLOB_K_CONV2D_S8:
-        return conv_s8(ld, &r, args, 0, run);
+        return conv_s8(ld, &r, args, 0, CONV_ANY, run);
     case NNRT_BLOB_K_DEPTHWISE_CONV2D_S8:
-        return conv_s8(ld, &r, args, 1, run);
+        return conv_s8(ld, &r, args, 1, CONV_ANY, run);
+    case NNRT_BLOB_K_CONV2D_1X1_S8:
+        return conv_s8(ld, &r, args, 0, CONV_1X1, run);
+    case NNRT_BLOB_K_CONV2D_IM2COL_S8:
+        return conv_s8(ld, &r, args, 0, CONV_IM2COL, run);
     case NNRT_BLOB_K_CONV2D_F32:
         return conv_f32(ld, &r, args, 0, run);
     case NNRT_BLOB_K_DEPTHWISE_CONV2D_F32:
