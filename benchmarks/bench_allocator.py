@@ -4,8 +4,11 @@
 For each ``*.tflite`` under MODELS_DIR (default: $NNOPT_MODELS or ../shared/models next
 to the repository), with the same schedule (nnopt's optimal order, fusion, in-place):
 
-- **static arena**: nnopt's offset plan (best of its strategies), what
-  ``--allocator static`` firmware allocates;
+- **static arena**: nnopt's offset plan of whole tensors (best of its strategies), the
+  plan the dynamic modes run; **below bound**: the static plan with in-place window ops
+  and tiling (``--inplace-ops auto --tiling auto``, the CLI default for the static
+  allocator), which places parts of tensors over each other: nothing a whole-tensor
+  allocator can do;
 - **greedy arena**: the offset plan of TFLM's greedy-by-size strategy alone, for
   reference: what a fragmenting offset planner needs for the same lifetimes;
 - **dynamic arena**: the dynamic allocator's high-water mark (aligned live-sum
@@ -18,8 +21,11 @@ to the repository), with the same schedule (nnopt's optimal order, fusion, in-pl
   allocation needs room; same arena): bytes moved, measured and predicted alike;
 - **instructions**: per inference on QEMU Cortex-M7 (``mps2-an500``, ``-icount``; the
   harness counts around ``invoke()``), static, dynamic and dynamic-lazy builds of the
-  same plan, and the dynamic modes' overhead in percent. Only for models that fit nucleo_f767zi
-  (arena in SRAM, weights in flash); "n/a" otherwise or with ``--no-qemu``.
+  same plan, and the dynamic modes' overhead in percent. Only for models that fit
+  nucleo_f767zi (arena in SRAM, weights in flash); "n/a" otherwise or with ``--no-qemu``;
+- **blob**: the same plan as a model blob run by nnrt's loader (``nnrt/loader.h``,
+  eager compaction) on QEMU M7, and its cost over the generated dynamic code: the
+  interpreter's decoding and checks per op ("n/a": an op the blob format lacks).
 
 Output: a Markdown table and summary lines; ``--json PATH`` (``-`` for stdout) writes the
 rows for machines. Exit status 1 if a model failed (a mismatch between measured and
@@ -36,17 +42,19 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import nnopt
+from nnopt.blob.writer import write_blob
 from nnopt.boards import load_board
-from nnopt.errors import NnoptError
+from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.inputs import random_inputs
 from nnopt.passes.dynamic import dynamic_plan
-from nnopt.planner import PlanOptions, plan_model
+from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import run_planned
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,12 +78,20 @@ class Row:
     instr_dynamic: int | None
     lazy_bytes_moved: int = 0
     instr_lazy: int | None = None
+    below_bound_arena: int | None = None
+    instr_blob: int | None = None
 
     @property
     def overhead(self) -> float | None:
         if not self.instr_static or self.instr_dynamic is None:
             return None
         return 100.0 * (self.instr_dynamic - self.instr_static) / self.instr_static
+
+    @property
+    def blob_overhead(self) -> float | None:
+        if not self.instr_dynamic or self.instr_blob is None:
+            return None
+        return 100.0 * (self.instr_blob - self.instr_dynamic) / self.instr_dynamic
 
     @property
     def lazy_overhead(self) -> float | None:
@@ -96,6 +112,7 @@ def measure(path: Path, qemu: bool) -> Row:
     pm = plan_model(graph, PlanOptions(board=board), source_bytes=data)
     plan = pm.plan
     greedy = plan_model(graph, PlanOptions(arena_strategies=("greedy_by_size",))).plan
+    below = plan_model(graph, PlanOptions(board=board, inplace_ops="auto", tiling="auto")).plan
     dyn = dynamic_plan(pm.graph, plan)
     lazy = dynamic_plan(pm.graph, plan, lazy=True)
     inputs = [x.tobytes() for x in random_inputs(pm.graph, 0)]
@@ -113,7 +130,7 @@ def measure(path: Path, qemu: bool) -> Row:
             raise NnoptError(f"{path.stem}: static and {mode} outputs differ")
         stats = stats or got
 
-    instr_s = instr_d = instr_l = None
+    instr_s = instr_d = instr_l = instr_b = None
     flash = sum(r.size for r in board.rom_regions)
     fits = plan.arena_bytes <= board.sram_bytes and plan.weight_bytes + CODE_RESERVE <= flash
     if qemu and fits:
@@ -124,10 +141,29 @@ def measure(path: Path, qemu: bool) -> Row:
         if not rs.outputs == rd.outputs == rl.outputs:
             raise NnoptError(f"{path.stem}: static and dynamic outputs differ on QEMU")
         instr_s, instr_d, instr_l = rs.instructions, rd.instructions, rl.instructions
+        instr_b = blob_instructions(pm, inputs, rd.outputs, len(graph.outputs))
     return Row(path.stem, len(pm.graph.ops), plan.arena_bytes, greedy.arena_bytes,
                dyn.arena_bytes, dyn.table_bytes, dyn.bytes_moved, dyn.compactions,
                stats["high_water"], stats["bytes_moved"], instr_s, instr_d,
-               lazy.bytes_moved, instr_l)
+               lazy.bytes_moved, instr_l, below.arena_bytes, instr_b)
+
+
+def blob_instructions(pm: PlannedModel, inputs: list[bytes], expect: list[bytes],
+                      n_outputs: int) -> int | None:
+    """Instructions of one inference of the model blob on QEMU M7, or None when the blob
+    format lacks an op. Outputs must equal the generated code's."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from test_blob_loader import run_blob  # type: ignore[import-not-found]  # tests/alloc
+
+    try:
+        blob = write_blob(pm)
+    except UnsupportedError:
+        return None
+    with tempfile.TemporaryDirectory(prefix="bench-blob-") as tmp:
+        res = run_blob(blob, inputs, n_outputs, Path(tmp), target="qemu-m7")
+    if res.exit_code != 0 or res.outputs != expect:
+        raise NnoptError(f"{pm.plan.model}: the blob failed or differs: {res.text[-300:]}")
+    return None if res.instructions is None else int(res.instructions)
 
 
 def _n(x: int | None) -> str:
@@ -135,28 +171,37 @@ def _n(x: int | None) -> str:
 
 
 def markdown(rows: list[Row]) -> list[str]:
-    head = ["model", "ops", "static arena", "greedy arena", "dynamic arena", "handle tables",
-            "bytes moved", "moved / arena", "compactions", "moved (lazy)",
-            "instr. static (M7)", "instr. dynamic (M7)", "overhead", "overhead (lazy)"]
+    head = ["model", "ops", "static arena", "below bound", "greedy arena", "dynamic arena",
+            "handle tables", "bytes moved", "moved / arena", "compactions", "moved (lazy)",
+            "instr. static (M7)", "instr. dynamic (M7)", "overhead", "overhead (lazy)",
+            "blob vs dynamic"]
     align = ["---"] + ["---:"] * (len(head) - 1)
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
     for r in rows:
         ov = "n/a" if r.overhead is None else f"{r.overhead:+.2f} %"
         lov = "n/a" if r.lazy_overhead is None else f"{r.lazy_overhead:+.2f} %"
+        bov = "n/a" if r.blob_overhead is None else f"{r.blob_overhead:+.2f} %"
         lines.append("| " + " | ".join([
-            r.model, str(r.ops), _n(r.static_arena), _n(r.greedy_arena), _n(r.dynamic_arena),
-            _n(r.table_bytes), _n(r.bytes_moved),
+            r.model, str(r.ops), _n(r.static_arena), _n(r.below_bound_arena),
+            _n(r.greedy_arena), _n(r.dynamic_arena), _n(r.table_bytes), _n(r.bytes_moved),
             f"{r.bytes_moved / max(r.dynamic_arena, 1):.1f}x", str(r.compactions),
-            _n(r.lazy_bytes_moved), _n(r.instr_static), _n(r.instr_dynamic), ov, lov]) + " |")
+            _n(r.lazy_bytes_moved), _n(r.instr_static), _n(r.instr_dynamic), ov, lov,
+            bov]) + " |")
     return lines
 
 
 def summary(rows: list[Row]) -> list[str]:
     lines = []
+    below = [r for r in rows if r.below_bound_arena is not None
+             and r.below_bound_arena < r.dynamic_arena]
     same = sum(r.dynamic_arena == r.static_arena for r in rows)
     lines.append(f"dynamic arena == static arena on {same} of {len(rows)} models "
                  f"(the static plan reaches the aligned live peak there); dynamic < greedy "
                  f"offsets on {sum(r.dynamic_arena < r.greedy_arena for r in rows)}.")
+    if below:
+        lines.append(f"the static plan with in-place ops and tiling goes below the dynamic "
+                     f"arena on {len(below)} of {len(rows)} models (parts of tensors placed "
+                     "over each other: nothing a whole-tensor allocator can do).")
     timed = [r for r in rows if r.overhead is not None]
     if timed:
         ov = sorted(r.overhead for r in timed if r.overhead is not None)
@@ -173,6 +218,11 @@ def summary(rows: list[Row]) -> list[str]:
                          f"{lov[0]:+.2f} % .. {lov[-1]:+.2f} %; bytes moved "
                          f"{sum(r.lazy_bytes_moved for r in rows):,} vs "
                          f"{sum(r.bytes_moved for r in rows):,} over all models.")
+        bl = sorted(r.blob_overhead for r in timed if r.blob_overhead is not None)
+        if bl:
+            lines.append(f"model blob through the loader vs generated dynamic code: median "
+                         f"{statistics.median(bl):+.2f} % over {len(bl)} models "
+                         f"({bl[0]:+.2f} % .. {bl[-1]:+.2f} %).")
         per_byte = [(r.instr_dynamic - r.instr_static) / r.bytes_moved for r in timed
                     if r.instr_dynamic is not None and r.instr_static is not None
                     and r.bytes_moved > 10_000]
@@ -215,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
             "nnopt": nnopt.__version__, "python": platform.python_version(),
             "models_dir": os.fspath(root), "board": BOARD,
             "rows": [asdict(r) | {"overhead_percent": r.overhead,
-                                  "lazy_overhead_percent": r.lazy_overhead} for r in rows],
+                                  "lazy_overhead_percent": r.lazy_overhead,
+                                  "blob_overhead_percent": r.blob_overhead} for r in rows],
         }
         text = json.dumps(doc, indent=1)
         if args.json == "-":
