@@ -5,7 +5,7 @@ One C program (``FAST_C`` below) draws random geometries, zero points, per-chann
 per-tensor requantisation (shifts across the whole range, so that both the fast and
 the reference requantisation run), activation ranges and data, runs every variant
 (``nnrt_conv2d_1x1_s8``, ``nnrt_conv2d_im2col_s8``, ``nnrt_conv2d_s8`` with and without a
-fused pool, ``nnrt_depthwise_conv2d_s8`` with depth multipliers 1/2/3/4/8,
+fused pool, ``nnrt_depthwise_conv2d_s8`` / ``_opt_s8`` with depth multipliers 1/2/3/4/8,
 ``nnrt_fully_connected_s8``) and compares each output byte with the textbook loops of
 TFLM's reference kernels written out in the test (the arithmetic the oracle tests in
 test_kernels_conv.py / test_kernels_fc.py check against the tflite-micro interpreter).
@@ -30,7 +30,7 @@ import pytest
 from nnopt.boards import load_board
 from nnopt.firmware import BuildSpec, build, run
 from nnopt.firmware import toolchain as tc
-from nnopt.lowering.conv import cols_bytes
+from nnopt.lowering.conv import DW_MAX_TAPS, cols_bytes, im2col_bytes
 from nnopt.paths import nnrt_dir
 
 CASES = 250  # random cases per kernel family and build
@@ -357,7 +357,9 @@ static void run_conv(int kind, int32_t n_case)
         s = nnrt_conv2d_im2col_s8(&p, in_buf, w_buf, bias, out_fast, scratch_buf);
         break;
     case K_DW:
-        s = nnrt_depthwise_conv2d_s8(&p, in_buf, w_buf, bias, out_fast);
+        s = (n_case & 1) && g->filter_h * g->filter_w <= 25
+                ? nnrt_depthwise_conv2d_opt_s8(&p, in_buf, w_buf, bias, out_fast)
+                : nnrt_depthwise_conv2d_s8(&p, in_buf, w_buf, bias, out_fast);
         break;
     case K_POOL: {
         static int8_t conv_out[MAXB];
@@ -549,4 +551,10 @@ int main(void)
     assert len(rows) == 70 * 3
     for c, k, b1, bk in rows:
         assert b1 == cols_bytes(c)
-        assert bk == cols_bytes(k * (k + 1) * c)
+        assert bk == im2col_bytes(k, k + 1, c)
+
+
+def test_depthwise_tap_limit_matches_the_kernels() -> None:
+    header = (nnrt_dir() / "kernels" / "internal" / "dw.h").read_text()
+    m = re.search(r"#define NNRT_DW_MAX_TAPS (\d+)", header)
+    assert m is not None and int(m.group(1)) == DW_MAX_TAPS

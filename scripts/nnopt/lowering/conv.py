@@ -18,9 +18,10 @@ SIGN_BIT fused activations.
 Variant selection (:func:`choose_variant`, build time): int8 1x1 convolutions without
 padding run ``nnrt_conv2d_1x1_s8``, other one-group int8 convolutions
 ``nnrt_conv2d_im2col_s8`` (both with scratch from :meth:`ConvLowering.scratch_bytes`,
-the rule of their ``*_get_buffer_size()``: 16 bytes per 4 values of a pixel's input
-column), grouped ones and fused pools the generic entries; a firmware links only the
-kernels its ops name.
+the rules of their ``*_get_buffer_size()``: 16 bytes per 4 values of a pixel's input
+column, and for im2col an int8 copy of one patch), depthwise ones without a fused pool ``nnrt_depthwise_conv2d_opt_s8``; grouped
+ones and fused pools the generic entries. A firmware links only the kernels its ops
+name.
 
 The activation-range and padding helpers here are TFLM's build-time arithmetic
 (``CalculateActivationRangeQuantized``, ``CalculateActivationRange``,
@@ -329,10 +330,21 @@ def _struct(name: str, ctype: str, fields: Sequence[tuple[str, str | list[str]]]
     return [*lines, "};"]
 
 
+#: ``NNRT_DW_MAX_TAPS``: the largest KH * KW of ``nnrt_depthwise_conv2d_opt_s8``.
+DW_MAX_TAPS = 25
+
+
 def cols_bytes(depth: int) -> int:
     """``NNRT_GEMM_COLS_BYTES``: int16 columns of two pixels of ``depth`` values (the
     scratch of ``nnrt_conv2d_1x1_s8`` / ``nnrt_conv2d_im2col_s8``)."""
     return 16 * ((depth + 3) // 4)
+
+
+def im2col_bytes(filter_h: int, filter_w: int, channels: int) -> int:
+    """``nnrt_conv2d_im2col_s8_get_buffer_size``: the columns plus an int8 staging copy
+    of one patch."""
+    depth = filter_h * filter_w * channels
+    return cols_bytes(depth) + (depth + 3) // 4 * 4
 
 
 @dataclass(frozen=True)
@@ -351,13 +363,13 @@ def choose_variant(g: _ConvGeom, int8: bool) -> Variant:
     if g.pool is not None:
         return Variant("nnrt_depthwise_conv2d_s8" if g.depthwise else "nnrt_conv2d_s8", 0)
     if g.depthwise:
-        return Variant("nnrt_depthwise_conv2d_s8", 0)
+        fast = g.filter_h * g.filter_w <= DW_MAX_TAPS
+        return Variant("nnrt_depthwise_conv2d_opt_s8" if fast else "nnrt_depthwise_conv2d_s8", 0)
     if g.filter_c != g.input_c:  # grouped
         return Variant("nnrt_conv2d_s8", 0)
     if g.filter_h == 1 and g.filter_w == 1 and g.pad_top == 0 and g.pad_left == 0:
         return Variant("nnrt_conv2d_1x1_s8", cols_bytes(g.input_c))
-    return Variant("nnrt_conv2d_im2col_s8",
-                   cols_bytes(g.filter_h * g.filter_w * g.input_c))
+    return Variant("nnrt_conv2d_im2col_s8", im2col_bytes(g.filter_h, g.filter_w, g.input_c))
 
 
 class ConvLowering:

@@ -40,35 +40,37 @@ nnrt_status_t nnrt_conv2d_1x1_s8(const nnrt_conv_s8_params_t *params, const int8
     const int32_t in_off = params->input_offset;
     const size_t oc = (size_t)g->output_c;
     const size_t pixels = (size_t)g->batches * (size_t)g->output_h * (size_t)g->output_w;
-    const int dense = g->stride_h == 1 && g->stride_w == 1 && g->output_h == g->input_h
-                      && g->output_w == g->input_w;
-    /* Position of the next output pixel (batch, row, column) when strided. */
-    int32_t b = 0;
+    const size_t x_step = (size_t)g->stride_w * (size_t)c;
+    const size_t y_step = (size_t)g->stride_h * (size_t)g->input_w * (size_t)c;
+    const size_t b_step = (size_t)g->input_h * (size_t)g->input_w * (size_t)c;
+    /* The next output pixel's input: batch start, row start, pixel; its column. */
+    const int8_t *in_b = input;
+    const int8_t *in_row = input;
+    const int8_t *px = input;
     int32_t oy = 0;
     int32_t ox = 0;
-    const int8_t *px[2];
 
-    for (size_t q = 0; q < pixels; q += 2) {
-        const int pair = q + 1 < pixels;
-        for (int k = 0; k < 1 + pair; ++k) {
-            if (dense) {
-                px[k] = input + (q + (size_t)k) * (size_t)c;
-                continue;
+    for (size_t q = 0; q < pixels; ++q) {
+        const int p = (int)(q & 1u);
+        nnrt_cols_put_s8(scratch, c, p, 0, px, c, in_off);
+        if (p == 1 || q + 1 == pixels) {
+            if (p == 0) { /* an odd last pixel: pixel 1 repeats it */
+                nnrt_cols_put_s8(scratch, c, 1, 0, px, c, in_off);
             }
-            px[k] = input + ((((size_t)b * (size_t)g->input_h + (size_t)oy * (size_t)g->stride_h)
-                              * (size_t)g->input_w + (size_t)ox * (size_t)g->stride_w)
-                             * (size_t)c);
-            if (++ox == g->output_w) {
-                ox = 0;
-                if (++oy == g->output_h) {
-                    oy = 0;
-                    ++b;
-                }
-            }
+            const size_t first = q - (size_t)p;
+            nnrt_gemm_s8_2px(&mm, scratch, output + first * oc, p ? output + q * oc : NULL);
         }
-        nnrt_cols_put_s8(scratch, c, 0, 0, px[0], c, in_off);
-        nnrt_cols_put_s8(scratch, c, 1, 0, pair ? px[1] : px[0], c, in_off);
-        nnrt_gemm_s8_2px(&mm, scratch, output + q * oc, pair ? output + (q + 1) * oc : NULL);
+        px += x_step;
+        if (++ox == g->output_w) {
+            ox = 0;
+            in_row += y_step;
+            if (++oy == g->output_h) {
+                oy = 0;
+                in_b += b_step;
+                in_row = in_b;
+            }
+            px = in_row;
+        }
     }
     return NNRT_OK;
 }

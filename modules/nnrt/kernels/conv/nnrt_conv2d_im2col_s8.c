@@ -4,9 +4,15 @@
  * int16 columns of the shared matrix core (internal/gemm.h), taps outside the input
  * as zeros, and multiplied with the [OC, KH*KW*C] filter. Bit-exact with
  * nnrt_conv2d_s8() (a padding tap adds w * 0, TFLM skips it: the same sum).
+ *
+ * A patch is first copied as int8 into a staging area after the columns (kernel rows
+ * with memcpy, padding as the input zero point, which the offset turns into 0), then
+ * converted in one aligned pass: word by word for any C (an RGB or mono first layer
+ * included), at the cost of one copy of the patch.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "nnrt/kernels/conv.h"
 
@@ -19,36 +25,36 @@ size_t nnrt_conv2d_im2col_s8_get_buffer_size(const nnrt_conv_s8_params_t *params
         return 0;
     }
     const nnrt_conv_geom_t *g = &params->geom;
-    return NNRT_GEMM_COLS_BYTES((int64_t)g->filter_h * g->filter_w * g->input_c);
+    const int64_t k = (int64_t)g->filter_h * g->filter_w * g->input_c;
+    return NNRT_GEMM_COLS_BYTES(k) + (size_t)((k + 3) & ~3);
 }
 
-/* The patch of output pixel (oy, ox) of one batch into the columns of pixel p. */
-static void gather(const nnrt_conv_geom_t *g, int32_t in_off, const int8_t *in_b,
-                   int32_t oy, int32_t ox, void *cols, int32_t k, int32_t p)
+/* The int8 patch of output pixel (oy, ox) into stage[k], padding as -in_off. */
+static void stage_patch(const nnrt_conv_geom_t *g, int32_t in_off, const int8_t *in_b,
+                        int32_t oy, int32_t ox, int8_t *stage)
 {
-    const int32_t c = g->input_c;
-    const int32_t row = g->filter_w * c;
+    const size_t c = (size_t)g->input_c;
+    const size_t row = (size_t)g->filter_w * c;
+    const int pad = -in_off; /* the input zero point: x + in_off == 0 */
     const int32_t y0 = oy * g->stride_h - g->pad_top;
     const int32_t x0 = ox * g->stride_w - g->pad_left;
-    for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+    for (int32_t fy = 0; fy < g->filter_h; ++fy, stage += row) {
         const int32_t y = y0 + fy * g->dilation_h;
-        const int32_t k_row = fy * row;
         if (y < 0 || y >= g->input_h) {
-            nnrt_cols_zero(cols, k, p, k_row, row);
+            memset(stage, pad, row);
             continue;
         }
-        const int8_t *in_row = in_b + (size_t)y * (size_t)g->input_w * (size_t)c;
+        const int8_t *in_row = in_b + (size_t)y * (size_t)g->input_w * c;
         if (g->dilation_w == 1 && x0 >= 0 && x0 + g->filter_w <= g->input_w) {
-            nnrt_cols_put_s8(cols, k, p, k_row, in_row + (size_t)x0 * (size_t)c, row, in_off);
+            memcpy(stage, in_row + (size_t)x0 * c, row);
             continue;
         }
         for (int32_t fx = 0; fx < g->filter_w; ++fx) {
             const int32_t x = x0 + fx * g->dilation_w;
             if (x < 0 || x >= g->input_w) {
-                nnrt_cols_zero(cols, k, p, k_row + fx * c, c);
+                memset(stage + (size_t)fx * c, pad, c);
             } else {
-                nnrt_cols_put_s8(cols, k, p, k_row + fx * c, in_row + (size_t)x * (size_t)c, c,
-                                 in_off);
+                memcpy(stage + (size_t)fx * c, in_row + (size_t)x * c, c);
             }
         }
     }
@@ -78,6 +84,7 @@ nnrt_status_t nnrt_conv2d_im2col_s8(const nnrt_conv_s8_params_t *params, const i
     mm.stage = nnrt_gemm_s8_stage(&mm);
     const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
     const size_t oc = (size_t)g->output_c;
+    int8_t *stage = (int8_t *)scratch + NNRT_GEMM_COLS_BYTES(k);
     const size_t per_batch = (size_t)g->output_h * (size_t)g->output_w;
     const size_t pixels = (size_t)g->batches * per_batch;
     int32_t b = 0;
@@ -87,7 +94,8 @@ nnrt_status_t nnrt_conv2d_im2col_s8(const nnrt_conv_s8_params_t *params, const i
     for (size_t q = 0; q < pixels; q += 2) {
         const int pair = q + 1 < pixels;
         for (int p = 0; p < 2; ++p) {
-            gather(g, params->input_offset, input + (size_t)b * in_batch, oy, ox, scratch, k, p);
+            stage_patch(g, params->input_offset, input + (size_t)b * in_batch, oy, ox, stage);
+            nnrt_cols_put_s8(scratch, k, p, 0, stage, k, params->input_offset);
             if (p == 0 && !pair) {
                 continue; /* pixel 1 repeats pixel 0: its outputs are not stored */
             }

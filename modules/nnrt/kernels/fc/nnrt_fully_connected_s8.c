@@ -5,7 +5,7 @@
  * unit one weight word gives two SMLAD (4 MACs); elsewhere the same blocking in
  * portable C (three units: a fourth would not fit the registers). Requantisation
  * once per output (internal/requant.h). Asymmetric per-tensor weights
- * (weights_offset != 0) take the plain loop.
+ * (weights_offset != 0, rare) take a plain loop.
  */
 #include <stddef.h>
 
@@ -33,51 +33,38 @@ nnrt_status_t nnrt_fully_connected_s8(const nnrt_fc_s8_params_t *params, const i
     const int32_t in_off = params->input_offset;
     const int32_t w_off = params->weights_offset;
     const int32_t out_off = params->output_offset;
-    const int32_t lo = params->act_min;
-    const int32_t hi = params->act_max;
     nnrt_rqf_t q;
     nnrt_rqf_init(&q, params->multiplier[0], params->shift[0], out_off);
 
-    for (int32_t b = 0; b < params->batches; ++b) {
-        const int8_t *x = input + (size_t)b * (size_t)depth;
-        int32_t o = 0;
-        if (w_off != 0) {
-            for (; o < units; ++o) {
-                const int8_t *w = weights + (size_t)o * (size_t)depth;
-                int32_t acc = bias != NULL ? bias[o] : 0;
-                for (int32_t d = 0; d < depth; ++d) {
-                    acc += ((int32_t)w[d] + w_off) * ((int32_t)x[d] + in_off);
-                }
-                if (params->per_channel) {
-                    nnrt_rqf_init(&q, params->multiplier[o], params->shift[o], out_off);
-                }
-                output[o] = nnrt_act8(nnrt_rqf(acc, &q, out_off), lo, hi);
-            }
-        }
-        for (; o + 3 <= units; o += 3) {
+    for (int32_t b = 0; b < params->batches; ++b, input += depth, output += units) {
+        for (int32_t o = 0; o < units; o += 3) {
+            const int32_t rows = units - o < 3 ? units - o : 3;
+            const int8_t *w = weights + (size_t)o * (size_t)depth;
             int32_t acc[3] = {0, 0, 0};
-            if (bias != NULL) {
-                acc[0] = bias[o];
-                acc[1] = bias[o + 1];
-                acc[2] = bias[o + 2];
+            for (int32_t r = 0; r < rows; ++r) {
+                acc[r] = bias != NULL ? bias[o + r] : 0;
             }
-            nnrt_dot3_s8(x, weights + (size_t)o * (size_t)depth, depth, depth, in_off, acc);
-            for (int32_t r = 0; r < 3; ++r) {
+            if (rows == 3 && w_off == 0) {
+                nnrt_dot3_s8(input, w, depth, depth, in_off, acc);
+            } else {
+                for (int32_t r = 0; r < rows; ++r, w += depth) {
+                    if (w_off == 0) {
+                        acc[r] = nnrt_dot1_s8(input, w, depth, in_off, acc[r]);
+                        continue;
+                    }
+                    for (int32_t d = 0; d < depth; ++d) {
+                        acc[r] += ((int32_t)w[d] + w_off) * ((int32_t)input[d] + in_off);
+                    }
+                }
+            }
+            for (int32_t r = 0; r < rows; ++r) {
                 if (params->per_channel) {
                     nnrt_rqf_init(&q, params->multiplier[o + r], params->shift[o + r], out_off);
                 }
-                output[o + r] = nnrt_act8(nnrt_rqf(acc[r], &q, out_off), lo, hi);
+                output[o + r] =
+                    nnrt_act8(nnrt_rqf(acc[r], &q, out_off), params->act_min, params->act_max);
             }
         }
-        for (; o < units; ++o) {
-            const int32_t acc = nnrt_dot1_s8(x, weights + (size_t)o * (size_t)depth, depth, in_off,
-                                     bias != NULL ? bias[o] : 0);
-            if (params->per_channel) {
-                nnrt_rqf_init(&q, params->multiplier[o], params->shift[o], out_off);
-            }
-            output[o] = nnrt_act8(nnrt_rqf(acc, &q, out_off), lo, hi);
-        }
-        output += units;
     }
     return NNRT_OK;
 }

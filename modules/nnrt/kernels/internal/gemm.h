@@ -9,8 +9,7 @@
  * channel read straight from the [OC][K] filter. Requantisation happens once per
  * output, after the depth loop.
  *
- * Cols layout (private to nnrt_gemm_s8.c; writers go through nnrt_cols_put_s8 and
- * nnrt_cols_zero):
+ * Cols layout (private to nnrt_gemm_s8.c; writers go through nnrt_cols_put_s8):
  * - DSP: K is cut into chunks of 4; chunk j of pixel p is the two words
  *   [x0 x2] [x1 x3] (int16 halves) at word 4j + 2p, matching __sxtb16 / ror-8 of a
  *   weight word; the K % 4 tail follows at halfword 8 * (K / 4) + 4p + t.
@@ -38,7 +37,8 @@ typedef struct {
     int32_t output_offset;
     int32_t act_min;
     int32_t act_max;
-    int32_t stage;              /* from nnrt_gemm_s8_stage() */
+    int32_t stage;              /* from nnrt_gemm_s8_stage(): 0 reference requantisation
+                                   somewhere, 1 fast form, 2 fast form and no clamp */
 } nnrt_gemm_s8_t;
 
 /** The output stage for g (every field but `stage` set): once per call. */
@@ -47,9 +47,6 @@ int nnrt_gemm_s8_stage(const nnrt_gemm_s8_t *g);
 /** cols[pixel p][k0 + i] = x[i] + input_offset for i < n. */
 void nnrt_cols_put_s8(void *cols, int32_t k, int32_t p, int32_t k0, const int8_t *x,
                       int32_t n, int32_t input_offset);
-
-/** cols[pixel p][k0 + i] = 0 for i < n (padding: contributes nothing). */
-void nnrt_cols_zero(void *cols, int32_t k, int32_t p, int32_t k0, int32_t n);
 
 /**
  * All g->oc outputs of the two pixels in cols: out0[oc] for pixel 0, out1[oc] for

@@ -3,16 +3,15 @@
  * arithmetic of TFLM's reference DepthwiseConvPerChannel (taps outside the input
  * skipped, exact int32 sums), requantised once per output (internal/requant.h).
  *
- * Output channels go in groups of four, outermost, so that everything per channel is
- * prepared once per call: the group's weights of every tap, sign-extended into the two
- * int16 pairs [w0 w2] [w1 w3] (a small array on the stack, 8 * KH * KW bytes), the
- * requantisation constants and the bias. Then every output pixel; per tap one word of
- * inputs: four channels (depth multiplier 1: SXTAB16 adds the input offset to two at a
- * time) or one input channel for all four (multiplier a multiple of 4), and four
- * SMLABB / SMLATT. Pixels whose window lies inside the input use precomputed tap
- * offsets (3x3 undilated windows fully unrolled); border pixels clip their taps.
- * Channels that do not form such a group, and cores without the DSP extension, run
- * one channel at a time in portable C with the same order of work.
+ * Output channels are the outer loop, so that everything per channel is prepared once
+ * per call. DSP cores, depth multiplier 1: groups of four channels, their weights of
+ * every tap sign-extended once into the int16 pairs [w0 w2] [w1 w3] (8 * KH * KW bytes
+ * of stack), the requantisation constants and the biases; then every output pixel: per
+ * tap one word of inputs, SXTAB16 adding the input offset to two at a time, four
+ * SMLABB / SMLATT. Runs of pixels whose window lies inside the input use the tap
+ * offsets of the whole window (3x3 undilated windows fully unrolled); border pixels a
+ * list of the taps inside. Remaining channels (C % 4), other multipliers and cores
+ * without the DSP extension: one channel at a time in portable C, in the same order.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +24,10 @@
 /* First k >= 0 with origin + k * step >= 0. */
 static int32_t first_inside(int32_t origin, int32_t step)
 {
-    return origin >= 0 ? 0 : (-origin + step - 1) / step;
+    if (origin >= 0) {
+        return 0;
+    }
+    return step == 1 ? -origin : (-origin + step - 1) / step;
 }
 
 /* One past the last k < taps with origin + k * step < size. */
@@ -34,301 +36,311 @@ static int32_t end_inside(int32_t origin, int32_t step, int32_t size, int32_t ta
     if (origin >= size) {
         return 0;
     }
-    const int32_t n = (size - origin + step - 1) / step;
+    const int32_t n = step == 1 ? size - origin : (size - origin + step - 1) / step;
     return n < taps ? n : taps;
 }
 
-/* Byte offsets of every tap from the window origin: toff[fy * KW + fx]. */
-static void tap_offsets(const nnrt_conv_geom_t *g, int32_t toff[NNRT_DW_MAX_TAPS])
+/* The taps of the window at (y0, x0) that lie inside the input: byte offsets from the
+ * batch's first input of the channel (off[]) and tap numbers (tap[]); returns how many. */
+static int32_t clip_taps(const nnrt_conv_geom_t *g, int32_t y0, int32_t x0,
+                         int32_t off[NNRT_DW_MAX_TAPS], int32_t tap[NNRT_DW_MAX_TAPS])
 {
-    for (int32_t fy = 0; fy < g->filter_h; ++fy) {
-        for (int32_t fx = 0; fx < g->filter_w; ++fx) {
-            toff[fy * g->filter_w + fx] =
-                (fy * g->dilation_h * g->input_w + fx * g->dilation_w) * g->input_c;
+    const int32_t fy_s = first_inside(y0, g->dilation_h);
+    const int32_t fy_e = end_inside(y0, g->dilation_h, g->input_h, g->filter_h);
+    const int32_t fx_s = first_inside(x0, g->dilation_w);
+    const int32_t fx_e = end_inside(x0, g->dilation_w, g->input_w, g->filter_w);
+    const int32_t x_step = g->dilation_w * g->input_c;
+    const int32_t y_step = g->dilation_h * g->input_w * g->input_c;
+    int32_t row = ((y0 + fy_s * g->dilation_h) * g->input_w + x0 + fx_s * g->dilation_w)
+                  * g->input_c;
+    int32_t n = 0;
+    for (int32_t fy = fy_s; fy < fy_e; ++fy, row += y_step) {
+        int32_t o = row;
+        for (int32_t fx = fx_s; fx < fx_e; ++fx, ++n, o += x_step) {
+            off[n] = o;
+            tap[n] = fy * g->filter_w + fx;
         }
+    }
+    return n;
+}
+
+/* Output columns [lo, hi) whose windows lie inside the input's width (lo == hi: none). */
+static void inside_columns(const nnrt_conv_geom_t *g, int32_t *lo, int32_t *hi)
+{
+    const int32_t span = (g->filter_w - 1) * g->dilation_w;
+    const int32_t last = g->input_w - 1 - span + g->pad_left; /* largest ox * stride_w */
+    *lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+    *hi = last < 0 ? 0 : last / g->stride_w + 1;
+    *hi = *hi < g->output_w ? *hi : g->output_w;
+    *hi = *hi > *lo ? *hi : *lo;
+}
+
+/* Everything a run of output pixels of one channel group needs. */
+typedef struct {
+    const nnrt_conv_geom_t *g;
+    const int32_t *toff;    /* byte offsets of all taps from the window origin */
+    const int32_t *ident;   /* 0, 1, ... taps - 1 */
+    const int32_t *b0;      /* biases of the group (4, or 1 for one channel) */
+    const nnrt_rqf_t *q;    /* their requantisation */
+    const void *w;          /* weights: extended pairs (DSP group) or int32 (one channel) */
+    size_t x_step;          /* bytes between the windows of neighbouring output pixels */
+    size_t oc_n;            /* output channels: the output pixel step */
+    int32_t taps;
+    int32_t in_off;
+    int32_t out_off;
+    int32_t lo;
+    int32_t hi;
+    int32_t fast;           /* DSP group: every channel in the fast form */
+    int32_t full;           /* DSP group: the activation range is all of int8 */
+} run_t;
+
+/* One channel: n pixels from base, taps off[0..nt) with weights w[tap[i]]. */
+static NNRT_NOINLINE void run1(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
+                               const int32_t *off, const int32_t *tap, int32_t nt)
+{
+    const int32_t *w = (const int32_t *)k->w;
+    for (int32_t i = 0; i < n; ++i, base += k->x_step, out += k->oc_n) {
+        int32_t acc = k->b0[0];
+        for (int32_t t = 0; t < nt; ++t) {
+            acc += w[tap[t]] * ((int32_t)base[off[t]] + k->in_off);
+        }
+        *out = nnrt_act8(nnrt_rqf(acc, k->q, k->out_off), k->lo, k->hi);
     }
 }
 
-/* Output channel oc, one at a time (portable C). */
+/* Output channel oc, one at a time (portable C, any multiplier). */
 static void channel1(const nnrt_conv_s8_params_t *p, const int8_t *input,
                      const int8_t *filter, const int32_t *bias, int8_t *output, int32_t oc,
-                     const int32_t toff[NNRT_DW_MAX_TAPS])
+                     run_t *k)
 {
     const nnrt_conv_geom_t *g = &p->geom;
-    const int32_t taps = g->filter_h * g->filter_w;
     const size_t c = (size_t)g->input_c;
-    const size_t oc_n = (size_t)g->output_c;
-    const int32_t in_off = p->input_offset;
-    const int32_t out_off = p->output_offset;
-    const int32_t lo = p->act_min;
-    const int32_t hi = p->act_max;
-    const int8_t *in_c = input + oc / g->filter_c;
     int32_t w[NNRT_DW_MAX_TAPS];
-    for (int32_t t = 0; t < taps; ++t) {
-        w[t] = filter[(size_t)t * oc_n + (size_t)oc];
+    for (int32_t t = 0; t < k->taps; ++t) {
+        w[t] = filter[(size_t)t * k->oc_n + (size_t)oc];
     }
     nnrt_rqf_t q;
     nnrt_rqf_init(&q, p->multiplier[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0],
-                  out_off);
+                  k->out_off);
     const int32_t b0 = bias != NULL ? bias[oc] : 0;
+    k->w = w;
+    k->q = &q;
+    k->b0 = &b0;
+    int32_t lo;
+    int32_t hi;
+    inside_columns(g, &lo, &hi);
+    int32_t off[NNRT_DW_MAX_TAPS];
+    int32_t tap[NNRT_DW_MAX_TAPS];
+    const int8_t *in_c = input + oc / g->filter_c;
     int8_t *out = output + oc;
     for (int32_t b = 0; b < g->batches; ++b) {
         const int8_t *in_b = in_c + (size_t)b * (size_t)g->input_h * (size_t)g->input_w * c;
         for (int32_t oy = 0; oy < g->output_h; ++oy) {
             const int32_t y0 = oy * g->stride_h - g->pad_top;
-            const int32_t fy_s = first_inside(y0, g->dilation_h);
-            const int32_t fy_e = end_inside(y0, g->dilation_h, g->input_h, g->filter_h);
-            for (int32_t ox = 0; ox < g->output_w; ++ox, out += oc_n) {
+            const int rows_in = y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->input_h;
+            for (int32_t ox = 0; ox < g->output_w; ++ox, out += k->oc_n) {
                 const int32_t x0 = ox * g->stride_w - g->pad_left;
-                const int32_t fx_s = first_inside(x0, g->dilation_w);
-                const int32_t fx_e = end_inside(x0, g->dilation_w, g->input_w, g->filter_w);
-                int32_t acc = b0;
-                if (fy_s == 0 && fy_e == g->filter_h && fx_s == 0 && fx_e == g->filter_w) {
-                    const int8_t *base = in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * c;
-                    for (int32_t t = 0; t < taps; ++t) {
-                        acc += w[t] * ((int32_t)base[toff[t]] + in_off);
-                    }
-                } else {
-                    for (int32_t fy = fy_s; fy < fy_e; ++fy) {
-                        const int8_t *row =
-                            in_b + (size_t)(y0 + fy * g->dilation_h) * (size_t)g->input_w * c;
-                        for (int32_t fx = fx_s; fx < fx_e; ++fx) {
-                            acc += w[fy * g->filter_w + fx]
-                                   * ((int32_t)row[(size_t)(x0 + fx * g->dilation_w) * c] + in_off);
-                        }
-                    }
+                if (rows_in && ox == lo && lo < hi) {
+                    run1(k, in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * c, out,
+                         hi - lo, k->toff, k->ident, k->taps);
+                    out += (size_t)(hi - lo - 1) * k->oc_n;
+                    ox = hi - 1;
+                    continue;
                 }
-                *out = nnrt_act8(nnrt_rqf(acc, &q, out_off), lo, hi);
+                run1(k, in_b, out, 1, off, tap, clip_taps(g, y0, x0, off, tap));
             }
         }
     }
 }
 
 #if NNRT_DSP
-/* One tap of a group: input pairs (xe, xo), weight pairs wp[0] = [w0 w2], wp[1] = [w1 w3]. */
-#define DW_MAC(xe, xo, wp)                                                                    \
-    do {                                                                                      \
-        a0 = __smlabb((xe), (wp)[0], a0);                                                     \
-        a2 = __smlatt((xe), (wp)[0], a2);                                                     \
-        a1 = __smlabb((xo), (wp)[1], a1);                                                     \
-        a3 = __smlatt((xo), (wp)[1], a3);                                                     \
-    } while (0)
-
-/* Depth multiplier 1: the word at ptr holds the 4 channels' inputs. */
+/* One tap of a group: the 4 inputs at ptr, weight pairs wp[0] = [w0 w2], wp[1] = [w1 w3]. */
 #define DW_TAP4(ptr, wp)                                                                      \
     do {                                                                                      \
         const uint32_t xv_ = nnrt_ld32(ptr);                                                  \
         const uint32_t xe_ = __sxtab16(off2, xv_);                                            \
         const uint32_t xo_ = nnrt_sxtab16_ror8(off2, xv_);                                    \
-        DW_MAC(xe_, xo_, wp);                                                                 \
+        a0 = __smlabb(xe_, (wp)[0], a0);                                                      \
+        a2 = __smlatt(xe_, (wp)[0], a2);                                                      \
+        a1 = __smlabb(xo_, (wp)[1], a1);                                                      \
+        a3 = __smlatt(xo_, (wp)[1], a3);                                                      \
     } while (0)
 
-/* Multiplier a multiple of 4: one input for all 4 channels. */
-#define DW_TAP1(ptr, wp)                                                                      \
-    do {                                                                                      \
-        const uint32_t xb_ = *(const uint8_t *)(ptr);                                         \
-        const uint32_t xx_ = __sxtab16(off2, xb_ | (xb_ << 16));                              \
-        DW_MAC(xx_, xx_, wp);                                                                 \
-    } while (0)
-
-/* Requantisation of a group's 4 channels, prepared once per call. */
-typedef struct {
-    nnrt_rqf_t q[4];
-    int32_t out_off;
-    int32_t lo;
-    int32_t hi;
-    int32_t fast; /* every channel in the fast form */
-    int32_t full; /* activation range is all of int8 */
-} rq4_t;
-
-/* The reference requantisation of 4 outputs (a channel outside the fast form). */
-static NNRT_NOINLINE void store4_any(const rq4_t *r, int8_t *out, int32_t a0, int32_t a1,
-                                     int32_t a2, int32_t a3)
+/* The 4 outputs of a group with some channel outside the fast form. */
+static NNRT_NOINLINE void store4_any(const run_t *k, int8_t *out, const int32_t a[4])
 {
-    out[0] = nnrt_act8(nnrt_rqf(a0, &r->q[0], r->out_off), r->lo, r->hi);
-    out[1] = nnrt_act8(nnrt_rqf(a1, &r->q[1], r->out_off), r->lo, r->hi);
-    out[2] = nnrt_act8(nnrt_rqf(a2, &r->q[2], r->out_off), r->lo, r->hi);
-    out[3] = nnrt_act8(nnrt_rqf(a3, &r->q[3], r->out_off), r->lo, r->hi);
+    for (int32_t i = 0; i < 4; ++i) {
+        out[i] = nnrt_act8(nnrt_rqf(a[i], &k->q[i], k->out_off), k->lo, k->hi);
+    }
 }
 
-static NNRT_ALWAYS_INLINE void store4(const rq4_t *r, int8_t *out, int32_t a0, int32_t a1,
+/* The 4 outputs of a group: requantised, clamped, stored. */
+static NNRT_ALWAYS_INLINE void store4(const run_t *k, int8_t *out, int32_t a0, int32_t a1,
                                       int32_t a2, int32_t a3)
 {
-    if (!r->fast) {
-        store4_any(r, out, a0, a1, a2, a3);
+    const nnrt_rqf_t *q = k->q;
+    if (!k->fast) {
+        const int32_t a[4] = {a0, a1, a2, a3};
+        store4_any(k, out, a);
         return;
     }
-    const int32_t v0 = nnrt_sat8(nnrt_rqf_fast(a0, r->q[0].mult, r->q[0].add, r->q[0].rsh));
-    const int32_t v1 = nnrt_sat8(nnrt_rqf_fast(a1, r->q[1].mult, r->q[1].add, r->q[1].rsh));
-    const int32_t v2 = nnrt_sat8(nnrt_rqf_fast(a2, r->q[2].mult, r->q[2].add, r->q[2].rsh));
-    const int32_t v3 = nnrt_sat8(nnrt_rqf_fast(a3, r->q[3].mult, r->q[3].add, r->q[3].rsh));
-    if (r->full) {
-        out[0] = (int8_t)v0;
-        out[1] = (int8_t)v1;
-        out[2] = (int8_t)v2;
-        out[3] = (int8_t)v3;
-    } else {
-        out[0] = nnrt_act8(v0, r->lo, r->hi);
-        out[1] = nnrt_act8(v1, r->lo, r->hi);
-        out[2] = nnrt_act8(v2, r->lo, r->hi);
-        out[3] = nnrt_act8(v3, r->lo, r->hi);
+    int32_t v0 = nnrt_sat8(nnrt_rqf_fast(a0, q[0].mult, q[0].add, q[0].rsh));
+    int32_t v1 = nnrt_sat8(nnrt_rqf_fast(a1, q[1].mult, q[1].add, q[1].rsh));
+    int32_t v2 = nnrt_sat8(nnrt_rqf_fast(a2, q[2].mult, q[2].add, q[2].rsh));
+    int32_t v3 = nnrt_sat8(nnrt_rqf_fast(a3, q[3].mult, q[3].add, q[3].rsh));
+    if (!k->full) {
+        v0 = nnrt_act8(v0, k->lo, k->hi);
+        v1 = nnrt_act8(v1, k->lo, k->hi);
+        v2 = nnrt_act8(v2, k->lo, k->hi);
+        v3 = nnrt_act8(v3, k->lo, k->hi);
     }
+    out[0] = (int8_t)v0;
+    out[1] = (int8_t)v1;
+    out[2] = (int8_t)v2;
+    out[3] = (int8_t)v3;
 }
 
-/* What the interior of a row needs (one channel group). */
-typedef struct {
-    const uint32_t *wx;     /* extended weights, 2 words per tap */
-    const int32_t *toff;    /* tap byte offsets */
-    const int32_t *b0;      /* the group's 4 biases */
-    const rq4_t *r;
-    size_t c;               /* input channels (tap step in bytes) */
-    size_t row_stride;      /* bytes per input row */
-    size_t x_step;          /* bytes between the windows of neighbouring outputs */
-    size_t oc_n;            /* output channels (output pixel step) */
-    int32_t taps;
-    uint32_t off2;
-} row_t;
-
-/* n output pixels of a row whose windows lie inside the input, 3x3 undilated, m == 1. */
-static NNRT_NOINLINE void row_3x3(const row_t *k, const int8_t *base, int8_t *out, int32_t n)
+/* store4() out of line, for the colder loops. */
+static NNRT_NOINLINE void store4_call(const run_t *k, int8_t *out, int32_t a0, int32_t a1,
+                                      int32_t a2, int32_t a3)
 {
-    const uint32_t *wx = k->wx;
-    const size_t c = k->c;
-    const size_t rs = k->row_stride;
-    const uint32_t off2 = k->off2;
+    store4(k, out, a0, a1, a2, a3);
+}
+
+/* n pixels of a group from base: 3x3 undilated window inside the input, unrolled. */
+static NNRT_NOINLINE void run4_3x3(const run_t *k, const int8_t *base, int8_t *out, int32_t n)
+{
+    const uint32_t *wx = (const uint32_t *)k->w;
+    const size_t c = (size_t)k->g->input_c;
+    const size_t rs = (size_t)k->g->input_w * c;
+    const uint32_t off2 = nnrt_pair16(k->in_off);
     for (int32_t i = 0; i < n; ++i, base += k->x_step, out += k->oc_n) {
         int32_t a0 = k->b0[0];
         int32_t a1 = k->b0[1];
         int32_t a2 = k->b0[2];
         int32_t a3 = k->b0[3];
-        const int8_t *r0 = base;
-        DW_TAP4(r0, wx);
-        DW_TAP4(r0 + c, wx + 2);
-        DW_TAP4(r0 + 2 * c, wx + 4);
-        r0 += rs;
-        DW_TAP4(r0, wx + 6);
-        DW_TAP4(r0 + c, wx + 8);
-        DW_TAP4(r0 + 2 * c, wx + 10);
-        r0 += rs;
-        DW_TAP4(r0, wx + 12);
-        DW_TAP4(r0 + c, wx + 14);
-        DW_TAP4(r0 + 2 * c, wx + 16);
-        store4(k->r, out, a0, a1, a2, a3);
+        const int8_t *r = base;
+        DW_TAP4(r, wx);
+        DW_TAP4(r + c, wx + 2);
+        DW_TAP4(r + 2 * c, wx + 4);
+        r += rs;
+        DW_TAP4(r, wx + 6);
+        DW_TAP4(r + c, wx + 8);
+        DW_TAP4(r + 2 * c, wx + 10);
+        r += rs;
+        DW_TAP4(r, wx + 12);
+        DW_TAP4(r + c, wx + 14);
+        DW_TAP4(r + 2 * c, wx + 16);
+        store4(k, out, a0, a1, a2, a3);
     }
 }
 
-/* The same for any window (taps at toff), m == 1 (bcast == 0) or m % 4 == 0. */
-static NNRT_NOINLINE void row_any(const row_t *k, const int8_t *base, int8_t *out, int32_t n,
-                                  int bcast)
+/* n pixels of a group from base, taps off[0..nt) with weight pairs 2 * tap[i]. */
+static NNRT_NOINLINE void run4(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
+                               const int32_t *off, const int32_t *tap, int32_t nt)
 {
-    const uint32_t off2 = k->off2;
+    const uint32_t *wx = (const uint32_t *)k->w;
+    const uint32_t off2 = nnrt_pair16(k->in_off);
     for (int32_t i = 0; i < n; ++i, base += k->x_step, out += k->oc_n) {
         int32_t a0 = k->b0[0];
         int32_t a1 = k->b0[1];
         int32_t a2 = k->b0[2];
         int32_t a3 = k->b0[3];
-        for (int32_t t = 0; t < k->taps; ++t) {
-            if (bcast) {
-                DW_TAP1(base + k->toff[t], k->wx + 2 * t);
-            } else {
-                DW_TAP4(base + k->toff[t], k->wx + 2 * t);
-            }
+        for (int32_t t = 0; t < nt; ++t) {
+            DW_TAP4(base + off[t], wx + 2 * tap[t]);
         }
-        store4(k->r, out, a0, a1, a2, a3);
+        store4_call(k, out, a0, a1, a2, a3);
     }
 }
 
-/* Output channels [oc, oc + 4). */
+/* The same for 4 output channels of one input channel (multiplier a multiple of 4): the
+ * input is broadcast to both halves, [x x] = SXTAB16 of the byte in bytes 0 and 2. */
+static NNRT_NOINLINE void run4b(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
+                                const int32_t *off, const int32_t *tap, int32_t nt)
+{
+    const uint32_t *wx = (const uint32_t *)k->w;
+    const uint32_t off2 = nnrt_pair16(k->in_off);
+    for (int32_t i = 0; i < n; ++i, base += k->x_step, out += k->oc_n) {
+        int32_t a0 = k->b0[0];
+        int32_t a1 = k->b0[1];
+        int32_t a2 = k->b0[2];
+        int32_t a3 = k->b0[3];
+        for (int32_t t = 0; t < nt; ++t) {
+            const uint32_t xb = *(const uint8_t *)(base + off[t]);
+            const uint32_t xx = __sxtab16(off2, xb | (xb << 16));
+            const uint32_t *wp = wx + 2 * tap[t];
+            a0 = __smlabb(xx, wp[0], a0);
+            a2 = __smlatt(xx, wp[0], a2);
+            a1 = __smlabb(xx, wp[1], a1);
+            a3 = __smlatt(xx, wp[1], a3);
+        }
+        store4_call(k, out, a0, a1, a2, a3);
+    }
+}
+
+/* Output channels [oc, oc + 4): depth multiplier 1 (4 input channels) or a multiple of
+ * 4 (one input channel). */
 static void group4(const nnrt_conv_s8_params_t *p, const int8_t *input, const int8_t *filter,
-                   const int32_t *bias, int8_t *output, int32_t oc,
-                   const int32_t toff[NNRT_DW_MAX_TAPS])
+                   const int32_t *bias, int8_t *output, int32_t oc, run_t *k)
 {
     const nnrt_conv_geom_t *g = &p->geom;
-    const int32_t taps = g->filter_h * g->filter_w;
     const size_t c = (size_t)g->input_c;
-    const size_t oc_n = (size_t)g->output_c;
-    const size_t row_stride = (size_t)g->input_w * c;
-    const size_t x_step = (size_t)g->stride_w * c;
-    const int bcast = g->filter_c != 1;
-    const int unrolled = !bcast && g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1
-                         && g->dilation_w == 1;
-    const uint32_t off2 = nnrt_pair16(p->input_offset);
     uint32_t wx[2 * NNRT_DW_MAX_TAPS];
-    for (int32_t t = 0; t < taps; ++t) {
-        const uint32_t wv = nnrt_ld32(filter + (size_t)t * oc_n + (size_t)oc);
+    for (int32_t t = 0; t < k->taps; ++t) {
+        const uint32_t wv = nnrt_ld32(filter + (size_t)t * k->oc_n + (size_t)oc);
         wx[2 * t] = __sxtb16(wv);
         wx[2 * t + 1] = nnrt_sxtb16_ror8(wv);
     }
-    rq4_t r;
-    r.out_off = p->output_offset;
-    r.lo = p->act_min;
-    r.hi = p->act_max;
-    r.fast = 1;
-    r.full = r.lo == INT8_MIN && r.hi == INT8_MAX;
+    nnrt_rqf_t q[4];
     int32_t b0[4] = {0, 0, 0, 0};
+    k->fast = 1;
     for (int32_t i = 0; i < 4; ++i) {
         const int32_t qi = p->per_channel ? oc + i : 0;
-        nnrt_rqf_init(&r.q[i], p->multiplier[qi], p->shift[qi], r.out_off);
-        r.fast &= r.q[i].fast;
+        nnrt_rqf_init(&q[i], p->multiplier[qi], p->shift[qi], k->out_off);
+        k->fast &= q[i].fast;
         if (bias != NULL) {
             b0[i] = bias[oc + i];
         }
     }
-    const row_t k = {wx, toff, b0, &r, c, row_stride, x_step, oc_n, taps, off2};
-    /* Output columns whose window lies inside the input's width: [ox_lo, ox_hi). */
-    const int32_t span = (g->filter_w - 1) * g->dilation_w;
-    const int32_t ox_lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
-    int32_t ox_hi = g->input_w - span + g->pad_left <= 0
-                        ? 0 : (g->input_w - span + g->pad_left - 1) / g->stride_w + 1;
-    ox_hi = ox_hi < g->output_w ? ox_hi : g->output_w;
+    k->w = wx;
+    k->q = q;
+    k->b0 = b0;
+    const int bcast = g->filter_c != 1;
+    const int unrolled = !bcast && g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1
+                         && g->dilation_w == 1;
+    int32_t lo;
+    int32_t hi;
+    inside_columns(g, &lo, &hi);
+    int32_t off[NNRT_DW_MAX_TAPS];
+    int32_t tap[NNRT_DW_MAX_TAPS];
     const int8_t *in_c = input + oc / g->filter_c;
     int8_t *out = output + oc;
     for (int32_t b = 0; b < g->batches; ++b) {
-        const int8_t *in_b = in_c + (size_t)b * (size_t)g->input_h * row_stride;
+        const int8_t *in_b = in_c + (size_t)b * (size_t)g->input_h * (size_t)g->input_w * c;
         for (int32_t oy = 0; oy < g->output_h; ++oy) {
             const int32_t y0 = oy * g->stride_h - g->pad_top;
-            const int32_t fy_s = first_inside(y0, g->dilation_h);
-            const int32_t fy_e = end_inside(y0, g->dilation_h, g->input_h, g->filter_h);
-            const int32_t lo = fy_s == 0 && fy_e == g->filter_h && ox_lo < ox_hi ? ox_lo
-                                                                                  : g->output_w;
-            const int32_t hi = lo < g->output_w ? ox_hi : g->output_w;
-            for (int32_t ox = 0; ox < g->output_w; ++ox, out += oc_n) {
-                if (ox == lo) {
-                    /* the interior of the row: every tap inside */
-                    const int8_t *base = in_b + (size_t)y0 * row_stride
-                                         + (size_t)(ox * g->stride_w - g->pad_left) * c;
-                    if (unrolled) {
-                        row_3x3(&k, base, out, hi - lo);
-                    } else {
-                        row_any(&k, base, out, hi - lo, bcast);
-                    }
-                    out += (size_t)(hi - lo) * oc_n;
-                    ox = hi;
-                    if (ox == g->output_w) {
-                        break;
-                    }
-                }
-                /* a border pixel: clip the taps */
+            const int rows_in = y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->input_h;
+            for (int32_t ox = 0; ox < g->output_w; ++ox, out += k->oc_n) {
                 const int32_t x0 = ox * g->stride_w - g->pad_left;
-                const int32_t fx_s = first_inside(x0, g->dilation_w);
-                const int32_t fx_e = end_inside(x0, g->dilation_w, g->input_w, g->filter_w);
-                int32_t a0 = b0[0];
-                int32_t a1 = b0[1];
-                int32_t a2 = b0[2];
-                int32_t a3 = b0[3];
-                for (int32_t fy = fy_s; fy < fy_e; ++fy) {
-                    const int8_t *row = in_b + (size_t)(y0 + fy * g->dilation_h) * row_stride;
-                    for (int32_t fx = fx_s; fx < fx_e; ++fx) {
-                        const int8_t *xp = row + (size_t)(x0 + fx * g->dilation_w) * c;
-                        const uint32_t *wp = wx + 2 * (fy * g->filter_w + fx);
-                        if (bcast) {
-                            DW_TAP1(xp, wp);
-                        } else {
-                            DW_TAP4(xp, wp);
-                        }
+                if (rows_in && ox == lo && lo < hi) {
+                    const int8_t *base = in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * c;
+                    if (unrolled) {
+                        run4_3x3(k, base, out, hi - lo);
+                    } else if (bcast) {
+                        run4b(k, base, out, hi - lo, k->toff, k->ident, k->taps);
+                    } else {
+                        run4(k, base, out, hi - lo, k->toff, k->ident, k->taps);
                     }
+                    out += (size_t)(hi - lo - 1) * k->oc_n;
+                    ox = hi - 1;
+                    continue;
                 }
-                store4(&r, out, a0, a1, a2, a3);
+                const int32_t nt = clip_taps(g, y0, x0, off, tap);
+                if (bcast) {
+                    run4b(k, in_b, out, 1, off, tap, nt);
+                } else {
+                    run4(k, in_b, out, 1, off, tap, nt);
+                }
             }
         }
     }
@@ -340,19 +352,36 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
 {
     const nnrt_conv_geom_t *g = &params->geom;
     int32_t toff[NNRT_DW_MAX_TAPS];
-    tap_offsets(g, toff);
+    int32_t ident[NNRT_DW_MAX_TAPS];
+    run_t k;
+    k.g = g;
+    k.taps = g->filter_h * g->filter_w;
+    for (int32_t t = 0; t < k.taps; ++t) {
+        const int32_t fy = t / g->filter_w;
+        const int32_t fx = t % g->filter_w;
+        toff[t] = (fy * g->dilation_h * g->input_w + fx * g->dilation_w) * g->input_c;
+        ident[t] = t;
+    }
+    k.toff = toff;
+    k.ident = ident;
+    k.x_step = (size_t)g->stride_w * (size_t)g->input_c;
+    k.oc_n = (size_t)g->output_c;
+    k.in_off = params->input_offset;
+    k.out_off = params->output_offset;
+    k.lo = params->act_min;
+    k.hi = params->act_max;
+    k.full = k.lo == INT8_MIN && k.hi == INT8_MAX;
+    k.fast = 0;
     int32_t oc = 0;
-    while (oc < g->output_c) {
+    for (; oc < g->output_c; ++oc) {
 #if NNRT_DSP
-        /* four output channels on one input word (m == 1) or one input (m % 4 == 0) */
         const int32_t m = g->filter_c;
         if ((m == 1 && oc + 4 <= g->output_c) || (m % 4 == 0 && oc % m + 4 <= m)) {
-            group4(params, input, filter, bias, output, oc, toff);
-            oc += 4;
+            group4(params, input, filter, bias, output, oc, &k);
+            oc += 3;
             continue;
         }
 #endif
-        channel1(params, input, filter, bias, output, oc, toff);
-        ++oc;
+        channel1(params, input, filter, bias, output, oc, &k);
     }
 }

@@ -68,37 +68,21 @@ void nnrt_cols_put_s8(void *cols, int32_t k, int32_t p, int32_t k0, const int8_t
 #endif
 }
 
-void nnrt_cols_zero(void *cols, int32_t k, int32_t p, int32_t k0, int32_t n)
-{
-#if NNRT_DSP
-    uint8_t *c = (uint8_t *)cols;
-    for (int32_t i = 0; i < n; ++i) {
-        st16(c, dsp_pos(k, p, k0 + i), 0);
-    }
-#else
-    int16_t *dst = (int16_t *)cols + (size_t)p * (size_t)k + (size_t)k0;
-    for (int32_t i = 0; i < n; ++i) {
-        dst[i] = 0;
-    }
-#endif
-}
-
 /*
- * The 2 x 2 accumulators of channels w0 / w1 (rows of the filter) over the columns of
- * both pixels: a[0] = (pixel 0, w0), a[1] = (pixel 1, w0), a[2] = (pixel 0, w1),
- * a[3] = (pixel 1, w1), added to their start values.
+ * The 2 x 2 accumulators of filter rows w0 / w1 over the columns of both pixels:
+ * a[0] = (pixel 0, w0), a[1] = (pixel 1, w0), a[2] = (pixel 0, w1), a[3] = (pixel 1, w1),
+ * added to their start values.
  */
-static NNRT_ALWAYS_INLINE void mac_2x2(const void *cols, int32_t k, const int8_t *w0, const int8_t *w1,
-                           int32_t a[4])
+static NNRT_ALWAYS_INLINE void mac_2x2(const void *cols, int32_t k, const int8_t *w0,
+                                       const int8_t *w1, int32_t a[4])
 {
     int32_t a00 = a[0];
     int32_t a01 = a[1];
     int32_t a10 = a[2];
     int32_t a11 = a[3];
 #if NNRT_DSP
-    const int32_t kc = k >> 2;
     const uint8_t *c = (const uint8_t *)cols;
-    const uint8_t *c_end = c + 16 * (size_t)kc;
+    const uint8_t *c_end = c + 16 * (size_t)(k >> 2);
     while (c != c_end) {
         const uint32_t p0a = nnrt_ld32(c);
         const uint32_t p0b = nnrt_ld32(c + 4);
@@ -148,86 +132,18 @@ static NNRT_ALWAYS_INLINE void mac_2x2(const void *cols, int32_t k, const int8_t
     a[3] = a11;
 }
 
-/* Output stages, chosen once per call. */
-enum { STAGE_ANY = 0, STAGE_FAST = 1, STAGE_FAST_FULL = 2 };
-
-/* One requantised output of stage `stage`: acc * (m, s) + offset, clamped. */
-static NNRT_ALWAYS_INLINE int8_t out_any(int32_t acc, int32_t m, int32_t s, int32_t off,
-                                         int32_t lo, int32_t hi)
+/* Channels outside the fast form: the reference requantisation, out of line. */
+static NNRT_NOINLINE void store_any(const nnrt_gemm_s8_t *g, int32_t oc, int32_t n,
+                                    const int32_t a[4], int8_t *o0, int8_t *o1)
 {
-    nnrt_rqf_t q;
-    nnrt_rqf_init(&q, m, s, off);
-    return nnrt_act8(nnrt_rqf(acc, &q, off), lo, hi);
-}
-
-/*
- * Channels [oc, oc + n) (n = 1 or 2) of one pixel pair: outputs o0[i] (pixel 0) and
- * o1[i] (pixel 1); a missing pixel 1 has o1 == o0 and the same columns, so it writes
- * the same values again.
- */
-static NNRT_ALWAYS_INLINE void gemm_pair(const nnrt_gemm_s8_t *g, const void *cols,
-                                         int32_t oc, int32_t n, int8_t *o0, int8_t *o1,
-                                         int stage)
-{
-    const int32_t k = g->k;
-    const int32_t off = g->output_offset;
-    const int32_t lo = g->act_min;
-    const int32_t hi = g->act_max;
-    const int32_t q0 = g->per_channel ? oc : 0;
-    const int32_t q1 = g->per_channel ? oc + n - 1 : 0;
-    const int8_t *w0 = g->filter + (size_t)oc * (size_t)k;
-    int32_t a[4] = {0, 0, 0, 0};
-    if (g->bias != NULL) {
-        a[0] = a[1] = g->bias[oc];
-        a[2] = a[3] = g->bias[oc + n - 1];
-    }
-    mac_2x2(cols, k, w0, w0 + (size_t)(n - 1) * (size_t)k, a);
-    const int32_t m0 = g->multiplier[q0];
-    const int32_t s0 = g->shift[q0];
-    const int32_t m1 = g->multiplier[q1];
-    const int32_t s1 = g->shift[q1];
-    if (stage == STAGE_ANY) {
-        o0[0] = out_any(a[0], m0, s0, off, lo, hi);
-        o1[0] = out_any(a[1], m0, s0, off, lo, hi);
-        o0[n - 1] = out_any(a[2], m1, s1, off, lo, hi);
-        o1[n - 1] = out_any(a[3], m1, s1, off, lo, hi);
-        return;
-    }
-    /*
-     * Fast form for every channel (checked once per call), see requant.h: with
-     * e' = e - 2 = -shift - 2 >= 0, the addend 2^(e-2) + offset * 2^(e-1) is
-     * (2 * offset + 1) << e', and the shift e - 1 is e' + 1.
-     */
-    const int32_t c2 = 2 * off + 1;
-    const int32_t e0 = -s0 - 2;
-    int32_t v00 = nnrt_sat8(nnrt_rqf_fast(a[0], m0, c2 * (1 << e0), e0 + 1));
-    int32_t v01 = nnrt_sat8(nnrt_rqf_fast(a[1], m0, c2 * (1 << e0), e0 + 1));
-    if (stage == STAGE_FAST) {
-        v00 = nnrt_act8(v00, lo, hi);
-        v01 = nnrt_act8(v01, lo, hi);
-    }
-    o0[0] = (int8_t)v00;
-    o1[0] = (int8_t)v01;
-    const int32_t e1 = -s1 - 2;
-    int32_t v10 = nnrt_sat8(nnrt_rqf_fast(a[2], m1, c2 * (1 << e1), e1 + 1));
-    int32_t v11 = nnrt_sat8(nnrt_rqf_fast(a[3], m1, c2 * (1 << e1), e1 + 1));
-    if (stage == STAGE_FAST) {
-        v10 = nnrt_act8(v10, lo, hi);
-        v11 = nnrt_act8(v11, lo, hi);
-    }
-    o0[n - 1] = (int8_t)v10;
-    o1[n - 1] = (int8_t)v11;
-}
-
-static NNRT_ALWAYS_INLINE void gemm_run(const nnrt_gemm_s8_t *g, const void *cols,
-                                        int8_t *out0, int8_t *out1, int stage)
-{
-    const int32_t pairs = g->oc >> 1;
-    for (int32_t i = 0; i < pairs; ++i) {
-        gemm_pair(g, cols, 2 * i, 2, out0 + 2 * i, out1 + 2 * i, stage);
-    }
-    if (g->oc & 1) {
-        gemm_pair(g, cols, g->oc - 1, 1, out0 + g->oc - 1, out1 + g->oc - 1, stage);
+    for (int32_t i = 0; i < n; ++i) {
+        const int32_t qi = g->per_channel ? oc + i : 0;
+        const int32_t m = g->multiplier[qi];
+        const int32_t s = g->shift[qi];
+        const int32_t v0 = nnrt_rq_ref(a[2 * i], m, s, g->output_offset);
+        const int32_t v1 = nnrt_rq_ref(a[2 * i + 1], m, s, g->output_offset);
+        o0[i] = nnrt_act8(v0, g->act_min, g->act_max);
+        o1[i] = nnrt_act8(v1, g->act_min, g->act_max);
     }
 }
 
@@ -236,26 +152,88 @@ int nnrt_gemm_s8_stage(const nnrt_gemm_s8_t *g)
     const int32_t n = g->per_channel ? g->oc : 1;
     for (int32_t i = 0; i < n; ++i) {
         if (g->shift[i] > -2 || g->shift[i] < -23) {
-            return STAGE_ANY;
+            return 0; /* some channel takes the reference requantisation */
         }
     }
-    return g->act_min == INT8_MIN && g->act_max == INT8_MAX ? STAGE_FAST_FULL : STAGE_FAST;
+    return g->act_min == INT8_MIN && g->act_max == INT8_MAX ? 2 : 1;
+}
+
+/* All channel pairs of one pixel pair; fast != 0: every channel in the fast form. */
+static NNRT_ALWAYS_INLINE void gemm_run(const nnrt_gemm_s8_t *g, const void *cols,
+                                        int8_t *out0, int8_t *out1, int fast)
+{
+    static const int32_t no_bias[2] = {0, 0};
+    const int32_t k = g->k;
+    const size_t qs = g->per_channel ? 1 : 0;
+    const size_t bs = g->bias != NULL ? 1 : 0;
+    const int32_t *bias = g->bias != NULL ? g->bias : no_bias;
+    const int32_t *mult = g->multiplier;
+    const int32_t *shift = g->shift;
+    const int8_t *w = g->filter;
+    const int32_t c2 = 2 * g->output_offset + 1;
+    const int32_t lo = g->act_min;
+    const int32_t hi = g->act_max;
+    const int clamp = g->stage == 1;
+    const int8_t *o_end = out0 + (g->oc & ~1);
+    int32_t oc = 0;
+    for (;;) {
+        size_t d = 1; /* channel step inside the pair: 0 for an odd last channel */
+        if (out0 == o_end) {
+            if ((g->oc & 1) == 0) {
+                break;
+            }
+            d = 0;
+        }
+        int32_t a[4];
+        a[0] = a[1] = bias[0];
+        a[2] = a[3] = bias[d * bs];
+        mac_2x2(cols, k, w, w + d * (size_t)k, a);
+        if (fast) {
+            /*
+             * Fast form for every channel (checked once per call), see requant.h: with
+             * e' = e - 2 = -shift - 2 >= 0 the addend 2^(e-2) + offset * 2^(e-1) is
+             * (2 * offset + 1) << e', and the shift e - 1 is e' + 1.
+             */
+            const int32_t e0 = -shift[0] - 2;
+            const int32_t e1 = -shift[d * qs] - 2;
+            int32_t v00 = nnrt_sat8(nnrt_rqf_fast(a[0], mult[0], c2 * (1 << e0), e0 + 1));
+            int32_t v01 = nnrt_sat8(nnrt_rqf_fast(a[1], mult[0], c2 * (1 << e0), e0 + 1));
+            int32_t v10 = nnrt_sat8(nnrt_rqf_fast(a[2], mult[d * qs], c2 * (1 << e1), e1 + 1));
+            int32_t v11 = nnrt_sat8(nnrt_rqf_fast(a[3], mult[d * qs], c2 * (1 << e1), e1 + 1));
+            if (clamp) {
+                v00 = v00 < lo ? lo : (v00 > hi ? hi : v00);
+                v01 = v01 < lo ? lo : (v01 > hi ? hi : v01);
+                v10 = v10 < lo ? lo : (v10 > hi ? hi : v10);
+                v11 = v11 < lo ? lo : (v11 > hi ? hi : v11);
+            }
+            out0[0] = (int8_t)v00;
+            out1[0] = (int8_t)v01;
+            out0[d] = (int8_t)v10;
+            out1[d] = (int8_t)v11;
+        } else {
+            store_any(g, oc, (int32_t)d + 1, a, out0, out1);
+        }
+        if (d == 0) {
+            break;
+        }
+        out0 += 2;
+        out1 += 2;
+        oc += 2;
+        w += 2 * (size_t)k;
+        bias += 2 * bs;
+        mult += 2 * qs;
+        shift += 2 * qs;
+    }
 }
 
 void nnrt_gemm_s8_2px(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, int8_t *out1)
 {
     if (out1 == NULL) {
-        out1 = out0;
+        out1 = out0; /* pixel 1 repeats pixel 0 and writes the same bytes again */
     }
-    switch (g->stage) {
-    case STAGE_FAST_FULL:
-        gemm_run(g, cols, out0, out1, STAGE_FAST_FULL);
-        break;
-    case STAGE_FAST:
-        gemm_run(g, cols, out0, out1, STAGE_FAST);
-        break;
-    default:
-        gemm_run(g, cols, out0, out1, STAGE_ANY);
-        break;
+    if (g->stage != 0) {
+        gemm_run(g, cols, out0, out1, 1);
+    } else {
+        gemm_run(g, cols, out0, out1, 0);
     }
 }

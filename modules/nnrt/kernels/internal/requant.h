@@ -57,15 +57,20 @@ static inline int32_t nnrt_rqf_fast(int32_t acc, int32_t mult, int32_t add, int3
     return ((int32_t)(u >> 32) + add) >> rsh;
 }
 
+/**
+ * acc * multiplier * 2^shift + output_offset by TFLM's two steps (any shift; the add
+ * wraps, so it is defined for any acc: the result is clamped to int8 anyway). Out of
+ * line: the kernels call it only for channels outside the fast form.
+ */
+int32_t nnrt_rq_ref(int32_t acc, int32_t mult, int32_t shift, int32_t out_off);
+
 /** acc * multiplier * 2^shift + output_offset, any shift (not clamped). */
 static inline int32_t nnrt_rqf(int32_t acc, const nnrt_rqf_t *q, int32_t out_off)
 {
     if (q->fast) {
         return nnrt_rqf_fast(acc, q->mult, q->add, q->rsh);
     }
-    /* wrapping add: defined for any acc (the result is clamped to int8 anyway) */
-    return (int32_t)((uint32_t)nnrt_multiply_by_quantized_multiplier(acc, q->mult, q->shift)
-                     + (uint32_t)out_off);
+    return nnrt_rq_ref(acc, q->mult, q->shift, out_off);
 }
 
 /** v clamped to [-128, 127] (one SSAT where the core has it). */

@@ -31,9 +31,10 @@
  * - nnrt_conv2d_s8(): any geometry, groups, fused pool; no scratch. One group without
  *   a pool: three output channels share each input word; otherwise the reference loops.
  * - nnrt_depthwise_conv2d_s8(): any geometry, multiplier, fused pool; no scratch.
- *   Without a pool (filters up to 25 taps): output channels in groups of four with
- *   their weights pre-extended once (8 * KH * KW bytes of stack), SMLABB/SMLATT on DSP
- *   cores; otherwise the reference loops.
+ *   Without a pool (filters up to 25 taps) it runs nnrt_depthwise_conv2d_opt_s8():
+ *   output channels in groups of four with their weights pre-extended once
+ *   (8 * KH * KW bytes of stack), SMLABB/SMLATT on DSP cores; otherwise the reference
+ *   loops.
  * - nnrt_conv2d_1x1_s8(): 1x1 filter, one group, no padding, any stride, no pool.
  * - nnrt_conv2d_im2col_s8(): any filter, stride, dilation and padding, one group, no
  *   pool.
@@ -197,8 +198,9 @@ nnrt_status_t nnrt_conv2d_1x1_s8(const nnrt_conv_s8_params_t *params, const int8
                                  void *scratch);
 
 /**
- * Scratch bytes nnrt_conv2d_im2col_s8() needs: 16 * ceil(KH * KW * C / 4) (two
- * pixels' input patches as int16). 0 for NULL.
+ * Scratch bytes nnrt_conv2d_im2col_s8() needs: 16 * ceil(K / 4) with K = KH * KW * C
+ * (two pixels' input patches as int16) plus 4 * ceil(K / 4) (an int8 staging copy of
+ * one patch). 0 for NULL.
  */
 size_t nnrt_conv2d_im2col_s8_get_buffer_size(const nnrt_conv_s8_params_t *params);
 
@@ -212,6 +214,16 @@ size_t nnrt_conv2d_im2col_s8_get_buffer_size(const nnrt_conv_s8_params_t *params
 nnrt_status_t nnrt_conv2d_im2col_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
                                     const int8_t *filter, const int32_t *bias, int8_t *output,
                                     void *scratch);
+
+/**
+ * int8 depthwise convolution without a fused pool (`pool == NULL`) and at most 25
+ * filter taps (KH * KW): the fast path of nnrt_depthwise_conv2d_s8() alone (results
+ * identical), for firmware that has no use for the pooled reference loops. Errors as
+ * nnrt_conv2d_1x1_s8().
+ */
+nnrt_status_t nnrt_depthwise_conv2d_opt_s8(const nnrt_conv_s8_params_t *params,
+                                           const int8_t *input, const int8_t *filter,
+                                           const int32_t *bias, int8_t *output);
 
 /** float32 depthwise convolution; layouts and errors as nnrt_depthwise_conv2d_s8(). */
 nnrt_status_t nnrt_depthwise_conv2d_f32(const nnrt_conv_f32_params_t *params,
