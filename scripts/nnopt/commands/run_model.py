@@ -44,7 +44,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int, metavar="N",
                    help="without --input: run on a random input from this seed")
     p.add_argument("--stats", type=Path, metavar="PATH",
-                   help="write JSON stats (instructions per inference on QEMU, arena bytes)")
+                   help="write JSON stats (instructions per inference on QEMU, arena bytes; "
+                        "QEMU targets: rom_bytes/ram_bytes of the firmware ELF from the ELF "
+                        "check, stack reservation included)")
     add_plan_arguments(p)
     p.set_defaults(func=run)
 
@@ -96,5 +98,11 @@ def run(args: argparse.Namespace) -> int:
                  "allocator": args.allocator}
         if dyn is not None:
             stats["bytes_moved"] = dyn.bytes_moved
+        if args.target != "host" and res.executable is not None and opts.board is not None:
+            from ..elfcheck import check_elf  # the firmware ELF against the board
+
+            report = check_elf(res.executable, opts.board)
+            stats["rom_bytes"] = report.rom_used
+            stats["ram_bytes"] = report.ram_used
         args.stats.write_text(json.dumps(stats, indent=1))
     return 0
