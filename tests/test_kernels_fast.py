@@ -558,3 +558,28 @@ def test_depthwise_tap_limit_matches_the_kernels() -> None:
     header = (nnrt_dir() / "kernels" / "internal" / "dw.h").read_text()
     m = re.search(r"#define NNRT_DW_MAX_TAPS (\d+)", header)
     assert m is not None and int(m.group(1)) == DW_MAX_TAPS
+
+
+@pytest.mark.qemu
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                    or shutil.which("arm-none-eabi-gcc") is None,
+                    reason="qemu-system-arm / arm-none-eabi-gcc not installed")
+def test_run_stats_report_instructions_and_elf_sizes(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """`nnopt run --target qemu-m7 --stats` writes instructions, arena, ROM and RAM."""
+    import json
+
+    from conftest import model_path
+    from nnopt.cli import main
+
+    stats = tmp_path / "stats.json"
+    model = model_path("mlperf_tiny/ad01_int8.tflite")
+    assert main(["run", str(model), "--target", "qemu-m7", "--seed", "1",
+                 "--stats", str(stats)]) == 0
+    capsys.readouterr()
+    doc = json.loads(stats.read_text())
+    assert doc["instructions"] > 100_000
+    assert doc["arena_bytes"] == 768
+    # the weights alone are 270,880 bytes of flash; the arena is in RAM
+    assert 270_880 < doc["rom_bytes"] < 300_000
+    assert doc["ram_bytes"] >= doc["arena_bytes"]
