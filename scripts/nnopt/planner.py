@@ -205,6 +205,16 @@ def _unfused_order(source: Graph, fused: Graph, order: tuple[int, ...],
 ROM_CODE_RESERVE = 64 * 1024
 
 
+def _tiling_note(plan: Plan) -> str:
+    """How far tiling went when even it could not make the arena fit."""
+    if not plan.stages:
+        return ""
+    st = plan.stages[0]
+    extra = 100 * (plan.macs - plan.base_macs) / max(plan.base_macs, 1)
+    return (f", even with patch-based tiling ({st.grid[0]}x{st.grid[1]} patches over "
+            f"{len(st.ops)} ops, +{extra:.1f} % MACs: the smallest arena found)")
+
+
 def check_budget(plan: Plan, board: Board | None = None) -> None:
     """Raise one BudgetError naming every overflow with its numbers: the arena against
     the SRAM budget and (with a board) the weights kept in internal flash against it."""
@@ -216,7 +226,7 @@ def check_budget(plan: Plan, board: Board | None = None) -> None:
         problems.append(
             f"the activation arena needs {plan.arena_bytes:,} bytes but {where} has "
             f"{budget:,} bytes: over by {plan.arena_bytes - budget:,} bytes "
-            f"(largest single op: {plan.lower_bound_bytes:,} bytes)")
+            f"(largest single op: {plan.lower_bound_bytes:,} bytes)" + _tiling_note(plan))
         hints.append("a board with more SRAM or a smaller input resolution")
     if board is not None:
         internal = sum(w.size for w in plan.weights if w.pool == "flash")

@@ -1,0 +1,312 @@
+"""In-place operators below the per-op bound: the overlap verifier, the access-pattern
+analysis behind each permission, PAD folding, in-place depthwise convolution,
+concatenation views, and every shared model bit-exact with TFLM with all of it forced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import ALL_MODELS, model_path
+from nnopt.errors import PlanError
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.ir import ConcatOptions, ConvOptions, PoolOptions
+from nnopt.passes.arena import Overlap, plan_arena, verify_offsets
+from nnopt.passes.inplace_ops import fold_pads, safe_deltas
+from nnopt.passes.lifetimes import Buffer
+from nnopt.passes.regions import Axis, spatial_of
+from nnopt.plan import Plan
+from nnopt.planner import PlannedModel, PlanOptions, plan_model
+from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
+from support.tflite_builder import ModelBuilder, random_int8
+from test_models_bitexact import compare
+
+FORCED = PlanOptions(inplace_ops="force", tiling="off")
+SLOW = {"tflm/mobilenet_v2_quantized_1x3x224x224.tflite", "keras/densenet121_64.tflite",
+        "keras/inception_v3_w025_75.tflite", "keras/resnet50_w025_64.tflite",
+        "keras/mobilenet_v3_small_075_96.tflite", "keras/mobilenet_v2_035_96.tflite"}
+
+
+def _buf(key: str, size: int, first: int, last: int) -> Buffer:
+    return Buffer(key, int(key[1:]), size, first, last)
+
+
+# ----- the verifier: only justified overlaps -----
+
+def test_verifier_accepts_only_permitted_offsets() -> None:
+    src, dst = _buf("t0", 256, 0, 2), _buf("t1", 256, 2, 4)
+    perm = Overlap("t0", "t1", 2, 2, -64, 192, "test op row by row")
+    # forward: the output starts at most 64 bytes below the input
+    verify_offsets([src, dst], {"t0": 64, "t1": 0}, 16, 320, [perm])
+    with pytest.raises(PlanError, match="overlap"):
+        verify_offsets([src, dst], {"t0": 64, "t1": 16}, 16, 320, [perm])
+    # backward: at least 192 bytes above
+    verify_offsets([src, dst], {"t0": 0, "t1": 192}, 16, 448, [perm])
+    with pytest.raises(PlanError, match="overlap"):
+        verify_offsets([src, dst], {"t0": 0, "t1": 176}, 16, 448, [perm])
+    # the same offsets without the permission: a crafted bad plan
+    with pytest.raises(PlanError, match="overlap"):
+        verify_offsets([src, dst], {"t0": 64, "t1": 0}, 16, 320)
+
+
+def test_verifier_rejects_overlap_outside_the_permitted_op() -> None:
+    """The input still read after the op (lives to step 3): the overlap is unsafe."""
+    src, dst = _buf("t0", 256, 0, 3), _buf("t1", 256, 2, 4)
+    perm = Overlap("t0", "t1", 2, 2, -64, None, "test")
+    with pytest.raises(PlanError, match="overlap"):
+        verify_offsets([src, dst], {"t0": 64, "t1": 0}, 16, 320, [perm])
+    # a third buffer gets no relaxation from someone else's permission
+    other = _buf("t2", 64, 2, 2)
+    with pytest.raises(PlanError, match="overlap"):
+        verify_offsets([src, dst, other], {"t0": 256, "t1": 0, "t2": 240}, 16, 512, [perm])
+
+
+def test_arena_uses_permissions() -> None:
+    a, b = _buf("t0", 4096, 0, 1), _buf("t1", 4096, 1, 2)
+    strict = plan_arena([a, b], strategies=["greedy_by_lifetime"])
+    assert strict.arena_bytes == 8192
+    perm = Overlap("t0", "t1", 1, 1, None, 256, "test")
+    relaxed = plan_arena([a, b], strategies=["greedy_by_lifetime"], overlaps=[perm])
+    assert relaxed.arena_bytes == 4096 + 256  # verified inside plan_arena
+
+
+# ----- the access-pattern analysis -----
+
+def _safe_forward(steps: Sequence[tuple[int, int, int, int]], d: int) -> bool:
+    """Brute force: no step's writes (shifted by d) hit bytes this or a later step reads."""
+    for k, (_, _, w_lo, w_hi) in enumerate(steps):
+        for r_lo, r_hi, _, _ in steps[k:]:
+            if r_hi > r_lo and w_lo + d < r_hi and r_lo < w_hi + d:
+                return False
+    return True
+
+
+def _safe_backward(steps: Sequence[tuple[int, int, int, int]], d: int) -> bool:
+    for k, (_, _, w_lo, w_hi) in enumerate(steps):
+        for r_lo, r_hi, _, _ in steps[:k + 1]:
+            if r_hi > r_lo and w_lo + d < r_hi and r_lo < w_hi + d:
+                return False
+    return True
+
+
+axis_st = st.tuples(st.integers(1, 12), st.integers(1, 5), st.integers(1, 3),
+                    st.integers(0, 2), st.integers(1, 7), st.integers(1, 7))
+
+
+@settings(max_examples=200, deadline=None)
+@given(axis_st)
+def test_safe_deltas_are_the_tightest_safe_offsets(p: tuple[int, ...]) -> None:
+    size, kernel, stride, pad, in_row, out_row = p
+    pad = min(pad, kernel - 1)
+    out = (size + 2 * pad - kernel) // stride + 1
+    if out < 1:
+        return
+    ax = Axis(size, out, kernel, stride, pad)
+    steps = []
+    for r in range(out):
+        lo, hi = ax.span(r, r + 1)
+        steps.append((lo * in_row, hi * in_row, r * out_row, (r + 1) * out_row))
+    fwd, bwd = safe_deltas(steps)
+    assert _safe_forward(steps, fwd) and not _safe_forward(steps, fwd + 1)
+    assert _safe_forward(steps, fwd - 37)
+    assert _safe_backward(steps, bwd) and not _safe_backward(steps, bwd - 1)
+    assert _safe_backward(steps, bwd + 29)
+
+
+@settings(max_examples=200, deadline=None)
+@given(axis_st, st.integers(0, 11), st.integers(1, 6))
+def test_axis_span_is_the_union_of_windows(p: tuple[int, ...], a: int, n: int) -> None:
+    size, kernel, stride, pad, _, _ = p
+    out = (size + 2 * pad - kernel) // stride + 1
+    if out < 1 or a >= out:
+        return
+    b = min(out, a + n)
+    ax = Axis(size, out, kernel, stride, pad)
+    taps = {r * stride - pad + k for r in range(a, b) for k in range(kernel)}
+    inside = sorted(t for t in taps if 0 <= t < size)
+    lo, hi = ax.span(a, b)
+    if inside:
+        assert (lo, hi) == (inside[0], inside[-1] + 1)
+    else:
+        assert lo == hi
+
+
+# ----- models built here -----
+
+def _chain(*, dw_stride: int = 1, dilation: int = 1, pad_op: bool = True,
+           pool: str | None = None, seed: int = 0) -> bytes:
+    """input -> 1x1 conv (ReLU) -> [PAD] -> depthwise 3x3 -> [pool] -> 1x1 conv."""
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder()
+    x = b.tensor((1, 11, 9, 3), "int8", scale=0.05, zero_point=-3)
+    w1 = b.const(random_int8(rng, (8, 1, 1, 3), -127, 127), scale=[0.01] * 8, axis=0)
+    y1 = b.tensor((1, 11, 9, 8), "int8", scale=0.04, zero_point=-128)
+    b.op("CONV_2D", [x, w1, -1], [y1], ConvOptions("VALID", 1, 1, activation="RELU"))
+    src, h, w = y1, 11, 9
+    padding = "SAME"
+    if pad_op:
+        pads = b.const(np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))
+        p = b.tensor((1, 13, 11, 8), "int8", scale=0.04, zero_point=-128)
+        b.op("PAD", [y1, pads], [p])
+        src, h, w, padding = p, 13, 11, "VALID"
+    eff = 2 * dilation + 1
+    if padding == "SAME":
+        oh, ow = -(-h // dw_stride), -(-w // dw_stride)
+    else:
+        oh, ow = (h - eff) // dw_stride + 1, (w - eff) // dw_stride + 1
+    wd = b.const(random_int8(rng, (1, 3, 3, 8), -127, 127), scale=list(rng.uniform(
+        0.005, 0.02, 8)), axis=3)
+    bd = b.const(rng.integers(-500, 500, 8).astype(np.int32), scale=[1e-4] * 8, axis=0)
+    y2 = b.tensor((1, oh, ow, 8), "int8", scale=0.06, zero_point=5)
+    b.op("DEPTHWISE_CONV_2D", [src, wd, bd], [y2],
+         ConvOptions(padding, dw_stride, dw_stride, dilation, dilation, "RELU6", 1))
+    last = y2
+    if pool is not None:
+        pads2 = b.const(np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))
+        p2 = b.tensor((1, oh + 2, ow + 2, 8), "int8", scale=0.06, zero_point=5)
+        b.op("PAD", [y2, pads2], [p2])
+        y3 = b.tensor((1, oh, ow, 8), "int8", scale=0.06, zero_point=5)
+        b.op(pool, [p2], [y3], PoolOptions("VALID", 1, 1, 3, 3))
+        last = y3
+    w4 = b.const(random_int8(rng, (4, 1, 1, 8), -127, 127), scale=[0.01] * 4, axis=0)
+    y4 = b.tensor((1, oh, ow, 4), "int8", scale=0.1, zero_point=0)
+    b.op("CONV_2D", [last, w4, -1], [y4], ConvOptions("VALID", 1, 1))
+    return b.build([x], [y4])
+
+
+def bit_exact(data: bytes, options: PlanOptions, seeds: Sequence[int] = (0,)) -> PlannedModel:
+    """Plan, run on the host and compare every tensor with TFLM; the planned model."""
+    graph = load_model_bytes(data)
+    pm = plan_model(graph, options, data)
+    for seed in seeds:
+        inputs = random_inputs(data, seed)
+        ref_out, ref_all = run_tflm(data, inputs)
+        outs, trace = run_nnopt(data, inputs, options=options)
+        ref_all.update({t: o for t, o in zip(graph.outputs, ref_out, strict=True)})
+        compare(graph, trace, ref_all, [op.index for op in graph.ops])
+        for o, r in zip(outs, ref_out, strict=True):
+            if o.dtype == np.float32:
+                np.testing.assert_allclose(o, r.reshape(o.shape), rtol=1e-5, atol=1e-6)
+            else:
+                np.testing.assert_array_equal(o, r.reshape(o.shape))
+    return pm
+
+
+@pytest.mark.parametrize("kw", [
+    {}, {"dw_stride": 2}, {"dilation": 2}, {"pad_op": False}, {"pool": "MAX_POOL_2D"},
+    {"pool": "AVERAGE_POOL_2D", "dw_stride": 2},
+], ids=["s1", "s2", "dilation2", "same", "pad-maxpool", "pad-avgpool"])
+def test_folded_pads_and_inplace_depthwise_bit_exact(kw: dict[str, object]) -> None:
+    data = _chain(**kw)  # type: ignore[arg-type]
+    pm = bit_exact(data, FORCED, seeds=(0, 1))
+    plan = pm.plan
+    kinds = {e.kind for e in plan.inplace_ops}
+    assert "depthwise_channel" in kinds
+    pads = [f for f in plan.fusions if f.kind == "pad"]
+    if kw.get("pad_op", True):
+        assert pads  # the depthwise padding at least
+    if kw.get("pool") == "MAX_POOL_2D":
+        assert len(pads) == 2  # after a RELU6 the zero-point pad never wins the max
+    if kw.get("pool") == "AVERAGE_POOL_2D":
+        assert len(pads) == 1  # averaging counts the pad: never folded
+    dw = next(e.op for e in plan.inplace_ops if e.kind == "depthwise_channel")
+    op = pm.graph.op_by_index[dw]
+    out, src = plan.buffer_of(op.outputs[0]), plan.buffer_of(op.inputs[0])
+    assert out.offset == src.offset and out.alias_of == (src.alias_of or src.tensor)
+    assert any(s.op == dw for s in plan.scratch)
+
+
+def test_pad_folding_keeps_shapes_and_skips_graph_outputs() -> None:
+    g = load_model_bytes(_chain())
+    folded, fusions = fold_pads(g)
+    assert len(fusions) == 1 and len(folded.ops) == len(g.ops) - 1
+    dw = next(op for op in folded.ops if op.opcode == "DEPTHWISE_CONV_2D")
+    assert isinstance(dw.options, ConvOptions) and dw.options.explicit_padding == (1, 1, 1, 1)
+    sp = spatial_of(folded, dw)
+    assert sp is not None and (sp.h.out, sp.w.out) == folded.tensors[dw.outputs[0]].shape[1:3]
+
+
+def test_row_streaming_overlaps_in_both_orders_bit_exact() -> None:
+    """Forced row streaming on a chain: the output overlaps the dying input."""
+    data = _chain(pad_op=False)
+    plan = bit_exact(data, PlanOptions(inplace_ops="force", tiling="off")).plan
+    rows = [e for e in plan.inplace_ops if e.kind == "rows"]
+    assert rows
+    used = [o for o in plan.overlaps if o.mode != "disjoint"]
+    for o in used:
+        delta = plan.buffer_of(o.dst).offset - plan.buffer_of(o.src).offset
+        assert (o.mode == "forward" and o.forward_max is not None and delta <= o.forward_max) \
+            or (o.mode == "backward" and o.backward_min is not None
+                and delta >= o.backward_min)
+
+
+def _concat_model(seed: int = 0) -> bytes:
+    """Two conv branches and a max pool concatenated along channels, then a 1x1 conv."""
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder()
+    x = b.tensor((1, 8, 7, 4), "int8", scale=0.05, zero_point=2)
+    outs = []
+    for oc in (6, 5):
+        w = b.const(random_int8(rng, (oc, 3, 3, 4), -127, 127), scale=[0.01] * oc, axis=0)
+        y = b.tensor((1, 8, 7, oc), "int8", scale=0.07, zero_point=-1)
+        b.op("CONV_2D", [x, w, -1], [y], ConvOptions("SAME", 1, 1, activation="RELU"))
+        outs.append(y)
+    pq = b.tensor((1, 8, 7, 4), "int8", scale=0.05, zero_point=2)
+    b.op("MAX_POOL_2D", [x], [pq], PoolOptions("SAME", 1, 1, 3, 3))
+    # the pool's quantisation differs from the concat's: TFLM needs equal ones
+    wq = b.const(random_int8(rng, (3, 1, 1, 4), -127, 127), scale=[0.01] * 3, axis=0)
+    y3 = b.tensor((1, 8, 7, 3), "int8", scale=0.07, zero_point=-1)
+    b.op("CONV_2D", [pq, wq, -1], [y3], ConvOptions("VALID", 1, 1))
+    cat = b.tensor((1, 8, 7, 14), "int8", scale=0.07, zero_point=-1)
+    b.op("CONCATENATION", [outs[0], y3, outs[1]], [cat], ConcatOptions(3))
+    w5 = b.const(random_int8(rng, (4, 1, 1, 14), -127, 127), scale=[0.01] * 4, axis=0)
+    y5 = b.tensor((1, 8, 7, 4), "int8", scale=0.1, zero_point=0)
+    b.op("CONV_2D", [cat, w5, -1], [y5], ConvOptions("VALID", 1, 1))
+    return b.build([x], [y5])
+
+
+def test_concat_inputs_written_into_their_slices() -> None:
+    data = _concat_model()
+    plan = bit_exact(data, FORCED, seeds=(0, 1)).plan
+    graph = load_model_bytes(data)
+    cat = next(op for op in graph.ops if op.opcode == "CONCATENATION")
+    slices = {e.op for e in plan.inplace_ops if e.kind == "concat_slice"}
+    assert len(slices) == 3
+    assert any(e.op == cat.index and e.kind == "concat_views" for e in plan.inplace_ops)
+    out = plan.buffer_of(cat.outputs[0])
+    offset = 0
+    for t in cat.inputs:  # each input is a view at its channel offset
+        e = plan.buffer_of(t)
+        assert e.alias_of == cat.outputs[0] and e.offset == out.offset + offset
+        offset += graph.tensors[t].shape[3]
+
+
+# ----- every shared model, forced -----
+
+def _params() -> list[object]:
+    return [pytest.param(rel, marks=[pytest.mark.slow] if rel in SLOW else [],
+                         id=rel.split("/")[-1].removesuffix(".tflite")) for rel in ALL_MODELS]
+
+
+@pytest.mark.parametrize("rel", _params())
+def test_shared_model_bit_exact_with_inplace_ops_forced(rel: str) -> None:
+    data = model_path(rel).read_bytes()
+    verify_plan(bit_exact(data, FORCED).plan)
+
+
+def verify_plan(plan: Plan) -> None:
+    """Re-check a finished plan's offsets from its JSON-level records: root buffers and
+    scratch strictly, except the overlaps the plan lists as permitted."""
+    bufs = [Buffer(f"t{b.tensor}", b.tensor, b.size, b.first, b.last)
+            for b in plan.buffers if b.alias_of is None]
+    bufs += [Buffer(f"s{s.op}", None, s.size, s.position, s.position) for s in plan.scratch]
+    offsets = {f"t{b.tensor}": b.offset for b in plan.buffers if b.alias_of is None}
+    offsets |= {f"s{s.op}": s.offset for s in plan.scratch}
+    perms = [Overlap(f"t{o.src}", f"t{o.dst}", o.first, o.last, o.forward_max,
+                     o.backward_min, o.reason) for o in plan.overlaps]
+    verify_offsets(bufs, offsets, plan.alignment, plan.arena_bytes, perms)
