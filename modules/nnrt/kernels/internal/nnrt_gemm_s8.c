@@ -158,82 +158,81 @@ int nnrt_gemm_s8_stage(const nnrt_gemm_s8_t *g)
     return g->act_min == INT8_MIN && g->act_max == INT8_MAX ? 2 : 1;
 }
 
-/* All channel pairs of one pixel pair; fast != 0: every channel in the fast form. */
-static NNRT_ALWAYS_INLINE void gemm_run(const nnrt_gemm_s8_t *g, const void *cols,
-                                        int8_t *out0, int8_t *out1, int fast)
+/* What every channel pair of one pixel pair needs. */
+typedef struct {
+    const nnrt_gemm_s8_t *g;
+    const void *cols;
+    int8_t *out0;
+    int8_t *out1;
+    int32_t c2;     /* 2 * output_offset + 1 */
+} pass_t;
+
+/*
+ * Channels oc and oc + d (d = 1; d = 0 for an odd last channel) of one pixel pair, every
+ * channel in the fast form (checked once per call). Out of line: one call per channel
+ * pair, and the loop gets all registers. See requant.h: with e' = e - 2 = -shift - 2 >= 0
+ * the addend 2^(e-2) + offset * 2^(e-1) is (2 * offset + 1) << e', the shift e - 1 is
+ * e' + 1.
+ */
+static NNRT_NOINLINE void pair_fast(const pass_t *x, int32_t oc, int32_t d)
 {
-    static const int32_t no_bias[2] = {0, 0};
+    const nnrt_gemm_s8_t *g = x->g;
     const int32_t k = g->k;
-    const size_t qs = g->per_channel ? 1 : 0;
-    const size_t bs = g->bias != NULL ? 1 : 0;
-    const int32_t *bias = g->bias != NULL ? g->bias : no_bias;
-    const int32_t *mult = g->multiplier;
-    const int32_t *shift = g->shift;
-    const int8_t *w = g->filter;
-    const int32_t c2 = 2 * g->output_offset + 1;
-    const int32_t lo = g->act_min;
-    const int32_t hi = g->act_max;
-    const int clamp = g->stage == 1;
-    const int8_t *o_end = out0 + (g->oc & ~1);
-    int32_t oc = 0;
-    for (;;) {
-        size_t d = 1; /* channel step inside the pair: 0 for an odd last channel */
-        if (out0 == o_end) {
-            if ((g->oc & 1) == 0) {
-                break;
-            }
-            d = 0;
-        }
-        int32_t a[4];
-        a[0] = a[1] = bias[0];
-        a[2] = a[3] = bias[d * bs];
-        mac_2x2(cols, k, w, w + d * (size_t)k, a);
-        if (fast) {
-            /*
-             * Fast form for every channel (checked once per call), see requant.h: with
-             * e' = e - 2 = -shift - 2 >= 0 the addend 2^(e-2) + offset * 2^(e-1) is
-             * (2 * offset + 1) << e', and the shift e - 1 is e' + 1.
-             */
-            const int32_t e0 = -shift[0] - 2;
-            const int32_t e1 = -shift[d * qs] - 2;
-            int32_t v00 = nnrt_sat8(nnrt_rqf_fast(a[0], mult[0], c2 * (1 << e0), e0 + 1));
-            int32_t v01 = nnrt_sat8(nnrt_rqf_fast(a[1], mult[0], c2 * (1 << e0), e0 + 1));
-            int32_t v10 = nnrt_sat8(nnrt_rqf_fast(a[2], mult[d * qs], c2 * (1 << e1), e1 + 1));
-            int32_t v11 = nnrt_sat8(nnrt_rqf_fast(a[3], mult[d * qs], c2 * (1 << e1), e1 + 1));
-            if (clamp) {
-                v00 = v00 < lo ? lo : (v00 > hi ? hi : v00);
-                v01 = v01 < lo ? lo : (v01 > hi ? hi : v01);
-                v10 = v10 < lo ? lo : (v10 > hi ? hi : v10);
-                v11 = v11 < lo ? lo : (v11 > hi ? hi : v11);
-            }
-            out0[0] = (int8_t)v00;
-            out1[0] = (int8_t)v01;
-            out0[d] = (int8_t)v10;
-            out1[d] = (int8_t)v11;
-        } else {
-            store_any(g, oc, (int32_t)d + 1, a, out0, out1);
-        }
-        if (d == 0) {
-            break;
-        }
-        out0 += 2;
-        out1 += 2;
-        oc += 2;
-        w += 2 * (size_t)k;
-        bias += 2 * bs;
-        mult += 2 * qs;
-        shift += 2 * qs;
+    const int32_t oc1 = oc + d;
+    const int8_t *w0 = g->filter + (size_t)oc * (size_t)k;
+    int32_t a[4] = {0, 0, 0, 0};
+    if (g->bias != NULL) {
+        a[0] = a[1] = g->bias[oc];
+        a[2] = a[3] = g->bias[oc1];
     }
+    mac_2x2(x->cols, k, w0, w0 + (size_t)d * (size_t)k, a);
+    const int32_t q0 = g->per_channel ? oc : 0;
+    const int32_t q1 = g->per_channel ? oc1 : 0;
+    const int32_t e0 = -g->shift[q0] - 2;
+    const int32_t e1 = -g->shift[q1] - 2;
+    int32_t v00 = nnrt_sat8(nnrt_rqf_fast(a[0], g->multiplier[q0], x->c2 * (1 << e0), e0 + 1));
+    int32_t v01 = nnrt_sat8(nnrt_rqf_fast(a[1], g->multiplier[q0], x->c2 * (1 << e0), e0 + 1));
+    int32_t v10 = nnrt_sat8(nnrt_rqf_fast(a[2], g->multiplier[q1], x->c2 * (1 << e1), e1 + 1));
+    int32_t v11 = nnrt_sat8(nnrt_rqf_fast(a[3], g->multiplier[q1], x->c2 * (1 << e1), e1 + 1));
+    if (g->stage == 1) {
+        const int32_t lo = g->act_min;
+        const int32_t hi = g->act_max;
+        v00 = v00 < lo ? lo : (v00 > hi ? hi : v00);
+        v01 = v01 < lo ? lo : (v01 > hi ? hi : v01);
+        v10 = v10 < lo ? lo : (v10 > hi ? hi : v10);
+        v11 = v11 < lo ? lo : (v11 > hi ? hi : v11);
+    }
+    x->out0[oc] = (int8_t)v00;
+    x->out1[oc] = (int8_t)v01;
+    x->out0[oc1] = (int8_t)v10;
+    x->out1[oc1] = (int8_t)v11;
+}
+
+/* The same with the reference requantisation for channels outside the fast form. */
+static NNRT_NOINLINE void pair_any(const pass_t *x, int32_t oc, int32_t d)
+{
+    const nnrt_gemm_s8_t *g = x->g;
+    const int32_t k = g->k;
+    const int8_t *w0 = g->filter + (size_t)oc * (size_t)k;
+    int32_t a[4] = {0, 0, 0, 0};
+    if (g->bias != NULL) {
+        a[0] = a[1] = g->bias[oc];
+        a[2] = a[3] = g->bias[oc + d];
+    }
+    mac_2x2(x->cols, k, w0, w0 + (size_t)d * (size_t)k, a);
+    store_any(g, oc, d + 1, a, x->out0 + oc, x->out1 + oc);
 }
 
 void nnrt_gemm_s8_2px(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, int8_t *out1)
 {
-    if (out1 == NULL) {
-        out1 = out0; /* pixel 1 repeats pixel 0 and writes the same bytes again */
+    /* pixel 1 missing: it repeats pixel 0 and writes the same bytes again */
+    const pass_t x = {g, cols, out0, out1 != NULL ? out1 : out0, 2 * g->output_offset + 1};
+    void (*pair)(const pass_t *, int32_t, int32_t) = g->stage != 0 ? pair_fast : pair_any;
+    int32_t oc = 0;
+    for (; oc + 1 < g->oc; oc += 2) {
+        pair(&x, oc, 1);
     }
-    if (g->stage != 0) {
-        gemm_run(g, cols, out0, out1, 1);
-    } else {
-        gemm_run(g, cols, out0, out1, 0);
+    if (oc < g->oc) {
+        pair(&x, oc, 0);
     }
 }
