@@ -52,7 +52,8 @@ SUPPORTED = ["mlperf_tiny/vww_96_int8.tflite", "tflm/person_detect.tflite",
              "tflm/hello_world_float.tflite", "tflm/micro_speech_quantized.tflite",
              "mlperf_tiny/ad01_int8.tflite", "keras/mobilenet_v2_035_96.tflite",
              "mlperf_tiny/pretrainedResnet_quant.tflite",
-             "keras/mobilenet_v3_small_075_96.tflite"]
+             "keras/mobilenet_v3_small_075_96.tflite", "keras/swiftnet_like.tflite",
+             "keras/inception_v3_w025_75.tflite"]
 EXIT = {s: (0 if s == Status.OK else 10 - int(s)) for s in Status}
 _STATUS = re.compile(r"loader: status=(-?\d+)")
 
@@ -184,8 +185,8 @@ def test_blob_bit_exact_on_cortex_m7(rel: str, tmp_path: Path) -> None:
 
 
 def test_unsupported_ops_are_refused_at_emit_time() -> None:
-    _, pm = _planned("keras/swiftnet_like.tflite")
-    with pytest.raises(UnsupportedError, match=r"op \d+ \(CONCATENATION\)") as err:
+    _, pm = _planned("keras/resnet50_w025_64.tflite")
+    with pytest.raises(UnsupportedError, match=r"op \d+ \(PAD\)") as err:
         write_blob(pm)
     assert "ADD" not in err.value.message and err.value.hint
     assert "CONV_2D" in err.value.hint and "--emit c" in err.value.hint
@@ -203,7 +204,7 @@ def test_emit_blob_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "kws_ref_model.nnmb" in out and "arena of" in out
     assert not (tmp_path / "kws_ref_model_model.c").exists()
     assert parse_blob(blob).header["n_steps"] == 13
-    assert main(["optimize", str(model_path("keras/swiftnet_like.tflite")), "--table",
+    assert main(["optimize", str(model_path("keras/resnet50_w025_64.tflite")), "--table",
                  "none", "-o", str(tmp_path), "--emit", "blob"]) == 1
     assert "cannot be written as a blob" in capsys.readouterr().err
 
@@ -284,8 +285,9 @@ def test_lifetime_violations_are_refused(small_blob: bytes, tmp_path: Path) -> N
 
 
 def elementwise_model() -> bytes:
-    """ADD, SUB, MUL, MAXIMUM, MINIMUM with broadcasting, MEAN and activations, int8 and
-    float32: small enough to fuzz, and the families no shared small model has."""
+    """ADD, SUB, MUL, MAXIMUM, MINIMUM with broadcasting, MEAN, activations and
+    CONCATENATION, int8 and float32: small enough to fuzz, and the families no shared small
+    model has."""
     b = ModelBuilder("blob elementwise")
     ins, outs = [], []
     for dt in ("int8", "float32"):
@@ -309,8 +311,10 @@ def elementwise_model() -> bytes:
             y = b.tensor((1, 8), dt, name=f"{dt}/a{k}", **q(0.2 if k else 0.05, 1))
             b.op(opcode, [m], [y])
             m = y
+        cc = b.tensor((1, 4, 3, 24), dt, name=f"{dt}/cc", **q(0.05, -3))
+        b.op("CONCATENATION", [x, x, x], [cc], {"axis": 3, "fused_activation_function": "NONE"})
         ins += [x, v]
-        outs.append(m)
+        outs += [m, cc]
     return b.build(ins, outs)
 
 
@@ -319,7 +323,7 @@ def test_elementwise_and_mean_blob_bit_exact(tmp_path: Path) -> None:
     pm = plan_model(load_model_bytes(model, name="elementwise"))
     blob = write_blob(pm)
     kernels = {s.kernel for s in parse_blob(blob).steps}
-    assert kernels >= set(range(15, 34))  # binary s8/f32, MEAN, activations
+    assert kernels >= set(range(15, 34)) | {36}  # binary, MEAN, activations, concat
     inputs = random_inputs(model, 4)
     ref_out, ref_all = run_tflm(model, inputs)
     res = run_blob(blob, [x.tobytes() for x in inputs], len(ref_out), tmp_path, trace=True)

@@ -52,6 +52,14 @@ class ArrayRef:
 
 
 @dataclass(frozen=True)
+class TensorList:
+    """A local array of tensor pointers (``const void *name[n];`` then one assignment
+    per element), passed to variable-arity kernels such as CONCATENATION."""
+
+    items: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class ScratchArg:
     """The op's scratch buffer."""
 
@@ -61,7 +69,7 @@ class StructRef:
     name: str  # a static const struct declared in the body
 
 
-Value: TypeAlias = (int | float | ArrayRef | StructRef | TensorArg | ScratchArg
+Value: TypeAlias = (int | float | ArrayRef | StructRef | TensorArg | ScratchArg | TensorList
                     | list["Value"] | dict[str, "Value"] | None)
 
 
@@ -74,6 +82,7 @@ class Capture:
     args: list[Value] = field(default_factory=list)
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
     no_op: bool = False  # the body is `return NNRT_OK;` (e.g. an empty output)
+    lists: dict[str, list[int | None]] = field(default_factory=dict)  # pointer arrays
 
 
 class _Refuse(Exception):
@@ -81,7 +90,10 @@ class _Refuse(Exception):
 
 
 class _Parser:
+    lists: dict[str, list[int | None]]
+
     def __init__(self, text: str) -> None:
+        self.lists = {}
         self.toks: list[tuple[str, str]] = []
         pos = 0
         while pos < len(text):
@@ -160,6 +172,11 @@ class _Parser:
             return TensorArg(v)
         if name == SCRATCH:
             return ScratchArg()
+        if name in self.lists:
+            items = self.lists[name]
+            if any(t is None for t in items):
+                raise _Refuse(f"{name} has unset elements")
+            return TensorList(tuple(t for t in items if t is not None))
         return ArrayRef(name)
 
     def arith(self) -> int | float:
@@ -214,6 +231,32 @@ class _Parser:
                 if not isinstance(v, dict):
                     raise _Refuse(f"{name} is not a struct")
                 cap.structs[name] = (ctype, v)
+            elif tok == "const" and self.peek(1) == "void":
+                # const void *name[n];
+                self.take()
+                self.take("void")
+                self.take("*")
+                name = self.ident()
+                self.take("[")
+                n = self.number()
+                self.take("]")
+                self.take(";")
+                if not isinstance(n, int) or not 0 < n <= 256:
+                    raise _Refuse(f"pointer array {name}[{n}]")
+                self.lists[name] = [None] * n
+            elif tok in self.lists and self.peek(1) == "[":
+                # name[i] = <tensor>;
+                name = self.take()
+                self.take("[")
+                i = self.number()
+                self.take("]")
+                self.take("=")
+                v = self.expr()
+                self.take(";")
+                if not isinstance(i, int) or not 0 <= i < len(self.lists[name]) or not \
+                        isinstance(v, TensorArg):
+                    raise _Refuse(f"{name}[{i}] = {v!r}")
+                self.lists[name][i] = v.index
             elif tok == "return":
                 self.take()
                 fn = self.ident()

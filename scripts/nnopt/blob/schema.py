@@ -122,6 +122,7 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
     "nnrt_mean_geom_t": (("outer_rank", I32), ("outer_dims", DIMS), ("outer_strides", DIMS),
                          ("reduce_rank", I32), ("reduce_dims", DIMS),
                          ("reduce_strides", DIMS)),
+    "nnrt_concat_params_t": (("outer", I32), ("num_inputs", I32), ("block_bytes", REF)),
     "nnrt_mean_s8_params_t": (("geom", "nnrt_mean_geom_t"), ("input_zero_point", I32),
                               ("output_zero_point", I32), ("multiplier", I32),
                               ("shift", I32), ("count", I32)),
@@ -144,6 +145,9 @@ class Kernel:
 
     @property
     def tensor_args(self) -> int:
+        """Tensor arguments, or VARIABLE_ARGS when one of them is a "tensors" list."""
+        if "tensors" in self.args:
+            return 0xFF
         return sum(a.startswith("tensor") for a in self.args)
 
     @property
@@ -206,7 +210,13 @@ KERNELS: tuple[Kernel, ...] = (
     # fast int8 convolutions: the last argument is the op's scratch buffer
     Kernel(34, "nnrt_conv2d_1x1_s8", ("struct:nnrt_conv_s8_params_t", *_CONV, "tensor")),
     Kernel(35, "nnrt_conv2d_im2col_s8", ("struct:nnrt_conv_s8_params_t", *_CONV, "tensor")),
+    # CONCATENATION: a variable number of inputs ("tensors": 1..MAX_LIST_ARGS), the output
+    Kernel(36, "nnrt_concat_x8", ("struct:nnrt_concat_params_t", "tensors", "tensor")),
 )
+#: Most inputs of a variable-arity argument ("tensors").
+MAX_LIST_ARGS = 15
+#: ``tensor_args`` of a kernel with a "tensors" argument in the C kernel table.
+VARIABLE_ARGS = 0xFF
 KERNEL_BY_FUNCTION = {k.function: k for k in KERNELS}
 #: Variants the lowerings may pick whose results and arguments equal another kernel's
 #: (nnrt/kernels/conv.h: nnrt_depthwise_conv2d_s8 runs the same fast path itself).
@@ -250,6 +260,7 @@ def c_header() -> str:
         '#include "nnrt/kernels/elementwise.h"',
         '#include "nnrt/kernels/fc.h"',
         '#include "nnrt/kernels/pool.h"',
+        '#include "nnrt/kernels/shape.h"',
         '#include "nnrt/kernels/softmax.h"',
         "",
         f"#define NNRT_BLOB_TENSOR_BYTES {TENSOR_BYTES}u",
@@ -257,6 +268,8 @@ def c_header() -> str:
         f"#define NNRT_BLOB_IO_BYTES {IO_BYTES}u",
         f"#define NNRT_BLOB_DATA_ALIGN {DATA_ALIGN}u",
         f"#define NNRT_BLOB_NONE 0x{NONE16:X}u",
+        f"#define NNRT_BLOB_VARIABLE_ARGS {VARIABLE_ARGS}u",
+        f"#define NNRT_BLOB_MAX_LIST_ARGS {MAX_LIST_ARGS}u",
         f"#define NNRT_BLOB_KIND_ACTIVATION {KIND_ACTIVATION}u",
         f"#define NNRT_BLOB_KIND_CONSTANT {KIND_CONSTANT}u",
         f"#define NNRT_BLOB_KIND_UNUSED {KIND_UNUSED}u",

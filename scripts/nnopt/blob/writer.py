@@ -29,7 +29,16 @@ from ..passes.dynamic import dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
 from . import schema as S
-from .capture import ArrayRef, Capture, ScratchArg, StructRef, TensorArg, Value, capture
+from .capture import (
+    ArrayRef,
+    Capture,
+    ScratchArg,
+    StructRef,
+    TensorArg,
+    TensorList,
+    Value,
+    capture,
+)
 
 
 def _align(x: int, a: int) -> int:
@@ -40,7 +49,7 @@ def supported_opcodes() -> list[str]:
     return sorted({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D",
                    "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "ADD",
                    "SUB", "MUL", "MAXIMUM", "MINIMUM", "MEAN", "RELU", "RELU6", "HARD_SWISH",
-                   "LOGISTIC", "TANH"})
+                   "LOGISTIC", "TANH", "CONCATENATION"})
 
 
 @dataclass
@@ -183,6 +192,11 @@ def _encode_call(graph: Graph, op_index: int, cap: Capture, b: _Builder,
                 if otype != S.OPTIONAL_STRUCT.get(ctype):
                     raise UnsupportedError(f"{where}: unexpected optional struct {otype}")
                 optional, _ = _struct_words(otype, ovalues, b, cap, where)
+        elif spec == "tensors":
+            if not isinstance(arg, TensorList) or not 1 <= len(arg.items) <= S.MAX_LIST_ARGS:
+                raise UnsupportedError(f"{where}: expected 1..{S.MAX_LIST_ARGS} tensors, "
+                                       f"found {arg!r}")
+            tensors += list(arg.items)
         elif spec.startswith("tensor"):
             if arg is None and spec.endswith("?"):
                 tensors.append(S.NONE16)

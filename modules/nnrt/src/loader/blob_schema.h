@@ -10,6 +10,7 @@
 #include "nnrt/kernels/elementwise.h"
 #include "nnrt/kernels/fc.h"
 #include "nnrt/kernels/pool.h"
+#include "nnrt/kernels/shape.h"
 #include "nnrt/kernels/softmax.h"
 
 #define NNRT_BLOB_TENSOR_BYTES 16u
@@ -17,6 +18,8 @@
 #define NNRT_BLOB_IO_BYTES 40u
 #define NNRT_BLOB_DATA_ALIGN 16u
 #define NNRT_BLOB_NONE 0xFFFFu
+#define NNRT_BLOB_VARIABLE_ARGS 255u
+#define NNRT_BLOB_MAX_LIST_ARGS 15u
 #define NNRT_BLOB_KIND_ACTIVATION 0u
 #define NNRT_BLOB_KIND_CONSTANT 1u
 #define NNRT_BLOB_KIND_UNUSED 2u
@@ -92,7 +95,8 @@ typedef struct {
 #define NNRT_BLOB_K_HARD_SWISH_F32 33u
 #define NNRT_BLOB_K_CONV2D_1X1_S8 34u
 #define NNRT_BLOB_K_CONV2D_IM2COL_S8 35u
-#define NNRT_BLOB_K_COUNT 36u
+#define NNRT_BLOB_K_CONCAT_X8 36u
+#define NNRT_BLOB_K_COUNT 37u
 
 /* nnrt_conv_pool_t: 12 fields */
 #define NNRT_CONV_POOL_FIELDS 12u
@@ -384,6 +388,14 @@ static const nnrt_blob_field_t nnrt_mean_geom_fields[] = {
     {(uint16_t)offsetof(nnrt_mean_geom_t, reduce_strides[5]), NNRT_BLOB_F_I32},
 };
 
+/* nnrt_concat_params_t: 3 fields */
+#define NNRT_CONCAT_PARAMS_FIELDS 3u
+static const nnrt_blob_field_t nnrt_concat_params_fields[] = {
+    {(uint16_t)offsetof(nnrt_concat_params_t, outer), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_concat_params_t, num_inputs), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_concat_params_t, block_bytes), NNRT_BLOB_F_REF},
+};
+
 /* nnrt_mean_s8_params_t: 31 fields */
 #define NNRT_MEAN_S8_PARAMS_FIELDS 31u
 static const nnrt_blob_field_t nnrt_mean_s8_params_fields[] = {
@@ -459,6 +471,7 @@ static const uint8_t nnrt_blob_kernel_shape[NNRT_BLOB_K_COUNT][3] = {
     {2u, 1u, 0u}, /* nnrt_hard_swish_f32 */
     {5u, 24u, 12u}, /* nnrt_conv2d_1x1_s8 */
     {5u, 24u, 12u}, /* nnrt_conv2d_im2col_s8 */
+    {255u, 3u, 0u}, /* nnrt_concat_x8 */
 };
 
 #endif /* NNRT_LOADER_BLOB_SCHEMA_H_ */

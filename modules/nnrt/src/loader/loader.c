@@ -282,7 +282,7 @@ static nnrt_status_t check_steps(const nnrt_loader_t *ld)
             !in_blob(poff, pbytes, 0u, ld->data_bytes) || !in_blob(first, n, 0u, ld->n_list)) {
             return NNRT_ERR_FORMAT;
         }
-        if (RD16(sr + 16) != nnrt_blob_kernel_shape[kernel][0]) {
+        if (!nnrt_blob_args_fit(RD16(sr + 16), nnrt_blob_kernel_shape[kernel][0])) {
             return NNRT_ERR_FORMAT;
         }
         for (k = 0; k < (uint32_t)RD16(sr + 18) + RD16(sr + 20); k++) {

@@ -7,8 +7,15 @@
 
 #include "nnrt/loader.h"
 
-/** Most tensor arguments of any kernel in the blob format. */
-#define NNRT_BLOB_MAX_ARGS 5u
+/** Most tensor arguments of any kernel in the blob format (CONCATENATION: up to
+ *  NNRT_BLOB_MAX_LIST_ARGS inputs and the output). */
+#define NNRT_BLOB_MAX_ARGS 16u
+
+/** Whether @p n tensor arguments fit a kernel whose table entry says @p want. */
+static inline int nnrt_blob_args_fit(uint32_t n, uint32_t want)
+{
+    return want == 0xFFu ? (n >= 2u && n <= NNRT_BLOB_MAX_ARGS) : n == want;
+}
 
 /** The tensor arguments of one step, resolved. */
 typedef struct {

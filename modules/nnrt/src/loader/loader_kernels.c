@@ -725,6 +725,35 @@ static nnrt_status_t activation(reader_t *r, const nnrt_blob_args_t *a, uint32_t
     }
 }
 
+/* ---- CONCATENATION: inputs 0..n-2, output n-1 ---------------------------------- */
+static nnrt_status_t concat(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                            int run)
+{
+    nnrt_concat_params_t p;
+    const void *inputs[NNRT_BLOB_MAX_ARGS];
+    uint64_t total = 0u;
+    uint32_t n = a->n - 1u;
+    uint32_t i;
+
+    if (decode(ld, r, nnrt_concat_params_fields, NNRT_CONCAT_PARAMS_FIELDS, &p) != NNRT_OK ||
+        r->pos != r->words || p.outer < 1 || p.num_inputs != (int32_t)n ||
+        r->ref_count[0] < n || !a->present[n]) {
+        return NNRT_ERR_FORMAT;
+    }
+    for (i = 0; i < n; i++) {
+        if (p.block_bytes[i] < 0 || !a->present[i] ||
+            (uint64_t)p.outer * (uint64_t)p.block_bytes[i] > a->bytes[i]) {
+            return NNRT_ERR_FORMAT;
+        }
+        total += (uint64_t)p.block_bytes[i];
+        inputs[i] = a->ptr[i];
+    }
+    if ((uint64_t)p.outer * total > a->bytes[n]) {
+        return NNRT_ERR_FORMAT;
+    }
+    return run ? nnrt_concat_x8(&p, inputs, a->ptr[n]) : NNRT_OK;
+}
+
 /* ---- RESHAPE and friends, when not aliased: a byte copy ------------------------- */
 static nnrt_status_t copy_x8(reader_t *r, const nnrt_blob_args_t *a, int run)
 {
@@ -748,7 +777,8 @@ nnrt_status_t nnrt_blob_kernel(const nnrt_loader_t *ld, uint32_t kernel, const u
     memset(&r, 0, sizeof(r));
     r.rec = rec;
     r.words = rec_bytes / 4u;
-    if (kernel >= NNRT_BLOB_K_COUNT || args->n != nnrt_blob_kernel_shape[kernel][0]) {
+    if (kernel >= NNRT_BLOB_K_COUNT ||
+        !nnrt_blob_args_fit(args->n, nnrt_blob_kernel_shape[kernel][0])) {
         return NNRT_ERR_FORMAT;
     }
     switch (kernel) {
@@ -784,6 +814,8 @@ nnrt_status_t nnrt_blob_kernel(const nnrt_loader_t *ld, uint32_t kernel, const u
         return softmax_f32(&r, args, run);
     case NNRT_BLOB_K_COPY_X8:
         return copy_x8(&r, args, run);
+    case NNRT_BLOB_K_CONCAT_X8:
+        return concat(ld, &r, args, run);
     case NNRT_BLOB_K_ADD_S8:
     case NNRT_BLOB_K_SUB_S8:
     case NNRT_BLOB_K_MUL_S8:
