@@ -19,9 +19,9 @@ Variant selection (:func:`choose_variant`, build time): int8 1x1 convolutions wi
 padding run ``nnrt_conv2d_1x1_s8``, other one-group int8 convolutions
 ``nnrt_conv2d_im2col_s8`` (both with scratch from :meth:`ConvLowering.scratch_bytes`,
 the rules of their ``*_get_buffer_size()``: 16 bytes per 4 values of a pixel's input
-column, and for im2col an int8 copy of one patch), depthwise ones without a fused pool ``nnrt_depthwise_conv2d_opt_s8``; grouped
-ones and fused pools the generic entries. A firmware links only the kernels its ops
-name.
+column, and for im2col an int8 copy of one patch), depthwise ones without a fused pool
+``nnrt_depthwise_conv2d_opt_s8``; grouped ones and fused pools the generic entries. A
+firmware links only the kernels its ops name.
 
 The activation-range and padding helpers here are TFLM's build-time arithmetic
 (``CalculateActivationRangeQuantized``, ``CalculateActivationRange``,
