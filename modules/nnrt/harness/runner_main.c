@@ -4,8 +4,12 @@
  * Build with -DNNRT_HARNESS_MODEL=<symbol> (e.g. vww_96_int8_model) and link with the
  * generated model; add -DNNRT_TRACE to record every intermediate tensor.
  *
- *   runner -i IN0 [-i IN1 ...] [-o OUT0 ...] [-t TRACE] [-s STATS]
+ *   runner -i IN0 [-i IN1 ...] [-o OUT0 ...] [-t TRACE] [-s STATS] [-b BLOB]
  *
+ *   -b FILE   models with streamed weights (a non-NULL `attach`): the weight blob,
+ *             opened as the port's external flash (nnrt_extflash_port_open) and
+ *             attached before the inputs are read; prints "nnrt: swap_reads=N
+ *             swap_bytes=N swap_stall=N" (the device's counters) after invoke()
  *   -i FILE   one per model input, in order; each exactly desc.bytes long
  *   -o FILE   one per model output, in order (or none: outputs are not written)
  *   -t FILE   (NNRT_TRACE builds) records `uint32 tensor, uint32 bytes, data`
@@ -18,13 +22,15 @@
  * Exit codes (the step that failed; a message is printed on stderr):
  *   0 ok, 2 usage, 3 input unreadable, 4 input size mismatch, 5 invoke() failed,
  *   6 output not written, 7 trace not written, 8 stats not written,
- *   9 model gave no buffer for an input/output.
+ *   9 model gave no buffer for an input/output, 10 the weight blob could not be
+ *   opened or attached (the status is printed: NNRT_ERR_FORMAT, NNRT_ERR_IO ...).
  *   The bare-metal port adds 100 (CPU fault), 101 (stack overflow), 102 (command line).
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "nnrt/extflash.h"
 #include "nnrt/model.h"
 #include "nnrt/port.h"
 
@@ -43,6 +49,7 @@ extern const nnrt_model_t NNRT_HARNESS_MODEL;
 #define EXIT_TRACE 7
 #define EXIT_STATS 8
 #define EXIT_MODEL 9
+#define EXIT_BLOB 10
 
 #ifndef NNRT_HARNESS_MAX_IO
 #define NNRT_HARNESS_MAX_IO 16
@@ -192,8 +199,51 @@ static int write_stats(const char *path, nnrt_status_t status, int have_count,
 static int usage(const char *problem)
 {
     (void)fail(EXIT_USAGE, problem, NULL);
-    nnrt_port_log_error("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS] [-r N]");
+    nnrt_port_log_error("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS] [-r N] [-b BLOB]");
     return EXIT_USAGE;
+}
+
+/* -b BLOB: open the weight blob as the external flash and attach it to the model. */
+static int attach_blob(const nnrt_model_t *hm, const char *path, nnrt_extflash_t **dev)
+{
+    nnrt_status_t st;
+    text_t t;
+
+    if (hm->attach == NULL) {
+        return usage("-b: this model streams no weights");
+    }
+    st = nnrt_extflash_port_open(path, dev);
+    if (st == NNRT_OK) {
+        st = hm->attach(*dev);
+    }
+    if (st != NNRT_OK) {
+        t_reset(&t);
+        t_str(&t, "weight blob ");
+        t_str(&t, path);
+        t_str(&t, ": attach failed with status ");
+        t_i32(&t, (int32_t)st);
+        t_str(&t, " (");
+        t_str(&t, status_name(st));
+        t_str(&t, ")");
+        nnrt_extflash_port_close();
+        return fail(EXIT_BLOB, t.buf, NULL);
+    }
+    return EXIT_OK;
+}
+
+static void log_blob_stats(void)
+{
+    const nnrt_extflash_stats_t f = nnrt_extflash_port_stats();
+    text_t t;
+
+    t_reset(&t);
+    t_str(&t, "nnrt: swap_reads=");
+    t_u64(&t, f.reads);
+    t_str(&t, " swap_bytes=");
+    t_u64(&t, f.bytes);
+    t_str(&t, " swap_stall=");
+    t_u64(&t, f.stall_cycles);
+    nnrt_port_log(t.buf);
 }
 
 int main(int argc, char **argv)
@@ -202,6 +252,8 @@ int main(int argc, char **argv)
     const char *inputs[NNRT_HARNESS_MAX_IO];
     const char *outputs[NNRT_HARNESS_MAX_IO];
     const char *stats_path = NULL;
+    const char *blob_path = NULL;
+    nnrt_extflash_t *dev = NULL;
     uint32_t repeat = 0;
     uint32_t n_in = 0;
     uint32_t n_out = 0;
@@ -218,12 +270,12 @@ int main(int argc, char **argv)
         const char *opt = argv[a];
 
         if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
-            nnrt_port_log("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS] [-r N]");
+            nnrt_port_log("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS] [-r N] [-b BLOB]");
             return EXIT_OK;
         }
         if (a + 1 >= argc || (strcmp(opt, "-i") != 0 && strcmp(opt, "-o") != 0 &&
                               strcmp(opt, "-t") != 0 && strcmp(opt, "-s") != 0 &&
-                              strcmp(opt, "-r") != 0)) {
+                              strcmp(opt, "-r") != 0 && strcmp(opt, "-b") != 0)) {
             t_reset(&t);
             t_str(&t, "bad argument: ");
             t_str(&t, opt);
@@ -249,6 +301,8 @@ int main(int argc, char **argv)
                 }
                 repeat = repeat * 10u + (uint32_t)(*digits - '0');
             }
+        } else if (opt[1] == 'b') {
+            blob_path = argv[++a];
         } else if (opt[1] == 't') {
 #ifdef NNRT_TRACE
             trace_path = argv[++a];
@@ -273,6 +327,14 @@ int main(int argc, char **argv)
         t_u64(&t, n_out);
         t_str(&t, " -o");
         return usage(t.buf);
+    }
+
+    if (blob_path != NULL) {
+        int rc = attach_blob(hm, blob_path, &dev);
+
+        if (rc != EXIT_OK) {
+            return rc;
+        }
     }
 
     for (i = 0; i < n_in; i++) {
@@ -338,6 +400,9 @@ int main(int argc, char **argv)
         t_str(&t, "_per_invoke=");
         t_u64(&t, (t1 - t0) / repeat);
         nnrt_port_log(t.buf);
+    }
+    if (dev != NULL) {
+        log_blob_stats();
     }
     if (nnrt_port_stack_used() != 0) {
         t_reset(&t);

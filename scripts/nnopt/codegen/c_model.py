@@ -135,6 +135,10 @@ class _Emitter:
             return ident
         return const_array
 
+    def attach_symbol(self) -> str:
+        """The descriptor's ``attach`` (streamed weights: nnopt.swap.codegen)."""
+        return "NULL"
+
     # ----- files -----
     def op_functions(self) -> list[str]:
         out = []
@@ -332,6 +336,7 @@ class _Emitter:
             f'    "{name}", {len(g.inputs)}u, {len(g.outputs)}u, {name}_inputs, '
             f"{name}_outputs,",
             f"    {arena_bytes}u, {name}_input_ptr, {name}_output_ptr, {name}_invoke,",
+            f"    {self.attach_symbol()},",
             "};", "",
         ]
         return "\n".join(head + self.const_decls + self.extra_decls + [""] + ops + tail)

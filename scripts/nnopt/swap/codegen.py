@@ -311,6 +311,9 @@ class _SwapEmitter(_Emitter):
             self.streamed.setdefault(c.op, []).append(c)
         self.external = set(se.swap.external_tensors)
 
+    def attach_symbol(self) -> str:
+        return f"{self.name}_swap_attach"
+
     def ptr(self, t: int) -> str:
         if t in self.external:
             raise PlanError(f"tensor {t} is in external flash: only its streamed op may "
@@ -330,6 +333,11 @@ class _SwapEmitter(_Emitter):
         for op in full.ops:
             if op.index not in self.streamed:
                 continue
+            if self.views.lowering_for(op) is not None:
+                raise PlanError(f"op {op.index} ({op.opcode}) streams its weights but the "
+                                "plan runs it on views (padding, in place or tiled)",
+                                hint="plan the swap with SwapOptions(keep_internal=...) "
+                                "(nnopt.planner.plan_swap_for does)")
             self.headers.update(lowering_for(op).headers)
             body = streamed_op_body(self.g, op, self.streamed[op.index], self.se, self.ptr,
                                     self._chunk_const_arrays(op.index))

@@ -30,6 +30,8 @@ typedef struct {
     size_t bytes;           /**< size of the tensor data in bytes */
 } nnrt_tensor_desc_t;
 
+struct nnrt_extflash; /* nnrt/extflash.h */
+
 /** A compiled model. */
 typedef struct {
     const char *name;                   /**< model name */
@@ -41,6 +43,13 @@ typedef struct {
     void *(*input)(uint32_t i);         /**< where to write input i before invoke() */
     void *(*output)(uint32_t i);        /**< where output i is after invoke() */
     nnrt_status_t (*invoke)(void);      /**< run one inference */
+    /**
+     * Models whose weights stream from external flash (`nnopt optimize --swap`):
+     * `<name>_swap_attach`, which opens the weight blob on an external-flash device
+     * (nnrt/extflash.h); invoke() returns NNRT_ERR_IO until it succeeded. NULL when
+     * nothing streams.
+     */
+    nnrt_status_t (*attach)(struct nnrt_extflash *dev);
 } nnrt_model_t;
 
 #ifdef NNRT_TRACE
