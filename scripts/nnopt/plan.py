@@ -35,7 +35,7 @@ class ScratchEntry:
 class WeightEntry:
     tensor: int
     size: int
-    pool: str  # "flash" (internal, .rodata/.nnrt_weights); later "external"
+    pool: str  # "flash" (internal, .rodata/.nnrt_weights) or "external" (streamed)
 
 
 @dataclass(frozen=True)
@@ -141,6 +141,9 @@ class Plan:
     stages: tuple[StageEntry, ...] = ()
     macs: int = 0  # multiply-accumulates per inference as planned (tiling included)
     base_macs: int = 0  # without tiling
+    # Out-of-core execution: the swap plan's own JSON (nnopt.swap.SwapPlan.to_json(),
+    # SwapPlan.from_json() reads it back); None when swapping was not planned.
+    swap: dict[str, Any] | None = None
 
     @property
     def fragmentation(self) -> float:
@@ -191,6 +194,7 @@ class Plan:
             inplace_ops=tuple(InplaceOpEntry(**o) for o in d.get("inplace_ops", ())),
             stages=tuple(_stage_from_json(x) for x in d.get("stages", ())),
             macs=int(d.get("macs", 0)), base_macs=int(d.get("base_macs", 0)),
+            swap=d.get("swap"),
         )
 
 

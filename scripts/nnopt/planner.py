@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from .boards import Board
 from .cdefs import ARENA_ALIGN
@@ -200,6 +201,48 @@ def _unfused_order(source: Graph, fused: Graph, order: tuple[int, ...],
     return tuple(out)
 
 
+def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto",
+                  staging_bytes: int | None = None,
+                  algorithm: str | None = None) -> PlannedModel:
+    """Out-of-core execution (issue 5): decide which weights stream from external flash
+    (:func:`nnopt.swap.plan_swap`) and record it in the Plan: ``Plan.swap`` (the swap
+    plan's JSON) and ``pool="external"`` on the streamed weights.
+
+    ``mode``: "off" plans nothing; "auto" plans only for a board that declares
+    ``external_flash`` and streams only what does not fit internal flash; "force"
+    streams every streamable weight (without a board: default QSPI figures).
+    ``algorithm``: None for the board's ``external_flash.crypto``.
+    """
+    # imported here: nnopt.swap.codegen imports this module
+    from .swap import SWAP_MODES, SwapOptions, plan_swap
+
+    if mode not in SWAP_MODES:
+        raise PlanError(f"unknown swap mode {mode!r}", hint="use auto, off or force")
+    if mode == "off" or (mode == "auto" and (board is None or not board.external_flash)):
+        return planned
+    swap = plan_swap(planned.graph, planned.plan, board, SwapOptions(
+        mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
+        kernel_channel_ranges=False,  # True once the kernels take a channel range
+        keep_internal=_view_lowered_ops(planned)))
+    plan = replace(planned.plan, weights=swap.weights_with_pools(planned.plan.weights),
+                   swap=swap.to_json())
+    return replace(planned, plan=plan)
+
+
+def _view_lowered_ops(planned: PlannedModel) -> frozenset[int]:
+    """Ops the code generator emits with a plan-specific lowering instead of the
+    registered one (folded padding, in-place ops, tiled stages: nnopt.codegen.views):
+    their weights stay internal, since a streamed op runs its registered lowering
+    chunk by chunk."""
+    plan = planned.plan
+    ops = {e.op for e in plan.inplace_ops}
+    for stage in plan.stages:
+        ops.update(stage.ops)
+    ops.update(op.index for op in planned.graph.ops
+               if getattr(op.options, "explicit_padding", None) is not None)
+    return frozenset(ops)
+
+
 # Internal flash kept free for the runtime's code, vectors and the application when
 # checking weights at plan time (measured: runtime + harness ~20-40 KB at -O2).
 ROM_CODE_RESERVE = 64 * 1024
@@ -228,14 +271,58 @@ def check_budget(plan: Plan, board: Board | None = None) -> None:
             f"{budget:,} bytes: over by {plan.arena_bytes - budget:,} bytes "
             f"(largest single op: {plan.lower_bound_bytes:,} bytes)" + _tiling_note(plan))
         hints.append("a board with more SRAM or a smaller input resolution")
-    if board is not None:
+    swap = plan.swap
+    if board is not None and swap is not None and swap["enabled"]:
+        _check_swap_budget(swap, board, problems, hints)
+    elif board is not None:
         internal = sum(w.size for w in plan.weights if w.pool == "flash")
         flash = sum(r.size for r in board.rom_regions)
         if internal + ROM_CODE_RESERVE > flash:
             problems.append(
                 f"the weights need {internal:,} bytes of internal flash but board "
                 f"{board.name} has {flash:,} bytes ({ROM_CODE_RESERVE // 1024} KB kept for "
-                f"code): over by {internal + ROM_CODE_RESERVE - flash:,} bytes")
-            hints.append("streaming weights from external flash (--swap)")
+                f"code): over by {internal + ROM_CODE_RESERVE - flash:,} bytes"
+                + ("" if swap is None else "; no weight can stream from external flash ("
+                   + ("; ".join(sorted({t["reason"] for t in swap["tensors"]}))
+                      or "only CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED filters can")
+                   + ")"))
+            hints.append("streaming weights from external flash (--swap auto or force)"
+                         if board.external_flash else
+                         f"a board with external flash (board {board.name} declares none)")
     if problems:
         raise BudgetError("; and ".join(problems), hint="try " + ", or ".join(hints))
+
+
+def _check_swap_budget(swap: dict[str, Any], board: Board, problems: list[str],
+                       hints: list[str]) -> None:
+    """The budgets of a plan that streams weights: what stays internal against the
+    internal flash (code reserve and requantisation tables included), the staging
+    buffers against their RAM region, the blob against the external flash."""
+    from .swap.blob import ENTRY_BYTES, HEADER_BYTES, TAG_BYTES
+
+    ext = swap["external_weight_bytes"]
+    if not swap["fits_internal_flash"]:
+        budget = swap["internal_budget_bytes"]
+        problems.append(
+            f"even with {ext:,} bytes of weights streamed from external flash, the "
+            f"{swap['internal_weight_bytes']:,} bytes of weights that cannot stream exceed "
+            f"the internal flash budget of {budget:,} bytes (board {board.name}: "
+            f"{swap['internal_flash_bytes']:,} bytes of flash - "
+            f"{swap['code_reserve_bytes']:,} code reserve - {swap['metadata_bytes']:,} "
+            f"requantisation tables): over by {swap['internal_weight_bytes'] - budget:,} "
+            "bytes")
+        hints.append("a part with more internal flash, or a larger --swap-staging so that "
+                     "larger layers can stream")
+    if not swap["fits_staging"]:
+        table = ENTRY_BYTES * len(swap["chunks"])
+        problems.append(
+            f"the swap staging buffers (2 x {swap['staging_buffer_bytes']:,} bytes) and "
+            f"chunk table ({table:,} bytes) do not fit the {swap['staging_budget_bytes']:,} "
+            f"bytes left in {swap['staging_region']}")
+        hints.append("a smaller --swap-staging")
+    size = int(board.external_flash.get("size", 0))
+    blob = ext + (TAG_BYTES + ENTRY_BYTES + 16) * len(swap["chunks"]) + HEADER_BYTES
+    if size and blob > size:
+        problems.append(f"the weight blob needs about {blob:,} bytes but the external flash "
+                        f"of board {board.name} has {size:,} bytes")
+        hints.append("a larger external flash part")

@@ -109,6 +109,10 @@ class SwapOptions:
     staging_budget_bytes: int | None = None  # bytes for both buffers; overrides region
     kernel_channel_ranges: bool = True  # kernels can compute an output-channel range
     cost: CostParams | None = None  # None: CostParams.for_board(board, algorithm)
+    # Ops whose weights must stay internal: the code generator emits them with a
+    # plan-specific lowering (sub-views: folded padding, in place, tiles), while a
+    # streamed op runs its registered lowering on each chunk.
+    keep_internal: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -392,9 +396,13 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
     max_stage = (stage_budget // 2 - TAG_BYTES) // 16 * 16
     if opts.staging_bytes is not None:
         max_stage = opts.staging_bytes
-    feasible = {t: c for t, c in cands.items() if _min_staging(c) <= max_stage}
+    feasible = {t: c for t, c in cands.items()
+                if _min_staging(c) <= max_stage and c.op not in opts.keep_internal}
     for t, c in cands.items():
-        if t not in feasible:
+        if c.op in opts.keep_internal:
+            cands[t] = replace(c, reason="internal: the plan runs this op on views "
+                               "(folded padding, in place or tiled)")
+        elif t not in feasible:
             cands[t] = replace(c, reason=f"needs {_min_staging(c)} B of staging in one "
                                f"piece, at most {max_stage} B available")
 
