@@ -3,6 +3,10 @@
 ``run_planned`` generates the C sources, compiles them with the nnrt kernels, the
 platform port and the generic harness (cached by content), runs the executable, and
 returns the output tensors (and, with ``trace``, every tensor each op produced).
+
+Plans that stream weights (``Plan.swap``, see ``nnopt.swap``) also get their sealed
+blob, a runtime built with mbedTLS, and run with ``-b <blob>``; a blob the runtime
+refuses (NNRT_ERR_AUTH / FORMAT / IO) is a :class:`~nnopt.errors.BlobError`.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .boards import Board
-from .codegen.c_model import GeneratedSources, generate
+from .codegen.c_model import GeneratedSources
 from .errors import NnoptError, ToolchainError
 from .firmware.toolchain import BuildSpec, Target, build, default_cache_dir, run
 from .paths import nnrt_dir
@@ -57,12 +61,17 @@ def build_runtime(target: Target, *, board: Board | None = None,
 
 def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
                   board: Board | None = None, trace: bool = False,
-                  sanitize: bool = False, allocator: str = "static") -> Path:
+                  sanitize: bool = False, allocator: str = "static",
+                  swap_key: bytes | None = None) -> Path:
     """Generate and compile the model with the harness; returns the executable.
 
     The sources are generated in ``out_dir`` and built from a content-addressed copy
-    in the cache, so the same model and plan never compile twice."""
-    gen = generate(planned, out_dir, allocator=allocator)
+    in the cache, so the same model and plan never compile twice. A plan that streams
+    weights needs ``swap_key``; its blob is written to ``out_dir`` too."""
+    from .swap.pipeline import build_defines, generate_model
+
+    generated = generate_model(planned, out_dir, allocator=allocator, key=swap_key)
+    gen = generated.sources
     digest = hashlib.sha256(gen.c_file.read_bytes() + gen.h_file.read_bytes()).hexdigest()
     stable = default_cache_dir() / "gen" / digest[:24]
     if not (stable / gen.c_file.name).is_file():
@@ -75,15 +84,30 @@ def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
     defines = {"NNRT_HARNESS_MODEL": gen.symbol}
     if trace:
         defines["NNRT_TRACE"] = "1"
-    lib = build_runtime(target, board=board, sanitize=sanitize)
+    include_dirs: tuple[Path, ...] = (out_dir, nnrt_dir() / "include")
+    if generated.blob is None:
+        libs: tuple[Path, ...] = (build_runtime(target, board=board, sanitize=sanitize),)
+    else:
+        # the swap driver's crypto (src/swap/swap_psa.c) needs mbedTLS's defines; the
+        # mbedTLS library links after the runtime that calls it
+        from .swap.mbedtls_build import mbedtls_library, mbedtls_sources
+
+        mbed = mbedtls_sources()
+        runtime = build(BuildSpec(target=target, sources=tuple(runtime_sources()),
+                                  board=board, sanitize=sanitize, kind="library",
+                                  include_dirs=mbed.include_dirs, defines=dict(mbed.defines)))
+        libs = (runtime, mbedtls_library(target, board=board, sanitize=sanitize))
+        include_dirs += mbed.include_dirs
+        defines.update(mbed.defines)
+        defines.update(build_defines(target, board))
     spec = BuildSpec(
         target=target,
         sources=(gen.c_file, nnrt_dir() / "harness" / "runner_main.c"),
-        include_dirs=(out_dir, nnrt_dir() / "include"),
+        include_dirs=include_dirs,
         defines=defines,
         board=board,
         sanitize=sanitize,
-        libraries=(lib,),
+        libraries=libs,
     )
     return build(spec)
 
@@ -103,9 +127,14 @@ def _parse_trace(data: bytes) -> dict[int, bytes]:
 
 def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Target = "host",
                 board: Board | None = None, trace: bool = False, sanitize: bool = False,
-                workdir: Path | None = None, allocator: str = "static") -> RunOutput:
+                workdir: Path | None = None, allocator: str = "static",
+                swap_key: bytes | None = None, blob: Path | None = None) -> RunOutput:
     """Run one inference of the planned model on ``target``; ``allocator`` as in
-    :func:`nnopt.codegen.c_model.generate`."""
+    :func:`nnopt.codegen.c_model.generate`. A plan that streams weights is built with
+    ``swap_key`` compiled in and runs on ``blob`` (default: the blob generated with
+    the sources, sealed with ``swap_key``)."""
+    from .swap.pipeline import blob_error, swap_of
+
     g = planned.graph
     if len(inputs) != len(g.inputs):
         raise NnoptError(f"model has {len(g.inputs)} inputs, {len(inputs)} given")
@@ -119,8 +148,16 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
         work = workdir or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         exe = build_planned(planned, target, work / "gen", board=board, trace=trace,
-                            sanitize=sanitize, allocator=allocator)
+                            sanitize=sanitize, allocator=allocator, swap_key=swap_key)
         args: list[str] = []
+        blob_path: Path | None = None
+        if swap_of(planned.plan) is not None:
+            blob_path = blob or work / "gen" / f"{planned.plan.model}_swap.bin"
+            args += ["-b", str(blob_path)]
+        elif blob is not None:
+            raise NnoptError("a blob was given but this plan streams no weights",
+                             hint="plan with --swap force (or auto on a board with "
+                             "external flash) to stream weights")
         for i, data in enumerate(inputs):
             p = work / f"in{i}.bin"
             p.write_bytes(data)
@@ -133,6 +170,10 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
             trace_file.write_bytes(b"")
             args += ["-t", str(trace_file)]
         res = run(exe, target, args, board=board)
+        if res.exit_code != 0 and blob_path is not None:
+            err = blob_error(blob_path, res.stdout + res.stderr)
+            if err is not None:
+                raise err
         if res.exit_code != 0:
             raise ToolchainError(
                 f"the model executable failed on {target} (exit code {res.exit_code}): "
