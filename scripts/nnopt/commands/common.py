@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from ..boards import known_boards, load_board
+from ..boards import Board, known_boards, load_board
 from ..errors import NnoptError
 from ..passes.arena import STRATEGIES
 from ..passes.below_bound import MODES
 from ..passes.dynamic import ALLOCATORS
-from ..planner import ORDERS, PlanOptions
+from ..planner import ORDERS, PlannedModel, PlanOptions, plan_swap_for
+from ..swap.placement import SWAP_MODES
 
 
 def add_plan_arguments(p: argparse.ArgumentParser) -> None:
@@ -53,6 +55,20 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     b.add_argument("--max-extra-macs", type=float, default=15.0, metavar="PERCENT",
                    help="without a budget, tiling may add at most this share of the "
                    "model's multiply-accumulates (default 15)")
+    s = p.add_argument_group("out-of-core execution (weights streamed from external flash)")
+    s.add_argument("--swap", choices=SWAP_MODES, default="auto",
+                   help="'auto' (default): on a board with external flash, stream the weights "
+                   "that do not fit internal flash; 'force': stream every streamable weight "
+                   "(also without a board); 'off': keep every weight internal")
+    s.add_argument("--swap-key", metavar="HEX",
+                   help="AEAD key of the weight blob: 32 hex digits (aes-128-gcm) or 64 "
+                   "(chacha20-poly1305); else --swap-key-file, $NNOPT_SWAP_KEY, "
+                   "$NNOPT_SWAP_KEY_FILE")
+    s.add_argument("--swap-key-file", type=Path, metavar="PATH",
+                   help="file holding the key as hex text or raw bytes")
+    s.add_argument("--swap-staging", type=_bytes_arg, metavar="BYTES",
+                   help="plaintext bytes of each of the two staging buffers (default: chosen "
+                   "by the cost model)")
 
 
 def _safe_boards() -> list[str]:
@@ -103,6 +119,16 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
         board=board,
         sram=args.sram,
     )
+
+
+def plan_swap(args: argparse.Namespace, planned: PlannedModel,
+              board: Board | None) -> PlannedModel:
+    """The --swap step after planning (nnopt.planner.plan_swap_for)."""
+    return plan_swap_for(planned, board, args.swap, args.swap_staging)
+
+
+def warn(msg: str) -> None:
+    print(f"nnopt: warning: {msg}", file=sys.stderr, flush=True)
 
 
 def progress(msg: str) -> None:

@@ -9,13 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..codegen.c_model import generate
 from ..errors import NnoptError
 from ..frontend.tflite import load_model
 from ..passes.dynamic import dynamic_plan, summary_lines
 from ..planner import PlannedModel, check_budget, plan_model
-from ..report.text import op_table, summary
-from .common import add_plan_arguments, plan_options, progress
+from ..report.text import op_table, summary, swap_summary, swap_table
+from ..swap.pipeline import configured_key, generate_model, swap_of, write_new_key
+from .common import add_plan_arguments, plan_options, plan_swap, progress, warn
 
 DESCRIPTION = """\
 Plan a .tflite model for a microcontroller and report its memory:
@@ -23,6 +23,10 @@ the peak SRAM as shipped (file order) and after optimisation (operator reorderin
 max-pool fusion, in-place element-wise ops), the lower bound, the arena layout, and a
 picture of the arena over time. With -o, also writes the generated C sources
 (<name>_model.c/.h), the plan and the report there.
+
+Weights that do not fit internal flash stream from the board's external flash
+(--swap auto, the default): with -o the sealed weight blob <name>_swap.bin is written
+next to the sources (and, when no key is configured, a new key <name>_swap.key).
 
 Exit status: 0 fits (or no budget given), 2 over budget, 1 any other error."""
 
@@ -64,10 +68,12 @@ def run(args: argparse.Namespace) -> int:
     data = args.model.read_bytes() if args.model.is_file() else b""
     graph = load_model(args.model)
     progress(f"planning {len(graph.ops)} ops")
-    pm = plan_model(graph, opts, source_bytes=data)
+    pm = plan_swap(args, plan_model(graph, opts, source_bytes=data), opts.board)
     plan = pm.plan
     out = sys.stdout
     print("\n".join(summary(plan)), file=out)
+    if plan.swap is not None:
+        print("\n".join(swap_summary(plan.swap)), file=out)
     dyn = (dynamic_plan(pm.graph, plan, lazy=args.allocator == "dynamic-lazy")
            if args.allocator != "static" else None)
     if dyn is not None:
@@ -76,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
         print("", file=out)
         print("\n".join(op_table(plan, pm.graph, None if args.table == "full" else 40)),
               file=out)
+        if plan.swap is not None and plan.swap["enabled"]:
+            print("\nstreamed ops (cost model):", file=out)
+            print("\n".join(swap_table(plan.swap)), file=out)
 
     if args.emit and not args.out:
         raise NnoptError("--emit needs an output directory", hint="add -o OUTDIR")
@@ -93,8 +102,12 @@ def run(args: argparse.Namespace) -> int:
         emit = args.emit or ["c"]
         if "c" in emit:
             progress("generating C sources")
-            gen = generate(pm, args.out, allocator=args.allocator)
-            print(f"\nwrote {gen.c_file} and {gen.h_file.name}", file=out)
+            gen = generate_model(pm, args.out, allocator=args.allocator,
+                                 key=_swap_key(args, pm, args.out))
+            print(f"\nwrote {gen.sources.c_file} and {gen.sources.h_file.name}", file=out)
+            if gen.blob is not None:
+                print(f"wrote {gen.blob} ({gen.blob.stat().st_size:,} bytes, for the "
+                      "external flash)", file=out)
         if "blob" in emit:
             from ..blob.writer import write_blob
 
@@ -121,3 +134,18 @@ def run(args: argparse.Namespace) -> int:
     check_budget(plan if dyn is None else replace(plan, arena_bytes=dyn.arena_bytes),
                  opts.board)
     return 0
+
+
+def _swap_key(args: argparse.Namespace, pm: PlannedModel, out_dir: Path) -> bytes | None:
+    """The configured key; without one, a new random key in <out>/<name>_swap.key."""
+    swap = swap_of(pm.plan)
+    if swap is None:
+        return None
+    cfg = configured_key(swap, key_hex=args.swap_key, key_file=args.swap_key_file)
+    if cfg is not None:
+        return cfg[0]
+    path = out_dir / f"{pm.plan.model}_swap.key"
+    key = write_new_key(swap, path)
+    warn(f"no swap key configured: generated a random key in {path}; pass --swap-key or "
+         "--swap-key-file (or set $NNOPT_SWAP_KEY) for reproducible builds")
+    return key

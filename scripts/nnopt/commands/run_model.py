@@ -16,8 +16,10 @@ from ..frontend.tflite import load_model
 from ..inputs import random_inputs
 from ..ir import NUMPY_DTYPE
 from ..passes.dynamic import dynamic_plan
-from ..planner import check_budget, plan_model
-from .common import add_plan_arguments, plan_options, progress
+from ..planner import PlannedModel, check_budget, plan_model
+from ..swap.blob import algorithm_id, generate_key
+from ..swap.pipeline import configured_key, swap_of
+from .common import add_plan_arguments, plan_options, plan_swap, progress
 
 DESCRIPTION = """\
 Run one inference of a model with nnopt's generated code and write the outputs.
@@ -27,7 +29,12 @@ cached by content, so a second run with the same model and options does not comp
 
 Targets: host (this machine's C compiler), qemu-m7 (Cortex-M7 firmware under
 qemu-system-arm -M mps2-an500, linked within the board's budget), qemu-m3 (Cortex-M3,
-mps2-an385)."""
+mps2-an385).
+
+Streamed weights (--swap): the executable reads them from a sealed blob, by default
+the one generated for this run; --blob runs on a given blob file instead (with the
+key it was sealed with). A blob that fails authentication or is malformed stops the
+run with an error and no output is written."""
 
 
 def add_parser(sub: Any) -> None:
@@ -47,6 +54,10 @@ def add_parser(sub: Any) -> None:
                    help="write JSON stats (instructions per inference on QEMU, arena bytes; "
                         "QEMU targets: rom_bytes/ram_bytes of the firmware ELF from the ELF "
                         "check, stack reservation included)")
+    p.add_argument("--blob", type=Path, metavar="PATH",
+                   help="streamed weights: run on this blob (e.g. the <name>_swap.bin "
+                   "`nnopt optimize` wrote) instead of one generated for this run; needs "
+                   "the key it was sealed with (--swap-key / --swap-key-file)")
     add_plan_arguments(p)
     p.set_defaults(func=run)
 
@@ -69,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         default = "nucleo_f767zi" if args.target == "qemu-m7" else "mps2_an385"
         opts = replace(opts, board=load_board(default))
     progress(f"planning {len(graph.ops)} ops")
-    pm = plan_model(graph, opts, source_bytes=args.model.read_bytes())
+    pm = plan_swap(args, plan_model(graph, opts, source_bytes=args.model.read_bytes()),
+                   opts.board)
     dyn = (dynamic_plan(pm.graph, pm.plan, lazy=args.allocator == "dynamic-lazy")
            if args.allocator != "static" else None)
     arena_bytes = dyn.arena_bytes if dyn is not None else pm.plan.arena_bytes
@@ -78,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     from ..runner import run_planned  # the toolchain layer loads only when running
 
     res = run_planned(pm, inputs, target=args.target, board=opts.board,
-                      allocator=args.allocator)
+                      allocator=args.allocator, swap_key=_swap_key(args, pm),
+                      blob=args.blob)
     outs = args.output or []
     if outs and len(outs) != len(res.outputs):
         raise NnoptError(f"model has {len(res.outputs)} outputs, {len(outs)} --output given")
@@ -104,5 +117,28 @@ def run(args: argparse.Namespace) -> int:
             report = check_elf(res.executable, opts.board)
             stats["rom_bytes"] = report.rom_used
             stats["ram_bytes"] = report.ram_used
+        swap = swap_of(pm.plan)
+        if swap is not None:
+            stats["swap"] = swap.benchmark_row()
         args.stats.write_text(json.dumps(stats, indent=1))
     return 0
+
+
+def _swap_key(args: argparse.Namespace, pm: PlannedModel) -> bytes | None:
+    """The configured key; without one, a random key for this run's own blob."""
+    swap = swap_of(pm.plan)
+    if swap is None:
+        if args.blob is not None:
+            raise NnoptError("--blob given but this plan streams no weights",
+                             hint="add --swap force (or --swap auto on a board whose weights "
+                             "exceed its internal flash)")
+        return None
+    cfg = configured_key(swap, key_hex=args.swap_key, key_file=args.swap_key_file)
+    if cfg is not None:
+        return cfg[0]
+    if args.blob is not None:
+        raise NnoptError(f"--blob {args.blob}: no swap key configured",
+                         hint="pass the key the blob was sealed with: --swap-key HEX or "
+                         "--swap-key-file PATH (e.g. the <name>_swap.key next to it)")
+    progress("no swap key configured: sealing this run's blob with a random key")
+    return generate_key(algorithm_id(swap.algorithm))
