@@ -223,23 +223,28 @@ def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto"
     swap = plan_swap(planned.graph, planned.plan, board, SwapOptions(
         mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
         kernel_channel_ranges=False,  # True once the kernels take a channel range
-        keep_internal=_view_lowered_ops(planned)))
+        keep_internal=_unstreamable_ops(planned)))
     plan = replace(planned.plan, weights=swap.weights_with_pools(planned.plan.weights),
                    swap=swap.to_json())
     return replace(planned, plan=plan)
 
 
-def _view_lowered_ops(planned: PlannedModel) -> frozenset[int]:
-    """Ops the code generator emits with a plan-specific lowering instead of the
-    registered one (folded padding, in-place ops, tiled stages: nnopt.codegen.views):
-    their weights stay internal, since a streamed op runs its registered lowering
-    chunk by chunk."""
-    plan = planned.plan
-    ops = {e.op for e in plan.inplace_ops}
+def _unstreamable_ops(planned: PlannedModel) -> frozenset[int]:
+    """Ops whose weights must stay internal: those run inside a tiled stage (the stage
+    code calls their kernels per patch), and those run on sub-views (folded padding, in
+    place, row by row: nnopt.codegen.views) that could be cut into channel slices (one
+    output row); a streamed op on views runs the plan's lowering on a whole chunk."""
+    plan, graph = planned.plan, planned.graph
+    ops: set[int] = set()
     for stage in plan.stages:
         ops.update(stage.ops)
-    ops.update(op.index for op in planned.graph.ops
-               if getattr(op.options, "explicit_padding", None) is not None)
+    viewed = {e.op for e in plan.inplace_ops}
+    viewed.update(op.index for op in graph.ops
+                  if getattr(op.options, "explicit_padding", None) is not None)
+    for op in graph.ops:
+        y = graph.tensors[op.outputs[0]] if op.outputs else None
+        if op.index in viewed and y is not None and y.shape and y.num_elements == y.shape[-1]:
+            ops.add(op.index)
     return frozenset(ops)
 
 

@@ -52,6 +52,7 @@ from .blob import ALGORITHMS, LAYOUT_ID_BYTES, TAG_BYTES
 from .placement import ChunkEntry, SwapPlan
 
 ConstArray = Callable[[str, np.ndarray], str]
+Emit = Callable[[EmitContext], list[str]]
 
 
 @dataclass(frozen=True)
@@ -210,17 +211,32 @@ def _contiguous_slice(graph: Graph, op: Op, chunk: ChunkEntry) -> bool:
             and len(y.shape) > 0 and y.num_elements == y.shape[-1])
 
 
+def _need_scratch(graph: Graph, op: Op, scratch: str) -> None:
+    if scratch == "NULL" and lowering_for(op).scratch_bytes(graph, op):
+        raise PlanError(f"op {op.index} ({op.opcode}): its kernel needs scratch but the "
+                        "streamed op was given none",
+                        hint="pass the op's planned scratch to streamed_op_body")
+
+
 def _chunk_lowering(graph: Graph, op: Op, chunk: ChunkEntry, whole: bool,
-                    ptr: Callable[[int], str], const_array: ConstArray) -> list[str]:
-    low = lowering_for(op)
+                    ptr: Callable[[int], str], const_array: ConstArray,
+                    scratch: str = "NULL", view_emit: Emit | None = None) -> list[str]:
+    emit = view_emit or lowering_for(op).emit
     w_expr = "((const void *)w_chunk)"
     if whole:
         def ptr_whole(t: int) -> str:
             return w_expr if t == op.inputs[1] else ptr(t)
 
+        if view_emit is None:  # a view lowering takes the scratch the plan gave it
+            _need_scratch(graph, op, scratch)
         ctx = EmitContext(graph=graph, op=op, ptr=ptr_whole, const_array=const_array,
-                          scratch="NULL")
-        return low.emit(ctx)
+                          scratch=scratch)
+        return emit(ctx)
+    if view_emit is not None:
+        raise PlanError(f"op {op.index} ({op.opcode}): the plan runs it on views, so its "
+                        f"weights cannot stream in channel slices (chunk {chunk.index})",
+                        hint="keep it internal: SwapOptions(keep_internal=...) "
+                        "(nnopt.planner.plan_swap_for does)")
     if not _contiguous_slice(graph, op, chunk):
         raise UnsupportedError(
             f"op {op.index} ({op.opcode}): streaming output channels [{chunk.c0}, "
@@ -255,19 +271,26 @@ def _chunk_lowering(graph: Graph, op: Op, chunk: ChunkEntry, whole: bool,
             return f"((const void *){ident})"
         return ptr(t)
 
+    # the kernels' scratch depends on the input and filter geometry, not on the
+    # output channels: the slice needs what the whole op was planned with
+    _need_scratch(g2, op2, scratch)
     ctx = EmitContext(graph=g2, op=op2, ptr=ptr_slice, const_array=const_array,
-                      scratch="NULL")
-    return low.emit(ctx)
+                      scratch=scratch)
+    return emit(ctx)
 
 
 def streamed_op_body(graph: Graph, op: Op, chunks: Sequence[ChunkEntry], se: SwapEmit,
                      ptr: Callable[[int], str],
-                     const_array_for_chunk: Callable[[int], ConstArray]) -> list[str]:
+                     const_array_for_chunk: Callable[[int], ConstArray],
+                     scratch: str = "NULL", view_emit: Emit | None = None) -> list[str]:
     """Body lines of ``static nnrt_status_t op_<k>(void)`` for a streamed op.
 
     ``ptr``: the emitter's tensor pointer expressions (never asked for the streamed
     filter); ``const_array_for_chunk(k)``: a const-array emitter whose names are unique
-    per chunk k (the lowering emits per-chunk multipliers).
+    per chunk k (the lowering emits per-chunk multipliers); ``scratch``: the op's
+    planned scratch (the kernel variant's columns), as for the non-streamed op;
+    ``view_emit``: the plan's own lowering of the op when it runs on views (folded
+    padding, in place, row by row), for chunks that cover the whole tensor.
     """
     if not chunks:
         raise PlanError(f"op {op.index} has no chunks")
@@ -277,7 +300,8 @@ def streamed_op_body(graph: Graph, op: Op, chunks: Sequence[ChunkEntry], se: Swa
         if c.op != op.index or c.tensor != w.index:
             raise PlanError(f"chunk {c.index} is not for op {op.index}")
         whole = c.c0 == 0 and c.c1 == w.shape[c.axis]
-        body = _chunk_lowering(graph, op, c, whole, ptr, const_array_for_chunk(c.index))
+        body = _chunk_lowering(graph, op, c, whole, ptr, const_array_for_chunk(c.index),
+                               scratch, view_emit)
         body = _final_return_to_assignment(body, op)
         lines += [
             f"/* chunk {c.index}: tensor {c.tensor} channels [{c.c0}, {c.c1}), "
@@ -322,6 +346,12 @@ class _SwapEmitter(_Emitter):
 
     def op_functions(self) -> list[str]:
         self.headers.add("nnrt/swap.h")
+        for idx in self.streamed:
+            if self.stages.call(idx) is not None:
+                raise PlanError(f"op {idx} streams its weights but the plan runs it in a "
+                                "tiled stage",
+                                hint="plan the swap with SwapOptions(keep_internal=...) "
+                                "(nnopt.planner.plan_swap_for does)")
         # the base emitter writes every other op; it never sees the streamed ones
         full = self.g
         self.g = replace(full, ops=tuple(op for op in full.ops
@@ -333,14 +363,12 @@ class _SwapEmitter(_Emitter):
         for op in full.ops:
             if op.index not in self.streamed:
                 continue
-            if self.views.lowering_for(op) is not None:
-                raise PlanError(f"op {op.index} ({op.opcode}) streams its weights but the "
-                                "plan runs it on views (padding, in place or tiled)",
-                                hint="plan the swap with SwapOptions(keep_internal=...) "
-                                "(nnopt.planner.plan_swap_for does)")
-            self.headers.update(lowering_for(op).headers)
+            view = self.views.lowering_for(op)  # the plan's sub-view lowering, if any
+            self.headers.update((view or lowering_for(op)).headers)
             body = streamed_op_body(self.g, op, self.streamed[op.index], self.se, self.ptr,
-                                    self._chunk_const_arrays(op.index))
+                                    self._chunk_const_arrays(op.index),
+                                    self.scratch_ptr(op.index),
+                                    view.emit if view is not None else None)
             out.append(f"/* op {op.index}: {op.opcode}, weights streamed */\n"
                        f"static nnrt_status_t op_{op.index}(void)\n{{\n"
                        + "\n".join("    " + line if line else "" for line in body)
