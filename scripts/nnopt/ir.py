@@ -103,6 +103,9 @@ class ConvOptions:
     fused_max_pool: PoolOptions | None = None
     # Set by passes.inplace_ops (PAD folding), as PoolOptions.explicit_padding.
     explicit_padding: tuple[int, int, int, int] | None = None
+    # Set by the planner (memory first): the kernel's scratch would raise the arena at
+    # this op, so the lowering picks a variant that needs none (slower, same results).
+    scratch_free: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,20 @@ from typing import Any
 from .boards import Board
 from .cdefs import ARENA_ALIGN
 from .errors import BudgetError, PlanError
-from .ir import Graph
+from .ir import ConvOptions, Graph
 from .lowering import check_graph, lowering_for
-from .passes.arena import plan_arena
+from .passes.arena import ArenaPlan, plan_arena
 from .passes.below_bound import BelowOptions, plan_below, plan_records
 from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace import plan_inplace
 from .passes.inplace_ops import fold_pads
-from .passes.lifetimes import alias_roots, buffers_for, live_profile, schedule_problem
+from .passes.lifetimes import (
+    Buffer,
+    alias_roots,
+    buffers_for,
+    live_profile,
+    schedule_problem,
+)
 from .passes.schedule import peak_of, schedule
 from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
 
@@ -114,6 +120,9 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
     else:
         buffers = buffers_for(g, order, roots, scratch)
         arena = plan_arena(buffers, align=opts.align, strategies=opts.arena_strategies)
+        if scratch:
+            g, scratch, buffers, arena = _memory_first(g, order, roots, scratch, buffers,
+                                                       arena, opts)
 
     tensor_bufs = [b for b in buffers if b.tensor is not None]
     # live sum of whole tensors (before in-place depthwise and tiling replace some)
@@ -173,6 +182,34 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
         **(plan_records(below, g, order) if below is not None else {}),
     )
     return PlannedModel(graph, g, plan)
+
+
+def _memory_first(g: Graph, order: tuple[int, ...], roots: dict[int, int],
+                  scratch: dict[int, int], buffers: list[Buffer], arena: ArenaPlan,
+                  opts: PlanOptions) -> tuple[Graph, dict[int, int], list[Buffer], ArenaPlan]:
+    """Kernel scratch (im2col columns) must not raise SRAM: where an op's scratch lands
+    at a step whose live tensors already fill the tensor-only arena, that op runs its
+    scratch-free kernel variant instead (same results, slower). Speed elsewhere."""
+    tensors_only = [b for b in buffers if b.tensor is not None]
+    base = plan_arena(tensors_only, align=opts.align, strategies=opts.arena_strategies)
+    if arena.arena_bytes <= base.arena_bytes:
+        return g, scratch, buffers, arena
+    prof = live_profile(tensors_only, len(order))
+    pos = {g.ops[k].index: i for i, k in enumerate(order)}
+    tight = {idx for idx, n in scratch.items()
+             if prof[pos[idx]] + n + opts.align > base.arena_bytes}
+    for attempt in (tight, set(scratch)):  # the steps that overflow; then every op
+        ops = tuple(replace(op, options=replace(op.options, scratch_free=True))
+                    if op.index in attempt and isinstance(op.options, ConvOptions) else op
+                    for op in g.ops)
+        g2 = replace(g, ops=ops)
+        s2 = {op.index: n for op in g2.ops
+              if op.index in scratch and (n := lowering_for(op).scratch_bytes(g2, op))}
+        b2 = buffers_for(g2, order, roots, s2)
+        a2 = plan_arena(b2, align=opts.align, strategies=opts.arena_strategies)
+        if a2.arena_bytes <= base.arena_bytes:
+            return g2, s2, b2, a2
+    return g, scratch, buffers, arena
 
 
 def _unfused_order(source: Graph, fused: Graph, order: tuple[int, ...],

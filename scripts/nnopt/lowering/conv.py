@@ -372,6 +372,15 @@ def choose_variant(g: _ConvGeom, int8: bool) -> Variant:
     return Variant("nnrt_conv2d_im2col_s8", im2col_bytes(g.filter_h, g.filter_w, g.input_c))
 
 
+def _op_variant(g: _ConvGeom, op: Op, int8: bool) -> Variant:
+    """choose_variant, unless the planner asked for no scratch at this op (memory
+    first): then the generic kernel of the same op, which needs none."""
+    v = choose_variant(g, int8)
+    if v.scratch and getattr(op.options, "scratch_free", False):
+        return Variant("nnrt_depthwise_conv2d_s8" if g.depthwise else "nnrt_conv2d_s8", 0)
+    return v
+
+
 class ConvLowering:
     headers: Sequence[str] = ("nnrt/kernels/conv.h",)
 
@@ -386,7 +395,7 @@ class ConvLowering:
     def variant(self, graph: Graph, op: Op) -> Variant:
         g = _geometry(graph, op)
         x = graph.tensors[op.inputs[0]]
-        return choose_variant(g, x.dtype == DType.INT8)
+        return _op_variant(g, op, x.dtype == DType.INT8)
 
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return self.variant(graph, op).scratch
@@ -422,7 +431,7 @@ class ConvLowering:
                 ("act_min", str(plo)), ("act_max", str(phi)),
                 ("act_min_f", c_float(flo)), ("act_max_f", c_float(fhi))])
             pool_ref = "&pool"
-        variant = choose_variant(g, int8)
+        variant = _op_variant(g, op, int8)
         bias_ptr = ctx.ptr(bias.index) if bias is not None else "NULL"
         args = f"{ctx.ptr(x.index)}, {ctx.ptr(w.index)}, {bias_ptr}, {ctx.ptr(y.index)}"
         if variant.scratch:
