@@ -27,9 +27,7 @@ from support.tflite_builder import ModelBuilder, random_int8
 from test_models_bitexact import compare
 
 FORCED = PlanOptions(inplace_ops="force", tiling="off")
-SLOW = {"tflm/mobilenet_v2_quantized_1x3x224x224.tflite", "keras/densenet121_64.tflite",
-        "keras/inception_v3_w025_75.tflite", "keras/resnet50_w025_64.tflite",
-        "keras/mobilenet_v3_small_075_96.tflite", "keras/mobilenet_v2_035_96.tflite"}
+SLOW = {"tflm/mobilenet_v2_quantized_1x3x224x224.tflite", "keras/densenet121_64.tflite"}
 
 
 def _buf(key: str, size: int, first: int, last: int) -> Buffer:

@@ -5,11 +5,19 @@ Analysis (``passes.inplace_ops``, ``passes.tiling``) -> choice (here) -> transfo
 (buffers, aliases, permissions handed to ``passes.arena``). Modes, per technique:
 
 - ``off``: not used;
-- ``auto`` (default): used where it lowers the arena (in-place depthwise: kept when the
-  arena shrinks; row streaming: an op runs row by row only where the planned offsets
-  overlap its input and output; tiling: the stage and patch grid with the smallest arena
-  within the extra-MAC budget, or with a budget, the least extra MACs that fit);
+- ``auto`` (the commands' default): used where it lowers the arena (in-place depthwise
+  and concatenation slices: kept when the arena shrinks; row streaming: an op runs row by
+  row only where the planned offsets overlap its input and output; tiling: the stage and
+  patch grid with the smallest arena within the extra-MAC budget, or, with an SRAM
+  budget, none if the plan fits without, else the least extra MACs that fit, else the
+  smallest arena found, which ``planner.check_budget`` then reports as not fitting);
 - ``force``: applied wherever valid (tests: every path runs bit-exact on every model).
+
+Candidate stages are ranked by an optimistic estimate (tiles live per stage step, the
+full input and output as far as they may overlap, the rest of the plan's live bytes
+minus what its permitted overlaps could save) and the best few are placed for real with
+the quick strategies; the final plan tries every strategy. Greedy, not optimal: the
+depthwise ops are tried from the highest live step down, each kept if the arena shrinks.
 
 The result carries everything the Plan records; nothing downstream re-decides.
 """

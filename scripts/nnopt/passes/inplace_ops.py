@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 
 from ..cdefs import DTYPE_SIZE, DType
 from ..ir import ConvOptions, Graph, Op, PoolOptions
+from ..lowering.conv import activation_range_int8
 from .arena import Overlap
 from .fuse import Fusion
 from .lifetimes import Buffer
@@ -70,8 +71,6 @@ def _pad_value(graph: Graph, op: Op) -> float | int | None:
 def _act_min(graph: Graph, t: int) -> float | None:
     """A lower bound on the raw values of tensor t from its producer's fused
     activation (None: unknown)."""
-    from ..lowering.conv import activation_range_int8  # lowering imports passes lazily
-
     prod = graph.producer.get(t)
     if prod is None:
         return None
