@@ -38,7 +38,7 @@ from nnopt.planner import PlannedModel, plan_model
 from nnopt.runner import DYN_TRACE_STATS, _parse_trace, build_runtime
 from nnopt.testing.harness import random_inputs, run_tflm
 from support.tflite_builder import ModelBuilder
-from test_models_bitexact import compare
+from test_models_bitexact import SLOW, compare
 
 RUNNER = REPO / "tests" / "alloc" / "blob_runner_main.c"
 FUZZER = REPO / "tests" / "alloc" / "blob_fuzz_main.c"
@@ -53,7 +53,8 @@ SUPPORTED = ["mlperf_tiny/vww_96_int8.tflite", "tflm/person_detect.tflite",
              "mlperf_tiny/ad01_int8.tflite", "keras/mobilenet_v2_035_96.tflite",
              "mlperf_tiny/pretrainedResnet_quant.tflite",
              "keras/mobilenet_v3_small_075_96.tflite", "keras/swiftnet_like.tflite",
-             "keras/inception_v3_w025_75.tflite"]
+             "keras/inception_v3_w025_75.tflite", "keras/resnet50_w025_64.tflite",
+             "keras/densenet121_64.tflite", "tflm/mobilenet_v2_quantized_1x3x224x224.tflite"]
 EXIT = {s: (0 if s == Status.OK else 10 - int(s)) for s in Status}
 _STATUS = re.compile(r"loader: status=(-?\d+)")
 
@@ -170,7 +171,8 @@ def test_c_tables_match_the_schema() -> None:
 
 # ----- running -----
 
-@pytest.mark.parametrize("rel", SUPPORTED, ids=lambda r: Path(r).stem)
+@pytest.mark.parametrize("rel", [pytest.param(r, marks=[pytest.mark.slow] if r in SLOW else [],
+                                              id=Path(r).stem) for r in SUPPORTED])
 def test_blob_bit_exact_on_host(rel: str, tmp_path: Path) -> None:
     _bit_exact(rel, tmp_path, "host", trace=True)
 
@@ -184,11 +186,23 @@ def test_blob_bit_exact_on_cortex_m7(rel: str, tmp_path: Path) -> None:
     assert res.instructions is not None and res.instructions > 0
 
 
+def leaky_model() -> bytes:
+    """FC then LEAKY_RELU: an op with a kernel but outside the blob format."""
+    b = ModelBuilder("leaky")
+    x = b.tensor((1, 4), "float32")
+    w = b.const(np.ones((3, 4), dtype=np.float32))
+    h = b.tensor((1, 3), "float32")
+    y = b.tensor((1, 3), "float32")
+    b.op("FULLY_CONNECTED", [x, w, -1], [h], {"fused_activation_function": "NONE"})
+    b.op("LEAKY_RELU", [h], [y], {"alpha": 0.1})
+    return b.build([x], [y])
+
+
 def test_unsupported_ops_are_refused_at_emit_time() -> None:
-    _, pm = _planned("keras/resnet50_w025_64.tflite")
-    with pytest.raises(UnsupportedError, match=r"op \d+ \(PAD\)") as err:
+    pm = plan_model(load_model_bytes(leaky_model(), name="leaky"))
+    with pytest.raises(UnsupportedError, match=r"op 1 \(LEAKY_RELU\)") as err:
         write_blob(pm)
-    assert "ADD" not in err.value.message and err.value.hint
+    assert "FULLY_CONNECTED" not in err.value.message and err.value.hint
     assert "CONV_2D" in err.value.hint and "--emit c" in err.value.hint
 
 
@@ -204,8 +218,9 @@ def test_emit_blob_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "kws_ref_model.nnmb" in out and "arena of" in out
     assert not (tmp_path / "kws_ref_model_model.c").exists()
     assert parse_blob(blob).header["n_steps"] == 13
-    assert main(["optimize", str(model_path("keras/resnet50_w025_64.tflite")), "--table",
-                 "none", "-o", str(tmp_path), "--emit", "blob"]) == 1
+    (tmp_path / "leaky.tflite").write_bytes(leaky_model())
+    assert main(["optimize", str(tmp_path / "leaky.tflite"), "--table", "none", "-o",
+                 str(tmp_path), "--emit", "blob"]) == 1
     assert "cannot be written as a blob" in capsys.readouterr().err
 
 
@@ -285,9 +300,9 @@ def test_lifetime_violations_are_refused(small_blob: bytes, tmp_path: Path) -> N
 
 
 def elementwise_model() -> bytes:
-    """ADD, SUB, MUL, MAXIMUM, MINIMUM with broadcasting, MEAN, activations and
-    CONCATENATION, int8 and float32: small enough to fuzz, and the families no shared small
-    model has."""
+    """ADD, SUB, MUL, MAXIMUM, MINIMUM with broadcasting, MEAN, activations,
+    CONCATENATION, PAD and TRANSPOSE, int8 and float32: small enough to fuzz, and the
+    families no shared small model has."""
     b = ModelBuilder("blob elementwise")
     ins, outs = [], []
     for dt in ("int8", "float32"):
@@ -313,8 +328,14 @@ def elementwise_model() -> bytes:
             m = y
         cc = b.tensor((1, 4, 3, 24), dt, name=f"{dt}/cc", **q(0.05, -3))
         b.op("CONCATENATION", [x, x, x], [cc], {"axis": 3, "fused_activation_function": "NONE"})
+        pads = b.const(np.array([[0, 0], [1, 1], [0, 2], [0, 0]], dtype=np.int32))
+        pd = b.tensor((1, 6, 5, 8), dt, name=f"{dt}/pad", **q(0.05, -3))
+        b.op("PAD", [x, pads], [pd])
+        perm = b.const(np.array([0, 2, 1, 3], dtype=np.int32))
+        tr = b.tensor((1, 3, 4, 8), dt, name=f"{dt}/tr", **q(0.05, -3))
+        b.op("TRANSPOSE", [x, perm], [tr])
         ins += [x, v]
-        outs += [m, cc]
+        outs += [m, cc, pd, tr]
     return b.build(ins, outs)
 
 
@@ -323,7 +344,7 @@ def test_elementwise_and_mean_blob_bit_exact(tmp_path: Path) -> None:
     pm = plan_model(load_model_bytes(model, name="elementwise"))
     blob = write_blob(pm)
     kernels = {s.kernel for s in parse_blob(blob).steps}
-    assert kernels >= set(range(15, 34)) | {36}  # binary, MEAN, activations, concat
+    assert kernels >= set(range(15, 34)) | {36, 37, 38}  # + concat, pad, strided copy
     inputs = random_inputs(model, 4)
     ref_out, ref_all = run_tflm(model, inputs)
     res = run_blob(blob, [x.tobytes() for x in inputs], len(ref_out), tmp_path, trace=True)

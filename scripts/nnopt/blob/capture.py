@@ -30,6 +30,8 @@ from ..ir import Graph, Op
 from ..lowering import EmitContext, lowering_for
 
 MARK = "NNRT_BLOB_T"
+_SCALAR_TYPES = {"int8_t": np.int8, "int16_t": np.int16, "int32_t": np.int32,
+                 "float": np.float32}
 SCRATCH = "NNRT_BLOB_SCRATCH"
 
 _TOKEN = re.compile(r"""
@@ -83,6 +85,7 @@ class Capture:
     arrays: dict[str, np.ndarray] = field(default_factory=dict)
     no_op: bool = False  # the body is `return NNRT_OK;` (e.g. an empty output)
     lists: dict[str, list[int | None]] = field(default_factory=dict)  # pointer arrays
+    scalars: dict[str, np.ndarray] = field(default_factory=dict)  # static const scalars
 
 
 class _Refuse(Exception):
@@ -228,6 +231,10 @@ class _Parser:
                 self.take("=")
                 v = self.init()
                 self.take(";")
+                if isinstance(v, (int, float)) and ctype in _SCALAR_TYPES:
+                    # e.g. a pad value passed by address: a one-element constant
+                    cap.scalars[name] = np.array([v], dtype=_SCALAR_TYPES[ctype])
+                    continue
                 if not isinstance(v, dict):
                     raise _Refuse(f"{name} is not a struct")
                 cap.structs[name] = (ctype, v)

@@ -123,6 +123,10 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
                          ("reduce_rank", I32), ("reduce_dims", DIMS),
                          ("reduce_strides", DIMS)),
     "nnrt_concat_params_t": (("outer", I32), ("num_inputs", I32), ("block_bytes", REF)),
+    "nnrt_pad_params_t": (("rank", I32), ("elem_size", I32), ("input_dims", DIMS),
+                          ("before", DIMS), ("after", DIMS)),
+    "nnrt_strided_copy_params_t": (("rank", I32), ("elem_size", I32), ("offset", I32),
+                                   ("dims", DIMS), ("strides", DIMS)),
     "nnrt_mean_s8_params_t": (("geom", "nnrt_mean_geom_t"), ("input_zero_point", I32),
                               ("output_zero_point", I32), ("multiplier", I32),
                               ("shift", I32), ("count", I32)),
@@ -212,6 +216,11 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel(35, "nnrt_conv2d_im2col_s8", ("struct:nnrt_conv_s8_params_t", *_CONV, "tensor")),
     # CONCATENATION: a variable number of inputs ("tensors": 1..MAX_LIST_ARGS), the output
     Kernel(36, "nnrt_concat_x8", ("struct:nnrt_concat_params_t", "tensors", "tensor")),
+    # PAD/PADV2: input, pad value (one element), output
+    Kernel(37, "nnrt_pad_x8", ("struct:nnrt_pad_params_t", "tensor", "tensor", "tensor")),
+    # TRANSPOSE, SLICE, STRIDED_SLICE: a strided view copied out densely
+    Kernel(38, "nnrt_strided_copy_x8", ("struct:nnrt_strided_copy_params_t", "tensor",
+                                        "tensor")),
 )
 #: Most inputs of a variable-arity argument ("tensors").
 MAX_LIST_ARGS = 15

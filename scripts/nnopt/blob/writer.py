@@ -49,7 +49,8 @@ def supported_opcodes() -> list[str]:
     return sorted({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D",
                    "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "ADD",
                    "SUB", "MUL", "MAXIMUM", "MINIMUM", "MEAN", "RELU", "RELU6", "HARD_SWISH",
-                   "LOGISTIC", "TANH", "CONCATENATION"})
+                   "LOGISTIC", "TANH", "CONCATENATION", "PAD", "PADV2", "TRANSPOSE", "SLICE",
+                   "STRIDED_SLICE"})
 
 
 @dataclass
@@ -204,6 +205,10 @@ def _encode_call(graph: Graph, op_index: int, cap: Capture, b: _Builder,
                 tensors.append(arg.index)
             elif isinstance(arg, ScratchArg) and scratch is not None:
                 tensors.append(b.scratch_tensor(*scratch))
+            elif isinstance(arg, StructRef) and arg.name in cap.scalars:  # &pad_value
+                tensors.append(b.array_tensor(cap.scalars[arg.name],
+                                              (DType.INT8, DType.INT16, DType.INT32,
+                                               DType.FLOAT32)))
             elif isinstance(arg, ArrayRef) and arg.name in cap.arrays:  # e.g. a lookup table
                 tensors.append(b.array_tensor(cap.arrays[arg.name],
                                               (DType.INT8, DType.INT16, DType.INT32)))

@@ -96,7 +96,9 @@ typedef struct {
 #define NNRT_BLOB_K_CONV2D_1X1_S8 34u
 #define NNRT_BLOB_K_CONV2D_IM2COL_S8 35u
 #define NNRT_BLOB_K_CONCAT_X8 36u
-#define NNRT_BLOB_K_COUNT 37u
+#define NNRT_BLOB_K_PAD_X8 37u
+#define NNRT_BLOB_K_STRIDED_COPY_X8 38u
+#define NNRT_BLOB_K_COUNT 39u
 
 /* nnrt_conv_pool_t: 12 fields */
 #define NNRT_CONV_POOL_FIELDS 12u
@@ -396,6 +398,51 @@ static const nnrt_blob_field_t nnrt_concat_params_fields[] = {
     {(uint16_t)offsetof(nnrt_concat_params_t, block_bytes), NNRT_BLOB_F_REF},
 };
 
+/* nnrt_pad_params_t: 20 fields */
+#define NNRT_PAD_PARAMS_FIELDS 20u
+static const nnrt_blob_field_t nnrt_pad_params_fields[] = {
+    {(uint16_t)offsetof(nnrt_pad_params_t, rank), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, elem_size), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, input_dims[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, input_dims[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, input_dims[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, input_dims[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, input_dims[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, input_dims[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, before[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, before[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, before[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, before[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, before[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, before[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, after[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, after[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, after[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, after[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, after[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_pad_params_t, after[5]), NNRT_BLOB_F_I32},
+};
+
+/* nnrt_strided_copy_params_t: 15 fields */
+#define NNRT_STRIDED_COPY_PARAMS_FIELDS 15u
+static const nnrt_blob_field_t nnrt_strided_copy_params_fields[] = {
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, rank), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, elem_size), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, offset), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, dims[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, dims[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, dims[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, dims[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, dims[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, dims[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, strides[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, strides[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, strides[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, strides[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, strides[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_strided_copy_params_t, strides[5]), NNRT_BLOB_F_I32},
+};
+
 /* nnrt_mean_s8_params_t: 31 fields */
 #define NNRT_MEAN_S8_PARAMS_FIELDS 31u
 static const nnrt_blob_field_t nnrt_mean_s8_params_fields[] = {
@@ -472,6 +519,8 @@ static const uint8_t nnrt_blob_kernel_shape[NNRT_BLOB_K_COUNT][3] = {
     {5u, 24u, 12u}, /* nnrt_conv2d_1x1_s8 */
     {5u, 24u, 12u}, /* nnrt_conv2d_im2col_s8 */
     {255u, 3u, 0u}, /* nnrt_concat_x8 */
+    {3u, 20u, 0u}, /* nnrt_pad_x8 */
+    {2u, 15u, 0u}, /* nnrt_strided_copy_x8 */
 };
 
 #endif /* NNRT_LOADER_BLOB_SCHEMA_H_ */

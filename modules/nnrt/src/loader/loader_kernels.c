@@ -754,6 +754,85 @@ static nnrt_status_t concat(const nnrt_loader_t *ld, reader_t *r, const nnrt_blo
     return run ? nnrt_concat_x8(&p, inputs, a->ptr[n]) : NNRT_OK;
 }
 
+/* ---- PAD / PADV2: input 0, pad value 1 (one element), output 2 ------------------- */
+static nnrt_status_t pad(const nnrt_loader_t *ld, reader_t *r, const nnrt_blob_args_t *a,
+                         int run)
+{
+    nnrt_pad_params_t p;
+    uint64_t in = 1u;
+    uint64_t out = 1u;
+    int32_t d;
+
+    if (decode(ld, r, nnrt_pad_params_fields, NNRT_PAD_PARAMS_FIELDS, &p) != NNRT_OK ||
+        r->pos != r->words || p.rank < 1 || p.rank > NNRT_PAD_MAX_DIMS ||
+        (p.elem_size != 1 && p.elem_size != 2 && p.elem_size != 4)) {
+        return NNRT_ERR_FORMAT;
+    }
+    for (d = 0; d < p.rank; d++) {
+        if (!in_range(p.input_dims[d], 1, GEOM_MAX) || !in_range(p.before[d], 0, GEOM_MAX) ||
+            !in_range(p.after[d], 0, GEOM_MAX)) {
+            return NNRT_ERR_FORMAT;
+        }
+        in *= (uint64_t)p.input_dims[d];
+        out *= (uint64_t)p.before[d] + (uint64_t)p.input_dims[d] + (uint64_t)p.after[d];
+        if (out > (uint64_t)COORD_MAX) {
+            return NNRT_ERR_FORMAT;
+        }
+    }
+    if (!a->present[0] || !a->present[1] || !a->present[2] ||
+        in * (uint64_t)p.elem_size > a->bytes[0] || (uint32_t)p.elem_size > a->bytes[1] ||
+        out * (uint64_t)p.elem_size > a->bytes[2]) {
+        return NNRT_ERR_FORMAT;
+    }
+    return run ? nnrt_pad_x8(&p, a->ptr[0], a->ptr[1], a->ptr[2]) : NNRT_OK;
+}
+
+/* ---- TRANSPOSE / SLICE / STRIDED_SLICE: a strided view of input 0 into output 1 -- */
+static nnrt_status_t strided_copy(const nnrt_loader_t *ld, reader_t *r,
+                                  const nnrt_blob_args_t *a, int run)
+{
+    nnrt_strided_copy_params_t p;
+    int64_t lo;
+    int64_t hi;
+    uint64_t points = 1u;
+    int32_t d;
+
+    if (decode(ld, r, nnrt_strided_copy_params_fields, NNRT_STRIDED_COPY_PARAMS_FIELDS, &p) !=
+            NNRT_OK ||
+        r->pos != r->words || p.rank < 1 || p.rank > NNRT_MAX_DIMS ||
+        (p.elem_size != 1 && p.elem_size != 2 && p.elem_size != 4) ||
+        !in_range(p.offset, 0, (int32_t)COORD_MAX)) {
+        return NNRT_ERR_FORMAT;
+    }
+    lo = p.offset;
+    hi = p.offset;
+    for (d = 0; d < p.rank; d++) {
+        int64_t span;
+
+        if (!in_range(p.dims[d], 1, GEOM_MAX) ||
+            !in_range(p.strides[d], -(int32_t)COORD_MAX, (int32_t)COORD_MAX)) {
+            return NNRT_ERR_FORMAT;
+        }
+        span = (int64_t)(p.dims[d] - 1) * p.strides[d];
+        if (span < 0) {
+            lo += span;
+        } else {
+            hi += span;
+        }
+        points *= (uint64_t)p.dims[d];
+        if (points > (uint64_t)COORD_MAX || hi > COORD_MAX || lo < -COORD_MAX) {
+            return NNRT_ERR_FORMAT;
+        }
+    }
+    /* every element read lies in [lo, hi + elem_size) of the input */
+    if (lo < 0 || !a->present[0] || !a->present[1] ||
+        (uint64_t)hi + (uint64_t)p.elem_size > a->bytes[0] ||
+        points * (uint64_t)p.elem_size > a->bytes[1]) {
+        return NNRT_ERR_FORMAT;
+    }
+    return run ? nnrt_strided_copy_x8(&p, a->ptr[0], a->ptr[1]) : NNRT_OK;
+}
+
 /* ---- RESHAPE and friends, when not aliased: a byte copy ------------------------- */
 static nnrt_status_t copy_x8(reader_t *r, const nnrt_blob_args_t *a, int run)
 {
@@ -816,6 +895,10 @@ nnrt_status_t nnrt_blob_kernel(const nnrt_loader_t *ld, uint32_t kernel, const u
         return copy_x8(&r, args, run);
     case NNRT_BLOB_K_CONCAT_X8:
         return concat(ld, &r, args, run);
+    case NNRT_BLOB_K_PAD_X8:
+        return pad(ld, &r, args, run);
+    case NNRT_BLOB_K_STRIDED_COPY_X8:
+        return strided_copy(ld, &r, args, run);
     case NNRT_BLOB_K_ADD_S8:
     case NNRT_BLOB_K_SUB_S8:
     case NNRT_BLOB_K_MUL_S8:
