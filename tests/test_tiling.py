@@ -159,6 +159,8 @@ def test_half_of_tflm_head_bit_exact(rel: str) -> None:
     pm = bit_exact(model_path(rel).read_bytes(), AUTO, seeds=(0, 1))
     assert pm.plan.arena_bytes <= TFLM_HEAD[rel] // 2
     verify_plan(pm.plan)
+    for out, src in pm.plan.inplace:  # element-wise in place: recorded only if still shared
+        assert pm.plan.buffer_of(out).offset == pm.plan.buffer_of(src).offset
 
 
 @pytest.mark.slow

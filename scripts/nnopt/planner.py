@@ -117,6 +117,8 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
             opts.inplace_ops, opts.tiling, opts.max_extra_macs, opts.budget_bytes,
             opts.align, opts.arena_strategies))
         roots, scratch, buffers, arena = below.roots, below.scratch, below.buffers, below.arena
+        # element-wise ops inside a tiled stage run on separate tiles
+        inplace = {o: i for o, i in inplace.items() if roots.get(o) == roots.get(i, i)}
     else:
         buffers = buffers_for(g, order, roots, scratch)
         arena = plan_arena(buffers, align=opts.align, strategies=opts.arena_strategies)
