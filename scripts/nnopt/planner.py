@@ -21,7 +21,7 @@ from .passes.arena import ArenaPlan, plan_arena
 from .passes.below_bound import BelowOptions, plan_below, plan_records
 from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace import plan_inplace
-from .passes.inplace_ops import fold_pads
+from .passes.inplace_ops import fold_pads, variant_query
 from .passes.lifetimes import (
     Buffer,
     alias_roots,
@@ -106,9 +106,9 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
     scratch = {}
     if opts.check_kernels:
         for op in g.ops:
-            # folded padding: codegen.views runs the generic kernel, without scratch
-            n = (0 if getattr(op.options, "explicit_padding", None) is not None
-                 else lowering_for(op).scratch_bytes(g, op))
+            # folded padding: the variant of the padded geometry (None: generic kernel)
+            q = variant_query(g, op)
+            n = lowering_for(op).scratch_bytes(*q) if q is not None else 0
             if n:
                 scratch[op.index] = n
     below = None

@@ -37,6 +37,7 @@ from ..lowering.conv import (
     weight_requant,
 )
 from ..lowering.elementwise import Raw, act_range_f32, act_range_s8, c_params
+from ..passes.inplace_ops import variant_query
 from ..passes.regions import WINDOW, Spatial, spatial_of
 from ..plan import Plan
 
@@ -106,16 +107,16 @@ def kernel_call(ctx: EmitContext, sp: Spatial) -> KernelCall:
     fn = f"nnrt_{'depthwise_conv2d' if dw else 'conv2d'}_{sfx}"
     wptrs = (ctx.ptr(w.index), ctx.ptr(bias.index) if bias is not None else "NULL")
     scratch: tuple[str, ...] = ()
-    if o.explicit_padding is None:
-        # The kernel variant the registered lowering picks for the whole op also takes
-        # every sub-view of it (same filter, channels and padding kind), with the same
-        # scratch, which the planner reserved.
-        chooser = getattr(lowering_for(op), "variant", None)
-        if chooser is not None:
-            v = chooser(graph, op)
-            fn = v.function
-            if v.scratch:
-                scratch = (ctx.scratch,)
+    # The kernel variant the registered lowering picks for the whole op also takes every
+    # sub-view of it (same filter, channels and padding kind), with the same scratch,
+    # which the planner reserved; folded padding: the variant of the padded geometry.
+    chooser = getattr(lowering_for(op), "variant", None)
+    query = variant_query(graph, op)
+    if chooser is not None and query is not None:
+        v = chooser(*query)
+        fn = v.function
+        if v.scratch:
+            scratch = (ctx.scratch,)
     fields: dict[str, Any] = {"geom": geom}
     if int8:
         _, z_in = per_tensor_quant(op, x, "input")
@@ -276,7 +277,8 @@ def emit_window_into_slice(ctx: EmitContext) -> list[str]:
     ctot = graph.tensors[concat.outputs[0]].shape[3]
     oh, ow, oc = y.shape[1], y.shape[2], y.shape[3]
     in_row = x.shape[2] * x.shape[3] * DTYPE_SIZE[x.dtype]
-    own = 0 if _explicit(op) else lowering_for(op).scratch_bytes(graph, op)
+    query = variant_query(graph, op)
+    own = lowering_for(op).scratch_bytes(*query) if query is not None else 0
     staging = f"((uint8_t *){ctx.scratch} + {(own + 15) // 16 * 16}u)"
     call = _call(k, "&p", _typed(ctx.ptr(x.index), k.elem, True, f"(size_t)w.start * {in_row}u"),
                  f"({k.elem} *)(void *){staging}")

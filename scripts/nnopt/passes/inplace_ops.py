@@ -377,3 +377,26 @@ def staging_bytes(graph: Graph, view: ConcatView) -> int:
     """The staging row a view's producer writes before storing it into the slice."""
     t = graph.tensors[view.tensor]
     return t.shape[2] * t.shape[3] * DTYPE_SIZE[t.dtype]
+
+
+def variant_query(graph: Graph, op: Op) -> tuple[Graph, Op] | None:
+    """The (graph, op) to ask the registered lowering which kernel variant, and how much
+    scratch, the op's geometry takes. For a window op with folded padding: the same op
+    over an explicitly padded stand-in input (VALID), the geometry kernels see apart from
+    the padding; None when only the generic kernel fits (a 1x1 filter with padding)."""
+    o = op.options
+    e = getattr(o, "explicit_padding", None)
+    if e is None:
+        return graph, op
+    assert isinstance(o, (ConvOptions, PoolOptions))
+    if op.opcode in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+        w = graph.tensors[op.inputs[1]]
+        if w.shape[1] == 1 and w.shape[2] == 1 and any(e):
+            return None
+    x = graph.tensors[op.inputs[0]]
+    n, h, wd, c = x.shape
+    padded = replace(x, index=len(graph.tensors), name=f"{x.name}/padded",
+                     shape=(n, h + e[0] + e[1], wd + e[2] + e[3], c))
+    stand_in = replace(graph, tensors=(*graph.tensors, padded))
+    return stand_in, replace(op, inputs=(padded.index, *op.inputs[1:]),
+                             options=replace(o, padding="VALID", explicit_padding=None))
