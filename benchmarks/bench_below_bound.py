@@ -22,7 +22,10 @@ to the repository), in one run:
 
 Every arena is what the generated firmware allocates (``NNRT_ARENA``, verified plans).
 Output: a Markdown table, then the targets of issue 6 checked; ``--json PATH`` (``-``:
-stdout) writes the rows. ``--max-extra-macs`` changes the tiling budget.
+stdout) writes the rows. ``--max-extra-macs`` changes the tiling budget. ``--qemu-m7``
+also runs the classic and the tiled firmware of every model that fits nucleo_f767zi
+under QEMU (Cortex-M7) and reports instructions per inference: the time the memory
+costs (kernel calls per row or patch, halo recompute, tile copies), not only the MACs.
 
     python benchmarks/bench_below_bound.py [MODELS_DIR] [--json out.json] [--no-tflm]
 """
@@ -72,6 +75,8 @@ class Row:
     plan_seconds: float
     kernels: bool  # False: planned without kernel checks (an op has no nnrt kernel)
     tflm_error: str | None = None
+    instr_classic: int | None = None  # QEMU Cortex-M7 instructions per inference
+    instr_tiled: int | None = None
 
 
 def _plan(graph_path: Path, opts: PlanOptions) -> tuple[Plan, bool]:
@@ -103,15 +108,43 @@ def plan_row(path: Path, max_extra: float, schedule_budget_s: float) -> Row:
     )
 
 
+def qemu_instructions(path: Path, max_extra: float) -> tuple[int | None, int | None]:
+    """Instructions per inference of the classic and the tiled firmware on QEMU's
+    Cortex-M7 (None where the model does not fit nucleo_f767zi)."""
+    from nnopt.boards import load_board
+    from nnopt.runner import run_planned
+    from nnopt.testing.harness import random_inputs
+
+    board = load_board("nucleo_f767zi")
+    data = path.read_bytes()
+    inputs = [x.tobytes() for x in random_inputs(data, 1)]
+    out: list[int | None] = []
+    for opts in (PlanOptions(), PlanOptions(inplace_ops="auto", tiling="auto",
+                                            max_extra_macs=max_extra)):
+        graph = load_model(path)
+        try:
+            pm = plan_model(graph, opts, data)
+        except UnsupportedError:
+            return None, None
+        if pm.plan.arena_bytes > board.sram_bytes or pm.plan.weight_bytes > 1_900_000:
+            out.append(None)
+            continue
+        out.append(run_planned(pm, inputs, target="qemu-m7", board=board).instructions)
+    return out[0], out[1]
+
+
 def _n(x: int | None) -> str:
     return "n/a" if x is None else f"{x:,}"
 
 
 def markdown(rows: list[Row]) -> list[str]:
+    qemu = any(r.instr_classic is not None for r in rows)
     head = ["model", "TFLM head", "live-sum opt.", "op bound", "classic", "in-place",
             "tiled", "stage", "extra MACs", "tiled / TFLM", "tiled / live sum", "plan time"]
+    head += ["M7 instr. classic -> tiled"] if qemu else []
     lines = ["| " + " | ".join(head) + " |",
-             "|---|" + "|".join(["---:"] * 6) + "|---|" + "|".join(["---:"] * 4) + "|"]
+             "|---|" + "|".join(["---:"] * 6) + "|---|" + "|".join(["---:"] * 4) + "|"
+             + ("---:|" if qemu else "")]
     for r in rows:
         ratio = "n/a" if not r.tflm_head else f"{r.tiled / r.tflm_head:.3f}"
         lines.append("| " + " | ".join([
@@ -119,8 +152,15 @@ def markdown(rows: list[Row]) -> list[str]:
             _n(r.live_sum) + ("" if r.optimal else " (heur.)"), _n(r.op_bound),
             _n(r.classic), _n(r.inplace), _n(r.tiled), r.stage,
             f"{r.extra_macs_pct:+.1f} %", ratio, f"{r.tiled / max(r.live_sum, 1):.3f}",
-            f"{r.plan_seconds:.1f} s"]) + " |")
+            f"{r.plan_seconds:.1f} s", *([_instr(r)] if qemu else [])]) + " |")
     return lines
+
+
+def _instr(r: Row) -> str:
+    if r.instr_classic is None or r.instr_tiled is None:
+        return "n/a"
+    return (f"{r.instr_classic / 1e6:.2f} M -> {r.instr_tiled / 1e6:.2f} M "
+            f"({100 * (r.instr_tiled / r.instr_classic - 1):+.1f} %)")
 
 
 def targets(rows: list[Row]) -> list[str]:
@@ -155,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-extra-macs", type=float, default=15.0, metavar="PERCENT")
     p.add_argument("--schedule-budget", type=float, default=10.0, metavar="SECONDS")
     p.add_argument("--tflm-timeout", type=float, default=600.0, metavar="SECONDS")
+    p.add_argument("--qemu-m7", action="store_true",
+                   help="also count instructions per inference under QEMU (Cortex-M7)")
     args = p.parse_args(argv)
     paths = sorted(args.models.glob("**/*.tflite"))
     if not paths:
@@ -172,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if not args.no_tflm:
             row.tflm_head, row.tflm_error = tflm_head(path, args.tflm_timeout)
+        if args.qemu_m7:
+            row.instr_classic, row.instr_tiled = qemu_instructions(path, args.max_extra_macs)
         rows.append(row)
     if args.json == "-":
         print(json.dumps([asdict(r) for r in rows], indent=1))
