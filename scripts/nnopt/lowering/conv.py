@@ -21,7 +21,9 @@ padding run ``nnrt_conv2d_1x1_s8``, other one-group int8 convolutions
 the rules of their ``*_get_buffer_size()``: 16 bytes per 4 values of a pixel's input
 column, and for im2col an int8 copy of one patch), depthwise ones without a fused pool
 ``nnrt_depthwise_conv2d_opt_s8``; grouped ones and fused pools the generic entries. A
-firmware links only the kernels its ops name.
+firmware links only the kernels its ops name. Where the planner wants no scratch
+(``scratch_free``, memory first) a one-group conv runs ``nnrt_conv2d_s8``, whose
+``nnrt_conv2d_opt_s8`` keeps its columns in its own not-yet-written output.
 
 The activation-range and padding helpers here are TFLM's build-time arithmetic
 (``CalculateActivationRangeQuantized``, ``CalculateActivationRange``,
@@ -374,10 +376,11 @@ def choose_variant(g: _ConvGeom, int8: bool) -> Variant:
 
 def _op_variant(g: _ConvGeom, op: Op, int8: bool) -> Variant:
     """choose_variant, unless the planner asked for no scratch at this op (memory
-    first): then the generic kernel of the same op, which needs none."""
+    first): then ``nnrt_conv2d_s8``, which runs ``nnrt_conv2d_opt_s8``: the same matrix
+    core with its columns in the op's own output (only the last pixels slower)."""
     v = choose_variant(g, int8)
     if v.scratch and getattr(op.options, "scratch_free", False):
-        return Variant("nnrt_depthwise_conv2d_s8" if g.depthwise else "nnrt_conv2d_s8", 0)
+        return Variant("nnrt_conv2d_s8", 0)
     return v
 
 

@@ -1,7 +1,8 @@
 /*
- * int8 1x1 convolution (pointwise), any stride: a matrix product of the input pixels
- * [N*OH*OW, C] and the filter [OC, C], two pixels at a time through the shared matrix
- * core (internal/gemm.h). Bit-exact with nnrt_conv2d_s8().
+ * int8 1x1 convolution (pointwise), any stride, no padding: a matrix product of the
+ * input pixels [N*OH*OW, C] and the filter [OC, C], two pixels at a time through the
+ * shared matrix core with the caller's scratch (internal/nnrt_conv_gemm_s8.c).
+ * Bit-exact with nnrt_conv2d_s8().
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include "nnrt/kernels/conv.h"
 
 #include "../internal/conv_check.h"
+#include "../internal/conv_gemm.h"
 #include "../internal/gemm.h"
 
 size_t nnrt_conv2d_1x1_s8_get_buffer_size(const nnrt_conv_s8_params_t *params)
@@ -29,48 +31,8 @@ nnrt_status_t nnrt_conv2d_1x1_s8(const nnrt_conv_s8_params_t *params, const int8
         || g->pad_top != 0 || g->pad_left != 0 || params->pool != NULL
         || (int64_t)(g->output_h - 1) * g->stride_h >= g->input_h
         || (int64_t)(g->output_w - 1) * g->stride_w >= g->input_w) {
-        return NNRT_ERR_ARG;
+        return NNRT_ERR_ARG; /* (then nnrt_conv_gemm_bytes() == the size above) */
     }
-    nnrt_gemm_s8_t mm = {
-        g->input_c, g->output_c, filter, bias, params->multiplier, params->shift,
-        params->per_channel, params->output_offset, params->act_min, params->act_max, 0,
-    };
-    mm.stage = nnrt_gemm_s8_stage(&mm);
-    const int32_t c = g->input_c;
-    const int32_t in_off = params->input_offset;
-    const size_t oc = (size_t)g->output_c;
-    const size_t pixels = (size_t)g->batches * (size_t)g->output_h * (size_t)g->output_w;
-    const size_t x_step = (size_t)g->stride_w * (size_t)c;
-    const size_t y_step = (size_t)g->stride_h * (size_t)g->input_w * (size_t)c;
-    const size_t b_step = (size_t)g->input_h * (size_t)g->input_w * (size_t)c;
-    /* The next output pixel's input: batch start, row start, pixel; its column. */
-    const int8_t *in_b = input;
-    const int8_t *in_row = input;
-    const int8_t *px = input;
-    int32_t oy = 0;
-    int32_t ox = 0;
-
-    for (size_t q = 0; q < pixels; ++q) {
-        const int p = (int)(q & 1u);
-        nnrt_cols_put_s8(scratch, c, p, 0, px, c, in_off);
-        if (p == 1 || q + 1 == pixels) {
-            if (p == 0) { /* an odd last pixel: pixel 1 repeats it */
-                nnrt_cols_put_s8(scratch, c, 1, 0, px, c, in_off);
-            }
-            const size_t first = q - (size_t)p;
-            nnrt_gemm_s8_2px(&mm, scratch, output + first * oc, p ? output + q * oc : NULL);
-        }
-        px += x_step;
-        if (++ox == g->output_w) {
-            ox = 0;
-            in_row += y_step;
-            if (++oy == g->output_h) {
-                oy = 0;
-                in_b += b_step;
-                in_row = in_b;
-            }
-            px = in_row;
-        }
-    }
+    nnrt_conv_gemm_s8(params, input, filter, bias, output, scratch);
     return NNRT_OK;
 }

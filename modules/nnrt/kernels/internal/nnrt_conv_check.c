@@ -5,8 +5,9 @@
 #include "nnrt/kernels/conv.h"
 
 #include "conv_check.h"
+#include "simd.h"
 
-int nnrt_conv_s8_args_ok(const nnrt_conv_s8_params_t *p, const int8_t *input,
+NNRT_COLD int nnrt_conv_s8_args_ok(const nnrt_conv_s8_params_t *p, const int8_t *input,
                          const int8_t *filter, const int8_t *output, int depthwise)
 {
     if (p == NULL || input == NULL || filter == NULL || output == NULL

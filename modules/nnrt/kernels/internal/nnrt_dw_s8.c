@@ -43,7 +43,7 @@ static int32_t end_inside(int32_t origin, int32_t step, int32_t size, int32_t ta
 /* The taps of the window at (y0, x0) that lie inside the input: byte offsets from the
  * batch's first input of the channel (off[]) and tap numbers (tap[]); returns how many. */
 static int32_t clip_taps(const nnrt_conv_geom_t *g, int32_t y0, int32_t x0,
-                         int32_t off[NNRT_DW_MAX_TAPS], int32_t tap[NNRT_DW_MAX_TAPS])
+                         int32_t off[NNRT_DW_MAX_TAPS], uint8_t tap[NNRT_DW_MAX_TAPS])
 {
     const int32_t fy_s = first_inside(y0, g->dilation_h);
     const int32_t fy_e = end_inside(y0, g->dilation_h, g->input_h, g->filter_h);
@@ -58,7 +58,7 @@ static int32_t clip_taps(const nnrt_conv_geom_t *g, int32_t y0, int32_t x0,
         int32_t o = row;
         for (int32_t fx = fx_s; fx < fx_e; ++fx, ++n, o += x_step) {
             off[n] = o;
-            tap[n] = fy * g->filter_w + fx;
+            tap[n] = (uint8_t)(fy * g->filter_w + fx);
         }
     }
     return n;
@@ -79,7 +79,7 @@ static void inside_columns(const nnrt_conv_geom_t *g, int32_t *lo, int32_t *hi)
 typedef struct {
     const nnrt_conv_geom_t *g;
     const int32_t *toff;    /* byte offsets of all taps from the window origin */
-    const int32_t *ident;   /* 0, 1, ... taps - 1 */
+    const uint8_t *ident;   /* 0, 1, ... taps - 1 */
     const int32_t *b0;      /* biases of the group (4, or 1 for one channel) */
     const nnrt_rqf_t *q;    /* their requantisation */
     const void *w;          /* weights: extended pairs (DSP group) or int32 (one channel) */
@@ -95,8 +95,8 @@ typedef struct {
 } run_t;
 
 /* One channel: n pixels from base, taps off[0..nt) with weights w[tap[i]]. */
-static NNRT_NOINLINE void run1(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
-                               const int32_t *off, const int32_t *tap, int32_t nt)
+static NNRT_COLD NNRT_NOINLINE void run1(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
+                               const int32_t *off, const uint8_t *tap, int32_t nt)
 {
     const int32_t *w = (const int32_t *)k->w;
     for (int32_t i = 0; i < n; ++i, base += k->x_step, out += k->oc_n) {
@@ -109,9 +109,9 @@ static NNRT_NOINLINE void run1(const run_t *k, const int8_t *base, int8_t *out, 
 }
 
 /* Output channel oc, one at a time (portable C, any multiplier). */
-static void channel1(const nnrt_conv_s8_params_t *p, const int8_t *input,
-                     const int8_t *filter, const int32_t *bias, int8_t *output, int32_t oc,
-                     run_t *k)
+static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, const int8_t *input,
+                                   const int8_t *filter, const int32_t *bias, int8_t *output,
+                                   int32_t oc, run_t *k)
 {
     const nnrt_conv_geom_t *g = &p->geom;
     const size_t c = (size_t)g->input_c;
@@ -130,7 +130,7 @@ static void channel1(const nnrt_conv_s8_params_t *p, const int8_t *input,
     int32_t hi;
     inside_columns(g, &lo, &hi);
     int32_t off[NNRT_DW_MAX_TAPS];
-    int32_t tap[NNRT_DW_MAX_TAPS];
+    uint8_t tap[NNRT_DW_MAX_TAPS];
     const int8_t *in_c = input + oc / g->filter_c;
     int8_t *out = output + oc;
     for (int32_t b = 0; b < g->batches; ++b) {
@@ -167,7 +167,7 @@ static void channel1(const nnrt_conv_s8_params_t *p, const int8_t *input,
     } while (0)
 
 /* The 4 outputs of a group with some channel outside the fast form. */
-static NNRT_NOINLINE void store4_any(const run_t *k, int8_t *out, const int32_t a[4])
+static NNRT_COLD NNRT_NOINLINE void store4_any(const run_t *k, int8_t *out, const int32_t a[4])
 {
     for (int32_t i = 0; i < 4; ++i) {
         out[i] = nnrt_act8(nnrt_rqf(a[i], &k->q[i], k->out_off), k->lo, k->hi);
@@ -237,7 +237,7 @@ static NNRT_NOINLINE void run4_3x3(const run_t *k, const int8_t *base, int8_t *o
 
 /* n pixels of a group from base, taps off[0..nt) with weight pairs 2 * tap[i]. */
 static NNRT_NOINLINE void run4(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
-                               const int32_t *off, const int32_t *tap, int32_t nt)
+                               const int32_t *off, const uint8_t *tap, int32_t nt)
 {
     const uint32_t *wx = (const uint32_t *)k->w;
     const uint32_t off2 = nnrt_pair16(k->in_off);
@@ -256,7 +256,7 @@ static NNRT_NOINLINE void run4(const run_t *k, const int8_t *base, int8_t *out, 
 /* The same for 4 output channels of one input channel (multiplier a multiple of 4): the
  * input is broadcast to both halves, [x x] = SXTAB16 of the byte in bytes 0 and 2. */
 static NNRT_NOINLINE void run4b(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
-                                const int32_t *off, const int32_t *tap, int32_t nt)
+                                const int32_t *off, const uint8_t *tap, int32_t nt)
 {
     const uint32_t *wx = (const uint32_t *)k->w;
     const uint32_t off2 = nnrt_pair16(k->in_off);
@@ -280,8 +280,9 @@ static NNRT_NOINLINE void run4b(const run_t *k, const int8_t *base, int8_t *out,
 
 /* Output channels [oc, oc + 4): depth multiplier 1 (4 input channels) or a multiple of
  * 4 (one input channel). */
-static void group4(const nnrt_conv_s8_params_t *p, const int8_t *input, const int8_t *filter,
-                   const int32_t *bias, int8_t *output, int32_t oc, run_t *k)
+static NNRT_NOINLINE void group4(const nnrt_conv_s8_params_t *p, const int8_t *input,
+                                 const int8_t *filter, const int32_t *bias, int8_t *output,
+                                 int32_t oc, run_t *k)
 {
     const nnrt_conv_geom_t *g = &p->geom;
     const size_t c = (size_t)g->input_c;
@@ -312,7 +313,7 @@ static void group4(const nnrt_conv_s8_params_t *p, const int8_t *input, const in
     int32_t hi;
     inside_columns(g, &lo, &hi);
     int32_t off[NNRT_DW_MAX_TAPS];
-    int32_t tap[NNRT_DW_MAX_TAPS];
+    uint8_t tap[NNRT_DW_MAX_TAPS];
     const int8_t *in_c = input + oc / g->filter_c;
     int8_t *out = output + oc;
     for (int32_t b = 0; b < g->batches; ++b) {
@@ -352,7 +353,7 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
 {
     const nnrt_conv_geom_t *g = &params->geom;
     int32_t toff[NNRT_DW_MAX_TAPS];
-    int32_t ident[NNRT_DW_MAX_TAPS];
+    uint8_t ident[NNRT_DW_MAX_TAPS];
     run_t k;
     k.g = g;
     k.taps = g->filter_h * g->filter_w;
@@ -360,7 +361,7 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
         const int32_t fy = t / g->filter_w;
         const int32_t fx = t % g->filter_w;
         toff[t] = (fy * g->dilation_h * g->input_w + fx * g->dilation_w) * g->input_c;
-        ident[t] = t;
+        ident[t] = (uint8_t)t;
     }
     k.toff = toff;
     k.ident = ident;

@@ -133,7 +133,7 @@ static NNRT_ALWAYS_INLINE void mac_2x2(const void *cols, int32_t k, const int8_t
 }
 
 /* Channels outside the fast form: the reference requantisation, out of line. */
-static NNRT_NOINLINE void store_any(const nnrt_gemm_s8_t *g, int32_t oc, int32_t n,
+static NNRT_COLD NNRT_NOINLINE void store_any(const nnrt_gemm_s8_t *g, int32_t oc, int32_t n,
                                     const int32_t a[4], int8_t *o0, int8_t *o1)
 {
     for (int32_t i = 0; i < n; ++i) {
@@ -147,7 +147,7 @@ static NNRT_NOINLINE void store_any(const nnrt_gemm_s8_t *g, int32_t oc, int32_t
     }
 }
 
-int nnrt_gemm_s8_stage(const nnrt_gemm_s8_t *g)
+NNRT_COLD int nnrt_gemm_s8_stage(const nnrt_gemm_s8_t *g)
 {
     const int32_t n = g->per_channel ? g->oc : 1;
     for (int32_t i = 0; i < n; ++i) {
@@ -209,7 +209,7 @@ static NNRT_NOINLINE void pair_fast(const pass_t *x, int32_t oc, int32_t d)
 }
 
 /* The same with the reference requantisation for channels outside the fast form. */
-static NNRT_NOINLINE void pair_any(const pass_t *x, int32_t oc, int32_t d)
+static NNRT_COLD NNRT_NOINLINE void pair_any(const pass_t *x, int32_t oc, int32_t d)
 {
     const nnrt_gemm_s8_t *g = x->g;
     const int32_t k = g->k;

@@ -34,13 +34,16 @@
 #endif
 
 /* Inline even when large (functions instantiated with constant arguments); or never
- * (hot loops that get their own register allocation). */
+ * (hot loops that get their own register allocation); cold: rarely run, compiled for
+ * size (reference requantisation, argument checks, remainder channels). */
 #if defined(__GNUC__)
 #define NNRT_ALWAYS_INLINE inline __attribute__((always_inline))
 #define NNRT_NOINLINE __attribute__((noinline))
+#define NNRT_COLD __attribute__((cold))
 #else
 #define NNRT_ALWAYS_INLINE inline
 #define NNRT_NOINLINE
+#define NNRT_COLD
 #endif
 
 /** 4 bytes from any address (a single LDR where unaligned access is allowed). */

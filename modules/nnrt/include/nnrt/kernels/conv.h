@@ -29,7 +29,8 @@
  * Variants (all int8 kernels give identical results; `nnopt.lowering.conv` picks the
  * fastest one that fits the op at build time, so a firmware links only what it uses):
  * - nnrt_conv2d_s8(): any geometry, groups, fused pool; no scratch. One group without
- *   a pool: three output channels share each input word; otherwise the reference loops.
+ *   a pool runs nnrt_conv2d_opt_s8(): the matrix core below with its columns in the
+ *   part of the output not yet written; otherwise the reference loops.
  * - nnrt_depthwise_conv2d_s8(): any geometry, multiplier, fused pool; no scratch.
  *   Without a pool (filters up to 25 taps) it runs nnrt_depthwise_conv2d_opt_s8():
  *   output channels in groups of four with their weights pre-extended once
@@ -180,8 +181,18 @@ nnrt_status_t nnrt_depthwise_conv2d_s8(const nnrt_conv_s8_params_t *params,
                                        const int32_t *bias, int8_t *output);
 
 /**
+ * int8 convolution with one group (`filter_c == C`) and no fused pool, without scratch:
+ * the matrix core of nnrt_conv2d_im2col_s8() with its columns in the part of the
+ * output not written yet (no extra memory), the last pixels, where that space runs out,
+ * three channels per input word. Results identical to nnrt_conv2d_s8(), which calls it
+ * for such geometries. Errors as nnrt_conv2d_1x1_s8().
+ */
+nnrt_status_t nnrt_conv2d_opt_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
+                                 const int8_t *filter, const int32_t *bias, int8_t *output);
+
+/**
  * Scratch bytes nnrt_conv2d_1x1_s8() needs: 16 * ceil(C / 4) (two pixels' input
- * vectors as int16). 0 for NULL.
+ * vectors as int16) for a valid 1x1 geometry without padding. 0 for NULL.
  */
 size_t nnrt_conv2d_1x1_s8_get_buffer_size(const nnrt_conv_s8_params_t *params);
 

@@ -1,0 +1,40 @@
+/*
+ * int8 convolution with one group and no fused pool, without scratch: the matrix core
+ * of nnrt_conv2d_im2col_s8() with its columns placed in the part of the output not
+ * written yet (no extra memory; internal/conv_gemm.h); the last pixels, for which that
+ * space runs out, one at a time (internal/conv_pixel.h). Bit-exact with
+ * nnrt_conv2d_s8().
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnrt/kernels/conv.h"
+
+#include "../internal/conv_check.h"
+#include "../internal/conv_gemm.h"
+#include "../internal/conv_pixel.h"
+
+nnrt_status_t nnrt_conv2d_opt_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
+                                 const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    if (!nnrt_conv_s8_args_ok(params, input, filter, output, 0) || params->pool != NULL
+        || params->geom.filter_c != params->geom.input_c) {
+        return NNRT_ERR_ARG;
+    }
+    const nnrt_conv_geom_t *g = &params->geom;
+    size_t done = 0;
+    if ((int64_t)g->filter_h * g->filter_w * g->input_c <= INT32_MAX / 2) {
+        done = nnrt_conv_gemm_s8(params, input, filter, bias, output, NULL);
+    }
+    /* the last pixels, where the output has no room for the columns any more */
+    const size_t per_batch = (size_t)g->output_h * (size_t)g->output_w;
+    const size_t pixels = (size_t)g->batches * per_batch;
+    const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
+    for (size_t px = done; px < pixels; ++px) {
+        nnrt_conv_pixel_s8(params, input + px / per_batch * in_batch, filter, bias,
+                           (int32_t)(px % per_batch / (size_t)g->output_w),
+                           (int32_t)(px % (size_t)g->output_w),
+                           output + px * (size_t)g->output_c, 0);
+    }
+    return NNRT_OK;
+}

@@ -1,0 +1,28 @@
+/*
+ * Internal to the nnrt kernels: a one-group convolution without pool through the
+ * matrix core (internal/nnrt_conv_gemm_s8.c).
+ */
+#ifndef NNRT_KERNELS_INTERNAL_CONV_GEMM_H_
+#define NNRT_KERNELS_INTERNAL_CONV_GEMM_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnrt/kernels/conv.h"
+
+/** Bytes of columns and staging the matrix-core convolution needs. */
+size_t nnrt_conv_gemm_bytes(const nnrt_conv_geom_t *g);
+
+/**
+ * Output pixels [0, n) of the convolution (row-major over batch, row, column), two at
+ * a time; returns n. With scratch (nnrt_conv_gemm_bytes() bytes, 4-byte aligned) n is
+ * every pixel. With scratch == NULL each pair's columns live in the output after the
+ * pair, where nothing is written yet, and n stops at the first pair for which they do
+ * not fit: the caller computes the remaining pixels. The output must not overlap the
+ * input (conv.h). Arguments are checked by the caller.
+ */
+size_t nnrt_conv_gemm_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
+                         const int8_t *filter, const int32_t *bias, int8_t *output,
+                         void *scratch);
+
+#endif /* NNRT_KERNELS_INTERNAL_CONV_GEMM_H_ */
