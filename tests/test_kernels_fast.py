@@ -447,7 +447,7 @@ static void run_requant(void)
         const int32_t shift = rint_(-31, 30);
         const int32_t off = rint_(-128, 127);
         nnrt_rqf_t q;
-        nnrt_rqf_init(&q, m, shift, off);
+        nnrt_rqf_init(&q, m, shift);
         const int32_t got = nnrt_rqf(acc, &q, off);
         const int32_t want = (int32_t)((uint32_t)nnrt_multiply_by_quantized_multiplier(
                                            acc, m, shift) + (uint32_t)off);

@@ -34,7 +34,7 @@ nnrt_status_t nnrt_fully_connected_s8(const nnrt_fc_s8_params_t *params, const i
     const int32_t w_off = params->weights_offset;
     const int32_t out_off = params->output_offset;
     nnrt_rqf_t q;
-    nnrt_rqf_init(&q, params->multiplier[0], params->shift[0], out_off);
+    nnrt_rqf_init(&q, params->multiplier[0], params->shift[0]);
 
     for (int32_t b = 0; b < params->batches; ++b, input += depth, output += units) {
         for (int32_t o = 0; o < units; o += 3) {
@@ -59,7 +59,7 @@ nnrt_status_t nnrt_fully_connected_s8(const nnrt_fc_s8_params_t *params, const i
             }
             for (int32_t r = 0; r < rows; ++r) {
                 if (params->per_channel) {
-                    nnrt_rqf_init(&q, params->multiplier[o + r], params->shift[o + r], out_off);
+                    nnrt_rqf_init(&q, params->multiplier[o + r], params->shift[o + r]);
                 }
                 output[o + r] =
                     nnrt_act8(nnrt_rqf(acc[r], &q, out_off), params->act_min, params->act_max);

@@ -37,8 +37,8 @@ typedef struct {
     int32_t output_offset;
     int32_t act_min;
     int32_t act_max;
-    int32_t stage;              /* from nnrt_gemm_s8_stage(): 0 reference requantisation
-                                   somewhere, 1 fast form, 2 fast form and no clamp */
+    int32_t stage;              /* from nnrt_gemm_s8_stage(): 1 clamp to the activation
+                                   range, 2 the range is all of int8 (SSAT only) */
 } nnrt_gemm_s8_t;
 
 /** The output stage for g (every field but `stage` set): once per call. */

@@ -51,7 +51,7 @@ void nnrt_conv_pixel_s8(const nnrt_conv_s8_params_t *p, const int8_t *in_b,
     const int32_t run = g->dilation_w == 1 && fc == g->input_c ? fx_e - fx_s : 1;
     const int32_t out_off = p->output_offset;
     nnrt_rqf_t q;
-    nnrt_rqf_init(&q, p->multiplier[0], p->shift[0], out_off);
+    nnrt_rqf_init(&q, p->multiplier[0], p->shift[0]);
 
     for (int32_t oc = 0; oc < g->output_c; ++oc) {
         const int8_t *in_g = in_b + (size_t)(oc / per_group * fc);
@@ -67,7 +67,7 @@ void nnrt_conv_pixel_s8(const nnrt_conv_s8_params_t *p, const int8_t *in_b,
             }
         }
         if (p->per_channel) {
-            nnrt_rqf_init(&q, p->multiplier[oc], p->shift[oc], out_off);
+            nnrt_rqf_init(&q, p->multiplier[oc], p->shift[oc]);
         }
         const int8_t v = nnrt_act8(nnrt_rqf(acc, &q, out_off), p->act_min, p->act_max);
         if (!keep_max || v > out[oc]) {

@@ -120,8 +120,7 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
         w[t] = filter[(size_t)t * k->oc_n + (size_t)oc];
     }
     nnrt_rqf_t q;
-    nnrt_rqf_init(&q, p->multiplier[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0],
-                  k->out_off);
+    nnrt_rqf_init(&q, p->multiplier[p->per_channel ? oc : 0], p->shift[p->per_channel ? oc : 0]);
     const int32_t b0 = bias != NULL ? bias[oc] : 0;
     k->w = w;
     k->q = &q;
@@ -184,10 +183,11 @@ static NNRT_ALWAYS_INLINE void store4(const run_t *k, int8_t *out, int32_t a0, i
         store4_any(k, out, a);
         return;
     }
-    int32_t v0 = nnrt_sat8(nnrt_rqf_fast(a0, q[0].mult, q[0].add, q[0].rsh));
-    int32_t v1 = nnrt_sat8(nnrt_rqf_fast(a1, q[1].mult, q[1].add, q[1].rsh));
-    int32_t v2 = nnrt_sat8(nnrt_rqf_fast(a2, q[2].mult, q[2].add, q[2].rsh));
-    int32_t v3 = nnrt_sat8(nnrt_rqf_fast(a3, q[3].mult, q[3].add, q[3].rsh));
+    const int32_t off = k->out_off;
+    int32_t v0 = nnrt_sat8(nnrt_rqf_fast(a0, q[0].mult, q[0].half, q[0].rsh) + off);
+    int32_t v1 = nnrt_sat8(nnrt_rqf_fast(a1, q[1].mult, q[1].half, q[1].rsh) + off);
+    int32_t v2 = nnrt_sat8(nnrt_rqf_fast(a2, q[2].mult, q[2].half, q[2].rsh) + off);
+    int32_t v3 = nnrt_sat8(nnrt_rqf_fast(a3, q[3].mult, q[3].half, q[3].rsh) + off);
     if (!k->full) {
         v0 = nnrt_act8(v0, k->lo, k->hi);
         v1 = nnrt_act8(v1, k->lo, k->hi);
@@ -297,7 +297,7 @@ static NNRT_NOINLINE void group4(const nnrt_conv_s8_params_t *p, const int8_t *i
     k->fast = 1;
     for (int32_t i = 0; i < 4; ++i) {
         const int32_t qi = p->per_channel ? oc + i : 0;
-        nnrt_rqf_init(&q[i], p->multiplier[qi], p->shift[qi], k->out_off);
+        nnrt_rqf_init(&q[i], p->multiplier[qi], p->shift[qi]);
         k->fast &= q[i].fast;
         if (bias != NULL) {
             b0[i] = bias[oc + i];

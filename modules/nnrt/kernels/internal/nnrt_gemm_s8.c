@@ -149,12 +149,6 @@ static NNRT_COLD NNRT_NOINLINE void store_any(const nnrt_gemm_s8_t *g, int32_t o
 
 NNRT_COLD int nnrt_gemm_s8_stage(const nnrt_gemm_s8_t *g)
 {
-    const int32_t n = g->per_channel ? g->oc : 1;
-    for (int32_t i = 0; i < n; ++i) {
-        if (g->shift[i] > -2 || g->shift[i] < -23) {
-            return 0; /* some channel takes the reference requantisation */
-        }
-    }
     return g->act_min == INT8_MIN && g->act_max == INT8_MAX ? 2 : 1;
 }
 
@@ -164,17 +158,25 @@ typedef struct {
     const void *cols;
     int8_t *out0;
     int8_t *out1;
-    int32_t c2;     /* 2 * output_offset + 1 */
 } pass_t;
 
+/* Channels oc and oc + d (d = 1; d = 0 for an odd last channel) with the reference
+ * requantisation (a channel outside the fast form). */
+static NNRT_COLD NNRT_NOINLINE void pair_any(const pass_t *x, int32_t oc, int32_t d,
+                                             int32_t a00, int32_t a01, int32_t a10,
+                                             int32_t a11)
+{
+    const int32_t a[4] = {a00, a01, a10, a11};
+    store_any(x->g, oc, d + 1, a, x->out0 + oc, x->out1 + oc);
+}
+
 /*
- * Channels oc and oc + d (d = 1; d = 0 for an odd last channel) of one pixel pair, every
- * channel in the fast form (checked once per call). Out of line: one call per channel
- * pair, and the loop gets all registers. See requant.h: with e' = e - 2 = -shift - 2 >= 0
- * the addend 2^(e-2) + offset * 2^(e-1) is (2 * offset + 1) << e', the shift e - 1 is
- * e' + 1.
+ * Channels oc and oc + d (d = 1; d = 0 for an odd last channel) of one pixel pair. Out
+ * of line: one call per channel pair, and the loop gets all registers. Requantisation
+ * in the fast form (requant.h): with e' = e - 2 = -shift - 2 in [0, 29] the half is
+ * 2^e' and the shift e - 1 is e' + 1.
  */
-static NNRT_NOINLINE void pair_fast(const pass_t *x, int32_t oc, int32_t d)
+static NNRT_NOINLINE void pair(const pass_t *x, int32_t oc, int32_t d)
 {
     const nnrt_gemm_s8_t *g = x->g;
     const int32_t k = g->k;
@@ -190,10 +192,17 @@ static NNRT_NOINLINE void pair_fast(const pass_t *x, int32_t oc, int32_t d)
     const int32_t q1 = g->per_channel ? oc1 : 0;
     const int32_t e0 = -g->shift[q0] - 2;
     const int32_t e1 = -g->shift[q1] - 2;
-    int32_t v00 = nnrt_sat8(nnrt_rqf_fast(a[0], g->multiplier[q0], x->c2 * (1 << e0), e0 + 1));
-    int32_t v01 = nnrt_sat8(nnrt_rqf_fast(a[1], g->multiplier[q0], x->c2 * (1 << e0), e0 + 1));
-    int32_t v10 = nnrt_sat8(nnrt_rqf_fast(a[2], g->multiplier[q1], x->c2 * (1 << e1), e1 + 1));
-    int32_t v11 = nnrt_sat8(nnrt_rqf_fast(a[3], g->multiplier[q1], x->c2 * (1 << e1), e1 + 1));
+    if ((uint32_t)e0 > 29u || (uint32_t)e1 > 29u) {
+        pair_any(x, oc, d, a[0], a[1], a[2], a[3]);
+        return;
+    }
+    const int32_t off = g->output_offset;
+    const int32_t m0 = g->multiplier[q0];
+    const int32_t m1 = g->multiplier[q1];
+    int32_t v00 = nnrt_sat8(nnrt_rqf_fast(a[0], m0, 1 << e0, e0 + 1) + off);
+    int32_t v01 = nnrt_sat8(nnrt_rqf_fast(a[1], m0, 1 << e0, e0 + 1) + off);
+    int32_t v10 = nnrt_sat8(nnrt_rqf_fast(a[2], m1, 1 << e1, e1 + 1) + off);
+    int32_t v11 = nnrt_sat8(nnrt_rqf_fast(a[3], m1, 1 << e1, e1 + 1) + off);
     if (g->stage == 1) {
         const int32_t lo = g->act_min;
         const int32_t hi = g->act_max;
@@ -208,26 +217,10 @@ static NNRT_NOINLINE void pair_fast(const pass_t *x, int32_t oc, int32_t d)
     x->out1[oc1] = (int8_t)v11;
 }
 
-/* The same with the reference requantisation for channels outside the fast form. */
-static NNRT_COLD NNRT_NOINLINE void pair_any(const pass_t *x, int32_t oc, int32_t d)
-{
-    const nnrt_gemm_s8_t *g = x->g;
-    const int32_t k = g->k;
-    const int8_t *w0 = g->filter + (size_t)oc * (size_t)k;
-    int32_t a[4] = {0, 0, 0, 0};
-    if (g->bias != NULL) {
-        a[0] = a[1] = g->bias[oc];
-        a[2] = a[3] = g->bias[oc + d];
-    }
-    mac_2x2(x->cols, k, w0, w0 + (size_t)d * (size_t)k, a);
-    store_any(g, oc, d + 1, a, x->out0 + oc, x->out1 + oc);
-}
-
 void nnrt_gemm_s8_2px(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, int8_t *out1)
 {
     /* pixel 1 missing: it repeats pixel 0 and writes the same bytes again */
-    const pass_t x = {g, cols, out0, out1 != NULL ? out1 : out0, 2 * g->output_offset + 1};
-    void (*pair)(const pass_t *, int32_t, int32_t) = g->stage != 0 ? pair_fast : pair_any;
+    const pass_t x = {g, cols, out0, out1 != NULL ? out1 : out0};
     int32_t oc = 0;
     for (; oc + 1 < g->oc; oc += 2) {
         pair(&x, oc, 1);

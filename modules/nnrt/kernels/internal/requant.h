@@ -14,11 +14,12 @@
  * and for e >= 2, 2^(30+e) is a multiple of 2^32, so with h = the high word of u
  * (one SMLAL from the sign-dependent start value):
  *
- *   result + output_offset = (h + 2^(e-2) + output_offset * 2^(e-1)) >> (e - 1)
+ *   result = (h + 2^(e-2)) >> (e - 1)
  *
- * exactly, with no overflow for any int32 acc when e <= 23 (|h| <= 2^30). That is the
- * "fast form": per channel a multiplier, an addend and a shift. Other shifts (e <= 1: a
- * real multiplier >= 0.25; e >= 24: < 2^-24) keep the reference arithmetic.
+ * exactly, with no overflow for any int32 acc (|h| <= 2^30, 2^(e-2) <= 2^29). That is
+ * the "fast form" (shifts -31..-2): per channel a multiplier, a half and a shift; the
+ * output offset is added after it. Shifts -1 and above (a real multiplier >= 0.25)
+ * keep the reference arithmetic.
  */
 #ifndef NNRT_KERNELS_INTERNAL_REQUANT_H_
 #define NNRT_KERNELS_INTERNAL_REQUANT_H_
@@ -32,29 +33,35 @@
 /** One channel's output stage, from nnrt_rqf_init(). */
 typedef struct {
     int32_t mult;   /**< Q31 multiplier */
-    int32_t add;    /**< fast form: 2^(rsh-1) + output_offset * 2^rsh */
-    int32_t rsh;    /**< fast form: e - 1, in [1, 22] */
+    int32_t half;   /**< fast form: 2^(rsh-1) */
+    int32_t rsh;    /**< fast form: e - 1, in [1, 30] */
     int32_t shift;  /**< TFLM shift (> 0: left) */
     int32_t fast;   /**< 1: the fast form applies */
 } nnrt_rqf_t;
 
-static inline void nnrt_rqf_init(nnrt_rqf_t *q, int32_t mult, int32_t shift, int32_t out_off)
+/** 1 when a channel with this TFLM shift takes the fast form. */
+static inline int nnrt_rqf_fast_shift(int32_t shift)
+{
+    return shift <= -2 && shift >= -31;
+}
+
+static inline void nnrt_rqf_init(nnrt_rqf_t *q, int32_t mult, int32_t shift)
 {
     q->mult = mult;
     q->shift = shift;
-    q->fast = shift <= -2 && shift >= -23;
+    q->fast = nnrt_rqf_fast_shift(shift);
     q->rsh = q->fast ? -shift - 1 : 0;
-    q->add = q->fast ? (1 << (q->rsh - 1)) + out_off * (1 << q->rsh) : 0;
+    q->half = q->fast ? 1 << (q->rsh - 1) : 0;
 }
 
-/** Fast form: acc * multiplier * 2^shift + output_offset (not clamped). */
-static inline int32_t nnrt_rqf_fast(int32_t acc, int32_t mult, int32_t add, int32_t rsh)
+/** Fast form: acc * multiplier * 2^shift (no offset, not clamped). */
+static inline int32_t nnrt_rqf_fast(int32_t acc, int32_t mult, int32_t half, int32_t rsh)
 {
     const int32_t s = acc >> 31;
     const uint32_t lo = ((uint32_t)s << 31) ^ 0x40000000u;
     const int64_t start = (int64_t)(((uint64_t)(uint32_t)s << 32) | lo); /* +-2^30 */
     const int64_t u = start + (int64_t)acc * mult;
-    return ((int32_t)(u >> 32) + add) >> rsh;
+    return ((int32_t)(u >> 32) + half) >> rsh;
 }
 
 /**
@@ -68,7 +75,7 @@ int32_t nnrt_rq_ref(int32_t acc, int32_t mult, int32_t shift, int32_t out_off);
 static inline int32_t nnrt_rqf(int32_t acc, const nnrt_rqf_t *q, int32_t out_off)
 {
     if (q->fast) {
-        return nnrt_rqf_fast(acc, q->mult, q->add, q->rsh);
+        return nnrt_rqf_fast(acc, q->mult, q->half, q->rsh) + out_off;
     }
     return nnrt_rq_ref(acc, q->mult, q->shift, out_off);
 }
