@@ -33,8 +33,8 @@ nnrt_status_t nnrt_fully_connected_s8(const nnrt_fc_s8_params_t *params, const i
     const int32_t in_off = params->input_offset;
     const int32_t w_off = params->weights_offset;
     const int32_t out_off = params->output_offset;
+    const int full = params->act_min == INT8_MIN && params->act_max == INT8_MAX;
     nnrt_rqf_t q;
-    nnrt_rqf_init(&q, params->multiplier[0], params->shift[0]);
 
     for (int32_t b = 0; b < params->batches; ++b, input += depth, output += units) {
         for (int32_t o = 0; o < units; o += 3) {
@@ -58,11 +58,21 @@ nnrt_status_t nnrt_fully_connected_s8(const nnrt_fc_s8_params_t *params, const i
                 }
             }
             for (int32_t r = 0; r < rows; ++r) {
-                if (params->per_channel) {
-                    nnrt_rqf_init(&q, params->multiplier[o + r], params->shift[o + r]);
+                const int32_t qi = params->per_channel ? o + r : 0;
+                const int32_t e = -params->shift[qi] - 2; /* fast form: e' in [0, 29] */
+                int32_t v;
+                if ((uint32_t)e <= 29u) {
+                    v = nnrt_rqf_fast(acc[r], params->multiplier[qi], 1 << e, e + 1) + out_off;
+                } else {
+                    nnrt_rqf_init(&q, params->multiplier[qi], params->shift[qi]);
+                    v = nnrt_rqf(acc[r], &q, out_off);
                 }
-                output[o + r] =
-                    nnrt_act8(nnrt_rqf(acc[r], &q, out_off), params->act_min, params->act_max);
+                v = nnrt_sat8(v);
+                if (!full) {
+                    v = v < params->act_min ? params->act_min
+                                            : (v > params->act_max ? params->act_max : v);
+                }
+                output[o + r] = (int8_t)v;
             }
         }
     }
