@@ -366,14 +366,15 @@ class RunResult:
 
 
 def run(exe: Path, target: Target, args: Sequence[str], *, board: Board | None = None,
-        timeout_s: float = 600) -> RunResult:
+        timeout_s: float = 600, cwd: Path | None = None) -> RunResult:
     """Run a program built by :func:`build` and capture its exit code and output.
 
     ``target`` is the one it was built for; for ``qemu-*`` the board (default as in
     :func:`build`) selects the QEMU machine (:func:`nnopt.firmware.qemu.qemu_command`).
     The program (or QEMU) runs in the caller's working directory, so relative paths in
-    ``args`` mean the same as for the caller; absolute ones are safest. A program killed
-    by a signal (e.g. QEMU aborting on a CPU lockup) gets exit code 128 + signal. A
+    ``args`` mean the same as for the caller; absolute ones are safest. ``cwd`` runs it
+    elsewhere (e.g. in a host key store of PSA ITS files; then pass absolute paths). A
+    program killed by a signal (e.g. QEMU aborting on a CPU lockup) gets exit code 128 + signal. A
     timeout raises :class:`~nnopt.errors.ToolchainError`.
     """
     exe = Path(exe).resolve()
@@ -387,7 +388,7 @@ def run(exe: Path, target: Target, args: Sequence[str], *, board: Board | None =
         cmd = qemu_command(exe, b, args)
     try:
         proc = subprocess.run(cmd, capture_output=True, timeout=timeout_s,
-                              stdin=subprocess.DEVNULL, check=False)
+                              stdin=subprocess.DEVNULL, check=False, cwd=cwd)
     except subprocess.TimeoutExpired as err:
         raise ToolchainError(
             f"{exe.name} on {target} timed out after {timeout_s:g} s",
