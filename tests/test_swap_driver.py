@@ -30,7 +30,12 @@ from nnopt.planner import PlanOptions, plan_model
 from nnopt.swap import SwapOptions, plan_swap, write_model_blob
 from nnopt.swap import blob as B
 from nnopt.swap.costmodel import AEAD_CYCLES_PER_BYTE, AEAD_CYCLES_PER_CHUNK
-from nnopt.swap.mbedtls_build import MbedtlsSources, mbedtls_library, mbedtls_sources
+from nnopt.swap.mbedtls_build import (
+    MbedtlsSources,
+    library_defines,
+    mbedtls_library,
+    mbedtls_sources,
+)
 from nnopt.swap.placement import blob_chunks
 
 HARNESS = REPO / "tests" / "swap" / "swap_reader_main.c"
@@ -56,7 +61,7 @@ def reader(mbed: MbedtlsSources, target: Target, *, sanitize: bool = False,
         target=target,
         sources=(HARNESS, nnrt_dir() / "src" / "swap" / "swap.c",
                  nnrt_dir() / "src" / "swap" / "swap_psa.c"),
-        include_dirs=mbed.include_dirs, defines=dict(mbed.defines), sanitize=sanitize,
+        include_dirs=mbed.include_dirs, defines=library_defines(mbed, target), sanitize=sanitize,
         board=b, libraries=(mbedtls_library(target, board=b, sanitize=sanitize),))
     return build(spec)
 

@@ -62,15 +62,18 @@ def build_runtime(target: Target, *, board: Board | None = None,
 def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
                   board: Board | None = None, trace: bool = False,
                   sanitize: bool = False, allocator: str = "static",
-                  swap_key: bytes | None = None) -> Path:
+                  swap_key: bytes | None = None, swap_key_id: int | None = None) -> Path:
     """Generate and compile the model with the harness; returns the executable.
 
     The sources are generated in ``out_dir`` and built from a content-addressed copy
     in the cache, so the same model and plan never compile twice. A plan that streams
-    weights needs ``swap_key``; its blob is written to ``out_dir`` too."""
+    weights needs ``swap_key``; its blob is written to ``out_dir`` too. With
+    ``swap_key_id`` the code opens the blob by that PSA key id instead of compiling
+    the key in."""
     from .swap.pipeline import build_defines, generate_model
 
-    generated = generate_model(planned, out_dir, allocator=allocator, key=swap_key)
+    generated = generate_model(planned, out_dir, allocator=allocator, key=swap_key,
+                               key_id=swap_key_id)
     gen = generated.sources
     digest = hashlib.sha256(gen.c_file.read_bytes() + gen.h_file.read_bytes()).hexdigest()
     stable = default_cache_dir() / "gen" / digest[:24]
@@ -90,15 +93,16 @@ def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
     else:
         # the swap driver's crypto (src/swap/swap_psa.c) needs mbedTLS's defines; the
         # mbedTLS library links after the runtime that calls it
-        from .swap.mbedtls_build import mbedtls_library, mbedtls_sources
+        from .swap.mbedtls_build import library_defines, mbedtls_library, mbedtls_sources
 
         mbed = mbedtls_sources()
+        mbed_defines = library_defines(mbed, target)
         runtime = build(BuildSpec(target=target, sources=tuple(runtime_sources()),
                                   board=board, sanitize=sanitize, kind="library",
-                                  include_dirs=mbed.include_dirs, defines=dict(mbed.defines)))
+                                  include_dirs=mbed.include_dirs, defines=mbed_defines))
         libs = (runtime, mbedtls_library(target, board=board, sanitize=sanitize))
         include_dirs += mbed.include_dirs
-        defines.update(mbed.defines)
+        defines.update(mbed_defines)
         defines.update(build_defines(target, board))
     spec = BuildSpec(
         target=target,
@@ -128,12 +132,22 @@ def _parse_trace(data: bytes) -> dict[int, bytes]:
 def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Target = "host",
                 board: Board | None = None, trace: bool = False, sanitize: bool = False,
                 workdir: Path | None = None, allocator: str = "static",
-                swap_key: bytes | None = None, blob: Path | None = None) -> RunOutput:
+                swap_key: bytes | None = None, blob: Path | None = None,
+                swap_key_id: int | None = None, key_store: Path | None = None) -> RunOutput:
     """Run one inference of the planned model on ``target``; ``allocator`` as in
     :func:`nnopt.codegen.c_model.generate`. A plan that streams weights is built with
     ``swap_key`` compiled in and runs on ``blob`` (default: the blob generated with
-    the sources, sealed with ``swap_key``)."""
+    the sources, sealed with ``swap_key``). With ``swap_key_id`` the build holds no key
+    and opens the blob by that PSA key id: host only, run inside ``key_store`` (a
+    directory of PSA ITS files, :mod:`nnopt.swap.provision`)."""
     from .swap.pipeline import blob_error, swap_of
+
+    if swap_key_id is not None:
+        from .swap.provision import check_key_store
+
+        check_key_store(target, key_store)
+        if blob is not None:
+            blob = blob.resolve()  # the program runs in the key store directory
 
     g = planned.graph
     if len(inputs) != len(g.inputs):
@@ -145,10 +159,11 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
                              f"got {len(data)}",
                              hint="input files hold the raw tensor bytes (e.g. int8 NHWC)")
     with tempfile.TemporaryDirectory(prefix="nnopt-run-") as tmp:
-        work = workdir or Path(tmp)
+        work = (workdir or Path(tmp)).resolve()
         work.mkdir(parents=True, exist_ok=True)
         exe = build_planned(planned, target, work / "gen", board=board, trace=trace,
-                            sanitize=sanitize, allocator=allocator, swap_key=swap_key)
+                            sanitize=sanitize, allocator=allocator, swap_key=swap_key,
+                            swap_key_id=swap_key_id)
         args: list[str] = []
         blob_path: Path | None = None
         if swap_of(planned.plan) is not None:
@@ -169,9 +184,11 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
         if trace:
             trace_file.write_bytes(b"")
             args += ["-t", str(trace_file)]
-        res = run(exe, target, args, board=board)
+        res = run(exe, target, args, board=board,
+                  cwd=key_store if swap_key_id is not None else None)
         if res.exit_code != 0 and blob_path is not None:
-            err = blob_error(blob_path, res.stdout + res.stderr)
+            err = blob_error(blob_path, res.stdout + res.stderr, key_id=swap_key_id,
+                             key_store=key_store)
             if err is not None:
                 raise err
         if res.exit_code != 0:

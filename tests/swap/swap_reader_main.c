@@ -4,10 +4,15 @@
  * The same file runs on the host (stdio file device, optionally ASan/UBSan) and on
  * QEMU (semihosting file device).
  *
- *   swap_reader -b BLOB -k KEYHEX [-l LAYOUTHEX] [-a ALG] [-n CHUNKS] [-s STAGING]
- *               [-o OUT] [-r] [-p]
+ *   swap_reader -b BLOB (-k KEYHEX [-V] | -K ID) [-l LAYOUTHEX] [-a ALG] [-n CHUNKS]
+ *               [-s STAGING] [-o OUT] [-r] [-p]
  *
  *   -b  the blob file                -k  the key, hex
+ *   -K  open by PSA key id (decimal or 0x hex) of a key in the key store (host: PSA
+ *       ITS files in the working directory), no key bytes
+ *   -V  with -k and -a: import the key bytes as a volatile PSA key (usage DECRYPT,
+ *       algorithm -a) here and open by its id; after close, check that the driver
+ *       did not destroy it (prints "swap: caller key kept"), then destroy it
  *   -l  expected layout id, hex      -a  expected algorithm id (0: the blob's)
  *   -n  expected chunk count         -s  staging buffer bytes (default: the maximum)
  *   -o  write every chunk's plaintext here, in chunk order
@@ -25,6 +30,11 @@
 #include "nnrt/extflash.h"
 #include "nnrt/port.h"
 #include "nnrt/swap.h"
+
+#if defined(NNRT_SWAP_MBEDTLS_BUNDLED) || defined(NNRT_SWAP_PSA)
+#include "psa/crypto.h"
+#define SWAP_TEST_HAVE_PSA 1
+#endif
 
 #ifndef SWAP_TEST_STAGING_MAX
 #define SWAP_TEST_STAGING_MAX (32u * 1024u)
@@ -87,6 +97,71 @@ static long parse_uint(const char *s)
     return v;
 }
 
+/* Decimal or 0x hex uint32; 0 when malformed (0 is not a key id). */
+static uint32_t parse_id(const char *s)
+{
+    uint64_t v = 0;
+    int base = 10;
+    int d;
+
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+    }
+    if (*s == '\0') {
+        return 0u;
+    }
+    for (; *s != '\0'; ++s) {
+        d = hexval(*s);
+        if (d < 0 || d >= base || v > 0xFFFFFFFFu) {
+            return 0u;
+        }
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    return v > 0xFFFFFFFFu ? 0u : (uint32_t)v;
+}
+
+#if defined(SWAP_TEST_HAVE_PSA)
+nnrt_status_t nnrt_swap_crypto_init(void); /* src/swap/swap_psa.c: pool + psa_crypto_init */
+
+/* -V: the application's own volatile key for algorithm `alg`; 0 on failure. */
+static uint32_t import_volatile(long alg, const uint8_t *key, long key_len)
+{
+    psa_key_attributes_t attr = PSA_KEY_ATTRIBUTES_INIT;
+    psa_key_id_t id = 0;
+    psa_status_t st;
+
+    if (nnrt_swap_crypto_init() != NNRT_OK) {
+        return 0u;
+    }
+    if (alg == (long)NNRT_SWAP_ALG_AES_128_GCM && key_len == 16) {
+        psa_set_key_type(&attr, PSA_KEY_TYPE_AES);
+        psa_set_key_algorithm(&attr, PSA_ALG_GCM);
+    } else if (alg == (long)NNRT_SWAP_ALG_CHACHA20_POLY1305 && key_len == 32) {
+        psa_set_key_type(&attr, PSA_KEY_TYPE_CHACHA20);
+        psa_set_key_algorithm(&attr, PSA_ALG_CHACHA20_POLY1305);
+    } else {
+        return 0u;
+    }
+    psa_set_key_bits(&attr, (size_t)key_len * 8u);
+    psa_set_key_usage_flags(&attr, PSA_KEY_USAGE_DECRYPT);
+    st = psa_import_key(&attr, key, (size_t)key_len, &id);
+    psa_reset_key_attributes(&attr);
+    return st == PSA_SUCCESS ? (uint32_t)id : 0u;
+}
+
+/* After close: the caller's key must still be there; then destroy it. */
+static void check_kept(uint32_t id)
+{
+    psa_key_attributes_t attr = PSA_KEY_ATTRIBUTES_INIT;
+    const psa_status_t st = psa_get_key_attributes((psa_key_id_t)id, &attr);
+
+    psa_reset_key_attributes(&attr);
+    nnrt_port_log(st == PSA_SUCCESS ? "swap: caller key kept" : "swap: caller key GONE");
+    (void)psa_destroy_key((psa_key_id_t)id);
+}
+#endif
+
 static void put_u64(char **p, uint64_t v)
 {
     char digits[21];
@@ -145,6 +220,9 @@ int main(int argc, char **argv)
     const char *blob = NULL;
     const char *out = NULL;
     long key_len = -1;
+    uint32_t key_id = 0;
+    int by_id = 0;
+    int import_own = 0;
     int have_layout = 0;
     int reverse = 0;
     int prefetch = 1;
@@ -173,6 +251,10 @@ int main(int argc, char **argv)
             prefetch = 0;
             continue;
         }
+        if (strcmp(opt, "-V") == 0) {
+            import_own = 1;
+            continue;
+        }
         if (val == NULL) {
             nnrt_port_log_error("swap_reader: option needs a value");
             return 2;
@@ -184,6 +266,9 @@ int main(int argc, char **argv)
             out = val;
         } else if (strcmp(opt, "-k") == 0) {
             key_len = parse_hex(val, g_key, sizeof(g_key));
+        } else if (strcmp(opt, "-K") == 0) {
+            key_id = parse_id(val);
+            by_id = 1;
         } else if (strcmp(opt, "-l") == 0) {
             have_layout = parse_hex(val, g_layout, sizeof(g_layout)) == (long)sizeof(g_layout);
             if (!have_layout) {
@@ -201,11 +286,22 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (blob == NULL || key_len < 0 || alg < 0 || expect < 0 || staging <= 0
-        || staging > (long)SWAP_TEST_STAGING_MAX) {
-        nnrt_port_log_error("usage: swap_reader -b BLOB -k KEYHEX [-l ID] [-a ALG] [-n N] "
-                            "[-s STAGING] [-o OUT] [-r] [-p]");
+    if (blob == NULL || (key_len < 0) == !by_id || (import_own && by_id) || alg < 0
+        || expect < 0 || staging <= 0 || staging > (long)SWAP_TEST_STAGING_MAX) {
+        nnrt_port_log_error("usage: swap_reader -b BLOB (-k KEYHEX [-V] | -K ID) [-l ID] "
+                            "[-a ALG] [-n N] [-s STAGING] [-o OUT] [-r] [-p]");
         return 2;
+    }
+    if (import_own) {
+#if defined(SWAP_TEST_HAVE_PSA)
+        key_id = import_volatile(alg, g_key, key_len);
+#endif
+        if (key_id == 0u) {
+            nnrt_port_log_error("swap_reader: -V: cannot import the key (needs -a and a "
+                                "key of its length, and a PSA build)");
+            return 2;
+        }
+        by_id = 1;
     }
     st = nnrt_extflash_port_open(blob, &dev);
     if (st != NNRT_OK) {
@@ -213,8 +309,12 @@ int main(int argc, char **argv)
     }
     memset(&cfg, 0, sizeof(cfg));
     cfg.dev = dev;
-    cfg.key = g_key;
-    cfg.key_len = (size_t)key_len;
+    if (by_id) {
+        cfg.key_id = key_id; /* key stays NULL: the key store's key */
+    } else {
+        cfg.key = g_key;
+        cfg.key_len = (size_t)key_len;
+    }
     cfg.algorithm = (uint32_t)alg;
     cfg.layout_id = have_layout ? g_layout : NULL;
     cfg.expect_chunks = (uint32_t)expect;
@@ -227,6 +327,11 @@ int main(int argc, char **argv)
     st = nnrt_swap_open(&swap, &cfg);
     if (st != NNRT_OK) {
         nnrt_extflash_port_close();
+#if defined(SWAP_TEST_HAVE_PSA)
+        if (import_own) {
+            check_kept(key_id);
+        }
+#endif
         return report(st, -1, &zero);
     }
     n = nnrt_swap_chunk_count(&swap);
@@ -248,6 +353,11 @@ int main(int argc, char **argv)
             nnrt_swap_stats_t stats = nnrt_swap_stats(&swap);
             nnrt_swap_close(&swap);
             nnrt_extflash_port_close();
+#if defined(SWAP_TEST_HAVE_PSA)
+            if (import_own) {
+                check_kept(key_id);
+            }
+#endif
             return report(st, (int64_t)k, &stats);
         }
         if (nnrt_swap_chunk_info(&swap, k, &info) != NNRT_OK || info.plain_bytes != len) {
@@ -262,6 +372,11 @@ int main(int argc, char **argv)
         nnrt_swap_stats_t stats = nnrt_swap_stats(&swap);
         nnrt_swap_close(&swap);
         nnrt_extflash_port_close();
+#if defined(SWAP_TEST_HAVE_PSA)
+        if (import_own) {
+            check_kept(key_id);
+        }
+#endif
         return report(st, st == NNRT_OK ? -1 : (int64_t)i, &stats);
     }
 }

@@ -66,6 +66,12 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    "$NNOPT_SWAP_KEY_FILE")
     s.add_argument("--swap-key-file", type=Path, metavar="PATH",
                    help="file holding the key as hex text or raw bytes")
+    s.add_argument("--swap-key-id", metavar="ID",
+                   help="production: the generated code opens the blob with the PSA key of "
+                   "this id that the device holds (provisioned into its key store, e.g. "
+                   "persistent in PSA ITS) and contains no key byte; decimal or 0x hex in "
+                   "0x1..0x3fffffff. The blob is still sealed with the key above, which "
+                   "must be the one provisioned")
     s.add_argument("--swap-staging", type=_bytes_arg, metavar="BYTES",
                    help="plaintext bytes of each of the two staging buffers (default: chosen "
                    "by the cost model)")
@@ -125,6 +131,16 @@ def plan_swap(args: argparse.Namespace, planned: PlannedModel,
               board: Board | None) -> PlannedModel:
     """The --swap step after planning (nnopt.planner.plan_swap_for)."""
     return plan_swap_for(planned, board, args.swap, args.swap_staging)
+
+
+def swap_key_id(args: argparse.Namespace) -> int | None:
+    """--swap-key-id as a PSA key id (KeyStoreError with a hint when out of range)."""
+    text = getattr(args, "swap_key_id", None)
+    if text is None:
+        return None
+    from ..swap.provision import parse_key_id
+
+    return parse_key_id(text)
 
 
 def warn(msg: str) -> None:

@@ -15,7 +15,8 @@ from ..passes.dynamic import dynamic_plan, summary_lines
 from ..planner import PlannedModel, check_budget, plan_model
 from ..report.text import op_table, summary, swap_summary, swap_table
 from ..swap.pipeline import configured_key, generate_model, swap_of, write_new_key
-from .common import add_plan_arguments, plan_options, plan_swap, progress, warn
+from ..swap.provision import KeyStoreError
+from .common import add_plan_arguments, plan_options, plan_swap, progress, swap_key_id, warn
 
 DESCRIPTION = """\
 Plan a .tflite model for a microcontroller and report its memory:
@@ -26,7 +27,10 @@ picture of the arena over time. With -o, also writes the generated C sources
 
 Weights that do not fit internal flash stream from the board's external flash
 (--swap auto, the default): with -o the sealed weight blob <name>_swap.bin is written
-next to the sources (and, when no key is configured, a new key <name>_swap.key).
+next to the sources (and, when no key is configured, a new key <name>_swap.key). The
+key is compiled into the sources, unless --swap-key-id names the PSA key the device
+holds: then the sources contain no key byte (the blob is sealed with the configured
+key, which the device must hold under that id; see `nnopt swap-provision`).
 
 Exit status: 0 fits (or no budget given), 2 over budget, 1 any other error."""
 
@@ -64,6 +68,7 @@ def report_json(pm: PlannedModel) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     opts = plan_options(args)
+    swap_key_id(args)  # a bad --swap-key-id fails before planning
     progress(f"reading {args.model}")
     data = args.model.read_bytes() if args.model.is_file() else b""
     graph = load_model(args.model)
@@ -103,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         if "c" in emit:
             progress("generating C sources")
             gen = generate_model(pm, args.out, allocator=args.allocator,
-                                 key=_swap_key(args, pm, args.out))
+                                 key=_swap_key(args, pm, args.out), key_id=swap_key_id(args))
             print(f"\nwrote {gen.sources.c_file} and {gen.sources.h_file.name}", file=out)
             if gen.blob is not None:
                 print(f"wrote {gen.blob} ({gen.blob.stat().st_size:,} bytes, for the "
@@ -144,6 +149,12 @@ def _swap_key(args: argparse.Namespace, pm: PlannedModel, out_dir: Path) -> byte
     cfg = configured_key(swap, key_hex=args.swap_key, key_file=args.swap_key_file)
     if cfg is not None:
         return cfg[0]
+    if swap_key_id(args) is not None:
+        raise KeyStoreError(
+            "--swap-key-id: the blob must be sealed with the key the device holds under "
+            "that id, and no key is configured",
+            hint="pass it with --swap-key HEX, --swap-key-file PATH or $NNOPT_SWAP_KEY "
+            "(the build machine's copy; the sources will not contain it)")
     path = out_dir / f"{pm.plan.model}_swap.key"
     key = write_new_key(swap, path)
     warn(f"no swap key configured: generated a random key in {path}; pass --swap-key or "

@@ -19,7 +19,7 @@ from ..passes.dynamic import dynamic_plan
 from ..planner import PlannedModel, check_budget, plan_model
 from ..swap.blob import algorithm_id, generate_key
 from ..swap.pipeline import configured_key, swap_of
-from .common import add_plan_arguments, plan_options, plan_swap, progress
+from .common import add_plan_arguments, plan_options, plan_swap, progress, swap_key_id
 
 DESCRIPTION = """\
 Run one inference of a model with nnopt's generated code and write the outputs.
@@ -34,7 +34,11 @@ mps2-an385).
 Streamed weights (--swap): the executable reads them from a sealed blob, by default
 the one generated for this run; --blob runs on a given blob file instead (with the
 key it was sealed with). A blob that fails authentication or is malformed stops the
-run with an error and no output is written."""
+run with an error and no output is written. --swap-key-id ID builds the code without
+key bytes, opening the blob by PSA key id; on the host the key store is a directory of
+PSA ITS files (--swap-key-store DIR, written by `nnopt swap-provision`); a missing key
+or one whose type, algorithm or usage does not fit stops the run the same way. QEMU
+targets have no persistent key store: they take key bytes only."""
 
 
 def add_parser(sub: Any) -> None:
@@ -58,12 +62,23 @@ def add_parser(sub: Any) -> None:
                    help="streamed weights: run on this blob (e.g. the <name>_swap.bin "
                    "`nnopt optimize` wrote) instead of one generated for this run; needs "
                    "the key it was sealed with (--swap-key / --swap-key-file)")
+    p.add_argument("--swap-key-store", type=Path, metavar="DIR",
+                   help="with --swap-key-id (host): the key store holding that key, a "
+                   "directory of PSA ITS files (see `nnopt swap-provision`)")
     add_plan_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     opts = plan_options(args)
+    key_id = swap_key_id(args)
+    if key_id is not None:
+        from ..swap.provision import check_key_store
+
+        check_key_store(args.target, args.swap_key_store)  # before planning and building
+    elif args.swap_key_store is not None:
+        raise NnoptError("--swap-key-store needs --swap-key-id",
+                         hint="name the key to use: --swap-key-id ID")
     graph = load_model(args.model)
     inputs: list[bytes] = []
     if args.input:
@@ -90,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
     from ..runner import run_planned  # the toolchain layer loads only when running
 
     res = run_planned(pm, inputs, target=args.target, board=opts.board,
-                      allocator=args.allocator, swap_key=_swap_key(args, pm),
-                      blob=args.blob)
+                      allocator=args.allocator, swap_key=_swap_key(args, pm, key_id),
+                      blob=args.blob, swap_key_id=key_id, key_store=args.swap_key_store)
     outs = args.output or []
     if outs and len(outs) != len(res.outputs):
         raise NnoptError(f"model has {len(res.outputs)} outputs, {len(outs)} --output given")
@@ -124,18 +139,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _swap_key(args: argparse.Namespace, pm: PlannedModel) -> bytes | None:
-    """The configured key; without one, a random key for this run's own blob."""
+def _swap_key(args: argparse.Namespace, pm: PlannedModel,
+              key_id: int | None) -> bytes | None:
+    """The configured key; without one, a random key for this run's own blob (with a
+    key id: only when --blob replaces that blob, the program holds no key)."""
     swap = swap_of(pm.plan)
     if swap is None:
-        if args.blob is not None:
-            raise NnoptError("--blob given but this plan streams no weights",
+        if args.blob is not None or key_id is not None:
+            raise NnoptError(f"{'--blob' if args.blob is not None else '--swap-key-id'} "
+                             "given but this plan streams no weights",
                              hint="add --swap force (or --swap auto on a board whose weights "
                              "exceed its internal flash)")
         return None
     cfg = configured_key(swap, key_hex=args.swap_key, key_file=args.swap_key_file)
     if cfg is not None:
         return cfg[0]
+    if key_id is not None:
+        if args.blob is None:
+            raise NnoptError("--swap-key-id: this run's blob must be sealed with the key "
+                             "the key store holds under that id, and no key is configured",
+                             hint="pass it with --swap-key HEX / --swap-key-file PATH / "
+                             "$NNOPT_SWAP_KEY, or run on an existing blob with --blob PATH")
+        # the program opens --blob by key id; the generated blob is never read
+        return generate_key(algorithm_id(swap.algorithm))
     if args.blob is not None:
         raise NnoptError(f"--blob {args.blob}: no swap key configured",
                          hint="pass the key the blob was sealed with: --swap-key HEX or "

@@ -6,7 +6,9 @@ What the generated model gains (``<name>_model.c/.h``, besides the usual content
 - ``#include "nnrt/swap.h"``; two staging buffers and the chunk table in
   ``NNRT_DTCM`` (the DTCM on boards that have one: DMA-reachable, uncached), the
   driver context, the AEAD key (from the build configuration) and the layout id as
-  const data;
+  const data; with a key id (``--swap-key-id``) no key byte at all, the attach opens
+  the blob with ``.key_id`` (a PSA key the device holds, see :mod:`.provision`) and the
+  header defines ``<NAME>_SWAP_KEY_ID``;
 - ``nnrt_status_t <name>_swap_attach(nnrt_extflash_t *dev)``: opens the blob on a
   device (header, table, layout id, algorithm and chunk count checked; key imported);
   ``void <name>_swap_detach(void)``; ``nnrt_swap_stats_t <name>_swap_stats(void)``;
@@ -61,8 +63,9 @@ class SwapEmit:
 
     name: str  # model identifier (the ``<name>`` of ``<name>_model``)
     swap: SwapPlan
-    key: bytes
+    key: bytes | None  # compiled in (development), or None with key_id
     layout_id: bytes
+    key_id: int | None = None  # PSA key id in the device's key store: no key bytes
 
     @property
     def ctx(self) -> str:
@@ -84,6 +87,23 @@ def declarations(se: SwapEmit) -> list[str]:
     name, ctx = se.name, se.ctx
     if len(se.layout_id) != LAYOUT_ID_BYTES:
         raise PlanError("layout id must be 16 bytes")
+    if (se.key is None) == (se.key_id is None):
+        raise PlanError("swap codegen needs either key bytes or a key id")
+    if se.key_id is not None:
+        key_decl = [
+            f"/* AEAD key: PSA key id 0x{se.key_id:08x} in the device's key store (provisioned,",
+            " * e.g. persistent in PSA ITS); no key byte is in this image. nnrt_swap_open()",
+            " * checks its type, algorithm and usage DECRYPT (nnrt/swap.h, \"Keys\"). */",
+        ]
+        key_cfg = ["        .key = NULL,", f"        .key_id = 0x{se.key_id:08x}u,"]
+    else:
+        assert se.key is not None
+        key_decl = [
+            "/* AEAD key from the build configuration, compiled in: anyone who can read this",
+            " * flash can decrypt the blob (see scripts/nnopt/swap/README.md, --swap-key-id). */",
+            f"static const uint8_t {ctx}_key[{len(se.key)}] = {{{_hex_list(se.key)}}};",
+        ]
+        key_cfg = [f"        .key = {ctx}_key,", f"        .key_len = sizeof({ctx}_key),"]
     return [
         f"/* Swap: {n} weight chunks stream from external flash ({se.swap.algorithm}), "
         f"staging 2 x {se.buffer_bytes} B. */",
@@ -92,16 +112,14 @@ def declarations(se: SwapEmit) -> list[str]:
         f"NNRT_DTCM static uint8_t {name}_swap_table[{n}u * NNRT_SWAP_ENTRY_BYTES];",
         f"static nnrt_swap_t {ctx};",
         f"static int {ctx}_attached;",
-        "/* AEAD key from the build configuration (see scripts/nnopt/swap/README.md). */",
-        f"static const uint8_t {ctx}_key[{len(se.key)}] = {{{_hex_list(se.key)}}};",
+        *key_decl,
         f"static const uint8_t {ctx}_layout[{LAYOUT_ID_BYTES}] = {{{_hex_list(se.layout_id)}}};",
         "",
         f"nnrt_status_t {name}_swap_attach(nnrt_extflash_t *dev)",
         "{",
         "    const nnrt_swap_config_t cfg = {",
         "        .dev = dev,",
-        f"        .key = {ctx}_key,",
-        f"        .key_len = sizeof({ctx}_key),",
+        *key_cfg,
         f"        .algorithm = {alg}u,",
         f"        .layout_id = {ctx}_layout,",
         f"        .expect_chunks = {n}u,",
@@ -143,11 +161,14 @@ def header_declarations(se: SwapEmit) -> list[str]:
         f"#define {up}_SWAP_CHUNKS {se.swap.chunk_count}u",
         f"#define {up}_SWAP_STAGING_BYTES {se.buffer_bytes}u",
         f"#define {up}_SWAP_EXTERNAL_BYTES {se.swap.external_weight_bytes}u",
+        *(["/** PSA key id the device must hold (blob's AEAD, usage DECRYPT). */",
+           f"#define {up}_SWAP_KEY_ID 0x{se.key_id:08x}u"] if se.key_id is not None else []),
         "",
         "/** Open the weight blob (<name>_swap.bin) on an external-flash device; invoke()",
         " *  returns NNRT_ERR_IO until this succeeds. Errors as nnrt_swap_open(). */",
         f"nnrt_status_t {se.name}_swap_attach(nnrt_extflash_t *dev);",
-        "/** Close the blob (waits for a read in flight, destroys the key). */",
+        "/** Close the blob (waits for a read in flight, destroys an imported key; a key",
+        " *  id's key stays in the key store). */",
         f"void {se.name}_swap_detach(void);",
         "/** Swap counters since attach. */",
         f"nnrt_swap_stats_t {se.name}_swap_stats(void);",
@@ -414,16 +435,24 @@ class SwapSources:
 
 
 def generate_swapped(planned: PlannedModel, out_dir: Path, swap: SwapPlan, key: bytes,
-                     name: str | None = None, salt: bytes | None = None) -> SwapSources:
-    """Write ``<name>_model.c/.h`` with streamed ops and ``<name>_swap.bin``."""
+                     name: str | None = None, salt: bytes | None = None,
+                     key_id: int | None = None) -> SwapSources:
+    """Write ``<name>_model.c/.h`` with streamed ops and ``<name>_swap.bin`` (sealed
+    with ``key``). With ``key_id`` the sources open the blob by that PSA key id and
+    contain no key byte; else ``key`` is compiled in."""
     from . import swap_layout_id, write_model_blob
+    from .provision import parse_key_id
 
     if not swap.enabled:
         raise PlanError("the swap plan streams nothing", hint="use --swap force or auto")
+    if key_id is not None:
+        parse_key_id(str(key_id))  # PSA's application range, else KeyStoreError
     ident = name or planned.plan.model
     out_dir.mkdir(parents=True, exist_ok=True)
     lid = swap_layout_id(swap, planned.plan.source_sha256)
-    em = _SwapEmitter(planned, ident, SwapEmit(ident, swap, key, lid))
+    em = _SwapEmitter(planned, ident,
+                      SwapEmit(ident, swap, None if key_id is not None else key, lid,
+                               key_id=key_id))
     c_text = em.c_source()
     c_file = out_dir / f"{ident}_model.c"
     h_file = out_dir / f"{ident}_model.h"

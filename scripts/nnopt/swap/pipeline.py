@@ -16,11 +16,12 @@ from pathlib import Path
 from ..boards import Board
 from ..cdefs import Status
 from ..codegen.c_model import GeneratedSources, generate
-from ..errors import BlobError, PlanError
+from ..errors import BlobError, NnoptError, PlanError
 from ..plan import Plan
 from ..planner import PlannedModel
 from .blob import KEY_BYTES, algorithm_id, generate_key, key_from_config
 from .placement import SwapPlan
+from .provision import KeyStoreError
 
 
 def swap_of(plan: Plan) -> SwapPlan | None:
@@ -43,6 +44,14 @@ def configured_key(swap: SwapPlan, *, key_hex: str | None = None,
                            env=os.environ if env is None else env)
 
 
+def configured_key_for(algorithm: int, *, key_hex: str | None = None,
+                       key_file: Path | None = None,
+                       env: Mapping[str, str] | None = None) -> tuple[bytes, str] | None:
+    """:func:`configured_key` for an algorithm id (NNRT_SWAP_ALG_*) without a plan."""
+    return key_from_config(algorithm, key_hex=key_hex, key_file=key_file,
+                           env=os.environ if env is None else env)
+
+
 def write_new_key(swap: SwapPlan, path: Path) -> bytes:
     """A random key for ``swap``'s algorithm, written as hex to ``path`` (mode 0600)."""
     key = generate_key(algorithm_id(swap.algorithm))
@@ -61,9 +70,10 @@ class GeneratedModel:
 
 
 def generate_model(planned: PlannedModel, out_dir: Path, *, allocator: str = "static",
-                   key: bytes | None = None) -> GeneratedModel:
+                   key: bytes | None = None, key_id: int | None = None) -> GeneratedModel:
     """``<name>_model.c/.h`` (and ``<name>_swap.bin`` when the plan streams weights,
-    sealed with ``key``) in ``out_dir``."""
+    sealed with ``key``) in ``out_dir``. With ``key_id`` the sources open the blob by
+    that PSA key id (the device holds the key) and contain no key byte."""
     swap = swap_of(planned.plan)
     if swap is None:
         return GeneratedModel(generate(planned, out_dir, allocator=allocator), None)
@@ -75,7 +85,7 @@ def generate_model(planned: PlannedModel, out_dir: Path, *, allocator: str = "st
                         hint="pass --swap-key HEX or --swap-key-file PATH")
     from .codegen import generate_swapped  # imports the code generator's emitter
 
-    out = generate_swapped(planned, out_dir, swap, key)
+    out = generate_swapped(planned, out_dir, swap, key, key_id=key_id)
     return GeneratedModel(out.sources, out.blob)
 
 
@@ -104,13 +114,46 @@ _BLOB_ERRORS: Mapping[str, str] = {
 }
 
 
-def blob_error(blob: Path, log: str) -> BlobError | None:
-    """The BlobError for a run that stopped on a blob status (``log``: the harness's
-    output), or None when the failure was something else."""
+def blob_error(blob: Path, log: str, *, key_id: int | None = None,
+               key_store: Path | None = None) -> NnoptError | None:
+    """The error for a run that stopped on a blob or key status (``log``: the harness's
+    output; ``key_id``/``key_store``: a build that opens the blob by PSA key id), or
+    None when the failure was something else."""
+    if key_id is not None:
+        err = _key_id_error(blob, log, key_id, key_store)
+        if err is not None:
+            return err
     for name, what in _BLOB_ERRORS.items():
         if f"(NNRT_{name})" in log:
             return BlobError(f"the weight blob {blob} {what}; no output was written",
                              hint="use the blob `nnopt optimize` wrote for this model and "
                              "these options, with the key it was sealed with "
                              "(--swap-key / --swap-key-file)")
+    return None
+
+
+def _key_id_error(blob: Path, log: str, key_id: int,
+                  key_store: Path | None) -> NnoptError | None:
+    where = f" in the key store {key_store}" if key_store is not None else ""
+    hint = ("provision the key the blob was sealed with under this id (`nnopt "
+            "swap-provision --key-store DIR --swap-key-id ID --swap-key HEX`; on a device "
+            "psa_import_key() with PSA_KEY_LIFETIME_PERSISTENT, usage DECRYPT and the "
+            "blob's algorithm only), or pass the id it was provisioned under")
+    at_attach = "attach failed" in log  # runner_main.c: the open refused the key
+    if at_attach and f"(NNRT_{Status.ERR_ARG.name})" in log:
+        return KeyStoreError(
+            f"key id 0x{key_id:08x} is not usable for the weight blob {blob} "
+            f"(NNRT_ERR_ARG): no key with that id{where}, or the key's type, algorithm or "
+            "usage does not fit the blob (its AEAD, usage DECRYPT); no output was written",
+            hint=hint)
+    if at_attach and f"(NNRT_{Status.ERR_CRYPTO.name})" in log:
+        return KeyStoreError(
+            f"the key store{where} failed to provide key id 0x{key_id:08x} "
+            "(NNRT_ERR_CRYPTO: unreadable or corrupt storage); no output was written",
+            hint="re-provision the key (nnopt swap-provision --replace)")
+    if f"(NNRT_{Status.ERR_AUTH.name})" in log:
+        return BlobError(
+            f"the weight blob {blob} failed authentication (NNRT_ERR_AUTH) with the key "
+            f"stored under key id 0x{key_id:08x}{where}: the blob was modified, or sealed "
+            "with another key than that one; no output was written", hint=hint)
     return None

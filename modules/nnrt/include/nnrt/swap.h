@@ -7,7 +7,8 @@
  * 32-byte entries and the sealed chunks. nnrt_swap_open() reads and checks the header
  * and the whole table (every field bounds-checked against the device and the
  * caller's buffers; nothing is read out of bounds whatever the blob holds) and imports
- * the key. Then, for each chunk k in streaming order:
+ * the key bytes, or checks the key the device already holds (see "Keys"). Then, for
+ * each chunk k in streaming order:
  *
  * @code
  * nnrt_swap_start(&swap, 0);                    // at the start of an inference
@@ -31,12 +32,35 @@
  * - NNRT_ERR_AUTH: a chunk's tag does not verify (modified data, header or entry, or
  *   a wrong key);
  * - NNRT_ERR_IO: the device failed or returned a short read;
- * - NNRT_ERR_CRYPTO: the crypto backend failed (init, key import, other errors);
+ * - NNRT_ERR_CRYPTO: the crypto backend failed (init, key import, the key store could
+ *   not be read, other errors);
  * - NNRT_ERR_UNSUPPORTED: built without a PSA Crypto backend;
- * - NNRT_ERR_ARG: a bad argument (NULL, chunk index out of range, key length).
+ * - NNRT_ERR_ARG: a bad argument (NULL, chunk index out of range, key length, both or
+ *   neither of `key` and `key_id`), or a `key_id` that is not usable for this blob: no
+ *   key with that id in the key store, or a key whose type and size, permitted
+ *   algorithm or usage does not match (see "Keys").
+ *
+ * Keys. Either
+ * - `key`/`key_len`: key bytes (development, tests). They are imported as a volatile
+ *   key at open and destroyed at close; but they were in the caller's memory, usually
+ *   compiled into flash, where anyone who can read the MCU's flash finds them; or
+ * - `key` NULL and `key_id`: the PSA key identifier of a key already in the device's key
+ *   store: a persistent key provisioned at manufacturing (psa_import_key() with
+ *   PSA_KEY_LIFETIME_PERSISTENT and an id in PSA_KEY_ID_USER_MIN..PSA_KEY_ID_USER_MAX,
+ *   kept in PSA Internal Trusted Storage: TF-M, or Zephyr's CONFIG_SECURE_STORAGE), or a
+ *   key the application imported or derived itself. No key byte is in the image. At
+ *   open, psa_get_key_attributes() must show exactly the blob's algorithm:
+ *   NNRT_SWAP_ALG_AES_128_GCM: type PSA_KEY_TYPE_AES, 128 bits, algorithm PSA_ALG_GCM;
+ *   NNRT_SWAP_ALG_CHACHA20_POLY1305: PSA_KEY_TYPE_CHACHA20, 256 bits,
+ *   PSA_ALG_CHACHA20_POLY1305; and usage PSA_KEY_USAGE_DECRYPT (grant nothing else, in
+ *   particular not EXPORT); otherwise NNRT_ERR_ARG, nothing opened. A key that fits but
+ *   is not the one the blob was sealed with fails the first chunk: NNRT_ERR_AUTH. The
+ *   driver never destroys such a key; at close (and on a failed open) it calls
+ *   psa_purge_key(), which only drops the RAM copy of a persistent key.
  *
  * Crypto backend: `src/swap/swap_psa.c` calls psa_crypto_init(), psa_import_key(),
- * psa_aead_decrypt() and psa_destroy_key() only. It is compiled in when the build
+ * psa_get_key_attributes(), psa_aead_decrypt(), psa_destroy_key() and psa_purge_key()
+ * only. It is compiled in when the build
  * defines NNRT_SWAP_MBEDTLS_BUNDLED (nnopt's mbedTLS build, nnopt.swap.mbedtls_build)
  * or NNRT_SWAP_PSA (any PSA Crypto provider, e.g. Zephyr's CONFIG_MBEDTLS_PSA_CRYPTO_C);
  * otherwise every open fails with NNRT_ERR_UNSUPPORTED.
@@ -75,9 +99,12 @@ extern "C" {
 /** How to open a blob. Buffers belong to the caller (static storage, no heap). */
 typedef struct {
     nnrt_extflash_t *dev;       /**< the device holding the blob at offset 0 */
-    const uint8_t *key;         /**< AEAD key: 16 bytes (AES-128-GCM) or 32 (ChaCha20-Poly1305);
-                                     imported into PSA at open, not kept */
+    const uint8_t *key;         /**< AEAD key bytes: 16 (AES-128-GCM) or 32 (ChaCha20-Poly1305),
+                                     imported into PSA at open, not kept; or NULL to use
+                                     @p key_id (see "Keys" above) */
     size_t key_len;             /**< bytes at @p key */
+    uint32_t key_id;            /**< psa_key_id_t of a key in the device's key store, used
+                                     when @p key is NULL; 0 (PSA_KEY_ID_NULL) with @p key */
     uint32_t algorithm;         /**< NNRT_SWAP_ALG_*, or 0 to accept the blob's */
     const uint8_t *layout_id;   /**< NNRT_SWAP_LAYOUT_ID_BYTES the blob must carry, or NULL
                                      to accept any (tools and tests) */
@@ -122,6 +149,7 @@ typedef struct {
     size_t staging_bytes;
     uint32_t key_id;            /**< PSA key id while open */
     int key_valid;
+    int key_owned;              /**< imported at open (destroyed at close), else the caller's */
     int32_t inflight;           /**< chunk being read, -1 if none */
     int inflight_buf;           /**< its buffer */
     int next_buf;               /**< buffer of the next read */
@@ -132,7 +160,8 @@ typedef struct {
 } nnrt_swap_t;
 
 /**
- * Read and check the blob header and table, import the key.
+ * Read and check the blob header and table, import the key bytes or check the key of
+ * `key_id` (type, size, algorithm, usage DECRYPT).
  * @return NNRT_OK or an error as listed in the file comment. On error nothing stays
  *         open (no key, no read in flight).
  */
@@ -165,7 +194,8 @@ uint32_t nnrt_swap_chunk_count(const nnrt_swap_t *s);
 /** Counters since open. */
 nnrt_swap_stats_t nnrt_swap_stats(const nnrt_swap_t *s);
 
-/** Wait for any read in flight, destroy the key, forget the blob. Safe to call twice. */
+/** Wait for any read in flight, destroy the key imported at open (a caller's key_id is
+ *  only purged from RAM, never destroyed), forget the blob. Safe to call twice. */
 void nnrt_swap_close(nnrt_swap_t *s);
 
 #ifdef __cplusplus

@@ -150,7 +150,8 @@ nnrt_status_t nnrt_swap_open(nnrt_swap_t *s, const nnrt_swap_config_t *cfg)
     memset(s, 0, sizeof(*s));
     s->inflight = -1;
     if (cfg == NULL || cfg->dev == NULL || cfg->dev->read_start == NULL
-        || cfg->dev->read_wait == NULL || cfg->key == NULL || cfg->staging[0] == NULL
+        || cfg->dev->read_wait == NULL || (cfg->key == NULL) == (cfg->key_id == 0u)
+        || cfg->staging[0] == NULL
         || cfg->staging[1] == NULL || cfg->staging[0] == cfg->staging[1]
         || cfg->staging_bytes <= NNRT_SWAP_TAG_BYTES || cfg->staging_bytes > 0xFFFFFFFFu
         || cfg->table == NULL || cfg->table_capacity == 0u) {
@@ -184,9 +185,21 @@ nnrt_status_t nnrt_swap_open(nnrt_swap_t *s, const nnrt_swap_config_t *cfg)
     if (st != NNRT_OK) {
         return st;
     }
-    st = nnrt_swap_crypto_import(s->header[H_ALG], cfg->key, cfg->key_len, &s->key_id);
-    if (st != NNRT_OK) {
-        return st;
+    if (cfg->key != NULL) {
+        st = nnrt_swap_crypto_import(s->header[H_ALG], cfg->key, cfg->key_len, &s->key_id);
+        if (st != NNRT_OK) {
+            return st;
+        }
+        s->key_owned = 1;
+    } else {
+        /* the caller's key (key store): checked, used, never destroyed here */
+        st = nnrt_swap_crypto_check_key(s->header[H_ALG], cfg->key_id);
+        if (st != NNRT_OK) {
+            nnrt_swap_crypto_release(cfg->key_id);
+            return st;
+        }
+        s->key_id = cfg->key_id;
+        s->key_owned = 0;
     }
     s->key_valid = 1;
     s->dev = cfg->dev;
@@ -361,7 +374,11 @@ void nnrt_swap_close(nnrt_swap_t *s)
         (void)finish_inflight(s);
     }
     if (s->key_valid) {
-        nnrt_swap_crypto_destroy(s->key_id);
+        if (s->key_owned) {
+            nnrt_swap_crypto_destroy(s->key_id);
+        } else {
+            nnrt_swap_crypto_release(s->key_id);
+        }
     }
     memset(s, 0, sizeof(*s));
     s->inflight = -1;

@@ -26,7 +26,20 @@ nnrt_status_t nnrt_swap_crypto_open(uint32_t key_id, uint32_t algorithm, const u
                                     const uint8_t *aad, size_t aad_len, uint8_t *buf,
                                     size_t sealed_len, size_t *plain_len);
 
+/**
+ * Check a key the caller already has in the key store (persistent, or imported or
+ * derived by the application) against the blob's algorithm: type and size, permitted
+ * algorithm (exactly the AEAD's) and usage (DECRYPT), with psa_get_key_attributes().
+ * NNRT_OK; NNRT_ERR_ARG when no key has that id (PSA_ERROR_INVALID_HANDLE /
+ * DOES_NOT_EXIST) or the key does not fit; NNRT_ERR_CRYPTO when the key store failed.
+ */
+nnrt_status_t nnrt_swap_crypto_check_key(uint32_t algorithm, uint32_t key_id);
+
 /** Destroy a key imported by nnrt_swap_crypto_import(). */
 void nnrt_swap_crypto_destroy(uint32_t key_id);
+
+/** Drop the RAM copy of a caller's key without destroying it (psa_purge_key(): a
+ *  persistent key stays in storage, a volatile key is untouched). */
+void nnrt_swap_crypto_release(uint32_t key_id);
 
 #endif /* NNRT_SRC_SWAP_CRYPTO_H_ */

@@ -1,7 +1,9 @@
 /*
  * The swap driver's AEAD through the PSA Crypto API: psa_crypto_init(),
- * psa_import_key() (volatile, usage DECRYPT, one algorithm), psa_aead_decrypt() in
- * place, psa_destroy_key(). No cryptography is implemented here.
+ * psa_import_key() (volatile, usage DECRYPT, one algorithm) or, for a key the device
+ * already holds (nnrt_swap_config_t.key_id), psa_get_key_attributes() to check its
+ * policy; psa_aead_decrypt() in place; psa_destroy_key() for a key imported here,
+ * psa_purge_key() for the caller's. No cryptography is implemented here.
  *
  * Compiled in with NNRT_SWAP_MBEDTLS_BUNDLED (nnopt's mbedTLS 2.28 build; see
  * scripts/nnopt/swap/mbedtls_build.py) or NNRT_SWAP_PSA (another PSA provider, e.g.
@@ -12,6 +14,10 @@
  * - mbedTLS allocates the key slot's key bytes with mbedtls_calloc(); the bundled
  *   configuration routes that to memory_buffer_alloc over the static pool below, so
  *   no heap is needed (NNRT_SWAP_MBEDTLS_POOL_BYTES, default 512).
+ * - on the host the bundled build also has persistent keys (MBEDTLS_PSA_CRYPTO_STORAGE_C
+ *   with MBEDTLS_PSA_ITS_FILE_C: PSA ITS as files in the working directory), which is
+ *   how tests and `nnopt swap-provision` stand in for a device's key store; bare-metal
+ *   builds have no storage (a key id must name a key the application imported).
  * - psa_crypto_init() needs a random generator; decryption never draws from it, so
  *   the configuration uses MBEDTLS_PSA_CRYPTO_EXTERNAL_RNG and the hook below always
  *   refuses (PSA_ERROR_INSUFFICIENT_ENTROPY): nothing on the device generates keys or
@@ -142,9 +148,42 @@ nnrt_status_t nnrt_swap_crypto_open(uint32_t key_id, uint32_t algorithm, const u
     return NNRT_OK;
 }
 
+nnrt_status_t nnrt_swap_crypto_check_key(uint32_t algorithm, uint32_t key_id)
+{
+    psa_key_attributes_t attr = PSA_KEY_ATTRIBUTES_INIT;
+    psa_key_type_t type;
+    psa_algorithm_t alg;
+    size_t want;
+    psa_status_t st;
+    int fits;
+
+    if (key_id == 0u || !alg_params(algorithm, &type, &alg, &want)) {
+        return NNRT_ERR_ARG;
+    }
+    st = psa_get_key_attributes((psa_key_id_t)key_id, &attr);
+    if (st == PSA_ERROR_INVALID_HANDLE || st == PSA_ERROR_DOES_NOT_EXIST) {
+        psa_reset_key_attributes(&attr);
+        return NNRT_ERR_ARG; /* no key with this id in the key store */
+    }
+    if (st != PSA_SUCCESS) {
+        psa_reset_key_attributes(&attr);
+        return NNRT_ERR_CRYPTO; /* storage failure, corrupt key data ... */
+    }
+    fits = psa_get_key_type(&attr) == type && psa_get_key_bits(&attr) == 8u * want
+           && psa_get_key_algorithm(&attr) == alg
+           && (psa_get_key_usage_flags(&attr) & PSA_KEY_USAGE_DECRYPT) != 0u;
+    psa_reset_key_attributes(&attr);
+    return fits ? NNRT_OK : NNRT_ERR_ARG;
+}
+
 void nnrt_swap_crypto_destroy(uint32_t key_id)
 {
     (void)psa_destroy_key((psa_key_id_t)key_id);
+}
+
+void nnrt_swap_crypto_release(uint32_t key_id)
+{
+    (void)psa_purge_key((psa_key_id_t)key_id);
 }
 
 #else /* no PSA Crypto provider in this build */
@@ -180,7 +219,19 @@ nnrt_status_t nnrt_swap_crypto_open(uint32_t key_id, uint32_t algorithm, const u
     return NNRT_ERR_UNSUPPORTED;
 }
 
+nnrt_status_t nnrt_swap_crypto_check_key(uint32_t algorithm, uint32_t key_id)
+{
+    (void)algorithm;
+    (void)key_id;
+    return NNRT_ERR_UNSUPPORTED;
+}
+
 void nnrt_swap_crypto_destroy(uint32_t key_id)
+{
+    (void)key_id;
+}
+
+void nnrt_swap_crypto_release(uint32_t key_id)
 {
     (void)key_id;
 }
