@@ -76,6 +76,7 @@ class Row:
     kernels: bool  # False: planned without kernel checks (an op has no nnrt kernel)
     tflm_error: str | None = None
     instr_classic: int | None = None  # QEMU Cortex-M7 instructions per inference
+    instr_inplace: int | None = None
     instr_tiled: int | None = None
 
 
@@ -108,9 +109,11 @@ def plan_row(path: Path, max_extra: float, schedule_budget_s: float) -> Row:
     )
 
 
-def qemu_instructions(path: Path, max_extra: float) -> tuple[int | None, int | None]:
-    """Instructions per inference of the classic and the tiled firmware on QEMU's
-    Cortex-M7 (None where the model does not fit nucleo_f767zi)."""
+def qemu_instructions(path: Path, max_extra: float
+                      ) -> tuple[int | None, int | None, int | None]:
+    """Instructions per inference of the classic, the in-place and the default (in-place
+    and tiled) firmware on QEMU's Cortex-M7, planned without a budget like the table
+    (None where the plan does not fit nucleo_f767zi)."""
     from nnopt.boards import load_board
     from nnopt.runner import run_planned
     from nnopt.testing.harness import random_inputs
@@ -119,18 +122,18 @@ def qemu_instructions(path: Path, max_extra: float) -> tuple[int | None, int | N
     data = path.read_bytes()
     inputs = [x.tobytes() for x in random_inputs(data, 1)]
     out: list[int | None] = []
-    for opts in (PlanOptions(), PlanOptions(inplace_ops="auto", tiling="auto",
-                                            max_extra_macs=max_extra)):
+    for opts in (PlanOptions(), PlanOptions(inplace_ops="auto"),
+                 PlanOptions(inplace_ops="auto", tiling="auto", max_extra_macs=max_extra)):
         graph = load_model(path)
         try:
             pm = plan_model(graph, opts, data)
         except UnsupportedError:
-            return None, None
+            return None, None, None
         if pm.plan.arena_bytes > board.sram_bytes or pm.plan.weight_bytes > 1_900_000:
             out.append(None)
             continue
         out.append(run_planned(pm, inputs, target="qemu-m7", board=board).instructions)
-    return out[0], out[1]
+    return out[0], out[1], out[2]
 
 
 def _n(x: int | None) -> str:
@@ -141,10 +144,10 @@ def markdown(rows: list[Row]) -> list[str]:
     qemu = any(r.instr_classic is not None for r in rows)
     head = ["model", "TFLM head", "live-sum opt.", "op bound", "classic", "in-place",
             "tiled", "stage", "extra MACs", "tiled / TFLM", "tiled / live sum", "plan time"]
-    head += ["M7 instr. classic -> tiled"] if qemu else []
+    head += ["M7 instr. classic", "in-place", "tiled"] if qemu else []
     lines = ["| " + " | ".join(head) + " |",
              "|---|" + "|".join(["---:"] * 6) + "|---|" + "|".join(["---:"] * 4) + "|"
-             + ("---:|" if qemu else "")]
+             + ("---:|" * 3 if qemu else "")]
     for r in rows:
         ratio = "n/a" if not r.tflm_head else f"{r.tiled / r.tflm_head:.3f}"
         lines.append("| " + " | ".join([
@@ -152,15 +155,22 @@ def markdown(rows: list[Row]) -> list[str]:
             _n(r.live_sum) + ("" if r.optimal else " (heur.)"), _n(r.op_bound),
             _n(r.classic), _n(r.inplace), _n(r.tiled), r.stage,
             f"{r.extra_macs_pct:+.1f} %", ratio, f"{r.tiled / max(r.live_sum, 1):.3f}",
-            f"{r.plan_seconds:.1f} s", *([_instr(r)] if qemu else [])]) + " |")
+            f"{r.plan_seconds:.1f} s", *(_instr(r) if qemu else [])]) + " |")
     return lines
 
 
-def _instr(r: Row) -> str:
-    if r.instr_classic is None or r.instr_tiled is None:
-        return "n/a"
-    return (f"{r.instr_classic / 1e6:.2f} M -> {r.instr_tiled / 1e6:.2f} M "
-            f"({100 * (r.instr_tiled / r.instr_classic - 1):+.1f} %)")
+def _instr(r: Row) -> list[str]:
+    base = r.instr_classic
+
+    def rel(x: int | None) -> str:
+        if x is None:
+            return "n/a"
+        if base is None:
+            return f"{x / 1e6:.2f} M"
+        return f"{x / 1e6:.2f} M ({100 * (x / base - 1):+.1f} %)"
+
+    return ["n/a" if base is None else f"{base / 1e6:.2f} M", rel(r.instr_inplace),
+            rel(r.instr_tiled)]
 
 
 def targets(rows: list[Row]) -> list[str]:
@@ -196,9 +206,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--schedule-budget", type=float, default=10.0, metavar="SECONDS")
     p.add_argument("--tflm-timeout", type=float, default=600.0, metavar="SECONDS")
     p.add_argument("--qemu-m7", action="store_true",
-                   help="also count instructions per inference under QEMU (Cortex-M7)")
+                   help="also count instructions per inference under QEMU (Cortex-M7) of "
+                   "the classic, in-place and tiled plans")
+    p.add_argument("--only", action="append", metavar="NAME",
+                   help="only the model with this file stem (repeatable)")
     args = p.parse_args(argv)
     paths = sorted(args.models.glob("**/*.tflite"))
+    if args.only:
+        paths = [q for q in paths if q.stem in set(args.only)]
     if not paths:
         print(f"no .tflite files under {args.models}", file=sys.stderr)
         return 1
@@ -215,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_tflm:
             row.tflm_head, row.tflm_error = tflm_head(path, args.tflm_timeout)
         if args.qemu_m7:
-            row.instr_classic, row.instr_tiled = qemu_instructions(path, args.max_extra_macs)
+            row.instr_classic, row.instr_inplace, row.instr_tiled = qemu_instructions(
+                path, args.max_extra_macs)
         rows.append(row)
     if args.json == "-":
         print(json.dumps([asdict(r) for r in rows], indent=1))

@@ -261,9 +261,12 @@ def tflm_min_arena(model: Path, timeout_s: float) -> tuple[int | None, str | Non
 
 # ----- nnopt -----
 
-def _plan(data: bytes, name: str, board: Board) -> PlannedModel:
+def _plan(data: bytes, name: str, board: Board, opts: PlanOptions | None = None
+          ) -> PlannedModel:
+    """The plan of the firmware: the board's budget, or ``opts`` (their own budget, if
+    any) built for ``board``."""
     g = load_model_bytes(data, name=name)
-    pm = plan_model(g, PlanOptions(board=board), source_bytes=data)
+    pm = plan_model(g, opts or PlanOptions(board=board), source_bytes=data)
     check_budget(pm.plan, board)
     return pm
 
@@ -364,9 +367,10 @@ int main(void)
 """
 
 
-def profile(path: Path, target: Target) -> int:
+def profile(path: Path, target: Target, opts: PlanOptions | None = None) -> int:
+    """Instructions per op; ``opts``: plan with these options (default: the board's)."""
     board = load_board(M7_BOARD if target == "qemu-m7" else M3_BOARD)
-    pm = _plan(path.read_bytes(), path.stem, board)
+    pm = _plan(path.read_bytes(), path.stem, board, opts)
     g = pm.graph
     with tempfile.TemporaryDirectory(prefix="bench-prof-") as tmp:
         gen = generate(pm, Path(tmp))
@@ -385,19 +389,28 @@ def profile(path: Path, target: Target) -> int:
     for m in re.finditer(r"op-tensor (\d+) (\d+)", res.stdout):
         per_tensor.setdefault(int(m.group(1)), int(m.group(2)))
     total = 0
-    print("| op | opcode | input | weights | output | MACs | instructions | instr/MAC |")
-    print("|---:|---|---|---|---|---:|---:|---:|")
+    kind = {e.op: e.kind for e in pm.plan.inplace_ops}
+    staged: dict[int, list[int]] = {}  # last op of a stage -> its ops (traced together)
+    for n_st, st in enumerate(pm.plan.stages):
+        staged[st.ops[-1]] = list(st.ops)
+        for i in st.ops:
+            kind[i] = f"stage {n_st} {st.grid[0]}x{st.grid[1]}"
+    print(f"plan: arena {pm.plan.arena_bytes:,} B, options {pm.plan.options}")
+    print("| op | opcode | below the bound | input | weights | output | MACs | instructions "
+          "| instr/MAC |")
+    print("|---:|---|---|---|---|---|---:|---:|---:|")
     for idx in pm.plan.schedule:
         op = g.op_by_index[idx]
         n = per_tensor.get(op.outputs[0], 0)
         total += n
-        macs = count_macs(g, [idx])
+        macs = count_macs(g, staged.get(idx, [idx]))  # a stage: all its ops' MACs
         x = g.tensors[op.inputs[0]].shape if op.inputs and op.inputs[0] >= 0 else ()
         w = (g.tensors[op.inputs[1]].shape if len(op.inputs) > 1 and op.inputs[1] >= 0
              and g.tensors[op.inputs[1]].is_constant else ())
         y = g.tensors[op.outputs[0]].shape
         ipm = f"{n / macs:.2f}" if macs else ""
-        print(f"| {idx} | {op.opcode} | {list(x)} | {list(w) if w else ''} | {list(y)} | "
+        print(f"| {idx} | {op.opcode} | {kind.get(idx, '')} | {list(x)} | "
+              f"{list(w) if w else ''} | {list(y)} | "
               f"{macs:,} | {n:,} | {ipm} |")
     print(f"\ntotal {total:,} instructions ({target}), {count_macs(g):,} MACs")
     return 0
@@ -470,6 +483,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="print instructions per operator of one model instead")
     p.add_argument("--target", choices=("qemu-m7", "qemu-m3"), default="qemu-m7",
                    help="target of --profile")
+    p.add_argument("--inplace-ops", choices=("auto", "off", "force"),
+                   help="--profile: plan with these in-place operators, without the board's "
+                   "SRAM budget (as bench_below_bound.py)")
+    p.add_argument("--tiling", choices=("auto", "off", "force"),
+                   help="--profile: plan with this tiling mode, without the board's budget")
+    p.add_argument("--max-extra-macs", type=float, default=15.0, metavar="PERCENT",
+                   help="--profile with --tiling: the tiling's extra-MAC cap (default 15)")
     p.add_argument("--tflm-timeout", type=float, default=600.0, help=argparse.SUPPRESS)
     p.add_argument("--tflm-worker", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -477,7 +497,12 @@ def main(argv: list[str] | None = None) -> int:
         return tflm_worker(args.tflm_worker)
     root = args.models_dir.resolve()
     if args.profile:
-        return profile(args.profile, args.target)
+        opts = None
+        if args.inplace_ops or args.tiling:
+            opts = PlanOptions(inplace_ops=args.inplace_ops or "off",
+                               tiling=args.tiling or "off",
+                               max_extra_macs=args.max_extra_macs)
+        return profile(args.profile, args.target, opts)
     if args.models:
         paths = [m.resolve() for m in args.models]
     elif args.all:

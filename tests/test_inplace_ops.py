@@ -5,7 +5,9 @@ concatenation views, and every shared model bit-exact with TFLM with all of it f
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,7 +19,13 @@ from nnopt.errors import PlanError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConcatOptions, ConvOptions, PoolOptions
 from nnopt.passes.arena import Overlap, plan_arena, verify_offsets
-from nnopt.passes.inplace_ops import fold_pads, safe_deltas
+from nnopt.passes.inplace_ops import (
+    DEPTHWISE_INPLACE_GROUP,
+    depthwise_scratch,
+    fold_pads,
+    ring_rows,
+    safe_deltas,
+)
 from nnopt.passes.lifetimes import Buffer
 from nnopt.passes.regions import Axis, spatial_of
 from nnopt.plan import Plan
@@ -135,54 +143,56 @@ def test_axis_span_is_the_union_of_windows(p: tuple[int, ...], a: int, n: int) -
 # ----- models built here -----
 
 def _chain(*, dw_stride: int = 1, dilation: int = 1, pad_op: bool = True,
-           pool: str | None = None, seed: int = 0) -> bytes:
-    """input -> 1x1 conv (ReLU) -> [PAD] -> depthwise 3x3 -> [pool] -> 1x1 conv."""
+           pool: str | None = None, seed: int = 0, c: int = 8, kernel: int = 3) -> bytes:
+    """input -> 1x1 conv (ReLU) -> [PAD] -> depthwise KxK -> [pool] -> 1x1 conv; c
+    channels in the middle."""
     rng = np.random.default_rng(seed)
     b = ModelBuilder()
     x = b.tensor((1, 11, 9, 3), "int8", scale=0.05, zero_point=-3)
-    w1 = b.const(random_int8(rng, (8, 1, 1, 3), -127, 127), scale=[0.01] * 8, axis=0)
-    y1 = b.tensor((1, 11, 9, 8), "int8", scale=0.04, zero_point=-128)
+    w1 = b.const(random_int8(rng, (c, 1, 1, 3), -127, 127), scale=[0.01] * c, axis=0)
+    y1 = b.tensor((1, 11, 9, c), "int8", scale=0.04, zero_point=-128)
     b.op("CONV_2D", [x, w1, -1], [y1], ConvOptions("VALID", 1, 1, activation="RELU"))
     src, h, w = y1, 11, 9
     padding = "SAME"
     if pad_op:
         pads = b.const(np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))
-        p = b.tensor((1, 13, 11, 8), "int8", scale=0.04, zero_point=-128)
+        p = b.tensor((1, 13, 11, c), "int8", scale=0.04, zero_point=-128)
         b.op("PAD", [y1, pads], [p])
         src, h, w, padding = p, 13, 11, "VALID"
-    eff = 2 * dilation + 1
+    eff = (kernel - 1) * dilation + 1
     if padding == "SAME":
         oh, ow = -(-h // dw_stride), -(-w // dw_stride)
     else:
         oh, ow = (h - eff) // dw_stride + 1, (w - eff) // dw_stride + 1
-    wd = b.const(random_int8(rng, (1, 3, 3, 8), -127, 127), scale=list(rng.uniform(
-        0.005, 0.02, 8)), axis=3)
-    bd = b.const(rng.integers(-500, 500, 8).astype(np.int32), scale=[1e-4] * 8, axis=0)
-    y2 = b.tensor((1, oh, ow, 8), "int8", scale=0.06, zero_point=5)
+    wd = b.const(random_int8(rng, (1, kernel, kernel, c), -127, 127), scale=list(rng.uniform(
+        0.005, 0.02, c)), axis=3)
+    bd = b.const(rng.integers(-500, 500, c).astype(np.int32), scale=[1e-4] * c, axis=0)
+    y2 = b.tensor((1, oh, ow, c), "int8", scale=0.06, zero_point=5)
     b.op("DEPTHWISE_CONV_2D", [src, wd, bd], [y2],
          ConvOptions(padding, dw_stride, dw_stride, dilation, dilation, "RELU6", 1))
     last = y2
     if pool is not None:
         pads2 = b.const(np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))
-        p2 = b.tensor((1, oh + 2, ow + 2, 8), "int8", scale=0.06, zero_point=5)
+        p2 = b.tensor((1, oh + 2, ow + 2, c), "int8", scale=0.06, zero_point=5)
         b.op("PAD", [y2, pads2], [p2])
-        y3 = b.tensor((1, oh, ow, 8), "int8", scale=0.06, zero_point=5)
+        y3 = b.tensor((1, oh, ow, c), "int8", scale=0.06, zero_point=5)
         b.op(pool, [p2], [y3], PoolOptions("VALID", 1, 1, 3, 3))
         last = y3
-    w4 = b.const(random_int8(rng, (4, 1, 1, 8), -127, 127), scale=[0.01] * 4, axis=0)
+    w4 = b.const(random_int8(rng, (4, 1, 1, c), -127, 127), scale=[0.01] * 4, axis=0)
     y4 = b.tensor((1, oh, ow, 4), "int8", scale=0.1, zero_point=0)
     b.op("CONV_2D", [last, w4, -1], [y4], ConvOptions("VALID", 1, 1))
     return b.build([x], [y4])
 
 
-def bit_exact(data: bytes, options: PlanOptions, seeds: Sequence[int] = (0,)) -> PlannedModel:
-    """Plan, run on the host and compare every tensor with TFLM; the planned model."""
+def bit_exact(data: bytes, options: PlanOptions, seeds: Sequence[int] = (0,),
+              target: str = "host") -> PlannedModel:
+    """Plan, run on ``target`` and compare every tensor with TFLM; the planned model."""
     graph = load_model_bytes(data)
     pm = plan_model(graph, options, data)
     for seed in seeds:
         inputs = random_inputs(data, seed)
         ref_out, ref_all = run_tflm(data, inputs)
-        outs, trace = run_nnopt(data, inputs, options=options)
+        outs, trace = run_nnopt(data, inputs, options=options, target=target)
         ref_all.update({t: o for t, o in zip(graph.outputs, ref_out, strict=True)})
         compare(graph, trace, ref_all, [op.index for op in graph.ops])
         for o, r in zip(outs, ref_out, strict=True):
@@ -215,6 +225,28 @@ def test_folded_pads_and_inplace_depthwise_bit_exact(kw: dict[str, object]) -> N
     out, src = plan.buffer_of(op.outputs[0]), plan.buffer_of(op.inputs[0])
     assert out.offset == src.offset and out.alias_of == (src.alias_of or src.tensor)
     assert any(s.op == dw for s in plan.scratch)
+
+
+@pytest.mark.qemu
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                    or shutil.which("arm-none-eabi-gcc") is None,
+                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@pytest.mark.parametrize("kw", [
+    {}, {"dw_stride": 2}, {"dilation": 2}, {"pad_op": False, "c": 6},
+    {"c": 3, "dw_stride": 2}, {"c": 12, "kernel": 5}, {"c": 4, "kernel": 7},
+], ids=["s1", "s2", "dilation2", "same-c6", "c3", "c12-5x5", "c4-7x7"])
+def test_inplace_depthwise_bit_exact_on_cortex_m7(kw: dict[str, object]) -> None:
+    """The SIMD groups of 4 channels (DSP), the scalar tail (C % 4) and windows too large
+    for the grouped path, as Cortex-M7 firmware against TFLM."""
+    data = _chain(**kw)  # type: ignore[arg-type]
+    pm = bit_exact(data, FORCED, seeds=(0, 1), target="qemu-m7")
+    dw = next(e.op for e in pm.plan.inplace_ops if e.kind == "depthwise_channel")
+    op = pm.graph.op_by_index[dw]
+    scratch = next(s for s in pm.plan.scratch if s.op == dw)
+    assert scratch.size == depthwise_scratch(pm.graph, op)
+    y = pm.graph.tensors[op.outputs[0]]
+    if kw.get("kernel", 3) == 3:  # a ring of a few rows, not a whole output channel
+        assert scratch.size < y.shape[1] * y.shape[2] * min(y.shape[3], 4)
 
 
 def test_pad_folding_keeps_shapes_and_skips_graph_outputs() -> None:
@@ -306,3 +338,56 @@ def verify_plan(plan: Plan) -> None:
     perms = [Overlap(f"t{o.src}", f"t{o.dst}", o.first, o.last, o.forward_max,
                      o.backward_min, o.reason) for o in plan.overlaps]
     verify_offsets(bufs, offsets, plan.alignment, plan.arena_bytes, perms)
+
+
+# ----- the in-place depthwise kernel's scratch rule -----
+
+def test_inplace_depthwise_scratch_rule_matches_the_kernel(tmp_path: Path) -> None:
+    """ring_rows() (the planner's scratch) equals the kernel header's rule on random
+    geometries, and is never larger than the whole output."""
+    from nnopt.firmware.toolchain import BuildSpec, build, run
+
+    rng = np.random.default_rng(7)
+    geoms = []
+    for _ in range(300):
+        k = int(rng.integers(1, 6))
+        s = int(rng.integers(1, 4))
+        h, w = int(rng.integers(k, 40)), int(rng.integers(k, 40))
+        pad = int(rng.integers(0, k))
+        oh = (h + 2 * pad - k) // s + 1
+        ow = (w + 2 * pad - k) // s + 1
+        if oh * ow > h * w or oh < 1 or ow < 1:
+            continue
+        geoms.append((h, w, int(rng.integers(1, 70)), oh, ow, k, s, pad))
+    rows = ",\n".join("{" + ", ".join(map(str, g)) + "}" for g in geoms)
+    src = tmp_path / "rule.c"
+    src.write_text(f"""
+#include <stdio.h>
+#include "nnrt/kernels/inplace.h"
+static const int G[][8] = {{
+{rows}
+}};
+int main(void)
+{{
+    for (unsigned i = 0; i < sizeof(G) / sizeof(G[0]); ++i) {{
+        nnrt_conv_geom_t g = {{0}};
+        g.batches = 1; g.input_h = G[i][0]; g.input_w = G[i][1]; g.input_c = G[i][2];
+        g.output_h = G[i][3]; g.output_w = G[i][4]; g.output_c = G[i][2];
+        g.filter_h = G[i][5]; g.filter_w = G[i][5]; g.filter_c = 1;
+        g.stride_h = G[i][6]; g.stride_w = G[i][6]; g.dilation_h = 1; g.dilation_w = 1;
+        g.pad_top = G[i][7]; g.pad_left = G[i][7];
+        printf("%u\\n", (unsigned)nnrt_depthwise_conv2d_inplace_s8_get_buffer_size(&g));
+    }}
+    return 0;
+}}
+""")
+    res = run(build(BuildSpec(target="host", sources=(src,))), "host", [])
+    got = [int(v) for v in res.stdout.split()]
+    want = [ring_rows(w, oh, ow, s, pad) * ow * min(c, DEPTHWISE_INPLACE_GROUP)
+            for (_h, w, c, oh, ow, _k, s, pad) in geoms]
+    assert got == want
+    assert all(n <= oh * ow * min(c, 4) for n, (_h, _w, c, oh, ow, _k, _s, _p)
+               in zip(got, geoms, strict=True))
+    # a few rows, not the whole output, wherever the output has more than a few rows
+    assert all(ring_rows(w, oh, ow, s, pad) <= 3 for (_h, w, _c, oh, ow, k, s, pad)
+               in geoms if k <= 3 and oh >= 8)

@@ -11,7 +11,7 @@ kernels (so kernel speed-ups apply here too):
   kernel call on the input rows that row reads (``nnrt_window_rows``) and the one
   output row; a channel CONCATENATION copies one row of every input per call;
 - ``depthwise_channel`` ops: ``nnrt_depthwise_conv2d_inplace_s8`` over the shared
-  buffer with the planned scratch channel.
+  buffer with the planned scratch (a group of 4 channels).
 
 :class:`ViewLowerings` answers, per op, the lowering to use instead of the registered
 one (or None).

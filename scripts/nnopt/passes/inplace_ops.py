@@ -19,8 +19,10 @@ depthwise convolution):
   ``d >= max_r(read_hi(r) - write_lo(r))``. These become arena permissions
   (:class:`~nnopt.passes.arena.Overlap`), valid only where the input dies at the op.
 - ``depthwise_inplace``: an int8 depthwise convolution with depth multiplier 1 computes
-  one channel at a time into a scratch channel, then stores it over that channel of its
-  input (which it no longer needs): the output aliases the input, plus ``OH*OW`` bytes.
+  4 channels at a time, a few output rows into scratch, each row stored over those
+  channels of its input as soon as no later row reads the input it overlays: the output
+  aliases the input, plus ``rows * OW * min(C, 4)`` bytes (groups of 4: the SIMD path
+  on DSP cores).
 
 Nothing here changes an op's arithmetic: every kernel call is the reference kernel on a
 sub-view, or ``nnrt_depthwise_conv2d_inplace_s8`` (same arithmetic, checked bit-exact).
@@ -278,7 +280,7 @@ def overlaps_of(cands: Sequence[StreamCandidate], pos: Mapping[int, int],
     return res
 
 
-# ----- in-place depthwise convolution (one channel of scratch) -----
+# ----- in-place depthwise convolution (a group of channels of scratch) -----
 
 
 def depthwise_inplace_ok(graph: Graph, op: Op) -> bool:
@@ -296,9 +298,40 @@ def depthwise_inplace_ok(graph: Graph, op: Op) -> bool:
     return y.shape[1] * y.shape[2] <= x.shape[1] * x.shape[2]
 
 
+#: Channels the in-place depthwise kernel computes per pass (NNRT_DW_INPLACE_GROUP in
+#: nnrt/kernels/inplace.h): groups of 4 take the SIMD path on DSP cores.
+DEPTHWISE_INPLACE_GROUP = 4
+
+
+def depthwise_ring_rows(graph: Graph, op: Op) -> int:
+    """Output rows of one channel group the in-place kernel holds at once
+    (``nnrt_depthwise_conv2d_inplace_s8_rows``): row r is stored over the buffer before
+    row r' once ``((r + 1) * OW - 1) // W < r' * stride_h - pad_top`` (no row from r' on
+    reads the input it overlays)."""
+    sp = spatial_of(graph, op)
+    assert sp is not None
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    return ring_rows(x.shape[2], y.shape[1], y.shape[2], sp.h.stride, sp.h.pad)
+
+
+def ring_rows(input_w: int, output_h: int, output_w: int, stride_h: int, pad_top: int
+              ) -> int:
+    """The ring of :func:`depthwise_ring_rows` from the geometry alone."""
+    ring, done = 1, 0
+    for r in range(output_h):
+        first = r * stride_h - pad_top
+        while done < r and ((done + 1) * output_w - 1) // input_w < first:
+            done += 1
+        ring = max(ring, r - done + 1)
+    return ring
+
+
 def depthwise_scratch(graph: Graph, op: Op) -> int:
+    """Scratch of the in-place depthwise kernel: ring rows * OW * min(C, group) bytes
+    (``nnrt_depthwise_conv2d_inplace_s8_get_buffer_size``)."""
     y = graph.tensors[op.outputs[0]]
-    return y.shape[1] * y.shape[2]
+    return (depthwise_ring_rows(graph, op) * y.shape[2]
+            * min(y.shape[3], DEPTHWISE_INPLACE_GROUP))
 
 
 def depthwise_candidates(graph: Graph, order: Sequence[int],

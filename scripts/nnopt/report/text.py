@@ -66,7 +66,7 @@ def below_bound_lines(plan: Plan) -> list[str]:
         kinds[key] = kinds.get(key, 0) + 1
     if kinds.get("depthwise_channel"):
         lines.append(f"  in place: {kinds['depthwise_channel']} depthwise conv(s) over their "
-                     "input with one channel of scratch")
+                     "input with a scratch of 4 channels")
     rows = kinds.get("rows-forward", 0) + kinds.get("rows-backward", 0)
     if rows:
         lines.append(f"  row by row: {rows} op(s) write their output over the rows of a dying "

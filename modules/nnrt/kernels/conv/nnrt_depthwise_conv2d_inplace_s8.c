@@ -1,11 +1,28 @@
 /*
- * int8 depthwise convolution in place, one channel at a time through a scratch
- * channel (inplace.h). Arithmetic of TFLM's reference DepthwiseConvPerChannel.
+ * int8 depthwise convolution in place, NNRT_DW_INPLACE_GROUP channels at a time through
+ * a ring of output rows in scratch (inplace.h). Arithmetic of TFLM's reference
+ * DepthwiseConvPerChannel (taps outside the input skipped, exact int32 sums).
+ *
+ * DSP cores, groups of 4 channels: the group's weights of every tap sign-extended once
+ * into the int16 pairs [w0 w2] [w1 w3], its requantisation prepared once; per output
+ * pixel one 32-bit input word per tap, SXTAB16 adding the input offset, four
+ * SMLABB / SMLATT (the scheme of internal/nnrt_dw_s8.c, whose interface takes whole
+ * tensors only); 3x3 undilated windows inside the input unrolled. The 4 outputs go to
+ * the row's ring slot as one word; a row is stored over the group's channels as soon
+ * as no row still to compute reads the input it overlays.
+ * Other cores, and the last C % 4 channels: one channel at a time in portable C.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 #include "nnrt/kernels/inplace.h"
 #include "nnrt/kernels/quant.h"
+
+#include "../internal/requant.h"
+#include "../internal/simd.h"
+
+/* Largest KH * KW of the grouped path (its extended weights live on the stack). */
+#define INPLACE_MAX_TAPS 25
 
 /* First k >= 0 with origin + k * step >= 0 (origin may be negative). */
 static int32_t first_tap(int32_t origin, int32_t step)
@@ -23,9 +40,9 @@ static int32_t end_tap(int32_t origin, int32_t step, int32_t size, int32_t taps)
     return n < taps ? n : taps;
 }
 
-/* Output channel c of one batch into scratch[OH*OW]. */
-static void channel(const nnrt_conv_s8_params_t *p, const int8_t *in_b, const int8_t *filter,
-                    const int32_t *bias, int32_t c, int8_t *scratch)
+/* Output row oy of channel c of one batch into out[ox * stride]. */
+static void row1(const nnrt_conv_s8_params_t *p, const int8_t *in_b, const int8_t *filter,
+                 const int32_t *bias, int32_t c, int32_t oy, int8_t *out, size_t stride)
 {
     const nnrt_conv_geom_t *g = &p->geom;
     const size_t ch = (size_t)g->input_c;
@@ -33,32 +50,157 @@ static void channel(const nnrt_conv_s8_params_t *p, const int8_t *in_b, const in
     const int32_t mult = p->multiplier[qi];
     const int32_t shift = p->shift[qi];
     const int32_t b = bias != NULL ? bias[c] : 0;
-    for (int32_t oy = 0; oy < g->output_h; ++oy) {
-        const int32_t y0 = oy * g->stride_h - g->pad_top;
-        const int32_t fy0 = first_tap(y0, g->dilation_h);
-        const int32_t fy1 = end_tap(y0, g->dilation_h, g->input_h, g->filter_h);
-        for (int32_t ox = 0; ox < g->output_w; ++ox) {
-            const int32_t x0 = ox * g->stride_w - g->pad_left;
-            const int32_t fx0 = first_tap(x0, g->dilation_w);
-            const int32_t fx1 = end_tap(x0, g->dilation_w, g->input_w, g->filter_w);
-            int32_t acc = 0;
-            for (int32_t fy = fy0; fy < fy1; ++fy) {
-                const int32_t y = y0 + fy * g->dilation_h;
-                const int8_t *row = in_b + (size_t)y * (size_t)g->input_w * ch + (size_t)c;
-                const int8_t *w = filter + (size_t)fy * (size_t)g->filter_w * ch + (size_t)c;
-                for (int32_t fx = fx0; fx < fx1; ++fx) {
-                    const int32_t x = x0 + fx * g->dilation_w;
-                    acc += (int32_t)w[(size_t)fx * ch] * ((int32_t)row[(size_t)x * ch]
-                                                          + p->input_offset);
-                }
+    const int32_t y0 = oy * g->stride_h - g->pad_top;
+    const int32_t fy0 = first_tap(y0, g->dilation_h);
+    const int32_t fy1 = end_tap(y0, g->dilation_h, g->input_h, g->filter_h);
+    for (int32_t ox = 0; ox < g->output_w; ++ox) {
+        const int32_t x0 = ox * g->stride_w - g->pad_left;
+        const int32_t fx0 = first_tap(x0, g->dilation_w);
+        const int32_t fx1 = end_tap(x0, g->dilation_w, g->input_w, g->filter_w);
+        int32_t acc = 0;
+        for (int32_t fy = fy0; fy < fy1; ++fy) {
+            const int32_t y = y0 + fy * g->dilation_h;
+            const int8_t *row = in_b + (size_t)y * (size_t)g->input_w * ch + (size_t)c;
+            const int8_t *w = filter + (size_t)fy * (size_t)g->filter_w * ch + (size_t)c;
+            for (int32_t fx = fx0; fx < fx1; ++fx) {
+                const int32_t x = x0 + fx * g->dilation_w;
+                acc += (int32_t)w[(size_t)fx * ch] * ((int32_t)row[(size_t)x * ch]
+                                                      + p->input_offset);
             }
-            acc += b;
-            acc = nnrt_multiply_by_quantized_multiplier(acc, mult, shift);
-            acc = nnrt_clamp_i32(acc + p->output_offset, p->act_min, p->act_max);
-            scratch[(size_t)oy * (size_t)g->output_w + (size_t)ox] = (int8_t)acc;
         }
+        acc += b;
+        acc = nnrt_multiply_by_quantized_multiplier(acc, mult, shift);
+        acc = nnrt_clamp_i32(acc + p->output_offset, p->act_min, p->act_max);
+        out[(size_t)ox * stride] = (int8_t)acc;
     }
 }
+
+#if NNRT_DSP
+/* Everything the pixels of one group of 4 channels share. */
+typedef struct {
+    uint32_t wx[2 * INPLACE_MAX_TAPS]; /* per tap: [w0 w2], [w1 w3] */
+    int32_t toff[INPLACE_MAX_TAPS];    /* byte offsets of all taps from the window origin */
+    nnrt_rqf_t q[4];
+    int32_t b[4];
+    uint32_t off2;                     /* input offset in both halfwords */
+    int32_t fast;                      /* every channel in the fast requantisation */
+    int32_t full;                      /* the activation range is all of int8 */
+} group_t;
+
+#define TAP4(ptr, wp)                                                                         \
+    do {                                                                                      \
+        const uint32_t xv_ = nnrt_ld32(ptr);                                                  \
+        const uint32_t xe_ = __sxtab16(k->off2, xv_);                                         \
+        const uint32_t xo_ = nnrt_sxtab16_ror8(k->off2, xv_);                                 \
+        a0 = __smlabb(xe_, (wp)[0], a0);                                                      \
+        a2 = __smlatt(xe_, (wp)[0], a2);                                                      \
+        a1 = __smlabb(xo_, (wp)[1], a1);                                                      \
+        a3 = __smlatt(xo_, (wp)[1], a3);                                                      \
+    } while (0)
+
+/* The 4 outputs as one little-endian word. */
+static NNRT_ALWAYS_INLINE uint32_t pack4(const group_t *k, const nnrt_conv_s8_params_t *p,
+                                         int32_t a0, int32_t a1, int32_t a2, int32_t a3)
+{
+    const int32_t a[4] = {a0, a1, a2, a3};
+    uint32_t word = 0;
+    for (int32_t i = 0; i < 4; ++i) {
+        int32_t v;
+        if (k->fast) {
+            v = nnrt_sat8(nnrt_rqf_fast(a[i], k->q[i].mult, k->q[i].half, k->q[i].rsh)
+                          + p->output_offset);
+        } else {
+            v = nnrt_rqf(a[i], &k->q[i], p->output_offset);
+        }
+        if (!k->full || !k->fast) {
+            v = nnrt_act8(v, p->act_min, p->act_max);
+        }
+        word |= ((uint32_t)v & 0xFFu) << (8 * i);
+    }
+    return word;
+}
+
+/* The shared part of channels [c0, c0 + 4). */
+static void prep4(const nnrt_conv_s8_params_t *p, const int8_t *filter, const int32_t *bias,
+                  int32_t c0, group_t *k)
+{
+    const nnrt_conv_geom_t *g = &p->geom;
+    const size_t ch = (size_t)g->input_c;
+    const int32_t taps = g->filter_h * g->filter_w;
+    for (int32_t t = 0; t < taps; ++t) {
+        const uint32_t wv = nnrt_ld32(filter + (size_t)t * ch + (size_t)c0);
+        k->wx[2 * t] = __sxtb16(wv);
+        k->wx[2 * t + 1] = nnrt_sxtb16_ror8(wv);
+        k->toff[t] = ((t / g->filter_w) * g->dilation_h * g->input_w
+                      + (t % g->filter_w) * g->dilation_w) * (int32_t)ch;
+    }
+    k->fast = 1;
+    for (int32_t i = 0; i < 4; ++i) {
+        const int32_t qi = p->per_channel ? c0 + i : 0;
+        nnrt_rqf_init(&k->q[i], p->multiplier[qi], p->shift[qi]);
+        k->fast &= k->q[i].fast;
+        k->b[i] = bias != NULL ? bias[c0 + i] : 0;
+    }
+    k->off2 = nnrt_pair16(p->input_offset);
+    k->full = p->act_min == INT8_MIN && p->act_max == INT8_MAX;
+}
+
+/* Output row oy of the group (input channels from in_c) into out, 4 bytes per pixel. */
+static void row4(const nnrt_conv_s8_params_t *p, const group_t *k, const int8_t *in_c,
+                 int32_t oy, uint8_t *out)
+{
+    const nnrt_conv_geom_t *g = &p->geom;
+    const size_t ch = (size_t)g->input_c;
+    const int32_t taps = g->filter_h * g->filter_w;
+    const int unrolled = g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1
+                         && g->dilation_w == 1;
+    const size_t rs = (size_t)g->input_w * ch;
+    const int32_t y0 = oy * g->stride_h - g->pad_top;
+    const int32_t fy0 = first_tap(y0, g->dilation_h);
+    const int32_t fy1 = end_tap(y0, g->dilation_h, g->input_h, g->filter_h);
+    for (int32_t ox = 0; ox < g->output_w; ++ox, out += 4) {
+        const int32_t x0 = ox * g->stride_w - g->pad_left;
+        const int32_t fx0 = first_tap(x0, g->dilation_w);
+        const int32_t fx1 = end_tap(x0, g->dilation_w, g->input_w, g->filter_w);
+        int32_t a0 = k->b[0];
+        int32_t a1 = k->b[1];
+        int32_t a2 = k->b[2];
+        int32_t a3 = k->b[3];
+        const int inside = fy0 == 0 && fy1 == g->filter_h && fx0 == 0 && fx1 == g->filter_w;
+        if (inside) {
+            const int8_t *r = in_c + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * ch;
+            if (unrolled) {
+                const uint32_t *wx = k->wx;
+                TAP4(r, wx);
+                TAP4(r + ch, wx + 2);
+                TAP4(r + 2 * ch, wx + 4);
+                r += rs;
+                TAP4(r, wx + 6);
+                TAP4(r + ch, wx + 8);
+                TAP4(r + 2 * ch, wx + 10);
+                r += rs;
+                TAP4(r, wx + 12);
+                TAP4(r + ch, wx + 14);
+                TAP4(r + 2 * ch, wx + 16);
+            } else {
+                for (int32_t t = 0; t < taps; ++t) {
+                    TAP4(r + k->toff[t], k->wx + 2 * t);
+                }
+            }
+        } else {
+            for (int32_t fy = fy0; fy < fy1; ++fy) {
+                const int32_t y = y0 + fy * g->dilation_h;
+                for (int32_t fx = fx0; fx < fx1; ++fx) {
+                    const int32_t x = x0 + fx * g->dilation_w;
+                    TAP4(in_c + ((size_t)y * (size_t)g->input_w + (size_t)x) * ch,
+                         k->wx + 2 * (fy * g->filter_w + fx));
+                }
+            }
+        }
+        nnrt_st32(out, pack4(k, p, a0, a1, a2, a3));
+    }
+}
+#endif
 
 nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *params,
                                                int8_t *buffer, const int8_t *filter,
@@ -77,15 +219,63 @@ nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *para
     }
     const nnrt_conv_geom_t *g = &params->geom;
     const size_t ch = (size_t)g->input_c;
+    const size_t ow = (size_t)g->output_w;
     const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * ch;
-    const size_t out_pixels = (size_t)g->output_h * (size_t)g->output_w;
+    const size_t out_pixels = (size_t)g->output_h * ow;
+    const int32_t ring = nnrt_depthwise_conv2d_inplace_s8_rows(g);
+#if NNRT_DSP
+    group_t k;
+    const int grouped_taps = g->filter_h * g->filter_w <= INPLACE_MAX_TAPS;
+#endif
     for (int32_t b = 0; b < g->batches; ++b) {
         int8_t *out_b = buffer + (size_t)b * out_pixels * ch;
-        for (int32_t c = 0; c < g->input_c; ++c) {
-            /* Batch b's input lies at or after its output: channel c of it is intact. */
-            channel(params, buffer + (size_t)b * in_batch, filter, bias, c, scratch);
-            for (size_t p = 0; p < out_pixels; ++p) {
-                out_b[p * ch + (size_t)c] = scratch[p];
+        const int8_t *in_b = buffer + (size_t)b * in_batch;
+        for (int32_t c0 = 0; c0 < g->input_c; c0 += NNRT_DW_INPLACE_GROUP) {
+            /* Batch b's input lies at or after its output; the group's channels are
+             * intact: earlier groups wrote other channels only. */
+            const int32_t left = g->input_c - c0;
+            const size_t n = (size_t)(left < NNRT_DW_INPLACE_GROUP ? left
+                                                                   : NNRT_DW_INPLACE_GROUP);
+#if NNRT_DSP
+            const int simd = n == 4 && grouped_taps;
+            if (simd) {
+                prep4(params, filter, bias, c0, &k);
+            }
+#endif
+            int32_t done = 0; /* rows stored over the buffer */
+            for (int32_t oy = 0; oy <= g->output_h; ++oy) {
+                /* store the rows whose overlaid input no row from oy on reads */
+                const int32_t first = oy < g->output_h ? oy * g->stride_h - g->pad_top
+                                                       : INT32_MAX;
+                while (done < oy && ((done + 1) * g->output_w - 1) / g->input_w < first) {
+                    const int8_t *slot = scratch + (size_t)(done % ring) * ow * n;
+                    int8_t *dst = out_b + (size_t)done * ow * ch + (size_t)c0;
+                    if (n == 4) {
+                        for (size_t x = 0; x < ow; ++x) {
+                            nnrt_st32(dst + x * ch, nnrt_ld32(slot + 4 * x));
+                        }
+                    } else {
+                        for (size_t x = 0; x < ow; ++x) {
+                            for (size_t i = 0; i < n; ++i) {
+                                dst[x * ch + i] = slot[x * n + i];
+                            }
+                        }
+                    }
+                    ++done;
+                }
+                if (oy == g->output_h) {
+                    break;
+                }
+                int8_t *slot = scratch + (size_t)(oy % ring) * ow * n;
+#if NNRT_DSP
+                if (simd) {
+                    row4(params, &k, in_b + c0, oy, (uint8_t *)slot);
+                    continue;
+                }
+#endif
+                for (size_t i = 0; i < n; ++i) {
+                    row1(params, in_b, filter, bias, c0 + (int32_t)i, oy, slot + i, n);
+                }
             }
         }
     }

@@ -4,12 +4,15 @@
  *        (TinyEngine's in-place depthwise convolution).
  *
  * An int8 depthwise convolution with depth multiplier 1 computes output channel c from
- * input channel c only. Done one channel at a time, channel c of the output is first
- * computed into a scratch channel (`OH*OW` bytes), then stored over the input buffer at
- * `[p * C + c]`: those bytes held input channel c (pixel p, or an earlier pixel of an
- * earlier batch when the output is smaller), which no later channel reads. The
- * `[1,H,W,C]` input buffer thus becomes the `[1,OH,OW,C]` output with one channel of
- * extra memory instead of a second tensor.
+ * input channel c only. Done NNRT_DW_INPLACE_GROUP (G) channels at a time, the group's
+ * output rows are computed into a ring of a few rows in scratch and stored over the
+ * input buffer at `[p * C + c]` as soon as no row still to compute reads the input they
+ * overlay (those bytes held input channel c of pixel p, or of an earlier pixel of an
+ * earlier batch when the output is smaller; no other group reads channel c). The
+ * `[1,H,W,C]` input buffer thus becomes the `[1,OH,OW,C]` output with a few rows of G
+ * channels of extra memory (`rows * OW * min(C, G)` bytes) instead of a second tensor.
+ * A group of 4 lets DSP cores use their SIMD multiply-accumulates (4 channels per input
+ * word); one channel at a time would take scalar loops.
  *
  * Arithmetic identical to nnrt_depthwise_conv2d_s8() (TFLM's reference
  * DepthwiseConvPerChannel): taps outside the input are skipped, `w * (x + input_offset)`
@@ -28,10 +31,37 @@
 extern "C" {
 #endif
 
-/** Scratch bytes nnrt_depthwise_conv2d_inplace_s8() needs: one output channel. */
+/** Channels computed per pass (the scratch holds this many output channels). */
+#define NNRT_DW_INPLACE_GROUP 4
+
+/**
+ * Output rows of one group the scratch holds at once. Output row r (pixels
+ * `[r*OW, (r+1)*OW)`) is stored over the buffer once no row still to compute reads the
+ * input rows it overlays, i.e. before row r' when `((r+1)*OW - 1) / W` (the last input
+ * row it overlays) `< r' * stride_h - pad_top` (the first input row r' reads): rows wait
+ * in a ring of this many slots.
+ */
+static inline int32_t nnrt_depthwise_conv2d_inplace_s8_rows(const nnrt_conv_geom_t *g)
+{
+    int32_t ring = 1;
+    int32_t done = 0;
+    for (int32_t r = 0; r < g->output_h; ++r) {
+        const int32_t first = r * g->stride_h - g->pad_top;
+        while (done < r && ((done + 1) * g->output_w - 1) / g->input_w < first) {
+            ++done;
+        }
+        ring = r - done + 1 > ring ? r - done + 1 : ring;
+    }
+    return ring;
+}
+
+/** Scratch bytes nnrt_depthwise_conv2d_inplace_s8() needs: the ring of output rows of
+ *  min(C, group) channels. */
 static inline size_t nnrt_depthwise_conv2d_inplace_s8_get_buffer_size(const nnrt_conv_geom_t *g)
 {
-    return (size_t)g->output_h * (size_t)g->output_w;
+    const size_t c = g->input_c < NNRT_DW_INPLACE_GROUP ? (size_t)g->input_c
+                                                        : (size_t)NNRT_DW_INPLACE_GROUP;
+    return (size_t)nnrt_depthwise_conv2d_inplace_s8_rows(g) * (size_t)g->output_w * c;
 }
 
 /**
