@@ -98,26 +98,57 @@ typedef struct {
         a3 = __smlatt(xo_, (wp)[1], a3);                                                      \
     } while (0)
 
+/* One output of the group: requantised, offset, clamped (fast form or reference). */
+static NNRT_ALWAYS_INLINE uint32_t out1(const group_t *k, const nnrt_conv_s8_params_t *p,
+                                        int32_t i, int32_t a)
+{
+    int32_t v;
+    if (k->fast) {
+        v = nnrt_sat8(nnrt_rqf_fast(a, k->q[i].mult, k->q[i].half, k->q[i].rsh)
+                      + p->output_offset);
+        if (!k->full) {
+            v = nnrt_act8(v, p->act_min, p->act_max);
+        }
+    } else {
+        v = nnrt_act8(nnrt_rqf(a, &k->q[i], p->output_offset), p->act_min, p->act_max);
+    }
+    return (uint32_t)v & 0xFFu;
+}
+
 /* The 4 outputs as one little-endian word. */
 static NNRT_ALWAYS_INLINE uint32_t pack4(const group_t *k, const nnrt_conv_s8_params_t *p,
                                          int32_t a0, int32_t a1, int32_t a2, int32_t a3)
 {
-    const int32_t a[4] = {a0, a1, a2, a3};
-    uint32_t word = 0;
-    for (int32_t i = 0; i < 4; ++i) {
-        int32_t v;
-        if (k->fast) {
-            v = nnrt_sat8(nnrt_rqf_fast(a[i], k->q[i].mult, k->q[i].half, k->q[i].rsh)
-                          + p->output_offset);
-        } else {
-            v = nnrt_rqf(a[i], &k->q[i], p->output_offset);
-        }
-        if (!k->full || !k->fast) {
-            v = nnrt_act8(v, p->act_min, p->act_max);
-        }
-        word |= ((uint32_t)v & 0xFFu) << (8 * i);
+    return out1(k, p, 0, a0) | (out1(k, p, 1, a1) << 8) | (out1(k, p, 2, a2) << 16)
+           | (out1(k, p, 3, a3) << 24);
+}
+
+/* n pixels whose 3x3 undilated windows lie inside the input, from r (window origin). */
+static NNRT_NOINLINE void run3x3(const nnrt_conv_s8_params_t *p, const group_t *k,
+                                 const int8_t *r, size_t step, uint8_t *out, int32_t n)
+{
+    const size_t ch = (size_t)p->geom.input_c;
+    const size_t rs = (size_t)p->geom.input_w * ch;
+    const uint32_t *wx = k->wx;
+    for (int32_t i = 0; i < n; ++i, r += step, out += 4) {
+        int32_t a0 = k->b[0];
+        int32_t a1 = k->b[1];
+        int32_t a2 = k->b[2];
+        int32_t a3 = k->b[3];
+        const int8_t *q = r;
+        TAP4(q, wx);
+        TAP4(q + ch, wx + 2);
+        TAP4(q + 2 * ch, wx + 4);
+        q += rs;
+        TAP4(q, wx + 6);
+        TAP4(q + ch, wx + 8);
+        TAP4(q + 2 * ch, wx + 10);
+        q += rs;
+        TAP4(q, wx + 12);
+        TAP4(q + ch, wx + 14);
+        TAP4(q + 2 * ch, wx + 16);
+        nnrt_st32(out, pack4(k, p, a0, a1, a2, a3));
     }
-    return word;
 }
 
 /* The shared part of channels [c0, c0 + 4). */
@@ -154,47 +185,53 @@ static void row4(const nnrt_conv_s8_params_t *p, const group_t *k, const int8_t 
     const int32_t taps = g->filter_h * g->filter_w;
     const int unrolled = g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1
                          && g->dilation_w == 1;
-    const size_t rs = (size_t)g->input_w * ch;
     const int32_t y0 = oy * g->stride_h - g->pad_top;
     const int32_t fy0 = first_tap(y0, g->dilation_h);
     const int32_t fy1 = end_tap(y0, g->dilation_h, g->input_h, g->filter_h);
+    /* output columns [lo, hi) whose windows lie inside the input's width */
+    const int32_t span = (g->filter_w - 1) * g->dilation_w;
+    const int32_t last = g->input_w - 1 - span + g->pad_left; /* largest ox * stride_w */
+    const int32_t lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
+    int32_t hi = last < 0 ? 0 : last / g->stride_w + 1;
+    hi = hi < g->output_w ? hi : g->output_w;
+    hi = hi > lo ? hi : lo;
+    const int rows_in = fy0 == 0 && fy1 == g->filter_h;
     for (int32_t ox = 0; ox < g->output_w; ++ox, out += 4) {
         const int32_t x0 = ox * g->stride_w - g->pad_left;
+        if (rows_in && ox == lo && lo < hi) {
+            const int8_t *r = in_c + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * ch;
+            const size_t step = (size_t)g->stride_w * ch;
+            if (unrolled) {
+                run3x3(p, k, r, step, out, hi - lo);
+            } else {
+                uint8_t *o = out;
+                for (int32_t i = lo; i < hi; ++i, r += step, o += 4) {
+                    int32_t a0 = k->b[0];
+                    int32_t a1 = k->b[1];
+                    int32_t a2 = k->b[2];
+                    int32_t a3 = k->b[3];
+                    for (int32_t t = 0; t < taps; ++t) {
+                        TAP4(r + k->toff[t], k->wx + 2 * t);
+                    }
+                    nnrt_st32(o, pack4(k, p, a0, a1, a2, a3));
+                }
+            }
+            out += (size_t)(hi - lo - 1) * 4;
+            ox = hi - 1;
+            continue;
+        }
         const int32_t fx0 = first_tap(x0, g->dilation_w);
         const int32_t fx1 = end_tap(x0, g->dilation_w, g->input_w, g->filter_w);
         int32_t a0 = k->b[0];
         int32_t a1 = k->b[1];
         int32_t a2 = k->b[2];
         int32_t a3 = k->b[3];
-        const int inside = fy0 == 0 && fy1 == g->filter_h && fx0 == 0 && fx1 == g->filter_w;
-        if (inside) {
-            const int8_t *r = in_c + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * ch;
-            if (unrolled) {
-                const uint32_t *wx = k->wx;
-                TAP4(r, wx);
-                TAP4(r + ch, wx + 2);
-                TAP4(r + 2 * ch, wx + 4);
-                r += rs;
-                TAP4(r, wx + 6);
-                TAP4(r + ch, wx + 8);
-                TAP4(r + 2 * ch, wx + 10);
-                r += rs;
-                TAP4(r, wx + 12);
-                TAP4(r + ch, wx + 14);
-                TAP4(r + 2 * ch, wx + 16);
-            } else {
-                for (int32_t t = 0; t < taps; ++t) {
-                    TAP4(r + k->toff[t], k->wx + 2 * t);
-                }
-            }
-        } else {
-            for (int32_t fy = fy0; fy < fy1; ++fy) {
-                const int32_t y = y0 + fy * g->dilation_h;
-                for (int32_t fx = fx0; fx < fx1; ++fx) {
-                    const int32_t x = x0 + fx * g->dilation_w;
-                    TAP4(in_c + ((size_t)y * (size_t)g->input_w + (size_t)x) * ch,
-                         k->wx + 2 * (fy * g->filter_w + fx));
-                }
+        for (int32_t fy = fy0; fy < fy1; ++fy) {
+            const int32_t y = y0 + fy * g->dilation_h;
+            for (int32_t fx = fx0; fx < fx1; ++fx) {
+                const int32_t x = x0 + fx * g->dilation_w;
+                TAP4(in_c + ((size_t)y * (size_t)g->input_w + (size_t)x) * ch,
+                     k->wx + 2 * (fy * g->filter_w + fx));
             }
         }
         nnrt_st32(out, pack4(k, p, a0, a1, a2, a3));
