@@ -230,7 +230,8 @@ KERNEL_BY_FUNCTION = {k.function: k for k in KERNELS}
 #: Variants the lowerings may pick whose results and arguments equal another kernel's
 #: (nnrt/kernels/conv.h: nnrt_depthwise_conv2d_s8 runs the same fast path itself).
 EQUIVALENT = {"nnrt_depthwise_conv2d_m1_s8": "nnrt_depthwise_conv2d_s8",
-              "nnrt_depthwise_conv2d_opt_s8": "nnrt_depthwise_conv2d_s8"}
+              "nnrt_depthwise_conv2d_opt_s8": "nnrt_depthwise_conv2d_s8",
+              "nnrt_conv2d_opt_s8": "nnrt_conv2d_s8"}
 KERNEL_NONE = 0
 
 

@@ -15,15 +15,16 @@ names the op, the tensor and what is supported: int16 activations (16x8), uint8,
 hybrid float-activation/int8-weight models, int4 weights, asymmetric weights, TANH or
 SIGN_BIT fused activations.
 
-Variant selection (:func:`choose_variant`, build time): int8 1x1 convolutions without
-padding run ``nnrt_conv2d_1x1_s8``, other one-group int8 convolutions
-``nnrt_conv2d_im2col_s8`` (both with scratch from :meth:`ConvLowering.scratch_bytes`,
-the rules of their ``*_get_buffer_size()``: 16 bytes per 4 values of a pixel's input
-column, and for im2col an int8 copy of one patch), depthwise ones without a fused pool
-``nnrt_depthwise_conv2d_opt_s8``; grouped ones and fused pools the generic entries. A
-firmware links only the kernels its ops name. Where the planner wants no scratch
-(``scratch_free``, memory first) a one-group conv runs ``nnrt_conv2d_s8``, whose
-``nnrt_conv2d_opt_s8`` keeps its columns in its own not-yet-written output.
+Variant selection (:func:`choose_variant`, build time): one-group int8 convolutions
+run ``nnrt_conv2d_im2col_s8`` (scratch from :meth:`ConvLowering.scratch_bytes`, the
+rule of its ``*_get_buffer_size()``: 16 bytes per 4 values of a pixel's input column,
+plus an int8 copy of one patch except for a 1x1 filter without padding, whose input
+pixels are read in place; ``nnrt_conv2d_1x1_s8`` computes the same with the same
+scratch and stays in the API, but is not emitted, so that a firmware links one entry),
+depthwise ones without a fused pool ``nnrt_depthwise_conv2d_opt_s8``; grouped ones and
+fused pools the generic entries. A firmware links only the kernels its ops name. Where
+the planner wants no scratch (``scratch_free``, memory first) a one-group conv runs
+``nnrt_conv2d_opt_s8``, which keeps its columns in its own not-yet-written output.
 
 The activation-range and padding helpers here are TFLM's build-time arithmetic
 (``CalculateActivationRangeQuantized``, ``CalculateActivationRange``,
@@ -370,17 +371,21 @@ def choose_variant(g: _ConvGeom, int8: bool) -> Variant:
     if g.filter_c != g.input_c:  # grouped
         return Variant("nnrt_conv2d_s8", 0)
     if g.filter_h == 1 and g.filter_w == 1 and g.pad_top == 0 and g.pad_left == 0:
-        return Variant("nnrt_conv2d_1x1_s8", cols_bytes(g.input_c))
+        # the im2col entry reads a pointwise conv's input pixels in place (no staging,
+        # scratch = the columns only): one entry serves both, the 1x1 one is not linked
+        return Variant("nnrt_conv2d_im2col_s8", cols_bytes(g.input_c))
     return Variant("nnrt_conv2d_im2col_s8", im2col_bytes(g.filter_h, g.filter_w, g.input_c))
 
 
 def _op_variant(g: _ConvGeom, op: Op, int8: bool) -> Variant:
     """choose_variant, unless the planner asked for no scratch at this op (memory
-    first): then ``nnrt_conv2d_s8``, which runs ``nnrt_conv2d_opt_s8``: the same matrix
-    core with its columns in the op's own output (only the last pixels slower)."""
+    first): then ``nnrt_conv2d_opt_s8``: the same matrix core with its columns in the
+    op's own output (only the last pixels slower). Called directly, not through
+    ``nnrt_conv2d_s8``, so that the generic entry (grouped convs, fused pools) is linked
+    only by models that have such ops."""
     v = choose_variant(g, int8)
     if v.scratch and getattr(op.options, "scratch_free", False):
-        return Variant("nnrt_conv2d_s8", 0)
+        return Variant("nnrt_conv2d_opt_s8", 0)
     return v
 
 
