@@ -7,6 +7,11 @@ returns the output tensors (and, with ``trace``, every tensor each op produced).
 Plans that stream weights (``Plan.swap``, see ``nnopt.swap``) also get their sealed
 blob, a runtime built with mbedTLS, and run with ``-b <blob>``; a blob the runtime
 refuses (NNRT_ERR_AUTH / FORMAT / IO) is a :class:`~nnopt.errors.BlobError`.
+
+:class:`RuntimeExtras` adds compile definitions and include directories to the runtime
+library's build and static libraries linked after it: e.g. nnrt's optional CMSIS-NN
+path (``NNRT_USE_CMSIS_NN=1``, CMSIS-NN's ``Include`` and a CMSIS-NN library built for
+the target), the way Zephyr's ``CONFIG_NNRT_CMSIS_NN`` builds it.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import os
 import shutil
 import struct
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +49,32 @@ class RunOutput:
 DYN_TRACE_STATS = 0xFFFFFFFF
 
 
+@dataclass(frozen=True)
+class RuntimeExtras:
+    """Extra inputs of the runtime build (default: none).
+
+    ``defines`` and ``include_dirs`` apply to the runtime library's sources (kernels,
+    core) and to the program's; ``libraries`` (static archives built for the same
+    target) are linked after the runtime, which may call into them."""
+
+    defines: Mapping[str, str] = field(default_factory=dict)
+    include_dirs: tuple[Path, ...] = ()
+    libraries: tuple[Path, ...] = ()
+
+    def __post_init__(self) -> None:
+        for lib in self.libraries:
+            if not Path(lib).is_file():
+                raise NnoptError(f"runtime library {lib} not found",
+                                 hint="RuntimeExtras.libraries takes static libraries "
+                                 "(.a) built for the target")
+        for d in self.include_dirs:
+            if not Path(d).is_dir():
+                raise NnoptError(f"runtime include directory {d} not found")
+
+
+NO_EXTRAS = RuntimeExtras()
+
+
 def runtime_sources() -> list[Path]:
     """Every C file of the portable runtime (kernels and core), without ports."""
     root = nnrt_dir()
@@ -52,17 +83,21 @@ def runtime_sources() -> list[Path]:
 
 
 def build_runtime(target: Target, *, board: Board | None = None,
-                  sanitize: bool = False) -> Path:
+                  sanitize: bool = False, extras: RuntimeExtras = NO_EXTRAS) -> Path:
     """The portable runtime (kernels, core) as a static library, cached by content:
-    built once per target and flags, whatever the model."""
+    built once per target and flags, whatever the model. ``extras.defines`` and
+    ``extras.include_dirs`` are added to its build (``extras.libraries`` are for the
+    link: :func:`build_planned`)."""
     return build(BuildSpec(target=target, sources=tuple(runtime_sources()), board=board,
-                           sanitize=sanitize, kind="library"))
+                           sanitize=sanitize, kind="library",
+                           include_dirs=extras.include_dirs, defines=dict(extras.defines)))
 
 
 def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
                   board: Board | None = None, trace: bool = False,
                   sanitize: bool = False, allocator: str = "static",
-                  swap_key: bytes | None = None, swap_key_id: int | None = None) -> Path:
+                  swap_key: bytes | None = None, swap_key_id: int | None = None,
+                  extras: RuntimeExtras = NO_EXTRAS) -> Path:
     """Generate and compile the model with the harness; returns the executable.
 
     The sources are generated in ``out_dir`` and built from a content-addressed copy
@@ -84,12 +119,13 @@ def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
             os.replace(stable / f".{f.name}.tmp", stable / f.name)
     gen = GeneratedSources(stable / gen.c_file.name, stable / gen.h_file.name, gen.symbol)
     out_dir = stable
-    defines = {"NNRT_HARNESS_MODEL": gen.symbol}
+    defines = {"NNRT_HARNESS_MODEL": gen.symbol, **extras.defines}
     if trace:
         defines["NNRT_TRACE"] = "1"
-    include_dirs: tuple[Path, ...] = (out_dir, nnrt_dir() / "include")
+    include_dirs: tuple[Path, ...] = (out_dir, nnrt_dir() / "include", *extras.include_dirs)
     if generated.blob is None:
-        libs: tuple[Path, ...] = (build_runtime(target, board=board, sanitize=sanitize),)
+        libs: tuple[Path, ...] = (build_runtime(target, board=board, sanitize=sanitize,
+                                                extras=extras),)
     else:
         # the swap driver's crypto (src/swap/swap_psa.c) needs mbedTLS's defines; the
         # mbedTLS library links after the runtime that calls it
@@ -99,11 +135,13 @@ def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
         mbed_defines = library_defines(mbed, target)
         runtime = build(BuildSpec(target=target, sources=tuple(runtime_sources()),
                                   board=board, sanitize=sanitize, kind="library",
-                                  include_dirs=mbed.include_dirs, defines=mbed_defines))
+                                  include_dirs=(*mbed.include_dirs, *extras.include_dirs),
+                                  defines={**mbed_defines, **extras.defines}))
         libs = (runtime, mbedtls_library(target, board=board, sanitize=sanitize))
         include_dirs += mbed.include_dirs
         defines.update(mbed_defines)
         defines.update(build_defines(target, board))
+    libs += extras.libraries
     spec = BuildSpec(
         target=target,
         sources=(gen.c_file, nnrt_dir() / "harness" / "runner_main.c"),
@@ -133,13 +171,15 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
                 board: Board | None = None, trace: bool = False, sanitize: bool = False,
                 workdir: Path | None = None, allocator: str = "static",
                 swap_key: bytes | None = None, blob: Path | None = None,
-                swap_key_id: int | None = None, key_store: Path | None = None) -> RunOutput:
+                swap_key_id: int | None = None, key_store: Path | None = None,
+                extras: RuntimeExtras = NO_EXTRAS) -> RunOutput:
     """Run one inference of the planned model on ``target``; ``allocator`` as in
     :func:`nnopt.codegen.c_model.generate`. A plan that streams weights is built with
     ``swap_key`` compiled in and runs on ``blob`` (default: the blob generated with
     the sources, sealed with ``swap_key``). With ``swap_key_id`` the build holds no key
     and opens the blob by that PSA key id: host only, run inside ``key_store`` (a
-    directory of PSA ITS files, :mod:`nnopt.swap.provision`)."""
+    directory of PSA ITS files, :mod:`nnopt.swap.provision`). ``extras``: see
+    :class:`RuntimeExtras`."""
     from .swap.pipeline import blob_error, swap_of
 
     if swap_key_id is not None:
@@ -163,7 +203,7 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
         work.mkdir(parents=True, exist_ok=True)
         exe = build_planned(planned, target, work / "gen", board=board, trace=trace,
                             sanitize=sanitize, allocator=allocator, swap_key=swap_key,
-                            swap_key_id=swap_key_id)
+                            swap_key_id=swap_key_id, extras=extras)
         args: list[str] = []
         blob_path: Path | None = None
         if swap_of(planned.plan) is not None:

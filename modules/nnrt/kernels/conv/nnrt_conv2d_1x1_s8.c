@@ -12,6 +12,7 @@
 #include "../internal/conv_check.h"
 #include "../internal/conv_gemm.h"
 #include "../internal/gemm.h"
+#include "../cmsis/nnrt_cmsis.h"
 
 size_t nnrt_conv2d_1x1_s8_get_buffer_size(const nnrt_conv_s8_params_t *params)
 {
@@ -33,6 +34,12 @@ nnrt_status_t nnrt_conv2d_1x1_s8(const nnrt_conv_s8_params_t *params, const int8
         || (int64_t)(g->output_w - 1) * g->stride_w >= g->input_w) {
         return NNRT_ERR_ARG; /* (then nnrt_conv_gemm_bytes() == the size above) */
     }
+#if NNRT_CMSIS_NN_ENABLED
+    if (nnrt_cmsis_conv_s8(params, input, filter, bias, output, scratch,
+                           nnrt_conv2d_1x1_s8_get_buffer_size(params))) {
+        return NNRT_OK;
+    }
+#endif
     nnrt_conv_gemm_s8(params, input, filter, bias, output, scratch);
     return NNRT_OK;
 }

@@ -10,6 +10,7 @@
 
 #include "../internal/conv_check.h"
 #include "../internal/conv_gemm.h"
+#include "../cmsis/nnrt_cmsis.h"
 
 size_t nnrt_conv2d_im2col_s8_get_buffer_size(const nnrt_conv_s8_params_t *params)
 {
@@ -29,6 +30,12 @@ nnrt_status_t nnrt_conv2d_im2col_s8(const nnrt_conv_s8_params_t *params, const i
         || (int64_t)g->filter_h * g->filter_w * g->input_c > INT32_MAX / 2) {
         return NNRT_ERR_ARG;
     }
+#if NNRT_CMSIS_NN_ENABLED
+    if (nnrt_cmsis_conv_s8(params, input, filter, bias, output, scratch,
+                           nnrt_conv2d_im2col_s8_get_buffer_size(params))) {
+        return NNRT_OK;
+    }
+#endif
     nnrt_conv_gemm_s8(params, input, filter, bias, output, scratch);
     return NNRT_OK;
 }

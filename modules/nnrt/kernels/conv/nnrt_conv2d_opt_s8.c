@@ -13,6 +13,7 @@
 #include "../internal/conv_check.h"
 #include "../internal/conv_gemm.h"
 #include "../internal/conv_pixel.h"
+#include "../cmsis/nnrt_cmsis.h"
 
 nnrt_status_t nnrt_conv2d_opt_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
                                  const int8_t *filter, const int32_t *bias, int8_t *output)
@@ -21,6 +22,11 @@ nnrt_status_t nnrt_conv2d_opt_s8(const nnrt_conv_s8_params_t *params, const int8
         || params->geom.filter_c != params->geom.input_c) {
         return NNRT_ERR_ARG;
     }
+#if NNRT_CMSIS_NN_ENABLED
+    if (nnrt_cmsis_conv_s8(params, input, filter, bias, output, NULL, 0)) {
+        return NNRT_OK;
+    }
+#endif
     const nnrt_conv_geom_t *g = &params->geom;
     size_t done = 0;
     if ((int64_t)g->filter_h * g->filter_w * g->input_c <= INT32_MAX / 2) {

@@ -10,6 +10,7 @@
 
 #include "../internal/conv_check.h"
 #include "../internal/dw.h"
+#include "../cmsis/nnrt_cmsis.h"
 
 nnrt_status_t nnrt_depthwise_conv2d_opt_s8(const nnrt_conv_s8_params_t *params,
                                            const int8_t *input, const int8_t *filter,
@@ -19,6 +20,11 @@ nnrt_status_t nnrt_depthwise_conv2d_opt_s8(const nnrt_conv_s8_params_t *params,
         || (int64_t)params->geom.filter_h * params->geom.filter_w > NNRT_DW_MAX_TAPS) {
         return NNRT_ERR_ARG;
     }
+#if NNRT_CMSIS_NN_ENABLED
+    if (nnrt_cmsis_depthwise_conv_s8(params, input, filter, bias, output)) {
+        return NNRT_OK;
+    }
+#endif
     nnrt_dw_fast_s8(params, input, filter, bias, output);
     return NNRT_OK;
 }

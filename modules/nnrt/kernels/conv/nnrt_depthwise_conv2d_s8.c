@@ -14,6 +14,7 @@
 
 #include "../internal/conv_check.h"
 #include "../internal/dw.h"
+#include "../cmsis/nnrt_cmsis.h"
 
 /* First k >= 0 with origin + k * step >= 0 (origin may be negative). */
 static int32_t first_inside(int32_t origin, int32_t step)
@@ -89,6 +90,11 @@ nnrt_status_t nnrt_depthwise_conv2d_s8(const nnrt_conv_s8_params_t *params,
     if (!nnrt_conv_s8_args_ok(params, input, filter, output, 1)) {
         return NNRT_ERR_ARG;
     }
+#if NNRT_CMSIS_NN_ENABLED
+    if (nnrt_cmsis_depthwise_conv_s8(params, input, filter, bias, output)) {
+        return NNRT_OK;
+    }
+#endif
     const nnrt_conv_geom_t *g = &params->geom;
     const nnrt_conv_pool_t *pool = params->pool;
     if (pool == NULL && (int64_t)g->filter_h * g->filter_w <= NNRT_DW_MAX_TAPS) {

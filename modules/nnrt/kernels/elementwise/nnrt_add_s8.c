@@ -10,6 +10,7 @@
 
 #include "nnrt/kernels/elementwise.h"
 #include "nnrt/kernels/quant.h"
+#include "../cmsis/nnrt_cmsis.h"
 
 static inline int8_t apply(const nnrt_add_s8_params_t *p, int8_t x1, int8_t x2)
 {
@@ -39,6 +40,11 @@ nnrt_status_t nnrt_add_s8(const nnrt_add_s8_params_t *params, const int8_t *inpu
         || params->act_max > INT8_MAX) {
         return NNRT_ERR_ARG;
     }
+#if NNRT_CMSIS_NN_ENABLED
+    if (nnrt_cmsis_add_s8(params, input1, input2, output)) {
+        return NNRT_OK;
+    }
+#endif
     const nnrt_broadcast_t *b = &params->bcast;
     const int32_t last = b->rank - 1;
     const int32_t n = b->dims[last];

@@ -13,6 +13,7 @@
 
 #include "../internal/dot.h"
 #include "../internal/requant.h"
+#include "../cmsis/nnrt_cmsis.h"
 
 nnrt_status_t nnrt_fully_connected_s8(const nnrt_fc_s8_params_t *params, const int8_t *input,
                                       const int8_t *weights, const int32_t *bias,
@@ -28,6 +29,11 @@ nnrt_status_t nnrt_fully_connected_s8(const nnrt_fc_s8_params_t *params, const i
         || params->weights_offset > INT8_MAX + 1) {
         return NNRT_ERR_ARG;
     }
+#if NNRT_CMSIS_NN_ENABLED
+    if (nnrt_cmsis_fully_connected_s8(params, input, weights, bias, output)) {
+        return NNRT_OK;
+    }
+#endif
     const int32_t depth = params->accum_depth;
     const int32_t units = params->output_depth;
     const int32_t in_off = params->input_offset;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "nnrt/kernels/pool.h"
+#include "../cmsis/nnrt_cmsis.h"
 
 #define BLOCK 64
 
@@ -18,6 +19,11 @@ nnrt_status_t nnrt_maxpool2d_s8(const nnrt_pool_s8_params_t *params, const int8_
         || params->act_min < INT8_MIN || params->act_max > INT8_MAX) {
         return NNRT_ERR_ARG;
     }
+#if NNRT_CMSIS_NN_ENABLED
+    if (nnrt_cmsis_maxpool_s8(params, input, output)) {
+        return NNRT_OK;
+    }
+#endif
     const nnrt_pool_geom_t *g = &params->geom;
     const int32_t ch = g->channels;
     const int8_t act_min = (int8_t)params->act_min;

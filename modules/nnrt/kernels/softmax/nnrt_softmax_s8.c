@@ -9,6 +9,7 @@
 #endif
 #include "nnrt/kernels/fixedpoint.h"
 #include "nnrt/kernels/softmax.h"
+#include "../cmsis/nnrt_cmsis.h"
 
 /* x / 2^exponent rounded half away from zero, for an exponent that may exceed 31
  * (TFLM stops there; we round the same way). */
@@ -28,6 +29,11 @@ nnrt_status_t nnrt_softmax_s8(const nnrt_softmax_s8_params_t *params, const int8
         params->diff_min > 0) {
         return NNRT_ERR_ARG;
     }
+#if NNRT_CMSIS_NN_ENABLED
+    if (nnrt_cmsis_softmax_s8(params, input, output, rows, depth)) {
+        return NNRT_OK;
+    }
+#endif
     const int32_t mult = params->input_multiplier;
     const int left_shift = (int)params->input_left_shift;
     const int32_t diff_min = params->diff_min;
