@@ -41,6 +41,11 @@
 #     CONFIG_NNRT_ELF_CHECK=n or NO_ELF_CHECK. `west nn-check` runs the same check on an
 #     existing build directory.
 #
+# CONFIG_NNRT_CMSIS_NN needs nothing here: it changes only how the nnrt library runs
+# the kernels (modules/nnrt/kernels/cmsis/), and CMSIS-NN gets no memory beyond what
+# the nnrt API already guarantees each kernel, so the plan, the arena and the generated
+# sources are the same with and without it.
+#
 # Variables set in the caller's scope: NNOPT_MODEL_NAME (C identifier prefix, e.g.
 # hello_world_int8, so the model is <name>_model) and NNOPT_MODEL_DIR (OUTPUT_DIR).
 #
