@@ -61,9 +61,10 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    "that do not fit internal flash; 'force': stream every streamable weight "
                    "(also without a board); 'off': keep every weight internal")
     s.add_argument("--swap-key", metavar="HEX",
-                   help="AEAD key of the weight blob: 32 hex digits (aes-128-gcm) or 64 "
-                   "(chacha20-poly1305); else --swap-key-file, $NNOPT_SWAP_KEY, "
-                   "$NNOPT_SWAP_KEY_FILE")
+                   help="AEAD key the weight blob is sealed with: 32 hex digits "
+                   "(aes-128-gcm) or 64 (chacha20-poly1305); else --swap-key-file, "
+                   "$NNOPT_SWAP_KEY, $NNOPT_SWAP_KEY_FILE. Compiled into the generated code "
+                   "(readable from the MCU's flash) unless --swap-key-id is given")
     s.add_argument("--swap-key-file", type=Path, metavar="PATH",
                    help="file holding the key as hex text or raw bytes")
     s.add_argument("--swap-key-id", metavar="ID",
