@@ -178,6 +178,30 @@ def test_host_application_key_is_kept(mbed: MbedtlsSources, host_blobs: dict[str
     assert st == Status.ERR_FORMAT and "swap: caller key kept" in log
 
 
+@pytest.mark.slow
+def test_host_key_id_under_sanitizers(mbed: MbedtlsSources, host_blobs: dict[str, RealBlob],
+                                      tmp_path: Path) -> None:
+    """The key id paths (persistent key from ITS files, missing key, corrupt entry,
+    application key) in the ASan + UBSan build: no report, the same statuses."""
+    exe = reader(mbed, "host", sanitize=True)
+    rb = host_blobs["aes-128-gcm"]
+    store = tmp_path / "store"
+    provision(store, 3, rb.key, rb.algorithm)
+    provision(store, 4, rb.key, rb.algorithm, usage="e")
+    provision(store, 5, rb.key, rb.algorithm)
+    its_file(store, 5).write_bytes(its_file(store, 5).read_bytes()[:-3])  # truncated entry
+    cases: list[tuple[list[str], Status]] = [
+        (["-K", "3"], Status.OK), (["-K", "4"], Status.ERR_ARG), (["-K", "6"], Status.ERR_ARG),
+        (["-K", "5"], Status.ERR_CRYPTO), (["-k", rb.key.hex(), "-V"], Status.OK),
+    ]
+    for key_args, want in cases:
+        res = run(exe, "host", ["-b", str(rb.path.resolve()), "-a", str(rb.algorithm),
+                                *key_args], cwd=store, timeout_s=300)
+        assert "Sanitizer" not in res.stderr and "runtime error" not in res.stderr, res.stderr
+        m = _LINE.search(res.stdout)
+        assert m is not None and int(m[1]) == want, (key_args, res.stdout)
+
+
 @pytest.mark.qemu
 def test_qemu_application_key_id(mbed: MbedtlsSources, host_blobs: dict[str, RealBlob],
                                  tmp_path: Path) -> None:
