@@ -23,6 +23,8 @@ from nnopt.errors import BudgetError, PlanError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import NUMPY_DTYPE
 from nnopt.passes.arena import Overlap, verify_offsets
+from nnopt.passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS
+from nnopt.passes.cost import model_cost, op_cost, rows_cost, tiling_overhead
 from nnopt.passes.fuse import fuse_max_pool
 from nnopt.passes.inplace_ops import fold_pads
 from nnopt.passes.lifetimes import Buffer, schedule_problem
@@ -30,7 +32,7 @@ from nnopt.passes.regions import WINDOW, spatial_of
 from nnopt.passes.schedule import schedule
 from nnopt.passes.tiling import stage_shapes, tile_stage
 from nnopt.plan import Plan
-from nnopt.planner import PlanOptions, check_budget, plan_model
+from nnopt.planner import PlannedModel, PlanOptions, check_budget, plan_model
 from nnopt.report.text import summary
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
@@ -220,3 +222,96 @@ def test_tiled_firmware_bit_exact_on_qemu_m7(rel: str, tmp_path: Path) -> None:
     arena = [s for s in check_elf(res.executable, board).symbols
              if s.name == f"{pm.plan.model}_arena"]
     assert arena and arena[0].size == max(pm.plan.arena_bytes, 16)
+
+
+# ----- instructions: the cost model and the cap -----
+
+def _planned(rel: str, options: PlanOptions) -> PlannedModel:
+    data = model_path(rel).read_bytes()
+    return plan_model(load_model_bytes(data, name=Path(rel).stem), options, data)
+
+
+def _overhead(pm: PlannedModel) -> float:
+    """Estimated extra instructions of the plan's tiled stage (0 without one)."""
+    if not pm.plan.stages:
+        return 0.0
+    st = pm.plan.stages[0]
+    g = pm.graph
+    pos = {op.index: k for k, op in enumerate(g.ops)}
+    order = [pos[i] for i in pm.plan.schedule]
+    shape = next(s for s in stage_shapes(g, order) if s.ops == st.ops)
+    t = tile_stage(g, shape, st.grid)
+    assert t is not None
+    return tiling_overhead(g, t)
+
+
+def test_auto_skips_tilings_over_the_instruction_cap() -> None:
+    """vww: the smallest-arena tiling (8x8 patches) adds more than 10 % of the model's
+    estimated instructions; the default cap takes a cheaper one at a larger arena, cap
+    0 none at all, and the extra-MAC cap still applies on its own."""
+    free = _planned(VWW, replace(AUTO, max_extra_instructions=1000.0))
+    default = _planned(VWW, AUTO)
+    none = _planned(VWW, replace(AUTO, max_extra_instructions=0.0))
+    total = model_cost(default.graph)
+    assert free.plan.stages and _overhead(free) > 0.10 * total
+    assert default.plan.stages and _overhead(default) <= 0.10 * total
+    assert default.plan.stages[0].grid != free.plan.stages[0].grid
+    assert free.plan.arena_bytes < default.plan.arena_bytes < none.plan.arena_bytes
+    assert not none.plan.stages and none.plan.macs == none.plan.base_macs
+    assert default.plan.options["max_extra_instructions"] == DEFAULT_MAX_EXTRA_INSTRUCTIONS
+    macs_only = _planned(VWW, replace(AUTO, max_extra_instructions=1000.0,
+                                      max_extra_macs=5.0))
+    assert macs_only.plan.macs - macs_only.plan.base_macs <= 0.05 * macs_only.plan.base_macs
+
+
+def test_budget_takes_the_fewest_estimated_instructions_that_fit() -> None:
+    """With an SRAM budget the caps do not apply; among the tilings that fit, the one
+    chosen is the cheapest by the estimate, not by MACs alone."""
+    tight = _planned(VWW, replace(AUTO, sram=31_000, max_extra_instructions=0.0))
+    assert tight.plan.stages and tight.plan.arena_bytes <= 31_000
+    roomier = _planned(VWW, replace(AUTO, sram=33_000))
+    assert roomier.plan.stages and roomier.plan.arena_bytes <= 33_000
+    assert _overhead(roomier) <= _overhead(tight)
+
+
+def test_cost_model_prices_rows_and_patches_above_the_whole_op() -> None:
+    """Row by row and patch by patch never look cheaper than one call; 64 patches cost
+    more than 12."""
+    pm = _planned(PERSON, AUTO)
+    g = pm.graph
+    for op in g.ops:
+        if spatial_of(g, op) is not None and op.opcode in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+            rows = g.tensors[op.outputs[0]].shape[1]
+            assert rows_cost(g, op) > op_cost(g, op) or rows == 1
+    pos = {op.index: k for k, op in enumerate(g.ops)}
+    shape = stage_shapes(g, [pos[i] for i in pm.plan.schedule])[0]
+    few, many = tile_stage(g, shape, (3, 4)), tile_stage(g, shape, (8, 8))
+    assert few is not None and many is not None
+    assert 0 < tiling_overhead(g, few) < tiling_overhead(g, many)
+
+
+@pytest.mark.slow
+@pytest.mark.qemu
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                    or shutil.which("arm-none-eabi-gcc") is None,
+                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+def test_estimate_orders_tilings_like_measured_instructions() -> None:
+    """vww as Cortex-M7 firmware: no tiling, the default cap's tiling and the
+    uncapped 8x8 one. The estimated extra instructions order them as QEMU's counts do,
+    and each estimate is within 35 % of the measured extra."""
+    board = load_board("nucleo_f767zi")
+    data = model_path(VWW).read_bytes()
+    inputs = [x.tobytes() for x in random_inputs(data, 1)]
+    runs = []
+    for cap in (0.0, DEFAULT_MAX_EXTRA_INSTRUCTIONS, 1000.0):
+        pm = _planned(VWW, replace(AUTO, max_extra_instructions=cap))
+        res = run_planned(pm, inputs, target="qemu-m7", board=board)
+        assert res.instructions is not None
+        runs.append((_overhead(pm), res.instructions, pm.plan.stages))
+    assert not runs[0][2] and runs[1][2] and runs[2][2]
+    assert runs[1][2][0].grid != runs[2][2][0].grid
+    est = [r[0] for r in runs]
+    meas = [r[1] - runs[0][1] for r in runs]
+    assert est[0] < est[1] < est[2] and meas[0] < meas[1] < meas[2]
+    for e, m in zip(est[1:], meas[1:], strict=True):
+        assert abs(e - m) <= 0.35 * m, (e, m)

@@ -17,8 +17,14 @@ from .cdefs import ARENA_ALIGN
 from .errors import BudgetError, PlanError
 from .ir import ConvOptions, Graph
 from .lowering import check_graph, lowering_for
+from .lowering.specialize import check_mode
 from .passes.arena import ArenaPlan, plan_arena
-from .passes.below_bound import BelowOptions, plan_below, plan_records
+from .passes.below_bound import (
+    DEFAULT_MAX_EXTRA_INSTRUCTIONS,
+    BelowOptions,
+    plan_below,
+    plan_records,
+)
 from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace import plan_inplace
 from .passes.inplace_ops import fold_pads, variant_query
@@ -54,6 +60,11 @@ class PlanOptions:
     inplace_ops: str = "off"
     tiling: str = "off"
     max_extra_macs: float = 15.0  # tiling without a budget: at most this % more MACs
+    # Kernels specialised to the model in the generated code (lowering.specialize):
+    # "auto" where it pays, "off", or "force" wherever a specialised form exists.
+    specialize: str = "auto"
+    # tiling without a budget: at most this % more (estimated, passes.cost) instructions
+    max_extra_instructions: float = DEFAULT_MAX_EXTRA_INSTRUCTIONS
 
     @property
     def budget_bytes(self) -> int | None:
@@ -115,7 +126,7 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
     if opts.inplace_ops != "off" or opts.tiling != "off":
         below = plan_below(g, order, inplace, scratch, BelowOptions(
             opts.inplace_ops, opts.tiling, opts.max_extra_macs, opts.budget_bytes,
-            opts.align, opts.arena_strategies))
+            opts.align, opts.arena_strategies, opts.max_extra_instructions))
         roots, scratch, buffers, arena = below.roots, below.scratch, below.buffers, below.arena
         # element-wise ops inside a tiled stage run on separate tiles
         inplace = {o: i for o, i in inplace.items() if roots.get(o) == roots.get(i, i)}
@@ -179,8 +190,10 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
         board=opts.board.name if opts.board else None,
         sram_budget_bytes=opts.budget_bytes,
         options={"order": opts.order, "fuse": opts.fuse, "inplace": opts.inplace,
+                 "specialize": check_mode(opts.specialize),
                  "inplace_ops": opts.inplace_ops, "tiling": opts.tiling,
-                 "max_extra_macs": opts.max_extra_macs},
+                 "max_extra_macs": opts.max_extra_macs,
+                 "max_extra_instructions": opts.max_extra_instructions},
         **(plan_records(below, g, order) if below is not None else {}),
     )
     return PlannedModel(graph, g, plan)

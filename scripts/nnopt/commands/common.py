@@ -8,8 +8,9 @@ from pathlib import Path
 
 from ..boards import Board, known_boards, load_board
 from ..errors import NnoptError
+from ..lowering.specialize import SPECIALIZE_MODES
 from ..passes.arena import STRATEGIES
-from ..passes.below_bound import MODES
+from ..passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS, MODES
 from ..passes.dynamic import ALLOCATORS
 from ..planner import ORDERS, PlannedModel, PlanOptions, plan_swap_for
 from ..swap.placement import SWAP_MODES
@@ -55,6 +56,21 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     b.add_argument("--max-extra-macs", type=float, default=15.0, metavar="PERCENT",
                    help="without a budget, tiling may add at most this share of the "
                    "model's multiply-accumulates (default 15)")
+    b.add_argument("--max-extra-instructions", type=float,
+                   default=DEFAULT_MAX_EXTRA_INSTRUCTIONS, metavar="PERCENT",
+                   help="without a budget, tiling may add at most this share of the "
+                   "model's instructions, as estimated by nnopt's Cortex-M7 cost model "
+                   "(halo recompute at the first layers' instructions per MAC, kernel "
+                   "calls per patch, tile copies; default "
+                   f"{DEFAULT_MAX_EXTRA_INSTRUCTIONS:g}); with a budget, the tiling that "
+                   "fits with the fewest estimated instructions is chosen")
+    k = p.add_argument_group("code generation")
+    k.add_argument("--specialize", choices=SPECIALIZE_MODES, default="auto",
+                   help="kernels specialised to the model: the generated code calls the "
+                   "runtime's kernel bodies with the op's shapes, strides, padding and "
+                   "quantisation as constants (bit-exact, faster, more ROM; --stats reports "
+                   "it as specialized_rom_bytes): 'auto' where it pays (default), 'off', or "
+                   "'force' wherever a specialised form exists")
     s = p.add_argument_group("out-of-core execution (weights streamed from external flash)")
     s.add_argument("--swap", choices=SWAP_MODES, default="auto",
                    help="'auto' (default): on a board with external flash, stream the weights "
@@ -114,10 +130,15 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
         inplace_ops = tiling = "off"
     if getattr(args, "max_extra_macs", 15.0) < 0:
         raise NnoptError("--max-extra-macs must not be negative")
+    max_instr = getattr(args, "max_extra_instructions", DEFAULT_MAX_EXTRA_INSTRUCTIONS)
+    if max_instr < 0:
+        raise NnoptError("--max-extra-instructions must not be negative",
+                         hint="give a percentage >= 0 (0: tiling only if it costs nothing)")
     return PlanOptions(
         inplace_ops=inplace_ops,
         tiling=tiling,
         max_extra_macs=getattr(args, "max_extra_macs", 15.0),
+        max_extra_instructions=max_instr,
         order=args.order,
         fuse=not args.no_fuse,
         inplace=not args.no_inplace,
@@ -125,6 +146,7 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
         schedule_time_budget_s=args.schedule_budget,
         board=board,
         sram=args.sram,
+        specialize=getattr(args, "specialize", "auto"),
     )
 
 

@@ -8,9 +8,13 @@ Analysis (``passes.inplace_ops``, ``passes.tiling``) -> choice (here) -> transfo
 - ``auto`` (the commands' default): used where it lowers the arena (in-place depthwise
   and concatenation slices: kept when the arena shrinks; row streaming: an op runs row by
   row only where the planned offsets overlap its input and output; tiling: the stage and
-  patch grid with the smallest arena within the extra-MAC budget, or, with an SRAM
-  budget, none if the plan fits without, else the least extra MACs that fit, else the
-  smallest arena found, which ``planner.check_budget`` then reports as not fitting);
+  patch grid with the smallest arena within both compute caps, the extra MACs
+  (``max_extra_macs``) and the estimated extra instructions (``max_extra_instructions``,
+  ``passes.cost``: halo recompute at the stage ops' instructions per MAC, kernel calls
+  and set-up per patch, tile copies), ties to the fewest estimated instructions; or,
+  with an SRAM budget, none if the plan fits without, else the fewest estimated extra
+  instructions that fit, else the smallest arena found, which ``planner.check_budget``
+  then reports as not fitting);
 - ``force``: applied wherever valid (tests: every path runs bit-exact on every model).
 
 Candidate stages are ranked by an optimistic estimate (tiles live per stage step, the
@@ -32,6 +36,7 @@ from ..errors import PlanError
 from ..ir import Graph
 from ..plan import InplaceOpEntry, OverlapEntry, StageEntry, TileEntry
 from .arena import ArenaPlan, Overlap, plan_arena
+from .cost import model_cost, tiling_overhead
 from .inplace_ops import (
     ConcatView,
     StreamCandidate,
@@ -48,6 +53,9 @@ from .regions import model_macs
 from .tiling import Tiling, grids_for, stage_buffers, stage_roots, stage_shapes, tile_stage
 
 MODES = ("auto", "off", "force")
+#: Default of --max-extra-instructions: a tiling may add at most this share of the
+#: model's estimated instructions (passes.cost; Cortex-M7 calibration).
+DEFAULT_MAX_EXTRA_INSTRUCTIONS = 10.0
 # Strategies used to compare candidate decisions (the final plan tries all).
 _QUICK = ("greedy_by_size", "greedy_by_lifetime")
 
@@ -57,9 +65,11 @@ class BelowOptions:
     inplace_ops: str = "auto"
     tiling: str = "auto"
     max_extra_macs: float = 15.0  # percent of the model's MACs
-    budget: int | None = None  # SRAM budget in bytes (tiling fits it with least MACs)
+    budget: int | None = None  # SRAM budget in bytes (tiling fits it with least compute)
     align: int = 16
     strategies: tuple[str, ...] | None = None
+    # percent of the model's estimated instructions (passes.cost) a tiling may add
+    max_extra_instructions: float = DEFAULT_MAX_EXTRA_INSTRUCTIONS
 
 
 @dataclass
@@ -262,63 +272,80 @@ def choose_tiling(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
                   cands: Sequence[StreamCandidate], base: int, opts: BelowOptions,
                   arena_of: Callable[[Tiling], int]) -> Tiling | None:
     """The stage and grid to tile, per the objective (module docstring), or None."""
-    rest = _step_costs(graph, order, buffers, cands)
     total = max(model_macs(graph), 1)
-    cands_t: list[tuple[int, int, Tiling]] = []
-    for shape in stage_shapes(graph, order):
-        for grid in grids_for(graph, shape):
-            t = tile_stage(graph, shape, grid)
-            if t is None:
-                continue
-            est = _stage_estimate(graph, order, buffers, t, rest)
-            cands_t.append((est, t.macs - t.base_macs, t))
+    cands_t = tiling_candidates(graph, order, buffers, cands)
     if not cands_t:
-        if opts.tiling == "force" or (opts.budget is not None and base > opts.budget):
-            return None
         return None
     cap = opts.max_extra_macs / 100.0 * total
+    cap_i = opts.max_extra_instructions / 100.0 * model_cost(graph)
     budget = opts.budget
     if opts.tiling == "auto" and budget is not None and base <= budget:
         return None  # fits without extra compute
     if budget is not None and opts.tiling == "auto":
-        # least extra compute that fits: cheapest first, estimates that cannot fit skipped
+        # least extra compute (estimated instructions) that fits: cheapest first,
+        # estimates that cannot fit skipped
         tried = 0
         best_seen: tuple[int, Tiling] | None = None
-        for est, _extra, t in sorted(cands_t, key=lambda c: (c[1], c[0])):
-            if est > budget:
+        for c in sorted(cands_t, key=lambda c: (c.extra_instructions, c.estimate)):
+            if c.estimate > budget:
                 continue
-            size = arena_of(t)
+            size = arena_of(c.tiling)
             tried += 1
             if best_seen is None or size < best_seen[0]:
-                best_seen = (size, t)
+                best_seen = (size, c.tiling)
             if size <= budget:
-                return t
+                return c.tiling
             if tried >= _MAX_TRIALS * 2:
                 break
-        smallest = min(cands_t, key=lambda c: (c[0], c[1]))
-        size = arena_of(smallest[2])
+        smallest = min(cands_t, key=lambda c: (c.estimate, c.extra_instructions))
+        size = arena_of(smallest.tiling)
         if best_seen is None or size < best_seen[0]:
-            best_seen = (size, smallest[2])
+            best_seen = (size, smallest.tiling)
         # Nothing fits: the smallest arena found, if smaller than without tiling;
         # check_budget then names the overflow and the tiling that could not avoid it.
         return best_seen[1] if best_seen[0] < base else None
-    pool = [c for c in cands_t if c[1] <= cap]
+    pool = [c for c in cands_t if c.extra_macs <= cap and c.extra_instructions <= cap_i]
     if not pool:
         if opts.tiling != "force":
             return None
-        pool = sorted(cands_t, key=lambda c: (c[1], c[0]))[:1]
-    pool.sort(key=lambda c: (c[0], c[1]))
-    best: tuple[int, int, Tiling] | None = None
-    for est, extra, t in pool[:_MAX_TRIALS]:
-        if best is not None and est > best[0]:
+        pool = sorted(cands_t, key=lambda c: (c.extra_instructions, c.estimate))[:1]
+    pool.sort(key=lambda c: (c.estimate, c.extra_instructions))
+    best: tuple[int, float, Tiling] | None = None
+    for c in pool[:_MAX_TRIALS]:
+        if best is not None and c.estimate > best[0]:
             break  # estimates are optimistic: nothing further can win
-        size = arena_of(t)
-        if best is None or (size, extra) < (best[0], best[1]):
-            best = (size, extra, t)
+        size = arena_of(c.tiling)
+        if best is None or (size, c.extra_instructions) < (best[0], best[1]):
+            best = (size, c.extra_instructions, c.tiling)
     assert best is not None
     if opts.tiling == "auto" and best[0] >= base:
         return None
     return best[2]
+
+
+@dataclass(frozen=True)
+class TilingCandidate:
+    """A stage and grid with its optimistic arena estimate and compute costs."""
+
+    estimate: int  # optimistic arena bytes
+    extra_macs: int
+    extra_instructions: float  # estimated (passes.cost)
+    tiling: Tiling
+
+
+def tiling_candidates(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
+                      cands: Sequence[StreamCandidate]) -> list[TilingCandidate]:
+    """Every stage and grid choose_tiling considers (for reports and tests)."""
+    rest = _step_costs(graph, order, buffers, cands)
+    out = []
+    for shape in stage_shapes(graph, order):
+        for grid in grids_for(graph, shape):
+            t = tile_stage(graph, shape, grid)
+            if t is not None:
+                out.append(TilingCandidate(_stage_estimate(graph, order, buffers, t, rest),
+                                           t.macs - t.base_macs, tiling_overhead(graph, t),
+                                           t))
+    return out
 
 
 _MAX_TRIALS = 8
