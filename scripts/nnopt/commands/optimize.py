@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
     progress(f"planning {len(graph.ops)} ops")
     pm = plan_swap(args, plan_model(graph, opts, source_bytes=data), opts.board)
     plan = pm.plan
+    if args.out and swap_key_id(args) is not None:
+        _swap_key(args, pm, args.out)  # refuses a key id without a key before writing
     out = sys.stdout
     print("\n".join(summary(plan)), file=out)
     if plan.swap is not None:
