@@ -358,6 +358,7 @@ def test_optimize_and_provision_refusals(tmp_path: Path) -> None:
                 "--table", "none")
     assert "no key is configured" in clean_error(res, 1)
     assert not (tmp_path / "kws_ref_model_model.c").exists()
+    assert not (tmp_path / "kws_ref_model_plan.json").exists()  # refused before writing
     store = tmp_path / "store"
     args: list[str | Path] = ["swap-provision", "--key-store", store, "--algorithm",
                               "chacha20-poly1305"]
