@@ -42,7 +42,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ from nnopt.frontend.tflite import load_model_bytes
 from nnopt.inputs import random_inputs
 from nnopt.ir import ConvOptions, Graph
 from nnopt.lowering.conv import out_size_and_padding
+from nnopt.lowering.specialize import SPECIALIZE_MODES, specialized_symbols
 from nnopt.planner import PlannedModel, PlanOptions, check_budget, plan_model
 from nnopt.runner import build_runtime, run_planned
 
@@ -106,6 +107,9 @@ class Row:
     tflm_min_arena: int | None = None
     tflm_error: str | None = None
     kernel_symbols: dict[str, int] = field(default_factory=dict)
+    specialize: str = "auto"
+    specialized_rom_bytes: int | None = None  # <model>_spec_* functions (generated code)
+    specialized_symbols: dict[str, int] = field(default_factory=dict)
     error: str | None = None
 
 
@@ -261,25 +265,28 @@ def tflm_min_arena(model: Path, timeout_s: float) -> tuple[int | None, str | Non
 
 # ----- nnopt -----
 
-def _plan(data: bytes, name: str, board: Board, opts: PlanOptions | None = None
-          ) -> PlannedModel:
+def _plan(data: bytes, name: str, board: Board, opts: PlanOptions | None = None,
+          specialize: str = "auto") -> PlannedModel:
     """The plan of the firmware: the board's budget, or ``opts`` (their own budget, if
-    any) built for ``board``."""
+    any) built for ``board``; kernels specialised to the model per ``specialize``."""
     g = load_model_bytes(data, name=name)
-    pm = plan_model(g, opts or PlanOptions(board=board), source_bytes=data)
+    opts = replace(opts, specialize=specialize) if opts else PlanOptions(
+        board=board, specialize=specialize)
+    pm = plan_model(g, opts, source_bytes=data)
     check_budget(pm.plan, board)
     return pm
 
 
-def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float) -> Row:
+def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
+            specialize: str = "auto") -> Row:
     data = path.read_bytes()
     name = path.stem
     m7 = load_board(M7_BOARD)
-    pm = _plan(data, name, m7)
+    pm = _plan(data, name, m7, specialize=specialize)
     inputs = [x.tobytes() for x in random_inputs(pm.source, SEED)]
     row = Row(model=name, path=os.fspath(path.relative_to(root)), ops=len(pm.graph.ops),
               macs=count_macs(pm.graph), arena_bytes=pm.plan.arena_bytes,
-              scratch_bytes=sum(s.size for s in pm.plan.scratch))
+              scratch_bytes=sum(s.size for s in pm.plan.scratch), specialize=specialize)
     with tempfile.TemporaryDirectory(prefix="bench-fw-") as tmp:
         res = run_planned(pm, inputs, target="qemu-m7", board=m7, workdir=Path(tmp) / "m7")
         row.m7_instructions = res.instructions
@@ -294,10 +301,12 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float) -
             row.runtime_code_bytes, per = library_rom(map_file)
             row.kernel_symbols = dict(sorted(per.items(), key=lambda kv: -kv[1]))
         row.model_const_bytes = model_const_bytes(res.executable, pm.plan.model)
+        row.specialized_symbols = specialized_symbols(res.executable, pm.plan.model)
+        row.specialized_rom_bytes = sum(row.specialized_symbols.values())
         row.code_bytes = row.rom_bytes - row.model_const_bytes
         if m3:
             board3 = load_board(M3_BOARD)
-            pm3 = _plan(data, name, board3)
+            pm3 = _plan(data, name, board3, specialize=specialize)
             res3 = run_planned(pm3, inputs, target="qemu-m3", board=board3,
                                workdir=Path(tmp) / "m3")
             row.m3_instructions = res3.instructions
@@ -367,10 +376,11 @@ int main(void)
 """
 
 
-def profile(path: Path, target: Target, opts: PlanOptions | None = None) -> int:
+def profile(path: Path, target: Target, opts: PlanOptions | None = None,
+            specialize: str = "auto") -> int:
     """Instructions per op; ``opts``: plan with these options (default: the board's)."""
     board = load_board(M7_BOARD if target == "qemu-m7" else M3_BOARD)
-    pm = _plan(path.read_bytes(), path.stem, board, opts)
+    pm = _plan(path.read_bytes(), path.stem, board, opts, specialize)
     g = pm.graph
     with tempfile.TemporaryDirectory(prefix="bench-prof-") as tmp:
         gen = generate(pm, Path(tmp))
@@ -445,9 +455,9 @@ def markdown(rows: list[Row]) -> list[str]:
                    f"{_r(r.m7_instructions, ref)} | {ratio_cm} | {ipm} |")
     out += [
         "",
-        "| model | ROM | runtime code ² | code ³ | TFLM code ref / CMSIS-NN ¹ | RAM ⁴ | "
-        "arena (scratch) | TFLM RAM ref / CMSIS-NN ¹ | TFLM min arena (64-bit host) ⁵ |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| model | ROM | runtime code ² | spec ROM ⁶ | code ³ | TFLM code ref / CMSIS-NN ¹ | "
+        "RAM ⁴ | arena (scratch) | TFLM RAM ref / CMSIS-NN ¹ | TFLM min arena (64-bit host) ⁵ |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         a = ANCHORS.get(r.model)
@@ -455,7 +465,8 @@ def markdown(rows: list[Row]) -> list[str]:
         tram = f"{a['ref'][1]:,} / {a['cmsis'][1]:,}" if a else "-"
         tmin = _n(r.tflm_min_arena) if r.tflm_error is None else f"({r.tflm_error})"
         out.append(f"| {r.model} | {_n(r.rom_bytes)} | {_n(r.runtime_code_bytes)} | "
-                   f"{_n(r.code_bytes)} | {tcode} | {_n(r.ram_bytes)} | "
+                   f"{_n(r.specialized_rom_bytes)} | {_n(r.code_bytes)} | {tcode} | "
+                   f"{_n(r.ram_bytes)} | "
                    f"{r.arena_bytes:,} ({r.scratch_bytes:,}) | {tram} | {tmin} |")
     out += [
         "",
@@ -464,7 +475,9 @@ def markdown(rows: list[Row]) -> list[str]:
         "model's constant data (weights, per-op parameters): harness, port, libc included, "
         "like TFLM's ROM minus the .tflite. ⁴ data + bss (arena included), stack "
         "reservation excluded (TFLM's RAM column excludes its stack too). ⁵ measured now "
-        "with the tflite-micro Python interpreter by bisection.",
+        "with the tflite-micro Python interpreter by bisection. ⁶ kernels specialised to "
+        "the model in its generated code (`<model>_spec_*` functions, ELF symbol sizes, "
+        f"--specialize {rows[0].specialize if rows else 'auto'}), included in code ³.",
     ]
     return out
 
@@ -490,6 +503,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="--profile: plan with this tiling mode, without the board's budget")
     p.add_argument("--max-extra-macs", type=float, default=15.0, metavar="PERCENT",
                    help="--profile with --tiling: the tiling's extra-MAC cap (default 15)")
+    p.add_argument("--specialize", choices=SPECIALIZE_MODES, default="auto",
+                   help="kernels specialised to the model in the generated code: 'auto' "
+                   "where it pays (default), 'off', 'force'")
     p.add_argument("--tflm-timeout", type=float, default=600.0, help=argparse.SUPPRESS)
     p.add_argument("--tflm-worker", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -502,7 +518,7 @@ def main(argv: list[str] | None = None) -> int:
             opts = PlanOptions(inplace_ops=args.inplace_ops or "off",
                                tiling=args.tiling or "off",
                                max_extra_macs=args.max_extra_macs)
-        return profile(args.profile, args.target, opts)
+        return profile(args.profile, args.target, opts, args.specialize)
     if args.models:
         paths = [m.resolve() for m in args.models]
     elif args.all:
@@ -516,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             base = root if path.is_relative_to(root) else path.parent
             rows.append(measure(path, base, m3=not args.no_m3, tflm=not args.no_tflm,
-                                timeout_s=args.tflm_timeout))
+                                timeout_s=args.tflm_timeout, specialize=args.specialize))
         except BudgetError as err:
             print(f"bench_firmware: {path.name} does not fit {M7_BOARD}: "
                   f"{err.message.splitlines()[0]}", file=sys.stderr)

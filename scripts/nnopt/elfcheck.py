@@ -21,6 +21,7 @@ continues the sections before it (an overflowing link) counts against that regio
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -34,6 +35,10 @@ from elftools.elf.elffile import ELFFile
 
 from .boards import Board
 from .errors import ElfError
+
+#: Functions of kernels specialised to the model (nnopt.lowering.specialize.spec_symbol),
+#: GCC clones (``.constprop.0``) included; group 1: the op.
+_SPEC = re.compile(r"\w+_spec_op(\d+)(?:_\w+)?(?:\.\w+\.\d+)?$")
 
 AddressMap = Literal["board", "emulation"]
 
@@ -131,6 +136,12 @@ class ElfReport:
         return sum(r.used for r in self.regions if r.kind == "ram")
 
     @property
+    def specialized(self) -> tuple[SymbolUse, ...]:
+        """Kernels code generation specialised to the model (``<model>_spec_op<k>*``
+        functions, nnopt.lowering.specialize)."""
+        return tuple(y for y in self.symbols if y.kind == "func" and _SPEC.match(y.name))
+
+    @property
     def unplaced(self) -> tuple[SectionUse, ...]:
         """Allocated sections outside every region of the board."""
         return tuple(s for s in self.sections if s.region is None)
@@ -185,6 +196,7 @@ class ElfReport:
             "sections": [s.to_json() for s in self.sections],
             "unplaced": [s.to_json() for s in self.unplaced],
             "symbols": [s.to_json() for s in self.symbols],
+            "specialized_rom_bytes": sum(y.size for y in self.specialized),
             "hints": self.hints(),
         }
 
@@ -460,6 +472,11 @@ def format_report(report: ElfReport, top: int = 10) -> str:
             lines.append("         " + ", ".join(parts))
     lines.append("")
     lines.append(f"ROM used {report.rom_used:,} B, RAM used {report.ram_used:,} B")
+    spec = report.specialized
+    if spec:
+        ops = len({m.group(1) for y in spec if (m := _SPEC.match(y.name))})
+        lines.append(f"of it kernels specialised to the model: {sum(y.size for y in spec):,} B "
+                     f"({len(spec)} functions for {ops} ops, *_spec_op*)")
     for s in report.unplaced:
         lines.append(f"warning: section {s.name} ({s.size:,} B at {s.address:#010x}) is "
                      "outside every region of the board")

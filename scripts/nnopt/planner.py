@@ -17,6 +17,7 @@ from .cdefs import ARENA_ALIGN
 from .errors import BudgetError, PlanError
 from .ir import ConvOptions, Graph
 from .lowering import check_graph, lowering_for
+from .lowering.specialize import check_mode
 from .passes.arena import ArenaPlan, plan_arena
 from .passes.below_bound import (
     DEFAULT_MAX_EXTRA_INSTRUCTIONS,
@@ -59,6 +60,9 @@ class PlanOptions:
     inplace_ops: str = "off"
     tiling: str = "off"
     max_extra_macs: float = 15.0  # tiling without a budget: at most this % more MACs
+    # Kernels specialised to the model in the generated code (lowering.specialize):
+    # "auto" where it pays, "off", or "force" wherever a specialised form exists.
+    specialize: str = "auto"
     # tiling without a budget: at most this % more (estimated, passes.cost) instructions
     max_extra_instructions: float = DEFAULT_MAX_EXTRA_INSTRUCTIONS
 
@@ -186,6 +190,7 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
         board=opts.board.name if opts.board else None,
         sram_budget_bytes=opts.budget_bytes,
         options={"order": opts.order, "fuse": opts.fuse, "inplace": opts.inplace,
+                 "specialize": check_mode(opts.specialize),
                  "inplace_ops": opts.inplace_ops, "tiling": opts.tiling,
                  "max_extra_macs": opts.max_extra_macs,
                  "max_extra_instructions": opts.max_extra_instructions},

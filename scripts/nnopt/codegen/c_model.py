@@ -42,6 +42,7 @@ class GeneratedSources:
     c_file: Path
     h_file: Path
     symbol: str  # the nnrt_model_t symbol, e.g. vww_96_int8_model
+    specialized: tuple[int, ...] = ()  # ops with a <name>_spec_op<k> function (--specialize)
 
 
 def _c_literal_list(arr: np.ndarray) -> str:
@@ -79,6 +80,9 @@ class _Emitter:
         self.scratch = {s.op: s.offset for s in self.plan.scratch}
         self.const_decls: list[str] = []
         self.extra_decls: list[str] = []
+        # --specialize (nnopt.lowering.specialize): recorded in the plan's options
+        self.specialize: str = str(self.plan.options.get("specialize", "auto"))
+        self.specialized: list[int] = []  # ops that got a <name>_spec_op<k> function
         self.headers: set[str] = set()
         self.weight_names: dict[int, str] = {}
         # RESHAPE-like ops whose output the plan stores in their input's buffer.
@@ -135,6 +139,14 @@ class _Emitter:
             return ident
         return const_array
 
+    def decl_for(self, op_index: int):  # type: ignore[no-untyped-def]
+        def decl(lines: list[str]) -> None:
+            self.headers.add("nnrt/kernels/spec.h")
+            if op_index not in self.specialized:
+                self.specialized.append(op_index)
+            self.extra_decls.append("\n".join(lines))
+        return decl
+
     def attach_symbol(self) -> str:
         """The descriptor's ``attach`` (streamed weights: nnopt.swap.codegen)."""
         return "NULL"
@@ -151,6 +163,7 @@ class _Emitter:
                 graph=self.g, op=op, ptr=self.ptr,
                 const_array=self.const_array_for(op.index),
                 scratch=self.scratch_ptr(op.index),
+                specialize=self.specialize, model=self.name, decl=self.decl_for(op.index),
             )
             body = low.emit(ctx)
             out.append(f"/* op {op.index}: {op.opcode} */\n"
@@ -375,4 +388,4 @@ def generate(planned: PlannedModel, out_dir: Path, name: str | None = None,
     h_file = out_dir / f"{ident}_model.h"
     c_file.write_text(c_text)
     h_file.write_text(em.h_source())
-    return GeneratedSources(c_file, h_file, f"{ident}_model")
+    return GeneratedSources(c_file, h_file, f"{ident}_model", tuple(em.specialized))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..boards import Board, known_boards, load_board
 from ..errors import NnoptError
+from ..lowering.specialize import SPECIALIZE_MODES
 from ..passes.arena import STRATEGIES
 from ..passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS, MODES
 from ..passes.dynamic import ALLOCATORS
@@ -63,6 +64,13 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    "calls per patch, tile copies; default "
                    f"{DEFAULT_MAX_EXTRA_INSTRUCTIONS:g}); with a budget, the tiling that "
                    "fits with the fewest estimated instructions is chosen")
+    k = p.add_argument_group("code generation")
+    k.add_argument("--specialize", choices=SPECIALIZE_MODES, default="auto",
+                   help="kernels specialised to the model: the generated code calls the "
+                   "runtime's kernel bodies with the op's shapes, strides, padding and "
+                   "quantisation as constants (bit-exact, faster, more ROM; --stats reports "
+                   "it as specialized_rom_bytes): 'auto' where it pays (default), 'off', or "
+                   "'force' wherever a specialised form exists")
     s = p.add_argument_group("out-of-core execution (weights streamed from external flash)")
     s.add_argument("--swap", choices=SWAP_MODES, default="auto",
                    help="'auto' (default): on a board with external flash, stream the weights "
@@ -138,6 +146,7 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
         schedule_time_budget_s=args.schedule_budget,
         board=board,
         sram=args.sram,
+        specialize=getattr(args, "specialize", "auto"),
     )
 
 

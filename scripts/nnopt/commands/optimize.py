@@ -112,6 +112,11 @@ def run(args: argparse.Namespace) -> int:
             gen = generate_model(pm, args.out, allocator=args.allocator,
                                  key=_swap_key(args, pm, args.out), key_id=swap_key_id(args))
             print(f"\nwrote {gen.sources.c_file} and {gen.sources.h_file.name}", file=out)
+            spec = list(gen.sources.specialized)
+            report["specialized_ops"] = spec
+            mode = plan.options.get("specialize", "auto")
+            print(f"kernels specialised to the model (--specialize {mode}): "
+                  + ("ops " + ", ".join(map(str, spec)) if spec else "none"), file=out)
             if gen.blob is not None:
                 print(f"wrote {gen.blob} ({gen.blob.stat().st_size:,} bytes, for the "
                       "external flash)", file=out)

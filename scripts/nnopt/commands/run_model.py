@@ -15,6 +15,7 @@ from ..errors import NnoptError
 from ..frontend.tflite import load_model
 from ..inputs import random_inputs
 from ..ir import NUMPY_DTYPE
+from ..lowering.specialize import specialized_rom_bytes
 from ..passes.dynamic import dynamic_plan
 from ..planner import PlannedModel, check_budget, plan_model
 from ..swap.blob import algorithm_id, generate_key
@@ -57,7 +58,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--stats", type=Path, metavar="PATH",
                    help="write JSON stats (instructions per inference on QEMU, arena bytes; "
                         "QEMU targets: rom_bytes/ram_bytes of the firmware ELF from the ELF "
-                        "check, stack reservation included)")
+                        "check, stack reservation included; specialized_rom_bytes: code of "
+                        "the kernels specialised to the model, from the ELF's symbols)")
     p.add_argument("--blob", type=Path, metavar="PATH",
                    help="streamed weights: run on this blob (e.g. the <name>_swap.bin "
                    "`nnopt optimize` wrote) instead of one generated for this run; needs "
@@ -126,6 +128,11 @@ def run(args: argparse.Namespace) -> int:
                  "allocator": args.allocator}
         if dyn is not None:
             stats["bytes_moved"] = dyn.bytes_moved
+        stats["specialize"] = str(pm.plan.options.get("specialize", "auto"))
+        if res.executable is not None:
+            # the kernels specialised to this model: <model>_spec_* in the linked ELF
+            stats["specialized_rom_bytes"] = specialized_rom_bytes(res.executable,
+                                                                   pm.plan.model)
         if args.target != "host" and res.executable is not None and opts.board is not None:
             from ..elfcheck import check_elf  # the firmware ELF against the board
 

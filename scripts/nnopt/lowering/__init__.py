@@ -15,7 +15,9 @@ only:
   in ``return <status expression>;``. Use ``ctx.ptr(t)`` for any tensor's data pointer
   (activation in the arena or constant array), ``ctx.const_array(...)`` for extra
   constant data (per-channel multipliers …), ``ctx.scratch`` for the scratch pointer.
-  Kernel headers the body needs are named in ``headers``.
+  Kernel headers the body needs are named in ``headers``. Where ``ctx.specialize``
+  allows it, a lowering may add file-scope functions with ``ctx.decl`` (a kernel body
+  specialised to the op, :mod:`.specialize`) and call them from the op body.
 """
 
 from __future__ import annotations
@@ -41,6 +43,14 @@ class EmitContext:
     named after the op and a suffix; returns the C identifier."""
     scratch: str
     """C expression (``void *``) for this op's scratch buffer, or ``NULL`` if none."""
+    specialize: str = "off"
+    """``--specialize`` mode ("auto", "off", "force"): whether the lowering may emit a
+    model-specialised function for this op (:mod:`nnopt.lowering.specialize`)."""
+    model: str = "model"
+    """C identifier prefix of the generated model (``<model>_spec_op<k>`` functions)."""
+    decl: Callable[[list[str]], None] | None = None
+    """Add file-scope C lines (after the weights and constant arrays, before the op
+    functions); None where the caller cannot take any (then nothing is specialised)."""
 
 
 class Lowering(Protocol):

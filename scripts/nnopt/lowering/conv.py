@@ -43,7 +43,7 @@ from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import ConvOptions, Graph, Op, PoolOptions, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
+from . import EmitContext, register, specialize
 
 FLT_MAX = float(np.finfo(np.float32).max)
 INT8_MIN, INT8_MAX = -128, 127
@@ -377,6 +377,31 @@ def choose_variant(g: _ConvGeom, int8: bool) -> Variant:
     return Variant("nnrt_conv2d_im2col_s8", im2col_bytes(g.filter_h, g.filter_w, g.input_c))
 
 
+def specialized_ops(graph: Graph, mode: str) -> frozenset[int]:
+    """The convolutions of ``graph`` that code generation specialises under ``mode``
+    (``--specialize``): int8 ones that run the matrix core with constant weights, as
+    :func:`nnopt.lowering.specialize.choose` rules."""
+    candidates: list[specialize.Candidate] = []
+    if specialize.check_mode(mode) == "off":
+        return frozenset()
+    for op in graph.ops:
+        if op.opcode != "CONV_2D" or len(op.inputs) < 2:
+            continue
+        try:
+            g = _geometry(graph, op)
+            bias = _bias(graph, op, g.output_c)
+        except UnsupportedError:
+            continue  # run on views (folded padding ...): not emitted by this lowering
+        x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+        if (x.dtype != DType.INT8 or not w.is_constant
+                or (bias is not None and not bias.is_constant)):
+            continue
+        if _op_variant(g, op, True).function in specialize.SPECIALIZABLE:
+            candidates.append(specialize.Candidate(
+                op.index, g.batches * g.output_h * g.output_w * g.output_c))
+    return specialize.choose(mode, candidates)
+
+
 def _op_variant(g: _ConvGeom, op: Op, int8: bool) -> Variant:
     """choose_variant, unless the planner asked for no scratch at this op (memory
     first): then ``nnrt_conv2d_opt_s8``: the same matrix core with its columns in the
@@ -452,11 +477,28 @@ class ConvLowering:
             lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
             mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
             shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
-            lines += _struct("params", "nnrt_conv_s8_params_t", [
+            fields: list[tuple[str, str | list[str]]] = [
                 ("geom", geom), ("input_offset", str(-z_in)), ("output_offset", str(z_out)),
                 ("act_min", str(lo)), ("act_max", str(hi)),
                 ("per_channel", "1" if per_channel else "0"),
-                ("multiplier", mult), ("shift", shift), ("pool", pool_ref)])
+                ("multiplier", mult), ("shift", shift), ("pool", pool_ref)]
+            w_ident = specialize.weight_ident(ctx.ptr(w.index))
+            b_ident = specialize.weight_ident(bias_ptr) if bias is not None else None
+            if (ctx.decl is not None and w_ident is not None
+                    and (bias is None or b_ident is not None)
+                    and op.index in specialized_ops(graph, ctx.specialize)):
+                pname = f"op{op.index}_params"
+                ctx.decl(specialize.conv_gemm_lines(specialize.ConvGemmSpec(
+                    op_index=op.index, model=ctx.model,
+                    params=_struct(pname, "nnrt_conv_s8_params_t", fields), params_name=pname,
+                    depth=g.filter_h * g.filter_w * g.input_c, channels=g.output_c,
+                    filter_ident=w_ident, bias_ident=b_ident, mult_ident=mult,
+                    shift_ident=shift, per_channel=per_channel, output_offset=z_out,
+                    act_min=lo, act_max=hi, shifts=shifts)))
+                scratch = ctx.scratch if variant.scratch else "NULL"
+                return [f"return {specialize.spec_symbol(ctx.model, op.index)}("
+                        f"{ctx.ptr(x.index)}, {ctx.ptr(y.index)}, {scratch});"]
+            lines += _struct("params", "nnrt_conv_s8_params_t", fields)
             lines.append(f"return {variant.function}(&params, {args});")
         else:
             lo_f, hi_f = activation_range_float(op.options.activation)

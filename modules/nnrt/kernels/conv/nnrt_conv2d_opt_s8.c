@@ -33,14 +33,6 @@ nnrt_status_t nnrt_conv2d_opt_s8(const nnrt_conv_s8_params_t *params, const int8
         done = nnrt_conv_gemm_s8(params, input, filter, bias, output, NULL);
     }
     /* the last pixels, where the output has no room for the columns any more */
-    const size_t per_batch = (size_t)g->output_h * (size_t)g->output_w;
-    const size_t pixels = (size_t)g->batches * per_batch;
-    const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
-    for (size_t px = done; px < pixels; ++px) {
-        nnrt_conv_pixel_s8(params, input + px / per_batch * in_batch, filter, bias,
-                           (int32_t)(px % per_batch / (size_t)g->output_w),
-                           (int32_t)(px % (size_t)g->output_w),
-                           output + px * (size_t)g->output_c, 0);
-    }
+    nnrt_conv_pixels_from(params, input, filter, bias, output, done);
     return NNRT_OK;
 }

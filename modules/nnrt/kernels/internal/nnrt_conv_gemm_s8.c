@@ -1,69 +1,27 @@
 /*
  * The matrix-core convolution shared by nnrt_conv2d_im2col_s8() (its scratch) and
- * nnrt_conv2d_s8() (no scratch: the columns go into the part of the output not written
- * yet). See internal/gemm.h and conv.h.
- *
- * For two output pixels at a time, their [KH, KW, C] input patches are copied as int8
- * into a staging area (kernel rows with memcpy, padding as the input zero point, which
- * the offset turns into 0; a 1x1 filter without padding reads the input pixel itself),
- * converted in one aligned pass into the int16 columns of the matrix core and
- * multiplied with the [OC, KH*KW*C] filter. Bit-exact with TFLM's
- * reference convolution (a padding tap adds w * 0, TFLM skips it: the same sum).
+ * nnrt_conv2d_opt_s8() (no scratch: the columns go into the part of the output not
+ * written yet), with run-time geometry. The body is internal/conv_gemm_body.h (also
+ * instantiated by specialised generated code); see internal/gemm.h and conv.h.
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "nnrt/kernels/conv.h"
 
 #include "conv_gemm.h"
+#include "conv_gemm_body.h"
 #include "gemm.h"
 #include "simd.h"
 
-/* The int8 patch of output pixel (oy, ox) into stage[k], padding as -in_off. */
-static void stage_patch(const nnrt_conv_geom_t *g, int32_t in_off, const int8_t *in_b,
-                        int32_t oy, int32_t ox, int8_t *stage)
+static NNRT_NOINLINE int pointwise(const nnrt_conv_geom_t *g)
 {
-    const size_t c = (size_t)g->input_c;
-    const size_t row = (size_t)g->filter_w * c;
-    const int pad = -in_off; /* the input zero point: x + in_off == 0 */
-    const int32_t y0 = oy * g->stride_h - g->pad_top;
-    const int32_t x0 = ox * g->stride_w - g->pad_left;
-    for (int32_t fy = 0; fy < g->filter_h; ++fy, stage += row) {
-        const int32_t y = y0 + fy * g->dilation_h;
-        if (y < 0 || y >= g->input_h) {
-            memset(stage, pad, row);
-            continue;
-        }
-        const int8_t *in_row = in_b + (size_t)y * (size_t)g->input_w * c;
-        if (g->dilation_w == 1 && x0 >= 0 && x0 + g->filter_w <= g->input_w) {
-            memcpy(stage, in_row + (size_t)x0 * c, row);
-            continue;
-        }
-        for (int32_t fx = 0; fx < g->filter_w; ++fx) {
-            const int32_t x = x0 + fx * g->dilation_w;
-            if (x < 0 || x >= g->input_w) {
-                memset(stage + (size_t)fx * c, pad, c);
-            } else {
-                memcpy(stage + (size_t)fx * c, in_row + (size_t)x * c, c);
-            }
-        }
-    }
-}
-
-/* A 1x1 filter without padding whose pixels all lie inside the input: every pixel's
- * column is its input vector, no staging. */
-static int pointwise(const nnrt_conv_geom_t *g)
-{
-    return g->filter_h == 1 && g->filter_w == 1 && g->pad_top == 0 && g->pad_left == 0
-           && (int64_t)(g->output_h - 1) * g->stride_h < g->input_h
-           && (int64_t)(g->output_w - 1) * g->stride_w < g->input_w;
+    return nnrt_conv_pointwise(g);
 }
 
 NNRT_COLD size_t nnrt_conv_gemm_bytes(const nnrt_conv_geom_t *g)
 {
-    const int64_t k = (int64_t)g->filter_h * g->filter_w * g->input_c;
-    return NNRT_GEMM_COLS_BYTES(k) + (pointwise(g) ? 0u : (size_t)((k + 3) & ~3));
+    return nnrt_conv_gemm_bytes_body(g, pointwise(g));
 }
 
 size_t nnrt_conv_gemm_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
@@ -71,56 +29,12 @@ size_t nnrt_conv_gemm_s8(const nnrt_conv_s8_params_t *params, const int8_t *inpu
                          void *scratch)
 {
     const nnrt_conv_geom_t *g = &params->geom;
-    const int32_t k = g->filter_h * g->filter_w * g->input_c;
     nnrt_gemm_s8_t mm = {
-        k, g->output_c, filter, bias, params->multiplier, params->shift,
-        params->per_channel, params->output_offset, params->act_min, params->act_max, 0,
+        g->filter_h * g->filter_w * g->input_c, g->output_c, filter, bias,
+        params->multiplier, params->shift, params->per_channel, params->output_offset,
+        params->act_min, params->act_max, 0,
     };
     mm.stage = nnrt_gemm_s8_stage(&mm);
-    const size_t need = nnrt_conv_gemm_bytes(g);
-    const int one = pointwise(g);
-    const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
-    const size_t oc = (size_t)g->output_c;
-    const size_t pixels = (size_t)g->batches * (size_t)g->output_h * (size_t)g->output_w;
-    int32_t b = 0;
-    int32_t oy = 0;
-    int32_t ox = 0;
-
-    for (size_t q = 0; q < pixels; q += 2) {
-        const int pair = q + 1 < pixels;
-        void *cols = scratch;
-        if (cols == NULL) {
-            /* the output bytes after this pair's, 4-byte aligned, if they fit */
-            size_t at = (q + 2) * oc;
-            at += (4u - (((uintptr_t)output + at) & 3u)) & 3u;
-            if (at + need > pixels * oc) {
-                return q;
-            }
-            cols = output + at;
-        }
-        int8_t *stage = (int8_t *)cols + NNRT_GEMM_COLS_BYTES(k);
-        for (int p = 0; p < 2; ++p) {
-            const int8_t *in_b = input + (size_t)b * in_batch;
-            const int8_t *src = stage;
-            if (one) {
-                src = in_b + ((size_t)oy * (size_t)g->stride_h * (size_t)g->input_w
-                              + (size_t)ox * (size_t)g->stride_w) * (size_t)g->input_c;
-            } else {
-                stage_patch(g, params->input_offset, in_b, oy, ox, stage);
-            }
-            nnrt_cols_put_s8(cols, k, p, 0, src, k, params->input_offset);
-            if (p == 0 && !pair) {
-                continue; /* pixel 1 repeats pixel 0: its outputs are not stored */
-            }
-            if (++ox == g->output_w) {
-                ox = 0;
-                if (++oy == g->output_h) {
-                    oy = 0;
-                    ++b;
-                }
-            }
-        }
-        nnrt_gemm_s8_2px(&mm, cols, output + q * oc, pair ? output + (q + 1) * oc : NULL);
-    }
-    return pixels;
+    return nnrt_conv_gemm_body(params, &mm, input, output, scratch, nnrt_gemm_s8_2px, 0,
+                               nnrt_conv_gemm_bytes(g), pointwise(g));
 }

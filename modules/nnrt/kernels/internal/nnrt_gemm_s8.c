@@ -3,147 +3,36 @@
  * block, columns pre-converted to int16 with the input offset (see internal/gemm.h).
  * DSP cores: per 4 depth values and block, one word of weights per channel split by
  * SXTB16 into [w0 w2] [w1 w3] and 8 SMLAD (16 MACs). Elsewhere: the same blocking in
- * portable C.
+ * portable C. The bodies live in internal/gemm_body.h (shared with the specialised
+ * functions code generation emits); this file instantiates them with run-time values.
  */
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "gemm.h"
+#include "gemm_body.h"
 #include "requant.h"
 #include "simd.h"
-
-static inline void st16(uint8_t *base, size_t index, int32_t v)
-{
-    int16_t h = (int16_t)v;
-    memcpy(base + 2 * index, &h, sizeof(h));
-}
-
-static inline int32_t ld16(const uint8_t *base, size_t index)
-{
-    int16_t h;
-    memcpy(&h, base + 2 * index, sizeof(h));
-    return h;
-}
-
-#if NNRT_DSP
-/* Halfword index of depth position kk of pixel p in the DSP layout. */
-static inline size_t dsp_pos(int32_t k, int32_t p, int32_t kk)
-{
-    const int32_t kc = k >> 2;
-    if (kk < 4 * kc) {
-        const int32_t e = kk & 3;
-        return (size_t)(8 * (kk >> 2) + 4 * p + (((e & 1) << 1) | (e >> 1)));
-    }
-    return (size_t)(8 * kc + 4 * p + (kk - 4 * kc));
-}
-#endif
 
 void nnrt_cols_put_s8(void *cols, int32_t k, int32_t p, int32_t k0, const int8_t *x,
                       int32_t n, int32_t input_offset)
 {
-    uint8_t *c = (uint8_t *)cols;
-    int32_t i = 0;
-#if NNRT_DSP
-    if ((k0 & 3) == 0) {
-        const uint32_t off2 = nnrt_pair16(input_offset);
-        const int32_t full = 4 * (k >> 2) - k0; /* depth positions left in whole chunks */
-        const int32_t m = (n < full ? n : full) & ~3;
-        uint8_t *dst = c + 16 * (size_t)(k0 >> 2) + 8 * (size_t)p;
-        for (; i < m; i += 4, dst += 16) {
-            const uint32_t v = nnrt_ld32(x + i);
-            nnrt_st32(dst, __sxtab16(off2, v));
-            nnrt_st32(dst + 4, nnrt_sxtab16_ror8(off2, v));
-        }
-    }
-    for (; i < n; ++i) {
-        st16(c, dsp_pos(k, p, k0 + i), (int32_t)x[i] + input_offset);
-    }
-#else
-    int16_t *dst = (int16_t *)cols + (size_t)p * (size_t)k + (size_t)k0;
-    (void)c;
-    for (; i < n; ++i) {
-        dst[i] = (int16_t)((int32_t)x[i] + input_offset);
-    }
-#endif
+    nnrt_cols_put_body(cols, k, p, k0, x, n, input_offset);
 }
 
-/*
- * The 2 x 2 accumulators of filter rows w0 / w1 over the columns of both pixels:
- * a[0] = (pixel 0, w0), a[1] = (pixel 1, w0), a[2] = (pixel 0, w1), a[3] = (pixel 1, w1),
- * added to their start values.
- */
-static NNRT_ALWAYS_INLINE void mac_2x2(const void *cols, int32_t k, const int8_t *w0,
-                                       const int8_t *w1, int32_t a[4])
+NNRT_COLD NNRT_NOINLINE void nnrt_gemm_pair_ref(const nnrt_gemm_s8_t *g, int32_t oc, int32_t d,
+                                                int32_t a00, int32_t a01, int32_t a10,
+                                                int32_t a11, int8_t *out0, int8_t *out1)
 {
-    int32_t a00 = a[0];
-    int32_t a01 = a[1];
-    int32_t a10 = a[2];
-    int32_t a11 = a[3];
-#if NNRT_DSP
-    const uint8_t *c = (const uint8_t *)cols;
-    const uint8_t *c_end = c + 16 * (size_t)(k >> 2);
-    while (c != c_end) {
-        const uint32_t p0a = nnrt_ld32(c);
-        const uint32_t p0b = nnrt_ld32(c + 4);
-        const uint32_t p1a = nnrt_ld32(c + 8);
-        const uint32_t p1b = nnrt_ld32(c + 12);
-        uint32_t wv = nnrt_ld32(w0);
-        uint32_t we = __sxtb16(wv);
-        uint32_t wo = nnrt_sxtb16_ror8(wv);
-        c += 16;
-        w0 += 4;
-        a00 = __smlad(p0a, we, a00);
-        a00 = __smlad(p0b, wo, a00);
-        a01 = __smlad(p1a, we, a01);
-        a01 = __smlad(p1b, wo, a01);
-        wv = nnrt_ld32(w1);
-        we = __sxtb16(wv);
-        wo = nnrt_sxtb16_ror8(wv);
-        w1 += 4;
-        a10 = __smlad(p0a, we, a10);
-        a10 = __smlad(p0b, wo, a10);
-        a11 = __smlad(p1a, we, a11);
-        a11 = __smlad(p1b, wo, a11);
-    }
-    for (int32_t t = 0; t < (k & 3); ++t) {
-        const int32_t x0 = ld16(c, (size_t)t);
-        const int32_t x1 = ld16(c, (size_t)(4 + t));
-        a00 += w0[t] * x0;
-        a01 += w0[t] * x1;
-        a10 += w1[t] * x0;
-        a11 += w1[t] * x1;
-    }
-#else
-    const int16_t *x0 = (const int16_t *)cols;
-    const int16_t *x1 = x0 + k;
-    for (int32_t i = 0; i < k; ++i) {
-        const int32_t wa = w0[i];
-        const int32_t wb = w1[i];
-        a00 += wa * x0[i];
-        a01 += wa * x1[i];
-        a10 += wb * x0[i];
-        a11 += wb * x1[i];
-    }
-#endif
-    a[0] = a00;
-    a[1] = a01;
-    a[2] = a10;
-    a[3] = a11;
-}
-
-/* Channels outside the fast form: the reference requantisation, out of line. */
-static NNRT_COLD NNRT_NOINLINE void store_any(const nnrt_gemm_s8_t *g, int32_t oc, int32_t n,
-                                    const int32_t a[4], int8_t *o0, int8_t *o1)
-{
-    for (int32_t i = 0; i < n; ++i) {
+    const int32_t a[4] = {a00, a01, a10, a11};
+    for (int32_t i = 0; i <= d; ++i) {
         const int32_t qi = g->per_channel ? oc + i : 0;
         const int32_t m = g->multiplier[qi];
         const int32_t s = g->shift[qi];
         const int32_t v0 = nnrt_rq_ref(a[2 * i], m, s, g->output_offset);
         const int32_t v1 = nnrt_rq_ref(a[2 * i + 1], m, s, g->output_offset);
-        o0[i] = nnrt_act8(v0, g->act_min, g->act_max);
-        o1[i] = nnrt_act8(v1, g->act_min, g->act_max);
+        out0[oc + i] = nnrt_act8(v0, g->act_min, g->act_max);
+        out1[oc + i] = nnrt_act8(v1, g->act_min, g->act_max);
     }
 }
 
@@ -152,80 +41,14 @@ NNRT_COLD int nnrt_gemm_s8_stage(const nnrt_gemm_s8_t *g)
     return g->act_min == INT8_MIN && g->act_max == INT8_MAX ? 2 : 1;
 }
 
-/* What every channel pair of one pixel pair needs. */
-typedef struct {
-    const nnrt_gemm_s8_t *g;
-    const void *cols;
-    int8_t *out0;
-    int8_t *out1;
-} pass_t;
-
-/* Channels oc and oc + d (d = 1; d = 0 for an odd last channel) with the reference
- * requantisation (a channel outside the fast form). */
-static NNRT_COLD NNRT_NOINLINE void pair_any(const pass_t *x, int32_t oc, int32_t d,
-                                             int32_t a00, int32_t a01, int32_t a10,
-                                             int32_t a11)
+/* One channel pair, out of line: one call per channel pair, and the loop gets all
+ * registers. */
+static NNRT_NOINLINE void pair(const nnrt_gemm_pass_t *x, int32_t oc, int32_t d)
 {
-    const int32_t a[4] = {a00, a01, a10, a11};
-    store_any(x->g, oc, d + 1, a, x->out0 + oc, x->out1 + oc);
-}
-
-/*
- * Channels oc and oc + d (d = 1; d = 0 for an odd last channel) of one pixel pair. Out
- * of line: one call per channel pair, and the loop gets all registers. Requantisation
- * in the fast form (requant.h): with e' = e - 2 = -shift - 2 in [0, 29] the half is
- * 2^e' and the shift e - 1 is e' + 1.
- */
-static NNRT_NOINLINE void pair(const pass_t *x, int32_t oc, int32_t d)
-{
-    const nnrt_gemm_s8_t *g = x->g;
-    const int32_t k = g->k;
-    const int32_t oc1 = oc + d;
-    const int8_t *w0 = g->filter + (size_t)oc * (size_t)k;
-    int32_t a[4] = {0, 0, 0, 0};
-    if (g->bias != NULL) {
-        a[0] = a[1] = g->bias[oc];
-        a[2] = a[3] = g->bias[oc1];
-    }
-    mac_2x2(x->cols, k, w0, w0 + (size_t)d * (size_t)k, a);
-    const int32_t q0 = g->per_channel ? oc : 0;
-    const int32_t q1 = g->per_channel ? oc1 : 0;
-    const int32_t e0 = -g->shift[q0] - 2;
-    const int32_t e1 = -g->shift[q1] - 2;
-    if ((uint32_t)e0 > 29u || (uint32_t)e1 > 29u) {
-        pair_any(x, oc, d, a[0], a[1], a[2], a[3]);
-        return;
-    }
-    const int32_t off = g->output_offset;
-    const int32_t m0 = g->multiplier[q0];
-    const int32_t m1 = g->multiplier[q1];
-    int32_t v00 = nnrt_sat8(nnrt_rqf_fast(a[0], m0, 1 << e0, e0 + 1) + off);
-    int32_t v01 = nnrt_sat8(nnrt_rqf_fast(a[1], m0, 1 << e0, e0 + 1) + off);
-    int32_t v10 = nnrt_sat8(nnrt_rqf_fast(a[2], m1, 1 << e1, e1 + 1) + off);
-    int32_t v11 = nnrt_sat8(nnrt_rqf_fast(a[3], m1, 1 << e1, e1 + 1) + off);
-    if (g->stage == 1) {
-        const int32_t lo = g->act_min;
-        const int32_t hi = g->act_max;
-        v00 = v00 < lo ? lo : (v00 > hi ? hi : v00);
-        v01 = v01 < lo ? lo : (v01 > hi ? hi : v01);
-        v10 = v10 < lo ? lo : (v10 > hi ? hi : v10);
-        v11 = v11 < lo ? lo : (v11 > hi ? hi : v11);
-    }
-    x->out0[oc] = (int8_t)v00;
-    x->out1[oc] = (int8_t)v01;
-    x->out0[oc1] = (int8_t)v10;
-    x->out1[oc1] = (int8_t)v11;
+    nnrt_gemm_pair_body(x->g, x, oc, d, 0);
 }
 
 void nnrt_gemm_s8_2px(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, int8_t *out1)
 {
-    /* pixel 1 missing: it repeats pixel 0 and writes the same bytes again */
-    const pass_t x = {g, cols, out0, out1 != NULL ? out1 : out0};
-    int32_t oc = 0;
-    for (; oc + 1 < g->oc; oc += 2) {
-        pair(&x, oc, 1);
-    }
-    if (oc < g->oc) {
-        pair(&x, oc, 0);
-    }
+    nnrt_gemm_2px_body(g, cols, out0, out1, pair);
 }

@@ -1,0 +1,56 @@
+/**
+ * @file spec.h
+ * @brief For generated code only: the kernel bodies that code generation specialises
+ *        to one operator (not a stable API).
+ *
+ * `nnopt` (``--specialize``) emits, for the ops where it pays, a small function in the
+ * generated model source that calls the same inline body the generic kernel in
+ * libnnrt runs, but with the op's parameters as `static const` objects: GCC folds the
+ * geometry, padding, offsets, per-channel flag and activation range into constants
+ * (loop bounds, immediates, no dead branches). One source of truth, so the results are
+ * the generic kernel's, byte for byte. The functions are named `<model>_spec_op<k>*`;
+ * `nnopt run --stats` reports the sum of their sizes as `specialized_rom_bytes`.
+ *
+ * Specialised so far: the matrix-core convolution (nnrt_conv2d_im2col_s8(),
+ * nnrt_conv2d_1x1_s8(), nnrt_conv2d_opt_s8()).
+ */
+#ifndef NNRT_KERNELS_SPEC_H_
+#define NNRT_KERNELS_SPEC_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnrt/kernels/conv.h"
+
+/* The bodies live with the kernels (internal headers, relative to this file). */
+#include "../../../kernels/internal/conv_gemm_body.h"
+#include "../../../kernels/internal/conv_pixel.h"
+#include "../../../kernels/internal/gemm_body.h"
+#include "../../../kernels/internal/simd.h"
+
+/** Keeps a specialised function out of line (its own symbol, its own registers). */
+#define NNRT_SPEC_NOINLINE NNRT_NOINLINE
+
+/**
+ * The matrix-core convolution of one op: `params` and `core` are the op's
+ * `static const` parameters (core = its nnrt_gemm_s8_t: depth, channels, weights,
+ * requantisation, output stage), px2 its instance of nnrt_gemm_2px_body(). With
+ * scratch (nnrt_conv_gemm_bytes() bytes) nnrt_conv2d_im2col_s8() /
+ * nnrt_conv2d_1x1_s8(); scratch == NULL: nnrt_conv2d_opt_s8() (columns in the output,
+ * the last pixels one at a time). Arguments were checked at build time.
+ */
+static NNRT_ALWAYS_INLINE nnrt_status_t nnrt_spec_conv_gemm_s8(
+    const nnrt_conv_s8_params_t *params, const nnrt_gemm_s8_t *core, const int8_t *input,
+    int8_t *output, void *scratch, nnrt_gemm_2px_fn px2)
+{
+    const int one = nnrt_conv_pointwise(&params->geom);
+    const size_t done = nnrt_conv_gemm_body(params, core, input, output, scratch, px2, 1,
+                                            nnrt_conv_gemm_bytes_body(&params->geom, one),
+                                            one);
+    if (scratch == NULL) {
+        nnrt_conv_pixels_from(params, input, core->filter, core->bias, output, done);
+    }
+    return NNRT_OK;
+}
+
+#endif /* NNRT_KERNELS_SPEC_H_ */

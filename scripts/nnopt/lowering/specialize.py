@@ -1,0 +1,167 @@
+"""Kernels specialised to one operator: the rule (where it pays) and the C it emits.
+
+``--specialize auto|off|force`` (:class:`~nnopt.planner.PlanOptions`, recorded in the
+plan's options): for the ops the rule selects, code generation emits in the model
+source a small function that calls the *same* inline kernel body as the generic entry
+of libnnrt (``nnrt/kernels/spec.h``), with the op's parameters as ``static const``
+objects, so GCC folds geometry, padding, offsets, per-channel flag and activation range
+into constants. The results are the generic kernel's byte for byte (one source of
+truth); the cost is ROM, reported from the linked ELF as the sizes of the
+``<model>_spec_*`` symbols (:func:`specialized_rom_bytes`).
+
+Where it pays (measured per op with ``bench_firmware.py --profile``, Cortex-M7 under
+QEMU, benchmarks/README-kernels.md): the matrix-core convolution
+(``nnrt_conv2d_im2col_s8``, and ``nnrt_conv2d_opt_s8`` without scratch) saves 10-15
+instructions per output value (30 and more with a shallow im2col input such as an RGB
+first layer) for 550-850 bytes of code per op. ``auto`` (:func:`choose`) specialises
+the ops with at least :data:`MIN_OUTPUTS` output values (>= 10,000 instructions
+saved), and the smaller ones too when otherwise they alone would link the generic
+matrix core (about 2.1 KB, more than their specialised copies). ``force`` specialises
+every op that has a specialised form, ``off`` none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import NnoptError
+
+#: The ``--specialize`` modes (the spelling of ``--tiling`` / ``--inplace-ops``).
+SPECIALIZE_MODES: tuple[str, ...] = ("auto", "off", "force")
+#: Kernels that have a specialised form (the matrix-core convolution).
+SPECIALIZABLE: tuple[str, ...] = ("nnrt_conv2d_im2col_s8", "nnrt_conv2d_opt_s8")
+#: ``auto``: smallest op (output values) worth its own code.
+MIN_OUTPUTS = 1_000
+#: ROM of the generic matrix core a model links when one op uses it (Cortex-M7, bytes).
+GENERIC_CORE_BYTES = 2_100
+#: ROM of one specialised op, largest measured (bytes).
+SPEC_OP_BYTES = 850
+
+_WEIGHT_PTR = re.compile(r"\(\(const void \*\)(w\d+)\)")
+
+
+def check_mode(mode: str) -> str:
+    if mode not in SPECIALIZE_MODES:
+        raise NnoptError(f"unknown --specialize mode {mode!r}",
+                         hint="use one of: " + ", ".join(SPECIALIZE_MODES))
+    return mode
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An op that has a specialised form: its index and output values."""
+
+    op_index: int
+    outputs: int
+
+
+def choose(mode: str, candidates: Sequence[Candidate]) -> frozenset[int]:
+    """The ops of one model that get a specialised function under ``mode``."""
+    if check_mode(mode) == "off":
+        return frozenset()
+    if mode == "force":
+        return frozenset(c.op_index for c in candidates)
+    big = {c.op_index for c in candidates if c.outputs >= MIN_OUTPUTS}
+    small = [c.op_index for c in candidates if c.op_index not in big]
+    if big and small and len(small) * SPEC_OP_BYTES < GENERIC_CORE_BYTES:
+        big.update(small)  # cheaper than linking the generic core for them alone
+    return frozenset(big)
+
+
+def spec_symbol(model: str, op_index: int) -> str:
+    """Name of op ``op_index``'s specialised entry (its helpers add a suffix)."""
+    return f"{model}_spec_op{op_index}"
+
+
+def weight_ident(ptr: str) -> str | None:
+    """The constant array behind a ``ctx.ptr()`` expression (``w<k>``), or None when the
+    tensor is not a plain constant of the model source (streamed, a view ...)."""
+    m = _WEIGHT_PTR.fullmatch(ptr)
+    return m.group(1) if m else None
+
+
+@dataclass(frozen=True)
+class ConvGemmSpec:
+    """What the specialised matrix-core convolution of one op needs."""
+
+    op_index: int
+    model: str
+    params: list[str]  # the `static const nnrt_conv_s8_params_t` definition, named below
+    params_name: str
+    depth: int
+    channels: int
+    filter_ident: str
+    bias_ident: str | None
+    mult_ident: str
+    shift_ident: str
+    per_channel: bool
+    output_offset: int
+    act_min: int
+    act_max: int
+    shifts: Sequence[int]
+
+
+def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
+    """File-scope C of a specialised matrix-core convolution (nnrt/kernels/spec.h)."""
+    name = spec_symbol(s.model, s.op_index)
+    core = f"op{s.op_index}_core"
+    stage = 2 if (s.act_min, s.act_max) == (-128, 127) else 1
+    all_fast = int(all(-31 <= sh <= -2 for sh in s.shifts))
+    bias = f"{s.bias_ident}" if s.bias_ident else "NULL"
+    return [
+        f"/* op {s.op_index}: matrix-core convolution specialised to depth {s.depth}, "
+        f"{s.channels} channels (nnrt/kernels/spec.h) */",
+        *s.params,
+        f"static const nnrt_gemm_s8_t {core} = {{",
+        f"    {s.depth}, {s.channels}, {s.filter_ident}, {bias}, {s.mult_ident}, "
+        f"{s.shift_ident}, {int(s.per_channel)}, {s.output_offset}, {s.act_min}, "
+        f"{s.act_max}, {stage},",
+        "};",
+        f"static NNRT_SPEC_NOINLINE void {name}_pair(const nnrt_gemm_pass_t *x, int32_t oc, "
+        "int32_t d)",
+        "{",
+        f"    nnrt_gemm_pair_body(&{core}, x, oc, d, {all_fast});",
+        "}",
+        f"static void {name}_2px(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, "
+        "int8_t *out1)",
+        "{",
+        "    (void)g;",
+        f"    nnrt_gemm_2px_body(&{core}, cols, out0, out1, {name}_pair);",
+        "}",
+        f"static NNRT_SPEC_NOINLINE nnrt_status_t {name}(const int8_t *input, int8_t *output, "
+        "void *scratch)",
+        "{",
+        f"    return nnrt_spec_conv_gemm_s8(&{s.params_name}, &{core}, input, output, scratch, "
+        f"{name}_2px);",
+        "}",
+        "",
+    ]
+
+
+def specialized_symbols(exe: Path, model: str) -> dict[str, int]:
+    """Sizes of the ``<model>_spec_*`` functions (and their GCC clones) in an ELF."""
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.sections import SymbolTableSection
+
+    prefix = f"{model}_spec_"
+    out: dict[str, int] = {}
+    with exe.open("rb") as f:
+        symtab = ELFFile(f).get_section_by_name(".symtab")
+        if not isinstance(symtab, SymbolTableSection):
+            return out
+        for sym in symtab.iter_symbols():
+            if (sym.name.startswith(prefix) and sym["st_info"]["type"] == "STT_FUNC"
+                    and sym["st_size"]):
+                out[sym.name] = int(sym["st_size"])
+    return out
+
+
+def specialized_rom_bytes(exe: Path, model: str) -> int:
+    """ROM of the specialised functions of ``model`` in a linked ELF (symbol sizes)."""
+    return sum(specialized_symbols(exe, model).values())
+
+
+DeclSink = Callable[[list[str]], None]

@@ -1,0 +1,429 @@
+"""Kernels specialised to the model (``--specialize``, nnopt.lowering.specialize,
+nnrt/kernels/spec.h): bit-exact with the generic kernels, emitted only where asked, and
+their ROM reported from the linked ELF.
+
+The property test generates one C program from Python: for seeded random convolutions
+(kernel sizes, strides, dilations, padding, batches, depths, offsets, per-channel or
+per-tensor requantisation with shifts across the whole range, activation ranges,
+optional bias, with scratch or without) it emits exactly what code generation emits
+for such an op (:func:`nnopt.lowering.specialize.conv_gemm_lines`), runs the
+specialised function and the generic entry of libnnrt (``nnrt_conv2d_im2col_s8`` /
+``nnrt_conv2d_opt_s8``) on the same random data and compares every output byte. Built
+for the host (ASan/UBSan), Cortex-M7 (DSP paths) and Cortex-M3 (portable paths) under
+QEMU; all must report zero mismatches and the same hash of the outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import model_path
+from nnopt.boards import load_board
+from nnopt.codegen.c_model import generate
+from nnopt.elfcheck import check_elf, format_report
+from nnopt.errors import NnoptError
+from nnopt.firmware import BuildSpec, build, run
+from nnopt.firmware import toolchain as tc
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.lowering.conv import cols_bytes, im2col_bytes, out_size_and_padding
+from nnopt.lowering.specialize import (
+    Candidate,
+    ConvGemmSpec,
+    choose,
+    conv_gemm_lines,
+    specialized_rom_bytes,
+)
+from nnopt.paths import nnrt_dir
+from nnopt.planner import PlanOptions, plan_model
+
+CASES = 48
+HAVE_QEMU = shutil.which("qemu-system-arm") is not None and shutil.which(
+    "arm-none-eabi-gcc") is not None
+
+PRELUDE = r"""
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "nnrt/kernels/conv.h"
+#include "nnrt/kernels/spec.h"
+#include "nnrt/port.h"
+
+#define MAXB 4096
+static int8_t in_buf[MAXB];
+static int8_t out_gen[MAXB];
+static int8_t out_spec[MAXB];
+static uint32_t scratch_buf[MAXB / 4];
+
+static uint32_t rng = 2463534242u;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    return rng;
+}
+static void fill8(int8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        p[i] = (int8_t)(rnd() >> 24);
+    }
+}
+static void fill32(int32_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        p[i] = (int32_t)(rnd() % 80001u) - 40000;
+    }
+}
+
+static uint32_t hash = 2166136261u;
+static int fails;
+static int spec_cases;
+static char line[64];
+static void say(const char *what, uint32_t v)
+{
+    size_t n = 0;
+    while (*what != '\0') {
+        line[n++] = *what++;
+    }
+    line[n++] = ' ';
+    char d[12];
+    int m = 0;
+    do {
+        d[m++] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v != 0u);
+    while (m > 0) {
+        line[n++] = d[--m];
+    }
+    line[n] = '\0';
+    nnrt_port_log(line);
+}
+
+/* One case: the generic kernel and the specialised one on the same data. */
+static void check(const nnrt_conv_s8_params_t *p, const int8_t *w, const int32_t *b,
+                  size_t in_n, size_t out_n, int with_scratch,
+                  nnrt_status_t (*spec)(const int8_t *, int8_t *, void *))
+{
+    fill8(in_buf, in_n);
+    memset(out_gen, 0x55, out_n);
+    memset(out_spec, 0x2a, out_n);
+    nnrt_status_t s1 = with_scratch
+        ? nnrt_conv2d_im2col_s8(p, in_buf, w, b, out_gen, scratch_buf)
+        : nnrt_conv2d_opt_s8(p, in_buf, w, b, out_gen);
+    memset(scratch_buf, 0x77, sizeof(scratch_buf));
+    nnrt_status_t s2 = spec(in_buf, out_spec, with_scratch ? (void *)scratch_buf : NULL);
+    if (s1 != NNRT_OK || s2 != NNRT_OK || memcmp(out_gen, out_spec, out_n) != 0) {
+        ++fails;
+    }
+    for (size_t i = 0; i < out_n; ++i) {
+        hash = (hash ^ (uint8_t)out_spec[i]) * 16777619u;
+    }
+    ++spec_cases;
+}
+"""
+
+
+def _shift(r: random.Random) -> int:
+    u = r.random()
+    if u < 0.1:
+        return r.randint(-1, 2)  # outside the fast form: the reference path per pair
+    if u < 0.2:
+        return r.randint(-31, -22)
+    return r.randint(-14, -2)
+
+
+def _case(r: random.Random, k: int) -> tuple[list[str], str]:
+    """C of case k: its constants and specialised function, and the check() call."""
+    while True:
+        n = r.randint(1, 2)
+        ih, iw, ic = r.randint(1, 9), r.randint(1, 9), r.randint(1, 12)
+        oc = r.randint(1, 11)
+        pointwise = r.random() < 0.3
+        kh, kw = (1, 1) if pointwise else (r.randint(1, 4), r.randint(1, 4))
+        sh, sw = r.randint(1, 3), r.randint(1, 3)
+        dh, dw = (1, 1) if pointwise or r.random() < 0.7 else (r.randint(1, 2), r.randint(1, 2))
+        padding = "VALID" if pointwise else r.choice(("SAME", "VALID"))
+        oh, pt = out_size_and_padding(padding, ih, kh, sh, dh)
+        ow, pl = out_size_and_padding(padding, iw, kw, sw, dw)
+        if oh < 1 or ow < 1:
+            continue
+        in_n, out_n = n * ih * iw * ic, n * oh * ow * oc
+        depth = kh * kw * ic
+        scratch = r.random() < 0.5
+        need = cols_bytes(ic) if pointwise else im2col_bytes(kh, kw, ic)
+        if max(in_n, out_n, depth * oc) <= 4096 and need <= 4096:
+            break
+    per_channel = r.random() < 0.6
+    nq = oc if per_channel else 1
+    mults = [r.randint(1 << 30, (1 << 31) - 1) for _ in range(nq)]
+    shifts = [_shift(r) for _ in range(nq)]
+    if r.random() < 0.5:  # every channel in the fast form: the check folds away
+        shifts = [min(max(s, -31), -2) for s in shifts]
+    z_in, z_out = r.randint(-128, 127), r.randint(-128, 127)
+    lo, hi = sorted((r.randint(-128, 127), r.randint(-128, 127)))
+    if r.random() < 0.4:
+        lo, hi = -128, 127
+    has_bias = r.random() < 0.8
+    geom = (f".batches = {n}, .input_h = {ih}, .input_w = {iw}, .input_c = {ic}, "
+            f".output_h = {oh}, .output_w = {ow}, .output_c = {oc}, .filter_h = {kh}, "
+            f".filter_w = {kw}, .filter_c = {ic}, .stride_h = {sh}, .stride_w = {sw}, "
+            f".dilation_h = {dh}, .dilation_w = {dw}, .pad_top = {pt}, .pad_left = {pl},")
+    params = [f"static const nnrt_conv_s8_params_t c{k}_params = {{",
+              f"    .geom = {{ {geom} }},",
+              f"    .input_offset = {-z_in}, .output_offset = {z_out}, .act_min = {lo}, "
+              f".act_max = {hi}, .per_channel = {int(per_channel)},",
+              f"    .multiplier = c{k}_mult, .shift = c{k}_shift, .pool = NULL,", "};"]
+    decls = [f"static int8_t c{k}_w[{depth * oc}];",
+             f"static int32_t c{k}_b[{oc}];",
+             f"static const int32_t c{k}_mult[{nq}] = {{{', '.join(map(str, mults))}}};",
+             f"static const int32_t c{k}_shift[{nq}] = {{{', '.join(map(str, shifts))}}};"]
+    decls += conv_gemm_lines(ConvGemmSpec(
+        op_index=k, model="t", params=params, params_name=f"c{k}_params", depth=depth,
+        channels=oc, filter_ident=f"c{k}_w", bias_ident=f"c{k}_b" if has_bias else None,
+        mult_ident=f"c{k}_mult", shift_ident=f"c{k}_shift", per_channel=per_channel,
+        output_offset=z_out, act_min=lo, act_max=hi, shifts=shifts))
+    # the generated code names its core op<k>_core: one per case here
+    decls = [d.replace(f"op{k}_core", f"c{k}_core") for d in decls]
+    call = (f"    fill8(c{k}_w, sizeof(c{k}_w));\n    fill32(c{k}_b, {oc});\n"
+            f"    check(&c{k}_params, c{k}_w, {f'c{k}_b' if has_bias else 'NULL'}, {in_n}u, "
+            f"{out_n}u, {int(scratch)}, t_spec_op{k});")
+    return decls, call
+
+
+def property_program(cases: int, seed: int) -> str:
+    r = random.Random(seed)
+    decls: list[str] = []
+    calls: list[str] = []
+    for k in range(cases):
+        d, c = _case(r, k)
+        decls += d
+        calls.append(c)
+    main = ["int main(void)", "{", *calls, '    say("cases", (uint32_t)spec_cases);',
+            '    say("fails", (uint32_t)fails);', '    say("hash", hash);',
+            "    return fails == 0 ? 0 : 1;", "}", ""]
+    return "\n".join([PRELUDE, *decls, *main])
+
+
+BUILDS: dict[str, tc.Target] = {"host-sanitized": "host", "m7-dsp": "qemu-m7",
+                                "m3": "qemu-m3"}
+
+
+def _kernel_sources() -> tuple[Path, ...]:
+    root = nnrt_dir() / "kernels"
+    return tuple(f for d in ("conv", "internal") for f in sorted((root / d).glob("*.c")))
+
+
+@pytest.fixture(scope="module")
+def property_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    src = tmp_path_factory.mktemp("spec") / "spec_property.c"
+    src.write_text(property_program(CASES, seed=20261129))
+    out: dict[str, str] = {}
+    for name, target in BUILDS.items():
+        if target != "host" and not HAVE_QEMU:
+            continue
+        board = load_board(tc.DEFAULT_BOARDS[target]) if target != "host" else None
+        exe = build(BuildSpec(target=target, sources=(src, *_kernel_sources()), board=board,
+                              sanitize=target == "host"))
+        res = run(exe, target, [], board=board, timeout_s=600)
+        assert res.exit_code == 0, f"{name}: exit {res.exit_code}\n{res.stdout[-2000:]}" \
+                                   f"{res.stderr[-2000:]}"
+        out[name] = res.stdout
+    return out
+
+
+@pytest.mark.parametrize("name", list(BUILDS))
+def test_specialised_conv_matches_the_generic_kernel(property_results: dict[str, str],
+                                                     name: str) -> None:
+    if name not in property_results:
+        pytest.skip("qemu-system-arm / arm-none-eabi-gcc not installed")
+    text = property_results[name]
+    assert re.search(rf"^cases {CASES}$", text, re.MULTILINE), text[-2000:]
+    assert re.search(r"^fails 0$", text, re.MULTILINE), text[-2000:]
+
+
+def test_every_instruction_set_gives_the_same_bytes(property_results: dict[str, str]) -> None:
+    hashes = {n: re.findall(r"^hash (\d+)$", t, re.MULTILINE)
+              for n, t in property_results.items()}
+    assert all(len(h) == 1 for h in hashes.values()), hashes
+    assert len({h[0] for h in hashes.values()}) == 1, hashes
+
+
+def test_property_program_covers_both_requantisations_and_scratch_modes() -> None:
+    """The random cases reach what the specialised code folds differently: shifts known
+    to be all fast (the per-pair test removed) or not, scratch or columns in the
+    output, clamped or full activation range, with and without bias."""
+    text = property_program(CASES, seed=20261129)
+    assert len(re.findall(r"nnrt_gemm_pair_body\(&c\d+_core, x, oc, d, 1\)", text)) >= 5
+    assert len(re.findall(r"nnrt_gemm_pair_body\(&c\d+_core, x, oc, d, 0\)", text)) >= 5
+    calls = re.findall(r"check\(.*, (\d), t_spec_op\d+\);", text)
+    assert {"0", "1"} <= set(calls)
+    assert re.search(r"_shift, [01], -?\d+, -128, 127, 2,\n", text)  # SSAT only
+    assert re.search(r"_shift, [01], -?\d+, -?\d+, -?\d+, 1,\n", text)  # clamped
+    assert "NULL, c" in text and "_b, c" in text
+
+
+# ----- code generation -----
+
+def _planned(rel: str, **opts: str):  # type: ignore[no-untyped-def]
+    data = model_path(rel).read_bytes()
+    g = load_model_bytes(data, name=Path(rel).stem)
+    return plan_model(g, PlanOptions(board=load_board("nucleo_f767zi"), **opts),  # type: ignore[arg-type]
+                      source_bytes=data)
+
+
+def test_specialize_off_emits_no_specialised_function(tmp_path: Path) -> None:
+    off = generate(_planned("mlperf_tiny/vww_96_int8.tflite", specialize="off"), tmp_path / "off")
+    text = off.c_file.read_text()
+    assert off.specialized == ()
+    assert "_spec_" not in text and "nnrt/kernels/spec.h" not in text
+    on = generate(_planned("mlperf_tiny/vww_96_int8.tflite", specialize="auto"), tmp_path / "on")
+    text = on.c_file.read_text()
+    assert "#include \"nnrt/kernels/spec.h\"" in text
+    defined = sorted({int(m) for m in re.findall(
+        r"^static NNRT_SPEC_NOINLINE nnrt_status_t vww_96_int8_spec_op(\d+)\(", text, re.M)})
+    assert defined == sorted(on.specialized) and len(defined) == 14  # every 1x1/im2col conv
+    for k in defined:  # the op function calls its specialised kernel, not the generic one
+        body = text.split(f"static nnrt_status_t op_{k}(void)")[1].split("}")[0]
+        assert f"vww_96_int8_spec_op{k}(" in body and "nnrt_conv2d" not in body
+
+
+def test_auto_rule() -> None:
+    """auto: large ops; small ones only where they alone would link the generic core."""
+    big, small = Candidate(1, 5000), Candidate(2, 10)
+    assert choose("auto", [big, small]) == {1, 2}
+    assert choose("auto", [big, small, Candidate(3, 20), Candidate(4, 30)]) == {1}
+    assert choose("auto", [small]) == frozenset()
+    assert choose("force", [small]) == {2}
+    assert choose("off", [big]) == frozenset()
+    with pytest.raises(NnoptError):
+        choose("all", [big])
+
+
+def test_cli_refuses_an_unknown_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    from nnopt.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["optimize", str(model_path("mlperf_tiny/ad01_int8.tflite")),
+              "--specialize", "sometimes"])
+    assert exc.value.code == 2
+    assert "--specialize" in capsys.readouterr().err
+
+
+def test_pointwise_scratch_through_the_im2col_entry(tmp_path: Path) -> None:
+    """1x1 convs run nnrt_conv2d_im2col_s8 with the columns only as scratch: the rule
+    the lowering plans equals the kernel's nnrt_conv2d_im2col_s8_get_buffer_size()."""
+    src = tmp_path / "sizes.c"
+    src.write_text(r"""
+#include <stdio.h>
+#include "nnrt/kernels/conv.h"
+int main(void)
+{
+    nnrt_conv_s8_params_t p = {0};
+    p.geom.batches = 1;
+    p.geom.filter_h = p.geom.filter_w = 1;
+    p.geom.stride_h = p.geom.stride_w = 2;
+    p.geom.input_h = p.geom.input_w = 5;
+    p.geom.output_h = p.geom.output_w = 3;
+    for (int c = 1; c <= 70; ++c) {
+        p.geom.input_c = p.geom.filter_c = c;
+        printf("%d %zu\n", c, nnrt_conv2d_im2col_s8_get_buffer_size(&p));
+    }
+    return 0;
+}
+""")
+    exe = build(BuildSpec(target="host", sources=(src, *_kernel_sources())))
+    res = run(exe, "host", [])
+    assert res.exit_code == 0
+    rows = [tuple(int(v) for v in ln.split()) for ln in res.stdout.splitlines()]
+    assert len(rows) == 70 and all(b == cols_bytes(c) for c, b in rows)
+
+
+# ----- on QEMU: ROM reported, models bit-exact -----
+
+qemu = pytest.mark.skipif(not HAVE_QEMU, reason="qemu-system-arm / arm-none-eabi-gcc missing")
+
+
+@pytest.mark.qemu
+@qemu
+def test_stats_report_the_specialised_rom_of_the_elf(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """`nnopt run --stats` reports specialized_rom_bytes = the sizes of the ELF's
+    <model>_spec_* functions; `--specialize off` reports 0 and more instructions."""
+    from nnopt.cli import main
+    from nnopt.runner import run_planned
+
+    model = model_path("mlperf_tiny/kws_ref_model.tflite")
+    docs = {}
+    for mode in ("auto", "off"):
+        stats = tmp_path / f"{mode}.json"
+        assert main(["run", str(model), "--target", "qemu-m7", "--seed", "1",
+                     "--inplace-ops", "off", "--tiling", "off", "--specialize", mode,
+                     "--stats", str(stats)]) == 0
+        docs[mode] = json.loads(stats.read_text())
+    capsys.readouterr()
+    # the same build (content-addressed cache): its symbols, read independently
+    pm = _planned("mlperf_tiny/kws_ref_model.tflite")
+    res = run_planned(pm, [np.zeros(490, np.int8).tobytes()], target="qemu-m7",
+                      board=load_board("nucleo_f767zi"), workdir=tmp_path / "w")
+    assert res.executable is not None
+    report = check_elf(res.executable, load_board("nucleo_f767zi"))
+    spec = [y for y in report.symbols if y.kind == "func" and "kws_ref_model_spec_op" in y.name]
+    assert len({re.search(r"_op(\d+)", y.name).group(1) for y in spec}) == 5  # type: ignore[union-attr]
+    total = sum(y.size for y in spec)
+    assert total > 1000
+    assert docs["auto"]["specialized_rom_bytes"] == total
+    assert specialized_rom_bytes(res.executable, "kws_ref_model") == total
+    assert report.to_json()["specialized_rom_bytes"] == total
+    assert (f"of it kernels specialised to the model: {total:,} B ({len(spec)} functions "
+            "for 5 ops") in format_report(report)
+    assert docs["off"]["specialized_rom_bytes"] == 0
+    assert docs["auto"]["specialize"] == "auto" and docs["off"]["specialize"] == "off"
+    assert docs["auto"]["instructions"] < docs["off"]["instructions"]
+    for key in ("instructions", "arena_bytes", "rom_bytes", "ram_bytes"):
+        assert key in docs["auto"]
+
+
+def _bitexact_on_qemu(rel: str, mode: str, tmp: Path) -> tuple[int, ...]:
+    from nnopt.ir import NUMPY_DTYPE
+    from nnopt.runner import run_planned
+    from nnopt.testing.harness import random_inputs, run_tflm
+    from test_models_bitexact import compare
+
+    data = model_path(rel).read_bytes()
+    pm = _planned(rel, specialize=mode)
+    inputs = random_inputs(data, 5)
+    ref_out, ref_all = run_tflm(data, inputs)
+    res = run_planned(pm, [x.tobytes() for x in inputs], target="qemu-m7",
+                      board=load_board("nucleo_f767zi"), trace=True, workdir=tmp)
+    g = pm.graph
+    trace = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
+        g.tensors[t].shape) for t, d in res.trace.items()}
+    ref_all.update(dict(zip(g.outputs, ref_out, strict=True)))
+    compare(g, trace, ref_all, list(pm.plan.schedule))
+    return generate(pm, tmp / "src").specialized
+
+
+@pytest.mark.qemu
+@qemu
+def test_model_bitexact_with_specialisation_on_cortex_m7(tmp_path: Path) -> None:
+    """Every tensor of kws_ref_model bit-exact with the tflite-micro interpreter, all
+    its matrix-core convolutions specialised."""
+    spec = _bitexact_on_qemu("mlperf_tiny/kws_ref_model.tflite", "force", tmp_path)
+    assert len(spec) == 5
+
+
+@pytest.mark.qemu
+@pytest.mark.slow
+@qemu
+@pytest.mark.parametrize("rel", ["mlperf_tiny/vww_96_int8.tflite",
+                                 "mlperf_tiny/pretrainedResnet_quant.tflite"])
+def test_more_models_bitexact_with_specialisation(rel: str, tmp_path: Path) -> None:
+    assert _bitexact_on_qemu(rel, "force", tmp_path)
