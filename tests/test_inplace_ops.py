@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ALL_MODELS, model_path
+from nnopt.codegen.views import ViewLowerings
 from nnopt.errors import PlanError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConcatOptions, ConvOptions, PoolOptions
@@ -24,6 +25,7 @@ from nnopt.passes.inplace_ops import (
     depthwise_scratch,
     fold_pads,
     ring_rows,
+    row_chunks,
     safe_deltas,
 )
 from nnopt.passes.lifetimes import Buffer
@@ -102,6 +104,48 @@ def _safe_backward(steps: Sequence[tuple[int, int, int, int]], d: int) -> bool:
 
 axis_st = st.tuples(st.integers(1, 12), st.integers(1, 5), st.integers(1, 3),
                     st.integers(0, 2), st.integers(1, 7), st.integers(1, 7))
+
+
+def _bytes(lo: int, hi: int) -> set[int]:
+    return set(range(lo, hi))
+
+
+@settings(max_examples=300, deadline=None)
+@given(axis_st, st.integers(0, 40), st.booleans(), st.sampled_from([1, 2]))
+def test_row_chunks_are_safe_bands(p: tuple[int, ...], slack: int, forward: bool,
+                                   multiple: int) -> None:
+    """Bands of rows from row_chunks() at any permitted offset: byte by byte, no band
+    writes an input byte that it or a later band reads, bands cover every row once in
+    the planned order, their lengths are multiples of ``multiple`` where longer, and
+    slack in the offset makes the bands longer, never shorter."""
+    size, kernel, stride, pad, in_row, out_row = p
+    pad = min(pad, kernel - 1)
+    out = (size + 2 * pad - kernel) // stride + 1
+    if out < 1:
+        return
+    ax = Axis(size, out, kernel, stride, pad)
+    steps = []
+    for r in range(out):
+        lo, hi = ax.span(r, r + 1)
+        steps.append((lo * in_row, hi * in_row, r * out_row, (r + 1) * out_row))
+    fwd, bwd = safe_deltas(steps)
+    if (forward and fwd >= (1 << 61)) or (not forward and bwd <= -(1 << 61)):
+        return
+    d = fwd - slack if forward else bwd + slack
+    chunks = row_chunks(steps, d, "forward" if forward else "backward", multiple)
+    assert all(n % multiple == 0 or n < multiple for _, n in chunks)
+    rows = [r for first, n in chunks for r in range(first, first + n)]
+    assert sorted(rows) == list(range(out))
+    firsts = [c[0] for c in chunks]
+    assert firsts == sorted(firsts, reverse=not forward)
+    for j, (first, n) in enumerate(chunks):
+        written = _bytes(d + first * out_row, d + (first + n) * out_row)
+        for f2, n2 in chunks[j:]:
+            for r in range(f2, f2 + n2):
+                assert not written & _bytes(steps[r][0], steps[r][1])
+    if multiple == 1:
+        tight = row_chunks(steps, fwd if forward else bwd, "forward" if forward else "backward")
+        assert len(chunks) <= len(tight)
 
 
 @settings(max_examples=200, deadline=None)
@@ -391,3 +435,38 @@ int main(void)
     # a few rows, not the whole output, wherever the output has more than a few rows
     assert all(ring_rows(w, oh, ow, s, pad) <= 3 for (_h, w, _c, oh, ow, k, s, pad)
                in geoms if k <= 3 and oh >= 8)
+
+
+@pytest.mark.qemu
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                    or shutil.which("arm-none-eabi-gcc") is None,
+                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@pytest.mark.parametrize("rel", ["mlperf_tiny/kws_ref_model.tflite",
+                                 "mlperf_tiny/pretrainedResnet_quant.tflite"],
+                         ids=["kws", "resnet"])
+def test_row_bands_bit_exact_on_cortex_m7(rel: str) -> None:
+    """The default in-place plan as Cortex-M7 firmware: row-by-row ops run in bands of
+    several rows per call where the planned offsets leave room, pointwise convs in runs
+    of an even number of pixels; bit-exact with TFLM."""
+    data = model_path(rel).read_bytes()
+    pm = bit_exact(data, PlanOptions(inplace_ops="auto"), target="qemu-m7")
+    views = ViewLowerings(pm.plan, pm.graph)
+    fewer_calls = pixel_runs = 0
+    for e in pm.plan.inplace_ops:
+        op = pm.graph.op_by_index[e.op]
+        if e.kind != "rows" or op.opcode == "CONCATENATION":
+            continue
+        bands = views._chunks(op, e.direction)
+        assert bands is not None
+        y = pm.graph.tensors[op.outputs[0]]
+        if bands.pixels:  # pointwise: runs of pixels, in pairs but at most one
+            pixel_runs += 1
+            assert sum(n for _, n in bands.runs) == y.shape[1] * y.shape[2]
+            assert sum(n % 2 for _, n in bands.runs) <= 1
+        else:
+            assert sum(n for _, n in bands.runs) == y.shape[1]
+            fewer_calls += len(bands.runs) < y.shape[1]
+    if rel.startswith("mlperf_tiny/kws"):
+        assert pixel_runs == 4  # its four 1x1 convs
+    else:
+        assert fewer_calls  # resnet: 3x3 convs with room for bands

@@ -7,9 +7,11 @@ kernels (so kernel speed-ups apply here too):
 
 - window ops with an explicit padding left by PAD folding: one call, the padding in the
   kernel geometry;
-- ``rows`` ops: a loop over output rows (increasing or decreasing, as planned), each a
-  kernel call on the input rows that row reads (``nnrt_window_rows``) and the one
-  output row; a channel CONCATENATION copies one row of every input per call;
+- ``rows`` ops: a loop over bands of output rows (increasing or decreasing, as planned),
+  each a kernel call on the input rows the band reads (``nnrt_window_rows``) and its
+  output rows; a band is as many rows as the planned offsets allow
+  (``passes.inplace_ops.row_chunks``; one row where they are as tight as permitted); a
+  channel CONCATENATION copies one row of every input per call;
 - ``depthwise_channel`` ops: ``nnrt_depthwise_conv2d_inplace_s8`` over the shared
   buffer with the planned scratch (a group of 4 channels).
 
@@ -37,7 +39,7 @@ from ..lowering.conv import (
     weight_requant,
 )
 from ..lowering.elementwise import Raw, act_range_f32, act_range_s8, c_params
-from ..passes.inplace_ops import variant_query
+from ..passes.inplace_ops import row_chunks, row_steps, variant_query
 from ..passes.regions import WINDOW, Spatial, spatial_of
 from ..plan import Plan
 
@@ -187,8 +189,11 @@ def emit_window(ctx: EmitContext) -> list[str]:
     return [*c_params(k.ptype, k.fields), f"return {call};"]
 
 
-def emit_window_rows(ctx: EmitContext, direction: str) -> list[str]:
-    """A window op one output row at a time (the output may overlap the dying input)."""
+def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = None
+                     ) -> list[str]:
+    """A window op a band of output rows (or, pointwise, of pixels) at a time (the output
+    may overlap the dying input): ``chunks`` in execution order, one kernel call each
+    (``passes.inplace_ops.row_chunks``); None: one row per call."""
     graph, op = ctx.graph, ctx.op
     sp = spatial_of(graph, op)
     if sp is None or sp.kind != WINDOW:
@@ -198,18 +203,53 @@ def emit_window_rows(ctx: EmitContext, direction: str) -> list[str]:
     in_row = x.shape[2] * x.shape[3] * DTYPE_SIZE[x.dtype]
     out_row = y.shape[2] * y.shape[3] * DTYPE_SIZE[y.dtype]
     oh = y.shape[1]
-    row = "i" if direction == "forward" else f"{oh - 1} - i"
+    if chunks is not None and chunks.pixels:
+        # a 1x1 stride-1 unpadded conv maps pixel p to pixel p: any run of pixels is a
+        # [1, 1, n, C] convolution of its own
+        in_px, out_px = x.shape[3] * DTYPE_SIZE[x.dtype], y.shape[3] * DTYPE_SIZE[y.dtype]
+        table = ctx.const_array("pixels", np.asarray(
+            [v for c in chunks.runs for v in c], dtype=np.int32))
+        n_runs = len(chunks.runs)
+        call = _call(k, "&p", _typed(ctx.ptr(x.index), k.elem, True, f"(size_t)q * {in_px}u"),
+                     _typed(ctx.ptr(y.index), k.elem, False, f"(size_t)q * {out_px}u"))
+        return [*c_params(k.ptype, k.fields, "base"),
+                f"{k.ptype} p = base;",
+                f"/* {direction}: {n_runs} runs of pixels; run [q, q + n) overwrites only "
+                "input pixels that runs already computed read */",
+                "p.geom.input_h = 1;",
+                "p.geom.output_h = 1;",
+                f"for (int32_t i = 0; i < {n_runs}; ++i) {{",
+                f"    const int32_t q = {table}[2 * i];",
+                "    p.geom.input_w = p.geom.output_w = " + f"{table}[2 * i + 1];",
+                f"    const nnrt_status_t s = {call};",
+                "    if (s != NNRT_OK) {",
+                "        return s;",
+                "    }",
+                "}",
+                "return NNRT_OK;"]
+    if chunks is None or all(n == 1 for _, n in chunks.runs):
+        row = "i" if direction == "forward" else f"{oh - 1} - i"
+        head = [f"for (int32_t i = 0; i < {oh}; ++i) {{",
+                f"    const int32_t r = {row};",
+                "    const int32_t n = 1;"]
+        what = "output row r overwrites only input rows that rows already computed read"
+    else:
+        table = ctx.const_array("rows", np.asarray([v for c in chunks.runs for v in c],
+                                                   dtype=np.int32))
+        head = [f"for (int32_t i = 0; i < {len(chunks.runs)}; ++i) {{",
+                f"    const int32_t r = {table}[2 * i];",
+                f"    const int32_t n = {table}[2 * i + 1];"]
+        what = (f"{len(chunks.runs)} bands of rows; band [r, r + n) overwrites only input "
+                "rows that bands already computed read")
     lines = [*c_params(k.ptype, k.fields, "base"),
              f"{k.ptype} p = base;",
-             f"/* {direction}: output row r overwrites only input rows that rows "
-             "already computed read */",
-             f"for (int32_t i = 0; i < {oh}; ++i) {{",
-             f"    const int32_t r = {row};",
-             f"    const nnrt_window_t w = nnrt_window_rows(r, 1, {sp.h.stride}, {sp.h.pad}, "
+             f"/* {direction}: {what} */",
+             *head,
+             f"    const nnrt_window_t w = nnrt_window_rows(r, n, {sp.h.stride}, {sp.h.pad}, "
              f"{sp.h.kernel}, {sp.h.size});",
              "    p.geom.input_h = w.rows;",
              "    p.geom.pad_top = w.pad;",
-             "    p.geom.output_h = 1;",
+             "    p.geom.output_h = n;",
              "    const nnrt_status_t s = "
              + _call(k, "&p",
                      _typed(ctx.ptr(x.index), k.elem, True, f"(size_t)w.start * {in_row}u"),
@@ -339,6 +379,25 @@ def emit_depthwise_inplace(ctx: EmitContext) -> list[str]:
             f"(int8_t *){ctx.ptr(x)}, {', '.join(k.weights)}, (int8_t *){ctx.scratch});"]
 
 
+@dataclass(frozen=True)
+class Bands:
+    """Kernel calls of a row-by-row op: (first, count) in execution order, of output rows
+    or (``pixels``) of output pixels."""
+
+    runs: tuple[tuple[int, int], ...]
+    pixels: bool
+
+
+def _pointwise(graph: Graph, op: Op, sp: Spatial) -> bool:
+    """A conv whose output pixel p reads exactly input pixel p (1x1, stride 1, no
+    padding): runs of pixels need not follow rows."""
+    if op.opcode != "CONV_2D":
+        return False
+    w = graph.tensors[op.inputs[1]]
+    return (w.shape[1] == 1 and w.shape[2] == 1 and sp.h.stride == 1 and sp.w.stride == 1
+            and sp.h.pad == 0 and sp.w.pad == 0)
+
+
 def _explicit(op: Op) -> bool:
     return getattr(op.options, "explicit_padding", None) is not None
 
@@ -374,11 +433,32 @@ class ViewLowerings:
             if op.opcode == "CONCATENATION":
                 return _Lowering(("nnrt/kernels/shape.h",),
                                  lambda ctx: emit_concat_rows(ctx, direction))
+            chunks = self._chunks(op, direction)
             return _Lowering((*_headers_for(op), "nnrt/kernels/tiling.h"),
-                             lambda ctx: emit_window_rows(ctx, direction))
+                             lambda ctx: emit_window_rows(ctx, direction, chunks))
         if _explicit(op):
             return _Lowering(_headers_for(op), emit_window)
         return None
+
+    def _chunks(self, op: Op, direction: str) -> Bands | None:
+        """Bands of rows (pointwise convs: runs of pixels, even where possible: the
+        matrix core takes pixel pairs) per kernel call that the planned offsets allow
+        (None: one row per call)."""
+        sp = spatial_of(self.graph, op)
+        if sp is None or sp.kind != WINDOW:
+            return None
+        x, y = op.inputs[0], op.outputs[0]
+        if self.is_view(x) or self.is_view(y):
+            return None  # strided inside a concatenation's output
+        # aliases (element-wise in place) start at their root's offset: bytes as planned
+        delta = self.plan.buffer_of(y).offset - self.plan.buffer_of(x).offset
+        if _pointwise(self.graph, op, sp):
+            tx, ty = self.graph.tensors[x], self.graph.tensors[y]
+            ix, oy = tx.shape[3] * DTYPE_SIZE[tx.dtype], ty.shape[3] * DTYPE_SIZE[ty.dtype]
+            steps = [(q * ix, (q + 1) * ix, q * oy, (q + 1) * oy)
+                     for q in range(ty.shape[1] * ty.shape[2])]
+            return Bands(tuple(row_chunks(steps, delta, direction, 2)), True)
+        return Bands(tuple(row_chunks(row_steps(self.graph, sp, x), delta, direction)), False)
 
 
 class StageCalls:

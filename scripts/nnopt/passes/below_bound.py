@@ -36,7 +36,7 @@ from ..errors import PlanError
 from ..ir import Graph
 from ..plan import InplaceOpEntry, OverlapEntry, StageEntry, TileEntry
 from .arena import ArenaPlan, Overlap, plan_arena
-from .cost import model_cost, tiling_overhead
+from .cost import inplace_depthwise_cost, model_cost, rows_cost, tiling_overhead
 from .inplace_ops import (
     ConcatView,
     StreamCandidate,
@@ -249,6 +249,27 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
                     best = size
                     chosen_dw.append(op_index)
                     cfg = trial
+            # A depthwise op the layout runs row by row costs a kernel call per row
+            # (passes.cost); in place it needs a few rows of 4 channels instead of rows
+            # of all channels and runs at the whole-op speed: take it wherever the arena
+            # does not grow.
+            plan, lay = arena_of(cfg, False)  # every strategy: ties matter here
+            best = plan.arena_bytes
+            streamed = _overlapping_ops(plan, lay[1], lay[2])
+            for op_index in dws:
+                op = graph.op_by_index[op_index]
+                if op_index in chosen_dw or op_index not in streamed:
+                    continue
+                if rows_cost(graph, op) <= inplace_depthwise_cost(graph, op):
+                    continue
+                trial = replace(cfg, aliases={**cfg.aliases, op.outputs[0]: op.inputs[0]},
+                                scratch={**cfg.scratch,
+                                         op_index: depthwise_scratch(graph, op)})
+                size = arena_of(trial, False)[0].arena_bytes
+                if size <= best:
+                    best = size
+                    chosen_dw.append(op_index)
+                    cfg = trial
         else:
             chosen_dw = []
         if opts.inplace_ops == "force":
@@ -349,6 +370,19 @@ def tiling_candidates(graph: Graph, order: Sequence[int], buffers: Sequence[Buff
 
 
 _MAX_TRIALS = 8
+
+
+def _overlapping_ops(arena: ArenaPlan, buffers: Sequence[Buffer],
+                     cands: Sequence[StreamCandidate]) -> set[int]:
+    """Ops whose planned input and output overlap (they would run row by row)."""
+    size = {b.key: b.size for b in buffers}
+    off = arena.offsets
+    out = set()
+    for c in cands:
+        s, d = f"t{c.src}", f"t{c.dst}"
+        if s in off and d in off and -size[d] < off[d] - off[s] < size[s]:
+            out.add(c.op)
+    return out
 
 
 def _directions(res: BelowResult, force: bool) -> None:

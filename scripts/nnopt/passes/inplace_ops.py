@@ -210,6 +210,49 @@ def row_steps(graph: Graph, sp: Spatial, x: int) -> list[Step]:
     return steps
 
 
+def row_chunks(steps: Sequence[Step], delta: int, direction: str, multiple: int = 1
+               ) -> list[tuple[int, int]]:
+    """Runs of consecutive steps (rows, or pixels), (first, count) in execution order,
+    that one kernel call each may produce when the output starts ``delta`` bytes from
+    the input: a run's writes stay clear of every byte it or a later run reads (the
+    condition of :func:`safe_deltas` for runs instead of steps), so a call may read and
+    write within its run in any order. Each run is the longest allowed, rounded down to
+    a multiple of ``multiple`` where it is longer (the matrix core takes pixels in
+    pairs); one step per run when the delta is as tight as the planner allowed."""
+    n = len(steps)
+    big = 1 << 62
+    runs: list[tuple[int, int]] = []
+    if direction == "forward":
+        suffix = [big] * (n + 1)  # lowest byte read by steps >= p
+        for p in range(n - 1, -1, -1):
+            r_lo, r_hi = steps[p][0], steps[p][1]
+            suffix[p] = min(suffix[p + 1], r_lo) if r_hi > r_lo else suffix[p + 1]
+        p = 0
+        while p < n:
+            k = 1
+            while p + k < n and (suffix[p] >= big or delta <= suffix[p] - steps[p + k][3]):
+                k += 1
+            if k > multiple:
+                k -= k % multiple
+            runs.append((p, k))
+            p += k
+        return runs
+    prefix = [-big] * (n + 1)  # one past the highest byte read by steps < q
+    for q in range(n):
+        r_lo, r_hi = steps[q][0], steps[q][1]
+        prefix[q + 1] = max(prefix[q], r_hi) if r_hi > r_lo else prefix[q]
+    q = n
+    while q > 0:
+        k = 1
+        while q - k > 0 and (prefix[q] <= -big or delta >= prefix[q] - steps[q - k - 1][2]):
+            k += 1
+        if k > multiple:
+            k -= k % multiple
+        runs.append((q - k, k))
+        q -= k
+    return runs
+
+
 STREAMABLE = ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D",
               "CONCATENATION")
 
