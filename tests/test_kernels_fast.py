@@ -9,7 +9,8 @@ fused pool, ``nnrt_depthwise_conv2d_s8`` / ``_opt_s8`` with depth multipliers 1/
 ``nnrt_fully_connected_s8``) and compares each output byte with the textbook loops of
 TFLM's reference kernels written out in the test (the arithmetic the oracle tests in
 test_kernels_conv.py / test_kernels_fc.py check against the tflite-micro interpreter).
-It also checks the folded requantisation of internal/requant.h against
+It also checks the folded requantisation of internal/requant.h (and its form for any
+shift <= 0, nnrt_rq_nonpos(), which ADD/SUB use) against
 nnrt_multiply_by_quantized_multiplier() on random and edge accumulators.
 
 The program is built four ways: Cortex-M7 with the DSP/SIMD paths, Cortex-M7 with
@@ -454,6 +455,15 @@ static void run_requant(void)
         if (got != want) {
             if (fails < 20) {
                 say("requant acc/shift", acc, shift);
+            }
+            ++fails;
+        }
+        /* any shift <= 0 (element-wise ADD/SUB's three requantisations) */
+        const int32_t e = shift <= 0 ? -shift : rint_(0, 3);
+        const int32_t want_np = nnrt_multiply_by_quantized_multiplier(acc, m, -e);
+        if (nnrt_rq_nonpos(acc, m, e) != want_np) {
+            if (fails < 20) {
+                say("requant-nonpos acc/shift", acc, -e);
             }
             ++fails;
         }

@@ -2,6 +2,9 @@
  * int8 ADD with broadcasting, TFLM reference arithmetic.
  * Each input is offset, shifted left by left_shift and rescaled by its own multiplier;
  * the sum is rescaled to the output, offset and clamped to the activation range.
+ * The three rescalings (all shifts <= 0) run in the exact one-multiply form of
+ * internal/requant.h (nnrt_rq_nonpos()) when the multipliers are >= 0, as TFLM's
+ * QuantizeMultiplier makes them; else TFLM's two steps.
  * The output is walked in row-major order through the build-time broadcast descriptor;
  * each element is written after its inputs are read, so output may alias a same-sized
  * input (in place).
@@ -11,8 +14,11 @@
 #include "nnrt/kernels/elementwise.h"
 #include "nnrt/kernels/quant.h"
 #include "../cmsis/nnrt_cmsis.h"
+#include "../internal/requant.h"
 
-static inline int8_t apply(const nnrt_add_s8_params_t *p, int8_t x1, int8_t x2)
+/* TFLM's two steps, for multipliers the fast form does not take (negative). */
+static NNRT_COLD NNRT_NOINLINE int8_t apply_ref(const nnrt_add_s8_params_t *p, int8_t x1,
+                                                int8_t x2)
 {
     const int32_t shifted1 = (p->input1_offset + x1) * ((int32_t)1 << p->left_shift);
     const int32_t shifted2 = (p->input2_offset + x2) * ((int32_t)1 << p->left_shift);
@@ -50,14 +56,39 @@ nnrt_status_t nnrt_add_s8(const nnrt_add_s8_params_t *params, const int8_t *inpu
     const int32_t n = b->dims[last];
     const ptrdiff_t s1 = b->stride1[last];
     const ptrdiff_t s2 = b->stride2[last];
+    const int fast = params->input1_multiplier >= 0 && params->input2_multiplier >= 0
+                     && params->output_multiplier >= 0;
+    const int32_t off1_in = params->input1_offset;
+    const int32_t off2_in = params->input2_offset;
+    const int32_t ls = params->left_shift;
+    const int32_t m1 = params->input1_multiplier;
+    const int32_t m2 = params->input2_multiplier;
+    const int32_t mo = params->output_multiplier;
+    const int32_t e1 = -params->input1_shift;
+    const int32_t e2 = -params->input2_shift;
+    const int32_t eo = -params->output_shift;
+    const int32_t out_off = params->output_offset;
+    const int32_t lo = params->act_min;
+    const int32_t hi = params->act_max;
     int32_t idx[NNRT_MAX_DIMS] = {0};
     ptrdiff_t off1 = 0;
     ptrdiff_t off2 = 0;
     do {
         const int8_t *a = input1 + off1;
         const int8_t *c = input2 + off2;
-        for (int32_t i = 0; i < n; ++i) {
-            output[i] = apply(params, a[i * s1], c[i * s2]);
+        if (!fast) {
+            for (int32_t i = 0; i < n; ++i) {
+                output[i] = apply_ref(params, a[i * s1], c[i * s2]);
+            }
+        } else {
+            for (int32_t i = 0; i < n; ++i) {
+                /* |offset + x| <= 255: the left shift (<= 24 by the check) stays in int32 */
+                const int32_t x1 = (int32_t)((uint32_t)(off1_in + a[i * s1]) << ls);
+                const int32_t x2 = (int32_t)((uint32_t)(off2_in + c[i * s2]) << ls);
+                const int32_t sum = nnrt_rq_nonpos(x1, m1, e1) + nnrt_rq_nonpos(x2, m2, e2);
+                const int32_t raw = nnrt_rq_nonpos(sum, mo, eo) + out_off;
+                output[i] = (int8_t)nnrt_clamp_i32(raw, lo, hi);
+            }
         }
         output += n;
     } while (nnrt_broadcast_next_row(b, idx, &off1, &off2));

@@ -65,6 +65,29 @@ static inline int32_t nnrt_rqf_fast(int32_t acc, int32_t mult, int32_t half, int
 }
 
 /**
+ * acc * mult * 2^-e by TFLM's two steps, for any shift e = -shift in [0, 31] and
+ * mult >= 0 (no offset, not clamped): the fast form for e >= 2; for e = 1 the same fold
+ * as above, floor((u + 2^31) / 2^32), in 64 bits (2^31 is not a multiple of 2^32: the
+ * rounding addend goes into the start value); for e = 0 only SRDHM,
+ * floor((acc * m + 2^30) / 2^31), which TFLM's nudge makes exact for both signs. One
+ * 64-bit multiply-accumulate in every case (checked against the reference in
+ * tests/test_kernels_fast.py).
+ */
+static inline int32_t nnrt_rq_nonpos(int32_t acc, int32_t mult, int32_t e)
+{
+    if (e >= 2) {
+        return nnrt_rqf_fast(acc, mult, (int32_t)1 << (e - 2), e - 1);
+    }
+    const int64_t p = (int64_t)acc * mult;
+    if (e == 1) {
+        const int64_t start = (acc < 0 ? -((int64_t)1 << 30) : ((int64_t)1 << 30))
+                              + ((int64_t)1 << 31);
+        return (int32_t)((p + start) >> 32);
+    }
+    return (int32_t)((p + ((int64_t)1 << 30)) >> 31);
+}
+
+/**
  * acc * multiplier * 2^shift + output_offset by TFLM's two steps (any shift; the add
  * wraps, so it is defined for any acc: the result is clamped to int8 anyway). Out of
  * line: the kernels call it only for channels outside the fast form.
