@@ -173,7 +173,9 @@ class _Emitter:
         decls, funcs, headers = self.stages.emit(
             lambda op: EmitContext(graph=self.g, op=op, ptr=self.ptr,
                                    const_array=self.const_array_for(op.index),
-                                   scratch=self.scratch_ptr(op.index)),
+                                   scratch=self.scratch_ptr(op.index),
+                                   specialize=self.specialize, model=self.name,
+                                   decl=self.decl_for(op.index)),
             lambda off: f"((void *)({self.name}_arena + {off}u))", self.ptr,
             dynamic=self.dyn is not None)
         self.extra_decls += decls

@@ -25,7 +25,7 @@ from ..lowering import EmitContext, lowering_for
 from ..lowering.elementwise import act_range_f32, c_params, c_value
 from ..passes.regions import WINDOW, spatial_of
 from ..plan import StageEntry
-from .views import kernel_call
+from .views import SpecCore, kernel_call, memo_consts, spec_core
 
 Region = tuple[int, int, int, int]
 
@@ -184,7 +184,9 @@ class StageEmitter:
                 ) -> tuple[list[str], list[str]]:
         sp = spatial_of(self.g, op)
         assert sp is not None
+        ctx = memo_consts(ctx)
         k = kernel_call(ctx, sp)
+        sc: SpecCore | None = spec_core(ctx, k)  # the op's specialised matrix core
         for h in ("nnrt/kernels/conv.h", "nnrt/kernels/pool.h"):
             if k.ptype.startswith("nnrt_pool" if "pool" in h else "nnrt_conv"):
                 self.headers.add(h)
@@ -217,6 +219,11 @@ class StageEmitter:
         args = [f"&{var}", f"(const {k.elem} *)(const void *)({xin.base} + {oname}[p][0])",
                 *k.weights, f"({k.elem} *)(void *)({yout.base} + {oname}[p][1])", *k.scratch]
         call = f"{k.fn}({', '.join(args)})"
+        if sc is not None:
+            scratch = k.scratch[0] if k.scratch else "NULL"
+            call = (f"nnrt_spec_conv_gemm_s8(&{var}, &{sc.core}, {args[1]}, "
+                    f"({k.elem} *)(void *)({yout.base} + {oname}[p][1]), {scratch}, {sc.px2})")
+            pre.append(f"(void){sc.entry}; /* runs patch by patch, not whole */")
         body = [f"/* op {op.index}: {op.opcode} on this patch */",
                 f"{var}.geom = {gname}[p];", *self._check(call)]
         return pre, body

@@ -21,14 +21,15 @@ one (or None).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from ..cdefs import DTYPE_SIZE, DType
-from ..errors import PlanError
+from ..errors import NnoptError, PlanError
 from ..ir import ConcatOptions, ConvOptions, Graph, Op, PoolOptions
 from ..lowering import EmitContext, lowering_for
 from ..lowering.conv import (
@@ -39,6 +40,7 @@ from ..lowering.conv import (
     weight_requant,
 )
 from ..lowering.elementwise import Raw, act_range_f32, act_range_s8, c_params
+from ..lowering.specialize import SPECIALIZABLE, spec_symbol
 from ..passes.inplace_ops import row_chunks, row_steps, variant_query
 from ..passes.regions import WINDOW, Spatial, spatial_of
 from ..plan import Plan
@@ -137,6 +139,59 @@ def kernel_call(ctx: EmitContext, sp: Spatial) -> KernelCall:
     return KernelCall("nnrt_conv_f32_params_t", fields, fn, elem, wptrs, "geom", scratch)
 
 
+def memo_consts(ctx: EmitContext) -> EmitContext:
+    """The context with its constant arrays emitted once per name (the registered
+    lowering and the view's own code may both ask for an op's multipliers)."""
+    seen: dict[str, str] = {}
+    emit = ctx.const_array
+
+    def const_array(suffix: str, arr: np.ndarray) -> str:
+        if suffix not in seen:
+            seen[suffix] = emit(suffix, arr)
+        return seen[suffix]
+
+    return replace(ctx, const_array=const_array)
+
+
+@dataclass(frozen=True)
+class SpecCore:
+    """An op's matrix core specialised by the registered lowering (--specialize): its
+    constant nnrt_gemm_s8_t and pixel-pair function, callable on any sub-view through
+    nnrt_spec_conv_gemm_s8() (nnrt/kernels/spec.h) with the view's geometry."""
+
+    core: str
+    px2: str
+    entry: str  # the whole-op entry the lowering also defines (unused by views)
+
+
+_CORE = re.compile(r"static const nnrt_gemm_s8_t (\w+) = ")
+
+
+def spec_core(ctx: EmitContext, k: KernelCall) -> SpecCore | None:
+    """Declare the op's specialised matrix core (through the registered lowering, so
+    the constants are its own) where --specialize gives the op one; else None."""
+    if ctx.decl is None or k.fn not in SPECIALIZABLE or ctx.op.opcode != "CONV_2D":
+        return None
+    captured: list[list[str]] = []
+    try:
+        lowering_for(ctx.op).emit(replace(ctx, decl=captured.append))
+    except NnoptError:
+        return None  # the lowering does not take this geometry whole: generic calls
+    text = "\n".join(line for block in captured for line in block)
+    entry = spec_symbol(ctx.model, ctx.op.index)
+    m = _CORE.search(text)
+    if m is None or f"{entry}_2px(" not in text:
+        return None
+    for block in captured:
+        ctx.decl(block)
+    return SpecCore(m.group(1), f"{entry}_2px", entry)
+
+
+def _spec_call(sc: SpecCore, k: KernelCall, params: str, x: str, y: str) -> str:
+    scratch = k.scratch[0] if k.scratch else "NULL"
+    return f"nnrt_spec_conv_gemm_s8({params}, &{sc.core}, {x}, {y}, {scratch}, {sc.px2})"
+
+
 def _call(k: KernelCall, params: str, x: str, y: str) -> str:
     return f"{k.fn}({', '.join([params, x, *k.weights, y, *k.scratch])})"
 
@@ -194,11 +249,19 @@ def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = No
     """A window op a band of output rows (or, pointwise, of pixels) at a time (the output
     may overlap the dying input): ``chunks`` in execution order, one kernel call each
     (``passes.inplace_ops.row_chunks``); None: one row per call."""
+    ctx = memo_consts(ctx)
     graph, op = ctx.graph, ctx.op
     sp = spatial_of(graph, op)
     if sp is None or sp.kind != WINDOW:
         raise PlanError(f"op {op.index} ({op.opcode}) cannot run row by row")
     k = kernel_call(ctx, sp)
+    sc = spec_core(ctx, k)
+
+    def call(x_ptr: str, y_ptr: str) -> str:
+        return _call(k, "&p", x_ptr, y_ptr) if sc is None else _spec_call(
+            sc, k, "&p", x_ptr, y_ptr)
+
+    unused = [] if sc is None else [f"(void){sc.entry}; /* runs in bands, not whole */"]
     x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     in_row = x.shape[2] * x.shape[3] * DTYPE_SIZE[x.dtype]
     out_row = y.shape[2] * y.shape[3] * DTYPE_SIZE[y.dtype]
@@ -210,9 +273,9 @@ def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = No
         table = ctx.const_array("pixels", np.asarray(
             [v for c in chunks.runs for v in c], dtype=np.int32))
         n_runs = len(chunks.runs)
-        call = _call(k, "&p", _typed(ctx.ptr(x.index), k.elem, True, f"(size_t)q * {in_px}u"),
-                     _typed(ctx.ptr(y.index), k.elem, False, f"(size_t)q * {out_px}u"))
-        return [*c_params(k.ptype, k.fields, "base"),
+        run = call(_typed(ctx.ptr(x.index), k.elem, True, f"(size_t)q * {in_px}u"),
+                   _typed(ctx.ptr(y.index), k.elem, False, f"(size_t)q * {out_px}u"))
+        return [*unused, *c_params(k.ptype, k.fields, "base"),
                 f"{k.ptype} p = base;",
                 f"/* {direction}: {n_runs} runs of pixels; run [q, q + n) overwrites only "
                 "input pixels that runs already computed read */",
@@ -221,7 +284,7 @@ def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = No
                 f"for (int32_t i = 0; i < {n_runs}; ++i) {{",
                 f"    const int32_t q = {table}[2 * i];",
                 "    p.geom.input_w = p.geom.output_w = " + f"{table}[2 * i + 1];",
-                f"    const nnrt_status_t s = {call};",
+                f"    const nnrt_status_t s = {run};",
                 "    if (s != NNRT_OK) {",
                 "        return s;",
                 "    }",
@@ -241,7 +304,7 @@ def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = No
                 f"    const int32_t n = {table}[2 * i + 1];"]
         what = (f"{len(chunks.runs)} bands of rows; band [r, r + n) overwrites only input "
                 "rows that bands already computed read")
-    lines = [*c_params(k.ptype, k.fields, "base"),
+    lines = [*unused, *c_params(k.ptype, k.fields, "base"),
              f"{k.ptype} p = base;",
              f"/* {direction}: {what} */",
              *head,
@@ -251,9 +314,8 @@ def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = No
              "    p.geom.pad_top = w.pad;",
              "    p.geom.output_h = n;",
              "    const nnrt_status_t s = "
-             + _call(k, "&p",
-                     _typed(ctx.ptr(x.index), k.elem, True, f"(size_t)w.start * {in_row}u"),
-                     _typed(ctx.ptr(y.index), k.elem, False, f"(size_t)r * {out_row}u")) + ";",
+             + call(_typed(ctx.ptr(x.index), k.elem, True, f"(size_t)w.start * {in_row}u"),
+                    _typed(ctx.ptr(y.index), k.elem, False, f"(size_t)r * {out_row}u")) + ";",
              "    if (s != NNRT_OK) {",
              "        return s;",
              "    }",
