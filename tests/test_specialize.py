@@ -38,12 +38,14 @@ from nnopt.lowering.specialize import (
     ConvGemmSpec,
     choose,
     conv_gemm_lines,
+    fc_lines,
     specialized_rom_bytes,
 )
 from nnopt.paths import nnrt_dir
 from nnopt.planner import PlanOptions, plan_model
 
-CASES = 48
+CASES = 48  # convolutions
+FC_CASES = 24  # fully connected ops
 HAVE_QEMU = shutil.which("qemu-system-arm") is not None and shutil.which(
     "arm-none-eabi-gcc") is not None
 
@@ -53,6 +55,7 @@ PRELUDE = r"""
 #include <string.h>
 
 #include "nnrt/kernels/conv.h"
+#include "nnrt/kernels/fc.h"
 #include "nnrt/kernels/spec.h"
 #include "nnrt/port.h"
 
@@ -128,7 +131,58 @@ static void check(const nnrt_conv_s8_params_t *p, const int8_t *w, const int32_t
     }
     ++spec_cases;
 }
+
+/* One fully connected case: generic and specialised on the same data. */
+static void check_fc(const nnrt_fc_s8_params_t *p, const int8_t *w, const int32_t *b,
+                     size_t in_n, size_t out_n, nnrt_status_t (*spec)(const int8_t *, int8_t *))
+{
+    fill8(in_buf, in_n);
+    memset(out_gen, 0x55, out_n);
+    memset(out_spec, 0x2a, out_n);
+    nnrt_status_t s1 = nnrt_fully_connected_s8(p, in_buf, w, b, out_gen);
+    nnrt_status_t s2 = spec(in_buf, out_spec);
+    if (s1 != NNRT_OK || s2 != NNRT_OK || memcmp(out_gen, out_spec, out_n) != 0) {
+        ++fails;
+    }
+    for (size_t i = 0; i < out_n; ++i) {
+        hash = (hash ^ (uint8_t)out_spec[i]) * 16777619u;
+    }
+    ++spec_cases;
+}
 """
+
+
+def _fc_case(r: random.Random, k: int) -> tuple[list[str], str]:
+    """C of fully connected case k (op index k), as code generation emits it."""
+    batches, depth, units = r.randint(1, 3), r.randint(1, 70), r.randint(1, 20)
+    per_channel = r.random() < 0.5
+    w_off = 0 if per_channel or r.random() < 0.6 else r.randint(-127, 128)
+    nq = units if per_channel else 1
+    mults = [r.randint(1 << 30, (1 << 31) - 1) for _ in range(nq)]
+    shifts = [_shift(r) for _ in range(nq)]
+    if r.random() < 0.5:
+        shifts = [min(max(sh, -31), -2) for sh in shifts]
+    z_in, z_out = r.randint(-128, 127), r.randint(-128, 127)
+    lo, hi = sorted((r.randint(-128, 127), r.randint(-128, 127)))
+    if r.random() < 0.4:
+        lo, hi = -128, 127
+    has_bias = r.random() < 0.8
+    params = [f"static const nnrt_fc_s8_params_t c{k}_params = {{",
+              f"    .batches = {batches}, .accum_depth = {depth}, .output_depth = {units},",
+              f"    .input_offset = {-z_in}, .weights_offset = {w_off}, "
+              f".output_offset = {z_out}, .act_min = {lo}, .act_max = {hi},",
+              f"    .per_channel = {int(per_channel)}, .multiplier = c{k}_mult, "
+              f".shift = c{k}_shift,", "};"]
+    decls = [f"static int8_t c{k}_w[{depth * units}];",
+             f"static int32_t c{k}_b[{units}];",
+             f"static const int32_t c{k}_mult[{nq}] = {{{', '.join(map(str, mults))}}};",
+             f"static const int32_t c{k}_shift[{nq}] = {{{', '.join(map(str, shifts))}}};",
+             *fc_lines(k, "t", params, f"c{k}_params", f"c{k}_w",
+                       f"c{k}_b" if has_bias else None, shifts)]
+    call = (f"    fill8(c{k}_w, sizeof(c{k}_w));\n    fill32(c{k}_b, {units});\n"
+            f"    check_fc(&c{k}_params, c{k}_w, {f'c{k}_b' if has_bias else 'NULL'}, "
+            f"{batches * depth}u, {batches * units}u, t_spec_op{k});")
+    return decls, call
 
 
 def _shift(r: random.Random) -> int:
@@ -206,6 +260,10 @@ def property_program(cases: int, seed: int) -> str:
         d, c = _case(r, k)
         decls += d
         calls.append(c)
+    for k in range(cases, cases + FC_CASES):
+        d, c = _fc_case(r, k)
+        decls += d
+        calls.append(c)
     main = ["int main(void)", "{", *calls, '    say("cases", (uint32_t)spec_cases);',
             '    say("fails", (uint32_t)fails);', '    say("hash", hash);',
             "    return fails == 0 ? 0 : 1;", "}", ""]
@@ -218,7 +276,7 @@ BUILDS: dict[str, tc.Target] = {"host-sanitized": "host", "m7-dsp": "qemu-m7",
 
 def _kernel_sources() -> tuple[Path, ...]:
     root = nnrt_dir() / "kernels"
-    return tuple(f for d in ("conv", "internal") for f in sorted((root / d).glob("*.c")))
+    return tuple(f for d in ("conv", "fc", "internal") for f in sorted((root / d).glob("*.c")))
 
 
 @pytest.fixture(scope="module")
@@ -245,7 +303,7 @@ def test_specialised_conv_matches_the_generic_kernel(property_results: dict[str,
     if name not in property_results:
         pytest.skip("qemu-system-arm / arm-none-eabi-gcc not installed")
     text = property_results[name]
-    assert re.search(rf"^cases {CASES}$", text, re.MULTILINE), text[-2000:]
+    assert re.search(rf"^cases {CASES + FC_CASES}$", text, re.MULTILINE), text[-2000:]
     assert re.search(r"^fails 0$", text, re.MULTILINE), text[-2000:]
 
 
@@ -289,18 +347,25 @@ def test_specialize_off_emits_no_specialised_function(tmp_path: Path) -> None:
     assert "#include \"nnrt/kernels/spec.h\"" in text
     defined = sorted({int(m) for m in re.findall(
         r"^static NNRT_SPEC_NOINLINE nnrt_status_t vww_96_int8_spec_op(\d+)\(", text, re.M)})
-    assert defined == sorted(on.specialized) and len(defined) == 14  # every 1x1/im2col conv
+    # every 1x1/im2col conv (14) and the fully connected op
+    assert defined == sorted(on.specialized) and len(defined) == 15
     for k in defined:  # the op function calls its specialised kernel, not the generic one
         body = text.split(f"static nnrt_status_t op_{k}(void)")[1].split("}")[0]
-        assert f"vww_96_int8_spec_op{k}(" in body and "nnrt_conv2d" not in body
+        assert f"vww_96_int8_spec_op{k}(" in body
+        assert "nnrt_conv2d" not in body and "nnrt_fully_connected" not in body
 
 
 def test_auto_rule() -> None:
-    """auto: large ops; small ones only where they alone would link the generic core."""
+    """auto: ops with enough estimated saving; small ones only where their copies take
+    less ROM than the generic kernel they alone would link; per family."""
     big, small = Candidate(1, 5000), Candidate(2, 10)
-    assert choose("auto", [big, small]) == {1, 2}
+    assert choose("auto", [big, small]) == {1, 2}  # one small conv: 850 B < 2,100 B
     assert choose("auto", [big, small, Candidate(3, 20), Candidate(4, 30)]) == {1}
-    assert choose("auto", [small]) == frozenset()
+    assert choose("auto", [Candidate(5, 150), Candidate(6, 120), Candidate(7, 10)]) == set()
+    fc = [Candidate(10, 128, "fc"), Candidate(11, 8, "fc"), Candidate(12, 640, "fc")]
+    assert choose("auto", fc) == {10, 11, 12}  # 128 x 20 >= 2,000; one small: 250 < 770
+    assert choose("auto", [Candidate(13, 8, "fc"), Candidate(14, 8, "fc"),
+                           Candidate(15, 8, "fc"), Candidate(16, 99, "fc")]) == set()
     assert choose("force", [small]) == {2}
     assert choose("off", [big]) == frozenset()
     with pytest.raises(NnoptError):
@@ -376,14 +441,15 @@ def test_stats_report_the_specialised_rom_of_the_elf(tmp_path: Path,
     assert res.executable is not None
     report = check_elf(res.executable, load_board("nucleo_f767zi"))
     spec = [y for y in report.symbols if y.kind == "func" and "kws_ref_model_spec_op" in y.name]
-    assert len({re.search(r"_op(\d+)", y.name).group(1) for y in spec}) == 5  # type: ignore[union-attr]
+    # 5 convs and the fully connected op
+    assert len({re.search(r"_op(\d+)", y.name).group(1) for y in spec}) == 6  # type: ignore[union-attr]
     total = sum(y.size for y in spec)
     assert total > 1000
     assert docs["auto"]["specialized_rom_bytes"] == total
     assert specialized_rom_bytes(res.executable, "kws_ref_model") == total
     assert report.to_json()["specialized_rom_bytes"] == total
     assert (f"of it kernels specialised to the model: {total:,} B ({len(spec)} functions "
-            "for 5 ops") in format_report(report)
+            "for 6 ops") in format_report(report)
     assert docs["off"]["specialized_rom_bytes"] == 0
     assert docs["auto"]["specialize"] == "auto" and docs["off"]["specialize"] == "off"
     assert docs["auto"]["instructions"] < docs["off"]["instructions"]
@@ -414,10 +480,13 @@ def _bitexact_on_qemu(rel: str, mode: str, tmp: Path) -> tuple[int, ...]:
 @pytest.mark.qemu
 @qemu
 def test_model_bitexact_with_specialisation_on_cortex_m7(tmp_path: Path) -> None:
-    """Every tensor of kws_ref_model bit-exact with the tflite-micro interpreter, all
-    its matrix-core convolutions specialised."""
-    spec = _bitexact_on_qemu("mlperf_tiny/kws_ref_model.tflite", "force", tmp_path)
-    assert len(spec) == 5
+    """Every tensor bit-exact with the tflite-micro interpreter: kws_ref_model with all
+    its convolutions and its fully connected op specialised, ad01_int8 (ten fully
+    connected ops) under auto."""
+    spec = _bitexact_on_qemu("mlperf_tiny/kws_ref_model.tflite", "force", tmp_path / "kws")
+    assert len(spec) == 6  # 5 convs and the fully connected op
+    spec = _bitexact_on_qemu("mlperf_tiny/ad01_int8.tflite", "auto", tmp_path / "ad01")
+    assert len(spec) == 10  # every fully connected op
 
 
 @pytest.mark.qemu

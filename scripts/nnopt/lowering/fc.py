@@ -23,9 +23,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, Tensor
-from . import EmitContext, register
+from . import EmitContext, register, specialize
 from .conv import (
     activation_range_float,
     activation_range_int8,
@@ -73,6 +74,27 @@ def _shapes(graph: Graph, op: Op) -> tuple[int, int, int, Tensor | None]:
     return batches, depth, units, bias
 
 
+def specialized_fc_ops(graph: Graph, mode: str) -> frozenset[int]:
+    """The int8 fully connected ops of ``graph`` with constant weights that code
+    generation specialises under ``mode`` (``--specialize``,
+    :func:`nnopt.lowering.specialize.choose`)."""
+    if specialize.check_mode(mode) == "off":
+        return frozenset()
+    candidates: list[specialize.Candidate] = []
+    for op in graph.ops:
+        if op.opcode != "FULLY_CONNECTED" or len(op.inputs) < 2:
+            continue
+        try:
+            batches, _, units, bias = _shapes(graph, op)
+        except UnsupportedError:
+            continue
+        x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+        if (x.dtype == DType.INT8 and w.is_constant
+                and (bias is None or bias.is_constant)):
+            candidates.append(specialize.Candidate(op.index, batches * units, "fc"))
+    return specialize.choose(mode, candidates)
+
+
 class FullyConnectedLowering:
     headers: Sequence[str] = ("nnrt/kernels/fc.h",)
 
@@ -112,6 +134,19 @@ class FullyConnectedLowering:
                       ("per_channel", "1" if per_channel else "0"),
                       ("multiplier", mult), ("shift", shift)]
             ctype, fn = "nnrt_fc_s8_params_t", "nnrt_fully_connected_s8"
+            w_ident = specialize.weight_ident(ctx.ptr(w.index))
+            b_ident = specialize.weight_ident(bias_ptr) if bias is not None else None
+            if (ctx.decl is not None and w_ident is not None
+                    and (bias is None or b_ident is not None)
+                    and op.index in specialized_fc_ops(graph, ctx.specialize)):
+                pname = f"op{op.index}_params"
+                ctx.decl(specialize.fc_lines(
+                    op.index, ctx.model,
+                    [f"static const {ctype} {pname} = {{"]
+                    + [f"    .{k} = {v}," for k, v in fields] + ["};"],
+                    pname, w_ident, b_ident, shifts))
+                return [f"return {specialize.spec_symbol(ctx.model, op.index)}("
+                        f"{ctx.ptr(x.index)}, {ctx.ptr(y.index)});"]
         else:
             lo_f, hi_f = activation_range_float(op.options.activation)
             fields = [("batches", str(batches)), ("accum_depth", str(depth)),

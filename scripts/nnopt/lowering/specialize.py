@@ -13,11 +13,13 @@ Where it pays (measured per op with ``bench_firmware.py --profile``, Cortex-M7 u
 QEMU, benchmarks/README-kernels.md): the matrix-core convolution
 (``nnrt_conv2d_im2col_s8``, and ``nnrt_conv2d_opt_s8`` without scratch) saves 10-15
 instructions per output value (30 and more with a shallow im2col input such as an RGB
-first layer) for 550-850 bytes of code per op. ``auto`` (:func:`choose`) specialises
-the ops with at least :data:`MIN_OUTPUTS` output values (>= 10,000 instructions
-saved), and the smaller ones too when otherwise they alone would link the generic
-matrix core (about 2.1 KB, more than their specialised copies). ``force`` specialises
-every op that has a specialised form, ``off`` none.
+first layer) for 550-850 bytes of code per op; the int8 fully connected op 20-30 per
+output value for about 230 bytes. ``auto`` (:func:`choose`) specialises the ops whose
+estimated saving (:data:`FAMILIES`: instructions per output value, a lower bound of
+the measurements) reaches :data:`MIN_SAVED` instructions per inference, and the
+smaller ones of a family too when their copies together take less ROM than the
+generic kernel they alone would link. ``force`` specialises every op that has a
+specialised form, ``off`` none.
 """
 
 from __future__ import annotations
@@ -33,12 +35,24 @@ from ..errors import NnoptError
 SPECIALIZE_MODES: tuple[str, ...] = ("auto", "off", "force")
 #: Kernels that have a specialised form (the matrix-core convolution).
 SPECIALIZABLE: tuple[str, ...] = ("nnrt_conv2d_im2col_s8", "nnrt_conv2d_opt_s8")
-#: ``auto``: smallest op (output values) worth its own code.
-MIN_OUTPUTS = 1_000
-#: ROM of the generic matrix core a model links when one op uses it (Cortex-M7, bytes).
-GENERIC_CORE_BYTES = 2_100
-#: ROM of one specialised op, largest measured (bytes).
-SPEC_OP_BYTES = 850
+#: ``auto``: the smallest estimated saving (instructions per inference) worth an op's
+#: own code.
+MIN_SAVED = 2_000
+
+
+@dataclass(frozen=True)
+class Family:
+    """What specialising one kind of op costs and gains (Cortex-M7, measured)."""
+
+    gain_per_output: int  # instructions saved per output value, lower bound
+    spec_bytes: int  # ROM of one specialised op, largest measured
+    generic_bytes: int  # ROM of the generic kernel a model links when one op uses it
+
+
+FAMILIES: dict[str, Family] = {
+    "conv": Family(gain_per_output=10, spec_bytes=850, generic_bytes=2_100),
+    "fc": Family(gain_per_output=20, spec_bytes=250, generic_bytes=770),
+}
 
 _WEIGHT_PTR = re.compile(r"\(\(const void \*\)(w\d+)\)")
 
@@ -52,10 +66,11 @@ def check_mode(mode: str) -> str:
 
 @dataclass(frozen=True)
 class Candidate:
-    """An op that has a specialised form: its index and output values."""
+    """An op that has a specialised form: its index, family and output values."""
 
     op_index: int
     outputs: int
+    family: str = "conv"
 
 
 def choose(mode: str, candidates: Sequence[Candidate]) -> frozenset[int]:
@@ -64,11 +79,15 @@ def choose(mode: str, candidates: Sequence[Candidate]) -> frozenset[int]:
         return frozenset()
     if mode == "force":
         return frozenset(c.op_index for c in candidates)
-    big = {c.op_index for c in candidates if c.outputs >= MIN_OUTPUTS}
-    small = [c.op_index for c in candidates if c.op_index not in big]
-    if big and small and len(small) * SPEC_OP_BYTES < GENERIC_CORE_BYTES:
-        big.update(small)  # cheaper than linking the generic core for them alone
-    return frozenset(big)
+    chosen: set[int] = set()
+    for name, fam in FAMILIES.items():
+        mine = [c for c in candidates if c.family == name]
+        big = {c.op_index for c in mine if c.outputs * fam.gain_per_output >= MIN_SAVED}
+        small = [c.op_index for c in mine if c.op_index not in big]
+        if small and len(small) * fam.spec_bytes < fam.generic_bytes:
+            big.update(small)  # cheaper than linking the generic kernel for them
+        chosen |= big
+    return frozenset(chosen)
 
 
 def spec_symbol(model: str, op_index: int) -> str:
@@ -136,6 +155,24 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
         "{",
         f"    return nnrt_spec_conv_gemm_s8(&{s.params_name}, &{core}, input, output, scratch, "
         f"{name}_2px);",
+        "}",
+        "",
+    ]
+
+
+def fc_lines(op_index: int, model: str, params: list[str], params_name: str,
+             weights_ident: str, bias_ident: str | None, shifts: Sequence[int]) -> list[str]:
+    """File-scope C of a specialised int8 fully connected op (nnrt/kernels/spec.h)."""
+    name = spec_symbol(model, op_index)
+    all_fast = int(all(-31 <= sh <= -2 for sh in shifts))
+    return [
+        f"/* op {op_index}: fully connected specialised to its shapes (nnrt/kernels/spec.h) */",
+        *params,
+        f"static NNRT_SPEC_NOINLINE nnrt_status_t {name}(const int8_t *input, int8_t *output)",
+        "{",
+        f"    nnrt_fc_body(&{params_name}, input, {weights_ident}, "
+        f"{bias_ident or 'NULL'}, output, {all_fast});",
+        "    return NNRT_OK;",
         "}",
         "",
     ]

@@ -21,10 +21,12 @@
 #include <stdint.h>
 
 #include "nnrt/kernels/conv.h"
+#include "nnrt/kernels/fc.h"
 
 /* The bodies live with the kernels (internal headers, relative to this file). */
 #include "../../../kernels/internal/conv_gemm_body.h"
 #include "../../../kernels/internal/conv_pixel.h"
+#include "../../../kernels/internal/fc_body.h"
 #include "../../../kernels/internal/gemm_body.h"
 #include "../../../kernels/internal/simd.h"
 
