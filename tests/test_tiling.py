@@ -246,17 +246,22 @@ def _overhead(pm: PlannedModel) -> float:
 
 
 def test_auto_skips_tilings_over_the_instruction_cap() -> None:
-    """vww: the smallest-arena tiling (8x8 patches) adds more than 10 % of the model's
-    estimated instructions; the default cap takes a cheaper one at a larger arena, cap
-    0 none at all, and the extra-MAC cap still applies on its own."""
+    """vww: the smallest-arena tiling (8x8 patches) adds more than the default share of
+    the model's estimated instructions; the default cap takes a cheaper one at a larger
+    arena, a 10 % cap a cheaper one still, cap 0 none at all, and the extra-MAC cap
+    still applies on its own."""
     free = _planned(VWW, replace(AUTO, max_extra_instructions=1000.0))
     default = _planned(VWW, AUTO)
+    tight = _planned(VWW, replace(AUTO, max_extra_instructions=10.0))
     none = _planned(VWW, replace(AUTO, max_extra_instructions=0.0))
     total = model_cost(default.graph)
-    assert free.plan.stages and _overhead(free) > 0.10 * total
-    assert default.plan.stages and _overhead(default) <= 0.10 * total
-    assert default.plan.stages[0].grid != free.plan.stages[0].grid
-    assert free.plan.arena_bytes < default.plan.arena_bytes < none.plan.arena_bytes
+    cap = DEFAULT_MAX_EXTRA_INSTRUCTIONS / 100.0
+    assert free.plan.stages and _overhead(free) > cap * total
+    assert default.plan.stages and _overhead(default) <= cap * total
+    assert tight.plan.stages and _overhead(tight) <= 0.10 * total < _overhead(default)
+    assert free.plan.stages[0].grid != default.plan.stages[0].grid
+    assert (free.plan.arena_bytes < default.plan.arena_bytes < tight.plan.arena_bytes
+            < none.plan.arena_bytes)
     assert not none.plan.stages and none.plan.macs == none.plan.base_macs
     assert default.plan.options["max_extra_instructions"] == DEFAULT_MAX_EXTRA_INSTRUCTIONS
     macs_only = _planned(VWW, replace(AUTO, max_extra_instructions=1000.0,

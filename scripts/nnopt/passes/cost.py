@@ -10,25 +10,28 @@ estimate of one kernel call producing an output region (rows x cols pixels) is
 
 - convolution (matrix core): ``MACs * (GEMM_BASE + GEMM_DEPTH / K + (IM2COL_TAP / C_in
   + IM2COL_BYTE) / C_out)`` (K = KH * KW * C_in; the staging term only for a window
-  larger than 1x1: vww's RGB 3x3 conv 4.49 instructions per MAC, resnet's 3x3 convs
-  1.53-3.61)
+  larger than 1x1: vww's RGB 3x3 conv 2.99 instructions per MAC, resnet's 3x3 convs
+  1.4-2.7)
   ``+ CALL``, and for an odd pixel count ``MACs per pixel * ODD_PIXEL[1x1 or im2col]``;
 - depthwise convolution: ``MACs * DW_MAC + groups * (DW_GROUP + rows * DW_ROW +
   clipped pixels * DW_CLIPPED) + CALL`` (groups: output channels / 4);
 - pools: ``output elements * taps * POOL_TAP + CALL``; int8 ADD/SUB/MUL:
   ``elements * BINARY_ELEMENT + CALL``; other element-wise ops and concatenations
   ``elements * ELEMENT + CALL``;
-- tile copies (gather / scatter): ``bytes * COPY_BYTE + CALL``.
+- tile copies (gather / scatter): ``bytes * COPY_BYTE + CALL``; every op call in a
+  patch adds ``PATCH_CALL`` (the residual of the measured stages).
 
 Constants: calibrated on QEMU Cortex-M7 (mps2-an500, ``-icount shift=0``) with
 ``benchmarks/bench_firmware.py --profile MODEL [--inplace-ops ...] [--tiling ...]`` on
-person_detect, vww_96_int8, kws_ref_model and pretrainedResnet_quant (commit fc75605;
-classic, row-by-row and tiled runs of the same ops): e.g. 1x1 convolutions 1.58-6.08
-instructions per MAC for input depths 128-8 (``1.25 + 38 / K``), 385 instructions per
-depthwise channel group and call (kws row by row: 150 k over 24 extra calls of 16
-groups), 1.5 instructions per MAC of an odd pixel (vww op 26 row by row: 95 k per row
-of 3 pixels at 65,536 MACs each). Estimates, for ranking and budgets: within about 15 %
-of the measured totals, and the ordering of candidate tilings is what the tests check.
+person_detect, vww_96_int8, kws_ref_model and pretrainedResnet_quant: the matrix core
+by least squares over their 41 convolutions as specialised whole-op calls (commit
+01dfdbb, ``--specialize auto``: bands and patches call the same specialised core), the
+depthwise constants over 60 depthwise ops whole and row by row (commit fc75605; that
+kernel is not specialised); e.g. 385 instructions per depthwise channel group and call
+(kws row by row: 150 k over 24 extra calls of 16 groups), 1.4 per MAC of an odd pixel
+(vww op 26 row by row: 95 k per row of 3 pixels at 65,536 MACs each). Estimates, for
+ranking and budgets: whole models within about 10 % of the measured totals; the
+ordering of candidate tilings is what the tests check against QEMU.
 """
 
 from __future__ import annotations
@@ -42,21 +45,27 @@ from .regions import WINDOW, Axis, Spatial, op_macs, spatial_of
 from .tiling import Region, Tiling
 
 # ----- calibrated constants (Cortex-M7, instructions) -----
-GEMM_BASE = 1.25  # per MAC: the SMLAD loop
-GEMM_DEPTH = 38.0  # per output value (output stage, pair set-up): / K per MAC
-IM2COL_TAP = 34.0  # per pixel and tap staged (im2col): / (C_in * C_out) per MAC
-IM2COL_BYTE = 2.6  # per column element staged and converted: / C_out per MAC
-ODD_PIXEL = {"1x1": 1.5, "im2col": 3.0}  # per MAC of the pixel the pairs leave over
+# matrix core (specialised kernels, --specialize auto; least squares over the 41
+# convolutions of the four models, whole-op calls, CALL fixed: within 7 % but for a
+# 512-MAC 1x1 conv)
+GEMM_BASE = 1.32  # per MAC: the SMLAD loop
+GEMM_DEPTH = 23.0  # per output value (output stage, pair set-up): / K per MAC
+IM2COL_TAP = 13.5  # per pixel and tap staged (im2col): / (C_in * C_out) per MAC
+IM2COL_BYTE = 2.13  # per column element staged and converted: / C_out per MAC
+ODD_PIXEL = {"1x1": 1.42, "im2col": 1.42}  # per MAC of the pixel the pairs leave over
 # depthwise: least squares over 60 measured ops (classic and row by row), within 10 %
 DW_MAC = 4.9  # per MAC (SXTAB16 + SMLAxy per channel pair, output stage)
 DW_GROUP = 360.0  # per group of 4 channels and call: weights and requantisation set-up
 DW_ROW = 170.0  # per group and output row: the interior run's call and the borders
 DW_CLIPPED = 137.0  # per group and output pixel whose window the padding clips
-BINARY_ELEMENT = 126.0  # int8 ADD/SUB/MUL per element (three reference requantisations)
+BINARY_ELEMENT = 57.0  # int8 ADD/SUB/MUL per element (resnet's ADDs: 935 k / 16,384)
 POOL_TAP = 7.0  # pools, per output element and window tap
 ELEMENT = 3.0  # per output element of other element-wise ops and copies
 COPY_BYTE = 0.6  # per byte of a tile copy (nnrt_copy_2d_x8)
-CALL = 150.0  # per kernel call: parameters, geometry, checks
+CALL = 300.0  # per kernel call: parameters, geometry, checks
+# per op and patch of a tiled stage beyond its call's estimate: the residual of the
+# measured stages (vww 5x5: 5.6 k per op call, resnet 3x3: 4.3 k, person 4x3: 3.4 k)
+PATCH_CALL = 4500.0
 FC_MAC = 1.9  # fully connected, per MAC
 INPLACE_DW = 1.03  # in-place depthwise against the whole-op kernel
 
@@ -169,7 +178,7 @@ def stage_cost(graph: Graph, tiling: Tiling) -> float:
             total += sum(_area(r) * graph.tensors[op.outputs[0]].shape[3] * COPY_BYTE
                          + CALL for r in regions)
             continue
-        total += sum(call_cost(graph, op, sp, r) for r in regions)
+        total += sum(call_cost(graph, op, sp, r) + PATCH_CALL for r in regions)
     for t, kind in tiling.access.items():
         if kind in ("gather", "scatter"):
             x = graph.tensors[t]
