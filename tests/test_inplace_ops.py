@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ALL_MODELS, model_path
+from nnopt.codegen.c_model import generate
 from nnopt.codegen.views import ViewLowerings
 from nnopt.errors import PlanError
 from nnopt.frontend.tflite import load_model_bytes
@@ -441,15 +442,17 @@ int main(void)
 @pytest.mark.skipif(shutil.which("qemu-system-arm") is None
                     or shutil.which("arm-none-eabi-gcc") is None,
                     reason="qemu-system-arm or arm-none-eabi-gcc not installed")
-@pytest.mark.parametrize("rel", ["mlperf_tiny/kws_ref_model.tflite",
-                                 "mlperf_tiny/pretrainedResnet_quant.tflite"],
-                         ids=["kws", "resnet"])
-def test_row_bands_bit_exact_on_cortex_m7(rel: str) -> None:
+@pytest.mark.parametrize(("rel", "spec"), [
+    ("mlperf_tiny/kws_ref_model.tflite", "auto"), ("mlperf_tiny/kws_ref_model.tflite", "off"),
+    ("mlperf_tiny/pretrainedResnet_quant.tflite", "auto")],
+    ids=["kws", "kws-generic", "resnet"])
+def test_row_bands_bit_exact_on_cortex_m7(rel: str, spec: str, tmp_path: Path) -> None:
     """The default in-place plan as Cortex-M7 firmware: row-by-row ops run in bands of
     several rows per call where the planned offsets leave room, pointwise convs in runs
-    of an even number of pixels; bit-exact with TFLM."""
+    of an even number of pixels, through the op's specialised matrix core or (--specialize
+    off) the generic kernels; bit-exact with TFLM."""
     data = model_path(rel).read_bytes()
-    pm = bit_exact(data, PlanOptions(inplace_ops="auto"), target="qemu-m7")
+    pm = bit_exact(data, PlanOptions(inplace_ops="auto", specialize=spec), target="qemu-m7")
     views = ViewLowerings(pm.plan, pm.graph)
     fewer_calls = pixel_runs = 0
     for e in pm.plan.inplace_ops:
@@ -466,6 +469,8 @@ def test_row_bands_bit_exact_on_cortex_m7(rel: str) -> None:
         else:
             assert sum(n for _, n in bands.runs) == y.shape[1]
             fewer_calls += len(bands.runs) < y.shape[1]
+    code = generate(pm, tmp_path).c_file.read_text()
+    assert ("nnrt_spec_conv_gemm_s8(&p," in code) == (spec == "auto")
     if rel.startswith("mlperf_tiny/kws"):
         assert pixel_runs == 4  # its four 1x1 convs
     else:
