@@ -65,7 +65,7 @@ class InplaceOpEntry:
     """An op run in place beyond element-wise ops (passes.inplace_ops)."""
 
     op: int  # op index
-    kind: str  # "depthwise_channel" (output over input, one channel of scratch) or
+    kind: str  # "depthwise_channel" (output over input, rows of 4 channels scratch) or
     # "rows" (row by row on sub-views, so the output may overlap the dying input)
     direction: str = "forward"  # "rows": "forward" (row 0 first) or "backward"
 

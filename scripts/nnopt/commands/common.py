@@ -46,8 +46,8 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     b = p.add_argument_group("below the per-op bound (static allocator)")
     b.add_argument("--inplace-ops", choices=MODES, default="auto",
                    help="PAD folded into the next window op, depthwise convolution in place "
-                   "(one channel of scratch), concatenation inputs written into their "
-                   "slices, outputs overlapping the rows of a dying input: 'auto' where "
+                   "(a few rows of 4 channels of scratch), concatenation inputs written into "
+                   "their slices, outputs overlapping the rows of a dying input: 'auto' where "
                    "it lowers the arena (default), 'off', or 'force' wherever valid")
     b.add_argument("--tiling", choices=MODES, default="auto",
                    help="run the memory-heavy first stage patch by patch (MCUNetV2): "
