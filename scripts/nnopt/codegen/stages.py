@@ -256,9 +256,11 @@ class StageEmitter:
         offs_tab = []
         for p in range(self.n):
             r = self.tiles[y].regions[p]
-            bcasts.append({"rank": 3, "dims": [r[1] - r[0], r[3] - r[2], c, 1, 1, 1],
-                           "stride1": [*operands[0][2][p], 0, 0, 0],
-                           "stride2": [*operands[1][2][p], 0, 0, 0]})
+            dims, s1, s2 = _collapse([r[1] - r[0], r[3] - r[2], c],
+                                     operands[0][2][p], operands[1][2][p])
+            pad = 6 - len(dims)
+            bcasts.append({"rank": len(dims), "dims": [*dims, *[1] * pad],
+                           "stride1": [*s1, *[0] * pad], "stride2": [*s2, *[0] * pad]})
             offs_tab.append([operands[0][1][p], operands[1][1][p], yout.offset[p]])
         bname = f"st{self.idx}_op{op.index}_bcast"
         oname = f"st{self.idx}_op{op.index}_io"
@@ -317,6 +319,23 @@ class StageEmitter:
         if any(yout.offset):
             raise PlanError(f"stage op {op.index}: concatenation output not a tile")
         return pre, body
+
+
+def _collapse(dims: list[int], s1: list[int], s2: list[int]
+              ) -> tuple[list[int], list[int], list[int]]:
+    """Merge neighbouring dimensions that both operands walk contiguously (the output is
+    dense): the kernel's inner loop then runs over whole rows of pixels, or the whole
+    patch, instead of one pixel's channels at a time."""
+    d, a, b = [dims[0]], [s1[0]], [s2[0]]
+    for n, x1, x2 in zip(dims[1:], s1[1:], s2[1:], strict=True):
+        if a[-1] == x1 * n and b[-1] == x2 * n:
+            d[-1] *= n
+            a[-1], b[-1] = x1, x2
+        else:
+            d.append(n)
+            a.append(x1)
+            b.append(x2)
+    return d, a, b
 
 
 def _area(r: Region) -> int:
