@@ -320,3 +320,31 @@ def test_estimate_orders_tilings_like_measured_instructions() -> None:
     assert est[0] < est[1] < est[2] and meas[0] < meas[1] < meas[2]
     for e, m in zip(est[1:], meas[1:], strict=True):
         assert abs(e - m) <= 0.35 * m, (e, m)
+
+
+@pytest.mark.slow
+@pytest.mark.qemu
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                    or shutil.which("arm-none-eabi-gcc") is None,
+                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@pytest.mark.parametrize(("rel", "tiled_cap"), [(PERSON, 1.06),
+                                                ("mlperf_tiny/kws_ref_model.tflite", 1.03)],
+                         ids=["person_detect", "kws"])
+def test_below_bound_plans_run_at_classic_speed_on_cortex_m7(rel: str,
+                                                             tiled_cap: float) -> None:
+    """Cortex-M7 instructions per inference (QEMU): the in-place plan (in-place
+    depthwise, row bands) within 3 % of the classic plan, the default plan (with the
+    tiled stage where auto takes one) within ``tiled_cap``, at a smaller arena."""
+    board = load_board("nucleo_f767zi")
+    data = model_path(rel).read_bytes()
+    inputs = [x.tobytes() for x in random_inputs(data, 1)]
+    runs = []
+    for opts in (PlanOptions(), PlanOptions(inplace_ops="auto"), AUTO):
+        pm = _planned(rel, opts)
+        res = run_planned(pm, inputs, target="qemu-m7", board=board)
+        assert res.instructions is not None
+        runs.append((res.instructions, pm.plan.arena_bytes))
+    (classic, a0), (inplace, a1), (tiled, a2) = runs
+    assert a2 <= a1 < a0
+    assert inplace <= 1.03 * classic
+    assert tiled <= tiled_cap * classic
