@@ -2,18 +2,20 @@
 
 The ordinary lowerings (``nnopt.lowering``) emit one kernel call over whole tensors.
 This module emits, from the Plan, the variants that let buffers overlap (see
-``passes.inplace_ops`` and ``passes.tiling``), always calling the same reference
-kernels (so kernel speed-ups apply here too):
+``passes.inplace_ops`` and ``passes.tiling``), always calling the kernels the
+registered lowering calls, on sub-views (the op's specialised matrix core where
+``--specialize`` gives it one: :func:`spec_core`), so kernel speed-ups apply here too:
 
 - window ops with an explicit padding left by PAD folding: one call, the padding in the
   kernel geometry;
 - ``rows`` ops: a loop over bands of output rows (increasing or decreasing, as planned),
   each a kernel call on the input rows the band reads (``nnrt_window_rows``) and its
   output rows; a band is as many rows as the planned offsets allow
-  (``passes.inplace_ops.row_chunks``; one row where they are as tight as permitted); a
-  channel CONCATENATION copies one row of every input per call;
+  (``passes.inplace_ops.row_chunks``; one row where they are as tight as permitted),
+  1x1 stride-1 convs in runs of an even number of pixels; a channel CONCATENATION
+  copies one row of every input per call;
 - ``depthwise_channel`` ops: ``nnrt_depthwise_conv2d_inplace_s8`` over the shared
-  buffer with the planned scratch (a group of 4 channels).
+  buffer with the planned scratch (a ring of output rows of 4 channels).
 
 :class:`ViewLowerings` answers, per op, the lowering to use instead of the registered
 one (or None).
@@ -237,11 +239,15 @@ def emit_window(ctx: EmitContext) -> list[str]:
     sp = spatial_of(ctx.graph, ctx.op)
     if sp is None or sp.kind != WINDOW:
         raise PlanError(f"op {ctx.op.index} ({ctx.op.opcode}) has no window geometry")
+    ctx = memo_consts(ctx)
     k = kernel_call(ctx, sp)
     x, y = ctx.op.inputs[0], ctx.op.outputs[0]
-    call = _call(k, "&params", _typed(ctx.ptr(x), k.elem, True),
-                 _typed(ctx.ptr(y), k.elem, False))
-    return [*c_params(k.ptype, k.fields), f"return {call};"]
+    xp, yp = _typed(ctx.ptr(x), k.elem, True), _typed(ctx.ptr(y), k.elem, False)
+    sc = spec_core(ctx, k)
+    if sc is None:
+        return [*c_params(k.ptype, k.fields), f"return {_call(k, '&params', xp, yp)};"]
+    return [f"(void){sc.entry}; /* its padding is explicit here */",
+            *c_params(k.ptype, k.fields), f"return {_spec_call(sc, k, '&params', xp, yp)};"]
 
 
 def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = None

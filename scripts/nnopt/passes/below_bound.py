@@ -21,7 +21,9 @@ Candidate stages are ranked by an optimistic estimate (tiles live per stage step
 full input and output as far as they may overlap, the rest of the plan's live bytes
 minus what its permitted overlaps could save) and the best few are placed for real with
 the quick strategies; the final plan tries every strategy. Greedy, not optimal: the
-depthwise ops are tried from the highest live step down, each kept if the arena shrinks.
+depthwise ops are tried from the highest live step down, each kept if the arena shrinks;
+then every depthwise op the layout would run row by row goes in place instead where the
+arena (every strategy) does not grow, as in place it is cheaper (``passes.cost``).
 
 The result carries everything the Plan records; nothing downstream re-decides.
 """
