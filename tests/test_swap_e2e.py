@@ -295,4 +295,9 @@ def test_qemu_mobilenet_v2_streamed_bitexact(mbed_ok: None, tmp_path: Path) -> N
     predicted = sum((c.plain_bytes + B.TAG_BYTES) * AEAD_CYCLES_PER_BYTE[alg]
                     + AEAD_CYCLES_PER_CHUNK[alg] for c in swap.chunks)
     assert ran.stats[2] == pytest.approx(predicted, rel=0.1)
-    assert ran.instructions and ran.stats[2] < 0.05 * ran.instructions
+    # Decryption stays a small share of the inference: each streamed weight byte feeds
+    # ~170 MACs here, against ~37 instructions per byte of ChaCha20-Poly1305. Measured
+    # 5.1 % of 1.29 G instructions (M3, specialised kernels, 2026-11-29); the share grows
+    # as kernels get faster, so the bound leaves room for that, not for a slower AEAD
+    # (which the cost-model check above catches).
+    assert ran.instructions and ran.stats[2] < 0.08 * ran.instructions
