@@ -149,6 +149,9 @@ def test_report_and_json_show_the_stage() -> None:
     plan = _plan(PERSON)
     text = "\n".join(summary(plan))
     assert "tiled stage 0" in text and "extra MACs" in text and "split after op" in text
+    st = plan.stages[0]
+    assert 0 < st.extra_instructions < st.model_instructions
+    assert f"estimated extra instructions {st.extra_instructions:,}" in text
     assert "below the op bound" in text
     again = Plan.from_json(json.loads(json.dumps(plan.to_json())))
     assert again == plan

@@ -97,6 +97,10 @@ class StageEntry:
     tiles: tuple[TileEntry, ...]
     macs: int  # multiply-accumulates of the stage as tiled
     base_macs: int  # and without tiling
+    # Cortex-M7 instructions estimated by passes.cost: what tiling adds, and the whole
+    # model without it (0: not recorded)
+    extra_instructions: int = 0
+    model_instructions: int = 0
 
 
 @dataclass(frozen=True)
@@ -204,4 +208,5 @@ def _stage_from_json(d: dict[str, Any]) -> StageEntry:
                   for t in d["tiles"])
     return StageEntry(tuple(d["ops"]), d["first"], d["last"], tuple(d["grid"]),
                       d["order"], tuple(d["inputs"]), d["output"], tiles, d["macs"],
-                      d["base_macs"])
+                      d["base_macs"], d.get("extra_instructions", 0),
+                      d.get("model_instructions", 0))

@@ -459,6 +459,7 @@ def plan_records(res: BelowResult, graph: Graph, order: Sequence[int]) -> dict[s
                                    t.tile_bytes[tensor], tuple(t.regions[tensor])))
         stages = (StageEntry(t.shape.ops, 0, t.shape.length - 1, t.grid, order_mode,
                              t.shape.inputs, t.shape.output, tuple(tiles), t.macs,
-                             t.base_macs),)
+                             t.base_macs, round(tiling_overhead(graph, t)),
+                             round(model_cost(graph))),)
     return {"overlaps": tuple(overlaps), "inplace_ops": tuple(sorted(ops, key=lambda e: e.op)),
             "stages": stages, "macs": macs, "base_macs": base}

@@ -91,6 +91,10 @@ def below_bound_lines(plan: Plan) -> list[str]:
                      f"extra MACs {_kb(extra)} "
                      f"(+{100 * extra / max(plan.base_macs, 1):.1f} % of the model's "
                      f"{_kb(plan.base_macs)})")
+        if st.model_instructions:
+            lines.append(f"    estimated extra instructions {_kb(st.extra_instructions)} "
+                         f"(+{100 * st.extra_instructions / st.model_instructions:.1f} % of "
+                         f"the model's {_kb(st.model_instructions)}, Cortex-M7 cost model)")
     if plan.arena_bytes < plan.lower_bound_bytes:
         lines.append(f"  arena {_kb(plan.arena_bytes)} B is "
                      f"{100 * (1 - plan.arena_bytes / plan.lower_bound_bytes):.1f} % below "
