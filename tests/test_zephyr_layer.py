@@ -34,7 +34,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 
@@ -590,6 +590,26 @@ def test_swapnn_generation_streams_and_writes_the_blob(
     assert f"    {name}_swap_attach,\n}};" in c_text  # the descriptor's attach member
     blob = r.model_c.parent / f"{name}_swap.bin"
     assert blob.is_file() and blob.read_bytes()[:4] == b"NNSW"
+
+
+@pytest.mark.parametrize("cmsis_nn", [False, True])
+def test_cmsis_nn_builds_generate_without_specialised_kernels(tmp_path: Path,
+                                                              cmsis_nn: bool) -> None:
+    """With CONFIG_NNRT_CMSIS_NN the kernels hand calls to CMSIS-NN at nnrt's entry
+    points; kernels specialised into the model would bypass them, so nnopt_add_model()
+    generates with --specialize off (and only then)."""
+    for tool in ("cmake", "ninja", ARM_CC):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} not found")
+    hello = next(sc for sc in SCENARIOS if sc.name == "sample.nnopt.hello")
+    extra = ("CONFIG_NNRT_CMSIS_NN=y",) if cmsis_nn else ()
+    r = _build(replace(hello, defines=hello.defines + extra), tmp_path)
+    assert r.ok and r.model_c is not None, r.log[-3000:]
+    ninja = (tmp_path / "build" / "build.ninja").read_text()
+    command = next(line for line in ninja.splitlines() if " optimize " in line)
+    assert ("--specialize off" in command) == cmsis_nn, command
+    # hello_world's three FC ops are specialised by default
+    assert ("_spec_" in r.model_c.read_text()) != cmsis_nn
 
 
 def test_board_mapping_accepts_both_qualifier_spellings(tmp_path: Path) -> None:

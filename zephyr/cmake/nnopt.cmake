@@ -41,10 +41,13 @@
 #     CONFIG_NNRT_ELF_CHECK=n or NO_ELF_CHECK. `west nn-check` runs the same check on an
 #     existing build directory.
 #
-# CONFIG_NNRT_CMSIS_NN needs nothing here: it changes only how the nnrt library runs
-# the kernels (modules/nnrt/kernels/cmsis/), and CMSIS-NN gets no memory beyond what
-# the nnrt API already guarantees each kernel, so the plan, the arena and the generated
-# sources are the same with and without it.
+# CONFIG_NNRT_CMSIS_NN changes how the nnrt library runs the kernels
+# (modules/nnrt/kernels/cmsis/), and CMSIS-NN gets no memory beyond what the nnrt API
+# already guarantees each kernel, so the plan and the arena are the same with and
+# without it. One difference: kernels specialised into the generated model
+# (--specialize, default auto) do not go through nnrt's entry points, where the
+# CMSIS-NN hand-over sits, so with CONFIG_NNRT_CMSIS_NN the model is generated with
+# --specialize off (a --specialize in OPTIONS comes later on the command line and wins).
 #
 # Variables set in the caller's scope: NNOPT_MODEL_NAME (C identifier prefix, e.g.
 # hello_world_int8, so the model is <name>_model) and NNOPT_MODEL_DIR (OUTPUT_DIR).
@@ -235,6 +238,10 @@ function(nnopt_add_model target)
 
   file(GLOB_RECURSE compiler_sources CONFIGURE_DEPENDS ${root}/scripts/nnopt/*.py)
   file(GLOB board_files CONFIGURE_DEPENDS ${root}/boards/nnopt/*.yaml)
+  set(kernel_args "")
+  if(CONFIG_NNRT_CMSIS_NN)
+    set(kernel_args --specialize off)
+  endif()
   set(board_args "")
   set(budget "no memory budget")
   if(board)
@@ -245,7 +252,7 @@ function(nnopt_add_model target)
   add_custom_command(
     OUTPUT ${model_c} ${model_h} ${plan_json} ${extra}
     BYPRODUCTS ${outdir}/${name}_report.json ${outdir}/${name}_memory.png
-    COMMAND ${cli} optimize ${model} -o ${outdir} ${board_args} --table none ${ARG_OPTIONS}
+    COMMAND ${cli} optimize ${model} -o ${outdir} ${board_args} --table none ${kernel_args} ${ARG_OPTIONS}
     DEPENDS ${model} ${compiler_sources} ${board_files}
     WORKING_DIRECTORY ${outdir}
     COMMENT "nnopt: planning ${stem} (${budget})"
