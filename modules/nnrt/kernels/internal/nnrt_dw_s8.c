@@ -108,6 +108,59 @@ static NNRT_COLD NNRT_NOINLINE void run1(const run_t *k, const int8_t *base, int
     }
 }
 
+/* n pixels of one channel from base: 3x3 undilated window inside the input. The input
+ * offset is folded into the start value (b + in_off * sum(w), exact in wrapping uint32
+ * arithmetic like the per-tap sum), so each tap is one load and one multiply-add; the
+ * nine weights stay in registers. fast: the channel's requantisation is in the fast
+ * form (a constant at the call: the loop is instantiated twice). */
+static NNRT_ALWAYS_INLINE void run1_3x3_body(const run_t *k, const int8_t *base, int8_t *out,
+                                             int32_t n, int fast)
+{
+    const int32_t *w = (const int32_t *)k->w;
+    const uint32_t w0 = (uint32_t)w[0], w1 = (uint32_t)w[1], w2 = (uint32_t)w[2];
+    const uint32_t w3 = (uint32_t)w[3], w4 = (uint32_t)w[4], w5 = (uint32_t)w[5];
+    const uint32_t w6 = (uint32_t)w[6], w7 = (uint32_t)w[7], w8 = (uint32_t)w[8];
+    const uint32_t start = (uint32_t)k->b0[0]
+                           + (uint32_t)k->in_off * (w0 + w1 + w2 + w3 + w4 + w5 + w6 + w7 + w8);
+    const size_t c = (size_t)k->g->input_c;
+    const size_t rs = (size_t)k->g->input_w * c;
+    const nnrt_rqf_t *q = k->q;
+    const int32_t mult = q->mult;
+    const int32_t half = q->half;
+    const int32_t rsh = q->rsh;
+    const int32_t out_off = k->out_off;
+    const int32_t lo = k->lo;
+    const int32_t hi = k->hi;
+    const size_t x_step = k->x_step;
+    const size_t oc_n = k->oc_n;
+    for (int32_t i = 0; i < n; ++i, base += x_step, out += oc_n) {
+        const int8_t *r = base;
+        uint32_t acc = start + w0 * (uint32_t)(int32_t)r[0] + w1 * (uint32_t)(int32_t)r[c]
+                       + w2 * (uint32_t)(int32_t)r[2 * c];
+        r += rs;
+        acc += w3 * (uint32_t)(int32_t)r[0] + w4 * (uint32_t)(int32_t)r[c]
+               + w5 * (uint32_t)(int32_t)r[2 * c];
+        r += rs;
+        acc += w6 * (uint32_t)(int32_t)r[0] + w7 * (uint32_t)(int32_t)r[c]
+               + w8 * (uint32_t)(int32_t)r[2 * c];
+        int32_t v = fast ? nnrt_rqf_fast((int32_t)acc, mult, half, rsh) + out_off
+                         : nnrt_rq_ref((int32_t)acc, mult, q->shift, out_off);
+        /* [lo, hi] lies within [-128, 127]: clamping to it alone equals nnrt_act8(). */
+        v = v < lo ? lo : v;
+        v = v > hi ? hi : v;
+        *out = (int8_t)v;
+    }
+}
+
+static NNRT_NOINLINE void run1_3x3(const run_t *k, const int8_t *base, int8_t *out, int32_t n)
+{
+    if (k->q->fast) {
+        run1_3x3_body(k, base, out, n, 1);
+    } else {
+        run1_3x3_body(k, base, out, n, 0);
+    }
+}
+
 /* Output channel oc, one at a time (portable C, any multiplier). */
 static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, const int8_t *input,
                                    const int8_t *filter, const int32_t *bias, int8_t *output,
@@ -125,6 +178,8 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
     k->w = w;
     k->q = &q;
     k->b0 = &b0;
+    const int unrolled = g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1
+                         && g->dilation_w == 1;
     int32_t lo;
     int32_t hi;
     inside_columns(g, &lo, &hi);
@@ -140,8 +195,12 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
             for (int32_t ox = 0; ox < g->output_w; ++ox, out += k->oc_n) {
                 const int32_t x0 = ox * g->stride_w - g->pad_left;
                 if (rows_in && ox == lo && lo < hi) {
-                    run1(k, in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * c, out,
-                         hi - lo, k->toff, k->ident, k->taps);
+                    const int8_t *base = in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * c;
+                    if (unrolled) {
+                        run1_3x3(k, base, out, hi - lo);
+                    } else {
+                        run1(k, base, out, hi - lo, k->toff, k->ident, k->taps);
+                    }
                     out += (size_t)(hi - lo - 1) * k->oc_n;
                     ox = hi - 1;
                     continue;
