@@ -11,7 +11,10 @@
  * SMLABB / SMLATT. Runs of pixels whose window lies inside the input use the tap
  * offsets of the whole window (3x3 undilated windows fully unrolled); border pixels a
  * list of the taps inside. Remaining channels (C % 4), other multipliers and cores
- * without the DSP extension: one channel at a time in portable C, in the same order.
+ * without the DSP extension: one channel at a time in portable C, in the same order
+ * (3x3 undilated runs unrolled, the input offset folded into the start value). Without
+ * the DSP extension the border pixels then come last, all channels of one pixel
+ * together, so that the list of the taps inside is built once per pixel.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -164,7 +167,7 @@ static NNRT_NOINLINE void run1_3x3(const run_t *k, const int8_t *base, int8_t *o
 /* Output channel oc, one at a time (portable C, any multiplier). */
 static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, const int8_t *input,
                                    const int8_t *filter, const int32_t *bias, int8_t *output,
-                                   int32_t oc, run_t *k)
+                                   int32_t oc, run_t *k, int border)
 {
     const nnrt_conv_geom_t *g = &p->geom;
     const size_t c = (size_t)g->input_c;
@@ -205,11 +208,58 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
                     ox = hi - 1;
                     continue;
                 }
-                run1(k, in_b, out, 1, off, tap, clip_taps(g, y0, x0, off, tap));
+                if (border) {
+                    run1(k, in_b, out, 1, off, tap, clip_taps(g, y0, x0, off, tap));
+                }
             }
         }
     }
 }
+
+#if !NNRT_DSP
+/* The pixels channel1(..., border = 0) leaves out (windows crossing the input's edge),
+ * every output channel: the taps inside are found once per pixel, not per channel. */
+static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *input,
+                                  const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+    const nnrt_conv_geom_t *g = &p->geom;
+    const size_t c = (size_t)g->input_c;
+    const size_t oc_n = (size_t)g->output_c;
+    const int32_t m = g->filter_c;
+    int32_t lo;
+    int32_t hi;
+    inside_columns(g, &lo, &hi);
+    int32_t off[NNRT_DW_MAX_TAPS];
+    uint8_t tap[NNRT_DW_MAX_TAPS];
+    int8_t *out = output;
+    for (int32_t b = 0; b < g->batches; ++b) {
+        const int8_t *in_b = input + (size_t)b * (size_t)g->input_h * (size_t)g->input_w * c;
+        for (int32_t oy = 0; oy < g->output_h; ++oy) {
+            const int32_t y0 = oy * g->stride_h - g->pad_top;
+            const int rows_in = y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->input_h;
+            for (int32_t ox = 0; ox < g->output_w; ++ox, out += oc_n) {
+                if (rows_in && ox >= lo && ox < hi) {
+                    continue;
+                }
+                const int32_t nt = clip_taps(g, y0, ox * g->stride_w - g->pad_left, off, tap);
+                for (int32_t oc = 0; oc < g->output_c; ++oc) {
+                    const int8_t *in_c = in_b + oc / m;
+                    int32_t acc = bias != NULL ? bias[oc] : 0;
+                    for (int32_t t = 0; t < nt; ++t) {
+                        acc += (int32_t)filter[(size_t)tap[t] * oc_n + (size_t)oc]
+                               * ((int32_t)in_c[off[t]] + p->input_offset);
+                    }
+                    nnrt_rqf_t q;
+                    const int32_t qi = p->per_channel ? oc : 0;
+                    nnrt_rqf_init(&q, p->multiplier[qi], p->shift[qi]);
+                    out[oc] = nnrt_act8(nnrt_rqf(acc, &q, p->output_offset), p->act_min,
+                                        p->act_max);
+                }
+            }
+        }
+    }
+}
+#endif
 
 #if NNRT_DSP
 /* One tap of a group: the 4 inputs at ptr, weight pairs wp[0] = [w0 w2], wp[1] = [w1 w3]. */
@@ -442,6 +492,9 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
             continue;
         }
 #endif
-        channel1(params, input, filter, bias, output, oc, &k);
+        channel1(params, input, filter, bias, output, oc, &k, NNRT_DSP);
     }
+#if !NNRT_DSP
+    borders(params, input, filter, bias, output);
+#endif
 }
