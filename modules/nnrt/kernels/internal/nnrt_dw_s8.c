@@ -117,7 +117,7 @@ static NNRT_COLD NNRT_NOINLINE void run1(const run_t *k, const int8_t *base, int
  * nine weights stay in registers. fast: the channel's requantisation is in the fast
  * form (a constant at the call: the loop is instantiated twice). */
 static NNRT_ALWAYS_INLINE void run1_3x3_body(const run_t *k, const int8_t *base, int8_t *out,
-                                             int32_t n, int fast)
+                                             int32_t n, int32_t rows, int fast)
 {
     const int32_t *w = (const int32_t *)k->w;
     const uint32_t w0 = (uint32_t)w[0], w1 = (uint32_t)w[1], w2 = (uint32_t)w[2];
@@ -136,31 +136,38 @@ static NNRT_ALWAYS_INLINE void run1_3x3_body(const run_t *k, const int8_t *base,
     const int32_t hi = k->hi;
     const size_t x_step = k->x_step;
     const size_t oc_n = k->oc_n;
-    for (int32_t i = 0; i < n; ++i, base += x_step, out += oc_n) {
-        const int8_t *r = base;
-        uint32_t acc = start + w0 * (uint32_t)(int32_t)r[0] + w1 * (uint32_t)(int32_t)r[c]
-                       + w2 * (uint32_t)(int32_t)r[2 * c];
-        r += rs;
-        acc += w3 * (uint32_t)(int32_t)r[0] + w4 * (uint32_t)(int32_t)r[c]
-               + w5 * (uint32_t)(int32_t)r[2 * c];
-        r += rs;
-        acc += w6 * (uint32_t)(int32_t)r[0] + w7 * (uint32_t)(int32_t)r[c]
-               + w8 * (uint32_t)(int32_t)r[2 * c];
-        int32_t v = fast ? nnrt_rqf_fast((int32_t)acc, mult, half, rsh) + out_off
-                         : nnrt_rq_ref((int32_t)acc, mult, q->shift, out_off);
-        /* [lo, hi] lies within [-128, 127]: clamping to it alone equals nnrt_act8(). */
-        v = v < lo ? lo : v;
-        v = v > hi ? hi : v;
-        *out = (int8_t)v;
+    /* From the end of one row's run to the start of the next (may be negative). */
+    const ptrdiff_t in_rs = (ptrdiff_t)k->g->stride_h * (ptrdiff_t)rs
+                            - (ptrdiff_t)n * (ptrdiff_t)x_step;
+    const ptrdiff_t out_rs = (ptrdiff_t)(k->g->output_w - n) * (ptrdiff_t)oc_n;
+    for (int32_t y = 0; y < rows; ++y, base += in_rs, out += out_rs) {
+        for (int32_t i = 0; i < n; ++i, base += x_step, out += oc_n) {
+            const int8_t *r = base;
+            uint32_t acc = start + w0 * (uint32_t)(int32_t)r[0] + w1 * (uint32_t)(int32_t)r[c]
+                           + w2 * (uint32_t)(int32_t)r[2 * c];
+            r += rs;
+            acc += w3 * (uint32_t)(int32_t)r[0] + w4 * (uint32_t)(int32_t)r[c]
+                   + w5 * (uint32_t)(int32_t)r[2 * c];
+            r += rs;
+            acc += w6 * (uint32_t)(int32_t)r[0] + w7 * (uint32_t)(int32_t)r[c]
+                   + w8 * (uint32_t)(int32_t)r[2 * c];
+            int32_t v = fast ? nnrt_rqf_fast((int32_t)acc, mult, half, rsh) + out_off
+                             : nnrt_rq_ref((int32_t)acc, mult, q->shift, out_off);
+            /* [lo, hi] lies within [-128, 127]: clamping to it alone equals nnrt_act8(). */
+            v = v < lo ? lo : v;
+            v = v > hi ? hi : v;
+            *out = (int8_t)v;
+        }
     }
 }
 
-static NNRT_NOINLINE void run1_3x3(const run_t *k, const int8_t *base, int8_t *out, int32_t n)
+static NNRT_NOINLINE void run1_3x3(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
+                                   int32_t rows)
 {
     if (k->q->fast) {
-        run1_3x3_body(k, base, out, n, 1);
+        run1_3x3_body(k, base, out, n, rows, 1);
     } else {
-        run1_3x3_body(k, base, out, n, 0);
+        run1_3x3_body(k, base, out, n, rows, 0);
     }
 }
 
@@ -195,12 +202,26 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
         for (int32_t oy = 0; oy < g->output_h; ++oy) {
             const int32_t y0 = oy * g->stride_h - g->pad_top;
             const int rows_in = y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->input_h;
+            if (!border && unrolled && rows_in && lo < hi) {
+                /* The interior rows from oy on, in one call (borders() does the rest). */
+                int32_t nr = 1;
+                while (oy + nr < g->output_h
+                       && y0 + nr * g->stride_h + (g->filter_h - 1) * g->dilation_h < g->input_h) {
+                    ++nr;
+                }
+                const int32_t x0 = lo * g->stride_w - g->pad_left;
+                run1_3x3(k, in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * c,
+                         out + (size_t)lo * k->oc_n, hi - lo, nr);
+                out += (size_t)nr * (size_t)g->output_w * k->oc_n;
+                oy += nr - 1;
+                continue;
+            }
             for (int32_t ox = 0; ox < g->output_w; ++ox, out += k->oc_n) {
                 const int32_t x0 = ox * g->stride_w - g->pad_left;
                 if (rows_in && ox == lo && lo < hi) {
                     const int8_t *base = in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * c;
                     if (unrolled) {
-                        run1_3x3(k, base, out, hi - lo);
+                        run1_3x3(k, base, out, hi - lo, 1);
                     } else {
                         run1(k, base, out, hi - lo, k->toff, k->ident, k->taps);
                     }
