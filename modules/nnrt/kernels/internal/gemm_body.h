@@ -129,13 +129,41 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_mac_2x2(const void *cols, int32_t k, co
 #else
     const int16_t *x0 = (const int16_t *)cols;
     const int16_t *x1 = x0 + k;
-    for (int32_t i = 0; i < k; ++i) {
-        const int32_t wa = w0[i];
-        const int32_t wb = w1[i];
-        a00 += wa * x0[i];
-        a01 += wa * x1[i];
-        a10 += wb * x0[i];
-        a11 += wb * x1[i];
+    /* Four depth positions per iteration: the loop's compare and branch once per 16
+     * multiply-adds (no SIMD here, so loads and MLAs cannot shrink further). */
+    for (int32_t n = k >> 2; n > 0; --n, x0 += 4, x1 += 4, w0 += 4, w1 += 4) {
+        int32_t wa = w0[0];
+        int32_t wb = w1[0];
+        a00 += wa * x0[0];
+        a01 += wa * x1[0];
+        a10 += wb * x0[0];
+        a11 += wb * x1[0];
+        wa = w0[1];
+        wb = w1[1];
+        a00 += wa * x0[1];
+        a01 += wa * x1[1];
+        a10 += wb * x0[1];
+        a11 += wb * x1[1];
+        wa = w0[2];
+        wb = w1[2];
+        a00 += wa * x0[2];
+        a01 += wa * x1[2];
+        a10 += wb * x0[2];
+        a11 += wb * x1[2];
+        wa = w0[3];
+        wb = w1[3];
+        a00 += wa * x0[3];
+        a01 += wa * x1[3];
+        a10 += wb * x0[3];
+        a11 += wb * x1[3];
+    }
+    for (int32_t j = 0; j < (k & 3); ++j) {
+        const int32_t wa = w0[j];
+        const int32_t wb = w1[j];
+        a00 += wa * x0[j];
+        a01 += wa * x1[j];
+        a10 += wb * x0[j];
+        a11 += wb * x1[j];
     }
 #endif
     a[0] = a00;
