@@ -216,6 +216,10 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
                 oy += nr - 1;
                 continue;
             }
+            if (!border && !(rows_in && lo < hi)) {
+                out += (size_t)g->output_w * k->oc_n; /* all borders() */
+                continue;
+            }
             for (int32_t ox = 0; ox < g->output_w; ++ox, out += k->oc_n) {
                 const int32_t x0 = ox * g->stride_w - g->pad_left;
                 if (rows_in && ox == lo && lo < hi) {
@@ -252,6 +256,11 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
     inside_columns(g, &lo, &hi);
     int32_t off[NNRT_DW_MAX_TAPS];
     uint8_t tap[NNRT_DW_MAX_TAPS];
+    int32_t wof[NNRT_DW_MAX_TAPS];
+    const int32_t in_off = p->input_offset;
+    const int32_t out_off = p->output_offset;
+    const int32_t act_lo = p->act_min;
+    const int32_t act_hi = p->act_max;
     int8_t *out = output;
     for (int32_t b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * (size_t)g->input_h * (size_t)g->input_w * c;
@@ -263,18 +272,25 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
                     continue;
                 }
                 const int32_t nt = clip_taps(g, y0, ox * g->stride_w - g->pad_left, off, tap);
+                for (int32_t t = 0; t < nt; ++t) {
+                    wof[t] = (int32_t)tap[t] * (int32_t)oc_n; /* the tap's weights */
+                }
                 for (int32_t oc = 0; oc < g->output_c; ++oc) {
-                    const int8_t *in_c = in_b + oc / m;
+                    const int8_t *in_c = in_b + (m == 1 ? oc : oc / m);
+                    const int8_t *f = filter + oc;
                     int32_t acc = bias != NULL ? bias[oc] : 0;
                     for (int32_t t = 0; t < nt; ++t) {
-                        acc += (int32_t)filter[(size_t)tap[t] * oc_n + (size_t)oc]
-                               * ((int32_t)in_c[off[t]] + p->input_offset);
+                        acc += (int32_t)f[wof[t]] * ((int32_t)in_c[off[t]] + in_off);
                     }
-                    nnrt_rqf_t q;
                     const int32_t qi = p->per_channel ? oc : 0;
-                    nnrt_rqf_init(&q, p->multiplier[qi], p->shift[qi]);
-                    out[oc] = nnrt_act8(nnrt_rqf(acc, &q, p->output_offset), p->act_min,
-                                        p->act_max);
+                    const int32_t e = -p->shift[qi] - 2; /* fast form: e in [0, 29] */
+                    int32_t v;
+                    if ((uint32_t)e <= 29u) {
+                        v = nnrt_rqf_fast(acc, p->multiplier[qi], 1 << e, e + 1) + out_off;
+                    } else {
+                        v = nnrt_rq_ref(acc, p->multiplier[qi], p->shift[qi], out_off);
+                    }
+                    out[oc] = nnrt_act8(v, act_lo, act_hi);
                 }
             }
         }
