@@ -39,6 +39,27 @@ void nnrt_dot3_s8(const int8_t *x, const int8_t *w, int32_t w_stride, int32_t n,
         a2 = __smlad(xo, nnrt_sxtb16_ror8(wv), a2);
     }
     n &= 3;
+#else
+    /* Four inputs per iteration: the loop's compare and branch once per 12 MACs. */
+    for (int32_t i = n >> 2; i > 0; --i, x += 4, w0 += 4, w1 += 4, w2 += 4) {
+        int32_t xv = (int32_t)x[0] + input_offset;
+        a0 += w0[0] * xv;
+        a1 += w1[0] * xv;
+        a2 += w2[0] * xv;
+        xv = (int32_t)x[1] + input_offset;
+        a0 += w0[1] * xv;
+        a1 += w1[1] * xv;
+        a2 += w2[1] * xv;
+        xv = (int32_t)x[2] + input_offset;
+        a0 += w0[2] * xv;
+        a1 += w1[2] * xv;
+        a2 += w2[2] * xv;
+        xv = (int32_t)x[3] + input_offset;
+        a0 += w0[3] * xv;
+        a1 += w1[3] * xv;
+        a2 += w2[3] * xv;
+    }
+    n &= 3;
 #endif
     for (int32_t d = 0; d < n; ++d) {
         const int32_t xv = (int32_t)x[d] + input_offset;
