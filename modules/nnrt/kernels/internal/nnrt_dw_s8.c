@@ -111,6 +111,7 @@ static NNRT_COLD NNRT_NOINLINE void run1(const run_t *k, const int8_t *base, int
     }
 }
 
+#if !NNRT_DSP
 /* n pixels of one channel from base: 3x3 undilated window inside the input. The input
  * offset is folded into the start value (b + in_off * sum(w), exact in wrapping uint32
  * arithmetic like the per-tap sum), so each tap is one load and one multiply-add; the
@@ -170,6 +171,7 @@ static NNRT_NOINLINE void run1_3x3(const run_t *k, const int8_t *base, int8_t *o
         run1_3x3_body(k, base, out, n, rows, 0);
     }
 }
+#endif
 
 /* Output channel oc, one at a time (portable C, any multiplier). */
 static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, const int8_t *input,
@@ -188,8 +190,10 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
     k->w = w;
     k->q = &q;
     k->b0 = &b0;
+#if !NNRT_DSP
     const int unrolled = g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1
                          && g->dilation_w == 1;
+#endif
     int32_t lo;
     int32_t hi;
     inside_columns(g, &lo, &hi);
@@ -202,6 +206,7 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
         for (int32_t oy = 0; oy < g->output_h; ++oy) {
             const int32_t y0 = oy * g->stride_h - g->pad_top;
             const int rows_in = y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->input_h;
+#if !NNRT_DSP
             if (!border && unrolled && rows_in && lo < hi) {
                 /* The interior rows from oy on, in one call (borders() does the rest). */
                 int32_t nr = 1;
@@ -216,6 +221,7 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
                 oy += nr - 1;
                 continue;
             }
+#endif
             if (!border && !(rows_in && lo < hi)) {
                 out += (size_t)g->output_w * k->oc_n; /* all borders() */
                 continue;
@@ -224,9 +230,12 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
                 const int32_t x0 = ox * g->stride_w - g->pad_left;
                 if (rows_in && ox == lo && lo < hi) {
                     const int8_t *base = in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * c;
+#if !NNRT_DSP
                     if (unrolled) {
                         run1_3x3(k, base, out, hi - lo, 1);
-                    } else {
+                    } else
+#endif
+                    {
                         run1(k, base, out, hi - lo, k->toff, k->ident, k->taps);
                     }
                     out += (size_t)(hi - lo - 1) * k->oc_n;
