@@ -40,6 +40,7 @@ static int32_t end_tap(int32_t origin, int32_t step, int32_t size, int32_t taps)
     return n < taps ? n : taps;
 }
 
+#if NNRT_DSP
 /* Output row oy of channel c of one batch into out[ox * stride]. */
 static void row1(const nnrt_conv_s8_params_t *p, const int8_t *in_b, const int8_t *filter,
                  const int32_t *bias, int32_t c, int32_t oy, int8_t *out, size_t stride)
@@ -74,6 +75,69 @@ static void row1(const nnrt_conv_s8_params_t *p, const int8_t *in_b, const int8_
         out[(size_t)ox * stride] = (int8_t)acc;
     }
 }
+#else
+/* Portable builds (every channel comes here): */
+/* Output row oy of channel c of one batch into out[ox * stride]. 3x3 undilated windows
+ * inside the input: unrolled, the input offset folded into the start value (exact in
+ * wrapping uint32 arithmetic like the per-tap sum). */
+static void row1(const nnrt_conv_s8_params_t *p, const int8_t *in_b, const int8_t *filter,
+                 const int32_t *bias, int32_t c, int32_t oy, int8_t *out, size_t stride)
+{
+    const nnrt_conv_geom_t *g = &p->geom;
+    const size_t ch = (size_t)g->input_c;
+    const int32_t qi = p->per_channel ? c : 0;
+    nnrt_rqf_t q;
+    nnrt_rqf_init(&q, p->multiplier[qi], p->shift[qi]);
+    const int32_t b = bias != NULL ? bias[c] : 0;
+    const int32_t in_off = p->input_offset;
+    const int32_t y0 = oy * g->stride_h - g->pad_top;
+    const int32_t fy0 = first_tap(y0, g->dilation_h);
+    const int32_t fy1 = end_tap(y0, g->dilation_h, g->input_h, g->filter_h);
+    const int k3 = g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1
+                   && g->dilation_w == 1 && fy0 == 0 && fy1 == 3;
+    uint32_t w3[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    uint32_t start = (uint32_t)b;
+    if (k3) {
+        for (size_t t = 0; t < 9; ++t) {
+            w3[t] = (uint32_t)(int32_t)filter[t * ch + (size_t)c];
+            start += (uint32_t)in_off * w3[t];
+        }
+    }
+    const size_t rs = (size_t)g->input_w * ch;
+    for (int32_t ox = 0; ox < g->output_w; ++ox) {
+        const int32_t x0 = ox * g->stride_w - g->pad_left;
+        const int32_t fx0 = first_tap(x0, g->dilation_w);
+        const int32_t fx1 = end_tap(x0, g->dilation_w, g->input_w, g->filter_w);
+        int32_t acc;
+        if (k3 && fx0 == 0 && fx1 == 3) {
+            const int8_t *r = in_b + (size_t)y0 * rs + (size_t)x0 * ch + (size_t)c;
+            uint32_t u = start + w3[0] * (uint32_t)(int32_t)r[0]
+                         + w3[1] * (uint32_t)(int32_t)r[ch] + w3[2] * (uint32_t)(int32_t)r[2 * ch];
+            r += rs;
+            u += w3[3] * (uint32_t)(int32_t)r[0] + w3[4] * (uint32_t)(int32_t)r[ch]
+                 + w3[5] * (uint32_t)(int32_t)r[2 * ch];
+            r += rs;
+            u += w3[6] * (uint32_t)(int32_t)r[0] + w3[7] * (uint32_t)(int32_t)r[ch]
+                 + w3[8] * (uint32_t)(int32_t)r[2 * ch];
+            acc = (int32_t)u;
+        } else {
+            acc = 0;
+            for (int32_t fy = fy0; fy < fy1; ++fy) {
+                const int32_t y = y0 + fy * g->dilation_h;
+                const int8_t *row = in_b + (size_t)y * rs + (size_t)c;
+                const int8_t *w = filter + (size_t)fy * (size_t)g->filter_w * ch + (size_t)c;
+                for (int32_t fx = fx0; fx < fx1; ++fx) {
+                    const int32_t x = x0 + fx * g->dilation_w;
+                    acc += (int32_t)w[(size_t)fx * ch] * ((int32_t)row[(size_t)x * ch] + in_off);
+                }
+            }
+            acc += b;
+        }
+        out[(size_t)ox * stride] = nnrt_act8(nnrt_rqf(acc, &q, p->output_offset), p->act_min,
+                                             p->act_max);
+    }
+}
+#endif
 
 #if NNRT_DSP
 /* Everything the pixels of one group of 4 channels share. */
