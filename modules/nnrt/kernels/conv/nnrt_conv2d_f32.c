@@ -9,21 +9,7 @@
 
 #include "nnrt/kernels/conv.h"
 
-/* First k >= 0 with origin + k * step >= 0 (origin may be negative). */
-static int32_t first_inside(int32_t origin, int32_t step)
-{
-    return origin >= 0 ? 0 : (-origin + step - 1) / step;
-}
-
-/* One past the last k with origin + k * step < size, capped at taps. */
-static int32_t end_inside(int32_t origin, int32_t step, int32_t size, int32_t taps)
-{
-    if (origin >= size) {
-        return 0;
-    }
-    const int32_t n = (size - origin + step - 1) / step;
-    return n < taps ? n : taps;
-}
+#include "../internal/window.h"
 
 /*
  * All OC outputs of conv pixel (oy, ox) of one batch, bias added and clamped, then

@@ -14,22 +14,7 @@
 #include "conv_pixel.h"
 #include "dot.h"
 #include "requant.h"
-
-/* First k >= 0 with origin + k * step >= 0 (origin may be negative). */
-static int32_t first_inside(int32_t origin, int32_t step)
-{
-    return origin >= 0 ? 0 : (-origin + step - 1) / step;
-}
-
-/* One past the last k with origin + k * step < size, capped at taps. */
-static int32_t end_inside(int32_t origin, int32_t step, int32_t size, int32_t taps)
-{
-    if (origin >= size) {
-        return 0;
-    }
-    const int32_t n = (size - origin + step - 1) / step;
-    return n < taps ? n : taps;
-}
+#include "window.h"
 
 void nnrt_conv_pixel_s8(const nnrt_conv_s8_params_t *p, const int8_t *in_b,
                         const int8_t *filter, const int32_t *bias, int32_t oy, int32_t ox,

@@ -23,25 +23,7 @@
 #include "dw.h"
 #include "requant.h"
 #include "simd.h"
-
-/* First k >= 0 with origin + k * step >= 0. */
-static int32_t first_inside(int32_t origin, int32_t step)
-{
-    if (origin >= 0) {
-        return 0;
-    }
-    return step == 1 ? -origin : (-origin + step - 1) / step;
-}
-
-/* One past the last k < taps with origin + k * step < size. */
-static int32_t end_inside(int32_t origin, int32_t step, int32_t size, int32_t taps)
-{
-    if (origin >= size) {
-        return 0;
-    }
-    const int32_t n = step == 1 ? size - origin : (size - origin + step - 1) / step;
-    return n < taps ? n : taps;
-}
+#include "window.h"
 
 /* The taps of the window at (y0, x0) that lie inside the input: byte offsets from the
  * batch's first input of the channel (off[]) and tap numbers (tap[]); returns how many. */
