@@ -111,6 +111,23 @@ def _bytes(lo: int, hi: int) -> set[int]:
     return set(range(lo, hi))
 
 
+def _row_steps(p: tuple[int, ...]) -> list[tuple[int, int, int, int]]:
+    """Per output row of a window op along one axis (size, kernel, stride, pad, input
+    and output row bytes): (input bytes read from, to, output bytes written from, to);
+    empty when the geometry has no output row."""
+    size, kernel, stride, pad, in_row, out_row = p
+    pad = min(pad, kernel - 1)
+    out = (size + 2 * pad - kernel) // stride + 1
+    if out < 1:
+        return []
+    ax = Axis(size, out, kernel, stride, pad)
+    steps = []
+    for r in range(out):
+        lo, hi = ax.span(r, r + 1)
+        steps.append((lo * in_row, hi * in_row, r * out_row, (r + 1) * out_row))
+    return steps
+
+
 @settings(max_examples=300, deadline=None)
 @given(axis_st, st.integers(0, 40), st.booleans(), st.sampled_from([1, 2]))
 def test_row_chunks_are_safe_bands(p: tuple[int, ...], slack: int, forward: bool,
@@ -119,16 +136,10 @@ def test_row_chunks_are_safe_bands(p: tuple[int, ...], slack: int, forward: bool
     writes an input byte that it or a later band reads, bands cover every row once in
     the planned order, their lengths are multiples of ``multiple`` where longer, and
     slack in the offset makes the bands longer, never shorter."""
-    size, kernel, stride, pad, in_row, out_row = p
-    pad = min(pad, kernel - 1)
-    out = (size + 2 * pad - kernel) // stride + 1
-    if out < 1:
+    steps = _row_steps(p)
+    if not steps:
         return
-    ax = Axis(size, out, kernel, stride, pad)
-    steps = []
-    for r in range(out):
-        lo, hi = ax.span(r, r + 1)
-        steps.append((lo * in_row, hi * in_row, r * out_row, (r + 1) * out_row))
+    out, out_row = len(steps), p[5]
     fwd, bwd = safe_deltas(steps)
     if (forward and fwd >= (1 << 61)) or (not forward and bwd <= -(1 << 61)):
         return
@@ -152,16 +163,9 @@ def test_row_chunks_are_safe_bands(p: tuple[int, ...], slack: int, forward: bool
 @settings(max_examples=200, deadline=None)
 @given(axis_st)
 def test_safe_deltas_are_the_tightest_safe_offsets(p: tuple[int, ...]) -> None:
-    size, kernel, stride, pad, in_row, out_row = p
-    pad = min(pad, kernel - 1)
-    out = (size + 2 * pad - kernel) // stride + 1
-    if out < 1:
+    steps = _row_steps(p)
+    if not steps:
         return
-    ax = Axis(size, out, kernel, stride, pad)
-    steps = []
-    for r in range(out):
-        lo, hi = ax.span(r, r + 1)
-        steps.append((lo * in_row, hi * in_row, r * out_row, (r + 1) * out_row))
     fwd, bwd = safe_deltas(steps)
     assert _safe_forward(steps, fwd) and not _safe_forward(steps, fwd + 1)
     assert _safe_forward(steps, fwd - 37)
