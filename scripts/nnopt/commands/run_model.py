@@ -15,9 +15,9 @@ from ..errors import NnoptError
 from ..frontend.tflite import load_model
 from ..inputs import random_inputs
 from ..ir import NUMPY_DTYPE
-from ..lowering.specialize import specialized_rom_bytes
 from ..passes.dynamic import dynamic_plan
 from ..planner import PlannedModel, check_budget, plan_model
+from ..run_stats import run_stats
 from ..swap.blob import algorithm_id, generate_key
 from ..swap.pipeline import configured_key, swap_of
 from .common import add_plan_arguments, plan_options, plan_swap, progress, swap_key_id
@@ -123,25 +123,9 @@ def run(args: argparse.Namespace) -> int:
     if res.instructions is not None:
         print(f"instructions per inference: {res.instructions:,}")
     if args.stats:
-        stats = {"instructions": res.instructions, "arena_bytes": arena_bytes,
-                 "target": args.target, "model": pm.plan.model,
-                 "allocator": args.allocator}
-        if dyn is not None:
-            stats["bytes_moved"] = dyn.bytes_moved
-        stats["specialize"] = str(pm.plan.options.get("specialize", "auto"))
-        if res.executable is not None:
-            # the kernels specialised to this model: <model>_spec_* in the linked ELF
-            stats["specialized_rom_bytes"] = specialized_rom_bytes(res.executable,
-                                                                   pm.plan.model)
-        if args.target != "host" and res.executable is not None and opts.board is not None:
-            from ..elfcheck import check_elf  # the firmware ELF against the board
-
-            report = check_elf(res.executable, opts.board)
-            stats["rom_bytes"] = report.rom_used
-            stats["ram_bytes"] = report.ram_used
-        swap = swap_of(pm.plan)
-        if swap is not None:
-            stats["swap"] = swap.benchmark_row()
+        stats = run_stats(pm, res, target=args.target, board=opts.board,
+                          allocator=args.allocator, arena_bytes=arena_bytes,
+                          bytes_moved=dyn.bytes_moved if dyn is not None else None)
         args.stats.write_text(json.dumps(stats, indent=1))
     return 0
 
