@@ -75,6 +75,16 @@ def test_unsupported_variant_refused_before_any_code(tmp_path: Path) -> None:
     assert not out.exists() or not any(out.iterdir())
 
 
+@pytest.mark.parametrize("option", ["--max-extra-macs", "--max-extra-instructions"])
+def test_negative_compute_caps_refused(tmp_path: Path, option: str) -> None:
+    out = tmp_path / "out"
+    res = nnopt("optimize", str(model_path("tflm/hello_world_int8.tflite")), "-o", str(out),
+                option, "-3")
+    assert res.returncode == 1
+    assert f"{option} must not be negative" in res.stderr and "hint:" in res.stderr
+    assert "Traceback" not in res.stderr and not out.exists()
+
+
 def test_run_host_matches_oracle(tmp_path: Path) -> None:
     path = model_path("mlperf_tiny/kws_ref_model.tflite")
     rng = np.random.default_rng(5)

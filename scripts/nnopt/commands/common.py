@@ -129,7 +129,8 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
                              hint="drop --allocator or the force option")
         inplace_ops = tiling = "off"
     if getattr(args, "max_extra_macs", 15.0) < 0:
-        raise NnoptError("--max-extra-macs must not be negative")
+        raise NnoptError("--max-extra-macs must not be negative",
+                         hint="give a percentage >= 0 (0: tiling only if it adds no MACs)")
     max_instr = getattr(args, "max_extra_instructions", DEFAULT_MAX_EXTRA_INSTRUCTIONS)
     if max_instr < 0:
         raise NnoptError("--max-extra-instructions must not be negative",
