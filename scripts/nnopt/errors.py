@@ -1,8 +1,8 @@
 """The one exception root of nnopt.
 
 Every error a user can cause (bad model, unsupported op, over budget, tampered blob,
-bad option) is an :class:`NnoptError`: the CLI and the west command print its message
-and hint and exit non-zero, never a traceback.
+bad option) is an :class:`NnoptError`: the CLI and the west commands print its message
+and hint (:func:`describe_error`) and exit non-zero, never a traceback.
 """
 
 from __future__ import annotations
