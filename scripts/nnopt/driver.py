@@ -262,6 +262,10 @@ def write(compiled: Compiled, *, progress: Callable[[str], None] = _quiet,
     (with the sealed blob and, without a configured key, a new key file) or the model
     blob, the JSON report and the picture; ``report_path`` and ``plot_path`` too."""
     request = compiled.request
+    unknown = sorted(set(request.emit) - set(EMIT_KINDS))
+    if unknown:
+        raise NnoptError(f"unknown output kind(s) {', '.join(unknown)}",
+                         hint="emit " + " or ".join(EMIT_KINDS))
     if request.emit and not request.out_dir:
         raise NnoptError("--emit needs an output directory", hint="add -o OUTDIR")
     pm = compiled.planned
