@@ -9,7 +9,8 @@ to the nnopt board whose ``zephyr_board`` matches (``boards/nnopt/*.yaml``), and
 :func:`nnopt.commands.check_elf.run` on ``<build>/zephyr/<kernel>.elf``: the same check,
 report, messages and exit status as ``nnopt check-elf`` (0 within budget, 2 over
 budget, 1 any other error) and as the post-link step that ``nnopt_add_model()``
-registers (``zephyr/cmake/nnopt.cmake``).
+registers (``zephyr/cmake/nnopt.cmake``). Errors are reported through ``self.die()`` with
+the text of :func:`nnopt.errors.describe_error` (message and hint, as the CLI).
 
 Parsing the cache directly keeps this command independent of Zephyr's Python helpers
 (importing ``build_helpers`` needs ``ZEPHYR_BASE/scripts/west_commands`` on the path
