@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from nnopt.paths import find_model, shared_models_dir, shipped_models_dir
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # tests.support importable as `support`
 
-MODELS = Path(os.environ.get("NNOPT_MODELS", REPO.parent / "shared" / "models"))
-SHIPPED = REPO / "models"  # models shipped in the repo (samples, defaults)
+MODELS = shared_models_dir()  # NNOPT_MODELS or ../shared/models (absent in a plain clone)
+SHIPPED = shipped_models_dir()  # models shipped in the repo (samples, defaults, core tests)
 
 
 def model_path(rel: str) -> Path:
-    """Path of a shared model like 'mlperf_tiny/vww_96_int8.tflite' (or a shipped one)."""
-    for base in (MODELS, SHIPPED):
-        p = base / rel
-        if p.is_file():
-            return p
-        if (base / Path(rel).name).is_file():
-            return base / Path(rel).name
-    pytest.skip(f"model {rel} not found under {MODELS} (set NNOPT_MODELS)")
+    """Path of a model like 'mlperf_tiny/vww_96_int8.tflite' (shared, or shipped in models/).
+
+    Inside a test: skips it, with the reason, when the model is absent. Never call it at
+    collection time (use find_model there): a module-level skip is a collection error.
+    """
+    p = find_model(rel)
+    if p is None:
+        pytest.skip(f"model {rel} not found under {MODELS} nor {SHIPPED} "
+                    "(set NNOPT_MODELS to the shared model set)")
+    return p
 
 
 ALL_MODELS = sorted(str(p.relative_to(MODELS)) for p in MODELS.glob("*/*.tflite"))
