@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
+import tflite
 
 from ..cdefs import DType
 from ..errors import ModelError
@@ -28,13 +29,13 @@ _QHINT: Final = ("the model's quantisation parameters are corrupt: re-export it 
 
 # ----- flatbuffer structure -----
 
-# Field kinds: a scalar of N bytes, a string, a vector of N-byte scalars, a table, a vector of
-# tables, or a union table (builtin options: checked as a table whose fields all lie inside it).
-_STRING: Final = "string"
-
-
 @dataclass(frozen=True)
 class _Table:
+    """The fields nnopt reads from one flatbuffer table, by vtable slot: scalars (byte size),
+    strings, vectors of scalars (element size), sub-tables, vectors of tables, and unions
+    (builtin options: a table whose every field must lie inside it; its type is the slot
+    before)."""
+
     name: str
     scalars: dict[int, int] = field(default_factory=dict)  # slot -> byte size
     strings: tuple[int, ...] = ()
@@ -55,7 +56,7 @@ _BUFFER = _Table("Buffer", scalars={1: 8, 2: 8}, vectors={0: 1})
 _OPCODE = _Table("OperatorCode", scalars={0: 1, 2: 4, 3: 4}, strings=(1,))
 _MODEL = _Table("Model", scalars={0: 4}, strings=(3,),
                 table_vectors={1: _OPCODE, 2: _SUBGRAPH, 4: _BUFFER})
-_SQUEEZE_OPTIONS: Final = 30  # tflite.BuiltinOptions.SqueezeOptions: its squeeze_dims vector
+_SQUEEZE_OPTIONS: Final = int(tflite.BuiltinOptions.SqueezeOptions)  # has a vector: squeeze_dims
 
 
 class _Reader:
@@ -154,8 +155,7 @@ def check_flatbuffer(data: bytes, source: str) -> None:
     operator-code index a tensor or op names exists. Raises :class:`ModelError`."""
     r = _Reader(data, source)
     r.table(r.ref(0, "root table"), _MODEL, "Model")
-    import tflite  # only after the structure is known to be sound
-
+    # the structure is sound: the tflite reader can follow it now
     model = tflite.Model.GetRootAsModel(data, 0)
     n_buffers, n_codes = model.BuffersLength(), model.OperatorCodesLength()
     for s in range(model.SubgraphsLength()):
