@@ -65,9 +65,13 @@ def _build(tmp: Path) -> Path:
 def _post_build(elf: Path) -> None:
     """The sample's extra_post_build_commands, with the sample's arguments."""
     cml = (SAMPLE / "CMakeLists.txt").read_text()
-    m = re.search(r"extra_post_build_commands\s+COMMAND \$\{CMAKE_OBJCOPY\} ([^\n]+)\n\s*"
-                  r"\$\{PROJECT_BINARY_DIR\}/\$\{CONFIG_KERNEL_BIN_NAME\}\.elf\)", cml)
+    m = re.search(r"extra_post_build_commands\s+COMMAND "
+                  r"\$<TARGET_PROPERTY:bintools,elfconvert_command> ([^\n]+)\n\s*"
+                  r"\$\{CMAKE_BINARY_DIR\}/zephyr/zephyr\.elf\)", cml)
     assert m, "samples/swapnn/CMakeLists.txt: no objcopy post-build command for the ELF"
+    # Zephyr reads the property while find_package(Zephyr) runs: set later, it is ignored
+    found = re.search(r"^find_package\(Zephyr", cml, re.M)
+    assert found and m.start() < found.start()
     subprocess.run([str(OBJCOPY), *shlex.split(m.group(1)), str(elf)], check=True,
                    capture_output=True, text=True)
 
