@@ -229,20 +229,24 @@ def _check_tensor(t: Tensor, source: str) -> None:
                          f"dimension is {t.shape[axis]}", hint=_QHINT)
 
 
+def _scale_extremes(g: Graph, ts: tuple[int, ...]) -> list[float]:
+    """The smallest and largest scale (as float32, as the kernels see them) of each
+    quantised tensor in ``ts``."""
+    out: list[float] = []
+    for t in ts:
+        q = g.tensors[t].quant if t >= 0 else None
+        if q is not None:
+            out += [float(np.float32(s)) for s in (min(q.scale), max(q.scale))]
+    return out
+
+
 def _check_op_multipliers(g: Graph, source: str) -> None:
     """Every rescale a kernel can derive from an op's scales (in / out, in × weight / out,
     in × in / out) is a finite real below 2**31: TFLM's QuantizeMultiplier encodes it as a
-    Q31 multiplier with a shift of at most 31."""
+    Q31 multiplier with a shift of at most 31. Bounded from above with the largest input
+    and the smallest output scale, whatever the operator."""
     for op in g.ops:
-        def scales(ts: tuple[int, ...]) -> list[float]:
-            out: list[float] = []
-            for t in ts:
-                q = g.tensors[t].quant if t >= 0 else None
-                if q is not None:
-                    out += [float(np.float32(s)) for s in (min(q.scale), max(q.scale))]
-            return out
-
-        ins, outs = scales(op.inputs), scales(op.outputs)
+        ins, outs = _scale_extremes(g, op.inputs), _scale_extremes(g, op.outputs)
         if not ins or not outs:
             continue
         lo_out = min(outs)
