@@ -1,7 +1,8 @@
 """``west nn-optimize``: the west face of ``nnopt optimize``.
 
 A thin command: the parser is built by :func:`nnopt.commands.optimize.add_arguments`
-and the work is done by :func:`nnopt.commands.optimize.run`, so options, output and
+and the work is done by :func:`nnopt.commands.optimize.run` (arguments -> the compile
+driver :mod:`nnopt.driver` -> the report printed), so options, output and
 exit status are those of ``nnopt optimize`` (0 fits, 2 over budget, 1 any other error,
 3 an internal error). An error is reported through ``self.die()`` with the text of
 :func:`nnopt.errors.describe_error` (message and hint, as the CLI), never as a
