@@ -148,6 +148,10 @@ class Plan:
     # Out-of-core execution: the swap plan's own JSON (nnopt.swap.SwapPlan.to_json(),
     # SwapPlan.from_json() reads it back); None when swapping was not planned.
     swap: dict[str, Any] | None = None
+    # The planning time budget (passes.budget): {"seconds": limit or None, "exhausted":
+    # the searches its deadline cut short (their best so far kept), "fallback":
+    # "classic" when the classic plan was smaller than what the cut searches found}.
+    planning_time_budget: dict[str, Any] = field(default_factory=dict)
 
     @property
     def fragmentation(self) -> float:
@@ -199,6 +203,7 @@ class Plan:
             stages=tuple(_stage_from_json(x) for x in d.get("stages", ())),
             macs=int(d.get("macs", 0)), base_macs=int(d.get("base_macs", 0)),
             swap=d.get("swap"),
+            planning_time_budget=dict(d.get("planning_time_budget", {})),
         )
 
 

@@ -16,7 +16,15 @@ from ..planner import PlannedModel, check_budget, plan_model
 from ..report.text import op_table, summary, swap_summary, swap_table
 from ..swap.pipeline import configured_key, generate_model, swap_of, write_new_key
 from ..swap.provision import KeyStoreError
-from .common import add_plan_arguments, plan_options, plan_swap, progress, swap_key_id, warn
+from .common import (
+    add_plan_arguments,
+    plan_options,
+    plan_swap,
+    planning_progress,
+    progress,
+    swap_key_id,
+    warn,
+)
 
 DESCRIPTION = """\
 Plan a .tflite model for a microcontroller and report its memory:
@@ -73,7 +81,12 @@ def run(args: argparse.Namespace) -> int:
     data = args.model.read_bytes() if args.model.is_file() else b""
     graph = load_model(args.model)
     progress(f"planning {len(graph.ops)} ops")
-    pm = plan_swap(args, plan_model(graph, opts, source_bytes=data), opts.board)
+    popts, line = planning_progress(opts, len(graph.ops))
+    try:
+        planned = plan_model(graph, popts, source_bytes=data)
+    finally:
+        line.close()
+    pm = plan_swap(args, planned, opts.board)
     plan = pm.plan
     if args.out and swap_key_id(args) is not None:
         _swap_key(args, pm, args.out)  # refuses a key id without a key before writing

@@ -20,7 +20,14 @@ from ..planner import PlannedModel, check_budget, plan_model
 from ..run_stats import run_stats
 from ..swap.blob import algorithm_id, generate_key
 from ..swap.pipeline import configured_key, swap_of
-from .common import add_plan_arguments, plan_options, plan_swap, progress, swap_key_id
+from .common import (
+    add_plan_arguments,
+    plan_options,
+    plan_swap,
+    planning_progress,
+    progress,
+    swap_key_id,
+)
 
 DESCRIPTION = """\
 Run one inference of a model with nnopt's generated code and write the outputs.
@@ -97,8 +104,12 @@ def run(args: argparse.Namespace) -> int:
         default = "nucleo_f767zi" if args.target == "qemu-m7" else "mps2_an385"
         opts = replace(opts, board=load_board(default))
     progress(f"planning {len(graph.ops)} ops")
-    pm = plan_swap(args, plan_model(graph, opts, source_bytes=args.model.read_bytes()),
-                   opts.board)
+    popts, line = planning_progress(opts, len(graph.ops))
+    try:
+        planned = plan_model(graph, popts, source_bytes=args.model.read_bytes())
+    finally:
+        line.close()
+    pm = plan_swap(args, planned, opts.board)
     dyn = (dynamic_plan(pm.graph, pm.plan, lazy=args.allocator == "dynamic-lazy")
            if args.allocator != "static" else None)
     arena_bytes = dyn.arena_bytes if dyn is not None else pm.plan.arena_bytes
