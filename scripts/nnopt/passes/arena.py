@@ -294,7 +294,7 @@ def arena_lower_bound(buffers: Sequence[Buffer], align: int,
     for t in range(n):
         cur += diff[t]
         peak = max(peak, cur)
-    return peak
+    return max(peak, max(_align(b.size, align) for b in buffers))  # and the largest
 
 
 def hill_climb(buffers: Sequence[Buffer], align: int,
