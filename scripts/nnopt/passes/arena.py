@@ -19,6 +19,14 @@ plan: two buffers whose lifetimes intersect must not intersect in space.
   fit (swap pairs, keep improvements), seeded with the best order above; bounded
   iterations. It is where branched graphs get closest to the live-sum peak.
 
+Scale (issue 18): first fit finds the placed buffers a new one meets in time with a
+:class:`~nnopt.passes.intervals.TimeIndex` instead of scanning every placed buffer (the
+same decisions, near linear on real graphs); hill climbing re-places only from the
+first swapped position and abandons a swap once it exceeds the best arena;
+:func:`arena_lower_bound` (also with permitted overlaps) lets callers reject a
+candidate without placing it, and a :class:`~nnopt.passes.budget.PlanBudget` bounds
+the strategies' time.
+
 Every offset is a multiple of ``align``; sizes are padded to ``align`` when placed.
 The live-sum peak (aligned) is a lower bound for every strategy: once a strategy
 reaches it, the remaining ones are not run (they are absent from ``candidates``).
