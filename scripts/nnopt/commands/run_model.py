@@ -21,7 +21,14 @@ from ..ir import NUMPY_DTYPE
 from ..run_stats import run_stats
 from ..runner import run_planned
 from ..swap.provision import check_key_store
-from .common import add_plan_arguments, compile_request, plan_options, progress, swap_key_id
+from .common import (
+    add_plan_arguments,
+    compile_request,
+    plan_options,
+    planning_progress,
+    progress,
+    swap_key_id,
+)
 
 DESCRIPTION = """\
 Run one inference of a model with nnopt's generated code and write the outputs.
@@ -96,7 +103,11 @@ def run(args: argparse.Namespace) -> int:
     if args.board is None and args.target.startswith("qemu"):
         default = "nucleo_f767zi" if args.target == "qemu-m7" else "mps2_an385"
         opts = replace(opts, board=load_board(default))
-    compiled = driver.plan(compile_request(args, opts), loaded, progress=progress)
+    popts, line = planning_progress(opts, len(loaded.graph.ops))
+    try:
+        compiled = driver.plan(compile_request(args, popts), loaded, progress=progress)
+    finally:
+        line.close()
     pm = compiled.planned
     over = compiled.budget_error()
     if over is not None:
