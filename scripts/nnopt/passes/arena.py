@@ -168,16 +168,44 @@ def _arena_size(buffers: Sequence[Buffer], offsets: Mapping[str, int], align: in
     return max((offsets[b.key] + _align(b.size, align) for b in buffers), default=0)
 
 
+def _by_size(buffers: Sequence[Buffer]) -> list[Buffer]:
+    return sorted(buffers, key=lambda b: (-b.size, -(b.tensor if b.tensor is not None else -1)))
+
+
+def _by_lifetime(buffers: Sequence[Buffer]) -> list[Buffer]:
+    return sorted(buffers, key=lambda b: (b.first, -b.size, b.key))
+
+
 def greedy_by_size(buffers: Sequence[Buffer], align: int,
                    overlaps: Sequence[Overlap] = _NO_OVERLAPS) -> dict[str, int]:
-    order = sorted(buffers, key=lambda b: (-b.size, -(b.tensor if b.tensor is not None else -1)))
-    return _first_fit(order, align, overlaps)
+    return _first_fit(_by_size(buffers), align, overlaps)
 
 
 def greedy_by_lifetime(buffers: Sequence[Buffer], align: int,
                        overlaps: Sequence[Overlap] = _NO_OVERLAPS) -> dict[str, int]:
-    order = sorted(buffers, key=lambda b: (b.first, -b.size, b.key))
-    return _first_fit(order, align, overlaps)
+    return _first_fit(_by_lifetime(buffers), align, overlaps)
+
+
+#: The strategies that are one first fit of a sorted order (the order of each).
+_FIRST_FIT_ORDERS: dict[str, Callable[[Sequence[Buffer]], list[Buffer]]] = {
+    "greedy_by_size": _by_size, "greedy_by_lifetime": _by_lifetime,
+}
+
+
+def fits_within(buffers: Sequence[Buffer], limit: int, *, align: int = 16,
+                strategy: str, overlaps: Sequence[Overlap] = _NO_OVERLAPS,
+                budget: PlanBudget | None = None) -> bool:
+    """Whether ``strategy`` places ``buffers`` in at most ``limit`` bytes: the same
+    answer as ``plan_arena(..., strategies=(strategy,)).arena_bytes <= limit``, cheaper
+    for a first-fit strategy (it stops at the first buffer that would end above the
+    limit, and the offsets are not verified: a caller keeping the configuration plans
+    it for real with :func:`plan_arena`, which verifies)."""
+    sort = _FIRST_FIT_ORDERS.get(strategy)
+    if sort is None:
+        plan = plan_arena(buffers, align=align, strategies=(strategy,), overlaps=overlaps,
+                          budget=budget)
+        return plan.arena_bytes <= limit
+    return _first_fit_from(sort(buffers), align, _permits(overlaps), limit=limit) is not None
 
 
 def _two_ended_at(buffers: Sequence[Buffer], align: int, target: int,

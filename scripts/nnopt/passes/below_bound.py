@@ -35,9 +35,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import PlanError
-from ..ir import Graph
+from ..ir import Graph, Op
 from ..plan import InplaceOpEntry, OverlapEntry, StageEntry, TileEntry
-from .arena import STRATEGIES, ArenaPlan, Overlap, arena_lower_bound, plan_arena
+from .arena import (
+    STRATEGIES,
+    ArenaPlan,
+    Overlap,
+    arena_lower_bound,
+    fits_within,
+    plan_arena,
+)
 from .budget import PlanBudget
 from .cost import inplace_depthwise_cost, model_cost, rows_cost, tiling_overhead
 from .inplace_ops import (
@@ -46,6 +53,7 @@ from .inplace_ops import (
     concat_views,
     depthwise_candidates,
     depthwise_scratch,
+    op_stream_candidates,
     overlaps_of,
     safe_deltas,
     staging_bytes,
@@ -146,6 +154,82 @@ def _layout(graph: Graph, order: Sequence[int], cfg: _Config, use_streams: bool,
     return roots, buffers, cands, ovs + overlaps_of(cands, pos, graph)
 
 
+Layout = tuple[dict[int, int], list[Buffer], list[StreamCandidate], list[Overlap]]
+
+
+class LayoutIndex:
+    """What every layout of one graph and order shares: schedule positions and, per
+    tensor, the ops that read or write it (to find the ops a local change touches)."""
+
+    def __init__(self, graph: Graph, order: Sequence[int]) -> None:
+        self.pos = {graph.ops[k].index: i for i, k in enumerate(order)}
+        self.users: dict[int, list[Op]] = {}
+        for op in graph.ops:
+            for t in (*graph.activations(op), *op.outputs):
+                users = self.users.setdefault(t, [])
+                if not users or users[-1] is not op:
+                    users.append(op)
+
+
+def alias_layout(graph: Graph, index: LayoutIndex, base: Layout, trial: _Config,
+                 y: int, x: int, memo: dict[tuple[str, int, int], Any]) -> Layout | None:
+    """The :func:`_layout` (with streams) of ``trial``: the configuration ``base`` was
+    built from plus one in-place alias ``y`` -> ``x`` (an op's output onto its dying
+    input) and that op's scratch, updated locally instead of rebuilt: the output's
+    buffer merges into the input's root buffer, the scratch buffers follow the
+    trial's scratch, and only the ops that read or write a tensor of the merged buffer
+    have their stream candidates (and permitted overlaps) recomputed; every other op's
+    are the base's. The same result as ``_layout(graph, order, trial, True, memo)``;
+    None where the shortcut does not apply (a tiled stage, ``y`` not its own root
+    before, or the alias not taking effect): then the caller rebuilds it whole."""
+    roots0, bufs0, cands0, ovs0 = base
+    if trial.tiling is not None or roots0.get(y, y) != y or len(ovs0) != len(cands0):
+        return None
+    roots = alias_roots(graph, trial.all_aliases())
+    rx = roots0.get(x, x)
+    if roots.get(y) != rx or rx == y:
+        return None
+    kx, ky = f"t{rx}", f"t{y}"
+    bx = by = None
+    for b in bufs0:
+        if b.key == kx:
+            bx = b
+        elif b.key == ky:
+            by = b
+    if bx is None or by is None:
+        return None
+    merged = Buffer(kx, rx, max(bx.size, by.size), min(bx.first, by.first),
+                    max(bx.last, by.last), tuple(sorted((*bx.aliases, y, *by.aliases))))
+    buffers = [merged if b.key == kx else b for b in bufs0
+               if b.tensor is not None and b.key != ky]
+    pos = index.pos
+    buffers += [Buffer(f"s{o}", None, n, pos[o], pos[o], scratch_of=o)
+                for o, n in sorted(trial.all_scratch(graph).items()) if n > 0]
+    # Ops whose candidates may change: those touching a tensor of the merged buffer
+    # (their roots or buffers changed); every other op's tensors kept both.
+    touched = {t for t, r in roots.items() if r == rx} | {rx}
+    redo = {op.index for t in touched for op in index.users.get(t, ())}
+    stage_ops = {v.concat for v in trial.views}
+    old: dict[int, list[tuple[StreamCandidate, Overlap]]] = {}
+    for c, o in zip(cands0, ovs0, strict=True):
+        old.setdefault(c.op, []).append((c, o))
+    by_key = {b.key: b for b in buffers}
+    cands: list[StreamCandidate] = []
+    ovs: list[Overlap] = []
+    for op in graph.ops:
+        if op.index in redo:
+            if op.index in stage_ops:
+                continue
+            new = op_stream_candidates(graph, op, pos[op.index], roots, by_key, memo)
+            cands += new
+            ovs += overlaps_of(new, pos, graph)
+        else:
+            for c, o in old.get(op.index, ()):
+                cands.append(c)
+                ovs.append(o)
+    return roots, buffers, cands, ovs
+
+
 def _step_costs(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
                 cands: Sequence[StreamCandidate]) -> list[int]:
     """Live bytes per step minus the most a permitted overlap could save there: an
@@ -211,11 +295,25 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
     layouts: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     memo: dict[tuple[str, int, int], Any] = {}  # per-op stream analysis, order-free
 
+    index = LayoutIndex(graph, order)
+
     def layout_of(c: _Config) -> tuple[Any, ...]:
         key = c.key()
         if key not in layouts:
             layouts[key] = _layout(graph, order, c, use, memo)
         return layouts[key]
+
+    def in_place(c: _Config, op: Op) -> _Config:
+        """``c`` plus depthwise ``op`` in place, its layout derived from ``c``'s."""
+        trial = replace(c, aliases={**c.aliases, op.outputs[0]: op.inputs[0]},
+                        scratch={**c.scratch, op.index: depthwise_scratch(graph, op)})
+        key = trial.key()
+        if use and key not in layouts:
+            lay = alias_layout(graph, index, layout_of(c), trial, op.outputs[0],
+                               op.inputs[0], memo)
+            if lay is not None:
+                layouts[key] = lay
+        return trial
 
     def arena_of(c: _Config, quick: bool) -> tuple[ArenaPlan, tuple[Any, ...]]:
         # The same configuration is evaluated more than once (each loop starts from
@@ -241,12 +339,9 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
         """Whether the full plan of ``c`` (every strategy) is <= target: the
         strategies in order, stopping at the first that gets there."""
         lay = layout_of(c)
-        for name in opts.strategies or STRATEGIES:
-            plan = plan_arena(lay[1], align=opts.align, strategies=(name,),
-                              overlaps=lay[3], budget=budget)
-            if plan.arena_bytes <= target:
-                return True
-        return False
+        return any(fits_within(lay[1], target, align=opts.align, strategy=name,
+                               overlaps=lay[3], budget=budget)
+                   for name in opts.strategies or STRATEGIES)
 
     def out_of_time(stage: str, done: int, total: int) -> bool:
         if budget is None:
@@ -304,10 +399,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
             for k, op_index in enumerate(sorted(dws, key=lambda o: (-prof[pos[o]], o))):
                 if out_of_time("in-place candidates", k, len(dws)):
                     break
-                op = graph.op_by_index[op_index]
-                trial = replace(cfg, aliases={**cfg.aliases, op.outputs[0]: op.inputs[0]},
-                                scratch={**cfg.scratch,
-                                         op_index: depthwise_scratch(graph, op)})
+                trial = in_place(cfg, graph.op_by_index[op_index])
                 if at_least(trial) >= best:
                     continue  # cannot get below the best: rejected unplaced
                 size = arena_of(trial, True)[0].arena_bytes
@@ -330,9 +422,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
                     break
                 if rows_cost(graph, op) <= inplace_depthwise_cost(graph, op):
                     continue
-                trial = replace(cfg, aliases={**cfg.aliases, op.outputs[0]: op.inputs[0]},
-                                scratch={**cfg.scratch,
-                                         op_index: depthwise_scratch(graph, op)})
+                trial = in_place(cfg, op)
                 lb = at_least(trial)
                 if lb > best:
                     continue

@@ -292,34 +292,44 @@ def stream_candidates(graph: Graph, order: Sequence[int], roots: Mapping[int, in
     out: list[StreamCandidate] = []
     cache: dict[tuple[str, int, int], Any] = {} if memo is None else memo
     for op in graph.ops:
-        key = ("sp", op.index, 0)
-        if key not in cache:
-            cache[key] = streamable(graph, op)
-        sp = cache[key]
-        if sp is None:
+        out += op_stream_candidates(graph, op, pos[op.index], roots, by_key, cache)
+    return out
+
+
+def op_stream_candidates(graph: Graph, op: Op, i: int, roots: Mapping[int, int],
+                         by_key: Mapping[str, Buffer],
+                         cache: dict[tuple[str, int, int], Any]) -> list[StreamCandidate]:
+    """The :func:`stream_candidates` of one op at schedule position ``i`` (``by_key``:
+    the buffers by key; ``cache``: the memo). Depends only on the roots and buffers of
+    the op's own tensors: a layout change elsewhere leaves it as it is."""
+    key = ("sp", op.index, 0)
+    if key not in cache:
+        cache[key] = streamable(graph, op)
+    sp = cache[key]
+    if sp is None:
+        return []
+    y = sp.output
+    if roots.get(y, y) != y or y in graph.outputs:
+        return []
+    ybuf = by_key.get(f"t{y}")
+    if ybuf is None or ybuf.first != i:
+        return []
+    out: list[StreamCandidate] = []
+    inputs = list(dict.fromkeys(sp.inputs))
+    for x in inputs:
+        rx = roots.get(x, x)
+        xbuf = by_key.get(f"t{rx}")
+        if xbuf is None or xbuf.last != i or rx in graph.outputs or rx == y:
             continue
-        i = pos[op.index]
-        y = sp.output
-        if roots.get(y, y) != y or y in graph.outputs:
-            continue
-        ybuf = by_key.get(f"t{y}")
-        if ybuf is None or ybuf.first != i:
-            continue
-        inputs = list(dict.fromkeys(sp.inputs))
-        for x in inputs:
-            rx = roots.get(x, x)
-            xbuf = by_key.get(f"t{rx}")
-            if xbuf is None or xbuf.last != i or rx in graph.outputs or rx == y:
-                continue
-            if graph.tensors[x].nbytes != xbuf.size:
-                continue  # an alias of a larger root: byte layout not the tensor's
-            dkey = ("deltas", op.index, x)
-            if dkey not in cache:
-                cache[dkey] = safe_deltas(row_steps(graph, sp, x))
-            fwd, bwd = cache[dkey]
-            if len(inputs) > 1:
-                bwd = 1 << 62  # several inputs must agree on one direction: forward only
-            out.append(StreamCandidate(op.index, rx, y, fwd, bwd))
+        if graph.tensors[x].nbytes != xbuf.size:
+            continue  # an alias of a larger root: byte layout not the tensor's
+        dkey = ("deltas", op.index, x)
+        if dkey not in cache:
+            cache[dkey] = safe_deltas(row_steps(graph, sp, x))
+        fwd, bwd = cache[dkey]
+        if len(inputs) > 1:
+            bwd = 1 << 62  # several inputs must agree on one direction: forward only
+        out.append(StreamCandidate(op.index, rx, y, fwd, bwd))
     return out
 
 
