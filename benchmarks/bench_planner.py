@@ -26,7 +26,11 @@ to the repository), in one run:
 - **classic / default time**: planning time of the classic plan (``--inplace-ops off
   --tiling off``) and of the commands' default plan (``auto``/``auto``, under the
   default planning time budget), side by side, with both arenas and whether the budget
-  cut a search short; a model the frontend cannot import shows "unsupported".
+  cut a search short; a model the frontend cannot import shows "unsupported". A model
+  with operators nnopt has no definition for yet (UNPACK, SPLIT, ... of the unrolled
+  recurrent families) is imported with ``load_model(path, unsupported="plan")``: those
+  operators become generic ops (file shapes and dtypes, no traits) and the row is
+  marked "planned without kernels".
 - **scaling**: synthetic graphs of 1,000, 3,000 and 10,000 ops (cells of element-wise
   ops with skip connections, built with the tests' TFLite model builder) planned both
   ways, and the growth exponent of planning time against ops fitted over every row
@@ -61,6 +65,7 @@ import nnopt
 from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model
 from nnopt.ir import Graph
+from nnopt.ops import SUPPORTED_OPS
 from nnopt.passes.budget import DEFAULT_PLAN_BUDGET_S
 from nnopt.paths import shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
@@ -93,6 +98,9 @@ class Row:
     default_seconds: float | None = None
     budget_exhausted: tuple[str, ...] = ()  # searches the default plan's budget cut
     unsupported: str | None = None  # the frontend could not import the model
+    # operators without an nnopt definition, imported as generic ops (planned without
+    # kernels: load_model(..., unsupported="plan"))
+    generic_ops: tuple[str, ...] = ()
 
     @property
     def ratio(self) -> float | None:
@@ -150,11 +158,22 @@ def _timed(graph: Graph, opts: PlanOptions) -> tuple[PlannedModel, float]:
 def plan_row(path: Path, root: Path, schedule_budget_s: float,
              plan_budget_s: float | None = DEFAULT_PLAN_BUDGET_S) -> Row:
     rel = os.fspath(path.relative_to(root))
+    generic: tuple[str, ...] = ()
     try:
         graph = load_model(path)
+    except UnsupportedError:
+        # operators nnopt has no definition for yet: planned as generic ops, without
+        # kernels (a planning study; the commands refuse the model)
+        try:
+            graph = load_model(path, unsupported="plan")
+        except NnoptError as err:
+            return unsupported_row(path.stem, rel, str(err))
+        generic = tuple(sorted({op.opcode for op in graph.ops} - SUPPORTED_OPS))
     except NnoptError as err:
         return unsupported_row(path.stem, rel, str(err))
-    return graph_row(graph, path.stem, rel, schedule_budget_s, plan_budget_s)
+    row = graph_row(graph, path.stem, rel, schedule_budget_s, plan_budget_s)
+    row.generic_ops = generic
+    return row
 
 
 def unsupported_row(name: str, rel: str, why: str) -> Row:
@@ -284,8 +303,9 @@ def markdown(rows: list[Row]) -> list[str]:
             dtime += " (budget: " + ", ".join(r.budget_exhausted) + ")"
         rel = ("n/a" if r.default_seconds is None
                else f"{r.default_seconds / max(r.plan_seconds, 1e-3):.1f}x")
+        name = f"{r.model} (planned without kernels)" if r.generic_ops else r.model
         lines.append("| " + " | ".join([
-            r.model, str(r.ops), _n(r.tflm_head), _n(r.file_order_peak), _n(r.nnopt_peak),
+            name, str(r.ops), _n(r.tflm_head), _n(r.file_order_peak), _n(r.nnopt_peak),
             _n(r.nnopt_arena), _n(r.op_bound), order, _n(r.scratch_bytes),
             f"{r.plan_seconds:.2f} s", ratio, _n(r.default_arena), dtime, rel]) + " |")
     return lines
@@ -335,7 +355,12 @@ def verdict(rows: list[Row]) -> list[str]:
     for r in over:
         lines.append(f"DEFAULT ARENA ABOVE CLASSIC: {r.model}: {r.default_arena:,} B vs "
                      f"{r.nnopt_arena:,} B")
-    without = [r.model for r in rows if r.scratch_bytes is None and r.unsupported is None]
+    for r in rows:
+        if r.generic_ops:
+            lines.append(f"Planned without kernels: {r.model}: operators without an nnopt "
+                         f"definition imported as generic ops ({', '.join(r.generic_ops)}).")
+    without = [r.model for r in rows if r.scratch_bytes is None and r.unsupported is None
+               and not r.generic_ops]
     if without:
         lines.append("Planned without kernel checks (no kernel scratch reserved; nnrt has no "
                      "kernel yet for an operator): " + ", ".join(without) + ".")

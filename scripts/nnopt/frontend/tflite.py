@@ -153,8 +153,19 @@ def model_name(path: Path) -> str:
     return name if name and not name[0].isdigit() else f"m_{name}"
 
 
-def load_model(path: str | Path) -> Graph:
-    """Read a .tflite file into a verified Graph."""
+#: ``unsupported=`` of :func:`load_model`: refuse operators nnopt has no definition for
+#: (the commands' contract), or import them as generic ops for planning studies.
+UNSUPPORTED_MODES = ("refuse", "plan")
+
+
+def load_model(path: str | Path, unsupported: str = "refuse") -> Graph:
+    """Read a .tflite file into a verified Graph.
+
+    ``unsupported="plan"`` (library use only, for planning studies such as
+    benchmarks/bench_planner.py): an operator without an nnopt definition is imported
+    as a generic op, its inputs and outputs with the shapes and dtypes of the file and
+    no traits (not an alias, not in place, not element-wise, no options), so the
+    planner can plan the graph with ``check_kernels=False``; nothing can run it."""
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -162,10 +173,15 @@ def load_model(path: str | Path) -> Graph:
         raise ModelError(f"model file not found: {p}") from err
     except OSError as err:
         raise ModelError(f"cannot read model file {p}: {err.strerror}") from err
-    return load_model_bytes(data, model_name(p), source=str(p))
+    return load_model_bytes(data, model_name(p), source=str(p), unsupported=unsupported)
 
 
-def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>") -> Graph:
+def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
+                     unsupported: str = "refuse") -> Graph:
+    """:func:`load_model` of the file's bytes."""
+    if unsupported not in UNSUPPORTED_MODES:
+        raise ModelError(f"unknown unsupported-operator mode {unsupported!r}",
+                         hint="use " + " or ".join(UNSUPPORTED_MODES))
     if len(data) < 8 or data[4:8] != b"TFL3":
         raise ModelError(
             f"{source} is not a TFLite model (no 'TFL3' file identifier)",
@@ -173,7 +189,7 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>") 
         )
     try:
         validate.check_flatbuffer(data, source)
-        graph = _parse(data, name, source)
+        graph = _parse(data, name, source, generic=unsupported == "plan")
     except NnoptError:
         raise
     except Exception as err:  # the flatbuffer reader fails in many ways on corrupt input
@@ -198,7 +214,7 @@ def _opcode_name(model: Any, op: Any) -> str:
     return str(BUILTIN_OPCODE2NAME.get(code, f"BUILTIN_{code}"))
 
 
-def _parse(data: bytes, name: str, source: str) -> Graph:
+def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
     model = tflite.Model.GetRootAsModel(data, 0)
     if model.SubgraphsLength() < 1:
         raise ModelError(f"{source} has no subgraph")
@@ -247,13 +263,16 @@ def _parse(data: bytes, name: str, source: str) -> Graph:
     for k in range(sg.OperatorsLength()):
         op = sg.Operators(k)
         opcode = _opcode_name(model, op)
+        ins = tuple(int(x) for x in op.InputsAsNumpy()) if op.InputsLength() else ()
+        outs = tuple(int(x) for x in op.OutputsAsNumpy()) if op.OutputsLength() else ()
         if opcode not in SUPPORTED_OPS:
-            unknown.setdefault(opcode, []).append(k)
+            if generic:  # no definition: a generic op (module docstring of load_model)
+                ops.append(Op(k, opcode, ins, outs, NoOptions()))
+            else:
+                unknown.setdefault(opcode, []).append(k)
             continue
         parse = _OPTION_PARSERS.get(opcode)
         options = parse(op) if parse else NoOptions()
-        ins = tuple(int(x) for x in op.InputsAsNumpy()) if op.InputsLength() else ()
-        outs = tuple(int(x) for x in op.OutputsAsNumpy()) if op.OutputsLength() else ()
         ops.append(Op(k, opcode, ins, outs, options))
     if unknown:
         listing = "; ".join(f"{name} (op {', '.join(map(str, idx[:5]))}"
