@@ -47,6 +47,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from ..errors import PlanError
 from .budget import PlanBudget
@@ -192,6 +193,49 @@ _FIRST_FIT_ORDERS: dict[str, Callable[[Sequence[Buffer]], list[Buffer]]] = {
 }
 
 
+@dataclass(frozen=True)
+class FirstFitRun:
+    """One complete first fit: its order, permissions and offsets, to place a similar
+    buffer set from (:func:`first_fit_within`)."""
+
+    order: tuple[Buffer, ...]
+    perms: Mapping[tuple[str, str], Overlap]
+    offsets: Mapping[str, int]
+
+
+def is_first_fit(strategy: str) -> bool:
+    """Whether ``strategy`` is one first fit of a sorted order."""
+    return strategy in _FIRST_FIT_ORDERS
+
+
+def first_fit_within(buffers: Sequence[Buffer], limit: int | None, *, align: int = 16,
+                     strategy: str, overlaps: Sequence[Overlap] = _NO_OVERLAPS,
+                     ref: FirstFitRun | None = None) -> FirstFitRun | None:
+    """The first fit of ``strategy`` (:func:`is_first_fit`) if it places ``buffers``
+    within ``limit`` bytes (None: any), else None; unverified (as
+    :func:`fits_within`). With ``ref``, a run on a similar buffer set: the longest
+    prefix of the order that ``ref`` placed the same way (the same buffers in the same
+    places of the order, the same permissions among them) keeps ``ref``'s offsets,
+    since a first fit places a prefix whatever follows it; the rest is placed anew."""
+    order = tuple(_FIRST_FIT_ORDERS[strategy](buffers))
+    perms = _permits(overlaps)
+    start = 0
+    if ref is not None:
+        n = min(len(order), len(ref.order))
+        while start < n and order[start] == ref.order[start]:
+            start += 1
+        if start:
+            pos = {b.key: i for i, b in enumerate(order[:start])}
+            for pair in perms.keys() ^ ref.perms.keys() | {
+                    p for p, o in perms.items() if ref.perms.get(p, o) != o}:
+                a, b = pos.get(pair[0]), pos.get(pair[1])
+                if a is not None and b is not None:  # both in the prefix: it ends there
+                    start = min(start, max(a, b))
+    offsets = _first_fit_from(order, align, perms, start=start,
+                              known=ref.offsets if ref is not None else None, limit=limit)
+    return None if offsets is None else FirstFitRun(order, perms, offsets)
+
+
 def fits_within(buffers: Sequence[Buffer], limit: int, *, align: int = 16,
                 strategy: str, overlaps: Sequence[Overlap] = _NO_OVERLAPS,
                 budget: PlanBudget | None = None) -> bool:
@@ -311,11 +355,14 @@ def arena_lower_bound(buffers: Sequence[Buffer], align: int,
     n = _n_steps(buffers)
     diff = [0] * (n + 1)
     by_key = {}
+    largest = 0
     for b in buffers:
-        size = _align(b.size, align)
+        size = (b.size + align - 1) // align * align
         diff[b.first] += size
         diff[b.last + 1] -= size
         by_key[b.key] = b
+        largest = max(largest, size)
+    saves: dict[tuple[int, int, int | None, int | None], int] = {}  # same shapes, one sum
     for o in overlaps:
         src, dst = by_key.get(o.src), by_key.get(o.dst)
         if src is None or dst is None:
@@ -323,14 +370,15 @@ def arena_lower_bound(buffers: Sequence[Buffer], align: int,
         lo, hi = max(src.first, dst.first, o.first), min(src.last, dst.last, o.last)
         if lo > hi:
             continue
-        save = _most_shared(_align(src.size, align), _align(dst.size, align), o)
+        key = (src.size, dst.size, o.forward_max, o.backward_min)
+        save = saves.get(key)
+        if save is None:
+            save = saves[key] = _most_shared(_align(src.size, align),
+                                             _align(dst.size, align), o)
         diff[lo] -= save
         diff[hi + 1] += save
-    peak = cur = 0
-    for t in range(n):
-        cur += diff[t]
-        peak = max(peak, cur)
-    return max(peak, max(_align(b.size, align) for b in buffers))  # and the largest
+    peak = max(0, max(accumulate(diff[:n]), default=0))
+    return max(peak, largest)  # and the largest buffer
 
 
 def hill_climb(buffers: Sequence[Buffer], align: int,

@@ -40,9 +40,12 @@ from ..plan import InplaceOpEntry, OverlapEntry, StageEntry, TileEntry
 from .arena import (
     STRATEGIES,
     ArenaPlan,
+    FirstFitRun,
     Overlap,
     arena_lower_bound,
+    first_fit_within,
     fits_within,
+    is_first_fit,
     plan_arena,
 )
 from .budget import PlanBudget
@@ -335,13 +338,36 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
         lay = layout_of(c)
         return arena_lower_bound(lay[1], opts.align, lay[3])
 
-    def reaches(c: _Config, target: int) -> bool:
+    runs: dict[tuple[tuple[Any, ...], str], FirstFitRun] = {}
+
+    def run_of(c: _Config, name: str) -> FirstFitRun:
+        """The complete first fit ``name`` of ``c`` (placed once)."""
+        key = (c.key(), name)
+        if key not in runs:
+            lay = layout_of(c)
+            run = first_fit_within(lay[1], None, align=opts.align, strategy=name,
+                                   overlaps=lay[3])
+            assert run is not None
+            runs[key] = run
+        return runs[key]
+
+    def reaches(c: _Config, target: int, base: _Config) -> bool:
         """Whether the full plan of ``c`` (every strategy) is <= target: the
-        strategies in order, stopping at the first that gets there."""
+        strategies in order, stopping at the first that gets there. A first fit
+        starts from ``base``'s (``c`` differs from it locally): the prefix of the order
+        placed the same way keeps its offsets."""
         lay = layout_of(c)
-        return any(fits_within(lay[1], target, align=opts.align, strategy=name,
-                               overlaps=lay[3], budget=budget)
-                   for name in opts.strategies or STRATEGIES)
+        for name in opts.strategies or STRATEGIES:
+            if is_first_fit(name):
+                run = first_fit_within(lay[1], target, align=opts.align, strategy=name,
+                                       overlaps=lay[3], ref=run_of(base, name))
+                if run is not None:
+                    runs[(c.key(), name)] = run
+                    return True
+            elif fits_within(lay[1], target, align=opts.align, strategy=name,
+                             overlaps=lay[3], budget=budget):
+                return True
+        return False
 
     def out_of_time(stage: str, done: int, total: int) -> bool:
         if budget is None:
@@ -364,7 +390,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
 
     if use:
         stage_ops = set(choice.shape.ops) if choice is not None else set()
-        roots = _layout(graph, order, cfg, use)[0]
+        roots = layout_of(cfg)[0]
         views = concat_views(graph, roots, frozenset(stage_ops))
         by_concat: dict[int, list[ConcatView]] = {}
         for v in views:
@@ -385,7 +411,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
 
     chosen_dw: list[int] = []
     if use:
-        roots = _layout(graph, order, cfg, use)[0]
+        roots = layout_of(cfg)[0]
         stage_ops = set(choice.shape.ops) if choice is not None else set()
         dws = [d for d in depthwise_candidates(graph, order, roots) if d not in stage_ops]
         if opts.inplace_ops == "force":
@@ -427,7 +453,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
                 if lb > best:
                     continue
                 if lb == best:  # the full plan is exactly best iff a strategy reaches it
-                    if not reaches(trial, best):
+                    if not reaches(trial, best, cfg):
                         continue
                     size = best
                 else:
