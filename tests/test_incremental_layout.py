@@ -57,3 +57,49 @@ def test_alias_layout_equals_full_layout(rel: str, seed: int) -> None:
         if rng.random() < 0.5:  # accepted: the next trial derives from this one
             cfg, lay = trial, full
     assert derived >= len(dws) // 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_first_fit_from_a_similar_run_equals_first_fit(seed: int) -> None:
+    """A first fit that keeps the prefix another run placed the same way ends with the
+    offsets of the first fit from scratch (random buffers, permissions and changes)."""
+    from nnopt.passes.arena import Overlap, first_fit_within, verify_offsets
+    from nnopt.passes.lifetimes import Buffer
+
+    rng = random.Random(seed)
+
+    def buffers_and_overlaps() -> tuple[list[Buffer], list[Overlap]]:
+        bufs = []
+        for i in range(60):
+            first = rng.randrange(40)
+            bufs.append(Buffer(f"t{i}", i, rng.choice([16, 48, 100, 256, 1000]), first,
+                               first + rng.randrange(6)))
+        ovs = []
+        for a in bufs:
+            for b in bufs:
+                if a.last == b.first and a is not b and rng.random() < 0.3:
+                    ovs.append(Overlap(a.key, b.key, b.first, b.first,
+                                       rng.choice([0, 16, None]), rng.choice([None, 32]),
+                                       "test"))
+        return bufs, ovs
+
+    bufs, ovs = buffers_and_overlaps()
+    for name in ("greedy_by_size", "greedy_by_lifetime"):
+        ref = first_fit_within(bufs, None, strategy=name, overlaps=ovs)
+        assert ref is not None
+        for _ in range(10):  # local changes: a buffer resized, one dropped, permissions
+            b2 = list(bufs)
+            k = rng.randrange(len(b2))
+            b2[k] = replace(b2[k], size=b2[k].size + rng.choice([16, 500]))
+            del b2[rng.randrange(len(b2))]
+            o2 = [o for o in ovs if rng.random() < 0.9]
+            keys = {b.key for b in b2}
+            o2 = [o for o in o2 if o.src in keys and o.dst in keys]
+            full = first_fit_within(b2, None, strategy=name, overlaps=o2)
+            fast = first_fit_within(b2, None, strategy=name, overlaps=o2, ref=ref)
+            assert full is not None and fast is not None
+            assert fast.offsets == full.offsets
+            size = max(full.offsets[b.key] + (b.size + 15) // 16 * 16 for b in b2)
+            verify_offsets(b2, fast.offsets, 16, size, o2)
+            limited = first_fit_within(b2, size - 16, strategy=name, overlaps=o2, ref=ref)
+            assert limited is None  # one byte row below what it needs: refused

@@ -231,6 +231,9 @@ def first_fit_within(buffers: Sequence[Buffer], limit: int | None, *, align: int
                 a, b = pos.get(pair[0]), pos.get(pair[1])
                 if a is not None and b is not None:  # both in the prefix: it ends there
                     start = min(start, max(a, b))
+        if limit is not None and any(ref.offsets[b.key] + _align(b.size, align) > limit
+                                     for b in order[:start]):
+            return None  # the kept prefix already ends above the limit
     offsets = _first_fit_from(order, align, perms, start=start,
                               known=ref.offsets if ref is not None else None, limit=limit)
     return None if offsets is None else FirstFitRun(order, perms, offsets)
