@@ -188,10 +188,13 @@ def alias_layout(graph: Graph, index: LayoutIndex, base: Layout, trial: _Config,
     roots0, bufs0, cands0, ovs0 = base
     if trial.tiling is not None or roots0.get(y, y) != y or len(ovs0) != len(cands0):
         return None
-    roots = alias_roots(graph, trial.all_aliases())
     rx = roots0.get(x, x)
-    if roots.get(y) != rx or rx == y:
+    if rx == y or trial.all_aliases().get(y) != x:
         return None
+    # y was nobody's alias (its own root): the trial's alias map is the base's plus
+    # y -> x, so exactly the tensors rooted at y move to x's root (alias_roots)
+    roots = {t: rx if r == y else r for t, r in roots0.items()}
+    roots[y] = rx
     kx, ky = f"t{rx}", f"t{y}"
     bx = by = None
     for b in bufs0:
