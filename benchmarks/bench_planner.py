@@ -25,11 +25,14 @@ to the repository), in one run:
 
 - **classic / default time**: planning time of the classic plan (``--inplace-ops off
   --tiling off``) and of the commands' default plan (``auto``/``auto``, under the
-  default planning time budget), side by side, with both arenas and whether the budget
-  cut a search short; a model the frontend cannot import shows "unsupported". A model
-  with operators nnopt has no definition for yet (UNPACK, SPLIT, ... of the unrolled
-  recurrent families) is imported with ``load_model(path, unsupported="plan")``: those
-  operators become generic ops (file shapes and dtypes, no traits) and the row is
+  default planning time budget), side by side: wall time, and the default / classic
+  ratio of CPU time (``time.process_time``: the planner is single-threaded, and on a
+  shared machine other processes inflate wall time unevenly), with both arenas and
+  whether the budget cut a search short; a model the frontend cannot import shows
+  "unsupported". A model with operators nnopt has no definition for yet (UNPACK,
+  SPLIT, ... of the unrolled recurrent families) is imported with
+  ``load_model(path, unsupported="plan")``: those operators become generic ops (file
+  shapes and dtypes, no traits) and the row is
   marked "planned without kernels".
 - **scaling**: synthetic graphs of 1,000, 3,000 and 10,000 ops (cells of element-wise
   ops with skip connections, built with the tests' TFLite model builder) planned both
@@ -96,6 +99,11 @@ class Row:
     tflm_error: str | None = None
     default_arena: int | None = None  # the commands' default plan (inplace/tiling auto)
     default_seconds: float | None = None
+    # CPU time of the planning process (time.process_time) for both plans: the work
+    # itself, which other processes on a loaded machine do not inflate as they do wall
+    # time; the default / classic ratio is taken from these
+    plan_cpu_seconds: float = 0.0
+    default_cpu_seconds: float | None = None
     budget_exhausted: tuple[str, ...] = ()  # searches the default plan's budget cut
     unsupported: str | None = None  # the frontend could not import the model
     # operators without an nnopt definition, imported as generic ops (planned without
@@ -149,10 +157,11 @@ def tflm_head(model: Path, timeout_s: float) -> tuple[int | None, str | None]:
 
 # ----- nnopt -----
 
-def _timed(graph: Graph, opts: PlanOptions) -> tuple[PlannedModel, float]:
-    t0 = time.perf_counter()
+def _timed(graph: Graph, opts: PlanOptions) -> tuple[PlannedModel, float, float]:
+    """The plan, its wall time and its CPU time."""
+    t0, c0 = time.perf_counter(), time.process_time()
     pm = plan_model(graph, opts)
-    return pm, time.perf_counter() - t0
+    return pm, time.perf_counter() - t0, time.process_time() - c0
 
 
 def plan_row(path: Path, root: Path, schedule_budget_s: float,
@@ -188,13 +197,13 @@ def graph_row(graph: Graph, name: str, rel: str, schedule_budget_s: float,
     """The classic and the default plan of one graph, timed in the same run."""
     base = PlanOptions(schedule_time_budget_s=schedule_budget_s, plan_budget_s=plan_budget_s)
     try:
-        pm, seconds = _timed(graph, base)
+        pm, seconds, cpu = _timed(graph, base)
         scratch: int | None = sum(s.size for s in pm.plan.scratch)
     except UnsupportedError:
         base = replace(base, check_kernels=False)
-        pm, seconds = _timed(graph, base)
+        pm, seconds, cpu = _timed(graph, base)
         scratch = None
-    dm, dsec = _timed(graph, replace(base, inplace_ops="auto", tiling="auto"))
+    dm, dsec, dcpu = _timed(graph, replace(base, inplace_ops="auto", tiling="auto"))
     plan = pm.plan
     gap = 0 if plan.optimal else max(0, plan.peak_live_bytes_unfused
                                      - plan.schedule_lower_bound_bytes)
@@ -206,6 +215,7 @@ def graph_row(graph: Graph, name: str, rel: str, schedule_budget_s: float,
         schedule_strategy=plan.schedule_strategy, arena_strategy=plan.arena_strategy,
         scratch_bytes=scratch, plan_seconds=round(seconds, 3),
         default_arena=dm.plan.arena_bytes, default_seconds=round(dsec, 3),
+        plan_cpu_seconds=round(cpu, 3), default_cpu_seconds=round(dcpu, 3),
         budget_exhausted=tuple(dm.plan.planning_time_budget.get("exhausted", ())),
     )
 
@@ -286,7 +296,7 @@ def _n(x: int | None) -> str:
 def markdown(rows: list[Row]) -> list[str]:
     head = ["model", "ops", "TFLM head", "file-order peak", "nnopt peak", "nnopt arena",
             "op bound", "order", "scratch", "plan time", "arena / TFLM", "default arena",
-            "default time", "default / classic time"]
+            "default time", "default / classic CPU time"]
     align = ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---", "---:", "---:",
              "---:", "---:", "---:", "---:"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
@@ -301,8 +311,9 @@ def markdown(rows: list[Row]) -> list[str]:
         dtime = "n/a" if r.default_seconds is None else f"{r.default_seconds:.2f} s"
         if r.budget_exhausted:
             dtime += " (budget: " + ", ".join(r.budget_exhausted) + ")"
-        rel = ("n/a" if r.default_seconds is None
-               else f"{r.default_seconds / max(r.plan_seconds, 1e-3):.1f}x")
+        rel = ("n/a" if r.default_cpu_seconds is None
+               else f"{r.default_cpu_seconds / max(r.plan_cpu_seconds, 1e-3):.1f}x "
+               f"({r.default_cpu_seconds:.2f} / {r.plan_cpu_seconds:.2f} s)")
         name = f"{r.model} (planned without kernels)" if r.generic_ops else r.model
         lines.append("| " + " | ".join([
             name, str(r.ops), _n(r.tflm_head), _n(r.file_order_peak), _n(r.nnopt_peak),
@@ -314,7 +325,9 @@ def markdown(rows: list[Row]) -> list[str]:
 def scaling_lines(rows: list[Row]) -> list[str]:
     """The fitted growth exponents of planning time against ops."""
     out = []
-    for attr, name in (("plan_seconds", "classic"), ("default_seconds", "default")):
+    for attr, name in (("plan_seconds", "classic"), ("default_seconds", "default"),
+                       ("plan_cpu_seconds", "classic, CPU time"),
+                       ("default_cpu_seconds", "default, CPU time")):
         e = growth_exponent(rows, attr)
         out.append(f"planning time ~ ops^{e:.2f} ({name} plan, least squares over "
                    f"{sum(1 for r in rows if r.unsupported is None and r.ops >= 20)} graphs "
@@ -345,11 +358,11 @@ def verdict(rows: list[Row]) -> list[str]:
     for r in rows:
         if r.unsupported:
             lines.append(f"unsupported by the frontend: {r.model}: {r.unsupported}")
-    slow = [r for r in rows if r.default_seconds is not None and r.unsupported is None
-            and r.default_seconds > 3 * max(r.plan_seconds, 1.0)]
+    slow = [r for r in rows if r.default_cpu_seconds is not None and r.unsupported is None
+            and r.default_cpu_seconds > 3 * max(r.plan_cpu_seconds, 1.0)]
     for r in slow:
-        lines.append(f"DEFAULT PLAN > 3x CLASSIC: {r.model}: {r.default_seconds:.2f} s vs "
-                     f"{r.plan_seconds:.2f} s")
+        lines.append(f"DEFAULT PLAN > 3x CLASSIC (CPU time): {r.model}: "
+                     f"{r.default_cpu_seconds:.2f} s vs {r.plan_cpu_seconds:.2f} s")
     over = [r for r in rows if r.default_arena is not None and r.unsupported is None
             and r.default_arena > r.nnopt_arena]
     for r in over:
@@ -421,7 +434,9 @@ def main(argv: list[str] | None = None) -> int:
             "schedule_budget_s": args.schedule_budget,
             "plan_budget_s": args.plan_budget,
             "growth_exponent": {"classic": growth_exponent(rows, "plan_seconds"),
-                                "default": growth_exponent(rows, "default_seconds")},
+                                "default": growth_exponent(rows, "default_seconds"),
+                                "classic_cpu": growth_exponent(rows, "plan_cpu_seconds"),
+                                "default_cpu": growth_exponent(rows, "default_cpu_seconds")},
             "rows": [asdict(r) | {"arena_over_tflm": r.ratio} for r in rows],
         }
         text = json.dumps(doc, indent=1)

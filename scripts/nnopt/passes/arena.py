@@ -144,16 +144,25 @@ def _first_fit_from(order: Sequence[Buffer], align: int,
     soon as a buffer would end above it (callers that only keep arenas <= limit)."""
     index: TimeIndex[tuple[Buffer, int, int]] = TimeIndex(_n_steps(order))
     offsets: dict[str, int] = {}
-    permitted = {k for pair in perms for k in pair}  # buffers some permission names
+    partners: dict[str, set[str]] = {}  # buffer -> those a permission pairs it with
+    for src, dst in perms:
+        partners.setdefault(src, set()).add(dst)
+        partners.setdefault(dst, set()).add(src)
     for k, b in enumerate(order):
         size = _align(b.size, align)
         if k < start:
             assert known is not None
             cur = known[b.key]
         else:
-            if b.key in permitted:
-                busy = [iv for o, off, o_size in index.meeting(b.first, b.last)
-                        if (iv := _busy(o, off, o_size, b, size, perms, align))]
+            mine = partners.get(b.key)
+            if mine:
+                busy = []
+                for o, off, o_size in index.meeting(b.first, b.last):
+                    if o.key in mine:
+                        if iv := _busy(o, off, o_size, b, size, perms, align):
+                            busy.append(iv)
+                    elif o_size + size > 0:  # _busy without a permission, inline
+                        busy.append((off, off + o_size))
             else:  # _busy without a permission: the placed buffer's own bytes
                 busy = [(off, off + o_size) for _, off, o_size in index.meeting(b.first, b.last)
                         if o_size + size > 0]

@@ -25,6 +25,14 @@ depthwise ops are tried from the highest live step down, each kept if the arena 
 then every depthwise op the layout would run row by row goes in place instead where the
 arena (every strategy) does not grow, as in place it is cheaper (``passes.cost``).
 
+Evaluating a candidate costs little next to planning an arena (issue 18): a trial's
+layout is derived from the configuration it extends (:func:`alias_layout`: one buffer
+merged, the scratch, the stream candidates of the ops touching it), a lower bound
+(``passes.arena.arena_lower_bound``) rejects it unplaced where it cannot win, and a
+"does it reach the best" check stops each first fit at the target, keeping the prefix of
+the placement order the base configuration placed the same way
+(``passes.arena.first_fit_within``). The decisions are those of re-planning each trial.
+
 The result carries everything the Plan records; nothing downstream re-decides.
 """
 
