@@ -162,39 +162,53 @@ def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int]) -> Tiling
     gh, gw = grid
     if not (1 <= gh <= oh and 1 <= gw <= ow):
         return None
-    tiles = [(a, b, c, d) for a, b in _split(oh, gh) for c, d in _split(ow, gw)]
-    n = len(tiles)
-    regions: dict[int, list[Region | None]] = {y: list(tiles)}
+    # Regions are separable: a patch's rows depend only on its grid row and its columns
+    # only on its grid column (windows map each axis on its own, unions take each
+    # axis's min and max), so rows and columns propagate apart, gh + gw ranges per
+    # tensor instead of gh * gw regions; the patches are their products (raster order).
+    Span = tuple[int, int]
+    rows: dict[int, list[Span | None]] = {y: list(_split(oh, gh))}
+    cols: dict[int, list[Span | None]] = {y: list(_split(ow, gw))}
     ops = [graph.op_by_index[i] for i in shape.ops]
     spatial: dict[int, Spatial] = {}
+
+    def merge(acc: list[Span | None], new: list[Span]) -> None:
+        for k, (lo, hi) in enumerate(new):
+            a = acc[k]
+            acc[k] = (lo, hi) if a is None else (min(a[0], lo), max(a[1], hi))
+
     for op in reversed(ops):
         out = op.outputs[0]
-        reg = regions.get(out)
-        if reg is None:
+        r_out, c_out = rows.get(out), cols.get(out)
+        if r_out is None or c_out is None:
             return None  # produced but never read: not a stage we can run
+        r_in: list[Span] = [r for r in r_out if r is not None]
+        c_in: list[Span] = [c for c in c_out if c is not None]
         if op.opcode == "TRANSPOSE":
             src = op.inputs[0]
-            acc = regions.setdefault(src, [None] * n)
-            for p in range(n):
-                r = reg[p]
-                assert r is not None
-                acc[p] = _union(acc[p], r)
+            merge(rows.setdefault(src, [None] * gh), r_in)
+            merge(cols.setdefault(src, [None] * gw), c_in)
             continue
         sp = spatial_of(graph, op)
         assert sp is not None
         spatial[op.index] = sp
+        if sp.kind == WINDOW:
+            r_need = [sp.h.span(a, b) for a, b in r_in]
+            c_need = [sp.w.span(a, b) for a, b in c_in]
+        else:
+            r_need, c_need = r_in, c_in
         for x in dict.fromkeys(sp.inputs):
-            acc = regions.setdefault(x, [None] * n)
-            for p in range(n):
-                r = reg[p]
-                assert r is not None
-                need = (*sp.h.span(r[0], r[1]), *sp.w.span(r[2], r[3])) if sp.kind == WINDOW else r
-                acc[p] = _union(acc[p], need)
+            merge(rows.setdefault(x, [None] * gh), r_need)
+            merge(cols.setdefault(x, [None] * gw), c_need)
     final: dict[int, list[Region]] = {}
-    for t, rs in regions.items():
-        if any(r is None or _area(r) == 0 for r in rs):
-            return None
-        final[t] = [r for r in rs if r is not None]
+    for t, rs in rows.items():
+        cs = cols[t]
+        if any(r is None or r[1] <= r[0] for r in rs) or any(
+                c is None or c[1] <= c[0] for c in cs):
+            return None  # an empty patch region
+        final[t] = [(r[0], r[1], c[0], c[1]) for r in rs if r is not None
+                    for c in cs if c is not None]
+    n = gh * gw
     access: dict[int, str] = {}
     tile_bytes: dict[int, int] = {}
     for t, fr in final.items():
