@@ -28,7 +28,8 @@ from ..lowering import EmitContext, lowering_for
 from ..passes.dynamic import ALLOCATORS, DynamicPlan, dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
-from .views import StageCalls, ViewLowerings
+from .stages import StageCalls
+from .views import ViewLowerings
 
 _C_TYPES = {
     np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t", np.dtype(np.int16): "int16_t",

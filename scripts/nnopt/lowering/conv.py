@@ -26,9 +26,9 @@ fused pools the generic entries. A firmware links only the kernels its ops name.
 the planner wants no scratch (``scratch_free``, memory first) a one-group conv runs
 ``nnrt_conv2d_opt_s8``, which keeps its columns in its own not-yet-written output.
 
-The activation-range and padding helpers here are TFLM's build-time arithmetic
-(``CalculateActivationRangeQuantized``, ``CalculateActivationRange``,
-``ComputePaddingHeightWidth``); ``lowering.fc`` reuses them.
+The activation-range and padding arithmetic is TFLM's (:mod:`nnopt.arith`); the
+quantisation checks here (:func:`per_tensor_quant`, :func:`weight_requant`) are shared
+with ``lowering.fc``.
 """
 
 from __future__ import annotations
@@ -39,21 +39,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..arith import (
+    FLT_MAX,
+    FUSED_ACTIVATIONS,
+    INT8_MAX,
+    INT8_MIN,
+    activation_range_float,
+    activation_range_int8,
+    out_size_and_padding,
+)
 from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import ConvOptions, Graph, Op, PoolOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register, specialize
 
-FLT_MAX = float(np.finfo(np.float32).max)
-INT8_MIN, INT8_MAX = -128, 127
-FUSED_ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
-
 _SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
                    "per-channel) and int32 bias, or float32 activations, weights and bias")
 
 
-# ----- TFLM's build-time arithmetic (shared with lowering.fc) -----
+# ----- checks and requantisation (shared with lowering.fc) -----
 
 def c_float(x: float) -> str:
     """A C float literal that parses to exactly float32(x)."""
@@ -61,50 +66,6 @@ def c_float(x: float) -> str:
     if math.isinf(v) or math.isnan(v):
         raise ValueError(f"no finite C literal for {x}")
     return f"{v!r}f"
-
-
-def _round_half_away(x: float) -> int:
-    return int(math.copysign(math.floor(abs(x) + 0.5), x))
-
-
-def _quantize_value(scale: float, zero_point: int, value: float) -> int:
-    # TFLM: zero_point + (int32)TfLiteRound(f / scale), the division in float32.
-    q = np.float32(value) / np.float32(scale)
-    return zero_point + _round_half_away(float(q))
-
-
-def activation_range_int8(activation: str, scale: float, zero_point: int) -> tuple[int, int]:
-    """``CalculateActivationRangeQuantized`` for an int8 output tensor."""
-    lo, hi = INT8_MIN, INT8_MAX
-    if activation == "RELU":
-        return max(lo, _quantize_value(scale, zero_point, 0.0)), hi
-    if activation == "RELU6":
-        return (max(lo, _quantize_value(scale, zero_point, 0.0)),
-                min(hi, _quantize_value(scale, zero_point, 6.0)))
-    if activation == "RELU_N1_TO_1":
-        return (max(lo, _quantize_value(scale, zero_point, -1.0)),
-                min(hi, _quantize_value(scale, zero_point, 1.0)))
-    return lo, hi
-
-
-def activation_range_float(activation: str) -> tuple[float, float]:
-    """``CalculateActivationRange<float>``: NONE clamps to [-FLT_MAX, FLT_MAX]."""
-    if activation == "RELU":
-        return 0.0, FLT_MAX
-    if activation == "RELU6":
-        return 0.0, 6.0
-    if activation == "RELU_N1_TO_1":
-        return -1.0, 1.0
-    return -FLT_MAX, FLT_MAX
-
-
-def out_size_and_padding(padding: str, size: int, filt: int, stride: int,
-                         dilation: int) -> tuple[int, int]:
-    """TFLM's output size and leading padding of one spatial axis."""
-    eff = (filt - 1) * dilation + 1
-    out = (size + stride - 1) // stride if padding == "SAME" else (size + stride - eff) // stride
-    total = max((out - 1) * stride + eff - size, 0)
-    return out, total // 2
 
 
 def check_activation(op: Op, activation: str) -> None:

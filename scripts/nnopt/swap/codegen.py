@@ -49,6 +49,7 @@ from ..codegen.c_model import GeneratedSources, _Emitter
 from ..errors import PlanError, UnsupportedError
 from ..ir import Graph, Op, Quant, Tensor
 from ..lowering import EmitContext, lowering_for
+from ..ops import known
 from ..planner import PlannedModel
 from .blob import ALGORITHMS, LAYOUT_ID_BYTES, TAG_BYTES
 from .placement import ChunkEntry, SwapPlan
@@ -228,7 +229,9 @@ def _slice_tensor(t: Tensor, index: int, axis: int, c0: int, c1: int) -> Tensor:
 
 def _contiguous_slice(graph: Graph, op: Op, chunk: ChunkEntry) -> bool:
     y = graph.tensors[op.outputs[0]]
-    return (chunk.axis == 0 and op.opcode in ("CONV_2D", "FULLY_CONNECTED")
+    d = known(op)
+    return (chunk.axis == 0 and d is not None and d.weights is not None
+            and d.weights.contiguous_slice
             and len(y.shape) > 0 and y.num_elements == y.shape[-1])
 
 
