@@ -23,7 +23,6 @@ one (or None). The tiled stages are :mod:`.stages` (which uses :func:`kernel_cal
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -36,13 +35,14 @@ from ..errors import NnoptError, PlanError
 from ..ir import ConcatOptions, ConvOptions, Graph, Op, PoolOptions
 from ..lowering import EmitContext, lowering_for
 from ..lowering.conv import (
+    ConvLowering,
     c_float,
     per_tensor_quant,
     weight_requant,
 )
 from ..lowering.elementwise import Raw, act_range_f32, act_range_s8, c_params
 from ..lowering.pool import PoolLowering
-from ..lowering.specialize import SPECIALIZABLE, spec_symbol
+from ..lowering.specialize import SPECIALIZABLE, SpecNames
 from ..ops import known
 from ..passes.inplace_ops import row_chunks, row_steps, variant_query
 from ..passes.regions import WINDOW, Spatial, spatial_of
@@ -155,39 +155,21 @@ def memo_consts(ctx: EmitContext) -> EmitContext:
     return replace(ctx, const_array=const_array)
 
 
-@dataclass(frozen=True)
-class SpecCore:
-    """An op's matrix core specialised by the registered lowering (--specialize): its
-    constant nnrt_gemm_s8_t and pixel-pair function, callable on any sub-view through
-    nnrt_spec_conv_gemm_s8() (nnrt/kernels/spec.h) with the view's geometry."""
-
-    core: str
-    px2: str
-    entry: str  # the whole-op entry the lowering also defines (unused by views)
-
-
-_CORE = re.compile(r"static const nnrt_gemm_s8_t (\w+) = ")
+SpecCore = SpecNames
 
 
 def spec_core(ctx: EmitContext, k: KernelCall) -> SpecCore | None:
-    """Declare the op's specialised matrix core (through the registered lowering, so
-    the constants are its own) where --specialize gives the op one; else None."""
+    """Declare the op's specialised matrix core (the registered lowering's, so the
+    constants are its own) where --specialize gives the op one; else None."""
+    low = lowering_for(ctx.op)
     d = known(ctx.op)
-    if ctx.decl is None or k.fn not in SPECIALIZABLE or d is None or d.window != "conv":
+    if (ctx.decl is None or k.fn not in SPECIALIZABLE or d is None or d.window != "conv"
+            or not isinstance(low, ConvLowering)):
         return None
-    captured: list[list[str]] = []
     try:
-        lowering_for(ctx.op).emit(replace(ctx, decl=captured.append))
+        return low.spec_core(ctx)
     except NnoptError:
         return None  # the lowering does not take this geometry whole: generic calls
-    text = "\n".join(line for block in captured for line in block)
-    entry = spec_symbol(ctx.model, ctx.op.index)
-    m = _CORE.search(text)
-    if m is None or f"{entry}_2px(" not in text:
-        return None
-    for block in captured:
-        ctx.decl(block)
-    return SpecCore(m.group(1), f"{entry}_2px", entry)
 
 
 def _spec_call(sc: SpecCore, k: KernelCall, params: str, x: str, y: str) -> str:

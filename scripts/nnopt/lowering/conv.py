@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -394,6 +394,45 @@ class ConvLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return self.variant(graph, op).scratch
 
+    def spec_core(self, ctx: EmitContext) -> specialize.SpecNames | None:
+        """Declare the op's specialised matrix core (``ctx.decl``) where
+        ``--specialize`` gives the op one, for callers that run it on sub-views (bands,
+        patches, folded padding); its symbols, or None. Raises UnsupportedError for a
+        geometry this lowering does not take whole."""
+        declared: list[list[str]] = []
+        self.emit(replace(ctx, decl=declared.append))
+        if not declared or ctx.decl is None:
+            return None
+        for block in declared:
+            ctx.decl(block)
+        return specialize.SpecNames(specialize.core_symbol(ctx.op.index),
+                                    specialize.pair_symbol(ctx.model, ctx.op.index),
+                                    specialize.spec_symbol(ctx.model, ctx.op.index))
+
+    def _declare_spec(self, ctx: EmitContext, g: _ConvGeom,
+                      fields: list[tuple[str, str | list[str]]], bias_ptr: str, mult: str,
+                      shift: str, per_channel: bool, shifts: list[int], z_out: int, lo: int,
+                      hi: int) -> bool:
+        """Declare the specialised function of an int8 conv (True) where the mode, the
+        constant weights and ``ctx.decl`` allow it."""
+        graph, op = ctx.graph, ctx.op
+        w = graph.tensors[op.inputs[1]]
+        has_bias = bias_ptr != "NULL"
+        w_ident = specialize.weight_ident(ctx.ptr(w.index))
+        b_ident = specialize.weight_ident(bias_ptr) if has_bias else None
+        if (ctx.decl is None or w_ident is None or (has_bias and b_ident is None)
+                or op.index not in specialized_ops(graph, ctx.specialize)):
+            return False
+        pname = f"op{op.index}_params"
+        ctx.decl(specialize.conv_gemm_lines(specialize.ConvGemmSpec(
+            op_index=op.index, model=ctx.model,
+            params=_struct(pname, "nnrt_conv_s8_params_t", fields), params_name=pname,
+            depth=g.filter_h * g.filter_w * g.input_c, channels=g.output_c,
+            filter_ident=w_ident, bias_ident=b_ident, mult_ident=mult,
+            shift_ident=shift, per_channel=per_channel, output_offset=z_out,
+            act_min=lo, act_max=hi, shifts=shifts)))
+        return True
+
     def emit(self, ctx: EmitContext) -> list[str]:
         graph, op = ctx.graph, ctx.op
         g = _geometry(graph, op)
@@ -443,19 +482,8 @@ class ConvLowering:
                 ("act_min", str(lo)), ("act_max", str(hi)),
                 ("per_channel", "1" if per_channel else "0"),
                 ("multiplier", mult), ("shift", shift), ("pool", pool_ref)]
-            w_ident = specialize.weight_ident(ctx.ptr(w.index))
-            b_ident = specialize.weight_ident(bias_ptr) if bias is not None else None
-            if (ctx.decl is not None and w_ident is not None
-                    and (bias is None or b_ident is not None)
-                    and op.index in specialized_ops(graph, ctx.specialize)):
-                pname = f"op{op.index}_params"
-                ctx.decl(specialize.conv_gemm_lines(specialize.ConvGemmSpec(
-                    op_index=op.index, model=ctx.model,
-                    params=_struct(pname, "nnrt_conv_s8_params_t", fields), params_name=pname,
-                    depth=g.filter_h * g.filter_w * g.input_c, channels=g.output_c,
-                    filter_ident=w_ident, bias_ident=b_ident, mult_ident=mult,
-                    shift_ident=shift, per_channel=per_channel, output_offset=z_out,
-                    act_min=lo, act_max=hi, shifts=shifts)))
+            if self._declare_spec(ctx, g, fields, bias_ptr, mult, shift, per_channel,
+                                  shifts, z_out, lo, hi):
                 scratch = ctx.scratch if variant.scratch else "NULL"
                 return [f"return {specialize.spec_symbol(ctx.model, op.index)}("
                         f"{ctx.ptr(x.index)}, {ctx.ptr(y.index)}, {scratch});"]
