@@ -29,18 +29,15 @@ from typing import Any
 
 import numpy as np
 
-from ..arith import activation_range_float, activation_range_int8
 from ..cdefs import DTYPE_SIZE, DType
 from ..errors import NnoptError, PlanError
 from ..ir import ConcatOptions, ConvOptions, Graph, Op, PoolOptions
 from ..lowering import EmitContext, lowering_for
+from ..lowering.call import KernelCall, render
 from ..lowering.conv import (
     ConvLowering,
-    c_float,
-    per_tensor_quant,
-    weight_requant,
 )
-from ..lowering.elementwise import Raw, act_range_f32, act_range_s8, c_params
+from ..lowering.elementwise import Raw, c_params
 from ..lowering.pool import PoolLowering
 from ..lowering.specialize import SPECIALIZABLE, SpecNames
 from ..ops import known
@@ -71,74 +68,21 @@ def _geom_fields(graph: Graph, op: Op, sp: Spatial) -> dict[str, Any]:
             "dilation_w": o.dilation_w, "pad_top": sp.h.pad, "pad_left": sp.w.pad}
 
 
-@dataclass(frozen=True)
-class KernelCall:
-    """A window op as one kernel: its params type and fields, function and pointers."""
-
-    ptype: str
-    fields: dict[str, Any]
-    fn: str
-    elem: str  # C element type of input/output
-    weights: tuple[str, ...]  # extra pointer arguments between input and output
-    geom_key: str  # name of the geometry member ("geom")
-    scratch: tuple[str, ...] = ()  # trailing scratch argument of the variant, if any
-
-
 def kernel_call(ctx: EmitContext, sp: Spatial) -> KernelCall:
-    """The kernel call of a window op over whole tensors (explicit padding included)."""
+    """The registered lowering's call of a window op over whole tensors, with the
+    geometry of its access pattern (explicit padding included)."""
     graph, op = ctx.graph, ctx.op
-    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     geom = _geom_fields(graph, op, sp)
-    int8 = x.dtype == DType.INT8
-    elem = C_ELEM[x.dtype]
-    sfx = "s8" if int8 else "f32"
     low = lowering_for(op)
     if isinstance(low, PoolLowering):
-        o = op.options
-        assert isinstance(o, PoolOptions)
-        lo: Any
-        hi: Any
-        if int8:
-            lo, hi = act_range_s8(op, o.activation, y)
-        else:
-            lo, hi = act_range_f32(op, o.activation)
-        return KernelCall(f"nnrt_pool_{sfx}_params_t", {"geom": geom, "act_min": lo,
-                                                       "act_max": hi},
-                          low.function(op, int8), elem, (), "geom")
-    o = op.options
-    assert isinstance(o, ConvOptions)
-    w = graph.tensors[op.inputs[1]]
-    bias = graph.tensors[op.inputs[2]] if len(op.inputs) > 2 and op.inputs[2] >= 0 else None
-    dw = _depthwise(op)
-    fn = f"nnrt_{'depthwise_conv2d' if dw else 'conv2d'}_{sfx}"
-    wptrs = (ctx.ptr(w.index), ctx.ptr(bias.index) if bias is not None else "NULL")
-    scratch: tuple[str, ...] = ()
+        return low.window_call(ctx, geom)
+    if not isinstance(low, ConvLowering):
+        raise PlanError(f"op {op.index} ({op.opcode}) has no window kernel")
     # The kernel variant the registered lowering picks for the whole op also takes every
     # sub-view of it (same filter, channels and padding kind), with the same scratch,
     # which the planner reserved; folded padding: the variant of the padded geometry.
-    chooser = getattr(low, "variant", None)
     query = variant_query(graph, op)
-    if chooser is not None and query is not None:
-        v = chooser(*query)
-        fn = v.function
-        if v.scratch:
-            scratch = (ctx.scratch,)
-    fields: dict[str, Any] = {"geom": geom}
-    if int8:
-        _, z_in = per_tensor_quant(op, x, "input")
-        s_out, z_out = per_tensor_quant(op, y, "output")
-        per_channel, mults, shifts = weight_requant(op, x, w, y, y.shape[3], 3 if dw else 0)
-        alo, ahi = activation_range_int8(o.activation, s_out, z_out)
-        mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
-        shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
-        fields.update({"input_offset": -z_in, "output_offset": z_out, "act_min": alo,
-                       "act_max": ahi, "per_channel": 1 if per_channel else 0,
-                       "multiplier": Raw(mult), "shift": Raw(shift), "pool": Raw("NULL")})
-        return KernelCall("nnrt_conv_s8_params_t", fields, fn, elem, wptrs, "geom", scratch)
-    flo, fhi = activation_range_float(o.activation)
-    fields.update({"act_min": Raw(c_float(flo)), "act_max": Raw(c_float(fhi)),
-                   "pool": Raw("NULL")})
-    return KernelCall("nnrt_conv_f32_params_t", fields, fn, elem, wptrs, "geom", scratch)
+    return low.window_call(ctx, geom, low.variant(*query) if query is not None else None)
 
 
 def memo_consts(ctx: EmitContext) -> EmitContext:
@@ -178,7 +122,7 @@ def _spec_call(sc: SpecCore, k: KernelCall, params: str, x: str, y: str) -> str:
 
 
 def _call(k: KernelCall, params: str, x: str, y: str) -> str:
-    return f"{k.fn}({', '.join([params, x, *k.weights, y, *k.scratch])})"
+    return render(k, params, x, y)
 
 
 def _typed(ptr: str, elem: str, const: bool, byte_offset: str | None = None) -> str:

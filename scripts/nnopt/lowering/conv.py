@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -53,6 +54,8 @@ from ..errors import UnsupportedError
 from ..ir import ConvOptions, Graph, Op, PoolOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register, specialize
+from .call import KernelCall
+from .elementwise import Raw
 
 _SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
                    "per-channel) and int32 bias, or float32 activations, weights and bias")
@@ -375,6 +378,34 @@ def _op_variant(g: _ConvGeom, op: Op, int8: bool) -> Variant:
     return v
 
 
+@dataclass(frozen=True)
+class _Requant:
+    """An int8 conv's offsets, activation range and per-channel requantisation (its
+    multiplier and shift arrays emitted as constants)."""
+
+    z_in: int
+    z_out: int
+    lo: int
+    hi: int
+    per_channel: bool
+    shifts: list[int]
+    mult: str
+    shift: str
+
+
+def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool) -> _Requant:
+    op = ctx.op
+    assert isinstance(op.options, ConvOptions)
+    _, z_in = per_tensor_quant(op, x, "input")
+    s_out, z_out = per_tensor_quant(op, y, "output")
+    per_channel, mults, shifts = weight_requant(op, x, w, y, y.shape[3],
+                                                3 if depthwise else 0)
+    lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
+    mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
+    shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
+    return _Requant(z_in, z_out, lo, hi, per_channel, shifts, mult, shift)
+
+
 class ConvLowering:
     headers: Sequence[str] = ("nnrt/kernels/conv.h",)
 
@@ -393,6 +424,43 @@ class ConvLowering:
 
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return self.variant(graph, op).scratch
+
+    def window_call(self, ctx: EmitContext, geom: dict[str, Any],
+                    variant: Variant | None) -> KernelCall:
+        """The call on whole tensors with the geometry ``geom`` (padding as given) and
+        the kernel ``variant`` (None: the generic entry): callers running the op on
+        sub-views change its geometry. The parameters are the ones :meth:`emit`
+        writes."""
+        graph, op = ctx.graph, ctx.op
+        o = op.options
+        assert isinstance(o, ConvOptions)
+        x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+        y = graph.tensors[op.outputs[0]]
+        bias = graph.tensors[op.inputs[2]] if len(op.inputs) > 2 and op.inputs[2] >= 0 else None
+        dw = op.opcode == "DEPTHWISE_CONV_2D"
+        int8 = x.dtype == DType.INT8
+        sfx = "s8" if int8 else "f32"
+        fn = f"nnrt_{'depthwise_conv2d' if dw else 'conv2d'}_{sfx}"
+        wptrs = (ctx.ptr(w.index), ctx.ptr(bias.index) if bias is not None else "NULL")
+        scratch: tuple[str, ...] = ()
+        if variant is not None:
+            fn = variant.function
+            if variant.scratch:
+                scratch = (ctx.scratch,)
+        fields: dict[str, Any] = {"geom": geom}
+        elem = "int8_t" if int8 else "float"
+        if int8:
+            q = _requant(ctx, x, w, y, dw)
+            fields.update({"input_offset": -q.z_in, "output_offset": q.z_out,
+                           "act_min": q.lo, "act_max": q.hi,
+                           "per_channel": 1 if q.per_channel else 0,
+                           "multiplier": Raw(q.mult), "shift": Raw(q.shift),
+                           "pool": Raw("NULL")})
+            return KernelCall("nnrt_conv_s8_params_t", fields, fn, elem, wptrs, "geom", scratch)
+        flo, fhi = activation_range_float(o.activation)
+        fields.update({"act_min": Raw(c_float(flo)), "act_max": Raw(c_float(fhi)),
+                       "pool": Raw("NULL")})
+        return KernelCall("nnrt_conv_f32_params_t", fields, fn, elem, wptrs, "geom", scratch)
 
     def spec_core(self, ctx: EmitContext) -> specialize.SpecNames | None:
         """Declare the op's specialised matrix core (``ctx.decl``) where
@@ -470,13 +538,9 @@ class ConvLowering:
         if variant.scratch:
             args += f", {ctx.scratch}"
         if int8:
-            _, z_in = per_tensor_quant(op, x, "input")
-            s_out, z_out = per_tensor_quant(op, y, "output")
-            per_channel, mults, shifts = weight_requant(
-                op, x, w, y, g.output_c, 3 if g.depthwise else 0)
-            lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
-            mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
-            shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
+            q = _requant(ctx, x, w, y, g.depthwise)
+            z_in, z_out, lo, hi, mult, shift = q.z_in, q.z_out, q.lo, q.hi, q.mult, q.shift
+            per_channel, shifts = q.per_channel, q.shifts
             fields: list[tuple[str, str | list[str]]] = [
                 ("geom", geom), ("input_offset", str(-z_in)), ("output_offset", str(z_out)),
                 ("act_min", str(lo)), ("act_max", str(hi)),

@@ -22,6 +22,7 @@ from ..cdefs import MAX_DIMS, DType
 from ..ir import Graph, Op, PoolOptions, ReducerOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
+from .call import KernelCall
 from .elementwise import (
     act_range_f32,
     act_range_s8,
@@ -111,6 +112,22 @@ class PoolLowering:
         """The kernel of the op (``nnrt_maxpool2d_s8`` ...), whole or on a sub-view."""
         kind = "maxpool2d" if op.opcode == "MAX_POOL_2D" else "avgpool2d"
         return f"nnrt_{kind}_{'s8' if int8 else 'f32'}"
+
+    def window_call(self, ctx: EmitContext, geom: dict[str, Any]) -> KernelCall:
+        """The call on whole tensors with the geometry ``geom`` (padding as given):
+        callers running the op on sub-views change its geometry."""
+        op = ctx.op
+        o = op.options
+        assert isinstance(o, PoolOptions)
+        x, y = ctx.graph.tensors[op.inputs[0]], ctx.graph.tensors[op.outputs[0]]
+        int8 = x.dtype == DType.INT8
+        lo: Any
+        hi: Any
+        lo, hi = act_range_s8(op, o.activation, y) if int8 else act_range_f32(op, o.activation)
+        sfx = "s8" if int8 else "f32"
+        return KernelCall(f"nnrt_pool_{sfx}_params_t", {"geom": geom, "act_min": lo,
+                                                       "act_max": hi},
+                          self.function(op, int8), "int8_t" if int8 else "float", (), "geom")
 
     def emit(self, ctx: EmitContext) -> list[str]:
         x, y, o, geom = self._geometry(ctx.graph, ctx.op)
