@@ -114,6 +114,7 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "MINIMUM": "MaximumMinimumOptions",
     "DEQUANTIZE": "DequantizeOptions",
     "QUANTIZE": "QuantizeOptions",
+    "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
     "LOGISTIC": None,
     "TANH": None,
     "RELU": None,
