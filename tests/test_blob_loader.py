@@ -164,6 +164,14 @@ def test_c_tables_match_the_schema() -> None:
     text = (nnrt_dir() / "src" / "loader" / "blob_schema.h").read_text()
     assert text == S.c_header(), "regenerate: python -m nnopt.blob.schema > " \
         "modules/nnrt/src/loader/blob_schema.h"
+    dispatch = (nnrt_dir() / "src" / "loader" / "blob_dispatch.c").read_text()
+    assert dispatch == S.c_dispatch(), "regenerate: python -m nnopt.blob.schema dispatch > " \
+        "modules/nnrt/src/loader/blob_dispatch.c"
+    # every kernel of the schema has its generated glue and a family checker
+    for k in S.KERNELS:
+        assert f"static nnrt_status_t k_{k.function.removeprefix('nnrt_')}(" in dispatch
+        assert f"return {k.function}(" in dispatch
+        assert f"nnrt_blob_check_{S.C_CHECKS[k.function]}(" in dispatch
     h = (nnrt_dir() / "include" / "nnrt" / "loader.h").read_text()
     m = re.search(r"/\* BEGIN GENERATED[^\n]*\n(.*?)\n/\* END GENERATED \*/", h, re.S)
     assert m is not None and m.group(1) == S.c_constants()
