@@ -46,6 +46,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from common import default_models_dir
+
 from nnopt.boards import Board, load_board
 from nnopt.codegen.c_model import generate
 from nnopt.elfcheck import check_elf
@@ -59,7 +61,6 @@ from nnopt.lowering.specialize import SPECIALIZE_MODES, specialized_symbols
 from nnopt.planner import PlannedModel, PlanOptions, check_budget, plan_model
 from nnopt.runner import build_runtime, run_planned
 
-REPO = Path(__file__).resolve().parents[1]
 M7_BOARD = "nucleo_f767zi"
 M3_BOARD = "mps2_an385"
 SEED = 1
@@ -111,11 +112,6 @@ class Row:
     specialized_rom_bytes: int | None = None  # <model>_spec_* functions (generated code)
     specialized_symbols: dict[str, int] = field(default_factory=dict)
     error: str | None = None
-
-
-def default_models_dir() -> Path:
-    env = os.environ.get("NNOPT_MODELS")
-    return Path(env) if env else REPO.parent / "shared" / "models"
 
 
 def count_macs(g: Graph, ops: list[int] | None = None) -> int:

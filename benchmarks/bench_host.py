@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from common import REPO
 
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.inputs import random_inputs
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import build_planned
 
-REPO = Path(__file__).resolve().parents[1]
 DEFAULT_MODELS = REPO.parent / "shared" / "models"
 _PER_INVOKE = re.compile(r"nnrt: ns_per_invoke=(\d+)")
 _COLLECTED = re.compile(r"Collected : (\d+)")
