@@ -1,7 +1,8 @@
 /*
  * Loader checks of FULLY_CONNECTED (int8, float32), called by the generated kernel
- * table (blob_dispatch.c) after it decoded the record: tensor sizes, offsets and
- * activation ranges, per-channel requantisation, and no int32 accumulator overflow.
+ * table (blob_dispatch.c) after it decoded the record: the kernel's own contract
+ * (nnrt_fc_s8_check(), nnrt/kernels/fc.h), then tensor sizes, per-channel
+ * requantisation, and no int32 accumulator overflow.
  */
 #include "loader_check.h"
 #include "nnrt/kernels/fc.h"
@@ -20,7 +21,8 @@ nnrt_status_t nnrt_blob_check_fc_s8(nnrt_blob_call_t *c, const nnrt_fc_s8_params
     const nnrt_blob_args_t *a = c->args;
     uint32_t need;
 
-    if (!fc_dims_ok(p->batches, p->accum_depth, p->output_depth)) {
+    if (nnrt_fc_s8_check(p) != NNRT_OK ||
+        !fc_dims_ok(p->batches, p->accum_depth, p->output_depth)) {
         return NNRT_ERR_FORMAT;
     }
     need = p->per_channel ? (uint32_t)p->output_depth : 1u;
@@ -28,9 +30,7 @@ nnrt_status_t nnrt_blob_check_fc_s8(nnrt_blob_call_t *c, const nnrt_fc_s8_params
         !holds(a, 1, NNRT_INT8, (uint64_t)p->output_depth * (uint64_t)p->accum_depth, 1) ||
         (a->present[2] && !holds(a, 2, NNRT_INT32, (uint64_t)p->output_depth, 4)) ||
         !holds(a, 3, NNRT_INT8, (uint64_t)p->batches * (uint64_t)p->output_depth, 1) ||
-        !in_range(p->input_offset, -127, 128) || !in_range(p->weights_offset, -127, 128) ||
-        !in_range(p->output_offset, -128, 127) || !in_range(p->act_min, -128, 127) ||
-        !in_range(p->act_max, p->act_min, 127) || !in_range(p->per_channel, 0, 1) ||
+        !in_range(p->per_channel, 0, 1) ||
         c->ref_count[0] < need || c->ref_count[1] < need ||
         !nnrt_blob_requant_ok(p->multiplier, p->shift, need)) {
         return NNRT_ERR_FORMAT;

@@ -1,7 +1,8 @@
 /*
  * Loader checks of the pooling family (MAX_POOL_2D, AVERAGE_POOL_2D, MEAN; int8 and
  * float32), called by the generated kernel table (blob_dispatch.c) after it decoded
- * the record. The kernels' geometry rule is nnrt_pool_geom_valid() (nnrt/kernels/pool.h).
+ * the record. The kernels' own contract is nnrt_pool_*_check() (nnrt/kernels/pool.h);
+ * here the tensors' sizes and the loader's bounds.
  */
 #include "loader_check.h"
 #include "nnrt/kernels/pool.h"
@@ -14,7 +15,7 @@ static int pool_ok(const nnrt_pool_geom_t *g, const nnrt_blob_args_t *a, nnrt_dt
                    uint32_t size)
 {
     return nnrt_blob_geom_fields_ok(g, sizeof(*g) / sizeof(int32_t)) &&
-           nnrt_pool_geom_valid(g) && (int64_t)g->filter_h * g->filter_w <= NNRT_BLOB_MAX_WINDOW &&
+           (int64_t)g->filter_h * g->filter_w <= NNRT_BLOB_MAX_WINDOW &&
            axis_ok(g->output_h, g->stride_h, g->filter_h, 1, g->pad_top) &&
            axis_ok(g->output_w, g->stride_w, g->filter_w, 1, g->pad_left) &&
            holds(a, 0, dt, (uint64_t)g->batches * (uint64_t)g->input_h * (uint64_t)g->input_w *
@@ -25,14 +26,14 @@ static int pool_ok(const nnrt_pool_geom_t *g, const nnrt_blob_args_t *a, nnrt_dt
 
 nnrt_status_t nnrt_blob_check_pool_s8(nnrt_blob_call_t *c, const nnrt_pool_s8_params_t *p)
 {
-    return pool_ok(&p->geom, c->args, NNRT_INT8, 1) && in_range(p->act_min, -128, 127) &&
-                   in_range(p->act_max, p->act_min, 127)
+    return nnrt_pool_s8_check(p) == NNRT_OK && pool_ok(&p->geom, c->args, NNRT_INT8, 1)
                ? NNRT_OK : NNRT_ERR_FORMAT;
 }
 
 nnrt_status_t nnrt_blob_check_pool_f32(nnrt_blob_call_t *c, const nnrt_pool_f32_params_t *p)
 {
-    return pool_ok(&p->geom, c->args, NNRT_FLOAT32, 4) ? NNRT_OK : NNRT_ERR_FORMAT;
+    return nnrt_pool_f32_check(p) == NNRT_OK && pool_ok(&p->geom, c->args, NNRT_FLOAT32, 4)
+               ? NNRT_OK : NNRT_ERR_FORMAT;
 }
 
 /* MEAN: every output point's reduced walk stays inside the input. */
