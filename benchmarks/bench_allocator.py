@@ -48,8 +48,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from common import default_models_dir
-
 import nnopt
 from nnopt.blob.writer import write_blob
 from nnopt.boards import load_board
@@ -57,6 +55,7 @@ from nnopt.errors import NnoptError, ToolchainError, UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.inputs import random_inputs
 from nnopt.passes.dynamic import dynamic_plan
+from nnopt.paths import shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import run_planned
 from nnopt.testing.blob import run_blob
@@ -232,7 +231,7 @@ def summary(rows: list[Row]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("models", nargs="?", type=Path, default=default_models_dir(),
+    p.add_argument("models", nargs="?", type=Path, default=shared_models_dir(),
                    help="folder searched recursively for *.tflite (default: %(default)s)")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON ('-': stdout "
                    "instead of the table)")

@@ -39,10 +39,11 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from common import default_models_dir, tflm_head
+from common import tflm_head
 
 from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model
+from nnopt.paths import shared_models_dir
 from nnopt.plan import Plan
 from nnopt.planner import PlanOptions, plan_model
 
@@ -196,7 +197,7 @@ def targets(rows: list[Row]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("models", nargs="?", type=Path, default=default_models_dir())
+    p.add_argument("models", nargs="?", type=Path, default=shared_models_dir())
     p.add_argument("--json", metavar="PATH")
     p.add_argument("--no-tflm", action="store_true", help="skip TFLM's head")
     p.add_argument("--max-extra-macs", type=float, default=15.0, metavar="PERCENT")

@@ -46,11 +46,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from common import default_models_dir, tflm_head, tflm_worker
+from common import tflm_head, tflm_worker
 
 import nnopt
 from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model
+from nnopt.paths import shared_models_dir
 from nnopt.planner import PlanOptions, plan_model
 
 
@@ -159,7 +160,7 @@ def verdict(rows: list[Row]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("models", nargs="?", type=Path, default=default_models_dir(),
+    p.add_argument("models", nargs="?", type=Path, default=shared_models_dir(),
                    help="folder searched recursively for *.tflite (default: %(default)s)")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON ('-': stdout "
                    "instead of the table)")

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""What the benchmarks share: the repository and model locations, and TFLM's planned
+"""What the benchmarks share beyond nnopt itself (model locations:
+:func:`nnopt.paths.shared_models_dir`, :func:`nnopt.paths.find_model`): TFLM's planned
 arena for a model (measured in a child process, so a crash or a hang of the
 interpreter costs one row, not the run).
 
@@ -18,17 +19,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
 HEAD_RE = re.compile(r"Arena allocation head (\d+) bytes")
 TFLM_ARENA_START = 32 * 1024 * 1024  # bytes; grown x4 on allocation failure
 TFLM_ARENA_MAX = 1024 * 1024 * 1024
-
-
-def default_models_dir() -> Path:
-    """$NNOPT_MODELS, else ../shared/models next to the repository."""
-    env = os.environ.get("NNOPT_MODELS")
-    return Path(env) if env else REPO.parent / "shared" / "models"
 
 
 def tflm_worker(model: Path) -> int:

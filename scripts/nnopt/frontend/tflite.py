@@ -36,6 +36,7 @@ from ..ir import (
     Tensor,
 )
 from ..ops import SUPPORTED_OPS, supported_list
+from . import validate
 
 _TENSOR_TYPES: dict[int, DType] = {
     0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
@@ -171,6 +172,7 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>") 
             hint="pass a .tflite flatbuffer, e.g. from tf.lite.TFLiteConverter",
         )
     try:
+        validate.check_flatbuffer(data, source)
         graph = _parse(data, name, source)
     except NnoptError:
         raise
@@ -183,6 +185,7 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>") 
         graph.verify()
     except NnoptError as err:
         raise ModelError(f"{source} is not a valid model graph: {err.message}") from err
+    validate.check_quantization(graph, source)
     return graph
 
 
