@@ -62,7 +62,7 @@ from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model
 from nnopt.ir import Graph
 from nnopt.passes.budget import DEFAULT_PLAN_BUDGET_S
-from nnopt.paths import shared_models_dir
+from nnopt.paths import repo_root, shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 
 
@@ -157,7 +157,7 @@ def synthetic_model(n_ops: int) -> bytes:
     keeping the shape), each cell also reading the outputs of one and of three cells
     before: a branched graph whose live sets stay small as it grows, like the unrolled
     recurrent and NASNet-style graphs of issue 18."""
-    sys.path.insert(0, os.fspath(REPO / "tests"))
+    sys.path.insert(0, os.fspath(repo_root() / "tests"))
     from support.tflite_builder import ModelBuilder
 
     b = ModelBuilder(f"synthetic_{n_ops}")
