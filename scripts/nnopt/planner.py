@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from .boards import Board
 from .cdefs import ARENA_ALIGN
-from .errors import BudgetError, PlanError
+from .errors import PlanError
 from .ir import ConvOptions, Graph
 from .lowering import check_graph, lowering_for
 from .lowering.specialize import check_mode
@@ -25,6 +24,7 @@ from .passes.below_bound import (
     plan_below,
     plan_records,
 )
+from .passes.budget import DEFAULT_PLAN_BUDGET_S, PlanBudget, Progress
 from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace import plan_inplace
 from .passes.inplace_ops import fold_pads, variant_query
@@ -65,6 +65,10 @@ class PlanOptions:
     specialize: str = "auto"
     # tiling without a budget: at most this % more (estimated, passes.cost) instructions
     max_extra_instructions: float = DEFAULT_MAX_EXTRA_INSTRUCTIONS
+    # One time budget for every search of the plan (passes.budget; None: unlimited);
+    # past it the best plan so far, never worse than the classic one.
+    plan_budget_s: float | None = DEFAULT_PLAN_BUDGET_S
+    progress: Progress | None = field(default=None, compare=False)  # (stage, done, total)
 
     @property
     def budget_bytes(self) -> int | None:
@@ -83,6 +87,20 @@ class PlannedModel:
 def plan_model(graph: Graph, options: PlanOptions | None = None,
                source_bytes: bytes | None = None) -> PlannedModel:
     opts = options or PlanOptions()
+    budget = PlanBudget(opts.plan_budget_s, opts.progress)
+    planned = _plan(graph, opts, source_bytes, budget)
+    if budget.exhausted and (opts.inplace_ops != "off" or opts.tiling != "off"):
+        # Cut short: never worse than the classic plan (planned with a budget of its own)
+        classic = _plan(graph, replace(opts, inplace_ops="off", tiling="off", progress=None),
+                        source_bytes, budget.fresh())
+        if classic.plan.arena_bytes < planned.plan.arena_bytes:
+            info = dict(planned.plan.planning_time_budget, fallback="classic")
+            planned = replace(classic, plan=replace(classic.plan, planning_time_budget=info))
+    return planned
+
+
+def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
+          budget: PlanBudget) -> PlannedModel:
     if opts.order not in ORDERS:
         raise PlanError(f"unknown order {opts.order!r}", hint="use --order file or optimal")
     t0 = time.perf_counter()
@@ -104,8 +122,12 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
         fusions += folded
 
     problem = schedule_problem(g)
+    budget.step("order search", 0, 1)
+    order_s = min(opts.schedule_time_budget_s, budget.remaining())
     sched = schedule(problem, strategy="file" if opts.order == "file" else "optimal",
-                     time_budget_s=opts.schedule_time_budget_s)
+                     time_budget_s=order_s)
+    if not sched.optimal and order_s < opts.schedule_time_budget_s and budget.expired():
+        budget.exhaust("order search")
     order = sched.order
 
     roots = alias_roots(g)
@@ -126,16 +148,18 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
     if opts.inplace_ops != "off" or opts.tiling != "off":
         below = plan_below(g, order, inplace, scratch, BelowOptions(
             opts.inplace_ops, opts.tiling, opts.max_extra_macs, opts.budget_bytes,
-            opts.align, opts.arena_strategies, opts.max_extra_instructions))
+            opts.align, opts.arena_strategies, opts.max_extra_instructions), budget)
         roots, scratch, buffers, arena = below.roots, below.scratch, below.buffers, below.arena
         # element-wise ops inside a tiled stage run on separate tiles
         inplace = {o: i for o, i in inplace.items() if roots.get(o) == roots.get(i, i)}
     else:
         buffers = buffers_for(g, order, roots, scratch)
-        arena = plan_arena(buffers, align=opts.align, strategies=opts.arena_strategies)
+        budget.step("arena strategies", 0, 1)
+        arena = plan_arena(buffers, align=opts.align, strategies=opts.arena_strategies,
+                           budget=budget)
         if scratch:
             g, scratch, buffers, arena = _memory_first(g, order, roots, scratch, buffers,
-                                                       arena, opts)
+                                                       arena, opts, budget)
 
     tensor_bufs = [b for b in buffers if b.tensor is not None]
     # live sum of whole tensors (before in-place depthwise and tiling replace some)
@@ -187,6 +211,8 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
         steps=steps,
         weight_bytes=sum(w.size for w in weights),
         planning_seconds=round(time.perf_counter() - t0, 3),
+        planning_time_budget={"seconds": opts.plan_budget_s,
+                              "exhausted": list(budget.exhausted)},
         board=opts.board.name if opts.board else None,
         sram_budget_bytes=opts.budget_bytes,
         options={"order": opts.order, "fuse": opts.fuse, "inplace": opts.inplace,
@@ -201,12 +227,14 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
 
 def _memory_first(g: Graph, order: tuple[int, ...], roots: dict[int, int],
                   scratch: dict[int, int], buffers: list[Buffer], arena: ArenaPlan,
-                  opts: PlanOptions) -> tuple[Graph, dict[int, int], list[Buffer], ArenaPlan]:
+                  opts: PlanOptions, budget: PlanBudget | None = None
+                  ) -> tuple[Graph, dict[int, int], list[Buffer], ArenaPlan]:
     """Kernel scratch (im2col columns) must not raise SRAM: where an op's scratch lands
     at a step whose live tensors already fill the tensor-only arena, that op runs its
     scratch-free kernel variant instead (same results, slower). Speed elsewhere."""
     tensors_only = [b for b in buffers if b.tensor is not None]
-    base = plan_arena(tensors_only, align=opts.align, strategies=opts.arena_strategies)
+    base = plan_arena(tensors_only, align=opts.align, strategies=opts.arena_strategies,
+                      budget=budget)
     if arena.arena_bytes <= base.arena_bytes:
         return g, scratch, buffers, arena
     prof = live_profile(tensors_only, len(order))
@@ -221,7 +249,8 @@ def _memory_first(g: Graph, order: tuple[int, ...], roots: dict[int, int],
         s2 = {op.index: n for op in g2.ops
               if op.index in scratch and (n := lowering_for(op).scratch_bytes(g2, op))}
         b2 = buffers_for(g2, order, roots, s2)
-        a2 = plan_arena(b2, align=opts.align, strategies=opts.arena_strategies)
+        a2 = plan_arena(b2, align=opts.align, strategies=opts.arena_strategies,
+                        budget=budget)
         if a2.arena_bytes <= base.arena_bytes:
             return g2, s2, b2, a2
     return g, scratch, buffers, arena
@@ -251,135 +280,3 @@ def _unfused_order(source: Graph, fused: Graph, order: tuple[int, ...],
         out.append(pos_of[idx])
         out.extend(pos_of[f] for f in folded.get(idx, []))
     return tuple(out)
-
-
-def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto",
-                  staging_bytes: int | None = None,
-                  algorithm: str | None = None) -> PlannedModel:
-    """Out-of-core execution (issue 5): decide which weights stream from external flash
-    (:func:`nnopt.swap.plan_swap`) and record it in the Plan: ``Plan.swap`` (the swap
-    plan's JSON) and ``pool="external"`` on the streamed weights.
-
-    ``mode``: "off" plans nothing; "auto" plans only for a board that declares
-    ``external_flash`` and streams only what does not fit internal flash; "force"
-    streams every streamable weight (without a board: default QSPI figures).
-    ``algorithm``: None for the board's ``external_flash.crypto``.
-    """
-    # imported here: nnopt.swap.codegen imports this module
-    from .swap import SWAP_MODES, SwapOptions, plan_swap
-
-    if mode not in SWAP_MODES:
-        raise PlanError(f"unknown swap mode {mode!r}", hint="use auto, off or force")
-    if mode == "off" or (mode == "auto" and (board is None or not board.external_flash)):
-        return planned
-    swap = plan_swap(planned.graph, planned.plan, board, SwapOptions(
-        mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
-        kernel_channel_ranges=False,  # True once the kernels take a channel range
-        keep_internal=_unstreamable_ops(planned)))
-    plan = replace(planned.plan, weights=swap.weights_with_pools(planned.plan.weights),
-                   swap=swap.to_json())
-    return replace(planned, plan=plan)
-
-
-def _unstreamable_ops(planned: PlannedModel) -> frozenset[int]:
-    """Ops whose weights must stay internal: those run inside a tiled stage (the stage
-    code calls their kernels per patch), and those run on sub-views (folded padding, in
-    place, row by row: nnopt.codegen.views) that could be cut into channel slices (one
-    output row); a streamed op on views runs the plan's lowering on a whole chunk."""
-    plan, graph = planned.plan, planned.graph
-    ops: set[int] = set()
-    for stage in plan.stages:
-        ops.update(stage.ops)
-    viewed = {e.op for e in plan.inplace_ops}
-    viewed.update(op.index for op in graph.ops
-                  if getattr(op.options, "explicit_padding", None) is not None)
-    for op in graph.ops:
-        y = graph.tensors[op.outputs[0]] if op.outputs else None
-        if op.index in viewed and y is not None and y.shape and y.num_elements == y.shape[-1]:
-            ops.add(op.index)
-    return frozenset(ops)
-
-
-# Internal flash kept free for the runtime's code, vectors and the application when
-# checking weights at plan time (measured: runtime + harness ~20-40 KB at -O2).
-ROM_CODE_RESERVE = 64 * 1024
-
-
-def _tiling_note(plan: Plan) -> str:
-    """How far tiling went when even it could not make the arena fit."""
-    if not plan.stages:
-        return ""
-    st = plan.stages[0]
-    extra = 100 * (plan.macs - plan.base_macs) / max(plan.base_macs, 1)
-    return (f", even with patch-based tiling ({st.grid[0]}x{st.grid[1]} patches over "
-            f"{len(st.ops)} ops, +{extra:.1f} % MACs: the smallest arena found)")
-
-
-def check_budget(plan: Plan, board: Board | None = None) -> None:
-    """Raise one BudgetError naming every overflow with its numbers: the arena against
-    the SRAM budget and (with a board) the weights kept in internal flash against it."""
-    problems: list[str] = []
-    hints: list[str] = []
-    budget = plan.sram_budget_bytes
-    if budget is not None and plan.arena_bytes > budget:
-        where = f"board {plan.board}" if plan.board else "the --sram budget"
-        problems.append(
-            f"the activation arena needs {plan.arena_bytes:,} bytes but {where} has "
-            f"{budget:,} bytes: over by {plan.arena_bytes - budget:,} bytes "
-            f"(largest single op: {plan.lower_bound_bytes:,} bytes)" + _tiling_note(plan))
-        hints.append("a board with more SRAM or a smaller input resolution")
-    swap = plan.swap
-    if board is not None and swap is not None and swap["enabled"]:
-        _check_swap_budget(swap, board, problems, hints)
-    elif board is not None:
-        internal = sum(w.size for w in plan.weights if w.pool == "flash")
-        flash = sum(r.size for r in board.rom_regions)
-        if internal + ROM_CODE_RESERVE > flash:
-            problems.append(
-                f"the weights need {internal:,} bytes of internal flash but board "
-                f"{board.name} has {flash:,} bytes ({ROM_CODE_RESERVE // 1024} KB kept for "
-                f"code): over by {internal + ROM_CODE_RESERVE - flash:,} bytes"
-                + ("" if swap is None else "; no weight can stream from external flash ("
-                   + ("; ".join(sorted({t["reason"] for t in swap["tensors"]}))
-                      or "only CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED filters can")
-                   + ")"))
-            hints.append("streaming weights from external flash (--swap auto or force)"
-                         if board.external_flash else
-                         f"a board with external flash (board {board.name} declares none)")
-    if problems:
-        raise BudgetError("; and ".join(problems), hint="try " + ", or ".join(hints))
-
-
-def _check_swap_budget(swap: dict[str, Any], board: Board, problems: list[str],
-                       hints: list[str]) -> None:
-    """The budgets of a plan that streams weights: what stays internal against the
-    internal flash (code reserve and requantisation tables included), the staging
-    buffers against their RAM region, the blob against the external flash."""
-    from .swap.blob import ENTRY_BYTES, HEADER_BYTES, TAG_BYTES
-
-    ext = swap["external_weight_bytes"]
-    if not swap["fits_internal_flash"]:
-        budget = swap["internal_budget_bytes"]
-        problems.append(
-            f"even with {ext:,} bytes of weights streamed from external flash, the "
-            f"{swap['internal_weight_bytes']:,} bytes of weights that cannot stream exceed "
-            f"the internal flash budget of {budget:,} bytes (board {board.name}: "
-            f"{swap['internal_flash_bytes']:,} bytes of flash - "
-            f"{swap['code_reserve_bytes']:,} code reserve - {swap['metadata_bytes']:,} "
-            f"requantisation tables): over by {swap['internal_weight_bytes'] - budget:,} "
-            "bytes")
-        hints.append("a part with more internal flash, or a larger --swap-staging so that "
-                     "larger layers can stream")
-    if not swap["fits_staging"]:
-        table = ENTRY_BYTES * len(swap["chunks"])
-        problems.append(
-            f"the swap staging buffers (2 x {swap['staging_buffer_bytes']:,} bytes) and "
-            f"chunk table ({table:,} bytes) do not fit the {swap['staging_budget_bytes']:,} "
-            f"bytes left in {swap['staging_region']}")
-        hints.append("a smaller --swap-staging")
-    size = int(board.external_flash.get("size", 0))
-    blob = ext + (TAG_BYTES + ENTRY_BYTES + 16) * len(swap["chunks"]) + HEADER_BYTES
-    if size and blob > size:
-        problems.append(f"the weight blob needs about {blob:,} bytes but the external flash "
-                        f"of board {board.name} has {size:,} bytes")
-        hints.append("a larger external flash part")
