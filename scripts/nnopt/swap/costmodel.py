@@ -159,10 +159,11 @@ class CostParams:
 
 def op_macs(graph: Graph, op: Op) -> int:
     """Multiply-accumulates of one operator (its definition's count; 0 without weights).
-    A convolution whose padding PAD folding made explicit counts its output extent from
-    its declared padding, as the placements were calibrated."""
+    A convolution counts its output extent from its declared padding over its input
+    (a padding PAD folding made explicit not included), as the placements were
+    calibrated."""
     o = op.options
-    if isinstance(o, ConvOptions) and o.explicit_padding is not None:
+    if isinstance(o, ConvOptions):
         return conv.macs(graph, op, declared_padding=True)
     return regions.op_macs(graph, op)
 
