@@ -8,6 +8,8 @@ from pathlib import Path
 
 from ..boards import Board, known_boards, load_board
 from ..errors import NnoptError
+from ..frontend.tflite import load_model
+from ..ir import Graph
 from ..lowering.specialize import SPECIALIZE_MODES
 from ..passes.arena import STRATEGIES
 from ..passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS, MODES
@@ -17,6 +19,10 @@ from ..swap.placement import SWAP_MODES
 
 
 def add_plan_arguments(p: argparse.ArgumentParser) -> None:
+    m = p.add_argument_group("model input")
+    m.add_argument("--input-shape", action="append", metavar="NAME=D1,D2,...",
+                   help="ONNX models: fix the dynamic dimensions of input NAME, e.g. "
+                   "--input-shape input=1,3,32,32 (repeatable)")
     g = p.add_argument_group("planning")
     g.add_argument("-b", "--board", metavar="NAME",
                    help="target board; its SRAM is the budget (known: "
@@ -92,6 +98,15 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     s.add_argument("--swap-staging", type=_bytes_arg, metavar="BYTES",
                    help="plaintext bytes of each of the two staging buffers (default: chosen "
                    "by the cost model)")
+
+
+def load_model_arg(args: argparse.Namespace) -> Graph:
+    """The model named on the command line (.tflite, or ONNX by content), with
+    --input-shape applied."""
+    from ..frontend.onnx import parse_input_shapes
+
+    specs = getattr(args, "input_shape", None) or []
+    return load_model(args.model, parse_input_shapes(specs) if specs else None)
 
 
 def _safe_boards() -> list[str]:

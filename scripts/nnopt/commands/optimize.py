@@ -10,13 +10,21 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NnoptError
-from ..frontend.tflite import load_model
+from ..ir import Graph
 from ..passes.dynamic import dynamic_plan, summary_lines
 from ..planner import PlannedModel, check_budget, plan_model
 from ..report.text import op_table, summary, swap_summary, swap_table
 from ..swap.pipeline import configured_key, generate_model, swap_of, write_new_key
 from ..swap.provision import KeyStoreError
-from .common import add_plan_arguments, plan_options, plan_swap, progress, swap_key_id, warn
+from .common import (
+    add_plan_arguments,
+    load_model_arg,
+    plan_options,
+    plan_swap,
+    progress,
+    swap_key_id,
+    warn,
+)
 
 DESCRIPTION = """\
 Plan a .tflite model for a microcontroller and report its memory:
@@ -44,7 +52,7 @@ def add_parser(sub: Any) -> None:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", type=Path, metavar="MODEL.tflite", help="the model to plan")
+    p.add_argument("model", type=Path, metavar="MODEL", help="the model to plan")
     p.add_argument("-o", "--out", type=Path, metavar="OUTDIR",
                    help="write generated C, <name>_plan.json, <name>_report.json and "
                    "<name>_memory.png here")
@@ -71,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     swap_key_id(args)  # a bad --swap-key-id fails before planning
     progress(f"reading {args.model}")
     data = args.model.read_bytes() if args.model.is_file() else b""
-    graph = load_model(args.model)
+    graph = load_model_arg(args)
     progress(f"planning {len(graph.ops)} ops")
     pm = plan_swap(args, plan_model(graph, opts, source_bytes=data), opts.board)
     plan = pm.plan
@@ -79,6 +87,9 @@ def run(args: argparse.Namespace) -> int:
         _swap_key(args, pm, args.out)  # refuses a key id without a key before writing
     out = sys.stdout
     print("\n".join(summary(plan)), file=out)
+    layout = _onnx_layout(data, graph)
+    if layout:
+        print(f"  layout: {layout}", file=out)
     if plan.swap is not None:
         print("\n".join(swap_summary(plan.swap)), file=out)
     dyn = (dynamic_plan(pm.graph, plan, lazy=args.allocator == "dynamic-lazy")
@@ -97,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
         raise NnoptError("--emit needs an output directory", hint="add -o OUTDIR")
     report = report_json(pm)
     report["allocator"] = args.allocator
+    if layout:
+        report["layout"] = layout
     if dyn is not None:
         report["dynamic"] = dyn.to_json()
     json_paths = [args.json] if args.json else []
@@ -146,6 +159,13 @@ def run(args: argparse.Namespace) -> int:
     check_budget(plan if dyn is None else replace(plan, arena_bytes=dyn.arena_bytes),
                  opts.board)
     return 0
+
+
+def _onnx_layout(data: bytes, graph: Graph) -> str | None:
+    """For an ONNX model, which layout runs inside (the interface keeps ONNX's)."""
+    from ..frontend.onnx import internal_layout, is_onnx
+
+    return internal_layout(graph) if is_onnx(data) else None
 
 
 def _swap_key(args: argparse.Namespace, pm: PlannedModel, out_dir: Path) -> bytes | None:

@@ -12,7 +12,6 @@ import numpy as np
 
 from ..boards import load_board
 from ..errors import NnoptError
-from ..frontend.tflite import load_model
 from ..inputs import random_inputs
 from ..ir import NUMPY_DTYPE
 from ..passes.dynamic import dynamic_plan
@@ -20,7 +19,14 @@ from ..planner import PlannedModel, check_budget, plan_model
 from ..run_stats import run_stats
 from ..swap.blob import algorithm_id, generate_key
 from ..swap.pipeline import configured_key, swap_of
-from .common import add_plan_arguments, plan_options, plan_swap, progress, swap_key_id
+from .common import (
+    add_plan_arguments,
+    load_model_arg,
+    plan_options,
+    plan_swap,
+    progress,
+    swap_key_id,
+)
 
 DESCRIPTION = """\
 Run one inference of a model with nnopt's generated code and write the outputs.
@@ -46,7 +52,7 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="compile and run one inference (host or QEMU)",
                        description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", type=Path, metavar="MODEL.tflite")
+    p.add_argument("model", type=Path, metavar="MODEL")
     p.add_argument("--target", choices=("host", "qemu-m7", "qemu-m3"), default="host",
                    help="where to run (default: host)")
     p.add_argument("-i", "--input", type=Path, action="append", metavar="IN.bin",
@@ -81,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.swap_key_store is not None:
         raise NnoptError("--swap-key-store needs --swap-key-id",
                          hint="name the key to use: --swap-key-id ID")
-    graph = load_model(args.model)
+    graph = load_model_arg(args)
     inputs: list[bytes] = []
     if args.input:
         for path in args.input:

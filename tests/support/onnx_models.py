@@ -1,0 +1,124 @@
+"""Small ONNX models built with ``onnx.helper`` (no torch): the shapes and op
+combinations ``torch.onnx.export`` writes for CNNs and MLPs, with seeded random weights."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+class OnnxBuilder:
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[onnx.TensorProto] = []
+        self.k = 0
+
+    def w(self, *shape: int, scale: float = 0.3) -> str:
+        return self.const((self.rng.standard_normal(shape) * scale).astype(np.float32))
+
+    def const(self, arr: np.ndarray) -> str:
+        self.k += 1
+        name = f"c{self.k}"
+        self.inits.append(numpy_helper.from_array(arr, name))
+        return name
+
+    def node(self, op: str, inputs: Sequence[str], n_out: int = 1, **attrs: object) -> str:
+        self.k += 1
+        outs = [f"{op.lower()}{self.k}_{i}" for i in range(n_out)]
+        self.nodes.append(helper.make_node(op, list(inputs), outs, name=f"{op}_{self.k}",
+                                           **attrs))
+        return outs[0]
+
+    def model(self, inputs: dict[str, Sequence[int | str]], outputs: Sequence[str],
+              opset: int = 17) -> bytes:
+        g = helper.make_graph(
+            self.nodes, "g",
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s))
+             for n, s in inputs.items()],
+            [helper.make_empty_tensor_value_info(o) for o in outputs], self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        m.ir_version = 8
+        inferred = onnx.shape_inference.infer_shapes(m)
+        known = {v.name: v for v in [*inferred.graph.value_info, *inferred.graph.output]}
+        for o in m.graph.output:
+            o.CopyFrom(known[o.name])
+        return m.SerializeToString()
+
+
+def cnn_model(seed: int = 0) -> bytes:
+    """Conv+BN+ReLU, depthwise SAME_UPPER, grouped dilated conv, max/avg pool, residual
+    Add with broadcast Mul, Concat, GlobalAveragePool, Flatten, Gemm, Softmax."""
+    b = OnnxBuilder(seed)
+    x = "input"
+    c1 = b.node("Conv", [x, b.w(8, 3, 3, 3), b.w(8)], pads=[1, 1, 1, 1], strides=[2, 2])
+    bn = b.node("BatchNormalization", [c1, b.const(np.linspace(0.5, 1.5, 8, dtype=np.float32)),
+                                       b.w(8), b.w(8), b.const(np.full(8, 0.7, np.float32))])
+    r1 = b.node("Relu", [bn])
+    dw = b.node("Conv", [r1, b.w(8, 1, 3, 3), b.w(8)], group=8, auto_pad="SAME_UPPER")
+    c6 = b.node("Clip", [dw, b.const(np.array(0, np.float32)), b.const(np.array(6, np.float32))])
+    g2 = b.node("Conv", [c6, b.w(8, 4, 3, 3)], group=2, pads=[2, 2, 2, 2], dilations=[2, 2])
+    add = b.node("Add", [g2, b.node("Mul", [r1, b.w(8, 1, 1)])])
+    mp = b.node("MaxPool", [add], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    ap = b.node("AveragePool", [add], kernel_shape=[2, 2], strides=[2, 2])
+    cat = b.node("Concat", [mp, ap], axis=1)
+    lk = b.node("LeakyRelu", [cat], alpha=0.1)
+    gp = b.node("GlobalAveragePool", [lk])
+    fl = b.node("Flatten", [gp])
+    fc = b.node("Gemm", [fl, b.w(10, 16), b.w(10)], transB=1)
+    sm = b.node("Softmax", [fc], axis=1)
+    return b.model({x: (1, 3, 16, 16)}, [sm])
+
+
+def lenet_like_model(seed: int = 1) -> bytes:
+    """Conv/ReLU/MaxPool twice, then Reshape to a matrix (the channel-major flatten
+    nnopt folds into the first Gemm's weights) and Gemm/Tanh/Sigmoid/HardSwish/MatMul."""
+    b = OnnxBuilder(seed)
+    x = "input"
+    c1 = b.node("Relu", [b.node("Conv", [x, b.w(4, 1, 5, 5), b.w(4)])])
+    p1 = b.node("MaxPool", [c1], kernel_shape=[2, 2], strides=[2, 2])
+    c2 = b.node("Relu", [b.node("Conv", [p1, b.w(6, 4, 3, 3), b.w(6)])])
+    p2 = b.node("MaxPool", [c2], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)
+    fl = b.node("Reshape", [p2, b.const(np.array([1, -1], np.int64))])
+    f1 = b.node("Tanh", [b.node("Gemm", [fl, b.w(6 * 3 * 3, 20), b.w(20)])])
+    f2 = b.node("HardSwish", [b.node("Gemm", [f1, b.w(12, 20), b.w(12)], transB=1, alpha=0.5)])
+    f3 = b.node("MatMul", [f2, b.w(12, 5)])
+    out = b.node("Sigmoid", [b.node("Sub", [f3, b.w(5)])])
+    return b.model({x: (1, 1, 18, 18)}, [out])
+
+
+def sequence_model(seed: int = 2) -> bytes:
+    """1-D convolution and pooling (NCL), Pad, Transpose, ReduceMean, Div, PRelu, and two
+    outputs, one of them NCL."""
+    b = OnnxBuilder(seed)
+    x = "input"
+    c = b.node("Conv", [x, b.w(6, 2, 3), b.w(6)], pads=[1, 1])
+    pr = b.node("PRelu", [c, b.const(np.full((6, 1), 0.25, np.float32))])
+    pd = b.node("Pad", [pr, b.const(np.array([0, 0, 2, 0, 0, 1], np.int64))])
+    mp = b.node("MaxPool", [pd], kernel_shape=[2], strides=[2])
+    t = b.node("Transpose", [mp], perm=[0, 2, 1])
+    m = b.node("ReduceMean", [t, b.const(np.array([1], np.int64))], keepdims=0)
+    d = b.node("Div", [m, b.const(np.array([2.0], np.float32))])
+    return b.model({x: (1, 2, 20)}, [d, mp], opset=18)
+
+
+def dynamic_model() -> bytes:
+    """A conv whose input has a symbolic batch and size (needs --input-shape)."""
+    b = OnnxBuilder(3)
+    y = b.node("Relu", [b.node("Conv", ["input", b.w(4, 3, 3, 3), b.w(4)])])
+    return b.model({"input": ("batch", 3, "h", "w")}, [y])
+
+
+def unsupported_model() -> bytes:
+    b = OnnxBuilder(4)
+    y = b.node("Elu", [b.node("Relu", ["input"])])
+    return b.model({"input": (1, 4)}, [y])
+
+
+def opset_model(opset: int) -> bytes:
+    b = OnnxBuilder(5)
+    y = b.node("Relu", ["input"])
+    return b.model({"input": (1, 4)}, [y], opset=opset)
