@@ -170,9 +170,9 @@ def load_model(path: str | Path,
 def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
                      input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
     if len(data) < 8 or data[4:8] != b"TFL3":
-        from .onnx import is_onnx, load_onnx_bytes
+        from .onnx import load_onnx_bytes, looks_like_onnx
 
-        if is_onnx(data):
+        if looks_like_onnx(data):
             return load_onnx_bytes(data, name, source, input_shapes)
         raise ModelError(
             f"{source} is neither a TFLite model (no 'TFL3' file identifier) nor an ONNX "

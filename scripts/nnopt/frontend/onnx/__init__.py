@@ -13,9 +13,10 @@ from collections.abc import Mapping
 
 from ...errors import ModelError, NnoptError
 from ...ir import Graph
-from .prepare import is_onnx, parse_input_shapes
+from .prepare import is_onnx, looks_like_onnx, parse_input_shapes
 
-__all__ = ["internal_layout", "is_onnx", "load_onnx_bytes", "parse_input_shapes"]
+__all__ = ["internal_layout", "is_onnx", "load_onnx_bytes", "looks_like_onnx",
+           "parse_input_shapes"]
 
 
 def load_onnx_bytes(data: bytes, name: str = "model", source: str = "<bytes>",

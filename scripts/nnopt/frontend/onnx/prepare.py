@@ -59,9 +59,15 @@ class Prepared:
                     self.consumers.setdefault(name, []).append(k)
 
 
+def looks_like_onnx(data: bytes) -> bool:
+    """True when the bytes start like an ONNX file (field 1, ir_version, a small varint):
+    such a file that does not parse is reported as a damaged ONNX model."""
+    return len(data) >= 2 and data[0] == 0x08 and 1 <= data[1] <= 32
+
+
 def is_onnx(data: bytes) -> bool:
     """True when the bytes parse as an ONNX ModelProto with a graph."""
-    if len(data) < 2 or data[0] != 0x08:  # field 1 (ir_version), varint
+    if not looks_like_onnx(data):
         return False
     try:
         import onnx
@@ -78,7 +84,7 @@ def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
     for spec in specs:
         name, sep, dims = spec.rpartition("=")
         try:
-            shape = tuple(int(d) for d in dims.replace("x", ",").split(",") if d.strip())
+            shape = tuple(int(d) for d in dims.split(","))
         except ValueError:
             shape = ()
         if not sep or not name or not shape or min(shape) < 1:
@@ -179,7 +185,8 @@ def _fix_input_shape(inp: Any, shape: tuple[int, ...] | None, source: str) -> No
         raise UnsupportedError(
             f"{source}: input {inp.name!r} has dynamic dimensions [{', '.join(shown)}]",
             hint=f"fix them with --input-shape {inp.name}=" + ",".join(
-                "1" if s in bad or s == "?" else s for s in shown))
+                f"<{s}>" if s in bad or s == "?" else s for s in shown)
+            + " (the sizes you run it at, e.g. 1 for the batch)")
 
 
 def _np_dtype(elem_type: int) -> np.dtype[Any]:
