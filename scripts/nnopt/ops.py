@@ -12,6 +12,7 @@ SUPPORTED_OPS: frozenset[str] = frozenset({
     "MAX_POOL_2D", "MAXIMUM", "MEAN", "MINIMUM", "MUL", "PAD", "PADV2", "QUANTIZE", "RELU",
     "RELU6", "RESHAPE", "SLICE", "SOFTMAX", "SQUEEZE", "STRIDED_SLICE", "SUB", "TANH",
     "TRANSPOSE",
+    "ABS", "DIV", "EXP", "LOG", "NEG", "RSQRT", "SQRT",  # float32 math (lowering.math_f32)
 })
 
 # Ops whose output is the input's bytes under another shape: planned as an alias of
@@ -22,8 +23,10 @@ ALIAS_OPS: frozenset[str] = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
 # overwrite an input that dies at this op (in-place, Unlu 2020 generalised).
 ELEMENTWISE_UNARY: frozenset[str] = frozenset({
     "RELU", "RELU6", "LEAKY_RELU", "LOGISTIC", "TANH", "HARD_SWISH", "QUANTIZE", "DEQUANTIZE",
+    "ABS", "EXP", "LOG", "NEG", "RSQRT", "SQRT",
 })
-ELEMENTWISE_BINARY: frozenset[str] = frozenset({"ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"})
+ELEMENTWISE_BINARY: frozenset[str] = frozenset({"ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM",
+                                                "DIV"})
 
 
 def supported_list() -> str:

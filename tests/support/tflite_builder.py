@@ -97,6 +97,7 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "ADD": "AddOptions",
     "SUB": "SubOptions",
     "MUL": "MulOptions",
+    "DIV": "DivOptions",
     "CONCATENATION": "ConcatenationOptions",
     "SOFTMAX": "SoftmaxOptions",
     "MEAN": "ReducerOptions",

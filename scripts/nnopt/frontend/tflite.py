@@ -137,6 +137,7 @@ _OPTION_PARSERS: dict[str, Callable[[Any], OpOptions]] = {
     "ADD": _binary(tflite.AddOptions),
     "SUB": _binary(tflite.SubOptions),
     "MUL": _binary(tflite.MulOptions),
+    "DIV": _binary(tflite.DivOptions),
     "CONCATENATION": _concat,
     "SOFTMAX": _softmax,
     "MEAN": _mean,

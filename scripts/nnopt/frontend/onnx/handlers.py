@@ -270,7 +270,9 @@ def _fc(im: Importer, node: Node, a: str, W: np.ndarray, wname: str, bias: str,
         wt = im.b.const(wname, np.ascontiguousarray(wf))
         bt = -1
         extra = None
-        if bias:
+        if bias and not im.is_const(bias):
+            extra = None
+        elif bias:
             c = im.const(bias).astype(np.float64) * beta
             if c.size == 1 or c.shape in ((units,), (1, units)):
                 bt = im.b.const(bias, np.broadcast_to(c.reshape(-1), (units,)).astype(
@@ -306,12 +308,21 @@ def _fc(im: Importer, node: Node, a: str, W: np.ndarray, wname: str, bias: str,
                 bq = np.round(np.broadcast_to(c.reshape(-1), (units,)) / bscale)
             bt = im.b.const(bias, bq.astype(np.int32),
                             Quant(tuple(float(s) for s in bscale), (0,) * units))
-    if extra is None:
+    live_c = bool(bias) and not im.is_const(bias) and im.qout is None
+    if live_c:
+        y = im.b.tensor(f"{out}.mm", ys, DType.FLOAT32)
+    elif extra is None:
         y = im.out_tensor(out, permuted(ys, perm))
     else:
         y = im.b.tensor(f"{out}.mm", ys, DType.FLOAT32)
     im.b.op("FULLY_CONNECTED", [x, wt, bt], [y],
             FullyConnectedOptions(keep_num_dims=len(ys) > 2))
+    if live_c:
+        ct = im.act(bias, identity(len(im.shape(bias))))
+        if beta != 1.0:
+            ct = _emit_binary(im, ct, _scalar(im, beta, len(im.shape(bias)), f"{bias}.beta"),
+                              "MUL", f"{bias}.scaled")
+        y = _emit_binary(im, y, ct, "ADD", out)
     if extra is not None:
         ct = im.b.const(f"{bias}.c", extra.reshape((1,) * (len(ys) - extra.ndim) + extra.shape))
         z = im.b.tensor(out, ys, DType.FLOAT32)
@@ -320,12 +331,39 @@ def _fc(im: Importer, node: Node, a: str, W: np.ndarray, wname: str, bias: str,
     im.bind(out, y, perm)
 
 
+def _runtime_fc(im: Importer, node: Node, a: str, bname: str, trans_b: bool, c: str,
+                alpha: float, beta: float, trans_a: bool) -> None:
+    """A @ B with B an activation (float32): FULLY_CONNECTED reading B^T as its weights."""
+    if im.qout is not None:
+        raise AssertionError("Gemm with runtime B is not imported as int8")
+    x = im.act(a, (1, 0) if trans_a else (0, 1))
+    w = im.act(bname, (0, 1) if trans_b else (1, 0))
+    out = node.outputs[0]
+    ys = im.shape(out)
+    y = im.b.tensor(out if not (c or alpha != 1.0) else f"{out}.mm", ys, DType.FLOAT32)
+    im.b.op("FULLY_CONNECTED", [x, w, -1], [y], FullyConnectedOptions())
+    if alpha != 1.0:
+        y = _emit_binary(im, y, _scalar(im, alpha, 2, f"{node.name}.alpha"), "MUL",
+                         out if not c else f"{out}.alpha")
+    if c:
+        ct = im.const_tensor(c, identity(len(im.shape(c)))) if im.is_const(c) \
+            else im.act(c, identity(len(im.shape(c))))
+        if beta != 1.0:
+            ct = _emit_binary(im, ct, _scalar(im, beta, len(im.shape(c)), f"{node.name}.beta"),
+                              "MUL", f"{out}.c")
+        y = _emit_binary(im, y, ct, "ADD", out)
+    im.bind(out, y, (0, 1))
+
+
 @handler("Gemm", quant=(0, 1, 2))
 def gemm(im: Importer, node: Node) -> None:
     a, bname = node.inputs[0], node.inputs[1]
-    if not im.is_const(bname):
-        raise im.refuse("B is not constant", "Gemm/MatMul with constant weights")
     trans_b = bool(node.attrs.get("transB", 0))
+    if not im.is_const(bname):
+        _runtime_fc(im, node, a, bname, trans_b, im.opt_input(node, 2),
+                    float(node.attrs.get("alpha", 1.0)), float(node.attrs.get("beta", 1.0)),
+                    bool(node.attrs.get("transA", 0)))
+        return
     B = im.const(bname)
     W = B if trans_b else B.T
     _fc(im, node, a, W, bname, im.opt_input(node, 2), not trans_b,
@@ -336,6 +374,9 @@ def gemm(im: Importer, node: Node) -> None:
 @handler("MatMul", quant=(0, 1))
 def matmul(im: Importer, node: Node) -> None:
     a, bname = node.inputs
+    if not im.is_const(bname) and len(im.shape(bname)) == 2 and len(im.shape(a)) == 2:
+        _runtime_fc(im, node, a, bname, False, "", 1.0, 1.0, False)
+        return
     if not im.is_const(bname) or im.const(bname).ndim != 2 or len(im.shape(a)) < 2:
         raise im.refuse("B is not a constant matrix (or A is 1-D)",
                         "MatMul of an activation (rank >= 2) by a constant 2-D matrix")
@@ -610,6 +651,12 @@ def prelu(im: Importer, node: Node) -> None:
     x = im.act(xn, perm)
     ir = permuted(xs, perm)
     slope = im.const(sn)
+    if im.p.opset < 7 and slope.ndim == 1 and len(xs) > 2 and slope.size == xs[1]:
+        # opset < 7 PRelu: a 1-D slope is per channel (legacy broadcast)
+        im.p.consts[f"{sn}.per_channel"] = slope.reshape((xs[1],) + (1,) * (len(xs) - 2))
+        im.p.shapes[f"{sn}.per_channel"] = im.p.consts[f"{sn}.per_channel"].shape
+        sn = f"{sn}.per_channel"
+        slope = im.const(sn)
     if slope.ndim > len(xs):
         raise im.refuse("slope of higher rank than the input", "broadcastable slopes")
     zero = im.b.const(f"{node.name}.zero", np.zeros((1,) * len(xs), np.float32))
@@ -659,7 +706,8 @@ def binary(im: Importer, node: Node) -> None:
 @handler("Div")
 def div(im: Importer, node: Node) -> None:
     if not im.is_const(node.inputs[1]):
-        raise im.refuse("the divisor is not constant", "Div by a constant")
+        _binary(im, node, "DIV")
+        return
     _binary(im, node, "MUL", reciprocal=True)
 
 
@@ -787,8 +835,8 @@ def cast(im: Importer, node: Node) -> None:
 def pad(im: Importer, node: Node) -> None:
     mode = node.attrs.get("mode", b"constant")
     mode = mode.decode() if isinstance(mode, bytes) else str(mode)
-    if mode != "constant":
-        raise im.refuse(f"mode {mode!r}", "Pad mode 'constant'")
+    if mode not in ("constant", "reflect", "edge"):
+        raise im.refuse(f"mode {mode!r}", "Pad modes 'constant', 'reflect', 'edge'")
     xn = node.inputs[0]
     xs = im.shape(xn)
     rank = len(xs)
@@ -800,6 +848,18 @@ def pad(im: Importer, node: Node) -> None:
     per = {a: (pads[i], pads[i + len(axes)]) for i, a in enumerate(axes)}
     if any(p < 0 for pr in per.values() for p in pr):
         raise im.refuse(f"negative pads {pads}", "non-negative pads")
+    if mode != "constant":
+        perm = _perm_of(im, xn)
+        cur = im.act(xn, perm)
+        for i, p in enumerate(perm):
+            b, e = per.get(p, (0, 0))
+            if mode == "reflect" and max(b, e) >= xs[p]:
+                raise im.refuse(f"reflect pads {b}, {e} of an axis of {xs[p]}",
+                                "reflect pads smaller than the axis")
+            if b or e:
+                cur = _edge_pad(im, cur, i, b, e, mode == "reflect", node.outputs[0])
+        im.bind(node.outputs[0], cur, perm)
+        return
     value_in = im.opt_input(node, 2)
     value = float(im.const(value_in).reshape(-1)[0]) if value_in else 0.0
     perm = _perm_of(im, xn)
@@ -874,3 +934,307 @@ def dequantize_linear(im: Importer, node: Node) -> None:
         im.b.op("QUANTIZE", [t], [y])
         t = y
     im.values[out] = Value(t, v.perm, "dq", v.colperm, v.flat_of)
+
+
+# ----- float32 math (nnrt/kernels/math.h) and what PyTorch builds from it -----
+
+def _same_layout_unary(im: Importer, xn: str, opcode: str, name: str) -> tuple[int, tuple[
+        int, ...]]:
+    perm = _perm_of(im, xn)
+    x = im.act(xn, perm)
+    y = im.b.tensor(name, im.b.tensors[x].shape, DType.FLOAT32)
+    im.b.op(opcode, [x], [y])
+    return y, perm
+
+
+def _emit_unary(im: Importer, x: int, opcode: str, name: str) -> int:
+    y = im.b.tensor(name, im.b.tensors[x].shape, DType.FLOAT32)
+    im.b.op(opcode, [x], [y])
+    return y
+
+
+def _emit_binary(im: Importer, a: int, b: int, opcode: str, name: str) -> int:
+    sa, sb = im.b.tensors[a].shape, im.b.tensors[b].shape
+    y = im.b.tensor(name, tuple(np.broadcast_shapes(sa, sb)), DType.FLOAT32)
+    im.b.op(opcode, [a, b], [y], ActivationOptions())
+    return y
+
+
+def _scalar(im: Importer, value: float, rank: int, name: str) -> int:
+    return im.b.const(name, np.full((1,) * rank, value, np.float32))
+
+
+@handler("Neg", "Abs", "Exp", "Log", "Sqrt")
+def math_unary(im: Importer, node: Node) -> None:
+    y, perm = _same_layout_unary(im, node.inputs[0], node.op_type.upper(), node.outputs[0])
+    im.bind(node.outputs[0], y, perm)
+
+
+@handler("Reciprocal")
+def reciprocal(im: Importer, node: Node) -> None:
+    perm = _perm_of(im, node.inputs[0])
+    x = im.act(node.inputs[0], perm)
+    one = _scalar(im, 1.0, len(perm), f"{node.name}.one")
+    im.bind(node.outputs[0], _emit_binary(im, one, x, "DIV", node.outputs[0]), perm)
+
+
+def _exp_neg_part(im: Importer, x: int, alpha: float, name: str) -> tuple[int, int]:
+    """(max(x, 0), alpha * (exp(min(x, 0)) - 1)): the two halves of ELU/SELU."""
+    r = len(im.b.tensors[x].shape)
+    zero = _scalar(im, 0.0, r, f"{name}.zero")
+    pos = _emit_binary(im, x, zero, "MAXIMUM", f"{name}.pos")
+    neg = _emit_binary(im, x, zero, "MINIMUM", f"{name}.neg")
+    e = _emit_unary(im, neg, "EXP", f"{name}.exp")
+    em1 = _emit_binary(im, e, _scalar(im, 1.0, r, f"{name}.one"), "SUB", f"{name}.em1")
+    return pos, _emit_binary(im, em1, _scalar(im, alpha, r, f"{name}.alpha"), "MUL",
+                             f"{name}.scaled")
+
+
+@handler("Elu", "Selu")
+def elu(im: Importer, node: Node) -> None:
+    selu = node.op_type == "Selu"
+    alpha = float(node.attrs.get("alpha", 1.6732632423543772 if selu else 1.0))
+    perm = _perm_of(im, node.inputs[0])
+    x = im.act(node.inputs[0], perm)
+    pos, neg = _exp_neg_part(im, x, alpha, node.name)
+    if selu:
+        gamma = float(node.attrs.get("gamma", 1.0507009873554805))
+        s = _emit_binary(im, pos, neg, "ADD", f"{node.name}.sum")
+        y = _emit_binary(im, s, _scalar(im, gamma, len(perm), f"{node.name}.gamma"), "MUL",
+                         node.outputs[0])
+    else:
+        y = _emit_binary(im, pos, neg, "ADD", node.outputs[0])
+    im.bind(node.outputs[0], y, perm)
+
+
+@handler("Softplus")
+def softplus(im: Importer, node: Node) -> None:
+    perm = _perm_of(im, node.inputs[0])
+    x = im.act(node.inputs[0], perm)
+    e = _emit_unary(im, x, "EXP", f"{node.name}.exp")
+    s = _emit_binary(im, e, _scalar(im, 1.0, len(perm), f"{node.name}.one"), "ADD",
+                     f"{node.name}.sum")
+    im.bind(node.outputs[0], _emit_unary(im, s, "LOG", node.outputs[0]), perm)
+
+
+@handler("Softsign")
+def softsign(im: Importer, node: Node) -> None:
+    perm = _perm_of(im, node.inputs[0])
+    x = im.act(node.inputs[0], perm)
+    a = _emit_unary(im, x, "ABS", f"{node.name}.abs")
+    d = _emit_binary(im, a, _scalar(im, 1.0, len(perm), f"{node.name}.one"), "ADD",
+                     f"{node.name}.den")
+    im.bind(node.outputs[0], _emit_binary(im, x, d, "DIV", node.outputs[0]), perm)
+
+
+@handler("LogSoftmax")
+def log_softmax(im: Importer, node: Node) -> None:
+    xn = node.inputs[0]
+    rank = len(im.shape(xn))
+    axis = _norm_axis(int(node.attrs.get("axis", -1)), rank)
+    perm = _perm_of(im, xn)
+    target = (*[p for p in perm if p != axis], axis)
+    x = im.act(xn, target)
+    sm = im.b.tensor(f"{node.name}.softmax", im.b.tensors[x].shape, DType.FLOAT32)
+    im.b.op("SOFTMAX", [x], [sm], SoftmaxOptions(1.0))
+    im.bind(node.outputs[0], _emit_unary(im, sm, "LOG", node.outputs[0]), target)
+
+
+@handler("Pow")
+def power(im: Importer, node: Node) -> None:
+    xn, en = node.inputs
+    if im.is_const(en) and im.const(en).size == 1:
+        e = float(im.const(en).reshape(-1)[0])
+        perm = _perm_of(im, xn)
+        x = im.act(xn, perm)
+        if e == 2.0:
+            im.bind(node.outputs[0], _emit_binary(im, x, x, "MUL", node.outputs[0]), perm)
+            return
+        if e == 0.5:
+            im.bind(node.outputs[0], _emit_unary(im, x, "SQRT", node.outputs[0]), perm)
+            return
+    # x ** y = exp(y * log(x)) (positive bases)
+    out = node.outputs[0]
+    r = len(im.shape(out))
+    live = [n for n in (xn, en) if not im.is_const(n)]
+    perms = {_perm_of(im, n) for n in live}
+    perm = perms.pop() if len(perms) == 1 and all(len(im.shape(n)) == r for n in live) \
+        else identity(r)
+    x = im.act(xn, perm) if not im.is_const(xn) else im.const_tensor(xn, perm, r)
+    y = im.act(en, perm) if not im.is_const(en) else im.const_tensor(en, perm, r)
+    lg = _emit_unary(im, x, "LOG", f"{node.name}.log")
+    m = _emit_binary(im, y, lg, "MUL", f"{node.name}.mul")
+    im.bind(out, _emit_unary(im, m, "EXP", out), perm)
+
+
+@handler("Max", "Min", "Sum")
+def variadic(im: Importer, node: Node) -> None:
+    opcode = {"Max": "MAXIMUM", "Min": "MINIMUM", "Sum": "ADD"}[node.op_type]
+    names = [n for n in node.inputs if n]
+    out = node.outputs[0]
+    r = len(im.shape(out))
+    live = [n for n in names if not im.is_const(n)]
+    perms = {_perm_of(im, n) for n in live}
+    perm = perms.pop() if len(perms) == 1 and all(len(im.shape(n)) == r for n in live) \
+        else identity(r)
+
+    def get(n: str) -> int:
+        if im.is_const(n):
+            return im.const_tensor(n, perm, r)
+        return im.act(n, perm if len(im.shape(n)) == r else None)
+
+    cur = get(names[0])
+    if len(names) == 1:
+        cur = im._copy(cur, out)
+    for k, n in enumerate(names[1:], 1):
+        cur = _emit_binary(im, cur, get(n), opcode, out if k == len(names) - 1 else
+                           f"{out}.{k}")
+    im.bind(out, cur, perm)
+
+
+def _slice(im: Importer, x: int, begin: list[int], size: list[int], name: str) -> int:
+    t = im.b.tensors[x]
+    if list(t.shape) == size:
+        return x
+    y = im.b.tensor(name, tuple(size), t.dtype, t.quant)
+    b = im.b.const(f"{name}.begin", np.array(begin, np.int32))
+    s = im.b.const(f"{name}.size", np.array(size, np.int32))
+    im.b.op("SLICE", [x, b, s], [y])
+    return y
+
+
+@handler("Split")
+def split(im: Importer, node: Node) -> None:
+    xn = node.inputs[0]
+    xs = im.shape(xn)
+    axis = _norm_axis(int(node.attrs.get("axis", 0)), len(xs))
+    outs = [o for o in node.outputs]
+    sizes = [im.shape(o)[axis] for o in outs]
+    perm = _perm_of(im, xn)
+    x = im.act(xn, perm)
+    ax = perm.index(axis)
+    shape = list(im.b.tensors[x].shape)
+    start = 0
+    for o, n in zip(outs, sizes, strict=True):
+        begin = [0] * len(shape)
+        size = list(shape)
+        begin[ax], size[ax] = start, n
+        y = _slice(im, x, begin, size, o)
+        if y == x:
+            y = im._copy(x, o)
+        if o:
+            im.bind(o, y, perm)
+        start += n
+
+
+@handler("Slice")
+def slice_(im: Importer, node: Node) -> None:
+    xn = node.inputs[0]
+    xs = im.shape(xn)
+    rank = len(xs)
+
+    def ints(k: int, attr: str) -> list[int] | None:
+        n = im.opt_input(node, k)
+        if n:
+            return [int(v) for v in im.const(n).reshape(-1)]
+        return [int(v) for v in node.attrs[attr]] if attr in node.attrs else None
+
+    starts, ends = ints(1, "starts"), ints(2, "ends")
+    axes = ints(3, "axes") or list(range(len(starts or [])))
+    steps = ints(4, "steps") or [1] * len(axes)
+    if starts is None or ends is None or any(s != 1 for s in steps):
+        raise im.refuse(f"steps {steps}", "Slice with constant starts/ends and step 1")
+    begin = [0] * rank
+    size = list(xs)
+    for a, s, e in zip(axes, starts, ends, strict=True):
+        a = _norm_axis(a, rank)
+        n = xs[a]
+        s = max(0, min(n, s + n if s < 0 else s))
+        e = max(0, min(n, e + n if e < 0 else e))
+        begin[a], size[a] = s, max(0, e - s)
+    if min(size) < 1:
+        raise im.refuse("an empty slice", "non-empty slices")
+    perm = _perm_of(im, xn)
+    x = im.act(xn, perm)
+    y = _slice(im, x, [begin[p] for p in perm], [size[p] for p in perm], node.outputs[0])
+    if y == x:
+        y = im._copy(x, node.outputs[0])
+    im.bind(node.outputs[0], y, perm)
+
+
+def _concat_copies(im: Importer, parts: list[int], ax: int, name: str) -> int:
+    if len(parts) == 1:
+        return parts[0]
+    t = im.b.tensors[parts[0]]
+    shape = list(t.shape)
+    shape[ax] = sum(im.b.tensors[p].shape[ax] for p in parts)
+    y = im.b.tensor(name, tuple(shape), t.dtype, t.quant)
+    im.b.op("CONCATENATION", parts, [y], ConcatOptions(ax))
+    return y
+
+
+@handler("Tile")
+def tile(im: Importer, node: Node) -> None:
+    xn = node.inputs[0]
+    reps = [int(r) for r in im.const(node.inputs[1]).reshape(-1)]
+    perm = _perm_of(im, xn)
+    cur = im.act(xn, perm)
+    for i, p in enumerate(perm):
+        if reps[p] > 1:
+            cur = _concat_copies(im, [cur] * reps[p], i, f"{node.outputs[0]}.tile{i}")
+    if cur == im.act(xn, perm):
+        cur = im._copy(cur, node.outputs[0])
+    im.bind(node.outputs[0], cur, perm)
+
+
+def _edge_pad(im: Importer, x: int, ax: int, before: int, after: int, reflect: bool,
+              name: str) -> int:
+    """Reflect/edge padding of one axis: slices of width 1 concatenated around x."""
+    shape = list(im.b.tensors[x].shape)
+    n = shape[ax]
+    if reflect and max(before, after) >= n:
+        raise AssertionError("checked by the caller")
+
+    def col(i: int) -> int:
+        begin = [0] * len(shape)
+        size = list(shape)
+        begin[ax], size[ax] = i, 1
+        return _slice(im, x, begin, size, f"{name}.col{i}")
+
+    left = [col(before - k if reflect else 0) for k in range(before)]
+    right = [col(n - 2 - k if reflect else n - 1) for k in range(after)]
+    return _concat_copies(im, [*left, x, *right], ax, f"{name}.ax{ax}")
+
+
+@handler("InstanceNormalization")
+def instance_norm(im: Importer, node: Node) -> None:
+    """(x - mean) / sqrt(var + eps) * scale + bias over the spatial axes of each channel."""
+    xn, sn, bn = node.inputs
+    xs = im.shape(xn)
+    rank = len(xs)
+    eps = float(node.attrs.get("epsilon", 1e-5))
+    perm = _perm_of(im, xn)
+    x = im.act(xn, perm)
+    ir = im.b.tensors[x].shape
+    spatial = sorted(perm.index(a) for a in range(2, rank))
+    axes = im.b.const(f"{node.name}.axes", np.array(spatial, np.int32))
+    red = tuple(1 if i in spatial else d for i, d in enumerate(ir))
+
+    def mean(t: int, name: str) -> int:
+        y = im.b.tensor(name, red, DType.FLOAT32)
+        im.b.op("MEAN", [t, axes], [y], ReducerOptions(True))
+        return y
+
+    mu = mean(x, f"{node.name}.mean")
+    d = _emit_binary(im, x, mu, "SUB", f"{node.name}.centred")
+    var = mean(_emit_binary(im, d, d, "MUL", f"{node.name}.sq"), f"{node.name}.var")
+    inv = _emit_unary(im, _emit_binary(im, var, _scalar(im, eps, rank, f"{node.name}.eps"),
+                                       "ADD", f"{node.name}.vareps"), "RSQRT",
+                      f"{node.name}.rstd")
+    nrm = _emit_binary(im, d, inv, "MUL", f"{node.name}.norm")
+    cshape = (1, xs[1]) + (1,) * (rank - 2)
+    sc = im.b.const(f"{sn}.c", im.const(sn).astype(np.float32).reshape(cshape).transpose(perm))
+    bc = im.b.const(f"{bn}.c", im.const(bn).astype(np.float32).reshape(cshape).transpose(perm))
+    y = _emit_binary(im, _emit_binary(im, nrm, sc, "MUL", f"{node.name}.scaled"), bc, "ADD",
+                     node.outputs[0])
+    im.bind(node.outputs[0], y, perm)
