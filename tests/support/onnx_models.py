@@ -114,7 +114,7 @@ def dynamic_model() -> bytes:
 
 def unsupported_model() -> bytes:
     b = OnnxBuilder(4)
-    y = b.node("Elu", [b.node("Relu", ["input"])])
+    y = b.node("Erf", [b.node("Relu", ["input"])])
     return b.model({"input": (1, 4)}, [y])
 
 
