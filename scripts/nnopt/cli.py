@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Sequence
 
 from . import __version__
-from .commands import check_elf, convert, optimize, run_model, swap_provision
+from .commands import check_elf, convert, optimize, quantize, run_model, swap_provision
 from .errors import NnoptError
 
 
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_model.add_parser(sub)
     check_elf.add_parser(sub)
     convert.add_parser(sub)
+    quantize.add_parser(sub)
     swap_provision.add_parser(sub)
     return p
 
