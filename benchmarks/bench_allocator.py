@@ -55,6 +55,7 @@ from nnopt.errors import NnoptError, ToolchainError, UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.inputs import random_inputs
 from nnopt.passes.dynamic import dynamic_plan
+from nnopt.paths import shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import run_planned
 
@@ -100,10 +101,6 @@ class Row:
             return None
         return 100.0 * (self.instr_lazy - self.instr_static) / self.instr_static
 
-
-def default_models_dir() -> Path:
-    env = os.environ.get("NNOPT_MODELS")
-    return Path(env) if env else REPO.parent / "shared" / "models"
 
 
 def measure(path: Path, qemu: bool) -> Row:
@@ -238,7 +235,7 @@ def summary(rows: list[Row]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("models", nargs="?", type=Path, default=default_models_dir(),
+    p.add_argument("models", nargs="?", type=Path, default=shared_models_dir(),
                    help="folder searched recursively for *.tflite (default: %(default)s)")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON ('-': stdout "
                    "instead of the table)")

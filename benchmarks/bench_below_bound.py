@@ -42,10 +42,11 @@ from pathlib import Path
 
 sys.path.insert(0, os.fspath(Path(__file__).resolve().parent))
 
-from bench_planner import default_models_dir, tflm_head
+from bench_planner import tflm_head
 
 from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model
+from nnopt.paths import shared_models_dir
 from nnopt.plan import Plan
 from nnopt.planner import PlanOptions, plan_model
 
@@ -199,7 +200,7 @@ def targets(rows: list[Row]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("models", nargs="?", type=Path, default=default_models_dir())
+    p.add_argument("models", nargs="?", type=Path, default=shared_models_dir())
     p.add_argument("--json", metavar="PATH")
     p.add_argument("--no-tflm", action="store_true", help="skip TFLM's head")
     p.add_argument("--max-extra-macs", type=float, default=15.0, metavar="PERCENT")

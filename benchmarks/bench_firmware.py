@@ -56,6 +56,7 @@ from nnopt.inputs import random_inputs
 from nnopt.ir import ConvOptions, Graph
 from nnopt.lowering.conv import out_size_and_padding
 from nnopt.lowering.specialize import SPECIALIZE_MODES, specialized_symbols
+from nnopt.paths import find_model, shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, check_budget, plan_model
 from nnopt.runner import build_runtime, run_planned
 
@@ -112,10 +113,6 @@ class Row:
     specialized_symbols: dict[str, int] = field(default_factory=dict)
     error: str | None = None
 
-
-def default_models_dir() -> Path:
-    env = os.environ.get("NNOPT_MODELS")
-    return Path(env) if env else REPO.parent / "shared" / "models"
 
 
 def count_macs(g: Graph, ops: list[int] | None = None) -> int:
@@ -486,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("models", nargs="*", type=Path,
                    help="model files (default: the five ANCHORS.md firmware models)")
-    p.add_argument("--models-dir", type=Path, default=default_models_dir())
+    p.add_argument("--models-dir", type=Path, default=shared_models_dir())
     p.add_argument("--all", action="store_true",
                    help="every *.tflite under --models-dir that fits nucleo_f767zi")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
@@ -524,7 +521,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.all:
         paths = sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))
     else:
-        paths = [root / rel for rel in ANCHOR_FILES.values()]
+        # under --models-dir, else wherever find_model has it (the shipped models/)
+        paths = [root / rel if (root / rel).is_file() else find_model(rel) or root / rel
+                 for rel in ANCHOR_FILES.values()]
     rows: list[Row] = []
     failed = 0
     for path in paths:

@@ -28,11 +28,11 @@ import numpy as np
 
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.inputs import random_inputs
+from nnopt.paths import shared_models_dir
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import build_planned
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_MODELS = REPO.parent / "shared" / "models"
 _PER_INVOKE = re.compile(r"nnrt: ns_per_invoke=(\d+)")
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
@@ -120,7 +120,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("models", nargs="?", type=Path, default=DEFAULT_MODELS)
+    ap.add_argument("models", nargs="?", type=Path, default=shared_models_dir())
     ap.add_argument("--json", type=Path)
     ap.add_argument("--no-callgrind", action="store_true")
     ap.add_argument("-k", dest="filter", default="", help="only models whose name contains this")

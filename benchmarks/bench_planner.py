@@ -51,6 +51,7 @@ from typing import Any
 import nnopt
 from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model
+from nnopt.paths import shared_models_dir
 from nnopt.planner import PlanOptions, plan_model
 
 REPO = Path(__file__).resolve().parents[1]
@@ -84,10 +85,6 @@ class Row:
             return None
         return self.nnopt_arena / self.tflm_head
 
-
-def default_models_dir() -> Path:
-    env = os.environ.get("NNOPT_MODELS")
-    return Path(env) if env else REPO.parent / "shared" / "models"
 
 
 # ----- TFLM (child process) -----
@@ -207,7 +204,7 @@ def verdict(rows: list[Row]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("models", nargs="?", type=Path, default=default_models_dir(),
+    p.add_argument("models", nargs="?", type=Path, default=shared_models_dir(),
                    help="folder searched recursively for *.tflite (default: %(default)s)")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON ('-': stdout "
                    "instead of the table)")

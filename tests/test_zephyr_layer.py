@@ -413,6 +413,83 @@ def test_swapnn_qemu_loader_address_is_the_overlay_region() -> None:
     assert int(addr, 16) == int(node.group(1), 16) == int(node.group(2), 16)
 
 
+def _merged_scenarios(yml: Path) -> Iterator[tuple[str, dict[str, object]]]:
+    data = yaml.safe_load(yml.read_text())
+    common = data.get("common") or {}
+    for name, sc in (data.get("tests") or {}).items():
+        yield name, {**common, **(sc or {})}
+
+
+def test_twister_min_ram_does_not_filter_out_mps2_an385() -> None:
+    # mps2/an385's board yaml has no ram: key; Twister then assumes 128 KB
+    # (zephyr scripts/pylib/twister/twisterlib/platform.py: data.get("ram", 128)) and
+    # drops every scenario whose min_ram is larger: min_ram 192 meant "never on QEMU".
+    checked = 0
+    for yml in [*SAMPLES.glob("*/sample.yaml"), *SUITES.glob("*/testcase.yaml")]:
+        for name, sc in _merged_scenarios(yml):
+            allowed = sc.get("platform_allow") or []
+            if "mps2/an385" in allowed:  # type: ignore[operator]
+                checked += 1
+                assert int(sc.get("min_ram", 0)) <= 128, (  # type: ignore[call-overload]
+                    f"{yml.relative_to(REPO)} {name}: min_ram {sc['min_ram']} filters out "
+                    "mps2/an385 (Twister assumes 128 KB for it)")
+    assert checked >= 4  # reorder, swiftnet_like, swapnn.qemu, the swap suites
+
+
+def test_spi_nor_clock_is_within_the_read_data_command_limit() -> None:
+    # Zephyr's spi_nor reads with 0x03 (Read Data, drivers/flash/spi_nor.c); the W25Q128JV
+    # (JEDEC id ef 40 18) allows 50 MHz for it.
+    overlay = (SAMPLES / "swapnn" / "boards" / "nucleo_f767zi.overlay").read_text()
+    node = re.search(r'compatible = "jedec,spi-nor";(.*?)\};', overlay, re.S)
+    assert node and re.search(r"jedec-id = \[ef 40 18\]", node.group(1))
+    (freq,) = re.findall(r"spi-max-frequency = <(\d+)>", node.group(1))
+    assert int(freq) <= 50_000_000
+
+
+PSA_CONFS = (SAMPLES / "swapnn" / "prj.conf", SUITES / "swap" / "prj.conf")
+
+
+@pytest.mark.parametrize("conf", PSA_CONFS, ids=lambda p: p.parent.name)
+def test_mbedtls_heap_is_sized_for_what_psa_allocates(conf: Path) -> None:
+    text = conf.read_text()
+    # Zephyr's PSA config defines MBEDTLS_PSA_ASSUME_EXCLUSIVE_BUFFERS: no buffer copies.
+    assert "MBEDTLS_PSA_ASSUME_EXCLUSIVE_BUFFERS" in text
+    assert not re.search(r"cop(y|ies) the buffers", text)
+    (heap,) = re.findall(r"^CONFIG_MBEDTLS_HEAP_SIZE=(\d+)$", text, re.M)
+    assert 2048 <= int(heap) <= 8192  # key slots + key + one cipher context, with headroom
+
+
+def _conf_values(*confs: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for c in confs:
+        if c.is_file():
+            out.update(re.findall(r"^(CONFIG_\w+)=(.*)$", c.read_text(), re.M))
+    return out
+
+
+@pytest.mark.parametrize("build", [(SAMPLES / "swapnn", "mps2_an385"),
+                                   (SUITES / "swap", "mps2_an385")],
+                         ids=lambda b: b[0].name)
+def test_flash_simulator_builds_allow_unaligned_reads(build: tuple[Path, str]) -> None:
+    # The swap driver reads chunks at any offset and length; flash_sim_read() returns
+    # -EINVAL for reads not aligned to write-block-size unless this is set
+    # (drivers/flash/flash_simulator.c).
+    d, board = build
+    conf = _conf_values(d / "prj.conf", d / "boards" / f"{board}.conf")
+    assert conf.get("CONFIG_FLASH_SIMULATOR") == "y"
+    assert conf.get("CONFIG_FLASH_SIMULATOR_UNALIGNED_READ") == "y"
+
+
+def test_dma_burst_lengths_are_ones_the_stm32_driver_takes() -> None:
+    # drivers/dma/dma_stm32_v1.c (the F7's st,stm32-dma-v1): stm32_dma_get_mburst() and
+    # stm32_dma_get_pburst() take 1, 4, 8 or 16 beats, anything else logs an error.
+    src = (REPO / "modules" / "nnrt" / "port" / "zephyr" / "nnrt_extflash_zephyr.c").read_text()
+    values = re.findall(r"\.(?:source|dest)_burst_length = ([^;]+);", src)
+    assert len(values) == 2
+    for v in values:
+        assert v.strip() in ("1", "4", "8", "16"), f"burst length {v!r}"
+
+
 # ---------------------------------------------------------------------------------
 # nnopt_add_model(): the samples' CMakeLists.txt under real CMake
 # ---------------------------------------------------------------------------------

@@ -30,3 +30,27 @@ def boards_dir() -> Path:
 
 def nnrt_dir() -> Path:
     return repo_root() / "modules" / "nnrt"
+
+
+def shipped_models_dir() -> Path:
+    """The models shipped in the repository (``models/``, provenance in its SOURCES.md)."""
+    return repo_root() / "models"
+
+
+def shared_models_dir() -> Path:
+    """The project's larger model set: ``NNOPT_MODELS``, else ``../shared/models`` beside
+    the repository (may not exist: a plain clone has only the shipped models)."""
+    env = os.environ.get("NNOPT_MODELS")
+    return Path(env) if env else repo_root().parent / "shared" / "models"
+
+
+def find_model(rel: str) -> Path | None:
+    """A model named like ``mlperf_tiny/vww_96_int8.tflite``: in the shared set (by that
+    path, or by its file name directly under it), else shipped in ``models/`` (by file
+    name); None when neither has it. The one lookup tests and benchmarks use."""
+    name = Path(rel).name
+    shared = shared_models_dir()
+    for p in (shared / rel, shared / name, shipped_models_dir() / name):
+        if p.is_file():
+            return p
+    return None

@@ -36,6 +36,7 @@ from ..ir import (
     Tensor,
 )
 from ..ops import SUPPORTED_OPS, supported_list
+from . import validate
 
 _TENSOR_TYPES: dict[int, DType] = {
     0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
@@ -185,6 +186,7 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
         raise NnoptError("--input-shape applies to ONNX models only",
                          hint="a .tflite model has fixed input shapes")
     try:
+        validate.check_flatbuffer(data, source)
         graph = _parse(data, name, source)
     except NnoptError:
         raise
@@ -197,6 +199,7 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
         graph.verify()
     except NnoptError as err:
         raise ModelError(f"{source} is not a valid model graph: {err.message}") from err
+    validate.check_quantization(graph, source)
     return graph
 
 

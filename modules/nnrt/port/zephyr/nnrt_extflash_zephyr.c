@@ -322,8 +322,16 @@ static int transfer_start(void)
 	zf.cfg.channel_direction = MEMORY_TO_MEMORY;
 	zf.cfg.source_data_size = width;
 	zf.cfg.dest_data_size = width;
-	zf.cfg.source_burst_length = width;
-	zf.cfg.dest_burst_length = width;
+	/*
+	 * Single transfers. The STM32F7's DMA (st,stm32-dma-v1) takes burst lengths in beats,
+	 * 1, 4, 8 or 16 (drivers/dma/dma_stm32_v1.c: stm32_dma_get_mburst() and
+	 * stm32_dma_get_pburst(), called by dma_stm32_configure() in drivers/dma/dma_stm32.c);
+	 * the data width in bytes (2) is not one of them: the driver logs "burst size error"
+	 * and falls back to single. Longer bursts also depend on the FIFO threshold check
+	 * (stm32_dma_check_fifo_mburst(), same file), so ask for single transfers outright.
+	 */
+	zf.cfg.source_burst_length = 1;
+	zf.cfg.dest_burst_length = 1;
 	zf.cfg.block_count = 1;
 	zf.cfg.head_block = &zf.block;
 	zf.cfg.dma_callback = dma_done;

@@ -1,0 +1,305 @@
+"""Corrupt models are refused at import: the quantisation checks of nnopt.frontend.validate,
+and a mutation fuzz over the shipped models (bit flips, truncation, overwritten words).
+
+Each fuzz case is deterministic (its seed picks the mutation) and ends one of two ways: a
+clean NnoptError (the CLI: exit 1, a message, no traceback) or a model that plans, and
+whose generated C, for the few cases compiled, builds and runs on the host. Never an
+uncaught exception, a crash or a hang (library cases run under an alarm, the CLI and
+the compiled program under subprocess timeouts).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import signal
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import REPO, model_path
+from nnopt.errors import ModelError, NnoptError
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.frontend.validate import check_quantization
+from nnopt.inputs import random_inputs
+from nnopt.ir import ConvOptions, Quant
+from nnopt.paths import find_model
+from nnopt.planner import plan_model
+from nnopt.runner import run_planned
+from support.tflite_builder import ModelBuilder
+
+# Shipped in models/ (a plain clone has them), small enough to plan in milliseconds.
+FUZZ_MODELS = ("tflm/hello_world_int8.tflite", "tflm/hello_world_float.tflite",
+               "tflm/micro_speech_quantized.tflite", "mlperf_tiny/kws_ref_model.tflite",
+               "keras/lenet5_int8.tflite", "keras/swiftnet_like.tflite")
+SPECIAL_WORDS = (0, 1, 0xFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0x7F800000, 0x7FC00000)
+
+
+def mutate(data: bytes, seed: int) -> tuple[str, bytes]:
+    """One deterministic mutation of ``data``: bit flips, a truncation or an overwritten
+    32-bit word (special values: 0, -1, INT_MIN, float inf/NaN, or random)."""
+    rng = np.random.default_rng(seed)
+    b = bytearray(data)
+    kind = ("flip", "truncate", "word")[seed % 3]
+    if kind == "flip":
+        for _ in range(int(rng.integers(1, 9))):
+            b[int(rng.integers(0, len(b)))] ^= 1 << int(rng.integers(0, 8))
+    elif kind == "truncate":
+        del b[int(rng.integers(0, len(b))):]
+    else:
+        i = int(rng.integers(0, len(b) // 4)) * 4
+        word = int(rng.choice(SPECIAL_WORDS)) if rng.random() < 0.6 else int(
+            rng.integers(0, 2**32))
+        b[i:i + 4] = word.to_bytes(4, "little")
+    return kind, bytes(b)
+
+
+@contextmanager
+def deadline(seconds: int) -> Iterator[None]:
+    """Fail (instead of hanging) if the block takes longer than ``seconds``."""
+    def expired(signum: int, frame: object) -> None:
+        raise TimeoutError(f"hung for more than {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def fuzz_library(rel: str, seeds: range) -> Counter[str]:
+    """load_model + plan every mutation; any exception but NnoptError fails the test."""
+    data = model_path(rel).read_bytes()
+    outcomes: Counter[str] = Counter()
+    for seed in seeds:
+        kind, bad = mutate(data, seed)
+        try:
+            with deadline(30):
+                plan_model(load_model_bytes(bad, source=f"{Path(rel).name}#{seed}"))
+            outcomes["planned"] += 1
+        except NnoptError as err:
+            assert err.message, f"{rel} seed {seed} ({kind}): NnoptError without a message"
+            outcomes[type(err).__name__] += 1
+        except Exception as err:  # the point of the test: report which case escaped
+            raise AssertionError(f"{rel} seed {seed} ({kind}): uncaught "
+                                 f"{type(err).__name__}: {err}") from err
+    return outcomes
+
+
+# ----- the reported case, and each quantisation check -----
+
+def _relu_model(**x_quant: object) -> bytes:
+    b = ModelBuilder()
+    x = b.tensor((1, 4), "int8", **x_quant)  # type: ignore[arg-type]
+    y = b.tensor((1, 4), "int8", scale=0.5, zero_point=-3)
+    b.op("RELU", [x], [y])
+    return b.build([x], [y])
+
+
+def _conv_model() -> bytes:
+    b = ModelBuilder()
+    x = b.tensor((1, 4, 4, 2), "int8", scale=0.5, zero_point=0)
+    w = b.const(np.ones((3, 1, 1, 2), np.int8), scale=[0.1, 0.1, 0.1], axis=0)
+    bias = b.const(np.zeros(3, np.int32), scale=[0.05, 0.05, 0.05], axis=0)
+    y = b.tensor((1, 4, 4, 3), "int8", scale=0.25, zero_point=0)
+    b.op("CONV_2D", [x, w, bias], [y], ConvOptions("VALID", 1, 1))
+    return b.build([x], [y])
+
+
+@pytest.mark.parametrize("quant,needle", [
+    (Quant((0.1, 0.1), (0, 0), 0), "2 per-channel scales along axis 0, whose dimension is 3"),
+    (Quant((0.1,) * 3, (0,) * 3, -1), "3 per-channel scales along axis -1"),
+    (Quant((0.1,) * 3, (0, 0), 0), "3 scales but 2 zero points"),
+], ids=["count", "axis", "zero-points"])
+def test_per_channel_counts_must_match_the_axis(quant: Quant, needle: str) -> None:
+    # the test builder refuses to write these; corrupt the imported weight tensor instead
+    g = load_model_bytes(_conv_model(), source="conv.tflite")
+    w = g.ops[0].inputs[1]
+    bad = dataclasses.replace(g, tensors=tuple(
+        dataclasses.replace(t, quant=quant) if t.index == w else t for t in g.tensors))
+    with pytest.raises(ModelError, match=re.escape(needle)):
+        check_quantization(bad, "conv.tflite")
+
+
+@pytest.mark.parametrize("model,needle", [
+    (_relu_model(scale=0.5, zero_point=4_611_686_018_427_388_032),
+     "zero point 4611686018427388032, outside [-128, 127]"),
+    (_relu_model(scale=0.5, zero_point=128), "zero point 128, outside [-128, 127]"),
+    (_relu_model(scale=float("nan"), zero_point=0), "scale nan"),
+    (_relu_model(scale=float("inf"), zero_point=0), "scale inf"),
+    (_relu_model(scale=-0.5, zero_point=0), "scale -0.5"),
+    (_relu_model(scale=0.0, zero_point=0), "scale 0.0"),
+    (_relu_model(scale=1e12, zero_point=0), "a fixed-point multiplier must be below 2**31"),
+], ids=["zp-2**62", "zp-128", "scale-nan", "scale-inf", "scale-negative", "scale-zero",
+        "multiplier"])
+def test_corrupt_quantisation_is_refused_at_import(model: bytes, needle: str) -> None:
+    with pytest.raises(ModelError) as info:
+        load_model_bytes(model, source="bad.tflite")
+    msg = str(info.value)
+    assert needle in msg and msg.startswith("bad.tflite: ")
+    assert "Hint:" in msg
+
+
+def _reshape_model(zero_point: int) -> bytes:
+    b = ModelBuilder()
+    x = b.tensor((1, 8), "int8", scale=0.5, zero_point=zero_point)
+    shape = b.const(np.array([2, 4], np.int32))
+    y = b.tensor((2, 4), "int8", scale=0.5, zero_point=zero_point)
+    b.op("RESHAPE", [x, shape], [y])
+    return b.build([x], [y])
+
+
+def test_the_reported_model_exits_1_from_optimize_and_run(tmp_path: Path) -> None:
+    # Before validate.py: `optimize` wrote it out and `run` failed compiling the generated
+    # C (RESHAPE's lowering has no zero-point check: "overflow in conversion from 'long
+    # int' to 'int'"). Now both refuse it at import.
+    bad = tmp_path / "bad.tflite"
+    bad.write_bytes(_reshape_model(4_611_686_018_427_388_032))
+    for cmd in (["optimize", str(bad), "-o", str(tmp_path / "out")],
+                ["run", str(bad), "--seed", "1"]):
+        res = subprocess.run([sys.executable, "-m", "nnopt.cli", *cmd], capture_output=True,
+                             text=True, cwd=REPO, timeout=120)
+        assert res.returncode == 1, res.stderr
+        assert ("tensor 0 (t0, INT8, shape [1, 8]) has zero point 4611686018427388032, "
+                "outside [-128, 127]") in res.stderr
+        assert "Traceback" not in res.stderr and "hint:" in res.stderr.lower()
+        assert "gcc" not in res.stderr  # refused before any C was generated
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_same_model_with_a_valid_zero_point_runs(tmp_path: Path) -> None:
+    pm = plan_model(load_model_bytes(_reshape_model(-3), source="ok.tflite"))
+    x = np.arange(-4, 4, dtype=np.int8)
+    assert run_planned(pm, [x.tobytes()]).outputs == [x.tobytes()]
+
+
+def test_corrupt_offsets_are_refused_not_followed() -> None:
+    data = bytearray(model_path("tflm/hello_world_int8.tflite").read_bytes())
+    data[0:4] = (len(data) + 64).to_bytes(4, "little")  # root table past the end
+    with pytest.raises(ModelError, match="corrupt model: root table"):
+        load_model_bytes(bytes(data), source="m.tflite")
+    # a vtable offset pointing before the file: Python would read it from the end
+    data = bytearray(model_path("tflm/hello_world_int8.tflite").read_bytes())
+    root = int.from_bytes(data[0:4], "little")
+    data[root:root + 4] = (root + 1000).to_bytes(4, "little", signed=True)
+    with pytest.raises(ModelError, match="vtable at -1000 outside the file"):
+        load_model_bytes(bytes(data), source="m.tflite")
+
+
+def _field_pos(table: object, slot: int) -> int:
+    tab = table._tab  # type: ignore[attr-defined]
+    return int(tab.Pos + tab.Offset(4 + 2 * slot))
+
+
+@pytest.mark.parametrize("what", ["buffer", "opcode"])
+def test_corrupt_indices_are_refused_not_ignored(what: str) -> None:
+    """An out-of-range buffer index used to import as "no data" (an activation), an
+    out-of-range operator-code index read whatever lay past the table."""
+    import tflite
+
+    data = bytearray(model_path("mlperf_tiny/kws_ref_model.tflite").read_bytes())
+    sg = tflite.Model.GetRootAsModel(data, 0).Subgraphs(0)
+    if what == "buffer":
+        k = next(i for i in range(sg.TensorsLength()) if sg.Tensors(i).Buffer())
+        pos = _field_pos(sg.Tensors(k), 2)  # Tensor.buffer
+        needle = f"tensor {k} names buffer 4096"
+    else:  # a field at its default (0) is absent from the vtable: take a non-zero one
+        k = next(i for i in range(sg.OperatorsLength()) if sg.Operators(i).OpcodeIndex())
+        pos = _field_pos(sg.Operators(k), 0)  # Operator.opcode_index
+        needle = f"op {k} names operator code 4096"
+    data[pos:pos + 4] = (4096).to_bytes(4, "little")
+    with pytest.raises(ModelError, match=needle):
+        load_model_bytes(bytes(data), source="m.tflite")
+
+
+def test_the_shipped_models_pass_validation() -> None:
+    """The shared models are imported by test_frontend's test_real_models_import_and_verify;
+    these are the ones every clone has, plus person_detect (rank-1 biases with axis 3)."""
+    from conftest import SHIPPED
+
+    rels = [*(p.name for p in SHIPPED.glob("*.tflite")), "tflm/person_detect.tflite"]
+    for rel in rels:
+        if rel.startswith("tflm/") and find_model(rel) is None:
+            continue  # not shipped: only where the shared set is
+        try:
+            load_model_bytes(model_path(rel).read_bytes(), source=rel)
+        except ModelError as err:
+            raise AssertionError(f"{rel} refused: {err}") from err
+
+
+# ----- the fuzz -----
+
+@pytest.mark.parametrize("rel", FUZZ_MODELS[:3])
+def test_fuzzed_models_fail_cleanly_or_plan(rel: str) -> None:
+    """Default suite: ~50 library-level cases, a second or two."""
+    outcomes = fuzz_library(rel, range(17))
+    assert sum(outcomes.values()) == 17
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rel", FUZZ_MODELS)
+def test_fuzzed_models_fail_cleanly_or_plan_long(rel: str) -> None:
+    """Slow suite: 600 cases per model, 3,600 in all."""
+    outcomes = fuzz_library(rel, range(1000, 1600))
+    assert sum(outcomes.values()) == 600
+    assert outcomes["planned"] and sum(v for k, v in outcomes.items() if k != "planned")
+
+
+def _planned_cases(rel: str, n: int, start: int) -> Iterator[tuple[int, bytes]]:
+    data = model_path(rel).read_bytes()
+    for seed in range(start, start + 400):
+        if n == 0:
+            return
+        bad = mutate(data, seed)[1]
+        try:
+            pm = plan_model(load_model_bytes(bad, source=f"{rel}#{seed}"))
+        except NnoptError:
+            continue
+        n -= 1
+        yield seed, bad
+        del pm
+
+
+@pytest.mark.parametrize("rel,n,slow", [
+    ("tflm/hello_world_int8.tflite", 2, False),
+    ("tflm/micro_speech_quantized.tflite", 1, False),
+    pytest.param("keras/lenet5_int8.tflite", 6, True, marks=pytest.mark.slow),
+    pytest.param("mlperf_tiny/kws_ref_model.tflite", 6, True, marks=pytest.mark.slow),
+    pytest.param("tflm/hello_world_float.tflite", 6, True, marks=pytest.mark.slow),
+], ids=lambda v: Path(v).stem if isinstance(v, str) else str(v))
+def test_fuzzed_models_that_plan_compile_and_run(rel: str, n: int, slow: bool) -> None:
+    """A mutated model that imports and plans generates C that compiles (warnings are
+    errors) and runs under ASan/UBSan on the host."""
+    ran = 0
+    for seed, bad in _planned_cases(rel, n, 5000 if slow else 0):
+        pm = plan_model(load_model_bytes(bad, source=f"{rel}#{seed}"))
+        inputs = [x.tobytes() for x in random_inputs(pm.graph, 1)]
+        try:
+            out = run_planned(pm, inputs, sanitize=True)
+        except NnoptError as err:
+            raise AssertionError(f"{rel} seed {seed}: planned but failed to build/run: "
+                                 f"{err}") from err
+        assert len(out.outputs) == len(pm.graph.outputs)
+        ran += 1
+    assert ran == n
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_fuzzed_models_on_the_cli_exit_cleanly(seed: int, tmp_path: Path) -> None:
+    bad = tmp_path / "m.tflite"
+    bad.write_bytes(mutate(model_path("tflm/hello_world_int8.tflite").read_bytes(), seed)[1])
+    res = subprocess.run([sys.executable, "-m", "nnopt.cli", "optimize", str(bad),
+                          "-o", str(tmp_path / "out")], capture_output=True, text=True,
+                         cwd=REPO, timeout=120)
+    assert res.returncode in (0, 1), res.stderr
+    assert "Traceback" not in res.stderr
+    if res.returncode == 1:
+        assert "error:" in res.stderr
