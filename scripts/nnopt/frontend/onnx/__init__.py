@@ -37,6 +37,9 @@ def load_onnx_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
         raise ModelError(f"{source}: the imported graph is invalid: {err.message}",
                          hint="this is a bug in nnopt's ONNX importer; report it with "
                          "the model") from err
+    from .. import validate
+
+    validate.check_quantization(graph, source)  # QDQ scales/zero points, as for .tflite
     return graph
 
 
