@@ -29,8 +29,6 @@ CASES = sorted([*DATA.glob("pytorch-converted/test_*"), *DATA.glob("pytorch-oper
 # case name (regex) -> what the refusal says
 REFUSED = {
     r"test_(AvgPool|Conv|MaxPool)3d.*": r"has rank 5 \(3-D\)",
-    r"test_ConvTranspose2d.*|test_operator_convtranspose":
-        r"ConvTranspose with kernel == stride, no padding",
     r"test_Embedding.*|test_operator_non_float_params": r"is int64",
     r"test_operator_add.*broadcast|test_operator_addconstant": r"is float64",
     r"test_MaxPool[12]d_stride_padding_dilation": r"dilations \[10",

@@ -39,8 +39,8 @@ def _check_float(model: bytes, seed: int = 0) -> float:
 
 
 @pytest.mark.parametrize("build", [onnx_models.cnn_model, onnx_models.lenet_like_model,
-                                   onnx_models.sequence_model],
-                         ids=["cnn", "lenet_like", "sequence"])
+                                   onnx_models.sequence_model, onnx_models.decoder_model],
+                         ids=["cnn", "lenet_like", "sequence", "decoder"])
 def test_helper_built_models_match_onnxruntime(build) -> None:  # type: ignore[no-untyped-def]
     _check_float(build())
 
@@ -94,8 +94,8 @@ def test_shared_qdq_models_within_quantisation_steps(name: str) -> None:
             assert s is not None and gt.dtype == r.dtype == np.float32
             errs.append(qdq_steps(gt, r, s))
     e = np.concatenate(errs)
-    assert np.mean(e <= 0.5 + 1e-6) >= 0.9, np.mean(e <= 0.5 + 1e-6)
-    assert e.max() <= 2 + 1e-6, e.max()
+    assert np.mean(e <= 0.5 + 1e-4) >= 0.9, np.mean(e <= 0.5 + 1e-4)
+    assert e.max() <= 2 + 1e-4, e.max()
 
 
 def test_weights_stay_constant_in_flash(tmp_path: Path) -> None:

@@ -122,3 +122,19 @@ def opset_model(opset: int) -> bytes:
     b = OnnxBuilder(5)
     y = b.node("Relu", ["input"])
     return b.model({"input": (1, 4)}, [y], opset=opset)
+
+
+def decoder_model(seed: int = 6) -> bytes:
+    """A decoder: ConvTranspose with stride 2, padding and output padding, nearest
+    Resize by 2, Concat of both, Sigmoid (what UNet-like PyTorch models export)."""
+    b = OnnxBuilder(seed)
+    x = "input"
+    c = b.node("Relu", [b.node("Conv", [x, b.w(4, 2, 3, 3), b.w(4)], pads=[1, 1, 1, 1])])
+    up = b.node("ConvTranspose", [c, b.w(4, 3, 3, 3), b.w(3)], strides=[2, 2],
+                pads=[1, 1, 1, 1], output_padding=[1, 1])
+    rs = b.node("Resize", [c, "", b.const(np.array([1, 1, 2, 2], np.float32))],
+                mode="nearest", coordinate_transformation_mode="asymmetric",
+                nearest_mode="floor")
+    cat = b.node("Concat", [up, rs], axis=1)
+    out = b.node("Sigmoid", [b.node("Conv", [cat, b.w(2, 7, 1, 1), b.w(2)])])
+    return b.model({x: (1, 2, 6, 5)}, [out], opset=13)

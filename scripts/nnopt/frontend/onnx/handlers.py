@@ -220,10 +220,13 @@ def conv_transpose(im: Importer, node: Node) -> None:
     pads = list(node.attrs.get("pads", [0, 0, 0, 0]))
     outpad = list(node.attrs.get("output_padding", [0, 0]))
     group = int(node.attrs.get("group", 1))
-    if group != 1 or kernel != strides or any(pads) or any(outpad) or any(d != 1 for d in dil) \
-            or "output_shape" in node.attrs:
-        raise im.refuse(f"kernel {kernel}, strides {strides}, pads {pads}, group {group}",
-                        "ConvTranspose with kernel == stride, no padding, group 1")
+    if group != 1 or "output_shape" in node.attrs or node.attrs.get("auto_pad", b"NOTSET") \
+            not in (b"NOTSET", "NOTSET"):
+        raise im.refuse(f"group {group} or output_shape/auto_pad",
+                        "ConvTranspose with group 1 and explicit pads")
+    if kernel != strides or any(pads) or any(outpad) or any(d != 1 for d in dil):
+        _conv_transpose_general(im, node, w, kernel, strides, dil, pads, outpad)
+        return
     n, cin, h, wd = xs
     cout, (sh, sw) = w.shape[1], strides
     x = im.act(xn, NHWC)
@@ -238,6 +241,65 @@ def conv_transpose(im: Importer, node: Node) -> None:
     blocks = im._reshape(fc, (n * h, wd, sh, sw * cout), f"{node.name}.blocks")
     moved = im._transpose(blocks, (0, 2, 1, 3), f"{node.name}.d2s")
     y = im._reshape(moved, (n, h * sh, wd * sw, cout), node.outputs[0])
+    im.bind(node.outputs[0], y, NHWC)
+
+
+def _zero_insert(im: Importer, x: int, ax: int, s: int, name: str) -> int:
+    """s - 1 zeros between neighbours along axis ``ax`` (1: H, 2: W) of an NHWC tensor."""
+    if s == 1:
+        return x
+    t = im.b.tensors[x]
+    shape = t.shape
+    outer, n, inner = prod(shape[:ax]), shape[ax], prod(shape[ax + 1:])
+    v = im._reshape(x, (outer, n, 1, inner), f"{name}.v{ax}")
+    if t.dtype == DType.INT8:
+        q = _quant_of(im, x)
+        zeros = im.b.const(f"{name}.zeros{ax}", np.full((outer, n, s - 1, inner),
+                                                         q.zero_point[0], np.int8), q)
+    else:
+        zeros = im.b.const(f"{name}.zeros{ax}", np.zeros((outer, n, s - 1, inner), np.float32))
+    spread = _concat_copies(im, [v, zeros], 2, f"{name}.spread{ax}")
+    flat = im._reshape(spread, (outer, n * s, inner), f"{name}.flat{ax}")
+    cut = _slice(im, flat, [0, 0, 0], [outer, (n - 1) * s + 1, inner], f"{name}.cut{ax}")
+    out = list(shape)
+    out[ax] = (n - 1) * s + 1
+    return im._reshape(cut, tuple(out), f"{name}.up{ax}")
+
+
+def _conv_transpose_general(im: Importer, node: Node, w: np.ndarray, kernel: list[int],
+                            strides: list[int], dil: list[int], pads: list[int],
+                            outpad: list[int]) -> None:
+    """ConvTranspose = zeros inserted between the input pixels (stride), padding of
+    dilation * (k - 1) - pad around, then a stride-1 convolution with the kernel flipped
+    and its channel axes swapped."""
+    xn, wn = node.inputs[0], node.inputs[1]
+    bn = im.opt_input(node, 2)
+    xs = im.shape(xn)
+    ys = im.shape(node.outputs[0])
+    x = im.act(xn, NHWC)
+    for ax, s in ((1, strides[0]), (2, strides[1])):
+        x = _zero_insert(im, x, ax, s, node.name)
+    pp = []
+    for i in range(2):
+        b = dil[i] * (kernel[i] - 1) - int(pads[i])
+        e = dil[i] * (kernel[i] - 1) - int(pads[i + 2]) + (int(outpad[i]) if outpad else 0)
+        if b < 0 or e < 0:
+            raise im.refuse(f"pads {pads} larger than dilation * (kernel - 1)",
+                            "ConvTranspose pads <= dilation * (kernel - 1)")
+        pp.append((b, e))
+    if any(pp[0]) or any(pp[1]):
+        x = _pad_nhwc(im, x, pp, node.name)
+    cout = w.shape[1]
+    flipped = np.ascontiguousarray(w[:, :, ::-1, ::-1])
+    if im.qout is not None and wn in im.qconst:
+        q, scale, zp, axis = im.qconst[wn]
+        im.qconst[f"{wn}.flipped"] = (np.ascontiguousarray(q[:, :, ::-1, ::-1]), scale, zp,
+                                      axis)
+    im.p.consts[f"{wn}.flipped"] = flipped
+    wt, bt = _weights_and_bias(im, node, f"{wn}.flipped", bn, flipped, (1, 2, 3, 0),
+                               {1: 0}, x, cout)
+    y = im.out_tensor(node.outputs[0], (xs[0], ys[2], ys[3], cout))
+    im.b.op("CONV_2D", [x, wt, bt], [y], ConvOptions("VALID", 1, 1, dil[0], dil[1]))
     im.bind(node.outputs[0], y, NHWC)
 
 
@@ -1238,3 +1300,35 @@ def instance_norm(im: Importer, node: Node) -> None:
     y = _emit_binary(im, _emit_binary(im, nrm, sc, "MUL", f"{node.name}.scaled"), bc, "ADD",
                      node.outputs[0])
     im.bind(node.outputs[0], y, perm)
+
+
+@handler("Resize", "Upsample", quant=(0,))
+def resize(im: Importer, node: Node) -> None:
+    """Nearest-neighbour upsampling by integer factors (PyTorch's nn.Upsample(mode=
+    'nearest')): each pixel repeated, as concatenations of copies."""
+    xn = node.inputs[0]
+    xs, ys = im.shape(xn), im.shape(node.outputs[0])
+    mode = node.attrs.get("mode", b"nearest")
+    mode = mode.decode() if isinstance(mode, bytes) else str(mode)
+    ctm = node.attrs.get("coordinate_transformation_mode", b"half_pixel")
+    ctm = ctm.decode() if isinstance(ctm, bytes) else str(ctm)
+    factors = [o // i if i and o % i == 0 else 0 for i, o in zip(xs, ys, strict=True)]
+    if mode != "nearest" or ctm not in ("half_pixel", "asymmetric", "pytorch_half_pixel") \
+            or len(xs) != 4 or factors[:2] != [1, 1] or 0 in factors:
+        raise im.refuse(f"mode {mode!r}, coordinates {ctm!r}, {list(xs)} -> {list(ys)}",
+                        "nearest upsampling of NCHW by integer factors")
+    x = im.act(xn, NHWC)
+    n, h, w, c = im.b.tensors[x].shape
+    fh, fw = factors[2], factors[3]
+    cur = x
+    if fw > 1:
+        v = im._reshape(cur, (n * h, w, 1, c), f"{node.name}.vw")
+        cur = im._reshape(_concat_copies(im, [v] * fw, 2, f"{node.name}.rw"),
+                          (n, h, w * fw, c), f"{node.name}.w")
+    if fh > 1:
+        v = im._reshape(cur, (n, h, 1, w * fw * c), f"{node.name}.vh")
+        cur = im._reshape(_concat_copies(im, [v] * fh, 2, f"{node.name}.rh"),
+                          (n, h * fh, w * fw, c), f"{node.name}.h")
+    if cur == x:
+        cur = im._copy(x, node.outputs[0])
+    im.bind(node.outputs[0], cur, NHWC)
