@@ -101,3 +101,24 @@ def test_shared_qdq_models_within_quantisation_steps(name: str) -> None:
 def test_weights_stay_constant_in_flash(tmp_path: Path) -> None:
     g = load_model_bytes(onnx_models.cnn_model())
     assert g.weight_bytes > 8 * 3 * 3 * 3 * 4
+
+
+def test_pt2e_style_qdq_runs_int8_with_fused_relu() -> None:
+    model = onnx_models.pt2e_qdq_model()
+    g = load_model_bytes(model)
+    convs = [op for op in g.ops if op.opcode in ("CONV_2D", "DEPTHWISE_CONV_2D")]
+    assert [op.options.activation for op in convs] == ["RELU", "RELU6"]  # type: ignore[union-attr]
+    assert all(g.tensors[op.outputs[0]].dtype.name == "INT8" for op in convs)
+    assert "RELU" not in [op.opcode for op in g.ops]
+    fc = next(op for op in g.ops if op.opcode == "FULLY_CONNECTED")
+    w = g.tensors[fc.inputs[1]]
+    assert w.dtype.name == "INT8" and w.quant is not None and w.quant.per_channel
+    step = output_steps(model)[0]
+    assert step is not None
+    errs = []
+    for seed in range(5):
+        xs = _inputs(model, seed)
+        got, _ = run_nnopt(model, xs)
+        errs.append(qdq_steps(got[0], run_onnxruntime(model, xs)[0], step))
+    e = np.concatenate(errs)
+    assert np.mean(e <= 0.5 + 1e-4) >= 0.9 and e.max() <= 2 + 1e-4

@@ -138,3 +138,36 @@ def decoder_model(seed: int = 6) -> bytes:
     cat = b.node("Concat", [up, rs], axis=1)
     out = b.node("Sigmoid", [b.node("Conv", [cat, b.w(2, 7, 1, 1), b.w(2)])])
     return b.model({x: (1, 2, 6, 5)}, [out], opset=13)
+
+
+def pt2e_qdq_model(seed: int = 7) -> bytes:
+    """An int8 QDQ graph as PyTorch's PT2E export writes it: float weights quantised in
+    the graph (QuantizeLinear per channel -> DequantizeLinear), Conv -> Relu ->
+    QuantizeLinear (the ReLU between the op and its quantisation), Gemm -> Q."""
+    b = OnnxBuilder(seed)
+
+    def qdq(x: str, scale: float, zp: int) -> str:
+        s = b.const(np.array(scale, np.float32))
+        z = b.const(np.array(zp, np.int8))
+        return b.node("DequantizeLinear", [b.node("QuantizeLinear", [x, s, z]), s, z])
+
+    def wqdq(w: np.ndarray, axis: int) -> str:
+        red = tuple(i for i in range(w.ndim) if i != axis)
+        scale = (np.abs(w).max(axis=red) / 127).astype(np.float32)
+        s = b.const(scale)
+        z = b.const(np.zeros(scale.shape, np.int8))
+        q = b.node("QuantizeLinear", [b.const(w), s, z], axis=axis)
+        return b.node("DequantizeLinear", [q, s, z], axis=axis)
+
+    x = qdq("input", 0.03, 0)
+    w1 = (b.rng.standard_normal((6, 3, 3, 3)) * 0.3).astype(np.float32)
+    c1 = b.node("Relu", [b.node("Conv", [x, wqdq(w1, 0), b.w(6)], pads=[1, 1, 1, 1])])
+    a1 = qdq(c1, 0.02, -128)
+    w2 = (b.rng.standard_normal((6, 1, 3, 3)) * 0.3).astype(np.float32)
+    c2 = b.node("Clip", [b.node("Conv", [a1, wqdq(w2, 0), b.w(6)], group=6, strides=[2, 2]),
+                         b.const(np.array(0, np.float32)), b.const(np.array(6, np.float32))])
+    a2 = qdq(c2, 0.025, -128)
+    fl = qdq(b.node("Flatten", [a2]), 0.025, -128)
+    w3 = (b.rng.standard_normal((5, 6 * 4 * 4)) * 0.2).astype(np.float32)
+    y = qdq(b.node("Gemm", [fl, wqdq(w3, 0), b.w(5)], transB=1), 0.05, 3)
+    return b.model({"input": (1, 3, 10, 10)}, [y], opset=17)

@@ -153,7 +153,7 @@ def conv(im: Importer, node: Node) -> None:
     ys = im.shape(node.outputs[0])
     oh, ow = (1, ys[2]) if one_d else (ys[2], ys[3])
     y = im.out_tensor(node.outputs[0], (xs[0], oh, ow, cout))
-    opts = ConvOptions(padding, strides[0], strides[1], dil[0], dil[1],
+    opts = ConvOptions(padding, strides[0], strides[1], dil[0], dil[1], im.qact,
                        depth_multiplier=cout // cin if depthwise else 1)
     im.b.op(opcode, [x, wt, bt], [y], opts)
     _bind_nhwc(im, node.outputs[0], y, one_d)
@@ -378,7 +378,7 @@ def _fc(im: Importer, node: Node, a: str, W: np.ndarray, wname: str, bias: str,
     else:
         y = im.b.tensor(f"{out}.mm", ys, DType.FLOAT32)
     im.b.op("FULLY_CONNECTED", [x, wt, bt], [y],
-            FullyConnectedOptions(keep_num_dims=len(ys) > 2))
+            FullyConnectedOptions(im.qact, keep_num_dims=len(ys) > 2))
     if live_c:
         ct = im.act(bias, identity(len(im.shape(bias))))
         if beta != 1.0:
@@ -796,7 +796,7 @@ def _binary(im: Importer, node: Node, opcode: str, reciprocal: bool = False) -> 
         else:
             ts.append(im.act(n, perm if len(im.shape(n)) == r else None))
     y = im.out_tensor(out, permuted(ys, perm))
-    im.b.op(opcode, ts, [y], ActivationOptions())
+    im.b.op(opcode, ts, [y], ActivationOptions(im.qact))
     im.bind(out, y, perm)
 
 
@@ -949,13 +949,23 @@ def pad(im: Importer, node: Node) -> None:
 @handler("QuantizeLinear")
 def quantize_linear(im: Importer, node: Node) -> None:
     xn, out = node.inputs[0], node.outputs[0]
-    q = im._quant_params(node)
-    if im.is_const(xn):
+    if im.is_const(xn):  # weights quantised in the graph (PT2E): per tensor or channel
         x = im.const(xn).astype(np.float64)
-        data = np.clip(np.round(x / q.scale[0]) + q.zero_point[0], -128, 127).astype(np.int8)
+        scale = im.const(node.inputs[1]).astype(np.float64)
+        zpn = im.opt_input(node, 2)
+        zp = im.const(zpn) if zpn else np.zeros(1, np.uint8)
+        if zp.dtype not in (np.int8, np.int32):
+            raise im.refuse(f"constant quantised to {zp.dtype}", "int8 (or int32 bias)")
+        shape = [1] * x.ndim
+        if scale.size > 1:
+            shape[_norm_axis(int(node.attrs.get("axis", 1)), x.ndim)] = -1
+        info = np.iinfo(zp.dtype)
+        data = np.clip(np.round(x / scale.reshape(shape)) + zp.astype(np.int64).reshape(
+            shape if zp.size > 1 else [1] * x.ndim), info.min, info.max).astype(zp.dtype)
         im.p.consts[out] = data
         im.p.shapes[out] = tuple(data.shape)
         return
+    q = im._quant_params(node)
     v = im.value(xn)
     src = v.tensor
     if v.kind == "f" or im.b.tensors[src].quant != q:

@@ -41,6 +41,8 @@ class Importer:
         self._cache: dict[tuple[Any, ...], int] = {}
         self.qout: Quant | None = None  # set while a node is imported as an int8 op
         self.qname: str | None = None  # ... and the QuantizeLinear output it writes
+        self.qact = "NONE"  # ... and the Relu/Clip between the op and it, fused
+        self._act_node: int | None = None
         self.skip: set[int] = set()  # node positions already imported (fused Q nodes)
         self.node: Node | None = None
 
@@ -228,8 +230,10 @@ class Importer:
                 self.qout, self.qname = self._quant_params(self.p.nodes[qnode]), \
                     self.p.nodes[qnode].outputs[0]
                 self.skip.add(qnode)
+                if self._act_node is not None:
+                    self.skip.add(self._act_node)
             else:
-                self.qout, self.qname = None, None
+                self.qout, self.qname, self.qact = None, None, "NONE"
             HANDLERS[node.op_type](self, node)
             self.qout = None
         self.node = None
@@ -262,7 +266,21 @@ class Importer:
         if len(cons) != 1 or out in self.p.outputs:
             return None
         q = self.p.nodes[cons[0]]
+        self.qact, self._act_node = "NONE", None
+        act = _fusable_activation(self, q) if node.op_type in _ACT_FUSING else None
+        if act is not None:  # Conv -> Relu -> QuantizeLinear (PyTorch PT2E): fused
+            relu_out = q.outputs[0]
+            rc = self.p.consumers.get(relu_out, [])
+            if len(rc) != 1 or relu_out in self.p.outputs:
+                return None
+            self.qact, self._act_node = act, cons[0]
+            q = self.p.nodes[rc[0]]
+            cons = rc
+            out = relu_out
         if q.op_type != "QuantizeLinear" or q.inputs[0] != out:
+            self.qact, self._act_node = "NONE", None
+            return None
+        if node.op_type in _CONST_WEIGHTS and self.opt_input(node, 1) not in self.qconst:
             return None
         try:
             self._quant_params(q)
@@ -274,8 +292,9 @@ class Importer:
             name = self.opt_input(node, k)
             if not name:
                 continue
-            if name in self.qconst:
-                continue
+            if name in self.qconst or (k == 2 and node.op_type in _CONST_WEIGHTS
+                                       and self.is_const(name)):
+                continue  # int8 constants; a float bias is quantised at in * w scale
             v = self.values.get(name)
             if v is None or v.kind != "dq":
                 return None
@@ -294,6 +313,29 @@ class Importer:
             raise self.refuse(f"QuantizeLinear {q.name!r} is per channel",
                               "per-tensor quantised activations")
         return Quant((float(np.float32(scale[0])),), (int(zp.reshape(-1)[0]),))
+
+
+_ACT_FUSING = frozenset({"Conv", "Gemm", "MatMul", "Add", "Sub", "Mul"})
+_CONST_WEIGHTS = frozenset({"Conv", "Gemm", "MatMul", "ConvTranspose"})
+
+
+def _fusable_activation(im: Importer, node: Node) -> str | None:
+    """RELU/RELU6 for a Relu or Clip(0, 6)/Clip(0, inf) node, else None."""
+    if node.op_type == "Relu":
+        return "RELU"
+    if node.op_type != "Clip":
+        return None
+    try:
+        lo_n, hi_n = im.opt_input(node, 1), im.opt_input(node, 2)
+        lo = float(im.const(lo_n).reshape(-1)[0]) if lo_n else node.attrs.get("min")
+        hi = float(im.const(hi_n).reshape(-1)[0]) if hi_n else node.attrs.get("max")
+    except UnsupportedError:
+        return None
+    if lo == 0.0 and hi == 6.0:
+        return "RELU6"
+    if lo == 0.0 and hi is None:
+        return "RELU"
+    return None
 
 
 # TFLM's int8 kernels for these fix the output quantisation; with another one the
