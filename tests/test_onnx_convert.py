@@ -40,8 +40,9 @@ def _convert_and_compare(tmp_path: Path, onnx_bytes: bytes) -> None:
 
 
 @pytest.mark.parametrize("build", [onnx_models.cnn_model, onnx_models.lenet_like_model,
-                                   onnx_models.sequence_model, onnx_models.decoder_model],
-                         ids=["cnn", "lenet_like", "sequence", "decoder"])
+                                   onnx_models.sequence_model, onnx_models.decoder_model,
+                                   onnx_models.gather_model],
+                         ids=["cnn", "lenet_like", "sequence", "decoder", "gather"])
 def test_convert_helper_models_bit_exact_in_tflm(tmp_path: Path, build) -> None:  # type: ignore[no-untyped-def]
     _convert_and_compare(tmp_path, build())
 

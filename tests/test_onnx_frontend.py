@@ -39,8 +39,9 @@ def _check_float(model: bytes, seed: int = 0) -> float:
 
 
 @pytest.mark.parametrize("build", [onnx_models.cnn_model, onnx_models.lenet_like_model,
-                                   onnx_models.sequence_model, onnx_models.decoder_model],
-                         ids=["cnn", "lenet_like", "sequence", "decoder"])
+                                   onnx_models.sequence_model, onnx_models.decoder_model,
+                                   onnx_models.gather_model],
+                         ids=["cnn", "lenet_like", "sequence", "decoder", "gather"])
 def test_helper_built_models_match_onnxruntime(build) -> None:  # type: ignore[no-untyped-def]
     _check_float(build())
 

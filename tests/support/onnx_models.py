@@ -171,3 +171,14 @@ def pt2e_qdq_model(seed: int = 7) -> bytes:
     w3 = (b.rng.standard_normal((5, 6 * 4 * 4)) * 0.2).astype(np.float32)
     y = qdq(b.node("Gemm", [fl, wqdq(w3, 0), b.w(5)], transB=1), 0.05, 3)
     return b.model({"input": (1, 3, 10, 10)}, [y], opset=17)
+
+
+def gather_model(seed: int = 8) -> bytes:
+    """Gather with a scalar index on an NCHW activation (channel picked) and an index
+    vector on a matrix, as indexing in PyTorch exports."""
+    b = OnnxBuilder(seed)
+    c = b.node("Conv", ["input", b.w(4, 2, 3, 3), b.w(4)])
+    g1 = b.node("Gather", [c, b.const(np.array(2, np.int64))], axis=1)
+    fl = b.node("Reshape", [c, b.const(np.array([1, -1], np.int64))])
+    g2 = b.node("Gather", [fl, b.const(np.array([5, 0, -1], np.int64))], axis=1)
+    return b.model({"input": (1, 2, 5, 5)}, [g1, g2])

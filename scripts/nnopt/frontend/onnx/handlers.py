@@ -27,7 +27,7 @@ from ...ir import (
 )
 from .importer import FLT_LOWEST, Importer, onnx_pads, prod, window_padding
 from .prepare import Node
-from .values import NHWC, NLC, Value, identity, permuted
+from .values import NHWC, NLC, Value, identity, permuted, relative
 
 Handler = Callable[[Importer, Node], None]
 HANDLERS: dict[str, Handler] = {}
@@ -1342,3 +1342,44 @@ def resize(im: Importer, node: Node) -> None:
     if cur == x:
         cur = im._copy(x, node.outputs[0])
     im.bind(node.outputs[0], cur, NHWC)
+
+
+@handler("Gather")
+def gather(im: Importer, node: Node) -> None:
+    """Gather with constant indices: slices of the data (concatenated for an index
+    vector; a scalar index drops the axis)."""
+    xn, idn = node.inputs
+    if not im.is_const(idn):
+        raise im.refuse("the indices are not constant", "Gather with constant indices")
+    xs = im.shape(xn)
+    rank = len(xs)
+    axis = _norm_axis(int(node.attrs.get("axis", 0)), rank)
+    idx = im.const(idn).astype(np.int64)
+    if idx.ndim > 1:
+        raise im.refuse(f"indices of rank {idx.ndim}", "scalar or 1-D indices")
+    flat = [int(i) + xs[axis] if i < 0 else int(i) for i in idx.reshape(-1)]
+    if any(not 0 <= i < xs[axis] for i in flat):
+        raise im.refuse(f"indices {flat} out of range for axis {axis} of {xs[axis]}",
+                        "indices within the axis")
+    perm = _perm_of(im, xn)
+    x = im.act(xn, perm)
+    ax = perm.index(axis)
+    shape = list(im.b.tensors[x].shape)
+    parts = []
+    for k, i in enumerate(flat):
+        begin = [0] * rank
+        size = list(shape)
+        begin[ax], size[ax] = i, 1
+        parts.append(_slice(im, x, begin, size, f"{node.outputs[0]}.g{k}"))
+    cur = _concat_copies(im, parts, ax, f"{node.outputs[0]}.cat")
+    if cur == x:
+        cur = im._copy(x, node.outputs[0])
+    if idx.ndim == 0:  # the axis goes: the output is in ONNX order of the rest
+        t = im._transpose(cur, relative(perm, identity(rank)), f"{node.outputs[0]}.onnx")
+        out_shape = im.shape(node.outputs[0])
+        y = im._reshape(t, out_shape, node.outputs[0])
+        if y == t:
+            y = im._copy(t, node.outputs[0])
+        im.bind(node.outputs[0], y, identity(len(out_shape)))
+        return
+    im.bind(node.outputs[0], cur, perm)
