@@ -47,7 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from nnopt.boards import Board, load_board
-from nnopt.codegen.c_model import generate
+from nnopt.budget import check_budget
+from nnopt.driver import generate
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError, NnoptError
 from nnopt.firmware.toolchain import BuildSpec, Target, build, run
@@ -57,7 +58,7 @@ from nnopt.ir import ConvOptions, Graph
 from nnopt.lowering.conv import out_size_and_padding
 from nnopt.lowering.specialize import SPECIALIZE_MODES, specialized_symbols
 from nnopt.paths import find_model, shared_models_dir
-from nnopt.planner import PlannedModel, PlanOptions, check_budget, plan_model
+from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import build_runtime, run_planned
 
 REPO = Path(__file__).resolve().parents[1]
@@ -380,7 +381,7 @@ def profile(path: Path, target: Target, opts: PlanOptions | None = None,
     pm = _plan(path.read_bytes(), path.stem, board, opts, specialize)
     g = pm.graph
     with tempfile.TemporaryDirectory(prefix="bench-prof-") as tmp:
-        gen = generate(pm, Path(tmp))
+        gen = generate(pm, Path(tmp)).sources
         main_c = Path(tmp) / "profile_main.c"
         main_c.write_text(PROFILE_MAIN_C)
         lib = build_runtime(target, board=board)

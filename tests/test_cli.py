@@ -122,3 +122,31 @@ def test_unknown_board() -> None:
     res = nnopt("optimize", str(model_path("tflm/hello_world_int8.tflite")), "-b", "nope")
     assert res.returncode == 1 and "unknown board 'nope'" in res.stderr
     assert "nucleo_f767zi" in res.stderr
+
+
+def test_one_error_report_for_every_front_end(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """nnopt.errors.describe_error: what the CLI prints (and, with west's labels, what
+    west nn-optimize / nn-check pass to die()) and the exit status."""
+    from nnopt import cli
+    from nnopt.errors import BudgetError, ModelError, describe_error
+
+    assert describe_error(ModelError("bad model", hint="use a .tflite")) == (
+        "error: bad model\nhint: use a .tflite", 1)
+    assert describe_error(BudgetError("over by 1 byte")) == ("error: over by 1 byte", 2)
+    assert describe_error(ModelError("bad", hint="h"), error_label="",
+                          hint_label="Hint: ") == ("bad\nHint: h", 1)
+    text, status = describe_error(ZeroDivisionError("boom"))
+    assert status == 3 and text.startswith("internal error: ZeroDivisionError: boom\n")
+    assert "NNOPT_DEBUG=1" in text
+
+    def broken(args: object) -> int:
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.delenv("NNOPT_DEBUG", raising=False)
+    parser = cli.build_parser()
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    parser.set_defaults(func=broken)
+    assert cli.main([]) == 3
+    err = capsys.readouterr().err
+    assert err.strip() == text and "Traceback" not in err

@@ -12,10 +12,11 @@ import pytest
 
 from conftest import ALL_MODELS, model_path
 from nnopt.boards import load_board
+from nnopt.budget import check_budget
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.planner import PlanOptions, check_budget, plan_model
+from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
 from test_models_bitexact import compare

@@ -8,12 +8,13 @@ import pytest
 
 from conftest import model_path
 from nnopt.boards import load_board
+from nnopt.budget import check_budget
 from nnopt.errors import BudgetError, PlanError
 from nnopt.frontend.tflite import load_model
 from nnopt.passes.arena import verify_offsets
 from nnopt.passes.lifetimes import Buffer
 from nnopt.plan import Plan
-from nnopt.planner import PlanOptions, check_budget, plan_model
+from nnopt.planner import PlanOptions, plan_model
 
 NOK = PlanOptions(check_kernels=False)
 

@@ -387,11 +387,11 @@ def test_streamed_ops_on_views_and_tiled_stages(tmp_path: Path) -> None:
     the swap code generator refuses a plan that streams one. Bit-exact either way."""
     from nnopt.errors import PlanError
     from nnopt.frontend.tflite import load_model_bytes
-    from nnopt.planner import PlanOptions, plan_model, plan_swap_for
+    from nnopt.planner import PlanOptions, plan_model
     from nnopt.runner import run_planned
     from nnopt.swap import SwapOptions, plan_swap
     from nnopt.swap.codegen import generate_swapped
-    from nnopt.swap.pipeline import swap_of
+    from nnopt.swap.pipeline import plan_swap_for, swap_of
 
     data = model_path(VWW).read_bytes()
     xs = random_inputs(data, seed=9)

@@ -264,8 +264,9 @@ def test_linked_executable_holds_no_key_bytes(target: Target, tmp_path: Path) ->
     has no copy of the key; the key-bytes build of the same plan has one."""
     from nnopt.boards import load_board
     from nnopt.frontend.tflite import load_model
-    from nnopt.planner import PlanOptions, plan_model, plan_swap_for
+    from nnopt.planner import PlanOptions, plan_model
     from nnopt.runner import build_planned
+    from nnopt.swap.pipeline import plan_swap_for
 
     board = load_board("nucleo_f767zi") if target != "host" else None
     pm = plan_model(load_model(model_path(KWS)), PlanOptions(board=board))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +15,7 @@ from conftest import model_path
 from nnopt.boards import load_board
 from nnopt.errors import PlanError
 from nnopt.frontend.tflite import load_model
+from nnopt.plan import ChunkEntry, Plan, SwapCost, TensorPlacement
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.swap import CostParams, SwapOptions, SwapPlan, plan_swap, simulate
 from nnopt.swap.blob import read_blob
@@ -73,8 +76,8 @@ def test_mobilenet_keeps_the_io_bound_fc_internal(mnv2: tuple[PlannedModel, Swap
     streamed = [t for t in s.tensors if t.pool == "external"]
     assert streamed and all(t.opcode == "CONV_2D" for t in streamed)
     assert not any(t.io_bound_if_streamed for t in streamed)
-    assert s.cost["io_bound_ops"] == []  # every streamed read hides behind compute
-    assert s.cost["stall_ms"] == 0
+    assert s.cost.io_bound_ops == ()  # every streamed read hides behind compute
+    assert s.cost.stall_ms == 0
 
 
 def test_mobilenet_staging_and_chunks(mnv2: tuple[PlannedModel, SwapPlan]) -> None:
@@ -111,14 +114,14 @@ def test_mobilenet_staging_and_chunks(mnv2: tuple[PlannedModel, SwapPlan]) -> No
 def test_mobilenet_cost(mnv2: tuple[PlannedModel, SwapPlan]) -> None:
     _, s = mnv2
     c = s.cost
-    assert c["baseline_ms"] < c["overlap_ms"] < c["serial_ms"]
+    assert c.baseline_ms < c.overlap_ms < c.serial_ms
     # decryption is the only exposed cost: overlap = baseline + decrypt (no stall)
-    assert c["overlap_ms"] == pytest.approx(c["baseline_ms"] + c["decrypt_ms"], rel=1e-6)
+    assert c.overlap_ms == pytest.approx(c.baseline_ms + c.decrypt_ms, rel=1e-6)
     assert 1.0 < s.predicted_slowdown < 1.2
-    assert s.predicted_slowdown < c["serial_slowdown"]
+    assert s.predicted_slowdown < c.serial_slowdown
     # the chosen staging is within tolerance of the best candidate
     best = min(s.staging_candidates.values())
-    assert c["overlap_ms"] <= best * 1.005 + 1e-9
+    assert c.overlap_ms <= best * 1.005 + 1e-9
 
 
 def test_mobilenet_chunk_bytes_and_blob(mnv2: tuple[PlannedModel, SwapPlan]) -> None:
@@ -170,7 +173,7 @@ def test_without_channel_range_kernels(mnv2: tuple[PlannedModel, SwapPlan]) -> N
     assert all(t.chunks == 1 for t in s.tensors if t.pool == "external" and t is not fc)
     big = [t for t in s.tensors if t.bytes > 100_000 and t.opcode == "CONV_2D"]
     assert big and all(t.pool == "flash" and "staging" in t.reason for t in big)
-    assert s.cost["io_bound_ops"] == [fc.op]
+    assert s.cost.io_bound_ops == (fc.op,)
     assert abs(s.predicted_slowdown - with_ranges.predicted_slowdown) < 0.05
     assert s.staging_bytes > with_ranges.staging_bytes  # whole 55 KB convs
 
@@ -292,3 +295,23 @@ def test_staging_beside_the_arena_without_dtcm() -> None:
     assert 2 * tight.staging_buffer_bytes <= 4096 < tight.sram_bytes
     assert not tight.fits_staging and not tight.benchmark_row()["fits"]
     assert any("chunk table" in n for n in tight.notes)
+
+
+def test_plan_json_of_an_earlier_release_loads_and_writes_back_identically() -> None:
+    """``Plan.swap`` is typed (SwapPlan with its records); its JSON is a contract: the plan
+    file nnopt d350980 wrote for ``optimize lenet5_int8 --swap force`` loads, and writes
+    back byte for byte."""
+    text = (Path(__file__).parent / "support" / "lenet5_int8_swap_plan.json").read_text()
+    plan = Plan.from_json(json.loads(text))
+    assert isinstance(plan.swap, SwapPlan) and plan.swap.enabled
+    assert isinstance(plan.swap.cost, SwapCost) and plan.swap.cost.ops
+    assert all(isinstance(c, ChunkEntry) for c in plan.swap.chunks)
+    assert all(isinstance(t, TensorPlacement) for t in plan.swap.tensors)
+    assert plan.swap.chunk_count == json.loads(text)["swap"]["chunk_count"] == 7
+    assert json.dumps(plan.to_json(), indent=1) == text
+    # a tensor without MACs: infinity in the record, null in the JSON
+    d = json.loads(text)["swap"]
+    d["tensors"][0]["macs_per_byte"] = None
+    swap = SwapPlan.from_json(d)
+    assert math.isinf(swap.tensors[0].macs_per_byte)
+    assert swap.to_json()["tensors"][0]["macs_per_byte"] is None

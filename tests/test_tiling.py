@@ -18,6 +18,7 @@ import pytest
 
 from conftest import ALL_MODELS, model_path
 from nnopt.boards import load_board
+from nnopt.budget import check_budget
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError, PlanError
 from nnopt.frontend.tflite import load_model_bytes
@@ -32,7 +33,7 @@ from nnopt.passes.regions import WINDOW, spatial_of
 from nnopt.passes.schedule import schedule
 from nnopt.passes.tiling import stage_shapes, tile_stage
 from nnopt.plan import Plan
-from nnopt.planner import PlannedModel, PlanOptions, check_budget, plan_model
+from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.report.text import summary
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_tflm

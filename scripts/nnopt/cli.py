@@ -1,7 +1,9 @@
 """The ``nnopt`` command line: a thin shell over the library.
 
 Every user error is an :class:`~nnopt.errors.NnoptError`: printed as ``error: ...`` with
-its hint, exit status ``err.exit_code`` (2 over budget, 1 otherwise), no traceback.
+its hint, exit status ``err.exit_code`` (2 over budget, 1 otherwise), no traceback; any
+other exception is reported as an internal error (status 3). Both through
+:func:`nnopt.errors.describe_error`, which the west commands use too.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 
 from . import __version__
 from .commands import check_elf, convert, optimize, quantize, run_model, swap_provision
-from .errors import NnoptError
+from .errors import INTERNAL_ERROR_EXIT, NnoptError, describe_error
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,22 +43,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     try:
         return int(args.func(args))
-    except NnoptError as err:
-        print(f"error: {err.message}", file=sys.stderr)
-        if err.hint:
-            print(f"hint: {err.hint}", file=sys.stderr)
-        return err.exit_code
     except KeyboardInterrupt:
         return 130
-    except Exception:  # a bug in nnopt, not a user error
-        if os.environ.get("NNOPT_DEBUG"):
+    except Exception as err:  # NnoptError: a user error; anything else: a bug in nnopt
+        if not isinstance(err, NnoptError) and os.environ.get("NNOPT_DEBUG"):
             traceback.print_exc()
-        else:
-            exc = sys.exc_info()[1]
-            print(f"internal error: {type(exc).__name__}: {exc}\n"
-                  "This is a bug in nnopt; rerun with NNOPT_DEBUG=1 for details and "
-                  "report it with the model.", file=sys.stderr)
-        return 3
+            return INTERNAL_ERROR_EXIT
+        text, status = describe_error(err)
+        print(text, file=sys.stderr)
+        return status
 
 
 if __name__ == "__main__":

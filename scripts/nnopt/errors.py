@@ -1,8 +1,8 @@
 """The one exception root of nnopt.
 
 Every error a user can cause (bad model, unsupported op, over budget, tampered blob,
-bad option) is an :class:`NnoptError`: the CLI and the west command print its message
-and hint and exit non-zero, never a traceback.
+bad option) is an :class:`NnoptError`: the CLI and the west commands print its message
+and hint (:func:`describe_error`) and exit non-zero, never a traceback.
 """
 
 from __future__ import annotations
@@ -56,3 +56,30 @@ class ElfError(NnoptError):
 
 class BlobError(NnoptError):
     """An external-flash or model blob is corrupt, truncated or fails authentication."""
+
+
+#: Exit status of an internal error (a bug in nnopt, not a user error).
+INTERNAL_ERROR_EXIT = 3
+
+_BUG_NOTE = ("This is a bug in nnopt; rerun with NNOPT_DEBUG=1 for details and report it "
+             "with the model.")
+
+
+def describe_error(exc: Exception, *, error_label: str = "error: ",
+                   hint_label: str = "hint: ") -> tuple[str, int]:
+    """What a front end (the ``nnopt`` command line, ``west nn-optimize``, ``west
+    nn-check``) shows for an exception that stopped a command, and its exit status.
+
+    An :class:`NnoptError`: ``error_label`` + its message, then ``hint_label`` + its hint
+    on a second line when it has one; status ``exit_code`` (2 over budget, 1 otherwise).
+    Any other exception is a bug in nnopt: ``internal error: Type: text`` and where to
+    report it, status :data:`INTERNAL_ERROR_EXIT`. Never a traceback (front ends show one
+    only with ``NNOPT_DEBUG`` set). The labels follow each front end's conventions: the
+    command line prints ``error:``/``hint:``; west's ``die()`` adds its own ``FATAL
+    ERROR:`` prefix, so the west commands pass ``error_label=""`` and ``"Hint: "``."""
+    if isinstance(exc, NnoptError):
+        text = f"{error_label}{exc.message}"
+        if exc.hint:
+            text += f"\n{hint_label}{exc.hint}"
+        return text, exc.exit_code
+    return f"internal error: {type(exc).__name__}: {exc}\n{_BUG_NOTE}", INTERNAL_ERROR_EXIT

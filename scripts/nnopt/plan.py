@@ -7,7 +7,9 @@ named in the issues are kept exactly).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 PLAN_FORMAT = 1
@@ -113,6 +115,171 @@ class StepEntry:
 
 
 @dataclass(frozen=True)
+class TensorPlacement:
+    """Where a candidate weight of out-of-core execution lives, and why."""
+
+    tensor: int
+    op: int
+    opcode: str
+    bytes: int
+    pool: str  # "flash" (internal) or "external"
+    reason: str
+    macs_per_byte: float  # inf: no MACs (JSON: null)
+    io_bound_if_streamed: bool
+    axis: int  # output-channel axis of the tensor
+    channels: int
+    row_bytes: int  # bytes of one output channel
+    splittable: bool  # may be cut into several chunks
+    chunks: int = 0
+    channels_per_chunk: int = 0
+
+
+@dataclass(frozen=True)
+class ChunkEntry:
+    """One sealed chunk of streamed weights, in streaming order."""
+
+    index: int  # position in the streaming order == blob table index
+    op: int
+    tensor: int
+    axis: int
+    c0: int
+    c1: int
+    plain_bytes: int
+    buffer: int  # staging buffer (index % 2)
+    issue_after: int  # the read is issued by wait(issue_after); -1: at invoke start
+    issue_op: int  # op during which the read is issued (-1: before the first op)
+
+
+@dataclass(frozen=True)
+class SwapOpCost:
+    """The cost model's times for one streamed op (costmodel.OpTiming.to_json())."""
+
+    op: int
+    opcode: str
+    macs: int
+    compute_us: float
+    weight_bytes: int
+    chunks: int
+    read_us: float
+    decrypt_us: float
+    stall_us: float
+    io_bound: bool
+
+
+@dataclass(frozen=True)
+class SwapCost:
+    """The cost model's prediction for the chosen configuration
+    (costmodel.Timeline.to_json(): milliseconds, slowdowns, the streamed ops)."""
+
+    baseline_ms: float
+    serial_ms: float
+    overlap_ms: float
+    decrypt_ms: float
+    read_ms: float
+    stall_ms: float
+    slowdown: float
+    serial_slowdown: float
+    io_bound_ops: tuple[int, ...]
+    ops: tuple[SwapOpCost, ...]
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> SwapCost:
+        return cls(d["baseline_ms"], d["serial_ms"], d["overlap_ms"], d["decrypt_ms"],
+                   d["read_ms"], d["stall_ms"], d["slowdown"], d["serial_slowdown"],
+                   tuple(d["io_bound_ops"]), tuple(SwapOpCost(**o) for o in d["ops"]))
+
+
+@dataclass(frozen=True)
+class SwapPlan:
+    """Out-of-core execution: which weights stream from external flash, in which chunks,
+    through which staging buffers, at what predicted cost (nnopt.swap.placement)."""
+
+    mode: str
+    enabled: bool
+    algorithm: str
+    external_kind: str
+    internal_flash_bytes: int
+    code_reserve_bytes: int
+    metadata_bytes: int
+    internal_budget_bytes: int  # for weights (-1: no budget)
+    internal_weight_bytes: int
+    external_weight_bytes: int
+    fits_internal_flash: bool
+    staging_region: str
+    staging_budget_bytes: int
+    staging_bytes: int  # per buffer, plaintext capacity (largest chunk)
+    staging_buffer_bytes: int  # per buffer, with the tag, rounded to 16
+    fits_staging: bool
+    sram_bytes: int  # staging buffers + chunk table + crypto state
+    arena_fits: bool | None
+    needs_channel_range_kernels: bool
+    tensors: tuple[TensorPlacement, ...]
+    chunks: tuple[ChunkEntry, ...]
+    cost: SwapCost  # the chosen configuration
+    staging_candidates: Mapping[int, float]  # staging bytes -> predicted overlap ms
+    notes: tuple[str, ...]
+
+    @property
+    def external_tensors(self) -> tuple[int, ...]:
+        return tuple(t.tensor for t in self.tensors if t.pool == "external")
+
+    @property
+    def chunk_count(self) -> int:
+        return len(self.chunks)
+
+    @property
+    def predicted_slowdown(self) -> float:
+        return float(self.cost.slowdown)
+
+    def benchmark_row(self) -> dict[str, Any]:
+        """The per-model swap figures a benchmark table shows (measured instruction
+        overhead comes from a QEMU run, not from here)."""
+        return {
+            "enabled": self.enabled, "algorithm": self.algorithm,
+            "internal_weight_bytes": self.internal_weight_bytes,
+            "external_weight_bytes": self.external_weight_bytes,
+            "chunks": self.chunk_count, "staging_bytes": self.staging_buffer_bytes,
+            "staging_region": self.staging_region, "swap_sram_bytes": self.sram_bytes,
+            "predicted_slowdown": round(self.predicted_slowdown, 4),
+            "predicted_serial_slowdown": self.cost.serial_slowdown,
+            "io_bound_ops": list(self.cost.io_bound_ops),
+            "fits": self.fits_internal_flash and self.fits_staging,
+        }
+
+    def chunks_of(self, op: int) -> tuple[ChunkEntry, ...]:
+        return tuple(c for c in self.chunks if c.op == op)
+
+    def weights_with_pools(self, weights: Sequence[WeightEntry]) -> tuple[WeightEntry, ...]:
+        """The Plan's weight entries with ``pool="external"`` for streamed tensors."""
+        ext = set(self.external_tensors)
+        return tuple(replace(w, pool="external") if w.tensor in ext else w for w in weights)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["cost"]["io_bound_ops"] = list(self.cost.io_bound_ops)
+        d["cost"]["ops"] = [asdict(o) for o in self.cost.ops]
+        d["chunk_count"] = self.chunk_count
+        d["predicted_slowdown"] = round(self.predicted_slowdown, 4)
+        d["staging_candidates"] = {str(k): v for k, v in self.staging_candidates.items()}
+        for t in d["tensors"]:
+            if math.isinf(t["macs_per_byte"]):
+                t["macs_per_byte"] = None
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> SwapPlan:
+        tensors = tuple(TensorPlacement(**{**t, "macs_per_byte": math.inf
+                                           if t["macs_per_byte"] is None
+                                           else t["macs_per_byte"]}) for t in d["tensors"])
+        fields = {k: v for k, v in d.items() if k in cls.__dataclass_fields__
+                  and k not in ("tensors", "chunks", "cost")}
+        fields["staging_candidates"] = {int(k): v for k, v in d["staging_candidates"].items()}
+        fields["notes"] = tuple(d["notes"])
+        return cls(**fields, tensors=tensors, cost=SwapCost.from_json(d["cost"]),
+                   chunks=tuple(ChunkEntry(**c) for c in d["chunks"]))
+
+
+@dataclass(frozen=True)
 class Plan:
     model: str
     source_sha256: str
@@ -145,9 +312,9 @@ class Plan:
     stages: tuple[StageEntry, ...] = ()
     macs: int = 0  # multiply-accumulates per inference as planned (tiling included)
     base_macs: int = 0  # without tiling
-    # Out-of-core execution: the swap plan's own JSON (nnopt.swap.SwapPlan.to_json(),
-    # SwapPlan.from_json() reads it back); None when swapping was not planned.
-    swap: dict[str, Any] | None = None
+    # Out-of-core execution (nnopt.swap.placement.plan_swap); None when swapping was
+    # not planned. In the JSON: SwapPlan.to_json().
+    swap: SwapPlan | None = None
 
     @property
     def fragmentation(self) -> float:
@@ -171,6 +338,7 @@ class Plan:
         for b in d["buffers"]:
             if b["alias_of"] is None:
                 del b["alias_of"]
+        d["swap"] = self.swap.to_json() if self.swap is not None else None
         return d
 
     @classmethod
@@ -198,7 +366,7 @@ class Plan:
             inplace_ops=tuple(InplaceOpEntry(**o) for o in d.get("inplace_ops", ())),
             stages=tuple(_stage_from_json(x) for x in d.get("stages", ())),
             macs=int(d.get("macs", 0)), base_macs=int(d.get("base_macs", 0)),
-            swap=d.get("swap"),
+            swap=SwapPlan.from_json(d["swap"]) if d.get("swap") is not None else None,
         )
 
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass, replace
-from typing import Any
 
 from .boards import Board
 from .cdefs import ARENA_ALIGN
-from .errors import BudgetError, PlanError
+from .errors import PlanError
 from .ir import ConvOptions, Graph
 from .lowering import check_graph, lowering_for
 from .lowering.specialize import check_mode
@@ -251,135 +250,3 @@ def _unfused_order(source: Graph, fused: Graph, order: tuple[int, ...],
         out.append(pos_of[idx])
         out.extend(pos_of[f] for f in folded.get(idx, []))
     return tuple(out)
-
-
-def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto",
-                  staging_bytes: int | None = None,
-                  algorithm: str | None = None) -> PlannedModel:
-    """Out-of-core execution (issue 5): decide which weights stream from external flash
-    (:func:`nnopt.swap.plan_swap`) and record it in the Plan: ``Plan.swap`` (the swap
-    plan's JSON) and ``pool="external"`` on the streamed weights.
-
-    ``mode``: "off" plans nothing; "auto" plans only for a board that declares
-    ``external_flash`` and streams only what does not fit internal flash; "force"
-    streams every streamable weight (without a board: default QSPI figures).
-    ``algorithm``: None for the board's ``external_flash.crypto``.
-    """
-    # imported here: nnopt.swap.codegen imports this module
-    from .swap import SWAP_MODES, SwapOptions, plan_swap
-
-    if mode not in SWAP_MODES:
-        raise PlanError(f"unknown swap mode {mode!r}", hint="use auto, off or force")
-    if mode == "off" or (mode == "auto" and (board is None or not board.external_flash)):
-        return planned
-    swap = plan_swap(planned.graph, planned.plan, board, SwapOptions(
-        mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
-        kernel_channel_ranges=False,  # True once the kernels take a channel range
-        keep_internal=_unstreamable_ops(planned)))
-    plan = replace(planned.plan, weights=swap.weights_with_pools(planned.plan.weights),
-                   swap=swap.to_json())
-    return replace(planned, plan=plan)
-
-
-def _unstreamable_ops(planned: PlannedModel) -> frozenset[int]:
-    """Ops whose weights must stay internal: those run inside a tiled stage (the stage
-    code calls their kernels per patch), and those run on sub-views (folded padding, in
-    place, row by row: nnopt.codegen.views) that could be cut into channel slices (one
-    output row); a streamed op on views runs the plan's lowering on a whole chunk."""
-    plan, graph = planned.plan, planned.graph
-    ops: set[int] = set()
-    for stage in plan.stages:
-        ops.update(stage.ops)
-    viewed = {e.op for e in plan.inplace_ops}
-    viewed.update(op.index for op in graph.ops
-                  if getattr(op.options, "explicit_padding", None) is not None)
-    for op in graph.ops:
-        y = graph.tensors[op.outputs[0]] if op.outputs else None
-        if op.index in viewed and y is not None and y.shape and y.num_elements == y.shape[-1]:
-            ops.add(op.index)
-    return frozenset(ops)
-
-
-# Internal flash kept free for the runtime's code, vectors and the application when
-# checking weights at plan time (measured: runtime + harness ~20-40 KB at -O2).
-ROM_CODE_RESERVE = 64 * 1024
-
-
-def _tiling_note(plan: Plan) -> str:
-    """How far tiling went when even it could not make the arena fit."""
-    if not plan.stages:
-        return ""
-    st = plan.stages[0]
-    extra = 100 * (plan.macs - plan.base_macs) / max(plan.base_macs, 1)
-    return (f", even with patch-based tiling ({st.grid[0]}x{st.grid[1]} patches over "
-            f"{len(st.ops)} ops, +{extra:.1f} % MACs: the smallest arena found)")
-
-
-def check_budget(plan: Plan, board: Board | None = None) -> None:
-    """Raise one BudgetError naming every overflow with its numbers: the arena against
-    the SRAM budget and (with a board) the weights kept in internal flash against it."""
-    problems: list[str] = []
-    hints: list[str] = []
-    budget = plan.sram_budget_bytes
-    if budget is not None and plan.arena_bytes > budget:
-        where = f"board {plan.board}" if plan.board else "the --sram budget"
-        problems.append(
-            f"the activation arena needs {plan.arena_bytes:,} bytes but {where} has "
-            f"{budget:,} bytes: over by {plan.arena_bytes - budget:,} bytes "
-            f"(largest single op: {plan.lower_bound_bytes:,} bytes)" + _tiling_note(plan))
-        hints.append("a board with more SRAM or a smaller input resolution")
-    swap = plan.swap
-    if board is not None and swap is not None and swap["enabled"]:
-        _check_swap_budget(swap, board, problems, hints)
-    elif board is not None:
-        internal = sum(w.size for w in plan.weights if w.pool == "flash")
-        flash = sum(r.size for r in board.rom_regions)
-        if internal + ROM_CODE_RESERVE > flash:
-            problems.append(
-                f"the weights need {internal:,} bytes of internal flash but board "
-                f"{board.name} has {flash:,} bytes ({ROM_CODE_RESERVE // 1024} KB kept for "
-                f"code): over by {internal + ROM_CODE_RESERVE - flash:,} bytes"
-                + ("" if swap is None else "; no weight can stream from external flash ("
-                   + ("; ".join(sorted({t["reason"] for t in swap["tensors"]}))
-                      or "only CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED filters can")
-                   + ")"))
-            hints.append("streaming weights from external flash (--swap auto or force)"
-                         if board.external_flash else
-                         f"a board with external flash (board {board.name} declares none)")
-    if problems:
-        raise BudgetError("; and ".join(problems), hint="try " + ", or ".join(hints))
-
-
-def _check_swap_budget(swap: dict[str, Any], board: Board, problems: list[str],
-                       hints: list[str]) -> None:
-    """The budgets of a plan that streams weights: what stays internal against the
-    internal flash (code reserve and requantisation tables included), the staging
-    buffers against their RAM region, the blob against the external flash."""
-    from .swap.blob import ENTRY_BYTES, HEADER_BYTES, TAG_BYTES
-
-    ext = swap["external_weight_bytes"]
-    if not swap["fits_internal_flash"]:
-        budget = swap["internal_budget_bytes"]
-        problems.append(
-            f"even with {ext:,} bytes of weights streamed from external flash, the "
-            f"{swap['internal_weight_bytes']:,} bytes of weights that cannot stream exceed "
-            f"the internal flash budget of {budget:,} bytes (board {board.name}: "
-            f"{swap['internal_flash_bytes']:,} bytes of flash - "
-            f"{swap['code_reserve_bytes']:,} code reserve - {swap['metadata_bytes']:,} "
-            f"requantisation tables): over by {swap['internal_weight_bytes'] - budget:,} "
-            "bytes")
-        hints.append("a part with more internal flash, or a larger --swap-staging so that "
-                     "larger layers can stream")
-    if not swap["fits_staging"]:
-        table = ENTRY_BYTES * len(swap["chunks"])
-        problems.append(
-            f"the swap staging buffers (2 x {swap['staging_buffer_bytes']:,} bytes) and "
-            f"chunk table ({table:,} bytes) do not fit the {swap['staging_budget_bytes']:,} "
-            f"bytes left in {swap['staging_region']}")
-        hints.append("a smaller --swap-staging")
-    size = int(board.external_flash.get("size", 0))
-    blob = ext + (TAG_BYTES + ENTRY_BYTES + 16) * len(swap["chunks"]) + HEADER_BYTES
-    if size and blob > size:
-        problems.append(f"the weight blob needs about {blob:,} bytes but the external flash "
-                        f"of board {board.name} has {size:,} bytes")
-        hints.append("a larger external flash part")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .boards import Board
+from .elfcheck import check_elf
 from .lowering.specialize import specialized_rom_bytes
 from .planner import PlannedModel
 from .runner import RunOutput
@@ -28,8 +29,6 @@ def run_stats(pm: PlannedModel, res: RunOutput, *, target: str, board: Board | N
         # the kernels specialised to this model: <model>_spec_* in the linked ELF
         stats["specialized_rom_bytes"] = specialized_rom_bytes(res.executable, pm.plan.model)
         if target != "host" and board is not None:
-            from .elfcheck import check_elf  # the firmware ELF against the board
-
             report = check_elf(res.executable, board)
             stats["rom_bytes"] = report.rom_used
             stats["ram_bytes"] = report.ram_used

@@ -1,8 +1,9 @@
 """Build a planned model with the harness and run it: on the host or under QEMU.
 
-``run_planned`` generates the C sources, compiles them with the nnrt kernels, the
-platform port and the generic harness (cached by content), runs the executable, and
-returns the output tensors (and, with ``trace``, every tensor each op produced).
+``run_planned`` generates the C sources (:func:`nnopt.driver.generate`), compiles
+them with the nnrt kernels, the platform port and the generic harness (cached by
+content), runs the executable, and returns the output tensors (and, with ``trace``,
+every tensor each op produced).
 
 Plans that stream weights (``Plan.swap``, see ``nnopt.swap``) also get their sealed
 blob, a runtime built with mbedTLS, and run with ``-b <blob>``; a blob the runtime
@@ -27,10 +28,14 @@ from pathlib import Path
 
 from .boards import Board
 from .codegen.c_model import GeneratedSources
+from .driver import generate
 from .errors import NnoptError, ToolchainError
 from .firmware.toolchain import BuildSpec, Target, build, default_cache_dir, run
 from .paths import nnrt_dir
 from .planner import PlannedModel
+from .swap.mbedtls_build import library_defines, mbedtls_library, mbedtls_sources
+from .swap.pipeline import blob_error, build_defines, swap_of
+from .swap.provision import check_key_store
 
 TARGETS: tuple[str, ...] = ("host", "qemu-m7", "qemu-m3")
 
@@ -105,9 +110,7 @@ def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
     weights needs ``swap_key``; its blob is written to ``out_dir`` too. With
     ``swap_key_id`` the code opens the blob by that PSA key id instead of compiling
     the key in."""
-    from .swap.pipeline import build_defines, generate_model
-
-    generated = generate_model(planned, out_dir, allocator=allocator, key=swap_key,
+    generated = generate(planned, out_dir, allocator=allocator, key=swap_key,
                                key_id=swap_key_id)
     gen = generated.sources
     digest = hashlib.sha256(gen.c_file.read_bytes() + gen.h_file.read_bytes()).hexdigest()
@@ -129,8 +132,6 @@ def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
     else:
         # the swap driver's crypto (src/swap/swap_psa.c) needs mbedTLS's defines; the
         # mbedTLS library links after the runtime that calls it
-        from .swap.mbedtls_build import library_defines, mbedtls_library, mbedtls_sources
-
         mbed = mbedtls_sources()
         mbed_defines = library_defines(mbed, target)
         runtime = build(BuildSpec(target=target, sources=tuple(runtime_sources()),
@@ -180,11 +181,7 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
     and opens the blob by that PSA key id: host only, run inside ``key_store`` (a
     directory of PSA ITS files, :mod:`nnopt.swap.provision`). ``extras``: see
     :class:`RuntimeExtras`."""
-    from .swap.pipeline import blob_error, swap_of
-
     if swap_key_id is not None:
-        from .swap.provision import check_key_store
-
         check_key_store(target, key_store)
         if blob is not None:
             blob = blob.resolve()  # the program runs in the key store directory

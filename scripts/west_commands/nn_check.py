@@ -9,7 +9,8 @@ to the nnopt board whose ``zephyr_board`` matches (``boards/nnopt/*.yaml``), and
 :func:`nnopt.commands.check_elf.run` on ``<build>/zephyr/<kernel>.elf``: the same check,
 report, messages and exit status as ``nnopt check-elf`` (0 within budget, 2 over
 budget, 1 any other error) and as the post-link step that ``nnopt_add_model()``
-registers (``zephyr/cmake/nnopt.cmake``).
+registers (``zephyr/cmake/nnopt.cmake``). Errors are reported through ``self.die()`` with
+the text of :func:`nnopt.errors.describe_error` (message and hint, as the CLI).
 
 Parsing the cache directly keeps this command independent of Zephyr's Python helpers
 (importing ``build_helpers`` needs ``ZEPHYR_BASE/scripts/west_commands`` on the path
@@ -85,7 +86,7 @@ class NnCheck(WestCommand):
         try:
             check_elf = _import("nnopt.commands.check_elf")
             zb = _import("nnopt.zephyr_build")
-            nnopt_error: type[Exception] = _import("nnopt.errors").NnoptError
+            errors = _import("nnopt.errors")
         except ImportError as err:
             self.die(f"cannot import nnopt: {err}\n"
                      f"Hint: install nnopt and its requirements into west's Python "
@@ -98,11 +99,13 @@ class NnCheck(WestCommand):
             self.dbg(f"nn-check: {elf} against board {board}")
             ns = argparse.Namespace(firmware=elf, board=board, json=args.json, top=args.top)
             status = int(check_elf.run(ns))
-        except nnopt_error as err:
-            message = getattr(err, "message", str(err))
-            hint = getattr(err, "hint", None)
-            self.die(message + (f"\nHint: {hint}" if hint else ""),
-                     exit_code=int(getattr(err, "exit_code", 1)))
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as err:  # reported as the CLI does (nnopt.errors.describe_error)
+            if not isinstance(err, errors.NnoptError) and os.environ.get("NNOPT_DEBUG"):
+                raise
+            text, code = errors.describe_error(err, error_label="", hint_label="Hint: ")
+            self.die(text, exit_code=code)
         if status:
             # The report (printed by check_elf.run) already says what is over budget.
             raise CommandError(returncode=status)  # type: ignore[no-untyped-call]

@@ -1,10 +1,12 @@
 """``west nn-optimize``: the west face of ``nnopt optimize``.
 
 A thin command: the parser is built by :func:`nnopt.commands.optimize.add_arguments`
-and the work is done by :func:`nnopt.commands.optimize.run`, so options, output and
+and the work is done by :func:`nnopt.commands.optimize.run` (arguments -> the compile
+driver :mod:`nnopt.driver` -> the report printed), so options, output and
 exit status are those of ``nnopt optimize`` (0 fits, 2 over budget, 1 any other error,
-3 an internal error). An :class:`nnopt.errors.NnoptError` is reported with its message
-and hint through ``self.die()``, never as a traceback.
+3 an internal error). An error is reported through ``self.die()`` with the text of
+:func:`nnopt.errors.describe_error` (message and hint, as the CLI), never as a
+traceback.
 
 If west's Python cannot import ``nnopt`` (not installed), the ``scripts/`` directory
 of the repository this file lives in is put on ``sys.path``; its Python dependencies
@@ -29,9 +31,9 @@ USAGE_NOTE = """\
 Same options and exit status as `nnopt optimize` (this command calls it)."""
 
 
-def _import_nnopt() -> tuple[ModuleType, type[Exception]]:
-    """nnopt.commands.optimize and nnopt.errors.NnoptError, from the installed package
-    or else from this repository's scripts/ directory."""
+def _import_nnopt() -> tuple[ModuleType, ModuleType]:
+    """nnopt.commands.optimize and nnopt.errors, from the installed package or else
+    from this repository's scripts/ directory."""
     try:
         optimize = importlib.import_module("nnopt.commands.optimize")
     except ModuleNotFoundError as err:
@@ -43,8 +45,7 @@ def _import_nnopt() -> tuple[ModuleType, type[Exception]]:
             del sys.modules[name]
         sys.path.insert(0, os.fspath(SCRIPTS_DIR))
         optimize = importlib.import_module("nnopt.commands.optimize")
-    errors = importlib.import_module("nnopt.errors")
-    return optimize, errors.NnoptError
+    return optimize, importlib.import_module("nnopt.errors")
 
 
 class NnOptimize(WestCommand):
@@ -81,22 +82,16 @@ class NnOptimize(WestCommand):
             self.die(f"cannot import nnopt: {self._import_error}\n"
                      f"Hint: install nnopt and its requirements into west's Python "
                      f"({sys.executable}): pip install -e {SCRIPTS_DIR.parent}")
-        optimize, nnopt_error = _import_nnopt()
+        optimize, errors = _import_nnopt()
         self.dbg(f"nnopt.commands.optimize from {optimize.__file__}")
         try:
             status = int(optimize.run(args))
-        except nnopt_error as err:
-            message = getattr(err, "message", str(err))
-            hint = getattr(err, "hint", None)
-            self.die(message + (f"\nHint: {hint}" if hint else ""),
-                     exit_code=int(getattr(err, "exit_code", 1)))
         except (KeyboardInterrupt, SystemExit):
             raise
-        except Exception as err:  # a bug in nnopt, not a user error: same as the CLI
-            if os.environ.get("NNOPT_DEBUG"):
+        except Exception as err:  # reported as the CLI does (nnopt.errors.describe_error)
+            if not isinstance(err, errors.NnoptError) and os.environ.get("NNOPT_DEBUG"):
                 raise
-            self.die(f"internal error: {type(err).__name__}: {err}\n"
-                     "This is a bug in nnopt; rerun with NNOPT_DEBUG=1 for details and "
-                     "report it with the model.", exit_code=3)
+            text, code = errors.describe_error(err, error_label="", hint_label="Hint: ")
+            self.die(text, exit_code=code)
         if status:
             sys.exit(status)

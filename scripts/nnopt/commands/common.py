@@ -1,4 +1,5 @@
-"""Arguments shared by every command that plans a model (optimize, run)."""
+"""Arguments shared by every command that plans a model (optimize, run), and the
+compile driver's request they make (:func:`compile_request`)."""
 
 from __future__ import annotations
 
@@ -6,16 +7,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..boards import Board, known_boards, load_board
+from ..boards import known_boards, load_board
+from ..driver import CompileRequest, SwapKey
 from ..errors import NnoptError
+from ..frontend.onnx import parse_input_shapes
 from ..frontend.tflite import load_model
 from ..ir import Graph
 from ..lowering.specialize import SPECIALIZE_MODES
 from ..passes.arena import STRATEGIES
 from ..passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS, MODES
 from ..passes.dynamic import ALLOCATORS
-from ..planner import ORDERS, PlannedModel, PlanOptions, plan_swap_for
+from ..planner import ORDERS, PlanOptions
 from ..swap.placement import SWAP_MODES
+from ..swap.provision import parse_key_id
 
 
 def add_plan_arguments(p: argparse.ArgumentParser) -> None:
@@ -100,13 +104,15 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    "by the cost model)")
 
 
+def input_shapes_arg(args: argparse.Namespace) -> dict[str, tuple[int, ...]]:
+    """--input-shape NAME=D1,D2,... (repeatable) as {name: shape}."""
+    return parse_input_shapes(getattr(args, "input_shape", None) or [])
+
+
 def load_model_arg(args: argparse.Namespace) -> Graph:
     """The model named on the command line (.tflite, or ONNX by content), with
     --input-shape applied."""
-    from ..frontend.onnx import parse_input_shapes
-
-    specs = getattr(args, "input_shape", None) or []
-    return load_model(args.model, parse_input_shapes(specs) if specs else None)
+    return load_model(args.model, input_shapes_arg(args) or None)
 
 
 def _safe_boards() -> list[str]:
@@ -166,10 +172,18 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
     )
 
 
-def plan_swap(args: argparse.Namespace, planned: PlannedModel,
-              board: Board | None) -> PlannedModel:
-    """The --swap step after planning (nnopt.planner.plan_swap_for)."""
-    return plan_swap_for(planned, board, args.swap, args.swap_staging)
+def compile_request(args: argparse.Namespace, options: PlanOptions, *,
+                    model: Path | None = None) -> CompileRequest:
+    """The compile driver's request of a command's arguments (planning, swap, key, and
+    for ``nnopt optimize`` the outputs)."""
+    emit = getattr(args, "emit", None)
+    return CompileRequest(
+        model=model or args.model, options=options, swap=args.swap,
+        swap_staging=args.swap_staging, allocator=args.allocator,
+        key=SwapKey(args.swap_key, args.swap_key_file, swap_key_id(args)),
+        out_dir=getattr(args, "out", None), emit=tuple(emit or ()),
+        report_path=getattr(args, "json", None), plot_path=getattr(args, "plot", None),
+        input_shapes=tuple(input_shapes_arg(args).items()))
 
 
 def swap_key_id(args: argparse.Namespace) -> int | None:
@@ -177,8 +191,6 @@ def swap_key_id(args: argparse.Namespace) -> int | None:
     text = getattr(args, "swap_key_id", None)
     if text is None:
         return None
-    from ..swap.provision import parse_key_id
-
     return parse_key_id(text)
 
 

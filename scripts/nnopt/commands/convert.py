@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..convert import graph_to_tflite
 from ..errors import NnoptError
 from .common import load_model_arg, progress
 
@@ -29,8 +30,6 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..convert import graph_to_tflite
-
     progress(f"reading {args.model}")
     graph = load_model_arg(args)
     data = graph_to_tflite(graph, f"nnopt convert {args.model.name}")

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..onnx_quantize import quantize_onnx
 from .common import progress
 
 DESCRIPTION = """\
@@ -28,8 +29,6 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..onnx_quantize import quantize_onnx
-
     progress(f"quantising {args.model} with onnxruntime")
     n = quantize_onnx(args.model, args.calibration, args.output)
     print(f"wrote {args.output} (int8 QDQ, per-channel weights, calibrated on {n} "

@@ -1,4 +1,7 @@
-"""``nnopt run``: plan, generate, compile and run one inference; write the outputs."""
+"""``nnopt run``: plan, generate, compile and run one inference; write the outputs.
+
+A thin command: the compile driver (:mod:`nnopt.driver`) plans (and chooses the run's
+swap key), the runner (:mod:`nnopt.runner`) builds and runs; this prints."""
 
 from __future__ import annotations
 
@@ -10,20 +13,19 @@ from typing import Any
 
 import numpy as np
 
+from .. import driver
 from ..boards import load_board
 from ..errors import NnoptError
 from ..inputs import random_inputs
 from ..ir import NUMPY_DTYPE
-from ..passes.dynamic import dynamic_plan
-from ..planner import PlannedModel, check_budget, plan_model
 from ..run_stats import run_stats
-from ..swap.blob import algorithm_id, generate_key
-from ..swap.pipeline import configured_key, swap_of
+from ..runner import run_planned
+from ..swap.provision import check_key_store
 from .common import (
     add_plan_arguments,
-    load_model_arg,
+    compile_request,
+    input_shapes_arg,
     plan_options,
-    plan_swap,
     progress,
     swap_key_id,
 )
@@ -81,13 +83,12 @@ def run(args: argparse.Namespace) -> int:
     opts = plan_options(args)
     key_id = swap_key_id(args)
     if key_id is not None:
-        from ..swap.provision import check_key_store
-
         check_key_store(args.target, args.swap_key_store)  # before planning and building
     elif args.swap_key_store is not None:
         raise NnoptError("--swap-key-store needs --swap-key-id",
                          hint="name the key to use: --swap-key-id ID")
-    graph = load_model_arg(args)
+    loaded = driver.load(args.model, input_shapes=input_shapes_arg(args))
+    graph = loaded.graph
     inputs: list[bytes] = []
     if args.input:
         for path in args.input:
@@ -102,18 +103,15 @@ def run(args: argparse.Namespace) -> int:
     if args.board is None and args.target.startswith("qemu"):
         default = "nucleo_f767zi" if args.target == "qemu-m7" else "mps2_an385"
         opts = replace(opts, board=load_board(default))
-    progress(f"planning {len(graph.ops)} ops")
-    pm = plan_swap(args, plan_model(graph, opts, source_bytes=args.model.read_bytes()),
-                   opts.board)
-    dyn = (dynamic_plan(pm.graph, pm.plan, lazy=args.allocator == "dynamic-lazy")
-           if args.allocator != "static" else None)
-    arena_bytes = dyn.arena_bytes if dyn is not None else pm.plan.arena_bytes
-    check_budget(replace(pm.plan, arena_bytes=arena_bytes), opts.board)
+    compiled = driver.plan(compile_request(args, opts), loaded, progress=progress)
+    pm = compiled.planned
+    over = compiled.budget_error()
+    if over is not None:
+        raise over
     progress(f"building and running on {args.target}")
-    from ..runner import run_planned  # the toolchain layer loads only when running
-
     res = run_planned(pm, inputs, target=args.target, board=opts.board,
-                      allocator=args.allocator, swap_key=_swap_key(args, pm, key_id),
+                      allocator=args.allocator,
+                      swap_key=driver.run_key(compiled, blob=args.blob, progress=progress),
                       blob=args.blob, swap_key_id=key_id, key_store=args.swap_key_store)
     outs = args.output or []
     if outs and len(outs) != len(res.outputs):
@@ -129,39 +127,9 @@ def run(args: argparse.Namespace) -> int:
     if res.instructions is not None:
         print(f"instructions per inference: {res.instructions:,}")
     if args.stats:
+        dyn = compiled.dynamic
         stats = run_stats(pm, res, target=args.target, board=opts.board,
-                          allocator=args.allocator, arena_bytes=arena_bytes,
+                          allocator=args.allocator, arena_bytes=compiled.arena_bytes,
                           bytes_moved=dyn.bytes_moved if dyn is not None else None)
         args.stats.write_text(json.dumps(stats, indent=1))
     return 0
-
-
-def _swap_key(args: argparse.Namespace, pm: PlannedModel,
-              key_id: int | None) -> bytes | None:
-    """The configured key; without one, a random key for this run's own blob (with a
-    key id: only when --blob replaces that blob, the program holds no key)."""
-    swap = swap_of(pm.plan)
-    if swap is None:
-        if args.blob is not None or key_id is not None:
-            raise NnoptError(f"{'--blob' if args.blob is not None else '--swap-key-id'} "
-                             "given but this plan streams no weights",
-                             hint="add --swap force (or --swap auto on a board whose weights "
-                             "exceed its internal flash)")
-        return None
-    cfg = configured_key(swap, key_hex=args.swap_key, key_file=args.swap_key_file)
-    if cfg is not None:
-        return cfg[0]
-    if key_id is not None:
-        if args.blob is None:
-            raise NnoptError("--swap-key-id: this run's blob must be sealed with the key "
-                             "the key store holds under that id, and no key is configured",
-                             hint="pass it with --swap-key HEX / --swap-key-file PATH / "
-                             "$NNOPT_SWAP_KEY, or run on an existing blob with --blob PATH")
-        # the program opens --blob by key id; the generated blob is never read
-        return generate_key(algorithm_id(swap.algorithm))
-    if args.blob is not None:
-        raise NnoptError(f"--blob {args.blob}: no swap key configured",
-                         hint="pass the key the blob was sealed with: --swap-key HEX or "
-                         "--swap-key-file PATH (e.g. the <name>_swap.key next to it)")
-    progress("no swap key configured: sealing this run's blob with a random key")
-    return generate_key(algorithm_id(swap.algorithm))

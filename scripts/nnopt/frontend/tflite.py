@@ -37,6 +37,7 @@ from ..ir import (
 )
 from ..ops import SUPPORTED_OPS, supported_list
 from . import validate
+from .onnx import load_onnx_bytes, looks_like_onnx
 
 _TENSOR_TYPES: dict[int, DType] = {
     0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
@@ -172,8 +173,6 @@ def load_model(path: str | Path,
 def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
                      input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
     if len(data) < 8 or data[4:8] != b"TFL3":
-        from .onnx import load_onnx_bytes, looks_like_onnx
-
         if looks_like_onnx(data):
             return load_onnx_bytes(data, name, source, input_shapes)
         raise ModelError(

@@ -13,7 +13,7 @@ Analysis (``passes.inplace_ops``, ``passes.tiling``) -> choice (here) -> transfo
   ``passes.cost``: halo recompute at the stage ops' instructions per MAC, kernel calls
   and set-up per patch, tile copies), ties to the fewest estimated instructions; or,
   with an SRAM budget, none if the plan fits without, else the fewest estimated extra
-  instructions that fit, else the smallest arena found, which ``planner.check_budget``
+  instructions that fit, else the smallest arena found, which ``budget.check_budget``
   then reports as not fitting);
 - ``force``: applied wherever valid (tests: every path runs bit-exact on every model).
 

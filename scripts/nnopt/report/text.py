@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..ir import Graph
-from ..plan import Plan
+from ..plan import Plan, SwapPlan
 
 
 def _kb(n: int) -> str:
@@ -131,49 +129,49 @@ def _ops_list(ops: list[int], opcodes: dict[int, str]) -> str:
     return ", ".join(f"op {o} ({opcodes.get(o, '?')})" for o in ops) or "none"
 
 
-def swap_summary(swap: dict[str, Any]) -> list[str]:
+def swap_summary(swap: SwapPlan) -> list[str]:
     """Out-of-core execution (``Plan.swap``): where the weights live, chunks, staging,
     predicted slowdown against all weights internal, the I/O-bound layers."""
-    mode, alg = swap["mode"], swap["algorithm"]
-    budget = swap["internal_budget_bytes"]
-    fits = "fits" if swap["fits_internal_flash"] else "OVER"
+    mode, alg = swap.mode, swap.algorithm
+    budget = swap.internal_budget_bytes
+    fits = "fits" if swap.fits_internal_flash else "OVER"
     budget_txt = (f" (internal budget {_kb(budget)} B: flash - code reserve - requant "
                   f"tables -> {fits})" if budget >= 0 else "")
-    if not swap["enabled"]:
+    if not swap.enabled:
         return [f"  swap ({mode}): nothing streams; weights internal "
-                f"{_kb(swap['internal_weight_bytes'])} B{budget_txt}"]
-    cost = swap["cost"]
-    opcodes = {t["op"]: t["opcode"] for t in swap["tensors"]}
-    opcodes.update({o["op"]: o["opcode"] for o in cost.get("ops", [])})
-    kept_io = [t["op"] for t in swap["tensors"]
-               if t["pool"] != "external" and t["io_bound_if_streamed"]]
+                f"{_kb(swap.internal_weight_bytes)} B{budget_txt}"]
+    cost = swap.cost
+    opcodes = {t.op: t.opcode for t in swap.tensors}
+    opcodes.update({o.op: o.opcode for o in cost.ops})
+    kept_io = [t.op for t in swap.tensors
+               if t.pool != "external" and t.io_bound_if_streamed]
     lines = [
-        f"  swap ({mode}, {alg}, external {swap['external_kind']}): "
-        f"{_kb(swap['external_weight_bytes'])} B of weights stream in "
-        f"{swap['chunk_count']} chunks, {_kb(swap['internal_weight_bytes'])} B stay "
+        f"  swap ({mode}, {alg}, external {swap.external_kind}): "
+        f"{_kb(swap.external_weight_bytes)} B of weights stream in "
+        f"{swap.chunk_count} chunks, {_kb(swap.internal_weight_bytes)} B stay "
         f"internal{budget_txt}",
-        f"    staging 2 x {_kb(swap['staging_buffer_bytes'])} B in {swap['staging_region']}"
-        f" ({'fits' if swap['fits_staging'] else 'does NOT fit'} its "
-        f"{_kb(swap['staging_budget_bytes'])} B); swap RAM {_kb(swap['sram_bytes'])} B "
+        f"    staging 2 x {_kb(swap.staging_buffer_bytes)} B in {swap.staging_region}"
+        f" ({'fits' if swap.fits_staging else 'does NOT fit'} its "
+        f"{_kb(swap.staging_budget_bytes)} B); swap RAM {_kb(swap.sram_bytes)} B "
         "(staging, chunk table, crypto state)",
-        f"    predicted latency vs all weights internal: x{swap['predicted_slowdown']:.3f} "
-        f"with prefetch (x{cost['serial_slowdown']:.3f} without); "
-        f"{cost['baseline_ms']:.2f} -> {cost['overlap_ms']:.2f} ms, decryption "
-        f"{cost['decrypt_ms']:.2f} ms, flash stall {cost['stall_ms']:.2f} ms",
+        f"    predicted latency vs all weights internal: x{swap.predicted_slowdown:.3f} "
+        f"with prefetch (x{cost.serial_slowdown:.3f} without); "
+        f"{cost.baseline_ms:.2f} -> {cost.overlap_ms:.2f} ms, decryption "
+        f"{cost.decrypt_ms:.2f} ms, flash stall {cost.stall_ms:.2f} ms",
         f"    I/O-bound layers (weight delivery slower than their compute): streamed: "
-        f"{_ops_list(list(cost['io_bound_ops']), opcodes)}; kept internal: "
+        f"{_ops_list(list(cost.io_bound_ops), opcodes)}; kept internal: "
         f"{_ops_list(kept_io, opcodes)}",
     ]
-    lines += [f"    note: {n}" for n in swap["notes"]]
+    lines += [f"    note: {n}" for n in swap.notes]
     return lines
 
 
-def swap_table(swap: dict[str, Any]) -> list[str]:
+def swap_table(swap: SwapPlan) -> list[str]:
     """One row per streamed op: chunks, bytes, and the cost model's times."""
     rows = [f"{'op':>4} {'opcode':<20} {'chunks':>6} {'weights B':>10} {'read us':>9} "
             f"{'decrypt us':>10} {'compute us':>10} {'stall us':>9}  io-bound"]
-    for o in swap["cost"].get("ops", []):
-        rows.append(f"{o['op']:>4} {o['opcode']:<20} {o['chunks']:>6} {o['weight_bytes']:>10,} "
-                    f"{o['read_us']:>9.1f} {o['decrypt_us']:>10.1f} {o['compute_us']:>10.1f} "
-                    f"{o['stall_us']:>9.1f}  {'yes' if o['io_bound'] else 'no'}")
+    for o in swap.cost.ops:
+        rows.append(f"{o.op:>4} {o.opcode:<20} {o.chunks:>6} {o.weight_bytes:>10,} "
+                    f"{o.read_us:>9.1f} {o.decrypt_us:>10.1f} {o.compute_us:>10.1f} "
+                    f"{o.stall_us:>9.1f}  {'yes' if o.io_bound else 'no'}")
     return rows

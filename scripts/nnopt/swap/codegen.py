@@ -50,8 +50,10 @@ from ..errors import PlanError, UnsupportedError
 from ..ir import Graph, Op, Quant, Tensor
 from ..lowering import EmitContext, lowering_for
 from ..planner import PlannedModel
+from . import swap_layout_id, write_model_blob
 from .blob import ALGORITHMS, LAYOUT_ID_BYTES, TAG_BYTES
 from .placement import ChunkEntry, SwapPlan
+from .provision import parse_key_id
 
 ConstArray = Callable[[str, np.ndarray], str]
 Emit = Callable[[EmitContext], list[str]]
@@ -257,7 +259,7 @@ def _chunk_lowering(graph: Graph, op: Op, chunk: ChunkEntry, whole: bool,
         raise PlanError(f"op {op.index} ({op.opcode}): the plan runs it on views, so its "
                         f"weights cannot stream in channel slices (chunk {chunk.index})",
                         hint="keep it internal: SwapOptions(keep_internal=...) "
-                        "(nnopt.planner.plan_swap_for does)")
+                        "(nnopt.swap.pipeline.plan_swap_for does)")
     if not _contiguous_slice(graph, op, chunk):
         raise UnsupportedError(
             f"op {op.index} ({op.opcode}): streaming output channels [{chunk.c0}, "
@@ -372,7 +374,7 @@ class _SwapEmitter(_Emitter):
                 raise PlanError(f"op {idx} streams its weights but the plan runs it in a "
                                 "tiled stage",
                                 hint="plan the swap with SwapOptions(keep_internal=...) "
-                                "(nnopt.planner.plan_swap_for does)")
+                                "(nnopt.swap.pipeline.plan_swap_for does)")
         # the base emitter writes every other op; it never sees the streamed ones
         full = self.g
         self.g = replace(full, ops=tuple(op for op in full.ops
@@ -440,9 +442,6 @@ def generate_swapped(planned: PlannedModel, out_dir: Path, swap: SwapPlan, key: 
     """Write ``<name>_model.c/.h`` with streamed ops and ``<name>_swap.bin`` (sealed
     with ``key``). With ``key_id`` the sources open the blob by that PSA key id and
     contain no key byte; else ``key`` is compiled in."""
-    from . import swap_layout_id, write_model_blob
-    from .provision import parse_key_id
-
     if not swap.enabled:
         raise PlanError("the swap plan streams nothing", hint="use --swap force or auto")
     if key_id is not None:

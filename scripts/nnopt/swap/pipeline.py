@@ -1,34 +1,33 @@
-"""How the product uses the swap subsystem: the swap plan recorded in a Plan, the AEAD
-key of a build, the generated sources (with the blob when weights stream), the build
-flags of a swap build, and the runtime's blob errors as user errors.
+"""How the product uses the swap subsystem: the swap step of planning (the swap plan
+recorded in a Plan, :func:`plan_swap_for`), the AEAD key of a build, the build flags of
+a swap build, and the runtime's blob errors as user errors.
 
-``nnopt optimize`` and ``nnopt run`` (``nnopt.commands``) and the runner
-(``nnopt.runner``) call these; the planning step is :func:`nnopt.planner.plan_swap_for`.
+The compile driver (:mod:`nnopt.driver`) and the runner (:mod:`nnopt.runner`) call
+these; the driver generates the sources (``nnopt.swap.codegen`` when weights stream).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from ..boards import Board
 from ..cdefs import Status
-from ..codegen.c_model import GeneratedSources, generate
 from ..errors import BlobError, NnoptError, PlanError
-from ..plan import Plan
+from ..plan import Plan, SwapPlan
 from ..planner import PlannedModel
 from .blob import KEY_BYTES, algorithm_id, generate_key, key_from_config
-from .placement import SwapPlan
+from .placement import SWAP_MODES, SwapOptions, plan_swap
 from .provision import KeyStoreError
 
 
 def swap_of(plan: Plan) -> SwapPlan | None:
     """The Plan's swap plan when weights stream, else None."""
-    if plan.swap is None or not plan.swap.get("enabled"):
+    if plan.swap is None or not plan.swap.enabled:
         return None
-    return SwapPlan.from_json(plan.swap)
+    return plan.swap
 
 
 def key_bytes(swap: SwapPlan) -> int:
@@ -63,30 +62,48 @@ def write_new_key(swap: SwapPlan, path: Path) -> bytes:
     return key
 
 
-@dataclass(frozen=True)
-class GeneratedModel:
-    sources: GeneratedSources
-    blob: Path | None  # <name>_swap.bin next to the sources when weights stream
+def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto",
+                  staging_bytes: int | None = None,
+                  algorithm: str | None = None) -> PlannedModel:
+    """Out-of-core execution (issue 5): decide which weights stream from external flash
+    (:func:`nnopt.swap.plan_swap`) and record it in the Plan: ``Plan.swap`` (the
+    :class:`~nnopt.plan.SwapPlan`) and ``pool="external"`` on the streamed weights.
+
+    ``mode``: "off" plans nothing; "auto" plans only for a board that declares
+    ``external_flash`` and streams only what does not fit internal flash; "force"
+    streams every streamable weight (without a board: default QSPI figures).
+    ``algorithm``: None for the board's ``external_flash.crypto``.
+    """
+    if mode not in SWAP_MODES:
+        raise PlanError(f"unknown swap mode {mode!r}", hint="use auto, off or force")
+    if mode == "off" or (mode == "auto" and (board is None or not board.external_flash)):
+        return planned
+    swap = plan_swap(planned.graph, planned.plan, board, SwapOptions(
+        mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
+        kernel_channel_ranges=False,  # True once the kernels take a channel range
+        keep_internal=_unstreamable_ops(planned)))
+    plan = replace(planned.plan, weights=swap.weights_with_pools(planned.plan.weights),
+                   swap=swap)
+    return replace(planned, plan=plan)
 
 
-def generate_model(planned: PlannedModel, out_dir: Path, *, allocator: str = "static",
-                   key: bytes | None = None, key_id: int | None = None) -> GeneratedModel:
-    """``<name>_model.c/.h`` (and ``<name>_swap.bin`` when the plan streams weights,
-    sealed with ``key``) in ``out_dir``. With ``key_id`` the sources open the blob by
-    that PSA key id (the device holds the key) and contain no key byte."""
-    swap = swap_of(planned.plan)
-    if swap is None:
-        return GeneratedModel(generate(planned, out_dir, allocator=allocator), None)
-    if allocator != "static":
-        raise PlanError(f"streamed weights need the static allocator, not {allocator!r}",
-                        hint="drop --allocator dynamic, or use --swap off")
-    if key is None:
-        raise PlanError("a model with streamed weights needs a swap key",
-                        hint="pass --swap-key HEX or --swap-key-file PATH")
-    from .codegen import generate_swapped  # imports the code generator's emitter
-
-    out = generate_swapped(planned, out_dir, swap, key, key_id=key_id)
-    return GeneratedModel(out.sources, out.blob)
+def _unstreamable_ops(planned: PlannedModel) -> frozenset[int]:
+    """Ops whose weights must stay internal: those run inside a tiled stage (the stage
+    code calls their kernels per patch), and those run on sub-views (folded padding, in
+    place, row by row: nnopt.codegen.views) that could be cut into channel slices (one
+    output row); a streamed op on views runs the plan's lowering on a whole chunk."""
+    plan, graph = planned.plan, planned.graph
+    ops: set[int] = set()
+    for stage in plan.stages:
+        ops.update(stage.ops)
+    viewed = {e.op for e in plan.inplace_ops}
+    viewed.update(op.index for op in graph.ops
+                  if getattr(op.options, "explicit_padding", None) is not None)
+    for op in graph.ops:
+        y = graph.tensors[op.outputs[0]] if op.outputs else None
+        if op.index in viewed and y is not None and y.shape and y.num_elements == y.shape[-1]:
+            ops.add(op.index)
+    return frozenset(ops)
 
 
 def build_defines(target: str, board: Board | None) -> dict[str, str]:

@@ -52,15 +52,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..boards import Board
 from ..errors import PlanError
 from ..ir import Graph, Op
-from ..plan import Plan, WeightEntry
+from ..plan import ChunkEntry as ChunkEntry
+from ..plan import Plan, SwapCost
+from ..plan import SwapPlan as SwapPlan
+from ..plan import TensorPlacement as TensorPlacement
 from .blob import ALGORITHMS, ENTRY_BYTES, TAG_BYTES, ChunkSpec
 from .costmodel import (
     ChunkCost,
@@ -113,123 +115,6 @@ class SwapOptions:
     # plan-specific lowering (sub-views: folded padding, in place, tiles), while a
     # streamed op runs its registered lowering on each chunk.
     keep_internal: frozenset[int] = frozenset()
-
-
-@dataclass(frozen=True)
-class TensorPlacement:
-    tensor: int
-    op: int
-    opcode: str
-    bytes: int
-    pool: str  # "flash" (internal) or "external"
-    reason: str
-    macs_per_byte: float
-    io_bound_if_streamed: bool
-    axis: int  # output-channel axis of the tensor
-    channels: int
-    row_bytes: int  # bytes of one output channel
-    splittable: bool  # may be cut into several chunks
-    chunks: int = 0
-    channels_per_chunk: int = 0
-
-
-@dataclass(frozen=True)
-class ChunkEntry:
-    index: int  # position in the streaming order == blob table index
-    op: int
-    tensor: int
-    axis: int
-    c0: int
-    c1: int
-    plain_bytes: int
-    buffer: int  # staging buffer (index % 2)
-    issue_after: int  # the read is issued by wait(issue_after); -1: at invoke start
-    issue_op: int  # op during which the read is issued (-1: before the first op)
-
-
-@dataclass(frozen=True)
-class SwapPlan:
-    mode: str
-    enabled: bool
-    algorithm: str
-    external_kind: str
-    internal_flash_bytes: int
-    code_reserve_bytes: int
-    metadata_bytes: int
-    internal_budget_bytes: int  # for weights
-    internal_weight_bytes: int
-    external_weight_bytes: int
-    fits_internal_flash: bool
-    staging_region: str
-    staging_budget_bytes: int
-    staging_bytes: int  # per buffer, plaintext capacity (largest chunk)
-    staging_buffer_bytes: int  # per buffer, with the tag, rounded to 16
-    fits_staging: bool
-    sram_bytes: int  # staging buffers + chunk table + crypto state
-    arena_fits: bool | None
-    needs_channel_range_kernels: bool
-    tensors: tuple[TensorPlacement, ...]
-    chunks: tuple[ChunkEntry, ...]
-    cost: Mapping[str, Any]  # Timeline.to_json() of the chosen configuration
-    staging_candidates: Mapping[int, float]  # staging bytes -> predicted overlap ms
-    notes: tuple[str, ...]
-
-    @property
-    def external_tensors(self) -> tuple[int, ...]:
-        return tuple(t.tensor for t in self.tensors if t.pool == "external")
-
-    @property
-    def chunk_count(self) -> int:
-        return len(self.chunks)
-
-    @property
-    def predicted_slowdown(self) -> float:
-        return float(self.cost.get("slowdown", 1.0))
-
-    def benchmark_row(self) -> dict[str, Any]:
-        """The per-model swap figures a benchmark table shows (measured instruction
-        overhead comes from a QEMU run, not from here)."""
-        return {
-            "enabled": self.enabled, "algorithm": self.algorithm,
-            "internal_weight_bytes": self.internal_weight_bytes,
-            "external_weight_bytes": self.external_weight_bytes,
-            "chunks": self.chunk_count, "staging_bytes": self.staging_buffer_bytes,
-            "staging_region": self.staging_region, "swap_sram_bytes": self.sram_bytes,
-            "predicted_slowdown": round(self.predicted_slowdown, 4),
-            "predicted_serial_slowdown": self.cost.get("serial_slowdown", 1.0),
-            "io_bound_ops": list(self.cost.get("io_bound_ops", [])),
-            "fits": self.fits_internal_flash and self.fits_staging,
-        }
-
-    def chunks_of(self, op: int) -> tuple[ChunkEntry, ...]:
-        return tuple(c for c in self.chunks if c.op == op)
-
-    def weights_with_pools(self, weights: Sequence[WeightEntry]) -> tuple[WeightEntry, ...]:
-        """The Plan's weight entries with ``pool="external"`` for streamed tensors."""
-        ext = set(self.external_tensors)
-        return tuple(replace(w, pool="external") if w.tensor in ext else w for w in weights)
-
-    def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["chunk_count"] = self.chunk_count
-        d["predicted_slowdown"] = round(self.predicted_slowdown, 4)
-        d["staging_candidates"] = {str(k): v for k, v in self.staging_candidates.items()}
-        for t in d["tensors"]:
-            if math.isinf(t["macs_per_byte"]):
-                t["macs_per_byte"] = None
-        return d
-
-    @classmethod
-    def from_json(cls, d: Mapping[str, Any]) -> SwapPlan:
-        tensors = tuple(TensorPlacement(**{**t, "macs_per_byte": math.inf
-                                           if t["macs_per_byte"] is None
-                                           else t["macs_per_byte"]}) for t in d["tensors"])
-        fields = {k: v for k, v in d.items()
-                  if k in cls.__dataclass_fields__ and k not in ("tensors", "chunks")}
-        fields["staging_candidates"] = {int(k): v for k, v in d["staging_candidates"].items()}
-        fields["notes"] = tuple(d["notes"])
-        return cls(**fields, tensors=tensors,
-                   chunks=tuple(ChunkEntry(**c) for c in d["chunks"]))
 
 
 # ----- analysis -----
@@ -514,7 +399,8 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
         staging_budget_bytes=stage_budget, staging_bytes=staging,
         staging_buffer_bytes=buffer_bytes, fits_staging=fits_staging, sram_bytes=sram,
         arena_fits=arena_fits, needs_channel_range_kernels=needs_ranges,
-        tensors=tuple(placements), chunks=tuple(chunks), cost=timeline.to_json(),
+        tensors=tuple(placements), chunks=tuple(chunks),
+        cost=SwapCost.from_json(timeline.to_json()),
         staging_candidates=candidates, notes=tuple(notes))
 
 

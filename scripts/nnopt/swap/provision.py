@@ -25,7 +25,9 @@ import subprocess
 from pathlib import Path
 
 from ..errors import NnoptError, ToolchainError
+from ..firmware.toolchain import BuildSpec, build
 from ..paths import nnrt_dir
+from .mbedtls_build import library_defines, mbedtls_library, mbedtls_sources
 
 #: PSA's application key id range (PSA_KEY_ID_USER_MIN .. PSA_KEY_ID_USER_MAX).
 KEY_ID_MIN = 0x00000001
@@ -81,9 +83,6 @@ def check_key_store(target: str, key_store: Path | None) -> Path:
 
 def provision_tool() -> Path:
     """The host provisioning program (built once, cached by content)."""
-    from ..firmware.toolchain import BuildSpec, build
-    from .mbedtls_build import library_defines, mbedtls_library, mbedtls_sources
-
     mbed = mbedtls_sources()
     return build(BuildSpec(
         target="host",

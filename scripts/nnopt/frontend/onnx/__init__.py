@@ -13,7 +13,10 @@ from collections.abc import Mapping
 
 from ...errors import ModelError, NnoptError
 from ...ir import Graph
-from .prepare import is_onnx, looks_like_onnx, parse_input_shapes
+from .. import validate
+from .handlers import HANDLERS, QUANT_INPUTS
+from .importer import Importer
+from .prepare import is_onnx, looks_like_onnx, parse_input_shapes, prepare
 
 __all__ = ["internal_layout", "is_onnx", "load_onnx_bytes", "looks_like_onnx",
            "parse_input_shapes"]
@@ -21,24 +24,14 @@ __all__ = ["internal_layout", "is_onnx", "load_onnx_bytes", "looks_like_onnx",
 
 def load_onnx_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
                     input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
-    try:
-        import onnx  # noqa: F401
-    except ImportError as err:  # pragma: no cover - onnx is a dependency
-        raise NnoptError("reading ONNX models needs the 'onnx' package",
-                         hint="pip install onnx") from err
-    from .importer import Importer
-    from .prepare import prepare
-
     prep = prepare(data, name, source, input_shapes)
-    graph = Importer(prep, source).run()
+    graph = Importer(prep, source, HANDLERS, QUANT_INPUTS).run()
     try:
         graph.verify()
     except NnoptError as err:
         raise ModelError(f"{source}: the imported graph is invalid: {err.message}",
                          hint="this is a bug in nnopt's ONNX importer; report it with "
                          "the model") from err
-    from .. import validate
-
     validate.check_quantization(graph, source)  # QDQ scales/zero points, as for .tflite
     return graph
 

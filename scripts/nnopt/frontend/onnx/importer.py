@@ -15,7 +15,7 @@ at the boundaries.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,11 +28,17 @@ from .prepare import Node, Prepared
 from .values import Value, identity, is_memory_noop, permuted, relative
 
 FLT_LOWEST = float(np.finfo(np.float32).min)
+Handler = Callable[["Importer", Node], None]
 
 
 class Importer:
-    def __init__(self, prep: Prepared, source: str) -> None:
+    def __init__(self, prep: Prepared, source: str, handlers: Mapping[str, Handler],
+                 quant_inputs: Mapping[str, tuple[int, ...]]) -> None:
+        """``handlers``: ONNX op type -> its import function; ``quant_inputs``: the op
+        types importable as int8 ops and their data inputs (:mod:`.handlers`)."""
         self.p = prep
+        self.handlers = handlers
+        self.quant_inputs = quant_inputs
         self.source = source
         self.b = GraphBuilder(prep.name)
         self.values: dict[str, Value] = {}
@@ -194,8 +200,7 @@ class Importer:
     # ----- the walk -----
 
     def run(self) -> Graph:
-        from .handlers import HANDLERS, QUANT_INPUTS
-
+        HANDLERS, QUANT_INPUTS = self.handlers, self.quant_inputs
         graph_inputs: list[int] = []
         for name in self.p.inputs:
             dt = self.p.dtypes.get(name)

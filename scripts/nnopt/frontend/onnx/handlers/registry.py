@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..importer import Importer
-from ..prepare import Node
+from ..importer import Handler
 
-Handler = Callable[[Importer, Node], None]
 HANDLERS: dict[str, Handler] = {}
 QUANT_INPUTS: dict[str, tuple[int, ...]] = {}  # (-1,): every input
 

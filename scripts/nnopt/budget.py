@@ -1,0 +1,93 @@
+"""A Plan against the memory budgets of its board: the arena against the SRAM budget,
+the weights kept internal against the internal flash, and for streamed weights the
+staging buffers and the external flash (:func:`check_budget`, a pure check that raises
+one :class:`~nnopt.errors.BudgetError` naming every overflow)."""
+
+from __future__ import annotations
+
+from .boards import Board
+from .errors import BudgetError
+from .plan import Plan, SwapPlan
+from .swap.blob import ENTRY_BYTES, HEADER_BYTES, TAG_BYTES
+
+# Internal flash kept free for the runtime's code, vectors and the application when
+# checking weights at plan time (measured: runtime + harness ~20-40 KB at -O2).
+ROM_CODE_RESERVE = 64 * 1024
+
+
+def _tiling_note(plan: Plan) -> str:
+    """How far tiling went when even it could not make the arena fit."""
+    if not plan.stages:
+        return ""
+    st = plan.stages[0]
+    extra = 100 * (plan.macs - plan.base_macs) / max(plan.base_macs, 1)
+    return (f", even with patch-based tiling ({st.grid[0]}x{st.grid[1]} patches over "
+            f"{len(st.ops)} ops, +{extra:.1f} % MACs: the smallest arena found)")
+
+
+def check_budget(plan: Plan, board: Board | None = None) -> None:
+    """Raise one BudgetError naming every overflow with its numbers: the arena against
+    the SRAM budget and (with a board) the weights kept in internal flash against it."""
+    problems: list[str] = []
+    hints: list[str] = []
+    budget = plan.sram_budget_bytes
+    if budget is not None and plan.arena_bytes > budget:
+        where = f"board {plan.board}" if plan.board else "the --sram budget"
+        problems.append(
+            f"the activation arena needs {plan.arena_bytes:,} bytes but {where} has "
+            f"{budget:,} bytes: over by {plan.arena_bytes - budget:,} bytes "
+            f"(largest single op: {plan.lower_bound_bytes:,} bytes)" + _tiling_note(plan))
+        hints.append("a board with more SRAM or a smaller input resolution")
+    swap = plan.swap
+    if board is not None and swap is not None and swap.enabled:
+        _check_swap_budget(swap, board, problems, hints)
+    elif board is not None:
+        internal = sum(w.size for w in plan.weights if w.pool == "flash")
+        flash = sum(r.size for r in board.rom_regions)
+        if internal + ROM_CODE_RESERVE > flash:
+            problems.append(
+                f"the weights need {internal:,} bytes of internal flash but board "
+                f"{board.name} has {flash:,} bytes ({ROM_CODE_RESERVE // 1024} KB kept for "
+                f"code): over by {internal + ROM_CODE_RESERVE - flash:,} bytes"
+                + ("" if swap is None else "; no weight can stream from external flash ("
+                   + ("; ".join(sorted({t.reason for t in swap.tensors}))
+                      or "only CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED filters can")
+                   + ")"))
+            hints.append("streaming weights from external flash (--swap auto or force)"
+                         if board.external_flash else
+                         f"a board with external flash (board {board.name} declares none)")
+    if problems:
+        raise BudgetError("; and ".join(problems), hint="try " + ", or ".join(hints))
+
+
+def _check_swap_budget(swap: SwapPlan, board: Board, problems: list[str],
+                       hints: list[str]) -> None:
+    """The budgets of a plan that streams weights: what stays internal against the
+    internal flash (code reserve and requantisation tables included), the staging
+    buffers against their RAM region, the blob against the external flash."""
+    ext = swap.external_weight_bytes
+    if not swap.fits_internal_flash:
+        budget = swap.internal_budget_bytes
+        problems.append(
+            f"even with {ext:,} bytes of weights streamed from external flash, the "
+            f"{swap.internal_weight_bytes:,} bytes of weights that cannot stream exceed "
+            f"the internal flash budget of {budget:,} bytes (board {board.name}: "
+            f"{swap.internal_flash_bytes:,} bytes of flash - "
+            f"{swap.code_reserve_bytes:,} code reserve - {swap.metadata_bytes:,} "
+            f"requantisation tables): over by {swap.internal_weight_bytes - budget:,} "
+            "bytes")
+        hints.append("a part with more internal flash, or a larger --swap-staging so that "
+                     "larger layers can stream")
+    if not swap.fits_staging:
+        table = ENTRY_BYTES * len(swap.chunks)
+        problems.append(
+            f"the swap staging buffers (2 x {swap.staging_buffer_bytes:,} bytes) and "
+            f"chunk table ({table:,} bytes) do not fit the {swap.staging_budget_bytes:,} "
+            f"bytes left in {swap.staging_region}")
+        hints.append("a smaller --swap-staging")
+    size = int(board.external_flash.get("size", 0))
+    blob = ext + (TAG_BYTES + ENTRY_BYTES + 16) * len(swap.chunks) + HEADER_BYTES
+    if size and blob > size:
+        problems.append(f"the weight blob needs about {blob:,} bytes but the external flash "
+                        f"of board {board.name} has {size:,} bytes")
+        hints.append("a larger external flash part")
