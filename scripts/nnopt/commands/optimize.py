@@ -17,7 +17,7 @@ from ..report.text import op_table, summary, swap_summary, swap_table
 from .common import add_plan_arguments, compile_request, plan_options, progress, warn
 
 DESCRIPTION = """\
-Plan a .tflite model for a microcontroller and report its memory:
+Plan a .tflite (or ONNX) model for a microcontroller and report its memory:
 the peak SRAM as shipped (file order) and after optimisation (operator reordering,
 max-pool fusion, in-place element-wise ops), the lower bound, the arena layout, and a
 picture of the arena over time. With -o, also writes the generated C sources
@@ -42,7 +42,9 @@ def add_parser(sub: Any) -> None:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", type=Path, metavar="MODEL", help="the model to plan")
+    p.add_argument("model", type=Path, metavar="MODEL",
+                   help="the model to plan: MODEL.tflite, or MODEL.onnx (torch.onnx.export; "
+                   "recognised by content)")
     p.add_argument("-o", "--out", type=Path, metavar="OUTDIR",
                    help="write generated C, <name>_plan.json, <name>_report.json and "
                    "<name>_memory.png here")

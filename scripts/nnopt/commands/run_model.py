@@ -54,7 +54,8 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="compile and run one inference (host or QEMU)",
                        description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", type=Path, metavar="MODEL")
+    p.add_argument("model", type=Path, metavar="MODEL",
+                   help="MODEL.tflite, or MODEL.onnx (inputs/outputs in ONNX layout and dtype)")
     p.add_argument("--target", choices=("host", "qemu-m7", "qemu-m3"), default="host",
                    help="where to run (default: host)")
     p.add_argument("-i", "--input", type=Path, action="append", metavar="IN.bin",
