@@ -23,6 +23,15 @@ to the repository), in one run:
   operator nnopt has no kernel for yet, then it is planned without kernel checks (so
   without scratch; TFLM's head includes its kernels' scratch).
 
+- **classic / default time**: planning time of the classic plan (``--inplace-ops off
+  --tiling off``) and of the commands' default plan (``auto``/``auto``, under the
+  default planning time budget), side by side, with both arenas and whether the budget
+  cut a search short; a model the frontend cannot import shows "unsupported".
+- **scaling**: synthetic graphs of 1,000, 3,000 and 10,000 ops (cells of element-wise
+  ops with skip connections, built with the tests' TFLite model builder) planned both
+  ways, and the growth exponent of planning time against ops fitted over every row
+  (least squares of log time on log ops).
+
 Output: one Markdown table (paste into README) and a verdict line naming every model
 whose nnopt arena is larger than TFLM's head; ``--json PATH`` (``-`` for stdout)
 writes the same rows for machines. Exit status 0, or 1 if a model could not be planned.
@@ -40,25 +49,21 @@ import json
 import math
 import os
 import platform
-import re
-import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from common import tflm_head, tflm_worker
 
 import nnopt
 from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model
-from nnopt.paths import shared_models_dir
-from nnopt.planner import PlanOptions, plan_model
-
-REPO = Path(__file__).resolve().parents[1]
-
-HEAD_RE = re.compile(r"Arena allocation head (\d+) bytes")
-TFLM_ARENA_START = 32 * 1024 * 1024  # bytes; grown x4 on allocation failure
-TFLM_ARENA_MAX = 1024 * 1024 * 1024
+from nnopt.ir import Graph
+from nnopt.passes.budget import DEFAULT_PLAN_BUDGET_S
+from nnopt.paths import repo_root, shared_models_dir
+from nnopt.planner import PlannedModel, PlanOptions, plan_model
 
 
 @dataclass
@@ -78,6 +83,10 @@ class Row:
     scratch_bytes: int | None  # None: planned without kernel checks
     plan_seconds: float
     tflm_error: str | None = None
+    default_arena: int | None = None  # the commands' default plan (inplace/tiling auto)
+    default_seconds: float | None = None
+    budget_exhausted: tuple[str, ...] = ()  # searches the default plan's budget cut
+    unsupported: str | None = None  # the frontend could not import the model
 
     @property
     def ratio(self) -> float | None:
@@ -86,69 +95,123 @@ class Row:
         return self.nnopt_arena / self.tflm_head
 
 
-
-# ----- TFLM (child process) -----
-
-def tflm_worker(model: Path) -> int:
-    """Child process: load the model into TFLM and print its allocation report."""
-    from tflite_micro.python.tflite_micro import runtime
-
-    arena = TFLM_ARENA_START
-    while True:
-        try:
-            interpreter = runtime.Interpreter.from_file(os.fspath(model), arena_size=arena)
-        except RuntimeError as err:
-            if arena >= TFLM_ARENA_MAX:
-                print(f"tflm: {err}", file=sys.stderr)
-                return 1
-            arena *= 4
-            continue
-        sys.stderr.flush()
-        interpreter.print_allocations()  # C stdio, on this process's stderr
-        return 0
-
-
-def tflm_head(model: Path, timeout_s: float) -> tuple[int | None, str | None]:
-    """TFLM's planned non-persistent arena bytes, or (None, reason)."""
-    cmd = [sys.executable, os.fspath(Path(__file__).resolve()), "--tflm-worker",
-           os.fspath(model)]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        return None, f"timeout after {timeout_s:.0f} s"
-    m = HEAD_RE.search(proc.stderr)
-    if proc.returncode == 0 and m:
-        return int(m.group(1)), None
-    last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
-    return None, last[:160]
-
-
 # ----- nnopt -----
 
-def plan_row(path: Path, root: Path, schedule_budget_s: float) -> Row:
-    graph = load_model(path)
+def _timed(graph: Graph, opts: PlanOptions) -> tuple[PlannedModel, float]:
     t0 = time.perf_counter()
+    pm = plan_model(graph, opts)
+    return pm, time.perf_counter() - t0
+
+
+def plan_row(path: Path, root: Path, schedule_budget_s: float,
+             plan_budget_s: float | None = DEFAULT_PLAN_BUDGET_S) -> Row:
+    rel = os.fspath(path.relative_to(root))
     try:
-        pm = plan_model(graph, PlanOptions(schedule_time_budget_s=schedule_budget_s))
+        graph = load_model(path)
+    except NnoptError as err:
+        return unsupported_row(path.stem, rel, str(err))
+    return graph_row(graph, path.stem, rel, schedule_budget_s, plan_budget_s)
+
+
+def unsupported_row(name: str, rel: str, why: str) -> Row:
+    return Row(model=name, path=rel, ops=0, tflm_head=None, file_order_peak=0,
+               nnopt_peak=0, nnopt_arena=0, op_bound=0, optimal=False, gap_bytes=0,
+               schedule_strategy="", arena_strategy="", scratch_bytes=None,
+               plan_seconds=0.0, unsupported=why.splitlines()[0][:160])
+
+
+def graph_row(graph: Graph, name: str, rel: str, schedule_budget_s: float,
+              plan_budget_s: float | None = DEFAULT_PLAN_BUDGET_S) -> Row:
+    """The classic and the default plan of one graph, timed in the same run."""
+    base = PlanOptions(schedule_time_budget_s=schedule_budget_s, plan_budget_s=plan_budget_s)
+    try:
+        pm, seconds = _timed(graph, base)
         scratch: int | None = sum(s.size for s in pm.plan.scratch)
     except UnsupportedError:
-        t0 = time.perf_counter()
-        pm = plan_model(graph, PlanOptions(check_kernels=False,
-                                           schedule_time_budget_s=schedule_budget_s))
+        base = replace(base, check_kernels=False)
+        pm, seconds = _timed(graph, base)
         scratch = None
-    seconds = time.perf_counter() - t0
+    dm, dsec = _timed(graph, replace(base, inplace_ops="auto", tiling="auto"))
     plan = pm.plan
     gap = 0 if plan.optimal else max(0, plan.peak_live_bytes_unfused
                                      - plan.schedule_lower_bound_bytes)
     return Row(
-        model=path.stem, path=os.fspath(path.relative_to(root)), ops=len(graph.ops),
+        model=name, path=rel, ops=len(graph.ops),
         tflm_head=None, file_order_peak=plan.peak_live_bytes_file_order,
         nnopt_peak=plan.peak_live_bytes, nnopt_arena=plan.arena_bytes,
         op_bound=plan.lower_bound_bytes, optimal=plan.optimal, gap_bytes=gap,
         schedule_strategy=plan.schedule_strategy, arena_strategy=plan.arena_strategy,
         scratch_bytes=scratch, plan_seconds=round(seconds, 3),
+        default_arena=dm.plan.arena_bytes, default_seconds=round(dsec, 3),
+        budget_exhausted=tuple(dm.plan.planning_time_budget.get("exhausted", ())),
     )
+
+
+# ----- synthetic graphs -----
+
+SYNTHETIC_OPS = (1000, 3000, 10000)
+
+
+def synthetic_model(n_ops: int) -> bytes:
+    """``n_ops`` int8 element-wise ops in cells of four (ADD, MUL, ADD, AVERAGE_POOL
+    keeping the shape), each cell also reading the outputs of one and of three cells
+    before: a branched graph whose live sets stay small as it grows, like the unrolled
+    recurrent and NASNet-style graphs of issue 18."""
+    sys.path.insert(0, os.fspath(repo_root() / "tests"))
+    from support.tflite_builder import ModelBuilder
+
+    b = ModelBuilder(f"synthetic_{n_ops}")
+
+    def t(shape: tuple[int, ...]) -> int:
+        return b.tensor(shape, "int8", scale=0.05, zero_point=0)
+
+    shape = (1, 8, 8, 8)
+    x = t(shape)
+    outs = [x]
+    ops = 0
+    while ops < n_ops:
+        h = outs[-1]
+        skip1 = outs[-2] if len(outs) > 1 else h
+        skip3 = outs[-4] if len(outs) > 3 else h
+        a = t(shape)
+        b.op("ADD", [h, skip1], [a])
+        m = t(shape)
+        b.op("MUL", [a, h], [m])
+        c = t(shape)
+        b.op("ADD", [m, skip3], [c])
+        p = t(shape)
+        b.op("AVERAGE_POOL_2D", [c], [p], {"padding": "SAME", "stride_w": 1, "stride_h": 1,
+                                          "filter_width": 3, "filter_height": 3})
+        ops += 4
+        outs.append(p)
+    return b.build([x], [outs[-1]])
+
+
+def synthetic_rows(schedule_budget_s: float, plan_budget_s: float | None,
+                   sizes: tuple[int, ...] = SYNTHETIC_OPS) -> list[Row]:
+    from nnopt.frontend.tflite import load_model_bytes
+
+    rows = []
+    for n in sizes:
+        print(f"bench_planner: synthetic {n} ops", file=sys.stderr, flush=True)
+        graph = load_model_bytes(synthetic_model(n))
+        rows.append(graph_row(graph, f"synthetic_{n}", "(synthetic)", schedule_budget_s,
+                              plan_budget_s))
+    return rows
+
+
+def growth_exponent(rows: list[Row], attr: str) -> float | None:
+    """Least-squares slope of log(seconds) on log(ops): time ~ ops ** exponent."""
+    pts = [(math.log(r.ops), math.log(max(getattr(r, attr), 1e-4))) for r in rows
+           if r.ops >= 20 and getattr(r, attr) is not None and r.unsupported is None]
+    if len(pts) < 2:
+        return None
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    if sxx == 0:
+        return None
+    return sum((x - mx) * (y - my) for x, y in pts) / sxx
 
 
 # ----- output -----
@@ -159,20 +222,40 @@ def _n(x: int | None) -> str:
 
 def markdown(rows: list[Row]) -> list[str]:
     head = ["model", "ops", "TFLM head", "file-order peak", "nnopt peak", "nnopt arena",
-            "op bound", "order", "scratch", "plan time", "arena / TFLM"]
+            "op bound", "order", "scratch", "plan time", "arena / TFLM", "default arena",
+            "default time", "default / classic time"]
     align = ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---", "---:", "---:",
-             "---:"]
+             "---:", "---:", "---:", "---:"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
     for r in rows:
+        if r.unsupported is not None:
+            lines.append("| " + " | ".join([r.model] + ["unsupported"] + ["n/a"] * 12) + " |")
+            continue
         order = "optimal" if r.optimal else f"gap <= {r.gap_bytes:,}"
         ratio = "n/a" if r.ratio is None else f"{r.ratio:.3f}"
         if r.ratio is not None and r.ratio > 1:
             ratio = f"**{ratio}**"
+        dtime = "n/a" if r.default_seconds is None else f"{r.default_seconds:.2f} s"
+        if r.budget_exhausted:
+            dtime += " (budget: " + ", ".join(r.budget_exhausted) + ")"
+        rel = ("n/a" if r.default_seconds is None
+               else f"{r.default_seconds / max(r.plan_seconds, 1e-3):.1f}x")
         lines.append("| " + " | ".join([
             r.model, str(r.ops), _n(r.tflm_head), _n(r.file_order_peak), _n(r.nnopt_peak),
             _n(r.nnopt_arena), _n(r.op_bound), order, _n(r.scratch_bytes),
-            f"{r.plan_seconds:.2f} s", ratio]) + " |")
+            f"{r.plan_seconds:.2f} s", ratio, _n(r.default_arena), dtime, rel]) + " |")
     return lines
+
+
+def scaling_lines(rows: list[Row]) -> list[str]:
+    """The fitted growth exponents of planning time against ops."""
+    out = []
+    for attr, name in (("plan_seconds", "classic"), ("default_seconds", "default")):
+        e = growth_exponent(rows, attr)
+        out.append(f"planning time ~ ops^{e:.2f} ({name} plan, least squares over "
+                   f"{sum(1 for r in rows if r.unsupported is None and r.ops >= 20)} graphs "
+                   "of >= 20 ops)" if e is not None else f"{name}: too few rows to fit")
+    return out
 
 
 def verdict(rows: list[Row]) -> list[str]:
@@ -195,7 +278,20 @@ def verdict(rows: list[Row]) -> list[str]:
     for r in rows:
         if r.tflm_error:
             lines.append(f"TFLM could not plan {r.model}: {r.tflm_error}")
-    without = [r.model for r in rows if r.scratch_bytes is None]
+    for r in rows:
+        if r.unsupported:
+            lines.append(f"unsupported by the frontend: {r.model}: {r.unsupported}")
+    slow = [r for r in rows if r.default_seconds is not None and r.unsupported is None
+            and r.default_seconds > 3 * max(r.plan_seconds, 1.0)]
+    for r in slow:
+        lines.append(f"DEFAULT PLAN > 3x CLASSIC: {r.model}: {r.default_seconds:.2f} s vs "
+                     f"{r.plan_seconds:.2f} s")
+    over = [r for r in rows if r.default_arena is not None and r.unsupported is None
+            and r.default_arena > r.nnopt_arena]
+    for r in over:
+        lines.append(f"DEFAULT ARENA ABOVE CLASSIC: {r.model}: {r.default_arena:,} B vs "
+                     f"{r.nnopt_arena:,} B")
+    without = [r.model for r in rows if r.scratch_bytes is None and r.unsupported is None]
     if without:
         lines.append("Planned without kernel checks (no kernel scratch reserved; nnrt has no "
                      "kernel yet for an operator): " + ", ".join(without) + ".")
@@ -211,6 +307,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-tflm", action="store_true", help="skip the TFLM measurement")
     p.add_argument("--schedule-budget", type=float, default=10.0, metavar="SECONDS",
                    help="time for nnopt's exact order search per model (default 10)")
+    p.add_argument("--plan-budget", type=float, default=DEFAULT_PLAN_BUDGET_S,
+                   metavar="SECONDS", help="planning time budget per plan (default "
+                   f"{DEFAULT_PLAN_BUDGET_S:g}, as the commands)")
+    p.add_argument("--synthetic", type=int, nargs="*", default=list(SYNTHETIC_OPS),
+                   metavar="OPS", help="sizes of the synthetic graphs (default "
+                   "1000 3000 10000; none: --synthetic)")
     p.add_argument("--tflm-timeout", type=float, default=300.0, metavar="SECONDS",
                    help=argparse.SUPPRESS)
     p.add_argument("--tflm-worker", type=Path, help=argparse.SUPPRESS)
@@ -228,16 +330,17 @@ def main(argv: list[str] | None = None) -> int:
     for path in models:
         print(f"bench_planner: {path.relative_to(root)}", file=sys.stderr, flush=True)
         try:
-            row = plan_row(path, root, args.schedule_budget)
+            row = plan_row(path, root, args.schedule_budget, args.plan_budget)
         except NnoptError as err:
             print(f"bench_planner: {path.name}: {err}", file=sys.stderr)
             failed += 1
             continue
-        if not args.no_tflm:
+        if not args.no_tflm and row.unsupported is None:
             row.tflm_head, row.tflm_error = tflm_head(path, args.tflm_timeout)
         rows.append(row)
 
-    table = [*markdown(rows), "", *verdict(rows)]
+    rows += synthetic_rows(args.schedule_budget, args.plan_budget, tuple(args.synthetic))
+    table = [*markdown(rows), "", *verdict(rows), *scaling_lines(rows)]
     if args.json != "-":
         print("\n".join(table))
     if args.json:
@@ -247,6 +350,9 @@ def main(argv: list[str] | None = None) -> int:
             "python": platform.python_version(),
             "models_dir": os.fspath(root),
             "schedule_budget_s": args.schedule_budget,
+            "plan_budget_s": args.plan_budget,
+            "growth_exponent": {"classic": growth_exponent(rows, "plan_seconds"),
+                                "default": growth_exponent(rows, "default_seconds")},
             "rows": [asdict(r) | {"arena_over_tflm": r.ratio} for r in rows],
         }
         text = json.dumps(doc, indent=1)

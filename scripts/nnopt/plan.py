@@ -315,6 +315,10 @@ class Plan:
     # Out-of-core execution (nnopt.swap.placement.plan_swap); None when swapping was
     # not planned. In the JSON: SwapPlan.to_json().
     swap: SwapPlan | None = None
+    # The planning time budget (passes.budget): {"seconds": limit or None, "exhausted":
+    # the searches its deadline cut short (their best so far kept), "fallback":
+    # "classic" when the classic plan was smaller than what the cut searches found}.
+    planning_time_budget: dict[str, Any] = field(default_factory=dict)
 
     @property
     def fragmentation(self) -> float:
@@ -367,6 +371,7 @@ class Plan:
             stages=tuple(_stage_from_json(x) for x in d.get("stages", ())),
             macs=int(d.get("macs", 0)), base_macs=int(d.get("base_macs", 0)),
             swap=SwapPlan.from_json(d["swap"]) if d.get("swap") is not None else None,
+            planning_time_budget=dict(d.get("planning_time_budget", {})),
         )
 
 

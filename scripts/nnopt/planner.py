@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .boards import Board
 from .cdefs import ARENA_ALIGN
@@ -24,6 +24,7 @@ from .passes.below_bound import (
     plan_below,
     plan_records,
 )
+from .passes.budget import DEFAULT_PLAN_BUDGET_S, PlanBudget, Progress
 from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace import plan_inplace
 from .passes.inplace_ops import fold_pads, variant_query
@@ -64,6 +65,10 @@ class PlanOptions:
     specialize: str = "auto"
     # tiling without a budget: at most this % more (estimated, passes.cost) instructions
     max_extra_instructions: float = DEFAULT_MAX_EXTRA_INSTRUCTIONS
+    # One time budget for every search of the plan (passes.budget; None: unlimited);
+    # past it the best plan so far, never worse than the classic one.
+    plan_budget_s: float | None = DEFAULT_PLAN_BUDGET_S
+    progress: Progress | None = field(default=None, compare=False)  # (stage, done, total)
 
     @property
     def budget_bytes(self) -> int | None:
@@ -82,6 +87,20 @@ class PlannedModel:
 def plan_model(graph: Graph, options: PlanOptions | None = None,
                source_bytes: bytes | None = None) -> PlannedModel:
     opts = options or PlanOptions()
+    budget = PlanBudget(opts.plan_budget_s, opts.progress)
+    planned = _plan(graph, opts, source_bytes, budget)
+    if budget.exhausted and (opts.inplace_ops != "off" or opts.tiling != "off"):
+        # Cut short: never worse than the classic plan (planned with a budget of its own)
+        classic = _plan(graph, replace(opts, inplace_ops="off", tiling="off", progress=None),
+                        source_bytes, budget.fresh())
+        if classic.plan.arena_bytes < planned.plan.arena_bytes:
+            info = dict(planned.plan.planning_time_budget, fallback="classic")
+            planned = replace(classic, plan=replace(classic.plan, planning_time_budget=info))
+    return planned
+
+
+def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
+          budget: PlanBudget) -> PlannedModel:
     if opts.order not in ORDERS:
         raise PlanError(f"unknown order {opts.order!r}", hint="use --order file or optimal")
     t0 = time.perf_counter()
@@ -103,8 +122,12 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
         fusions += folded
 
     problem = schedule_problem(g)
+    budget.step("order search", 0, 1)
+    order_s = min(opts.schedule_time_budget_s, budget.remaining())
     sched = schedule(problem, strategy="file" if opts.order == "file" else "optimal",
-                     time_budget_s=opts.schedule_time_budget_s)
+                     time_budget_s=order_s)
+    if not sched.optimal and order_s < opts.schedule_time_budget_s and budget.expired():
+        budget.exhaust("order search")
     order = sched.order
 
     roots = alias_roots(g)
@@ -125,16 +148,18 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
     if opts.inplace_ops != "off" or opts.tiling != "off":
         below = plan_below(g, order, inplace, scratch, BelowOptions(
             opts.inplace_ops, opts.tiling, opts.max_extra_macs, opts.budget_bytes,
-            opts.align, opts.arena_strategies, opts.max_extra_instructions))
+            opts.align, opts.arena_strategies, opts.max_extra_instructions), budget)
         roots, scratch, buffers, arena = below.roots, below.scratch, below.buffers, below.arena
         # element-wise ops inside a tiled stage run on separate tiles
         inplace = {o: i for o, i in inplace.items() if roots.get(o) == roots.get(i, i)}
     else:
         buffers = buffers_for(g, order, roots, scratch)
-        arena = plan_arena(buffers, align=opts.align, strategies=opts.arena_strategies)
+        budget.step("arena strategies", 0, 1)
+        arena = plan_arena(buffers, align=opts.align, strategies=opts.arena_strategies,
+                           budget=budget)
         if scratch:
             g, scratch, buffers, arena = _memory_first(g, order, roots, scratch, buffers,
-                                                       arena, opts)
+                                                       arena, opts, budget)
 
     tensor_bufs = [b for b in buffers if b.tensor is not None]
     # live sum of whole tensors (before in-place depthwise and tiling replace some)
@@ -186,6 +211,8 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
         steps=steps,
         weight_bytes=sum(w.size for w in weights),
         planning_seconds=round(time.perf_counter() - t0, 3),
+        planning_time_budget={"seconds": opts.plan_budget_s,
+                              "exhausted": list(budget.exhausted)},
         board=opts.board.name if opts.board else None,
         sram_budget_bytes=opts.budget_bytes,
         options={"order": opts.order, "fuse": opts.fuse, "inplace": opts.inplace,
@@ -200,12 +227,14 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
 
 def _memory_first(g: Graph, order: tuple[int, ...], roots: dict[int, int],
                   scratch: dict[int, int], buffers: list[Buffer], arena: ArenaPlan,
-                  opts: PlanOptions) -> tuple[Graph, dict[int, int], list[Buffer], ArenaPlan]:
+                  opts: PlanOptions, budget: PlanBudget | None = None
+                  ) -> tuple[Graph, dict[int, int], list[Buffer], ArenaPlan]:
     """Kernel scratch (im2col columns) must not raise SRAM: where an op's scratch lands
     at a step whose live tensors already fill the tensor-only arena, that op runs its
     scratch-free kernel variant instead (same results, slower). Speed elsewhere."""
     tensors_only = [b for b in buffers if b.tensor is not None]
-    base = plan_arena(tensors_only, align=opts.align, strategies=opts.arena_strategies)
+    base = plan_arena(tensors_only, align=opts.align, strategies=opts.arena_strategies,
+                      budget=budget)
     if arena.arena_bytes <= base.arena_bytes:
         return g, scratch, buffers, arena
     prof = live_profile(tensors_only, len(order))
@@ -220,7 +249,8 @@ def _memory_first(g: Graph, order: tuple[int, ...], roots: dict[int, int],
         s2 = {op.index: n for op in g2.ops
               if op.index in scratch and (n := lowering_for(op).scratch_bytes(g2, op))}
         b2 = buffers_for(g2, order, roots, s2)
-        a2 = plan_arena(b2, align=opts.align, strategies=opts.arena_strategies)
+        a2 = plan_arena(b2, align=opts.align, strategies=opts.arena_strategies,
+                        budget=budget)
         if a2.arena_bytes <= base.arena_bytes:
             return g2, s2, b2, a2
     return g, scratch, buffers, arena

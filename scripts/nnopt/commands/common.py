@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ..boards import known_boards, load_board
@@ -16,10 +17,12 @@ from ..ir import Graph
 from ..lowering.specialize import SPECIALIZE_MODES
 from ..passes.arena import STRATEGIES
 from ..passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS, MODES
+from ..passes.budget import DEFAULT_PLAN_BUDGET_S
 from ..passes.dynamic import ALLOCATORS
 from ..planner import ORDERS, PlanOptions
 from ..swap.placement import SWAP_MODES
 from ..swap.provision import parse_key_id
+from .progress_line import Messages, ProgressLine
 
 
 def add_plan_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,6 +50,15 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--schedule-budget", type=float, default=10.0, metavar="SECONDS",
                    help="time for the exact order search before falling back to the "
                    "heuristic (default 10)")
+    g.add_argument("--plan-budget", type=float, default=DEFAULT_PLAN_BUDGET_S,
+                   metavar="SECONDS",
+                   help="time for all the planning searches together (order search, "
+                   "in-place and tiling candidates, arena strategies); past it nnopt keeps "
+                   "the best plan found so far, never worse than the classic plan, and the "
+                   f"report says what was cut short (default {DEFAULT_PLAN_BUDGET_S:g}; "
+                   "--schedule-budget still caps the order search alone)")
+    g.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress messages on stderr (warnings and errors still)")
     g.add_argument("--allocator", choices=ALLOCATORS, default="static",
                    help="'static': buffers at planned offsets (default); 'dynamic': nnrt's "
                    "defragmenting allocator compacts live tensors after each op (arena = "
@@ -156,7 +168,13 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
     if max_instr < 0:
         raise NnoptError("--max-extra-instructions must not be negative",
                          hint="give a percentage >= 0 (0: tiling only if it costs nothing)")
+    plan_budget = getattr(args, "plan_budget", DEFAULT_PLAN_BUDGET_S)
+    if plan_budget is not None and plan_budget < 0:
+        raise NnoptError("--plan-budget must not be negative",
+                         hint="give seconds >= 0 (0: the first plan each search finds)")
+    Messages.quiet = bool(getattr(args, "quiet", False))
     return PlanOptions(
+        plan_budget_s=plan_budget,
         inplace_ops=inplace_ops,
         tiling=tiling,
         max_extra_macs=getattr(args, "max_extra_macs", 15.0),
@@ -199,5 +217,14 @@ def warn(msg: str) -> None:
 
 
 def progress(msg: str) -> None:
-    """Progress on stderr, so stdout stays the report."""
-    print(f"nnopt: {msg}", file=sys.stderr, flush=True)
+    """Progress on stderr, so stdout stays the report (silent with --quiet)."""
+    Messages.say(msg)
+
+
+def planning_progress(opts: PlanOptions, n_ops: int) -> tuple[PlanOptions, ProgressLine]:
+    """``opts`` reporting the planning stages on a line redrawn on stderr (a terminal
+    only; none with --quiet). Close the line when planning returns."""
+    line = ProgressLine(f"planning {n_ops} ops")
+    if Messages.quiet:
+        return opts, line
+    return replace(opts, progress=line), line

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,14 @@ from .. import driver
 from ..frontend.onnx import internal_layout, is_onnx
 from ..passes.dynamic import summary_lines
 from ..report.text import op_table, summary, swap_summary, swap_table
-from .common import add_plan_arguments, compile_request, plan_options, progress, warn
+from .common import (
+    add_plan_arguments,
+    compile_request,
+    plan_options,
+    planning_progress,
+    progress,
+    warn,
+)
 
 DESCRIPTION = """\
 Plan a .tflite (or ONNX) model for a microcontroller and report its memory:
@@ -64,7 +72,11 @@ def run(args: argparse.Namespace) -> int:
     request = compile_request(args, plan_options(args))  # a bad --swap-key-id fails here
     loaded = driver.load(request.model, progress=progress,
                          input_shapes=dict(request.input_shapes))
-    compiled = driver.plan(request, loaded, progress=progress)
+    popts, line = planning_progress(request.options, len(loaded.graph.ops))
+    try:
+        compiled = driver.plan(replace(request, options=popts), loaded, progress=progress)
+    finally:
+        line.close()
     plan = compiled.planned.plan
     graph = compiled.planned.graph
     out = sys.stdout

@@ -26,6 +26,7 @@ from .common import (
     compile_request,
     input_shapes_arg,
     plan_options,
+    planning_progress,
     progress,
     swap_key_id,
 )
@@ -104,7 +105,11 @@ def run(args: argparse.Namespace) -> int:
     if args.board is None and args.target.startswith("qemu"):
         default = "nucleo_f767zi" if args.target == "qemu-m7" else "mps2_an385"
         opts = replace(opts, board=load_board(default))
-    compiled = driver.plan(compile_request(args, opts), loaded, progress=progress)
+    popts, line = planning_progress(opts, len(loaded.graph.ops))
+    try:
+        compiled = driver.plan(compile_request(args, popts), loaded, progress=progress)
+    finally:
+        line.close()
     pm = compiled.planned
     over = compiled.budget_error()
     if over is not None:

@@ -37,7 +37,8 @@ from typing import Any
 from ..errors import PlanError
 from ..ir import Graph
 from ..plan import InplaceOpEntry, OverlapEntry, StageEntry, TileEntry
-from .arena import ArenaPlan, Overlap, plan_arena
+from .arena import STRATEGIES, ArenaPlan, Overlap, arena_lower_bound, plan_arena
+from .budget import PlanBudget
 from .cost import inplace_depthwise_cost, model_cost, rows_cost, tiling_overhead
 from .inplace_ops import (
     ConcatView,
@@ -107,6 +108,12 @@ class _Config:
     tiling: Tiling | None
     views: tuple[ConcatView, ...] = ()  # concatenation inputs written into their slice
 
+    def key(self) -> tuple[Any, ...]:
+        """Equal for equal configurations (the tiling by identity: one object per
+        candidate within a plan)."""
+        return (tuple(sorted(self.aliases.items())), tuple(sorted(self.scratch.items())),
+                id(self.tiling), self.views)
+
     def all_aliases(self) -> dict[int, int]:
         return {**self.aliases, **{v.tensor: v.output for v in self.views}}
 
@@ -117,7 +124,8 @@ class _Config:
         return scr
 
 
-def _layout(graph: Graph, order: Sequence[int], cfg: _Config, use_streams: bool
+def _layout(graph: Graph, order: Sequence[int], cfg: _Config, use_streams: bool,
+            memo: dict[tuple[str, int, int], Any] | None = None
             ) -> tuple[dict[int, int], list[Buffer], list[StreamCandidate], list[Overlap]]:
     """Buffers and permissions of one configuration (roots, buffers, streams, overlaps)."""
     roots = alias_roots(graph, cfg.all_aliases())
@@ -133,7 +141,7 @@ def _layout(graph: Graph, order: Sequence[int], cfg: _Config, use_streams: bool
     if not use_streams:
         return roots, buffers, [], ovs
     pos = {graph.ops[k].index: i for i, k in enumerate(order)}
-    cands = [c for c in stream_candidates(graph, order, roots, buffers)
+    cands = [c for c in stream_candidates(graph, order, roots, buffers, memo)
              if c.op not in stage_ops]
     return roots, buffers, cands, ovs + overlaps_of(cands, pos, graph)
 
@@ -188,26 +196,74 @@ def _align16(n: int) -> int:
 
 
 def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
-               scratch: Mapping[int, int], opts: BelowOptions) -> BelowResult:
+               scratch: Mapping[int, int], opts: BelowOptions,
+               budget: PlanBudget | None = None) -> BelowResult:
     """Decide and place. ``aliases`` are the element-wise in-place aliases already made
-    (output -> input); ``scratch`` the kernels' scratch bytes per op index."""
+    (output -> input); ``scratch`` the kernels' scratch bytes per op index.
+
+    ``budget``: the planning time budget (``passes.budget``). Each candidate search
+    stops at its deadline keeping the decisions made so far, and reports progress."""
     _check_mode("in-place", opts.inplace_ops)
     _check_mode("tiling", opts.tiling)
     use = opts.inplace_ops != "off"
     cfg = _Config(dict(aliases), dict(scratch), None)
+    cache: dict[tuple[Any, ...], tuple[ArenaPlan, tuple[Any, ...]]] = {}
+    layouts: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    memo: dict[tuple[str, int, int], Any] = {}  # per-op stream analysis, order-free
+
+    def layout_of(c: _Config) -> tuple[Any, ...]:
+        key = c.key()
+        if key not in layouts:
+            layouts[key] = _layout(graph, order, c, use, memo)
+        return layouts[key]
 
     def arena_of(c: _Config, quick: bool) -> tuple[ArenaPlan, tuple[Any, ...]]:
-        lay = _layout(graph, order, c, use)
+        # The same configuration is evaluated more than once (each loop starts from
+        # the best so far; the last accepted trial is the final plan): plan it once.
+        key = (quick, c.key())
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+        lay = layout_of(c)
         strategies = _QUICK if quick else opts.strategies
-        return plan_arena(lay[1], align=opts.align, strategies=strategies,
-                          overlaps=lay[3]), lay
+        res = plan_arena(lay[1], align=opts.align, strategies=strategies,
+                         overlaps=lay[3], budget=None if quick else budget), lay
+        cache[key] = res
+        return res
+
+    def at_least(c: _Config) -> int:
+        """No layout of ``c`` is smaller (passes.arena.arena_lower_bound): a trial
+        whose bound already loses is rejected without placing it."""
+        lay = layout_of(c)
+        return arena_lower_bound(lay[1], opts.align, lay[3])
+
+    def reaches(c: _Config, target: int) -> bool:
+        """Whether the full plan of ``c`` (every strategy) is <= target: the
+        strategies in order, stopping at the first that gets there."""
+        lay = layout_of(c)
+        for name in opts.strategies or STRATEGIES:
+            plan = plan_arena(lay[1], align=opts.align, strategies=(name,),
+                              overlaps=lay[3], budget=budget)
+            if plan.arena_bytes <= target:
+                return True
+        return False
+
+    def out_of_time(stage: str, done: int, total: int) -> bool:
+        if budget is None:
+            return False
+        budget.step(stage, done, total)
+        if budget.expired():
+            budget.exhaust(stage)
+            return True
+        return False
 
     base_arena, (roots, buffers, cands, _) = arena_of(cfg, True)
     whole_buffers = list(buffers)
     choice = None
     if opts.tiling != "off":
         choice = choose_tiling(graph, order, buffers, cands, base_arena.arena_bytes, opts,
-                               lambda t: arena_of(replace(cfg, tiling=t), True)[0].arena_bytes)
+                               lambda t: arena_of(replace(cfg, tiling=t), True)[0].arena_bytes,
+                               plan_budget=budget)
         if choice is not None:
             cfg = replace(cfg, tiling=choice)
 
@@ -222,8 +278,12 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
             cfg = replace(cfg, views=tuple(views))
         elif views:
             best_v = arena_of(cfg, True)[0].arena_bytes
-            for concat in sorted(by_concat):
+            for k, concat in enumerate(sorted(by_concat)):
+                if out_of_time("concatenation slices", k, len(by_concat)):
+                    break
                 trial = replace(cfg, views=cfg.views + tuple(by_concat[concat]))
+                if at_least(trial) >= best_v:
+                    continue
                 size = arena_of(trial, True)[0].arena_bytes
                 if size < best_v:
                     best_v, cfg = size, trial
@@ -241,11 +301,15 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
             prof = live_profile(whole_buffers, len(order))
             pos = {graph.ops[k].index: i for i, k in enumerate(order)}
             best = arena_of(cfg, True)[0].arena_bytes
-            for op_index in sorted(dws, key=lambda o: (-prof[pos[o]], o)):
+            for k, op_index in enumerate(sorted(dws, key=lambda o: (-prof[pos[o]], o))):
+                if out_of_time("in-place candidates", k, len(dws)):
+                    break
                 op = graph.op_by_index[op_index]
                 trial = replace(cfg, aliases={**cfg.aliases, op.outputs[0]: op.inputs[0]},
                                 scratch={**cfg.scratch,
                                          op_index: depthwise_scratch(graph, op)})
+                if at_least(trial) >= best:
+                    continue  # cannot get below the best: rejected unplaced
                 size = arena_of(trial, True)[0].arena_bytes
                 if size < best:
                     best = size
@@ -258,16 +322,26 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
             plan, lay = arena_of(cfg, False)  # every strategy: ties matter here
             best = plan.arena_bytes
             streamed = _overlapping_ops(plan, lay[1], lay[2])
-            for op_index in dws:
+            for k, op_index in enumerate(dws):
                 op = graph.op_by_index[op_index]
                 if op_index in chosen_dw or op_index not in streamed:
                     continue
+                if out_of_time("in-place instead of rows", k, len(dws)):
+                    break
                 if rows_cost(graph, op) <= inplace_depthwise_cost(graph, op):
                     continue
                 trial = replace(cfg, aliases={**cfg.aliases, op.outputs[0]: op.inputs[0]},
                                 scratch={**cfg.scratch,
                                          op_index: depthwise_scratch(graph, op)})
-                size = arena_of(trial, False)[0].arena_bytes
+                lb = at_least(trial)
+                if lb > best:
+                    continue
+                if lb == best:  # the full plan is exactly best iff a strategy reaches it
+                    if not reaches(trial, best):
+                        continue
+                    size = best
+                else:
+                    size = arena_of(trial, False)[0].arena_bytes
                 if size <= best:
                     best = size
                     chosen_dw.append(op_index)
@@ -293,8 +367,22 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
 
 def choose_tiling(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
                   cands: Sequence[StreamCandidate], base: int, opts: BelowOptions,
-                  arena_of: Callable[[Tiling], int]) -> Tiling | None:
-    """The stage and grid to tile, per the objective (module docstring), or None."""
+                  arena_of: Callable[[Tiling], int], *,
+                  plan_budget: PlanBudget | None = None) -> Tiling | None:
+    """The stage and grid to tile, per the objective (module docstring), or None.
+    With a ``plan_budget``: the candidates placed before its deadline (at least one)."""
+    placed = [0]
+
+    def expired() -> bool:
+        if plan_budget is None:
+            return False
+        plan_budget.step("tiling candidates", placed[0], _MAX_TRIALS * 2)
+        placed[0] += 1
+        if placed[0] > 1 and plan_budget.expired():
+            plan_budget.exhaust("tiling candidates")
+            return True
+        return False
+
     total = max(model_macs(graph), 1)
     cands_t = tiling_candidates(graph, order, buffers, cands)
     if not cands_t:
@@ -312,6 +400,8 @@ def choose_tiling(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
         for c in sorted(cands_t, key=lambda c: (c.extra_instructions, c.estimate)):
             if c.estimate > budget:
                 continue
+            if expired():
+                break
             size = arena_of(c.tiling)
             tried += 1
             if best_seen is None or size < best_seen[0]:
@@ -337,6 +427,8 @@ def choose_tiling(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
     for c in pool[:_MAX_TRIALS]:
         if best is not None and c.estimate > best[0]:
             break  # estimates are optimistic: nothing further can win
+        if expired():
+            break
         size = arena_of(c.tiling)
         if best is None or (size, c.extra_instructions) < (best[0], best[1]):
             best = (size, c.extra_instructions, c.tiling)
@@ -348,6 +440,8 @@ def choose_tiling(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
     cheaper = sorted((c for c in pool if c.extra_instructions < best[1]
                       and c.estimate <= slack), key=lambda c: c.extra_instructions)
     for c in cheaper[:_MAX_TRIALS]:
+        if expired():
+            break
         size = arena_of(c.tiling)
         if (size, c.extra_instructions) < (best[0], best[1]):
             best = (size, c.extra_instructions, c.tiling)

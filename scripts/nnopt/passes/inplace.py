@@ -68,12 +68,12 @@ def plan_inplace(graph: Graph, order: Sequence[int], roots: Mapping[int, int]) -
         return last
 
     protected = {root(t) for t in graph.inputs} | {root(t) for t in graph.outputs}
+    last = last_use()  # kept up to date as aliases merge buffers (not recomputed per op)
     for k in order:
         op = graph.ops[k]
         cands = _candidates(graph, op)
         if not cands:
             continue
-        last = last_use()
         i = pos[op.index]
         for t in cands:
             r = root(t)
@@ -81,6 +81,9 @@ def plan_inplace(graph: Graph, order: Sequence[int], roots: Mapping[int, int]) -
                 continue
             if op.outputs[0] in graph.outputs:
                 continue
+            old = root(op.outputs[0])
             extra[op.outputs[0]] = t
+            if old != r and old in last:  # the output's buffer joins the input's
+                last[r] = max(last.get(r, -1), last.pop(old))
             break
     return extra

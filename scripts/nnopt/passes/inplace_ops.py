@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..cdefs import DTYPE_SIZE, DType
 from ..ir import ConvOptions, Graph, Op, PoolOptions
@@ -279,13 +280,22 @@ class StreamCandidate:
 
 
 def stream_candidates(graph: Graph, order: Sequence[int], roots: Mapping[int, int],
-                      buffers: Sequence[Buffer]) -> list[StreamCandidate]:
-    """Every (op, dying input, output) where row streaming makes an overlap safe."""
+                      buffers: Sequence[Buffer],
+                      memo: dict[tuple[str, int, int], Any] | None = None
+                      ) -> list[StreamCandidate]:
+    """Every (op, dying input, output) where row streaming makes an overlap safe.
+
+    ``memo``: a dict kept across calls on the same graph (a search evaluating many
+    layouts): each op's access pattern and safe offsets are computed once."""
     pos = {graph.ops[k].index: i for i, k in enumerate(order)}
     by_key = {b.key: b for b in buffers}
     out: list[StreamCandidate] = []
+    cache: dict[tuple[str, int, int], Any] = {} if memo is None else memo
     for op in graph.ops:
-        sp = streamable(graph, op)
+        key = ("sp", op.index, 0)
+        if key not in cache:
+            cache[key] = streamable(graph, op)
+        sp = cache[key]
         if sp is None:
             continue
         i = pos[op.index]
@@ -303,7 +313,10 @@ def stream_candidates(graph: Graph, order: Sequence[int], roots: Mapping[int, in
                 continue
             if graph.tensors[x].nbytes != xbuf.size:
                 continue  # an alias of a larger root: byte layout not the tensor's
-            fwd, bwd = safe_deltas(row_steps(graph, sp, x))
+            dkey = ("deltas", op.index, x)
+            if dkey not in cache:
+                cache[dkey] = safe_deltas(row_steps(graph, sp, x))
+            fwd, bwd = cache[dkey]
             if len(inputs) > 1:
                 bwd = 1 << 62  # several inputs must agree on one direction: forward only
             out.append(StreamCandidate(op.index, rx, y, fwd, bwd))

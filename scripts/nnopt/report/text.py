@@ -47,8 +47,21 @@ def summary(plan: Plan) -> list[str]:
                      + ("fits" if ok
                         else f"OVER by {_kb(plan.arena_bytes - plan.sram_budget_bytes)} B")
                      + f" ({100 * plan.arena_bytes / max(plan.sram_budget_bytes, 1):.1f} % used)")
-    lines.append(f"  planned in {plan.planning_seconds:.2f} s")
+    lines.append(f"  planned in {plan.planning_seconds:.2f} s" + budget_note(plan))
     return lines
+
+
+def budget_note(plan: Plan) -> str:
+    """What the planning time budget cut short (empty when nothing was)."""
+    info = plan.planning_time_budget
+    cut = info.get("exhausted") or []
+    if not cut:
+        return ""
+    note = (f"; time budget ({info.get('seconds'):g} s) exhausted in {', '.join(cut)}: "
+            "best plan found so far kept")
+    if info.get("fallback") == "classic":
+        note += " (the classic plan, smaller)"
+    return note + " (--plan-budget SECONDS to search longer)"
 
 
 def below_bound_lines(plan: Plan) -> list[str]:
