@@ -9,6 +9,7 @@ operator's options are read by its definition (:mod:`nnopt.ops`).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from ..errors import ModelError, NnoptError, UnsupportedError
 from ..ir import Graph, Op, Quant, Tensor
 from ..ops import DEFINITIONS, supported_list
 from . import validate
+from .onnx import load_onnx_bytes, looks_like_onnx
 
 _TENSOR_TYPES: dict[int, DType] = {
     0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
@@ -34,8 +36,11 @@ def model_name(path: Path) -> str:
     return name if name and not name[0].isdigit() else f"m_{name}"
 
 
-def load_model(path: str | Path) -> Graph:
-    """Read a .tflite file into a verified Graph."""
+def load_model(path: str | Path,
+               input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
+    """Read a model file (.tflite, or ONNX recognised by content) into a verified Graph.
+
+    ``input_shapes`` fixes dynamic ONNX input dimensions (``--input-shape``)."""
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -43,15 +48,23 @@ def load_model(path: str | Path) -> Graph:
         raise ModelError(f"model file not found: {p}") from err
     except OSError as err:
         raise ModelError(f"cannot read model file {p}: {err.strerror}") from err
-    return load_model_bytes(data, model_name(p), source=str(p))
+    return load_model_bytes(data, model_name(p), source=str(p), input_shapes=input_shapes)
 
 
-def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>") -> Graph:
+def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
+                     input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
     if len(data) < 8 or data[4:8] != b"TFL3":
+        if looks_like_onnx(data):
+            return load_onnx_bytes(data, name, source, input_shapes)
         raise ModelError(
-            f"{source} is not a TFLite model (no 'TFL3' file identifier)",
-            hint="pass a .tflite flatbuffer, e.g. from tf.lite.TFLiteConverter",
+            f"{source} is neither a TFLite model (no 'TFL3' file identifier) nor an ONNX "
+            "model",
+            hint="pass a .tflite flatbuffer (e.g. from tf.lite.TFLiteConverter) or an ONNX "
+            "file (e.g. from torch.onnx.export)",
         )
+    if input_shapes:
+        raise NnoptError("--input-shape applies to ONNX models only",
+                         hint="a .tflite model has fixed input shapes")
     try:
         validate.check_flatbuffer(data, source)
         graph = _parse(data, name, source)
