@@ -507,6 +507,10 @@ macro(find_package name)
     set(PYTHON_EXECUTABLE "{python}")
     set(ZEPHYR_NNOPT_MODULE_DIR "{root}")
     set(CONFIG_NNRT y)
+    # what modules/nnrt/CMakeLists.txt (the Zephyr module's library) exports for the
+    # generated sources: the kernels' private include directory
+    set_property(GLOBAL PROPERTY NNRT_GENERATED_INCLUDE_DIRECTORIES
+                 "{root}/modules/nnrt/kernels")
     include("{root}/zephyr/cmake/nnopt.cmake")
     add_library(app STATIC)
     target_include_directories(app PRIVATE "{root}/modules/nnrt/include")
