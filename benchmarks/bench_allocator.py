@@ -58,8 +58,8 @@ from nnopt.passes.dynamic import dynamic_plan
 from nnopt.paths import shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import run_planned
+from nnopt.testing.blob import run_blob
 
-REPO = Path(__file__).resolve().parents[1]
 BOARD = "nucleo_f767zi"
 CODE_RESERVE = 64 * 1024  # flash kept for code when deciding whether a model fits
 
@@ -100,7 +100,6 @@ class Row:
         if not self.instr_static or self.instr_lazy is None:
             return None
         return 100.0 * (self.instr_lazy - self.instr_static) / self.instr_static
-
 
 
 def measure(path: Path, qemu: bool) -> Row:
@@ -150,9 +149,6 @@ def blob_instructions(pm: PlannedModel, inputs: list[bytes], expect: list[bytes]
                       n_outputs: int) -> int | None:
     """Instructions of one inference of the model blob on QEMU M7, or None when the blob
     format lacks an op. Outputs must equal the generated code's."""
-    sys.path.insert(0, str(REPO / "tests"))
-    from test_blob_loader import run_blob  # type: ignore[import-not-found]  # tests/alloc
-
     try:
         blob = write_blob(pm)
     except UnsupportedError:

@@ -34,15 +34,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-sys.path.insert(0, os.fspath(Path(__file__).resolve().parent))
-
-from bench_planner import tflm_head
+from common import tflm_head
 
 from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model

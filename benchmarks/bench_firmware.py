@@ -61,7 +61,6 @@ from nnopt.paths import find_model, shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import build_runtime, run_planned
 
-REPO = Path(__file__).resolve().parents[1]
 M7_BOARD = "nucleo_f767zi"
 M3_BOARD = "mps2_an385"
 SEED = 1
@@ -113,7 +112,6 @@ class Row:
     specialized_rom_bytes: int | None = None  # <model>_spec_* functions (generated code)
     specialized_symbols: dict[str, int] = field(default_factory=dict)
     error: str | None = None
-
 
 
 def count_macs(g: Graph, ops: list[int] | None = None) -> int:

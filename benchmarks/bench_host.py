@@ -32,7 +32,6 @@ from nnopt.paths import shared_models_dir
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import build_planned
 
-REPO = Path(__file__).resolve().parents[1]
 _PER_INVOKE = re.compile(r"nnrt: ns_per_invoke=(\d+)")
 _COLLECTED = re.compile(r"Collected : (\d+)")
 

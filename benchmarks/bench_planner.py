@@ -56,13 +56,13 @@ import json
 import math
 import os
 import platform
-import re
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from common import tflm_head, tflm_worker
 
 import nnopt
 from nnopt.errors import NnoptError, UnsupportedError
@@ -70,14 +70,8 @@ from nnopt.frontend.tflite import load_model
 from nnopt.ir import Graph
 from nnopt.ops import SUPPORTED_OPS
 from nnopt.passes.budget import DEFAULT_PLAN_BUDGET_S
-from nnopt.paths import shared_models_dir
+from nnopt.paths import repo_root, shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
-
-REPO = Path(__file__).resolve().parents[1]
-
-HEAD_RE = re.compile(r"Arena allocation head (\d+) bytes")
-TFLM_ARENA_START = 32 * 1024 * 1024  # bytes; grown x4 on allocation failure
-TFLM_ARENA_MAX = 1024 * 1024 * 1024
 
 
 @dataclass
@@ -115,44 +109,6 @@ class Row:
         if not self.tflm_head:
             return None
         return self.nnopt_arena / self.tflm_head
-
-
-
-# ----- TFLM (child process) -----
-
-def tflm_worker(model: Path) -> int:
-    """Child process: load the model into TFLM and print its allocation report."""
-    from tflite_micro.python.tflite_micro import runtime
-
-    arena = TFLM_ARENA_START
-    while True:
-        try:
-            interpreter = runtime.Interpreter.from_file(os.fspath(model), arena_size=arena)
-        except RuntimeError as err:
-            if arena >= TFLM_ARENA_MAX:
-                print(f"tflm: {err}", file=sys.stderr)
-                return 1
-            arena *= 4
-            continue
-        sys.stderr.flush()
-        interpreter.print_allocations()  # C stdio, on this process's stderr
-        return 0
-
-
-def tflm_head(model: Path, timeout_s: float) -> tuple[int | None, str | None]:
-    """TFLM's planned non-persistent arena bytes, or (None, reason)."""
-    cmd = [sys.executable, os.fspath(Path(__file__).resolve()), "--tflm-worker",
-           os.fspath(model)]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        return None, f"timeout after {timeout_s:.0f} s"
-    m = HEAD_RE.search(proc.stderr)
-    if proc.returncode == 0 and m:
-        return int(m.group(1)), None
-    last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
-    return None, last[:160]
 
 
 # ----- nnopt -----
@@ -230,7 +186,7 @@ def synthetic_model(n_ops: int) -> bytes:
     keeping the shape), each cell also reading the outputs of one and of three cells
     before: a branched graph whose live sets stay small as it grows, like the unrolled
     recurrent and NASNet-style graphs of issue 18."""
-    sys.path.insert(0, os.fspath(REPO / "tests"))
+    sys.path.insert(0, os.fspath(repo_root() / "tests"))
     from support.tflite_builder import ModelBuilder
 
     b = ModelBuilder(f"synthetic_{n_ops}")

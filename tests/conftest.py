@@ -1,4 +1,5 @@
-"""Shared fixtures: where the real models are, and helpers to load them."""
+"""Shared fixtures: where the real models are, helpers to load them, and host C builds
+(``cbuild``: tests/support/cbuild.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ sys.path.insert(0, str(REPO / "tests"))  # tests.support importable as `support`
 
 MODELS = shared_models_dir()  # NNOPT_MODELS or ../shared/models (absent in a plain clone)
 SHIPPED = shipped_models_dir()  # models shipped in the repo (samples, defaults, core tests)
+
+from support.cbuild import CBuild  # noqa: E402  (needs the sys.path entry above)
 
 
 def model_path(rel: str) -> Path:
@@ -61,3 +64,9 @@ def models_dir() -> Path:
     if not MODELS.is_dir():
         pytest.skip(f"shared models not found at {MODELS}")
     return MODELS
+
+
+@pytest.fixture
+def cbuild(tmp_path: Path) -> CBuild:
+    """Host C builds (tests/support/cbuild.py) into the test's temporary directory."""
+    return CBuild(tmp_path)

@@ -12,11 +12,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 import shutil
 import struct
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +24,6 @@ import pytest
 from conftest import REPO, model_path
 from nnopt.blob import schema as S
 from nnopt.blob.writer import parse_blob, seal, write_blob
-from nnopt.boards import Board, load_board
 from nnopt.cdefs import Status
 from nnopt.errors import BlobError, UnsupportedError
 from nnopt.firmware.toolchain import BuildSpec, Target, build, run
@@ -35,12 +32,12 @@ from nnopt.ir import NUMPY_DTYPE
 from nnopt.passes.dynamic import dynamic_plan
 from nnopt.paths import nnrt_dir
 from nnopt.planner import PlannedModel, plan_model
-from nnopt.runner import DYN_TRACE_STATS, _parse_trace, build_runtime
+from nnopt.runner import build_runtime
+from nnopt.testing.blob import EXIT, BlobRun, run_blob
 from nnopt.testing.harness import random_inputs, run_tflm
 from support.tflite_builder import ModelBuilder
 from test_models_bitexact import SLOW, compare
 
-RUNNER = REPO / "tests" / "alloc" / "blob_runner_main.c"
 FUZZER = REPO / "tests" / "alloc" / "blob_fuzz_main.c"
 QEMU = pytest.mark.skipif(shutil.which("qemu-system-arm") is None
                           or shutil.which("arm-none-eabi-gcc") is None,
@@ -55,76 +52,6 @@ SUPPORTED = ["mlperf_tiny/vww_96_int8.tflite", "tflm/person_detect.tflite",
              "keras/mobilenet_v3_small_075_96.tflite", "keras/swiftnet_like.tflite",
              "keras/inception_v3_w025_75.tflite", "keras/resnet50_w025_64.tflite",
              "keras/densenet121_64.tflite", "tflm/mobilenet_v2_quantized_1x3x224x224.tflite"]
-EXIT = {s: (0 if s == Status.OK else 10 - int(s)) for s in Status}
-_STATUS = re.compile(r"loader: status=(-?\d+)")
-
-
-def _pow2(n: int, lo: int) -> int:
-    p = lo
-    while p < n:
-        p *= 2
-    return p
-
-
-def runner(target: Target, *, sanitize: bool = False, board: Board | None = None,
-           blob_max: int = 1 << 20, arena_max: int = 1 << 18) -> Path:
-    lib = build_runtime(target, board=board, sanitize=sanitize)
-    return build(BuildSpec(
-        target=target, sources=(RUNNER,), sanitize=sanitize, board=board, libraries=(lib,),
-        defines={"NNRT_RUNNER_BLOB_MAX": f"{blob_max}u", "NNRT_RUNNER_ARENA_MAX": f"{arena_max}u"}))
-
-
-@dataclass(frozen=True)
-class BlobRun:
-    exit_code: int
-    status: int | None
-    outputs: list[bytes]
-    trace: dict[int, bytes]
-    stats: tuple[int, ...] | None
-    instructions: int | None
-    text: str
-
-
-def run_blob(blob: bytes, inputs: list[bytes], n_outputs: int, tmp: Path, *,
-             target: Target = "host", trace: bool = False, sanitize: bool = True,
-             check_only: bool = False) -> BlobRun:
-    board = load_board("nucleo_f767zi") if target != "host" else None
-    arena = 0
-    with contextlib.suppress(BlobError):
-        arena = parse_blob(blob).header["arena_bytes"]
-    if target == "host":  # one build for most blobs
-        exe = runner(target, sanitize=sanitize, blob_max=_pow2(len(blob), 1 << 20),
-                     arena_max=_pow2(arena, 1 << 18))
-    else:
-        exe = runner(target, board=board, blob_max=_pow2(len(blob), 4096),
-                     arena_max=_pow2(arena, 4096))
-    bp = tmp / "model.nnmb"
-    bp.write_bytes(blob)
-    args = ["-b", str(bp), "-n", str(len(blob))]
-    if check_only:
-        args.append("-c")
-    for i, x in enumerate(inputs):
-        (tmp / f"in{i}.bin").write_bytes(x)
-        args += ["-i", str(tmp / f"in{i}.bin")]
-    outs = [tmp / f"out{i}.bin" for i in range(n_outputs)]
-    for p in outs:
-        p.unlink(missing_ok=True)
-        args += ["-o", str(p)]
-    tp = tmp / "trace.bin"
-    if trace:
-        args += ["-t", str(tp)]
-    res = run(exe, target, args, board=board, timeout_s=600)
-    m = _STATUS.search(res.stdout)
-    traced: dict[int, bytes] = {}
-    stats = None
-    if trace and res.exit_code == 0:
-        traced = _parse_trace(tp.read_bytes())
-        stats = struct.unpack("<5I", traced.pop(DYN_TRACE_STATS))
-    return BlobRun(res.exit_code, int(m[1]) if m else None,
-                   [p.read_bytes() for p in outs if p.is_file()], traced, stats,
-                   res.instructions, res.stdout + res.stderr)
-
-
 def _planned(rel: str) -> tuple[bytes, PlannedModel]:
     data = model_path(rel).read_bytes()
     return data, plan_model(load_model_bytes(data, name=Path(rel).stem), source_bytes=data)
@@ -164,6 +91,14 @@ def test_c_tables_match_the_schema() -> None:
     text = (nnrt_dir() / "src" / "loader" / "blob_schema.h").read_text()
     assert text == S.c_header(), "regenerate: python -m nnopt.blob.schema > " \
         "modules/nnrt/src/loader/blob_schema.h"
+    dispatch = (nnrt_dir() / "src" / "loader" / "blob_dispatch.c").read_text()
+    assert dispatch == S.c_dispatch(), "regenerate: python -m nnopt.blob.schema dispatch > " \
+        "modules/nnrt/src/loader/blob_dispatch.c"
+    # every kernel of the schema has its generated glue and a family checker
+    for k in S.KERNELS:
+        assert f"static nnrt_status_t k_{k.function.removeprefix('nnrt_')}(" in dispatch
+        assert f"return {k.function}(" in dispatch
+        assert f"nnrt_blob_check_{S.C_CHECKS[k.function]}(" in dispatch
     h = (nnrt_dir() / "include" / "nnrt" / "loader.h").read_text()
     m = re.search(r"/\* BEGIN GENERATED[^\n]*\n(.*?)\n/\* END GENERATED \*/", h, re.S)
     assert m is not None and m.group(1) == S.c_constants()

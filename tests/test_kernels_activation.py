@@ -15,7 +15,6 @@ Many cases share one oracle model (independent ops side by side) to keep TFLM fa
 from __future__ import annotations
 
 import ctypes
-import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,8 +28,8 @@ from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import Graph, LeakyReluOptions
 from nnopt.lowering import activation as act
 from nnopt.lowering import check_graph
-from nnopt.paths import nnrt_dir
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cbuild import CBuild, kernel_sources
 from support.tflite_builder import ModelBuilder
 
 # nnopt.lowering imports its family modules only while its registry is empty: importing
@@ -45,13 +44,7 @@ Quant = tuple[float, int]
 
 def build_kernels(out_dir: Path, families: Sequence[str]) -> ctypes.CDLL:
     """Compile the kernel families into a shared library (warnings are errors)."""
-    root = nnrt_dir()
-    sources = sorted(str(p) for f in families for p in (root / "kernels" / f).glob("*.c"))
-    lib = out_dir / "libkernels.so"
-    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-shared",
-                    "-fPIC", f"-I{root / 'include'}", *sources, "-o", str(lib), "-lm"],
-                   check=True, capture_output=True, text=True)
-    return ctypes.CDLL(str(lib))
+    return CBuild(out_dir).library("kernels", kernel_sources(*families))
 
 
 def c_params(p: dict[str, Any]) -> ctypes.Structure:

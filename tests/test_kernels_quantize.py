@@ -10,7 +10,6 @@ model with every variant runs through the whole pipeline.
 from __future__ import annotations
 
 import ctypes
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,8 +22,8 @@ from nnopt.frontend import validate
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
 from nnopt.lowering.quantize import DEQUANTIZE_PAIRS, QUANTIZE_PAIRS, requantize_params
-from nnopt.paths import nnrt_dir
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cbuild import CBuild, kernel_sources
 from support.tflite_builder import ModelBuilder
 
 # nnopt.lowering imports its family modules only while its registry is empty: importing
@@ -38,13 +37,7 @@ Quant = tuple[float, int] | None
 
 
 def build_kernels(out_dir: Path) -> ctypes.CDLL:
-    root = nnrt_dir()
-    sources = sorted(str(p) for p in (root / "kernels" / "quantize").glob("*.c"))
-    lib = out_dir / "libquantize.so"
-    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-shared",
-                    "-fPIC", f"-I{root / 'include'}", *sources, "-o", str(lib), "-lm"],
-                   check=True, capture_output=True, text=True)
-    return ctypes.CDLL(str(lib))
+    return CBuild(out_dir).library("quantize", kernel_sources("quantize"))
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,7 @@ aliased path.
 from __future__ import annotations
 
 import itertools
-import shutil
-import subprocess
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,9 +24,9 @@ from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConcatOptions, StridedSliceOptions
 from nnopt.lowering import check_graph
-from nnopt.paths import nnrt_dir
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cbuild import CBuild, c_source, kernel_sources
 from support.tflite_builder import ModelBuilder
 
 QUANT: dict[str, Any] = {"scale": 0.07, "zero_point": -5}
@@ -365,59 +362,10 @@ def test_refuses_transpose_6d() -> None:
 
 # ----- kernels at the C level: argument checks and in-place copy -----
 
-_C_TEST = r"""
-#include <stdio.h>
-#include <string.h>
-#include "nnrt/kernels/shape.h"
-
-int main(void)
-{
-    int fails = 0;
-    uint8_t buf[64];
-    for (int i = 0; i < 64; ++i) {
-        buf[i] = (uint8_t)i;
-    }
-    /* RESHAPE copy onto itself and onto an overlapping region (memmove semantics) */
-    if (nnrt_copy_x8(buf, buf, 64) != NNRT_OK || buf[63] != 63) {
-        fails++;
-    }
-    if (nnrt_copy_x8(buf, buf + 8, 40) != NNRT_OK || buf[8] != 0 || buf[47] != 39) {
-        fails++;
-    }
-    if (nnrt_copy_x8(NULL, buf, 1) != NNRT_ERR_ARG) {
-        fails++;
-    }
-    nnrt_pad_params_t pad = {1, 3, {2}, {1}, {1}};  /* elem_size 3: invalid */
-    if (nnrt_pad_x8(&pad, buf, buf, buf + 32) != NNRT_ERR_ARG) {
-        fails++;
-    }
-    nnrt_strided_copy_params_t sc = {1, 1, -1, {4}, {1}};  /* negative offset */
-    if (nnrt_strided_copy_x8(&sc, buf, buf + 32) != NNRT_ERR_ARG) {
-        fails++;
-    }
-    const int32_t blocks[2] = {4, -1};
-    const void *ins[2] = {buf, buf};
-    nnrt_concat_params_t cp = {1, 2, blocks};
-    if (nnrt_concat_x8(&cp, ins, buf + 32) != NNRT_ERR_ARG) {
-        fails++;
-    }
-    printf(fails ? "FAIL %d\n" : "OK\n", fails);
-    return fails != 0;
-}
-"""
 
 
-def test_shape_kernels_c(tmp_path: Path) -> None:
-    cc = shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no host gcc")
-    src = tmp_path / "shape_test.c"
-    src.write_text(_C_TEST)
-    exe = tmp_path / "shape_test"
-    kernels = sorted((nnrt_dir() / "kernels" / "shape").glob("*.c"))
-    subprocess.run([cc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-O1", "-g",
-                    "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-                    f"-I{nnrt_dir() / 'include'}", str(src), *map(str, kernels),
-                    "-o", str(exe)], check=True, capture_output=True, text=True)
-    res = subprocess.run([str(exe)], capture_output=True, text=True, check=False)
+def test_shape_kernels_c(cbuild: CBuild) -> None:
+    exe = cbuild.program("shape_test", [c_source("shape_kernels.c"),
+                                        *kernel_sources("shape")], debug=True)
+    res = cbuild.run(exe)
     assert res.returncode == 0 and res.stdout.strip() == "OK", res.stdout + res.stderr

@@ -10,7 +10,6 @@ input scales and betas, including beta * scale >= 16 where TFLM's multiplier has
 from __future__ import annotations
 
 import ctypes
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,8 +21,8 @@ from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import SoftmaxOptions
 from nnopt.lowering import check_graph
 from nnopt.lowering.softmax import softmax_params
-from nnopt.paths import nnrt_dir
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cbuild import CBuild, kernel_sources
 from support.tflite_builder import ModelBuilder
 
 # nnopt.lowering imports its family modules only while its registry is empty: importing
@@ -34,13 +33,7 @@ OUT_Q = {"int8": (1 / 256, -128), "int16": (1 / 65536, -32768)}
 
 
 def build_kernels(out_dir: Path) -> ctypes.CDLL:
-    root = nnrt_dir()
-    sources = sorted(str(p) for p in (root / "kernels" / "softmax").glob("*.c"))
-    lib = out_dir / "libsoftmax.so"
-    subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-shared",
-                    "-fPIC", f"-I{root / 'include'}", *sources, "-o", str(lib), "-lm"],
-                   check=True, capture_output=True, text=True)
-    return ctypes.CDLL(str(lib))
+    return CBuild(out_dir).library("softmax", kernel_sources("softmax"))
 
 
 @pytest.fixture(scope="module")

@@ -239,3 +239,14 @@ def test_west_commands_yml_points_at_the_command_classes() -> None:
         assert cls().name == command["name"]
         names.append(command["name"])
     assert names == ["nn-optimize", "nn-check"]
+
+
+def test_onnx_model_through_west(ws: Workspace, tmp_path: Path) -> None:
+    from support import onnx_models
+
+    model = tmp_path / "cnn.onnx"
+    model.write_bytes(onnx_models.cnn_model())
+    r = ws.run(["nn-optimize", os.fspath(model), "--table", "none"])
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    assert "model cnn:" in r.stdout and "layout: NHWC inside" in r.stdout

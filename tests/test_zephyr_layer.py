@@ -47,6 +47,7 @@ from west.manifest import ImportFlag, Manifest
 
 from conftest import REPO
 from nnopt import zephyr_build
+from nnopt.paths import nnrt_include_dirs
 
 SAMPLES = REPO / "samples"
 SUITES = REPO / "tests" / "zephyr"
@@ -506,6 +507,10 @@ macro(find_package name)
     set(PYTHON_EXECUTABLE "{python}")
     set(ZEPHYR_NNOPT_MODULE_DIR "{root}")
     set(CONFIG_NNRT y)
+    # what modules/nnrt/CMakeLists.txt (the Zephyr module's library) exports for the
+    # generated sources: the kernels' private include directory
+    set_property(GLOBAL PROPERTY NNRT_GENERATED_INCLUDE_DIRECTORIES
+                 "{root}/modules/nnrt/kernels")
     include("{root}/zephyr/cmake/nnopt.cmake")
     add_library(app STATIC)
     target_include_directories(app PRIVATE "{root}/modules/nnrt/include")
@@ -611,7 +616,7 @@ def test_sample_generation_runs_and_compiles(sc: Scenario, builds: dict[str, Bui
     assert r.ok, r.log[-4000:]
     assert r.model_c is not None
     # Also for the other Cortex-M (the build used the board's): -c only.
-    inc = ["-I", str(REPO / "modules" / "nnrt" / "include"), "-I", str(r.model_c.parent)]
+    inc = [*(f"-I{d}" for d in nnrt_include_dirs()), "-I", str(r.model_c.parent)]
     for cpu, flags in CPU_FLAGS.items():
         out = tmp_path / f"{cpu}.o"
         cc = _run([ARM_CC, *flags, *WARNINGS, "-DNNRT_PORT_BAREMETAL", *inc, "-c",
@@ -635,8 +640,8 @@ def test_plan_header_agrees_with_the_generated_model(sc: Scenario,
         f"_Static_assert({up}_PLAN_WEIGHT_BYTES == {up}_WEIGHT_BYTES, \"weights\");\n"
         f"_Static_assert({up}_PLAN_PEAK_BYTES <= {up}_PLAN_PEAK_FILE_ORDER_BYTES, \"peak\");\n"
         f"const char *strategy = {up}_PLAN_ARENA_STRATEGY;\n")
-    cc = _run([ARM_CC, *CPU_FLAGS["cortex-m3"], *WARNINGS, "-I",
-               str(REPO / "modules" / "nnrt" / "include"), "-I", str(r.model_c.parent),
+    cc = _run([ARM_CC, *CPU_FLAGS["cortex-m3"], *WARNINGS,
+               *(f"-I{d}" for d in nnrt_include_dirs()), "-I", str(r.model_c.parent),
                "-c", str(probe), "-o", str(tmp_path / "probe.o")], tmp_path)
     assert cc.returncode == 0, cc.stderr[-3000:]
 

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Sequence
 
 from . import __version__
-from .commands import check_elf, optimize, run_model, swap_provision
+from .commands import check_elf, convert, optimize, quantize, run_model, swap_provision
 from .errors import INTERNAL_ERROR_EXIT, NnoptError, describe_error
 
 
@@ -29,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     optimize.add_parser(sub)
     run_model.add_parser(sub)
     check_elf.add_parser(sub)
+    convert.add_parser(sub)
+    quantize.add_parser(sub)
     swap_provision.add_parser(sub)
     return p
 

@@ -24,7 +24,7 @@ the CMake build step of ``nnopt_add_model()`` (``zephyr/cmake/nnopt.cmake`` runs
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from .budget import check_budget
 from .codegen.c_model import GeneratedSources
 from .codegen.c_model import generate as generate_c
 from .errors import BudgetError, NnoptError, PlanError
+from .frontend.onnx import internal_layout, is_onnx
 from .frontend.tflite import load_model
 from .ir import Graph
 from .passes.dynamic import DynamicPlan, dynamic_plan
@@ -80,6 +81,8 @@ class CompileRequest:
     emit: tuple[str, ...] = ()  # EMIT_KINDS to write into out_dir; () = ("c",)
     report_path: Path | None = None  # the JSON report (also into out_dir)
     plot_path: Path | None = None  # the memory picture (also into out_dir)
+    # ONNX models: fixed sizes of dynamic input dimensions (--input-shape NAME=D1,...)
+    input_shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,11 +151,13 @@ class CompileResult:
     budget_error: BudgetError | None  # the plan does not fit its board (exit 2)
 
 
-def load(path: Path, *, progress: Callable[[str], None] = _quiet) -> LoadedModel:
-    """The model file as a Graph (ModelError when unreadable or not TFLite)."""
+def load(path: Path, *, progress: Callable[[str], None] = _quiet,
+         input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> LoadedModel:
+    """The model file (.tflite, or ONNX recognised by content) as a Graph (ModelError when
+    unreadable or neither); ``input_shapes`` fixes dynamic ONNX input dimensions."""
     progress(f"reading {path}")
     data = path.read_bytes() if path.is_file() else b""
-    return LoadedModel(load_model(path), data)
+    return LoadedModel(load_model(path, input_shapes or None), data)
 
 
 def plan(request: CompileRequest, loaded: LoadedModel | None = None, *,
@@ -160,7 +165,8 @@ def plan(request: CompileRequest, loaded: LoadedModel | None = None, *,
     """Plan the model, then the swap step, then (allocator != static) the dynamic plan;
     with an output directory and a key id, resolve the key now so that a key id without
     a key is refused before anything is written."""
-    model = loaded if loaded is not None else load(request.model)
+    model = loaded if loaded is not None else load(request.model,
+                                                   input_shapes=dict(request.input_shapes))
     opts = request.options
     progress(f"planning {len(model.graph.ops)} ops")
     planned = plan_swap_for(plan_model(model.graph, opts, source_bytes=model.data),
@@ -251,6 +257,8 @@ def report_json(compiled: Compiled) -> dict[str, Any]:
     d = pm.plan.to_json()
     d["ops"] = {str(op.index): op.opcode for op in pm.source.ops}
     d["allocator"] = compiled.request.allocator
+    if is_onnx(compiled.loaded.data):
+        d["layout"] = internal_layout(pm.graph)  # inside; the interface keeps ONNX's
     if compiled.dynamic is not None:
         d["dynamic"] = compiled.dynamic.to_json()
     return d

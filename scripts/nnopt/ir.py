@@ -157,10 +157,16 @@ class StridedSliceOptions:
     offset: bool = False
 
 
+@dataclass(frozen=True)
+class ResizeOptions:
+    align_corners: bool = False
+    half_pixel_centers: bool = False
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
-    | StridedSliceOptions
+    | StridedSliceOptions | ResizeOptions
 )
 
 

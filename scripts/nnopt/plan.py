@@ -343,6 +343,8 @@ class Plan:
             if b["alias_of"] is None:
                 del b["alias_of"]
         d["swap"] = self.swap.to_json() if self.swap is not None else None
+        if not self.planning_time_budget:  # plans read from before the budget existed
+            del d["planning_time_budget"]
         return d
 
     @classmethod

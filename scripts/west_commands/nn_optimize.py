@@ -52,8 +52,8 @@ class NnOptimize(WestCommand):
     def __init__(self) -> None:
         super().__init__(
             "nn-optimize",
-            "plan a .tflite model for a microcontroller, report memory, generate C",
-            "Plan a .tflite model for a microcontroller (see `nnopt optimize --help`).",
+            "plan a .tflite or ONNX model for a microcontroller, report memory, generate C",
+            "Plan a .tflite or ONNX model for a microcontroller (see `nnopt optimize --help`).",
             requires_workspace=False,
         )
         self._import_error: ImportError | None = None

@@ -34,7 +34,9 @@
 #     generated headers as sources so that they exist before anything includes them.
 #     Generated sources get the compile options the runtime library published in the
 #     global property NNRT_GENERATED_COMPILE_OPTIONS (on Zephyr: a forced include
-#     mapping NNRT_ARENA / NNRT_WEIGHTS / NNRT_DTCM to Zephyr's linker sections).
+#     mapping NNRT_ARENA / NNRT_WEIGHTS / NNRT_DTCM to Zephyr's linker sections) and
+#     its private include directory, NNRT_GENERATED_INCLUDE_DIRECTORIES (the kernel
+#     bodies nnrt/kernels/spec.h includes for specialised code).
 #  4. Registers, once per build, the target nnopt_elf_check (part of ALL, built after
 #     the final zephyr.elf) that runs `nnopt check-elf zephyr.elf --board BOARD`. Over
 #     budget, it exits 2 and the build fails with the per-region breakdown. Disabled by
@@ -271,6 +273,10 @@ function(nnopt_add_model target)
   get_property(gen_opts GLOBAL PROPERTY NNRT_GENERATED_COMPILE_OPTIONS)
   if(gen_opts)
     set_source_files_properties(${model_c} PROPERTIES COMPILE_OPTIONS "${gen_opts}")
+  endif()
+  get_property(gen_incs GLOBAL PROPERTY NNRT_GENERATED_INCLUDE_DIRECTORIES)
+  if(gen_incs)
+    set_source_files_properties(${model_c} PROPERTIES INCLUDE_DIRECTORIES "${gen_incs}")
   endif()
 
   if(board AND CONFIG_NNRT_ELF_CHECK AND NOT ARG_NO_ELF_CHECK)

@@ -1,8 +1,10 @@
-"""The model blob's binary layout, defined once: Python writes it, and
-:func:`c_header` generates the C side (``modules/nnrt/src/loader/blob_schema.h``:
+"""The model blob's binary layout, defined once: Python writes it, and it generates
+the C side of the loader: :func:`c_header` (``modules/nnrt/src/loader/blob_schema.h``:
 constants, header field offsets, kernel ids and the per-struct field tables the
-loader's decoders use). ``python -m nnopt.blob.schema`` prints that header; a test
-checks the checked-in copy.
+loader's decoder uses) and :func:`c_dispatch` (``blob_dispatch.c``: per kernel id, the
+glue that decodes its record, runs its family's checker -- :data:`C_CHECKS` -- and
+calls it). ``python -m nnopt.blob.schema [header|dispatch]`` prints them; a test checks
+the checked-in copies.
 
 All integers little endian. Layout (format version 1)::
 
@@ -338,5 +340,173 @@ def c_constants() -> str:
     return "\n".join(f"#define {name:<{width}}{value} /* {doc} */" for name, value, doc in rows)
 
 
+#: The loader's check of each kernel's decoded record against its tensors (one per
+#: family, in modules/nnrt/src/loader/loader_<family>.c; they call the kernels' own
+#: nnrt_*_check()): kernel function -> checker (``nnrt_blob_check_<name>``).
+C_CHECKS: dict[str, str] = {
+    "nnrt_conv2d_s8": "conv_s8", "nnrt_depthwise_conv2d_s8": "conv_s8",
+    "nnrt_conv2d_1x1_s8": "conv_s8", "nnrt_conv2d_im2col_s8": "conv_s8",
+    "nnrt_conv2d_f32": "conv_f32", "nnrt_depthwise_conv2d_f32": "conv_f32",
+    "nnrt_fully_connected_s8": "fc_s8", "nnrt_fully_connected_f32": "fc_f32",
+    "nnrt_maxpool2d_s8": "pool_s8", "nnrt_avgpool2d_s8": "pool_s8",
+    "nnrt_maxpool2d_f32": "pool_f32", "nnrt_avgpool2d_f32": "pool_f32",
+    "nnrt_mean_s8": "mean_s8", "nnrt_mean_f32": "mean_f32",
+    "nnrt_softmax_s8": "softmax_s8", "nnrt_softmax_s8_s16": "softmax_s8",
+    "nnrt_softmax_f32": "softmax_f32",
+    "nnrt_add_s8": "add_s8", "nnrt_sub_s8": "add_s8", "nnrt_mul_s8": "mul_s8",
+    "nnrt_maximum_s8": "minmax", "nnrt_minimum_s8": "minmax",
+    "nnrt_add_f32": "binary_f32", "nnrt_sub_f32": "binary_f32", "nnrt_mul_f32": "binary_f32",
+    "nnrt_maximum_f32": "minmax", "nnrt_minimum_f32": "minmax",
+    "nnrt_table_lookup_s8": "table_lookup_s8", "nnrt_clamp_s8": "clamp_s8",
+    **{f"nnrt_{n}_f32": "unary_f32" for n in ("relu", "relu6", "logistic", "tanh",
+                                              "hard_swish")},
+    "nnrt_copy_x8": "copy_x8", "nnrt_concat_x8": "concat_x8", "nnrt_pad_x8": "pad_x8",
+    "nnrt_strided_copy_x8": "strided_copy_x8",
+}
+_SCALAR_MEMBER = {I32: "i", F32: "f", "u32": "u"}
+
+
+def _opt_field(ctype: str) -> str | None:
+    return next((name for name, kind in STRUCTS[ctype] if kind == OPT), None)
+
+
+def _c_glue(k: Kernel) -> list[str]:
+    """The generated glue of one kernel: decode its record, run its checker, call it."""
+    name = k.function.removeprefix("nnrt_")
+    check = f"nnrt_blob_check_{C_CHECKS[k.function]}"
+    out = [f"/* {k.id}: {k.function}({', '.join(k.args)}) */",
+           f"static nnrt_status_t k_{name}(nnrt_blob_call_t *c)", "{"]
+    body: list[str] = []
+    if k.struct:
+        body.append(f"    {k.struct} p;")
+        opt = OPTIONAL_STRUCT.get(k.struct)
+        if opt:
+            body.append(f"    {opt} opt;")
+    if "tensors" in k.args:
+        body.append("    const void *list[NNRT_BLOB_MAX_ARGS];")
+    body += ["    nnrt_status_t s;", ""]
+    if k.struct:
+        base = k.struct.removesuffix("_t")
+        body.append(f"    s = nnrt_blob_decode(c, {base}_fields, {base.upper()}_FIELDS, &p);")
+    if k.scalars and k.struct:
+        body += ["    if (s == NNRT_OK) {",
+                 f"        s = nnrt_blob_scalars(c, {len(k.scalars)}u);", "    }"]
+    elif k.scalars:
+        body.append(f"    s = nnrt_blob_scalars(c, {len(k.scalars)}u);")
+    if k.struct and OPTIONAL_STRUCT.get(k.struct):
+        opt = OPTIONAL_STRUCT[k.struct]
+        obase = opt.removesuffix("_t")
+        body += ["    if (s == NNRT_OK && c->opt) {",
+                 f"        s = nnrt_blob_decode(c, {obase}_fields, {obase.upper()}_FIELDS, "
+                 "&opt);",
+                 f"        p.{_opt_field(k.struct)} = &opt;", "    }"]
+    body += ["    if (s != NNRT_OK || c->pos != c->words) {", "        return NNRT_ERR_FORMAT;",
+             "    }",
+             f"    s = {check}(c{', &p' if k.struct else ''});",
+             "    if (s != NNRT_OK || !c->run) {", "        return s;", "    }"]
+    call: list[str] = []
+    t = 0
+    sc = 0
+    after_list = sum(a.startswith("tensor") and a != "tensors"
+                     for a in k.args[k.args.index("tensors") + 1:]) if "tensors" in k.args else 0
+    for a in k.args:
+        if a.startswith("struct:"):
+            call.append("&p")
+        elif a == "tensors":
+            body += [f"    for (uint32_t i = 0u; i + {after_list}u < c->args->n; i++) {{",
+                     "        list[i] = c->args->ptr[i];", "    }"]
+            call.append("list")
+            t = -after_list  # the following tensors count from the end
+        elif a.startswith("tensor"):
+            call.append(f"c->args->ptr[{t}]" if t >= 0 else f"c->args->ptr[c->args->n - {-t}u]")
+            t += 1
+        else:
+            call.append(f"c->sc[{sc}].{_SCALAR_MEMBER[a]}")
+            sc += 1
+    body.append(f"    return {k.function}({', '.join(call)});")
+    out += body
+    out.append("}")
+    return out
+
+
+def c_dispatch() -> str:
+    """``modules/nnrt/src/loader/blob_dispatch.c``: per kernel id, the glue that decodes
+    the parameter record (field tables of blob_schema.h), runs the family's checker
+    (loader_<family>.c) and calls the kernel with its arguments in declaration order;
+    the table indexed by kernel id; and ``nnrt_blob_kernel()``."""
+    missing = [k.function for k in KERNELS if k.function not in C_CHECKS]
+    if missing:
+        raise ValueError(f"no loader check for {', '.join(missing)}: add it to C_CHECKS")
+    lines = [
+        "/* Generated by `python -m nnopt.blob.schema dispatch` from",
+        " * scripts/nnopt/blob/schema.py. Do not edit; tests/test_blob_loader.py checks it.",
+        " *",
+        " * The model loader's kernel table: for each kernel id, decode the step's parameter",
+        " * record into the kernel's own structs, check it against the kernel and its",
+        " * tensors (nnrt_blob_check_*(), one per family in loader_<family>.c) and, when",
+        " * running, call the kernel. */",
+        "#include <stddef.h>",
+        "#include <stdint.h>",
+        "",
+        '#include "blob_schema.h"',
+        '#include "loader_check.h"',
+        '#include "nnrt/kernels/activation.h"',
+        '#include "nnrt/kernels/conv.h"',
+        '#include "nnrt/kernels/elementwise.h"',
+        '#include "nnrt/kernels/fc.h"',
+        '#include "nnrt/kernels/pool.h"',
+        '#include "nnrt/kernels/shape.h"',
+        '#include "nnrt/kernels/softmax.h"',
+        "",
+    ]
+    lines += ["/* The family checkers (loader_<family>.c). */", *_c_check_prototypes(), ""]
+    for k in KERNELS:
+        lines += [*_c_glue(k), ""]
+    by_id = {k.id: k for k in KERNELS}
+    lines += ["typedef nnrt_status_t (*nnrt_blob_glue_t)(nnrt_blob_call_t *c);", "",
+              "/* Index: kernel id (NULL: none). */",
+              "static const nnrt_blob_glue_t glue[NNRT_BLOB_K_COUNT] = {"]
+    for i in range(max(by_id) + 1):
+        kern = by_id.get(i)
+        lines.append(f"    k_{kern.function.removeprefix('nnrt_')}," if kern else "    NULL,")
+    lines += [
+        "};",
+        "",
+        "nnrt_status_t nnrt_blob_kernel(const nnrt_loader_t *ld, uint32_t kernel, "
+        "const uint8_t *rec,",
+        "                               uint32_t rec_bytes, const nnrt_blob_args_t *args, "
+        "int run)",
+        "{",
+        "    nnrt_blob_call_t c;",
+        "",
+        "    if (kernel >= NNRT_BLOB_K_COUNT ||",
+        "        !nnrt_blob_args_fit(args->n, nnrt_blob_kernel_shape[kernel][0])) {",
+        "        return NNRT_ERR_FORMAT;",
+        "    }",
+        "    if (glue[kernel] == NULL) {",
+        "        return NNRT_ERR_UNSUPPORTED;",
+        "    }",
+        "    nnrt_blob_call_init(&c, ld, kernel, rec, rec_bytes, args, run);",
+        "    return glue[kernel](&c);",
+        "}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _c_check_prototypes() -> list[str]:
+    seen: dict[str, str | None] = {}
+    for k in KERNELS:
+        seen.setdefault(C_CHECKS[k.function], k.struct)
+    out = []
+    for name, struct in sorted(seen.items()):
+        arg = f", const {struct} *p" if struct else ""
+        out.append(f"nnrt_status_t nnrt_blob_check_{name}(nnrt_blob_call_t *c{arg});")
+    return out
+
+
 if __name__ == "__main__":
-    sys.stdout.write(c_header())
+    what = sys.argv[1] if len(sys.argv) > 1 else "header"
+    if what not in ("header", "dispatch"):
+        sys.exit("usage: python -m nnopt.blob.schema [header|dispatch]")
+    sys.stdout.write(c_header() if what == "header" else c_dispatch())

@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..arith import align
 from ..cdefs import DType
 from ..errors import BlobError, UnsupportedError
 from ..ir import NUMPY_DTYPE, Graph
+from ..ops import DEFINITIONS
 from ..passes.dynamic import dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
@@ -41,16 +43,8 @@ from .capture import (
 )
 
 
-def _align(x: int, a: int) -> int:
-    return (x + a - 1) // a * a
-
-
 def supported_opcodes() -> list[str]:
-    return sorted({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "MAX_POOL_2D",
-                   "AVERAGE_POOL_2D", "SOFTMAX", "RESHAPE", "SQUEEZE", "EXPAND_DIMS", "ADD",
-                   "SUB", "MUL", "MAXIMUM", "MINIMUM", "MEAN", "RELU", "RELU6", "HARD_SWISH",
-                   "LOGISTIC", "TANH", "CONCATENATION", "PAD", "PADV2", "TRANSPOSE", "SLICE",
-                   "STRIDED_SLICE"})
+    return sorted(d.opcode for d in DEFINITIONS.values() if d.blob)
 
 
 @dataclass
@@ -275,7 +269,7 @@ def write_blob(planned: PlannedModel) -> bytes:
     data = bytearray(b.records)
     const_off: dict[int, int] = {}
     for t in sorted(b.constants):
-        data += bytes(_align(len(data), S.DATA_ALIGN) - len(data))
+        data += bytes(align(len(data), S.DATA_ALIGN) - len(data))
         const_off[t] = len(data)
         data += b.constants[t]
 
@@ -321,10 +315,10 @@ def write_blob(planned: PlannedModel) -> bytes:
         offsets.append(pos)
         body += sec
         pos += len(sec)
-        pad = _align(pos, 4) - pos
+        pad = align(pos, 4) - pos
         body += bytes(pad)
         pos += pad
-    data_off = _align(pos, S.DATA_ALIGN)
+    data_off = align(pos, S.DATA_ALIGN)
     body += bytes(data_off - pos)
     total = data_off + len(data)
     fields = {

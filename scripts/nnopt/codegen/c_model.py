@@ -12,23 +12,30 @@ of nnrt's defragmenting allocator (``nnrt/alloc.h``), ``ptr(t)`` is
 compaction), and ``invoke()`` allocates each op's outputs before it and frees and
 compacts after it, in the sequence :mod:`nnopt.passes.dynamic` predicts; the arena is
 that mode's high-water mark (the aligned live-sum peak).
+
+An :class:`Extension` adds to a model without subclassing the emitter: functions for
+ops it writes itself, file-scope declarations, headers, the descriptor's ``attach``,
+an ``invoke()`` wrapper and header lines (weight streaming, :mod:`nnopt.swap.codegen`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from .. import __version__
 from ..cdefs import DType
-from ..ir import Graph, Tensor
+from ..errors import PlanError
+from ..ir import Graph, Op, Tensor
 from ..lowering import EmitContext, lowering_for
 from ..passes.dynamic import ALLOCATORS, DynamicPlan, dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
-from .views import StageCalls, ViewLowerings
+from .stages import StageCalls
+from .views import ViewLowerings
 
 _C_TYPES = {
     np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t", np.dtype(np.int16): "int16_t",
@@ -70,8 +77,32 @@ def _dtype_enum(t: Tensor) -> str:
     return f"NNRT_{DType(t.dtype).name}"
 
 
-class _Emitter:
-    def __init__(self, planned: PlannedModel, name: str, allocator: str = "static") -> None:
+@dataclass(frozen=True)
+class Extension:
+    """What an extension adds to the generated model (see the module doc)."""
+
+    attach: str = "NULL"  # the descriptor's attach function
+    headers: tuple[str, ...] = ()
+    # ops whose functions the extension writes: op_function(emitter, op) -> C text
+    # (the emitter writes every other op, over the graph without these)
+    own_ops: frozenset[int] = frozenset()
+    op_function: Callable[[ModelEmitter, Op], str] | None = None
+    declarations: Callable[[], list[str]] = list  # file scope, after the op functions' own
+    external: frozenset[int] = frozenset()  # tensors no op but the extension's may use
+    # the ops' invoke() is renamed to inner_invoke and wrapper(inner_invoke) becomes
+    # <name>_invoke()
+    inner_invoke: str | None = None
+    invoke_wrapper: Callable[[str], list[str]] | None = None
+    header_lines: tuple[str, ...] = field(default=())  # after the model's declaration
+    check: Callable[[ModelEmitter], None] | None = None  # before any op is written
+
+
+class ModelEmitter:
+    """Writes the C of one planned model (``c_source``, ``h_source``)."""
+
+    def __init__(self, planned: PlannedModel, name: str, allocator: str = "static",
+                 extension: Extension | None = None) -> None:
+        self.ext = extension or Extension()
         self.pm = planned
         self.g: Graph = planned.graph
         self.plan = planned.plan
@@ -100,6 +131,9 @@ class _Emitter:
 
     # ----- context callbacks -----
     def ptr(self, t: int) -> str:
+        if t in self.ext.external:
+            raise PlanError(f"tensor {t} is in external flash: only its streamed op may "
+                            "use it")
         tensor = self.g.tensors[t]
         if tensor.is_constant:
             return f"((const void *){self._weight(tensor)})"
@@ -147,20 +181,22 @@ class _Emitter:
             self.extra_decls.append("\n".join(lines))
         return decl
 
-    def attach_symbol(self) -> str:
-        """The descriptor's ``attach`` (streamed weights: nnopt.swap.codegen)."""
-        return "NULL"
-
     # ----- files -----
     def op_functions(self) -> list[str]:
+        if self.ext.check is not None:
+            self.ext.check(self)
+        self.headers.update(self.ext.headers)
+        own = self.ext.own_ops
+        g = self.g if not own else replace(
+            self.g, ops=tuple(op for op in self.g.ops if op.index not in own))
         out = []
-        for op in self.g.ops:
+        for op in g.ops:
             if op.index in self.aliased_ops or self.stages.call(op.index) is not None:
                 continue  # aliased (shares its input's bytes) or run by a tiled stage
             low = self.views.lowering_for(op) or lowering_for(op)
             self.headers.update(low.headers)
             ctx = EmitContext(
-                graph=self.g, op=op, ptr=self.ptr,
+                graph=g, op=op, ptr=self.ptr,
                 const_array=self.const_array_for(op.index),
                 scratch=self.scratch_ptr(op.index),
                 specialize=self.specialize, model=self.name, decl=self.decl_for(op.index),
@@ -171,7 +207,7 @@ class _Emitter:
                        + "\n".join("    " + line if line else "" for line in body)
                        + "\n}\n")
         decls, funcs, headers = self.stages.emit(
-            lambda op: EmitContext(graph=self.g, op=op, ptr=self.ptr,
+            lambda op: EmitContext(graph=g, op=op, ptr=self.ptr,
                                    const_array=self.const_array_for(op.index),
                                    scratch=self.scratch_ptr(op.index),
                                    specialize=self.specialize, model=self.name,
@@ -180,12 +216,17 @@ class _Emitter:
             dynamic=self.dyn is not None)
         self.extra_decls += decls
         self.headers.update(headers)
-        return out + funcs
+        out += funcs
+        if self.ext.op_function is not None:
+            out += [self.ext.op_function(self, op) for op in self.g.ops if op.index in own]
+        self.extra_decls += self.ext.declarations()
+        return out
 
     def invoke(self) -> str:
         if self.dyn is not None:
             return self.dyn_invoke(self.dyn)
-        lines = [f"static nnrt_status_t {self.name}_invoke(void)", "{",
+        inner = self.ext.inner_invoke or f"{self.name}_invoke"
+        lines = [f"static nnrt_status_t {inner}(void)", "{",
                  "    nnrt_status_t s = NNRT_OK;"]
         for idx in self.plan.schedule:
             op = self.g.op_by_index[idx]
@@ -208,6 +249,8 @@ class _Emitter:
                              f"{self.g.tensors[t].nbytes}u);")
             lines.append("#endif")
         lines += ["    return s;", "}"]  # s is read even when every op was aliased away
+        if self.ext.invoke_wrapper is not None and self.ext.inner_invoke is not None:
+            lines += ["", *self.ext.invoke_wrapper(self.ext.inner_invoke)]
         return "\n".join(lines)
 
     def dyn_state(self, dyn: DynamicPlan) -> list[str]:
@@ -351,7 +394,7 @@ class _Emitter:
             f'    "{name}", {len(g.inputs)}u, {len(g.outputs)}u, {name}_inputs, '
             f"{name}_outputs,",
             f"    {arena_bytes}u, {name}_input_ptr, {name}_output_ptr, {name}_invoke,",
-            f"    {self.attach_symbol()},",
+            f"    {self.ext.attach},",
             "};", "",
         ]
         return "\n".join(head + self.const_decls + self.extra_decls + [""] + ops + tail)
@@ -372,7 +415,8 @@ class _Emitter:
             "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
             f"/** {p.model}: {len(p.schedule)} ops, arena {arena_bytes} B, "
             f"weights {p.weight_bytes} B. */",
-            f"extern const nnrt_model_t {self.name}_model;", "", *dyn_decl,
+            f"extern const nnrt_model_t {self.name}_model;",
+            *(["", *self.ext.header_lines] if self.ext.header_lines else []), "", *dyn_decl,
             "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", "",
         ])
 
@@ -384,7 +428,7 @@ def generate(planned: PlannedModel, out_dir: Path, name: str | None = None,
     "dynamic-lazy" (compaction when an allocation needs it)."""
     ident = name or planned.plan.model
     out_dir.mkdir(parents=True, exist_ok=True)
-    em = _Emitter(planned, ident, allocator)
+    em = ModelEmitter(planned, ident, allocator)
     c_text = em.c_source()
     c_file = out_dir / f"{ident}_model.c"
     h_file = out_dir / f"{ident}_model.h"

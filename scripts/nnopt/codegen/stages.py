@@ -20,11 +20,12 @@ import numpy as np
 
 from ..cdefs import DTYPE_SIZE, DType
 from ..errors import PlanError
-from ..ir import Graph, Op, Tensor
+from ..ir import Graph, Op
 from ..lowering import EmitContext, lowering_for
-from ..lowering.elementwise import act_range_f32, c_params, c_value
+from ..lowering.elementwise import BinaryLowering, c_params, c_value
+from ..ops import known
 from ..passes.regions import WINDOW, spatial_of
-from ..plan import StageEntry
+from ..plan import Plan, StageEntry
 from .views import SpecCore, kernel_call, memo_consts, spec_core
 
 Region = tuple[int, int, int, int]
@@ -76,7 +77,7 @@ class StageEmitter:
         out = set()
         for i in self.st.ops:
             op = self.g.op_by_index[i]
-            if op.opcode == "TRANSPOSE":
+            if _is(op, "transpose"):
                 out.add(op.inputs[0])
         return out
 
@@ -105,7 +106,7 @@ class StageEmitter:
                     gathered.add(x)
                     body += self._gather(x, ptr)
             ctx = self.ctx_for(op)
-            if op.opcode == "TRANSPOSE":
+            if _is(op, "transpose"):
                 body += self._transpose(op, ptr)
             else:
                 sp = spatial_of(self.g, op)
@@ -113,7 +114,7 @@ class StageEmitter:
                     raise PlanError(f"op {op.index} ({op.opcode}) cannot run in a tile")
                 if sp.kind == WINDOW:
                     p, b = self._window(op, ctx, ptr)
-                elif op.opcode == "CONCATENATION":
+                elif _is(op, "concat"):
                     p, b = self._concat(op, ctx, ptr)
                 else:
                     p, b = self._binary(op, ptr)
@@ -234,7 +235,6 @@ class StageEmitter:
         yout = self.buf(y, ptr)
         _, _, c, e = self._dims(y)
         elem = {DType.INT8: "int8_t", DType.FLOAT32: "float"}[yt.dtype]
-        sfx = "s8" if yt.dtype == DType.INT8 else "f32"
         self.headers.add("nnrt/kernels/elementwise.h")
         operands: list[tuple[str, list[int], list[list[int]]]] = []
         for t in op.inputs[:2]:
@@ -266,8 +266,11 @@ class StageEmitter:
         oname = f"st{self.idx}_op{op.index}_io"
         self.decls.append(_table(bname, "nnrt_broadcast_t", bcasts))
         self.decls.append(_table(oname, "uint32_t", offs_tab, 3))
-        name = op.opcode.lower()
         var = f"op{op.index}"
+        low = lowering_for(op)
+        assert isinstance(low, BinaryLowering)
+        fn = low.function(op, yt.dtype == DType.INT8)
+        ptype = low.param_type(op, yt.dtype == DType.INT8)
 
         def operand(k: int) -> str:
             base = operands[k][0]
@@ -276,22 +279,15 @@ class StageEmitter:
             return f"(const {elem} *)(const void *)({base} + {oname}[p][{k}])"
 
         out = f"({elem} *)(void *)({yout.base} + {oname}[p][2])"
-        if op.opcode in ("MAXIMUM", "MINIMUM"):
+        if ptype is None:
             return [], [f"/* op {op.index}: {op.opcode} on this patch */",
-                        *self._check(f"nnrt_{name}_{sfx}(&{bname}[p], {operand(0)}, "
+                        *self._check(f"{fn}(&{bname}[p], {operand(0)}, "
                                      f"{operand(1)}, {out})")]
         ta, tb = (self.g.tensors[t] for t in op.inputs[:2])
-        if yt.dtype == DType.INT8:
-            ptype = "nnrt_mul_s8_params_t" if op.opcode == "MUL" else "nnrt_add_s8_params_t"
-            fields = _binary_s8_fields(op, ta, tb, yt)
-        else:
-            lo, hi = act_range_f32(op, getattr(op.options, "activation", "NONE"))
-            ptype = "nnrt_binary_f32_params_t"
-            fields = {"act_min": lo, "act_max": hi}
-        fields = {"bcast": bcasts[0], **fields}
+        fields = {"bcast": bcasts[0], **low.params(op, ta, tb, yt)}
         pre = [*c_params(ptype, fields, f"{var}_base"), f"{ptype} {var} = {var}_base;"]
         body = [f"/* op {op.index}: {op.opcode} on this patch */", f"{var}.bcast = {bname}[p];",
-                *self._check(f"nnrt_{name}_{sfx}(&{var}, {operand(0)}, {operand(1)}, {out})")]
+                *self._check(f"{fn}(&{var}, {operand(0)}, {operand(1)}, {out})")]
         return pre, body
 
     def _concat(self, op: Op, ctx: EmitContext, ptr: Callable[[int], str]
@@ -342,8 +338,46 @@ def _area(r: Region) -> int:
     return (r[1] - r[0]) * (r[3] - r[2])
 
 
-def _binary_s8_fields(op: Op, a: Tensor, b: Tensor, y: Tensor) -> dict[str, Any]:
-    """The registered lowering's int8 parameters (multipliers, offsets, range)."""
-    low = lowering_for(op)
-    fields = low._params_s8(op, a, b, y)  # type: ignore[attr-defined]
-    return dict(fields)
+def _is(op: Op, trait: str) -> bool:
+    """The op's definition has the boolean trait (``transpose``, ``concat``)."""
+    d = known(op)
+    return d is not None and bool(getattr(d, trait))
+
+
+class StageCalls:
+    """The tiled stages of a plan: which ops they run and the code that runs them."""
+
+    def __init__(self, plan: Plan, graph: Graph) -> None:
+        self.plan = plan
+        self.graph = graph
+        self.stage_of: dict[int, int] = {}
+        self.last_op: dict[int, int] = {}
+        for n, st in enumerate(plan.stages):
+            for i in st.ops:
+                self.stage_of[i] = n
+            self.last_op[st.ops[-1]] = n
+
+    def call(self, op_index: int) -> str | None:
+        """None: an ordinary op; "": run inside a stage (no call of its own); else the
+        stage function to call at this op (the stage's last)."""
+        if op_index not in self.stage_of:
+            return None
+        n = self.last_op.get(op_index)
+        return "" if n is None else f"stage_{n}"
+
+    def emit(self, ctx_for: Callable[[Op], EmitContext], arena_at: Callable[[int], str],
+             ptr: Callable[[int], str], dynamic: bool = False
+             ) -> tuple[list[str], list[str], set[str]]:
+        """(constant tables, functions, headers) of every stage."""
+        if self.plan.stages and dynamic:
+            raise PlanError("the dynamic allocator cannot run a plan with a tiled stage",
+                            hint="plan with --tiling off for --allocator dynamic")
+        decls: list[str] = []
+        funcs: list[str] = []
+        headers: set[str] = set()
+        for n, st in enumerate(self.plan.stages):
+            em = StageEmitter(st, n, self.graph, ctx_for, arena_at)
+            funcs.append("\n".join(em.emit(ptr)) + "\n")
+            decls += em.decls
+            headers |= em.headers
+        return decls, funcs, headers

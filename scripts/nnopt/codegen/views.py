@@ -18,13 +18,12 @@ registered lowering calls, on sub-views (the op's specialised matrix core where
   buffer with the planned scratch (a ring of output rows of 4 channels).
 
 :class:`ViewLowerings` answers, per op, the lowering to use instead of the registered
-one (or None).
+one (or None). The tiled stages are :mod:`.stages` (which uses :func:`kernel_call`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -34,15 +33,14 @@ from ..cdefs import DTYPE_SIZE, DType
 from ..errors import NnoptError, PlanError
 from ..ir import ConcatOptions, ConvOptions, Graph, Op, PoolOptions
 from ..lowering import EmitContext, lowering_for
+from ..lowering.call import KernelCall, render
 from ..lowering.conv import (
-    activation_range_float,
-    activation_range_int8,
-    c_float,
-    per_tensor_quant,
-    weight_requant,
+    ConvLowering,
 )
-from ..lowering.elementwise import Raw, act_range_f32, act_range_s8, c_params
-from ..lowering.specialize import SPECIALIZABLE, spec_symbol
+from ..lowering.elementwise import Raw, c_params
+from ..lowering.pool import PoolLowering
+from ..lowering.specialize import SPECIALIZABLE, SpecNames
+from ..ops import known
 from ..passes.inplace_ops import row_chunks, row_steps, variant_query
 from ..passes.regions import WINDOW, Spatial, spatial_of
 from ..plan import Plan
@@ -52,17 +50,16 @@ C_ELEM = {DType.INT8: "int8_t", DType.FLOAT32: "float"}
 
 def _geom_fields(graph: Graph, op: Op, sp: Spatial) -> dict[str, Any]:
     x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
-    if op.opcode in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
-        o = op.options
-        assert isinstance(o, PoolOptions)
+    if isinstance(op.options, PoolOptions):
+        p = op.options
         return {"batches": 1, "input_h": x.shape[1], "input_w": x.shape[2],
                 "channels": x.shape[3], "output_h": y.shape[1], "output_w": y.shape[2],
-                "filter_h": o.filter_h, "filter_w": o.filter_w, "stride_h": o.stride_h,
-                "stride_w": o.stride_w, "pad_top": sp.h.pad, "pad_left": sp.w.pad}
+                "filter_h": p.filter_h, "filter_w": p.filter_w, "stride_h": p.stride_h,
+                "stride_w": p.stride_w, "pad_top": sp.h.pad, "pad_left": sp.w.pad}
     o = op.options
     assert isinstance(o, ConvOptions)
     w = graph.tensors[op.inputs[1]]
-    dw = op.opcode == "DEPTHWISE_CONV_2D"
+    dw = _depthwise(op)
     return {"batches": 1, "input_h": x.shape[1], "input_w": x.shape[2], "input_c": x.shape[3],
             "output_h": y.shape[1], "output_w": y.shape[2], "output_c": y.shape[3],
             "filter_h": w.shape[1], "filter_w": w.shape[2],
@@ -71,74 +68,21 @@ def _geom_fields(graph: Graph, op: Op, sp: Spatial) -> dict[str, Any]:
             "dilation_w": o.dilation_w, "pad_top": sp.h.pad, "pad_left": sp.w.pad}
 
 
-@dataclass(frozen=True)
-class KernelCall:
-    """A window op as one kernel: its params type and fields, function and pointers."""
-
-    ptype: str
-    fields: dict[str, Any]
-    fn: str
-    elem: str  # C element type of input/output
-    weights: tuple[str, ...]  # extra pointer arguments between input and output
-    geom_key: str  # name of the geometry member ("geom")
-    scratch: tuple[str, ...] = ()  # trailing scratch argument of the variant, if any
-
-
 def kernel_call(ctx: EmitContext, sp: Spatial) -> KernelCall:
-    """The kernel call of a window op over whole tensors (explicit padding included)."""
+    """The registered lowering's call of a window op over whole tensors, with the
+    geometry of its access pattern (explicit padding included)."""
     graph, op = ctx.graph, ctx.op
-    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     geom = _geom_fields(graph, op, sp)
-    int8 = x.dtype == DType.INT8
-    elem = C_ELEM[x.dtype]
-    sfx = "s8" if int8 else "f32"
-    if op.opcode in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
-        o = op.options
-        assert isinstance(o, PoolOptions)
-        lo: Any
-        hi: Any
-        if int8:
-            lo, hi = act_range_s8(op, o.activation, y)
-        else:
-            lo, hi = act_range_f32(op, o.activation)
-        kind = "maxpool2d" if op.opcode == "MAX_POOL_2D" else "avgpool2d"
-        return KernelCall(f"nnrt_pool_{sfx}_params_t", {"geom": geom, "act_min": lo,
-                                                       "act_max": hi},
-                          f"nnrt_{kind}_{sfx}", elem, (), "geom")
-    o = op.options
-    assert isinstance(o, ConvOptions)
-    w = graph.tensors[op.inputs[1]]
-    bias = graph.tensors[op.inputs[2]] if len(op.inputs) > 2 and op.inputs[2] >= 0 else None
-    dw = op.opcode == "DEPTHWISE_CONV_2D"
-    fn = f"nnrt_{'depthwise_conv2d' if dw else 'conv2d'}_{sfx}"
-    wptrs = (ctx.ptr(w.index), ctx.ptr(bias.index) if bias is not None else "NULL")
-    scratch: tuple[str, ...] = ()
+    low = lowering_for(op)
+    if isinstance(low, PoolLowering):
+        return low.window_call(ctx, geom)
+    if not isinstance(low, ConvLowering):
+        raise PlanError(f"op {op.index} ({op.opcode}) has no window kernel")
     # The kernel variant the registered lowering picks for the whole op also takes every
     # sub-view of it (same filter, channels and padding kind), with the same scratch,
     # which the planner reserved; folded padding: the variant of the padded geometry.
-    chooser = getattr(lowering_for(op), "variant", None)
     query = variant_query(graph, op)
-    if chooser is not None and query is not None:
-        v = chooser(*query)
-        fn = v.function
-        if v.scratch:
-            scratch = (ctx.scratch,)
-    fields: dict[str, Any] = {"geom": geom}
-    if int8:
-        _, z_in = per_tensor_quant(op, x, "input")
-        s_out, z_out = per_tensor_quant(op, y, "output")
-        per_channel, mults, shifts = weight_requant(op, x, w, y, y.shape[3], 3 if dw else 0)
-        alo, ahi = activation_range_int8(o.activation, s_out, z_out)
-        mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
-        shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
-        fields.update({"input_offset": -z_in, "output_offset": z_out, "act_min": alo,
-                       "act_max": ahi, "per_channel": 1 if per_channel else 0,
-                       "multiplier": Raw(mult), "shift": Raw(shift), "pool": Raw("NULL")})
-        return KernelCall("nnrt_conv_s8_params_t", fields, fn, elem, wptrs, "geom", scratch)
-    flo, fhi = activation_range_float(o.activation)
-    fields.update({"act_min": Raw(c_float(flo)), "act_max": Raw(c_float(fhi)),
-                   "pool": Raw("NULL")})
-    return KernelCall("nnrt_conv_f32_params_t", fields, fn, elem, wptrs, "geom", scratch)
+    return low.window_call(ctx, geom, low.variant(*query) if query is not None else None)
 
 
 def memo_consts(ctx: EmitContext) -> EmitContext:
@@ -155,38 +99,21 @@ def memo_consts(ctx: EmitContext) -> EmitContext:
     return replace(ctx, const_array=const_array)
 
 
-@dataclass(frozen=True)
-class SpecCore:
-    """An op's matrix core specialised by the registered lowering (--specialize): its
-    constant nnrt_gemm_s8_t and pixel-pair function, callable on any sub-view through
-    nnrt_spec_conv_gemm_s8() (nnrt/kernels/spec.h) with the view's geometry."""
-
-    core: str
-    px2: str
-    entry: str  # the whole-op entry the lowering also defines (unused by views)
-
-
-_CORE = re.compile(r"static const nnrt_gemm_s8_t (\w+) = ")
+SpecCore = SpecNames
 
 
 def spec_core(ctx: EmitContext, k: KernelCall) -> SpecCore | None:
-    """Declare the op's specialised matrix core (through the registered lowering, so
-    the constants are its own) where --specialize gives the op one; else None."""
-    if ctx.decl is None or k.fn not in SPECIALIZABLE or ctx.op.opcode != "CONV_2D":
+    """Declare the op's specialised matrix core (the registered lowering's, so the
+    constants are its own) where --specialize gives the op one; else None."""
+    low = lowering_for(ctx.op)
+    d = known(ctx.op)
+    if (ctx.decl is None or k.fn not in SPECIALIZABLE or d is None or d.window != "conv"
+            or not isinstance(low, ConvLowering)):
         return None
-    captured: list[list[str]] = []
     try:
-        lowering_for(ctx.op).emit(replace(ctx, decl=captured.append))
+        return low.spec_core(ctx)
     except NnoptError:
         return None  # the lowering does not take this geometry whole: generic calls
-    text = "\n".join(line for block in captured for line in block)
-    entry = spec_symbol(ctx.model, ctx.op.index)
-    m = _CORE.search(text)
-    if m is None or f"{entry}_2px(" not in text:
-        return None
-    for block in captured:
-        ctx.decl(block)
-    return SpecCore(m.group(1), f"{entry}_2px", entry)
 
 
 def _spec_call(sc: SpecCore, k: KernelCall, params: str, x: str, y: str) -> str:
@@ -195,7 +122,7 @@ def _spec_call(sc: SpecCore, k: KernelCall, params: str, x: str, y: str) -> str:
 
 
 def _call(k: KernelCall, params: str, x: str, y: str) -> str:
-    return f"{k.fn}({', '.join([params, x, *k.weights, y, *k.scratch])})"
+    return render(k, params, x, y)
 
 
 def _typed(ptr: str, elem: str, const: bool, byte_offset: str | None = None) -> str:
@@ -227,11 +154,7 @@ _POOL_H = ("nnrt/kernels/pool.h",)
 
 
 def _headers_for(op: Op) -> tuple[str, ...]:
-    if op.opcode in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
-        return _POOL_H
-    if op.opcode == "CONCATENATION":
-        return ("nnrt/kernels/shape.h",)
-    return _CONV_H
+    return tuple(lowering_for(op).headers)
 
 
 def emit_window(ctx: EmitContext) -> list[str]:
@@ -459,11 +382,22 @@ class Bands:
 def _pointwise(graph: Graph, op: Op, sp: Spatial) -> bool:
     """A conv whose output pixel p reads exactly input pixel p (1x1, stride 1, no
     padding): runs of pixels need not follow rows."""
-    if op.opcode != "CONV_2D":
+    d = known(op)
+    if d is None or d.window != "conv":
         return False
     w = graph.tensors[op.inputs[1]]
     return (w.shape[1] == 1 and w.shape[2] == 1 and sp.h.stride == 1 and sp.w.stride == 1
             and sp.h.pad == 0 and sp.w.pad == 0)
+
+
+def _depthwise(op: Op) -> bool:
+    d = known(op)
+    return d is not None and d.window == "depthwise"
+
+
+def _concat(op: Op) -> bool:
+    d = known(op)
+    return d is not None and d.concat
 
 
 def _explicit(op: Op) -> bool:
@@ -498,7 +432,7 @@ class ViewLowerings:
                              emit_depthwise_inplace)
         if e is not None and e.kind == "rows":
             direction = e.direction
-            if op.opcode == "CONCATENATION":
+            if _concat(op):
                 return _Lowering(("nnrt/kernels/shape.h",),
                                  lambda ctx: emit_concat_rows(ctx, direction))
             chunks = self._chunks(op, direction)
@@ -527,44 +461,3 @@ class ViewLowerings:
                      for q in range(ty.shape[1] * ty.shape[2])]
             return Bands(tuple(row_chunks(steps, delta, direction, 2)), True)
         return Bands(tuple(row_chunks(row_steps(self.graph, sp, x), delta, direction)), False)
-
-
-class StageCalls:
-    """The tiled stages of a plan: which ops they run and the code that runs them."""
-
-    def __init__(self, plan: Plan, graph: Graph) -> None:
-        self.plan = plan
-        self.graph = graph
-        self.stage_of: dict[int, int] = {}
-        self.last_op: dict[int, int] = {}
-        for n, st in enumerate(plan.stages):
-            for i in st.ops:
-                self.stage_of[i] = n
-            self.last_op[st.ops[-1]] = n
-
-    def call(self, op_index: int) -> str | None:
-        """None: an ordinary op; "": run inside a stage (no call of its own); else the
-        stage function to call at this op (the stage's last)."""
-        if op_index not in self.stage_of:
-            return None
-        n = self.last_op.get(op_index)
-        return "" if n is None else f"stage_{n}"
-
-    def emit(self, ctx_for: Callable[[Op], EmitContext], arena_at: Callable[[int], str],
-             ptr: Callable[[int], str], dynamic: bool = False
-             ) -> tuple[list[str], list[str], set[str]]:
-        """(constant tables, functions, headers) of every stage."""
-        from .stages import StageEmitter
-
-        if self.plan.stages and dynamic:
-            raise PlanError("the dynamic allocator cannot run a plan with a tiled stage",
-                            hint="plan with --tiling off for --allocator dynamic")
-        decls: list[str] = []
-        funcs: list[str] = []
-        headers: set[str] = set()
-        for n, st in enumerate(self.plan.stages):
-            em = StageEmitter(st, n, self.graph, ctx_for, arena_at)
-            funcs.append("\n".join(em.emit(ptr)) + "\n")
-            decls += em.decls
-            headers |= em.headers
-        return decls, funcs, headers

@@ -11,6 +11,9 @@ from pathlib import Path
 from ..boards import known_boards, load_board
 from ..driver import CompileRequest, SwapKey
 from ..errors import NnoptError
+from ..frontend.onnx import parse_input_shapes
+from ..frontend.tflite import load_model
+from ..ir import Graph
 from ..lowering.specialize import SPECIALIZE_MODES
 from ..passes.arena import STRATEGIES
 from ..passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS, MODES
@@ -23,6 +26,10 @@ from .progress_line import Messages, ProgressLine
 
 
 def add_plan_arguments(p: argparse.ArgumentParser) -> None:
+    m = p.add_argument_group("model input")
+    m.add_argument("--input-shape", action="append", metavar="NAME=D1,D2,...",
+                   help="ONNX models: fix the dynamic dimensions of input NAME, e.g. "
+                   "--input-shape input=1,3,32,32 (repeatable)")
     g = p.add_argument_group("planning")
     g.add_argument("-b", "--board", metavar="NAME",
                    help="target board; its SRAM is the budget (known: "
@@ -109,6 +116,17 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    "by the cost model)")
 
 
+def input_shapes_arg(args: argparse.Namespace) -> dict[str, tuple[int, ...]]:
+    """--input-shape NAME=D1,D2,... (repeatable) as {name: shape}."""
+    return parse_input_shapes(getattr(args, "input_shape", None) or [])
+
+
+def load_model_arg(args: argparse.Namespace) -> Graph:
+    """The model named on the command line (.tflite, or ONNX by content), with
+    --input-shape applied."""
+    return load_model(args.model, input_shapes_arg(args) or None)
+
+
 def _safe_boards() -> list[str]:
     try:
         return known_boards()
@@ -182,7 +200,8 @@ def compile_request(args: argparse.Namespace, options: PlanOptions, *,
         swap_staging=args.swap_staging, allocator=args.allocator,
         key=SwapKey(args.swap_key, args.swap_key_file, swap_key_id(args)),
         out_dir=getattr(args, "out", None), emit=tuple(emit or ()),
-        report_path=getattr(args, "json", None), plot_path=getattr(args, "plot", None))
+        report_path=getattr(args, "json", None), plot_path=getattr(args, "plot", None),
+        input_shapes=tuple(input_shapes_arg(args).items()))
 
 
 def swap_key_id(args: argparse.Namespace) -> int | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import driver
+from ..frontend.onnx import internal_layout, is_onnx
 from ..passes.dynamic import summary_lines
 from ..report.text import op_table, summary, swap_summary, swap_table
 from .common import (
@@ -24,7 +25,7 @@ from .common import (
 )
 
 DESCRIPTION = """\
-Plan a .tflite model for a microcontroller and report its memory:
+Plan a .tflite (or ONNX) model for a microcontroller and report its memory:
 the peak SRAM as shipped (file order) and after optimisation (operator reordering,
 max-pool fusion, in-place element-wise ops), the lower bound, the arena layout, and a
 picture of the arena over time. With -o, also writes the generated C sources
@@ -49,7 +50,9 @@ def add_parser(sub: Any) -> None:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", type=Path, metavar="MODEL.tflite", help="the model to plan")
+    p.add_argument("model", type=Path, metavar="MODEL",
+                   help="the model to plan: MODEL.tflite, or MODEL.onnx (torch.onnx.export; "
+                   "recognised by content)")
     p.add_argument("-o", "--out", type=Path, metavar="OUTDIR",
                    help="write generated C, <name>_plan.json, <name>_report.json and "
                    "<name>_memory.png here")
@@ -67,7 +70,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     request = compile_request(args, plan_options(args))  # a bad --swap-key-id fails here
-    loaded = driver.load(request.model, progress=progress)
+    loaded = driver.load(request.model, progress=progress,
+                         input_shapes=dict(request.input_shapes))
     popts, line = planning_progress(request.options, len(loaded.graph.ops))
     try:
         compiled = driver.plan(replace(request, options=popts), loaded, progress=progress)
@@ -77,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
     graph = compiled.planned.graph
     out = sys.stdout
     print("\n".join(summary(plan)), file=out)
+    layout = internal_layout(graph) if is_onnx(loaded.data) else None
+    if layout:
+        print(f"  layout: {layout}", file=out)
     if plan.swap is not None:
         print("\n".join(swap_summary(plan.swap)), file=out)
     dyn = compiled.dynamic

@@ -24,6 +24,7 @@ from ..swap.provision import check_key_store
 from .common import (
     add_plan_arguments,
     compile_request,
+    input_shapes_arg,
     plan_options,
     planning_progress,
     progress,
@@ -54,7 +55,8 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="compile and run one inference (host or QEMU)",
                        description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", type=Path, metavar="MODEL.tflite")
+    p.add_argument("model", type=Path, metavar="MODEL",
+                   help="MODEL.tflite, or MODEL.onnx (inputs/outputs in ONNX layout and dtype)")
     p.add_argument("--target", choices=("host", "qemu-m7", "qemu-m3"), default="host",
                    help="where to run (default: host)")
     p.add_argument("-i", "--input", type=Path, action="append", metavar="IN.bin",
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.swap_key_store is not None:
         raise NnoptError("--swap-key-store needs --swap-key-id",
                          hint="name the key to use: --swap-key-id ID")
-    loaded = driver.load(args.model)
+    loaded = driver.load(args.model, input_shapes=input_shapes_arg(args))
     graph = loaded.graph
     inputs: list[bytes] = []
     if args.input:

@@ -30,7 +30,7 @@ from typing import Literal, get_args
 
 from ..boards import Board, load_board
 from ..errors import ToolchainError
-from ..paths import nnrt_dir
+from ..paths import nnrt_dir, nnrt_include_dirs
 from .linker import Addresses, linker_script
 from .qemu import INSTRUCTIONS_PER_TICK, QEMU_HINT, parse_instructions, qemu_command
 
@@ -184,7 +184,7 @@ def _plan(spec: BuildSpec) -> _Plan:
             raise ToolchainError(f"source file {s} not found")
     if spec.kind == "executable":
         sources += [p for p in port_sources(spec.target) if p not in sources]
-    include_dirs = [nnrt_dir() / "include", *(Path(d).resolve() for d in spec.include_dirs)]
+    include_dirs = [*nnrt_include_dirs(), *(Path(d).resolve() for d in spec.include_dirs)]
     defines = base_defines(spec.target, board)
     defines.update({str(k): str(v) for k, v in spec.defines.items()})
     cflags = [*WARNINGS, spec.opt, "-g", *machine]

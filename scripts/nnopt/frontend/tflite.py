@@ -2,13 +2,14 @@
 
 Subgraph 0 is the model. Every user mistake (not a file, not TFLite, truncated or
 corrupt, more than one subgraph, an unknown operator or dtype) raises a typed
-:class:`~nnopt.errors.NnoptError` naming the problem, never a raw exception.
+:class:`~nnopt.errors.NnoptError` naming the problem, never a raw exception. Each
+operator's options are read by its definition (:mod:`nnopt.ops`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,134 +18,16 @@ from tflite.utils import BUILTIN_OPCODE2NAME
 
 from ..cdefs import DType
 from ..errors import ModelError, NnoptError, UnsupportedError
-from ..ir import (
-    ActivationOptions,
-    ConcatOptions,
-    ConvOptions,
-    FullyConnectedOptions,
-    Graph,
-    LeakyReluOptions,
-    NoOptions,
-    Op,
-    OpOptions,
-    PoolOptions,
-    Quant,
-    ReducerOptions,
-    SoftmaxOptions,
-    SqueezeOptions,
-    StridedSliceOptions,
-    Tensor,
-)
-from ..ops import SUPPORTED_OPS, supported_list
+from ..ir import Graph, NoOptions, Op, Quant, Tensor
+from ..ops import DEFINITIONS, supported_list
 from . import validate
+from .onnx import load_onnx_bytes, looks_like_onnx
 
 _TENSOR_TYPES: dict[int, DType] = {
     0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
     7: DType.INT16, 9: DType.INT8,
 }
 _TENSOR_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
-_PADDING = {0: "SAME", 1: "VALID"}
-_ACTIVATION = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
-
-
-def _options(cls: Any, op: Any) -> Any:
-    table = op.BuiltinOptions()
-    if table is None:
-        return None
-    opt = cls()
-    opt.Init(table.Bytes, table.Pos)
-    return opt
-
-
-def _act(o: Any) -> str:
-    return _ACTIVATION[o.FusedActivationFunction()] if o is not None else "NONE"
-
-
-def _conv(op: Any) -> OpOptions:
-    o = _options(tflite.Conv2DOptions, op)
-    return ConvOptions(_PADDING[o.Padding()], o.StrideH(), o.StrideW(),
-                       o.DilationHFactor(), o.DilationWFactor(), _act(o))
-
-
-def _dwconv(op: Any) -> OpOptions:
-    o = _options(tflite.DepthwiseConv2DOptions, op)
-    return ConvOptions(_PADDING[o.Padding()], o.StrideH(), o.StrideW(),
-                       o.DilationHFactor(), o.DilationWFactor(), _act(o), o.DepthMultiplier())
-
-
-def _pool(op: Any) -> OpOptions:
-    o = _options(tflite.Pool2DOptions, op)
-    return PoolOptions(_PADDING[o.Padding()], o.StrideH(), o.StrideW(),
-                       o.FilterHeight(), o.FilterWidth(), _act(o))
-
-
-def _fc(op: Any) -> OpOptions:
-    o = _options(tflite.FullyConnectedOptions, op)
-    if o is None:
-        return FullyConnectedOptions()
-    if o.WeightsFormat() != 0:
-        raise UnsupportedError("FULLY_CONNECTED with shuffled weights is not supported",
-                               hint="convert the model with the default weights format")
-    return FullyConnectedOptions(_act(o), bool(o.KeepNumDims()))
-
-
-def _binary(cls: Any) -> Callable[[Any], OpOptions]:
-    def parse(op: Any) -> OpOptions:
-        return ActivationOptions(_act(_options(cls, op)))
-    return parse
-
-
-def _concat(op: Any) -> OpOptions:
-    o = _options(tflite.ConcatenationOptions, op)
-    return ConcatOptions(o.Axis(), _act(o))
-
-
-def _softmax(op: Any) -> OpOptions:
-    o = _options(tflite.SoftmaxOptions, op)
-    return SoftmaxOptions(float(o.Beta()) if o is not None else 1.0)
-
-
-def _mean(op: Any) -> OpOptions:
-    o = _options(tflite.ReducerOptions, op)
-    return ReducerOptions(bool(o.KeepDims()) if o is not None else False)
-
-
-def _leaky(op: Any) -> OpOptions:
-    o = _options(tflite.LeakyReluOptions, op)
-    return LeakyReluOptions(float(o.Alpha()) if o is not None else 0.2)
-
-
-def _squeeze(op: Any) -> OpOptions:
-    o = _options(tflite.SqueezeOptions, op)
-    if o is None or o.SqueezeDimsLength() == 0:
-        return SqueezeOptions()
-    return SqueezeOptions(tuple(int(d) for d in o.SqueezeDimsAsNumpy()))
-
-
-def _strided_slice(op: Any) -> OpOptions:
-    o = _options(tflite.StridedSliceOptions, op)
-    if o is None:
-        return StridedSliceOptions()
-    return StridedSliceOptions(o.BeginMask(), o.EndMask(), o.EllipsisMask(), o.NewAxisMask(),
-                               o.ShrinkAxisMask(), bool(o.Offset()))
-
-
-_OPTION_PARSERS: dict[str, Callable[[Any], OpOptions]] = {
-    "CONV_2D": _conv,
-    "DEPTHWISE_CONV_2D": _dwconv,
-    "AVERAGE_POOL_2D": _pool,
-    "MAX_POOL_2D": _pool,
-    "FULLY_CONNECTED": _fc,
-    "ADD": _binary(tflite.AddOptions),
-    "SUB": _binary(tflite.SubOptions),
-    "MUL": _binary(tflite.MulOptions),
-    "CONCATENATION": _concat,
-    "SOFTMAX": _softmax,
-    "MEAN": _mean,
-    "LEAKY_RELU": _leaky,
-    "SQUEEZE": _squeeze,
-    "STRIDED_SLICE": _strided_slice,
-}
 
 
 def model_name(path: Path) -> str:
@@ -158,13 +41,17 @@ def model_name(path: Path) -> str:
 UNSUPPORTED_MODES = ("refuse", "plan")
 
 
-def load_model(path: str | Path, unsupported: str = "refuse") -> Graph:
-    """Read a .tflite file into a verified Graph.
+def load_model(path: str | Path,
+               input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+               unsupported: str = "refuse") -> Graph:
+    """Read a model file (.tflite, or ONNX recognised by content) into a verified Graph.
+
+    ``input_shapes`` fixes dynamic ONNX input dimensions (``--input-shape``).
 
     ``unsupported="plan"`` (library use only, for planning studies such as
-    benchmarks/bench_planner.py): an operator without an nnopt definition is imported
-    as a generic op, its inputs and outputs with the shapes and dtypes of the file and
-    no traits (not an alias, not in place, not element-wise, no options), so the
+    benchmarks/bench_planner.py; TFLite files): an operator without an nnopt definition
+    is imported as a generic op, its inputs and outputs with the shapes and dtypes of the
+    file and no traits (not an alias, not in place, not element-wise, no options), so the
     planner can plan the graph with ``check_kernels=False``; nothing can run it."""
     p = Path(path)
     try:
@@ -173,20 +60,29 @@ def load_model(path: str | Path, unsupported: str = "refuse") -> Graph:
         raise ModelError(f"model file not found: {p}") from err
     except OSError as err:
         raise ModelError(f"cannot read model file {p}: {err.strerror}") from err
-    return load_model_bytes(data, model_name(p), source=str(p), unsupported=unsupported)
+    return load_model_bytes(data, model_name(p), source=str(p), input_shapes=input_shapes,
+                            unsupported=unsupported)
 
 
 def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
+                     input_shapes: Mapping[str, tuple[int, ...]] | None = None,
                      unsupported: str = "refuse") -> Graph:
     """:func:`load_model` of the file's bytes."""
     if unsupported not in UNSUPPORTED_MODES:
         raise ModelError(f"unknown unsupported-operator mode {unsupported!r}",
                          hint="use " + " or ".join(UNSUPPORTED_MODES))
     if len(data) < 8 or data[4:8] != b"TFL3":
+        if looks_like_onnx(data):
+            return load_onnx_bytes(data, name, source, input_shapes)
         raise ModelError(
-            f"{source} is not a TFLite model (no 'TFL3' file identifier)",
-            hint="pass a .tflite flatbuffer, e.g. from tf.lite.TFLiteConverter",
+            f"{source} is neither a TFLite model (no 'TFL3' file identifier) nor an ONNX "
+            "model",
+            hint="pass a .tflite flatbuffer (e.g. from tf.lite.TFLiteConverter) or an ONNX "
+            "file (e.g. from torch.onnx.export)",
         )
+    if input_shapes:
+        raise NnoptError("--input-shape applies to ONNX models only",
+                         hint="a .tflite model has fixed input shapes")
     try:
         validate.check_flatbuffer(data, source)
         graph = _parse(data, name, source, generic=unsupported == "plan")
@@ -263,16 +159,16 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
     for k in range(sg.OperatorsLength()):
         op = sg.Operators(k)
         opcode = _opcode_name(model, op)
+        definition = DEFINITIONS.get(opcode)
         ins = tuple(int(x) for x in op.InputsAsNumpy()) if op.InputsLength() else ()
         outs = tuple(int(x) for x in op.OutputsAsNumpy()) if op.OutputsLength() else ()
-        if opcode not in SUPPORTED_OPS:
-            if generic:  # no definition: a generic op (module docstring of load_model)
+        if definition is None:
+            if generic:  # no definition: a generic op (docstring of load_model)
                 ops.append(Op(k, opcode, ins, outs, NoOptions()))
             else:
                 unknown.setdefault(opcode, []).append(k)
             continue
-        parse = _OPTION_PARSERS.get(opcode)
-        options = parse(op) if parse else NoOptions()
+        options = definition.read_options(op)
         ops.append(Op(k, opcode, ins, outs, options))
     if unknown:
         listing = "; ".join(f"{name} (op {', '.join(map(str, idx[:5]))}"

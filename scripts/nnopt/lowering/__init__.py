@@ -18,6 +18,12 @@ only:
   Kernel headers the body needs are named in ``headers``. Where ``ctx.specialize``
   allows it, a lowering may add file-scope functions with ``ctx.decl`` (a kernel body
   specialised to the op, :mod:`.specialize`) and call them from the op body.
+
+Window lowerings (``conv``, ``pool``) also give their call as data
+(``window_call(ctx, geom, ...)`` -> :class:`.call.KernelCall`) for the code that runs
+the op on sub-views (``codegen.views``, ``codegen.stages``); ``ConvLowering.spec_core``
+declares the op's specialised matrix core for them. Which module holds an op's
+lowering is its definition's ``lowering`` (:mod:`nnopt.ops`).
 """
 
 from __future__ import annotations

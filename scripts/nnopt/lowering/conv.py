@@ -26,34 +26,42 @@ fused pools the generic entries. A firmware links only the kernels its ops name.
 the planner wants no scratch (``scratch_free``, memory first) a one-group conv runs
 ``nnrt_conv2d_opt_s8``, which keeps its columns in its own not-yet-written output.
 
-The activation-range and padding helpers here are TFLM's build-time arithmetic
-(``CalculateActivationRangeQuantized``, ``CalculateActivationRange``,
-``ComputePaddingHeightWidth``); ``lowering.fc`` reuses them.
+The activation-range and padding arithmetic is TFLM's (:mod:`nnopt.arith`); the
+quantisation checks here (:func:`per_tensor_quant`, :func:`weight_requant`) are shared
+with ``lowering.fc``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
+from ..arith import (
+    FLT_MAX,
+    FUSED_ACTIVATIONS,
+    INT8_MAX,
+    INT8_MIN,
+    activation_range_float,
+    activation_range_int8,
+    out_size_and_padding,
+)
 from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import ConvOptions, Graph, Op, PoolOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register, specialize
-
-FLT_MAX = float(np.finfo(np.float32).max)
-INT8_MIN, INT8_MAX = -128, 127
-FUSED_ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
+from .call import KernelCall
+from .elementwise import Raw
 
 _SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
                    "per-channel) and int32 bias, or float32 activations, weights and bias")
 
 
-# ----- TFLM's build-time arithmetic (shared with lowering.fc) -----
+# ----- checks and requantisation (shared with lowering.fc) -----
 
 def c_float(x: float) -> str:
     """A C float literal that parses to exactly float32(x)."""
@@ -61,50 +69,6 @@ def c_float(x: float) -> str:
     if math.isinf(v) or math.isnan(v):
         raise ValueError(f"no finite C literal for {x}")
     return f"{v!r}f"
-
-
-def _round_half_away(x: float) -> int:
-    return int(math.copysign(math.floor(abs(x) + 0.5), x))
-
-
-def _quantize_value(scale: float, zero_point: int, value: float) -> int:
-    # TFLM: zero_point + (int32)TfLiteRound(f / scale), the division in float32.
-    q = np.float32(value) / np.float32(scale)
-    return zero_point + _round_half_away(float(q))
-
-
-def activation_range_int8(activation: str, scale: float, zero_point: int) -> tuple[int, int]:
-    """``CalculateActivationRangeQuantized`` for an int8 output tensor."""
-    lo, hi = INT8_MIN, INT8_MAX
-    if activation == "RELU":
-        return max(lo, _quantize_value(scale, zero_point, 0.0)), hi
-    if activation == "RELU6":
-        return (max(lo, _quantize_value(scale, zero_point, 0.0)),
-                min(hi, _quantize_value(scale, zero_point, 6.0)))
-    if activation == "RELU_N1_TO_1":
-        return (max(lo, _quantize_value(scale, zero_point, -1.0)),
-                min(hi, _quantize_value(scale, zero_point, 1.0)))
-    return lo, hi
-
-
-def activation_range_float(activation: str) -> tuple[float, float]:
-    """``CalculateActivationRange<float>``: NONE clamps to [-FLT_MAX, FLT_MAX]."""
-    if activation == "RELU":
-        return 0.0, FLT_MAX
-    if activation == "RELU6":
-        return 0.0, 6.0
-    if activation == "RELU_N1_TO_1":
-        return -1.0, 1.0
-    return -FLT_MAX, FLT_MAX
-
-
-def out_size_and_padding(padding: str, size: int, filt: int, stride: int,
-                         dilation: int) -> tuple[int, int]:
-    """TFLM's output size and leading padding of one spatial axis."""
-    eff = (filt - 1) * dilation + 1
-    out = (size + stride - 1) // stride if padding == "SAME" else (size + stride - eff) // stride
-    total = max((out - 1) * stride + eff - size, 0)
-    return out, total // 2
 
 
 def check_activation(op: Op, activation: str) -> None:
@@ -414,6 +378,34 @@ def _op_variant(g: _ConvGeom, op: Op, int8: bool) -> Variant:
     return v
 
 
+@dataclass(frozen=True)
+class _Requant:
+    """An int8 conv's offsets, activation range and per-channel requantisation (its
+    multiplier and shift arrays emitted as constants)."""
+
+    z_in: int
+    z_out: int
+    lo: int
+    hi: int
+    per_channel: bool
+    shifts: list[int]
+    mult: str
+    shift: str
+
+
+def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool) -> _Requant:
+    op = ctx.op
+    assert isinstance(op.options, ConvOptions)
+    _, z_in = per_tensor_quant(op, x, "input")
+    s_out, z_out = per_tensor_quant(op, y, "output")
+    per_channel, mults, shifts = weight_requant(op, x, w, y, y.shape[3],
+                                                3 if depthwise else 0)
+    lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
+    mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
+    shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
+    return _Requant(z_in, z_out, lo, hi, per_channel, shifts, mult, shift)
+
+
 class ConvLowering:
     headers: Sequence[str] = ("nnrt/kernels/conv.h",)
 
@@ -432,6 +424,82 @@ class ConvLowering:
 
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return self.variant(graph, op).scratch
+
+    def window_call(self, ctx: EmitContext, geom: dict[str, Any],
+                    variant: Variant | None) -> KernelCall:
+        """The call on whole tensors with the geometry ``geom`` (padding as given) and
+        the kernel ``variant`` (None: the generic entry): callers running the op on
+        sub-views change its geometry. The parameters are the ones :meth:`emit`
+        writes."""
+        graph, op = ctx.graph, ctx.op
+        o = op.options
+        assert isinstance(o, ConvOptions)
+        x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+        y = graph.tensors[op.outputs[0]]
+        bias = graph.tensors[op.inputs[2]] if len(op.inputs) > 2 and op.inputs[2] >= 0 else None
+        dw = op.opcode == "DEPTHWISE_CONV_2D"
+        int8 = x.dtype == DType.INT8
+        sfx = "s8" if int8 else "f32"
+        fn = f"nnrt_{'depthwise_conv2d' if dw else 'conv2d'}_{sfx}"
+        wptrs = (ctx.ptr(w.index), ctx.ptr(bias.index) if bias is not None else "NULL")
+        scratch: tuple[str, ...] = ()
+        if variant is not None:
+            fn = variant.function
+            if variant.scratch:
+                scratch = (ctx.scratch,)
+        fields: dict[str, Any] = {"geom": geom}
+        elem = "int8_t" if int8 else "float"
+        if int8:
+            q = _requant(ctx, x, w, y, dw)
+            fields.update({"input_offset": -q.z_in, "output_offset": q.z_out,
+                           "act_min": q.lo, "act_max": q.hi,
+                           "per_channel": 1 if q.per_channel else 0,
+                           "multiplier": Raw(q.mult), "shift": Raw(q.shift),
+                           "pool": Raw("NULL")})
+            return KernelCall("nnrt_conv_s8_params_t", fields, fn, elem, wptrs, "geom", scratch)
+        flo, fhi = activation_range_float(o.activation)
+        fields.update({"act_min": Raw(c_float(flo)), "act_max": Raw(c_float(fhi)),
+                       "pool": Raw("NULL")})
+        return KernelCall("nnrt_conv_f32_params_t", fields, fn, elem, wptrs, "geom", scratch)
+
+    def spec_core(self, ctx: EmitContext) -> specialize.SpecNames | None:
+        """Declare the op's specialised matrix core (``ctx.decl``) where
+        ``--specialize`` gives the op one, for callers that run it on sub-views (bands,
+        patches, folded padding); its symbols, or None. Raises UnsupportedError for a
+        geometry this lowering does not take whole."""
+        declared: list[list[str]] = []
+        self.emit(replace(ctx, decl=declared.append))
+        if not declared or ctx.decl is None:
+            return None
+        for block in declared:
+            ctx.decl(block)
+        return specialize.SpecNames(specialize.core_symbol(ctx.op.index),
+                                    specialize.pair_symbol(ctx.model, ctx.op.index),
+                                    specialize.spec_symbol(ctx.model, ctx.op.index))
+
+    def _declare_spec(self, ctx: EmitContext, g: _ConvGeom,
+                      fields: list[tuple[str, str | list[str]]], bias_ptr: str, mult: str,
+                      shift: str, per_channel: bool, shifts: list[int], z_out: int, lo: int,
+                      hi: int) -> bool:
+        """Declare the specialised function of an int8 conv (True) where the mode, the
+        constant weights and ``ctx.decl`` allow it."""
+        graph, op = ctx.graph, ctx.op
+        w = graph.tensors[op.inputs[1]]
+        has_bias = bias_ptr != "NULL"
+        w_ident = specialize.weight_ident(ctx.ptr(w.index))
+        b_ident = specialize.weight_ident(bias_ptr) if has_bias else None
+        if (ctx.decl is None or w_ident is None or (has_bias and b_ident is None)
+                or op.index not in specialized_ops(graph, ctx.specialize)):
+            return False
+        pname = f"op{op.index}_params"
+        ctx.decl(specialize.conv_gemm_lines(specialize.ConvGemmSpec(
+            op_index=op.index, model=ctx.model,
+            params=_struct(pname, "nnrt_conv_s8_params_t", fields), params_name=pname,
+            depth=g.filter_h * g.filter_w * g.input_c, channels=g.output_c,
+            filter_ident=w_ident, bias_ident=b_ident, mult_ident=mult,
+            shift_ident=shift, per_channel=per_channel, output_offset=z_out,
+            act_min=lo, act_max=hi, shifts=shifts)))
+        return True
 
     def emit(self, ctx: EmitContext) -> list[str]:
         graph, op = ctx.graph, ctx.op
@@ -470,31 +538,16 @@ class ConvLowering:
         if variant.scratch:
             args += f", {ctx.scratch}"
         if int8:
-            _, z_in = per_tensor_quant(op, x, "input")
-            s_out, z_out = per_tensor_quant(op, y, "output")
-            per_channel, mults, shifts = weight_requant(
-                op, x, w, y, g.output_c, 3 if g.depthwise else 0)
-            lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
-            mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
-            shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
+            q = _requant(ctx, x, w, y, g.depthwise)
+            z_in, z_out, lo, hi, mult, shift = q.z_in, q.z_out, q.lo, q.hi, q.mult, q.shift
+            per_channel, shifts = q.per_channel, q.shifts
             fields: list[tuple[str, str | list[str]]] = [
                 ("geom", geom), ("input_offset", str(-z_in)), ("output_offset", str(z_out)),
                 ("act_min", str(lo)), ("act_max", str(hi)),
                 ("per_channel", "1" if per_channel else "0"),
                 ("multiplier", mult), ("shift", shift), ("pool", pool_ref)]
-            w_ident = specialize.weight_ident(ctx.ptr(w.index))
-            b_ident = specialize.weight_ident(bias_ptr) if bias is not None else None
-            if (ctx.decl is not None and w_ident is not None
-                    and (bias is None or b_ident is not None)
-                    and op.index in specialized_ops(graph, ctx.specialize)):
-                pname = f"op{op.index}_params"
-                ctx.decl(specialize.conv_gemm_lines(specialize.ConvGemmSpec(
-                    op_index=op.index, model=ctx.model,
-                    params=_struct(pname, "nnrt_conv_s8_params_t", fields), params_name=pname,
-                    depth=g.filter_h * g.filter_w * g.input_c, channels=g.output_c,
-                    filter_ident=w_ident, bias_ident=b_ident, mult_ident=mult,
-                    shift_ident=shift, per_channel=per_channel, output_offset=z_out,
-                    act_min=lo, act_max=hi, shifts=shifts)))
+            if self._declare_spec(ctx, g, fields, bias_ptr, mult, shift, per_channel,
+                                  shifts, z_out, lo, hi):
                 scratch = ctx.scratch if variant.scratch else "NULL"
                 return [f"return {specialize.spec_symbol(ctx.model, op.index)}("
                         f"{ctx.ptr(x.index)}, {ctx.ptr(y.index)}, {scratch});"]

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..arith import FUSED_ACTIVATIONS, activation_range_float, activation_range_int8
 from ..cdefs import MAX_DIMS, DType
 from ..errors import UnsupportedError
 from ..ir import ActivationOptions, Graph, Op, Tensor
@@ -69,17 +70,8 @@ def per_tensor_quant(op: Op, t: Tensor) -> tuple[float, int]:
     return scale, zp
 
 
-def _tflite_round(x: float) -> int:
-    """std::round: half away from zero."""
-    return int(math.copysign(math.floor(abs(x) + 0.5), x))
-
-
-_ACT_REAL = {"RELU": (0.0, None), "RELU6": (0.0, 6.0), "RELU_N1_TO_1": (-1.0, 1.0),
-             "NONE": (None, None)}
-
-
 def check_activation(op: Op, activation: str) -> None:
-    if activation not in _ACT_REAL:
+    if activation not in FUSED_ACTIVATIONS:
         raise refuse(op, f"fused activation {activation} is not supported",
                      "fused activation NONE, RELU, RELU6, RELU_N1_TO_1")
 
@@ -88,25 +80,13 @@ def act_range_s8(op: Op, activation: str, out: Tensor) -> tuple[int, int]:
     """TFLM's CalculateActivationRangeQuantized for an int8 output."""
     check_activation(op, activation)
     scale, zp = per_tensor_quant(op, out)
-    lo_real, hi_real = _ACT_REAL[activation]
-
-    def q(f: float) -> int:
-        # Quantize(): round(f / scale) in float32, then + zero_point.
-        return zp + _tflite_round(float(np.float32(f) / np.float32(scale)))
-
-    lo = -128 if lo_real is None else max(-128, q(lo_real))
-    hi = 127 if hi_real is None else min(127, q(hi_real))
-    return lo, hi
+    return activation_range_int8(activation, scale, zp)
 
 
 def act_range_f32(op: Op, activation: str) -> tuple[float, float]:
     """TFLM's CalculateActivationRange<float>."""
     check_activation(op, activation)
-    big = float(np.finfo(np.float32).max)
-    lo_real, hi_real = _ACT_REAL[activation]
-    if activation == "RELU":
-        return 0.0, big
-    return (-big if lo_real is None else lo_real), (big if hi_real is None else hi_real)
+    return activation_range_float(activation)
 
 
 @dataclass(frozen=True)
@@ -266,12 +246,34 @@ class BinaryLowering:
         act = _activation(op)
         check_activation(op, act)
         if out.dtype == DType.INT8:
-            self._params_s8(op, a, b, out)
+            self.params_s8(op, a, b, out)
 
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def _params_s8(self, op: Op, a: Tensor, b: Tensor, out: Tensor) -> dict[str, Any]:
+    @staticmethod
+    def function(op: Op, int8: bool) -> str:
+        """The kernel of the op (``nnrt_add_s8`` ...), whole or on a sub-view."""
+        return f"nnrt_{op.opcode.lower()}_{'s8' if int8 else 'f32'}"
+
+    @staticmethod
+    def param_type(op: Op, int8: bool) -> str | None:
+        """The kernel's parameter struct; None: it takes the broadcast walk alone."""
+        if op.opcode in ("MAXIMUM", "MINIMUM"):
+            return None
+        if not int8:
+            return "nnrt_binary_f32_params_t"
+        return "nnrt_mul_s8_params_t" if op.opcode == "MUL" else "nnrt_add_s8_params_t"
+
+    def params(self, op: Op, a: Tensor, b: Tensor, out: Tensor) -> dict[str, Any]:
+        """The parameter fields besides the broadcast walk (int8 requantisation or the
+        float activation range)."""
+        if out.dtype == DType.INT8:
+            return self.params_s8(op, a, b, out)
+        lo, hi = act_range_f32(op, _activation(op))
+        return {"act_min": lo, "act_max": hi}
+
+    def params_s8(self, op: Op, a: Tensor, b: Tensor, out: Tensor) -> dict[str, Any]:
         code = op.opcode
         if code in ("MAXIMUM", "MINIMUM"):
             return {}  # TFLM compares raw values whatever the quantisation
@@ -304,26 +306,18 @@ class BinaryLowering:
         a, b, out = _operands(g, op)
         bc = broadcast_descriptor(a.shape, b.shape, out.shape)
         assert bc is not None
-        name = op.opcode.lower()
         if out.num_elements == 0:
             return ["return NNRT_OK;"]
-        if out.dtype == DType.INT8:
-            suffix, ctype = "s8", "int8_t"
-        else:
-            suffix, ctype = "f32", "float"
+        ctype = "int8_t" if out.dtype == DType.INT8 else "float"
         args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
                 cast(ctx, out.index, ctype, False)]
-        if op.opcode in ("MAXIMUM", "MINIMUM"):
+        fn = self.function(op, out.dtype == DType.INT8)
+        ptype = self.param_type(op, out.dtype == DType.INT8)
+        if ptype is None:
             return [*c_params("nnrt_broadcast_t", bc.c(), "bcast"),
-                    *c_call(f"nnrt_{name}_{suffix}", ["&bcast", *args])]
-        if out.dtype == DType.INT8:
-            ptype = "nnrt_mul_s8_params_t" if op.opcode == "MUL" else "nnrt_add_s8_params_t"
-            fields = {"bcast": bc.c(), **self._params_s8(op, a, b, out)}
-        else:
-            lo, hi = act_range_f32(op, _activation(op))
-            ptype = "nnrt_binary_f32_params_t"
-            fields = {"bcast": bc.c(), "act_min": lo, "act_max": hi}
-        return [*c_params(ptype, fields), *c_call(f"nnrt_{name}_{suffix}", ["&params", *args])]
+                    *c_call(fn, ["&bcast", *args])]
+        fields = {"bcast": bc.c(), **self.params(op, a, b, out)}
+        return [*c_params(ptype, fields), *c_call(fn, ["&params", *args])]
 
 
 register(("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"), BinaryLowering())

@@ -23,13 +23,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..arith import activation_range_float, activation_range_int8
 from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, Tensor
 from . import EmitContext, register, specialize
 from .conv import (
-    activation_range_float,
-    activation_range_int8,
     c_float,
     check_activation,
     per_tensor_quant,

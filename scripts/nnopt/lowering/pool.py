@@ -22,6 +22,7 @@ from ..cdefs import MAX_DIMS, DType
 from ..ir import Graph, Op, PoolOptions, ReducerOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
+from .call import KernelCall
 from .elementwise import (
     act_range_f32,
     act_range_s8,
@@ -106,9 +107,30 @@ class PoolLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
+    @staticmethod
+    def function(op: Op, int8: bool) -> str:
+        """The kernel of the op (``nnrt_maxpool2d_s8`` ...), whole or on a sub-view."""
+        kind = "maxpool2d" if op.opcode == "MAX_POOL_2D" else "avgpool2d"
+        return f"nnrt_{kind}_{'s8' if int8 else 'f32'}"
+
+    def window_call(self, ctx: EmitContext, geom: dict[str, Any]) -> KernelCall:
+        """The call on whole tensors with the geometry ``geom`` (padding as given):
+        callers running the op on sub-views change its geometry."""
+        op = ctx.op
+        o = op.options
+        assert isinstance(o, PoolOptions)
+        x, y = ctx.graph.tensors[op.inputs[0]], ctx.graph.tensors[op.outputs[0]]
+        int8 = x.dtype == DType.INT8
+        lo: Any
+        hi: Any
+        lo, hi = act_range_s8(op, o.activation, y) if int8 else act_range_f32(op, o.activation)
+        sfx = "s8" if int8 else "f32"
+        return KernelCall(f"nnrt_pool_{sfx}_params_t", {"geom": geom, "act_min": lo,
+                                                       "act_max": hi},
+                          self.function(op, int8), "int8_t" if int8 else "float", (), "geom")
+
     def emit(self, ctx: EmitContext) -> list[str]:
         x, y, o, geom = self._geometry(ctx.graph, ctx.op)
-        kind = "maxpool2d" if ctx.op.opcode == "MAX_POOL_2D" else "avgpool2d"
         fields: dict[str, Any] = {"geom": geom}
         if x.dtype == DType.INT8:
             lo, hi = act_range_s8(ctx.op, o.activation, y)
@@ -118,9 +140,10 @@ class PoolLowering:
             flo, fhi = act_range_f32(ctx.op, o.activation)
             suffix, ctype = "f32", "float"
             fields.update(act_min=flo, act_max=fhi)
+        fn = self.function(ctx.op, x.dtype == DType.INT8)
         return [*c_params(f"nnrt_pool_{suffix}_params_t", fields),
-                *c_call(f"nnrt_{kind}_{suffix}", ["&params", cast(ctx, x.index, ctype, True),
-                                                  cast(ctx, y.index, ctype, False)])]
+                *c_call(fn, ["&params", cast(ctx, x.index, ctype, True),
+                             cast(ctx, y.index, ctype, False)])]
 
 
 # ----- MEAN -----

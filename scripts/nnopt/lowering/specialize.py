@@ -123,10 +123,33 @@ class ConvGemmSpec:
     shifts: Sequence[int]
 
 
+@dataclass(frozen=True)
+class SpecNames:
+    """The symbols of a specialised convolution: its constant matrix core, its
+    pixel-pair function (any sub-view, through ``nnrt_spec_conv_gemm_s8``) and its
+    whole-op entry."""
+
+    core: str
+    px2: str
+    entry: str
+
+
+def core_symbol(op_index: int) -> str:
+    """The constant ``nnrt_gemm_s8_t`` of a specialised convolution."""
+    return f"op{op_index}_core"
+
+
+def pair_symbol(model: str, op_index: int) -> str:
+    """The pixel-pair function of a specialised convolution (callable on sub-views
+    through ``nnrt_spec_conv_gemm_s8``)."""
+    return f"{spec_symbol(model, op_index)}_2px"
+
+
 def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
     """File-scope C of a specialised matrix-core convolution (nnrt/kernels/spec.h)."""
     name = spec_symbol(s.model, s.op_index)
-    core = f"op{s.op_index}_core"
+    core = core_symbol(s.op_index)
+    px2 = pair_symbol(s.model, s.op_index)
     stage = 2 if (s.act_min, s.act_max) == (-128, 127) else 1
     all_fast = int(all(-31 <= sh <= -2 for sh in s.shifts))
     bias = f"{s.bias_ident}" if s.bias_ident else "NULL"
@@ -144,7 +167,7 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
         "{",
         f"    nnrt_gemm_pair_body(&{core}, x, oc, d, {all_fast});",
         "}",
-        f"static void {name}_2px(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, "
+        f"static void {px2}(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, "
         "int8_t *out1)",
         "{",
         "    (void)g;",
@@ -154,7 +177,7 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
         "void *scratch)",
         "{",
         f"    return nnrt_spec_conv_gemm_s8(&{s.params_name}, &{core}, input, output, scratch, "
-        f"{name}_2px);",
+        f"{px2});",
         "}",
         "",
     ]

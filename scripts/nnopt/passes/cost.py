@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from ..cdefs import DTYPE_SIZE, DType
 from ..ir import ConvOptions, Graph, Op, PoolOptions
+from ..ops import known
 from .regions import WINDOW, Axis, Spatial, op_macs, spatial_of
 from .tiling import Region, Tiling
 
@@ -94,6 +95,12 @@ def _conv_kind(graph: Graph, op: Op) -> str:
     return "1x1" if w.shape[1] == 1 and w.shape[2] == 1 else "im2col"
 
 
+def _formula(op: Op) -> str:
+    """The cost formula of the op's definition (``OpDef.cost``)."""
+    d = known(op)
+    return d.cost if d is not None else "element"
+
+
 def call_cost(graph: Graph, op: Op, sp: Spatial, region: Region) -> float:
     """One kernel call of a spatial op producing ``region`` (y0, y1, x0, x1) of its
     output (the whole output: the classic call)."""
@@ -103,7 +110,8 @@ def call_cost(graph: Graph, op: Op, sp: Spatial, region: Region) -> float:
     out = graph.tensors[op.outputs[0]]
     c_out = out.shape[3]
     macs = pixels * sp.macs_per_pixel
-    if sp.kind == WINDOW and op.opcode == "CONV_2D":
+    formula = _formula(op)
+    if sp.kind == WINDOW and formula == "gemm":
         w = graph.tensors[op.inputs[1]]
         k = w.shape[1] * w.shape[2] * w.shape[3]
         kind = _conv_kind(graph, op)
@@ -111,7 +119,7 @@ def call_cost(graph: Graph, op: Op, sp: Spatial, region: Region) -> float:
         ipm = GEMM_BASE + GEMM_DEPTH / k + staged
         odd = sp.macs_per_pixel * ODD_PIXEL[kind] if pixels % 2 else 0.0
         return macs * ipm + odd + CALL
-    if sp.kind == WINDOW and op.opcode == "DEPTHWISE_CONV_2D":
+    if sp.kind == WINDOW and formula == "depthwise":
         groups = -(-c_out // 4)
         clipped = pixels - (rows - _clipped(sp.h, y0, y1)) * (cols - _clipped(sp.w, x0, x1))
         return (macs * DW_MAC + groups * (DW_GROUP + rows * DW_ROW + clipped * DW_CLIPPED)
@@ -120,13 +128,14 @@ def call_cost(graph: Graph, op: Op, sp: Spatial, region: Region) -> float:
 
 
 def _per_element(graph: Graph, op: Op) -> float:
-    if op.opcode in ("MAX_POOL_2D", "AVERAGE_POOL_2D", "MEAN"):
+    formula = _formula(op)
+    if formula in ("window_taps", "reduce_taps"):
         o = op.options
         taps = (o.filter_h * o.filter_w if isinstance(o, PoolOptions)
                 else graph.tensors[op.inputs[0]].num_elements
                 // max(graph.tensors[op.outputs[0]].num_elements, 1))
         return POOL_TAP * taps
-    if op.opcode in ("ADD", "SUB", "MUL") and graph.tensors[op.outputs[0]].dtype == DType.INT8:
+    if formula == "requant" and graph.tensors[op.outputs[0]].dtype == DType.INT8:
         return BINARY_ELEMENT
     return ELEMENT
 
@@ -137,7 +146,7 @@ def op_cost(graph: Graph, op: Op) -> float:
     if sp is not None:
         y = graph.tensors[op.outputs[0]]
         return call_cost(graph, op, sp, (0, y.shape[1], 0, y.shape[2]))
-    if op.opcode == "FULLY_CONNECTED":
+    if _formula(op) == "fc":
         return op_macs(graph, op) * FC_MAC + CALL
     if isinstance(op.options, ConvOptions):  # fused pool: the per-pixel path
         return op_macs(graph, op) * (GEMM_BASE + ODD_PIXEL["im2col"]) + CALL

@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..arith import align
 from ..errors import PlanError
 from ..ir import Graph
 from ..plan import Plan
@@ -48,10 +49,6 @@ ALLOCATORS: tuple[str, ...] = ("static", "dynamic", "dynamic-lazy")
 DYN_STATE_BYTES = 48
 #: Bytes per handle of the caller's tables (``NNRT_DYN_TABLE_BYTES``).
 DYN_BYTES_PER_HANDLE = 10
-
-
-def _align(x: int, a: int) -> int:
-    return (x + a - 1) // a * a
 
 
 class DynArena:
@@ -75,7 +72,7 @@ class DynArena:
     def alloc(self, h: int, size: int) -> int:
         if not 0 <= h < len(self.offset) or self.offset[h] is not None:
             return -1
-        need = _align(size, self.align)
+        need = align(size, self.align)
         if self.capacity is not None:
             if size > self.capacity or need > self.capacity - self.live_bytes:
                 return -6
@@ -94,7 +91,7 @@ class DynArena:
             return -1
         was_last = self.order[-1] == h
         self.order.remove(h)
-        self.live_bytes -= _align(self.size[h], self.align)
+        self.live_bytes -= align(self.size[h], self.align)
         self.offset[h] = None
         self.size[h] = 0
         if was_last:
@@ -102,7 +99,7 @@ class DynArena:
                 last = self.order[-1]
                 off = self.offset[last]
                 assert off is not None
-                self.top = off + _align(self.size[last], self.align)
+                self.top = off + align(self.size[last], self.align)
             else:
                 self.top = 0
         return 0
@@ -113,7 +110,7 @@ class DynArena:
             if self.offset[h] != cursor:
                 moved += self.size[h]
                 self.offset[h] = cursor
-            cursor += _align(self.size[h], self.align)
+            cursor += align(self.size[h], self.align)
         self.top = cursor
         if moved:
             self.compactions += 1
@@ -193,9 +190,9 @@ def aligned_live_peak(plan: Plan) -> int:
     for b in plan.buffers:
         if b.alias_of is None:
             for i in range(b.first, b.last + 1):
-                prof[i] += _align(b.size, plan.alignment)
+                prof[i] += align(b.size, plan.alignment)
     for s in plan.scratch:
-        prof[s.position] += _align(s.size, plan.alignment)
+        prof[s.position] += align(s.size, plan.alignment)
     return max(prof)
 
 

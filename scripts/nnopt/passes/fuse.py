@@ -1,7 +1,8 @@
 """Operator fusion that removes whole tensors (Unlu 2020, generalised).
 
 - ``fuse_max_pool``: a MAX_POOL_2D with VALID padding and stride >= filter (windows do
-  not overlap), whose input is the only use of a CONV_2D / DEPTHWISE_CONV_2D output, is
+  not overlap), whose input is the only use of the output of an op whose definition
+  absorbs one (``OpDef.absorbs_max_pool``: convolution, depthwise convolution), is
   folded into that convolution: the conv computes each pooling window and writes only
   its maximum, so the full-resolution conv output never exists. Bit-exact: max-pool on
   int8 needs equal input/output quantisation, and max commutes with the monotonic fused
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..ir import ConvOptions, Graph, Op, PoolOptions
+from ..ops import known
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,8 @@ def _fusable_pool(graph: Graph, pool: Op) -> Op | None:
     if prod is None or src in graph.outputs or len(graph.consumers.get(src, ())) != 1:
         return None
     conv = graph.op_by_index[prod]
-    if conv.opcode not in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+    d = known(conv)
+    if d is None or not d.absorbs_max_pool:
         return None
     if not isinstance(conv.options, ConvOptions) or conv.options.fused_max_pool is not None:
         return None

@@ -16,16 +16,17 @@ from collections.abc import Mapping, Sequence
 
 from ..cdefs import DTYPE_SIZE
 from ..ir import Graph, Op
-from ..ops import ELEMENTWISE_BINARY, ELEMENTWISE_UNARY
+from ..ops import known
 
 
 def _candidates(graph: Graph, op: Op) -> list[int]:
     if len(op.outputs) != 1:
         return []
     out = graph.tensors[op.outputs[0]]
-    if op.opcode in ELEMENTWISE_UNARY:
+    kind = d.elementwise if (d := known(op)) is not None else None
+    if kind == "unary":
         data = [op.inputs[0]]
-    elif op.opcode in ELEMENTWISE_BINARY:
+    elif kind == "binary":
         data = list(op.inputs[:2])
     else:
         return []

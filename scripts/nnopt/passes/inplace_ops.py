@@ -6,23 +6,26 @@ the op's access pattern (vMCU's partially overlapping buffers, TinyEngine's in-p
 depthwise convolution):
 
 - ``fold_pads``: a PAD (or PADV2) whose only consumer is a VALID/SAME convolution,
-  depthwise convolution or (under a range condition) max pool becomes that op's
+  depthwise convolution or (under a range condition) max pool (the definitions'
+  ``pad_consumer`` trait) becomes that op's
   implicit padding (``explicit_padding``): the padded tensor never exists. Bit-exact:
   the pad value is the consumer's input zero point, whose taps contribute
   ``w * (zp - zp) = 0`` exactly like a skipped padding tap; for max pool the pad value
   must not exceed the producer's activation minimum, so it never wins.
-- ``stream_overlaps``: a window op (conv, depthwise, pool) or a channel concatenation
-  processed one output row at a time reads input rows ``span(r)`` and writes output row
-  r only. With rows in increasing order, the output may start ``d`` bytes from the
-  input's start for any ``d <= min_r(read_lo(r) - write_hi(r))`` (the rows it
+- ``stream_candidates`` / ``overlaps_of``: a window op (conv, depthwise, pool) or a
+  channel concatenation processed one output row at a time reads input rows ``span(r)``
+  and writes output row r only. With rows in increasing order, the output may start
+  ``d`` bytes from the input's start for any ``d <= min_r(read_lo(r) - write_hi(r))`` (the rows it
   overwrites were read by earlier rows only); in decreasing order for any
   ``d >= max_r(read_hi(r) - write_lo(r))``. These become arena permissions
   (:class:`~nnopt.passes.arena.Overlap`), valid only where the input dies at the op.
-- ``depthwise_inplace``: an int8 depthwise convolution with depth multiplier 1 computes
+- ``depthwise_candidates``: an int8 depthwise convolution with depth multiplier 1 computes
   4 channels at a time, a few output rows into scratch, each row stored over those
   channels of its input as soon as no later row reads the input it overlays: the output
   aliases the input, plus ``rows * OW * min(C, 4)`` bytes (groups of 4: the SIMD path
   on DSP cores).
+- ``concat_views``: a window op whose output only a channel concatenation reads writes
+  it straight into its slice of the concatenation's output.
 
 Nothing here changes an op's arithmetic: every kernel call is the reference kernel on a
 sub-view, or ``nnrt_depthwise_conv2d_inplace_s8`` (same arithmetic, checked bit-exact).
@@ -34,9 +37,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..arith import ACTIVATION_REAL, activation_range_int8, bounded_below
 from ..cdefs import DTYPE_SIZE, DType
 from ..ir import ConvOptions, Graph, Op, PoolOptions
-from ..lowering.conv import activation_range_int8
+from ..ops import known
 from .arena import Overlap
 from .fuse import Fusion
 from .lifetimes import Buffer
@@ -79,18 +83,19 @@ def _act_min(graph: Graph, t: int) -> float | None:
         return None
     op = graph.op_by_index[prod]
     act = getattr(op.options, "activation", "NONE")
-    if act not in ("RELU", "RELU6", "RELU_N1_TO_1"):
+    if not bounded_below(act):
         return None
     x = graph.tensors[t]
     if x.dtype == DType.INT8 and x.quant is not None and x.quant.scale:
         return activation_range_int8(act, x.quant.scale[0], x.quant.zero_point[0])[0]
     if x.dtype == DType.FLOAT32:
-        return -1.0 if act == "RELU_N1_TO_1" else 0.0
+        return ACTIVATION_REAL[act][0]
     return None
 
 
 def _fold_target(graph: Graph, pad: Op) -> tuple[Op, tuple[int, int, int, int]] | None:
-    if pad.opcode not in ("PAD", "PADV2") or len(pad.outputs) != 1 or pad.inputs[0] < 0:
+    dpad = known(pad)
+    if dpad is None or not dpad.pad or len(pad.outputs) != 1 or pad.inputs[0] < 0:
         return None
     x, y = graph.tensors[pad.inputs[0]], graph.tensors[pad.outputs[0]]
     if x.is_constant or x.dtype != y.dtype or x.quant != y.quant or len(x.shape) != 4:
@@ -107,13 +112,14 @@ def _fold_target(graph: Graph, pad: Op) -> tuple[Op, tuple[int, int, int, int]] 
         return None
     zp = y.quant.zero_point[0] if (y.dtype == DType.INT8 and y.quant) else 0.0
     o = user.options
-    if user.opcode in ("CONV_2D", "DEPTHWISE_CONV_2D") and isinstance(o, ConvOptions):
+    kind = d.pad_consumer if (d := known(user)) is not None else None
+    if kind == "zero_point" and isinstance(o, ConvOptions):
         if o.fused_max_pool is not None or value != zp:
             return None
         w = graph.tensors[user.inputs[1]]
         kh, kw, sh, sw, dh, dw = (w.shape[1], w.shape[2], o.stride_h, o.stride_w,
                                   o.dilation_h, o.dilation_w)
-    elif user.opcode == "MAX_POOL_2D" and isinstance(o, PoolOptions):
+    elif kind == "below_floor" and isinstance(o, PoolOptions):
         lo = _act_min(graph, x.index)
         if lo is None or value > lo or o.activation != "NONE":
             return None  # the pad could win a window: not foldable
@@ -254,18 +260,16 @@ def row_chunks(steps: Sequence[Step], delta: int, direction: str, multiple: int 
     return runs
 
 
-STREAMABLE = ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D",
-              "CONCATENATION")
-
-
 def streamable(graph: Graph, op: Op) -> Spatial | None:
-    """The op's access pattern if it can run row by row on sub-views of its tensors."""
-    if op.opcode not in STREAMABLE:
+    """The op's access pattern if it can run row by row on sub-views of its tensors: a
+    window op or a channel concatenation."""
+    d = known(op)
+    if d is None or (d.window is None and not d.concat):
         return None
     sp = spatial_of(graph, op)
     if sp is None:
         return None
-    if sp.kind == POINT and op.opcode != "CONCATENATION":
+    if sp.kind == POINT and not d.concat:
         return None
     return sp
 
@@ -351,7 +355,8 @@ def overlaps_of(cands: Sequence[StreamCandidate], pos: Mapping[int, int],
 
 def depthwise_inplace_ok(graph: Graph, op: Op) -> bool:
     """int8 depthwise conv, multiplier 1, no fused pool, output pixels <= input pixels."""
-    if op.opcode != "DEPTHWISE_CONV_2D" or not isinstance(op.options, ConvOptions):
+    d = known(op)
+    if d is None or d.window != "depthwise" or not isinstance(op.options, ConvOptions):
         return False
     if op.options.fused_max_pool is not None or op.options.depth_multiplier != 1:
         return False
@@ -444,7 +449,8 @@ def concat_views(graph: Graph, roots: Mapping[int, int],
     The input must be read by the concatenation only, and neither tensor aliased."""
     out: list[ConcatView] = []
     for op in graph.ops:
-        if op.opcode != "CONCATENATION" or op.index in exclude:
+        d = known(op)
+        if d is None or not d.concat or op.index in exclude:
             continue
         sp = spatial_of(graph, op)
         if sp is None or sp.kind != POINT:
@@ -488,7 +494,7 @@ def variant_query(graph: Graph, op: Op) -> tuple[Graph, Op] | None:
     if e is None:
         return graph, op
     assert isinstance(o, (ConvOptions, PoolOptions))
-    if op.opcode in ("CONV_2D", "DEPTHWISE_CONV_2D"):
+    if isinstance(o, ConvOptions):
         w = graph.tensors[op.inputs[1]]
         if w.shape[1] == 1 and w.shape[2] == 1 and any(e):
             return None

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..ir import Graph, Op
-from ..ops import ALIAS_OPS
+from ..ops import known
 from .schedule import ScheduleProblem
 
 
@@ -25,7 +25,8 @@ def _same_layout(graph: Graph, a: int, b: int) -> bool:
 
 def is_alias_op(graph: Graph, op: Op) -> bool:
     """True when the op's output can share its data input's bytes (no copy)."""
-    if op.opcode not in ALIAS_OPS or not op.inputs or len(op.outputs) != 1:
+    d = known(op)
+    if d is None or not d.alias or not op.inputs or len(op.outputs) != 1:
         return False
     src, dst = op.inputs[0], op.outputs[0]
     return (src >= 0 and not graph.tensors[src].is_constant and _same_layout(graph, src, dst)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 
 from ..cdefs import DTYPE_SIZE
 from ..ir import Graph, Op
-from ..ops import ELEMENTWISE_BINARY
+from ..ops import known
 from .arena import Overlap
 from .inplace_ops import Step, safe_deltas
 from .lifetimes import Buffer
@@ -75,7 +75,7 @@ class Tiling:
 
 
 def _transpose_perm(graph: Graph, op: Op) -> tuple[int, ...] | None:
-    if op.opcode != "TRANSPOSE" or len(op.inputs) != 2:
+    if not _is_transpose(op) or len(op.inputs) != 2:
         return None
     p = graph.tensors[op.inputs[1]]
     if not p.is_constant:
@@ -83,8 +83,18 @@ def _transpose_perm(graph: Graph, op: Op) -> tuple[int, ...] | None:
     return tuple(int(v) for v in p.array().reshape(-1))
 
 
+def _is_transpose(op: Op) -> bool:
+    d = known(op)
+    return d is not None and d.transpose
+
+
+def _is_concat(op: Op) -> bool:
+    d = known(op)
+    return d is not None and d.concat
+
+
 def _stage_op_ok(graph: Graph, op: Op, produced: set[int]) -> bool:
-    if op.opcode == "TRANSPOSE":
+    if _is_transpose(op):
         x = op.inputs[0]
         y = graph.tensors[op.outputs[0]]
         return (_transpose_perm(graph, op) == NCHW_TO_NHWC and x not in produced
@@ -92,7 +102,9 @@ def _stage_op_ok(graph: Graph, op: Op, produced: set[int]) -> bool:
     sp = spatial_of(graph, op)
     if sp is None:
         return False
-    return not (sp.kind == POINT and op.opcode not in ELEMENTWISE_BINARY | {"CONCATENATION"})
+    d = known(op)
+    return not (sp.kind == POINT and d is not None and d.elementwise != "binary"
+                and not d.concat)
 
 
 def stage_shapes(graph: Graph, order: Sequence[int], max_ops: int = 64) -> list[StageShape]:
@@ -106,7 +118,7 @@ def stage_shapes(graph: Graph, order: Sequence[int], max_ops: int = 64) -> list[
         op = graph.ops[k]
         if not _stage_op_ok(graph, op, produced):
             break
-        if op.opcode == "TRANSPOSE":
+        if _is_transpose(op):
             transposed.add(op.inputs[0])
         else:
             sp = spatial_of(graph, op)
@@ -138,12 +150,6 @@ def stage_shapes(graph: Graph, order: Sequence[int], max_ops: int = 64) -> list[
 
 def _split(n: int, parts: int) -> list[tuple[int, int]]:
     return [(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
-
-
-def _union(a: Region | None, b: Region) -> Region:
-    if a is None:
-        return b
-    return min(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), max(a[3], b[3])
 
 
 def _area(r: Region) -> int:
@@ -184,7 +190,7 @@ def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int]) -> Tiling
             return None  # produced but never read: not a stage we can run
         r_in: list[Span] = [r for r in r_out if r is not None]
         c_in: list[Span] = [c for c in c_out if c is not None]
-        if op.opcode == "TRANSPOSE":
+        if _is_transpose(op):
             src = op.inputs[0]
             merge(rows.setdefault(src, [None] * gh), r_in)
             merge(cols.setdefault(src, [None] * gw), c_in)
@@ -239,7 +245,7 @@ def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int]) -> Tiling
                 return None
     # A concatenation copies whole pixels: every input tile must be the output's region.
     for op in ops:
-        if op.opcode == "CONCATENATION":
+        if _is_concat(op):
             out_r = final[op.outputs[0]]
             if any(final[t] != out_r for t in op.inputs):
                 return None

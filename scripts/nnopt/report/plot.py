@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import NnoptError
 from ..ir import ConvOptions, Graph
+from ..ops import DEFINITIONS
 from ..plan import Plan
 
 if TYPE_CHECKING:
@@ -48,24 +49,6 @@ KIND_STYLE: dict[str, tuple[str, str]] = {  # kind -> (face colour, legend label
 }
 KIND_ORDER = ("input", "activation", "alias", "scratch", "output")
 
-_SHORT_OPCODES = {
-    "CONV_2D": "CONV",
-    "DEPTHWISE_CONV_2D": "DWCONV",
-    "FULLY_CONNECTED": "FC",
-    "AVERAGE_POOL_2D": "AVGPOOL",
-    "MAX_POOL_2D": "MAXPOOL",
-    "CONCATENATION": "CONCAT",
-    "TRANSPOSE_CONV": "TCONV",
-    "RESIZE_NEAREST_NEIGHBOR": "RESIZE_NN",
-    "RESIZE_BILINEAR": "RESIZE_BL",
-    "STRIDED_SLICE": "SSLICE",
-    "EXPAND_DIMS": "EXPAND",
-    "DEQUANTIZE": "DEQUANT",
-    "QUANTIZE": "QUANT",
-    "LEAKY_RELU": "LRELU",
-    "HARD_SWISH": "HSWISH",
-    "LOGISTIC": "SIGMOID",
-}
 
 # Layout, in inches. Fixed margins keep tick labels and legend outside the data.
 _LEFT, _RIGHT, _BOTTOM, _TOP = 0.85, 3.6, 1.25, 0.85
@@ -268,7 +251,8 @@ def _kib(nbytes: int) -> str:
 
 
 def _short(opcode: str) -> str:
-    return _SHORT_OPCODES.get(opcode, opcode)
+    d = DEFINITIONS.get(opcode)
+    return d.label if d is not None else opcode
 
 
 def _op_label(plan: Plan, graph: Graph, position: int) -> str:

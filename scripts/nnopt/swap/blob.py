@@ -65,6 +65,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
 
+from ..arith import align
 from ..errors import BlobError
 
 MAGIC = b"NNSW"
@@ -173,7 +174,7 @@ def chunk_aad(header: bytes, entry: bytes) -> bytes:
 
 
 def _align(n: int, a: int = CHUNK_ALIGN) -> int:
-    return (n + a - 1) // a * a
+    return align(n, a)
 
 
 def layout_id(model_sha256: str, algorithm: int,

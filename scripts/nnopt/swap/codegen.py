@@ -32,9 +32,9 @@ per-channel scales and output restricted to [c0, c1), output pointer advanced by
 today's kernels need no change for either. Other multi-chunk layers need kernels that
 compute an output-channel range (see README.md); :func:`streamed_op_body` refuses them.
 
-:func:`generate_swapped` writes a complete model with these hooks by extending the
-code generator's emitter (:mod:`nnopt.codegen.c_model`); the lead folds the hooks into
-``c_model`` itself (README.md, "Wiring").
+:func:`generate_swapped` writes a complete model with the model emitter
+(:class:`nnopt.codegen.c_model.ModelEmitter`) and :func:`swap_extension`: the streamed
+ops' functions, the swap declarations, the attach hook and the ``invoke()`` wrapper.
 """
 
 from __future__ import annotations
@@ -45,10 +45,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..codegen.c_model import GeneratedSources, _Emitter
+from ..codegen.c_model import Extension, GeneratedSources, ModelEmitter
 from ..errors import PlanError, UnsupportedError
 from ..ir import Graph, Op, Quant, Tensor
 from ..lowering import EmitContext, lowering_for
+from ..ops import known
 from ..planner import PlannedModel
 from . import swap_layout_id, write_model_blob
 from .blob import ALGORITHMS, LAYOUT_ID_BYTES, TAG_BYTES
@@ -230,7 +231,9 @@ def _slice_tensor(t: Tensor, index: int, axis: int, c0: int, c1: int) -> Tensor:
 
 def _contiguous_slice(graph: Graph, op: Op, chunk: ChunkEntry) -> bool:
     y = graph.tensors[op.outputs[0]]
-    return (chunk.axis == 0 and op.opcode in ("CONV_2D", "FULLY_CONNECTED")
+    d = known(op)
+    return (chunk.axis == 0 and d is not None and d.weights is not None
+            and d.weights.contiguous_slice
             and len(y.shape) > 0 and y.num_elements == y.shape[-1])
 
 
@@ -347,86 +350,54 @@ def streamed_op_body(graph: Graph, op: Op, chunks: Sequence[ChunkEntry], se: Swa
     return lines
 
 
-# ----- a complete model with the hooks (the emitter, extended) -----
+# ----- a complete model with streamed ops (an extension of the model emitter) -----
 
-class _SwapEmitter(_Emitter):
-    def __init__(self, planned: PlannedModel, name: str, se: SwapEmit) -> None:
-        super().__init__(planned, name)
-        self.se = se
-        self.streamed: dict[int, list[ChunkEntry]] = {}
-        for c in se.swap.chunks:
-            self.streamed.setdefault(c.op, []).append(c)
-        self.external = set(se.swap.external_tensors)
+def _streamed_function(se: SwapEmit, streamed: dict[int, list[ChunkEntry]],
+                       em: ModelEmitter, op: Op) -> str:
+    """``op_<k>()`` of a streamed op, over the emitter's pointers and constants."""
+    view = em.views.lowering_for(op)  # the plan's sub-view lowering, if any
+    em.headers.update((view or lowering_for(op)).headers)
 
-    def attach_symbol(self) -> str:
-        return f"{self.name}_swap_attach"
-
-    def ptr(self, t: int) -> str:
-        if t in self.external:
-            raise PlanError(f"tensor {t} is in external flash: only its streamed op may "
-                            "use it")
-        return super().ptr(t)
-
-    def op_functions(self) -> list[str]:
-        self.headers.add("nnrt/swap.h")
-        for idx in self.streamed:
-            if self.stages.call(idx) is not None:
-                raise PlanError(f"op {idx} streams its weights but the plan runs it in a "
-                                "tiled stage",
-                                hint="plan the swap with SwapOptions(keep_internal=...) "
-                                "(nnopt.swap.pipeline.plan_swap_for does)")
-        # the base emitter writes every other op; it never sees the streamed ones
-        full = self.g
-        self.g = replace(full, ops=tuple(op for op in full.ops
-                                         if op.index not in self.streamed))
-        try:
-            out = super().op_functions()
-        finally:
-            self.g = full
-        for op in full.ops:
-            if op.index not in self.streamed:
-                continue
-            view = self.views.lowering_for(op)  # the plan's sub-view lowering, if any
-            self.headers.update((view or lowering_for(op)).headers)
-            body = streamed_op_body(self.g, op, self.streamed[op.index], self.se, self.ptr,
-                                    self._chunk_const_arrays(op.index),
-                                    self.scratch_ptr(op.index),
-                                    view.emit if view is not None else None)
-            out.append(f"/* op {op.index}: {op.opcode}, weights streamed */\n"
-                       f"static nnrt_status_t op_{op.index}(void)\n{{\n"
-                       + "\n".join("    " + line if line else "" for line in body)
-                       + "\n}\n")
-        self.extra_decls.append("\n".join(declarations(self.se)))
-        return out
-
-    def _chunk_const_arrays(self, op_index: int) -> Callable[[int], ConstArray]:
-        return lambda k: self._chunk_const_array(op_index, k)
-
-    def _chunk_const_array(self, op_index: int, k: int) -> ConstArray:
-        inner: ConstArray = self.const_array_for(op_index)
+    def const_arrays(k: int) -> ConstArray:
+        inner: ConstArray = em.const_array_for(op.index)
 
         def const_array(suffix: str, arr: np.ndarray) -> str:
             return inner(f"c{k}_{suffix}", arr)
         return const_array
 
-    def invoke(self) -> str:
-        text = super().invoke()
-        sig = f"static nnrt_status_t {self.name}_invoke(void)"
-        if sig not in text:
-            raise PlanError(f"swap codegen: the generated invoke() has no `{sig}`",
-                            hint="nnopt.swap.codegen must follow nnopt.codegen.c_model")
-        inner = f"{self.name}_invoke_ops"
-        return (text.replace(sig, f"static nnrt_status_t {inner}(void)", 1) + "\n\n"
-                + "\n".join(invoke_wrapper(self.se, inner)))
+    body = streamed_op_body(em.g, op, streamed[op.index], se, em.ptr, const_arrays,
+                            em.scratch_ptr(op.index),
+                            view.emit if view is not None else None)
+    return (f"/* op {op.index}: {op.opcode}, weights streamed */\n"
+            f"static nnrt_status_t op_{op.index}(void)\n{{\n"
+            + "\n".join("    " + line if line else "" for line in body)
+            + "\n}\n")
 
-    def h_source(self) -> str:
-        text = super().h_source()
-        marker = f"extern const nnrt_model_t {self.name}_model;"
-        if marker not in text:
-            raise PlanError(f"swap codegen: the generated header has no `{marker}`",
-                            hint="nnopt.swap.codegen must follow nnopt.codegen.c_model")
-        return text.replace(marker, marker + "\n\n" + "\n".join(header_declarations(self.se)),
-                            1)
+
+def _check_not_staged(streamed: dict[int, list[ChunkEntry]], em: ModelEmitter) -> None:
+    for idx in streamed:
+        if em.stages.call(idx) is not None:
+            raise PlanError(f"op {idx} streams its weights but the plan runs it in a "
+                            "tiled stage",
+                            hint="plan the swap with SwapOptions(keep_internal=...) "
+                            "(nnopt.swap.pipeline.plan_swap_for does)")
+
+
+def swap_extension(se: SwapEmit) -> Extension:
+    """The model emitter's extension that streams the swap plan's weights."""
+    streamed: dict[int, list[ChunkEntry]] = {}
+    for c in se.swap.chunks:
+        streamed.setdefault(c.op, []).append(c)
+    return Extension(
+        attach=f"{se.name}_swap_attach", headers=("nnrt/swap.h",),
+        own_ops=frozenset(streamed),
+        op_function=lambda em, op: _streamed_function(se, streamed, em, op),
+        declarations=lambda: ["\n".join(declarations(se))],
+        external=frozenset(se.swap.external_tensors),
+        inner_invoke=f"{se.name}_invoke_ops",
+        invoke_wrapper=lambda inner: invoke_wrapper(se, inner),
+        header_lines=tuple(header_declarations(se)),
+        check=lambda em: _check_not_staged(streamed, em))
 
 
 @dataclass(frozen=True)
@@ -449,9 +420,8 @@ def generate_swapped(planned: PlannedModel, out_dir: Path, swap: SwapPlan, key: 
     ident = name or planned.plan.model
     out_dir.mkdir(parents=True, exist_ok=True)
     lid = swap_layout_id(swap, planned.plan.source_sha256)
-    em = _SwapEmitter(planned, ident,
-                      SwapEmit(ident, swap, None if key_id is not None else key, lid,
-                               key_id=key_id))
+    se = SwapEmit(ident, swap, None if key_id is not None else key, lid, key_id=key_id)
+    em = ModelEmitter(planned, ident, extension=swap_extension(se))
     c_text = em.c_source()
     c_file = out_dir / f"{ident}_model.c"
     h_file = out_dir / f"{ident}_model.h"

@@ -37,6 +37,8 @@ from typing import Any
 
 from ..boards import Board
 from ..ir import ConvOptions, Graph, Op
+from ..ops import conv
+from ..passes import regions
 
 # ----- compute -----
 #: Int8 CNN throughput of a Cortex-M7 at 216 MHz: "0.6-0.9 MAC/cycle (MLPerf Tiny
@@ -155,38 +157,15 @@ class CostParams:
 
 # ----- operator work -----
 
-def _out_size(padding: str, size: int, filt: int, stride: int, dilation: int) -> int:
-    eff = (filt - 1) * dilation + 1
-    if padding == "SAME":
-        return (size + stride - 1) // stride
-    return max((size - eff + stride) // stride, 0)
-
-
 def op_macs(graph: Graph, op: Op) -> int:
-    """Multiply-accumulates of one operator (0 for operators without weights)."""
-    if op.opcode in ("CONV_2D", "DEPTHWISE_CONV_2D") and isinstance(op.options, ConvOptions):
-        x = graph.tensors[op.inputs[0]]
-        w = graph.tensors[op.inputs[1]]
-        if len(x.shape) != 4 or len(w.shape) != 4:
-            return 0
-        o = op.options
-        n, h, wd, _ = x.shape
-        if op.opcode == "CONV_2D":
-            oc, kh, kw, fc = w.shape
-        else:
-            _, kh, kw, oc = w.shape
-            fc = 1
-        oh = _out_size(o.padding, h, kh, o.stride_h, o.dilation_h)
-        ow = _out_size(o.padding, wd, kw, o.stride_w, o.dilation_w)
-        return n * oh * ow * oc * kh * kw * fc
-    if op.opcode == "FULLY_CONNECTED":
-        x = graph.tensors[op.inputs[0]]
-        w = graph.tensors[op.inputs[1]]
-        if len(w.shape) != 2 or w.shape[1] == 0:
-            return 0
-        batches = x.num_elements // w.shape[1]
-        return batches * w.shape[0] * w.shape[1]
-    return 0
+    """Multiply-accumulates of one operator (its definition's count; 0 without weights).
+    A convolution counts its output extent from its declared padding over its input
+    (a padding PAD folding made explicit not included), as the placements were
+    calibrated."""
+    o = op.options
+    if isinstance(o, ConvOptions):
+        return conv.macs(graph, op, declared_padding=True)
+    return regions.op_macs(graph, op)
 
 
 def op_cycles(graph: Graph, op: Op, params: CostParams) -> float:

@@ -59,6 +59,8 @@ import numpy as np
 from ..boards import Board
 from ..errors import PlanError
 from ..ir import Graph, Op
+from ..ops import known
+from ..ops.base import Weights
 from ..plan import ChunkEntry as ChunkEntry
 from ..plan import Plan, SwapCost
 from ..plan import SwapPlan as SwapPlan
@@ -97,7 +99,6 @@ CRYPTO_STATE_BYTES = 2 * 1024
 MIN_STAGING = 1024
 STAGING_TOLERANCE = 0.005
 
-_WEIGHTED = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ def metadata_bytes(graph: Graph) -> int:
     """Flash of the requantisation tables and parameter blocks of weighted ops."""
     total = 0
     for op in graph.ops:
-        if op.opcode in _WEIGHTED and len(op.inputs) > 1 and op.inputs[1] >= 0:
+        if _weights(op) is not None and len(op.inputs) > 1 and op.inputs[1] >= 0:
             w = graph.tensors[op.inputs[1]]
             per_channel = w.quant is not None and w.quant.per_channel
             channels = len(w.quant.scale) if per_channel and w.quant else 1
@@ -140,28 +141,37 @@ def _uses(graph: Graph) -> dict[int, list[Op]]:
     return uses
 
 
+def _weights(op: Op) -> Weights | None:
+    """How the op's weights slice by output channel (its definition), None if it has
+    no weights nnopt streams."""
+    d = known(op)
+    return d.weights if d is not None else None
+
+
 def _rows_per_batch(graph: Graph, op: Op) -> int:
     """Output rows (N*OH*OW, or FC batches) of an op: 1 means a channel slice of the
     output is contiguous."""
     y = graph.tensors[op.outputs[0]]
     w = graph.tensors[op.inputs[1]]
-    channels = w.shape[0] if op.opcode != "DEPTHWISE_CONV_2D" else w.shape[-1]
+    ws = _weights(op)
+    channels = w.shape[ws.axis] if ws is not None else w.shape[0]
     return y.num_elements // channels if channels else 0
 
 
 def _candidate(graph: Graph, op: Op, uses: Mapping[int, list[Op]], params: CostParams,
                kernel_ranges: bool) -> TensorPlacement | None:
-    if op.opcode not in _WEIGHTED or len(op.inputs) < 2 or op.inputs[1] < 0:
+    ws = _weights(op)
+    if ws is None or len(op.inputs) < 2 or op.inputs[1] < 0:
         return None
     w = graph.tensors[op.inputs[1]]
     if not w.is_constant or len(w.shape) not in (2, 4) or w.nbytes == 0:
         return None
     if len(uses.get(w.index, [])) != 1:
         return None  # shared weights: keep internal
-    axis = len(w.shape) - 1 if op.opcode == "DEPTHWISE_CONV_2D" else 0
+    axis = ws.axis % len(w.shape)
     channels = w.shape[axis]
     row = w.nbytes // channels
-    if op.opcode == "DEPTHWISE_CONV_2D":
+    if not ws.channel_ranges:
         splittable = False
     else:
         splittable = kernel_ranges or _rows_per_batch(graph, op) == 1
@@ -405,7 +415,8 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
 
 
 def _contiguous_ok(graph: Graph, op: Op) -> bool:
-    return op.opcode != "DEPTHWISE_CONV_2D" and _rows_per_batch(graph, op) == 1
+    ws = _weights(op)
+    return ws is not None and ws.contiguous_slice and _rows_per_batch(graph, op) == 1
 
 
 # ----- chunk contents -----

@@ -9,6 +9,7 @@
 
 #include "nnrt/kernels/conv.h"
 
+#include "../internal/fused_pool.h"
 #include "../internal/window.h"
 
 /*
@@ -75,45 +76,13 @@ nnrt_status_t nnrt_conv2d_f32(const nnrt_conv_f32_params_t *params, const float 
     if (pool != NULL && !(pool->act_min_f <= pool->act_max_f)) {
         return NNRT_ERR_ARG;
     }
-    const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
-    const int32_t oc_n = g->output_c;
-
-    for (int32_t b = 0; b < g->batches; ++b) {
-        const float *in_b = input + (size_t)b * in_batch;
-        if (pool == NULL) {
-            for (int32_t oy = 0; oy < g->output_h; ++oy) {
-                for (int32_t ox = 0; ox < g->output_w; ++ox) {
-                    conv_pixel(params, in_b, filter, bias, oy, ox, output, 0);
-                    output += oc_n;
-                }
-            }
-            continue;
-        }
-        for (int32_t py = 0; py < pool->output_h; ++py) {
-            const int32_t wy0 = py * pool->stride_h - pool->pad_top;
-            const int32_t wy_start = wy0 < 0 ? 0 : wy0;
-            const int32_t wy_end = wy0 + pool->filter_h < g->output_h
-                                       ? wy0 + pool->filter_h : g->output_h;
-            for (int32_t px = 0; px < pool->output_w; ++px) {
-                const int32_t wx0 = px * pool->stride_w - pool->pad_left;
-                const int32_t wx_start = wx0 < 0 ? 0 : wx0;
-                const int32_t wx_end = wx0 + pool->filter_w < g->output_w
-                                           ? wx0 + pool->filter_w : g->output_w;
-                for (int32_t c = 0; c < oc_n; ++c) {
-                    output[c] = -FLT_MAX;
-                }
-                for (int32_t oy = wy_start; oy < wy_end; ++oy) {
-                    for (int32_t ox = wx_start; ox < wx_end; ++ox) {
-                        conv_pixel(params, in_b, filter, bias, oy, ox, output, 1);
-                    }
-                }
-                for (int32_t c = 0; c < oc_n; ++c) {
-                    float v = output[c] < pool->act_min_f ? pool->act_min_f : output[c];
-                    output[c] = pool->act_max_f < v ? pool->act_max_f : v;
-                }
-                output += oc_n;
-            }
-        }
-    }
+#define PIXEL(in_b, oy, ox, out, max) conv_pixel(params, in_b, filter, bias, oy, ox, out, max)
+/* std::min(std::max(x, lo), hi), with the comparisons of the C++ library */
+#define CLAMP(out, c)                                                 \
+    float v = out[c] < pool->act_min_f ? pool->act_min_f : out[c];   \
+    out[c] = pool->act_max_f < v ? pool->act_max_f : v
+    NNRT_CONV_POOL_DRIVE(float, g, pool, input, output, -FLT_MAX, PIXEL, CLAMP);
+#undef PIXEL
+#undef CLAMP
     return NNRT_OK;
 }

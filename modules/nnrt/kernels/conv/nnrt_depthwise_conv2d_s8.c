@@ -14,6 +14,7 @@
 
 #include "../internal/conv_check.h"
 #include "../internal/dw.h"
+#include "../internal/fused_pool.h"
 #include "../internal/window.h"
 #include "../cmsis/nnrt_cmsis.h"
 
@@ -86,44 +87,10 @@ nnrt_status_t nnrt_depthwise_conv2d_s8(const nnrt_conv_s8_params_t *params,
         nnrt_dw_fast_s8(params, input, filter, bias, output);
         return NNRT_OK;
     }
-    const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
-    const int32_t oc_n = g->output_c;
-
-    for (int32_t b = 0; b < g->batches; ++b) {
-        const int8_t *in_b = input + (size_t)b * in_batch;
-        if (pool == NULL) {
-            for (int32_t oy = 0; oy < g->output_h; ++oy) {
-                for (int32_t ox = 0; ox < g->output_w; ++ox) {
-                    dw_pixel(params, in_b, filter, bias, oy, ox, output, 0);
-                    output += oc_n;
-                }
-            }
-            continue;
-        }
-        for (int32_t py = 0; py < pool->output_h; ++py) {
-            const int32_t wy0 = py * pool->stride_h - pool->pad_top;
-            const int32_t wy_start = wy0 < 0 ? 0 : wy0;
-            const int32_t wy_end = wy0 + pool->filter_h < g->output_h
-                                       ? wy0 + pool->filter_h : g->output_h;
-            for (int32_t px = 0; px < pool->output_w; ++px) {
-                const int32_t wx0 = px * pool->stride_w - pool->pad_left;
-                const int32_t wx_start = wx0 < 0 ? 0 : wx0;
-                const int32_t wx_end = wx0 + pool->filter_w < g->output_w
-                                           ? wx0 + pool->filter_w : g->output_w;
-                for (int32_t c = 0; c < oc_n; ++c) {
-                    output[c] = INT8_MIN;
-                }
-                for (int32_t oy = wy_start; oy < wy_end; ++oy) {
-                    for (int32_t ox = wx_start; ox < wx_end; ++ox) {
-                        dw_pixel(params, in_b, filter, bias, oy, ox, output, 1);
-                    }
-                }
-                for (int32_t c = 0; c < oc_n; ++c) {
-                    output[c] = (int8_t)nnrt_clamp_i32(output[c], pool->act_min, pool->act_max);
-                }
-                output += oc_n;
-            }
-        }
-    }
+#define PIXEL(in_b, oy, ox, out, max) dw_pixel(params, in_b, filter, bias, oy, ox, out, max)
+#define CLAMP(out, c) out[c] = (int8_t)nnrt_clamp_i32(out[c], pool->act_min, pool->act_max)
+    NNRT_CONV_POOL_DRIVE(int8_t, g, pool, input, output, INT8_MIN, PIXEL, CLAMP);
+#undef PIXEL
+#undef CLAMP
     return NNRT_OK;
 }

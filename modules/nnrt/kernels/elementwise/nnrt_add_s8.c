@@ -15,6 +15,7 @@
 #include "nnrt/kernels/quant.h"
 #include "../cmsis/nnrt_cmsis.h"
 #include "../internal/requant.h"
+#include "../internal/binary.h"
 
 /* TFLM's two steps, for multipliers the fast form does not take (negative). */
 static NNRT_COLD NNRT_NOINLINE int8_t apply_ref(const nnrt_add_s8_params_t *p, int8_t x1,
@@ -37,13 +38,7 @@ nnrt_status_t nnrt_add_s8(const nnrt_add_s8_params_t *params, const int8_t *inpu
                           const int8_t *input2, int8_t *output)
 {
     if (params == NULL || input1 == NULL || input2 == NULL || output == NULL
-        || !nnrt_broadcast_valid(&params->bcast)
-        || params->left_shift < 0 || params->left_shift > 24
-        || params->input1_shift > 0 || params->input1_shift < -31
-        || params->input2_shift > 0 || params->input2_shift < -31
-        || params->output_shift > 0 || params->output_shift < -31
-        || params->act_min > params->act_max || params->act_min < INT8_MIN
-        || params->act_max > INT8_MAX) {
+        || NNRT_ADD_S8_PARAMS_BAD(params)) {
         return NNRT_ERR_ARG;
     }
 #if NNRT_CMSIS_NN_ENABLED
@@ -52,10 +47,7 @@ nnrt_status_t nnrt_add_s8(const nnrt_add_s8_params_t *params, const int8_t *inpu
     }
 #endif
     const nnrt_broadcast_t *b = &params->bcast;
-    const int32_t last = b->rank - 1;
-    const int32_t n = b->dims[last];
-    const ptrdiff_t s1 = b->stride1[last];
-    const ptrdiff_t s2 = b->stride2[last];
+    NNRT_BINARY_ROW_GEOMETRY(b);
     const int fast = params->input1_multiplier >= 0 && params->input2_multiplier >= 0
                      && params->output_multiplier >= 0;
     const int32_t off1_in = params->input1_offset;
@@ -70,12 +62,7 @@ nnrt_status_t nnrt_add_s8(const nnrt_add_s8_params_t *params, const int8_t *inpu
     const int32_t out_off = params->output_offset;
     const int32_t lo = params->act_min;
     const int32_t hi = params->act_max;
-    int32_t idx[NNRT_MAX_DIMS] = {0};
-    ptrdiff_t off1 = 0;
-    ptrdiff_t off2 = 0;
-    do {
-        const int8_t *a = input1 + off1;
-        const int8_t *c = input2 + off2;
+    NNRT_BINARY_WALK(int8_t, b, input1, input2, output,
         if (!fast) {
             for (int32_t i = 0; i < n; ++i) {
                 output[i] = apply_ref(params, a[i * s1], c[i * s2]);
@@ -89,8 +76,6 @@ nnrt_status_t nnrt_add_s8(const nnrt_add_s8_params_t *params, const int8_t *inpu
                 const int32_t raw = nnrt_rq_nonpos(sum, mo, eo) + out_off;
                 output[i] = (int8_t)nnrt_clamp_i32(raw, lo, hi);
             }
-        }
-        output += n;
-    } while (nnrt_broadcast_next_row(b, idx, &off1, &off2));
+        });
     return NNRT_OK;
 }

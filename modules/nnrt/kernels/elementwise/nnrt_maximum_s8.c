@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "nnrt/kernels/elementwise.h"
+#include "../internal/binary.h"
 
 static inline int8_t apply(const nnrt_broadcast_t *unused, int8_t x1, int8_t x2)
 {
@@ -23,20 +24,8 @@ nnrt_status_t nnrt_maximum_s8(const nnrt_broadcast_t *bcast, const int8_t *input
         return NNRT_ERR_ARG;
     }
     const nnrt_broadcast_t *b = bcast;
-    const int32_t last = b->rank - 1;
-    const int32_t n = b->dims[last];
-    const ptrdiff_t s1 = b->stride1[last];
-    const ptrdiff_t s2 = b->stride2[last];
-    int32_t idx[NNRT_MAX_DIMS] = {0};
-    ptrdiff_t off1 = 0;
-    ptrdiff_t off2 = 0;
-    do {
-        const int8_t *a = input1 + off1;
-        const int8_t *c = input2 + off2;
-        for (int32_t i = 0; i < n; ++i) {
-            output[i] = apply(bcast, a[i * s1], c[i * s2]);
-        }
-        output += n;
-    } while (nnrt_broadcast_next_row(b, idx, &off1, &off2));
+#define OP(x1, x2) apply(bcast, x1, x2)
+    NNRT_BINARY_ELEMENTS(int8_t, b, input1, input2, output, OP);
+#undef OP
     return NNRT_OK;
 }

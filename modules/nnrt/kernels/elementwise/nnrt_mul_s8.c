@@ -10,6 +10,7 @@
 
 #include "nnrt/kernels/elementwise.h"
 #include "nnrt/kernels/quant.h"
+#include "../internal/binary.h"
 
 static inline int8_t apply(const nnrt_mul_s8_params_t *p, int8_t x1, int8_t x2)
 {
@@ -24,27 +25,12 @@ nnrt_status_t nnrt_mul_s8(const nnrt_mul_s8_params_t *params, const int8_t *inpu
                           const int8_t *input2, int8_t *output)
 {
     if (params == NULL || input1 == NULL || input2 == NULL || output == NULL
-        || !nnrt_broadcast_valid(&params->bcast)
-        || params->output_shift > 30 || params->output_shift < -31
-        || params->act_min > params->act_max || params->act_min < INT8_MIN
-        || params->act_max > INT8_MAX) {
+        || NNRT_MUL_S8_PARAMS_BAD(params)) {
         return NNRT_ERR_ARG;
     }
     const nnrt_broadcast_t *b = &params->bcast;
-    const int32_t last = b->rank - 1;
-    const int32_t n = b->dims[last];
-    const ptrdiff_t s1 = b->stride1[last];
-    const ptrdiff_t s2 = b->stride2[last];
-    int32_t idx[NNRT_MAX_DIMS] = {0};
-    ptrdiff_t off1 = 0;
-    ptrdiff_t off2 = 0;
-    do {
-        const int8_t *a = input1 + off1;
-        const int8_t *c = input2 + off2;
-        for (int32_t i = 0; i < n; ++i) {
-            output[i] = apply(params, a[i * s1], c[i * s2]);
-        }
-        output += n;
-    } while (nnrt_broadcast_next_row(b, idx, &off1, &off2));
+#define OP(x1, x2) apply(params, x1, x2)
+    NNRT_BINARY_ELEMENTS(int8_t, b, input1, input2, output, OP);
+#undef OP
     return NNRT_OK;
 }

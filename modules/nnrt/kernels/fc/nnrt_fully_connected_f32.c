@@ -10,8 +10,7 @@ nnrt_status_t nnrt_fully_connected_f32(const nnrt_fc_f32_params_t *params, const
                                        const float *weights, const float *bias, float *output)
 {
     if (params == NULL || input == NULL || weights == NULL || output == NULL
-        || params->batches < 1 || params->accum_depth < 1 || params->output_depth < 1
-        || !(params->act_min <= params->act_max)) {
+        || NNRT_FC_F32_PARAMS_BAD(params)) {
         return NNRT_ERR_ARG;
     }
     const int32_t depth = params->accum_depth;

@@ -19,13 +19,7 @@ nnrt_status_t nnrt_fully_connected_s8(const nnrt_fc_s8_params_t *params, const i
                                       int8_t *output)
 {
     if (params == NULL || input == NULL || weights == NULL || output == NULL
-        || params->multiplier == NULL || params->shift == NULL || params->batches < 1
-        || params->accum_depth < 1 || params->output_depth < 1
-        || params->act_min < INT8_MIN || params->act_max > INT8_MAX
-        || params->act_min > params->act_max || params->output_offset < INT8_MIN
-        || params->output_offset > INT8_MAX || params->input_offset < -INT8_MAX
-        || params->input_offset > INT8_MAX + 1 || params->weights_offset < -INT8_MAX
-        || params->weights_offset > INT8_MAX + 1) {
+        || NNRT_FC_S8_PARAMS_BAD(params)) {
         return NNRT_ERR_ARG;
     }
 #if NNRT_CMSIS_NN_ENABLED

@@ -11,16 +11,11 @@ NNRT_COLD int nnrt_conv_s8_args_ok(const nnrt_conv_s8_params_t *p, const int8_t 
                          const int8_t *filter, const int8_t *output, int depthwise)
 {
     if (p == NULL || input == NULL || filter == NULL || output == NULL
-        || p->multiplier == NULL || p->shift == NULL
-        || !nnrt_conv_geom_valid(&p->geom, p->pool, depthwise)
-        || p->act_min < INT8_MIN || p->act_max > INT8_MAX || p->act_min > p->act_max
-        || p->output_offset < INT8_MIN || p->output_offset > INT8_MAX
-        || p->input_offset < -INT8_MAX || p->input_offset > INT8_MAX + 1) {
+        || NNRT_CONV_S8_PARAMS_BAD(p, depthwise)) {
         return 0;
     }
     const nnrt_conv_pool_t *pool = p->pool;
-    if (pool != NULL && (pool->act_min < INT8_MIN || pool->act_max > INT8_MAX
-                         || pool->act_min > pool->act_max)) {
+    if (NNRT_CONV_S8_POOL_BAD(pool)) {
         return 0;
     }
     return 1;

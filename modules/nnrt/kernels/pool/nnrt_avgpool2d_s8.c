@@ -15,8 +15,7 @@ nnrt_status_t nnrt_avgpool2d_s8(const nnrt_pool_s8_params_t *params, const int8_
                                 int8_t *output)
 {
     if (params == NULL || input == NULL || output == NULL
-        || !nnrt_pool_geom_valid(&params->geom) || params->act_min > params->act_max
-        || params->act_min < INT8_MIN || params->act_max > INT8_MAX) {
+        || NNRT_POOL_S8_PARAMS_BAD(params)) {
         return NNRT_ERR_ARG;
     }
 #if NNRT_CMSIS_NN_ENABLED

@@ -1,4 +1,5 @@
-/* Private to src/loader: shared between the loader and the kernel glue. */
+/* Private to src/loader: shared between the loader (loader.c) and its kernel table
+ * (blob_dispatch.c, generated; the checkers of loader_check.h). */
 #ifndef NNRT_LOADER_INTERNAL_H_
 #define NNRT_LOADER_INTERNAL_H_
 
@@ -46,7 +47,7 @@ nnrt_status_t nnrt_blob_const_i32(const nnrt_loader_t *ld, uint32_t tensor, cons
 
 /**
  * Decode a step's parameter record, check it against its tensors and, when @p run,
- * call the kernel. With run == 0 the pointers in @p args are not used.
+ * call the kernel (generated: blob_dispatch.c). With run == 0 the pointers in @p args are not used.
  * @return NNRT_OK, NNRT_ERR_FORMAT for a record that does not fit the kernel or its
  *         tensors, NNRT_ERR_UNSUPPORTED for an unknown kernel, or the kernel's status.
  */

@@ -154,6 +154,15 @@ static inline int nnrt_conv_geom_valid(const nnrt_conv_geom_t *g, const nnrt_con
 }
 
 /**
+ * The argument check of every int8 convolution kernel (its Prepare, in TFLM's terms):
+ * the conditions on @p params under which nnrt_conv2d_s8(), nnrt_depthwise_conv2d_s8()
+ * (@p depthwise = 1) and their fast variants run; the kernels test the same on each
+ * call, with their data pointers. The model loader calls it before it runs one.
+ * @return NNRT_OK, or NNRT_ERR_ARG.
+ */
+nnrt_status_t nnrt_conv_s8_check(const nnrt_conv_s8_params_t *params, int depthwise);
+
+/**
  * int8 convolution: `[N,H,W,C]` x `[OC,KH,KW,C/groups]` -> `[N,OH,OW,OC]`
  * (or `[N,PH,PW,OC]` with a fused pool).
  *

@@ -116,6 +116,57 @@ typedef struct {
     float act_max;              /**< FLT_MAX for none */
 } nnrt_binary_f32_params_t;
 
+/*
+ * Argument checks (the kernels' Prepare, in TFLM's terms): the conditions on the
+ * parameters under which a kernel runs. nnrt_<kernel>_check() returns NNRT_OK or
+ * NNRT_ERR_ARG; the model loader (src/loader/) calls it before it calls the kernel.
+ * The kernel itself tests, on every call, its data pointers and the same predicate
+ * (nnrt_<kernel>_params_ok() or NNRT_<KERNEL>_PARAMS_BAD(): inline, so the kernel's
+ * copy compiles to the comparisons written out).
+ */
+
+/** nnrt_add_s8() / nnrt_sub_s8(): 1 unless left shift 0..24, rescaling shifts -31..0
+ *  and an int8 activation range (a macro: in the kernel, its original comparisons). */
+#define NNRT_ADD_S8_PARAMS_BAD(params)                                                      \
+    (!nnrt_broadcast_valid(&(params)->bcast)                                                \
+     || (params)->left_shift < 0 || (params)->left_shift > 24                               \
+     || (params)->input1_shift > 0 || (params)->input1_shift < -31                          \
+     || (params)->input2_shift > 0 || (params)->input2_shift < -31                          \
+     || (params)->output_shift > 0 || (params)->output_shift < -31                          \
+     || (params)->act_min > (params)->act_max || (params)->act_min < INT8_MIN               \
+     || (params)->act_max > INT8_MAX)
+
+/** nnrt_mul_s8(): 1 unless output shift -31..30 and an int8 activation range. */
+#define NNRT_MUL_S8_PARAMS_BAD(params)                                                      \
+    (!nnrt_broadcast_valid(&(params)->bcast)                                                \
+     || (params)->output_shift > 30 || (params)->output_shift < -31                         \
+     || (params)->act_min > (params)->act_max || (params)->act_min < INT8_MIN               \
+     || (params)->act_max > INT8_MAX)
+
+/** nnrt_add_f32() / nnrt_sub_f32() / nnrt_mul_f32(): a valid broadcast. */
+static inline int nnrt_binary_f32_params_ok(const nnrt_binary_f32_params_t *params)
+{
+    return nnrt_broadcast_valid(&params->bcast);
+}
+
+/** The checks as status codes (NULL parameters: NNRT_ERR_ARG). */
+static inline nnrt_status_t nnrt_broadcast_check(const nnrt_broadcast_t *bcast)
+{
+    return bcast != NULL && nnrt_broadcast_valid(bcast) ? NNRT_OK : NNRT_ERR_ARG;
+}
+static inline nnrt_status_t nnrt_add_s8_check(const nnrt_add_s8_params_t *params)
+{
+    return params != NULL && !NNRT_ADD_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
+}
+static inline nnrt_status_t nnrt_mul_s8_check(const nnrt_mul_s8_params_t *params)
+{
+    return params != NULL && !NNRT_MUL_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
+}
+static inline nnrt_status_t nnrt_binary_f32_check(const nnrt_binary_f32_params_t *params)
+{
+    return params != NULL && nnrt_binary_f32_params_ok(params) ? NNRT_OK : NNRT_ERR_ARG;
+}
+
 /** out = clamp(requant(in1) + requant(in2)). In-place capable. @return NNRT_OK / NNRT_ERR_ARG */
 nnrt_status_t nnrt_add_s8(const nnrt_add_s8_params_t *params, const int8_t *input1,
                           const int8_t *input2, int8_t *output);

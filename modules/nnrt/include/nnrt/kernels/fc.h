@@ -20,6 +20,7 @@
 #ifndef NNRT_KERNELS_FC_H_
 #define NNRT_KERNELS_FC_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nnrt/defs.h"
@@ -52,6 +53,38 @@ typedef struct {
     float act_min;              /**< fused activation lower bound (-FLT_MAX for none) */
     float act_max;              /**< fused activation upper bound (FLT_MAX for none) */
 } nnrt_fc_f32_params_t;
+
+/*
+ * Argument checks (the kernels' Prepare, in TFLM's terms): the conditions on the
+ * parameters under which the fully connected kernels run. The kernels test the same
+ * macros on every call, with their data pointers; the model loader calls
+ * nnrt_fc_*_check() before it runs one (NNRT_OK or NNRT_ERR_ARG).
+ */
+
+/** 1 unless positive dims, int8 offsets and activation range, requantisation arrays. */
+#define NNRT_FC_S8_PARAMS_BAD(params)                                                       \
+    ((params)->multiplier == NULL || (params)->shift == NULL || (params)->batches < 1     \
+     || (params)->accum_depth < 1 || (params)->output_depth < 1                             \
+     || (params)->act_min < INT8_MIN || (params)->act_max > INT8_MAX                        \
+     || (params)->act_min > (params)->act_max || (params)->output_offset < INT8_MIN         \
+     || (params)->output_offset > INT8_MAX || (params)->input_offset < -INT8_MAX            \
+     || (params)->input_offset > INT8_MAX + 1 || (params)->weights_offset < -INT8_MAX       \
+     || (params)->weights_offset > INT8_MAX + 1)
+
+/** 1 unless positive dims and an ordered activation range (float32). */
+#define NNRT_FC_F32_PARAMS_BAD(params)                                                      \
+    ((params)->batches < 1 || (params)->accum_depth < 1 || (params)->output_depth < 1     \
+     || !((params)->act_min <= (params)->act_max))
+
+static inline nnrt_status_t nnrt_fc_s8_check(const nnrt_fc_s8_params_t *params)
+{
+    return params != NULL && !NNRT_FC_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
+}
+
+static inline nnrt_status_t nnrt_fc_f32_check(const nnrt_fc_f32_params_t *params)
+{
+    return params != NULL && !NNRT_FC_F32_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
+}
 
 /**
  * int8 fully connected: `[batches, accum_depth]` x `[output_depth, accum_depth]`^T

@@ -17,6 +17,7 @@
 #ifndef NNRT_KERNELS_POOL_H_
 #define NNRT_KERNELS_POOL_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "nnrt/defs.h"
@@ -77,6 +78,29 @@ typedef struct {
     float act_min;     /**< fused activation lower bound (-FLT_MAX for none) */
     float act_max;     /**< fused activation upper bound (FLT_MAX for none) */
 } nnrt_pool_f32_params_t;
+
+/*
+ * Argument checks (the kernels' Prepare, in TFLM's terms): the conditions on the
+ * parameters under which the pooling kernels run. The kernels test the same macro on
+ * every call, with their data pointers; the model loader calls nnrt_pool_*_check()
+ * before it runs one (NNRT_OK or NNRT_ERR_ARG).
+ */
+
+/** 1 unless a valid geometry and an int8 activation range (int8 max/average pool). */
+#define NNRT_POOL_S8_PARAMS_BAD(params)                                                     \
+    (!nnrt_pool_geom_valid(&(params)->geom) || (params)->act_min > (params)->act_max      \
+     || (params)->act_min < INT8_MIN || (params)->act_max > INT8_MAX)
+
+static inline nnrt_status_t nnrt_pool_s8_check(const nnrt_pool_s8_params_t *params)
+{
+    return params != NULL && !NNRT_POOL_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
+}
+
+/** float32 max/average pool: a valid geometry. */
+static inline nnrt_status_t nnrt_pool_f32_check(const nnrt_pool_f32_params_t *params)
+{
+    return params != NULL && nnrt_pool_geom_valid(&params->geom) ? NNRT_OK : NNRT_ERR_ARG;
+}
 
 /**
  * int8 max pool, `[N,H,W,C]` -> `[N,OH,OW,C]`.

@@ -23,12 +23,15 @@
 #include "nnrt/kernels/conv.h"
 #include "nnrt/kernels/fc.h"
 
-/* The bodies live with the kernels (internal headers, relative to this file). */
-#include "../../../kernels/internal/conv_gemm_body.h"
-#include "../../../kernels/internal/conv_pixel.h"
-#include "../../../kernels/internal/fc_body.h"
-#include "../../../kernels/internal/gemm_body.h"
-#include "../../../kernels/internal/simd.h"
+/* The bodies live with the kernels: private headers in modules/nnrt/kernels/internal/,
+ * on the include path of every build of generated code (the private include directory
+ * modules/nnrt/kernels: nnopt.paths.nnrt_include_dirs(), and on Zephyr the property
+ * NNRT_GENERATED_INCLUDE_DIRECTORIES of modules/nnrt/CMakeLists.txt). */
+#include "internal/conv_gemm_body.h"
+#include "internal/conv_pixel.h"
+#include "internal/fc_body.h"
+#include "internal/gemm_body.h"
+#include "internal/simd.h"
 
 /** Keeps a specialised function out of line (its own symbol, its own registers). */
 #define NNRT_SPEC_NOINLINE NNRT_NOINLINE

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""What the benchmarks share beyond nnopt itself (model locations:
+:func:`nnopt.paths.shared_models_dir`, :func:`nnopt.paths.find_model`): TFLM's planned
+arena for a model (measured in a child process, so a crash or a hang of the
+interpreter costs one row, not the run).
+
+Each benchmark is a script run as ``python benchmarks/bench_<name>.py``; Python puts
+this directory first on ``sys.path``, so they import this module as ``common``.
+Benchmarks import nnopt and this module only: never the tests, never each other.
+Run as a script (``common.py --tflm-worker MODEL``), it is the child of
+:func:`tflm_head`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+HEAD_RE = re.compile(r"Arena allocation head (\d+) bytes")
+TFLM_ARENA_START = 32 * 1024 * 1024  # bytes; grown x4 on allocation failure
+TFLM_ARENA_MAX = 1024 * 1024 * 1024
+
+
+def tflm_worker(model: Path) -> int:
+    """Child process: load the model into TFLM and print its allocation report."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    arena = TFLM_ARENA_START
+    while True:
+        try:
+            interpreter = runtime.Interpreter.from_file(os.fspath(model), arena_size=arena)
+        except RuntimeError as err:
+            if arena >= TFLM_ARENA_MAX:
+                print(f"tflm: {err}", file=sys.stderr)
+                return 1
+            arena *= 4
+            continue
+        sys.stderr.flush()
+        interpreter.print_allocations()  # C stdio, on this process's stderr
+        return 0
+
+
+def tflm_head(model: Path, timeout_s: float) -> tuple[int | None, str | None]:
+    """TFLM's planned non-persistent arena bytes, or (None, reason)."""
+    cmd = [sys.executable, os.fspath(Path(__file__).resolve()), "--tflm-worker",
+           os.fspath(model)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return None, f"timeout after {timeout_s:.0f} s"
+    m = HEAD_RE.search(proc.stderr)
+    if proc.returncode == 0 and m:
+        return int(m.group(1)), None
+    last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+    return None, last[:160]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] != "--tflm-worker":
+        sys.exit("usage: common.py --tflm-worker MODEL (the child of tflm_head())")
+    sys.exit(tflm_worker(Path(sys.argv[2])))

@@ -1,0 +1,46 @@
+/**
+ * @file math.h
+ * @brief float32 element-wise math: EXP, LOG, SQRT, RSQRT, ABS, NEG (unary) and DIV
+ *        (binary, broadcasting), as TensorFlow Lite Micro's reference kernels compute
+ *        them (std::exp, std::log, std::sqrt, 1 / std::sqrt, std::abs, -x, x1 / x2).
+ *
+ * Unary kernels are element-wise over a flat array of @p size elements and work in
+ * place (@p output may equal @p input). DIV walks the output through the build-time
+ * broadcast descriptor of elementwise.h, with the fused activation clamp.
+ *
+ * Status: NNRT_OK, or NNRT_ERR_ARG for a NULL pointer or a negative size.
+ */
+#ifndef NNRT_KERNELS_MATH_H_
+#define NNRT_KERNELS_MATH_H_
+
+#include <stdint.h>
+
+#include "nnrt/defs.h"
+#include "nnrt/kernels/elementwise.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** out[i] = expf(in[i]). In-place capable. */
+nnrt_status_t nnrt_exp_f32(const float *input, float *output, int32_t size);
+/** out[i] = logf(in[i]). In-place capable. */
+nnrt_status_t nnrt_log_f32(const float *input, float *output, int32_t size);
+/** out[i] = sqrtf(in[i]). In-place capable. */
+nnrt_status_t nnrt_sqrt_f32(const float *input, float *output, int32_t size);
+/** out[i] = 1.0f / sqrtf(in[i]). In-place capable. */
+nnrt_status_t nnrt_rsqrt_f32(const float *input, float *output, int32_t size);
+/** out[i] = fabsf(in[i]). In-place capable. */
+nnrt_status_t nnrt_abs_f32(const float *input, float *output, int32_t size);
+/** out[i] = -in[i]. In-place capable. */
+nnrt_status_t nnrt_neg_f32(const float *input, float *output, int32_t size);
+
+/** out = act(in1 / in2). In-place capable (see elementwise.h). */
+nnrt_status_t nnrt_div_f32(const nnrt_binary_f32_params_t *params, const float *input1,
+                           const float *input2, float *output);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NNRT_KERNELS_MATH_H_ */

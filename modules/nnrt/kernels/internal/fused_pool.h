@@ -1,0 +1,81 @@
+/*
+ * Internal to the nnrt kernels: the one window driver of the reference convolutions
+ * (conv and depthwise, int8 and float32), with the optional max pool folded into the
+ * output (nnrt_conv_pool_t, see conv.h).
+ *
+ * Without a pool every output pixel of every batch is computed in order. With one,
+ * each pool output starts at the type's lowest value, every convolution pixel of its
+ * window (clipped to the convolution output) is max-accumulated into it, then the
+ * pool's activation range clamps it: TFLM's conv followed by its max pool, without
+ * the intermediate tensor.
+ *
+ * A macro, not a function: each kernel expands it with its own pixel function, so the
+ * compiler generates exactly the code of the loop written out in the kernel (no
+ * indirect call, the same inlining decisions).
+ */
+#ifndef NNRT_KERNELS_INTERNAL_FUSED_POOL_H_
+#define NNRT_KERNELS_INTERNAL_FUSED_POOL_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnrt/kernels/conv.h"
+
+/**
+ * Drive a reference convolution over its output, pool fused or not.
+ *
+ * @param T       element type of input and output (int8_t, float)
+ * @param g       const nnrt_conv_geom_t *
+ * @param pool    const nnrt_conv_pool_t * (NULL: no pool)
+ * @param input   const T *: batch 0 of the input
+ * @param output  T *: advanced past the written output
+ * @param LOWEST  the value a pool output starts from (INT8_MIN, -FLT_MAX)
+ * @param PIXEL   PIXEL(in_b, oy, ox, out, max): one convolution pixel into out[0..oc)
+ *                (max != 0: max-accumulate into it)
+ * @param CLAMP   CLAMP(out, c): statements clamping out[c] to the pool's activation
+ *                range
+ */
+#define NNRT_CONV_POOL_DRIVE(T, g, pool, input, output, LOWEST, PIXEL, CLAMP)                 \
+    do {                                                                                     \
+        const size_t in_batch_ = (size_t)(g)->input_h * (size_t)(g)->input_w                \
+                                 * (size_t)(g)->input_c;                                     \
+        const int32_t oc_n_ = (g)->output_c;                                                 \
+        for (int32_t b_ = 0; b_ < (g)->batches; ++b_) {                                      \
+            const T *in_b_ = (input) + (size_t)b_ * in_batch_;                               \
+            if ((pool) == NULL) {                                                            \
+                for (int32_t oy_ = 0; oy_ < (g)->output_h; ++oy_) {                          \
+                    for (int32_t ox_ = 0; ox_ < (g)->output_w; ++ox_) {                      \
+                        PIXEL(in_b_, oy_, ox_, (output), 0);                                 \
+                        (output) += oc_n_;                                                   \
+                    }                                                                        \
+                }                                                                            \
+                continue;                                                                    \
+            }                                                                                \
+            for (int32_t py_ = 0; py_ < (pool)->output_h; ++py_) {                           \
+                const int32_t wy0_ = py_ * (pool)->stride_h - (pool)->pad_top;               \
+                const int32_t wy_start_ = wy0_ < 0 ? 0 : wy0_;                               \
+                const int32_t wy_end_ = wy0_ + (pool)->filter_h < (g)->output_h              \
+                                            ? wy0_ + (pool)->filter_h : (g)->output_h;       \
+                for (int32_t px_ = 0; px_ < (pool)->output_w; ++px_) {                       \
+                    const int32_t wx0_ = px_ * (pool)->stride_w - (pool)->pad_left;          \
+                    const int32_t wx_start_ = wx0_ < 0 ? 0 : wx0_;                           \
+                    const int32_t wx_end_ = wx0_ + (pool)->filter_w < (g)->output_w          \
+                                                ? wx0_ + (pool)->filter_w : (g)->output_w;   \
+                    for (int32_t c_ = 0; c_ < oc_n_; ++c_) {                                 \
+                        (output)[c_] = (LOWEST);                                             \
+                    }                                                                        \
+                    for (int32_t oy_ = wy_start_; oy_ < wy_end_; ++oy_) {                    \
+                        for (int32_t ox_ = wx_start_; ox_ < wx_end_; ++ox_) {                \
+                            PIXEL(in_b_, oy_, ox_, (output), 1);                             \
+                        }                                                                    \
+                    }                                                                        \
+                    for (int32_t c_ = 0; c_ < oc_n_; ++c_) {                                 \
+                        CLAMP((output), c_);                                                 \
+                    }                                                                        \
+                    (output) += oc_n_;                                                       \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+    } while (0)
+
+#endif /* NNRT_KERNELS_INTERNAL_FUSED_POOL_H_ */

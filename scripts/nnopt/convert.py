@@ -1,0 +1,43 @@
+"""nnopt's IR -> a TFLite flatbuffer (``nnopt convert``), with :mod:`nnopt.tflite_builder`.
+
+Every tensor (shape, dtype, per-tensor or per-channel quantisation, constant data) and
+every op (builtin and options) of the graph is written as it is, so the file runs in the
+tflite-micro interpreter with the same inputs and outputs, and nnopt plans it exactly as
+the graph it came from. Options that only nnopt's passes set (fused max-pools, folded
+padding, scratch-free kernels) cannot be expressed: the graph must be an imported one.
+"""
+
+from __future__ import annotations
+
+from .errors import UnsupportedError
+from .ir import NUMPY_DTYPE as _NP
+from .ir import ActivationOptions, ConvOptions, Graph, NoOptions, PoolOptions
+from .tflite_builder import _OPTIONS_TABLE, ModelBuilder
+
+
+def graph_to_tflite(graph: Graph, description: str = "nnopt convert") -> bytes:
+    b = ModelBuilder(description)
+    for t in graph.tensors:
+        q = t.quant
+        kw = {}
+        if q is not None:
+            kw = {"scale": list(q.scale), "zero_point": list(q.zero_point), "axis": q.axis}
+        data = t.array() if t.data is not None else None
+        b.tensor(t.shape, _NP[t.dtype], name=t.name, data=data, **kw)  # type: ignore[arg-type]
+    for op in graph.ops:
+        o = op.options
+        if isinstance(o, ConvOptions | PoolOptions) and (
+                o.explicit_padding is not None
+                or (isinstance(o, ConvOptions) and o.fused_max_pool is not None)):
+            raise UnsupportedError(f"op {op.index} ({op.opcode}) carries an nnopt-only "
+                                   "option (fused pool or folded padding)",
+                                   hint="convert the imported graph, before planning")
+        if isinstance(o, ActivationOptions) and o.activation == "NONE":
+            o = NoOptions()  # MAXIMUM/MINIMUM take none; ADD/SUB/MUL/DIV default to it
+        try:
+            b.op(op.opcode, op.inputs, op.outputs,
+                 o if op.opcode in _OPTIONS_TABLE else NoOptions())
+        except (ValueError, TypeError) as err:
+            raise UnsupportedError(f"op {op.index} ({op.opcode}) cannot be written as "
+                                   f"TFLite: {err}", hint="report it with the model") from err
+    return b.build(graph.inputs, graph.outputs, pad_for_interpreter=False)

@@ -1,0 +1,43 @@
+"""ONNX (what ``torch.onnx.export`` writes) -> :class:`nnopt.ir.Graph`.
+
+:func:`load_onnx_bytes` prepares the model (:mod:`.prepare`: opset upgrade, shape
+inference, constant folding, BatchNormalization folding) and imports it
+(:mod:`.importer`, :mod:`.handlers`). The model's inputs and outputs keep their ONNX
+shape, layout and dtype; inside, activations are NHWC where nnopt's kernels want it,
+with TRANSPOSE ops at the boundary (RESHAPE where only size-1 axes move).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ...errors import ModelError, NnoptError
+from ...ir import Graph
+from .. import validate
+from .handlers import HANDLERS, QUANT_INPUTS
+from .importer import Importer
+from .prepare import is_onnx, looks_like_onnx, parse_input_shapes, prepare
+
+__all__ = ["internal_layout", "is_onnx", "load_onnx_bytes", "looks_like_onnx",
+           "parse_input_shapes"]
+
+
+def load_onnx_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
+                    input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
+    prep = prepare(data, name, source, input_shapes)
+    graph = Importer(prep, source, HANDLERS, QUANT_INPUTS).run()
+    try:
+        graph.verify()
+    except NnoptError as err:
+        raise ModelError(f"{source}: the imported graph is invalid: {err.message}",
+                         hint="this is a bug in nnopt's ONNX importer; report it with "
+                         "the model") from err
+    validate.check_quantization(graph, source)  # QDQ scales/zero points, as for .tflite
+    return graph
+
+
+def internal_layout(graph: Graph) -> str:
+    """What the report says about layout: NHWC inside when any 4-D activation exists."""
+    four_d = any(len(t.shape) == 4 and not t.is_constant for t in graph.tensors)
+    return "NHWC inside (ONNX layout at the inputs and outputs)" if four_d \
+        else "ONNX layout throughout"

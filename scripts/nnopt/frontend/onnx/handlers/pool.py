@@ -1,0 +1,147 @@
+"""Pooling and reductions: MaxPool, AveragePool, Global*Pool, ReduceMean/Sum."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ....cdefs import DType
+from ....ir import (
+    ActivationOptions,
+    PoolOptions,
+    ReducerOptions,
+)
+from ..importer import FLT_LOWEST, Importer, onnx_pads, prod, window_padding
+from ..prepare import Node
+from .common import (
+    bind_nhwc,
+    nhwc_input,
+    norm_axis,
+    pad_nhwc,
+    perm_of,
+    window_attrs,
+)
+from .registry import handler
+
+
+@handler("MaxPool", "AveragePool", quant=(0,))
+def pool(im: Importer, node: Node) -> None:
+    if len(node.outputs) > 1 and node.outputs[1]:
+        raise im.refuse("the Indices output is used", "MaxPool without indices")
+    xn = node.inputs[0]
+    xs = im.shape(xn)
+    x, one_d = nhwc_input(im, xn)
+    kernel, strides, dil = window_attrs(im, node, [])
+    if any(d != 1 for d in dil):
+        raise im.refuse(f"dilations {dil}", "pooling without dilation")
+    spatial = list(xs[2:])
+    pads = onnx_pads(node, spatial, kernel, strides, dil)
+    ys = im.shape(node.outputs[0])
+    if one_d:
+        kernel, strides, spatial, pads = [1, *kernel], [1, *strides], [1, *spatial], \
+            [(0, 0), *pads]
+        out_sp = [1, ys[2]]
+    else:
+        out_sp = [ys[2], ys[3]]
+    is_max = node.op_type == "MaxPool"
+    ceil_extra = False
+    for i in range(2):
+        b, e = pads[i]
+        floor_out = (spatial[i] + b + e - kernel[i]) // strides[i] + 1
+        if out_sp[i] > floor_out:  # ceil_mode: one more window over the end
+            pads[i] = (b, e + (out_sp[i] - 1) * strides[i] + kernel[i] - spatial[i] - b - e)
+            ceil_extra = True
+    padding = window_padding(pads, spatial, kernel, strides, dil)
+    if not is_max:
+        include = bool(node.attrs.get("count_include_pad", 0))
+        if ceil_extra:
+            raise im.refuse("ceil_mode adds a partial window", "AveragePool with ceil_mode 0")
+        if include and padding == "SAME":
+            padding = None
+        if padding is None:
+            if not include:
+                raise im.refuse(f"pads {pads} excluded from the average",
+                                "pads equal to TFLite's SAME, or count_include_pad=1")
+            x = pad_nhwc(im, x, pads, node.name)
+            padding = "VALID"
+    elif padding is None or (ceil_extra and padding != "VALID"):
+        x = pad_nhwc(im, x, pads, node.name, FLT_LOWEST)
+        padding = "VALID"
+    c = xs[1]
+    y = im.out_tensor(node.outputs[0], (xs[0], out_sp[0], out_sp[1], c),
+                      im.b.tensors[x].quant if im.qout is not None else None)
+    im.b.op("MAX_POOL_2D" if is_max else "AVERAGE_POOL_2D", [x], [y],
+            PoolOptions(padding, strides[0], strides[1], kernel[0], kernel[1]))
+    bind_nhwc(im, node.outputs[0], y, one_d)
+
+
+@handler("GlobalAveragePool", quant=(0,))
+def global_average_pool(im: Importer, node: Node) -> None:
+    rank = len(im.shape(node.inputs[0]))
+    _reduce(im, node, "MEAN", list(range(2, rank)), keepdims=True)
+
+
+@handler("GlobalMaxPool", quant=(0,))
+def global_max_pool(im: Importer, node: Node) -> None:
+    xs = im.shape(node.inputs[0])
+    x, one_d = nhwc_input(im, node.inputs[0])
+    h, w = (1, xs[2]) if one_d else (xs[2], xs[3])
+    y = im.out_tensor(node.outputs[0], (xs[0], 1, 1, xs[1]),
+                      im.b.tensors[x].quant if im.qout is not None else None)
+    im.b.op("MAX_POOL_2D", [x], [y], PoolOptions("VALID", 1, 1, h, w))
+    bind_nhwc(im, node.outputs[0], y, one_d)
+
+
+def _reduce_axes(im: Importer, node: Node) -> list[int] | None:
+    axes_in = im.opt_input(node, 1)
+    if axes_in:
+        return [int(a) for a in im.const(axes_in).reshape(-1)]
+    if "axes" in node.attrs:
+        return [int(a) for a in node.attrs["axes"]]
+    return None
+
+
+def _reduce(im: Importer, node: Node, kind: str, axes: list[int] | None,
+            keepdims: bool) -> None:
+    xn = node.inputs[0]
+    xs = im.shape(xn)
+    rank = len(xs)
+    if axes is None or not axes:
+        if axes is not None and node.attrs.get("noop_with_empty_axes", 0):
+            im.bind(node.outputs[0], im.act(xn), perm_of(im, xn))
+            return
+        axes = list(range(rank))
+    axes = sorted({norm_axis(a, rank) for a in axes})
+    perm = perm_of(im, xn)
+    x = im.act(xn, perm)
+    ir_axes = sorted(perm.index(a) for a in axes)
+    if keepdims:
+        out_perm = perm
+        ir_shape = tuple(1 if p in axes else xs[p] for p in perm)
+    else:
+        kept = [p for p in perm if p not in axes]
+        out_perm = tuple(sorted(kept).index(p) for p in kept)
+        ir_shape = tuple(xs[p] for p in kept)
+    at = im.b.const(f"{node.name}.axes", np.array(ir_axes, dtype=np.int32))
+    out = node.outputs[0]
+    if kind == "SUM":
+        y = im.b.tensor(f"{out}.mean", ir_shape, DType.FLOAT32)
+        im.b.op("MEAN", [x, at], [y], ReducerOptions(keepdims))
+        count = prod([xs[a] for a in axes])
+        z = im.b.tensor(out, ir_shape, DType.FLOAT32)
+        c = im.b.const(f"{node.name}.count", np.full((1,) * len(ir_shape), count, np.float32))
+        im.b.op("MUL", [y, c], [z], ActivationOptions())
+        im.bind(out, z, out_perm)
+        return
+    y = im.out_tensor(out, ir_shape)
+    im.b.op("MEAN", [x, at], [y], ReducerOptions(keepdims))
+    im.bind(out, y, out_perm)
+
+
+@handler("ReduceMean", quant=(0,))
+def reduce_mean(im: Importer, node: Node) -> None:
+    _reduce(im, node, "MEAN", _reduce_axes(im, node), bool(node.attrs.get("keepdims", 1)))
+
+
+@handler("ReduceSum")
+def reduce_sum(im: Importer, node: Node) -> None:
+    _reduce(im, node, "SUM", _reduce_axes(im, node), bool(node.attrs.get("keepdims", 1)))

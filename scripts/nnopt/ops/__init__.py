@@ -1,0 +1,44 @@
+"""The operator registry: one definition (:class:`~nnopt.ops.base.OpDef`) per TFLite
+operator nnopt supports, one module per family (``conv``, ``pool``, ``fc``,
+``elementwise``, ``activation``, ``math``, ``quantize``, ``softmax``, ``shape``, ``resize``).
+
+The frontend reads an op's options with its definition's reader; passes ask its traits
+(:func:`definition`), never its opcode. Adding an operator = its definition here, its
+lowering in :mod:`nnopt.lowering`, its kernel and header in ``modules/nnrt``, its tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..errors import UnsupportedError
+from ..ir import Op
+from . import activation, conv, elementwise, fc, math, pool, quantize, resize, shape, softmax
+from .base import OpDef
+
+_FAMILIES = (conv, pool, fc, elementwise, activation, math, quantize, softmax, shape,
+             resize)
+
+DEFINITIONS: Mapping[str, OpDef] = {d.opcode: d for f in _FAMILIES for d in f.DEFINITIONS}
+
+# Every TFLite builtin nnopt can plan and run.
+SUPPORTED_OPS: frozenset[str] = frozenset(DEFINITIONS)
+
+
+def definition(op: Op | str) -> OpDef:
+    """The definition of an op (or opcode); UnsupportedError for one nnopt lacks."""
+    code = op if isinstance(op, str) else op.opcode
+    d = DEFINITIONS.get(code)
+    if d is None:
+        raise UnsupportedError(f"operator {code} is not supported",
+                               hint=f"supported operators: {supported_list()}")
+    return d
+
+
+def known(op: Op) -> OpDef | None:
+    """The op's definition, or None for an opcode nnopt does not know."""
+    return DEFINITIONS.get(op.opcode)
+
+
+def supported_list() -> str:
+    return ", ".join(sorted(SUPPORTED_OPS))

@@ -1,0 +1,31 @@
+"""RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH and HARD_SWISH (unary element-wise): options
+and traits. The lowering is :mod:`nnopt.lowering.activation`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tflite
+
+from ..ir import LeakyReluOptions, OpOptions
+from .base import OpDef, table
+from .elementwise import point_spatial
+
+
+def _read_leaky(op: Any) -> OpOptions:
+    o = table(tflite.LeakyReluOptions, op)
+    return LeakyReluOptions(float(o.Alpha()) if o is not None else 0.2)
+
+
+def _unary(opcode: str, label: str, **kw: Any) -> OpDef:
+    return OpDef(opcode, label, "activation", elementwise="unary", spatial=point_spatial, **kw)
+
+
+DEFINITIONS = (
+    _unary("RELU", "RELU"),
+    _unary("RELU6", "RELU6"),
+    _unary("LEAKY_RELU", "LRELU", read_options=_read_leaky, blob=False),
+    _unary("LOGISTIC", "SIGMOID"),
+    _unary("TANH", "TANH"),
+    _unary("HARD_SWISH", "HSWISH"),
+)

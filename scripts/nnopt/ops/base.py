@@ -1,0 +1,112 @@
+"""What an operator definition is (:class:`OpDef`), and the pieces definitions share:
+the TFLite option-table readers and the spatial access pattern (:class:`Spatial`).
+
+A definition is data: the opcode, how its options are read from a TFLite model, its
+traits (passes ask these, never the opcode), its spatial access pattern, its MACs, the
+kind of instruction-cost formula that applies (``passes.cost``), how its weights slice
+for swap, and the module of :mod:`nnopt.lowering` holding its lowering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..arith import ACTIVATION_NAMES, Axis
+from ..ir import Graph, NoOptions, Op, OpOptions
+
+Reader = Callable[[Any], OpOptions]
+
+POINT = "point"
+WINDOW = "window"
+
+
+@dataclass(frozen=True)
+class Spatial:
+    """How one op maps output pixels to input pixels (batch 1, NHWC)."""
+
+    op: Op
+    kind: str  # WINDOW (conv, depthwise, pool) or POINT (element-wise, channel concat)
+    inputs: tuple[int, ...]  # activation inputs read over the same spatial grid
+    output: int
+    h: Axis
+    w: Axis
+    macs_per_pixel: int  # multiply-accumulates per output pixel (0 for non-MAC ops)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How a weighted op's constant weights (input 1) slice by output channel, for
+    streaming them from external flash (``nnopt.swap``)."""
+
+    axis: int  # axis of the output channels in the weights (-1: the last)
+    channel_ranges: bool  # the kernel can compute a range of output channels alone
+    contiguous_slice: bool  # with one output row, a channel slice of the output is dense
+
+
+def no_options(op: Any) -> OpOptions:
+    return NoOptions()
+
+
+def no_spatial(graph: Graph, op: Op) -> Spatial | None:
+    return None
+
+
+def no_macs(graph: Graph, op: Op) -> int:
+    return 0
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """One TFLite builtin operator as nnopt knows it."""
+
+    opcode: str
+    label: str  # short name in the memory picture (report.plot)
+    lowering: str  # module of nnopt.lowering that registers its lowering
+    read_options: Reader = no_options
+    # output = the input's bytes under another shape (planned as an alias)
+    alias: bool = False
+    # "unary" / "binary": output element i depends only on input element(s) i
+    elementwise: str | None = None
+    # "conv" / "depthwise" / "pool": a sliding window over NHWC rows and columns
+    window: str | None = None
+    # a max pool (stride >= filter, VALID) may be folded into it (passes.fuse)
+    absorbs_max_pool: bool = False
+    # a preceding PAD may become its implicit padding: "zero_point" (the pad value
+    # must be the input's zero point) or "below_floor" (the pad value never wins)
+    pad_consumer: str | None = None
+    # a PAD: may become its consumer's implicit padding (passes.inplace_ops)
+    pad: bool = False
+    # a concatenation: along channels it is point-wise over pixels
+    concat: bool = False
+    # a TRANSPOSE: a tiled stage can read its NCHW input through a strided copy
+    transpose: bool = False
+    # the instruction-cost formula of passes.cost: "gemm", "depthwise", "window_taps"
+    # (pools), "reduce_taps" (MEAN), "requant" (int8 ADD/SUB/MUL), "fc", "element"
+    cost: str = "element"
+    weights: Weights | None = None  # weighted ops: how the weights slice for swap
+    blob: bool = True  # the model blob carries its kernel call
+    spatial: Callable[[Graph, Op], Spatial | None] = no_spatial
+    macs: Callable[[Graph, Op], int] = no_macs
+
+
+# ----- reading TFLite option tables -----
+
+PADDING = {0: "SAME", 1: "VALID"}
+
+
+def table(cls: Any, op: Any) -> Any:
+    """The op's builtin options as an instance of ``cls`` (a tflite options class), or
+    None when the model has none."""
+    t = op.BuiltinOptions()
+    if t is None:
+        return None
+    opt = cls()
+    opt.Init(t.Bytes, t.Pos)
+    return opt
+
+
+def activation(o: Any) -> str:
+    """The fused activation of an options table (NONE without one)."""
+    return ACTIVATION_NAMES[o.FusedActivationFunction()] if o is not None else "NONE"

@@ -1,0 +1,83 @@
+"""CONV_2D and DEPTHWISE_CONV_2D: options, traits, spatial access, MACs, weight slicing.
+
+The lowering is :mod:`nnopt.lowering.conv`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tflite
+
+from ..arith import window_axis
+from ..ir import ConvOptions, Graph, Op, OpOptions
+from .base import PADDING, WINDOW, OpDef, Spatial, Weights, activation, table
+
+
+def _read_conv(op: Any) -> OpOptions:
+    o = table(tflite.Conv2DOptions, op)
+    return ConvOptions(PADDING[o.Padding()], o.StrideH(), o.StrideW(),
+                       o.DilationHFactor(), o.DilationWFactor(), activation(o))
+
+
+def _read_depthwise(op: Any) -> OpOptions:
+    o = table(tflite.DepthwiseConv2DOptions, op)
+    return ConvOptions(PADDING[o.Padding()], o.StrideH(), o.StrideW(),
+                       o.DilationHFactor(), o.DilationWFactor(), activation(o),
+                       o.DepthMultiplier())
+
+
+def _depth(graph: Graph, op: Op) -> int:
+    """Filter values per output value and tap: the filter depth (1 for depthwise)."""
+    w = graph.tensors[op.inputs[1]]
+    return 1 if op.opcode == "DEPTHWISE_CONV_2D" else w.shape[3]
+
+
+def spatial(graph: Graph, op: Op) -> Spatial | None:
+    """Output rows [a, b) read input rows ``window_axis(...).span(a, b)`` (explicit
+    padding from PAD folding included); None with a fused pool."""
+    o = op.options
+    acts = graph.activations(op)
+    if (not isinstance(o, ConvOptions) or o.fused_max_pool is not None or len(acts) != 1
+            or op.inputs[0] != acts[0]):
+        return None
+    x, w, y = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]], graph.tensors[
+        op.outputs[0]]
+    _, h, wd, _ = x.shape
+    _, oh, ow, oc = y.shape
+    kh, kw = w.shape[1], w.shape[2]
+    e = o.explicit_padding
+    ah = window_axis(h, kh, o.stride_h, o.dilation_h, o.padding, (e[0], e[1]) if e else None)
+    aw = window_axis(wd, kw, o.stride_w, o.dilation_w, o.padding, (e[2], e[3]) if e else None)
+    if (ah.out, aw.out) != (oh, ow):
+        return None
+    return Spatial(op, WINDOW, (x.index,), y.index, ah, aw, oc * kh * kw * _depth(graph, op))
+
+
+def macs(graph: Graph, op: Op, *, declared_padding: bool = False) -> int:
+    """Output values (before a fused pool) times filter taps times filter depth;
+    ``declared_padding``: the output extent from the op's declared padding over its
+    input, ignoring a padding PAD folding made explicit (the swap cost model's
+    estimate, which its placements are calibrated with)."""
+    x, w, y = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]], graph.tensors[
+        op.outputs[0]]
+    if len(x.shape) != 4 or len(w.shape) != 4 or len(y.shape) != 4:
+        return 0
+    pixels = y.num_elements // max(y.shape[-1], 1)
+    o = op.options
+    if isinstance(o, ConvOptions) and (o.fused_max_pool is not None or declared_padding):
+        ah = window_axis(x.shape[1], w.shape[1], o.stride_h, o.dilation_h, o.padding, None)
+        aw = window_axis(x.shape[2], w.shape[2], o.stride_w, o.dilation_w, o.padding, None)
+        pixels = ah.out * aw.out * y.shape[0]
+    return pixels * y.shape[-1] * w.shape[1] * w.shape[2] * _depth(graph, op)
+
+
+DEFINITIONS = (
+    OpDef("CONV_2D", "CONV", "conv", _read_conv, window="conv", absorbs_max_pool=True,
+          pad_consumer="zero_point", cost="gemm",
+          weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True),
+          spatial=spatial, macs=macs),
+    OpDef("DEPTHWISE_CONV_2D", "DWCONV", "conv", _read_depthwise, window="depthwise",
+          absorbs_max_pool=True, pad_consumer="zero_point", cost="depthwise",
+          weights=Weights(axis=-1, channel_ranges=False, contiguous_slice=False),
+          spatial=spatial, macs=macs),
+)

@@ -1,0 +1,49 @@
+"""ADD, SUB, MUL, MAXIMUM and MINIMUM (binary element-wise, numpy broadcasting):
+options, traits, spatial access. The lowering is :mod:`nnopt.lowering.elementwise`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tflite
+
+from ..arith import Axis
+from ..ir import ActivationOptions, Graph, Op, OpOptions
+from .base import POINT, OpDef, Spatial, activation, table
+
+
+def _reader(cls: Any) -> Callable[[Any], OpOptions]:
+    def read(op: Any) -> OpOptions:
+        return ActivationOptions(activation(table(cls, op)))
+    return read
+
+
+def point_spatial(graph: Graph, op: Op) -> Spatial | None:
+    """An element-wise op over equal activation shapes (constants broadcast along
+    channels only) reads exactly the pixels it writes."""
+    y = graph.tensors[op.outputs[0]]
+    _, oh, ow, oc = y.shape
+    acts = graph.activations(op)
+    for t in acts:
+        if graph.tensors[t].shape != y.shape:
+            return None  # broadcasting between activations: not a point map
+    for t in op.inputs:
+        if t >= 0 and graph.tensors[t].is_constant:
+            cs = graph.tensors[t].shape
+            # constants broadcast along channels only (per-channel scale, scalar)
+            if any(d != 1 for d in cs[:-1]) or (cs and cs[-1] not in (1, oc)):
+                return None
+    return Spatial(op, POINT, acts, y.index, Axis(oh, oh, 1, 1, 0), Axis(ow, ow, 1, 1, 0), 0)
+
+
+DEFINITIONS = (
+    OpDef("ADD", "ADD", "elementwise", _reader(tflite.AddOptions), elementwise="binary",
+          cost="requant", spatial=point_spatial),
+    OpDef("SUB", "SUB", "elementwise", _reader(tflite.SubOptions), elementwise="binary",
+          cost="requant", spatial=point_spatial),
+    OpDef("MUL", "MUL", "elementwise", _reader(tflite.MulOptions), elementwise="binary",
+          cost="requant", spatial=point_spatial),
+    OpDef("MAXIMUM", "MAXIMUM", "elementwise", elementwise="binary", spatial=point_spatial),
+    OpDef("MINIMUM", "MINIMUM", "elementwise", elementwise="binary", spatial=point_spatial),
+)

@@ -1,0 +1,37 @@
+"""FULLY_CONNECTED: options, traits, MACs, weight slicing. The lowering is
+:mod:`nnopt.lowering.fc`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tflite
+
+from ..errors import UnsupportedError
+from ..ir import FullyConnectedOptions, Graph, Op, OpOptions
+from .base import OpDef, Weights, activation, table
+
+
+def _read(op: Any) -> OpOptions:
+    o = table(tflite.FullyConnectedOptions, op)
+    if o is None:
+        return FullyConnectedOptions()
+    if o.WeightsFormat() != 0:
+        raise UnsupportedError("FULLY_CONNECTED with shuffled weights is not supported",
+                               hint="convert the model with the default weights format")
+    return FullyConnectedOptions(activation(o), bool(o.KeepNumDims()))
+
+
+def macs(graph: Graph, op: Op) -> int:
+    """Batches times output units times input depth."""
+    w = graph.tensors[op.inputs[1]]
+    y = graph.tensors[op.outputs[0]]
+    if len(w.shape) != 2 or w.shape[1] == 0:
+        return 0
+    return (y.num_elements // max(w.shape[0], 1)) * w.shape[0] * w.shape[1]
+
+
+DEFINITIONS = (
+    OpDef("FULLY_CONNECTED", "FC", "fc", _read, cost="fc",
+          weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), macs=macs),
+)

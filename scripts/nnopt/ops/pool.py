@@ -1,0 +1,48 @@
+"""MAX_POOL_2D, AVERAGE_POOL_2D and MEAN: options, traits, spatial access.
+
+The lowerings are in :mod:`nnopt.lowering.pool`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tflite
+
+from ..arith import window_axis
+from ..ir import Graph, Op, OpOptions, PoolOptions, ReducerOptions
+from .base import PADDING, WINDOW, OpDef, Spatial, activation, table
+
+
+def _read_pool(op: Any) -> OpOptions:
+    o = table(tflite.Pool2DOptions, op)
+    return PoolOptions(PADDING[o.Padding()], o.StrideH(), o.StrideW(),
+                       o.FilterHeight(), o.FilterWidth(), activation(o))
+
+
+def _read_mean(op: Any) -> OpOptions:
+    o = table(tflite.ReducerOptions, op)
+    return ReducerOptions(bool(o.KeepDims()) if o is not None else False)
+
+
+def spatial(graph: Graph, op: Op) -> Spatial | None:
+    o = op.options
+    if not isinstance(o, PoolOptions):
+        return None
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    _, h, wd, c = x.shape
+    _, oh, ow, oc = y.shape
+    e = o.explicit_padding
+    ah = window_axis(h, o.filter_h, o.stride_h, 1, o.padding, (e[0], e[1]) if e else None)
+    aw = window_axis(wd, o.filter_w, o.stride_w, 1, o.padding, (e[2], e[3]) if e else None)
+    if (ah.out, aw.out) != (oh, ow) or c != oc:
+        return None
+    return Spatial(op, WINDOW, (x.index,), y.index, ah, aw, 0)
+
+
+DEFINITIONS = (
+    OpDef("MAX_POOL_2D", "MAXPOOL", "pool", _read_pool, window="pool",
+          pad_consumer="below_floor", cost="window_taps", spatial=spatial),
+    OpDef("AVERAGE_POOL_2D", "AVGPOOL", "pool", _read_pool, window="pool",
+          cost="window_taps", spatial=spatial),
+    OpDef("MEAN", "MEAN", "pool", _read_mean, cost="reduce_taps"),
+)

@@ -1,0 +1,71 @@
+"""RESHAPE, SQUEEZE, EXPAND_DIMS (aliases), PAD, PADV2, TRANSPOSE, SLICE, STRIDED_SLICE
+and CONCATENATION: options, traits, spatial access. The lowerings are in
+:mod:`nnopt.lowering.shape`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tflite
+
+from ..arith import Axis
+from ..ir import (
+    ConcatOptions,
+    Graph,
+    Op,
+    OpOptions,
+    SqueezeOptions,
+    StridedSliceOptions,
+)
+from .base import POINT, OpDef, Spatial, activation, table
+
+
+def _read_squeeze(op: Any) -> OpOptions:
+    o = table(tflite.SqueezeOptions, op)
+    if o is None or o.SqueezeDimsLength() == 0:
+        return SqueezeOptions()
+    return SqueezeOptions(tuple(int(d) for d in o.SqueezeDimsAsNumpy()))
+
+
+def _read_strided_slice(op: Any) -> OpOptions:
+    o = table(tflite.StridedSliceOptions, op)
+    if o is None:
+        return StridedSliceOptions()
+    return StridedSliceOptions(o.BeginMask(), o.EndMask(), o.EllipsisMask(), o.NewAxisMask(),
+                               o.ShrinkAxisMask(), bool(o.Offset()))
+
+
+def _read_concat(op: Any) -> OpOptions:
+    o = table(tflite.ConcatenationOptions, op)
+    return ConcatOptions(o.Axis(), activation(o))
+
+
+def concat_spatial(graph: Graph, op: Op) -> Spatial | None:
+    """A concatenation along channels reads the same pixels it writes."""
+    o = op.options
+    if not isinstance(o, ConcatOptions):
+        return None
+    y = graph.tensors[op.outputs[0]]
+    _, oh, ow, _ = y.shape
+    acts = graph.activations(op)
+    axis = o.axis + 4 if o.axis < 0 else o.axis
+    if axis != 3 or len(acts) != len(op.inputs):
+        return None
+    if any(graph.tensors[t].shape[:3] != y.shape[:3] for t in acts):
+        return None
+    return Spatial(op, POINT, tuple(op.inputs), y.index, Axis(oh, oh, 1, 1, 0),
+                   Axis(ow, ow, 1, 1, 0), 0)
+
+
+DEFINITIONS = (
+    OpDef("RESHAPE", "RESHAPE", "shape", alias=True),
+    OpDef("SQUEEZE", "SQUEEZE", "shape", _read_squeeze, alias=True),
+    OpDef("EXPAND_DIMS", "EXPAND", "shape", alias=True),
+    OpDef("PAD", "PAD", "shape", pad=True),
+    OpDef("PADV2", "PADV2", "shape", pad=True),
+    OpDef("TRANSPOSE", "TRANSPOSE", "shape", transpose=True),
+    OpDef("SLICE", "SLICE", "shape"),
+    OpDef("STRIDED_SLICE", "SSLICE", "shape", _read_strided_slice),
+    OpDef("CONCATENATION", "CONCAT", "shape", _read_concat, concat=True,
+          spatial=concat_spatial),
+)

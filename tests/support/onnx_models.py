@@ -1,0 +1,184 @@
+"""Small ONNX models built with ``onnx.helper`` (no torch): the shapes and op
+combinations ``torch.onnx.export`` writes for CNNs and MLPs, with seeded random weights."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+class OnnxBuilder:
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[onnx.TensorProto] = []
+        self.k = 0
+
+    def w(self, *shape: int, scale: float = 0.3) -> str:
+        return self.const((self.rng.standard_normal(shape) * scale).astype(np.float32))
+
+    def const(self, arr: np.ndarray) -> str:
+        self.k += 1
+        name = f"c{self.k}"
+        self.inits.append(numpy_helper.from_array(arr, name))
+        return name
+
+    def node(self, op: str, inputs: Sequence[str], n_out: int = 1, **attrs: object) -> str:
+        self.k += 1
+        outs = [f"{op.lower()}{self.k}_{i}" for i in range(n_out)]
+        self.nodes.append(helper.make_node(op, list(inputs), outs, name=f"{op}_{self.k}",
+                                           **attrs))
+        return outs[0]
+
+    def model(self, inputs: dict[str, Sequence[int | str]], outputs: Sequence[str],
+              opset: int = 17) -> bytes:
+        g = helper.make_graph(
+            self.nodes, "g",
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, list(s))
+             for n, s in inputs.items()],
+            [helper.make_empty_tensor_value_info(o) for o in outputs], self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        m.ir_version = 8
+        inferred = onnx.shape_inference.infer_shapes(m)
+        known = {v.name: v for v in [*inferred.graph.value_info, *inferred.graph.output]}
+        for o in m.graph.output:
+            o.CopyFrom(known[o.name])
+        return m.SerializeToString()
+
+
+def cnn_model(seed: int = 0) -> bytes:
+    """Conv+BN+ReLU, depthwise SAME_UPPER, grouped dilated conv, max/avg pool, residual
+    Add with broadcast Mul, Concat, GlobalAveragePool, Flatten, Gemm, Softmax."""
+    b = OnnxBuilder(seed)
+    x = "input"
+    c1 = b.node("Conv", [x, b.w(8, 3, 3, 3), b.w(8)], pads=[1, 1, 1, 1], strides=[2, 2])
+    bn = b.node("BatchNormalization", [c1, b.const(np.linspace(0.5, 1.5, 8, dtype=np.float32)),
+                                       b.w(8), b.w(8), b.const(np.full(8, 0.7, np.float32))])
+    r1 = b.node("Relu", [bn])
+    dw = b.node("Conv", [r1, b.w(8, 1, 3, 3), b.w(8)], group=8, auto_pad="SAME_UPPER")
+    c6 = b.node("Clip", [dw, b.const(np.array(0, np.float32)), b.const(np.array(6, np.float32))])
+    g2 = b.node("Conv", [c6, b.w(8, 4, 3, 3)], group=2, pads=[2, 2, 2, 2], dilations=[2, 2])
+    add = b.node("Add", [g2, b.node("Mul", [r1, b.w(8, 1, 1)])])
+    mp = b.node("MaxPool", [add], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    ap = b.node("AveragePool", [add], kernel_shape=[2, 2], strides=[2, 2])
+    cat = b.node("Concat", [mp, ap], axis=1)
+    lk = b.node("LeakyRelu", [cat], alpha=0.1)
+    gp = b.node("GlobalAveragePool", [lk])
+    fl = b.node("Flatten", [gp])
+    fc = b.node("Gemm", [fl, b.w(10, 16), b.w(10)], transB=1)
+    sm = b.node("Softmax", [fc], axis=1)
+    return b.model({x: (1, 3, 16, 16)}, [sm])
+
+
+def lenet_like_model(seed: int = 1) -> bytes:
+    """Conv/ReLU/MaxPool twice, then Reshape to a matrix (the channel-major flatten
+    nnopt folds into the first Gemm's weights) and Gemm/Tanh/Sigmoid/HardSwish/MatMul."""
+    b = OnnxBuilder(seed)
+    x = "input"
+    c1 = b.node("Relu", [b.node("Conv", [x, b.w(4, 1, 5, 5), b.w(4)])])
+    p1 = b.node("MaxPool", [c1], kernel_shape=[2, 2], strides=[2, 2])
+    c2 = b.node("Relu", [b.node("Conv", [p1, b.w(6, 4, 3, 3), b.w(6)])])
+    p2 = b.node("MaxPool", [c2], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)
+    fl = b.node("Reshape", [p2, b.const(np.array([1, -1], np.int64))])
+    f1 = b.node("Tanh", [b.node("Gemm", [fl, b.w(6 * 3 * 3, 20), b.w(20)])])
+    f2 = b.node("HardSwish", [b.node("Gemm", [f1, b.w(12, 20), b.w(12)], transB=1, alpha=0.5)])
+    f3 = b.node("MatMul", [f2, b.w(12, 5)])
+    out = b.node("Sigmoid", [b.node("Sub", [f3, b.w(5)])])
+    return b.model({x: (1, 1, 18, 18)}, [out])
+
+
+def sequence_model(seed: int = 2) -> bytes:
+    """1-D convolution and pooling (NCL), Pad, Transpose, ReduceMean, Div, PRelu, and two
+    outputs, one of them NCL."""
+    b = OnnxBuilder(seed)
+    x = "input"
+    c = b.node("Conv", [x, b.w(6, 2, 3), b.w(6)], pads=[1, 1])
+    pr = b.node("PRelu", [c, b.const(np.full((6, 1), 0.25, np.float32))])
+    pd = b.node("Pad", [pr, b.const(np.array([0, 0, 2, 0, 0, 1], np.int64))])
+    mp = b.node("MaxPool", [pd], kernel_shape=[2], strides=[2])
+    t = b.node("Transpose", [mp], perm=[0, 2, 1])
+    m = b.node("ReduceMean", [t, b.const(np.array([1], np.int64))], keepdims=0)
+    d = b.node("Div", [m, b.const(np.array([2.0], np.float32))])
+    return b.model({x: (1, 2, 20)}, [d, mp], opset=18)
+
+
+def dynamic_model() -> bytes:
+    """A conv whose input has a symbolic batch and size (needs --input-shape)."""
+    b = OnnxBuilder(3)
+    y = b.node("Relu", [b.node("Conv", ["input", b.w(4, 3, 3, 3), b.w(4)])])
+    return b.model({"input": ("batch", 3, "h", "w")}, [y])
+
+
+def unsupported_model() -> bytes:
+    b = OnnxBuilder(4)
+    y = b.node("Erf", [b.node("Relu", ["input"])])
+    return b.model({"input": (1, 4)}, [y])
+
+
+def opset_model(opset: int) -> bytes:
+    b = OnnxBuilder(5)
+    y = b.node("Relu", ["input"])
+    return b.model({"input": (1, 4)}, [y], opset=opset)
+
+
+def decoder_model(seed: int = 6) -> bytes:
+    """A decoder: ConvTranspose with stride 2, padding and output padding, nearest
+    Resize by 2, Concat of both, Sigmoid (what UNet-like PyTorch models export)."""
+    b = OnnxBuilder(seed)
+    x = "input"
+    c = b.node("Relu", [b.node("Conv", [x, b.w(4, 2, 3, 3), b.w(4)], pads=[1, 1, 1, 1])])
+    up = b.node("ConvTranspose", [c, b.w(4, 3, 3, 3), b.w(3)], strides=[2, 2],
+                pads=[1, 1, 1, 1], output_padding=[1, 1])
+    rs = b.node("Resize", [c, "", b.const(np.array([1, 1, 2, 2], np.float32))],
+                mode="nearest", coordinate_transformation_mode="asymmetric",
+                nearest_mode="floor")
+    cat = b.node("Concat", [up, rs], axis=1)
+    out = b.node("Sigmoid", [b.node("Conv", [cat, b.w(2, 7, 1, 1), b.w(2)])])
+    return b.model({x: (1, 2, 6, 5)}, [out], opset=13)
+
+
+def pt2e_qdq_model(seed: int = 7) -> bytes:
+    """An int8 QDQ graph as PyTorch's PT2E export writes it: float weights quantised in
+    the graph (QuantizeLinear per channel -> DequantizeLinear), Conv -> Relu ->
+    QuantizeLinear (the ReLU between the op and its quantisation), Gemm -> Q."""
+    b = OnnxBuilder(seed)
+
+    def qdq(x: str, scale: float, zp: int) -> str:
+        s = b.const(np.array(scale, np.float32))
+        z = b.const(np.array(zp, np.int8))
+        return b.node("DequantizeLinear", [b.node("QuantizeLinear", [x, s, z]), s, z])
+
+    def wqdq(w: np.ndarray, axis: int) -> str:
+        red = tuple(i for i in range(w.ndim) if i != axis)
+        scale = (np.abs(w).max(axis=red) / 127).astype(np.float32)
+        s = b.const(scale)
+        z = b.const(np.zeros(scale.shape, np.int8))
+        q = b.node("QuantizeLinear", [b.const(w), s, z], axis=axis)
+        return b.node("DequantizeLinear", [q, s, z], axis=axis)
+
+    x = qdq("input", 0.03, 0)
+    w1 = (b.rng.standard_normal((6, 3, 3, 3)) * 0.3).astype(np.float32)
+    c1 = b.node("Relu", [b.node("Conv", [x, wqdq(w1, 0), b.w(6)], pads=[1, 1, 1, 1])])
+    a1 = qdq(c1, 0.02, -128)
+    w2 = (b.rng.standard_normal((6, 1, 3, 3)) * 0.3).astype(np.float32)
+    c2 = b.node("Clip", [b.node("Conv", [a1, wqdq(w2, 0), b.w(6)], group=6, strides=[2, 2]),
+                         b.const(np.array(0, np.float32)), b.const(np.array(6, np.float32))])
+    a2 = qdq(c2, 0.025, -128)
+    fl = qdq(b.node("Flatten", [a2]), 0.025, -128)
+    w3 = (b.rng.standard_normal((5, 6 * 4 * 4)) * 0.2).astype(np.float32)
+    y = qdq(b.node("Gemm", [fl, wqdq(w3, 0), b.w(5)], transB=1), 0.05, 3)
+    return b.model({"input": (1, 3, 10, 10)}, [y], opset=17)
+
+
+def gather_model(seed: int = 8) -> bytes:
+    """Gather with a scalar index on an NCHW activation (channel picked) and an index
+    vector on a matrix, as indexing in PyTorch exports."""
+    b = OnnxBuilder(seed)
+    c = b.node("Conv", ["input", b.w(4, 2, 3, 3), b.w(4)])
+    g1 = b.node("Gather", [c, b.const(np.array(2, np.int64))], axis=1)
+    fl = b.node("Reshape", [c, b.const(np.array([1, -1], np.int64))])
+    g2 = b.node("Gather", [fl, b.const(np.array([5, 0, -1], np.int64))], axis=1)
+    return b.model({"input": (1, 2, 5, 5)}, [g1, g2])

@@ -1,0 +1,95 @@
+"""RESIZE_NEAREST_NEIGHBOR: bit-exact against TFLite Micro (int8, int16 and float32;
+up- and down-sampling by integer and fractional factors; align_corners and
+half_pixel_centers), in one multi-op model (one build, one oracle run)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+import numpy as np
+import pytest
+
+from nnopt.errors import UnsupportedError
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.ir import ResizeOptions
+from nnopt.lowering import check_graph
+from nnopt.lowering.resize import nearest_indices
+from nnopt.planner import PlanOptions
+from nnopt.testing.harness import run_nnopt, run_tflm
+from support.tflite_builder import ModelBuilder
+
+QUANT: dict[str, Any] = {"scale": 0.05, "zero_point": 3}
+SIZES = [((3, 4), (6, 8)), ((5, 7), (3, 2)), ((4, 4), (7, 5)), ((2, 3), (2, 3)),
+         ((1, 1), (3, 2)), ((6, 5), (1, 9))]
+MODES = [ResizeOptions(False, False), ResizeOptions(True, False), ResizeOptions(False, True)]
+DTYPES = ("int8", "int16", "float32")
+
+
+def _build() -> tuple[bytes, dict[str, int]]:
+    b = ModelBuilder("resize cases")
+    rng = np.random.default_rng(5)
+    out_of: dict[str, int] = {}
+    for dtype in DTYPES:
+        q = QUANT if dtype == "int8" else ({"scale": 0.001, "zero_point": 0}
+                                           if dtype == "int16" else {})
+        for (ih, iw), (oh, ow) in SIZES:
+            for mode in MODES:
+                c = 3
+                if dtype == "float32":
+                    arr: np.ndarray = rng.standard_normal((2, ih, iw, c)).astype(np.float32)
+                else:
+                    info = np.iinfo(np.dtype(dtype))
+                    arr = rng.integers(info.min, info.max + 1, size=(2, ih, iw, c)
+                                       ).astype(dtype)
+                x = b.tensor(arr.shape, dtype, data=arr, **q)
+                y = b.tensor((2, oh, ow, c), dtype, **q)
+                size = b.const(np.asarray([oh, ow], dtype=np.int32))
+                b.op("RESIZE_NEAREST_NEIGHBOR", [x, size], [y], asdict(mode))
+                cid = (f"{dtype}-{ih}x{iw}-{oh}x{ow}-ac{int(mode.align_corners)}"
+                       f"-hp{int(mode.half_pixel_centers)}")
+                out_of[cid] = y
+    # the graph input: a resize of an activation (not a constant)
+    x = b.tensor((1, 3, 3, 2), "int8", name="x", **QUANT)
+    y = b.tensor((1, 5, 4, 2), "int8", name="y", **QUANT)
+    b.op("RESIZE_NEAREST_NEIGHBOR", [x, b.const(np.asarray([5, 4], dtype=np.int32))], [y],
+         asdict(ResizeOptions(False, True)))
+    out_of["graph-input"] = y
+    return b.build([x], [y]), out_of
+
+
+MODEL, OUT_OF = _build()
+INPUTS = [np.arange(-9, 9, dtype=np.int8).reshape(1, 3, 3, 2)]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    _, ref = run_tflm(MODEL, INPUTS)
+    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
+    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cid", sorted(OUT_OF))
+def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
+    ref, got = results[cid]
+    assert got.shape == ref.shape
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_nearest_indices_follow_tflm_rules() -> None:
+    # 3 -> 6 doubles; align_corners maps the corners onto each other
+    assert nearest_indices(3, 6, False, False) == [0, 0, 1, 1, 2, 2]
+    assert nearest_indices(3, 5, True, False) == [0, 1, 1, 2, 2]
+    assert nearest_indices(4, 2, False, True) == [1, 3]
+    assert nearest_indices(1, 3, False, True) == [0, 0, 0]
+
+
+def test_refuses_a_size_operand_that_is_not_constant() -> None:
+    b = ModelBuilder()
+    x = b.tensor((1, 2, 2, 1), "float32")
+    s = b.tensor((2,), "int32")
+    y = b.tensor((1, 4, 4, 1), "float32")
+    b.op("RESIZE_NEAREST_NEIGHBOR", [x, s], [y], asdict(ResizeOptions()))
+    with pytest.raises(UnsupportedError, match=r"op 0 \(RESIZE_NEAREST_NEIGHBOR\).*size"):
+        check_graph(load_model_bytes(b.build([x, s], [y])))

@@ -1,0 +1,76 @@
+"""The ONNX project's PyTorch-converted backend test cases (shipped inside the ``onnx``
+package: ``backend/test/data/pytorch-converted`` and ``pytorch-operator``, each a model
+with inputs and expected outputs as .pb), run by nnopt's generated code on the host.
+
+Every case either matches the expected outputs within 1e-4 x max(1, max|expected|)
+(NaN where the reference has NaN) or is refused with an UnsupportedError whose reason is
+listed in REFUSED; none may give another answer.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+from onnx import numpy_helper  # noqa: E402
+
+from nnopt.errors import UnsupportedError  # noqa: E402
+from nnopt.frontend.tflite import load_model_bytes  # noqa: E402
+from nnopt.lowering import check_graph  # noqa: E402
+from nnopt.testing.harness import run_nnopt  # noqa: E402
+
+DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
+CASES = sorted([*DATA.glob("pytorch-converted/test_*"), *DATA.glob("pytorch-operator/test_*")])
+
+# case name (regex) -> what the refusal says
+REFUSED = {
+    r"test_(AvgPool|Conv|MaxPool)3d.*": r"has rank 5 \(3-D\)",
+    r"test_Embedding.*|test_operator_non_float_params": r"is int64",
+    r"test_operator_add.*broadcast|test_operator_addconstant": r"is float64",
+    r"test_MaxPool[12]d_stride_padding_dilation": r"dilations \[10",
+    r"test_PixelShuffle": r"TRANSPOSE up to 5-D",
+}
+
+
+def _expected_refusal(name: str) -> str | None:
+    return next((why for pat, why in REFUSED.items() if re.fullmatch(pat, name)), None)
+
+
+def _load(case: Path, pattern: str) -> list[np.ndarray]:
+    return [numpy_helper.to_array(onnx.load_tensor(str(p)))
+            for p in sorted((case / "test_data_set_0").glob(pattern))]
+
+
+def test_the_cases_are_there() -> None:
+    assert len(CASES) >= 110
+    passing = [c for c in CASES if _expected_refusal(c.name) is None]
+    assert len(passing) >= 90
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_backend_case(case: Path) -> None:
+    model = (case / "model.onnx").read_bytes()
+    why = _expected_refusal(case.name)
+    if why is not None:
+        with pytest.raises(UnsupportedError) as err:
+            check_graph(load_model_bytes(model, case.name, case.name))
+        assert re.search(why, str(err.value)), str(err.value)
+        assert err.value.hint
+        return
+    graph = load_model_bytes(model, case.name, case.name)
+    inputs = _load(case, "input_*.pb")[:len(graph.inputs)]
+    expected = _load(case, "output_*.pb")
+    got, _ = run_nnopt(model, [np.ascontiguousarray(x) for x in inputs])
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert g.shape == e.shape and g.dtype == e.dtype
+        nan = np.isnan(e)
+        assert np.array_equal(nan, np.isnan(g))
+        err = np.abs(g[~nan].astype(np.float64) - e[~nan])
+        unit = max(1.0, float(np.abs(e[~nan]).max()) if (~nan).any() else 1.0)
+        assert (err.max() if err.size else 0.0) <= 1e-4 * unit
