@@ -70,8 +70,9 @@ from nnopt.frontend.tflite import load_model
 from nnopt.ir import Graph
 from nnopt.ops import SUPPORTED_OPS
 from nnopt.passes.budget import DEFAULT_PLAN_BUDGET_S
-from nnopt.paths import repo_root, shared_models_dir
+from nnopt.paths import shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
+from nnopt.tflite_builder import ModelBuilder
 
 
 @dataclass
@@ -186,9 +187,6 @@ def synthetic_model(n_ops: int) -> bytes:
     keeping the shape), each cell also reading the outputs of one and of three cells
     before: a branched graph whose live sets stay small as it grows, like the unrolled
     recurrent and NASNet-style graphs of issue 18."""
-    sys.path.insert(0, os.fspath(repo_root() / "tests"))
-    from support.tflite_builder import ModelBuilder
-
     b = ModelBuilder(f"synthetic_{n_ops}")
 
     def t(shape: tuple[int, ...]) -> int:
