@@ -39,12 +39,13 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from common import run_worker
 
 from nnopt.boards import Board, load_board
 from nnopt.budget import check_budget
@@ -245,19 +246,8 @@ def tflm_worker(model: Path) -> int:
 
 
 def tflm_min_arena(model: Path, timeout_s: float) -> tuple[int | None, str | None]:
-    cmd = [sys.executable, os.fspath(Path(__file__).resolve()), "--tflm-worker",
-           os.fspath(model)]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        return None, f"timeout after {timeout_s:.0f} s"
-    m = re.search(r"tflm-min-arena (\d+)", proc.stdout)
-    if proc.returncode == 0 and m:
-        return int(m.group(1)), None
-    last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
-    return None, last[:160]
-
+    return run_worker(Path(__file__).resolve(), model, r"tflm-min-arena (\d+)", timeout_s,
+                      stream="stdout")
 
 # ----- nnopt -----
 

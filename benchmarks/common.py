@@ -43,21 +43,26 @@ def tflm_worker(model: Path) -> int:
         return 0
 
 
-def tflm_head(model: Path, timeout_s: float) -> tuple[int | None, str | None]:
-    """TFLM's planned non-persistent arena bytes, or (None, reason)."""
-    cmd = [sys.executable, os.fspath(Path(__file__).resolve()), "--tflm-worker",
-           os.fspath(model)]
+def run_worker(script: Path, model: Path, pattern: str, timeout_s: float, *,
+               stream: str = "stderr") -> tuple[int | None, str | None]:
+    """Run ``script --tflm-worker MODEL`` (a benchmark's TFLM child process) and read the
+    integer ``pattern`` captures from its ``stream``; (None, reason) when it fails."""
+    cmd = [sys.executable, os.fspath(script), "--tflm-worker", os.fspath(model)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
                               check=False)
     except subprocess.TimeoutExpired:
         return None, f"timeout after {timeout_s:.0f} s"
-    m = HEAD_RE.search(proc.stderr)
+    m = re.search(pattern, proc.stderr if stream == "stderr" else proc.stdout)
     if proc.returncode == 0 and m:
         return int(m.group(1)), None
     last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
     return None, last[:160]
 
+
+def tflm_head(model: Path, timeout_s: float) -> tuple[int | None, str | None]:
+    """TFLM's planned non-persistent arena bytes, or (None, reason)."""
+    return run_worker(Path(__file__).resolve(), model, HEAD_RE.pattern, timeout_s)
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] != "--tflm-worker":
