@@ -36,6 +36,7 @@ from .passes.lifetimes import (
     schedule_problem,
 )
 from .passes.schedule import peak_of, schedule
+from .passes.state import plan_state
 from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
 
 ORDERS = ("file", "optimal")
@@ -144,10 +145,13 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
             n = lowering_for(op).scratch_bytes(*q) if q is not None else 0
             if n:
                 scratch[op.index] = n
+    # persistent state: beside the arena, so the arena's budget is what it leaves
+    state, state_bytes = plan_state(g, opts.align)
+    arena_budget = None if opts.budget_bytes is None else opts.budget_bytes - state_bytes
     below = None
     if opts.inplace_ops != "off" or opts.tiling != "off":
         below = plan_below(g, order, inplace, scratch, BelowOptions(
-            opts.inplace_ops, opts.tiling, opts.max_extra_macs, opts.budget_bytes,
+            opts.inplace_ops, opts.tiling, opts.max_extra_macs, arena_budget,
             opts.align, opts.arena_strategies, opts.max_extra_instructions), budget)
         roots, scratch, buffers, arena = below.roots, below.scratch, below.buffers, below.arena
         # element-wise ops inside a tiled stage run on separate tiles
@@ -220,6 +224,8 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
                  "inplace_ops": opts.inplace_ops, "tiling": opts.tiling,
                  "max_extra_macs": opts.max_extra_macs,
                  "max_extra_instructions": opts.max_extra_instructions},
+        state=state,
+        state_bytes=state_bytes,
         **(plan_records(below, g, order) if below is not None else {}),
     )
     return PlannedModel(graph, g, plan)

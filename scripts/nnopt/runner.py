@@ -168,13 +168,49 @@ def _parse_trace(data: bytes) -> dict[int, bytes]:
     return out
 
 
+def invocation_count(planned: PlannedModel, inputs: Sequence[bytes]) -> int:
+    """How many invocations ``inputs`` hold: each input's bytes are k whole tensors, the
+    same k for every input (k > 1 runs k inferences in sequence, state carried over).
+    Raises NnoptError naming the input whose size does not fit."""
+    g = planned.graph
+    if len(inputs) != len(g.inputs):
+        raise NnoptError(f"model has {len(g.inputs)} inputs, {len(inputs)} given")
+    counts: list[int] = []
+    for i, (t, data) in enumerate(zip(g.inputs, inputs, strict=True)):
+        need = g.tensors[t].nbytes
+        if need == 0 or len(data) == 0 or len(data) % need:
+            raise NnoptError(f"input {i} ({g.tensors[t].name}) needs {need} bytes (or a "
+                             f"multiple: one whole tensor per invocation), got {len(data)}",
+                             hint="input files hold the raw tensor bytes (e.g. int8 NHWC), "
+                             "k tensors back to back for k invocations")
+        counts.append(len(data) // need)
+    if len(set(counts)) > 1:
+        raise NnoptError("the inputs hold different numbers of invocations: "
+                         + ", ".join(f"input {i}: {c}" for i, c in enumerate(counts)),
+                         hint="give every input the same number of whole tensors")
+    k = counts[0] if counts else 1
+    if k * max(len(g.inputs), len(g.outputs)) > MAX_HARNESS_FILES:
+        raise NnoptError(f"{k} invocations of a model with {len(g.inputs)} input(s) and "
+                         f"{len(g.outputs)} output(s) exceed the harness's "
+                         f"{MAX_HARNESS_FILES} input and output files",
+                         hint="run fewer invocations at a time")
+    return k
+
+
+#: -i and -o files the harness takes at most each (NNRT_HARNESS_MAX_IO, runner_main.c).
+MAX_HARNESS_FILES = 64
+
+
 def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Target = "host",
                 board: Board | None = None, trace: bool = False, sanitize: bool = False,
                 workdir: Path | None = None, allocator: str = "static",
                 swap_key: bytes | None = None, blob: Path | None = None,
                 swap_key_id: int | None = None, key_store: Path | None = None,
                 extras: RuntimeExtras = NO_EXTRAS) -> RunOutput:
-    """Run one inference of the planned model on ``target``; ``allocator`` as in
+    """Run the planned model on ``target``: one inference, or k in sequence when every
+    input holds k whole tensors back to back (the model's state carried from one to the
+    next; each output then holds the k results back to back; ``trace`` keeps the last
+    invocation's tensors; ``instructions`` counts the first). ``allocator`` as in
     :func:`nnopt.codegen.c_model.generate`. A plan that streams weights is built with
     ``swap_key`` compiled in and runs on ``blob`` (default: the blob generated with
     the sources, sealed with ``swap_key``). With ``swap_key_id`` the build holds no key
@@ -187,14 +223,7 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
             blob = blob.resolve()  # the program runs in the key store directory
 
     g = planned.graph
-    if len(inputs) != len(g.inputs):
-        raise NnoptError(f"model has {len(g.inputs)} inputs, {len(inputs)} given")
-    for i, (t, data) in enumerate(zip(g.inputs, inputs, strict=True)):
-        need = g.tensors[t].nbytes
-        if len(data) != need:
-            raise NnoptError(f"input {i} ({g.tensors[t].name}) needs {need} bytes, "
-                             f"got {len(data)}",
-                             hint="input files hold the raw tensor bytes (e.g. int8 NHWC)")
+    k = invocation_count(planned, inputs)
     with tempfile.TemporaryDirectory(prefix="nnopt-run-") as tmp:
         work = (workdir or Path(tmp)).resolve()
         work.mkdir(parents=True, exist_ok=True)
@@ -210,12 +239,17 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
             raise NnoptError("a blob was given but this plan streams no weights",
                              hint="plan with --swap force (or auto on a board with "
                              "external flash) to stream weights")
-        for i, data in enumerate(inputs):
-            p = work / f"in{i}.bin"
-            p.write_bytes(data)
-            args += ["-i", str(p)]
-        outs = [work / f"out{i}.bin" for i in range(len(g.outputs))]
-        for p in outs:
+        if k > 1:
+            args += ["-n", str(k)]
+        for j in range(k):  # invocation j's inputs, in model order
+            for i, (t, data) in enumerate(zip(g.inputs, inputs, strict=True)):
+                n = g.tensors[t].nbytes
+                p = work / (f"in{i}.bin" if k == 1 else f"in{j}_{i}.bin")
+                p.write_bytes(data[j * n:(j + 1) * n])
+                args += ["-i", str(p)]
+        outs = [[work / (f"out{i}.bin" if k == 1 else f"out{j}_{i}.bin")
+                 for i in range(len(g.outputs))] for j in range(k)]
+        for p in (q for row in outs for q in row):
             args += ["-o", str(p)]
         trace_file = work / "trace.bin"
         if trace:
@@ -241,7 +275,8 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
             stats = {"high_water": hw, "capacity": cap, "bytes_moved": lo | hi << 32,
                      "compactions": nc}
         return RunOutput(
-            outputs=[p.read_bytes() for p in outs],
+            outputs=[b"".join(outs[j][i].read_bytes() for j in range(k))
+                     for i in range(len(g.outputs))],
             trace=traced,
             instructions=res.instructions,
             executable=exe,

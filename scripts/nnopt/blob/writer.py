@@ -217,6 +217,14 @@ def write_blob(planned: PlannedModel) -> bytes:
     """The model blob of a planned model. Raises UnsupportedError naming every op whose
     kernel the format cannot carry."""
     g, plan = planned.graph, planned.plan
+    if plan.state:
+        names = ", ".join(f"tensor {e.tensor} ({g.tensors[e.tensor].name})"
+                          for e in plan.state[:4]) + (", ..." if len(plan.state) > 4 else "")
+        raise UnsupportedError(
+            f"model {plan.model} is stateful ({plan.state_bytes} bytes of variable tensors: "
+            f"{names}); the model blob format has no persistent state region",
+            hint="use the generated C (--emit c), which keeps the state beside the arena "
+            "and has <model>_reset()")
     dyn = dynamic_plan(g, plan)
     aliases = {e.tensor for e in plan.buffers if e.alias_of is not None}
     b = _Builder(g, {}, [], bytearray())

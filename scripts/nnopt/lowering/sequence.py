@@ -1,0 +1,157 @@
+"""SVDF -> ``nnrt_svdf_s8`` / ``nnrt_svdf_f32`` (``nnrt/kernels/sequence.h``).
+
+Supported (bit-exact with TFLM's reference SVDF, ``svdf_common.cc``), the layout TFLM's
+converter writes: input ``[batches, input_size]``, weights_feature ``[num_filters,
+input_size]``, weights_time ``[num_filters, memory_size]``, bias ``[num_units]``, the
+activation state a variable tensor ``[batches, memory_size * num_filters]`` (kept in the
+persistent region and updated in place), output ``[batches, num_units]``, with
+``num_filters = num_units * rank``:
+
+- int8 input, weights_feature and output; int16 (or int8) weights_time and state of
+  the same type; int32 bias (TFLM requires it, with a scale of state x weights_time
+  within 1e-5). The two rescales are TFLM's ``QuantizeMultiplier`` of the float32
+  products ``input * feature / state`` and ``state * time / output``. The fused
+  activation is not applied, as in TFLM's integer kernel.
+- float32 throughout, optional bias, fused NONE / RELU / RELU_N1_TO_1 / RELU6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cdefs import DType
+from ..ir import Graph, Op, SvdfOptions, Tensor
+from ..quantize import quantize_multiplier
+from . import EmitContext, register
+from .elementwise import c_call, c_params, refuse, tensor_desc
+
+_SUPPORTED = ("int8 input/weights_feature/output with int16 (or int8) weights_time and "
+              "activation state and int32 bias, or float32 throughout; input [batches, "
+              "input_size], state a variable tensor [batches, memory_size * num_filters], "
+              "num_filters a multiple of rank")
+_F32_ACTIVATIONS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
+
+
+@dataclass(frozen=True)
+class _Svdf:
+    x: Tensor
+    wf: Tensor
+    wt: Tensor
+    bias: Tensor | None
+    state: Tensor
+    y: Tensor
+    batches: int
+    input_size: int
+    filters: int
+    units: int
+    rank: int
+    memory: int
+    quantized: bool
+    activation: str
+
+
+def _scale(op: Op, t: Tensor) -> tuple[float, int]:
+    if t.quant is None or t.quant.per_channel:
+        raise refuse(op, f"{tensor_desc(t)} is not quantised per tensor", _SUPPORTED)
+    return float(t.quant.scale[0]), int(t.quant.zero_point[0])
+
+
+def _svdf(graph: Graph, op: Op) -> _Svdf:
+    if len(op.inputs) != 5 or len(op.outputs) != 1 or min(op.inputs[:3]) < 0 \
+            or op.inputs[4] < 0:
+        raise refuse(op, "expects input, weights_feature, weights_time, bias (optional), "
+                     "activation state and 1 output", _SUPPORTED)
+    x, wf, wt, state = (graph.tensors[op.inputs[k]] for k in (0, 1, 2, 4))
+    bias = graph.tensors[op.inputs[3]] if op.inputs[3] >= 0 else None
+    y = graph.tensors[op.outputs[0]]
+    o = op.options if isinstance(op.options, SvdfOptions) else SvdfOptions()
+    if not state.is_state:
+        raise refuse(op, f"activation state {tensor_desc(state)} is not a variable tensor",
+                     _SUPPORTED)
+    if any(len(t.shape) != 2 for t in (x, wf, wt, state, y)):
+        raise refuse(op, "input, weights, state and output must be 2-D", _SUPPORTED)
+    batches, input_size = x.shape
+    filters, memory = wt.shape
+    rank = o.rank
+    if rank < 1 or filters % rank or wf.shape != (filters, input_size) or min(x.shape) < 1 \
+            or memory < 1:
+        raise refuse(op, f"weights_feature {list(wf.shape)} / weights_time {list(wt.shape)} "
+                     f"/ rank {rank} do not fit input {list(x.shape)}", _SUPPORTED)
+    units = filters // rank
+    if y.shape != (batches, units) or state.shape != (batches, memory * filters):
+        raise refuse(op, f"output {tensor_desc(y)} or state {tensor_desc(state)} does not "
+                     f"fit {batches} batch(es), {units} unit(s), {filters} filter(s) x "
+                     f"{memory} memory", _SUPPORTED)
+    if bias is not None and bias.num_elements != units:
+        raise refuse(op, f"bias {tensor_desc(bias)} needs {units} elements", _SUPPORTED)
+    if x.dtype == DType.INT8:
+        if wf.dtype != DType.INT8 or y.dtype != DType.INT8 \
+                or wt.dtype not in (DType.INT16, DType.INT8) or state.dtype != wt.dtype:
+            raise refuse(op, f"{tensor_desc(x)} with weights_feature {wf.dtype.name}, "
+                         f"weights_time {wt.dtype.name}, state {state.dtype.name}, output "
+                         f"{y.dtype.name}", _SUPPORTED)
+        if bias is None or bias.dtype != DType.INT32:
+            raise refuse(op, "int8 SVDF needs an int32 bias (TFLM requires one)", _SUPPORTED)
+        for t in (x, wf, wt, state, y, bias):
+            _scale(op, t)
+        want = float(np.float32(_scale(op, state)[0]) * np.float32(_scale(op, wt)[0]))
+        if abs(float(np.float32(_scale(op, bias)[0])) - want) >= 1e-5:
+            raise refuse(op, f"bias scale {_scale(op, bias)[0]:g} is not state scale x "
+                         f"weights_time scale ({want:g}), as TFLM requires", _SUPPORTED)
+        quantized = True
+    elif x.dtype == DType.FLOAT32:
+        if any(t.dtype != DType.FLOAT32 for t in (wf, wt, state, y)) \
+                or (bias is not None and bias.dtype != DType.FLOAT32):
+            raise refuse(op, f"{tensor_desc(x)} with non-float32 weights, state or output",
+                         _SUPPORTED)
+        if o.activation not in _F32_ACTIVATIONS:
+            raise refuse(op, f"fused activation {o.activation}", "float32 SVDF with "
+                         "NONE, RELU, RELU_N1_TO_1 or RELU6")
+        quantized = False
+    else:
+        raise refuse(op, f"{tensor_desc(x)}", _SUPPORTED)
+    return _Svdf(x, wf, wt, bias, state, y, batches, input_size, filters, units, rank,
+                 memory, quantized, o.activation)
+
+
+def _f32(x: float) -> np.float32:
+    return np.float32(x)
+
+
+class SvdfLowering:
+    headers: Sequence[str] = ("nnrt/kernels/sequence.h",)
+
+    def check(self, graph: Graph, op: Op) -> None:
+        _svdf(graph, op)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        s = _svdf(graph, op)
+        return 4 * s.batches * (s.filters + (s.units if s.quantized else 0))
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        s = _svdf(ctx.graph, ctx.op)
+        dims = {"batches": s.batches, "input_size": s.input_size, "num_filters": s.filters,
+                "num_units": s.units, "rank": s.rank, "memory_size": s.memory}
+        bias = ctx.ptr(s.bias.index) if s.bias is not None else "NULL"
+        args = [ctx.ptr(s.x.index), ctx.ptr(s.wf.index), ctx.ptr(s.wt.index), bias,
+                ctx.ptr(s.state.index), ctx.ptr(s.y.index), ctx.scratch]
+        if not s.quantized:
+            return [*c_params("nnrt_svdf_f32_params_t",
+                              {**dims, "activation": _F32_ACTIVATIONS[s.activation]}),
+                    *c_call("nnrt_svdf_f32", ["&params", *args])]
+        (xs, xz), (fs, _), (ts, _), (ss, sz), (ys, yz) = (
+            _scale(ctx.op, t) for t in (s.x, s.wf, s.wt, s.state, s.y))
+        # TFLM: the products and quotients in float (the tensors' float scales)
+        m1, sh1 = quantize_multiplier(float(_f32(xs) * _f32(fs) / _f32(ss)))
+        m2, sh2 = quantize_multiplier(float(_f32(ss) * _f32(ts) / _f32(ys)))
+        fields = {**dims, "state_bytes": 2 if s.state.dtype == DType.INT16 else 1,
+                  "input_zero_point": xz, "state_zero_point": sz, "output_zero_point": yz,
+                  "mult1": m1, "shift1": sh1, "mult2": m2, "shift2": sh2}
+        return [*c_params("nnrt_svdf_s8_params_t", fields),
+                *c_call("nnrt_svdf_s8", ["&params", *args])]
+
+
+register(("SVDF",), SvdfLowering())
