@@ -48,6 +48,7 @@ class RunOutput:
     executable: Path | None = None
     # allocator="dynamic" with trace: high_water, capacity, bytes_moved, compactions
     allocator_stats: dict[str, int] | None = None
+    invocations: int = 1  # inferences run in sequence (the state carried over)
 
 #: Tensor index of the dynamic allocator's statistics record in a trace
 #: (NNRT_DYN_TRACE_STATS in nnrt/alloc.h).
@@ -179,8 +180,9 @@ def invocation_count(planned: PlannedModel, inputs: Sequence[bytes]) -> int:
     for i, (t, data) in enumerate(zip(g.inputs, inputs, strict=True)):
         need = g.tensors[t].nbytes
         if need == 0 or len(data) == 0 or len(data) % need:
-            raise NnoptError(f"input {i} ({g.tensors[t].name}) needs {need} bytes (or a "
-                             f"multiple: one whole tensor per invocation), got {len(data)}",
+            raise NnoptError(f"input {i} ({g.tensors[t].name}) needs {need} bytes, got "
+                             f"{len(data)} (one whole tensor per invocation: k tensors "
+                             "back to back run k invocations)",
                              hint="input files hold the raw tensor bytes (e.g. int8 NHWC), "
                              "k tensors back to back for k invocations")
         counts.append(len(data) // need)
@@ -188,17 +190,7 @@ def invocation_count(planned: PlannedModel, inputs: Sequence[bytes]) -> int:
         raise NnoptError("the inputs hold different numbers of invocations: "
                          + ", ".join(f"input {i}: {c}" for i, c in enumerate(counts)),
                          hint="give every input the same number of whole tensors")
-    k = counts[0] if counts else 1
-    if k * max(len(g.inputs), len(g.outputs)) > MAX_HARNESS_FILES:
-        raise NnoptError(f"{k} invocations of a model with {len(g.inputs)} input(s) and "
-                         f"{len(g.outputs)} output(s) exceed the harness's "
-                         f"{MAX_HARNESS_FILES} input and output files",
-                         hint="run fewer invocations at a time")
-    return k
-
-
-#: -i and -o files the harness takes at most each (NNRT_HARNESS_MAX_IO, runner_main.c).
-MAX_HARNESS_FILES = 64
+    return counts[0] if counts else 1
 
 
 def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Target = "host",
@@ -239,17 +231,14 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
             raise NnoptError("a blob was given but this plan streams no weights",
                              hint="plan with --swap force (or auto on a board with "
                              "external flash) to stream weights")
-        if k > 1:
+        if k > 1:  # each input file holds the k tensors, each output receives k
             args += ["-n", str(k)]
-        for j in range(k):  # invocation j's inputs, in model order
-            for i, (t, data) in enumerate(zip(g.inputs, inputs, strict=True)):
-                n = g.tensors[t].nbytes
-                p = work / (f"in{i}.bin" if k == 1 else f"in{j}_{i}.bin")
-                p.write_bytes(data[j * n:(j + 1) * n])
-                args += ["-i", str(p)]
-        outs = [[work / (f"out{i}.bin" if k == 1 else f"out{j}_{i}.bin")
-                 for i in range(len(g.outputs))] for j in range(k)]
-        for p in (q for row in outs for q in row):
+        for i, data in enumerate(inputs):
+            p = work / f"in{i}.bin"
+            p.write_bytes(data)
+            args += ["-i", str(p)]
+        outs = [work / f"out{i}.bin" for i in range(len(g.outputs))]
+        for p in outs:
             args += ["-o", str(p)]
         trace_file = work / "trace.bin"
         if trace:
@@ -275,10 +264,10 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
             stats = {"high_water": hw, "capacity": cap, "bytes_moved": lo | hi << 32,
                      "compactions": nc}
         return RunOutput(
-            outputs=[b"".join(outs[j][i].read_bytes() for j in range(k))
-                     for i in range(len(g.outputs))],
+            outputs=[p.read_bytes() for p in outs],
             trace=traced,
             instructions=res.instructions,
             executable=exe,
             allocator_stats=stats,
+            invocations=k,
         )

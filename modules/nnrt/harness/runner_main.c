@@ -7,8 +7,9 @@
  *   runner [-n K] -i IN0 [-i IN1 ...] [-o OUT0 ...] [-t TRACE] [-s STATS] [-b BLOB]
  *
  *   -n K      K invocations in sequence (default 1), the model's state (variable
- *             tensors) carried from one to the next: K sets of -i (invocation 0's
- *             inputs first, in model order) and K sets of -o (or none)
+ *             tensors) carried from one to the next: each -i file then holds K whole
+ *             tensors back to back (invocation k reads the k-th), each -o file
+ *             receives the K outputs back to back
  *   -b FILE   models with streamed weights (a non-NULL `attach`): the weight blob,
  *             opened as the port's external flash (nnrt_extflash_port_open) and
  *             attached before the inputs are read; prints "nnrt: swap_reads=N
@@ -56,7 +57,7 @@ extern const nnrt_model_t NNRT_HARNESS_MODEL;
 #define EXIT_BLOB 10
 
 #ifndef NNRT_HARNESS_MAX_IO
-#define NNRT_HARNESS_MAX_IO 64
+#define NNRT_HARNESS_MAX_IO 16
 #endif
 
 /* ---- a line of text without printf ---------------------------------------- */
@@ -250,15 +251,15 @@ static void log_blob_stats(void)
     nnrt_port_log(t.buf);
 }
 
-/* The inputs of invocation `k` (files inputs[k * n_inputs ...]) into the model. */
-static int read_inputs(const nnrt_model_t *hm, const char *const *inputs, uint32_t k)
+/* The inputs of invocation `k` of `n`: the k-th tensor of each input file. */
+static int read_inputs(const nnrt_model_t *hm, const char *const *inputs, uint32_t k,
+                       uint32_t n)
 {
     uint32_t i;
     text_t t;
 
     for (i = 0; i < hm->n_inputs; i++) {
         const nnrt_tensor_desc_t *d = &hm->inputs[i];
-        const char *path = inputs[k * hm->n_inputs + i];
         void *dst = hm->input(i);
         size_t actual = 0;
         nnrt_status_t st;
@@ -272,25 +273,30 @@ static int read_inputs(const nnrt_model_t *hm, const char *const *inputs, uint32
         if (dst == NULL && d->bytes != 0) {
             return fail(EXIT_MODEL, t.buf, "the model gave no buffer");
         }
-        st = nnrt_port_read_file(path, dst, d->bytes, &actual);
+        if (n == 1) {
+            st = nnrt_port_read_file(inputs[i], dst, d->bytes, &actual);
+        } else {
+            st = nnrt_port_read_file_at(inputs[i], (size_t)k * d->bytes, dst, d->bytes,
+                                        (size_t)n * d->bytes, &actual);
+        }
         if (st == NNRT_ERR_FORMAT) {
             t_str(&t, "file ");
-            t_str(&t, path);
+            t_str(&t, inputs[i]);
             t_str(&t, " has ");
             t_u64(&t, actual);
             t_str(&t, " bytes, the model expects ");
-            t_u64(&t, d->bytes);
+            t_u64(&t, (uint64_t)n * d->bytes);
             return fail(EXIT_INPUT_SIZE, t.buf, NULL);
         }
         if (st != NNRT_OK) {
             t_str(&t, "cannot read ");
-            return fail(EXIT_INPUT_READ, t.buf, path);
+            return fail(EXIT_INPUT_READ, t.buf, inputs[i]);
         }
     }
     return EXIT_OK;
 }
 
-/* The outputs of invocation `k` into files outputs[k * n_outputs ...]. */
+/* The outputs of invocation `k`: the first creates each file, the others append. */
 static int write_outputs(const nnrt_model_t *hm, const char *const *outputs, uint32_t k)
 {
     uint32_t i;
@@ -298,7 +304,6 @@ static int write_outputs(const nnrt_model_t *hm, const char *const *outputs, uin
 
     for (i = 0; i < hm->n_outputs; i++) {
         const nnrt_tensor_desc_t *d = &hm->outputs[i];
-        const char *path = outputs[k * hm->n_outputs + i];
         const void *src = hm->output(i);
 
         t_reset(&t);
@@ -310,9 +315,9 @@ static int write_outputs(const nnrt_model_t *hm, const char *const *outputs, uin
         if (src == NULL && d->bytes != 0) {
             return fail(EXIT_MODEL, t.buf, "the model gave no buffer");
         }
-        if (nnrt_port_write_file(path, src, d->bytes, 0) != NNRT_OK) {
+        if (nnrt_port_write_file(outputs[i], src, d->bytes, k > 0) != NNRT_OK) {
             t_str(&t, "cannot write ");
-            return fail(EXIT_OUTPUT_WRITE, t.buf, path);
+            return fail(EXIT_OUTPUT_WRITE, t.buf, outputs[i]);
         }
     }
     return EXIT_OK;
@@ -405,8 +410,7 @@ int main(int argc, char **argv)
             stats_path = argv[++a];
         }
     }
-    if (n_in != hm->n_inputs * invocations ||
-        (n_out != 0 && n_out != hm->n_outputs * invocations)) {
+    if (n_in != hm->n_inputs || (n_out != 0 && n_out != hm->n_outputs)) {
         t_reset(&t);
         t_str(&t, "model ");
         t_str(&t, hm->name);
@@ -418,9 +422,7 @@ int main(int argc, char **argv)
         t_u64(&t, n_in);
         t_str(&t, " -i and ");
         t_u64(&t, n_out);
-        t_str(&t, " -o for ");
-        t_u64(&t, invocations);
-        t_str(&t, " invocation(s)");
+        t_str(&t, " -o");
         return usage(t.buf);
     }
 
@@ -431,7 +433,7 @@ int main(int argc, char **argv)
         }
     }
 
-    rc = read_inputs(hm, inputs, 0);
+    rc = read_inputs(hm, inputs, 0, invocations);
     if (rc != EXIT_OK) {
         return rc;
     }
@@ -445,7 +447,7 @@ int main(int argc, char **argv)
         uint64_t trace_before = trace_counter;
 
         if (k > 0) {
-            rc = read_inputs(hm, inputs, k);
+            rc = read_inputs(hm, inputs, k, invocations);
             if (rc != EXIT_OK) {
                 return rc;
             }

@@ -250,11 +250,17 @@ class ModelEmitter:
                     continue  # strided inside a concatenation's output: traced there
                 lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
                              f"{self.g.tensors[t].nbytes}u);")
+            lines += self.trace_state(op)
             lines.append("#endif")
         lines += ["    return s;", "}"]  # s is read even when every op was aliased away
         if self.ext.invoke_wrapper is not None and self.ext.inner_invoke is not None:
             lines += ["", *self.ext.invoke_wrapper(self.ext.inner_invoke)]
         return "\n".join(lines)
+
+    def trace_state(self, op: Op) -> list[str]:
+        """Trace lines for the state an op updated in place (its variable inputs)."""
+        return [f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, {self.g.tensors[t].nbytes}u);"
+                for t in dict.fromkeys(op.inputs) if t in self.state]
 
     def state_check(self) -> list[str]:
         """invoke()'s first lines in a stateful model: the state is set (reset) before
@@ -339,6 +345,7 @@ class ModelEmitter:
                     continue  # strided inside a concatenation's output: traced there
                 lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
                              f"{self.g.tensors[t].nbytes}u);")
+            lines += self.trace_state(op)
             lines.append("#endif")
             for h in step.free:
                 lines += [f"    s = nnrt_dyn_free(&{name}_heap, {dyn.blocks[h].name});",

@@ -12,7 +12,10 @@ persistent region and updated in place), output ``[batches, num_units]``, with
   within 1e-5). The two rescales are TFLM's ``QuantizeMultiplier`` of the float32
   products ``input * feature / state`` and ``state * time / output``. The fused
   activation is not applied, as in TFLM's integer kernel.
-- float32 throughout, optional bias, fused NONE / RELU / RELU_N1_TO_1 / RELU6.
+- float32 throughout, fused NONE / RELU / RELU_N1_TO_1 / RELU6.
+
+A bias is required (TFLM's kernel reads it unconditionally: an SVDF without one does
+not run there, so it is refused here).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..arith import ACTIVATION_NAMES, FUSED_ACTIVATIONS
 from ..cdefs import DType
 from ..ir import Graph, Op, SvdfOptions, Tensor
 from ..quantize import quantize_multiplier
@@ -32,7 +36,6 @@ _SUPPORTED = ("int8 input/weights_feature/output with int16 (or int8) weights_ti
               "activation state and int32 bias, or float32 throughout; input [batches, "
               "input_size], state a variable tensor [batches, memory_size * num_filters], "
               "num_filters a multiple of rank")
-_F32_ACTIVATIONS = {"NONE": 0, "RELU": 1, "RELU_N1_TO_1": 2, "RELU6": 3}
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,9 @@ def _svdf(graph: Graph, op: Op) -> _Svdf:
         raise refuse(op, f"output {tensor_desc(y)} or state {tensor_desc(state)} does not "
                      f"fit {batches} batch(es), {units} unit(s), {filters} filter(s) x "
                      f"{memory} memory", _SUPPORTED)
-    if bias is not None and bias.num_elements != units:
+    if bias is None:  # TFLM's SVDF reads it unconditionally (TODO #1751 there)
+        raise refuse(op, "SVDF without a bias (TFLM requires one)", _SUPPORTED)
+    if bias.num_elements != units:
         raise refuse(op, f"bias {tensor_desc(bias)} needs {units} elements", _SUPPORTED)
     if x.dtype == DType.INT8:
         if wf.dtype != DType.INT8 or y.dtype != DType.INT8 \
@@ -93,8 +98,9 @@ def _svdf(graph: Graph, op: Op) -> _Svdf:
             raise refuse(op, f"{tensor_desc(x)} with weights_feature {wf.dtype.name}, "
                          f"weights_time {wt.dtype.name}, state {state.dtype.name}, output "
                          f"{y.dtype.name}", _SUPPORTED)
-        if bias is None or bias.dtype != DType.INT32:
-            raise refuse(op, "int8 SVDF needs an int32 bias (TFLM requires one)", _SUPPORTED)
+        if bias.dtype != DType.INT32:
+            raise refuse(op, f"int8 SVDF needs an int32 bias, not {tensor_desc(bias)}",
+                         _SUPPORTED)
         for t in (x, wf, wt, state, y, bias):
             _scale(op, t)
         want = float(np.float32(_scale(op, state)[0]) * np.float32(_scale(op, wt)[0]))
@@ -103,13 +109,12 @@ def _svdf(graph: Graph, op: Op) -> _Svdf:
                          f"weights_time scale ({want:g}), as TFLM requires", _SUPPORTED)
         quantized = True
     elif x.dtype == DType.FLOAT32:
-        if any(t.dtype != DType.FLOAT32 for t in (wf, wt, state, y)) \
-                or (bias is not None and bias.dtype != DType.FLOAT32):
+        if any(t.dtype != DType.FLOAT32 for t in (wf, wt, state, y, bias)):
             raise refuse(op, f"{tensor_desc(x)} with non-float32 weights, state or output",
                          _SUPPORTED)
-        if o.activation not in _F32_ACTIVATIONS:
+        if o.activation not in FUSED_ACTIVATIONS:
             raise refuse(op, f"fused activation {o.activation}", "float32 SVDF with "
-                         "NONE, RELU, RELU_N1_TO_1 or RELU6")
+                         "fused " + ", ".join(FUSED_ACTIVATIONS))
         quantized = False
     else:
         raise refuse(op, f"{tensor_desc(x)}", _SUPPORTED)
@@ -135,12 +140,13 @@ class SvdfLowering:
         s = _svdf(ctx.graph, ctx.op)
         dims = {"batches": s.batches, "input_size": s.input_size, "num_filters": s.filters,
                 "num_units": s.units, "rank": s.rank, "memory_size": s.memory}
-        bias = ctx.ptr(s.bias.index) if s.bias is not None else "NULL"
-        args = [ctx.ptr(s.x.index), ctx.ptr(s.wf.index), ctx.ptr(s.wt.index), bias,
+        assert s.bias is not None  # _svdf refuses an SVDF without one
+        args = [ctx.ptr(s.x.index), ctx.ptr(s.wf.index), ctx.ptr(s.wt.index),
+                ctx.ptr(s.bias.index),
                 ctx.ptr(s.state.index), ctx.ptr(s.y.index), ctx.scratch]
         if not s.quantized:
             return [*c_params("nnrt_svdf_f32_params_t",
-                              {**dims, "activation": _F32_ACTIVATIONS[s.activation]}),
+                              {**dims, "activation": ACTIVATION_NAMES.index(s.activation)}),
                     *c_call("nnrt_svdf_f32", ["&params", *args])]
         (xs, xz), (fs, _), (ts, _), (ss, sz), (ys, yz) = (
             _scale(ctx.op, t) for t in (s.x, s.wf, s.wt, s.state, s.y))

@@ -15,6 +15,15 @@ static int svdf_dims_bad(int32_t batches, int32_t input_size, int32_t filters, i
            || filters != units * rank;
 }
 
+/* v narrowed to [lo, hi] modulo its width (hi - lo + 1), as C++'s conversion to the
+ * state type does in TFLM (defined here, not left to the compiler). */
+static int32_t svdf_wrap(int32_t v, int32_t lo, int32_t hi)
+{
+    const uint32_t span = (uint32_t)(hi - lo) + 1u;
+
+    return (int32_t)(((uint32_t)v - (uint32_t)lo) % span) + lo;
+}
+
 /* state[b][f][memory - 1] of the newest column, and the dot product over the time. */
 #define SVDF_INT_BODY(T, TMIN, TMAX)                                                       \
     do {                                                                                   \
@@ -36,8 +45,8 @@ static int svdf_dims_bad(int32_t batches, int32_t input_size, int32_t filters, i
                     acc += (int32_t)w[c] * ((int32_t)x[c] - p->input_zero_point);          \
                 }                                                                          \
                 acc = nnrt_multiply_by_quantized_multiplier(acc, p->mult1, p->shift1);     \
-                acc = nnrt_clamp_i32(p->state_zero_point + acc, TMIN, TMAX);               \
-                col[(size_t)f * (size_t)p->memory_size] = (T)acc;                          \
+                acc = nnrt_clamp_i32(acc, TMIN, TMAX) + p->state_zero_point;               \
+                col[(size_t)f * (size_t)p->memory_size] = (T)svdf_wrap(acc, TMIN, TMAX);   \
             }                                                                              \
         }                                                                                  \
         for (int32_t b = 0; b < p->batches; ++b) {                                         \

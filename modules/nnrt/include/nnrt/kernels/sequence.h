@@ -12,8 +12,11 @@
  *    whole buffer, as one flat array);
  * 2. feature matmul: for each batch b and filter f, the dot product of the input row and
  *    weights_feature row f goes into the newest column, state[b][f][memory_size - 1]
- *    (int8: requantised with (mult1, shift1), plus the state zero point, clamped to the
- *    state type);
+ *    (int8: requantised with (mult1, shift1), clamped to the state type, then plus the
+ *    state zero point, narrowed to the state type modulo its width: the arithmetic of
+ *    the tflite-micro interpreter nnopt is checked against; a later TFLM adds the zero
+ *    point before the clamp, which differs only for an int8 state with a non-zero zero
+ *    point that overflows);
  * 3. time: scratch[b][f] = sum_m weights_time[f][m] * (state[b][f][m] - state zero point);
  * 4. output[b][u] = bias[u] + sum_r scratch[b][u * rank + r] (int8: requantised with
  *    (mult2, shift2), plus the output zero point, clamped to int8; no fused activation,
