@@ -25,12 +25,19 @@ firmware table; ``--all`` for every ``*.tflite`` under MODELS_DIR), in one run:
   /work/shared/docs/ANCHORS.md (TFLM built as cortex-m7 release firmware and run under
   the same QEMU; it cannot be rebuilt here), with the ratios ours / TFLM.
 
+Stateful models (variable tensors: SVDF; ``--stateful`` measures TFLM's two keyword
+benchmark models shipped in ``models/``) run ``STATEFUL_INVOCATIONS`` inferences in
+sequence in one firmware run, the state carried over (instructions: the first); their
+table adds the persistent state beside the arena, against TFLM's minimum arena, which
+holds its variable tensors too.
+
 ``--profile MODEL`` prints instructions per operator instead (QEMU, one inference;
 the generated code is built with NNRT_TRACE and a harness that reads the instruction
 counter after every operator), with MACs and instructions per MAC.
 
-    python benchmarks/bench_firmware.py [--all] [--models-dir DIR] [--json PATH]
-                                        [--no-tflm] [--no-m3] [--profile MODEL]
+    python benchmarks/bench_firmware.py [--all | --stateful] [--models-dir DIR]
+                                        [--json PATH] [--no-tflm] [--no-m3]
+                                        [--profile MODEL]
 """
 
 from __future__ import annotations
@@ -89,6 +96,10 @@ ANCHOR_FILES = {
     "ad01_int8": "mlperf_tiny/ad01_int8.tflite",
 }
 
+#: Stateful models (SVDF with int16 and int8 activation state; models/SOURCES.md).
+STATEFUL_FILES = ("keyword_scrambled.tflite", "keyword_scrambled_8bit.tflite")
+STATEFUL_INVOCATIONS = 4
+
 
 @dataclass
 class Row:
@@ -112,6 +123,8 @@ class Row:
     specialize: str = "auto"
     specialized_rom_bytes: int | None = None  # <model>_spec_* functions (generated code)
     specialized_symbols: dict[str, int] = field(default_factory=dict)
+    state_bytes: int = 0  # persistent state (variable tensors), beside the arena
+    invocations: int = 1  # inferences per firmware run (state carried over)
     error: str | None = None
 
 
@@ -215,7 +228,7 @@ def tflm_worker(model: Path) -> int:
     g = load_model_bytes(data)
     inputs = random_inputs(g, SEED)
 
-    def ok(n: int) -> bool:
+    def probe(n: int) -> bool:
         try:
             interp = runtime.Interpreter.from_bytes(data, arena_size=n)
             for i, x in enumerate(inputs):
@@ -224,6 +237,15 @@ def tflm_worker(model: Path) -> int:
         except (RuntimeError, ValueError):
             return False
         return True
+
+    def ok(n: int) -> bool:
+        # in a forked child: the interpreter crashes (SIGSEGV) on some arenas that are
+        # too small (TFLM's keyword_scrambled), which counts as a failure there
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if probe(n) else 1)
+        _, status = os.waitpid(pid, 0)
+        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
     hi = 1 << 16
     while not ok(hi):
@@ -269,10 +291,14 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
     name = path.stem
     m7 = load_board(M7_BOARD)
     pm = _plan(data, name, m7, specialize=specialize)
-    inputs = [x.tobytes() for x in random_inputs(pm.source, SEED)]
+    # a stateful model: several inferences in sequence (each input file holds them all)
+    k = STATEFUL_INVOCATIONS if pm.plan.state else 1
+    steps = [random_inputs(pm.source, SEED + j) for j in range(k)]
+    inputs = [b"".join(s[i].tobytes() for s in steps) for i in range(len(steps[0]))]
     row = Row(model=name, path=os.fspath(path.relative_to(root)), ops=len(pm.graph.ops),
               macs=count_macs(pm.graph), arena_bytes=pm.plan.arena_bytes,
-              scratch_bytes=sum(s.size for s in pm.plan.scratch), specialize=specialize)
+              scratch_bytes=sum(s.size for s in pm.plan.scratch), specialize=specialize,
+              state_bytes=pm.plan.state_bytes, invocations=k)
     with tempfile.TemporaryDirectory(prefix="bench-fw-") as tmp:
         res = run_planned(pm, inputs, target="qemu-m7", board=m7, workdir=Path(tmp) / "m7")
         row.m7_instructions = res.instructions
@@ -454,6 +480,20 @@ def markdown(rows: list[Row]) -> list[str]:
                    f"{_n(r.specialized_rom_bytes)} | {_n(r.code_bytes)} | {tcode} | "
                    f"{_n(r.ram_bytes)} | "
                    f"{r.arena_bytes:,} ({r.scratch_bytes:,}) | {tram} | {tmin} |")
+    stateful = [r for r in rows if r.state_bytes]
+    if stateful:
+        out += [
+            "",
+            "| stateful model | invocations | M7 instr / inference | state | arena (scratch) | "
+            "arena + state | TFLM min arena (64-bit host) ⁵ | ours / TFLM |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in stateful:
+            total = r.arena_bytes + r.state_bytes
+            tmin = _n(r.tflm_min_arena) if r.tflm_error is None else f"({r.tflm_error})"
+            out.append(f"| {r.model} | {r.invocations} | {_n(r.m7_instructions)} | "
+                       f"{r.state_bytes:,} | {r.arena_bytes:,} ({r.scratch_bytes:,}) | "
+                       f"{total:,} | {tmin} | {_r(total, r.tflm_min_arena)} |")
     out += [
         "",
         "¹ quoted from ANCHORS.md (TFLM release firmware, cortex-m7, same QEMU; not rebuilt "
@@ -475,6 +515,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models-dir", type=Path, default=shared_models_dir())
     p.add_argument("--all", action="store_true",
                    help="every *.tflite under --models-dir that fits nucleo_f767zi")
+    p.add_argument("--stateful", action="store_true",
+                   help="the stateful models (TFLM's SVDF keyword benchmark, models/)")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     p.add_argument("--no-tflm", action="store_true", help="skip the TFLM min-arena bisection")
     p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")
@@ -509,6 +551,8 @@ def main(argv: list[str] | None = None) -> int:
         paths = [m.resolve() for m in args.models]
     elif args.all:
         paths = sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))
+    elif args.stateful:
+        paths = [find_model(rel) or root / rel for rel in STATEFUL_FILES]
     else:
         # under --models-dir, else wherever find_model has it (the shipped models/)
         paths = [root / rel if (root / rel).is_file() else find_model(rel) or root / rel
