@@ -96,8 +96,10 @@ ANCHOR_FILES = {
     "ad01_int8": "mlperf_tiny/ad01_int8.tflite",
 }
 
-#: Stateful models (SVDF with int16 and int8 activation state; models/SOURCES.md).
-STATEFUL_FILES = ("keyword_scrambled.tflite", "keyword_scrambled_8bit.tflite")
+#: Stateful models (SVDF with int16 and int8 activation state, a float32 LSTM;
+#: models/SOURCES.md).
+STATEFUL_FILES = ("keyword_scrambled.tflite", "keyword_scrambled_8bit.tflite",
+                  "trained_lstm.tflite")
 STATEFUL_INVOCATIONS = 4
 
 
@@ -516,7 +518,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--all", action="store_true",
                    help="every *.tflite under --models-dir that fits nucleo_f767zi")
     p.add_argument("--stateful", action="store_true",
-                   help="the stateful models (TFLM's SVDF keyword benchmark, models/)")
+                   help="the stateful models (TFLM's SVDF keyword benchmark and MNIST "
+                   "LSTM, models/)")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     p.add_argument("--no-tflm", action="store_true", help="skip the TFLM min-arena bisection")
     p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")

@@ -1,11 +1,13 @@
 """Stateful models (issue 17): variable tensors in a persistent region beside the arena,
-SVDF (int8 with int16 or int8 activation state, float32), several invocations per run.
+SVDF (int8 with int16 or int8 activation state, float32), UNIDIRECTIONAL_SEQUENCE_LSTM
+(float32), several invocations per run.
 
 Every model runs 4 invocations in one process on both sides (the state carried over) and
 is compared invocation by invocation with the tflite-micro interpreter; one traced run
 compares every tensor of the last invocation, the state included. The SVDF cases are
-in two multi-op models (one build each); TFLM's own keyword benchmark models (7 SVDF
-ops, int16 and int8 state, `models/SOURCES.md`) are the real-model cross-check.
+in two multi-op models, the LSTM cases in one (one build each); TFLM's own keyword
+benchmark models (7 SVDF ops, int16 and int8 state) and its trained MNIST LSTM
+(`models/SOURCES.md`) are the real-model cross-check.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import pytest
 from nnopt.blob.writer import write_blob
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.ir import NUMPY_DTYPE, SvdfOptions
+from nnopt.ir import NUMPY_DTYPE, LstmOptions, SvdfOptions
 from nnopt.lowering import check_graph
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import run_planned
@@ -34,6 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 INVOCATIONS = 4
 KEYWORD = [REPO / "models" / "keyword_scrambled.tflite",
            REPO / "models" / "keyword_scrambled_8bit.tflite"]
+TRAINED_LSTM = REPO / "models" / "trained_lstm.tflite"
 
 
 def _svdf(b: ModelBuilder, rng: np.random.Generator, x: int, batches: int, inputs: int,
@@ -99,7 +102,37 @@ def _float_model() -> tuple[bytes, int]:
     return b.build([x], outs), 4
 
 
+def _lstm(b: ModelBuilder, rng: np.random.Generator, x: int, shape: tuple[int, int, int],
+          state: int, options: LstmOptions, dtype: str = "float32") -> int:
+    """Append an LSTM over x ([batches, time, input], or time-major); returns its output."""
+    batches = shape[1] if options.time_major else shape[0]
+    n_in = shape[2]
+    ws = [b.const(rng.standard_normal((state, n_in if k < 4 else state)).astype(np.float32)
+                  * 0.5) for k in range(8)]
+    bs = [b.const(rng.standard_normal(state).astype(np.float32)) for _ in range(4)]
+    h = b.tensor((batches, state), dtype, variable=True)
+    c = b.tensor((batches, state), dtype, variable=True)
+    y = b.tensor((shape[0], shape[1], state), dtype)
+    b.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *ws, -1, -1, -1, *bs, -1, -1, h, c, -1, -1, -1,
+                                          -1], [y], options)
+    return y
+
+
+def _lstm_model() -> tuple[bytes, int]:
+    """Three float32 LSTM cases: batch-major without clip, time-major with a cell clip,
+    and one fed by the first (a stacked LSTM)."""
+    rng = np.random.default_rng(19)
+    b = ModelBuilder("lstm float cases")
+    x = b.tensor((2, 3, 4), "float32", name="x")
+    xt = b.tensor((3, 2, 3), "float32", name="xt")
+    y1 = _lstm(b, rng, x, (2, 3, 4), 5, LstmOptions("TANH", 0.0, 0.0, False))
+    y2 = _lstm(b, rng, xt, (3, 2, 3), 4, LstmOptions("TANH", 0.8, 0.0, True))
+    y3 = _lstm(b, rng, y1, (2, 3, 5), 3, LstmOptions("TANH", 3.0, 0.0, False))
+    return b.build([x, xt], [y2, y3]), 6
+
+
 INT8_MODEL, INT8_STATES = _int8_model()
+LSTM_MODEL, LSTM_STATES = _lstm_model()
 FLOAT_MODEL, FLOAT_STATES = _float_model()
 
 
@@ -158,9 +191,22 @@ def test_float_svdf_bit_exact_over_invocations() -> None:
     _assert_invocations_equal(FLOAT_MODEL)
 
 
+def test_float_lstm_bit_exact_over_invocations() -> None:
+    _assert_invocations_equal(LSTM_MODEL)
+
+
 def test_every_tensor_and_the_state_after_four_invocations() -> None:
     assert _assert_last_trace_equal(INT8_MODEL) == 5 + INT8_STATES
     assert _assert_last_trace_equal(FLOAT_MODEL) == 4 + FLOAT_STATES
+    assert _assert_last_trace_equal(LSTM_MODEL) == 3 + LSTM_STATES
+
+
+def test_tflm_trained_lstm_bit_exact() -> None:
+    """TFLM's MNIST LSTM (28 steps, cell clip 10, then RESHAPE, FULLY_CONNECTED,
+    SOFTMAX): every tensor and both states after 4 invocations, each one's output."""
+    model = TRAINED_LSTM.read_bytes()
+    assert _assert_last_trace_equal(model) == 4 + 2  # 4 ops and 2 states
+    _assert_invocations_equal(model)
 
 
 @pytest.mark.parametrize("path", KEYWORD, ids=lambda p: p.stem)
@@ -190,6 +236,8 @@ qemu = pytest.mark.skipif(shutil.which("qemu-system-arm") is None
 def test_stateful_on_cortex_m7() -> None:
     _assert_invocations_equal(INT8_MODEL, target="qemu-m7")
     _assert_invocations_equal(FLOAT_MODEL, target="qemu-m7")
+    _assert_invocations_equal(LSTM_MODEL, target="qemu-m7")
+    assert _assert_last_trace_equal(TRAINED_LSTM.read_bytes(), target="qemu-m7") == 6
     assert _assert_last_trace_equal(KEYWORD[1].read_bytes(), target="qemu-m7") == 22
 
 
@@ -261,7 +309,8 @@ def test_reset_restores_the_first_invocation(cbuild: Any, tmp_path: Path) -> Non
     gen = generate(plan_model(g, PlanOptions()), tmp_path / "gen")
     main = tmp_path / "gen" / "svdf_reset.c"  # beside the model's header
     shutil.copyfile(c_source("svdf_reset.c"), main)
-    exe = cbuild.program("svdf_reset", [main, gen.c_file, *kernel_sources("sequence")])
+    exe = cbuild.program("svdf_reset", [main, gen.c_file,
+                                        *kernel_sources("sequence", pattern="nnrt_svdf.c")])
     out = cbuild.run(exe)
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.split() == ["reset-equal", "carried-differs"]
@@ -287,6 +336,17 @@ def _single_svdf(state_variable: bool, bias: bool) -> bytes:
     b.op("SVDF", [x, wf, wt, bb, st], [y], SvdfOptions(1, "NONE"))
     inputs = [x] if state_variable else [x, st]
     return b.build(inputs, [y])
+
+
+def test_refuses_the_int8_lstm_by_name() -> None:
+    b = ModelBuilder()
+    x = b.tensor((1, 2, 3), "int8", scale=0.1)
+    rng = np.random.default_rng(0)
+    y = _lstm(b, rng, x, (1, 2, 3), 2, LstmOptions(), dtype="float32")
+    g = load_model_bytes(b.build([x], [y]))
+    with pytest.raises(UnsupportedError,
+                       match=r"op 0 \(UNIDIRECTIONAL_SEQUENCE_LSTM\).*int8 LSTM"):
+        check_graph(g)
 
 
 def test_refuses_a_state_that_is_not_variable() -> None:

@@ -178,10 +178,20 @@ class SvdfOptions:
     activation: Activation = "NONE"
 
 
+@dataclass(frozen=True)
+class LstmOptions:
+    """UNIDIRECTIONAL_SEQUENCE_LSTM: the cell gate's activation, clips, layout."""
+
+    activation: Activation = "NONE"  # as TFLM without options (it refuses NONE)
+    cell_clip: float = 0.0
+    proj_clip: float = 0.0
+    time_major: bool = False
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
-    | StridedSliceOptions | ResizeOptions | SvdfOptions
+    | StridedSliceOptions | ResizeOptions | SvdfOptions | LstmOptions
 )
 
 

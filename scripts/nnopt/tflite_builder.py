@@ -50,6 +50,7 @@ from nnopt.ir import (
     ConvOptions,
     FullyConnectedOptions,
     LeakyReluOptions,
+    LstmOptions,
     NoOptions,
     PoolOptions,
     ReducerOptions,
@@ -118,6 +119,7 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "QUANTIZE": "QuantizeOptions",
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
     "SVDF": "SVDFOptions",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": "UnidirectionalSequenceLSTMOptions",
     "LOGISTIC": None,
     "TANH": None,
     "RELU": None,
@@ -187,6 +189,10 @@ def _options_dict(opcode: str, options: Any) -> dict[str, Any]:
         return dataclasses.asdict(options)
     if isinstance(options, SvdfOptions):
         return {"rank": options.rank, "fused_activation_function": options.activation}
+    if isinstance(options, LstmOptions):
+        return {"fused_activation_function": options.activation,
+                "cell_clip": options.cell_clip, "proj_clip": options.proj_clip,
+                "time_major": options.time_major}
     raise TypeError(f"unsupported options object {options!r}")
 
 

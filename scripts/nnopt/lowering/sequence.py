@@ -1,4 +1,5 @@
-"""SVDF -> ``nnrt_svdf_s8`` / ``nnrt_svdf_f32`` (``nnrt/kernels/sequence.h``).
+"""SVDF -> ``nnrt_svdf_s8`` / ``nnrt_svdf_f32``, UNIDIRECTIONAL_SEQUENCE_LSTM ->
+``nnrt_lstm_f32`` (``nnrt/kernels/sequence.h``).
 
 Supported (bit-exact with TFLM's reference SVDF, ``svdf_common.cc``), the layout TFLM's
 converter writes: input ``[batches, input_size]``, weights_feature ``[num_filters,
@@ -16,6 +17,11 @@ persistent region and updated in place), output ``[batches, num_units]``, with
 
 A bias is required (TFLM's kernel reads it unconditionally: an SVDF without one does
 not run there, so it is refused here).
+
+UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM's EvalLstm, ``lstm_eval.h``): float32 only, the
+standard LSTM TFLM runs (no peephole, projection or layer norm: TFLM refuses those
+too), batch-major or time-major, the cell gate TANH, any cell clip; the hidden and cell
+states variable tensors. The int8 form (int16 cell state) is refused by name: not yet.
 """
 
 from __future__ import annotations
@@ -27,10 +33,10 @@ import numpy as np
 
 from ..arith import ACTIVATION_NAMES, FUSED_ACTIVATIONS
 from ..cdefs import DType
-from ..ir import Graph, Op, SvdfOptions, Tensor
+from ..ir import Graph, LstmOptions, Op, SvdfOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
-from .elementwise import c_call, c_params, refuse, tensor_desc
+from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
 
 _SUPPORTED = ("int8 input/weights_feature/output with int16 (or int8) weights_time and "
               "activation state and int32 bias, or float32 throughout; input [batches, "
@@ -161,3 +167,97 @@ class SvdfLowering:
 
 
 register(("SVDF",), SvdfLowering())
+
+_LSTM_SUPPORTED = ("float32 input [batches, time, input] (or time-major), 4 input and 4 "
+                   "recurrent weights, 4 biases, variable hidden and cell state [batches, "
+                   "state], no peephole / projection / layer norm, TANH cell activation")
+# input positions: weights 1-8 (input-to-i/f/c/o, recurrent-to-i/f/c/o), biases 12-15,
+# hidden state 18, cell state 19; 9-11, 16-17, 20-23 must be absent
+_LSTM_ABSENT = (9, 10, 11, 16, 17, 20, 21, 22, 23)
+_CELL_TANH = ACTIVATION_NAMES[4]  # TFLite's ActivationFunctionType 4: the cell gate's tanh
+
+
+@dataclass(frozen=True)
+class _Lstm:
+    x: Tensor
+    y: Tensor
+    hidden: Tensor
+    cell: Tensor
+    batches: int
+    time: int
+    inputs: int
+    state: int
+    options: LstmOptions
+
+
+def _lstm(graph: Graph, op: Op) -> _Lstm:
+    if len(op.inputs) != 24 or len(op.outputs) != 1:
+        raise refuse(op, f"{len(op.inputs)} inputs; TFLM's LSTM has 24", _LSTM_SUPPORTED)
+    if any(op.inputs[k] < 0 for k in (0, *range(1, 9), 12, 13, 14, 15, 18, 19)):
+        raise refuse(op, "a weight, bias or state input is absent (CIFG)", _LSTM_SUPPORTED)
+    if any(op.inputs[k] >= 0 for k in _LSTM_ABSENT):
+        raise refuse(op, "peephole, projection or layer-norm inputs (TFLM refuses them too)",
+                     _LSTM_SUPPORTED)
+    o = op.options if isinstance(op.options, LstmOptions) else LstmOptions()
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    hidden, cell = graph.tensors[op.inputs[18]], graph.tensors[op.inputs[19]]
+    if x.dtype != DType.FLOAT32:
+        raise refuse(op, f"{tensor_desc(x)}: the int8 LSTM (int16 cell state) is not "
+                     "supported yet", _LSTM_SUPPORTED)
+    if len(x.shape) != 3 or len(y.shape) != 3:
+        raise refuse(op, f"input {tensor_desc(x)} / output {tensor_desc(y)} not 3-D",
+                     _LSTM_SUPPORTED)
+    time, batches = (x.shape[0], x.shape[1]) if o.time_major else (x.shape[1], x.shape[0])
+    n_in = x.shape[2]
+    w = graph.tensors[op.inputs[1]]
+    if len(w.shape) != 2 or w.shape[1] != n_in:
+        raise refuse(op, f"weights {tensor_desc(w)} do not fit input {tensor_desc(x)}",
+                     _LSTM_SUPPORTED)
+    state = w.shape[0]
+    for k in range(1, 9):
+        t = graph.tensors[op.inputs[k]]
+        if t.shape != ((state, n_in) if k < 5 else (state, state)) \
+                or t.dtype != DType.FLOAT32:
+            raise refuse(op, f"weights {tensor_desc(t)}", _LSTM_SUPPORTED)
+    for k in range(12, 16):
+        t = graph.tensors[op.inputs[k]]
+        if t.num_elements != state or t.dtype != DType.FLOAT32:
+            raise refuse(op, f"bias {tensor_desc(t)}", _LSTM_SUPPORTED)
+    for t in (hidden, cell):
+        if not t.is_state or t.dtype != DType.FLOAT32 or t.num_elements != batches * state:
+            raise refuse(op, f"state {tensor_desc(t)} is not a float32 variable tensor of "
+                         f"{batches} x {state}", _LSTM_SUPPORTED)
+    if y.dtype != DType.FLOAT32 or y.shape != (*x.shape[:2], state):
+        raise refuse(op, f"output {tensor_desc(y)}", _LSTM_SUPPORTED)
+    if o.activation != _CELL_TANH:
+        raise refuse(op, f"cell activation {o.activation}", _LSTM_SUPPORTED)
+    return _Lstm(x, y, hidden, cell, batches, time, n_in, state, o)
+
+
+class LstmLowering:
+    headers: Sequence[str] = ("nnrt/kernels/sequence.h",)
+
+    def check(self, graph: Graph, op: Op) -> None:
+        _lstm(graph, op)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        s = _lstm(graph, op)
+        return 4 * 4 * s.batches * s.state
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        s = _lstm(ctx.graph, ctx.op)
+        ins = ctx.op.inputs
+        fields = {"batches": s.batches, "time_steps": s.time, "input_size": s.inputs,
+                  "state_size": s.state, "time_major": int(s.options.time_major),
+                  "cell_activation": ACTIVATION_NAMES.index(s.options.activation),
+                  "cell_clip": float(np.float32(s.options.cell_clip)),
+                  "w_input": [Raw(ctx.ptr(ins[k])) for k in range(1, 5)],
+                  "w_recurrent": [Raw(ctx.ptr(ins[k])) for k in range(5, 9)],
+                  "bias": [Raw(ctx.ptr(ins[k])) for k in range(12, 16)]}
+        return [*c_params("nnrt_lstm_f32_params_t", fields),
+                *c_call("nnrt_lstm_f32", ["&params", ctx.ptr(s.x.index),
+                                          ctx.ptr(s.hidden.index), ctx.ptr(s.cell.index),
+                                          ctx.ptr(s.y.index), ctx.scratch])]
+
+
+register(("UNIDIRECTIONAL_SEQUENCE_LSTM",), LstmLowering())

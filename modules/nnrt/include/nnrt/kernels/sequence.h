@@ -1,6 +1,6 @@
 /**
  * @file sequence.h
- * @brief Stateful sequence operators: SVDF.
+ * @brief Stateful sequence operators: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM (float32).
  *
  * The state (SVDF's activation state) is a variable tensor: nnopt keeps it in the
  * model's persistent region, outside the arena, and the kernel updates it in place on
@@ -89,6 +89,41 @@ nnrt_status_t nnrt_svdf_s8(const nnrt_svdf_s8_params_t *params, const int8_t *in
 nnrt_status_t nnrt_svdf_f32(const nnrt_svdf_f32_params_t *params, const float *input,
                             const float *weights_feature, const float *weights_time,
                             const float *bias, float *state, float *output, void *scratch);
+
+/**
+ * float32 UNIDIRECTIONAL_SEQUENCE_LSTM as TFLM's EvalLstm (lstm_eval.h): no peephole,
+ * projection or layer norm. Each time step, for the gates forget, input, cell (in that
+ * order): gate = FC(x_t, W_in, bias) + FC(h, W_rec) (each FC result clamped to
+ * [-FLT_MAX, FLT_MAX]), then sigmoid (the cell gate: `cell_activation`); then
+ * c = f * c + i * g (products clamped as above), clipped to [-cell_clip, cell_clip]
+ * when cell_clip > 0; the output gate likewise; h = tanh(c) * o; output[t] = h.
+ * Batch-major input [batches, time, input] runs batch after batch with its own state
+ * row; time-major [time, batches, input] runs all batches per step. The hidden and cell
+ * states [batches, state_size] are variable tensors, updated in place.
+ */
+typedef struct {
+    int32_t batches;
+    int32_t time_steps;
+    int32_t input_size;
+    int32_t state_size;
+    int32_t time_major;        /**< 1: input [time, batches, input] */
+    int32_t cell_activation;   /**< TFLite's enum: 4 TANH, 6 SIGMOID (the cell gate) */
+    float cell_clip;           /**< > 0: clip the cell state to [-cell_clip, cell_clip] */
+    const float *w_input[4];   /**< input-to-{input, forget, cell, output} [state, input] */
+    const float *w_recurrent[4]; /**< recurrent-to-{i, f, c, o} [state, state] */
+    const float *bias[4];      /**< {i, f, c, o} gate biases [state] */
+} nnrt_lstm_f32_params_t;
+
+/** Scratch bytes of nnrt_lstm_f32: four buffers of batches x state floats. */
+#define NNRT_LSTM_F32_SCRATCH_BYTES(batches, state) \
+    (4u * (size_t)(batches) * (size_t)(state) * sizeof(float))
+
+/**
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers or inconsistent parameters.
+ */
+nnrt_status_t nnrt_lstm_f32(const nnrt_lstm_f32_params_t *params, const float *input,
+                            float *hidden_state, float *cell_state, float *output,
+                            void *scratch);
 
 #ifdef __cplusplus
 }
