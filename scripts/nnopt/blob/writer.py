@@ -218,11 +218,13 @@ def write_blob(planned: PlannedModel) -> bytes:
     kernel the format cannot carry."""
     g, plan = planned.graph, planned.plan
     if plan.state:
-        names = ", ".join(f"tensor {e.tensor} ({g.tensors[e.tensor].name})"
+        names = ", ".join(f"tensor {e.tensor}" + (f" ({g.tensors[e.tensor].name})"
+                                                  if g.tensors[e.tensor].name else "")
                           for e in plan.state[:4]) + (", ..." if len(plan.state) > 4 else "")
         raise UnsupportedError(
-            f"model {plan.model} is stateful ({plan.state_bytes} bytes of variable tensors: "
-            f"{names}); the model blob format has no persistent state region",
+            f"model {plan.model} is stateful ({plan.state_bytes:,} bytes in "
+            f"{len(plan.state)} variable tensor(s): {names}); the model blob format has "
+            "no persistent state region",
             hint="use the generated C (--emit c), which keeps the state beside the arena "
             "and has <model>_reset()")
     dyn = dynamic_plan(g, plan)
