@@ -163,10 +163,38 @@ class ResizeOptions:
     half_pixel_centers: bool = False
 
 
+@dataclass(frozen=True)
+class SplitOptions:
+    """SPLIT and SPLIT_V: the number of outputs."""
+
+    num_splits: int = 0
+
+
+@dataclass(frozen=True)
+class PackOptions:
+    """PACK (values_count) and UNPACK (num): the number of tensors, and the axis."""
+
+    count: int = 0
+    axis: int = 0
+
+
+@dataclass(frozen=True)
+class BatchMatMulOptions:
+    adj_x: bool = False
+    adj_y: bool = False
+
+
+@dataclass(frozen=True)
+class GatherOptions:
+    axis: int = 0
+    batch_dims: int = 0
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
-    | StridedSliceOptions | ResizeOptions
+    | StridedSliceOptions | ResizeOptions | SplitOptions | PackOptions | BatchMatMulOptions
+    | GatherOptions
 )
 
 

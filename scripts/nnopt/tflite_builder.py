@@ -46,14 +46,18 @@ import tflite
 
 from nnopt.ir import (
     ActivationOptions,
+    BatchMatMulOptions,
     ConcatOptions,
     ConvOptions,
     FullyConnectedOptions,
+    GatherOptions,
     LeakyReluOptions,
     NoOptions,
+    PackOptions,
     PoolOptions,
     ReducerOptions,
     SoftmaxOptions,
+    SplitOptions,
     SqueezeOptions,
     StridedSliceOptions,
 )
@@ -116,6 +120,13 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "DEQUANTIZE": "DequantizeOptions",
     "QUANTIZE": "QuantizeOptions",
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
+    "SPLIT": "SplitOptions",
+    "SPLIT_V": "SplitVOptions",
+    "UNPACK": "UnpackOptions",
+    "PACK": "PackOptions",
+    "BATCH_MATMUL": "BatchMatMulOptions",
+    "SQUARED_DIFFERENCE": "SquaredDifferenceOptions",
+    "GATHER": "GatherOptions",
     "LOGISTIC": None,
     "TANH": None,
     "RELU": None,
@@ -182,6 +193,13 @@ def _options_dict(opcode: str, options: Any) -> dict[str, Any]:
     if isinstance(options, SqueezeOptions):
         return {"squeeze_dims": tuple(options.squeeze_dims)}
     if isinstance(options, StridedSliceOptions):
+        return dataclasses.asdict(options)
+    if isinstance(options, SplitOptions):
+        return {"num_splits": options.num_splits}
+    if isinstance(options, PackOptions):
+        key = "values_count" if opcode == "PACK" else "num"
+        return {key: options.count, "axis": options.axis}
+    if isinstance(options, (BatchMatMulOptions, GatherOptions)):
         return dataclasses.asdict(options)
     raise TypeError(f"unsupported options object {options!r}")
 

@@ -1,4 +1,5 @@
-"""Element-wise binary operators: ADD, SUB, MUL, MAXIMUM, MINIMUM -> nnrt/kernels/elementwise.h.
+"""Element-wise binary operators: ADD, SUB, MUL, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE ->
+nnrt/kernels/elementwise.h.
 
 All parameters are computed here at build time, bit-for-bit as TFLite Micro's reference
 kernels compute them in Prepare:
@@ -11,6 +12,9 @@ kernels compute them in Prepare:
   double, and a test pins a case where the two differ.)
 - int8 MUL (``mul_common.cc``): one multiplier ``s1 * s2 / s_out`` in double;
 - MAXIMUM/MINIMUM: no parameters (TFLM compares the raw values);
+- int8 SQUARED_DIFFERENCE (``squared_difference.cc``): ADD's scheme with left_shift 7,
+  the output multiplier ``(2 max)^2 / ((1 << 14) * s_out)`` (any size); float32: the
+  plain ``(a - b)^2`` without activation;
 - fused activation ranges as TFLM's ``CalculateActivationRange(Quantized)``.
 
 Broadcasting becomes a strided walk (:func:`broadcast_descriptor`) with size-1 dims
@@ -261,6 +265,8 @@ class BinaryLowering:
         """The kernel's parameter struct; None: it takes the broadcast walk alone."""
         if op.opcode in ("MAXIMUM", "MINIMUM"):
             return None
+        if op.opcode == "SQUARED_DIFFERENCE":
+            return "nnrt_add_s8_params_t" if int8 else None
         if not int8:
             return "nnrt_binary_f32_params_t"
         return "nnrt_mul_s8_params_t" if op.opcode == "MUL" else "nnrt_add_s8_params_t"
@@ -281,6 +287,8 @@ class BinaryLowering:
         s2, z2 = per_tensor_quant(op, b)
         so, zo = per_tensor_quant(op, out)
         lo, hi = act_range_s8(op, _activation(op), out)
+        if code == "SQUARED_DIFFERENCE":
+            return _squared_difference_s8(s1, z1, s2, z2, so, zo)
         if code == "MUL":
             m, sh = quantize_multiplier(s1 * s2 / so)
             return {"input1_offset": -z1, "input2_offset": -z2, "output_multiplier": m,
@@ -320,4 +328,21 @@ class BinaryLowering:
         return [*c_params(ptype, fields), *c_call(fn, ["&params", *args])]
 
 
-register(("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"), BinaryLowering())
+def _squared_difference_s8(s1: float, z1: int, s2: float, z2: int, so: float,
+                           zo: int) -> dict[str, Any]:
+    """TFLM's PrepareQuantized of SQUARED_DIFFERENCE (int8: left_shift 7): the scales
+    are float32 in TFLM, ``(1 << 14) * s_out`` is a float32 product."""
+    left_shift = 7
+    twice_max = 2.0 * float(max(np.float32(s1), np.float32(s2)))
+    m1, sh1 = quantize_multiplier(s1 / twice_max)
+    m2, sh2 = quantize_multiplier(s2 / twice_max)
+    denom = float(np.float32(1 << (2 * left_shift)) * np.float32(so))
+    mo, sho = quantize_multiplier(twice_max * twice_max / denom)
+    return {"input1_offset": -z1, "input2_offset": -z2, "left_shift": left_shift,
+            "input1_multiplier": m1, "input1_shift": sh1,
+            "input2_multiplier": m2, "input2_shift": sh2,
+            "output_multiplier": mo, "output_shift": sho,
+            "output_offset": zo, "act_min": -128, "act_max": 127}
+
+
+register(("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE"), BinaryLowering())

@@ -1,4 +1,5 @@
-"""EXP, LOG, SQRT, RSQRT, ABS, NEG and DIV, float32 -> ``nnrt/kernels/math.h``.
+"""EXP, LOG, SQRT, RSQRT, ABS, NEG and DIV, float32 -> ``nnrt/kernels/math.h`` (RSQRT's
+lowering, which adds int8, is :mod:`.rsqrt`).
 
 TFLM's reference kernels compute these with the C/C++ math library (std::exp ...) and
 ``x1 / x2``; nnrt's do the same per element, so the results are bit-exact on a target
@@ -16,7 +17,7 @@ from . import EmitContext, register
 from .activation import check_io
 from .elementwise import BinaryLowering, _operands
 
-UNARY_MATH = ("EXP", "LOG", "SQRT", "RSQRT", "ABS", "NEG")
+UNARY_MATH = ("EXP", "LOG", "SQRT", "ABS", "NEG")  # and RSQRT (float32 here, int8 too: .rsqrt)
 
 
 class UnaryMathLowering:

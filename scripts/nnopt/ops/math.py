@@ -10,8 +10,8 @@ from .base import OpDef
 from .elementwise import _reader, point_spatial
 
 
-def _unary(opcode: str) -> OpDef:
-    return OpDef(opcode, opcode, "math_f32", elementwise="unary", spatial=point_spatial,
+def _unary(opcode: str, lowering: str = "math_f32") -> OpDef:
+    return OpDef(opcode, opcode, lowering, elementwise="unary", spatial=point_spatial,
                  blob=False)
 
 
@@ -19,7 +19,7 @@ DEFINITIONS = (
     _unary("EXP"),
     _unary("LOG"),
     _unary("SQRT"),
-    _unary("RSQRT"),
+    _unary("RSQRT", "rsqrt"),  # also int8 (lowering.rsqrt)
     _unary("ABS"),
     _unary("NEG"),
     OpDef("DIV", "DIV", "math_f32", _reader(tflite.DivOptions), elementwise="binary",

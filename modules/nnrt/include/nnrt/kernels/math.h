@@ -30,6 +30,14 @@ nnrt_status_t nnrt_log_f32(const float *input, float *output, int32_t size);
 nnrt_status_t nnrt_sqrt_f32(const float *input, float *output, int32_t size);
 /** out[i] = 1.0f / sqrtf(in[i]). In-place capable. */
 nnrt_status_t nnrt_rsqrt_f32(const float *input, float *output, int32_t size);
+
+/**
+ * int8 RSQRT: out[i] = table[(uint8_t)in[i]], the 256 values of TFLM's quantised
+ * RsqrtEvalQuantized computed by nnopt. @return NNRT_ERR_ARG, as TFLM fails, for an
+ * input below input_zero_point (a negative real value; elements before it are written).
+ */
+nnrt_status_t nnrt_rsqrt_s8(const int8_t *table, int32_t input_zero_point, const int8_t *input,
+                            int8_t *output, int32_t size);
 /** out[i] = fabsf(in[i]). In-place capable. */
 nnrt_status_t nnrt_abs_f32(const float *input, float *output, int32_t size);
 /** out[i] = -in[i]. In-place capable. */

@@ -43,6 +43,28 @@ typedef struct {
 nnrt_status_t nnrt_concat_x8(const nnrt_concat_params_t *params, const void *const *inputs,
                              void *output);
 
+/**
+ * SPLIT / SPLIT_V / UNPACK as `outer` rows of one contiguous block per output.
+ *
+ * For a split along axis a of an input shaped `[d0..d(a-1), sum k_i, ...]`,
+ * outer = d0*...*d(a-1) and block_bytes[i] = k_i * (product of the dims after a) *
+ * element size (UNPACK: k_i = 1).
+ */
+typedef struct {
+    int32_t outer;               /**< >= 1 */
+    int32_t num_outputs;         /**< >= 1 */
+    const int32_t *block_bytes;  /**< [num_outputs] bytes of output i per row, >= 0 */
+} nnrt_split_params_t;
+
+/**
+ * Split: for each row r, block r of output i is the i-th block of input row r.
+ * With one row, an output placed at its own block of the input (a view the planner
+ * made) is left as it is; no other output may overlap the input.
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers or invalid sizes.
+ */
+nnrt_status_t nnrt_split_x8(const nnrt_split_params_t *params, const void *input,
+                            void *const *outputs);
+
 /** Maximum rank of a PAD descriptor after merging. */
 #define NNRT_PAD_MAX_DIMS NNRT_MAX_DIMS
 

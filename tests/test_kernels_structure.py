@@ -1,0 +1,165 @@
+"""SPLIT, SPLIT_V, UNPACK and PACK: bit-exact against TFLite Micro (int8, int16, int32,
+float32; every axis, negative axes, SPLIT_V with an inferred size), in one multi-op
+model (one build, one oracle run); plus the views the planner makes of split outputs
+(no copy, same results) and the refusals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from nnopt.errors import UnsupportedError
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.lowering import check_graph
+from nnopt.ops import definition
+from nnopt.planner import PlanOptions
+from nnopt.testing.harness import run_nnopt, run_tflm
+from support.tflite_builder import ModelBuilder
+
+DTYPES = ("int8", "int16", "int32", "float32")
+SHAPE = (2, 3, 4, 6)
+
+
+def _data(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    if dtype == "float32":
+        return rng.standard_normal(shape).astype(np.float32)
+    info = np.iinfo(np.dtype(dtype))
+    lo, hi = max(info.min, -30000), min(info.max, 30000)
+    return rng.integers(lo, hi + 1, size=shape).astype(dtype)
+
+
+def _q(dtype: str) -> dict[str, Any]:
+    return {"scale": 0.05, "zero_point": -3} if dtype == "int8" else {}
+
+
+def _build() -> tuple[bytes, dict[str, int]]:
+    b = ModelBuilder("structure cases")
+    rng = np.random.default_rng(11)
+    out_of: dict[str, int] = {}
+    for dtype in DTYPES:
+        for axis in (0, 1, 2, 3, -1, -3):
+            a = axis % 4
+            x = b.tensor(SHAPE, dtype, data=_data(rng, SHAPE, dtype), **_q(dtype))
+            # SPLIT into equal parts (the extent of the axis divides by n)
+            n = {2: 2, 3: 3, 4: 2, 6: 3}[SHAPE[a]]
+            part = list(SHAPE)
+            part[a] //= n
+            ys = [b.tensor(part, dtype, **_q(dtype)) for _ in range(n)]
+            b.op("SPLIT", [b.const(np.asarray([axis], dtype=np.int32)), x], ys,
+                 {"num_splits": n})
+            out_of.update({f"split-{dtype}-ax{axis}-{i}": y for i, y in enumerate(ys)})
+            # SPLIT_V into unequal parts, one size inferred (-1)
+            if SHAPE[a] >= 3:
+                sizes = [1, -1, SHAPE[a] - 3, 1] if SHAPE[a] > 3 else [1, -1, 1]
+                real = [s if s >= 0 else 1 for s in sizes]
+                real[1] = SHAPE[a] - (sum(real) - 1)
+                vs = []
+                for s in real:
+                    shp = list(SHAPE)
+                    shp[a] = s
+                    vs.append(b.tensor(shp, dtype, **_q(dtype)))
+                b.op("SPLIT_V", [x, b.const(np.asarray(sizes, dtype=np.int32)),
+                                 b.const(np.asarray([axis], dtype=np.int32))], vs,
+                     {"num_splits": len(vs)})
+                out_of.update({f"splitv-{dtype}-ax{axis}-{i}": y for i, y in enumerate(vs)})
+            # UNPACK along the axis
+            rest = SHAPE[:a] + SHAPE[a + 1:]
+            us = [b.tensor(rest, dtype, **_q(dtype)) for _ in range(SHAPE[a])]
+            b.op("UNPACK", [x], us, {"num": SHAPE[a], "axis": axis})
+            out_of.update({f"unpack-{dtype}-ax{axis}-{i}": y for i, y in enumerate(us)})
+        # PACK three [3, 5] tensors along each axis of the [.., 3, ..] output
+        ins = [b.tensor((3, 5), dtype, data=_data(rng, (3, 5), dtype), **_q(dtype))
+               for _ in range(3)]
+        for axis in (0, 1, 2, -1):
+            shp = [3, 5]
+            shp.insert(axis % 3, 3)
+            y = b.tensor(shp, dtype, **_q(dtype))
+            b.op("PACK", ins, [y], {"values_count": 3, "axis": axis})
+            out_of[f"pack-{dtype}-ax{axis}"] = y
+    # the graph input: split, unpacked and packed activations (views of the input)
+    x = b.tensor((1, 4, 6), "int8", name="x", scale=0.1, zero_point=2)
+    h = [b.tensor((1, 2, 6), "int8", scale=0.1, zero_point=2) for _ in range(2)]
+    b.op("SPLIT", [b.const(np.asarray([1], dtype=np.int32)), x], h, {"num_splits": 2})
+    rows = [b.tensor((2, 6), "int8", scale=0.1, zero_point=2) for _ in range(1)]
+    b.op("UNPACK", [h[1]], rows, {"num": 1, "axis": 0})
+    u = [b.tensor((1, 6), "int8", scale=0.1, zero_point=2) for _ in range(4)]
+    b.op("UNPACK", [x], u, {"num": 4, "axis": 1})
+    s = b.tensor((1, 6), "int8", scale=0.1, zero_point=2)
+    b.op("ADD", [u[0], u[3]], [s])
+    y = b.tensor((2, 1, 6), "int8", scale=0.1, zero_point=2, name="y")
+    b.op("PACK", [s, u[2]], [y], {"values_count": 2, "axis": 0})
+    z = b.tensor((2, 6), "int8", scale=0.1, zero_point=2, name="z")
+    b.op("ADD", [rows[0], rows[0]], [z])
+    out_of.update({"graph-split": h[0], "graph-unpack": u[1], "graph-pack": y, "graph-z": z})
+    return b.build([x], [y, z, h[0]]), out_of
+
+
+MODEL, OUT_OF = _build()
+INPUTS = [np.arange(-12, 12, dtype=np.int8).reshape(1, 4, 6)]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    _, ref = run_tflm(MODEL, INPUTS)
+    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
+    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+
+
+def test_bit_exact_summary(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    bad = [cid for cid, (ref, got) in results.items()
+           if got.shape != ref.shape or not np.array_equal(got, ref)]
+    assert len(results) > 200
+    assert not bad, f"{len(bad)} cases differ from TFLM: {bad[:8]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cid", sorted(OUT_OF))
+def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
+    ref, got = results[cid]
+    assert got.shape == ref.shape
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_split_outputs_of_one_row_are_views() -> None:
+    g = load_model_bytes(MODEL)
+    graph_ops = [op for op in g.ops if op.inputs and g.inputs[0] in op.inputs]
+    views = [definition(op).output_views(g, op) for op in graph_ops]
+    by_op = {op.opcode: v for op, v in zip(graph_ops, views, strict=True)}
+    split = by_op["SPLIT"]
+    assert split is not None and split.source == g.inputs[0]
+    assert [off for _, off in split.outputs] == [0, 12]
+    # UNPACK of [1, 4, 6] along axis 1: one row of 4 blocks of 6 bytes
+    unpack = by_op["UNPACK"]
+    assert unpack is not None and [off for _, off in unpack.outputs] == [0, 6, 12, 18]
+    # a split of several rows is no byte range of the input
+    many = next(op for op in g.ops if op.opcode == "SPLIT"
+                and g.tensors[op.inputs[1]].shape == SHAPE
+                and int(g.tensors[op.inputs[0]].array()[0]) == 3)
+    assert definition(many).output_views(g, many) is None
+
+
+def _one(opcode: str, inputs: list[int], outputs: list[int], b: ModelBuilder,
+         options: dict[str, Any]) -> Any:
+    b.op(opcode, inputs, outputs, options)
+    return load_model_bytes(b.build([i for i in inputs if i == 0], outputs))
+
+
+def test_refuses_a_non_constant_axis() -> None:
+    b = ModelBuilder()
+    x = b.tensor((2, 4), "float32")
+    axis = b.tensor((1,), "int32")
+    ys = [b.tensor((2, 2), "float32") for _ in range(2)]
+    b.op("SPLIT", [axis, x], ys, {"num_splits": 2})
+    with pytest.raises(UnsupportedError, match=r"op 0 \(SPLIT\).*axis"):
+        check_graph(load_model_bytes(b.build([axis, x], ys)))
+
+
+def test_refuses_an_unsupported_dtype() -> None:
+    b = ModelBuilder()
+    x = b.tensor((2, 4), "uint8")
+    ys = [b.tensor((4,), "uint8") for _ in range(2)]
+    b.op("UNPACK", [x], ys, {"num": 2, "axis": 0})
+    with pytest.raises(UnsupportedError, match=r"op 0 \(UNPACK\).*UINT8.*supported: int8"):
+        check_graph(load_model_bytes(b.build([x], ys)))
