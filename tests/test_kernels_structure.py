@@ -163,3 +163,35 @@ def test_refuses_an_unsupported_dtype() -> None:
     b.op("UNPACK", [x], ys, {"num": 2, "axis": 0})
     with pytest.raises(UnsupportedError, match=r"op 0 \(UNPACK\).*UINT8.*supported: int8"):
         check_graph(load_model_bytes(b.build([x], ys)))
+
+
+def test_planner_places_split_outputs_inside_the_input() -> None:
+    from nnopt.planner import plan_model
+
+    b = ModelBuilder()
+    x = b.tensor((1, 8, 4), "int8", name="x", scale=0.1)
+    parts = [b.tensor((1, 4, 4), "int8", scale=0.1) for _ in range(2)]
+    b.op("SPLIT", [b.const(np.asarray([1], dtype=np.int32)), x], parts, {"num_splits": 2})
+    rows = [b.tensor((1, 4), "int8", scale=0.1) for _ in range(4)]
+    b.op("UNPACK", [parts[1]], rows, {"num": 4, "axis": 1})
+    ys = [b.tensor((1, 4), "int8", scale=0.1) for _ in range(2)]
+    b.op("ADD", [rows[3], rows[0]], [ys[0]])
+    relu_out = b.tensor((1, 4, 4), "int8", scale=0.1)
+    b.op("RELU", [parts[0]], [relu_out])
+    b.op("ADD", [ys[0], rows[1]], [ys[1]])
+    model = b.build([x], [ys[1], relu_out])
+    planned = plan_model(load_model_bytes(model), PlanOptions(order="file"))
+    entry = {e.tensor: e for e in planned.plan.buffers}
+    base = entry[x].offset
+    assert entry[parts[0]].alias_of == x and entry[parts[0]].offset == base
+    assert entry[parts[1]].alias_of == x and entry[parts[1]].offset == base + 16
+    # a view of a view: UNPACK rows of the second half
+    assert [entry[r].offset - base for r in rows] == [16, 20, 24, 28]
+    # the split and unpack steps hold nothing but the input (no copies)
+    steps = {s.opcode: s for s in planned.plan.steps}
+    assert steps["SPLIT"].live_bytes == 32 and steps["UNPACK"].live_bytes == 32
+    inputs = [np.arange(-16, 16, dtype=np.int8).reshape(1, 8, 4)]
+    ref, _ = run_tflm(model, inputs)
+    got, _ = run_nnopt(model, inputs, options=PlanOptions(order="file"))
+    for r, o in zip(ref, got, strict=True):
+        np.testing.assert_array_equal(o, r.reshape(o.shape))

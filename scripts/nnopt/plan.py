@@ -319,6 +319,10 @@ class Plan:
     # the searches its deadline cut short (their best so far kept), "fallback":
     # "classic" when the classic plan was smaller than what the cut searches found}.
     planning_time_budget: dict[str, Any] = field(default_factory=dict)
+    # Split-like ops (SPLIT, UNPACK, contiguous SLICE ...) whose outputs the plan keeps
+    # as views of their input (no copy; passes.lifetimes.view_parents); omitted when
+    # empty. The planner plans with and without them and keeps the smaller arena.
+    views: tuple[int, ...] = ()
 
     @property
     def fragmentation(self) -> float:
@@ -345,6 +349,10 @@ class Plan:
         d["swap"] = self.swap.to_json() if self.swap is not None else None
         if not self.planning_time_budget:  # plans read from before the budget existed
             del d["planning_time_budget"]
+        if self.views:
+            d["views"] = list(self.views)
+        else:
+            del d["views"]
         return d
 
     @classmethod
@@ -374,6 +382,7 @@ class Plan:
             macs=int(d.get("macs", 0)), base_macs=int(d.get("base_macs", 0)),
             swap=SwapPlan.from_json(d["swap"]) if d.get("swap") is not None else None,
             planning_time_budget=dict(d.get("planning_time_budget", {})),
+            views=tuple(d.get("views", ())),
         )
 
 

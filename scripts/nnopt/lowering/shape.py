@@ -231,6 +231,19 @@ class StridedSliceLowering(_ViewLowering):
         return x, y, _view_fields(dims, vstrides, offset, elem)
 
 
+def contiguous_slice(graph: Graph, op: Op) -> int | None:
+    """Byte offset in the input of a SLICE / STRIDED_SLICE whose output is one
+    contiguous run of the input's bytes (the strided view merges to unit stride), else
+    None; UnsupportedError where the lowering refuses the op."""
+    lowering = _REGISTRY_VIEWS.get(op.opcode)
+    if lowering is None:
+        return None
+    _, _, fields = lowering._view(graph, op)
+    if fields is None or fields["rank"] != 1 or fields["strides"][0] != fields["elem_size"]:
+        return None
+    return int(fields["offset"])
+
+
 # ----- CONCATENATION -----
 
 class ConcatLowering:
@@ -405,9 +418,12 @@ class CopyLowering:
         return c_call("nnrt_copy_x8", [ctx.ptr(x.index), ctx.ptr(y.index), f"{x.nbytes}u"])
 
 
+# the slicing lowerings, also asked whether a slice is a view (contiguous_slice)
+_REGISTRY_VIEWS: dict[str, _ViewLowering] = {"SLICE": SliceLowering(),
+                                              "STRIDED_SLICE": StridedSliceLowering()}
 register(("TRANSPOSE",), TransposeLowering())
-register(("SLICE",), SliceLowering())
-register(("STRIDED_SLICE",), StridedSliceLowering())
+register(("SLICE",), _REGISTRY_VIEWS["SLICE"])
+register(("STRIDED_SLICE",), _REGISTRY_VIEWS["STRIDED_SLICE"])
 register(("CONCATENATION",), ConcatLowering())
 register(("PAD", "PADV2"), PadLowering())
 register(("RESHAPE", "SQUEEZE", "EXPAND_DIMS"), CopyLowering())
