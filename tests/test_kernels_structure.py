@@ -195,3 +195,60 @@ def test_planner_places_split_outputs_inside_the_input() -> None:
     got, _ = run_nnopt(model, inputs, options=PlanOptions(order="file"))
     for r, o in zip(ref, got, strict=True):
         np.testing.assert_array_equal(o, r.reshape(o.shape))
+
+
+# (input shape, coordinates shape, axis, batch_dims)
+GATHERS = [((5, 3), (4,), 0, 0), ((2, 6, 3), (2, 2), 1, 0), ((2, 6, 3), (2, 4), 1, 1),
+           ((3, 4, 5), (), 2, 0), ((3, 4, 5), (3,), -1, 0), ((2, 3, 4, 2), (2, 3, 2), 2, 2),
+           ((7,), (3, 2), 0, 0)]
+
+
+def _gather_model() -> tuple[bytes, dict[str, int]]:
+    b = ModelBuilder("gather cases")
+    rng = np.random.default_rng(23)
+    out_of: dict[str, int] = {}
+    for dtype in ("int8", "float32"):
+        for k, (xs, cs, axis, bd) in enumerate(GATHERS):
+            a = axis % len(xs)
+            x = b.tensor(xs, dtype, data=_data(rng, xs, dtype), **_q(dtype))
+            coords = rng.integers(0, xs[a], size=cs).astype(np.int32)
+            y = b.tensor(xs[:a] + cs[bd:] + xs[a + 1:], dtype, **_q(dtype))
+            b.op("GATHER", [x, b.const(coords)], [y], {"axis": axis, "batch_dims": bd})
+            out_of[f"gather-{dtype}-{k}"] = y
+    # coordinates computed at run time: the graph input
+    table = b.tensor((6, 4), "int8", data=_data(rng, (6, 4), "int8"), **_q("int8"))
+    idx = b.tensor((3,), "int32", name="idx")
+    y = b.tensor((3, 4), "int8", name="y", **_q("int8"))
+    b.op("GATHER", [table, idx], [y], {"axis": 0})
+    out_of["gather-graph-input"] = y
+    return b.build([idx], [y]), out_of
+
+
+def test_gather_bit_exact() -> None:
+    model, out_of = _gather_model()
+    inputs = [np.asarray([5, 0, 2], dtype=np.int32)]
+    _, ref = run_tflm(model, inputs)
+    _, got = run_nnopt(model, inputs, options=PlanOptions(order="file"))
+    bad = [cid for cid, t in out_of.items()
+           if got[t].shape != ref[t].reshape(got[t].shape).shape
+           or not np.array_equal(got[t], ref[t].reshape(got[t].shape))]
+    assert len(out_of) == 15 and not bad, bad
+
+
+def test_gather_refuses_constant_coordinates_out_of_range() -> None:
+    b = ModelBuilder()
+    x = b.tensor((4, 2), "float32")
+    y = b.tensor((2, 2), "float32")
+    b.op("GATHER", [x, b.const(np.asarray([1, 4], dtype=np.int32))], [y], {"axis": 0})
+    with pytest.raises(UnsupportedError, match=r"op 0 \(GATHER\).*outside \[0, 4\)"):
+        check_graph(load_model_bytes(b.build([x], [y])))
+
+
+def test_gather_fails_on_a_runtime_coordinate_out_of_range() -> None:
+    # TFLM fails the invocation; so does the generated code, with the kernel's status
+    from nnopt.errors import NnoptError
+
+    model, _ = _gather_model()
+    with pytest.raises(NnoptError, match="NNRT_ERR_ARG"):
+        run_nnopt(model, [np.asarray([6, 0, 2], dtype=np.int32)],
+                  options=PlanOptions(order="file"))

@@ -1,4 +1,5 @@
-"""SPLIT, SPLIT_V, UNPACK -> ``nnrt_split_x8``; PACK -> ``nnrt_concat_x8``
+"""SPLIT, SPLIT_V, UNPACK -> ``nnrt_split_x8``; PACK -> ``nnrt_concat_x8``; GATHER ->
+``nnrt_gather_x8``
 (``nnrt/kernels/shape.h``; type-agnostic: values are moved, never requantised, as
 TFLM's reference kernels do).
 
@@ -9,6 +10,10 @@ dtype of the input (output); TFLM requires nothing of the quantisation, and nnop
 checks nothing more. An output the planner placed as a view of the input
 (:func:`nnopt.ops.structure.split_views`) is not copied: the kernel sees it already in
 place.
+
+GATHER as TFLM's ``gather.cc``: int8 or float32 values, int32 coordinates (constant or
+computed), any axis and batch_dims; a coordinate out of range fails the invocation
+(NNRT_ERR_ARG), as TFLM's does.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..cdefs import DTYPE_SIZE, DType
-from ..ir import Graph, Op, PackOptions, SplitOptions, Tensor
+from ..ir import GatherOptions, Graph, Op, PackOptions, SplitOptions, Tensor
 from ..ops.structure import split_data_input, split_layout
 from . import EmitContext, register
 from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
@@ -144,5 +149,57 @@ class PackLowering:
         return [*lines, *c_call("nnrt_concat_x8", ["&params", "inputs", ctx.ptr(y.index)])]
 
 
+class GatherLowering:
+    headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+
+    def _fields(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor, dict[str, int]]:
+        sup = ("int8 or float32 values, int32 coordinates, 0 <= batch_dims <= axis < rank, "
+               "equal leading batch dims")
+        if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
+            raise refuse(op, f"has {len(op.inputs)} inputs and {len(op.outputs)} outputs",
+                         "2 inputs and 1 output")
+        x, c = (graph.tensors[t] for t in op.inputs)
+        y = graph.tensors[op.outputs[0]]
+        if x.dtype not in (DType.INT8, DType.FLOAT32) or y.dtype != x.dtype \
+                or c.dtype != DType.INT32:
+            raise refuse(op, f"{tensor_desc(x)} at {tensor_desc(c)} -> {tensor_desc(y)}", sup)
+        o = op.options if isinstance(op.options, GatherOptions) else GatherOptions()
+        rank, crank = len(x.shape), len(c.shape)
+        axis = o.axis + rank if o.axis < 0 else o.axis
+        bd = o.batch_dims + crank if o.batch_dims < 0 else o.batch_dims
+        if not (0 <= bd <= axis < rank and bd <= crank) or x.shape[:bd] != c.shape[:bd]:
+            raise refuse(op, f"axis {o.axis}, batch_dims {o.batch_dims} for "
+                         f"{tensor_desc(x)} and {tensor_desc(c)}", sup)
+        want = x.shape[:axis] + c.shape[bd:] + x.shape[axis + 1:]
+        if y.shape != want:
+            raise refuse(op, f"output {tensor_desc(y)} is not {list(want)}", sup)
+        if x.shape[axis] < 1:
+            raise refuse(op, f"{tensor_desc(x)} has an empty axis", sup)
+        return x, c, y, {
+            "batch": math.prod(x.shape[:bd]), "outer": math.prod(x.shape[bd:axis]),
+            "axis_size": x.shape[axis], "coord_size": math.prod(c.shape[bd:]),
+            "inner_bytes": math.prod(x.shape[axis + 1:]) * DTYPE_SIZE[x.dtype]}
+
+    def check(self, graph: Graph, op: Op) -> None:
+        _, c, _, f = self._fields(graph, op)
+        if c.is_constant and any(not 0 <= int(v) < f["axis_size"]
+                                 for v in c.array().reshape(-1)):
+            raise refuse(op, f"constant coordinates {tensor_desc(c)} outside [0, "
+                         f"{f['axis_size']})", "coordinates inside the axis")
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        x, c, y, fields = self._fields(ctx.graph, ctx.op)
+        if y.num_elements == 0:
+            return ["return NNRT_OK; /* empty output */"]
+        return [*c_params("nnrt_gather_params_t", fields),
+                *c_call("nnrt_gather_x8", ["&params", ctx.ptr(x.index),
+                                           f"(const int32_t *){ctx.ptr(c.index)}",
+                                           ctx.ptr(y.index)])]
+
+
 register(("SPLIT", "SPLIT_V", "UNPACK"), SplitLowering())
+register(("GATHER",), GatherLowering())
 register(("PACK",), PackLowering())

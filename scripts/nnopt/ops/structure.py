@@ -1,5 +1,6 @@
-"""SPLIT, SPLIT_V, UNPACK (one input cut into several outputs along an axis) and PACK
-(several inputs stacked along a new axis): options, traits, and which outputs are a
+"""SPLIT, SPLIT_V, UNPACK (one input cut into several outputs along an axis), PACK
+(several inputs stacked along a new axis) and GATHER (blocks picked along an axis by
+int32 coordinates): options, traits, and which outputs are a
 contiguous byte range of the input (:func:`split_views`, planned as views: no copy).
 The lowerings are in :mod:`nnopt.lowering.structure`."""
 
@@ -11,7 +12,7 @@ from typing import Any
 import tflite
 
 from ..cdefs import DTYPE_SIZE
-from ..ir import Graph, Op, OpOptions, PackOptions, SplitOptions
+from ..ir import GatherOptions, Graph, Op, OpOptions, PackOptions, SplitOptions
 from .base import OpDef, OutputViews, table
 
 
@@ -30,6 +31,11 @@ def _read_pack(op: Any) -> OpOptions:
 def _read_unpack(op: Any) -> OpOptions:
     o = table(tflite.UnpackOptions, op)
     return PackOptions(o.Num(), o.Axis()) if o is not None else PackOptions()
+
+
+def _read_gather(op: Any) -> OpOptions:
+    o = table(tflite.GatherOptions, op)
+    return GatherOptions(o.Axis(), o.BatchDims()) if o is not None else GatherOptions()
 
 
 def split_data_input(op: Op) -> int:
@@ -114,4 +120,5 @@ DEFINITIONS = (
     OpDef("UNPACK", "UNPACK", "structure", _read_unpack, output_views=split_views,
           blob=False),
     OpDef("PACK", "PACK", "structure", _read_pack, blob=False),
+    OpDef("GATHER", "GATHER", "structure", _read_gather, blob=False),
 )

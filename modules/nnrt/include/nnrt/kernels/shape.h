@@ -65,6 +65,27 @@ typedef struct {
 nnrt_status_t nnrt_split_x8(const nnrt_split_params_t *params, const void *input,
                             void *const *outputs);
 
+/**
+ * GATHER along an axis (TFLM's reference Gather, int32 coordinates): the input is
+ * [batch, outer, axis_size, inner], the coordinates [batch, coord_size], the output
+ * [batch, outer, coord_size, inner]; inner_bytes = inner elements * element size.
+ */
+typedef struct {
+    int32_t batch;        /**< product of the batch_dims leading dims, >= 1 */
+    int32_t outer;        /**< product of the dims between batch_dims and the axis, >= 1 */
+    int32_t axis_size;    /**< extent of the axis, >= 1 */
+    int32_t coord_size;   /**< coordinates per batch, >= 0 */
+    int32_t inner_bytes;  /**< bytes of one block after the axis, >= 0 */
+} nnrt_gather_params_t;
+
+/**
+ * Gather blocks of `input` at `coords`. Not in place.
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers, invalid sizes or a coordinate
+ *         outside [0, axis_size) (as TFLM fails).
+ */
+nnrt_status_t nnrt_gather_x8(const nnrt_gather_params_t *params, const void *input,
+                             const int32_t *coords, void *output);
+
 /** Maximum rank of a PAD descriptor after merging. */
 #define NNRT_PAD_MAX_DIMS NNRT_MAX_DIMS
 
