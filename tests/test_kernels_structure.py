@@ -197,7 +197,7 @@ def test_planner_places_split_outputs_inside_the_input() -> None:
         np.testing.assert_array_equal(o, r.reshape(o.shape))
 
 
-# (input shape, coordinates shape, axis, batch_dims)
+# GATHER: (input shape, coordinates shape, axis, batch_dims); EMBEDDING_LOOKUP below
 GATHERS = [((5, 3), (4,), 0, 0), ((2, 6, 3), (2, 2), 1, 0), ((2, 6, 3), (2, 4), 1, 1),
            ((3, 4, 5), (), 2, 0), ((3, 4, 5), (3,), -1, 0), ((2, 3, 4, 2), (2, 3, 2), 2, 2),
            ((7,), (3, 2), 0, 0)]
@@ -215,6 +215,14 @@ def _gather_model() -> tuple[bytes, dict[str, int]]:
             y = b.tensor(xs[:a] + cs[bd:] + xs[a + 1:], dtype, **_q(dtype))
             b.op("GATHER", [x, b.const(coords)], [y], {"axis": axis, "batch_dims": bd})
             out_of[f"gather-{dtype}-{k}"] = y
+    for dtype in ("int8", "float32"):
+        for k, (rows, shape, n) in enumerate([(5, (3,), 4), (4, (2, 3), 1), (3, (1,), 6)]):
+            x = b.tensor((rows, *shape), dtype, data=_data(rng, (rows, *shape), dtype),
+                         **_q(dtype))
+            ids = b.const(rng.integers(0, rows, size=(n,)).astype(np.int32))
+            y = b.tensor((n, *shape), dtype, **_q(dtype))
+            b.op("EMBEDDING_LOOKUP", [ids, x], [y])
+            out_of[f"embedding-{dtype}-{k}"] = y
     # coordinates computed at run time: the graph input
     table = b.tensor((6, 4), "int8", data=_data(rng, (6, 4), "int8"), **_q("int8"))
     idx = b.tensor((3,), "int32", name="idx")
@@ -232,7 +240,7 @@ def test_gather_bit_exact() -> None:
     bad = [cid for cid, t in out_of.items()
            if got[t].shape != ref[t].reshape(got[t].shape).shape
            or not np.array_equal(got[t], ref[t].reshape(got[t].shape))]
-    assert len(out_of) == 15 and not bad, bad
+    assert len(out_of) == 21 and not bad, bad
 
 
 def test_gather_refuses_constant_coordinates_out_of_range() -> None:
@@ -252,3 +260,13 @@ def test_gather_fails_on_a_runtime_coordinate_out_of_range() -> None:
     with pytest.raises(NnoptError, match="NNRT_ERR_ARG"):
         run_nnopt(model, [np.asarray([6, 0, 2], dtype=np.int32)],
                   options=PlanOptions(order="file"))
+
+
+def test_embedding_lookup_refuses_the_hybrid_form() -> None:
+    b = ModelBuilder()
+    ids = b.tensor((2,), "int32")
+    table = b.const(np.ones((4, 3), np.int8), scale=0.5)
+    y = b.tensor((2, 3), "float32")
+    b.op("EMBEDDING_LOOKUP", [ids, table], [y])
+    with pytest.raises(UnsupportedError, match=r"EMBEDDING_LOOKUP.*hybrid"):
+        check_graph(load_model_bytes(b.build([ids], [y])))

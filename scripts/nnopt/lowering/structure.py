@@ -13,7 +13,10 @@ place.
 
 GATHER as TFLM's ``gather.cc``: int8 or float32 values, int32 coordinates (constant or
 computed), any axis and batch_dims; a coordinate out of range fails the invocation
-(NNRT_ERR_ARG), as TFLM's does.
+(NNRT_ERR_ARG), as TFLM's does. EMBEDDING_LOOKUP (``embedding_lookup.cc``, int32 ids
+[n] into a [rows, ...] int8 or float32 table, the output of the table's dtype) is the
+same gather of rows; TFLM's hybrid form (int8 table, float32 output dequantised) is
+refused.
 """
 
 from __future__ import annotations
@@ -153,6 +156,8 @@ class GatherLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
 
     def _fields(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor, dict[str, int]]:
+        if op.opcode == "EMBEDDING_LOOKUP":
+            return self._lookup(graph, op)
         sup = ("int8 or float32 values, int32 coordinates, 0 <= batch_dims <= axis < rank, "
                "equal leading batch dims")
         if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
@@ -180,6 +185,24 @@ class GatherLowering:
             "axis_size": x.shape[axis], "coord_size": math.prod(c.shape[bd:]),
             "inner_bytes": math.prod(x.shape[axis + 1:]) * DTYPE_SIZE[x.dtype]}
 
+    @staticmethod
+    def _lookup(graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor, dict[str, int]]:
+        sup = ("int32 ids [n] into a [rows, ...] int8 or float32 table, output of the "
+               "table's dtype (the hybrid int8 -> float32 form is not supported)")
+        if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
+            raise refuse(op, f"has {len(op.inputs)} inputs and {len(op.outputs)} outputs",
+                         "2 inputs and 1 output")
+        ids, x = (graph.tensors[t] for t in op.inputs)
+        y = graph.tensors[op.outputs[0]]
+        if ids.dtype != DType.INT32 or len(ids.shape) != 1 or len(x.shape) < 2 \
+                or x.dtype not in (DType.INT8, DType.FLOAT32) or y.dtype != x.dtype \
+                or y.shape != ids.shape + x.shape[1:] or x.shape[0] < 1:
+            raise refuse(op, f"{tensor_desc(ids)} into {tensor_desc(x)} -> "
+                         f"{tensor_desc(y)}", sup)
+        return x, ids, y, {"batch": 1, "outer": 1, "axis_size": x.shape[0],
+                           "coord_size": ids.shape[0],
+                           "inner_bytes": math.prod(x.shape[1:]) * DTYPE_SIZE[x.dtype]}
+
     def check(self, graph: Graph, op: Op) -> None:
         _, c, _, f = self._fields(graph, op)
         if c.is_constant and any(not 0 <= int(v) < f["axis_size"]
@@ -201,5 +224,5 @@ class GatherLowering:
 
 
 register(("SPLIT", "SPLIT_V", "UNPACK"), SplitLowering())
-register(("GATHER",), GatherLowering())
+register(("GATHER", "EMBEDDING_LOOKUP"), GatherLowering())
 register(("PACK",), PackLowering())

@@ -1,7 +1,8 @@
 """SPLIT, SPLIT_V, UNPACK (one input cut into several outputs along an axis), PACK
-(several inputs stacked along a new axis) and GATHER (blocks picked along an axis by
-int32 coordinates): options, traits, and which outputs are a
-contiguous byte range of the input (:func:`split_views`, planned as views: no copy).
+(several inputs stacked along a new axis), GATHER (blocks picked along an axis by
+int32 coordinates) and EMBEDDING_LOOKUP (rows picked by int32 ids): options, traits,
+and which outputs are a contiguous byte range of the input (:func:`split_views`,
+planned as views: no copy).
 The lowerings are in :mod:`nnopt.lowering.structure`."""
 
 from __future__ import annotations
@@ -121,4 +122,5 @@ DEFINITIONS = (
           blob=False),
     OpDef("PACK", "PACK", "structure", _read_pack, blob=False),
     OpDef("GATHER", "GATHER", "structure", _read_gather, blob=False),
+    OpDef("EMBEDDING_LOOKUP", "EMBED", "structure", blob=False),
 )
