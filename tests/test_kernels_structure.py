@@ -223,6 +223,17 @@ def _gather_model() -> tuple[bytes, dict[str, int]]:
             y = b.tensor((n, *shape), dtype, **_q(dtype))
             b.op("EMBEDDING_LOOKUP", [ids, x], [y])
             out_of[f"embedding-{dtype}-{k}"] = y
+    for dtype in ("int8", "float32"):
+        for k, (xs, ishape) in enumerate([((4, 3), (2, 1)), ((4, 3), (5, 2)),
+                                          ((2, 3, 4), (2, 2, 2)), ((2, 3, 4), (3,)),
+                                          ((3, 2, 2, 2), (1, 4))]):
+            x = b.tensor(xs, dtype, data=_data(rng, xs, dtype), **_q(dtype))
+            nd = ishape[-1]
+            idx = np.stack([rng.integers(0, xs[d], size=ishape[:-1]) for d in range(nd)],
+                           axis=-1).astype(np.int32)
+            y = b.tensor(ishape[:-1] + xs[nd:], dtype, **_q(dtype))
+            b.op("GATHER_ND", [x, b.const(idx)], [y])
+            out_of[f"gather_nd-{dtype}-{k}"] = y
     # coordinates computed at run time: the graph input
     table = b.tensor((6, 4), "int8", data=_data(rng, (6, 4), "int8"), **_q("int8"))
     idx = b.tensor((3,), "int32", name="idx")
@@ -240,7 +251,7 @@ def test_gather_bit_exact() -> None:
     bad = [cid for cid, t in out_of.items()
            if got[t].shape != ref[t].reshape(got[t].shape).shape
            or not np.array_equal(got[t], ref[t].reshape(got[t].shape))]
-    assert len(out_of) == 21 and not bad, bad
+    assert len(out_of) == 31 and not bad, bad
 
 
 def test_gather_refuses_constant_coordinates_out_of_range() -> None:

@@ -16,13 +16,15 @@ computed), any axis and batch_dims; a coordinate out of range fails the invocati
 (NNRT_ERR_ARG), as TFLM's does. EMBEDDING_LOOKUP (``embedding_lookup.cc``, int32 ids
 [n] into a [rows, ...] int8 or float32 table, the output of the table's dtype) is the
 same gather of rows; TFLM's hybrid form (int8 table, float32 output dequantised) is
-refused.
+refused. GATHER_ND (``gather_nd.cc``): int8 or float32 values, int32 index tuples
+of up to 5 entries; an index out of its dimension fails the invocation.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +32,7 @@ from ..cdefs import DTYPE_SIZE, DType
 from ..ir import GatherOptions, Graph, Op, PackOptions, SplitOptions, Tensor
 from ..ops.structure import split_data_input, split_layout
 from . import EmitContext, register
-from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
+from .elementwise import Raw, c_call, c_params, padded, refuse, tensor_desc
 
 _DTYPES = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32)
 _SUPPORTED = ("int8, int16, int32 or float32 tensors of one dtype, a constant axis, "
@@ -223,6 +225,54 @@ class GatherLowering:
                                            ctx.ptr(y.index)])]
 
 
+class GatherNdLowering:
+    headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+
+    def _fields(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor, dict[str, Any]]:
+        sup = "int8 or float32 values, int32 index tuples of 1 to 5 entries (TFLM)"
+        if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
+            raise refuse(op, f"has {len(op.inputs)} inputs and {len(op.outputs)} outputs",
+                         "2 inputs and 1 output")
+        x, idx = (graph.tensors[t] for t in op.inputs)
+        y = graph.tensors[op.outputs[0]]
+        if x.dtype not in (DType.INT8, DType.FLOAT32) or y.dtype != x.dtype \
+                or idx.dtype != DType.INT32 or not x.shape or not idx.shape:
+            raise refuse(op, f"{tensor_desc(x)} at {tensor_desc(idx)} -> "
+                         f"{tensor_desc(y)}", sup)
+        nd = idx.shape[-1]
+        if not 1 <= nd <= min(5, len(x.shape)):
+            raise refuse(op, f"index tuples of {nd} entries for {tensor_desc(x)}", sup)
+        want = idx.shape[:-1] + x.shape[nd:]
+        if y.shape != want:
+            raise refuse(op, f"output {tensor_desc(y)} is not {list(want)}", sup)
+        elem = DTYPE_SIZE[x.dtype]
+        strides = [math.prod(x.shape[d + 1:]) * elem for d in range(nd)]
+        return x, idx, y, {"n_slices": math.prod(idx.shape[:-1]), "nd": nd,
+                           "dims": padded(list(x.shape[:nd])), "strides": padded(strides),
+                           "slice_bytes": math.prod(x.shape[nd:]) * elem}
+
+    def check(self, graph: Graph, op: Op) -> None:
+        x, idx, _, f = self._fields(graph, op)
+        if idx.is_constant:
+            arr = idx.array().reshape(-1, f["nd"])
+            if (arr < 0).any() or (arr >= np.asarray(x.shape[:f["nd"]])).any():
+                raise refuse(op, f"constant indices {tensor_desc(idx)} outside the input "
+                             f"{list(x.shape)}", "indices inside the input")
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        x, idx, y, fields = self._fields(ctx.graph, ctx.op)
+        if y.num_elements == 0:
+            return ["return NNRT_OK; /* empty output */"]
+        return [*c_params("nnrt_gather_nd_params_t", fields),
+                *c_call("nnrt_gather_nd_x8", ["&params", ctx.ptr(x.index),
+                                              f"(const int32_t *){ctx.ptr(idx.index)}",
+                                              ctx.ptr(y.index)])]
+
+
 register(("SPLIT", "SPLIT_V", "UNPACK"), SplitLowering())
+register(("GATHER_ND",), GatherNdLowering())
 register(("GATHER", "EMBEDDING_LOOKUP"), GatherLowering())
 register(("PACK",), PackLowering())

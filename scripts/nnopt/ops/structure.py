@@ -1,6 +1,7 @@
 """SPLIT, SPLIT_V, UNPACK (one input cut into several outputs along an axis), PACK
 (several inputs stacked along a new axis), GATHER (blocks picked along an axis by
-int32 coordinates) and EMBEDDING_LOOKUP (rows picked by int32 ids): options, traits,
+int32 coordinates; GATHER_ND by index tuples) and EMBEDDING_LOOKUP (rows picked by
+int32 ids): options, traits,
 and which outputs are a contiguous byte range of the input (:func:`split_views`,
 planned as views: no copy).
 The lowerings are in :mod:`nnopt.lowering.structure`."""
@@ -123,4 +124,5 @@ DEFINITIONS = (
     OpDef("PACK", "PACK", "structure", _read_pack, blob=False),
     OpDef("GATHER", "GATHER", "structure", _read_gather, blob=False),
     OpDef("EMBEDDING_LOOKUP", "EMBED", "structure", blob=False),
+    OpDef("GATHER_ND", "GATHER_ND", "structure", blob=False),
 )

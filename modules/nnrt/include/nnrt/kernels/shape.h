@@ -86,6 +86,26 @@ typedef struct {
 nnrt_status_t nnrt_gather_x8(const nnrt_gather_params_t *params, const void *input,
                              const int32_t *coords, void *output);
 
+/**
+ * GATHER_ND (TFLM's reference GatherNd, int32 indices [n_slices, nd]): output slice i
+ * (slice_bytes) is the input at byte offset sum_j indices[i][j] * strides[j].
+ */
+typedef struct {
+    int32_t n_slices;                /**< number of index tuples, >= 0 */
+    int32_t nd;                      /**< indices per tuple, 1..NNRT_MAX_DIMS */
+    int32_t dims[NNRT_MAX_DIMS];     /**< extents of the input's first nd dims */
+    int32_t strides[NNRT_MAX_DIMS];  /**< their byte strides */
+    int32_t slice_bytes;             /**< bytes of one gathered slice, >= 0 */
+} nnrt_gather_nd_params_t;
+
+/**
+ * Gather the slices at `indices`. Not in place.
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers, invalid sizes or an index out of
+ *         its dimension's range.
+ */
+nnrt_status_t nnrt_gather_nd_x8(const nnrt_gather_nd_params_t *params, const void *input,
+                                const int32_t *indices, void *output);
+
 /** Maximum rank of a PAD descriptor after merging. */
 #define NNRT_PAD_MAX_DIMS NNRT_MAX_DIMS
 
