@@ -5,6 +5,7 @@ int8 RSQRT (every input byte): bit-exact against TFLite Micro, in one multi-op m
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 import numpy as np
@@ -192,3 +193,22 @@ def test_a_case_where_the_scale_product_precision_matters() -> None:
 
     as_float = float(np.float32(np.float32(sx) * np.float32(sw))) / so
     assert reduced(sx * sw / so) != reduced(as_float)
+
+
+@pytest.mark.slow
+@pytest.mark.qemu
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                    or shutil.which("arm-none-eabi-gcc") is None,
+                    reason="qemu-system-arm / arm-none-eabi-gcc not installed")
+def test_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
+    bad = []
+    for cid, (ref, _) in results.items():
+        mine = got[OUT_OF[cid]]
+        if mine.dtype == np.float32:
+            ok = np.allclose(mine, ref.reshape(mine.shape), rtol=1e-5, atol=1e-6)
+        else:
+            ok = np.array_equal(mine, ref.reshape(mine.shape))
+        if not ok:
+            bad.append(cid)
+    assert not bad, f"{len(bad)} cases differ from TFLM on Cortex-M7: {bad[:8]}"

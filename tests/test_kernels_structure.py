@@ -5,6 +5,7 @@ model (one build, one oracle run); plus the views the planner makes of split out
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 import numpy as np
@@ -281,3 +282,22 @@ def test_embedding_lookup_refuses_the_hybrid_form() -> None:
     b.op("EMBEDDING_LOOKUP", [ids, table], [y])
     with pytest.raises(UnsupportedError, match=r"EMBEDDING_LOOKUP.*hybrid"):
         check_graph(load_model_bytes(b.build([ids], [y])))
+
+
+@pytest.mark.slow
+@pytest.mark.qemu
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                    or shutil.which("arm-none-eabi-gcc") is None,
+                    reason="qemu-system-arm / arm-none-eabi-gcc not installed")
+def test_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
+    bad = []
+    for cid, (ref, _) in results.items():
+        mine = got[OUT_OF[cid]]
+        if mine.dtype == np.float32:
+            ok = np.allclose(mine, ref.reshape(mine.shape), rtol=1e-5, atol=1e-6)
+        else:
+            ok = np.array_equal(mine, ref.reshape(mine.shape))
+        if not ok:
+            bad.append(cid)
+    assert not bad, f"{len(bad)} cases differ from TFLM on Cortex-M7: {bad[:8]}"
