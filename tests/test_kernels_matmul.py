@@ -1,5 +1,6 @@
 """BATCH_MATMUL (int8, int16, float32; adj_x/adj_y; broadcast batch dimensions; ranks 2
-to 5), SQUARED_DIFFERENCE (int8 with TFLM's requantisation, float32; broadcasting) and
+to 5), SQUARED_DIFFERENCE (int8 with TFLM's requantisation, int16, int32, float32;
+broadcasting) and
 int8 RSQRT (every input byte): bit-exact against TFLite Micro, in one multi-op model
 (one build, one oracle run); plus the refusals."""
 
@@ -93,6 +94,21 @@ def _build() -> tuple[bytes, dict[str, int]]:
                 y = b.tensor(shape, dtype, **qo)
                 b.op("SQUARED_DIFFERENCE", [x, w], [y])
                 out_of[f"sqdiff-{dtype}-{k}-{rep}"] = y
+    for k, (sa, sb) in enumerate(SQDIFF[:3]):
+        for dtype in ("int16", "int32"):
+            xa = _values(rng, sa, dtype) // (1 if dtype == "int16" else 40000)
+            xb = _values(rng, sb, dtype) // (1 if dtype == "int16" else 40000)
+            q16 = ({"scale": float(rng.uniform(1e-4, 1e-3)), "zero_point": 0}
+                   if dtype == "int16" else {})
+            qb16 = ({"scale": float(rng.uniform(1e-4, 1e-3)), "zero_point": 0}
+                    if dtype == "int16" else {})
+            x = b.tensor(sa, dtype, data=xa, **q16)
+            w = b.tensor(sb, dtype, data=xb, **qb16)
+            qo = ({"scale": max(q16["scale"], qb16["scale"]) ** 2 * 16000, "zero_point": 0}
+                  if dtype == "int16" else {})
+            y = b.tensor(np.broadcast_shapes(sa, sb), dtype, **qo)
+            b.op("SQUARED_DIFFERENCE", [x, w], [y])
+            out_of[f"sqdiff-{dtype}-{k}"] = y
     for k, (s_in, z_in, s_out, z_out) in enumerate([(0.02, -128, 0.05, -128),
                                                     (0.5, -128, 0.01, -100),
                                                     (1e-4, -20, 0.7, -128),

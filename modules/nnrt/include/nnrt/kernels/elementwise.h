@@ -10,7 +10,8 @@
  * - int8 MUL: (in1 - zp1) * (in2 - zp2) requantised by one multiplier;
  * - int8 MAXIMUM/MINIMUM compare the raw int8 values (TFLM ignores the quantisation);
  * - int8 SQUARED_DIFFERENCE: ADD's input rescaling with left_shift 7, the difference
- *   squared in int32 and rescaled by the output multiplier (which may exceed 1);
+ *   squared in int32 and rescaled by the output multiplier (which may exceed 1); int16
+ *   the same with left_shift 0 and zero points 0; int32 the plain square, wrapping;
  * - float32: the plain operation, then min(max(x, act_min), act_max).
  *
  * Broadcasting follows numpy/TFLite rules and is encoded at build time as a strided
@@ -204,6 +205,16 @@ nnrt_status_t nnrt_minimum_s8(const nnrt_broadcast_t *bcast, const int8_t *input
 nnrt_status_t nnrt_squared_difference_s8(const nnrt_add_s8_params_t *params,
                                          const int8_t *input1, const int8_t *input2,
                                          int8_t *output);
+
+/** int16 (zero points 0, left_shift 0; the int8 parameter struct with an int16
+ *  activation range). In-place capable. */
+nnrt_status_t nnrt_squared_difference_s16(const nnrt_add_s8_params_t *params,
+                                          const int16_t *input1, const int16_t *input2,
+                                          int16_t *output);
+
+/** int32: (in1 - in2)^2 wrapping as two's complement. In-place capable. */
+nnrt_status_t nnrt_squared_difference_s32(const nnrt_broadcast_t *bcast, const int32_t *input1,
+                                          const int32_t *input2, int32_t *output);
 
 /** out = (in1 - in2) * (in1 - in2). In-place capable. */
 nnrt_status_t nnrt_squared_difference_f32(const nnrt_broadcast_t *bcast, const float *input1,
