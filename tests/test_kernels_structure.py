@@ -188,6 +188,7 @@ def test_planner_places_split_outputs_inside_the_input() -> None:
     assert entry[parts[1]].alias_of == x and entry[parts[1]].offset == base + 16
     # a view of a view: UNPACK rows of the second half
     assert [entry[r].offset - base for r in rows] == [16, 20, 24, 28]
+    assert planned.plan.views  # the SPLIT and the UNPACK
     # the split and unpack steps hold nothing but the input (no copies)
     steps = {s.opcode: s for s in planned.plan.steps}
     assert steps["SPLIT"].live_bytes == 32 and steps["UNPACK"].live_bytes == 32
@@ -301,3 +302,38 @@ def test_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]
         if not ok:
             bad.append(cid)
     assert not bad, f"{len(bad)} cases differ from TFLM on Cortex-M7: {bad[:8]}"
+
+
+def test_planner_keeps_copies_where_a_view_would_hold_its_input_longer() -> None:
+    # x splits into a small a and a large b; b feeds two wide FCs while a waits for the
+    # final concatenation: as a view, a keeps all of x alive through them; as a copy,
+    # only its own 16 bytes. The planner plans both and keeps the copies.
+    from nnopt.passes.budget import PlanBudget
+    from nnopt.planner import _plan, plan_model
+
+    b = ModelBuilder()
+    rng = np.random.default_rng(3)
+    x = b.tensor((1, 64), "float32", name="x")
+    a, c = b.tensor((1, 4), "float32"), b.tensor((1, 60), "float32")
+    b.op("SPLIT_V", [x, b.const(np.asarray([4, 60], dtype=np.int32)),
+                     b.const(np.asarray([1], dtype=np.int32))], [a, c], {"num_splits": 2})
+    m = b.tensor((1, 200), "float32")
+    w1 = b.const(rng.standard_normal((200, 60)).astype(np.float32))
+    b.op("FULLY_CONNECTED", [c, w1, -1], [m])
+    e = b.tensor((1, 60), "float32")
+    w2 = b.const(rng.standard_normal((60, 200)).astype(np.float32))
+    b.op("FULLY_CONNECTED", [m, w2, -1], [e])
+    y = b.tensor((1, 64), "float32", name="y")
+    b.op("CONCATENATION", [a, e], [y], {"axis": 1})
+    model = b.build([x], [y])
+    g = load_model_bytes(model)
+    opts = PlanOptions(order="file")
+    with_views = _plan(g, opts, None, PlanBudget(None, None), views=True).plan
+    assert with_views.views
+    planned = plan_model(g, opts)
+    assert planned.plan.views == ()
+    assert planned.plan.arena_bytes < with_views.arena_bytes
+    inputs = [rng.standard_normal((1, 64)).astype(np.float32)]
+    ref, _ = run_tflm(model, inputs)
+    got, _ = run_nnopt(model, inputs, options=opts)
+    np.testing.assert_allclose(got[0], ref[0].reshape(got[0].shape), rtol=1e-5, atol=1e-6)

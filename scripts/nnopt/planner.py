@@ -93,9 +93,10 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
     budget = PlanBudget(opts.plan_budget_s, opts.progress)
     planned = _plan(graph, opts, source_bytes, budget)
     views = True
-    if view_parents(planned.graph):
+    if planned.plan.views and planned.plan.arena_bytes > _copies_lower_bound(planned.graph):
         # A view keeps its whole input alive until the view's last reader: copies can
-        # need less. Planned both ways (only graphs with split-like ops pay this).
+        # need less. Planned both ways (only graphs with split-like ops pay this, and
+        # only when the copies could plan smaller at all).
         copies = _plan(graph, opts, source_bytes, budget, views=False)
         if copies.plan.arena_bytes < planned.plan.arena_bytes:
             planned, views = copies, False
@@ -237,6 +238,20 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
         views=_view_ops(g, entries) if views else (),
     )
     return PlannedModel(graph, g, plan)
+
+
+def _copies_lower_bound(g: Graph) -> int:
+    """No plan that copies split outputs needs less than this: the op writing a copy
+    holds its input and all its outputs at once (no split-like kernel runs in place or
+    streams)."""
+    parents = view_parents(g)
+    bound = 0
+    for op in g.ops:
+        if any(t in parents for t in op.outputs):
+            src = parents[next(t for t in op.outputs if t in parents)][0]
+            bound = max(bound, g.tensors[src].nbytes
+                        + sum(g.tensors[t].nbytes for t in dict.fromkeys(op.outputs)))
+    return bound
 
 
 def _view_ops(g: Graph, entries: Sequence[BufferEntry]) -> tuple[int, ...]:
