@@ -245,11 +245,17 @@ def _gather_model() -> tuple[bytes, dict[str, int]]:
     return b.build([idx], [y]), out_of
 
 
-def test_gather_bit_exact() -> None:
+@pytest.mark.parametrize("target", [
+    "host", pytest.param("qemu-m7", marks=[
+        pytest.mark.slow, pytest.mark.qemu,
+        pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                           or shutil.which("arm-none-eabi-gcc") is None,
+                           reason="qemu-system-arm / arm-none-eabi-gcc not installed")])])
+def test_gather_bit_exact(target: str) -> None:
     model, out_of = _gather_model()
     inputs = [np.asarray([5, 0, 2], dtype=np.int32)]
     _, ref = run_tflm(model, inputs)
-    _, got = run_nnopt(model, inputs, options=PlanOptions(order="file"))
+    _, got = run_nnopt(model, inputs, target=target, options=PlanOptions(order="file"))
     bad = [cid for cid, t in out_of.items()
            if got[t].shape != ref[t].reshape(got[t].shape).shape
            or not np.array_equal(got[t], ref[t].reshape(got[t].shape))]
