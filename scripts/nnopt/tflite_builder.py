@@ -101,6 +101,9 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "CONCATENATION": "ConcatenationOptions",
     "SOFTMAX": "SoftmaxOptions",
     "MEAN": "ReducerOptions",
+    "REDUCE_MAX": "ReducerOptions",
+    "REDUCE_MIN": "ReducerOptions",
+    "SUM": "ReducerOptions",
     "LEAKY_RELU": "LeakyReluOptions",
     "SQUEEZE": "SqueezeOptions",
     "STRIDED_SLICE": "StridedSliceOptions",
@@ -120,6 +123,8 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "TANH": None,
     "RELU": None,
     "RELU6": None,
+    "PRELU": None,
+    "ELU": None,
 }
 
 _ALIASES = {

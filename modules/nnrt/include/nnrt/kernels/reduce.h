@@ -1,0 +1,42 @@
+/**
+ * @file reduce.h
+ * @brief REDUCE_MAX, REDUCE_MIN and SUM over any set of axes, as TensorFlow Lite
+ *        Micro's reference ReduceGeneric computes them.
+ *
+ * The geometry is MEAN's (nnrt_mean_geom_t, pool.h): the output is the row-major walk
+ * over the kept dimensions, each output element combines the input elements of the
+ * reduced index space in increasing input address order (TFLM's accumulation order,
+ * which matters for float sums). REDUCE_MAX/MIN start from the type's lowest/highest
+ * value and keep `in > acc ? in : acc` (`in < acc ? in : acc`), as TFLM's lambdas; int8
+ * compares raw values (TFLM requires equal input and output quantisation).
+ *
+ * Not in place. Status: NNRT_OK, or NNRT_ERR_ARG for a NULL pointer or a bad geometry.
+ */
+#ifndef NNRT_KERNELS_REDUCE_H_
+#define NNRT_KERNELS_REDUCE_H_
+
+#include <stdint.h>
+
+#include "nnrt/defs.h"
+#include "nnrt/kernels/pool.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+nnrt_status_t nnrt_reduce_max_s8(const nnrt_mean_geom_t *geom, const int8_t *input,
+                                 int8_t *output);
+nnrt_status_t nnrt_reduce_max_f32(const nnrt_mean_geom_t *geom, const float *input,
+                                  float *output);
+nnrt_status_t nnrt_reduce_min_s8(const nnrt_mean_geom_t *geom, const int8_t *input,
+                                 int8_t *output);
+nnrt_status_t nnrt_reduce_min_f32(const nnrt_mean_geom_t *geom, const float *input,
+                                  float *output);
+/** float32 SUM: 0.0f plus the reduced elements in increasing address order. */
+nnrt_status_t nnrt_sum_f32(const nnrt_mean_geom_t *geom, const float *input, float *output);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NNRT_KERNELS_REDUCE_H_ */
