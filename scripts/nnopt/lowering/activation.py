@@ -377,6 +377,7 @@ _SUPPORTED = "int8 -> int8 or float32 -> float32"
 
 class ActivationLowering:
     headers: Sequence[str] = ("nnrt/kernels/activation.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def check(self, graph: Graph, op: Op) -> None:
         x, y = check_io(graph, op, ((_I8, _I8), (_F32, _F32)), _SUPPORTED)

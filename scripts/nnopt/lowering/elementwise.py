@@ -230,6 +230,7 @@ def _activation(op: Op) -> str:
 
 class BinaryLowering:
     headers: Sequence[str] = ("nnrt/kernels/elementwise.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def check(self, graph: Graph, op: Op) -> None:
         a, b, out = _operands(graph, op)

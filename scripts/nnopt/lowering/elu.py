@@ -65,6 +65,7 @@ def elu_table(x: Tensor, y: Tensor, op: Op) -> np.ndarray:
 
 class EluLowering:
     headers: Sequence[str] = ("nnrt/kernels/activation.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def _io(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
         return check_io(graph, op, ((DType.INT8, DType.INT8), (DType.FLOAT32, DType.FLOAT32)),

@@ -21,6 +21,7 @@ UNARY_MATH = ("EXP", "LOG", "SQRT", "RSQRT", "ABS", "NEG")
 
 class UnaryMathLowering:
     headers: Sequence[str] = ("nnrt/kernels/math.h",)
+    dtypes: Sequence[str] = ("float32",)
 
     def check(self, graph: Graph, op: Op) -> None:
         check_io(graph, op, ((DType.FLOAT32, DType.FLOAT32),), f"{op.opcode} float32")
@@ -36,6 +37,7 @@ class UnaryMathLowering:
 
 class DivLowering(BinaryLowering):
     headers: Sequence[str] = ("nnrt/kernels/math.h",)
+    dtypes: Sequence[str] = ("float32",)
 
     def check(self, graph: Graph, op: Op) -> None:
         a, b, out = _operands(graph, op)

@@ -57,6 +57,7 @@ def _geom_valid(g: dict[str, int]) -> bool:
 
 class PoolLowering:
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def _geometry(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, PoolOptions,
                                                        dict[str, int]]:
@@ -167,7 +168,11 @@ def _merge(dims: list[int], strides: list[int]) -> tuple[list[int], list[int]]:
 class MeanLowering:
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
 
-    dtypes: tuple[DType, ...] = (DType.INT8, DType.FLOAT32)
+    accepted: tuple[DType, ...] = (DType.INT8, DType.FLOAT32)
+
+    @property
+    def dtypes(self) -> Sequence[str]:
+        return tuple(d.name.lower() for d in self.accepted)
 
     def _layout(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any], int]:
         """The input, the output, the reduction geometry (``nnrt_mean_geom_t`` fields)
@@ -176,8 +181,8 @@ class MeanLowering:
             raise refuse(op, "expects an input, an axis tensor and 1 output", op.opcode)
         x, axis_t, y = (graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]],
                         graph.tensors[op.outputs[0]])
-        if x.dtype not in self.dtypes or y.dtype != x.dtype:
-            names = " or ".join(d.name.lower() for d in self.dtypes)
+        if x.dtype not in self.accepted or y.dtype != x.dtype:
+            names = " or ".join(self.dtypes)
             raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}",
                          f"{op.opcode} of {names} (same dtype in and out)")
         if not axis_t.is_constant or axis_t.dtype != DType.INT32:

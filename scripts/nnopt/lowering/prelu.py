@@ -33,6 +33,7 @@ _SUPPORTED = ("int8 input, alpha and output (per-tensor quantised) or float32, a
 
 class PreluLowering:
     headers: Sequence[str] = ("nnrt/kernels/activation.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def _operands(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor, Broadcast]:
         if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:

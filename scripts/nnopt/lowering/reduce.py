@@ -28,7 +28,7 @@ class ReduceLowering(MeanLowering):
     headers: Sequence[str] = ("nnrt/kernels/reduce.h",)
 
     def __init__(self, dtypes: tuple[DType, ...]) -> None:
-        self.dtypes = dtypes
+        self.accepted = dtypes
 
     def check(self, graph: Graph, op: Op) -> None:
         if not isinstance(op.options, ReducerOptions):

@@ -47,6 +47,7 @@ def nearest_indices(input_size: int, output_size: int, align_corners: bool,
 
 class ResizeNearestLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = ("int8", "int16", "float32")
 
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, ResizeOptions]:
         if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
