@@ -125,6 +125,13 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "RELU6": None,
     "PRELU": None,
     "ELU": None,
+    "FLOOR": None,
+    "CEIL": None,
+    "ROUND": None,
+    "SIN": None,
+    "COS": None,
+    "SQUARE": None,
+    "LOGICAL_NOT": None,
 }
 
 _ALIASES = {

@@ -1,38 +1,48 @@
-"""EXP, LOG, SQRT, RSQRT, ABS, NEG and DIV, float32 -> ``nnrt/kernels/math.h``.
+"""EXP, LOG, SQRT, RSQRT, ABS, NEG, FLOOR, CEIL, ROUND, SIN, COS, SQUARE and DIV,
+float32, and LOGICAL_NOT, bool -> ``nnrt/kernels/math.h``.
 
 TFLM's reference kernels compute these with the C/C++ math library (std::exp ...) and
 ``x1 / x2``; nnrt's do the same per element, so the results are bit-exact on a target
-whose libm TFLM uses too. int8 variants are refused (:class:`UnsupportedError`).
+whose libm TFLM uses too. ROUND is TFLM's RoundToNearest (half to even). Other dtypes
+are refused (:class:`UnsupportedError`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import Graph, Op
 from . import EmitContext, register
 from .activation import check_io
-from .elementwise import BinaryLowering, _operands
+from .elementwise import BinaryLowering, _operands, c_call, cast
 
-UNARY_MATH = ("EXP", "LOG", "SQRT", "RSQRT", "ABS", "NEG")
+UNARY_FLOAT = ("EXP", "LOG", "SQRT", "RSQRT", "ABS", "NEG", "FLOOR", "CEIL", "ROUND", "SIN",
+               "COS", "SQUARE")
+UNARY_BOOL = ("LOGICAL_NOT",)
+_KERNEL_TYPE = {DType.FLOAT32: ("float", "f32"), DType.BOOL: ("bool", "b")}
 
 
 class UnaryMathLowering:
     headers: Sequence[str] = ("nnrt/kernels/math.h",)
-    dtypes: Sequence[str] = ("float32",)
+    dtypes_by_opcode: Mapping[str, Sequence[str]] = {
+        **{code: ("float32",) for code in UNARY_FLOAT},
+        **{code: ("bool",) for code in UNARY_BOOL}}
 
     def check(self, graph: Graph, op: Op) -> None:
-        check_io(graph, op, ((DType.FLOAT32, DType.FLOAT32),), f"{op.opcode} float32")
+        t = DType.BOOL if op.opcode in UNARY_BOOL else DType.FLOAT32
+        check_io(graph, op, ((t, t),), f"{op.opcode} {t.name.lower()}")
 
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
     def emit(self, ctx: EmitContext) -> list[str]:
         x, y = ctx.graph.tensors[ctx.op.inputs[0]], ctx.graph.tensors[ctx.op.outputs[0]]
-        return [f"return nnrt_{ctx.op.opcode.lower()}_f32((const float *){ctx.ptr(x.index)}, "
-                f"(float *){ctx.ptr(y.index)}, {x.num_elements});"]
+        ctype, suffix = _KERNEL_TYPE[x.dtype]
+        return c_call(f"nnrt_{ctx.op.opcode.lower()}_{suffix}",
+                      [cast(ctx, x.index, ctype, True), cast(ctx, y.index, ctype, False),
+                       str(x.num_elements)])
 
 
 class DivLowering(BinaryLowering):
@@ -47,5 +57,5 @@ class DivLowering(BinaryLowering):
         super().check(graph, op)
 
 
-register(UNARY_MATH, UnaryMathLowering())
+register((*UNARY_FLOAT, *UNARY_BOOL), UnaryMathLowering())
 register(("DIV",), DivLowering())

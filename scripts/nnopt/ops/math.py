@@ -1,6 +1,7 @@
-"""EXP, LOG, SQRT, RSQRT, ABS, NEG (unary) and DIV (binary): float32 math, options and
-traits. The lowering is :mod:`nnopt.lowering.math_f32`; the model blob does not carry
-these kernels yet (refused by name there)."""
+"""EXP, LOG, SQRT, RSQRT, ABS, NEG, FLOOR, CEIL, ROUND, SIN, COS, SQUARE, LOGICAL_NOT
+(unary) and DIV (binary): float32 (LOGICAL_NOT: bool) math, options and traits. The
+lowering is :mod:`nnopt.lowering.math_f32`; the model blob does not carry these kernels
+yet (refused by name there)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,13 @@ DEFINITIONS = (
     _unary("RSQRT"),
     _unary("ABS"),
     _unary("NEG"),
+    _unary("FLOOR"),
+    _unary("CEIL"),
+    _unary("ROUND"),
+    _unary("SIN"),
+    _unary("COS"),
+    _unary("SQUARE"),
+    _unary("LOGICAL_NOT"),
     OpDef("DIV", "DIV", "math_f32", _reader(tflite.DivOptions), elementwise="binary",
           spatial=point_spatial, blob=False),
 )

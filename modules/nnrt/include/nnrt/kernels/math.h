@@ -1,6 +1,7 @@
 /**
  * @file math.h
- * @brief float32 element-wise math: EXP, LOG, SQRT, RSQRT, ABS, NEG (unary) and DIV
+ * @brief float32 element-wise math: EXP, LOG, SQRT, RSQRT, ABS, NEG, FLOOR, CEIL, ROUND,
+ *        SIN, COS, SQUARE, bool LOGICAL_NOT (unary) and DIV
  *        (binary, broadcasting), as TensorFlow Lite Micro's reference kernels compute
  *        them (std::exp, std::log, std::sqrt, 1 / std::sqrt, std::abs, -x, x1 / x2).
  *
@@ -13,6 +14,7 @@
 #ifndef NNRT_KERNELS_MATH_H_
 #define NNRT_KERNELS_MATH_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "nnrt/defs.h"
@@ -34,6 +36,21 @@ nnrt_status_t nnrt_rsqrt_f32(const float *input, float *output, int32_t size);
 nnrt_status_t nnrt_abs_f32(const float *input, float *output, int32_t size);
 /** out[i] = -in[i]. In-place capable. */
 nnrt_status_t nnrt_neg_f32(const float *input, float *output, int32_t size);
+
+/** out[i] = floorf(in[i]). In-place capable. */
+nnrt_status_t nnrt_floor_f32(const float *input, float *output, int32_t size);
+/** out[i] = ceilf(in[i]). In-place capable. */
+nnrt_status_t nnrt_ceil_f32(const float *input, float *output, int32_t size);
+/** out[i] = in[i] rounded half to even (TFLM's RoundToNearest). In-place capable. */
+nnrt_status_t nnrt_round_f32(const float *input, float *output, int32_t size);
+/** out[i] = sinf(in[i]). In-place capable. */
+nnrt_status_t nnrt_sin_f32(const float *input, float *output, int32_t size);
+/** out[i] = cosf(in[i]). In-place capable. */
+nnrt_status_t nnrt_cos_f32(const float *input, float *output, int32_t size);
+/** out[i] = in[i] * in[i]. In-place capable. */
+nnrt_status_t nnrt_square_f32(const float *input, float *output, int32_t size);
+/** out[i] = !in[i] (bool). In-place capable. */
+nnrt_status_t nnrt_logical_not_b(const bool *input, bool *output, int32_t size);
 
 /** out = act(in1 / in2). In-place capable (see elementwise.h). */
 nnrt_status_t nnrt_div_f32(const nnrt_binary_f32_params_t *params, const float *input1,
