@@ -39,7 +39,7 @@ from . import EmitContext, register
 # ----- helpers shared with pool.py and shape.py -----
 
 C_TYPE = {DType.INT8: "int8_t", DType.FLOAT32: "float", DType.INT16: "int16_t",
-          DType.INT32: "int32_t", DType.UINT8: "uint8_t"}
+          DType.INT32: "int32_t", DType.UINT8: "uint8_t", DType.BOOL: "bool"}
 
 
 def refuse(op: Op, what: str, supported: str) -> UnsupportedError:
