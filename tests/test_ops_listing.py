@@ -54,11 +54,14 @@ def _unary(opcode: str, din: str, dout: str) -> bool:
 
 
 def _binary(opcode: str, dtype: str) -> bool:
-    def build(b: ModelBuilder) -> tuple[list[int], list[int]]:
-        x1, x2, y = _tensor(b, dtype), _tensor(b, dtype), _tensor(b, dtype)
-        b.op(opcode, [x1, x2], [y])
-        return [x1, x2], [y]
-    return _accepts(build)
+    """Accepted with an output of the inputs' dtype, or a bool one (comparisons)."""
+    def build(out: str) -> Any:
+        def b_(b: ModelBuilder) -> tuple[list[int], list[int]]:
+            x1, x2, y = _tensor(b, dtype), _tensor(b, dtype), _tensor(b, out)
+            b.op(opcode, [x1, x2], [y])
+            return [x1, x2], [y]
+        return b_
+    return _accepts(build(dtype)) or _accepts(build("bool"))
 
 
 def _reduce(opcode: str, dtype: str) -> bool:
