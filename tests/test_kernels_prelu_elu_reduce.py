@@ -1,9 +1,9 @@
-"""PRELU, ELU, REDUCE_MAX, REDUCE_MIN and SUM: bit-exact against TFLite Micro, in one
+"""PRELU, ELU, REDUCE_MAX, REDUCE_MIN, SUM, ARG_MAX and ARG_MIN: bit-exact against TFLite Micro, in one
 multi-op model (one build, one oracle run): int8 PRELU with broadcasting alphas of
 several shapes and non-zero alpha zero points, float32 PRELU; ELU's int8 table on all
 256 input values for several quantisations, float32 ELU; the reductions over single,
 several, negative, repeated and all axes, keep_dims or not, int8 and float32 (TFLM's
-reductions take no int16)."""
+reductions take no int16); ARG_MAX/ARG_MIN along every axis with many ties."""
 
 from __future__ import annotations
 
@@ -84,6 +84,19 @@ def _build() -> tuple[bytes, dict[str, int]]:
                     b.op(opcode, [x, b.const(np.asarray(axes, dtype=np.int32))], [y],
                          ReducerOptions(keep))
                     out_of[f"{opcode.lower()}-{dtype}-{k}-keep{int(keep)}"] = y
+    for opcode in ("ARG_MAX", "ARG_MIN"):
+        for dtype in ("int8", "float32"):
+            for axis in (0, 1, 2, 3, -1, -3):
+                rank = len(REDUCE_SHAPE)
+                out_shape = tuple(n for d, n in enumerate(REDUCE_SHAPE) if d != axis % rank)
+                # few distinct values: ties, where the first index must win
+                data = rng.integers(-2, 3, size=REDUCE_SHAPE).astype(dtype)
+                x = b.tensor(REDUCE_SHAPE, dtype, data=data,
+                             **({"scale": 0.1, "zero_point": 1} if dtype == "int8" else {}))
+                y = b.tensor(out_shape, "int32")
+                b.op(opcode, [x, b.const(np.asarray([axis], dtype=np.int32))], [y],
+                     {"output_type": 2})  # TensorType.INT32
+                out_of[f"{opcode.lower()}-{dtype}-axis{axis}"] = y
     # a graph input through PRELU and a reduction (activations, not constants)
     x = b.tensor((1, 4, 6), "int8", name="x", scale=0.05, zero_point=-3)
     y = b.tensor((1, 4, 6), "int8", scale=0.04, zero_point=2)

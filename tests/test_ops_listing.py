@@ -64,15 +64,21 @@ def _binary(opcode: str, dtype: str) -> bool:
     return _accepts(build(dtype)) or _accepts(build("bool"))
 
 
-def _reduce(opcode: str, dtype: str) -> bool:
-    def build(b: ModelBuilder) -> tuple[list[int], list[int]]:
-        x = _tensor(b, dtype)
-        q: dict[str, Any] = ({"scale": 0.05, "zero_point": 128 if dtype == "uint8" else 0}
-                             if dtype in QUANTISED else {})
-        y = b.tensor((1, 3, 5), dtype, **q)
-        b.op(opcode, [x, b.const(np.asarray([2], dtype=np.int32))], [y], ReducerOptions())
-        return [x], [y]
-    return _accepts(build)
+def _reduce(opcode: str, dtype: str, out: str) -> bool:
+    """Accepted as a reduction of axis 2 (keep_dims off) or an arg-reduction along it."""
+    def build(options: Any) -> Any:
+        def b_(b: ModelBuilder) -> tuple[list[int], list[int]]:
+            x = _tensor(b, dtype)
+            q: dict[str, Any] = ({"scale": 0.05, "zero_point": 128 if out == "uint8" else 0}
+                                 if out in QUANTISED and out == dtype else {})
+            y = b.tensor((1, 3, 5), out, **q)
+            b.op(opcode, [x, b.const(np.asarray([2], dtype=np.int32))], [y], options)
+            return [x], [y]
+        return b_
+    try:
+        return _accepts(build(ReducerOptions()))
+    except ValueError:  # no reducer options table: an arg-reduction
+        return _accepts(build(None))
 
 
 def _probe(opcode: str) -> set[str] | None:
@@ -87,8 +93,11 @@ def _probe(opcode: str) -> set[str] | None:
         return {t for t in PROBE_DTYPES if _unary(opcode, t, t)}
     if d.elementwise == "binary":
         return {t for t in PROBE_DTYPES if _binary(opcode, t)}
+    if d.cost == "reduce_taps" and pairs:
+        return {f"{a}->{b}" for a in PROBE_DTYPES for b in PROBE_DTYPES
+                if _reduce(opcode, a, b)}
     if d.cost == "reduce_taps":
-        return {t for t in PROBE_DTYPES if _reduce(opcode, t)}
+        return {t for t in PROBE_DTYPES if _reduce(opcode, t, t)}
     return None
 
 

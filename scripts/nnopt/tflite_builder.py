@@ -104,6 +104,8 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "REDUCE_MAX": "ReducerOptions",
     "REDUCE_MIN": "ReducerOptions",
     "SUM": "ReducerOptions",
+    "ARG_MAX": "ArgMaxOptions",
+    "ARG_MIN": "ArgMinOptions",
     "LEAKY_RELU": "LeakyReluOptions",
     "SQUEEZE": "SqueezeOptions",
     "STRIDED_SLICE": "StridedSliceOptions",

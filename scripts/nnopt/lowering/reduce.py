@@ -9,14 +9,18 @@ or not, on the geometry MEAN uses (:class:`nnopt.lowering.pool.MeanLowering`):
   equal (refused otherwise).
 - SUM: float32 (the reduced elements added to 0.0f in increasing address order, TFLM's
   order). Quantised SUM is refused.
+- ARG_MAX / ARG_MIN (``arg_min_max.cc``): int8 or float32 input, one constant int32
+  axis, int32 output (the only one TFLM's micro kernel writes); the first index wins
+  ties (plain ``>`` / ``<``, TFLM's GreaterFn / LessFn).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ..cdefs import DType
-from ..ir import Graph, Op, ReducerOptions
+from ..ir import Graph, Op, ReducerOptions, Tensor
 from . import EmitContext, register
 from .elementwise import C_TYPE, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
 from .pool import MeanLowering
@@ -50,6 +54,49 @@ class ReduceLowering(MeanLowering):
                              cast(ctx, y.index, ctype, False)])]
 
 
+class ArgLowering:
+    headers: Sequence[str] = ("nnrt/kernels/reduce.h",)
+    dtypes: Sequence[str] = ("int8->int32", "float32->int32")
+
+    def _layout(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, int]]:
+        supported = "int8 or float32 input, a constant int32 axis, an int32 output"
+        if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
+            raise refuse(op, "expects an input, an axis and 1 output", supported)
+        x, axis_t = (graph.tensors[t] for t in op.inputs)
+        y = graph.tensors[op.outputs[0]]
+        if x.dtype not in (DType.INT8, DType.FLOAT32) or y.dtype != DType.INT32:
+            raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", supported)
+        if not axis_t.is_constant or axis_t.dtype != DType.INT32 or axis_t.num_elements != 1:
+            raise refuse(op, f"axis {tensor_desc(axis_t)} is not one constant int32",
+                         supported)
+        rank = len(x.shape)
+        a = int(axis_t.array().reshape(-1)[0])
+        axis = a + rank if a < 0 else a
+        if not 0 <= axis < rank:
+            raise refuse(op, f"axis {a} is out of range for rank {rank}",
+                         "axes in [-rank, rank)")
+        if x.num_elements == 0 or list(y.shape) != [d for i, d in enumerate(x.shape)
+                                                     if i != axis]:
+            raise refuse(op, f"output {tensor_desc(y)} is not {tensor_desc(x)} without "
+                         f"axis {axis}", "non-empty inputs, the axis removed")
+        return x, y, {"outer": math.prod(x.shape[:axis]), "axis_size": x.shape[axis],
+                      "inner": math.prod(x.shape[axis + 1:])}
+
+    def check(self, graph: Graph, op: Op) -> None:
+        self._layout(graph, op)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        x, y, fields = self._layout(ctx.graph, ctx.op)
+        fn = f"nnrt_{ctx.op.opcode.lower()}_{_SUFFIX[x.dtype]}"
+        return [*c_params("nnrt_arg_params_t", fields),
+                *c_call(fn, ["&params", cast(ctx, x.index, C_TYPE[x.dtype], True),
+                             cast(ctx, y.index, "int32_t", False)])]
+
+
+register(("ARG_MAX", "ARG_MIN"), ArgLowering())
 register(("REDUCE_MAX", "REDUCE_MIN"),
          ReduceLowering((DType.INT8, DType.FLOAT32)))
 register(("SUM",), ReduceLowering((DType.FLOAT32,)))

@@ -1,7 +1,7 @@
 /**
  * @file reduce.h
  * @brief REDUCE_MAX, REDUCE_MIN and SUM over any set of axes, as TensorFlow Lite
- *        Micro's reference ReduceGeneric computes them.
+ *        Micro's reference ReduceGeneric computes them; ARG_MAX and ARG_MIN.
  *
  * The geometry is MEAN's (nnrt_mean_geom_t, pool.h): the output is the row-major walk
  * over the kept dimensions, each output element combines the input elements of the
@@ -34,6 +34,26 @@ nnrt_status_t nnrt_reduce_min_f32(const nnrt_mean_geom_t *geom, const float *inp
                                   float *output);
 /** float32 SUM: 0.0f plus the reduced elements in increasing address order. */
 nnrt_status_t nnrt_sum_f32(const nnrt_mean_geom_t *geom, const float *input, float *output);
+
+/**
+ * ARG_MAX / ARG_MIN along one axis: the input as [outer, axis_size, inner]; for each
+ * (outer, inner) the index of the first element that no later one beats with `>` (`<`
+ * for ARG_MIN), as TFLM's reference ArgMinMax with GreaterFn / LessFn. int32 indices.
+ */
+typedef struct {
+    int32_t outer;     /**< product of the dimensions before the axis, >= 1 */
+    int32_t axis_size; /**< >= 1 */
+    int32_t inner;     /**< product of the dimensions after the axis, >= 1 */
+} nnrt_arg_params_t;
+
+nnrt_status_t nnrt_arg_max_s8(const nnrt_arg_params_t *params, const int8_t *input,
+                              int32_t *output);
+nnrt_status_t nnrt_arg_max_f32(const nnrt_arg_params_t *params, const float *input,
+                               int32_t *output);
+nnrt_status_t nnrt_arg_min_s8(const nnrt_arg_params_t *params, const int8_t *input,
+                              int32_t *output);
+nnrt_status_t nnrt_arg_min_f32(const nnrt_arg_params_t *params, const float *input,
+                               int32_t *output);
 
 #ifdef __cplusplus
 }
