@@ -1,9 +1,10 @@
 """PRELU, ELU, REDUCE_MAX, REDUCE_MIN, SUM, ARG_MAX and ARG_MIN: bit-exact against
 TFLite Micro, in one multi-op model (one build, one oracle run): int8 PRELU with
 broadcasting alphas of several shapes and non-zero alpha zero points, float32 PRELU;
-ELU's int8 table on all 256 input values for several quantisations, float32 ELU; the reductions over single,
-several, negative, repeated and all axes, keep_dims or not, int8 and float32 (TFLM's
-reductions take no int16); ARG_MAX/ARG_MIN along every axis with many ties."""
+ELU's int8 table on all 256 input values for several quantisations, float32 ELU; the
+reductions over single, several, negative, repeated and all axes, keep_dims or not, int8
+and float32 (TFLM's reductions take no int16); ARG_MAX/ARG_MIN along every axis with
+many ties."""
 
 from __future__ import annotations
 
