@@ -1,4 +1,5 @@
-"""FLOOR, CEIL, ROUND, SIN, COS, SQUARE (float32) and LOGICAL_NOT (bool): bit-exact
+"""FLOOR, CEIL, ROUND, SIN, COS, SQUARE (float32), LOGICAL_NOT (bool) and CAST (every
+pair TFLM's cast.cc takes): bit-exact
 against TFLite Micro in one multi-op model (one build, one oracle run). The inputs hold
 halves (ROUND's ties go to even), negative zero, large magnitudes (SIN/COS argument
 reduction), tiny and huge values (SQUARE to inf); odd shapes."""
@@ -14,6 +15,8 @@ from support.tflite_builder import ModelBuilder
 
 FLOAT_OPS = ("FLOOR", "CEIL", "ROUND", "SIN", "COS", "SQUARE")
 SHAPES = [(1, 7, 5, 3), (11,), (2, 3, 13)]
+CAST_FROM = ("int8", "int16", "int32", "float32", "bool")
+CAST_TO = ("int8", "int16", "int32", "float32")
 
 
 def _values(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -22,6 +25,21 @@ def _values(rng: np.random.Generator, n: int) -> np.ndarray:
                           -0.49999997, 0.49999997, 100.0, -7.25], dtype=np.float32)
     rest = (rng.standard_normal(n) * np.float32(10.0) ** rng.integers(-3, 5, n)).astype(np.float32)
     return np.concatenate([special, rest])[:n].astype(np.float32)
+
+
+def _cast_values(rng: np.random.Generator, dtype: str) -> np.ndarray:
+    """21 values per source type: fractions of both signs (truncation toward zero), and
+    integers that wrap in the narrower types."""
+    if dtype == "float32":
+        return np.concatenate([np.asarray([-1.75, -0.5, 0.5, 1.75, 127.9, -128.9, -0.0],
+                                          dtype=np.float32),
+                               rng.uniform(-120, 120, 14).astype(np.float32)])
+    if dtype == "bool":
+        return rng.integers(0, 2, 21).astype(bool)
+    info = np.iinfo(np.dtype(dtype))
+    edge = [info.min, info.max, 0, -1, 1, 300 % (info.max + 1), -129 % (info.max + 1)]
+    return np.concatenate([np.asarray(edge), rng.integers(info.min, info.max, 14)]
+                          ).astype(dtype)
 
 
 def _build() -> tuple[bytes, dict[str, int]]:
@@ -40,6 +58,12 @@ def _build() -> tuple[bytes, dict[str, int]]:
         y = b.tensor(shape, "bool")
         b.op("LOGICAL_NOT", [x], [y])
         out_of[f"logical_not-{k}"] = y
+    for src in CAST_FROM:
+        for dst in CAST_TO:
+            x = b.tensor((3, 7), src, data=_cast_values(rng, src).reshape(3, 7))
+            y = b.tensor((3, 7), dst)
+            b.op("CAST", [x], [y])
+            out_of[f"cast-{src}-{dst}"] = y
     # graph input through a chain (in place over dying inputs)
     x = b.tensor((1, 4, 5), "float32", name="x")
     cur = x

@@ -134,6 +134,7 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "COS": None,
     "SQUARE": None,
     "LOGICAL_NOT": None,
+    "CAST": None,
 }
 
 _ALIASES = {

@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 
 from ..cdefs import DType
 from ..errors import UnsupportedError
-from ..ir import Graph, Op
+from ..ir import Graph, Op, Tensor
 from . import EmitContext, register
 from .activation import check_io
-from .elementwise import BinaryLowering, _operands, c_call, cast
+from .elementwise import BinaryLowering, _operands, c_call, cast, refuse, tensor_desc
 
 UNARY_FLOAT = ("EXP", "LOG", "SQRT", "RSQRT", "ABS", "NEG", "FLOOR", "CEIL", "ROUND", "SIN",
                "COS", "SQUARE")
@@ -45,6 +45,40 @@ class UnaryMathLowering:
                        str(x.num_elements)])
 
 
+_CAST_FROM = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32, DType.BOOL)
+_CAST_TO = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32)
+
+
+class CastLowering:
+    """CAST: TFLM's static_cast per element (cast.cc), quantisation ignored as TFLM does."""
+
+    headers: Sequence[str] = ("nnrt/kernels/math.h",)
+    dtypes: Sequence[str] = tuple(f"{a.name.lower()}->{b.name.lower()}"
+                                  for a in _CAST_FROM for b in _CAST_TO)
+
+    def _io(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
+        supported = ("int8, int16, int32, float32 or bool to int8, int16, int32 or float32 "
+                     "(TFLM's cast.cc)")
+        if len(op.inputs) != 1 or op.inputs[0] < 0 or len(op.outputs) != 1:
+            raise refuse(op, "expects 1 input and 1 output", supported)
+        x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+        if x.dtype not in _CAST_FROM or y.dtype not in _CAST_TO \
+                or x.num_elements != y.num_elements:
+            raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", supported)
+        return x, y
+
+    def check(self, graph: Graph, op: Op) -> None:
+        self._io(graph, op)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        x, y = self._io(ctx.graph, ctx.op)
+        return c_call("nnrt_cast", [f"NNRT_{x.dtype.name}", f"NNRT_{y.dtype.name}",
+                                    ctx.ptr(x.index), ctx.ptr(y.index), str(x.num_elements)])
+
+
 class DivLowering(BinaryLowering):
     headers: Sequence[str] = ("nnrt/kernels/math.h",)
     dtypes: Sequence[str] = ("float32",)
@@ -59,3 +93,4 @@ class DivLowering(BinaryLowering):
 
 register((*UNARY_FLOAT, *UNARY_BOOL), UnaryMathLowering())
 register(("DIV",), DivLowering())
+register(("CAST",), CastLowering())

@@ -1,5 +1,5 @@
 """EXP, LOG, SQRT, RSQRT, ABS, NEG, FLOOR, CEIL, ROUND, SIN, COS, SQUARE, LOGICAL_NOT
-(unary) and DIV (binary): float32 (LOGICAL_NOT: bool) math, options and traits. The
+and CAST (unary) and DIV (binary): float32 (LOGICAL_NOT: bool) math, options and traits. The
 lowering is :mod:`nnopt.lowering.math_f32`; the model blob does not carry these kernels
 yet (refused by name there)."""
 
@@ -30,6 +30,7 @@ DEFINITIONS = (
     _unary("COS"),
     _unary("SQUARE"),
     _unary("LOGICAL_NOT"),
+    _unary("CAST"),
     OpDef("DIV", "DIV", "math_f32", _reader(tflite.DivOptions), elementwise="binary",
           spatial=point_spatial, blob=False),
 )

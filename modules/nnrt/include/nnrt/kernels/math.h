@@ -52,6 +52,11 @@ nnrt_status_t nnrt_square_f32(const float *input, float *output, int32_t size);
 /** out[i] = !in[i] (bool). In-place capable. */
 nnrt_status_t nnrt_logical_not_b(const bool *input, bool *output, int32_t size);
 
+/** CAST (TFLM's static_cast per element) from int8, int16, int32, float32 or bool to
+ *  int8, int16, int32 or float32. In place over an input of the same element size. */
+nnrt_status_t nnrt_cast(nnrt_dtype_t from, nnrt_dtype_t to, const void *input, void *output,
+                        int32_t size);
+
 /** out = act(in1 / in2). In-place capable (see elementwise.h). */
 nnrt_status_t nnrt_div_f32(const nnrt_binary_f32_params_t *params, const float *input1,
                            const float *input2, float *output);
