@@ -1,5 +1,6 @@
 """FLOOR, CEIL, ROUND, SIN, COS, SQUARE (float32), LOGICAL_NOT (bool) and CAST (every
-pair TFLM's cast.cc takes): bit-exact
+pair TFLM's cast.cc takes), FLOOR_DIV and FLOOR_MOD (float32, broadcasting, divisors
+of both signs): bit-exact
 against TFLite Micro in one multi-op model (one build, one oracle run). The inputs hold
 halves (ROUND's ties go to even), negative zero, large magnitudes (SIN/COS argument
 reduction), tiny and huge values (SQUARE to inf); odd shapes."""
@@ -15,6 +16,7 @@ from support.tflite_builder import ModelBuilder
 
 FLOAT_OPS = ("FLOOR", "CEIL", "ROUND", "SIN", "COS", "SQUARE")
 SHAPES = [(1, 7, 5, 3), (11,), (2, 3, 13)]
+BINARY_SHAPES = [((2, 3, 4), (2, 3, 4)), ((2, 3, 4), (4,)), ((3, 1, 5), (1, 4, 1)), ((7,), (1,))]
 CAST_FROM = ("int8", "int16", "int32", "float32", "bool")
 CAST_TO = ("int8", "int16", "int32", "float32")
 
@@ -64,6 +66,15 @@ def _build() -> tuple[bytes, dict[str, int]]:
             y = b.tensor((3, 7), dst)
             b.op("CAST", [x], [y])
             out_of[f"cast-{src}-{dst}"] = y
+    for opcode in ("FLOOR_DIV", "FLOOR_MOD"):
+        for k, (sa, sb) in enumerate(BINARY_SHAPES):
+            x1 = b.tensor(sa, "float32", data=(rng.standard_normal(sa) * 7).astype(np.float32))
+            div = rng.choice(np.asarray([-3.0, -2.5, -1.0, 0.75, 2.0, 3.5, 1e-3],
+                                        dtype=np.float32), size=sb)
+            x2 = b.tensor(sb, "float32", data=div)
+            y = b.tensor(tuple(np.broadcast_shapes(sa, sb)), "float32")
+            b.op(opcode, [x1, x2], [y])
+            out_of[f"{opcode.lower()}-{k}"] = y
     # graph input through a chain (in place over dying inputs)
     x = b.tensor((1, 4, 5), "float32", name="x")
     cur = x

@@ -135,6 +135,8 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "SQUARE": None,
     "LOGICAL_NOT": None,
     "CAST": None,
+    "FLOOR_DIV": None,
+    "FLOOR_MOD": None,
 }
 
 _ALIASES = {

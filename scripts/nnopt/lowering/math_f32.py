@@ -11,12 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..cdefs import DType
+from ..cdefs import MAX_DIMS, DType
 from ..errors import UnsupportedError
 from ..ir import Graph, Op, Tensor
 from . import EmitContext, register
 from .activation import check_io
-from .elementwise import BinaryLowering, _operands, c_call, cast, refuse, tensor_desc
+from .elementwise import (
+    BinaryLowering,
+    Broadcast,
+    _operands,
+    broadcast_descriptor,
+    c_call,
+    c_params,
+    cast,
+    refuse,
+    tensor_desc,
+)
 
 UNARY_FLOAT = ("EXP", "LOG", "SQRT", "RSQRT", "ABS", "NEG", "FLOOR", "CEIL", "ROUND", "SIN",
                "COS", "SQUARE")
@@ -79,6 +89,43 @@ class CastLowering:
                                     ctx.ptr(x.index), ctx.ptr(y.index), str(x.num_elements)])
 
 
+class FloorDivModLowering:
+    """FLOOR_DIV and FLOOR_MOD, float32 with broadcasting (TFLM's floor_div.cc and
+    floor_mod.cc take no other type)."""
+
+    headers: Sequence[str] = ("nnrt/kernels/math.h",)
+    dtypes: Sequence[str] = ("float32",)
+
+    def _operands(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor, Broadcast]:
+        a, b, out = _operands(graph, op)
+        if any(t.dtype != DType.FLOAT32 for t in (a, b, out)):
+            raise refuse(op, f"{tensor_desc(a)}, {tensor_desc(b)} -> {tensor_desc(out)}",
+                         "float32 inputs and output")
+        bc = broadcast_descriptor(a.shape, b.shape, out.shape)
+        if bc is None or len(bc.dims) > MAX_DIMS:
+            raise refuse(op, f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast "
+                         f"to the output shape {list(out.shape)}",
+                         f"numpy broadcasting in at most {MAX_DIMS} merged dimensions")
+        return a, b, out, bc
+
+    def check(self, graph: Graph, op: Op) -> None:
+        self._operands(graph, op)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        a, b, out, bc = self._operands(ctx.graph, ctx.op)
+        if out.num_elements == 0:
+            return ["return NNRT_OK;"]
+        args = [cast(ctx, a.index, "float", True), cast(ctx, b.index, "float", True)]
+        if ctx.op.opcode == "FLOOR_DIV":
+            args.append(str(b.num_elements))
+        args.append(cast(ctx, out.index, "float", False))
+        return [*c_params("nnrt_broadcast_t", bc.c(), "bcast"),
+                *c_call(f"nnrt_{ctx.op.opcode.lower()}_f32", ["&bcast", *args])]
+
+
 class DivLowering(BinaryLowering):
     headers: Sequence[str] = ("nnrt/kernels/math.h",)
     dtypes: Sequence[str] = ("float32",)
@@ -94,3 +141,4 @@ class DivLowering(BinaryLowering):
 register((*UNARY_FLOAT, *UNARY_BOOL), UnaryMathLowering())
 register(("DIV",), DivLowering())
 register(("CAST",), CastLowering())
+register(("FLOOR_DIV", "FLOOR_MOD"), FloorDivModLowering())

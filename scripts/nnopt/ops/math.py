@@ -1,7 +1,8 @@
 """EXP, LOG, SQRT, RSQRT, ABS, NEG, FLOOR, CEIL, ROUND, SIN, COS, SQUARE, LOGICAL_NOT
-and CAST (unary) and DIV (binary): float32 (LOGICAL_NOT: bool) math, options and traits. The
-lowering is :mod:`nnopt.lowering.math_f32`; the model blob does not carry these kernels
-yet (refused by name there)."""
+and CAST (unary), DIV, FLOOR_DIV and FLOOR_MOD (binary): float32 math (LOGICAL_NOT:
+bool; CAST: between types), options and traits. The lowering is
+:mod:`nnopt.lowering.math_f32`; the model blob does not carry these kernels yet (refused
+by name there)."""
 
 from __future__ import annotations
 
@@ -33,4 +34,8 @@ DEFINITIONS = (
     _unary("CAST"),
     OpDef("DIV", "DIV", "math_f32", _reader(tflite.DivOptions), elementwise="binary",
           spatial=point_spatial, blob=False),
+    OpDef("FLOOR_DIV", "FLOORDIV", "math_f32", elementwise="binary", spatial=point_spatial,
+          blob=False),
+    OpDef("FLOOR_MOD", "FLOORMOD", "math_f32", elementwise="binary", spatial=point_spatial,
+          blob=False),
 )

@@ -57,6 +57,14 @@ nnrt_status_t nnrt_logical_not_b(const bool *input, bool *output, int32_t size);
 nnrt_status_t nnrt_cast(nnrt_dtype_t from, nnrt_dtype_t to, const void *input, void *output,
                         int32_t size);
 
+/** out = (float)floor((double)in1 / (double)in2), broadcasting (TFLM's FloorDiv);
+ *  NNRT_ERR_ARG if any of the @p input2_size divisor elements is zero. In place. */
+nnrt_status_t nnrt_floor_div_f32(const nnrt_broadcast_t *bcast, const float *input1,
+                                 const float *input2, int32_t input2_size, float *output);
+/** out = TFLM's FloorMod (fmodf, moved to the divisor's sign), broadcasting. In place. */
+nnrt_status_t nnrt_floor_mod_f32(const nnrt_broadcast_t *bcast, const float *input1,
+                                 const float *input2, float *output);
+
 /** out = act(in1 / in2). In-place capable (see elementwise.h). */
 nnrt_status_t nnrt_div_f32(const nnrt_binary_f32_params_t *params, const float *input1,
                            const float *input2, float *output);
