@@ -1,6 +1,7 @@
 """FLOOR, CEIL, ROUND, SIN, COS, SQUARE (float32), LOGICAL_NOT (bool) and CAST (every
 pair TFLM's cast.cc takes), FLOOR_DIV and FLOOR_MOD (float32, broadcasting, divisors
-of both signs): bit-exact
+of both signs), ADD_N (2 to 5 inputs, float32 and int8 with TFLM's zero-point quirk):
+bit-exact
 against TFLite Micro in one multi-op model (one build, one oracle run). The inputs hold
 halves (ROUND's ties go to even), negative zero, large magnitudes (SIN/COS argument
 reduction), tiny and huge values (SQUARE to inf); odd shapes."""
@@ -75,6 +76,19 @@ def _build() -> tuple[bytes, dict[str, int]]:
             y = b.tensor(tuple(np.broadcast_shapes(sa, sb)), "float32")
             b.op(opcode, [x1, x2], [y])
             out_of[f"{opcode.lower()}-{k}"] = y
+    for k, (n, shape) in enumerate([(2, (1, 5, 7)), (3, (13,)), (5, (2, 3, 4))]):
+        xs = [b.tensor(shape, "float32", data=(rng.standard_normal(shape) * 9).astype(
+            np.float32)) for _ in range(n)]
+        y = b.tensor(shape, "float32")
+        b.op("ADD_N", xs, [y])
+        out_of[f"add_n-float32-{k}"] = y
+        for j, ((si, zi), (so, zo)) in enumerate([((0.05, 0), (0.1, 0)), ((0.02, -9),
+                                                                           (0.07, 11))]):
+            xq = [b.tensor(shape, "int8", data=rng.integers(-128, 128, shape).astype(np.int8),
+                           scale=si, zero_point=zi) for _ in range(n)]
+            yq = b.tensor(shape, "int8", scale=so, zero_point=zo)
+            b.op("ADD_N", xq, [yq])
+            out_of[f"add_n-int8-{k}-q{j}"] = yq
     # graph input through a chain (in place over dying inputs)
     x = b.tensor((1, 4, 5), "float32", name="x")
     cur = x

@@ -135,6 +135,7 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "SQUARE": None,
     "LOGICAL_NOT": None,
     "CAST": None,
+    "ADD_N": None,
     "FLOOR_DIV": None,
     "FLOOR_MOD": None,
 }

@@ -1,8 +1,8 @@
 """EXP, LOG, SQRT, RSQRT, ABS, NEG, FLOOR, CEIL, ROUND, SIN, COS, SQUARE, LOGICAL_NOT
-and CAST (unary), DIV, FLOOR_DIV and FLOOR_MOD (binary): float32 math (LOGICAL_NOT:
-bool; CAST: between types), options and traits. The lowering is
-:mod:`nnopt.lowering.math_f32`; the model blob does not carry these kernels yet (refused
-by name there)."""
+and CAST (unary), DIV, FLOOR_DIV, FLOOR_MOD (binary) and ADD_N (n-ary): float32 math
+(LOGICAL_NOT: bool; CAST: between types; ADD_N: int8 too), options and traits. The
+lowerings are :mod:`nnopt.lowering.math_f32` and :mod:`nnopt.lowering.add_n`; the model
+blob does not carry these kernels yet (refused by name there)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ DEFINITIONS = (
     _unary("CAST"),
     OpDef("DIV", "DIV", "math_f32", _reader(tflite.DivOptions), elementwise="binary",
           spatial=point_spatial, blob=False),
+    # every input is read at element i before the output is: in place over input 0 or 1
+    OpDef("ADD_N", "ADD_N", "add_n", elementwise="binary", spatial=point_spatial, blob=False),
     OpDef("FLOOR_DIV", "FLOORDIV", "math_f32", elementwise="binary", spatial=point_spatial,
           blob=False),
     OpDef("FLOOR_MOD", "FLOORMOD", "math_f32", elementwise="binary", spatial=point_spatial,
