@@ -1,7 +1,8 @@
-"""EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, LOGICAL_AND and
-LOGICAL_OR: bit-exact against TFLite Micro in one multi-op model (one build, one oracle
-run): float32 (with ties and signed zeros), int32, bool (equalities) and int8 with
-different input quantisations (TFLM rescales both sides), broadcasting of every kind."""
+"""EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, LOGICAL_AND, LOGICAL_OR
+and SELECT_V2: bit-exact against TFLite Micro in one multi-op model (one build, one
+oracle run): float32 (with ties and signed zeros), int32, bool (equalities) and int8
+with different input quantisations (TFLM rescales both sides), broadcasting of every
+kind; SELECT_V2 of int8, int16 and float32 with three-way broadcasting."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from support.tflite_builder import ModelBuilder
 COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
 SHAPES = [((2, 3, 4), (2, 3, 4)), ((2, 3, 4), (4,)), ((3, 1, 5), (1, 4, 1)), ((7,), (1,)),
           ((1, 2, 3, 4, 5), (2, 1, 4, 1))]
+SELECT_SHAPES = [((2, 3, 4), (2, 3, 4), (2, 3, 4)), ((4,), (2, 3, 4), (1,)),
+                 ((3, 1), (1, 5), (3, 5)), ((1,), (1,), (1,)), ((2, 1, 3, 1), (1, 4, 1, 5), (5,))]
 INT8_QUANT = [((0.05, 0), (0.05, 0)), ((0.05, 3), (0.1, -7)), ((0.02, -128), (0.03, 127))]
 
 
@@ -59,6 +62,16 @@ def _build() -> tuple[bytes, dict[str, int]]:
     for opcode in ("LOGICAL_AND", "LOGICAL_OR"):
         for k, (sa, sb) in enumerate(SHAPES):
             case(f"{opcode.lower()}-{k}", opcode, "bool", sa, sb, {}, {})
+    for dtype in ("int8", "int16", "float32"):
+        for k, (sc, sx, sy) in enumerate(SELECT_SHAPES):
+            out_shape = tuple(np.broadcast_shapes(sc, sx, sy))
+            q: dict[str, Any] = {"scale": 0.05, "zero_point": 2} if dtype != "float32" else {}
+            cond = b.tensor(sc, "bool", data=_data(rng, sc, "bool"))
+            xv = b.tensor(sx, dtype, data=(rng.standard_normal(sx) * 50).astype(dtype), **q)
+            yv = b.tensor(sy, dtype, data=(rng.standard_normal(sy) * 50).astype(dtype), **q)
+            out = b.tensor(out_shape, dtype, **q)
+            b.op("SELECT_V2", [cond, xv, yv], [out])
+            out_of[f"select_v2-{dtype}-{k}"] = out
     # graph input: int8 activation compared with a constant, then combined
     x = b.tensor((1, 4, 6), "int8", name="x", scale=0.1, zero_point=2)
     g = b.tensor((1, 4, 6), "bool")

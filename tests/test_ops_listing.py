@@ -54,14 +54,20 @@ def _unary(opcode: str, din: str, dout: str) -> bool:
 
 
 def _binary(opcode: str, dtype: str) -> bool:
-    """Accepted with an output of the inputs' dtype, or a bool one (comparisons)."""
+    """Accepted with an output of the inputs' dtype, or a bool one (comparisons), or as a
+    selection by a bool condition between two inputs (SELECT_V2)."""
     def build(out: str) -> Any:
         def b_(b: ModelBuilder) -> tuple[list[int], list[int]]:
             x1, x2, y = _tensor(b, dtype), _tensor(b, dtype), _tensor(b, out)
             b.op(opcode, [x1, x2], [y])
             return [x1, x2], [y]
         return b_
-    return _accepts(build(dtype)) or _accepts(build("bool"))
+    def select(b: ModelBuilder) -> tuple[list[int], list[int]]:  # cond ? x : y
+        c, x1, x2, y = b.tensor(SHAPE, "bool"), _tensor(b, dtype), _tensor(b, dtype), \
+            _tensor(b, dtype)
+        b.op(opcode, [c, x1, x2], [y])
+        return [c, x1, x2], [y]
+    return _accepts(build(dtype)) or _accepts(build("bool")) or _accepts(select)
 
 
 def _reduce(opcode: str, dtype: str, out: str) -> bool:

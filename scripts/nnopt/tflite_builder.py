@@ -136,6 +136,7 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "LOGICAL_NOT": None,
     "CAST": None,
     "ADD_N": None,
+    "SELECT_V2": None,
     "FLOOR_DIV": None,
     "FLOOR_MOD": None,
 }

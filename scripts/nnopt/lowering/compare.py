@@ -8,6 +8,8 @@ broadcasting and a bool output:
 - int8 rescales both inputs as TFLM's ComparisonsPrepare sets up: left shift 8, each
   input's scale as ``QuantizeMultiplierSmallerThanOneExp`` (double), offsets -zp.
 - LOGICAL_AND, LOGICAL_OR: bool.
+- SELECT_V2 (``select.cc``): int8, int16, float32 values chosen by a bool condition,
+  three-way broadcasting, copied raw.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cdefs import MAX_DIMS, DType
+from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
@@ -27,6 +29,7 @@ from .elementwise import (
     c_call,
     c_params,
     cast,
+    padded,
     per_tensor_quant,
     refuse,
     tensor_desc,
@@ -118,4 +121,85 @@ class CompareLowering:
                 *c_call(f"nnrt_compare_{_SUFFIX[a.dtype]}", ["&params", *args])]
 
 
+Walk = tuple[list[int], list[list[int]]]
+
+
+def select_walk(shapes: Sequence[Sequence[int]], out_shape: Sequence[int]) -> Walk | None:
+    """The output's dims and each input's element strides (0 where it is
+    broadcast), extent-1 dims dropped and mergeable neighbours merged; None if the
+    shapes do not broadcast to out_shape."""
+    rank = max(len(out_shape), *(len(s) for s in shapes))
+    so = [1] * (rank - len(out_shape)) + list(out_shape)
+    full = [[1] * (rank - len(s)) + list(s) for s in shapes]
+    for d in range(rank):
+        if any(f[d] not in (1, so[d]) for f in full) or max(f[d] for f in full) != so[d]:
+            return None
+    strides = []
+    for f in full:
+        st = [1] * rank
+        for d in range(rank - 2, -1, -1):
+            st[d] = st[d + 1] * f[d + 1]
+        strides.append([0 if f[d] == 1 else st[d] for d in range(rank)])
+    dims: list[int] = []
+    out: list[list[int]] = [[] for _ in shapes]
+    for d in range(rank):
+        if so[d] == 1:
+            continue
+        if dims and all(o[-1] == s[d] * so[d] for o, s in zip(out, strides, strict=True)):
+            dims[-1] *= so[d]
+            for o, s in zip(out, strides, strict=True):
+                o[-1] = s[d]
+            continue
+        dims.append(so[d])
+        for o, s in zip(out, strides, strict=True):
+            o.append(s[d])
+    if not dims:
+        return [1], [[0] for _ in shapes]
+    return dims, out
+
+
+class SelectLowering:
+    """SELECT_V2 (TFLM's select.cc): a bool condition, x and y of int8, int16 or float32
+    (the same), broadcast to the output; values copied raw, as TFLM."""
+
+    headers: Sequence[str] = ("nnrt/kernels/compare.h",)
+    dtypes: Sequence[str] = ("int8", "int16", "float32")
+
+    def _layout(self, graph: Graph, op: Op) -> tuple[list[Tensor], Tensor, dict[str, Any]]:
+        supported = ("a bool condition and int8, int16 or float32 x, y and output of one "
+                     "dtype, numpy broadcasting")
+        if len(op.inputs) != 3 or min(op.inputs) < 0 or len(op.outputs) != 1:
+            raise refuse(op, "expects a condition, x, y and 1 output", supported)
+        c, x, y = (graph.tensors[t] for t in op.inputs)
+        out = graph.tensors[op.outputs[0]]
+        if c.dtype != DType.BOOL or x.dtype not in (DType.INT8, DType.INT16, DType.FLOAT32) \
+                or y.dtype != x.dtype or out.dtype != x.dtype:
+            raise refuse(op, f"{tensor_desc(c)}, {tensor_desc(x)}, {tensor_desc(y)} -> "
+                         f"{tensor_desc(out)}", supported)
+        walk = select_walk([c.shape, x.shape, y.shape], out.shape)
+        if walk is None or len(walk[0]) > MAX_DIMS:
+            raise refuse(op, f"shapes {list(c.shape)}, {list(x.shape)}, {list(y.shape)} do "
+                         f"not broadcast to {list(out.shape)}", supported)
+        dims, (sc, sx, sy) = walk
+        return [c, x, y], out, {"rank": len(dims), "dims": padded(dims),
+                                "stride_c": padded(sc), "stride_x": padded(sx),
+                                "stride_y": padded(sy), "elem_bytes": DTYPE_SIZE[x.dtype]}
+
+    def check(self, graph: Graph, op: Op) -> None:
+        self._layout(graph, op)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        (c, x, y), out, fields = self._layout(ctx.graph, ctx.op)
+        if out.num_elements == 0:
+            return ["return NNRT_OK;"]
+        return [*c_params("nnrt_select_params_t", fields),
+                *c_call("nnrt_select_x8", ["&params", cast(ctx, c.index, "bool", True),
+                                           ctx.ptr(x.index), ctx.ptr(y.index),
+                                           ctx.ptr(out.index)])]
+
+
 register((*_EQUALITY, *_ORDERED, *_LOGICAL), CompareLowering())
+register(("SELECT_V2",), SelectLowering())

@@ -70,6 +70,24 @@ nnrt_status_t nnrt_logical_and_b(const nnrt_broadcast_t *bcast, const bool *inpu
 nnrt_status_t nnrt_logical_or_b(const nnrt_broadcast_t *bcast, const bool *input1,
                                 const bool *input2, bool *output);
 
+/**
+ * SELECT_V2: out = cond ? x : y with the three inputs broadcast to the output (TFLM's
+ * BroadcastSelect5DSlow), values copied raw (TFLM ignores quantisation). Strides are in
+ * elements of each input (0 = broadcast), outermost dimension first.
+ */
+typedef struct {
+    int32_t rank;                   /**< 1..NNRT_MAX_DIMS */
+    int32_t dims[NNRT_MAX_DIMS];    /**< output extents, each >= 1 */
+    int32_t stride_c[NNRT_MAX_DIMS];
+    int32_t stride_x[NNRT_MAX_DIMS];
+    int32_t stride_y[NNRT_MAX_DIMS];
+    int32_t elem_bytes;             /**< 1, 2 or 4 */
+} nnrt_select_params_t;
+
+/** SELECT_V2 of elements of any size. In place over a same-sized x or y. */
+nnrt_status_t nnrt_select_x8(const nnrt_select_params_t *params, const bool *cond,
+                             const void *x, const void *y, void *output);
+
 #ifdef __cplusplus
 }
 #endif
