@@ -1,7 +1,7 @@
 """FLOOR, CEIL, ROUND, SIN, COS, SQUARE (float32), LOGICAL_NOT (bool) and CAST (every
 pair TFLM's cast.cc takes), FLOOR_DIV and FLOOR_MOD (float32, broadcasting, divisors
-of both signs), ADD_N (2 to 5 inputs, float32 and int8 with TFLM's zero-point quirk):
-bit-exact
+of both signs), ADD_N (2 to 5 inputs, float32 and int8 with TFLM's zero-point quirk),
+LOG_SOFTMAX and L2_NORMALIZATION (float32, zero rows, large logits): bit-exact
 against TFLite Micro in one multi-op model (one build, one oracle run). The inputs hold
 halves (ROUND's ties go to even), negative zero, large magnitudes (SIN/COS argument
 reduction), tiny and huge values (SQUARE to inf); odd shapes."""
@@ -89,6 +89,16 @@ def _build() -> tuple[bytes, dict[str, int]]:
             yq = b.tensor(shape, "int8", scale=so, zero_point=zo)
             b.op("ADD_N", xq, [yq])
             out_of[f"add_n-int8-{k}-q{j}"] = yq
+    for opcode in ("LOG_SOFTMAX", "L2_NORMALIZATION"):
+        for k, shape in enumerate([(1, 10), (3, 5, 7), (2, 1), (4,), (2, 2, 3, 9)]):
+            data = (rng.standard_normal(shape) * 4).astype(np.float32)
+            if k == 1:
+                data[0, 0] = 0.0  # an all-zero row: L2's epsilon
+                data[1, 2] = 80.0  # large logits: LOG_SOFTMAX's max shift
+            x = b.tensor(shape, "float32", data=data)
+            y = b.tensor(shape, "float32")
+            b.op(opcode, [x], [y])
+            out_of[f"{opcode.lower()}-{k}"] = y
     # graph input through a chain (in place over dying inputs)
     x = b.tensor((1, 4, 5), "float32", name="x")
     cur = x

@@ -137,6 +137,8 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "CAST": None,
     "ADD_N": None,
     "SELECT_V2": None,
+    "LOG_SOFTMAX": None,
+    "L2_NORMALIZATION": "L2NormOptions",
     "FLOOR_DIV": None,
     "FLOOR_MOD": None,
 }

@@ -1,7 +1,7 @@
 """The operator registry: one definition (:class:`~nnopt.ops.base.OpDef`) per TFLite
 operator nnopt supports, one module per family (``conv``, ``pool``, ``fc``,
 ``elementwise``, ``activation``, ``math``, ``quantize``, ``softmax``, ``shape``, ``resize``,
-``reduce``, ``compare``).
+``reduce``, ``compare``, ``normalize``).
 
 The frontend reads an op's options with its definition's reader; passes ask its traits
 (:func:`definition`), never its opcode. Adding an operator = its definition here, its
@@ -21,6 +21,7 @@ from . import (
     elementwise,
     fc,
     math,
+    normalize,
     pool,
     quantize,
     reduce,
@@ -31,7 +32,7 @@ from . import (
 from .base import OpDef
 
 _FAMILIES = (conv, pool, fc, elementwise, activation, math, quantize, softmax, shape,
-             resize, reduce, compare)
+             resize, reduce, compare, normalize)
 
 DEFINITIONS: Mapping[str, OpDef] = {d.opcode: d for f in _FAMILIES for d in f.DEFINITIONS}
 
