@@ -4,7 +4,7 @@ broadcasting alphas of several shapes and non-zero alpha zero points, float32 PR
 ELU's int8 table on all 256 input values for several quantisations, float32 ELU; the
 reductions over single, several, negative, repeated and all axes, keep_dims or not, int8
 and float32 (TFLM's reductions take no int16); ARG_MAX/ARG_MIN along every axis with
-many ties."""
+many ties; CUMSUM (float32) along every axis, exclusive and reverse."""
 
 from __future__ import annotations
 
@@ -98,6 +98,15 @@ def _build() -> tuple[bytes, dict[str, int]]:
                 b.op(opcode, [x, b.const(np.asarray([axis], dtype=np.int32))], [y],
                      {"output_type": 2})  # TensorType.INT32
                 out_of[f"{opcode.lower()}-{dtype}-axis{axis}"] = y
+    for axis in (0, 1, 2, -1):
+        for exclusive in (False, True):
+            for reverse in (False, True):
+                shape = (2, 3, 4)
+                x = b.tensor(shape, "float32", data=_rand(rng, shape, "float32"))
+                y = b.tensor(shape, "float32")
+                b.op("CUMSUM", [x, b.const(np.asarray([axis], dtype=np.int32))], [y],
+                     {"exclusive": exclusive, "reverse": reverse})
+                out_of[f"cumsum-axis{axis}-ex{int(exclusive)}-rev{int(reverse)}"] = y
     # a graph input through PRELU and a reduction (activations, not constants)
     x = b.tensor((1, 4, 6), "int8", name="x", scale=0.05, zero_point=-3)
     y = b.tensor((1, 4, 6), "int8", scale=0.04, zero_point=2)

@@ -163,10 +163,16 @@ class ResizeOptions:
     half_pixel_centers: bool = False
 
 
+@dataclass(frozen=True)
+class CumsumOptions:
+    exclusive: bool = False
+    reverse: bool = False
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
-    | StridedSliceOptions | ResizeOptions
+    | StridedSliceOptions | ResizeOptions | CumsumOptions
 )
 
 

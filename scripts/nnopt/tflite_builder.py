@@ -138,6 +138,7 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "ADD_N": None,
     "SELECT_V2": None,
     "LOG_SOFTMAX": None,
+    "CUMSUM": "CumsumOptions",
     "L2_NORMALIZATION": "L2NormOptions",
     "FLOOR_DIV": None,
     "FLOOR_MOD": None,

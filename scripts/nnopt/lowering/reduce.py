@@ -12,6 +12,7 @@ or not, on the geometry MEAN uses (:class:`nnopt.lowering.pool.MeanLowering`):
 - ARG_MAX / ARG_MIN (``arg_min_max.cc``): int8 or float32 input, one constant int32
   axis, int32 output (the only one TFLM's micro kernel writes); the first index wins
   ties (plain ``>`` / ``<``, TFLM's GreaterFn / LessFn).
+- CUMSUM (``cumsum.cc``): float32 along one constant axis, exclusive and reverse.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import math
 from collections.abc import Sequence
 
 from ..cdefs import DType
-from ..ir import Graph, Op, ReducerOptions, Tensor
+from ..ir import CumsumOptions, Graph, Op, ReducerOptions, Tensor
 from . import EmitContext, register
 from .elementwise import C_TYPE, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
 from .pool import MeanLowering
@@ -96,7 +97,47 @@ class ArgLowering:
                              cast(ctx, y.index, "int32_t", False)])]
 
 
+class CumsumLowering(ArgLowering):
+    """CUMSUM (``cumsum.cc``): float32, one constant int32 axis, exclusive and reverse;
+    the int8 form is refused."""
+
+    dtypes: Sequence[str] = ("float32",)
+
+    def _geometry(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, int]]:
+        supported = "float32 input and output of one shape, a constant int32 axis"
+        if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
+            raise refuse(op, "expects an input, an axis and 1 output", supported)
+        x, axis_t = (graph.tensors[t] for t in op.inputs)
+        y = graph.tensors[op.outputs[0]]
+        if x.dtype != DType.FLOAT32 or y.dtype != DType.FLOAT32 \
+                or tuple(x.shape) != tuple(y.shape) or not x.shape or x.num_elements == 0:
+            raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", supported)
+        if not axis_t.is_constant or axis_t.dtype != DType.INT32 or axis_t.num_elements != 1:
+            raise refuse(op, f"axis {tensor_desc(axis_t)} is not one constant int32",
+                         supported)
+        rank = len(x.shape)
+        a = int(axis_t.array().reshape(-1)[0])
+        axis = a + rank if a < 0 else a
+        if not 0 <= axis < rank:
+            raise refuse(op, f"axis {a} is out of range for rank {rank}",
+                         "axes in [-rank, rank)")
+        o = op.options if isinstance(op.options, CumsumOptions) else CumsumOptions()
+        return x, y, {"before": math.prod(x.shape[:axis]), "depth": x.shape[axis],
+                      "after": math.prod(x.shape[axis + 1:]),
+                      "exclusive": int(o.exclusive), "reverse": int(o.reverse)}
+
+    def check(self, graph: Graph, op: Op) -> None:
+        self._geometry(graph, op)
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        x, y, fields = self._geometry(ctx.graph, ctx.op)
+        return [*c_params("nnrt_cumsum_params_t", fields),
+                *c_call("nnrt_cumsum_f32", ["&params", cast(ctx, x.index, "float", True),
+                                            cast(ctx, y.index, "float", False)])]
+
+
 register(("ARG_MAX", "ARG_MIN"), ArgLowering())
+register(("CUMSUM",), CumsumLowering())
 register(("REDUCE_MAX", "REDUCE_MIN"),
          ReduceLowering((DType.INT8, DType.FLOAT32)))
 register(("SUM",), ReduceLowering((DType.FLOAT32,)))

@@ -55,6 +55,19 @@ nnrt_status_t nnrt_arg_min_s8(const nnrt_arg_params_t *params, const int8_t *inp
 nnrt_status_t nnrt_arg_min_f32(const nnrt_arg_params_t *params, const float *input,
                                int32_t *output);
 
+/** CUMSUM along one axis: the input as [before, depth, after] (TFLM's reference CumSum). */
+typedef struct {
+    int32_t before;    /**< product of the dimensions before the axis, >= 1 */
+    int32_t depth;     /**< the axis' extent, >= 1 */
+    int32_t after;     /**< product of the dimensions after the axis, >= 1 */
+    int32_t exclusive; /**< 1: each output holds the sum of the elements before it */
+    int32_t reverse;   /**< 1: accumulate from the end of the axis */
+} nnrt_cumsum_params_t;
+
+/** float32 CUMSUM, accumulated from 0.0f in axis order. In place capable. */
+nnrt_status_t nnrt_cumsum_f32(const nnrt_cumsum_params_t *params, const float *input,
+                              float *output);
+
 #ifdef __cplusplus
 }
 #endif
