@@ -1,4 +1,5 @@
-"""FLOOR, CEIL, ROUND, SIN, COS, SQUARE (float32), LOGICAL_NOT (bool) and CAST (every
+"""FLOOR, CEIL, ROUND, SIN, COS, SQUARE, ABS (float32; ABS int8 on all 256 inputs and
+int16), LOGICAL_NOT (bool) and CAST (every
 pair TFLM's cast.cc takes), FLOOR_DIV and FLOOR_MOD (float32, broadcasting, divisors
 of both signs), ADD_N (2 to 5 inputs, float32 and int8 with TFLM's zero-point quirk),
 LOG_SOFTMAX and L2_NORMALIZATION (float32, zero rows, large logits): bit-exact
@@ -15,7 +16,7 @@ from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.tflite_builder import ModelBuilder
 
-FLOAT_OPS = ("FLOOR", "CEIL", "ROUND", "SIN", "COS", "SQUARE")
+FLOAT_OPS = ("FLOOR", "CEIL", "ROUND", "SIN", "COS", "SQUARE", "ABS")
 SHAPES = [(1, 7, 5, 3), (11,), (2, 3, 13)]
 BINARY_SHAPES = [((2, 3, 4), (2, 3, 4)), ((2, 3, 4), (4,)), ((3, 1, 5), (1, 4, 1)), ((7,), (1,))]
 CAST_FROM = ("int8", "int16", "int32", "float32", "bool")
@@ -99,6 +100,21 @@ def _build() -> tuple[bytes, dict[str, int]]:
             y = b.tensor(shape, "float32")
             b.op(opcode, [x], [y])
             out_of[f"{opcode.lower()}-{k}"] = y
+    every_byte = np.arange(-128, 128, dtype=np.int8).reshape(16, 16)
+    for k, ((si, zi), (so, zo)) in enumerate([((0.05, 0), (0.05, 0)), ((0.05, 7), (0.03, -100)),
+                                              ((0.1, -128), (0.2, -128)), ((0.02, 3), (0.02, -5))]):
+        x = b.tensor((16, 16), "int8", data=every_byte, scale=si, zero_point=zi)
+        y = b.tensor((16, 16), "int8", scale=so, zero_point=zo)
+        b.op("ABS", [x], [y])
+        out_of[f"abs-int8-{k}"] = y
+    i16 = np.concatenate([np.asarray([-32768, 32767, 0, -1, 1]),
+                          rng.integers(-32768, 32768, 30)]).astype(np.int16).reshape(5, 7)
+    for k, q in enumerate([{}, {"scale": 0.001, "zero_point": 0}]):
+        for so in ((0.001, 0.0004) if q else (None,)):
+            x = b.tensor((5, 7), "int16", data=i16, **q)
+            y = b.tensor((5, 7), "int16", **({"scale": so, "zero_point": 0} if q else {}))
+            b.op("ABS", [x], [y])
+            out_of[f"abs-int16-{k}-{so}"] = y
     # graph input through a chain (in place over dying inputs)
     x = b.tensor((1, 4, 5), "float32", name="x")
     cur = x

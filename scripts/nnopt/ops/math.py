@@ -1,8 +1,9 @@
 """EXP, LOG, SQRT, RSQRT, ABS, NEG, FLOOR, CEIL, ROUND, SIN, COS, SQUARE, LOGICAL_NOT
 and CAST (unary), DIV, FLOOR_DIV, FLOOR_MOD (binary) and ADD_N (n-ary): float32 math
-(LOGICAL_NOT: bool; CAST: between types; ADD_N: int8 too), options and traits. The
-lowerings are :mod:`nnopt.lowering.math_f32` and :mod:`nnopt.lowering.add_n`; the model
-blob does not carry these kernels yet (refused by name there)."""
+(LOGICAL_NOT: bool; CAST: between types; ABS and ADD_N: int8 too, ABS int16), options
+and traits. The lowerings are :mod:`nnopt.lowering.math_f32`, :mod:`nnopt.lowering.abs`
+and :mod:`nnopt.lowering.add_n`; the model blob does not carry these kernels yet
+(refused by name there)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ DEFINITIONS = (
     _unary("LOG"),
     _unary("SQRT"),
     _unary("RSQRT"),
-    _unary("ABS"),
+    OpDef("ABS", "ABS", "abs", elementwise="unary", spatial=point_spatial, blob=False),
     _unary("NEG"),
     _unary("FLOOR"),
     _unary("CEIL"),

@@ -65,6 +65,21 @@ nnrt_status_t nnrt_floor_div_f32(const nnrt_broadcast_t *bcast, const float *inp
 nnrt_status_t nnrt_floor_mod_f32(const nnrt_broadcast_t *bcast, const float *input1,
                                  const float *input2, float *output);
 
+/** int16 ABS parameters (TFLM's PrepareAbsRsqrt). */
+typedef struct {
+    int32_t input_offset;  /**< input zero point (0) */
+    int32_t output_offset; /**< output zero point (0) */
+    int32_t rescale;       /**< 1 when the scales differ */
+    int32_t multiplier;    /**< Q31 of (float)(s_in / s_out) */
+    int32_t shift;
+    int32_t saturate;      /**< 1 when quantised (clamp), 0 for raw values (wrap) */
+} nnrt_abs_s16_params_t;
+
+/** int16 ABS (quantised or not: without quantisation all fields are 0). In place. The
+ *  int8 ABS is a 256-entry table (nnrt_table_lookup_s8) built at compile time. */
+nnrt_status_t nnrt_abs_s16(const nnrt_abs_s16_params_t *params, const int16_t *input,
+                           int16_t *output, int32_t size);
+
 /** out = act(in1 / in2). In-place capable (see elementwise.h). */
 nnrt_status_t nnrt_div_f32(const nnrt_binary_f32_params_t *params, const float *input1,
                            const float *input2, float *output);
