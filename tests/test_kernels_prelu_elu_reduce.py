@@ -162,3 +162,29 @@ def test_prelu_refuses_mixed_dtypes() -> None:
     b.op("PRELU", [x, a], [y])
     with pytest.raises(UnsupportedError, match=r"op 0 \(PRELU\)"):
         check_graph(load_model_bytes(b.build([x], [y])))
+
+
+def test_element_wise_new_ops_run_in_place_over_a_dying_input() -> None:
+    """x -> RELU -> PRELU -> GREATER -> LOGICAL_NOT: PRELU's output overwrites the RELU
+    output that dies there (the elementwise trait), the comparison's bool output its
+    int8 input; the plan stays bit-exact."""
+    from nnopt.frontend.tflite import load_model_bytes as load
+    from nnopt.planner import plan_model
+
+    b = ModelBuilder("in place")
+    q: dict[str, Any] = {"scale": 0.05, "zero_point": 0}
+    x = b.tensor((1, 8, 8, 4), "int8", name="x", **q)
+    r = b.tensor((1, 8, 8, 4), "int8", **q)
+    b.op("RELU", [x], [r])
+    p = b.tensor((1, 8, 8, 4), "int8", **q)
+    b.op("PRELU", [r, b.const(np.asarray([1, -2, 3, 4], dtype=np.int8), scale=0.1)], [p])
+    c = b.tensor((1, 8, 8, 4), "bool")
+    b.op("GREATER", [p, b.const(np.asarray([2], dtype=np.int8), **q)], [c])
+    y = b.tensor((1, 8, 8, 4), "bool", name="y")
+    b.op("LOGICAL_NOT", [c], [y])
+    model = b.build([x], [y])
+    pm = plan_model(load(model), PlanOptions())
+    inplace = dict(pm.plan.inplace)
+    assert inplace.get(p) == r and inplace.get(c) == p
+    inputs = [np.arange(-128, 128, dtype=np.int8).reshape(1, 8, 8, 4)]
+    np.testing.assert_array_equal(run_nnopt(model, inputs)[0][0], run_tflm(model, inputs)[0][0])
