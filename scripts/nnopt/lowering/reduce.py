@@ -8,7 +8,9 @@ or not, on the geometry MEAN uses (:class:`nnopt.lowering.pool.MeanLowering`):
   TFLM compares raw values and requires the int8 input and output quantisation to be
   equal (refused otherwise).
 - SUM: float32 (the reduced elements added to 0.0f in increasing address order, TFLM's
-  order). Quantised SUM is refused.
+  order); int8 as TFLM's QuantizedMeanOrSum with compute_sum (the int32 sum minus
+  zp * count, rescaled by s_in / s_out; input and output quantisation may differ), on
+  the int8 MEAN kernel. int16 is refused.
 - ARG_MAX / ARG_MIN (``arg_min_max.cc``): int8 or float32 input, one constant int32
   axis, int32 output (the only one TFLM's micro kernel writes); the first index wins
   ties (plain ``>`` / ``<``, TFLM's GreaterFn / LessFn).
@@ -22,6 +24,7 @@ from collections.abc import Sequence
 
 from ..cdefs import DType
 from ..ir import CumsumOptions, Graph, Op, ReducerOptions, Tensor
+from ..quantize import quantize_multiplier
 from . import EmitContext, register
 from .elementwise import C_TYPE, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
 from .pool import MeanLowering
@@ -35,11 +38,25 @@ class ReduceLowering(MeanLowering):
     def __init__(self, dtypes: tuple[DType, ...]) -> None:
         self.accepted = dtypes
 
+    def _sum_params_s8(self, op: Op, x: Tensor, y: Tensor, count: int) -> dict[str, int]:
+        """int8 SUM: TFLM's QuantizedMeanOrSum with compute_sum (the multiplier of
+        s_in / s_out, not divided by the count), run by the int8 MEAN kernel."""
+        si, zi = per_tensor_quant(op, x)
+        so, zo = per_tensor_quant(op, y)
+        mult, shift = quantize_multiplier(si / so)
+        if not -31 <= shift <= 31:
+            raise refuse(op, f"the rescale factor {si / so:g} is out of range",
+                         "SUM rescale factors in [2^-32, 2^31)")
+        return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
+                "shift": shift, "count": count}
+
     def check(self, graph: Graph, op: Op) -> None:
         if not isinstance(op.options, ReducerOptions):
             raise refuse(op, "has no reducer options", "ReducerOptions")
-        x, y, _, _ = self._layout(graph, op)
-        if x.dtype == DType.INT8:
+        x, y, _, count = self._layout(graph, op)
+        if x.dtype == DType.INT8 and op.opcode == "SUM":
+            self._sum_params_s8(op, x, y, count)
+        elif x.dtype == DType.INT8:
             qx, qy = per_tensor_quant(op, x), per_tensor_quant(op, y)
             if qx != qy:
                 raise refuse(op, f"input {tensor_desc(x)} quantisation {qx} differs from "
@@ -47,8 +64,13 @@ class ReduceLowering(MeanLowering):
                              "equal input and output quantisation (TFLM's ReduceMax/Min)")
 
     def emit(self, ctx: EmitContext) -> list[str]:
-        x, y, geom, _ = self._layout(ctx.graph, ctx.op)
+        x, y, geom, count = self._layout(ctx.graph, ctx.op)
         ctype = C_TYPE[x.dtype]
+        if x.dtype == DType.INT8 and ctx.op.opcode == "SUM":
+            fields = {"geom": geom, **self._sum_params_s8(ctx.op, x, y, count)}
+            return [*c_params("nnrt_mean_s8_params_t", fields),
+                    *c_call("nnrt_mean_s8", ["&params", cast(ctx, x.index, ctype, True),
+                                             cast(ctx, y.index, ctype, False)])]
         fn = f"nnrt_{ctx.op.opcode.lower()}_{_SUFFIX[x.dtype]}"
         return [*c_params("nnrt_mean_geom_t", geom, "geom"),
                 *c_call(fn, ["&geom", cast(ctx, x.index, ctype, True),
@@ -140,4 +162,4 @@ register(("ARG_MAX", "ARG_MIN"), ArgLowering())
 register(("CUMSUM",), CumsumLowering())
 register(("REDUCE_MAX", "REDUCE_MIN"),
          ReduceLowering((DType.INT8, DType.FLOAT32)))
-register(("SUM",), ReduceLowering((DType.FLOAT32,)))
+register(("SUM",), ReduceLowering((DType.INT8, DType.FLOAT32)))
