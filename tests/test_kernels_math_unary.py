@@ -1,5 +1,5 @@
 """FLOOR, CEIL, ROUND, SIN, COS, SQUARE, ABS (float32; ABS int8 on all 256 inputs and
-int16), LOGICAL_NOT (bool) and CAST (every
+int16; RSQRT int8 on every valid input), LOGICAL_NOT (bool) and CAST (every
 pair TFLM's cast.cc takes), FLOOR_DIV and FLOOR_MOD (float32, broadcasting, divisors
 of both signs), ADD_N (2 to 5 inputs, float32 and int8 with TFLM's zero-point quirk),
 LOG_SOFTMAX and L2_NORMALIZATION (float32, zero rows, large logits): bit-exact
@@ -115,6 +115,15 @@ def _build() -> tuple[bytes, dict[str, int]]:
             y = b.tensor((5, 7), "int16", **({"scale": so, "zero_point": 0} if q else {}))
             b.op("ABS", [x], [y])
             out_of[f"abs-int16-{k}-{so}"] = y
+    for k, ((si, zi), (so, zo)) in enumerate([((0.05, -128), (0.05, -128)),
+                                              ((0.003, -100), (0.2, -128)),
+                                              ((0.5, -128), (0.01, 0))]):
+        valid = np.arange(zi, 128, dtype=np.int64)
+        data = np.resize(valid, 16 * 16).astype(np.int8).reshape(16, 16)
+        x = b.tensor((16, 16), "int8", data=data, scale=si, zero_point=zi)
+        y = b.tensor((16, 16), "int8", scale=so, zero_point=zo)
+        b.op("RSQRT", [x], [y])
+        out_of[f"rsqrt-int8-{k}"] = y
     # graph input through a chain (in place over dying inputs)
     x = b.tensor((1, 4, 5), "float32", name="x")
     cur = x

@@ -28,7 +28,7 @@ from .elementwise import (
     tensor_desc,
 )
 
-UNARY_FLOAT = ("EXP", "LOG", "SQRT", "RSQRT", "NEG", "FLOOR", "CEIL", "ROUND", "SIN",
+UNARY_FLOAT = ("EXP", "LOG", "SQRT", "NEG", "FLOOR", "CEIL", "ROUND", "SIN",
                "COS", "SQUARE")
 UNARY_BOOL = ("LOGICAL_NOT",)
 _KERNEL_TYPE = {DType.FLOAT32: ("float", "f32"), DType.BOOL: ("bool", "b")}

@@ -1,9 +1,9 @@
 """EXP, LOG, SQRT, RSQRT, ABS, NEG, FLOOR, CEIL, ROUND, SIN, COS, SQUARE, LOGICAL_NOT
 and CAST (unary), DIV, FLOOR_DIV, FLOOR_MOD (binary) and ADD_N (n-ary): float32 math
-(LOGICAL_NOT: bool; CAST: between types; ABS and ADD_N: int8 too, ABS int16), options
-and traits. The lowerings are :mod:`nnopt.lowering.math_f32`, :mod:`nnopt.lowering.abs`
-and :mod:`nnopt.lowering.add_n`; the model blob does not carry these kernels yet
-(refused by name there)."""
+(LOGICAL_NOT: bool; CAST: between types; ABS, RSQRT and ADD_N: int8 too; ABS: int16),
+options and traits. The lowerings are :mod:`nnopt.lowering.math_f32`,
+:mod:`nnopt.lowering.abs`, :mod:`nnopt.lowering.rsqrt` and :mod:`nnopt.lowering.add_n`;
+the model blob does not carry these kernels yet (refused by name there)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ DEFINITIONS = (
     _unary("EXP"),
     _unary("LOG"),
     _unary("SQRT"),
-    _unary("RSQRT"),
+    OpDef("RSQRT", "RSQRT", "rsqrt", elementwise="unary", spatial=point_spatial, blob=False),
     OpDef("ABS", "ABS", "abs", elementwise="unary", spatial=point_spatial, blob=False),
     _unary("NEG"),
     _unary("FLOOR"),

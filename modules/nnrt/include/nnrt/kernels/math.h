@@ -80,6 +80,11 @@ typedef struct {
 nnrt_status_t nnrt_abs_s16(const nnrt_abs_s16_params_t *params, const int16_t *input,
                            int16_t *output, int32_t size);
 
+/** int8 RSQRT through @p table (indexed by the input byte as unsigned); NNRT_ERR_ARG
+ *  for an input below @p input_zero_point, as TFLM. In place. */
+nnrt_status_t nnrt_rsqrt_s8(const int8_t *table, int32_t input_zero_point,
+                            const int8_t *input, int8_t *output, int32_t size);
+
 /** out = act(in1 / in2). In-place capable (see elementwise.h). */
 nnrt_status_t nnrt_div_f32(const nnrt_binary_f32_params_t *params, const float *input1,
                            const float *input2, float *output);
