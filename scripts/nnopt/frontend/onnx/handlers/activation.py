@@ -49,9 +49,7 @@ def log_softmax(im: Importer, node: Node) -> None:
     perm = perm_of(im, xn)
     target = (*[p for p in perm if p != axis], axis)
     x = im.act(xn, target)
-    sm = im.b.tensor(f"{node.name}.softmax", im.b.tensors[x].shape, DType.FLOAT32)
-    im.b.op("SOFTMAX", [x], [sm], SoftmaxOptions(1.0))
-    im.bind(node.outputs[0], emit_unary(im, sm, "LOG", node.outputs[0]), target)
+    im.bind(node.outputs[0], emit_unary(im, x, "LOG_SOFTMAX", node.outputs[0]), target)
 
 
 _FUSABLE = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MUL")

@@ -30,8 +30,9 @@ def _same_layout_unary(im: Importer, xn: str, opcode: str, name: str) -> tuple[i
     return y, perm
 
 
-@handler("Neg", "Abs", "Exp", "Log", "Sqrt")
+@handler("Neg", "Abs", "Exp", "Log", "Sqrt", "Floor", "Ceil", "Round", "Sin", "Cos")
 def math_unary(im: Importer, node: Node) -> None:
+    # ONNX Round is half to even, as TFLite's ROUND
     y, perm = _same_layout_unary(im, node.inputs[0], node.op_type.upper(), node.outputs[0])
     im.bind(node.outputs[0], y, perm)
 
