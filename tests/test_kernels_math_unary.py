@@ -2,7 +2,7 @@
 int16; RSQRT int8 on every valid input), LOGICAL_NOT (bool) and CAST (every
 pair TFLM's cast.cc takes), FLOOR_DIV and FLOOR_MOD (float32, broadcasting, divisors
 of both signs), ADD_N (2 to 5 inputs, float32 and int8 with TFLM's zero-point quirk),
-LOG_SOFTMAX and L2_NORMALIZATION (float32, zero rows, large logits): bit-exact
+LOG_SOFTMAX and L2_NORMALIZATION (float32, zero rows, large logits; L2 int8 too): bit-exact
 against TFLite Micro in one multi-op model (one build, one oracle run). The inputs hold
 halves (ROUND's ties go to even), negative zero, large magnitudes (SIN/COS argument
 reduction), tiny and huge values (SQUARE to inf); odd shapes."""
@@ -124,6 +124,15 @@ def _build() -> tuple[bytes, dict[str, int]]:
         y = b.tensor((16, 16), "int8", scale=so, zero_point=zo)
         b.op("RSQRT", [x], [y])
         out_of[f"rsqrt-int8-{k}"] = y
+    for k, (shape, zp) in enumerate([((3, 10), 0), ((2, 3, 5), -7), ((4, 1), 3), ((1, 64), 0)]):
+        data = rng.integers(-128, 128, shape).astype(np.int8)
+        if k == 0:
+            data[0] = zp  # an all-zero row
+            data[1] = 127  # the largest sum of squares
+        x = b.tensor(shape, "int8", data=data, scale=0.05, zero_point=zp)
+        y = b.tensor(shape, "int8", scale=1 / 128, zero_point=0)
+        b.op("L2_NORMALIZATION", [x], [y])
+        out_of[f"l2_normalization-int8-{k}"] = y
     # graph input through a chain (in place over dying inputs)
     x = b.tensor((1, 4, 5), "float32", name="x")
     cur = x

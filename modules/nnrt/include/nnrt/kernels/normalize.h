@@ -1,7 +1,8 @@
 /**
  * @file normalize.h
  * @brief Row-wise normalisations over the last axis: LOG_SOFTMAX and L2_NORMALIZATION
- *        (float32), as TensorFlow Lite Micro's reference kernels compute them.
+ *        (float32; L2_NORMALIZATION int8 too), as TensorFlow Lite Micro's reference
+ *        kernels compute them.
  *
  * The input is @p outer rows of @p depth elements; each row is read whole before any of
  * its outputs is written, so the output may overwrite the input (in place).
@@ -25,6 +26,11 @@ nnrt_status_t nnrt_log_softmax_f32(const float *input, float *output, int32_t ou
 /** out = x / max(sqrtf(sum(x * x)), 1e-6f) per row (TFLM's L2Normalization). */
 nnrt_status_t nnrt_l2_normalization_f32(const float *input, float *output, int32_t outer,
                                         int32_t depth);
+
+/** int8 L2_NORMALIZATION (TFLM's reference_integer_ops::L2Normalization): outputs in
+ *  1/128 units with zero point 0, as TFLM writes them. */
+nnrt_status_t nnrt_l2_normalization_s8(const int8_t *input, int8_t *output, int32_t outer,
+                                       int32_t depth, int32_t input_zero_point);
 
 #ifdef __cplusplus
 }
