@@ -116,6 +116,7 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "DEQUANTIZE": "DequantizeOptions",
     "QUANTIZE": "QuantizeOptions",
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
+    "RESIZE_BILINEAR": "ResizeBilinearOptions",
     "LOGISTIC": None,
     "TANH": None,
     "RELU": None,
