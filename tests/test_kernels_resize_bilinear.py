@@ -6,12 +6,14 @@ kernel does not take."""
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 import pytest
 
+from nnopt.boards import load_board
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ResizeOptions
@@ -121,3 +123,20 @@ def _one(dtype: str, options: ResizeOptions, out_quant: dict[str, Any] | None = 
 def test_refuses_what_tflm_does_not_run(model: bytes, match: str) -> None:
     with pytest.raises(UnsupportedError, match=match):
         check_graph(load_model_bytes(model))
+
+
+@pytest.mark.qemu
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                    or shutil.which("arm-none-eabi-gcc") is None,
+                    reason="qemu-system-arm / arm-none-eabi-gcc not installed")
+def test_bit_exact_on_cortex_m7() -> None:
+    """The same model as Cortex-M7 firmware (nucleo_f767zi) under QEMU: every case
+    byte for byte equal to TFLM."""
+    _, ref = run_tflm(MODEL, INPUTS)
+    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", board=load_board("nucleo_f767zi"),
+                       options=PlanOptions(order="file"))
+    differ = [cid for cid in sorted(OUT_OF)
+              if not np.array_equal(got[OUT_OF[cid]].view(np.uint8),
+                                    ref[OUT_OF[cid]].view(np.uint8))]
+    assert differ == []
