@@ -25,10 +25,10 @@ from support.tflite_builder import ModelBuilder
 QUANT: dict[str, dict[str, Any]] = {
     "int8": {"scale": 0.05, "zero_point": -3},
     "int16": {"scale": 0.001, "zero_point": 0},
-    "int32": {}, "float32": {},
+    "int32": {}, "float32": {}, "uint8": {}, "bool": {}, "int64": {},
 }
 I8_F32 = ("int8", "float32")
-ANY = ("int8", "int16", "int32", "float32")
+ANY = ("int8", "int16", "int32", "float32", "uint8", "bool", "int64")
 
 
 class _Cases:
@@ -43,6 +43,8 @@ class _Cases:
     def data(self, shape: Sequence[int], dtype: str) -> int:
         if dtype == "float32":
             arr: np.ndarray = self.rng.standard_normal(shape).astype(np.float32)
+        elif dtype == "bool":
+            arr = self.rng.integers(0, 2, size=shape).astype(np.bool_)
         else:
             info = np.iinfo(np.dtype(dtype))
             arr = self.rng.integers(info.min, info.max, size=shape, endpoint=True
@@ -109,6 +111,7 @@ def _build() -> tuple[bytes, dict[str, int], int, int]:
                    [c.data(src, dt), c.i32(dst)], dst, dt)
     for dt in ("int8", "int32", "float32"):
         c.case(f"fill-{dt}", "FILL", [c.i32([2, 3, 5]), c.data((), dt)], (2, 3, 5), dt)
+    for dt in ("int8", "int32", "float32", "int64"):
         c.case(f"zeros-{dt}", "ZEROS_LIKE", [c.data((3, 1, 4), dt)], (3, 1, 4), dt)
     c.case("shape-4d", "SHAPE", [c.data((2, 3, 4, 5), "int8")], (4,), "int32")
     # graph inputs: FILL of a runtime scalar, SHAPE and MIRROR_PAD of an activation

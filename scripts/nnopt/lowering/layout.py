@@ -3,9 +3,10 @@ moved, never requantised (as TFLM does); each lowering accepts the element types
 TFLM's kernel and refuses the rest.
 
 - DEPTH_TO_SPACE / SPACE_TO_DEPTH (int8, float32; 4-D; TFLM's DCR layout), REVERSE_V2
-  (int8, int16, int32, float32; constant int32 axes, contiguous after sorting as TFLM
-  demands), BROADCAST_TO (any of those four types, up to 5-D), FILL (int8, int32,
-  float32; a scalar value, constant or not) and ZEROS_LIKE (int8, int32, float32): one
+  (int8, uint8, bool, int16, int32, int64, float32; constant int32 axes, contiguous
+  after sorting as TFLM demands), BROADCAST_TO (the same types, up to 5-D), FILL (int8,
+  int32, float32; a scalar value, constant or not) and ZEROS_LIKE (int8, int32, int64,
+  float32): one
   strided view (offset and a byte stride per output dimension, 0 for a broadcast) copied
   by ``nnrt_strided_copy_x8``;
 - MIRROR_PAD (int8, float32; REFLECT / SYMMETRIC on any axis) and BATCH_TO_SPACE_ND
@@ -33,7 +34,17 @@ from .elementwise import Raw, c_call, c_params, padded, refuse, tensor_desc
 from .shape import _const_ints, _inputs, _same_dtype, _strides, _view_call, _view_fields
 
 _I8_F32 = (DType.INT8, DType.FLOAT32)
-_ANY = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32)
+_ANY = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32, DType.UINT8, DType.BOOL,
+        DType.INT64)
+
+
+def _words(dims: Sequence[int], strides: Sequence[int], offset: int,
+           elem: int) -> dict[str, Any] | None:
+    """:func:`~nnopt.lowering.shape._view_fields`, 8-byte elements moved as two 4-byte
+    words (the kernels move 1-, 2- and 4-byte elements)."""
+    if elem != 8:
+        return _view_fields(dims, strides, offset, elem)
+    return _view_fields([*dims, 2], [2 * s for s in strides] + [1], 2 * offset, 4)
 
 
 class _View:
@@ -121,7 +132,7 @@ class ReverseLowering(_View):
         st = _strides(x.shape)
         strides = [-s if d in axes else s for d, s in enumerate(st)]
         offset = sum((x.shape[d] - 1) * st[d] for d in axes)
-        return x, y, _view_fields(list(x.shape), strides, offset, elem)
+        return x, y, _words(list(x.shape), strides, offset, elem)
 
 
 class BroadcastToLowering(_View):
@@ -140,7 +151,7 @@ class BroadcastToLowering(_View):
                          "input dims equal to the output's or 1")
         st = _strides(xs)
         strides = [0 if a == 1 else s for a, s in zip(xs, st, strict=True)]
-        return x, y, _view_fields(list(y.shape), strides, 0, elem)
+        return x, y, _words(list(y.shape), strides, 0, elem)
 
 
 class FillLowering(_View):
@@ -160,7 +171,7 @@ class ZerosLikeLowering:
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
         (x,) = _inputs(graph, op, (1,))
         y = graph.tensors[op.outputs[0]]
-        _same_dtype(op, x, y, (DType.INT8, DType.INT32, DType.FLOAT32))
+        _same_dtype(op, x, y, (DType.INT8, DType.INT32, DType.FLOAT32, DType.INT64))
         if x.num_elements != y.num_elements:
             raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", "equal sizes")
         return x, y
@@ -173,7 +184,7 @@ class ZerosLikeLowering:
 
     def emit(self, ctx: EmitContext) -> list[str]:
         _, y = self._tensors(ctx.graph, ctx.op)
-        fields = _view_fields(list(y.shape), [0] * len(y.shape), 0, DTYPE_SIZE[y.dtype])
+        fields = _words(list(y.shape), [0] * len(y.shape), 0, DTYPE_SIZE[y.dtype])
         if fields is None:
             return _view_call(ctx, None, y, y)
         zero = ctx.const_array("zero", np.zeros(1, dtype=NUMPY_DTYPE[y.dtype]))
