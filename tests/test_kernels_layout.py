@@ -20,6 +20,7 @@ from nnopt.lowering import check_graph
 from nnopt.lowering.layout import mirror_index
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cbuild import CBuild, c_source, kernel_sources
 from support.tflite_builder import ModelBuilder
 
 QUANT: dict[str, dict[str, Any]] = {
@@ -234,3 +235,12 @@ def test_bit_exact_on_cortex_m7() -> None:
                if not np.array_equal(got[OUT_OF[cid]].reshape(expected.shape).view(np.uint8),
                                      expected.view(np.uint8))]
     assert differ == []
+
+
+def test_kernels_refuse_bad_descriptors(cbuild: CBuild) -> None:
+    """nnrt_gather_axes_x8, nnrt_space_to_batch_x8 and nnrt_resize_bilinear_* return
+    NNRT_ERR_ARG for bad descriptors (tests/c/layout_kernels.c) and compute good ones."""
+    exe = cbuild.program("layout_test", [c_source("layout_kernels.c"),
+                                         *kernel_sources("shape", "resize")], debug=True)
+    res = cbuild.run(exe)
+    assert res.returncode == 0 and res.stdout.strip() == "OK", res.stdout + res.stderr

@@ -3,7 +3,8 @@
  * blends four input pixels with weights in 1/1024 units (products in 1/2^20 units), then
  * rounds half away from zero. The source rows/columns and their fractions come from
  * build-time tables (nnopt.lowering.resize); the 32-bit accumulator is exact because
- * |w_lower| + |w_upper| <= 2048 along each axis (checked by the lowering).
+ * every fraction is in [-1024, 1024] (checked here and by the lowering), so
+ * |w_lower| + |w_upper| <= 3072 along each axis and |acc| <= 128 * 3072^2 < 2^31.
  */
 #include <stddef.h>
 

@@ -40,8 +40,8 @@ typedef struct {
 /**
  * int8: the weight of the upper row of output row y is row_frac[y] / 1024 (that of the
  * lower row 1 - row_frac[y] / 1024; row_frac may be negative at the border with
- * half-pixel centers, as in TFLM); col_frac likewise. |frac| <= 1024, and
- * |1024 - frac| <= 2048, so the blend of four int8 pixels fits 32 bits.
+ * half-pixel centers, as in TFLM); col_frac likewise. |frac| <= 1024, so the blend
+ * of four int8 pixels (|sum| <= 128 * 3072^2) fits 32 bits.
  */
 typedef struct {
     nnrt_resize_bilinear_shape_t shape;
