@@ -13,8 +13,12 @@ TFLM's kernel and refuses the rest.
   (int8, float32; 3-D or 4-D, any crops): a view whose input offset is a sum of one
   table entry per output dimension, ``nnrt_gather_axes_x8``; the tables are TFLM's
   index arithmetic evaluated here;
-- SPACE_TO_BATCH_ND (int8, float32; 3-D or 4-D): ``nnrt_space_to_batch_x8``, padding
-  bytes set to the output zero point (0 for float32), as TFLM's memset;
+- SPACE_TO_BATCH_ND (int8, float32; 3-D or 4-D): ``nnrt_space_to_batch_x8``; every
+  element taken from the input as TFLM, the padding set to the output zero point (0
+  for float32) as TensorFlow defines it: TFLM memsets it with
+  ``SpaceToBatchParams.output_offset`` from a persistent buffer its Prepare never
+  initialises (``tensorflow/lite/micro/kernels/space_to_batch_nd.cc``), so its padding
+  bytes are undefined;
 - SHAPE (int32 output, as TFLM): the input's shape as a constant copied out.
 """
 
