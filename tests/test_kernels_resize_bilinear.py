@@ -140,3 +140,21 @@ def test_bit_exact_on_cortex_m7() -> None:
               if not np.array_equal(got[OUT_OF[cid]].view(np.uint8),
                                     ref[OUT_OF[cid]].view(np.uint8))]
     assert differ == []
+
+
+def test_planner_gives_the_resize_its_own_buffer_on_detect_b() -> None:
+    """detect_b (RESIZE_BILINEAR feeding a channel CONCATENATION): the resize is neither
+    element-wise nor a window, so its output neither aliases nor overlaps its input;
+    the concatenation after it still runs row by row over its dying input."""
+    from conftest import model_path
+    from nnopt.planner import plan_model
+
+    graph = load_model_bytes(model_path("families/detect_b.tflite").read_bytes())
+    plan = plan_model(graph, PlanOptions(inplace_ops="auto", tiling="auto")).plan  # the CLI's
+    resize = next(op for op in graph.ops if op.opcode == "RESIZE_BILINEAR")
+    concat = next(op for op in graph.ops if resize.outputs[0] in op.inputs)
+    x, y = plan.buffer_of(resize.inputs[0]), plan.buffer_of(resize.outputs[0])
+    assert y.alias_of is None and (resize.outputs[0], resize.inputs[0]) not in plan.inplace
+    assert x.offset + x.size <= y.offset or y.offset + y.size <= x.offset
+    assert any(e.op == concat.index and e.kind == "rows" for e in plan.inplace_ops)
+    assert plan.arena_bytes < 41_472  # TFLM's planned head for this model
