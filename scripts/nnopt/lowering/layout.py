@@ -40,6 +40,13 @@ from .shape import _const_ints, _inputs, _same_dtype, _strides, _view_call, _vie
 _I8_F32 = (DType.INT8, DType.FLOAT32)
 _ANY = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32, DType.UINT8, DType.BOOL,
         DType.INT64)
+_FILL = (DType.INT8, DType.INT32, DType.FLOAT32)
+_ZEROS = (DType.INT8, DType.INT32, DType.FLOAT32, DType.INT64)
+
+
+def _names(dtypes: Sequence[DType]) -> tuple[str, ...]:
+    """Element type names as lowerings declare them (``dtypes``, for ``nnopt ops``)."""
+    return tuple(d.name.lower() for d in dtypes)
 
 
 def _words(dims: Sequence[int], strides: Sequence[int], offset: int,
@@ -84,6 +91,8 @@ def _nhwc(op: Op, x: Tensor, y: Tensor) -> None:
 
 
 class DepthToSpaceLowering(_View):
+    dtypes: Sequence[str] = _names(_I8_F32)
+
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         (x,) = _inputs(graph, op, (1,))
         y = graph.tensors[op.outputs[0]]
@@ -102,6 +111,8 @@ class DepthToSpaceLowering(_View):
 
 
 class SpaceToDepthLowering(_View):
+    dtypes: Sequence[str] = _names(_I8_F32)
+
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         (x,) = _inputs(graph, op, (1,))
         y = graph.tensors[op.outputs[0]]
@@ -119,6 +130,8 @@ class SpaceToDepthLowering(_View):
 
 
 class ReverseLowering(_View):
+    dtypes: Sequence[str] = _names(_ANY)
+
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         x, axis_t = _inputs(graph, op, (2,))
         y = graph.tensors[op.outputs[0]]
@@ -140,6 +153,8 @@ class ReverseLowering(_View):
 
 
 class BroadcastToLowering(_View):
+    dtypes: Sequence[str] = _names(_ANY)
+
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         x, shape_t = _inputs(graph, op, (2,))
         y = graph.tensors[op.outputs[0]]
@@ -159,10 +174,12 @@ class BroadcastToLowering(_View):
 
 
 class FillLowering(_View):
+    dtypes: Sequence[str] = _names(_FILL)
+
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         _, value = _inputs(graph, op, (2,))
         y = graph.tensors[op.outputs[0]]
-        elem = _same_dtype(op, value, y, (DType.INT8, DType.INT32, DType.FLOAT32))
+        elem = _same_dtype(op, value, y, _FILL)
         if value.shape != ():
             raise refuse(op, f"value {tensor_desc(value)} is not a scalar",
                          "a scalar (rank 0) value, as TFLM")
@@ -171,11 +188,12 @@ class FillLowering(_View):
 
 class ZerosLikeLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = _names(_ZEROS)
 
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
         (x,) = _inputs(graph, op, (1,))
         y = graph.tensors[op.outputs[0]]
-        _same_dtype(op, x, y, (DType.INT8, DType.INT32, DType.FLOAT32, DType.INT64))
+        _same_dtype(op, x, y, _ZEROS)
         if x.num_elements != y.num_elements:
             raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", "equal sizes")
         return x, y
@@ -198,6 +216,7 @@ class ZerosLikeLowering:
 
 class ShapeLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = tuple(f"{d}->int32" for d in _names(tuple(DType)))
 
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
         (x,) = _inputs(graph, op, (1,))
@@ -264,6 +283,8 @@ def mirror_index(i: int, before: int, size: int, offset: int) -> int:
 
 
 class MirrorPadLowering(_Gather):
+    dtypes: Sequence[str] = _names(_I8_F32)
+
     def _tables(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, list[list[int]]]:
         x, pads_t = _inputs(graph, op, (2,))
         y = graph.tensors[op.outputs[0]]
@@ -321,6 +342,8 @@ def _nhwc4(t: Tensor) -> tuple[int, int, int, int]:
 
 
 class BatchToSpaceLowering(_Gather):
+    dtypes: Sequence[str] = _names(_I8_F32)
+
     def _tables(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, list[list[int]]]:
         x, y, (bh, bw), (ct, cb, cl, cr), elem = _batch_space_operands(graph, op, "crops")
         nin, h, w, c = _nhwc4(x)
@@ -341,6 +364,7 @@ class BatchToSpaceLowering(_Gather):
 
 class SpaceToBatchLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = _names(_I8_F32)
 
     def _fields(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any]]:
         x, y, (bh, bw), (pt, pb, pl, pr), elem = _batch_space_operands(graph, op,

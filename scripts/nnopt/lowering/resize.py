@@ -125,6 +125,7 @@ def _resize_operands(op: Op, graph: Graph, dtypes: Sequence[DType],
 
 class ResizeNearestLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = ("int8", "int16", "float32")
 
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, ResizeOptions]:
         return _resize_operands(op, graph, (DType.INT8, DType.INT16, DType.FLOAT32),
@@ -157,6 +158,7 @@ _BILINEAR = ("[N,H,W,C] int8 or float32 input and output of the same dtype (TFLM
 
 class ResizeBilinearLowering:
     headers: Sequence[str] = ("nnrt/kernels/resize.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, ResizeOptions]:
         x, y, o = _resize_operands(op, graph, (DType.INT8, DType.FLOAT32), _BILINEAR)
