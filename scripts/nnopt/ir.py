@@ -190,11 +190,29 @@ class GatherOptions:
     batch_dims: int = 0
 
 
+@dataclass(frozen=True)
+class CumsumOptions:
+    exclusive: bool = False
+    reverse: bool = False
+
+
+@dataclass(frozen=True)
+class BlockSizeOptions:
+    """DEPTH_TO_SPACE / SPACE_TO_DEPTH."""
+
+    block_size: int = 1
+
+
+@dataclass(frozen=True)
+class MirrorPadOptions:
+    mode: str = "REFLECT"  # or "SYMMETRIC"
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
     | StridedSliceOptions | ResizeOptions | SplitOptions | PackOptions | BatchMatMulOptions
-    | GatherOptions
+    | GatherOptions | CumsumOptions | BlockSizeOptions | MirrorPadOptions
 )
 
 

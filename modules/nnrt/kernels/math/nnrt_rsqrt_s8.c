@@ -1,12 +1,15 @@
 /*
- * RSQRT int8 through a 256-entry table computed at build time from TFLM's fixed-point
- * RsqrtEvalQuantized (nnopt.lowering.rsqrt). TFLM refuses an input below the input zero
- * point (a negative real value) with an error: so does this kernel.
+ * int8 RSQRT as a 256-entry table built at compile time from TFLM's RsqrtEvalQuantized
+ * (GetInvSqrtQuantizedMultiplierExp and two rescales, see nnopt.lowering.rsqrt). As in
+ * TFLM, an input below the zero point (a negative real value) is an error
+ * (NNRT_ERR_ARG). Element-wise, in place capable.
  */
+#include <stddef.h>
+
 #include "nnrt/kernels/math.h"
 
-nnrt_status_t nnrt_rsqrt_s8(const int8_t *table, int32_t input_zero_point, const int8_t *input,
-                            int8_t *output, int32_t size)
+nnrt_status_t nnrt_rsqrt_s8(const int8_t *table, int32_t input_zero_point,
+                            const int8_t *input, int8_t *output, int32_t size)
 {
     if (table == NULL || input == NULL || output == NULL || size < 0) {
         return NNRT_ERR_ARG;
