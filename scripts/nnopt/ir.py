@@ -188,10 +188,57 @@ class LstmOptions:
     time_major: bool = False
 
 
+@dataclass(frozen=True)
+class SplitOptions:
+    """SPLIT and SPLIT_V: the number of outputs."""
+
+    num_splits: int = 0
+
+
+@dataclass(frozen=True)
+class PackOptions:
+    """PACK (values_count) and UNPACK (num): the number of tensors, and the axis."""
+
+    count: int = 0
+    axis: int = 0
+
+
+@dataclass(frozen=True)
+class BatchMatMulOptions:
+    adj_x: bool = False
+    adj_y: bool = False
+
+
+@dataclass(frozen=True)
+class GatherOptions:
+    axis: int = 0
+    batch_dims: int = 0
+
+
+@dataclass(frozen=True)
+class CumsumOptions:
+    exclusive: bool = False
+    reverse: bool = False
+
+
+@dataclass(frozen=True)
+class BlockSizeOptions:
+    """DEPTH_TO_SPACE / SPACE_TO_DEPTH."""
+
+    block_size: int = 1
+
+
+@dataclass(frozen=True)
+class MirrorPadOptions:
+    mode: str = "REFLECT"  # or "SYMMETRIC"
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
-    | StridedSliceOptions | ResizeOptions | SvdfOptions | LstmOptions
+    | StridedSliceOptions | ResizeOptions | SvdfOptions | LstmOptions | SplitOptions
+    | PackOptions | BatchMatMulOptions | GatherOptions | CumsumOptions | BlockSizeOptions
+    | MirrorPadOptions
 )
 
 

@@ -335,6 +335,10 @@ class Plan:
     # beside the arena, never reused; the arena plans everything else.
     state: tuple[StateEntry, ...] = ()
     state_bytes: int = 0
+    # Split-like ops (SPLIT, UNPACK, contiguous SLICE ...) whose outputs the plan keeps
+    # as views of their input (no copy; passes.lifetimes.view_parents); omitted when
+    # empty. The planner plans with and without them and keeps the smaller arena.
+    views: tuple[int, ...] = ()
 
     @property
     def sram_bytes(self) -> int:
@@ -370,6 +374,10 @@ class Plan:
             d["sram_bytes"] = self.sram_bytes
         else:  # stateless: the JSON of earlier releases, field for field
             del d["state"], d["state_bytes"]
+        if self.views:
+            d["views"] = list(self.views)
+        else:
+            del d["views"]
         return d
 
     @classmethod
@@ -401,6 +409,7 @@ class Plan:
             planning_time_budget=dict(d.get("planning_time_budget", {})),
             state=tuple(StateEntry(**e) for e in d.get("state", ())),
             state_bytes=int(d.get("state_bytes", 0)),
+            views=tuple(d.get("views", ())),
         )
 
 

@@ -46,15 +46,19 @@ import tflite
 
 from nnopt.ir import (
     ActivationOptions,
+    BatchMatMulOptions,
     ConcatOptions,
     ConvOptions,
     FullyConnectedOptions,
+    GatherOptions,
     LeakyReluOptions,
     LstmOptions,
     NoOptions,
+    PackOptions,
     PoolOptions,
     ReducerOptions,
     SoftmaxOptions,
+    SplitOptions,
     SqueezeOptions,
     StridedSliceOptions,
     SvdfOptions,
@@ -103,6 +107,11 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "CONCATENATION": "ConcatenationOptions",
     "SOFTMAX": "SoftmaxOptions",
     "MEAN": "ReducerOptions",
+    "REDUCE_MAX": "ReducerOptions",
+    "REDUCE_MIN": "ReducerOptions",
+    "SUM": "ReducerOptions",
+    "ARG_MAX": "ArgMaxOptions",
+    "ARG_MIN": "ArgMinOptions",
     "LEAKY_RELU": "LeakyReluOptions",
     "SQUEEZE": "SqueezeOptions",
     "STRIDED_SLICE": "StridedSliceOptions",
@@ -120,10 +129,45 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
     "SVDF": "SVDFOptions",
     "UNIDIRECTIONAL_SEQUENCE_LSTM": "UnidirectionalSequenceLSTMOptions",
+    "SPLIT": "SplitOptions",
+    "SPLIT_V": "SplitVOptions",
+    "UNPACK": "UnpackOptions",
+    "PACK": "PackOptions",
+    "BATCH_MATMUL": "BatchMatMulOptions",
+    "SQUARED_DIFFERENCE": "SquaredDifferenceOptions",
+    "GATHER": "GatherOptions",
+    "RESIZE_BILINEAR": "ResizeBilinearOptions",
+    "DEPTH_TO_SPACE": "DepthToSpaceOptions",
+    "SPACE_TO_DEPTH": "SpaceToDepthOptions",
+    "MIRROR_PAD": "MirrorPadOptions",
+    "REVERSE_V2": "ReverseV2Options",
+    "BROADCAST_TO": "BroadcastToOptions",
+    "SPACE_TO_BATCH_ND": "SpaceToBatchNDOptions",
+    "BATCH_TO_SPACE_ND": "BatchToSpaceNDOptions",
+    "SHAPE": "ShapeOptions",
+    "FILL": "FillOptions",
+    "ZEROS_LIKE": "ZerosLikeOptions",
     "LOGISTIC": None,
     "TANH": None,
     "RELU": None,
     "RELU6": None,
+    "PRELU": None,
+    "ELU": None,
+    "FLOOR": None,
+    "CEIL": None,
+    "ROUND": None,
+    "SIN": None,
+    "COS": None,
+    "SQUARE": None,
+    "LOGICAL_NOT": None,
+    "CAST": None,
+    "ADD_N": None,
+    "SELECT_V2": None,
+    "LOG_SOFTMAX": None,
+    "CUMSUM": "CumsumOptions",
+    "L2_NORMALIZATION": "L2NormOptions",
+    "FLOOR_DIV": None,
+    "FLOOR_MOD": None,
 }
 
 _ALIASES = {
@@ -193,6 +237,13 @@ def _options_dict(opcode: str, options: Any) -> dict[str, Any]:
         return {"fused_activation_function": options.activation,
                 "cell_clip": options.cell_clip, "proj_clip": options.proj_clip,
                 "time_major": options.time_major}
+    if isinstance(options, SplitOptions):
+        return {"num_splits": options.num_splits}
+    if isinstance(options, PackOptions):
+        key = "values_count" if opcode == "PACK" else "num"
+        return {key: options.count, "axis": options.axis}
+    if isinstance(options, (BatchMatMulOptions, GatherOptions)):
+        return dataclasses.asdict(options)
     raise TypeError(f"unsupported options object {options!r}")
 
 

@@ -283,6 +283,10 @@ def write_blob(planned: PlannedModel) -> bytes:
         const_off[t] = len(data)
         data += b.constants[t]
 
+    # a view (split-like op output) sits at its byte offset within its root's block
+    entry = {e.tensor: e for e in plan.buffers}
+    in_block = {e.tensor: e.offset - entry[e.alias_of].offset
+                for e in plan.buffers if e.alias_of is not None}
     tensor_tab = bytearray()
     for t in range(n_tensors):
         if t in b.scratch:
@@ -292,7 +296,7 @@ def write_blob(planned: PlannedModel) -> bytes:
         elif t < len(g.tensors) and not g.tensors[t].is_constant and t in dyn.handle_of:
             tt = g.tensors[t]
             tensor_tab += struct.pack("<IBBHII", tt.nbytes, int(tt.dtype), S.KIND_ACTIVATION,
-                                      dyn.handle_of[t], 0, 0)
+                                      dyn.handle_of[t], in_block.get(t, 0), 0)
         elif t in const_off:
             nbytes = len(b.constants[t])
             dt = int(g.tensors[t].dtype) if t < len(g.tensors) else int(b.dtypes[t])

@@ -119,6 +119,7 @@ class ModelEmitter:
         self.weight_names: dict[int, str] = {}
         # RESHAPE-like ops whose output the plan stores in their input's buffer.
         aliases = {b.tensor: b.alias_of for b in self.plan.buffers if b.alias_of is not None}
+        self.root_of = aliases
         self.aliased_ops = {op.index for op in self.g.ops
                             if is_alias_op(self.g, op) and op.outputs[0] in aliases}
         # Ops the plan runs on sub-views (folded padding, row by row, in place, tiles).
@@ -142,6 +143,11 @@ class ModelEmitter:
             return f"((void *)({self.name}_state + {self.state[t]}u))"
         if self.dyn is not None:
             h = self.dyn.blocks[self.dyn.handle_of[t]]
+            # a view (split output) sits at its byte offset within its root's block
+            delta = self.offsets[t] - self.offsets[self.root_of.get(t, t)]
+            if delta:
+                return (f"((void *)((uint8_t *)nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
+                        f" + {delta}u))")
             return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
         return f"((void *)({self.name}_arena + {self.offsets[t]}u))"
 

@@ -1,6 +1,8 @@
 /**
  * @file shape.h
- * @brief Data movement: CONCATENATION, PAD/PADV2, TRANSPOSE, SLICE, STRIDED_SLICE and
+ * @brief Data movement: CONCATENATION, PAD/PADV2, TRANSPOSE, SLICE, STRIDED_SLICE, the
+ *        layout operators (DEPTH_TO_SPACE, SPACE_TO_DEPTH, REVERSE_V2, BROADCAST_TO,
+ *        MIRROR_PAD, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND, FILL, ZEROS_LIKE, SHAPE) and
  *        the copy fallback of RESHAPE/SQUEEZE/EXPAND_DIMS.
  *
  * These operators move elements without arithmetic, so the kernels are type-agnostic
@@ -42,6 +44,69 @@ typedef struct {
  */
 nnrt_status_t nnrt_concat_x8(const nnrt_concat_params_t *params, const void *const *inputs,
                              void *output);
+
+/**
+ * SPLIT / SPLIT_V / UNPACK as `outer` rows of one contiguous block per output.
+ *
+ * For a split along axis a of an input shaped `[d0..d(a-1), sum k_i, ...]`,
+ * outer = d0*...*d(a-1) and block_bytes[i] = k_i * (product of the dims after a) *
+ * element size (UNPACK: k_i = 1).
+ */
+typedef struct {
+    int32_t outer;               /**< >= 1 */
+    int32_t num_outputs;         /**< >= 1 */
+    const int32_t *block_bytes;  /**< [num_outputs] bytes of output i per row, >= 0 */
+} nnrt_split_params_t;
+
+/**
+ * Split: for each row r, block r of output i is the i-th block of input row r.
+ * With one row, an output placed at its own block of the input (a view the planner
+ * made) is left as it is; no other output may overlap the input.
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers or invalid sizes.
+ */
+nnrt_status_t nnrt_split_x8(const nnrt_split_params_t *params, const void *input,
+                            void *const *outputs);
+
+/**
+ * GATHER along an axis (TFLM's reference Gather, int32 coordinates): the input is
+ * [batch, outer, axis_size, inner], the coordinates [batch, coord_size], the output
+ * [batch, outer, coord_size, inner]; inner_bytes = inner elements * element size.
+ */
+typedef struct {
+    int32_t batch;        /**< product of the batch_dims leading dims, >= 1 */
+    int32_t outer;        /**< product of the dims between batch_dims and the axis, >= 1 */
+    int32_t axis_size;    /**< extent of the axis, >= 1 */
+    int32_t coord_size;   /**< coordinates per batch, >= 0 */
+    int32_t inner_bytes;  /**< bytes of one block after the axis, >= 0 */
+} nnrt_gather_params_t;
+
+/**
+ * Gather blocks of `input` at `coords`. Not in place.
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers, invalid sizes or a coordinate
+ *         outside [0, axis_size) (as TFLM fails).
+ */
+nnrt_status_t nnrt_gather_x8(const nnrt_gather_params_t *params, const void *input,
+                             const int32_t *coords, void *output);
+
+/**
+ * GATHER_ND (TFLM's reference GatherNd, int32 indices [n_slices, nd]): output slice i
+ * (slice_bytes) is the input at byte offset sum_j indices[i][j] * strides[j].
+ */
+typedef struct {
+    int32_t n_slices;                /**< number of index tuples, >= 0 */
+    int32_t nd;                      /**< indices per tuple, 1..NNRT_MAX_DIMS */
+    int32_t dims[NNRT_MAX_DIMS];     /**< extents of the input's first nd dims */
+    int32_t strides[NNRT_MAX_DIMS];  /**< their byte strides */
+    int32_t slice_bytes;             /**< bytes of one gathered slice, >= 0 */
+} nnrt_gather_nd_params_t;
+
+/**
+ * Gather the slices at `indices`. Not in place.
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers, invalid sizes or an index out of
+ *         its dimension's range.
+ */
+nnrt_status_t nnrt_gather_nd_x8(const nnrt_gather_nd_params_t *params, const void *input,
+                                const int32_t *indices, void *output);
 
 /** Maximum rank of a PAD descriptor after merging. */
 #define NNRT_PAD_MAX_DIMS NNRT_MAX_DIMS
@@ -90,6 +155,55 @@ typedef struct {
  */
 nnrt_status_t nnrt_strided_copy_x8(const nnrt_strided_copy_params_t *params, const void *input,
                                    void *output);
+
+/**
+ * A view whose input offset is a sum of one table entry per output dimension:
+ * MIRROR_PAD (reflected indices), BATCH_TO_SPACE_ND (each output row/column comes from
+ * a row/column of one input batch), and any other gather that is separable per axis.
+ *
+ * The output is written contiguously in row-major order over `dims`; output element
+ * (i0..i(r-1)) is read from input byte offset `offsets[i0] + offsets[dims[0] + i1] +
+ * ...`: `offsets` holds dims[0] + ... + dims[rank-1] byte offsets, the table of dim 0
+ * first. An innermost table of consecutive elements is copied with one memcpy per row.
+ */
+typedef struct {
+    int32_t rank;                 /**< 1..NNRT_MAX_DIMS */
+    int32_t elem_size;            /**< bytes per element: 1, 2 or 4 */
+    int32_t dims[NNRT_MAX_DIMS];  /**< output extents, >= 1 */
+    const int32_t *offsets;       /**< [sum(dims)] input byte offsets, >= 0 */
+} nnrt_gather_axes_params_t;
+
+/**
+ * Gather the per-axis view into `output`. Not in place. Offsets are not range-checked
+ * against the input: the lowering builds them inside it.
+ * @return NNRT_OK or NNRT_ERR_ARG.
+ */
+nnrt_status_t nnrt_gather_axes_x8(const nnrt_gather_axes_params_t *params, const void *input,
+                                  void *output);
+
+/**
+ * SPACE_TO_BATCH_ND on [N, H, W, C] (a 3-D [N, H, C] input is H x 1): output batch
+ * (sh * block_w + sw) * N + b, pixel (oh, ow) is input pixel (b, oh * block_h + sh -
+ * pad_top, ow * block_w + sw - pad_left), or `pad_byte` in every byte outside the input
+ * (TFLM memsets the output zero point, 0 for float).
+ */
+typedef struct {
+    int32_t batches;      /**< input batches N, >= 1 */
+    int32_t input_h;      /**< >= 1 */
+    int32_t input_w;      /**< >= 1 */
+    int32_t output_h;     /**< >= 1 */
+    int32_t output_w;     /**< >= 1 */
+    int32_t block_h;      /**< >= 1 */
+    int32_t block_w;      /**< >= 1 */
+    int32_t pad_top;      /**< >= 0 */
+    int32_t pad_left;     /**< >= 0 */
+    int32_t pixel_bytes;  /**< C * element size, >= 1 */
+    int32_t pad_byte;     /**< 0..255 */
+} nnrt_space_to_batch_params_t;
+
+/** SPACE_TO_BATCH_ND. Not in place. @return NNRT_OK or NNRT_ERR_ARG. */
+nnrt_status_t nnrt_space_to_batch_x8(const nnrt_space_to_batch_params_t *params,
+                                     const void *input, void *output);
 
 /**
  * Copy `bytes` bytes (RESHAPE/SQUEEZE/EXPAND_DIMS when the planner cannot alias the
