@@ -163,10 +163,18 @@ class ResizeOptions:
     half_pixel_centers: bool = False
 
 
+@dataclass(frozen=True)
+class TransposeConvOptions:
+    padding: Padding
+    stride_h: int
+    stride_w: int
+    activation: Activation = "NONE"
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
-    | StridedSliceOptions | ResizeOptions
+    | StridedSliceOptions | ResizeOptions | TransposeConvOptions
 )
 
 

@@ -56,6 +56,7 @@ from nnopt.ir import (
     SoftmaxOptions,
     SqueezeOptions,
     StridedSliceOptions,
+    TransposeConvOptions,
 )
 
 __all__ = [
@@ -116,6 +117,7 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "DEQUANTIZE": "DequantizeOptions",
     "QUANTIZE": "QuantizeOptions",
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
+    "TRANSPOSE_CONV": "TransposeConvOptions",
     "LOGISTIC": None,
     "TANH": None,
     "RELU": None,
@@ -183,6 +185,10 @@ def _options_dict(opcode: str, options: Any) -> dict[str, Any]:
         return {"squeeze_dims": tuple(options.squeeze_dims)}
     if isinstance(options, StridedSliceOptions):
         return dataclasses.asdict(options)
+    if isinstance(options, TransposeConvOptions):
+        return {"padding": options.padding, "stride_h": options.stride_h,
+                "stride_w": options.stride_w,
+                "fused_activation_function": options.activation}
     raise TypeError(f"unsupported options object {options!r}")
 
 

@@ -1,6 +1,7 @@
-"""CONV_2D and DEPTHWISE_CONV_2D: options, traits, spatial access, MACs, weight slicing.
+"""CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV: options, traits, spatial access, MACs,
+weight slicing.
 
-The lowering is :mod:`nnopt.lowering.conv`."""
+The lowerings are :mod:`nnopt.lowering.conv` and :mod:`nnopt.lowering.transpose_conv`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import tflite
 
 from ..arith import window_axis
-from ..ir import ConvOptions, Graph, Op, OpOptions
+from ..ir import ConvOptions, Graph, Op, OpOptions, TransposeConvOptions
 from .base import PADDING, WINDOW, OpDef, Spatial, Weights, activation, table
 
 
@@ -24,6 +25,24 @@ def _read_depthwise(op: Any) -> OpOptions:
     return ConvOptions(PADDING[o.Padding()], o.StrideH(), o.StrideW(),
                        o.DilationHFactor(), o.DilationWFactor(), activation(o),
                        o.DepthMultiplier())
+
+
+def _read_transpose_conv(op: Any) -> OpOptions:
+    o = table(tflite.TransposeConvOptions, op)
+    if o is None:
+        return TransposeConvOptions("SAME", 1, 1)
+    return TransposeConvOptions(PADDING[o.Padding()], o.StrideH(), o.StrideW(), activation(o))
+
+
+def transpose_conv_macs(graph: Graph, op: Op) -> int:
+    """Input values times filter taps times output channels (TFLM's scatter loop; taps
+    falling outside the output included, an upper bound)."""
+    if len(op.inputs) < 3 or min(op.inputs[1:3]) < 0:
+        return 0
+    w, x = graph.tensors[op.inputs[1]], graph.tensors[op.inputs[2]]
+    if len(w.shape) != 4:
+        return 0
+    return x.num_elements * w.shape[0] * w.shape[1] * w.shape[2]
 
 
 def _depth(graph: Graph, op: Op) -> int:
@@ -80,4 +99,10 @@ DEFINITIONS = (
           absorbs_max_pool=True, pad_consumer="zero_point", cost="depthwise",
           weights=Weights(axis=-1, channel_ranges=False, contiguous_slice=False),
           spatial=spatial, macs=macs),
+    # inputs: output shape, filter [OC,KH,KW,IC], input, optional bias. Its weights
+    # are input 1 like a conv's, but the kernel computes every output channel of a
+    # pixel in one pass, so swap keeps them whole in internal flash (weights=None);
+    # the model blob has no entry for it. Cost: per MAC, the dot-product kernels'.
+    OpDef("TRANSPOSE_CONV", "TCONV", "transpose_conv", _read_transpose_conv, cost="fc",
+          blob=False, macs=transpose_conv_macs),
 )

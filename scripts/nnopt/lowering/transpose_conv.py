@@ -1,0 +1,133 @@
+"""TRANSPOSE_CONV -> ``nnrt_transpose_conv_s8`` / ``nnrt_transpose_conv_f32``
+(``nnrt/kernels/conv.h``).
+
+Supported (bit-exact with TFLM's reference TransposeConv): inputs [output shape,
+filter [OC,KH,KW,IC], input [N,H,W,IC], optional bias [OC]] and one output
+[N,OH,OW,OC]; int8 activations with symmetric int8 weights (per channel along axis 0,
+or per tensor) and an optional int32 bias, or float32 throughout; SAME/VALID padding,
+any stride, the fused activation. Like TFLM, the output extent is the output tensor's
+(the shape operand is not read) and the padding is TFLM's: ``ComputePaddingHeightWidth``
+over the output extent (dilation 1), its leading half only. Refused by name: int16
+activations (16x8), uint8, hybrid float/int8 models, asymmetric weights.
+
+TFLM's int8 kernel needs an int32 scratch of the whole output; nnrt's gathers, so
+:meth:`TransposeConvLowering.scratch_bytes` is 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..arith import activation_range_float, activation_range_int8, out_size_and_padding
+from ..cdefs import DType
+from ..ir import Graph, Op, Tensor, TransposeConvOptions
+from . import EmitContext, register
+from .conv import check_activation, per_tensor_quant, weight_requant
+from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
+
+_SUPPORTED = ("int8 input and output with symmetric int8 weights [OC,KH,KW,IC] (per "
+              "channel on axis 0 or per tensor) and an optional int32 bias, or float32 "
+              "input, weights, bias and output; [N,H,W,C] tensors")
+
+
+@dataclass(frozen=True)
+class _Parts:
+    x: Tensor
+    w: Tensor
+    bias: Tensor | None
+    y: Tensor
+    options: TransposeConvOptions
+    int8: bool
+
+
+def _parts(graph: Graph, op: Op) -> _Parts:
+    o = op.options
+    if not isinstance(o, TransposeConvOptions):
+        raise refuse(op, "missing TransposeConvOptions", _SUPPORTED)
+    if len(op.inputs) not in (3, 4) or min(op.inputs[1:3]) < 0 or len(op.outputs) != 1:
+        raise refuse(op, "expects inputs (output shape, filter, input, optional bias) and "
+                     "1 output", _SUPPORTED)
+    w, x = graph.tensors[op.inputs[1]], graph.tensors[op.inputs[2]]
+    bias = (graph.tensors[op.inputs[3]] if len(op.inputs) == 4 and op.inputs[3] >= 0
+            else None)
+    y = graph.tensors[op.outputs[0]]
+    for t in (x, w, y):
+        if len(t.shape) != 4 or min(t.shape) < 1:
+            raise refuse(op, f"{tensor_desc(t)} is not 4-D", _SUPPORTED)
+    if x.shape[0] != y.shape[0] or w.shape[3] != x.shape[3] or w.shape[0] != y.shape[3]:
+        raise refuse(op, f"input {list(x.shape)}, filter {list(w.shape)} and output "
+                     f"{list(y.shape)} do not match (filter [OC,KH,KW,IC])", _SUPPORTED)
+    if o.padding not in ("SAME", "VALID") or min(o.stride_h, o.stride_w) < 1:
+        raise refuse(op, f"padding {o.padding}, strides {o.stride_h}x{o.stride_w}", _SUPPORTED)
+    check_activation(op, o.activation)
+    if x.dtype == DType.INT8 and w.dtype == DType.INT8 and y.dtype == DType.INT8:
+        int8 = True
+        if bias is not None and bias.dtype != DType.INT32:
+            raise refuse(op, f"bias {tensor_desc(bias)} is not int32", _SUPPORTED)
+    elif x.dtype == w.dtype == y.dtype == DType.FLOAT32:
+        int8 = False
+        if bias is not None and bias.dtype != DType.FLOAT32:
+            raise refuse(op, f"bias {tensor_desc(bias)} is not float32", _SUPPORTED)
+    else:
+        raise refuse(op, f"input {tensor_desc(x)}, filter {tensor_desc(w)}, output "
+                     f"{tensor_desc(y)}", _SUPPORTED)
+    if bias is not None and bias.num_elements != y.shape[3]:
+        raise refuse(op, f"bias {tensor_desc(bias)} does not have {y.shape[3]} elements",
+                     _SUPPORTED)
+    if int8:
+        weight_requant(op, x, w, y, y.shape[3], 0)
+    return _Parts(x, w, bias, y, o, int8)
+
+
+def padding(graph: Graph, op: Op) -> tuple[int, int]:
+    """TFLM's (pad_top, pad_left): the leading padding of a convolution over the
+    output extent with this filter and stride (dilation 1)."""
+    p = _parts(graph, op)
+    _, top = out_size_and_padding(p.options.padding, p.y.shape[1], p.w.shape[1],
+                                  p.options.stride_h, 1)
+    _, left = out_size_and_padding(p.options.padding, p.y.shape[2], p.w.shape[2],
+                                   p.options.stride_w, 1)
+    return top, left
+
+
+class TransposeConvLowering:
+    headers: Sequence[str] = ("nnrt/kernels/conv.h",)
+
+    def check(self, graph: Graph, op: Op) -> None:
+        _parts(graph, op)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        p = _parts(ctx.graph, ctx.op)
+        top, left = padding(ctx.graph, ctx.op)
+        x, w, y, o = p.x, p.w, p.y, p.options
+        geom = {"batches": x.shape[0], "input_h": x.shape[1], "input_w": x.shape[2],
+                "input_c": x.shape[3], "output_h": y.shape[1], "output_w": y.shape[2],
+                "output_c": y.shape[3], "filter_h": w.shape[1], "filter_w": w.shape[2],
+                "stride_h": o.stride_h, "stride_w": o.stride_w, "pad_top": top,
+                "pad_left": left}
+        bias = ctx.ptr(p.bias.index) if p.bias is not None else "NULL"
+        args = ["&params", ctx.ptr(x.index), ctx.ptr(w.index), bias, ctx.ptr(y.index)]
+        if not p.int8:
+            lo, hi = activation_range_float(o.activation)
+            return [*c_params("nnrt_transpose_conv_f32_params_t",
+                              {"geom": geom, "act_min": lo, "act_max": hi}),
+                    *c_call("nnrt_transpose_conv_f32", args)]
+        _, z_in = per_tensor_quant(ctx.op, x, "input")
+        s_out, z_out = per_tensor_quant(ctx.op, y, "output")
+        per_channel, mults, shifts = weight_requant(ctx.op, x, w, y, y.shape[3], 0)
+        lo8, hi8 = activation_range_int8(o.activation, s_out, z_out)
+        fields = {"geom": geom, "input_offset": -z_in, "output_offset": z_out,
+                  "act_min": lo8, "act_max": hi8, "per_channel": int(per_channel),
+                  "multiplier": Raw(ctx.const_array("mult", np.asarray(mults, np.int32))),
+                  "shift": Raw(ctx.const_array("shift", np.asarray(shifts, np.int32)))}
+        return [*c_params("nnrt_transpose_conv_s8_params_t", fields),
+                *c_call("nnrt_transpose_conv_s8", args)]
+
+
+register(("TRANSPOSE_CONV",), TransposeConvLowering())

@@ -1,0 +1,171 @@
+"""TRANSPOSE_CONV: bit-exact against TFLite Micro (int8 with per-channel and per-tensor
+weights, float32; strides 1, 2 and 3, non-square strides and filters, SAME and VALID,
+with and without bias, batch 2, fused activations, output extents that TFLM's padding
+rule leaves uneven), in one multi-op model (one build, one oracle run)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+from nnopt.errors import UnsupportedError
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.ir import TransposeConvOptions
+from nnopt.lowering import check_graph
+from nnopt.lowering.transpose_conv import padding
+from nnopt.planner import PlanOptions
+from nnopt.testing.harness import run_nnopt, run_tflm
+from support.tflite_builder import ModelBuilder
+
+
+class Case(NamedTuple):
+    dtype: str
+    batch: int
+    in_hw: tuple[int, int]
+    ic: int
+    oc: int
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    padding: str
+    bias: bool
+    activation: str = "NONE"
+    per_channel: bool = True
+    out_hw: tuple[int, int] | None = None  # None: TFLite's shape rule for the padding
+
+    @property
+    def cid(self) -> str:
+        (ih, iw), (kh, kw), (sh, sw) = self.in_hw, self.kernel, self.stride
+        out = f"-out{self.out_hw[0]}x{self.out_hw[1]}" if self.out_hw else ""
+        return (f"{self.dtype}-n{self.batch}-{ih}x{iw}x{self.ic}-oc{self.oc}-k{kh}x{kw}"
+                f"-s{sh}x{sw}-{self.padding}-b{int(self.bias)}-{self.activation}"
+                f"-pc{int(self.per_channel)}{out}")
+
+    def output_hw(self) -> tuple[int, int]:
+        if self.out_hw is not None:
+            return self.out_hw
+        (ih, iw), (kh, kw), (sh, sw) = self.in_hw, self.kernel, self.stride
+        if self.padding == "SAME":
+            return ih * sh, iw * sw
+        return (ih - 1) * sh + kh, (iw - 1) * sw + kw
+
+
+CASES = [
+    Case(dt, n, hw, ic, oc, k, s, pad, bias)
+    for dt in ("int8", "float32")
+    for (n, hw, ic, oc, k, s) in (
+        (1, (3, 4), 5, 7, (3, 3), (2, 2)),
+        (2, (5, 3), 3, 4, (2, 3), (1, 1)),
+        (1, (4, 5), 6, 3, (3, 2), (3, 3)),
+        (2, (3, 3), 1, 2, (4, 4), (2, 3)),
+        (1, (2, 5), 8, 9, (1, 1), (2, 1)),
+        (1, (1, 1), 4, 5, (3, 3), (2, 2)),
+    )
+    for pad in ("SAME", "VALID")
+    for bias in (False, True)
+] + [
+    Case("int8", 1, (3, 4), 5, 6, (3, 3), (2, 2), "SAME", True, "RELU"),
+    Case("int8", 1, (3, 4), 5, 6, (3, 3), (2, 2), "VALID", False, "RELU6"),
+    Case("int8", 2, (3, 4), 5, 6, (3, 2), (2, 2), "SAME", True, "NONE", per_channel=False),
+    Case("float32", 1, (3, 4), 5, 6, (3, 3), (2, 2), "SAME", True, "RELU_N1_TO_1"),
+    # output extents the shape rule does not give: TFLM pads by its conv rule over them
+    Case("int8", 1, (4, 4), 3, 5, (3, 3), (2, 2), "SAME", True, out_hw=(7, 8)),
+    Case("int8", 1, (3, 3), 3, 5, (3, 3), (2, 2), "VALID", False, out_hw=(8, 6)),
+    Case("float32", 1, (4, 3), 3, 5, (5, 3), (3, 2), "SAME", False, out_hw=(11, 5)),
+]
+
+
+def _build() -> tuple[bytes, dict[str, int]]:
+    b = ModelBuilder("transpose conv cases")
+    rng = np.random.default_rng(14)
+    out_of: dict[str, int] = {}
+    for c in CASES:
+        (ih, iw), (kh, kw) = c.in_hw, c.kernel
+        oh, ow = c.output_hw()
+        xshape, wshape = (c.batch, ih, iw, c.ic), (c.oc, kh, kw, c.ic)
+        bias = -1
+        if c.dtype == "int8":
+            x = b.tensor(xshape, "int8", scale=0.04, zero_point=-7,
+                         data=rng.integers(-128, 128, xshape).astype(np.int8))
+            scales = rng.uniform(0.002, 0.02, c.oc) if c.per_channel else 0.01
+            w = b.const(rng.integers(-127, 128, wshape).astype(np.int8), scale=scales, axis=0)
+            if c.bias:
+                bias = b.const(rng.integers(-3000, 3000, c.oc).astype(np.int32),
+                               scale=0.04 * np.atleast_1d(scales), axis=0)
+            y = b.tensor((c.batch, oh, ow, c.oc), "int8", scale=0.25, zero_point=4)
+        else:
+            x = b.tensor(xshape, "float32", data=rng.standard_normal(xshape).astype(np.float32))
+            w = b.const(rng.standard_normal(wshape).astype(np.float32))
+            if c.bias:
+                bias = b.const(rng.standard_normal(c.oc).astype(np.float32))
+            y = b.tensor((c.batch, oh, ow, c.oc), "float32")
+        shape = b.const(np.asarray([c.batch, oh, ow, c.oc], dtype=np.int32))
+        inputs = [shape, w, x] + ([bias] if c.bias else [])
+        b.op("TRANSPOSE_CONV", inputs, [y],
+             TransposeConvOptions(c.padding, c.stride[0], c.stride[1], c.activation))
+        out_of[c.cid] = y
+    # the graph input: a transposed convolution of an activation
+    x = b.tensor((1, 3, 2, 2), "int8", name="x", scale=0.04, zero_point=-7)
+    w = b.const(rng.integers(-127, 128, (3, 3, 3, 2)).astype(np.int8), scale=[0.01] * 3)
+    y = b.tensor((1, 6, 4, 3), "int8", name="y", scale=0.25, zero_point=4)
+    b.op("TRANSPOSE_CONV", [b.const(np.asarray([1, 6, 4, 3], dtype=np.int32)), w, x], [y],
+         TransposeConvOptions("SAME", 2, 2))
+    out_of["graph-input"] = y
+    return b.build([x], [y]), out_of
+
+
+MODEL, OUT_OF = _build()
+INPUTS = [np.arange(-6, 6, dtype=np.int8).reshape(1, 3, 2, 2) * 9]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    _, ref = run_tflm(MODEL, INPUTS)
+    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
+    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cid", sorted(OUT_OF))
+def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
+    ref, got = results[cid]
+    assert got.shape == ref.shape
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_padding_is_tflm_conv_rule_over_the_output() -> None:
+    graph = load_model_bytes(MODEL)
+    pads = {op.index: padding(graph, op) for op in graph.ops}
+    by_case = {c.cid: pads[i] for i, c in enumerate(CASES)}
+    # 3x3 filter, stride 2, SAME, 6x8 output: total (3-1)*2+3-6 = 1 -> 0 before
+    assert by_case[CASES[0].cid] == (0, 0)
+    # 4x4 filter, stride (2, 3), SAME over 6x9: totals 2 and 1 -> (1, 0)
+    four = next(c for c in CASES if c.kernel == (4, 4) and c.padding == "SAME")
+    assert by_case[four.cid] == (1, 0)
+
+
+def _single(x_dtype: str, w_dtype: str, **quant: float) -> bytes:
+    b = ModelBuilder()
+    x = b.tensor((1, 2, 2, 2), x_dtype, **quant)
+    w = b.const(np.ones((3, 3, 3, 2), dtype=w_dtype), **quant)
+    y = b.tensor((1, 4, 4, 3), x_dtype, **quant)
+    b.op("TRANSPOSE_CONV", [b.const(np.asarray([1, 4, 4, 3], dtype=np.int32)), w, x], [y],
+         TransposeConvOptions("SAME", 2, 2))
+    return b.build([x], [y])
+
+
+def test_refuses_int16_activations_by_name() -> None:
+    with pytest.raises(UnsupportedError, match=r"op 0 \(TRANSPOSE_CONV\).*INT16"):
+        check_graph(load_model_bytes(_single("int16", "int8", scale=0.01)))
+
+
+def test_refuses_hybrid_float_input_with_int8_weights() -> None:
+    b = ModelBuilder()
+    x = b.tensor((1, 2, 2, 2), "float32")
+    w = b.const(np.ones((3, 3, 3, 2), dtype=np.int8), scale=0.1)
+    y = b.tensor((1, 4, 4, 3), "float32")
+    b.op("TRANSPOSE_CONV", [b.const(np.asarray([1, 4, 4, 3], dtype=np.int32)), w, x], [y],
+         TransposeConvOptions("SAME", 2, 2))
+    with pytest.raises(UnsupportedError, match=r"op 0 \(TRANSPOSE_CONV\).*FLOAT32"):
+        check_graph(load_model_bytes(b.build([x], [y])))
