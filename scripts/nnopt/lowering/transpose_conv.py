@@ -21,9 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arith import activation_range_float, activation_range_int8, out_size_and_padding
+from ..arith import activation_range_float, activation_range_int8
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor, TransposeConvOptions
+from ..ops.conv import transpose_conv_padding
 from . import EmitContext, register
 from .conv import check_activation, per_tensor_quant, weight_requant
 from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
@@ -83,14 +84,9 @@ def _parts(graph: Graph, op: Op) -> _Parts:
 
 
 def padding(graph: Graph, op: Op) -> tuple[int, int]:
-    """TFLM's (pad_top, pad_left): the leading padding of a convolution over the
-    output extent with this filter and stride (dilation 1)."""
-    p = _parts(graph, op)
-    _, top = out_size_and_padding(p.options.padding, p.y.shape[1], p.w.shape[1],
-                                  p.options.stride_h, 1)
-    _, left = out_size_and_padding(p.options.padding, p.y.shape[2], p.w.shape[2],
-                                   p.options.stride_w, 1)
-    return top, left
+    """TFLM's (pad_top, pad_left) of the op (its definition's rule), after the checks."""
+    _parts(graph, op)
+    return transpose_conv_padding(graph, op)
 
 
 class TransposeConvLowering:
