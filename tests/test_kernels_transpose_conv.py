@@ -5,6 +5,7 @@ rule leaves uneven), in one multi-op model (one build, one oracle run)."""
 
 from __future__ import annotations
 
+import shutil
 from typing import NamedTuple
 
 import numpy as np
@@ -169,3 +170,15 @@ def test_refuses_hybrid_float_input_with_int8_weights() -> None:
          TransposeConvOptions("SAME", 2, 2))
     with pytest.raises(UnsupportedError, match=r"op 0 \(TRANSPOSE_CONV\).*FLOAT32"):
         check_graph(load_model_bytes(b.build([x], [y])))
+
+
+@pytest.mark.slow
+@pytest.mark.qemu
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                    or shutil.which("arm-none-eabi-gcc") is None,
+                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+def test_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    """The same cases as firmware on QEMU Cortex-M7 (the SMLAD dot products)."""
+    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
+    bad = [cid for cid, t in OUT_OF.items() if not np.array_equal(got[t], results[cid][0])]
+    assert not bad, f"{len(bad)} cases differ on Cortex-M7: {bad[:5]}"

@@ -118,6 +118,7 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "QUANTIZE": "QuantizeOptions",
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
     "TRANSPOSE_CONV": "TransposeConvOptions",
+    "L2_POOL_2D": "Pool2DOptions",
     "LOGISTIC": None,
     "TANH": None,
     "RELU": None,
