@@ -1,7 +1,8 @@
 """TRANSPOSE_CONV: bit-exact against TFLite Micro (int8 with per-channel and per-tensor
-weights, float32; strides 1, 2 and 3, non-square strides and filters, SAME and VALID,
-with and without bias, batch 2, fused activations, output extents that TFLM's padding
-rule leaves uneven), in one multi-op model (one build, one oracle run)."""
+weights, int16 x int8 with an int64 bias, float32; strides 1, 2 and 3, non-square
+strides and filters, SAME and VALID, with and without bias, batch 2, fused
+activations, output extents that TFLM's padding rule leaves uneven), in one multi-op
+model (one build, one oracle run), on the host and as Cortex-M7 firmware."""
 
 from __future__ import annotations
 
@@ -74,6 +75,14 @@ CASES = [
     Case("int8", 1, (4, 4), 3, 5, (3, 3), (2, 2), "SAME", True, out_hw=(7, 8)),
     Case("int8", 1, (3, 3), 3, 5, (3, 3), (2, 2), "VALID", False, out_hw=(8, 6)),
     Case("float32", 1, (4, 3), 3, 5, (5, 3), (3, 2), "SAME", False, out_hw=(11, 5)),
+] + [
+    Case("int16", n, hw, ic, oc, k, s, pad, bias, act)
+    for (n, hw, ic, oc, k, s, pad, bias, act) in (
+        (1, (3, 4), 5, 7, (3, 3), (2, 2), "SAME", True, "NONE"),
+        (2, (5, 3), 3, 4, (2, 3), (1, 1), "VALID", False, "NONE"),
+        (1, (4, 5), 6, 3, (3, 2), (3, 3), "SAME", True, "RELU"),
+        (1, (3, 3), 1, 2, (4, 4), (2, 3), "VALID", True, "RELU6"),
+    )
 ]
 
 
@@ -95,6 +104,15 @@ def _build() -> tuple[bytes, dict[str, int]]:
                 bias = b.const(rng.integers(-3000, 3000, c.oc).astype(np.int32),
                                scale=0.04 * np.atleast_1d(scales), axis=0)
             y = b.tensor((c.batch, oh, ow, c.oc), "int8", scale=0.25, zero_point=4)
+        elif c.dtype == "int16":
+            x = b.tensor(xshape, "int16", scale=0.001, zero_point=0,
+                         data=rng.integers(-32768, 32768, xshape).astype(np.int16))
+            scales = rng.uniform(0.002, 0.02, c.oc)
+            w = b.const(rng.integers(-127, 128, wshape).astype(np.int8), scale=scales, axis=0)
+            if c.bias:
+                bias = b.const(rng.integers(-30000, 30000, c.oc).astype(np.int64),
+                               scale=0.001 * scales, axis=0)
+            y = b.tensor((c.batch, oh, ow, c.oc), "int16", scale=0.05, zero_point=0)
         else:
             x = b.tensor(xshape, "float32", data=rng.standard_normal(xshape).astype(np.float32))
             w = b.const(rng.standard_normal(wshape).astype(np.float32))
@@ -156,9 +174,21 @@ def _single(x_dtype: str, w_dtype: str, **quant: float) -> bytes:
     return b.build([x], [y])
 
 
-def test_refuses_int16_activations_by_name() -> None:
-    with pytest.raises(UnsupportedError, match=r"op 0 \(TRANSPOSE_CONV\).*INT16"):
-        check_graph(load_model_bytes(_single("int16", "int8", scale=0.01)))
+def test_refuses_16x8_with_a_zero_point_by_name() -> None:
+    b = ModelBuilder()
+    x = b.tensor((1, 2, 2, 2), "int16", scale=0.01, zero_point=3)
+    w = b.const(np.ones((3, 3, 3, 2), dtype=np.int8), scale=0.01)
+    y = b.tensor((1, 4, 4, 3), "int16", scale=0.01)
+    b.op("TRANSPOSE_CONV", [b.const(np.asarray([1, 4, 4, 3], dtype=np.int32)), w, x], [y],
+         TransposeConvOptions("SAME", 2, 2))
+    with pytest.raises(UnsupportedError,
+                       match=r"op 0 \(TRANSPOSE_CONV\).*INT16.*non-zero zero point"):
+        check_graph(load_model_bytes(b.build([x], [y])))
+
+
+def test_refuses_uint8_by_name() -> None:
+    with pytest.raises(UnsupportedError, match=r"op 0 \(TRANSPOSE_CONV\).*UINT8"):
+        check_graph(load_model_bytes(_single("uint8", "uint8", scale=0.01)))
 
 
 def test_refuses_hybrid_float_input_with_int8_weights() -> None:

@@ -1,17 +1,19 @@
-"""TRANSPOSE_CONV -> ``nnrt_transpose_conv_s8`` / ``nnrt_transpose_conv_f32``
+"""TRANSPOSE_CONV -> ``nnrt_transpose_conv_s8`` / ``_s16`` / ``_f32``
 (``nnrt/kernels/conv.h``).
 
 Supported (bit-exact with TFLM's reference TransposeConv): inputs [output shape,
 filter [OC,KH,KW,IC], input [N,H,W,IC], optional bias [OC]] and one output
 [N,OH,OW,OC]; int8 activations with symmetric int8 weights (per channel along axis 0,
-or per tensor) and an optional int32 bias, or float32 throughout; SAME/VALID padding,
-any stride, the fused activation. Like TFLM, the output extent is the output tensor's
-(the shape operand is not read) and the padding is TFLM's: ``ComputePaddingHeightWidth``
-over the output extent (dilation 1), its leading half only. Refused by name: int16
-activations (16x8), uint8, hybrid float/int8 models, asymmetric weights.
+or per tensor) and an optional int32 bias; int16 activations with int8 weights (16x8:
+zero points 0, an optional int64 bias, at most 511 input channels); or
+float32 throughout; SAME/VALID padding, any stride, the fused activation. Like TFLM,
+the output extent is the output tensor's (the shape operand is not read) and the
+padding is TFLM's: ``ComputePaddingHeightWidth`` over the output extent (dilation 1),
+its leading half only. Refused by name: uint8, hybrid float/int8 models, asymmetric
+weights, 16x8 with non-zero zero points or an int16 bias.
 
-TFLM's int8 kernel needs an int32 scratch of the whole output; nnrt's gathers, so
-:meth:`TransposeConvLowering.scratch_bytes` is 0.
+TFLM's int8 (16x8) kernel needs an int32 (int64) scratch of the whole output; nnrt's
+gather, so :meth:`TransposeConvLowering.scratch_bytes` is 0.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arith import activation_range_float, activation_range_int8
+from ..arith import activation_range_float, activation_range_int8, activation_range_int16
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor, TransposeConvOptions
 from ..ops.conv import transpose_conv_padding
@@ -30,8 +32,9 @@ from .conv import check_activation, per_tensor_quant, weight_requant
 from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
 
 _SUPPORTED = ("int8 input and output with symmetric int8 weights [OC,KH,KW,IC] (per "
-              "channel on axis 0 or per tensor) and an optional int32 bias, or float32 "
-              "input, weights, bias and output; [N,H,W,C] tensors")
+              "channel on axis 0 or per tensor) and an optional int32 bias; int16 input "
+              "and output (zero points 0) with int8 weights and an optional int64 bias; "
+              " or float32 input, weights, bias and output; [N,H,W,C] tensors")
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class _Parts:
     bias: Tensor | None
     y: Tensor
     options: TransposeConvOptions
-    int8: bool
+    kind: str  # "s8", "s16" (16x8) or "f32"
 
 
 def _parts(graph: Graph, op: Op) -> _Parts:
@@ -65,11 +68,20 @@ def _parts(graph: Graph, op: Op) -> _Parts:
         raise refuse(op, f"padding {o.padding}, strides {o.stride_h}x{o.stride_w}", _SUPPORTED)
     check_activation(op, o.activation)
     if x.dtype == DType.INT8 and w.dtype == DType.INT8 and y.dtype == DType.INT8:
-        int8 = True
+        kind = "s8"
         if bias is not None and bias.dtype != DType.INT32:
             raise refuse(op, f"bias {tensor_desc(bias)} is not int32", _SUPPORTED)
+    elif x.dtype == DType.INT16 and w.dtype == DType.INT8 and y.dtype == DType.INT16:
+        kind = "s16"
+        if bias is not None and bias.dtype != DType.INT64:
+            raise refuse(op, f"bias {tensor_desc(bias)} is not int64", _SUPPORTED)
+        for t in (x, y):
+            if per_tensor_quant(op, t, "16x8")[1] != 0:
+                raise refuse(op, f"{tensor_desc(t)} has a non-zero zero point", _SUPPORTED)
+        if x.shape[3] > 511:
+            raise refuse(op, f"{tensor_desc(x)} has more than 511 channels", _SUPPORTED)
     elif x.dtype == w.dtype == y.dtype == DType.FLOAT32:
-        int8 = False
+        kind = "f32"
         if bias is not None and bias.dtype != DType.FLOAT32:
             raise refuse(op, f"bias {tensor_desc(bias)} is not float32", _SUPPORTED)
     else:
@@ -78,9 +90,12 @@ def _parts(graph: Graph, op: Op) -> _Parts:
     if bias is not None and bias.num_elements != y.shape[3]:
         raise refuse(op, f"bias {tensor_desc(bias)} does not have {y.shape[3]} elements",
                      _SUPPORTED)
-    if int8:
-        weight_requant(op, x, w, y, y.shape[3], 0)
-    return _Parts(x, w, bias, y, o, int8)
+    if kind != "f32":
+        _, _, shifts = weight_requant(op, x, w, y, y.shape[3], 0)
+        if kind == "s16" and max(shifts) > 7:
+            raise refuse(op, f"a requantisation shift of {max(shifts)} (TFLM's 16x8 "
+                         "arithmetic takes at most 7)", _SUPPORTED)
+    return _Parts(x, w, bias, y, o, kind)
 
 
 def padding(graph: Graph, op: Op) -> tuple[int, int]:
@@ -109,7 +124,17 @@ class TransposeConvLowering:
                 "pad_left": left}
         bias = ctx.ptr(p.bias.index) if p.bias is not None else "NULL"
         args = ["&params", ctx.ptr(x.index), ctx.ptr(w.index), bias, ctx.ptr(y.index)]
-        if not p.int8:
+        if p.kind == "s16":
+            s_out, _ = per_tensor_quant(ctx.op, y, "output")
+            per_channel, mults, shifts = weight_requant(ctx.op, x, w, y, y.shape[3], 0)
+            lo16, hi16 = activation_range_int16(o.activation, s_out, 0)
+            return [*c_params("nnrt_transpose_conv_s16_params_t", {
+                        "geom": geom, "act_min": lo16, "act_max": hi16,
+                        "per_channel": int(per_channel),
+                        "multiplier": Raw(ctx.const_array("mult", np.asarray(mults, np.int32))),
+                        "shift": Raw(ctx.const_array("shift", np.asarray(shifts, np.int32)))}),
+                    *c_call("nnrt_transpose_conv_s16", args)]
+        if p.kind == "f32":
             lo, hi = activation_range_float(o.activation)
             return [*c_params("nnrt_transpose_conv_f32_params_t",
                               {"geom": geom, "act_min": lo, "act_max": hi}),

@@ -280,6 +280,16 @@ typedef struct {
     const int32_t *shift;       /**< [OC] or [1] shifts (> 0: left), in [-31, 30] */
 } nnrt_transpose_conv_s8_params_t;
 
+/** int16 x int8 transposed convolution parameters (input and output zero points 0). */
+typedef struct {
+    nnrt_transpose_conv_geom_t geom;
+    int32_t act_min;            /**< activation lower bound, in [-32768, act_max] */
+    int32_t act_max;            /**< activation upper bound, in [act_min, 32767] */
+    int32_t per_channel;        /**< 1: multiplier/shift hold OC entries; 0: one for all */
+    const int32_t *multiplier;  /**< [OC] or [1] Q31 multipliers, >= 0 */
+    const int32_t *shift;       /**< [OC] or [1] shifts (> 0: left), in [-31, 7] */
+} nnrt_transpose_conv_s16_params_t;
+
 /** float32 transposed convolution parameters. */
 typedef struct {
     nnrt_transpose_conv_geom_t geom;
@@ -308,6 +318,18 @@ typedef struct {
 nnrt_status_t nnrt_transpose_conv_s8(const nnrt_transpose_conv_s8_params_t *params,
                                      const int8_t *input, const int8_t *filter,
                                      const int32_t *bias, int8_t *output);
+
+/**
+ * int16 x int8 transposed convolution (16x8 quantisation): bit-exact with TFLM's
+ * 16x8 reference TransposeConv: `acc = sum x * w` in 64 bits, `+ bias[oc]` (int64,
+ * optional), TFLM's 64-bit MultiplyByQuantizedMultiplier (multiplier rounded to 16
+ * bits), clamped to [act_min, act_max]; zero points 0. Scalar loops, no scratch (TFLM's
+ * is 8 * N * OH * OW * OC bytes). Input channels at most 511 (an int32 per-tap sum).
+ * Errors as nnrt_transpose_conv_s8().
+ */
+nnrt_status_t nnrt_transpose_conv_s16(const nnrt_transpose_conv_s16_params_t *params,
+                                      const int16_t *input, const int8_t *filter,
+                                      const int64_t *bias, int16_t *output);
 
 /**
  * float32 transposed convolution; layouts and errors as nnrt_transpose_conv_s8().
