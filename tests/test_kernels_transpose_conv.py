@@ -212,3 +212,26 @@ def test_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]
     _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
     bad = [cid for cid, t in OUT_OF.items() if not np.array_equal(got[t], results[cid][0])]
     assert not bad, f"{len(bad)} cases differ on Cortex-M7: {bad[:5]}"
+
+
+def test_swap_keeps_its_weights_whole_in_internal_flash() -> None:
+    """Its definition gives no weight slicing (weights=None): a forced swap streams the
+    convolutions' weights but never a TRANSPOSE_CONV's."""
+    from nnopt.planner import plan_model
+    from nnopt.swap import SwapOptions, plan_swap
+
+    b = ModelBuilder()
+    rng = np.random.default_rng(3)
+    x = b.tensor((1, 4, 4, 8), "int8", scale=0.05, zero_point=0)
+    w1 = b.const(rng.integers(-127, 128, (8, 3, 3, 8)).astype(np.int8), scale=[0.01] * 8)
+    h = b.tensor((1, 4, 4, 8), "int8", scale=0.05, zero_point=0)
+    b.op("CONV_2D", [x, w1, -1], [h], {"padding": "SAME", "stride_h": 1, "stride_w": 1})
+    w2 = b.const(rng.integers(-127, 128, (8, 3, 3, 8)).astype(np.int8), scale=[0.01] * 8)
+    y = b.tensor((1, 8, 8, 8), "int8", scale=0.05, zero_point=0)
+    b.op("TRANSPOSE_CONV", [b.const(np.asarray([1, 8, 8, 8], dtype=np.int32)), w2, h], [y],
+         TransposeConvOptions("SAME", 2, 2))
+    pm = plan_model(load_model_bytes(b.build([x], [y])), PlanOptions())
+    s = plan_swap(pm.graph, pm.plan, None, SwapOptions(mode="force"))
+    external = {t.tensor for t in s.tensors if t.pool == "external"}
+    assert s.enabled and w1 in external
+    assert w2 not in external
