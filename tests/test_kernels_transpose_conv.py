@@ -235,3 +235,18 @@ def test_swap_keeps_its_weights_whole_in_internal_flash() -> None:
     external = {t.tensor for t in s.tensors if t.pool == "external"}
     assert s.enabled and w1 in external
     assert w2 not in external
+
+
+def test_cases_exercise_both_int8_kernels() -> None:
+    """The int8 cases run the phase-split matrix core (scratch) and the gather kernel
+    (filters smaller than the stride; scratch-free plans): both are checked above."""
+    from nnopt.lowering import lowering_for
+    from nnopt.planner import plan_model
+
+    pm = plan_model(load_model_bytes(MODEL), PlanOptions(order="file"))
+    g = pm.graph
+    int8 = [op for op in g.ops if g.tensors[op.inputs[2]].dtype.name == "INT8"]
+    gemm = [op for op in int8 if lowering_for(op).scratch_bytes(g, op) > 0]
+    assert len(gemm) >= 10 and len(int8) - len(gemm) >= 2
+    small = next(op for op in int8 if g.tensors[op.inputs[1]].shape[1:3] == (1, 1))
+    assert lowering_for(small).scratch_bytes(g, small) == 0  # 1x1 filter, stride 2

@@ -169,6 +169,8 @@ class TransposeConvOptions:
     stride_h: int
     stride_w: int
     activation: Activation = "NONE"
+    # Set by the planner (memory first), as ConvOptions.scratch_free.
+    scratch_free: bool = False
 
 
 OpOptions = (

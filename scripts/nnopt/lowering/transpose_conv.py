@@ -12,8 +12,13 @@ padding is TFLM's: ``ComputePaddingHeightWidth`` over the output extent (dilatio
 its leading half only. Refused by name: uint8, hybrid float/int8 models, asymmetric
 weights, 16x8 with non-zero zero points or an int16 bias.
 
-TFLM's int8 (16x8) kernel needs an int32 (int64) scratch of the whole output; nnrt's
-gather, so :meth:`TransposeConvLowering.scratch_bytes` is 0.
+TFLM's int8 (16x8) kernel needs an int32 (int64) scratch of the whole output. nnrt's
+int8 op runs ``nnrt_transpose_conv_gemm_s8``: the output's stride phases as plain
+convolutions on the matrix core, with a scratch of one phase's sub-filter and two
+pixels' columns (:func:`gemm_scratch_bytes`, the rule of its ``*_get_buffer_size()``);
+a filter smaller than the stride, or a plan that wants no scratch at the op, gets the
+gather kernel ``nnrt_transpose_conv_s8`` (same results, no scratch). The 16x8 and
+float32 kernels gather, without scratch.
 """
 
 from __future__ import annotations
@@ -104,6 +109,17 @@ def padding(graph: Graph, op: Op) -> tuple[int, int]:
     return transpose_conv_padding(graph, op)
 
 
+def gemm_scratch_bytes(x: Tensor, w: Tensor, o: TransposeConvOptions) -> int:
+    """``nnrt_transpose_conv_gemm_s8_get_buffer_size``: OC * K rounded up to 4 plus
+    16 * ceil(K / 4), K = ceil(KH / stride_h) * ceil(KW / stride_w) * IC; 0 when the
+    filter is smaller than the stride on an axis (the gather kernel runs)."""
+    oc, kh, kw, ic = w.shape
+    if kh < o.stride_h or kw < o.stride_w:
+        return 0
+    k = -(-kh // o.stride_h) * -(-kw // o.stride_w) * ic
+    return (oc * k + 3) // 4 * 4 + 16 * ((k + 3) // 4)
+
+
 class TransposeConvLowering:
     headers: Sequence[str] = ("nnrt/kernels/conv.h",)
 
@@ -111,7 +127,10 @@ class TransposeConvLowering:
         _parts(graph, op)
 
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
+        p = _parts(graph, op)
+        if p.kind != "s8" or getattr(op.options, "scratch_free", False):
+            return 0
+        return gemm_scratch_bytes(p.x, p.w, p.options)
 
     def emit(self, ctx: EmitContext) -> list[str]:
         p = _parts(ctx.graph, ctx.op)
@@ -147,6 +166,9 @@ class TransposeConvLowering:
                   "act_min": lo8, "act_max": hi8, "per_channel": int(per_channel),
                   "multiplier": Raw(ctx.const_array("mult", np.asarray(mults, np.int32))),
                   "shift": Raw(ctx.const_array("shift", np.asarray(shifts, np.int32)))}
+        if self.scratch_bytes(ctx.graph, ctx.op):
+            return [*c_params("nnrt_transpose_conv_s8_params_t", fields),
+                    *c_call("nnrt_transpose_conv_gemm_s8", [*args, ctx.scratch])]
         return [*c_params("nnrt_transpose_conv_s8_params_t", fields),
                 *c_call("nnrt_transpose_conv_s8", args)]
 

@@ -320,6 +320,30 @@ nnrt_status_t nnrt_transpose_conv_s8(const nnrt_transpose_conv_s8_params_t *para
                                      const int32_t *bias, int8_t *output);
 
 /**
+ * Scratch bytes nnrt_transpose_conv_gemm_s8() needs: a phase's sub-filter,
+ * OC * K bytes rounded up to 4, plus NNRT_GEMM_COLS_BYTES(K) = 16 * ceil(K / 4), with
+ * K = ceil(KH / stride_h) * ceil(KW / stride_w) * IC; 0 for NULL, an invalid geometry or
+ * a filter smaller than the stride on an axis (then the call runs
+ * nnrt_transpose_conv_s8(), no scratch).
+ */
+size_t nnrt_transpose_conv_gemm_s8_get_buffer_size(const nnrt_transpose_conv_s8_params_t *params);
+
+/**
+ * int8 transposed convolution on the matrix core of nnrt_conv2d_im2col_s8(): output
+ * pixels split into stride_h x stride_w phases, each a plain convolution with a
+ * sub-filter of the taps it reads (copied into the scratch once per phase), two pixels
+ * per call of the 2 x 2 core (SMLAD on DSP cores). Results identical to
+ * nnrt_transpose_conv_s8().
+ *
+ * @param scratch  nnrt_transpose_conv_gemm_s8_get_buffer_size() bytes, 4-byte aligned
+ *                 (unused, may be NULL, when that size is 0)
+ * @return as nnrt_transpose_conv_s8(), and NNRT_ERR_ARG for a missing scratch.
+ */
+nnrt_status_t nnrt_transpose_conv_gemm_s8(const nnrt_transpose_conv_s8_params_t *params,
+                                          const int8_t *input, const int8_t *filter,
+                                          const int32_t *bias, int8_t *output, void *scratch);
+
+/**
  * int16 x int8 transposed convolution (16x8 quantisation): bit-exact with TFLM's
  * 16x8 reference TransposeConv: `acc = sum x * w` in 64 bits, `+ bias[oc]` (int64,
  * optional), TFLM's 64-bit MultiplyByQuantizedMultiplier (multiplier rounded to 16
