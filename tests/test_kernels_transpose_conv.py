@@ -7,18 +7,22 @@ model (one build, one oracle run), on the host and as Cortex-M7 firmware."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import pytest
 
+from nnopt.cdefs import DType
 from nnopt.errors import UnsupportedError
+from nnopt.firmware import BuildSpec, build, run
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.ir import TransposeConvOptions
+from nnopt.ir import Tensor, TransposeConvOptions
 from nnopt.lowering import check_graph
-from nnopt.lowering.transpose_conv import padding
+from nnopt.lowering.transpose_conv import gemm_scratch_bytes, padding
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cbuild import kernel_sources
 from support.tflite_builder import ModelBuilder
 
 
@@ -141,7 +145,8 @@ INPUTS = [np.arange(-6, 6, dtype=np.int8).reshape(1, 3, 2, 2) * 9]
 @pytest.fixture(scope="module")
 def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
+    # ASan + UBSan: no out-of-bounds access or undefined behaviour in the kernels
+    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"), sanitize=True)
     return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
 
 
@@ -250,3 +255,43 @@ def test_cases_exercise_both_int8_kernels() -> None:
     assert len(gemm) >= 10 and len(int8) - len(gemm) >= 2
     small = next(op for op in int8 if g.tensors[op.inputs[1]].shape[1:3] == (1, 1))
     assert lowering_for(small).scratch_bytes(g, small) == 0  # 1x1 filter, stride 2
+
+
+def test_scratch_rule_matches_the_kernel(tmp_path: Path) -> None:
+    """gemm_scratch_bytes equals nnrt_transpose_conv_gemm_s8_get_buffer_size()."""
+    src = tmp_path / "sizes.c"
+    src.write_text(r"""
+#include <stdio.h>
+#include "nnrt/kernels/conv.h"
+int main(void)
+{
+    nnrt_transpose_conv_s8_params_t p = {0};
+    p.geom.batches = p.geom.input_h = p.geom.input_w = p.geom.output_h = 1;
+    p.geom.output_w = 1;
+    for (int c = 1; c <= 9; c += 4) {
+        for (int k = 1; k <= 5; ++k) {
+            for (int s = 1; s <= 3; ++s) {
+                p.geom.input_c = c;
+                p.geom.output_c = c + 2;
+                p.geom.filter_h = k;
+                p.geom.filter_w = k + 1;
+                p.geom.stride_h = s;
+                p.geom.stride_w = 4 - s;
+                printf("%d %d %d %zu\n", c, k, s,
+                       nnrt_transpose_conv_gemm_s8_get_buffer_size(&p));
+            }
+        }
+    }
+    return 0;
+}
+""")
+    exe = build(BuildSpec(target="host", sources=(src, *kernel_sources("conv", "internal"))))
+    res = run(exe, "host", [])
+    assert res.exit_code == 0
+    rows = [tuple(int(v) for v in line.split()) for line in res.stdout.splitlines()]
+    assert len(rows) == 3 * 5 * 3
+    for c, k, s, size in rows:
+        w = Tensor(0, "w", (c + 2, k, k + 1, c), DType.INT8)
+        assert size == gemm_scratch_bytes(w, TransposeConvOptions("SAME", s, 4 - s)), \
+            (c, k, s)
+    assert any(size == 0 for *_, size in rows) and any(size > 0 for *_, size in rows)

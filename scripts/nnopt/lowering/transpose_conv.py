@@ -109,7 +109,7 @@ def padding(graph: Graph, op: Op) -> tuple[int, int]:
     return transpose_conv_padding(graph, op)
 
 
-def gemm_scratch_bytes(x: Tensor, w: Tensor, o: TransposeConvOptions) -> int:
+def gemm_scratch_bytes(w: Tensor, o: TransposeConvOptions) -> int:
     """``nnrt_transpose_conv_gemm_s8_get_buffer_size``: OC * K rounded up to 4 plus
     16 * ceil(K / 4), K = ceil(KH / stride_h) * ceil(KW / stride_w) * IC; 0 when the
     filter is smaller than the stride on an axis (the gather kernel runs)."""
@@ -130,7 +130,7 @@ class TransposeConvLowering:
         p = _parts(graph, op)
         if p.kind != "s8" or getattr(op.options, "scratch_free", False):
             return 0
-        return gemm_scratch_bytes(p.x, p.w, p.options)
+        return gemm_scratch_bytes(p.w, p.options)
 
     def emit(self, ctx: EmitContext) -> list[str]:
         p = _parts(ctx.graph, ctx.op)
