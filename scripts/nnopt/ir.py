@@ -173,10 +173,29 @@ class TransposeConvOptions:
     scratch_free: bool = False
 
 
+@dataclass(frozen=True)
+class CumsumOptions:
+    exclusive: bool = False
+    reverse: bool = False
+
+
+@dataclass(frozen=True)
+class BlockSizeOptions:
+    """DEPTH_TO_SPACE / SPACE_TO_DEPTH."""
+
+    block_size: int = 1
+
+
+@dataclass(frozen=True)
+class MirrorPadOptions:
+    mode: str = "REFLECT"  # or "SYMMETRIC"
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
-    | StridedSliceOptions | ResizeOptions | TransposeConvOptions
+    | StridedSliceOptions | ResizeOptions | CumsumOptions | BlockSizeOptions
+    | MirrorPadOptions | TransposeConvOptions
 )
 
 

@@ -122,6 +122,7 @@ def gemm_scratch_bytes(w: Tensor, o: TransposeConvOptions) -> int:
 
 class TransposeConvLowering:
     headers: Sequence[str] = ("nnrt/kernels/conv.h",)
+    dtypes: Sequence[str] = ("int8", "int16", "float32")  # int16: 16x8, int8 weights
 
     def check(self, graph: Graph, op: Op) -> None:
         _parts(graph, op)

@@ -19,7 +19,7 @@ def _read_pool(op: Any) -> OpOptions:
                        o.FilterHeight(), o.FilterWidth(), activation(o))
 
 
-def _read_mean(op: Any) -> OpOptions:
+def read_reducer(op: Any) -> OpOptions:
     o = table(tflite.ReducerOptions, op)
     return ReducerOptions(bool(o.KeepDims()) if o is not None else False)
 
@@ -47,5 +47,5 @@ DEFINITIONS = (
     # float32 only (TFLM's one kernel); run whole (no window trait: no views, tiles
     # or row-by-row overlap), not carried by the model blob
     OpDef("L2_POOL_2D", "L2POOL", "pool", _read_pool, cost="window_taps", blob=False),
-    OpDef("MEAN", "MEAN", "pool", _read_mean, cost="reduce_taps"),
+    OpDef("MEAN", "MEAN", "pool", read_reducer, cost="reduce_taps"),
 )
