@@ -2,7 +2,9 @@
 """nnopt firmware against TensorFlow Lite Micro: speed, ROM and RAM per model.
 
 For every model that fits nucleo_f767zi (default: the five models of ANCHORS.md's TFLM
-firmware table; ``--all`` for every ``*.tflite`` under MODELS_DIR), in one run:
+firmware table, then every model of MODELS_DIR/families/ that nnopt imports and can
+compile, so family models join as their operators land; ``--no-families`` for the
+anchors alone; ``--all`` for every ``*.tflite`` under MODELS_DIR), in one run:
 
 - **instructions per inference** of nnopt's generated firmware under QEMU with
   ``-icount shift=0`` (SysTick, 40-instruction resolution, deterministic): Cortex-M7
@@ -35,7 +37,7 @@ holds its variable tensors too.
 the generated code is built with NNRT_TRACE and a harness that reads the instruction
 counter after every operator), with MACs and instructions per MAC.
 
-    python benchmarks/bench_firmware.py [--all | --stateful] [--models-dir DIR]
+    python benchmarks/bench_firmware.py [--all | --stateful] [--no-families] [--models-dir DIR]
                                         [--json PATH] [--no-tflm] [--no-m3]
                                         [--profile MODEL]
 """
@@ -63,8 +65,10 @@ from nnopt.firmware.toolchain import BuildSpec, Target, build, run
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.inputs import random_inputs
 from nnopt.ir import ConvOptions, Graph
+from nnopt.lowering import check_graph
 from nnopt.lowering.conv import out_size_and_padding
 from nnopt.lowering.specialize import SPECIALIZE_MODES, specialized_symbols
+from nnopt.passes.regions import op_macs
 from nnopt.paths import find_model, shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import build_runtime, run_planned
@@ -131,11 +135,14 @@ class Row:
 
 
 def count_macs(g: Graph, ops: list[int] | None = None) -> int:
-    """Multiply-accumulates of the conv, depthwise and FC ops (all, or those in ``ops``)."""
+    """Multiply-accumulates of the conv, depthwise and FC ops (all, or those in ``ops``),
+    and of any other op whose definition counts them (TRANSPOSE_CONV ...)."""
     macs = 0
     for op in g.ops:
-        if op.opcode not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED") or (
-                ops is not None and op.index not in ops):
+        if ops is not None and op.index not in ops:
+            continue
+        if op.opcode not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
+            macs += op_macs(g, op)
             continue
         w = g.tensors[op.inputs[1]]
         y = g.tensors[op.outputs[0]]
@@ -442,6 +449,21 @@ def profile(path: Path, target: Target, opts: PlanOptions | None = None,
 
 # ----- output -----
 
+def family_models(root: Path) -> list[Path]:
+    """The models of ``root``/families/ that nnopt imports and has kernels for (the
+    others are reported on stderr and left out)."""
+    out = []
+    for path in sorted((root / "families").glob("*.tflite")):
+        try:
+            check_graph(load_model_bytes(path.read_bytes(), name=path.stem))
+        except NnoptError as err:
+            print(f"bench_firmware: {path.name} skipped: {err.message.splitlines()[0]}",
+                  file=sys.stderr)
+            continue
+        out.append(path)
+    return out
+
+
 def _n(x: int | None) -> str:
     return "-" if x is None else f"{x:,}"
 
@@ -520,6 +542,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stateful", action="store_true",
                    help="the stateful models (TFLM's SVDF keyword benchmark and MNIST "
                    "LSTM, models/)")
+    p.add_argument("--no-families", action="store_true",
+                   help="default list: the anchor models only, not the family models")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     p.add_argument("--no-tflm", action="store_true", help="skip the TFLM min-arena bisection")
     p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")
@@ -560,6 +584,8 @@ def main(argv: list[str] | None = None) -> int:
         # under --models-dir, else wherever find_model has it (the shipped models/)
         paths = [root / rel if (root / rel).is_file() else find_model(rel) or root / rel
                  for rel in ANCHOR_FILES.values()]
+        if not args.no_families:
+            paths += family_models(root)
     rows: list[Row] = []
     failed = 0
     for path in paths:

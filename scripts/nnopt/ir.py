@@ -216,6 +216,16 @@ class GatherOptions:
 
 
 @dataclass(frozen=True)
+class TransposeConvOptions:
+    padding: Padding
+    stride_h: int
+    stride_w: int
+    activation: Activation = "NONE"
+    # Set by the planner (memory first), as ConvOptions.scratch_free.
+    scratch_free: bool = False
+
+
+@dataclass(frozen=True)
 class CumsumOptions:
     exclusive: bool = False
     reverse: bool = False
@@ -238,7 +248,7 @@ OpOptions = (
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
     | StridedSliceOptions | ResizeOptions | SvdfOptions | LstmOptions | SplitOptions
     | PackOptions | BatchMatMulOptions | GatherOptions | CumsumOptions | BlockSizeOptions
-    | MirrorPadOptions
+    | MirrorPadOptions | TransposeConvOptions
 )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from .boards import Board
 from .cdefs import ARENA_ALIGN
 from .errors import PlanError
-from .ir import ConvOptions, Graph
+from .ir import ConvOptions, Graph, TransposeConvOptions
 from .lowering import check_graph, lowering_for
 from .lowering.specialize import check_mode
 from .passes.arena import ArenaPlan, plan_arena
@@ -266,6 +266,8 @@ def _view_ops(g: Graph, entries: Sequence[BufferEntry]) -> tuple[int, ...]:
     parents = view_parents(g)
     return tuple(sorted({op.index for op in g.ops for t in op.outputs
                          if t in parents and placed.get(t) is not None}))
+# options of ops whose lowering has a scratch-free variant (``scratch_free``)
+_SCRATCH_FREE = (ConvOptions, TransposeConvOptions)
 
 
 def _memory_first(g: Graph, order: tuple[int, ...], roots: dict[int, int],
@@ -286,7 +288,7 @@ def _memory_first(g: Graph, order: tuple[int, ...], roots: dict[int, int],
              if prof[pos[idx]] + n + opts.align > base.arena_bytes}
     for attempt in (tight, set(scratch)):  # the steps that overflow; then every op
         ops = tuple(replace(op, options=replace(op.options, scratch_free=True))
-                    if op.index in attempt and isinstance(op.options, ConvOptions) else op
+                    if op.index in attempt and isinstance(op.options, _SCRATCH_FREE) else op
                     for op in g.ops)
         g2 = replace(g, ops=ops)
         s2 = {op.index: n for op in g2.ops

@@ -62,6 +62,7 @@ from nnopt.ir import (
     SqueezeOptions,
     StridedSliceOptions,
     SvdfOptions,
+    TransposeConvOptions,
 )
 
 __all__ = [
@@ -136,6 +137,8 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "BATCH_MATMUL": "BatchMatMulOptions",
     "SQUARED_DIFFERENCE": "SquaredDifferenceOptions",
     "GATHER": "GatherOptions",
+    "TRANSPOSE_CONV": "TransposeConvOptions",
+    "L2_POOL_2D": "Pool2DOptions",
     "RESIZE_BILINEAR": "ResizeBilinearOptions",
     "DEPTH_TO_SPACE": "DepthToSpaceOptions",
     "SPACE_TO_DEPTH": "SpaceToDepthOptions",
@@ -244,6 +247,10 @@ def _options_dict(opcode: str, options: Any) -> dict[str, Any]:
         return {key: options.count, "axis": options.axis}
     if isinstance(options, (BatchMatMulOptions, GatherOptions)):
         return dataclasses.asdict(options)
+    if isinstance(options, TransposeConvOptions):
+        return {"padding": options.padding, "stride_h": options.stride_h,
+                "stride_w": options.stride_w,
+                "fused_activation_function": options.activation}
     raise TypeError(f"unsupported options object {options!r}")
 
 

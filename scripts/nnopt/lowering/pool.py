@@ -4,6 +4,7 @@
   fused activation. Padding and output size as TFLM's ``ComputePaddingHeightWidth``
   (top/left padding = floor(total / 2)); int8 requires input and output quantisation to
   match (TFLM's Prepare refuses otherwise).
+- L2_POOL_2D, float32 only (TFLM registers no quantised L2 pool), same geometry rules.
 - MEAN, int8 and float32, over any constant set of axes (negative and repeated axes
   resolved as TFLM does), keep_dims or not. The int8 multiplier is TFLM's
   ``QuantizeMultiplier(s_in / s_out)`` divided by the element count the way
@@ -13,7 +14,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,7 @@ def _geom_valid(g: dict[str, int]) -> bool:
 class PoolLowering:
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
     dtypes: Sequence[str] = ("int8", "float32")
+    dtypes_by_opcode: Mapping[str, Sequence[str]] = {"L2_POOL_2D": ("float32",)}
 
     def _geometry(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, PoolOptions,
                                                        dict[str, int]]:
@@ -96,6 +98,9 @@ class PoolLowering:
     def check(self, graph: Graph, op: Op) -> None:
         x, y, o, _ = self._geometry(graph, op)
         check_activation(op, o.activation)
+        if op.opcode == "L2_POOL_2D" and x.dtype != DType.FLOAT32:
+            raise refuse(op, f"{tensor_desc(x)} is not float32",
+                         "float32 L2 pooling (TFLM has no quantised L2_POOL_2D)")
         if x.dtype == DType.INT8:
             si, zi = per_tensor_quant(op, x)
             so, zo = per_tensor_quant(op, y)
@@ -111,7 +116,8 @@ class PoolLowering:
     @staticmethod
     def function(op: Op, int8: bool) -> str:
         """The kernel of the op (``nnrt_maxpool2d_s8`` ...), whole or on a sub-view."""
-        kind = "maxpool2d" if op.opcode == "MAX_POOL_2D" else "avgpool2d"
+        kind = {"MAX_POOL_2D": "maxpool2d", "L2_POOL_2D": "l2pool2d"}.get(op.opcode,
+                                                                       "avgpool2d")
         return f"nnrt_{kind}_{'s8' if int8 else 'f32'}"
 
     def window_call(self, ctx: EmitContext, geom: dict[str, Any]) -> KernelCall:
@@ -131,6 +137,7 @@ class PoolLowering:
                           self.function(op, int8), "int8_t" if int8 else "float", (), "geom")
 
     def emit(self, ctx: EmitContext) -> list[str]:
+        self.check(ctx.graph, ctx.op)
         x, y, o, geom = self._geometry(ctx.graph, ctx.op)
         fields: dict[str, Any] = {"geom": geom}
         if x.dtype == DType.INT8:
@@ -250,5 +257,5 @@ class MeanLowering:
                                           cast(ctx, y.index, "float", False)])]
 
 
-register(("MAX_POOL_2D", "AVERAGE_POOL_2D"), PoolLowering())
+register(("MAX_POOL_2D", "AVERAGE_POOL_2D", "L2_POOL_2D"), PoolLowering())
 register(("MEAN",), MeanLowering())
