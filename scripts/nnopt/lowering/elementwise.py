@@ -352,6 +352,8 @@ class SquaredDifferenceLowering(BinaryLowering):
     """SQUARED_DIFFERENCE: int8 and float32 as the other binary ops; int16 (zero points
     0) and int32 (the plain square, wrapping) as TFLM's kernel also takes them."""
 
+    dtypes: Sequence[str] = ("int8", "int16", "int32", "float32")
+
     def _wide(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor] | None:
         a, b, out = _operands(graph, op)
         if out.dtype not in (DType.INT16, DType.INT32):

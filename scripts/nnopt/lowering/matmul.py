@@ -109,6 +109,7 @@ def _q16(op: Op, t: Tensor) -> tuple[float, int]:
 
 class BatchMatMulLowering:
     headers: Sequence[str] = ("nnrt/kernels/matmul.h",)
+    dtypes: Sequence[str] = ("int8", "int16", "float32")
 
     def check(self, graph: Graph, op: Op) -> None:
         x, w, y, _ = matmul_shape(graph, op)

@@ -134,6 +134,7 @@ def _f32(x: float) -> np.float32:
 
 class SvdfLowering:
     headers: Sequence[str] = ("nnrt/kernels/sequence.h",)
+    dtypes: Sequence[str] = ("int8", "float32")  # int8: int16 or int8 state
 
     def check(self, graph: Graph, op: Op) -> None:
         _svdf(graph, op)
@@ -236,6 +237,7 @@ def _lstm(graph: Graph, op: Op) -> _Lstm:
 
 class LstmLowering:
     headers: Sequence[str] = ("nnrt/kernels/sequence.h",)
+    dtypes: Sequence[str] = ("float32",)
 
     def check(self, graph: Graph, op: Op) -> None:
         _lstm(graph, op)

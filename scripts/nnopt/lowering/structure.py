@@ -42,6 +42,7 @@ _SUPPORTED = ("int8, int16, int32 or float32 tensors of one dtype, a constant ax
 
 class SplitLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = ("int8", "int16", "int32", "float32")
 
     def _layout(self, graph: Graph, op: Op) -> tuple[Tensor, int, list[int]]:
         pos = split_data_input(op)
@@ -110,6 +111,7 @@ class SplitLowering:
 
 class PackLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = ("int8", "int16", "int32", "int64", "float32")
 
     def _blocks(self, graph: Graph, op: Op) -> tuple[list[Tensor], Tensor, int, int]:
         if not op.inputs or min(op.inputs) < 0 or len(op.outputs) != 1:
@@ -156,6 +158,7 @@ class PackLowering:
 
 class GatherLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = ("int8", "float32")  # values; int32 indices
 
     def _fields(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor, dict[str, int]]:
         if op.opcode == "EMBEDDING_LOOKUP":
@@ -227,6 +230,7 @@ class GatherLowering:
 
 class GatherNdLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = ("int8", "float32")  # values; int32 indices
 
     def _fields(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor, dict[str, Any]]:
         sup = "int8 or float32 values, int32 index tuples of 1 to 5 entries (TFLM)"
