@@ -14,6 +14,7 @@ from ..errors import UnsupportedError
 from ..ir import Graph, Op
 from . import EmitContext, register
 from .activation import check_io
+from .call import Body, Call, TensorArg, lit
 from .elementwise import BinaryLowering, _operands
 
 UNARY_MATH = ("EXP", "LOG", "SQRT", "RSQRT", "ABS", "NEG")
@@ -28,10 +29,11 @@ class UnaryMathLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y = ctx.graph.tensors[ctx.op.inputs[0]], ctx.graph.tensors[ctx.op.outputs[0]]
-        return [f"return nnrt_{ctx.op.opcode.lower()}_f32((const float *){ctx.ptr(x.index)}, "
-                f"(float *){ctx.ptr(y.index)}, {x.num_elements});"]
+        return [Call(f"nnrt_{ctx.op.opcode.lower()}_f32",
+                     (TensorArg(x.index, "float", True), TensorArg(y.index, "float"),
+                      lit(x.num_elements)), wrap=False)]
 
 
 class DivLowering(BinaryLowering):
