@@ -18,7 +18,7 @@ from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConvOptions, PoolOptions
 from nnopt.lowering import EmitContext, check_graph, lowering_for
-from nnopt.lowering.call import AddressOf, Ref, TensorArg, call_of, params_of, render
+from nnopt.lowering.call import AddressOf, TensorArg, call_of, params_of, render
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from support.cbuild import CBuild, c_source, kernel_sources
@@ -272,7 +272,7 @@ def test_fused_conv_needs_no_scratch_and_emits_pool() -> None:
     assert call is not None and call.fn == "nnrt_conv2d_s8"
     assert call.args == (AddressOf("params"), TensorArg(0), TensorArg(1), TensorArg(2),
                          TensorArg(4))
-    assert params_of(body)["params"].fields["pool"] == Ref("pool")
+    assert params_of(body)["params"].fields["pool"] == AddressOf("pool")
     assert params_of(body)["pool"].fields["output_h"] == 4
     text = render(body, ctx.pointers)
     assert "    .output_h = 4," in text and "    .pool = &pool," in text

@@ -33,19 +33,14 @@ from ..lowering.call import (
     AddressOf,
     Body,
     Call,
-    Code,
-    Comment,
-    Const,
     Dec,
     Done,
     Expr,
     Grouped,
     Literal,
-    Name,
     Params,
     PtrList,
     Raw,
-    Ref,
     ScratchArg,
     TensorArg,
 )
@@ -98,77 +93,60 @@ class _Refuse(Exception):
     pass
 
 
-def _field(v: object, cap: Capture) -> Value:
+def _value(v: object, cap: Capture) -> Value:
+    """A field value or call argument (:mod:`nnopt.lowering.call`) as the encoder reads it."""
     if isinstance(v, Raw):
         if v.text == "NULL":
             return None
+        if v.text in cap.lists:
+            return TensorList(cap.lists[v.text])
         if v.text in cap.arrays:
             return ArrayRef(v.text)
         raise _Refuse(f"unknown identifier {v.text!r}")
-    if isinstance(v, Dec):
-        return float(np.float32(v.value))
-    if isinstance(v, Ref):
+    if isinstance(v, AddressOf):
         return StructRef(v.name)
+    if isinstance(v, TensorArg):
+        return TensorArg(v.index)
+    if isinstance(v, ScratchArg) or v is None:
+        return v
+    if isinstance(v, (Dec, Literal)):
+        return _value(v.value, cap)
+    if isinstance(v, Expr):
+        raise _Refuse(f"a computed pointer {v.text!r}")
     if isinstance(v, Grouped):
-        return _field(v.fields, cap)
-    if v is None:
-        return None
+        return _value(v.fields, cap)
     if isinstance(v, Mapping):
-        return {str(k): _field(x, cap) for k, x in v.items()}
+        return {str(k): _value(x, cap) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [_field(x, cap) for x in v]
-    if isinstance(v, (bool, np.bool_)):
-        return int(v)
-    if isinstance(v, (int, np.integer)):
+        return [_value(x, cap) for x in v]
+    if isinstance(v, (bool, np.bool_, int, np.integer)):
         return int(v)
     if isinstance(v, (float, np.floating)):
         return float(np.float32(v))
     raise _Refuse(f"no blob encoding for {v!r}")
 
 
-def _arg(a: object, cap: Capture) -> Value:
-    if isinstance(a, (TensorArg, ScratchArg)):
-        return TensorArg(a.index) if isinstance(a, TensorArg) else a
-    if isinstance(a, AddressOf):
-        return StructRef(a.name)
-    if isinstance(a, Literal):
-        return a.value
-    if isinstance(a, Name):
-        if a.text == "NULL":
-            return None
-        if a.text in cap.lists:
-            return TensorList(cap.lists[a.text])
-        if a.text in cap.arrays:
-            return ArrayRef(a.text)
-        raise _Refuse(f"unknown identifier {a.text!r}")
-    if isinstance(a, Expr):
-        raise _Refuse(f"a computed pointer {a.text!r}")
-    raise _Refuse(f"no blob encoding for {a!r}")
-
-
 def _collect(body: Body, cap: Capture) -> Capture:
     for st in body:
-        if isinstance(st, Params):
-            fields = _field(st.fields, cap)
-            assert isinstance(fields, dict)
-            cap.structs[st.name] = (st.ctype, fields)
-        elif isinstance(st, Const):
+        if isinstance(st, Params) and not isinstance(st.fields, Mapping):
             if st.ctype not in _SCALAR_TYPES:
                 raise _Refuse(f"a {st.ctype} constant")
-            cap.scalars[st.name] = np.array([st.value], dtype=_SCALAR_TYPES[st.ctype])
+            cap.scalars[st.name] = np.array([st.fields], dtype=_SCALAR_TYPES[st.ctype])
+        elif isinstance(st, Params):
+            fields = _value(st.fields, cap)
+            assert isinstance(fields, dict)
+            cap.structs[st.name] = (st.ctype, fields)
         elif isinstance(st, PtrList):
             cap.lists[st.name] = tuple(t.index for t in st.items)
         elif isinstance(st, Call):
             if cap.function:
                 raise _Refuse("more than one kernel call")
             cap.function = st.fn
-            cap.args = [_arg(a, cap) for a in st.args]
+            cap.args = [_value(a, cap) for a in st.args]
         elif isinstance(st, Done):
             cap.no_op = True
-        elif isinstance(st, Code):
-            raise _Refuse("code around kernel calls")
         else:
-            assert isinstance(st, Comment)
+            raise _Refuse("code around kernel calls")
     if not cap.function and not cap.no_op:
         raise _Refuse("no kernel call")
     return cap

@@ -31,7 +31,7 @@ from ..errors import UnsupportedError
 from ..ir import Graph, LeakyReluOptions, Op, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
-from .call import AddressOf, Body, Call, Comment, Dec, Name, Params, TensorArg, lit, lit_f32
+from .call import AddressOf, Body, Call, Dec, Params, Raw, TensorArg, lit, lit_f32
 
 #: Lower int8 LOGISTIC/TANH/HARD_SWISH to a table lookup (else the direct kernels).
 INT8_TABLES = True
@@ -427,8 +427,8 @@ class ActivationLowering:
         if INT8_TABLES:
             table = ctx.const_array("table", int8_table(op.opcode, p))
             fields = ", ".join(f"{k} {v}" for k, v in p.items())
-            return [Comment(f"{op.opcode} int8 as a 256-entry table, from {ctype}: {fields}"),
-                    Call("nnrt_table_lookup_s8", (Name(table), src, dst, n), wrap=False)]
+            return [Call("nnrt_table_lookup_s8", (Raw(table), src, dst, n), wrap=False,
+                         note=f"{op.opcode} int8 as a 256-entry table, from {ctype}: {fields}")]
         return [c_struct(ctype, dict(p)),
                 Call(f"nnrt_{name}_s8", (params, src, dst, n), wrap=False)]
 

@@ -5,15 +5,15 @@ function as typed objects, never C text:
 
 - :class:`Params`: a ``static const <ctype> <name>`` parameter struct and its field
   values (:data:`Value`: numbers, nested structs, arrays, :class:`Raw` identifiers of
-  constant arrays, :class:`Ref` addresses of other structs of the body);
-- :class:`Const`: a ``static const`` scalar passed by address (a pad value);
+  constant arrays, :class:`AddressOf` other structs of the body), or a scalar passed
+  by address (a pad value);
 - :class:`PtrList`: a local array of tensor pointers for variable-arity kernels;
 - :class:`Call`: the kernel call whose status is the op's result, with typed arguments
   (:data:`Arg`: a tensor by index, the op's scratch, the address of a struct, a
   constant array or other identifier, a literal, ``NULL``);
 - :class:`Done`: nothing to run (an empty output);
-- :class:`Comment`, and :class:`Code`: C lines that code running an op on sub-views
-  writes around rendered calls (``codegen.views`` loops), with its final status.
+- :class:`Code`: C lines that code running an op on sub-views writes around rendered
+  calls (``codegen.views`` loops), with its final status.
 
 ``lowering.elementwise.c_params`` / ``c_call`` and ``EmitContext.ptr`` build these
 objects. :func:`render` writes a body as C (the model emitter, the weight-streaming
@@ -40,8 +40,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Raw:
-    """A C identifier or expression written verbatim in an initialiser: a constant
-    array's name (``ctx.const_array``), ``NULL``."""
+    """A C identifier, in an initialiser or as an argument: a constant array's name
+    (``ctx.const_array``), a :class:`PtrList`, an enum constant, ``NULL``."""
 
     text: str
 
@@ -55,13 +55,6 @@ class Dec:
 
 
 @dataclass(frozen=True)
-class Ref:
-    """The address of another struct of the same body (``&pool``)."""
-
-    name: str
-
-
-@dataclass(frozen=True)
 class Grouped:
     """A nested struct written several fields to a line (``rows`` name them in order)."""
 
@@ -70,7 +63,8 @@ class Grouped:
 
 
 Value: TypeAlias = Any
-"""int | float | bool | Raw | Dec | Ref | Grouped | None | a list or a mapping of them."""
+"""int | float | bool | Raw | Dec | AddressOf | Grouped | None | a list or a mapping of
+them."""
 
 
 # ----- arguments of a call -----
@@ -93,16 +87,10 @@ class ScratchArg:
 
 @dataclass(frozen=True)
 class AddressOf:
-    """``&name``: a :class:`Params` or :class:`Const` of the same body."""
+    """``&name``: a :class:`Params` or :class:`Const` of the same body (an argument, or
+    a field pointing to another struct, ``&pool``)."""
 
     name: str
-
-
-@dataclass(frozen=True)
-class Name:
-    """An identifier: a constant array, a :class:`PtrList`, an enum constant, ``NULL``."""
-
-    text: str
 
 
 @dataclass(frozen=True)
@@ -121,7 +109,7 @@ class Expr:
     text: str
 
 
-NULL = Name("NULL")
+NULL = Raw("NULL")
 
 
 def lit(v: int) -> Literal:
@@ -133,7 +121,7 @@ def lit_f32(v: float) -> Literal:
     """A float32 argument as a decimal literal (``0.2f``)."""
     return Literal(float(v), dec_float(v))
 
-Arg: TypeAlias = TensorArg | ScratchArg | AddressOf | Name | Literal | Expr
+Arg: TypeAlias = TensorArg | ScratchArg | AddressOf | Raw | Literal | Expr
 
 
 # ----- statements -----
@@ -142,21 +130,12 @@ Arg: TypeAlias = TensorArg | ScratchArg | AddressOf | Name | Literal | Expr
 @dataclass(frozen=True)
 class Params:
     """``static const <ctype> <name> = {...};``: one field per line (nested structs
-    indented), or on one line (``inline``)."""
+    indented), or on one line (``inline``); ``fields`` a number: a scalar constant."""
 
     ctype: str
-    fields: Mapping[str, Value]
+    fields: Mapping[str, Value] | int | float
     name: str = "params"
     inline: bool = False
-
-
-@dataclass(frozen=True)
-class Const:
-    """``static const <ctype> <name> = <value>;`` (a scalar passed by address)."""
-
-    ctype: str
-    name: str
-    value: int | float
 
 
 @dataclass(frozen=True)
@@ -170,11 +149,12 @@ class PtrList:
 @dataclass(frozen=True)
 class Call:
     """``return fn(args);``: the kernel whose status is the op's. ``wrap``: one argument
-    per line when the line would be long."""
+    per line when the line would be long; ``note``: a comment line before it."""
 
     fn: str
     args: tuple[Arg, ...]
     wrap: bool = True
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -185,11 +165,6 @@ class Done:
 
 
 @dataclass(frozen=True)
-class Comment:
-    text: str
-
-
-@dataclass(frozen=True)
 class Code:
     """C lines written by code that runs an op on sub-views, then ``return <result>;``."""
 
@@ -197,7 +172,7 @@ class Code:
     result: str
 
 
-Stmt: TypeAlias = Params | Const | PtrList | Call | Done | Comment | Code
+Stmt: TypeAlias = Params | PtrList | Call | Done | Code
 Body: TypeAlias = list[Stmt]
 """What ``emit(ctx)`` returns."""
 
@@ -212,7 +187,7 @@ def c_value(v: Value) -> str:
         return v.text
     if isinstance(v, Dec):
         return dec_float(v.value)
-    if isinstance(v, Ref):
+    if isinstance(v, AddressOf):
         return f"&{v.name}"
     if v is None:
         return "NULL"
@@ -263,6 +238,8 @@ def _field_lines(fields: Mapping[str, Value], indent: str) -> list[str]:
 def render_params(p: Params, name: str | None = None) -> list[str]:
     """The declaration of a parameter struct (under ``name`` if given)."""
     ident = p.name if name is None else name
+    if not isinstance(p.fields, Mapping):
+        return [f"static const {p.ctype} {ident} = {c_value(p.fields)};"]
     if p.inline:
         body = ", ".join(f".{k} = {c_value(v)}" for k, v in p.fields.items())
         return [f"static const {p.ctype} {ident} = {{{body}}};"]
@@ -315,17 +292,14 @@ def render(body: Sequence[Stmt], at: Pointers, assign: str | None = None) -> lis
     for st in body:
         if isinstance(st, Params):
             out += render_params(st)
-        elif isinstance(st, Const):
-            out.append(f"static const {st.ctype} {st.name} = {c_value(st.value)};")
         elif isinstance(st, PtrList):
             out.append(f"const void *{st.name}[{len(st.items)}];")
             out += [f"{st.name}[{i}] = {render_arg(t, at)};" for i, t in enumerate(st.items)]
         elif isinstance(st, Call):
+            out += [f"/* {st.note} */"] if st.note else []
             out += _call_lines(st, at, prefix)
         elif isinstance(st, Done):
             out.append(f"{prefix}NNRT_OK;" + (f" /* {st.comment} */" if st.comment else ""))
-        elif isinstance(st, Comment):
-            out.append(f"/* {st.text} */")
         else:
             out += [*st.lines, f"{prefix}{st.result};"]
     return out
@@ -364,11 +338,9 @@ class KernelCall:
 
     @property
     def fields(self) -> Mapping[str, Value]:
-        return self.params.fields
-
-    def with_geom(self, geom: Mapping[str, Value]) -> KernelCall:
-        return replace(self, params=replace(
-            self.params, fields={**self.params.fields, self.geom_key: dict(geom)}))
+        f = self.params.fields
+        assert isinstance(f, Mapping)
+        return f
 
     def on(self, params: str, x: str, y: str) -> Call:
         """The call with parameters at ``&params`` on the pointer expressions x, y."""

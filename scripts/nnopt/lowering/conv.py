@@ -64,7 +64,6 @@ from .call import (
     KernelCall,
     Params,
     Raw,
-    Ref,
     ScratchArg,
     TensorArg,
 )
@@ -519,7 +518,7 @@ class ConvLowering:
                 "filter_w": p.filter_w, "stride_h": p.stride_h, "stride_w": p.stride_w,
                 "pad_top": p.pad_top, "pad_left": p.pad_left, "act_min": plo,
                 "act_max": phi, "act_min_f": Dec(flo), "act_max_f": Dec(fhi)}, "pool"))
-            pool = Ref("pool")
+            pool = AddressOf("pool")
         variant = _op_variant(g, op, int8)
         b_arg: Arg = ctx.ptr(bias.index) if bias is not None else NULL
         scratch: tuple[Arg, ...] = (ScratchArg(),) if variant.scratch else ()

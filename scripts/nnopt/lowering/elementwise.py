@@ -42,7 +42,6 @@ from .call import (
     Done,
     Expr,
     Literal,
-    Name,
     Params,
     ScratchArg,
     TensorArg,
@@ -110,14 +109,14 @@ _INT = re.compile(r"-?\d+[uU]?")
 def _arg(a: Arg | str | int) -> Arg:
     """A call argument from the spellings lowerings pass: ``"&name"`` (a struct of the
     body), ``"NULL"``, an identifier (constant array, pointer list), ``"12u"`` or an int."""
-    if isinstance(a, (TensorArg, ScratchArg, AddressOf, Name, Literal, Expr)):
+    if isinstance(a, (TensorArg, ScratchArg, AddressOf, Raw, Literal, Expr)):
         return a
     if isinstance(a, int):
         return Literal(a, str(a))
     if a.startswith("&") and _IDENT.fullmatch(a[1:]):
         return AddressOf(a[1:])
     if _IDENT.fullmatch(a):
-        return Name(a)
+        return Raw(a)
     if _INT.fullmatch(a):
         return Literal(int(a.rstrip("uU")), a)
     return Expr(a)

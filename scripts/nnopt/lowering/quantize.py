@@ -28,7 +28,7 @@ from .activation import (
     unsupported,
     zero_point_of,
 )
-from .call import AddressOf, Body, Call, Name, TensorArg, lit
+from .call import AddressOf, Body, Call, Raw, TensorArg, lit
 
 _F32, _I8, _U8, _I16, _I32 = DType.FLOAT32, DType.INT8, DType.UINT8, DType.INT16, DType.INT32
 
@@ -106,8 +106,8 @@ class QuantizeLowering:
             return [c_struct("nnrt_requantize_params_t", dict(p2)),
                     Call("nnrt_requantize_s8", (params, src, dst, n), wrap=False)]
         return [c_struct("nnrt_requantize_params_t", dict(p2)),
-                Call("nnrt_requantize", (params, TensorArg(x.index), Name(f"NNRT_{x.dtype.name}"),
-                                         TensorArg(y.index), Name(f"NNRT_{y.dtype.name}"), n),
+                Call("nnrt_requantize", (params, TensorArg(x.index), Raw(f"NNRT_{x.dtype.name}"),
+                                         TensorArg(y.index), Raw(f"NNRT_{y.dtype.name}"), n),
                      wrap=False)]
 
 

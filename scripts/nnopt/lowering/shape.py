@@ -28,7 +28,7 @@ import numpy as np
 from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import ConcatOptions, Graph, Op, StridedSliceOptions, Tensor
 from . import EmitContext, register
-from .call import Arg, Body, Const, Done, PtrList
+from .call import Arg, Body, Done, Params, PtrList
 from .elementwise import (
     Raw,
     c_call,
@@ -374,7 +374,7 @@ class PadLowering:
                 zero = per_tensor_quant(ctx.op, y)[1]
             elif x.dtype == DType.FLOAT32:
                 zero = 0.0
-            lines.append(Const(ctype, "pad_value", zero))
+            lines.append(Params(ctype, zero, "pad_value"))
             value = "&pad_value"
         return [*lines, *c_call("nnrt_pad_x8", ["&params", ctx.ptr(x.index), value,
                                                  ctx.ptr(y.index)])]

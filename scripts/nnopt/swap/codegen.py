@@ -276,14 +276,17 @@ def _chunk_lowering(graph: Graph, op: Op, chunk: ChunkEntry, whole: bool,
     elem = y.nbytes // y.num_elements
     y_expr = f"((void *)((uint8_t *){ptr(y.index)} + {chunk.c0 * elem}u))"
 
+    sliced: dict[int, str] = {}  # the sliced bias, declared once (pointers are idempotent)
+
     def ptr_slice(t: int) -> str:
         if t == n:
             return w_expr
         if t == n + 1:
             return y_expr
         if t == bias_index:
-            ident = const_array("bias", g2.tensors[t].array())
-            return f"((const void *){ident})"
+            if t not in sliced:
+                sliced[t] = f"((const void *){const_array('bias', g2.tensors[t].array())})"
+            return sliced[t]
         return ptr(t)
 
     # the kernels' scratch depends on the input and filter geometry, not on the
