@@ -144,6 +144,14 @@ class ModelEmitter:
             return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
         return f"((void *)({self.name}_arena + {self.offsets[t]}u))"
 
+    def weight_array(self, t: int) -> str | None:
+        """The array of constant tensor t in the model source (None: not a constant
+        here, or streamed from external flash)."""
+        tensor = self.g.tensors[t]
+        if not tensor.is_constant or t in self.ext.external:
+            return None
+        return self._weight(tensor)
+
     def scratch_ptr(self, op_index: int) -> str:
         if op_index not in self.scratch:
             return "NULL"
@@ -202,6 +210,7 @@ class ModelEmitter:
                 const_array=self.const_array_for(op.index),
                 c_scratch=self.scratch_ptr(op.index),
                 specialize=self.specialize, model=self.name, decl=self.decl_for(op.index),
+                weight_array=self.weight_array,
             )
             body = render(low.emit(ctx), ctx.pointers)
             out.append(f"/* op {op.index}: {op.opcode} */\n"
@@ -213,7 +222,8 @@ class ModelEmitter:
                                    const_array=self.const_array_for(op.index),
                                    c_scratch=self.scratch_ptr(op.index),
                                    specialize=self.specialize, model=self.name,
-                                   decl=self.decl_for(op.index)),
+                                   decl=self.decl_for(op.index),
+                                   weight_array=self.weight_array),
             lambda off: f"((void *)({self.name}_arena + {off}u))", self.ptr,
             dynamic=self.dyn is not None)
         self.extra_decls += decls

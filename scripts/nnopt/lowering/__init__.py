@@ -62,6 +62,9 @@ class EmitContext:
     decl: Callable[[list[str]], None] | None = None
     """Add file-scope C lines (after the weights and constant arrays, before the op
     functions); None where the caller cannot take any (then nothing is specialised)."""
+    weight_array: Callable[[int], str | None] = lambda t: None
+    """The identifier of constant tensor t's array in the model source, or None (not a
+    plain constant there: streamed, a slice ...); specialised functions name it."""
 
     def ptr(self, t: int) -> TensorArg:
         """The data pointer of tensor t, as a call argument. The caller's pointer is

@@ -79,15 +79,23 @@ class TensorArg:
     ctype: str | None = None
     const: bool = False
 
+    def __str__(self) -> str:
+        raise TypeError(f"{self!r} is call data, not C text: pass it to c_call (cast() "
+                        "casts it); code writing C around calls uses ctx.c_ptr")
+
 
 @dataclass(frozen=True)
 class ScratchArg:
     """The op's scratch buffer."""
 
+    def __str__(self) -> str:
+        raise TypeError("ctx.scratch is call data, not C text: pass it to c_call; code "
+                        "writing C around calls uses ctx.c_scratch")
+
 
 @dataclass(frozen=True)
 class AddressOf:
-    """``&name``: a :class:`Params` or :class:`Const` of the same body (an argument, or
+    """``&name``: a :class:`Params` of the same body (an argument, or
     a field pointing to another struct, ``&pool``)."""
 
     name: str
@@ -300,8 +308,11 @@ def render(body: Sequence[Stmt], at: Pointers, assign: str | None = None) -> lis
             out += _call_lines(st, at, prefix)
         elif isinstance(st, Done):
             out.append(f"{prefix}NNRT_OK;" + (f" /* {st.comment} */" if st.comment else ""))
-        else:
+        elif isinstance(st, Code):
             out += [*st.lines, f"{prefix}{st.result};"]
+        else:
+            raise TypeError(f"{st!r} is not a statement of a body: build bodies with "
+                            "c_params, c_call and Done (lowering.call)")
     return out
 
 

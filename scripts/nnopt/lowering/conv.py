@@ -476,8 +476,8 @@ class ConvLowering:
         constant weights and ``ctx.decl`` allow it."""
         graph, op = ctx.graph, ctx.op
         w = graph.tensors[op.inputs[1]]
-        w_ident = specialize.weight_ident(ctx.c_ptr(w.index))
-        b_ident = specialize.weight_ident(ctx.c_ptr(bias.index)) if bias is not None else None
+        w_ident = ctx.weight_array(w.index)
+        b_ident = ctx.weight_array(bias.index) if bias is not None else None
         if (ctx.decl is None or w_ident is None or (bias is not None and b_ident is None)
                 or op.index not in specialized_ops(graph, ctx.specialize)):
             return False

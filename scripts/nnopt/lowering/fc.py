@@ -132,9 +132,8 @@ class FullyConnectedLowering:
                 "act_min": lo, "act_max": hi, "per_channel": 1 if per_channel else 0,
                 "multiplier": Raw(mult), "shift": Raw(shift)})
             fn = "nnrt_fully_connected_s8"
-            w_ident = specialize.weight_ident(ctx.c_ptr(w.index))
-            b_ident = (specialize.weight_ident(ctx.c_ptr(bias.index)) if bias is not None
-                       else None)
+            w_ident = ctx.weight_array(w.index)
+            b_ident = ctx.weight_array(bias.index) if bias is not None else None
             if (ctx.decl is not None and w_ident is not None
                     and (bias is None or b_ident is not None)
                     and op.index in specialized_fc_ops(graph, ctx.specialize)):

@@ -24,7 +24,6 @@ specialised form, ``off`` none.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,9 +53,6 @@ FAMILIES: dict[str, Family] = {
     "conv": Family(gain_per_output=10, spec_bytes=850, generic_bytes=2_100),
     "fc": Family(gain_per_output=20, spec_bytes=250, generic_bytes=770),
 }
-
-_WEIGHT_PTR = re.compile(r"\(\(const void \*\)(w\d+)\)")
-
 
 def check_mode(mode: str) -> str:
     if mode not in SPECIALIZE_MODES:
@@ -94,13 +90,6 @@ def choose(mode: str, candidates: Sequence[Candidate]) -> frozenset[int]:
 def spec_symbol(model: str, op_index: int) -> str:
     """Name of op ``op_index``'s specialised entry (its helpers add a suffix)."""
     return f"{model}_spec_op{op_index}"
-
-
-def weight_ident(ptr: str) -> str | None:
-    """The constant array behind a ``ctx.ptr()`` expression (``w<k>``), or None when the
-    tensor is not a plain constant of the model source (streamed, a view ...)."""
-    m = _WEIGHT_PTR.fullmatch(ptr)
-    return m.group(1) if m else None
 
 
 @dataclass(frozen=True)
