@@ -50,8 +50,10 @@ FC_CASES = 24  # fully connected ops
 HAVE_QEMU = shutil.which("qemu-system-arm") is not None and shutil.which(
     "arm-none-eabi-gcc") is not None
 
-#: The harness the generated property program starts with (C in tests/c/).
+#: The harness the generated property program starts with (C in tests/c/; its text, so
+#: that the build cache, which hashes sources, sees an edit of it).
 PRELUDE = c_source("spec_property.h").read_text()
+C_TESTS = c_source("spec_property.h").parent  # test_rng.h
 
 
 def _fc_case(r: random.Random, k: int) -> tuple[list[str], str]:
@@ -184,8 +186,8 @@ def property_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
             continue
         board = load_board(tc.DEFAULT_BOARDS[target]) if target != "host" else None
         sources = (src, *kernel_sources("conv", "fc", "internal"))
-        exe = build(BuildSpec(target=target, sources=sources, board=board,
-                              sanitize=target == "host"))
+        exe = build(BuildSpec(target=target, sources=sources, include_dirs=(C_TESTS,),
+                              board=board, sanitize=target == "host"))
         res = run(exe, target, [], board=board, timeout_s=600)
         assert res.exit_code == 0, f"{name}: exit {res.exit_code}\n{res.stdout[-2000:]}" \
                                    f"{res.stderr[-2000:]}"

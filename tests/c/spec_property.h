@@ -16,14 +16,8 @@ static int8_t out_gen[MAXB];
 static int8_t out_spec[MAXB];
 static uint32_t scratch_buf[MAXB / 4];
 
-static uint32_t rng = 2463534242u;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 17;
-    rng ^= rng << 5;
-    return rng;
-}
+#define TEST_RNG_SEED 2463534242u
+#include "test_rng.h"
 static void fill8(int8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; ++i) {
@@ -41,23 +35,22 @@ static uint32_t hash = 2166136261u;
 static int fails;
 static int spec_cases;
 static char line[64];
+/* v in decimal at line[n]; the position after it */
+static size_t put_dec(size_t n, uint32_t v)
+{
+    if (v >= 10u) {
+        n = put_dec(n, v / 10u);
+    }
+    line[n] = (char)('0' + (int)(v % 10u));
+    return n + 1;
+}
+/* "<what> <v>" on a line of its own */
 static void say(const char *what, uint32_t v)
 {
-    size_t n = 0;
-    while (*what != '\0') {
-        line[n++] = *what++;
-    }
+    size_t n = strlen(what);
+    memcpy(line, what, n);
     line[n++] = ' ';
-    char d[12];
-    int m = 0;
-    do {
-        d[m++] = (char)('0' + (int)(v % 10u));
-        v /= 10u;
-    } while (v != 0u);
-    while (m > 0) {
-        line[n++] = d[--m];
-    }
-    line[n] = '\0';
+    line[put_dec(n, v)] = '\0';
     nnrt_port_log(line);
 }
 
