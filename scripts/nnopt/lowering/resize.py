@@ -188,7 +188,7 @@ class ResizeBilinearLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, o = self._tensors(ctx.graph, ctx.op)
         ac, hp = o.align_corners, o.half_pixel_centers
         row_w: np.ndarray
