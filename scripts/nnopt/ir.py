@@ -164,6 +164,12 @@ class ResizeOptions:
 
 
 @dataclass(frozen=True)
+class CumsumOptions:
+    exclusive: bool = False
+    reverse: bool = False
+
+
+@dataclass(frozen=True)
 class BlockSizeOptions:
     """DEPTH_TO_SPACE / SPACE_TO_DEPTH."""
 
@@ -178,7 +184,8 @@ class MirrorPadOptions:
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
-    | StridedSliceOptions | ResizeOptions | BlockSizeOptions | MirrorPadOptions
+    | StridedSliceOptions | ResizeOptions | CumsumOptions | BlockSizeOptions
+    | MirrorPadOptions
 )
 
 

@@ -52,7 +52,7 @@ from .call import c_value as c_value
 # ----- helpers shared with pool.py and shape.py -----
 
 C_TYPE = {DType.INT8: "int8_t", DType.FLOAT32: "float", DType.INT16: "int16_t",
-          DType.INT32: "int32_t", DType.UINT8: "uint8_t"}
+          DType.INT32: "int32_t", DType.UINT8: "uint8_t", DType.BOOL: "bool"}
 
 
 def refuse(op: Op, what: str, supported: str) -> UnsupportedError:
@@ -218,6 +218,7 @@ def _activation(op: Op) -> str:
 
 class BinaryLowering:
     headers: Sequence[str] = ("nnrt/kernels/elementwise.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def check(self, graph: Graph, op: Op) -> None:
         a, b, out = _operands(graph, op)

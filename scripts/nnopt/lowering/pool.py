@@ -57,6 +57,7 @@ def _geom_valid(g: dict[str, int]) -> bool:
 
 class PoolLowering:
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def _geometry(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, PoolOptions,
                                                        dict[str, int]]:
@@ -169,14 +170,23 @@ def _merge(dims: list[int], strides: list[int]) -> tuple[list[int], list[int]]:
 class MeanLowering:
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
 
+    accepted: tuple[DType, ...] = (DType.INT8, DType.FLOAT32)
+
+    @property
+    def dtypes(self) -> Sequence[str]:
+        return tuple(d.name.lower() for d in self.accepted)
+
     def _layout(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any], int]:
+        """The input, the output, the reduction geometry (``nnrt_mean_geom_t`` fields)
+        and the reduced element count; shared by every reduction over constant axes."""
         if len(op.inputs) != 2 or len(op.outputs) != 1 or min(op.inputs) < 0:
-            raise refuse(op, "expects an input, an axis tensor and 1 output", "MEAN")
+            raise refuse(op, "expects an input, an axis tensor and 1 output", op.opcode)
         x, axis_t, y = (graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]],
                         graph.tensors[op.outputs[0]])
-        if x.dtype not in (DType.INT8, DType.FLOAT32) or y.dtype != x.dtype:
+        if x.dtype not in self.accepted or y.dtype != x.dtype:
+            names = " or ".join(self.dtypes)
             raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}",
-                         "MEAN of int8 or float32 (same dtype in and out)")
+                         f"{op.opcode} of {names} (same dtype in and out)")
         if not axis_t.is_constant or axis_t.dtype != DType.INT32:
             raise refuse(op, f"axis {tensor_desc(axis_t)} must be a constant int32 tensor",
                          "constant int32 axes")
@@ -200,7 +210,7 @@ class MeanLowering:
         count = math.prod(x.shape[d] for d in red)
         if y.num_elements != math.prod(x.shape[d] for d in kept) or x.num_elements == 0:
             raise refuse(op, f"output {tensor_desc(y)} does not match {tensor_desc(x)} "
-                         f"reduced over axes {red}", "non-empty MEAN")
+                         f"reduced over axes {red}", f"non-empty {op.opcode}")
         geom = {"outer_rank": len(od), "outer_dims": padded(od),
                 "outer_strides": padded(os_), "reduce_rank": len(rd),
                 "reduce_dims": padded(rd), "reduce_strides": padded(rs)}

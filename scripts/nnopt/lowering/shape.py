@@ -41,6 +41,7 @@ from .elementwise import (
 
 _MOVE_DTYPES = (DType.INT8, DType.FLOAT32, DType.INT16, DType.INT32)
 _MOVE_NAMES = "int8, int16, int32 or float32 (input and output alike)"
+_MOVE_LIST = tuple(d.name.lower() for d in _MOVE_DTYPES)
 
 
 def _strides(shape: Sequence[int]) -> list[int]:
@@ -127,6 +128,7 @@ class _ViewLowering:
 
 
 class TransposeLowering(_ViewLowering):
+    dtypes: Sequence[str] = ("int8", "int16", "float32")
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         x, perm_t = _inputs(graph, op, (2,))
         y = graph.tensors[op.outputs[0]]
@@ -146,6 +148,7 @@ class TransposeLowering(_ViewLowering):
 
 
 class SliceLowering(_ViewLowering):
+    dtypes: Sequence[str] = _MOVE_LIST
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         x, begin_t, size_t = _inputs(graph, op, (3,))
         y = graph.tensors[op.outputs[0]]
@@ -178,6 +181,7 @@ def _clamp(v: int, lo: int, hi: int) -> int:
 
 
 class StridedSliceLowering(_ViewLowering):
+    dtypes: Sequence[str] = _MOVE_LIST
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         x, begin_t, end_t, strides_t = _inputs(graph, op, (4,))
         y = graph.tensors[op.outputs[0]]
@@ -235,6 +239,7 @@ class StridedSliceLowering(_ViewLowering):
 
 class ConcatLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = _MOVE_LIST
 
     def _blocks(self, graph: Graph, op: Op) -> tuple[list[Tensor], Tensor, int, list[int]]:
         if not op.inputs or len(op.outputs) != 1 or min(op.inputs) < 0:
@@ -297,6 +302,7 @@ class ConcatLowering:
 
 class PadLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = _MOVE_LIST
 
     def _layout(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         ts = _inputs(graph, op, (3,) if op.opcode == "PADV2" else (2, 3))
@@ -384,6 +390,7 @@ class PadLowering:
 
 class CopyLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = tuple(d.name.lower() for d in DType)
 
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
         if not op.inputs or op.inputs[0] < 0 or len(op.outputs) != 1:

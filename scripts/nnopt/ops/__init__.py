@@ -1,7 +1,7 @@
 """The operator registry: one definition (:class:`~nnopt.ops.base.OpDef`) per TFLite
 operator nnopt supports, one module per family (``conv``, ``pool``, ``fc``,
 ``elementwise``, ``activation``, ``math``, ``quantize``, ``softmax``, ``shape``, ``resize``,
-``layout``).
+``layout``, ``reduce``, ``compare``, ``normalize``).
 
 The frontend reads an op's options with its definition's reader; passes ask its traits
 (:func:`definition`), never its opcode. Adding an operator = its definition here, its
@@ -16,13 +16,16 @@ from ..errors import UnsupportedError
 from ..ir import Op
 from . import (
     activation,
+    compare,
     conv,
     elementwise,
     fc,
     layout,
     math,
+    normalize,
     pool,
     quantize,
+    reduce,
     resize,
     shape,
     softmax,
@@ -30,7 +33,7 @@ from . import (
 from .base import OpDef
 
 _FAMILIES = (conv, pool, fc, elementwise, activation, math, quantize, softmax, shape,
-             resize, layout)
+             resize, layout, reduce, compare, normalize)
 
 DEFINITIONS: Mapping[str, OpDef] = {d.opcode: d for f in _FAMILIES for d in f.DEFINITIONS}
 

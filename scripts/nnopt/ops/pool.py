@@ -19,7 +19,7 @@ def _read_pool(op: Any) -> OpOptions:
                        o.FilterHeight(), o.FilterWidth(), activation(o))
 
 
-def _read_mean(op: Any) -> OpOptions:
+def read_reducer(op: Any) -> OpOptions:
     o = table(tflite.ReducerOptions, op)
     return ReducerOptions(bool(o.KeepDims()) if o is not None else False)
 
@@ -44,5 +44,5 @@ DEFINITIONS = (
           pad_consumer="below_floor", cost="window_taps", spatial=spatial),
     OpDef("AVERAGE_POOL_2D", "AVGPOOL", "pool", _read_pool, window="pool",
           cost="window_taps", spatial=spatial),
-    OpDef("MEAN", "MEAN", "pool", _read_mean, cost="reduce_taps"),
+    OpDef("MEAN", "MEAN", "pool", read_reducer, cost="reduce_taps"),
 )

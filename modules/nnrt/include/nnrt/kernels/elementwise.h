@@ -207,6 +207,26 @@ nnrt_status_t nnrt_maximum_f32(const nnrt_broadcast_t *bcast, const float *input
 nnrt_status_t nnrt_minimum_f32(const nnrt_broadcast_t *bcast, const float *input1,
                                const float *input2, float *output);
 
+/** int8 ADD_N parameters (TFLM's add_n.cc Prepare: left shift 20, multipliers below 1). */
+typedef struct {
+    int32_t input_offset;      /**< -zero point shared by the inputs */
+    int32_t output_offset;     /**< output zero point */
+    int32_t left_shift;        /**< 20 */
+    int32_t input_multiplier;  /**< Q31 of s_in / (2 s_in) */
+    int32_t input_shift;       /**< <= 0 */
+    int32_t output_multiplier; /**< Q31 of 2 s_in / (2^20 s_out) */
+    int32_t output_shift;      /**< <= 0 */
+    int32_t act_min;
+    int32_t act_max;
+} nnrt_add_n_s8_params_t;
+
+/** float32 ADD_N over @p num_inputs same-shaped inputs of @p size elements. In place. */
+nnrt_status_t nnrt_add_n_f32(const float *const *inputs, int32_t num_inputs, float *output,
+                             int32_t size);
+/** int8 ADD_N (TFLM's reference AddN with ArithmeticParams). In place. */
+nnrt_status_t nnrt_add_n_s8(const nnrt_add_n_s8_params_t *params, const int8_t *const *inputs,
+                            int32_t num_inputs, int8_t *output, int32_t size);
+
 #ifdef __cplusplus
 }
 #endif
