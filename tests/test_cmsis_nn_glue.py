@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from nnopt.errors import NnoptError, ToolchainError
-from nnopt.firmware.toolchain import WARNINGS
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.inputs import random_inputs
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import RuntimeExtras, build_planned, build_runtime, run_planned
+from support.cbuild import CBuild, c_source
 
 REPO = Path(__file__).resolve().parents[1]
 NNRT = REPO / "modules" / "nnrt"
@@ -41,13 +41,6 @@ needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("nm")
                                reason="gcc/nm not installed")
 
 
-def _compile(src: Path, out: Path, *defines: str, include: Path | None = None
-             ) -> subprocess.CompletedProcess[str]:
-    cmd = ["gcc", *WARNINGS, "-O2", f"-I{NNRT / 'include'}", *(f"-D{d}" for d in defines),
-           *([f"-I{include}"] if include else []), "-c", str(src), "-o", str(out)]
-    return subprocess.run(cmd, capture_output=True, text=True, check=False)
-
-
 def _symbols(obj: Path, *flags: str) -> set[str]:
     out = subprocess.run(["nm", *flags, str(obj)], capture_output=True, text=True,
                          check=True).stdout
@@ -56,40 +49,40 @@ def _symbols(obj: Path, *flags: str) -> set[str]:
 
 @needs_gcc
 @pytest.mark.parametrize("src", GLUE, ids=lambda p: p.name)
-def test_glue_compiles_to_nothing_without_the_macro(src: Path, tmp_path: Path) -> None:
-    res = _compile(src, tmp_path / "g.o")
+def test_glue_compiles_to_nothing_without_the_macro(src: Path, cbuild: CBuild) -> None:
+    obj, res = cbuild.object("g.o", src)
     assert res.returncode == 0, res.stderr
-    assert _symbols(tmp_path / "g.o", "--defined-only") == set()
+    assert _symbols(obj, "--defined-only") == set()
     # NNRT_USE_CMSIS_NN=0 is "off" too
-    res = _compile(src, tmp_path / "g0.o", "NNRT_USE_CMSIS_NN=0")
+    obj, res = cbuild.object("g0.o", src, "NNRT_USE_CMSIS_NN=0")
     assert res.returncode == 0, res.stderr
-    assert _symbols(tmp_path / "g0.o", "--defined-only") == set()
+    assert _symbols(obj, "--defined-only") == set()
 
 
 @needs_gcc
 @pytest.mark.parametrize("src", GLUE, ids=lambda p: p.name)
-def test_glue_needs_cmsis_nn_with_the_macro(src: Path, tmp_path: Path) -> None:
+def test_glue_needs_cmsis_nn_with_the_macro(src: Path, tmp_path: Path, cbuild: CBuild) -> None:
     stand_in = tmp_path / "inc"
     stand_in.mkdir()
     (stand_in / "arm_nnfunctions.h").write_text('#error "stand-in arm_nnfunctions.h"\n')
-    res = _compile(src, tmp_path / "g.o", "NNRT_USE_CMSIS_NN=1", include=stand_in)
+    _, res = cbuild.object("g.o", src, "NNRT_USE_CMSIS_NN=1", include=stand_in)
     assert res.returncode != 0
     assert "stand-in arm_nnfunctions.h" in res.stderr
 
 
 @needs_gcc
 @pytest.mark.parametrize("rel", sorted(HOOKS))
-def test_hooked_kernel_calls_the_glue_only_with_the_macro(rel: str, tmp_path: Path) -> None:
+def test_hooked_kernel_calls_the_glue_only_with_the_macro(rel: str, cbuild: CBuild) -> None:
     src = NNRT / "kernels" / rel
     glue = HOOKS[rel]
-    res = _compile(src, tmp_path / "k.o")
+    obj, res = cbuild.object("k.o", src)
     assert res.returncode == 0, res.stderr
-    assert not {s for s in _symbols(tmp_path / "k.o", "-u") if s.startswith("nnrt_cmsis")}
+    assert not {s for s in _symbols(obj, "-u") if s.startswith("nnrt_cmsis")}
     # with the macro the kernel references its glue function (declared by the internal
     # header, which needs no CMSIS-NN header itself)
-    res = _compile(src, tmp_path / "k1.o", "NNRT_USE_CMSIS_NN=1")
+    obj, res = cbuild.object("k1.o", src, "NNRT_USE_CMSIS_NN=1")
     assert res.returncode == 0, res.stderr
-    assert glue in _symbols(tmp_path / "k1.o", "-u")
+    assert glue in _symbols(obj, "-u")
 
 
 def test_every_glue_function_is_hooked_somewhere() -> None:
@@ -160,9 +153,7 @@ def test_extras_reach_the_runtime_library_build(tmp_path: Path) -> None:
 
 
 def _stand_in_library(tmp_path: Path, cc: str, ar: str, flags: list[str]) -> Path:
-    src = tmp_path / "stand_in.c"
-    src.write_text("int nnrt_stand_in_probe(int x);\n"
-                   "int nnrt_stand_in_probe(int x) { return x + 1; }\n")
+    src = c_source("stand_in_probe.c")
     obj, lib = tmp_path / "stand_in.o", tmp_path / "libstandin.a"
     subprocess.run([cc, *flags, "-c", str(src), "-o", str(obj)], check=True)
     subprocess.run([ar, "rcs", str(lib), str(obj)], check=True)

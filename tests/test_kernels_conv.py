@@ -17,7 +17,8 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConvOptions, PoolOptions
-from nnopt.lowering import check_graph, lowering_for
+from nnopt.lowering import EmitContext, check_graph, lowering_for
+from nnopt.lowering.call import AddressOf, TensorArg, call_of, params_of, render
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from support.cbuild import CBuild, c_source, kernel_sources
@@ -265,11 +266,17 @@ def test_fused_conv_needs_no_scratch_and_emits_pool() -> None:
         arrays[suffix] = arr
         return f"op0_{suffix}"
 
-    from nnopt.lowering import EmitContext
-    body = lowering.emit(EmitContext(graph, op, lambda t: f"T{t}", const_array, "NULL"))
-    text = "\n".join(body)
-    assert ".output_h = 4," in text and ".pool = &pool," in text
-    assert body[-1] == "return nnrt_conv2d_s8(&params, T0, T1, T2, T4);"
+    ctx = EmitContext(graph, op, lambda t: f"T{t}", const_array, "NULL")
+    body = lowering.emit(ctx)
+    call = call_of(body)
+    assert call is not None and call.fn == "nnrt_conv2d_s8"
+    assert call.args == (AddressOf("params"), TensorArg(0), TensorArg(1), TensorArg(2),
+                         TensorArg(4))
+    assert params_of(body)["params"].fields["pool"] == AddressOf("pool")
+    assert params_of(body)["pool"].fields["output_h"] == 4
+    text = render(body, ctx.pointers)
+    assert "    .output_h = 4," in text and "    .pool = &pool," in text
+    assert text[-1] == "return nnrt_conv2d_s8(&params, T0, T1, T2, T4);"
     assert arrays["mult"].dtype == np.int32 and arrays["mult"].shape == (4,)
 
 

@@ -12,7 +12,8 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import FullyConnectedOptions
-from nnopt.lowering import lowering_for
+from nnopt.lowering import EmitContext, lowering_for
+from nnopt.lowering.call import render
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from support.tflite_builder import ModelBuilder, combine_models, fully_connected_model
@@ -120,7 +121,6 @@ def test_per_tensor_multiplier_uses_tflm_float32_scale_product() -> None:
     """Per-tensor FC multiplies input and weight scale in float32 first (TFLM's
     GetQuantizedConvolutionMultipler); per-channel in double. Pick scales where the two
     roundings give different multipliers and check the emitted constant."""
-    from nnopt.lowering import EmitContext
     from nnopt.quantize import quantize_multiplier
 
     s_in, s_out = 0.1, 0.3
@@ -140,8 +140,8 @@ def test_per_tensor_multiplier_uses_tflm_float32_scale_product() -> None:
         arrays[suffix] = arr
         return suffix
 
-    body = lowering_for(graph.ops[0]).emit(
-        EmitContext(graph, graph.ops[0], lambda t: f"T{t}", const_array, "NULL"))
+    ctx = EmitContext(graph, graph.ops[0], lambda t: f"T{t}", const_array, "NULL")
+    body = render(lowering_for(graph.ops[0]).emit(ctx), ctx.pointers)
     assert body[-1] == "return nnrt_fully_connected_s8(&params, T0, T1, T2, T3);"
     assert (int(arrays["mult"][0]), int(arrays["shift"][0])) == quantize_multiplier(f32)
     assert "    .per_channel = 0," in body

@@ -32,6 +32,7 @@ from nnopt.errors import NnoptError
 from nnopt.firmware import BuildSpec, build, run
 from nnopt.firmware import toolchain as tc
 from nnopt.frontend.tflite import load_model_bytes
+from nnopt.lowering.call import Params, Raw
 from nnopt.lowering.conv import cols_bytes, im2col_bytes, out_size_and_padding
 from nnopt.lowering.specialize import (
     Candidate,
@@ -41,115 +42,18 @@ from nnopt.lowering.specialize import (
     fc_lines,
     specialized_rom_bytes,
 )
-from nnopt.paths import nnrt_dir
 from nnopt.planner import PlanOptions, plan_model
+from support.cbuild import c_source, kernel_sources
 
 CASES = 48  # convolutions
 FC_CASES = 24  # fully connected ops
 HAVE_QEMU = shutil.which("qemu-system-arm") is not None and shutil.which(
     "arm-none-eabi-gcc") is not None
 
-PRELUDE = r"""
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-
-#include "nnrt/kernels/conv.h"
-#include "nnrt/kernels/fc.h"
-#include "nnrt/kernels/spec.h"
-#include "nnrt/port.h"
-
-#define MAXB 4096
-static int8_t in_buf[MAXB];
-static int8_t out_gen[MAXB];
-static int8_t out_spec[MAXB];
-static uint32_t scratch_buf[MAXB / 4];
-
-static uint32_t rng = 2463534242u;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 17;
-    rng ^= rng << 5;
-    return rng;
-}
-static void fill8(int8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; ++i) {
-        p[i] = (int8_t)(rnd() >> 24);
-    }
-}
-static void fill32(int32_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; ++i) {
-        p[i] = (int32_t)(rnd() % 80001u) - 40000;
-    }
-}
-
-static uint32_t hash = 2166136261u;
-static int fails;
-static int spec_cases;
-static char line[64];
-static void say(const char *what, uint32_t v)
-{
-    size_t n = 0;
-    while (*what != '\0') {
-        line[n++] = *what++;
-    }
-    line[n++] = ' ';
-    char d[12];
-    int m = 0;
-    do {
-        d[m++] = (char)('0' + (int)(v % 10u));
-        v /= 10u;
-    } while (v != 0u);
-    while (m > 0) {
-        line[n++] = d[--m];
-    }
-    line[n] = '\0';
-    nnrt_port_log(line);
-}
-
-/* One case: the generic kernel and the specialised one on the same data. */
-static void check(const nnrt_conv_s8_params_t *p, const int8_t *w, const int32_t *b,
-                  size_t in_n, size_t out_n, int with_scratch,
-                  nnrt_status_t (*spec)(const int8_t *, int8_t *, void *))
-{
-    fill8(in_buf, in_n);
-    memset(out_gen, 0x55, out_n);
-    memset(out_spec, 0x2a, out_n);
-    nnrt_status_t s1 = with_scratch
-        ? nnrt_conv2d_im2col_s8(p, in_buf, w, b, out_gen, scratch_buf)
-        : nnrt_conv2d_opt_s8(p, in_buf, w, b, out_gen);
-    memset(scratch_buf, 0x77, sizeof(scratch_buf));
-    nnrt_status_t s2 = spec(in_buf, out_spec, with_scratch ? (void *)scratch_buf : NULL);
-    if (s1 != NNRT_OK || s2 != NNRT_OK || memcmp(out_gen, out_spec, out_n) != 0) {
-        ++fails;
-    }
-    for (size_t i = 0; i < out_n; ++i) {
-        hash = (hash ^ (uint8_t)out_spec[i]) * 16777619u;
-    }
-    ++spec_cases;
-}
-
-/* One fully connected case: generic and specialised on the same data. */
-static void check_fc(const nnrt_fc_s8_params_t *p, const int8_t *w, const int32_t *b,
-                     size_t in_n, size_t out_n, nnrt_status_t (*spec)(const int8_t *, int8_t *))
-{
-    fill8(in_buf, in_n);
-    memset(out_gen, 0x55, out_n);
-    memset(out_spec, 0x2a, out_n);
-    nnrt_status_t s1 = nnrt_fully_connected_s8(p, in_buf, w, b, out_gen);
-    nnrt_status_t s2 = spec(in_buf, out_spec);
-    if (s1 != NNRT_OK || s2 != NNRT_OK || memcmp(out_gen, out_spec, out_n) != 0) {
-        ++fails;
-    }
-    for (size_t i = 0; i < out_n; ++i) {
-        hash = (hash ^ (uint8_t)out_spec[i]) * 16777619u;
-    }
-    ++spec_cases;
-}
-"""
+#: The harness the generated property program starts with (C in tests/c/; its text, so
+#: that the build cache, which hashes sources, sees an edit of it).
+PRELUDE = c_source("spec_property.h").read_text()
+C_TESTS = c_source("spec_property.h").parent  # test_rng.h
 
 
 def _fc_case(r: random.Random, k: int) -> tuple[list[str], str]:
@@ -167,12 +71,11 @@ def _fc_case(r: random.Random, k: int) -> tuple[list[str], str]:
     if r.random() < 0.4:
         lo, hi = -128, 127
     has_bias = r.random() < 0.8
-    params = [f"static const nnrt_fc_s8_params_t c{k}_params = {{",
-              f"    .batches = {batches}, .accum_depth = {depth}, .output_depth = {units},",
-              f"    .input_offset = {-z_in}, .weights_offset = {w_off}, "
-              f".output_offset = {z_out}, .act_min = {lo}, .act_max = {hi},",
-              f"    .per_channel = {int(per_channel)}, .multiplier = c{k}_mult, "
-              f".shift = c{k}_shift,", "};"]
+    params = Params("nnrt_fc_s8_params_t", {
+        "batches": batches, "accum_depth": depth, "output_depth": units,
+        "input_offset": -z_in, "weights_offset": w_off, "output_offset": z_out,
+        "act_min": lo, "act_max": hi, "per_channel": int(per_channel),
+        "multiplier": Raw(f"c{k}_mult"), "shift": Raw(f"c{k}_shift")})
     decls = [f"static int8_t c{k}_w[{depth * units}];",
              f"static int32_t c{k}_b[{units}];",
              f"static const int32_t c{k}_mult[{nq}] = {{{', '.join(map(str, mults))}}};",
@@ -226,15 +129,14 @@ def _case(r: random.Random, k: int) -> tuple[list[str], str]:
     if r.random() < 0.4:
         lo, hi = -128, 127
     has_bias = r.random() < 0.8
-    geom = (f".batches = {n}, .input_h = {ih}, .input_w = {iw}, .input_c = {ic}, "
-            f".output_h = {oh}, .output_w = {ow}, .output_c = {oc}, .filter_h = {kh}, "
-            f".filter_w = {kw}, .filter_c = {ic}, .stride_h = {sh}, .stride_w = {sw}, "
-            f".dilation_h = {dh}, .dilation_w = {dw}, .pad_top = {pt}, .pad_left = {pl},")
-    params = [f"static const nnrt_conv_s8_params_t c{k}_params = {{",
-              f"    .geom = {{ {geom} }},",
-              f"    .input_offset = {-z_in}, .output_offset = {z_out}, .act_min = {lo}, "
-              f".act_max = {hi}, .per_channel = {int(per_channel)},",
-              f"    .multiplier = c{k}_mult, .shift = c{k}_shift, .pool = NULL,", "};"]
+    geom = {"batches": n, "input_h": ih, "input_w": iw, "input_c": ic, "output_h": oh,
+            "output_w": ow, "output_c": oc, "filter_h": kh, "filter_w": kw, "filter_c": ic,
+            "stride_h": sh, "stride_w": sw, "dilation_h": dh, "dilation_w": dw,
+            "pad_top": pt, "pad_left": pl}
+    params = Params("nnrt_conv_s8_params_t", {
+        "geom": geom, "input_offset": -z_in, "output_offset": z_out, "act_min": lo,
+        "act_max": hi, "per_channel": int(per_channel), "multiplier": Raw(f"c{k}_mult"),
+        "shift": Raw(f"c{k}_shift"), "pool": Raw("NULL")})
     decls = [f"static int8_t c{k}_w[{depth * oc}];",
              f"static int32_t c{k}_b[{oc}];",
              f"static const int32_t c{k}_mult[{nq}] = {{{', '.join(map(str, mults))}}};",
@@ -274,11 +176,6 @@ BUILDS: dict[str, tc.Target] = {"host-sanitized": "host", "m7-dsp": "qemu-m7",
                                 "m3": "qemu-m3"}
 
 
-def _kernel_sources() -> tuple[Path, ...]:
-    root = nnrt_dir() / "kernels"
-    return tuple(f for d in ("conv", "fc", "internal") for f in sorted((root / d).glob("*.c")))
-
-
 @pytest.fixture(scope="module")
 def property_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     src = tmp_path_factory.mktemp("spec") / "spec_property.c"
@@ -288,8 +185,9 @@ def property_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]
         if target != "host" and not HAVE_QEMU:
             continue
         board = load_board(tc.DEFAULT_BOARDS[target]) if target != "host" else None
-        exe = build(BuildSpec(target=target, sources=(src, *_kernel_sources()), board=board,
-                              sanitize=target == "host"))
+        sources = (src, *kernel_sources("conv", "fc", "internal"))
+        exe = build(BuildSpec(target=target, sources=sources, include_dirs=(C_TESTS,),
+                              board=board, sanitize=target == "host"))
         res = run(exe, target, [], board=board, timeout_s=600)
         assert res.exit_code == 0, f"{name}: exit {res.exit_code}\n{res.stdout[-2000:]}" \
                                    f"{res.stderr[-2000:]}"
@@ -404,7 +302,7 @@ int main(void)
     return 0;
 }
 """)
-    exe = build(BuildSpec(target="host", sources=(src, *_kernel_sources())))
+    exe = build(BuildSpec(target="host", sources=(src, *kernel_sources("conv", "fc", "internal"))))
     res = run(exe, "host", [])
     assert res.exit_code == 0
     rows = [tuple(int(v) for v in ln.split()) for ln in res.stdout.splitlines()]

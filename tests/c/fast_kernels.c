@@ -20,14 +20,7 @@ static int32_t mult_buf[256];
 static int32_t shift_buf[256];
 static uint32_t scratch_buf[MAXB / 4];
 
-static uint32_t rng = 12345u;
-static uint32_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 17;
-    rng ^= rng << 5;
-    return rng;
-}
+#include "test_rng.h"
 static int32_t rint_(int32_t lo, int32_t hi) /* inclusive */
 {
     return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1));

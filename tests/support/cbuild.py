@@ -53,11 +53,25 @@ class CBuild:
     def __init__(self, out_dir: Path) -> None:
         self.out_dir = out_dir
 
-    def _compile(self, args: Sequence[str]) -> None:
+    def _gcc_run(self, args: Sequence[str]) -> subprocess.CompletedProcess[str]:
         inc = [f"-I{d}" for d in nnrt_include_dirs()]
-        proc = subprocess.run([_gcc(), *WARNINGS, *inc, *args], capture_output=True,
+        return subprocess.run([_gcc(), *WARNINGS, *inc, *args], capture_output=True,
                               text=True, check=False)
+
+    def _compile(self, args: Sequence[str]) -> None:
+        proc = self._gcc_run(args)
         assert proc.returncode == 0, f"C build failed:\n{proc.stderr[-4000:]}"
+
+    def object(self, name: str, source: Path, *defines: str, include: Path | None = None,
+               ) -> tuple[Path, subprocess.CompletedProcess[str]]:
+        """Compile ``source`` alone (-O2 -c) with ``-D`` defines and an extra include
+        directory searched first; the object and gcc's result, which the caller checks
+        (a test may expect the build to fail)."""
+        obj = self.out_dir / name
+        proc = self._gcc_run([*([f"-I{include}"] if include else []), "-O2",
+                              *(f"-D{d}" for d in defines), "-c", str(source),
+                              "-o", str(obj)])
+        return obj, proc
 
     def library(self, name: str, sources: Sequence[Path]) -> ctypes.CDLL:
         """A shared library (-O2) of ``sources``, loaded."""

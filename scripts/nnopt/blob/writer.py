@@ -5,9 +5,10 @@ The blob carries what the runtime loader (``modules/nnrt/src/loader``) needs to 
 the model with the same kernels as generated code and no regenerated C:
 
 - the tensors (activations with their allocator handle, constants with their data);
-- per step of the Plan's schedule: the kernel, its parameter record (the values the
-  op's lowering computes, taken from it by :func:`nnopt.blob.capture.capture`), its
-  tensor arguments, and the dynamic allocator's events around it exactly as
+- per step of the Plan's schedule: the kernel, its parameter record (the values of the
+  call the op's lowering returns, :mod:`nnopt.lowering.call`, encoded by
+  :func:`capture` and the schema: the same object the C renderer writes), its tensor
+  arguments, and the dynamic allocator's events around it exactly as
   :func:`nnopt.passes.dynamic.dynamic_plan` lays them out (so the loader's high-water
   mark and bytes moved are the same as the generated dynamic mode's);
 - the model inputs and outputs with shape and quantisation.
@@ -17,30 +18,158 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import numpy as np
 
 from ..arith import align
 from ..cdefs import DType
 from ..errors import BlobError, UnsupportedError
-from ..ir import NUMPY_DTYPE, Graph
+from ..ir import NUMPY_DTYPE, Graph, Op
+from ..lowering import EmitContext, lowering_for
+from ..lowering.call import (
+    AddressOf,
+    Body,
+    Call,
+    Dec,
+    Done,
+    Expr,
+    Grouped,
+    Literal,
+    Params,
+    PtrList,
+    Raw,
+    ScratchArg,
+    TensorArg,
+)
 from ..ops import DEFINITIONS
 from ..passes.dynamic import dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
 from . import schema as S
-from .capture import (
-    ArrayRef,
-    Capture,
-    ScratchArg,
-    StructRef,
-    TensorArg,
-    TensorList,
-    Value,
-    capture,
-)
+
+
+@dataclass(frozen=True)
+class ArrayRef:
+    name: str  # a constant array the lowering made with ctx.const_array
+
+
+@dataclass(frozen=True)
+class StructRef:
+    name: str  # a Params or Const of the body
+
+
+@dataclass(frozen=True)
+class TensorList:
+    """The tensors of a PtrList (variable-arity kernels such as CONCATENATION)."""
+
+    items: tuple[int, ...]
+
+
+Value: TypeAlias = (int | float | ArrayRef | StructRef | TensorArg | ScratchArg | TensorList
+                    | list["Value"] | dict[str, "Value"] | None)
+
+_SCALAR_TYPES = {"int8_t": np.int8, "int16_t": np.int16, "int32_t": np.int32,
+                 "float": np.float32}
+
+
+@dataclass
+class Capture:
+    """An op's body as the blob encodes it: its structs, scalars, pointer lists and its
+    one kernel call, with the constant arrays the lowering made."""
+
+    arrays: dict[str, np.ndarray]
+    structs: dict[str, tuple[str, dict[str, Value]]] = field(default_factory=dict)
+    scalars: dict[str, np.ndarray] = field(default_factory=dict)
+    lists: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    function: str = ""
+    args: list[Value] = field(default_factory=list)
+    no_op: bool = False  # nothing to run (e.g. an empty output)
+
+
+class _Refuse(Exception):
+    pass
+
+
+def _value(v: object, cap: Capture) -> Value:
+    """A field value or call argument (:mod:`nnopt.lowering.call`) as the encoder reads it."""
+    if isinstance(v, Raw):
+        if v.text == "NULL":
+            return None
+        if v.text in cap.lists:
+            return TensorList(cap.lists[v.text])
+        if v.text in cap.arrays:
+            return ArrayRef(v.text)
+        raise _Refuse(f"unknown identifier {v.text!r}")
+    if isinstance(v, AddressOf):
+        return StructRef(v.name)
+    if isinstance(v, TensorArg):
+        return TensorArg(v.index)
+    if isinstance(v, ScratchArg) or v is None:
+        return v
+    if isinstance(v, (Dec, Literal)):
+        return _value(v.value, cap)
+    if isinstance(v, Expr):
+        raise _Refuse(f"a computed pointer {v.text!r}")
+    if isinstance(v, Grouped):
+        return _value(v.fields, cap)
+    if isinstance(v, Mapping):
+        return {str(k): _value(x, cap) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_value(x, cap) for x in v]
+    if isinstance(v, (bool, np.bool_, int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return float(np.float32(v))
+    raise _Refuse(f"no blob encoding for {v!r}")
+
+
+def _collect(body: Body, cap: Capture) -> Capture:
+    for st in body:
+        if isinstance(st, Params) and not isinstance(st.fields, Mapping):
+            if st.ctype not in _SCALAR_TYPES:
+                raise _Refuse(f"a {st.ctype} constant")
+            cap.scalars[st.name] = np.array([st.fields], dtype=_SCALAR_TYPES[st.ctype])
+        elif isinstance(st, Params):
+            fields = _value(st.fields, cap)
+            assert isinstance(fields, dict)
+            cap.structs[st.name] = (st.ctype, fields)
+        elif isinstance(st, PtrList):
+            cap.lists[st.name] = tuple(t.index for t in st.items)
+        elif isinstance(st, Call):
+            if cap.function:
+                raise _Refuse("more than one kernel call")
+            cap.function = st.fn
+            cap.args = [_value(a, cap) for a in st.args]
+        elif isinstance(st, Done):
+            cap.no_op = True
+        else:
+            raise _Refuse("code around kernel calls")
+    if not cap.function and not cap.no_op:
+        raise _Refuse("no kernel call")
+    return cap
+
+
+def capture(graph: Graph, op: Op) -> Capture:
+    """The op's kernel call as the lowering returns it, with the constant arrays it made
+    (the call's tensors are tensor indices; nothing is rendered)."""
+    arrays: dict[str, np.ndarray] = {}
+
+    def const_array(suffix: str, arr: np.ndarray) -> str:
+        name = f"blob_{suffix}_{len(arrays)}"
+        arrays[name] = np.asarray(arr)
+        return name
+
+    ctx = EmitContext(graph=graph, op=op, c_ptr=lambda t: f"/* tensor {t} */",
+                      const_array=const_array, c_scratch="/* scratch */")
+    try:
+        return _collect(lowering_for(op).emit(ctx), Capture(arrays))
+    except _Refuse as err:
+        raise UnsupportedError(
+            f"op {op.index} ({op.opcode}): the model blob cannot represent its kernel "
+            f"call ({err})", hint="use the generated C (--emit c) for this model") from None
 
 
 def supported_opcodes() -> list[str]:

@@ -2,9 +2,10 @@
 
 The generated file holds: constant weights (``NNRT_WEIGHTS``: flash), one statically
 sized arena (``NNRT_ARENA``, exactly ``plan.arena_bytes``), one ``op_<k>`` function per
-operator (its body from the op's lowering), ``invoke()`` calling them in planned
-order, and the ``nnrt_model_t`` descriptor. Everything is emitted from here; lowerings
-only supply op bodies.
+operator (its body: the op's lowering's kernel call, written by
+:func:`nnopt.lowering.call.render`), ``invoke()`` calling them in planned order, and
+the ``nnrt_model_t`` descriptor. Everything is emitted from here; lowerings only supply
+op bodies, as data.
 
 With ``allocator="dynamic"`` the planned offsets are not used: every buffer is a handle
 of nnrt's defragmenting allocator (``nnrt/alloc.h``), ``ptr(t)`` is
@@ -31,6 +32,7 @@ from ..cdefs import DType
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
 from ..lowering import EmitContext, lowering_for
+from ..lowering.call import render
 from ..passes.dynamic import ALLOCATORS, DynamicPlan, dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
@@ -151,6 +153,14 @@ class ModelEmitter:
             return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
         return f"((void *)({self.name}_arena + {self.offsets[t]}u))"
 
+    def weight_array(self, t: int) -> str | None:
+        """The array of constant tensor t in the model source (None: not a constant
+        here, or streamed from external flash)."""
+        tensor = self.g.tensors[t]
+        if not tensor.is_constant or t in self.ext.external:
+            return None
+        return self._weight(tensor)
+
     def scratch_ptr(self, op_index: int) -> str:
         if op_index not in self.scratch:
             return "NULL"
@@ -205,22 +215,24 @@ class ModelEmitter:
             low = self.views.lowering_for(op) or lowering_for(op)
             self.headers.update(low.headers)
             ctx = EmitContext(
-                graph=g, op=op, ptr=self.ptr,
+                graph=g, op=op, c_ptr=self.ptr,
                 const_array=self.const_array_for(op.index),
-                scratch=self.scratch_ptr(op.index),
+                c_scratch=self.scratch_ptr(op.index),
                 specialize=self.specialize, model=self.name, decl=self.decl_for(op.index),
+                weight_array=self.weight_array,
             )
-            body = low.emit(ctx)
+            body = render(low.emit(ctx), ctx.pointers)
             out.append(f"/* op {op.index}: {op.opcode} */\n"
                        f"static nnrt_status_t op_{op.index}(void)\n{{\n"
                        + "\n".join("    " + line if line else "" for line in body)
                        + "\n}\n")
         decls, funcs, headers = self.stages.emit(
-            lambda op: EmitContext(graph=g, op=op, ptr=self.ptr,
+            lambda op: EmitContext(graph=g, op=op, c_ptr=self.ptr,
                                    const_array=self.const_array_for(op.index),
-                                   scratch=self.scratch_ptr(op.index),
+                                   c_scratch=self.scratch_ptr(op.index),
                                    specialize=self.specialize, model=self.name,
-                                   decl=self.decl_for(op.index)),
+                                   decl=self.decl_for(op.index),
+                                   weight_array=self.weight_array),
             lambda off: f"((void *)({self.name}_arena + {off}u))", self.ptr,
             dynamic=self.dyn is not None)
         self.extra_decls += decls

@@ -22,7 +22,8 @@ from ..cdefs import DTYPE_SIZE, DType
 from ..errors import PlanError
 from ..ir import Graph, Op
 from ..lowering import EmitContext, lowering_for
-from ..lowering.elementwise import BinaryLowering, c_params, c_value
+from ..lowering.call import Params, c_value, render_params
+from ..lowering.elementwise import BinaryLowering
 from ..ops import known
 from ..passes.regions import WINDOW, spatial_of
 from ..plan import Plan, StageEntry
@@ -216,14 +217,13 @@ class StageEmitter:
         self.decls.append(_table(gname, gtype, geoms))
         self.decls.append(_table(oname, "uint32_t", offs, 2))
         var = f"op{op.index}"
-        pre = [*c_params(k.ptype, k.fields, f"{var}_base"), f"{k.ptype} {var} = {var}_base;"]
-        args = [f"&{var}", f"(const {k.elem} *)(const void *)({xin.base} + {oname}[p][0])",
-                *k.weights, f"({k.elem} *)(void *)({yout.base} + {oname}[p][1])", *k.scratch]
-        call = f"{k.fn}({', '.join(args)})"
+        pre = [*render_params(k.params, f"{var}_base"), f"{k.ptype} {var} = {var}_base;"]
+        x_at = f"(const {k.elem} *)(const void *)({xin.base} + {oname}[p][0])"
+        y_at = f"({k.elem} *)(void *)({yout.base} + {oname}[p][1])"
+        call = k.expr(var, x_at, y_at, ctx.pointers)
         if sc is not None:
-            scratch = k.scratch[0] if k.scratch else "NULL"
-            call = (f"nnrt_spec_conv_gemm_s8(&{var}, &{sc.core}, {args[1]}, "
-                    f"({k.elem} *)(void *)({yout.base} + {oname}[p][1]), {scratch}, {sc.px2})")
+            call = (f"nnrt_spec_conv_gemm_s8(&{var}, &{sc.core}, {x_at}, {y_at}, "
+                    f"{k.scratch_expr(ctx.pointers)}, {sc.px2})")
             pre.append(f"(void){sc.entry}; /* runs patch by patch, not whole */")
         body = [f"/* op {op.index}: {op.opcode} on this patch */",
                 f"{var}.geom = {gname}[p];", *self._check(call)]
@@ -285,7 +285,8 @@ class StageEmitter:
                                      f"{operand(1)}, {out})")]
         ta, tb = (self.g.tensors[t] for t in op.inputs[:2])
         fields = {"bcast": bcasts[0], **low.params(op, ta, tb, yt)}
-        pre = [*c_params(ptype, fields, f"{var}_base"), f"{ptype} {var} = {var}_base;"]
+        pre = [*render_params(Params(ptype, fields), f"{var}_base"),
+               f"{ptype} {var} = {var}_base;"]
         body = [f"/* op {op.index}: {op.opcode} on this patch */", f"{var}.bcast = {bname}[p];",
                 *self._check(f"{fn}(&{var}, {operand(0)}, {operand(1)}, {out})")]
         return pre, body

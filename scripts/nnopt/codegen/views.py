@@ -33,11 +33,19 @@ from ..cdefs import DTYPE_SIZE, DType
 from ..errors import NnoptError, PlanError
 from ..ir import ConcatOptions, ConvOptions, Graph, Op, PoolOptions
 from ..lowering import EmitContext, lowering_for
-from ..lowering.call import KernelCall, render
-from ..lowering.conv import (
-    ConvLowering,
+from ..lowering.call import (
+    Body,
+    Call,
+    Code,
+    Expr,
+    KernelCall,
+    Params,
+    Pointers,
+    Raw,
+    TensorArg,
+    render_params,
 )
-from ..lowering.elementwise import Raw, c_params
+from ..lowering.conv import ConvLowering
 from ..lowering.pool import PoolLowering
 from ..lowering.specialize import SPECIALIZABLE, SpecNames
 from ..ops import known
@@ -116,13 +124,16 @@ def spec_core(ctx: EmitContext, k: KernelCall) -> SpecCore | None:
         return None  # the lowering does not take this geometry whole: generic calls
 
 
-def _spec_call(sc: SpecCore, k: KernelCall, params: str, x: str, y: str) -> str:
-    scratch = k.scratch[0] if k.scratch else "NULL"
-    return f"nnrt_spec_conv_gemm_s8({params}, &{sc.core}, {x}, {y}, {scratch}, {sc.px2})"
+def _spec_call(sc: SpecCore, k: KernelCall, at: Pointers, params: str, x: str, y: str) -> str:
+    return (f"nnrt_spec_conv_gemm_s8(&{params}, &{sc.core}, {x}, {y}, {k.scratch_expr(at)}, "
+            f"{sc.px2})")
 
 
-def _call(k: KernelCall, params: str, x: str, y: str) -> str:
-    return render(k, params, x, y)
+def _code(lines: Sequence[str]) -> Body:
+    """Lines ending in ``return <status>;`` as a body (code around kernel calls)."""
+    last = lines[-1]
+    assert last.startswith("return ") and last.endswith(";"), last
+    return [Code(tuple(lines[:-1]), last[len("return "):-1])]
 
 
 def _typed(ptr: str, elem: str, const: bool, byte_offset: str | None = None) -> str:
@@ -145,7 +156,7 @@ class _Lowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         return self._emit(ctx)  # type: ignore[no-any-return]
 
 
@@ -157,7 +168,7 @@ def _headers_for(op: Op) -> tuple[str, ...]:
     return tuple(lowering_for(op).headers)
 
 
-def emit_window(ctx: EmitContext) -> list[str]:
+def emit_window(ctx: EmitContext) -> Body:
     """A window op over whole tensors, its padding (explicit or not) in the geometry."""
     sp = spatial_of(ctx.graph, ctx.op)
     if sp is None or sp.kind != WINDOW:
@@ -165,16 +176,19 @@ def emit_window(ctx: EmitContext) -> list[str]:
     ctx = memo_consts(ctx)
     k = kernel_call(ctx, sp)
     x, y = ctx.op.inputs[0], ctx.op.outputs[0]
-    xp, yp = _typed(ctx.ptr(x), k.elem, True), _typed(ctx.ptr(y), k.elem, False)
     sc = spec_core(ctx, k)
-    if sc is None:
-        return [*c_params(k.ptype, k.fields), f"return {_call(k, '&params', xp, yp)};"]
-    return [f"(void){sc.entry}; /* its padding is explicit here */",
-            *c_params(k.ptype, k.fields), f"return {_spec_call(sc, k, '&params', xp, yp)};"]
+    if sc is None:  # the registered call, its pointers cast to the element type
+        args = list(k.call.args)
+        args[1], args[k.y_at] = TensorArg(x, k.elem, True), TensorArg(y, k.elem)
+        return [k.params, Call(k.fn, tuple(args), wrap=False)]
+    xp, yp = _typed(ctx.c_ptr(x), k.elem, True), _typed(ctx.c_ptr(y), k.elem, False)
+    return _code([f"(void){sc.entry}; /* its padding is explicit here */",
+                  *render_params(k.params),
+                  f"return {_spec_call(sc, k, ctx.pointers, 'params', xp, yp)};"])
 
 
 def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = None
-                     ) -> list[str]:
+                     ) -> Body:
     """A window op a band of output rows (or, pointwise, of pixels) at a time (the output
     may overlap the dying input): ``chunks`` in execution order, one kernel call each
     (``passes.inplace_ops.row_chunks``); None: one row per call."""
@@ -187,8 +201,8 @@ def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = No
     sc = spec_core(ctx, k)
 
     def call(x_ptr: str, y_ptr: str) -> str:
-        return _call(k, "&p", x_ptr, y_ptr) if sc is None else _spec_call(
-            sc, k, "&p", x_ptr, y_ptr)
+        return k.expr("p", x_ptr, y_ptr, ctx.pointers) if sc is None else _spec_call(
+            sc, k, ctx.pointers, "p", x_ptr, y_ptr)
 
     unused = [] if sc is None else [f"(void){sc.entry}; /* runs in bands, not whole */"]
     x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
@@ -202,9 +216,9 @@ def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = No
         table = ctx.const_array("pixels", np.asarray(
             [v for c in chunks.runs for v in c], dtype=np.int32))
         n_runs = len(chunks.runs)
-        run = call(_typed(ctx.ptr(x.index), k.elem, True, f"(size_t)q * {in_px}u"),
-                   _typed(ctx.ptr(y.index), k.elem, False, f"(size_t)q * {out_px}u"))
-        return [*unused, *c_params(k.ptype, k.fields, "base"),
+        run = call(_typed(ctx.c_ptr(x.index), k.elem, True, f"(size_t)q * {in_px}u"),
+                   _typed(ctx.c_ptr(y.index), k.elem, False, f"(size_t)q * {out_px}u"))
+        return _code([*unused, *render_params(k.params, "base"),
                 f"{k.ptype} p = base;",
                 f"/* {direction}: {n_runs} runs of pixels; run [q, q + n) overwrites only "
                 "input pixels that runs already computed read */",
@@ -218,7 +232,7 @@ def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = No
                 "        return s;",
                 "    }",
                 "}",
-                "return NNRT_OK;"]
+                "return NNRT_OK;"])
     if chunks is None or all(n == 1 for _, n in chunks.runs):
         row = "i" if direction == "forward" else f"{oh - 1} - i"
         head = [f"for (int32_t i = 0; i < {oh}; ++i) {{",
@@ -233,7 +247,7 @@ def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = No
                 f"    const int32_t n = {table}[2 * i + 1];"]
         what = (f"{len(chunks.runs)} bands of rows; band [r, r + n) overwrites only input "
                 "rows that bands already computed read")
-    lines = [*unused, *c_params(k.ptype, k.fields, "base"),
+    lines = [*unused, *render_params(k.params, "base"),
              f"{k.ptype} p = base;",
              f"/* {direction}: {what} */",
              *head,
@@ -243,17 +257,17 @@ def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = No
              "    p.geom.pad_top = w.pad;",
              "    p.geom.output_h = n;",
              "    const nnrt_status_t s = "
-             + call(_typed(ctx.ptr(x.index), k.elem, True, f"(size_t)w.start * {in_row}u"),
-                    _typed(ctx.ptr(y.index), k.elem, False, f"(size_t)r * {out_row}u")) + ";",
+             + call(_typed(ctx.c_ptr(x.index), k.elem, True, f"(size_t)w.start * {in_row}u"),
+                    _typed(ctx.c_ptr(y.index), k.elem, False, f"(size_t)r * {out_row}u")) + ";",
              "    if (s != NNRT_OK) {",
              "        return s;",
              "    }",
              "}",
              "return NNRT_OK;"]
-    return lines
+    return _code(lines)
 
 
-def emit_concat_rows(ctx: EmitContext, direction: str) -> list[str]:
+def emit_concat_rows(ctx: EmitContext, direction: str) -> Body:
     """A channel concatenation one row (of pixels) at a time."""
     graph, op = ctx.graph, ctx.op
     assert isinstance(op.options, ConcatOptions)
@@ -263,22 +277,22 @@ def emit_concat_rows(ctx: EmitContext, direction: str) -> list[str]:
     blocks = [graph.tensors[t].shape[3] * elem for t in op.inputs]
     ident = ctx.const_array("blocks", np.asarray(blocks, dtype=np.int32))
     row = "i" if direction == "forward" else f"{oh - 1} - i"
-    lines = [*c_params("nnrt_concat_params_t", {"outer": ow, "num_inputs": len(blocks),
-                                                "block_bytes": Raw(ident)}),
+    lines = [*render_params(Params("nnrt_concat_params_t", {
+                 "outer": ow, "num_inputs": len(blocks), "block_bytes": Raw(ident)})),
              f"const void *inputs[{len(blocks)}];",
              f"for (int32_t i = 0; i < {oh}; ++i) {{",
              f"    const size_t r = (size_t)({row});"]
     for n, t in enumerate(op.inputs):
-        lines.append(f"    inputs[{n}] = (const uint8_t *){ctx.ptr(t)} + r * "
+        lines.append(f"    inputs[{n}] = (const uint8_t *){ctx.c_ptr(t)} + r * "
                      f"{blocks[n] * ow}u;")
     lines += [f"    const nnrt_status_t s = nnrt_concat_x8(&params, inputs, "
-              f"(uint8_t *){ctx.ptr(y.index)} + r * {sum(blocks) * ow}u);",
+              f"(uint8_t *){ctx.c_ptr(y.index)} + r * {sum(blocks) * ow}u);",
               "    if (s != NNRT_OK) {",
               "        return s;",
               "    }",
               "}",
               "return NNRT_OK;"]
-    return lines
+    return _code(lines)
 
 
 def _slice_of(graph: Graph, x: int) -> tuple[Op, int]:
@@ -293,10 +307,10 @@ def _slice_of(graph: Graph, x: int) -> tuple[Op, int]:
     return concat, offset * DTYPE_SIZE[y.dtype]
 
 
-def emit_window_into_slice(ctx: EmitContext) -> list[str]:
+def emit_window_into_slice(ctx: EmitContext) -> Body:
     """A window op whose output is a slice of a concatenation's output: one output row
     at a time into a staging row (after the kernel's own scratch), then stored with the
-    concatenation's pixel stride. ``ctx.ptr(output)`` already points at the slice."""
+    concatenation's pixel stride. ``ctx.c_ptr(output)`` already points at the slice."""
     graph, op = ctx.graph, ctx.op
     sp = spatial_of(graph, op)
     if sp is None or sp.kind != WINDOW:
@@ -310,10 +324,10 @@ def emit_window_into_slice(ctx: EmitContext) -> list[str]:
     in_row = x.shape[2] * x.shape[3] * DTYPE_SIZE[x.dtype]
     query = variant_query(graph, op)
     own = lowering_for(op).scratch_bytes(*query) if query is not None else 0
-    staging = f"((uint8_t *){ctx.scratch} + {(own + 15) // 16 * 16}u)"
-    call = _call(k, "&p", _typed(ctx.ptr(x.index), k.elem, True, f"(size_t)w.start * {in_row}u"),
-                 f"({k.elem} *)(void *){staging}")
-    return [*c_params(k.ptype, k.fields, "base"),
+    staging = f"((uint8_t *){ctx.c_scratch} + {(own + 15) // 16 * 16}u)"
+    call = k.expr("p", _typed(ctx.c_ptr(x.index), k.elem, True, f"(size_t)w.start * {in_row}u"),
+                  f"({k.elem} *)(void *){staging}", ctx.pointers)
+    return _code([*render_params(k.params, "base"),
             f"{k.ptype} p = base;",
             f"/* rows of this {oc}-channel output go straight into their slice of the "
             f"{ctot}-channel concatenation (op {concat.index}) */",
@@ -325,17 +339,17 @@ def emit_window_into_slice(ctx: EmitContext) -> list[str]:
             "    p.geom.output_h = 1;",
             f"    nnrt_status_t s = {call};",
             "    if (s == NNRT_OK) {",
-            f"        s = nnrt_copy_2d_x8({staging}, {oc * e}, (uint8_t *){ctx.ptr(y.index)} + "
+            f"        s = nnrt_copy_2d_x8({staging}, {oc * e}, (uint8_t *){ctx.c_ptr(y.index)} + "
             f"(size_t)r * {ow * ctot * e}u, {ctot * e}, {ow}, {oc * e});",
             "    }",
             "    if (s != NNRT_OK) {",
             "        return s;",
             "    }",
             "}",
-            "return NNRT_OK;"]
+            "return NNRT_OK;"])
 
 
-def emit_concat_views(ctx: EmitContext, views: set[int]) -> list[str]:
+def emit_concat_views(ctx: EmitContext, views: set[int]) -> Body:
     """A concatenation some of whose inputs already sit in their slices: copy the
     others into theirs."""
     graph, op = ctx.graph, ctx.op
@@ -350,24 +364,27 @@ def emit_concat_views(ctx: EmitContext, views: set[int]) -> list[str]:
         if t in views:
             lines.append(f"/* tensor {t}: written into its slice by its producer */")
         else:
-            lines += [f"s = nnrt_copy_2d_x8({ctx.ptr(t)}, {c * e}, (uint8_t *){ctx.ptr(y.index)}"
-                      f" + {offset * e}u, {ctot * e}, {pixels}, {c * e});",
+            lines += [f"s = nnrt_copy_2d_x8({ctx.c_ptr(t)}, {c * e}, "
+                      f"(uint8_t *){ctx.c_ptr(y.index)} + {offset * e}u, {ctot * e}, {pixels}, "
+                      f"{c * e});",
                       "if (s != NNRT_OK) {", "    return s;", "}"]
         offset += c
-    return ["nnrt_status_t s = NNRT_OK;", *lines, "return s;"]
+    return _code(["nnrt_status_t s = NNRT_OK;", *lines, "return s;"])
 
 
-def emit_depthwise_inplace(ctx: EmitContext) -> list[str]:
+def emit_depthwise_inplace(ctx: EmitContext) -> Body:
     graph, op = ctx.graph, ctx.op
     sp = spatial_of(graph, op)
     assert sp is not None
     k = kernel_call(ctx, sp)
     x = op.inputs[0]
-    if ctx.scratch == "NULL":
+    if ctx.c_scratch == "NULL":
         raise PlanError(f"op {op.index}: in-place depthwise convolution without scratch")
-    return [*c_params(k.ptype, k.fields),
-            "return nnrt_depthwise_conv2d_inplace_s8(&params, "
-            f"(int8_t *){ctx.ptr(x)}, {', '.join(k.weights)}, (int8_t *){ctx.scratch});"]
+    # the call's weights with the input as the in-place buffer, the scratch as the ring
+    weights = k.call.args[2:k.y_at]
+    return [k.params, Call("nnrt_depthwise_conv2d_inplace_s8", (
+        k.call.args[0], TensorArg(x, "int8_t"), *weights,
+        Expr(f"(int8_t *){ctx.c_scratch}")), wrap=False)]
 
 
 @dataclass(frozen=True)

@@ -11,16 +11,19 @@ only:
 - ``scratch_bytes(graph, op)``: bytes of scratch memory the kernel needs (0 if none),
   from the kernel's ``*_get_buffer_size()`` rule; the planner reserves it in the arena
   for the op's lifetime.
-- ``emit(ctx)``: the body of ``static nnrt_status_t op_<k>(void)``: C statements ending
-  in ``return <status expression>;``. Use ``ctx.ptr(t)`` for any tensor's data pointer
-  (activation in the arena or constant array), ``ctx.const_array(...)`` for extra
-  constant data (per-channel multipliers …), ``ctx.scratch`` for the scratch pointer.
-  Kernel headers the body needs are named in ``headers``. Where ``ctx.specialize``
-  allows it, a lowering may add file-scope functions with ``ctx.decl`` (a kernel body
-  specialised to the op, :mod:`.specialize`) and call them from the op body.
+- ``emit(ctx)``: the body of ``static nnrt_status_t op_<k>(void)`` as data
+  (:data:`.call.Body`: parameter structs and the kernel call, see :mod:`.call`), built
+  with ``c_params(ctype, fields)`` and ``c_call(fn, args)`` (``lowering.elementwise``).
+  ``ctx.ptr(t)`` is any tensor's data pointer (activation in the arena or constant
+  array, :class:`.call.TensorArg`), ``ctx.const_array(...)`` names extra constant data
+  (per-channel multipliers …), ``ctx.scratch`` is the scratch buffer. Kernel headers
+  the body needs are named in ``headers``. Where ``ctx.specialize`` allows it, a
+  lowering may add file-scope functions with ``ctx.decl`` (a kernel body specialised to
+  the op, :mod:`.specialize`) and call them from the op body.
 
-Window lowerings (``conv``, ``pool``) also give their call as data
-(``window_call(ctx, geom, ...)`` -> :class:`.call.KernelCall`) for the code that runs
+The model emitter writes a body as C with :func:`.call.render`; the model-blob writer
+encodes the same objects. Window lowerings (``conv``, ``pool``) also give their call
+(``window_call(ctx, geom, ...)`` -> :class:`.call.KernelCall`) to the code that runs
 the op on sub-views (``codegen.views``, ``codegen.stages``); ``ConvLowering.spec_core``
 declares the op's specialised matrix core for them. Which module holds an op's
 lowering is its definition's ``lowering`` (:mod:`nnopt.ops`).
@@ -36,18 +39,20 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from ..ir import Graph, Op
+from .call import Body, Pointers, ScratchArg, TensorArg
 
 
 @dataclass(frozen=True)
 class EmitContext:
     graph: Graph
     op: Op
-    ptr: Callable[[int], str]
-    """C expression (``void *``) for the data of tensor index t (activation or constant)."""
+    c_ptr: Callable[[int], str]
+    """C expression (``void *``) for the data of tensor index t (activation or constant):
+    how the caller renders :class:`.call.TensorArg` (code around calls uses it too)."""
     const_array: Callable[[str, np.ndarray], str]
     """Emit a constant array (C type chosen from the numpy dtype: int8/int16/int32/float)
     named after the op and a suffix; returns the C identifier."""
-    scratch: str
+    c_scratch: str
     """C expression (``void *``) for this op's scratch buffer, or ``NULL`` if none."""
     specialize: str = "off"
     """``--specialize`` mode ("auto", "off", "force"): whether the lowering may emit a
@@ -57,6 +62,26 @@ class EmitContext:
     decl: Callable[[list[str]], None] | None = None
     """Add file-scope C lines (after the weights and constant arrays, before the op
     functions); None where the caller cannot take any (then nothing is specialised)."""
+    weight_array: Callable[[int], str | None] = lambda t: None
+    """The identifier of constant tensor t's array in the model source, or None (not a
+    plain constant there: streamed, a slice ...); specialised functions name it."""
+
+    def ptr(self, t: int) -> TensorArg:
+        """The data pointer of tensor t, as a call argument. The caller's pointer is
+        asked for now (a constant's array is declared in the order the lowering names
+        its tensors)."""
+        self.c_ptr(t)
+        return TensorArg(t)
+
+    @property
+    def scratch(self) -> ScratchArg:
+        """The op's scratch buffer, as a call argument."""
+        return ScratchArg()
+
+    @property
+    def pointers(self) -> Pointers:
+        """How this context's pointers are written (for :func:`.call.render`)."""
+        return Pointers(self.c_ptr, self.c_scratch)
 
 
 class Lowering(Protocol):
@@ -70,7 +95,7 @@ class Lowering(Protocol):
 
     def scratch_bytes(self, graph: Graph, op: Op) -> int: ...
 
-    def emit(self, ctx: EmitContext) -> list[str]: ...
+    def emit(self, ctx: EmitContext) -> Body: ...
 
 
 _REGISTRY: dict[str, Lowering] = {}

@@ -20,6 +20,7 @@ from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
 from .activation import multiply_by_quantized_multiplier
+from .call import Body
 from .elementwise import c_call, c_params, cast, refuse, tensor_desc
 
 _F32 = np.float32
@@ -82,7 +83,7 @@ class AbsLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y = self._io(ctx.graph, ctx.op)
         n = str(x.num_elements)
         if x.dtype == DType.FLOAT32:

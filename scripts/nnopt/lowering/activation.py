@@ -31,6 +31,7 @@ from ..errors import UnsupportedError
 from ..ir import Graph, LeakyReluOptions, Op, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
+from .call import AddressOf, Body, Call, Dec, Params, Raw, TensorArg, lit, lit_f32
 
 #: Lower int8 LOGISTIC/TANH/HARD_SWISH to a table lookup (else the direct kernels).
 INT8_TABLES = True
@@ -114,14 +115,10 @@ def check_io(graph: Graph, op: Op, combos: Sequence[tuple[DType, DType]],
     return x, y
 
 
-def c_struct(ctype: str, fields: dict[str, int | float]) -> str:
-    """A ``static const`` params struct with designated initialisers."""
-    def lit(v: int | float) -> str:
-        if isinstance(v, float):
-            return f"{float(np.float32(v))!r}f"
-        return "(-2147483647 - 1)" if v == _I32_MIN else str(int(v))
-    body = ", ".join(f".{k} = {lit(v)}" for k, v in fields.items())
-    return f"static const {ctype} params = {{{body}}};"
+def c_struct(ctype: str, fields: dict[str, int | float]) -> Params:
+    """A ``static const`` params struct on one line (floats as decimal literals)."""
+    return Params(ctype, {k: Dec(v) if isinstance(v, float) else int(v)
+                          for k, v in fields.items()}, inline=True)
 
 
 # ----------------------------------------------------------------------------------
@@ -405,30 +402,31 @@ class ActivationLowering:
     def _alpha(op: Op) -> float:
         return op.options.alpha if isinstance(op.options, LeakyReluOptions) else 0.2
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         g, op = ctx.graph, ctx.op
         x, y = g.tensors[op.inputs[0]], g.tensors[op.outputs[0]]
-        n = x.num_elements
+        n = lit(x.num_elements)
         name = op.opcode.lower()
         if x.dtype == DType.FLOAT32:
-            src, dst = f"(const float *){ctx.ptr(x.index)}", f"(float *){ctx.ptr(y.index)}"
+            src, dst = TensorArg(x.index, "float", True), TensorArg(y.index, "float")
             if op.opcode == "LEAKY_RELU":
-                alpha = float(np.float32(self._alpha(op)))
-                return [f"return nnrt_leaky_relu_f32({alpha!r}f, {src}, {dst}, {n});"]
-            return [f"return nnrt_{name}_f32({src}, {dst}, {n});"]
+                alpha = lit_f32(self._alpha(op))
+                return [Call("nnrt_leaky_relu_f32", (alpha, src, dst, n), wrap=False)]
+            return [Call(f"nnrt_{name}_f32", (src, dst, n), wrap=False)]
 
-        src, dst = f"(const int8_t *){ctx.ptr(x.index)}", f"(int8_t *){ctx.ptr(y.index)}"
+        src, dst = TensorArg(x.index, "int8_t", True), TensorArg(y.index, "int8_t")
         if op.opcode == "RELU6" or (op.opcode == "RELU" and x.quant == y.quant):
             lo, hi = relu6_bounds(x) if op.opcode == "RELU6" else (max(-128, zero_point_of(x)),
                                                                    127)
-            return [f"return nnrt_clamp_s8({lo}, {hi}, {src}, {dst}, {n});"]
+            return [Call("nnrt_clamp_s8", (lit(lo), lit(hi), src, dst, n), wrap=False)]
+        params = AddressOf("params")
         if op.opcode == "RELU":
             return [c_struct("nnrt_relu_s8_params_t", dict(relu_params(op, x, y))),
-                    f"return nnrt_relu_s8(&params, {src}, {dst}, {n});"]
+                    Call("nnrt_relu_s8", (params, src, dst, n), wrap=False)]
         if op.opcode == "LEAKY_RELU":
             p = leaky_relu_params(op, x, y, self._alpha(op))
             return [c_struct("nnrt_leaky_relu_s8_params_t", dict(p)),
-                    f"return nnrt_leaky_relu_s8(&params, {src}, {dst}, {n});"]
+                    Call("nnrt_leaky_relu_s8", (params, src, dst, n), wrap=False)]
         if op.opcode == "HARD_SWISH":
             p, ctype = hard_swish_params(op, x, y), "nnrt_hard_swish_s8_params_t"
         else:
@@ -436,9 +434,10 @@ class ActivationLowering:
         if INT8_TABLES:
             table = ctx.const_array("table", int8_table(op.opcode, p))
             fields = ", ".join(f"{k} {v}" for k, v in p.items())
-            return [f"/* {op.opcode} int8 as a 256-entry table, from {ctype}: {fields} */",
-                    f"return nnrt_table_lookup_s8({table}, {src}, {dst}, {n});"]
-        return [c_struct(ctype, dict(p)), f"return nnrt_{name}_s8(&params, {src}, {dst}, {n});"]
+            return [Call("nnrt_table_lookup_s8", (Raw(table), src, dst, n), wrap=False,
+                         note=f"{op.opcode} int8 as a 256-entry table, from {ctype}: {fields}")]
+        return [c_struct(ctype, dict(p)),
+                Call(f"nnrt_{name}_s8", (params, src, dst, n), wrap=False)]
 
 
 register(("RELU", "RELU6", "LEAKY_RELU", "LOGISTIC", "TANH", "HARD_SWISH"),

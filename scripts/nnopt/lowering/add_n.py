@@ -15,6 +15,7 @@ from typing import Any
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
 from . import EmitContext, register
+from .call import Arg, Body, Expr
 from .compare import smaller_than_one
 from .elementwise import C_TYPE, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
 
@@ -59,12 +60,14 @@ class AddNLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         xs, y = self._operands(ctx.graph, ctx.op)
         ctype = C_TYPE[y.dtype]
-        inputs = (f"(const {ctype} *const[]){{"
-                  + ", ".join(cast(ctx, x.index, ctype, True) for x in xs) + "}")
-        args = [inputs, str(len(xs)), cast(ctx, y.index, ctype, False), str(y.num_elements)]
+        # the inputs as a compound literal of pointers (code, not a blob argument)
+        inputs = Expr(f"(const {ctype} *const[]){{"
+                      + ", ".join(f"(const {ctype} *){ctx.c_ptr(x.index)}" for x in xs) + "}")
+        args: list[Arg | str] = [inputs, str(len(xs)), cast(ctx, y.index, ctype, False),
+                                 str(y.num_elements)]
         if y.dtype == DType.FLOAT32:
             return c_call("nnrt_add_n_f32", args)
         return [*c_params("nnrt_add_n_s8_params_t", self.params_s8(ctx.op, xs, y)),

@@ -1,28 +1,378 @@
-"""A kernel call as data: what a window lowering (``lowering.conv``, ``lowering.pool``)
-returns for callers that run the op on sub-views (``codegen.views`` bands, slices and
-folded padding; ``codegen.stages`` patches). They change its geometry (``fields[
-geom_key]``) or its pointers and render it with :func:`render`; they never rebuild
-its parameters."""
+"""Kernel calls as data, and the one renderer that writes them as C.
+
+A lowering's ``emit(ctx)`` returns a :data:`Body`: the statements of the op's
+function as typed objects, never C text:
+
+- :class:`Params`: a ``static const <ctype> <name>`` parameter struct and its field
+  values (:data:`Value`: numbers, nested structs, arrays, :class:`Raw` identifiers of
+  constant arrays, :class:`AddressOf` other structs of the body), or a scalar passed
+  by address (a pad value);
+- :class:`PtrList`: a local array of tensor pointers for variable-arity kernels;
+- :class:`Call`: the kernel call whose status is the op's result, with typed arguments
+  (:data:`Arg`: a tensor by index, the op's scratch, the address of a struct, a
+  constant array or other identifier, a literal, ``NULL``);
+- :class:`Done`: nothing to run (an empty output);
+- :class:`Code`: C lines that code running an op on sub-views writes around rendered
+  calls (``codegen.views`` loops), with its final status.
+
+``lowering.elementwise.c_params`` / ``c_call`` and ``EmitContext.ptr`` build these
+objects. :func:`render` writes a body as C (the model emitter, the weight-streaming
+code in assignment form); the model-blob writer (:mod:`nnopt.blob.writer`) encodes the
+same objects; specialisation renders a body's :class:`Params` under its own name.
+
+Window lowerings (``lowering.conv``, ``lowering.pool``) also return their call as a
+:class:`KernelCall` (parameters + call) for the code that runs the op on sub-views
+(``codegen.views`` bands, slices and folded padding; ``codegen.stages`` patches): it
+changes the call's geometry (``params.fields[geom_key]``) or its pointers
+(:meth:`KernelCall.expr`); it never rebuilds the parameters.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TypeAlias
+
+import numpy as np
+
+# ----- values of parameter fields -----
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A C identifier, in an initialiser or as an argument: a constant array's name
+    (``ctx.const_array``), a :class:`PtrList`, an enum constant, ``NULL``."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Dec:
+    """A float32 value written as a decimal literal (``0.5f``) rather than a hexadecimal
+    one (the spelling some kernels' parameters have always had)."""
+
+    value: float
+
+
+@dataclass(frozen=True)
+class Grouped:
+    """A nested struct written several fields to a line (``rows`` name them in order)."""
+
+    fields: Mapping[str, Any]
+    rows: tuple[tuple[str, ...], ...]
+
+
+Value: TypeAlias = Any
+"""int | float | bool | Raw | Dec | AddressOf | Grouped | None | a list or a mapping of
+them."""
+
+
+# ----- arguments of a call -----
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    """The data pointer of tensor ``index`` (activation or constant), optionally cast to
+    ``(const) ctype *``."""
+
+    index: int
+    ctype: str | None = None
+    const: bool = False
+
+    def __str__(self) -> str:
+        raise TypeError(f"{self!r} is call data, not C text: pass it to c_call (cast() "
+                        "casts it); code writing C around calls uses ctx.c_ptr")
+
+
+@dataclass(frozen=True)
+class ScratchArg:
+    """The op's scratch buffer."""
+
+    def __str__(self) -> str:
+        raise TypeError("ctx.scratch is call data, not C text: pass it to c_call; code "
+                        "writing C around calls uses ctx.c_scratch")
+
+
+@dataclass(frozen=True)
+class AddressOf:
+    """``&name``: a :class:`Params` of the same body (an argument, or
+    a field pointing to another struct, ``&pool``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A number and its C spelling (``12u``, ``0.5f``)."""
+
+    value: int | float
+    text: str
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A C expression the code around a call computes (a view's pointer): rendered as
+    is, not representable in the model blob."""
+
+    text: str
+
+
+NULL = Raw("NULL")
+
+
+def lit(v: int) -> Literal:
+    """An integer argument (``12``)."""
+    return Literal(int(v), str(int(v)))
+
+
+def lit_f32(v: float) -> Literal:
+    """A float32 argument as a decimal literal (``0.2f``)."""
+    return Literal(float(v), dec_float(v))
+
+Arg: TypeAlias = TensorArg | ScratchArg | AddressOf | Raw | Literal | Expr
+
+
+# ----- statements -----
+
+
+@dataclass(frozen=True)
+class Params:
+    """``static const <ctype> <name> = {...};``: one field per line (nested structs
+    indented), or on one line (``inline``); ``fields`` a number: a scalar constant."""
+
+    ctype: str
+    fields: Mapping[str, Value] | int | float
+    name: str = "params"
+    inline: bool = False
+
+
+@dataclass(frozen=True)
+class PtrList:
+    """``const void *name[n];`` (``void *`` for outputs: ``const=False``) and one
+    assignment per tensor."""
+
+    name: str
+    items: tuple[TensorArg, ...]
+    const: bool = True
+
+
+@dataclass(frozen=True)
+class Call:
+    """``return fn(args);``: the kernel whose status is the op's. ``wrap``: one argument
+    per line when the line would be long; ``note``: a comment line before it."""
+
+    fn: str
+    args: tuple[Arg, ...]
+    wrap: bool = True
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Done:
+    """``return NNRT_OK;``: nothing to run."""
+
+    comment: str = ""
+
+
+@dataclass(frozen=True)
+class Code:
+    """C lines written by code that runs an op on sub-views, then ``return <result>;``."""
+
+    lines: tuple[str, ...]
+    result: str
+
+
+Stmt: TypeAlias = Params | PtrList | Call | Done | Code
+Body: TypeAlias = list[Stmt]
+"""What ``emit(ctx)`` returns."""
+
+
+# ----- the renderer -----
+
+
+def c_value(v: Value) -> str:
+    """A C99 initialiser for a value: mapping -> designated struct, list -> braces,
+    float -> exact hexadecimal float32 literal, int -> decimal, Raw -> as is."""
+    if isinstance(v, Raw):
+        return v.text
+    if isinstance(v, Dec):
+        return dec_float(v.value)
+    if isinstance(v, AddressOf):
+        return f"&{v.name}"
+    if v is None:
+        return "NULL"
+    if isinstance(v, Grouped):
+        return c_value(v.fields)
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f".{k} = {c_value(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "{" + ", ".join(c_value(x) for x in v) + "}"
+    if isinstance(v, (bool, np.bool_)):
+        return "1" if v else "0"
+    if isinstance(v, (int, np.integer)):
+        i = int(v)
+        return "(-2147483647 - 1)" if i == -(2**31) else str(i)
+    if isinstance(v, (float, np.floating)):
+        f = np.float32(v)
+        if not np.isfinite(f):
+            raise ValueError(f"non-finite float parameter {v}")
+        return float(f).hex() + "f"
+    raise TypeError(f"no C initialiser for {v!r}")
+
+
+def dec_float(x: float) -> str:
+    """A decimal C float literal that parses to exactly float32(x)."""
+    v = float(np.float32(x))
+    if not np.isfinite(v):
+        raise ValueError(f"no finite C literal for {x}")
+    return f"{v!r}f"
+
+
+def _field_lines(fields: Mapping[str, Value], indent: str) -> list[str]:
+    lines = []
+    for k, v in fields.items():
+        if isinstance(v, Grouped):
+            lines.append(f"{indent}.{k} = {{")
+            lines += [indent + "    " + " ".join(f".{n} = {c_value(v.fields[n])},"
+                                                 for n in row) for row in v.rows]
+            lines.append(f"{indent}}},")
+        elif isinstance(v, Mapping):
+            lines.append(f"{indent}.{k} = {{")
+            lines += _field_lines(v, indent + "    ")
+            lines.append(f"{indent}}},")
+        else:
+            lines.append(f"{indent}.{k} = {c_value(v)},")
+    return lines
+
+
+def render_params(p: Params, name: str | None = None) -> list[str]:
+    """The declaration of a parameter struct (under ``name`` if given)."""
+    ident = p.name if name is None else name
+    if not isinstance(p.fields, Mapping):
+        return [f"static const {p.ctype} {ident} = {c_value(p.fields)};"]
+    if p.inline:
+        body = ", ".join(f".{k} = {c_value(v)}" for k, v in p.fields.items())
+        return [f"static const {p.ctype} {ident} = {{{body}}};"]
+    return [f"static const {p.ctype} {ident} = {{", *_field_lines(p.fields, "    "), "};"]
+
+
+@dataclass(frozen=True)
+class Pointers:
+    """How a body's tensors and scratch are written: the emitter's pointer expressions."""
+
+    ptr: Callable[[int], str]
+    scratch: str = "NULL"
+
+
+def render_arg(a: Arg, at: Pointers) -> str:
+    if isinstance(a, TensorArg):
+        p = at.ptr(a.index)
+        if a.ctype is None:
+            return p
+        return f"({'const ' if a.const else ''}{a.ctype} *){p}"
+    if isinstance(a, ScratchArg):
+        return at.scratch
+    if isinstance(a, AddressOf):
+        return f"&{a.name}"
+    return a.text
+
+
+def call_expr(c: Call, at: Pointers) -> str:
+    """``fn(args)`` on one line."""
+    return f"{c.fn}({', '.join(render_arg(a, at) for a in c.args)})"
+
+
+def _call_lines(c: Call, at: Pointers, prefix: str) -> list[str]:
+    args = [render_arg(a, at) for a in c.args]
+    line = f"return {c.fn}({', '.join(args)});"
+    if not c.wrap or len(line) <= 96 or not args:
+        return [f"{prefix}{c.fn}({', '.join(args)});"]
+    pad = " " * len(f"return {c.fn}(")  # continuation lines align under the return form
+    out = [f"{prefix}{c.fn}({args[0]},"]
+    out += [f"{pad}{a}," for a in args[1:-1]]
+    out.append(f"{pad}{args[-1]});")
+    return out
+
+
+def render(body: Sequence[Stmt], at: Pointers, assign: str | None = None) -> list[str]:
+    """The C statements of a body. ``assign``: a status variable that takes the result
+    (``s = kernel(...);``) instead of returning it (a streamed chunk)."""
+    prefix = "return " if assign is None else f"{assign} = "
+    out: list[str] = []
+    for st in body:
+        if isinstance(st, Params):
+            out += render_params(st)
+        elif isinstance(st, PtrList):
+            out.append(f"{'const ' if st.const else ''}void *{st.name}[{len(st.items)}];")
+            out += [f"{st.name}[{i}] = {render_arg(t, at)};" for i, t in enumerate(st.items)]
+        elif isinstance(st, Call):
+            out += [f"/* {st.note} */"] if st.note else []
+            out += _call_lines(st, at, prefix)
+        elif isinstance(st, Done):
+            out.append(f"{prefix}NNRT_OK;" + (f" /* {st.comment} */" if st.comment else ""))
+        elif isinstance(st, Code):
+            out += [*st.lines, f"{prefix}{st.result};"]
+        else:
+            raise TypeError(f"{st!r} is not a statement of a body: build bodies with "
+                            "c_params, c_call and Done (lowering.call)")
+    return out
+
+
+def params_of(body: Sequence[Stmt]) -> dict[str, Params]:
+    return {st.name: st for st in body if isinstance(st, Params)}
+
+
+def call_of(body: Sequence[Stmt]) -> Call | None:
+    """The body's kernel call (None: nothing to run, or code around calls)."""
+    calls = [st for st in body if isinstance(st, Call)]
+    return calls[-1] if calls else None
+
+
+# ----- a window op's call, for code that runs it on sub-views -----
 
 
 @dataclass(frozen=True)
 class KernelCall:
-    """One kernel: its parameter struct type and values, function, pointer arguments."""
+    """A window kernel: its parameters and its call over whole tensors
+    (``fn(&params, x, <weights>, y, <scratch>)``)."""
 
-    ptype: str
-    fields: dict[str, Any]  # values as lowering.elementwise.c_value renders them
-    fn: str
+    params: Params
+    call: Call
     elem: str  # C element type of input/output
-    weights: tuple[str, ...]  # extra pointer arguments between input and output
-    geom_key: str  # name of the geometry member ("geom")
-    scratch: tuple[str, ...] = ()  # trailing scratch argument of the variant, if any
+    geom_key: str = "geom"  # name of the geometry member
 
+    @property
+    def fn(self) -> str:
+        return self.call.fn
 
-def render(k: KernelCall, params: str, x: str, y: str) -> str:
-    """The C call of ``k`` with parameters ``params`` (an address) on pointers x, y."""
-    return f"{k.fn}({', '.join([params, x, *k.weights, y, *k.scratch])})"
+    @property
+    def ptype(self) -> str:
+        return self.params.ctype
+
+    @property
+    def fields(self) -> Mapping[str, Value]:
+        f = self.params.fields
+        assert isinstance(f, Mapping)
+        return f
+
+    def on(self, params: str, x: str, y: str) -> Call:
+        """The call with parameters at ``&params`` on the pointer expressions x, y."""
+        args = list(self.call.args)
+        args[0] = AddressOf(params)
+        args[1] = Expr(x)
+        args[self.y_at] = Expr(y)
+        return replace(self.call, args=tuple(args))
+
+    @property
+    def y_at(self) -> int:
+        """The position of the output pointer in ``call.args``."""
+        n = len(self.call.args)
+        return n - 1 - sum(isinstance(a, ScratchArg) for a in self.call.args)
+
+    def scratch_expr(self, at: Pointers) -> str:
+        """The scratch pointer the call passes, or ``NULL``."""
+        return at.scratch if any(isinstance(a, ScratchArg) for a in self.call.args) else "NULL"
+
+    def expr(self, params: str, x: str, y: str, at: Pointers) -> str:
+        """``fn(&params, x, <weights>, y, <scratch>)`` as one C expression."""
+        return call_expr(self.on(params, x, y), at)

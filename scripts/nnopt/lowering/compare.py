@@ -21,6 +21,7 @@ from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
+from .call import Body, Done
 from .elementwise import (
     C_TYPE,
     Broadcast,
@@ -100,10 +101,10 @@ class CompareLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         a, b, y, bc = self._operands(ctx.graph, ctx.op)
         if y.num_elements == 0:
-            return ["return NNRT_OK;"]
+            return [Done()]
         ctype = C_TYPE[a.dtype]
         args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
                 cast(ctx, y.index, "bool", False)]
@@ -191,10 +192,10 @@ class SelectLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         (c, x, y), out, fields = self._layout(ctx.graph, ctx.op)
         if out.num_elements == 0:
-            return ["return NNRT_OK;"]
+            return [Done()]
         return [*c_params("nnrt_select_params_t", fields),
                 *c_call("nnrt_select_x8", ["&params", cast(ctx, c.index, "bool", True),
                                            ctx.ptr(x.index), ctx.ptr(y.index),

@@ -33,7 +33,6 @@ with ``lowering.fc``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -54,22 +53,26 @@ from ..errors import UnsupportedError
 from ..ir import ConvOptions, Graph, Op, PoolOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register, specialize
-from .call import KernelCall
-from .elementwise import Raw
+from .call import (
+    NULL,
+    AddressOf,
+    Arg,
+    Body,
+    Call,
+    Dec,
+    Grouped,
+    KernelCall,
+    Params,
+    Raw,
+    ScratchArg,
+    TensorArg,
+)
 
 _SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
                    "per-channel) and int32 bias, or float32 activations, weights and bias")
 
 
 # ----- checks and requantisation (shared with lowering.fc) -----
-
-def c_float(x: float) -> str:
-    """A C float literal that parses to exactly float32(x)."""
-    v = float(np.float32(x))
-    if math.isinf(v) or math.isnan(v):
-        raise ValueError(f"no finite C literal for {x}")
-    return f"{v!r}f"
-
 
 def check_activation(op: Op, activation: str) -> None:
     if activation not in FUSED_ACTIVATIONS:
@@ -285,18 +288,6 @@ def _bias(graph: Graph, op: Op, channels: int) -> Tensor | None:
     return b
 
 
-def _struct(name: str, ctype: str, fields: Sequence[tuple[str, str | list[str]]]) -> list[str]:
-    """A static const struct with designated initialisers; a list value is a nested
-    struct given as lines of initialisers."""
-    lines = [f"static const {ctype} {name} = {{"]
-    for k, v in fields:
-        if isinstance(v, list):
-            lines += [f"    .{k} = {{"] + [f"        {row}" for row in v] + ["    },"]
-        else:
-            lines.append(f"    .{k} = {v},")
-    return [*lines, "};"]
-
-
 #: ``NNRT_DW_MAX_TAPS``: the largest KH * KW of ``nnrt_depthwise_conv2d_opt_s8``.
 DW_MAX_TAPS = 25
 
@@ -442,12 +433,15 @@ class ConvLowering:
         int8 = x.dtype == DType.INT8
         sfx = "s8" if int8 else "f32"
         fn = f"nnrt_{'depthwise_conv2d' if dw else 'conv2d'}_{sfx}"
-        wptrs = (ctx.ptr(w.index), ctx.ptr(bias.index) if bias is not None else "NULL")
-        scratch: tuple[str, ...] = ()
+        scratch: tuple[Arg, ...] = ()
         if variant is not None:
             fn = variant.function
             if variant.scratch:
-                scratch = (ctx.scratch,)
+                scratch = (ScratchArg(),)
+        w_arg = ctx.ptr(w.index)
+        b_arg: Arg = ctx.ptr(bias.index) if bias is not None else NULL
+        args = (AddressOf("params"), TensorArg(x.index), w_arg, b_arg, TensorArg(y.index),
+                *scratch)
         fields: dict[str, Any] = {"geom": geom}
         elem = "int8_t" if int8 else "float"
         if int8:
@@ -457,11 +451,10 @@ class ConvLowering:
                            "per_channel": 1 if q.per_channel else 0,
                            "multiplier": Raw(q.mult), "shift": Raw(q.shift),
                            "pool": Raw("NULL")})
-            return KernelCall("nnrt_conv_s8_params_t", fields, fn, elem, wptrs, "geom", scratch)
+            return KernelCall(Params("nnrt_conv_s8_params_t", fields), Call(fn, args), elem)
         flo, fhi = activation_range_float(o.activation)
-        fields.update({"act_min": Raw(c_float(flo)), "act_max": Raw(c_float(fhi)),
-                       "pool": Raw("NULL")})
-        return KernelCall("nnrt_conv_f32_params_t", fields, fn, elem, wptrs, "geom", scratch)
+        fields.update({"act_min": Dec(flo), "act_max": Dec(fhi), "pool": Raw("NULL")})
+        return KernelCall(Params("nnrt_conv_f32_params_t", fields), Call(fn, args), elem)
 
     def spec_core(self, ctx: EmitContext) -> specialize.SpecNames | None:
         """Declare the op's specialised matrix core (``ctx.decl``) where
@@ -478,31 +471,27 @@ class ConvLowering:
                                     specialize.pair_symbol(ctx.model, ctx.op.index),
                                     specialize.spec_symbol(ctx.model, ctx.op.index))
 
-    def _declare_spec(self, ctx: EmitContext, g: _ConvGeom,
-                      fields: list[tuple[str, str | list[str]]], bias_ptr: str, mult: str,
-                      shift: str, per_channel: bool, shifts: list[int], z_out: int, lo: int,
-                      hi: int) -> bool:
+    def _declare_spec(self, ctx: EmitContext, g: _ConvGeom, params: Params, bias: Tensor | None,
+                      q: _Requant) -> bool:
         """Declare the specialised function of an int8 conv (True) where the mode, the
         constant weights and ``ctx.decl`` allow it."""
         graph, op = ctx.graph, ctx.op
         w = graph.tensors[op.inputs[1]]
-        has_bias = bias_ptr != "NULL"
-        w_ident = specialize.weight_ident(ctx.ptr(w.index))
-        b_ident = specialize.weight_ident(bias_ptr) if has_bias else None
-        if (ctx.decl is None or w_ident is None or (has_bias and b_ident is None)
+        w_ident = ctx.weight_array(w.index)
+        b_ident = ctx.weight_array(bias.index) if bias is not None else None
+        if (ctx.decl is None or w_ident is None or (bias is not None and b_ident is None)
                 or op.index not in specialized_ops(graph, ctx.specialize)):
             return False
-        pname = f"op{op.index}_params"
         ctx.decl(specialize.conv_gemm_lines(specialize.ConvGemmSpec(
-            op_index=op.index, model=ctx.model,
-            params=_struct(pname, "nnrt_conv_s8_params_t", fields), params_name=pname,
+            op_index=op.index, model=ctx.model, params=params,
+            params_name=f"op{op.index}_params",
             depth=g.filter_h * g.filter_w * g.input_c, channels=g.output_c,
-            filter_ident=w_ident, bias_ident=b_ident, mult_ident=mult,
-            shift_ident=shift, per_channel=per_channel, output_offset=z_out,
-            act_min=lo, act_max=hi, shifts=shifts)))
+            filter_ident=w_ident, bias_ident=b_ident, mult_ident=q.mult,
+            shift_ident=q.shift, per_channel=q.per_channel, output_offset=q.z_out,
+            act_min=q.lo, act_max=q.hi, shifts=q.shifts)))
         return True
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         graph, op = ctx.graph, ctx.op
         g = _geometry(graph, op)
         assert isinstance(op.options, ConvOptions)
@@ -510,12 +499,12 @@ class ConvLowering:
         y = graph.tensors[op.outputs[0]]
         bias = _bias(graph, op, g.output_c)
         int8 = refuse_dtypes(op, graph, x, w, y, bias)
-        rows = [("batches", "input_h", "input_w", "input_c"),
+        rows = (("batches", "input_h", "input_w", "input_c"),
                 ("output_h", "output_w", "output_c"), ("filter_h", "filter_w", "filter_c"),
-                ("stride_h", "stride_w", "dilation_h", "dilation_w"), ("pad_top", "pad_left")]
-        geom = [" ".join(f".{k} = {getattr(g, k)}," for k in row) for row in rows]
-        lines: list[str] = []
-        pool_ref = "NULL"
+                ("stride_h", "stride_w", "dilation_h", "dilation_w"), ("pad_top", "pad_left"))
+        geom = Grouped({k: getattr(g, k) for row in rows for k in row}, rows)
+        body: Body = []
+        pool: Any = Raw("NULL")
         if g.pool is not None:
             p = g.pool
             if int8:
@@ -525,42 +514,31 @@ class ConvLowering:
             else:
                 plo, phi = INT8_MIN, INT8_MAX
                 flo, fhi = activation_range_float(p.activation)
-            lines += _struct("pool", "nnrt_conv_pool_t", [
-                ("output_h", str(p.output_h)), ("output_w", str(p.output_w)),
-                ("filter_h", str(p.filter_h)), ("filter_w", str(p.filter_w)),
-                ("stride_h", str(p.stride_h)), ("stride_w", str(p.stride_w)),
-                ("pad_top", str(p.pad_top)), ("pad_left", str(p.pad_left)),
-                ("act_min", str(plo)), ("act_max", str(phi)),
-                ("act_min_f", c_float(flo)), ("act_max_f", c_float(fhi))])
-            pool_ref = "&pool"
+            body.append(Params("nnrt_conv_pool_t", {
+                "output_h": p.output_h, "output_w": p.output_w, "filter_h": p.filter_h,
+                "filter_w": p.filter_w, "stride_h": p.stride_h, "stride_w": p.stride_w,
+                "pad_top": p.pad_top, "pad_left": p.pad_left, "act_min": plo,
+                "act_max": phi, "act_min_f": Dec(flo), "act_max_f": Dec(fhi)}, "pool"))
+            pool = AddressOf("pool")
         variant = _op_variant(g, op, int8)
-        bias_ptr = ctx.ptr(bias.index) if bias is not None else "NULL"
-        args = f"{ctx.ptr(x.index)}, {ctx.ptr(w.index)}, {bias_ptr}, {ctx.ptr(y.index)}"
-        if variant.scratch:
-            args += f", {ctx.scratch}"
+        b_arg: Arg = ctx.ptr(bias.index) if bias is not None else NULL
+        scratch: tuple[Arg, ...] = (ScratchArg(),) if variant.scratch else ()
+        args = (ctx.ptr(x.index), ctx.ptr(w.index), b_arg, ctx.ptr(y.index), *scratch)
         if int8:
             q = _requant(ctx, x, w, y, g.depthwise)
-            z_in, z_out, lo, hi, mult, shift = q.z_in, q.z_out, q.lo, q.hi, q.mult, q.shift
-            per_channel, shifts = q.per_channel, q.shifts
-            fields: list[tuple[str, str | list[str]]] = [
-                ("geom", geom), ("input_offset", str(-z_in)), ("output_offset", str(z_out)),
-                ("act_min", str(lo)), ("act_max", str(hi)),
-                ("per_channel", "1" if per_channel else "0"),
-                ("multiplier", mult), ("shift", shift), ("pool", pool_ref)]
-            if self._declare_spec(ctx, g, fields, bias_ptr, mult, shift, per_channel,
-                                  shifts, z_out, lo, hi):
-                scratch = ctx.scratch if variant.scratch else "NULL"
-                return [f"return {specialize.spec_symbol(ctx.model, op.index)}("
-                        f"{ctx.ptr(x.index)}, {ctx.ptr(y.index)}, {scratch});"]
-            lines += _struct("params", "nnrt_conv_s8_params_t", fields)
-            lines.append(f"return {variant.function}(&params, {args});")
+            params = Params("nnrt_conv_s8_params_t", {
+                "geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out,
+                "act_min": q.lo, "act_max": q.hi, "per_channel": 1 if q.per_channel else 0,
+                "multiplier": Raw(q.mult), "shift": Raw(q.shift), "pool": pool})
+            if self._declare_spec(ctx, g, params, bias, q):
+                return [Call(specialize.spec_symbol(ctx.model, op.index),
+                             (TensorArg(x.index), TensorArg(y.index),
+                              ScratchArg() if variant.scratch else NULL), wrap=False)]
         else:
             lo_f, hi_f = activation_range_float(op.options.activation)
-            lines += _struct("params", "nnrt_conv_f32_params_t", [
-                ("geom", geom), ("act_min", c_float(lo_f)), ("act_max", c_float(hi_f)),
-                ("pool", pool_ref)])
-            lines.append(f"return {variant.function}(&params, {args});")
-        return lines
+            params = Params("nnrt_conv_f32_params_t", {
+                "geom": geom, "act_min": Dec(lo_f), "act_max": Dec(hi_f), "pool": pool})
+        return [*body, params, Call(variant.function, (AddressOf("params"), *args), wrap=False)]
 
 
 register(("CONV_2D", "DEPTHWISE_CONV_2D"), ConvLowering())

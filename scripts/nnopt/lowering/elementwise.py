@@ -28,6 +28,7 @@ The module also holds the small helpers the other lowerings of this family share
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,20 @@ from ..errors import UnsupportedError
 from ..ir import ActivationOptions, Graph, Op, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
+from .call import (
+    AddressOf,
+    Arg,
+    Body,
+    Call,
+    Done,
+    Expr,
+    Literal,
+    Params,
+    ScratchArg,
+    TensorArg,
+)
+from .call import Raw as Raw  # re-exported: the lowerings' helpers live here
+from .call import c_value as c_value
 
 # ----- helpers shared with pool.py and shape.py -----
 
@@ -94,67 +109,42 @@ def act_range_f32(op: Op, activation: str) -> tuple[float, float]:
     return activation_range_float(activation)
 
 
-@dataclass(frozen=True)
-class Raw:
-    """A C expression emitted verbatim inside an initialiser."""
-
-    text: str
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_INT = re.compile(r"-?\d+[uU]?")
 
 
-def c_value(v: Any) -> str:
-    """A C99 initialiser for a Python value: dict -> designated struct, list -> braces,
-    float -> exact hexadecimal float32 literal, int -> decimal, Raw -> as is."""
-    if isinstance(v, Raw):
-        return v.text
-    if isinstance(v, Mapping):
-        return "{" + ", ".join(f".{k} = {c_value(x)}" for k, x in v.items()) + "}"
-    if isinstance(v, (list, tuple)):
-        return "{" + ", ".join(c_value(x) for x in v) + "}"
-    if isinstance(v, (bool, np.bool_)):
-        return "1" if v else "0"
-    if isinstance(v, (int, np.integer)):
-        i = int(v)
-        return "(-2147483647 - 1)" if i == -(2**31) else str(i)
-    if isinstance(v, (float, np.floating)):
-        f = np.float32(v)
-        if not np.isfinite(f):
-            raise ValueError(f"non-finite float parameter {v}")
-        return float(f).hex() + "f"
-    raise TypeError(f"no C initialiser for {v!r}")
+def _arg(a: Arg | str | int) -> Arg:
+    """A call argument from the spellings lowerings pass: ``"&name"`` (a struct of the
+    body), ``"NULL"``, an identifier (constant array, pointer list), ``"12u"`` or an int."""
+    if isinstance(a, (TensorArg, ScratchArg, AddressOf, Raw, Literal, Expr)):
+        return a
+    if isinstance(a, int):
+        return Literal(a, str(a))
+    if a.startswith("&") and _IDENT.fullmatch(a[1:]):
+        return AddressOf(a[1:])
+    if _IDENT.fullmatch(a):
+        return Raw(a)
+    if _INT.fullmatch(a):
+        return Literal(int(a.rstrip("uU")), a)
+    return Expr(a)
 
 
-def _c_fields(fields: Mapping[str, Any], indent: str) -> list[str]:
-    lines = []
-    for k, v in fields.items():
-        if isinstance(v, Mapping):
-            lines.append(f"{indent}.{k} = {{")
-            lines += _c_fields(v, indent + "    ")
-            lines.append(f"{indent}}},")
-        else:
-            lines.append(f"{indent}.{k} = {c_value(v)},")
-    return lines
+def c_params(ctype: str, fields: Mapping[str, Any], name: str = "params") -> Body:
+    """The parameter struct ``static const <ctype> <name> = {...};`` (one field per line,
+    nested structs indented)."""
+    return [Params(ctype, dict(fields), name)]
 
 
-def c_params(ctype: str, fields: Mapping[str, Any], name: str = "params") -> list[str]:
-    """``static const <ctype> params = {...};`` with one field per line (nested structs
-    indented)."""
-    return [f"static const {ctype} {name} = {{", *_c_fields(fields, "    "), "};"]
+def c_call(fn: str, args: Sequence[Arg | str | int]) -> Body:
+    """The kernel call ``return fn(args);`` (one argument per line when it would be
+    long): tensors as ``ctx.ptr(t)`` or :func:`cast`, ``ctx.scratch``, ``"&params"``,
+    ``"NULL"``, constant arrays by name, literals."""
+    return [Call(fn, tuple(_arg(a) for a in args))]
 
 
-def c_call(fn: str, args: Sequence[str]) -> list[str]:
-    """``return fn(args);``, one argument per line when it would be long."""
-    line = f"return {fn}({', '.join(args)});"
-    if len(line) <= 96:
-        return [line]
-    pad = " " * len(f"return {fn}(")
-    out = [f"return {fn}({args[0]},"]
-    out += [f"{pad}{a}," for a in args[1:-1]]
-    out.append(f"{pad}{args[-1]});")
-    return out
-
-
-def cast(ctx: EmitContext, t: int, ctype: str, const: bool) -> str:
-    return f"({'const ' if const else ''}{ctype} *){ctx.ptr(t)}"
+def cast(ctx: EmitContext, t: int, ctype: str, const: bool) -> TensorArg:
+    """Tensor t's pointer cast to ``(const) ctype *``."""
+    return TensorArg(ctx.ptr(t).index, ctype, const)
 
 
 def padded(values: Sequence[int], fill: int = 0) -> list[int]:
@@ -311,13 +301,13 @@ class BinaryLowering:
                 "output_multiplier": q[2][0], "output_shift": q[2][1],
                 "output_offset": zo, "act_min": lo, "act_max": hi}
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         g, op = ctx.graph, ctx.op
         a, b, out = _operands(g, op)
         bc = broadcast_descriptor(a.shape, b.shape, out.shape)
         assert bc is not None
         if out.num_elements == 0:
-            return ["return NNRT_OK;"]
+            return [Done()]
         ctype = "int8_t" if out.dtype == DType.INT8 else "float"
         args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
                 cast(ctx, out.index, ctype, False)]
@@ -384,7 +374,7 @@ class SquaredDifferenceLowering(BinaryLowering):
         elif wide[2].dtype == DType.INT16:
             self._params_s16(op, *wide)
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         wide = self._wide(ctx.graph, ctx.op)
         if wide is None:
             return super().emit(ctx)
@@ -392,7 +382,7 @@ class SquaredDifferenceLowering(BinaryLowering):
         bc = broadcast_descriptor(a.shape, b.shape, out.shape)
         assert bc is not None
         if out.num_elements == 0:
-            return ["return NNRT_OK;"]
+            return [Done()]
         ctype = C_TYPE[out.dtype]
         args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
                 cast(ctx, out.index, ctype, False)]

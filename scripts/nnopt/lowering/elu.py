@@ -20,6 +20,7 @@ from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
 from . import EmitContext, register
 from .activation import check_io
+from .call import Body
 from .elementwise import c_call, cast, per_tensor_quant
 
 _F32 = np.float32
@@ -79,7 +80,7 @@ class EluLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y = self._io(ctx.graph, ctx.op)
         n = str(x.num_elements)
         if x.dtype == DType.FLOAT32:

@@ -28,8 +28,8 @@ from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, Tensor
 from . import EmitContext, register, specialize
+from .call import NULL, AddressOf, Arg, Body, Call, Dec, Params, Raw, TensorArg
 from .conv import (
-    c_float,
     check_activation,
     per_tensor_quant,
     refuse_dtypes,
@@ -108,15 +108,15 @@ class FullyConnectedLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0  # fc.h: no scratch
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         graph, op = ctx.graph, ctx.op
         assert isinstance(op.options, FullyConnectedOptions)
         batches, depth, units, bias = _shapes(graph, op)
         x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
         y = graph.tensors[op.outputs[0]]
         int8 = refuse_dtypes(op, graph, x, w, y, bias)
-        bias_ptr = ctx.ptr(bias.index) if bias is not None else "NULL"
-        args = f"{ctx.ptr(x.index)}, {ctx.ptr(w.index)}, {bias_ptr}, {ctx.ptr(y.index)}"
+        b_arg: Arg = ctx.ptr(bias.index) if bias is not None else NULL
+        args = (ctx.ptr(x.index), ctx.ptr(w.index), b_arg, ctx.ptr(y.index))
         if int8:
             _, z_in = per_tensor_quant(op, x, "input")
             s_out, z_out = per_tensor_quant(op, y, "output")
@@ -127,35 +127,29 @@ class FullyConnectedLowering:
             lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
             mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
             shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
-            fields = [("batches", str(batches)), ("accum_depth", str(depth)),
-                      ("output_depth", str(units)), ("input_offset", str(-z_in)),
-                      ("weights_offset", str(w_off)), ("output_offset", str(z_out)),
-                      ("act_min", str(lo)), ("act_max", str(hi)),
-                      ("per_channel", "1" if per_channel else "0"),
-                      ("multiplier", mult), ("shift", shift)]
-            ctype, fn = "nnrt_fc_s8_params_t", "nnrt_fully_connected_s8"
-            w_ident = specialize.weight_ident(ctx.ptr(w.index))
-            b_ident = specialize.weight_ident(bias_ptr) if bias is not None else None
+            params = Params("nnrt_fc_s8_params_t", {
+                "batches": batches, "accum_depth": depth, "output_depth": units,
+                "input_offset": -z_in, "weights_offset": w_off, "output_offset": z_out,
+                "act_min": lo, "act_max": hi, "per_channel": 1 if per_channel else 0,
+                "multiplier": Raw(mult), "shift": Raw(shift)})
+            fn = "nnrt_fully_connected_s8"
+            w_ident = ctx.weight_array(w.index)
+            b_ident = ctx.weight_array(bias.index) if bias is not None else None
             if (ctx.decl is not None and w_ident is not None
                     and (bias is None or b_ident is not None)
                     and op.index in specialized_fc_ops(graph, ctx.specialize)):
-                pname = f"op{op.index}_params"
-                ctx.decl(specialize.fc_lines(
-                    op.index, ctx.model,
-                    [f"static const {ctype} {pname} = {{"]
-                    + [f"    .{k} = {v}," for k, v in fields] + ["};"],
-                    pname, w_ident, b_ident, shifts))
-                return [f"return {specialize.spec_symbol(ctx.model, op.index)}("
-                        f"{ctx.ptr(x.index)}, {ctx.ptr(y.index)});"]
+                ctx.decl(specialize.fc_lines(op.index, ctx.model, params,
+                                             f"op{op.index}_params", w_ident, b_ident,
+                                             shifts))
+                return [Call(specialize.spec_symbol(ctx.model, op.index),
+                             (TensorArg(x.index), TensorArg(y.index)), wrap=False)]
         else:
             lo_f, hi_f = activation_range_float(op.options.activation)
-            fields = [("batches", str(batches)), ("accum_depth", str(depth)),
-                      ("output_depth", str(units)), ("act_min", c_float(lo_f)),
-                      ("act_max", c_float(hi_f))]
-            ctype, fn = "nnrt_fc_f32_params_t", "nnrt_fully_connected_f32"
-        return ([f"static const {ctype} params = {{"]
-                + [f"    .{k} = {v}," for k, v in fields] + ["};",
-                   f"return {fn}(&params, {args});"])
+            params = Params("nnrt_fc_f32_params_t", {
+                "batches": batches, "accum_depth": depth, "output_depth": units,
+                "act_min": Dec(lo_f), "act_max": Dec(hi_f)})
+            fn = "nnrt_fully_connected_f32"
+        return [params, Call(fn, (AddressOf("params"), *args), wrap=False)]
 
 
 register(("FULLY_CONNECTED",), FullyConnectedLowering())

@@ -34,6 +34,7 @@ import numpy as np
 from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import NUMPY_DTYPE, BlockSizeOptions, Graph, MirrorPadOptions, Op, Tensor
 from . import EmitContext, register
+from .call import Body
 from .elementwise import Raw, c_call, c_params, padded, refuse, tensor_desc
 from .shape import _const_ints, _inputs, _same_dtype, _strides, _view_call, _view_fields
 
@@ -72,7 +73,7 @@ class _View:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._view(ctx.graph, ctx.op)
         return _view_call(ctx, fields, x, y)
 
@@ -204,7 +205,7 @@ class ZerosLikeLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         _, y = self._tensors(ctx.graph, ctx.op)
         fields = _words(list(y.shape), [0] * len(y.shape), 0, DTYPE_SIZE[y.dtype])
         if fields is None:
@@ -232,7 +233,7 @@ class ShapeLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y = self._tensors(ctx.graph, ctx.op)
         if not x.shape:
             return _view_call(ctx, None, x, y)
@@ -255,7 +256,7 @@ class _Gather:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, tables = self._tables(ctx.graph, ctx.op)
         if y.num_elements == 0:
             return _view_call(ctx, None, x, y)
@@ -391,7 +392,7 @@ class SpaceToBatchLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._fields(ctx.graph, ctx.op)
         if math.prod(y.shape) == 0:
             return _view_call(ctx, None, x, y)

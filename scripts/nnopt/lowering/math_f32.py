@@ -16,6 +16,7 @@ from ..errors import UnsupportedError
 from ..ir import Graph, Op, Tensor
 from . import EmitContext, register
 from .activation import check_io
+from .call import Arg, Body, Done
 from .elementwise import (
     BinaryLowering,
     Broadcast,
@@ -47,7 +48,7 @@ class UnaryMathLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y = ctx.graph.tensors[ctx.op.inputs[0]], ctx.graph.tensors[ctx.op.outputs[0]]
         ctype, suffix = _KERNEL_TYPE[x.dtype]
         return c_call(f"nnrt_{ctx.op.opcode.lower()}_{suffix}",
@@ -83,7 +84,7 @@ class CastLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y = self._io(ctx.graph, ctx.op)
         return c_call("nnrt_cast", [f"NNRT_{x.dtype.name}", f"NNRT_{y.dtype.name}",
                                     ctx.ptr(x.index), ctx.ptr(y.index), str(x.num_elements)])
@@ -114,11 +115,12 @@ class FloorDivModLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         a, b, out, bc = self._operands(ctx.graph, ctx.op)
         if out.num_elements == 0:
-            return ["return NNRT_OK;"]
-        args = [cast(ctx, a.index, "float", True), cast(ctx, b.index, "float", True)]
+            return [Done()]
+        args: list[Arg | str] = [cast(ctx, a.index, "float", True),
+                                 cast(ctx, b.index, "float", True)]
         if ctx.op.opcode == "FLOOR_DIV":
             args.append(str(b.num_elements))
         args.append(cast(ctx, out.index, "float", False))

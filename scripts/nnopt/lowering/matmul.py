@@ -24,6 +24,7 @@ from ..cdefs import DType
 from ..ir import BatchMatMulOptions, Graph, Op, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
+from .call import Body
 from .elementwise import c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
 
 _SUPPORTED = ("int8, int16 (zero points 0) or float32 lhs, rhs and output of one dtype, "
@@ -119,7 +120,7 @@ class BatchMatMulLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0  # both operands read in place through strides
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, w, y, shape = matmul_shape(ctx.graph, ctx.op)
         ctype = _CTYPE[y.dtype]
         args = [cast(ctx, x.index, ctype, True), cast(ctx, w.index, ctype, True),

@@ -16,6 +16,7 @@ from ..cdefs import DType
 from ..ir import ActivationOptions, Graph, Op, Tensor
 from . import EmitContext, register
 from .activation import check_io
+from .call import Body
 from .elementwise import c_call, cast, per_tensor_quant, refuse
 
 
@@ -46,7 +47,7 @@ class RowNormLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y = self._io(ctx.graph, ctx.op)
         depth = x.shape[-1]
         if x.dtype == DType.INT8:

@@ -23,7 +23,7 @@ from ..cdefs import MAX_DIMS, DType
 from ..ir import Graph, Op, PoolOptions, ReducerOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
-from .call import KernelCall
+from .call import AddressOf, Body, Call, KernelCall, Params, TensorArg
 from .elementwise import (
     act_range_f32,
     act_range_s8,
@@ -132,11 +132,13 @@ class PoolLowering:
         hi: Any
         lo, hi = act_range_s8(op, o.activation, y) if int8 else act_range_f32(op, o.activation)
         sfx = "s8" if int8 else "f32"
-        return KernelCall(f"nnrt_pool_{sfx}_params_t", {"geom": geom, "act_min": lo,
-                                                       "act_max": hi},
-                          self.function(op, int8), "int8_t" if int8 else "float", (), "geom")
+        return KernelCall(
+            Params(f"nnrt_pool_{sfx}_params_t", {"geom": geom, "act_min": lo, "act_max": hi}),
+            Call(self.function(op, int8), (AddressOf("params"), TensorArg(x.index),
+                                           TensorArg(y.index))),
+            "int8_t" if int8 else "float")
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         self.check(ctx.graph, ctx.op)
         x, y, o, geom = self._geometry(ctx.graph, ctx.op)
         fields: dict[str, Any] = {"geom": geom}
@@ -245,7 +247,7 @@ class MeanLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, geom, count = self._layout(ctx.graph, ctx.op)
         if x.dtype == DType.INT8:
             fields = {"geom": geom, **self._params_s8(ctx.op, x, y, count)}

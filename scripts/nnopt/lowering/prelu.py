@@ -16,6 +16,7 @@ from ..cdefs import MAX_DIMS, DType
 from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
+from .call import Body, Done
 from .elementwise import (
     Broadcast,
     broadcast_descriptor,
@@ -75,10 +76,10 @@ class PreluLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, alpha, y, bc = self._operands(ctx.graph, ctx.op)
         if y.num_elements == 0:
-            return ["return NNRT_OK;"]
+            return [Done()]
         ctype = "int8_t" if x.dtype == DType.INT8 else "float"
         args = [cast(ctx, x.index, ctype, True), cast(ctx, alpha.index, ctype, True),
                 cast(ctx, y.index, ctype, False)]

@@ -28,6 +28,7 @@ from .activation import (
     unsupported,
     zero_point_of,
 )
+from .call import AddressOf, Body, Call, Raw, TensorArg, lit
 
 _F32, _I8, _U8, _I16, _I32 = DType.FLOAT32, DType.INT8, DType.UINT8, DType.INT16, DType.INT32
 
@@ -90,26 +91,28 @@ class QuantizeLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         g, op = ctx.graph, ctx.op
         x, y = g.tensors[op.inputs[0]], g.tensors[op.outputs[0]]
-        n = x.num_elements
-        src = f"(const {_C_TYPE[x.dtype]} *){ctx.ptr(x.index)}"
-        dst = f"({_C_TYPE[y.dtype]} *){ctx.ptr(y.index)}"
+        n = lit(x.num_elements)
+        src = TensorArg(x.index, _C_TYPE[x.dtype], True)
+        dst = TensorArg(y.index, _C_TYPE[y.dtype])
+        params = AddressOf("params")
         if op.opcode == "DEQUANTIZE" or x.dtype == _F32:
             q = x if op.opcode == "DEQUANTIZE" else y
             func = ("dequantize" if op.opcode == "DEQUANTIZE" else "quantize")
             p = {"scale": float(scale_of(q)), "zero_point": zero_point_of(q)}
             return [c_struct("nnrt_affine_params_t", p),
-                    f"return nnrt_{func}_{_SUFFIX[x.dtype]}_{_SUFFIX[y.dtype]}"
-                    f"(&params, {src}, {dst}, {n});"]
+                    Call(f"nnrt_{func}_{_SUFFIX[x.dtype]}_{_SUFFIX[y.dtype]}",
+                         (params, src, dst, n), wrap=False)]
         p2 = requantize_params(op, x, y)
         if x.dtype == _I8 and y.dtype == _I8:
             return [c_struct("nnrt_requantize_params_t", dict(p2)),
-                    f"return nnrt_requantize_s8(&params, {src}, {dst}, {n});"]
+                    Call("nnrt_requantize_s8", (params, src, dst, n), wrap=False)]
         return [c_struct("nnrt_requantize_params_t", dict(p2)),
-                f"return nnrt_requantize(&params, {ctx.ptr(x.index)}, NNRT_{x.dtype.name}, "
-                f"{ctx.ptr(y.index)}, NNRT_{y.dtype.name}, {n});"]
+                Call("nnrt_requantize", (params, TensorArg(x.index), Raw(f"NNRT_{x.dtype.name}"),
+                                         TensorArg(y.index), Raw(f"NNRT_{y.dtype.name}"), n),
+                     wrap=False)]
 
 
 register(("QUANTIZE", "DEQUANTIZE"), QuantizeLowering())

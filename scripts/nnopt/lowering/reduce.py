@@ -26,6 +26,7 @@ from ..cdefs import DType
 from ..ir import CumsumOptions, Graph, Op, ReducerOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
+from .call import Body
 from .elementwise import C_TYPE, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
 from .pool import MeanLowering
 
@@ -63,7 +64,7 @@ class ReduceLowering(MeanLowering):
                              f"output {tensor_desc(y)} quantisation {qy}",
                              "equal input and output quantisation (TFLM's ReduceMax/Min)")
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, geom, count = self._layout(ctx.graph, ctx.op)
         ctype = C_TYPE[x.dtype]
         if x.dtype == DType.INT8 and ctx.op.opcode == "SUM":
@@ -111,7 +112,7 @@ class ArgLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._layout(ctx.graph, ctx.op)
         fn = f"nnrt_{ctx.op.opcode.lower()}_{_SUFFIX[x.dtype]}"
         return [*c_params("nnrt_arg_params_t", fields),
@@ -151,7 +152,7 @@ class CumsumLowering(ArgLowering):
     def check(self, graph: Graph, op: Op) -> None:
         self._geometry(graph, op)
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._geometry(ctx.graph, ctx.op)
         return [*c_params("nnrt_cumsum_params_t", fields),
                 *c_call("nnrt_cumsum_f32", ["&params", cast(ctx, x.index, "float", True),

@@ -29,6 +29,7 @@ from ..arith import round_half_away
 from ..cdefs import DTYPE_SIZE, DType
 from ..ir import Graph, Op, ResizeOptions, Tensor
 from . import EmitContext, register
+from .call import Body
 from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
 
 _SUPPORTED = ("[N,H,W,C] int8, int16 or float32 input and output of the same dtype, a "
@@ -137,7 +138,7 @@ class ResizeNearestLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, o = self._tensors(ctx.graph, ctx.op)
         rows = nearest_indices(x.shape[1], y.shape[1], o.align_corners, o.half_pixel_centers)
         cols = nearest_indices(x.shape[2], y.shape[2], o.align_corners, o.half_pixel_centers)
@@ -187,7 +188,7 @@ class ResizeBilinearLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, o = self._tensors(ctx.graph, ctx.op)
         ac, hp = o.align_corners, o.half_pixel_centers
         row_w: np.ndarray

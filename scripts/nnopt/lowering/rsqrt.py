@@ -27,6 +27,7 @@ from .activation import (
     check_io,
     multiply_by_quantized_multiplier,
 )
+from .call import Body
 from .elementwise import c_call, cast, per_tensor_quant, refuse
 
 _I32_MAX = 2**31 - 1
@@ -108,7 +109,7 @@ class RsqrtLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y = self._io(ctx.graph, ctx.op)
         n = str(x.num_elements)
         if x.dtype == DType.FLOAT32:

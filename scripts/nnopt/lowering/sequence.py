@@ -36,6 +36,7 @@ from ..cdefs import DType
 from ..ir import Graph, LstmOptions, Op, SvdfOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
+from .call import Arg, Body
 from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
 
 _SUPPORTED = ("int8 input/weights_feature/output with int16 (or int8) weights_time and "
@@ -143,12 +144,12 @@ class SvdfLowering:
         s = _svdf(graph, op)
         return 4 * s.batches * (s.filters + (s.units if s.quantized else 0))
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         s = _svdf(ctx.graph, ctx.op)
         dims = {"batches": s.batches, "input_size": s.input_size, "num_filters": s.filters,
                 "num_units": s.units, "rank": s.rank, "memory_size": s.memory}
         assert s.bias is not None  # _svdf refuses an SVDF without one
-        args = [ctx.ptr(s.x.index), ctx.ptr(s.wf.index), ctx.ptr(s.wt.index),
+        args: list[Arg] = [ctx.ptr(s.x.index), ctx.ptr(s.wf.index), ctx.ptr(s.wt.index),
                 ctx.ptr(s.bias.index),
                 ctx.ptr(s.state.index), ctx.ptr(s.y.index), ctx.scratch]
         if not s.quantized:
@@ -246,16 +247,16 @@ class LstmLowering:
         s = _lstm(graph, op)
         return 4 * 4 * s.batches * s.state
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         s = _lstm(ctx.graph, ctx.op)
         ins = ctx.op.inputs
         fields = {"batches": s.batches, "time_steps": s.time, "input_size": s.inputs,
                   "state_size": s.state, "time_major": int(s.options.time_major),
                   "cell_activation": ACTIVATION_NAMES.index(s.options.activation),
                   "cell_clip": float(np.float32(s.options.cell_clip)),
-                  "w_input": [Raw(ctx.ptr(ins[k])) for k in range(1, 5)],
-                  "w_recurrent": [Raw(ctx.ptr(ins[k])) for k in range(5, 9)],
-                  "bias": [Raw(ctx.ptr(ins[k])) for k in range(12, 16)]}
+                  "w_input": [Raw(ctx.c_ptr(ins[k])) for k in range(1, 5)],
+                  "w_recurrent": [Raw(ctx.c_ptr(ins[k])) for k in range(5, 9)],
+                  "bias": [Raw(ctx.c_ptr(ins[k])) for k in range(12, 16)]}
         return [*c_params("nnrt_lstm_f32_params_t", fields),
                 *c_call("nnrt_lstm_f32", ["&params", ctx.ptr(s.x.index),
                                           ctx.ptr(s.hidden.index), ctx.ptr(s.cell.index),

@@ -28,11 +28,11 @@ import numpy as np
 from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import ConcatOptions, Graph, Op, StridedSliceOptions, Tensor
 from . import EmitContext, register
+from .call import Arg, Body, Done, Params, PtrList
 from .elementwise import (
     Raw,
     c_call,
     c_params,
-    c_value,
     padded,
     per_tensor_quant,
     refuse,
@@ -101,9 +101,9 @@ def _view_fields(dims: Sequence[int], strides: Sequence[int], offset: int,
 
 
 def _view_call(ctx: EmitContext, fields: dict[str, Any] | None, x: Tensor,
-               y: Tensor) -> list[str]:
+               y: Tensor) -> Body:
     if fields is None:
-        return ["return NNRT_OK; /* empty output */"]
+        return [Done("empty output")]
     return [*c_params("nnrt_strided_copy_params_t", fields),
             *c_call("nnrt_strided_copy_x8", ["&params", ctx.ptr(x.index), ctx.ptr(y.index)])]
 
@@ -122,7 +122,7 @@ class _ViewLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._view(ctx.graph, ctx.op)
         return _view_call(ctx, fields, x, y)
 
@@ -300,15 +300,14 @@ class ConcatLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         ins, y, outer, blocks = self._blocks(ctx.graph, ctx.op)
         if y.num_elements == 0:
-            return ["return NNRT_OK; /* empty output */"]
+            return [Done("empty output")]
         ident = ctx.const_array("blocks", np.asarray(blocks, dtype=np.int32))
         lines = c_params("nnrt_concat_params_t", {
             "outer": outer, "num_inputs": len(ins), "block_bytes": Raw(ident)})
-        lines.append(f"const void *inputs[{len(ins)}];")
-        lines += [f"inputs[{i}] = {ctx.ptr(x.index)};" for i, x in enumerate(ins)]
+        lines.append(PtrList("inputs", tuple(ctx.ptr(x.index) for x in ins)))
         return [*lines, *c_call("nnrt_concat_x8", ["&params", "inputs", ctx.ptr(y.index)])]
 
 
@@ -378,11 +377,12 @@ class PadLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._layout(ctx.graph, ctx.op)
         if fields is None:
-            return ["return NNRT_OK; /* empty output */"]
+            return [Done("empty output")]
         lines = c_params("nnrt_pad_params_t", fields)
+        value: Arg | str
         if len(ctx.op.inputs) == 3:
             value = ctx.ptr(ctx.op.inputs[2])
         else:
@@ -393,7 +393,7 @@ class PadLowering:
                 zero = per_tensor_quant(ctx.op, y)[1]
             elif x.dtype == DType.FLOAT32:
                 zero = 0.0
-            lines.append(f"static const {ctype} pad_value = {c_value(zero)};")
+            lines.append(Params(ctype, zero, "pad_value"))
             value = "&pad_value"
         return [*lines, *c_call("nnrt_pad_x8", ["&params", ctx.ptr(x.index), value,
                                                  ctx.ptr(y.index)])]
@@ -420,7 +420,7 @@ class CopyLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, y = self._tensors(ctx.graph, ctx.op)
         return c_call("nnrt_copy_x8", [ctx.ptr(x.index), ctx.ptr(y.index), f"{x.nbytes}u"])
 

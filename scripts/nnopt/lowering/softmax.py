@@ -27,6 +27,7 @@ from .activation import (
     unsupported,
     zero_point_of,
 )
+from .call import AddressOf, Body, Call, TensorArg, lit, lit_f32
 
 _SUPPORTED = "int8 -> int8, int8 -> int16, float32 -> float32"
 _SCALED_DIFF_INTEGER_BITS = 5
@@ -80,23 +81,23 @@ class SoftmaxLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         g, op = ctx.graph, ctx.op
         x, y = g.tensors[op.inputs[0]], g.tensors[op.outputs[0]]
         depth = x.shape[-1]
         rows = x.num_elements // depth if depth else 0
-        src, dst = ctx.ptr(x.index), ctx.ptr(y.index)
         if x.dtype == DType.FLOAT32:
-            beta = float(np.float32(_beta(op)))
-            return [f"return nnrt_softmax_f32({beta!r}f, (const float *){src}, "
-                    f"(float *){dst}, {rows}, {depth});"]
+            return [Call("nnrt_softmax_f32", (
+                lit_f32(_beta(op)), TensorArg(x.index, "float", True),
+                TensorArg(y.index, "float"), lit(rows), lit(depth)), wrap=False)]
         p = softmax_params(op, scale_of(x), _beta(op))
+        src = TensorArg(x.index, "int8_t", True)
         if y.dtype == DType.INT16:
-            call = f"nnrt_softmax_s8_s16(&params, (const int8_t *){src}, (int16_t *){dst}"
+            fn, dst = "nnrt_softmax_s8_s16", TensorArg(y.index, "int16_t")
         else:
-            call = f"nnrt_softmax_s8(&params, (const int8_t *){src}, (int8_t *){dst}"
+            fn, dst = "nnrt_softmax_s8", TensorArg(y.index, "int8_t")
         return [c_struct("nnrt_softmax_s8_params_t", dict(p)),
-                f"return {call}, {rows}, {depth});"]
+                Call(fn, (AddressOf("params"), src, dst, lit(rows), lit(depth)), wrap=False)]
 
 
 register(("SOFTMAX",), SoftmaxLowering())

@@ -24,12 +24,12 @@ specialised form, ``off`` none.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import NnoptError
+from .call import Params, render_params
 
 #: The ``--specialize`` modes (the spelling of ``--tiling`` / ``--inplace-ops``).
 SPECIALIZE_MODES: tuple[str, ...] = ("auto", "off", "force")
@@ -53,9 +53,6 @@ FAMILIES: dict[str, Family] = {
     "conv": Family(gain_per_output=10, spec_bytes=850, generic_bytes=2_100),
     "fc": Family(gain_per_output=20, spec_bytes=250, generic_bytes=770),
 }
-
-_WEIGHT_PTR = re.compile(r"\(\(const void \*\)(w\d+)\)")
-
 
 def check_mode(mode: str) -> str:
     if mode not in SPECIALIZE_MODES:
@@ -95,20 +92,13 @@ def spec_symbol(model: str, op_index: int) -> str:
     return f"{model}_spec_op{op_index}"
 
 
-def weight_ident(ptr: str) -> str | None:
-    """The constant array behind a ``ctx.ptr()`` expression (``w<k>``), or None when the
-    tensor is not a plain constant of the model source (streamed, a view ...)."""
-    m = _WEIGHT_PTR.fullmatch(ptr)
-    return m.group(1) if m else None
-
-
 @dataclass(frozen=True)
 class ConvGemmSpec:
     """What the specialised matrix-core convolution of one op needs."""
 
     op_index: int
     model: str
-    params: list[str]  # the `static const nnrt_conv_s8_params_t` definition, named below
+    params: Params  # the op's `nnrt_conv_s8_params_t`, declared as params_name
     params_name: str
     depth: int
     channels: int
@@ -156,7 +146,7 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
     return [
         f"/* op {s.op_index}: matrix-core convolution specialised to depth {s.depth}, "
         f"{s.channels} channels (nnrt/kernels/spec.h) */",
-        *s.params,
+        *render_params(s.params, s.params_name),
         f"static const nnrt_gemm_s8_t {core} = {{",
         f"    {s.depth}, {s.channels}, {s.filter_ident}, {bias}, {s.mult_ident}, "
         f"{s.shift_ident}, {int(s.per_channel)}, {s.output_offset}, {s.act_min}, "
@@ -183,14 +173,14 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
     ]
 
 
-def fc_lines(op_index: int, model: str, params: list[str], params_name: str,
+def fc_lines(op_index: int, model: str, params: Params, params_name: str,
              weights_ident: str, bias_ident: str | None, shifts: Sequence[int]) -> list[str]:
     """File-scope C of a specialised int8 fully connected op (nnrt/kernels/spec.h)."""
     name = spec_symbol(model, op_index)
     all_fast = int(all(-31 <= sh <= -2 for sh in shifts))
     return [
         f"/* op {op_index}: fully connected specialised to its shapes (nnrt/kernels/spec.h) */",
-        *params,
+        *render_params(params, params_name),
         f"static NNRT_SPEC_NOINLINE nnrt_status_t {name}(const int8_t *input, int8_t *output)",
         "{",
         f"    nnrt_fc_body(&{params_name}, input, {weights_ident}, "

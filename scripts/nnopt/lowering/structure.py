@@ -32,7 +32,8 @@ from ..cdefs import DTYPE_SIZE, DType
 from ..ir import GatherOptions, Graph, Op, PackOptions, SplitOptions, Tensor
 from ..ops.structure import split_data_input, split_layout
 from . import EmitContext, register
-from .elementwise import Raw, c_call, c_params, padded, refuse, tensor_desc
+from .call import Body, Done, PtrList
+from .elementwise import Raw, c_call, c_params, cast, padded, refuse, tensor_desc
 
 _DTYPES = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32)
 _SUPPORTED = ("int8, int16, int32 or float32 tensors of one dtype, a constant axis, "
@@ -96,16 +97,15 @@ class SplitLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, outer, blocks = self._layout(ctx.graph, ctx.op)
         if x.num_elements == 0:
-            return ["return NNRT_OK; /* empty input */"]
+            return [Done("empty input")]
         ident = ctx.const_array("blocks", np.asarray(blocks, dtype=np.int32))
         outs = ctx.op.outputs
         lines = c_params("nnrt_split_params_t", {
             "outer": outer, "num_outputs": len(outs), "block_bytes": Raw(ident)})
-        lines.append(f"void *outputs[{len(outs)}];")
-        lines += [f"outputs[{i}] = {ctx.ptr(t)};" for i, t in enumerate(outs)]
+        lines.append(PtrList("outputs", tuple(ctx.ptr(t) for t in outs), const=False))
         return [*lines, *c_call("nnrt_split_x8", ["&params", ctx.ptr(x.index), "outputs"])]
 
 
@@ -144,15 +144,14 @@ class PackLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         ins, y, outer, inner = self._blocks(ctx.graph, ctx.op)
         if y.num_elements == 0:
-            return ["return NNRT_OK; /* empty output */"]
+            return [Done("empty output")]
         ident = ctx.const_array("blocks", np.full(len(ins), inner, dtype=np.int32))
         lines = c_params("nnrt_concat_params_t", {
             "outer": outer, "num_inputs": len(ins), "block_bytes": Raw(ident)})
-        lines.append(f"const void *inputs[{len(ins)}];")
-        lines += [f"inputs[{i}] = {ctx.ptr(x.index)};" for i, x in enumerate(ins)]
+        lines.append(PtrList("inputs", tuple(ctx.ptr(x.index) for x in ins)))
         return [*lines, *c_call("nnrt_concat_x8", ["&params", "inputs", ctx.ptr(y.index)])]
 
 
@@ -218,13 +217,13 @@ class GatherLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, c, y, fields = self._fields(ctx.graph, ctx.op)
         if y.num_elements == 0:
-            return ["return NNRT_OK; /* empty output */"]
+            return [Done("empty output")]
         return [*c_params("nnrt_gather_params_t", fields),
                 *c_call("nnrt_gather_x8", ["&params", ctx.ptr(x.index),
-                                           f"(const int32_t *){ctx.ptr(c.index)}",
+                                           cast(ctx, c.index, "int32_t", True),
                                            ctx.ptr(y.index)])]
 
 
@@ -266,13 +265,13 @@ class GatherNdLowering:
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         x, idx, y, fields = self._fields(ctx.graph, ctx.op)
         if y.num_elements == 0:
-            return ["return NNRT_OK; /* empty output */"]
+            return [Done("empty output")]
         return [*c_params("nnrt_gather_nd_params_t", fields),
                 *c_call("nnrt_gather_nd_x8", ["&params", ctx.ptr(x.index),
-                                              f"(const int32_t *){ctx.ptr(idx.index)}",
+                                              cast(ctx, idx.index, "int32_t", True),
                                               ctx.ptr(y.index)])]
 
 

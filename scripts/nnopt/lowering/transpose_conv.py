@@ -33,6 +33,7 @@ from ..cdefs import DType
 from ..ir import Graph, Op, Tensor, TransposeConvOptions
 from ..ops.conv import transpose_conv_padding
 from . import EmitContext, register
+from .call import Arg, Body
 from .conv import check_activation, per_tensor_quant, weight_requant
 from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
 
@@ -133,7 +134,7 @@ class TransposeConvLowering:
             return 0
         return gemm_scratch_bytes(p.w, p.options)
 
-    def emit(self, ctx: EmitContext) -> list[str]:
+    def emit(self, ctx: EmitContext) -> Body:
         p = _parts(ctx.graph, ctx.op)
         top, left = padding(ctx.graph, ctx.op)
         x, w, y, o = p.x, p.w, p.y, p.options
@@ -142,8 +143,9 @@ class TransposeConvLowering:
                 "output_c": y.shape[3], "filter_h": w.shape[1], "filter_w": w.shape[2],
                 "stride_h": o.stride_h, "stride_w": o.stride_w, "pad_top": top,
                 "pad_left": left}
-        bias = ctx.ptr(p.bias.index) if p.bias is not None else "NULL"
-        args = ["&params", ctx.ptr(x.index), ctx.ptr(w.index), bias, ctx.ptr(y.index)]
+        bias: Arg | str = ctx.ptr(p.bias.index) if p.bias is not None else "NULL"
+        args: list[Arg | str] = ["&params", ctx.ptr(x.index), ctx.ptr(w.index), bias,
+                                 ctx.ptr(y.index)]
         if p.kind == "s16":
             s_out, _ = per_tensor_quant(ctx.op, y, "output")
             per_channel, mults, shifts = weight_requant(ctx.op, x, w, y, y.shape[3], 0)

@@ -49,6 +49,7 @@ from ..codegen.c_model import Extension, GeneratedSources, ModelEmitter
 from ..errors import PlanError, UnsupportedError
 from ..ir import Graph, Op, Quant, Tensor
 from ..lowering import EmitContext, lowering_for
+from ..lowering.call import Body, render
 from ..ops import known
 from ..planner import PlannedModel
 from . import swap_layout_id, write_model_blob
@@ -57,7 +58,7 @@ from .placement import ChunkEntry, SwapPlan
 from .provision import parse_key_id
 
 ConstArray = Callable[[str, np.ndarray], str]
-Emit = Callable[[EmitContext], list[str]]
+Emit = Callable[[EmitContext], Body]
 
 
 @dataclass(frozen=True)
@@ -200,18 +201,6 @@ def invoke_wrapper(se: SwapEmit, inner: str) -> list[str]:
 
 # ----- op bodies -----
 
-def _final_return_to_assignment(body: list[str], op: Op) -> list[str]:
-    """``return <expr>;`` (the lowering's last statement) -> ``s = <expr>;``."""
-    idx = max((i for i, line in enumerate(body) if line.lstrip().startswith("return ")),
-              default=-1)
-    if idx < 0 or not body[-1].rstrip().endswith(";"):
-        raise PlanError(f"op {op.index} ({op.opcode}): its lowering does not end with "
-                        "`return <status>;`")
-    out = list(body)
-    out[idx] = out[idx].replace("return ", "s = ", 1)
-    return out
-
-
 def _slice_quant(q: Quant | None, c0: int, c1: int) -> Quant | None:
     if q is None or not q.per_channel:
         return q
@@ -255,9 +244,9 @@ def _chunk_lowering(graph: Graph, op: Op, chunk: ChunkEntry, whole: bool,
 
         if view_emit is None:  # a view lowering takes the scratch the plan gave it
             _need_scratch(graph, op, scratch)
-        ctx = EmitContext(graph=graph, op=op, ptr=ptr_whole, const_array=const_array,
-                          scratch=scratch)
-        return emit(ctx)
+        ctx = EmitContext(graph=graph, op=op, c_ptr=ptr_whole, const_array=const_array,
+                          c_scratch=scratch)
+        return render(emit(ctx), ctx.pointers, assign="s")
     if view_emit is not None:
         raise PlanError(f"op {op.index} ({op.opcode}): the plan runs it on views, so its "
                         f"weights cannot stream in channel slices (chunk {chunk.index})",
@@ -287,22 +276,25 @@ def _chunk_lowering(graph: Graph, op: Op, chunk: ChunkEntry, whole: bool,
     elem = y.nbytes // y.num_elements
     y_expr = f"((void *)((uint8_t *){ptr(y.index)} + {chunk.c0 * elem}u))"
 
+    sliced: dict[int, str] = {}  # the sliced bias, declared once (pointers are idempotent)
+
     def ptr_slice(t: int) -> str:
         if t == n:
             return w_expr
         if t == n + 1:
             return y_expr
         if t == bias_index:
-            ident = const_array("bias", g2.tensors[t].array())
-            return f"((const void *){ident})"
+            if t not in sliced:
+                sliced[t] = f"((const void *){const_array('bias', g2.tensors[t].array())})"
+            return sliced[t]
         return ptr(t)
 
     # the kernels' scratch depends on the input and filter geometry, not on the
     # output channels: the slice needs what the whole op was planned with
     _need_scratch(g2, op2, scratch)
-    ctx = EmitContext(graph=g2, op=op2, ptr=ptr_slice, const_array=const_array,
-                      scratch=scratch)
-    return emit(ctx)
+    ctx = EmitContext(graph=g2, op=op2, c_ptr=ptr_slice, const_array=const_array,
+                      c_scratch=scratch)
+    return render(emit(ctx), ctx.pointers, assign="s")
 
 
 def streamed_op_body(graph: Graph, op: Op, chunks: Sequence[ChunkEntry], se: SwapEmit,
@@ -328,7 +320,6 @@ def streamed_op_body(graph: Graph, op: Op, chunks: Sequence[ChunkEntry], se: Swa
         whole = c.c0 == 0 and c.c1 == w.shape[c.axis]
         body = _chunk_lowering(graph, op, c, whole, ptr, const_array_for_chunk(c.index),
                                scratch, view_emit)
-        body = _final_return_to_assignment(body, op)
         lines += [
             f"/* chunk {c.index}: tensor {c.tensor} channels [{c.c0}, {c.c1}), "
             f"{c.plain_bytes} B */",
