@@ -53,14 +53,11 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from itertools import accumulate
 
+from ..arith import align as round_up
 from ..errors import PlanError
 from .budget import PlanBudget
 from .intervals import TimeIndex, lowest_fit, time_neighbours
 from .lifetimes import Buffer
-
-
-def _align(x: int, a: int) -> int:
-    return (x + a - 1) // a * a
 
 
 def _overlap_time(a: Buffer, b: Buffer) -> bool:
@@ -110,7 +107,7 @@ def _busy(o: Buffer, off: int, o_size: int, b: Buffer, b_size: int,
             f = p.forward_max if p.forward_max is not None else -_INF
             r = p.backward_min if p.backward_min is not None else _INF
             lo, hi = max(off - r, off - b_size) + b_size, min(off - f, off + o_size)
-    return (lo, _align(hi, align)) if lo - b_size < hi else None
+    return (lo, round_up(hi, align)) if lo - b_size < hi else None
 
 
 @dataclass(frozen=True)
@@ -181,7 +178,7 @@ def _first_fit_from(order: Sequence[Buffer], align: int,
     offsets: dict[str, int] = {}
     partners = _partners(perms)
     for k, b in enumerate(order):
-        size = _align(b.size, align)
+        size = round_up(b.size, align)
         if k < start:
             assert known is not None
             cur = known[b.key]
@@ -238,7 +235,7 @@ def _refit(pos: Mapping[str, int], meets: Callable[[Buffer], Sequence[Buffer]],
 
 
 def _arena_size(buffers: Sequence[Buffer], offsets: Mapping[str, int], align: int) -> int:
-    return max((offsets[b.key] + _align(b.size, align) for b in buffers), default=0)
+    return max((offsets[b.key] + round_up(b.size, align) for b in buffers), default=0)
 
 
 def _by_size(buffers: Sequence[Buffer]) -> list[Buffer]:
@@ -372,7 +369,7 @@ def first_fit_within(buffers: Sequence[Buffer], limit: int | None, *, align: int
                 a, b = pos.get(pair[0]), pos.get(pair[1])
                 if a is not None and b is not None:  # both in the prefix: it ends there
                     start = min(start, max(a, b))
-        if limit is not None and any(ref.offsets[b.key] + _align(b.size, align) > limit
+        if limit is not None and any(ref.offsets[b.key] + round_up(b.size, align) > limit
                                      for b in order[:start]):
             return None  # the kept prefix already ends above the limit
     offsets = _first_fit_from(order, align, perms, start=start,
@@ -431,7 +428,7 @@ def _derive(order: tuple[Buffer, ...], perms: Mapping[tuple[str, str], Overlap],
     for k in removed:
         del offsets[k]
     pos = {b.key: i for i, b in enumerate(order)}
-    sizes = {b.key: (b.size + align - 1) // align * align for b in order}
+    sizes = {b.key: round_up(b.size, align) for b in order}
     if not _refit(pos, near, offsets, sizes, seeds, perms, partners, align, limit, []):
         return None
     if limit is not None and max((offsets[k] + n for k, n in sizes.items()), default=0) > limit:
@@ -464,7 +461,7 @@ def _two_ended_at(buffers: Sequence[Buffer], align: int, target: int,
     side_of: dict[str, int] = {}
     perms = _permits(overlaps)
     for b in order:
-        size = _align(b.size, align)
+        size = round_up(b.size, align)
         busy = sorted(iv for o, lo, hi in index.meeting(b.first, b.last)
                       if (iv := _busy(o, lo, hi - lo, b, size, perms, align)))
         # lowest fit from the bottom
@@ -509,9 +506,9 @@ def two_ended(buffers: Sequence[Buffer], align: int,
     prof = [0] * n
     for b in buffers:
         for i in range(b.first, b.last + 1):
-            prof[i] += _align(b.size, align)
+            prof[i] += round_up(b.size, align)
     target = max(prof)
-    upper = sum(_align(b.size, align) for b in buffers)
+    upper = sum(round_up(b.size, align) for b in buffers)
     step = max(align, target // 64 // align * align)
     while target <= upper:
         res = _two_ended_at(buffers, align, target, overlaps)
@@ -525,8 +522,8 @@ def aligned_live_peak(buffers: Sequence[Buffer], align: int) -> int:
     """The live-sum peak with sizes padded to ``align``: no layout can be smaller."""
     events: list[tuple[int, int]] = []
     for b in buffers:
-        events.append((b.first, _align(b.size, align)))
-        events.append((b.last + 1, -_align(b.size, align)))
+        events.append((b.first, round_up(b.size, align)))
+        events.append((b.last + 1, -round_up(b.size, align)))
     peak = cur = 0
     for _, delta in sorted(events, key=lambda e: (e[0], e[1])):
         cur += delta
@@ -618,7 +615,7 @@ class BoundTerms:
         return max(peak, max(self._sizes, default=0))  # and the largest buffer
 
     def _buffer(self, b: Buffer, sign: int) -> None:
-        size = (b.size + self._align - 1) // self._align * self._align
+        size = round_up(b.size, self._align)
         diff = self._diff
         if b.last + 2 > len(diff):
             diff.extend([0] * (b.last + 2 - len(diff)))
@@ -638,7 +635,7 @@ class BoundTerms:
         if lo > hi:
             return
         a = self._align
-        save = _most_shared((src.size + a - 1) // a * a, (dst.size + a - 1) // a * a,
+        save = _most_shared(round_up(src.size, a), round_up(dst.size, a),
                             o.forward_max, o.backward_min)
         self._diff[lo] -= save
         self._diff[hi + 1] += save
@@ -678,7 +675,7 @@ def hill_climb(buffers: Sequence[Buffer], align: int,
         size = _arena_size(buffers, offs, align)
         if best < 0 or size < best:
             best, order, offsets = size, list(s), offs
-    sizes = {b.key: _align(b.size, align) for b in buffers}
+    sizes = {b.key: round_up(b.size, align) for b in buffers}
     partners = _partners(perms)
     near = _Near(buffers)
     pos = {b.key: i for i, b in enumerate(order)}

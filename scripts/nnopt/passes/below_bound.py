@@ -42,6 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..arith import align as round_up
 from ..errors import PlanError
 from ..ir import Graph, Op
 from ..plan import InplaceOpEntry, OverlapEntry, StageEntry, TileEntry
@@ -147,7 +148,7 @@ class _Config:
     def all_scratch(self, graph: Graph) -> dict[int, int]:
         scr = dict(self.scratch)
         for v in self.views:  # the staging row after the kernel's own scratch
-            scr[v.producer] = _align16(scr.get(v.producer, 0)) + staging_bytes(graph, v)
+            scr[v.producer] = round_up(scr.get(v.producer, 0), 16) + staging_bytes(graph, v)
         return scr
 
 
@@ -370,7 +371,7 @@ def _stage_estimate(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer
             else:
                 first, last = 0, n - 1
             for i in range(max(first, 0), min(last, n - 1) + 1):
-                live[i] += _align16(tiling.tile_bytes[t])
+                live[i] += round_up(tiling.tile_bytes[t], 16)
     y = graph.tensors[shape.output].nbytes
     full = y + sum(graph.tensors[x].nbytes for x in shape.inputs)
     save = 0
@@ -380,10 +381,6 @@ def _stage_estimate(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer
         save = max(save, max(0, min(y + fwd, sx)), max(0, min(sx - bwd, y)))
     stage = max(live) + full - save
     return max(stage, max(rest[n:], default=0))
-
-
-def _align16(n: int) -> int:
-    return (n + 15) // 16 * 16
 
 
 def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],

@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
+from ..arith import align as round_up
+
 T = TypeVar("T")
 
 
@@ -84,5 +86,5 @@ def lowest_fit(busy: list[tuple[int, int]], size: int, align: int) -> int:
         if cur + size <= lo:
             break
         if hi > cur:
-            cur = (hi + align - 1) // align * align
+            cur = round_up(hi, align)
     return cur
