@@ -251,16 +251,33 @@ def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int],
         return None
     rows, cols = rows_or_none, cols_or_none
     spatial = {op.index: _spatial(graph, op, memo) for op in ops if not _is_transpose(op)}
-    final: dict[int, list[Region]] = {}
+    # The refusals first (most candidates end at one), from the spans alone: a patch is
+    # its row span times its column span, so per-patch tests, maxima and sums are
+    # those of the spans.
     for t, rs in rows.items():
-        cs = cols[t]
         if any(r is None or r[1] <= r[0] for r in rs) or any(
-                c is None or c[1] <= c[0] for c in cs):
+                c is None or c[1] <= c[0] for c in cols[t]):
             return None  # an empty patch region
-        final[t] = [(r[0], r[1], c[0], c[1]) for r in rs if r is not None
-                    for c in cs if c is not None]
-    # A patch is its row span times its column span (all non-empty here): per-patch
-    # maxima, sums and column tests are those of the spans.
+    # A window op reads its input tile with the tile's row stride: the tile must start
+    # at the first column its window reads (else the kernel would need a column offset).
+    for op in ops:
+        sp2 = spatial.get(op.index)
+        if sp2 is None or sp2.kind != WINDOW:
+            continue
+        x = sp2.inputs[0]
+        for (a, b), cx in zip(_spans(cols[op.outputs[0]]), _spans(cols[x]), strict=True):
+            if cx[0] != sp2.w.span(a, b)[0]:  # every patch of this grid column
+                return None
+    # A concatenation copies whole pixels: every input tile must be the output's region
+    # (the same row spans and the same column spans).
+    for op in ops:
+        if _is_concat(op):
+            out = op.outputs[0]
+            if any(rows[t] != rows[out] or cols[t] != cols[out] for t in op.inputs):
+                return None
+    final: dict[int, list[Region]] = {
+        t: [(r[0], r[1], c[0], c[1]) for r in _spans(rs) for c in _spans(cols[t])]
+        for t, rs in rows.items()}
     access: dict[int, str] = {}
     tile_bytes: dict[int, int] = {}
     for t in final:
@@ -278,22 +295,6 @@ def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int],
             kind = "tile"
         access[t] = kind
         tile_bytes[t] = biggest if kind in ("gather", "scatter", "tile") else 0
-    # A window op reads its input tile with the tile's row stride: the tile must start
-    # at the first column its window reads (else the kernel would need a column offset).
-    for op in ops:
-        sp2 = spatial.get(op.index)
-        if sp2 is None or sp2.kind != WINDOW:
-            continue
-        x = sp2.inputs[0]
-        for (a, b), cx in zip(_spans(cols[op.outputs[0]]), _spans(cols[x]), strict=True):
-            if cx[0] != sp2.w.span(a, b)[0]:  # every patch of this grid column
-                return None
-    # A concatenation copies whole pixels: every input tile must be the output's region.
-    for op in ops:
-        if _is_concat(op):
-            out_r = final[op.outputs[0]]
-            if any(final[t] != out_r for t in op.inputs):
-                return None
     macs = base = 0
     for op in ops:
         sp3 = spatial.get(op.index)
