@@ -39,7 +39,7 @@ def test_roundtrip(alg: int) -> None:
     data, key, chunks = _seal(alg)
     got = B.read_blob(data, key)
     assert got == chunks
-    parsed = B.parse_blob(data)
+    parsed = B.parse_swap_blob(data)
     h = parsed.header
     assert (h.version, h.algorithm, h.chunk_count) == (B.FORMAT_VERSION, alg, len(chunks))
     assert h.blob_bytes == len(data) and h.max_plain_bytes == max(len(c.data) for c in chunks)
@@ -62,8 +62,8 @@ def test_header_layout_is_the_documented_one() -> None:
 def test_nonces_unique_and_salt_random() -> None:
     chunks = _chunks(3)
     key = bytes(32)
-    a = B.parse_blob(B.seal_blob(chunks, key, algorithm=2, layout=bytes(16)))
-    b = B.parse_blob(B.seal_blob(chunks, key, algorithm=2, layout=bytes(16)))
+    a = B.parse_swap_blob(B.seal_blob(chunks, key, algorithm=2, layout=bytes(16)))
+    b = B.parse_swap_blob(B.seal_blob(chunks, key, algorithm=2, layout=bytes(16)))
     nonces = [e.nonce for e in a.entries] + [e.nonce for e in b.entries]
     assert len(set(nonces)) == len(nonces)
 
@@ -79,7 +79,7 @@ def test_wrong_key_fails_authentication(alg: int) -> None:
 def test_swapped_chunks_fail() -> None:
     chunks = [B.ChunkSpec(1, 0, 1, b"A" * 32), B.ChunkSpec(1, 1, 2, b"B" * 32)]
     data, key, _ = _seal(2, chunks)
-    p = B.parse_blob(data)
+    p = B.parse_swap_blob(data)
     e0, e1 = p.entries
     moved = bytearray(data)
     moved[e0.offset:e0.offset + e0.sealed_bytes] = data[e1.offset:e1.offset + e1.sealed_bytes]
@@ -93,7 +93,7 @@ def test_chunk_from_another_blob_fails() -> None:
     key = bytes(32)
     a = B.seal_blob(chunks, key, algorithm=2, layout=bytes(16), salt=b"a" * 8)
     b = B.seal_blob(chunks, key, algorithm=2, layout=bytes(16), salt=b"b" * 8)
-    e = B.parse_blob(a).entries[1]
+    e = B.parse_swap_blob(a).entries[1]
     mixed = a[:e.offset] + b[e.offset:e.offset + e.sealed_bytes] + a[e.offset + e.sealed_bytes:]
     with pytest.raises(BlobError, match="chunk 1"):
         B.read_blob(mixed, key)
@@ -137,7 +137,7 @@ def test_bad_table_entry_and_layout() -> None:
 @given(alg=st.sampled_from(ALGS), pos=st.integers(min_value=0), bit=st.integers(0, 7))
 def test_any_flipped_bit_is_detected_or_harmless(alg: int, pos: int, bit: int) -> None:
     data, key, chunks = _seal(alg)
-    p = B.parse_blob(data)
+    p = B.parse_swap_blob(data)
     i = pos % len(data)
     bad = bytearray(data)
     bad[i] ^= 1 << bit

@@ -289,7 +289,7 @@ def flip(data: bytes, pos: int, bit: int = 0x01) -> bytes:
 
 def test_tampered_blobs_are_refused(kws_blob: Path, tmp_path: Path) -> None:
     data = kws_blob.read_bytes()
-    entries = B.parse_blob(data).entries
+    entries = B.parse_swap_blob(data).entries
     bad = tmp_path / "bad.bin"
     # a flipped byte in a chunk (first, last; every chunk: the slow test below)
     for e in (entries[0], entries[-1]):
@@ -318,7 +318,7 @@ def test_every_tampered_chunk_and_header_byte_is_refused(kws_blob: Path,
     stops with AUTH or FORMAT, every time, and writes nothing."""
     data = kws_blob.read_bytes()
     bad = tmp_path / "bad.bin"
-    for e in B.parse_blob(data).entries:
+    for e in B.parse_swap_blob(data).entries:
         for pos in (e.offset, e.offset + e.sealed_bytes - 1):  # ciphertext start, tag end
             bad.write_bytes(flip(data, pos, 0x80))
             res, out = run_blob(bad, tmp_path)
@@ -364,7 +364,7 @@ def test_tampered_blobs_are_refused_on_qemu_m7(tmp_path: Path) -> None:
     res, out = run_blob(blob, tmp_path, *board, target="qemu-m7")
     assert res.returncode == 0 and out.is_file(), res.stderr
     data = blob.read_bytes()
-    e = B.parse_blob(data).entries[-1]
+    e = B.parse_swap_blob(data).entries[-1]
     bad = tmp_path / "bad.bin"
     b = bytearray(data)
     b[e.offset + 3] ^= 0x80

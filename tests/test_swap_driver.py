@@ -73,7 +73,7 @@ class RealBlob:
     layout: bytes
     algorithm: int
     plain: list[bytes]  # per chunk
-    parsed: B.ParsedBlob
+    parsed: B.ParsedSwapBlob
 
     def args(self, path: Path | None = None, key: bytes | None = None) -> list[str]:
         return ["-b", str(path or self.path), "-k", (key or self.key).hex(),
@@ -93,7 +93,7 @@ def make_blob(tmp: Path, model: str, algorithm: str, staging: int) -> RealBlob:
                           "f" * 64, key)
     data = wb.path.read_bytes()
     return RealBlob(wb.path, key, wb.layout_id, alg, [c.data for c in blob_chunks(pm.graph, s)],
-                    B.parse_blob(data))
+                    B.parse_swap_blob(data))
 
 
 @pytest.fixture(scope="module")

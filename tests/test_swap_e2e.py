@@ -184,7 +184,7 @@ def test_host_tampered_blob_stops_inference(mbed_ok: None, tmp_path: Path) -> No
     sw = build_swapped("mlperf_tiny/ad01_int8.tflite", tmp_path, 4096, trace=False)
     inputs = random_inputs(sw.model, seed=1)
     data = sw.blob.read_bytes()
-    p = B.parse_blob(data)
+    p = B.parse_swap_blob(data)
     bad = tmp_path / "bad.bin"
     for k in (0, len(p.entries) // 2, len(p.entries) - 1):
         e = p.entries[k]

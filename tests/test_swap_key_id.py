@@ -250,7 +250,7 @@ def test_generated_sources_hold_no_key_bytes(kws_key_id: Path, tmp_path: Path) -
     assert not list(kws_key_id.glob("*.key"))  # no key file written either
     # the blob is sealed with the configured key
     data = (kws_key_id / "kws_ref_model_swap.bin").read_bytes()
-    assert len(B.read_blob(data, KEY)) == len(B.parse_blob(data).entries) > 1
+    assert len(B.read_blob(data, KEY)) == len(B.parse_swap_blob(data).entries) > 1
     # control: the key-bytes build does contain them (so the checks above can fail)
     res = nnopt("optimize", model_path(KWS), "--swap", "force", "--swap-key", KEY.hex(),
                 "-o", tmp_path, "--table", "none")
@@ -332,7 +332,7 @@ def test_run_by_key_id_bitexact_and_refusals(kws_key_id: Path, tmp_path: Path) -
             "key id 0x0000002e")
     # a tampered blob, by key id
     data = bytearray(blob.read_bytes())
-    data[B.parse_blob(bytes(data)).entries[-1].offset] ^= 0x10
+    data[B.parse_swap_blob(bytes(data)).entries[-1].offset] ^= 0x10
     bad = tmp_path / "bad.bin"
     bad.write_bytes(bytes(data))
     refused(run_by("42", blob_path=bad), "(NNRT_ERR_AUTH)")

@@ -605,7 +605,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BuildResult]:
 def test_every_runnable_sample_scenario_is_checked() -> None:
     names = {sc.name for sc in SCENARIOS}
     assert {"sample.nnopt.hello", "sample.nnopt.reorder", "sample.nnopt.pingpong",
-            "sample.nnopt.pingpong.int8"} <= names
+            "sample.nnopt.pingpong.int8", "sample.nnopt.pingpong.onnx"} <= names
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ and pass that needs it calls.
   the output extent and leading padding of one spatial axis of a window op;
 - :func:`activation_range_int8` (``CalculateActivationRangeQuantized``) and
   :func:`activation_range_float` (``CalculateActivationRange<float>``) of the fused
-  activations, and :func:`activation_floor` (the lowest raw value one leaves);
+  activations, and :func:`bounded_below` (whether one clamps from below);
 - :func:`round_half_away` (``TfLiteRound``) and :func:`quantize_value` (TFLM's
   ``Quantize``: the division in float32);
 - :func:`align` (round up to a multiple).

@@ -10,8 +10,9 @@
 # Signature:
 #
 #   nnopt_add_model(<target>
-#     MODEL <file.tflite>           the model; relative paths are taken from the
-#                                   calling CMakeLists.txt's directory
+#     MODEL <file.tflite|file.onnx> the model (ONNX is recognised by content);
+#                                   relative paths are taken from the calling
+#                                   CMakeLists.txt's directory
 #     [BOARD <nnopt board>]         budget to plan for (boards/nnopt/<name>.yaml);
 #                                   default: the nnopt board whose zephyr_board is the
 #                                   board being built, or none (no budget) if unknown
@@ -188,7 +189,7 @@ function(nnopt_add_model target)
     message(FATAL_ERROR "nnopt_add_model: unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
   if(NOT ARG_MODEL)
-    message(FATAL_ERROR "nnopt_add_model(${target}): MODEL <file.tflite> is required")
+    message(FATAL_ERROR "nnopt_add_model(${target}): MODEL <file.tflite or file.onnx> is required")
   endif()
   if(NOT TARGET ${target})
     message(FATAL_ERROR "nnopt_add_model: '${target}' is not a target")

@@ -4,8 +4,9 @@
  * convolution output never exists) and lays the arena out so that consecutive
  * activations alternate between its two ends. Weights are const data in flash.
  *
- * The same file runs lenet5_float and lenet5_int8 (CMakeLists.txt passes the generated
- * names as MODEL_SYMBOL, MODEL_HEADER, PLAN_HEADER and PLAN_PREFIX).
+ * The same file runs lenet5_float, lenet5_int8 and the ONNX export lenet5_b_qdq
+ * (CMakeLists.txt passes the generated names as MODEL_SYMBOL, MODEL_HEADER,
+ * PLAN_HEADER and PLAN_PREFIX).
  */
 #include <stdint.h>
 
@@ -36,10 +37,22 @@ static int fill_input(const nnrt_model_t *m)
 {
 	const nnrt_tensor_desc_t *d = &m->inputs[0];
 	void *buf = m->input(0);
-	int32_t h = d->dims[1];
-	int32_t w = d->dims[2];
+	int32_t h;
+	int32_t w;
 
-	if (buf == NULL || d->rank != 4 || d->dims[3] != 1) {
+	/* One channel: NHWC [1, H, W, 1] (TFLite) and NCHW [1, 1, H, W] (ONNX, whose
+	 * layout nnopt keeps at the inputs) hold the pixels in the same order.
+	 */
+	if (buf == NULL || d->rank != 4) {
+		return -1;
+	}
+	if (d->dims[3] == 1) {
+		h = d->dims[1];
+		w = d->dims[2];
+	} else if (d->dims[1] == 1) {
+		h = d->dims[2];
+		w = d->dims[3];
+	} else {
 		return -1;
 	}
 	for (int32_t i = 0; i < h; i++) {

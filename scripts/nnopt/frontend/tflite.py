@@ -20,6 +20,7 @@ from ..cdefs import DType
 from ..errors import ModelError, NnoptError, UnsupportedError
 from ..ir import Graph, NoOptions, Op, Quant, Tensor
 from ..ops import DEFINITIONS, supported_list
+from ..paths import shipped_models_dir
 from . import validate
 from .onnx import load_onnx_bytes, looks_like_onnx
 
@@ -57,11 +58,20 @@ def load_model(path: str | Path,
     try:
         data = p.read_bytes()
     except FileNotFoundError as err:
-        raise ModelError(f"model file not found: {p}") from err
+        raise ModelError(f"model file not found: {p}", hint=_missing_hint(p)) from err
     except OSError as err:
         raise ModelError(f"cannot read model file {p}: {err.strerror}") from err
     return load_model_bytes(data, model_name(p), source=str(p), input_shapes=input_shapes,
                             unsupported=unsupported)
+
+
+def _missing_hint(p: Path) -> str:
+    """Where to look instead: a shipped model of that name, else the shipped folder."""
+    shipped = shipped_models_dir()
+    if (shipped / p.name).is_file():
+        return f"a model of that name ships with nnopt: {shipped / p.name}"
+    where = "" if p.is_absolute() else f" (relative paths start at {Path.cwd()})"
+    return f"check the path{where}; models shipped with nnopt are in {shipped}"
 
 
 def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",

@@ -10,7 +10,7 @@ Supported (bit-exact with TFLM's reference kernels, see ``nnrt/kernels/conv.h``)
 - a max pool folded into the output by ``passes.fuse`` (``ConvOptions.fused_max_pool``):
   the op's output tensor is then the pooled tensor.
 
-Everything else is refused by :meth:`check` with an :class:`UnsupportedError` that
+Everything else is refused by :meth:`ConvLowering.check` with an :class:`UnsupportedError` that
 names the op, the tensor and what is supported: int16 activations (16x8), uint8,
 hybrid float-activation/int8-weight models, int4 weights, asymmetric weights, TANH or
 SIGN_BIT fused activations.

@@ -1,9 +1,10 @@
 """Lifetime analysis: which tensors share a buffer, and when each buffer is live.
 
-- Aliases: RESHAPE / SQUEEZE / EXPAND_DIMS whose output has the input's dtype, size and
-  quantisation reuse the input's bytes; the output tensor maps to the input's *root*
+- Aliases: ops whose definition has the ``alias`` trait (reshape-like: RESHAPE,
+  SQUEEZE, ...) and whose output has the input's dtype, size and quantisation reuse the
+  input's bytes; the output tensor maps to the input's *root*
   buffer and extends its lifetime. No copy is made and no memory is counted twice.
-- In place: decided after scheduling by :func:`inplace_candidates` (see passes.inplace).
+- In place: decided after scheduling by :func:`.inplace.plan_inplace`.
 - :func:`schedule_problem` turns a graph into the scheduler's abstract problem, with
   constants dropped and aliases folded onto their roots.
 """

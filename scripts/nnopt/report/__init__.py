@@ -1,2 +1,2 @@
-"""Reports of a Plan: terminal text (:mod:`.text`), JSON (:mod:`.json_report`) and the
-memory-over-time picture (:mod:`.plot`)."""
+"""Reports of a Plan: terminal text (:mod:`.text`) and the memory-over-time picture
+(:mod:`.plot`); the JSON report is :func:`nnopt.driver.report_json`."""

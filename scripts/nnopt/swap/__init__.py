@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..ir import Graph
-from .blob import ALGORITHMS, algorithm_id, key_from_config, layout_id, write_blob
+from .blob import ALGORITHMS, algorithm_id, key_from_config, layout_id, write_swap_blob
 from .costmodel import CostParams, Timeline, simulate
 from .placement import (
     SWAP_MODES,
@@ -48,7 +48,7 @@ def write_model_blob(path: Path, graph: Graph, swap: SwapPlan, model_sha256: str
     """Seal every chunk of ``swap`` (in streaming order) into the blob at ``path``."""
     alg = algorithm_id(swap.algorithm)
     lid = swap_layout_id(swap, model_sha256)
-    write_blob(path, blob_chunks(graph, swap), key, algorithm=alg, layout=lid, salt=salt)
+    write_swap_blob(path, blob_chunks(graph, swap), key, algorithm=alg, layout=lid, salt=salt)
     return WrittenBlob(path, lid, alg, path.stat().st_size)
 
 

@@ -227,7 +227,7 @@ def seal_blob(chunks: Sequence[ChunkSpec], key: bytes, *, algorithm: int,
     return bytes(out)
 
 
-def write_blob(path: Path, chunks: Sequence[ChunkSpec], key: bytes, *, algorithm: int,
+def write_swap_blob(path: Path, chunks: Sequence[ChunkSpec], key: bytes, *, algorithm: int,
                layout: bytes, salt: bytes | None = None) -> Path:
     data = seal_blob(chunks, key, algorithm=algorithm, layout=layout, salt=salt)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -240,14 +240,14 @@ def write_blob(path: Path, chunks: Sequence[ChunkSpec], key: bytes, *, algorithm
 # ----- reading (tests, tools): the same checks as the C driver -----
 
 @dataclass(frozen=True)
-class ParsedBlob:
+class ParsedSwapBlob:
     header: Header
     header_bytes: bytes
     entries: tuple[Entry, ...]
     entry_bytes: tuple[bytes, ...]
 
 
-def parse_blob(data: bytes, *, expect_layout: bytes | None = None) -> ParsedBlob:
+def parse_swap_blob(data: bytes, *, expect_layout: bytes | None = None) -> ParsedSwapBlob:
     """Check the header and table (not the tags); BlobError names the first problem."""
     if len(data) < HEADER_BYTES:
         raise BlobError(f"blob truncated: {len(data)} bytes, the header alone is "
@@ -286,10 +286,10 @@ def parse_blob(data: bytes, *, expect_layout: bytes | None = None) -> ParsedBlob
             raise BlobError(f"blob chunk table entry {k} is out of range or malformed")
         entries.append(Entry(off, sealed, tensor, c0, c1, nonce))
         raw.append(eb)
-    return ParsedBlob(header, data[:HEADER_BYTES], tuple(entries), tuple(raw))
+    return ParsedSwapBlob(header, data[:HEADER_BYTES], tuple(entries), tuple(raw))
 
 
-def open_chunk(blob: ParsedBlob, data: bytes, key: bytes, k: int) -> bytes:
+def open_chunk(blob: ParsedSwapBlob, data: bytes, key: bytes, k: int) -> bytes:
     """Authenticate and decrypt chunk k; BlobError on a failed tag."""
     e = blob.entries[k]
     aead = _aead(blob.header.algorithm, key)
@@ -304,7 +304,7 @@ def open_chunk(blob: ParsedBlob, data: bytes, key: bytes, k: int) -> bytes:
 def read_blob(data: bytes, key: bytes, *,
               expect_layout: bytes | None = None) -> list[ChunkSpec]:
     """Parse, authenticate and decrypt every chunk."""
-    blob = parse_blob(data, expect_layout=expect_layout)
+    blob = parse_swap_blob(data, expect_layout=expect_layout)
     return [ChunkSpec(e.tensor, e.c0, e.c1, open_chunk(blob, data, key, k))
             for k, e in enumerate(blob.entries)]
 

@@ -2,7 +2,7 @@
 
 The graph is walked once in topological order; every ONNX value becomes a
 :class:`~.values.Value` (an IR tensor plus the axis order it is held in). Handlers, one
-per ONNX op type (:data:`HANDLERS`), emit IR ops through :class:`Importer`'s helpers.
+per ONNX op type (:data:`.handlers.HANDLERS`), emit IR ops through :class:`Importer`'s helpers.
 
 QDQ (``QuantizeLinear``/``DequantizeLinear`` around ops, as
 ``onnxruntime.quantization.quantize_static`` writes): a node whose data inputs are all
