@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import model_path
@@ -172,7 +172,7 @@ def reference_hill_climb(bufs: list[Buffer], overlaps: list[Overlap],
     return best_offs
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems())
 def test_hill_climbing_equals_replanning_every_swap(prob: tuple[list[Buffer], list[Overlap]]
                                                    ) -> None:
@@ -185,6 +185,7 @@ def test_hill_climbing_equals_replanning_every_swap(prob: tuple[list[Buffer], li
         reference_hill_climb(bufs, overlaps, iterations=150)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems())
 def test_time_neighbours_are_the_lifetimes_that_meet(prob: tuple[list[Buffer], list[Overlap]]
                                                      ) -> None:

@@ -292,12 +292,12 @@ class _Near:
         if hit is None:
             parent = self._parent
             if parent is None or b.key in self._new_keys:
-                hit = [o for o in self._order if o is not b and o.first <= b.last
+                hit = [o for o in self._order if o.key != b.key and o.first <= b.last
                        and b.first <= o.last]
             else:
                 removed = self._removed
                 hit = [o for o in parent(b) if o.key not in removed]
-                hit += [o for o in self._new if o is not b and o.first <= b.last
+                hit += [o for o in self._new if o.key != b.key and o.first <= b.last
                         and b.first <= o.last]
             lists[b.key] = hit
         return hit

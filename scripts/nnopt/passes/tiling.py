@@ -178,6 +178,10 @@ class TilingMemo:
     spatial: dict[int, Spatial] = field(default_factory=dict)
     spans: dict[tuple[tuple[int, ...], int, int, int], dict[int, list[Span | None]] | None] = \
         field(default_factory=dict)
+    # the same keys: whether the spans along that axis refuse the tiling already (an
+    # empty span, a window's column start, a concatenation's input regions)
+    refused: dict[tuple[tuple[int, ...], int, int, int], bool] = field(default_factory=dict)
+    stage_spatial: dict[tuple[int, ...], dict[int, Spatial]] = field(default_factory=dict)
 
 
 def _merge(acc: list[Span | None], new: list[Span]) -> None:
@@ -217,7 +221,35 @@ def _axis_spans(graph: Graph, shape: StageShape, axis: int, parts: int,
         for x in dict.fromkeys(sp.inputs):
             _merge(spans.setdefault(x, [None] * parts), need)
     memo.spans[key] = res
+    memo.refused[key] = res is not None and _refused(graph, shape, axis, res, memo)
     return res
+
+
+def _refused(graph: Graph, shape: StageShape, axis: int, spans: dict[int, list[Span | None]],
+             memo: TilingMemo) -> bool:
+    """Whether the spans along one axis refuse every grid using them: a patch is its
+    row span times its column span, so the per-patch tests are per-axis tests."""
+    if any(r is None or r[1] <= r[0] for rs in spans.values() for r in rs):
+        return True  # an empty patch region
+    ops = [graph.op_by_index[i] for i in shape.ops]
+    if axis == 1:
+        # A window op reads its input tile with the tile's row stride: the tile must
+        # start at the first column its window reads (else the kernel would need a
+        # column offset).
+        for op in ops:
+            if _is_transpose(op):
+                continue
+            sp = _spatial(graph, op, memo)
+            if sp.kind != WINDOW:
+                continue
+            for (a, b), cx in zip(_spans(spans[op.outputs[0]]), _spans(spans[sp.inputs[0]]),
+                                  strict=True):
+                if cx[0] != sp.w.span(a, b)[0]:  # every patch of this grid column
+                    return True
+    # A concatenation copies whole pixels: every input tile must be the output's region
+    # (the same row spans and the same column spans).
+    return any(_is_concat(op) and any(spans[t] != spans[op.outputs[0]] for t in op.inputs)
+               for op in ops)
 
 
 def _spatial(graph: Graph, op: Op, memo: TilingMemo) -> Spatial:
@@ -250,31 +282,14 @@ def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int],
     if rows_or_none is None or cols_or_none is None:
         return None
     rows, cols = rows_or_none, cols_or_none
-    spatial = {op.index: _spatial(graph, op, memo) for op in ops if not _is_transpose(op)}
-    # The refusals first (most candidates end at one), from the spans alone: a patch is
-    # its row span times its column span, so per-patch tests, maxima and sums are
-    # those of the spans.
-    for t, rs in rows.items():
-        if any(r is None or r[1] <= r[0] for r in rs) or any(
-                c is None or c[1] <= c[0] for c in cols[t]):
-            return None  # an empty patch region
-    # A window op reads its input tile with the tile's row stride: the tile must start
-    # at the first column its window reads (else the kernel would need a column offset).
-    for op in ops:
-        sp2 = spatial.get(op.index)
-        if sp2 is None or sp2.kind != WINDOW:
-            continue
-        x = sp2.inputs[0]
-        for (a, b), cx in zip(_spans(cols[op.outputs[0]]), _spans(cols[x]), strict=True):
-            if cx[0] != sp2.w.span(a, b)[0]:  # every patch of this grid column
-                return None
-    # A concatenation copies whole pixels: every input tile must be the output's region
-    # (the same row spans and the same column spans).
-    for op in ops:
-        if _is_concat(op):
-            out = op.outputs[0]
-            if any(rows[t] != rows[out] or cols[t] != cols[out] for t in op.inputs):
-                return None
+    # The refusals first (most candidates end at one), from each axis's spans alone
+    if (memo.refused[(shape.ops, shape.output, 0, gh)]
+            or memo.refused[(shape.ops, shape.output, 1, gw)]):
+        return None
+    spatial = memo.stage_spatial.get(shape.ops)
+    if spatial is None:
+        spatial = memo.stage_spatial[shape.ops] = {
+            op.index: _spatial(graph, op, memo) for op in ops if not _is_transpose(op)}
     final: dict[int, list[Region]] = {
         t: [(r[0], r[1], c[0], c[1]) for r in _spans(rs) for c in _spans(cols[t])]
         for t, rs in rows.items()}
