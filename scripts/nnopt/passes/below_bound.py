@@ -27,11 +27,13 @@ arena (every strategy) does not grow, as in place it is cheaper (``passes.cost``
 
 Evaluating a candidate costs little next to planning an arena (issue 18): a trial's
 layout is derived from the configuration it extends (:func:`alias_layout`: one buffer
-merged, the scratch, the stream candidates of the ops touching it), a lower bound
-(``passes.arena.arena_lower_bound``) rejects it unplaced where it cannot win, and a
-"does it reach the best" check stops each first fit at the target, keeping the prefix of
-the placement order the base configuration placed the same way
-(``passes.arena.first_fit_within``). The decisions are those of re-planning each trial.
+merged, the scratch, the stream candidates of the ops touching it; a concatenation's
+views one alias at a time), and so are the terms of its lower bound
+(``passes.arena.BoundTerms``), which rejects it unplaced where it cannot win; a trial
+that passes is next checked with first fits stopped at the target and derived from the
+base configuration's runs (``passes.arena.first_fit_within``: only the buffers the
+change can move are placed again), and planned whole only if it wins. The decisions are
+those of re-planning each trial.
 
 The result carries everything the Plan records; nothing downstream re-decides.
 """
