@@ -163,10 +163,22 @@ class ResizeOptions:
     half_pixel_centers: bool = False
 
 
+@dataclass(frozen=True)
+class BlockSizeOptions:
+    """DEPTH_TO_SPACE / SPACE_TO_DEPTH."""
+
+    block_size: int = 1
+
+
+@dataclass(frozen=True)
+class MirrorPadOptions:
+    mode: str = "REFLECT"  # or "SYMMETRIC"
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
-    | StridedSliceOptions | ResizeOptions
+    | StridedSliceOptions | ResizeOptions | BlockSizeOptions | MirrorPadOptions
 )
 
 

@@ -1,6 +1,7 @@
 """The operator registry: one definition (:class:`~nnopt.ops.base.OpDef`) per TFLite
 operator nnopt supports, one module per family (``conv``, ``pool``, ``fc``,
-``elementwise``, ``activation``, ``math``, ``quantize``, ``softmax``, ``shape``, ``resize``).
+``elementwise``, ``activation``, ``math``, ``quantize``, ``softmax``, ``shape``, ``resize``,
+``layout``).
 
 The frontend reads an op's options with its definition's reader; passes ask its traits
 (:func:`definition`), never its opcode. Adding an operator = its definition here, its
@@ -13,11 +14,23 @@ from collections.abc import Mapping
 
 from ..errors import UnsupportedError
 from ..ir import Op
-from . import activation, conv, elementwise, fc, math, pool, quantize, resize, shape, softmax
+from . import (
+    activation,
+    conv,
+    elementwise,
+    fc,
+    layout,
+    math,
+    pool,
+    quantize,
+    resize,
+    shape,
+    softmax,
+)
 from .base import OpDef
 
 _FAMILIES = (conv, pool, fc, elementwise, activation, math, quantize, softmax, shape,
-             resize)
+             resize, layout)
 
 DEFINITIONS: Mapping[str, OpDef] = {d.opcode: d for f in _FAMILIES for d in f.DEFINITIONS}
 

@@ -1,5 +1,5 @@
-"""RESIZE_NEAREST_NEIGHBOR: options and traits. The lowering is
-:mod:`nnopt.lowering.resize`."""
+"""RESIZE_NEAREST_NEIGHBOR and RESIZE_BILINEAR: options and traits. The lowerings are
+in :mod:`nnopt.lowering.resize`."""
 
 from __future__ import annotations
 
@@ -18,4 +18,17 @@ def _read(op: Any) -> OpOptions:
     return ResizeOptions(bool(o.AlignCorners()), bool(o.HalfPixelCenters()))
 
 
-DEFINITIONS = (OpDef("RESIZE_NEAREST_NEIGHBOR", "RESIZE_NN", "resize", _read, blob=False),)
+def _read_bilinear(op: Any) -> OpOptions:
+    o = table(tflite.ResizeBilinearOptions, op)
+    if o is None:
+        return ResizeOptions()
+    return ResizeOptions(bool(o.AlignCorners()), bool(o.HalfPixelCenters()))
+
+
+# Neither is element-wise nor an alias: the output has other dimensions than the input
+# and every output pixel reads up to four input pixels, so the planner gives the output
+# its own buffer, live together with the input during the op.
+DEFINITIONS = (
+    OpDef("RESIZE_NEAREST_NEIGHBOR", "RESIZE_NN", "resize", _read, blob=False),
+    OpDef("RESIZE_BILINEAR", "RESIZE_BL", "resize", _read_bilinear, blob=False),
+)

@@ -1,6 +1,8 @@
 /**
  * @file shape.h
- * @brief Data movement: CONCATENATION, PAD/PADV2, TRANSPOSE, SLICE, STRIDED_SLICE and
+ * @brief Data movement: CONCATENATION, PAD/PADV2, TRANSPOSE, SLICE, STRIDED_SLICE, the
+ *        layout operators (DEPTH_TO_SPACE, SPACE_TO_DEPTH, REVERSE_V2, BROADCAST_TO,
+ *        MIRROR_PAD, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND, FILL, ZEROS_LIKE, SHAPE) and
  *        the copy fallback of RESHAPE/SQUEEZE/EXPAND_DIMS.
  *
  * These operators move elements without arithmetic, so the kernels are type-agnostic
@@ -90,6 +92,55 @@ typedef struct {
  */
 nnrt_status_t nnrt_strided_copy_x8(const nnrt_strided_copy_params_t *params, const void *input,
                                    void *output);
+
+/**
+ * A view whose input offset is a sum of one table entry per output dimension:
+ * MIRROR_PAD (reflected indices), BATCH_TO_SPACE_ND (each output row/column comes from
+ * a row/column of one input batch), and any other gather that is separable per axis.
+ *
+ * The output is written contiguously in row-major order over `dims`; output element
+ * (i0..i(r-1)) is read from input byte offset `offsets[i0] + offsets[dims[0] + i1] +
+ * ...`: `offsets` holds dims[0] + ... + dims[rank-1] byte offsets, the table of dim 0
+ * first. An innermost table of consecutive elements is copied with one memcpy per row.
+ */
+typedef struct {
+    int32_t rank;                 /**< 1..NNRT_MAX_DIMS */
+    int32_t elem_size;            /**< bytes per element: 1, 2 or 4 */
+    int32_t dims[NNRT_MAX_DIMS];  /**< output extents, >= 1 */
+    const int32_t *offsets;       /**< [sum(dims)] input byte offsets, >= 0 */
+} nnrt_gather_axes_params_t;
+
+/**
+ * Gather the per-axis view into `output`. Not in place. Offsets are not range-checked
+ * against the input: the lowering builds them inside it.
+ * @return NNRT_OK or NNRT_ERR_ARG.
+ */
+nnrt_status_t nnrt_gather_axes_x8(const nnrt_gather_axes_params_t *params, const void *input,
+                                  void *output);
+
+/**
+ * SPACE_TO_BATCH_ND on [N, H, W, C] (a 3-D [N, H, C] input is H x 1): output batch
+ * (sh * block_w + sw) * N + b, pixel (oh, ow) is input pixel (b, oh * block_h + sh -
+ * pad_top, ow * block_w + sw - pad_left), or `pad_byte` in every byte outside the input
+ * (TFLM memsets the output zero point, 0 for float).
+ */
+typedef struct {
+    int32_t batches;      /**< input batches N, >= 1 */
+    int32_t input_h;      /**< >= 1 */
+    int32_t input_w;      /**< >= 1 */
+    int32_t output_h;     /**< >= 1 */
+    int32_t output_w;     /**< >= 1 */
+    int32_t block_h;      /**< >= 1 */
+    int32_t block_w;      /**< >= 1 */
+    int32_t pad_top;      /**< >= 0 */
+    int32_t pad_left;     /**< >= 0 */
+    int32_t pixel_bytes;  /**< C * element size, >= 1 */
+    int32_t pad_byte;     /**< 0..255 */
+} nnrt_space_to_batch_params_t;
+
+/** SPACE_TO_BATCH_ND. Not in place. @return NNRT_OK or NNRT_ERR_ARG. */
+nnrt_status_t nnrt_space_to_batch_x8(const nnrt_space_to_batch_params_t *params,
+                                     const void *input, void *output);
 
 /**
  * Copy `bytes` bytes (RESHAPE/SQUEEZE/EXPAND_DIMS when the planner cannot alias the

@@ -1,0 +1,52 @@
+"""Layout operators that move elements without arithmetic: DEPTH_TO_SPACE,
+SPACE_TO_DEPTH, MIRROR_PAD, REVERSE_V2, BROADCAST_TO, SPACE_TO_BATCH_ND,
+BATCH_TO_SPACE_ND, and the ones whose output does not depend on the input values:
+SHAPE, FILL, ZEROS_LIKE. Options and traits; the lowerings are in
+:mod:`nnopt.lowering.layout`.
+
+None of them is element-wise or an alias (each output element comes from another
+position of the input, or from no input element at all), so the planner gives the
+output its own buffer, live together with the input during the op.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tflite
+
+from ..ir import BlockSizeOptions, MirrorPadOptions, OpOptions
+from .base import OpDef, table
+
+MIRROR_MODES = {tflite.MirrorPadMode.REFLECT: "REFLECT",
+                tflite.MirrorPadMode.SYMMETRIC: "SYMMETRIC"}
+
+
+def _read_depth_to_space(op: Any) -> OpOptions:
+    o = table(tflite.DepthToSpaceOptions, op)
+    return BlockSizeOptions(o.BlockSize() if o is not None else 1)
+
+
+def _read_space_to_depth(op: Any) -> OpOptions:
+    o = table(tflite.SpaceToDepthOptions, op)
+    return BlockSizeOptions(o.BlockSize() if o is not None else 1)
+
+
+def _read_mirror_pad(op: Any) -> OpOptions:
+    o = table(tflite.MirrorPadOptions, op)
+    return MirrorPadOptions(MIRROR_MODES.get(o.Mode(), f"mode {o.Mode()}")
+                            if o is not None else "REFLECT")
+
+
+DEFINITIONS = (
+    OpDef("DEPTH_TO_SPACE", "D2S", "layout", _read_depth_to_space, blob=False),
+    OpDef("SPACE_TO_DEPTH", "S2D", "layout", _read_space_to_depth, blob=False),
+    OpDef("MIRROR_PAD", "MPAD", "layout", _read_mirror_pad, blob=False),
+    OpDef("REVERSE_V2", "REVERSE", "layout", blob=False),
+    OpDef("BROADCAST_TO", "BCAST", "layout", blob=False),
+    OpDef("SPACE_TO_BATCH_ND", "S2B", "layout", blob=False),
+    OpDef("BATCH_TO_SPACE_ND", "B2S", "layout", blob=False),
+    OpDef("SHAPE", "SHAPE", "layout", blob=False),
+    OpDef("FILL", "FILL", "layout", blob=False),
+    OpDef("ZEROS_LIKE", "ZEROS", "layout", blob=False),
+)
