@@ -2,7 +2,9 @@
 """nnopt firmware against TensorFlow Lite Micro: speed, ROM and RAM per model.
 
 For every model that fits nucleo_f767zi (default: the five models of ANCHORS.md's TFLM
-firmware table; ``--all`` for every ``*.tflite`` under MODELS_DIR), in one run:
+firmware table, then every model of MODELS_DIR/families/ that nnopt imports and can
+compile, so family models join as their operators land; ``--no-families`` for the
+anchors alone; ``--all`` for every ``*.tflite`` under MODELS_DIR), in one run:
 
 - **instructions per inference** of nnopt's generated firmware under QEMU with
   ``-icount shift=0`` (SysTick, 40-instruction resolution, deterministic): Cortex-M7
@@ -25,12 +27,19 @@ firmware table; ``--all`` for every ``*.tflite`` under MODELS_DIR), in one run:
   /work/shared/docs/ANCHORS.md (TFLM built as cortex-m7 release firmware and run under
   the same QEMU; it cannot be rebuilt here), with the ratios ours / TFLM.
 
+Stateful models (variable tensors: SVDF; ``--stateful`` measures TFLM's two keyword
+benchmark models shipped in ``models/``) run ``STATEFUL_INVOCATIONS`` inferences in
+sequence in one firmware run, the state carried over (instructions: the first); their
+table adds the persistent state beside the arena, against TFLM's minimum arena, which
+holds its variable tensors too.
+
 ``--profile MODEL`` prints instructions per operator instead (QEMU, one inference;
 the generated code is built with NNRT_TRACE and a harness that reads the instruction
 counter after every operator), with MACs and instructions per MAC.
 
-    python benchmarks/bench_firmware.py [--all] [--models-dir DIR] [--json PATH]
-                                        [--no-tflm] [--no-m3] [--profile MODEL]
+    python benchmarks/bench_firmware.py [--all | --stateful] [--no-families] [--models-dir DIR]
+                                        [--json PATH] [--no-tflm] [--no-m3]
+                                        [--profile MODEL]
 """
 
 from __future__ import annotations
@@ -56,8 +65,10 @@ from nnopt.firmware.toolchain import BuildSpec, Target, build, run
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.inputs import random_inputs
 from nnopt.ir import ConvOptions, Graph
+from nnopt.lowering import check_graph
 from nnopt.lowering.conv import out_size_and_padding
 from nnopt.lowering.specialize import SPECIALIZE_MODES, specialized_symbols
+from nnopt.passes.regions import op_macs
 from nnopt.paths import find_model, shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import build_runtime, run_planned
@@ -89,6 +100,12 @@ ANCHOR_FILES = {
     "ad01_int8": "mlperf_tiny/ad01_int8.tflite",
 }
 
+#: Stateful models (SVDF with int16 and int8 activation state, a float32 LSTM;
+#: models/SOURCES.md).
+STATEFUL_FILES = ("keyword_scrambled.tflite", "keyword_scrambled_8bit.tflite",
+                  "trained_lstm.tflite")
+STATEFUL_INVOCATIONS = 4
+
 
 @dataclass
 class Row:
@@ -112,15 +129,20 @@ class Row:
     specialize: str = "auto"
     specialized_rom_bytes: int | None = None  # <model>_spec_* functions (generated code)
     specialized_symbols: dict[str, int] = field(default_factory=dict)
+    state_bytes: int = 0  # persistent state (variable tensors), beside the arena
+    invocations: int = 1  # inferences per firmware run (state carried over)
     error: str | None = None
 
 
 def count_macs(g: Graph, ops: list[int] | None = None) -> int:
-    """Multiply-accumulates of the conv, depthwise and FC ops (all, or those in ``ops``)."""
+    """Multiply-accumulates of the conv, depthwise and FC ops (all, or those in ``ops``),
+    and of any other op whose definition counts them (TRANSPOSE_CONV ...)."""
     macs = 0
     for op in g.ops:
-        if op.opcode not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED") or (
-                ops is not None and op.index not in ops):
+        if ops is not None and op.index not in ops:
+            continue
+        if op.opcode not in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
+            macs += op_macs(g, op)
             continue
         w = g.tensors[op.inputs[1]]
         y = g.tensors[op.outputs[0]]
@@ -215,7 +237,7 @@ def tflm_worker(model: Path) -> int:
     g = load_model_bytes(data)
     inputs = random_inputs(g, SEED)
 
-    def ok(n: int) -> bool:
+    def probe(n: int) -> bool:
         try:
             interp = runtime.Interpreter.from_bytes(data, arena_size=n)
             for i, x in enumerate(inputs):
@@ -224,6 +246,15 @@ def tflm_worker(model: Path) -> int:
         except (RuntimeError, ValueError):
             return False
         return True
+
+    def ok(n: int) -> bool:
+        # in a forked child: the interpreter crashes (SIGSEGV) on some arenas that are
+        # too small (TFLM's keyword_scrambled), which counts as a failure there
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if probe(n) else 1)
+        _, status = os.waitpid(pid, 0)
+        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
     hi = 1 << 16
     while not ok(hi):
@@ -269,10 +300,14 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
     name = path.stem
     m7 = load_board(M7_BOARD)
     pm = _plan(data, name, m7, specialize=specialize)
-    inputs = [x.tobytes() for x in random_inputs(pm.source, SEED)]
+    # a stateful model: several inferences in sequence (each input file holds them all)
+    k = STATEFUL_INVOCATIONS if pm.plan.state else 1
+    steps = [random_inputs(pm.source, SEED + j) for j in range(k)]
+    inputs = [b"".join(s[i].tobytes() for s in steps) for i in range(len(steps[0]))]
     row = Row(model=name, path=os.fspath(path.relative_to(root)), ops=len(pm.graph.ops),
               macs=count_macs(pm.graph), arena_bytes=pm.plan.arena_bytes,
-              scratch_bytes=sum(s.size for s in pm.plan.scratch), specialize=specialize)
+              scratch_bytes=sum(s.size for s in pm.plan.scratch), specialize=specialize,
+              state_bytes=pm.plan.state_bytes, invocations=k)
     with tempfile.TemporaryDirectory(prefix="bench-fw-") as tmp:
         res = run_planned(pm, inputs, target="qemu-m7", board=m7, workdir=Path(tmp) / "m7")
         row.m7_instructions = res.instructions
@@ -414,6 +449,21 @@ def profile(path: Path, target: Target, opts: PlanOptions | None = None,
 
 # ----- output -----
 
+def family_models(root: Path) -> list[Path]:
+    """The models of ``root``/families/ that nnopt imports and has kernels for (the
+    others are reported on stderr and left out)."""
+    out = []
+    for path in sorted((root / "families").glob("*.tflite")):
+        try:
+            check_graph(load_model_bytes(path.read_bytes(), name=path.stem))
+        except NnoptError as err:
+            print(f"bench_firmware: {path.name} skipped: {err.message.splitlines()[0]}",
+                  file=sys.stderr)
+            continue
+        out.append(path)
+    return out
+
+
 def _n(x: int | None) -> str:
     return "-" if x is None else f"{x:,}"
 
@@ -454,6 +504,20 @@ def markdown(rows: list[Row]) -> list[str]:
                    f"{_n(r.specialized_rom_bytes)} | {_n(r.code_bytes)} | {tcode} | "
                    f"{_n(r.ram_bytes)} | "
                    f"{r.arena_bytes:,} ({r.scratch_bytes:,}) | {tram} | {tmin} |")
+    stateful = [r for r in rows if r.state_bytes]
+    if stateful:
+        out += [
+            "",
+            "| stateful model | invocations | M7 instr / inference | state | arena (scratch) | "
+            "arena + state | TFLM min arena (64-bit host) ⁵ | ours / TFLM |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in stateful:
+            total = r.arena_bytes + r.state_bytes
+            tmin = _n(r.tflm_min_arena) if r.tflm_error is None else f"({r.tflm_error})"
+            out.append(f"| {r.model} | {r.invocations} | {_n(r.m7_instructions)} | "
+                       f"{r.state_bytes:,} | {r.arena_bytes:,} ({r.scratch_bytes:,}) | "
+                       f"{total:,} | {tmin} | {_r(total, r.tflm_min_arena)} |")
     out += [
         "",
         "¹ quoted from ANCHORS.md (TFLM release firmware, cortex-m7, same QEMU; not rebuilt "
@@ -475,6 +539,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--models-dir", type=Path, default=shared_models_dir())
     p.add_argument("--all", action="store_true",
                    help="every *.tflite under --models-dir that fits nucleo_f767zi")
+    p.add_argument("--stateful", action="store_true",
+                   help="the stateful models (TFLM's SVDF keyword benchmark and MNIST "
+                   "LSTM, models/)")
+    p.add_argument("--no-families", action="store_true",
+                   help="default list: the anchor models only, not the family models")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     p.add_argument("--no-tflm", action="store_true", help="skip the TFLM min-arena bisection")
     p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")
@@ -509,10 +578,14 @@ def main(argv: list[str] | None = None) -> int:
         paths = [m.resolve() for m in args.models]
     elif args.all:
         paths = sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))
+    elif args.stateful:
+        paths = [find_model(rel) or root / rel for rel in STATEFUL_FILES]
     else:
         # under --models-dir, else wherever find_model has it (the shipped models/)
         paths = [root / rel if (root / rel).is_file() else find_model(rel) or root / rel
                  for rel in ANCHOR_FILES.values()]
+        if not args.no_families:
+            paths += family_models(root)
     rows: list[Row] = []
     failed = 0
     for path in paths:

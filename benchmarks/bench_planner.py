@@ -29,8 +29,8 @@ to the repository), in one run:
   ratio of CPU time (``time.process_time``: the planner is single-threaded, and on a
   shared machine other processes inflate wall time unevenly), with both arenas and
   whether the budget cut a search short; a model the frontend cannot import shows
-  "unsupported". A model with operators nnopt has no definition for yet (UNPACK,
-  SPLIT, ... of the unrolled recurrent families) is imported with
+  "unsupported". A model with operators nnopt has no definition for yet (family
+  models whose operators are not covered yet) is imported with
   ``load_model(path, unsupported="plan")``: those operators become generic ops (file
   shapes and dtypes, no traits) and the row is
   marked "planned without kernels".

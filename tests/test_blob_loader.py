@@ -323,3 +323,28 @@ def test_fuzzed_blobs_never_crash(rel: str, iterations: int, tmp_path: Path) -> 
     assert total == iterations == ok + fmt + unsup + other
     assert fmt > iterations // 4  # most mutations are caught
     assert ran > 0  # and some mutated blobs still pass every check and run
+
+
+def test_views_of_a_slice_run_from_the_blob(tmp_path: Path) -> None:
+    # Contiguous STRIDED_SLICE outputs planned as views of their input: the tensor
+    # table gives each its byte offset within the input's block.
+    b = ModelBuilder("blob views")
+    q: dict[str, Any] = {"scale": 0.1, "zero_point": 3}
+    x = b.tensor((1, 2, 16), "int8", name="x", **q)
+    rows = [b.tensor((1, 1, 16), "int8", **q) for _ in range(2)]
+    for k, r in enumerate(rows):
+        b.op("STRIDED_SLICE", [x, b.const(np.array([0, k, 0], dtype=np.int32)),
+                               b.const(np.array([1, k + 1, 16], dtype=np.int32)),
+                               b.const(np.array([1, 1, 1], dtype=np.int32))], [r])
+    y = b.tensor((1, 1, 16), "int8", name="y", scale=0.2, zero_point=-1)
+    b.op("ADD", [rows[1], rows[0]], [y], {"fused_activation_function": "NONE"})
+    model = b.build([x], [y])
+    pm = plan_model(load_model_bytes(model, name="views"))
+    assert pm.plan.views
+    blob = write_blob(pm)
+    assert sorted(t[4] for t in parse_blob(blob).tensors if t[2] == S.KIND_ACTIVATION)[-1] == 16
+    inputs = random_inputs(model, 5)
+    ref_out, _ = run_tflm(model, inputs)
+    res = run_blob(blob, [v.tobytes() for v in inputs], 1, tmp_path)
+    assert res.exit_code == 0, res.text
+    np.testing.assert_array_equal(np.frombuffer(res.outputs[0], np.int8), ref_out[0].reshape(-1))

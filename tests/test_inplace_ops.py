@@ -38,7 +38,8 @@ from support.tflite_builder import ModelBuilder, random_int8
 from test_models_bitexact import compare
 
 FORCED = PlanOptions(inplace_ops="force", tiling="off")
-SLOW = {"tflm/mobilenet_v2_quantized_1x3x224x224.tflite", "keras/densenet121_64.tflite"}
+SLOW = {"tflm/mobilenet_v2_quantized_1x3x224x224.tflite", "keras/densenet121_64.tflite",
+        "families/crnn_lstm_b.tflite", "families/gru_imu_b.tflite"}
 
 
 def _buf(key: str, size: int, first: int, last: int) -> Buffer:

@@ -1,4 +1,5 @@
-"""MAX_POOL_2D, AVERAGE_POOL_2D and MEAN (int8, float32): bit-exact against TFLite Micro.
+"""MAX_POOL_2D, AVERAGE_POOL_2D and MEAN (int8, float32) and L2_POOL_2D (float32, TFLM's
+only kernel): bit-exact against TFLite Micro.
 
 All cases run as one multi-op model (one build, one oracle run) and are checked one by
 one: SAME/VALID padding (symmetric and asymmetric), windows larger than the input,
@@ -78,6 +79,11 @@ def _pool_cases() -> list[PoolCase]:
         for zp in (-128, 127):
             out.append(PoolCase(f"{short}-int8-zp{zp}", opcode, "int8", (1, 6, 6, 7), (3, 3),
                                 (2, 2), "SAME", "RELU6", (0.02, zp)))
+    for name, shape, f, s, pad in geoms:
+        out.append(PoolCase(f"l2-float32-{name}", "L2_POOL_2D", "float32", shape, f, s, pad))
+    for act in ("RELU6", "RELU_N1_TO_1"):
+        out.append(PoolCase(f"l2-float32-{act}", "L2_POOL_2D", "float32", (1, 6, 6, 7),
+                            (3, 3), (2, 2), "SAME", act))
     return out
 
 
@@ -195,6 +201,15 @@ def _refusal(model: bytes) -> str:
     with pytest.raises(UnsupportedError) as err:
         check_graph(load_model_bytes(model))
     return str(err.value)
+
+
+def test_refuses_int8_l2_pool() -> None:
+    b = ModelBuilder()
+    x = b.tensor((1, 4, 4, 2), "int8", scale=0.1, zero_point=0)
+    y = b.tensor((1, 2, 2, 2), "int8", scale=0.1, zero_point=0)
+    b.op("L2_POOL_2D", [x], [y], PoolOptions("VALID", 2, 2, 2, 2))
+    msg = _refusal(b.build([x], [y]))
+    assert "op 0 (L2_POOL_2D)" in msg and "INT8" in msg and "float32" in msg
 
 
 def test_refuses_int16_pool() -> None:

@@ -19,7 +19,7 @@ from nnopt.frontend.tflite import load_model_bytes
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
-from test_models_bitexact import compare
+from test_models_bitexact import SLOW, compare
 
 pytestmark = [
     pytest.mark.qemu,
@@ -73,7 +73,8 @@ def _run(rel: str, target: str, board_name: str, tmp: Path) -> None:
     assert arena[0].region == board.arena_region
 
 
-@pytest.mark.parametrize("rel", FITTING, ids=lambda r: Path(r).stem)
+@pytest.mark.parametrize("rel", [pytest.param(r, marks=[pytest.mark.slow] if r in SLOW else [])
+                                 for r in FITTING], ids=lambda r: Path(r).stem)
 def test_model_on_cortex_m7(rel: str, tmp_path: Path) -> None:
     _run(rel, "qemu-m7", "nucleo_f767zi", tmp_path)
 

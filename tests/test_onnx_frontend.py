@@ -123,3 +123,11 @@ def test_pt2e_style_qdq_runs_int8_with_fused_relu() -> None:
         errs.append(qdq_steps(got[0], run_onnxruntime(model, xs)[0], step))
     e = np.concatenate(errs)
     assert np.mean(e <= 0.5 + 1e-4) >= 0.9 and e.max() <= 2 + 1e-4
+
+
+def test_issue14_ops_map_to_their_builtins_and_match_onnxruntime() -> None:
+    model = onnx_models.issue14_ops_model()
+    ops = {op.opcode for op in load_model_bytes(model).ops}
+    assert {"REDUCE_MAX", "REDUCE_MIN", "SUM", "PRELU", "ELU", "LOG_SOFTMAX", "FLOOR", "CEIL",
+            "ROUND", "SIN", "COS"} <= ops
+    _check_float(model)

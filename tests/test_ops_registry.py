@@ -96,9 +96,9 @@ def _op(code: str):  # type: ignore[no-untyped-def]
 
 def test_unknown_opcode_is_a_typed_error() -> None:
     from nnopt.errors import UnsupportedError
-    with pytest.raises(UnsupportedError, match="TRANSPOSE_CONV"):
-        definition("TRANSPOSE_CONV")
-    assert known(_op("TRANSPOSE_CONV")) is None
+    with pytest.raises(UnsupportedError, match="LSH_PROJECTION"):
+        definition("LSH_PROJECTION")
+    assert known(_op("LSH_PROJECTION")) is None
 
 
 def test_traits_drive_the_spatial_pattern(shipped_vww: Path) -> None:

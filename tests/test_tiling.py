@@ -47,7 +47,8 @@ MOBILENET = "tflm/mobilenet_v2_quantized_1x3x224x224.tflite"
 # TFLM's head (non-persistent arena) as measured with the tflite-micro interpreter
 # (docs ANCHORS.md; benchmarks/bench_below_bound.py measures it again in its run).
 TFLM_HEAD = {VWW: 73_728, PERSON: 55_296, MOBILENET: 2_451_840}
-SLOW = {MOBILENET, "keras/densenet121_64.tflite"}  # as in test_models_bitexact
+SLOW = {MOBILENET, "keras/densenet121_64.tflite",  # as in test_models_bitexact
+        "families/crnn_lstm_b.tflite", "families/gru_imu_b.tflite"}
 
 
 def _plan(rel: str, options: PlanOptions = AUTO) -> Plan:

@@ -20,6 +20,7 @@ import numpy as np
 
 FLT_MAX = float(np.finfo(np.float32).max)
 INT8_MIN, INT8_MAX = -128, 127
+INT16_MIN, INT16_MAX = -32768, 32767
 
 #: TFLite's ``ActivationFunctionType`` names, by enum value.
 ACTIVATION_NAMES: tuple[str, ...] = ("NONE", "RELU", "RELU_N1_TO_1", "RELU6", "TANH",
@@ -55,6 +56,16 @@ def activation_range_int8(activation: str, scale: float, zero_point: int) -> tup
                                                                        lo_real))
     hi = INT8_MAX if hi_real is None else min(INT8_MAX, quantize_value(scale, zero_point,
                                                                        hi_real))
+    return lo, hi
+
+
+def activation_range_int16(activation: str, scale: float, zero_point: int) -> tuple[int, int]:
+    """``CalculateActivationRangeQuantized`` for an int16 output tensor."""
+    lo_real, hi_real = ACTIVATION_REAL.get(activation, (None, None))
+    lo = INT16_MIN if lo_real is None else max(INT16_MIN, quantize_value(scale, zero_point,
+                                                                         lo_real))
+    hi = INT16_MAX if hi_real is None else min(INT16_MAX, quantize_value(scale, zero_point,
+                                                                         hi_real))
     return lo, hi
 
 

@@ -31,11 +31,13 @@ def check_budget(plan: Plan, board: Board | None = None) -> None:
     problems: list[str] = []
     hints: list[str] = []
     budget = plan.sram_budget_bytes
-    if budget is not None and plan.arena_bytes > budget:
+    if budget is not None and plan.sram_bytes > budget:
         where = f"board {plan.board}" if plan.board else "the --sram budget"
+        state = (f" plus {plan.state_bytes:,} bytes of persistent state"
+                 if plan.state_bytes else "")
         problems.append(
-            f"the activation arena needs {plan.arena_bytes:,} bytes but {where} has "
-            f"{budget:,} bytes: over by {plan.arena_bytes - budget:,} bytes "
+            f"the activation arena needs {plan.arena_bytes:,} bytes{state} but {where} has "
+            f"{budget:,} bytes: over by {plan.sram_bytes - budget:,} bytes "
             f"(largest single op: {plan.lower_bound_bytes:,} bytes)" + _tiling_note(plan))
         hints.append("a board with more SRAM or a smaller input resolution")
     swap = plan.swap

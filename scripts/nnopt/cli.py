@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Sequence
 
 from . import __version__
-from .commands import check_elf, convert, optimize, quantize, run_model, swap_provision
+from .commands import check_elf, convert, ops, optimize, quantize, run_model, swap_provision
 from .errors import INTERNAL_ERROR_EXIT, NnoptError, describe_error
 
 
@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_parser(sub)
     quantize.add_parser(sub)
     swap_provision.add_parser(sub)
+    ops.add_parser(sub)
     return p
 
 

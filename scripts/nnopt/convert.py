@@ -23,7 +23,8 @@ def graph_to_tflite(graph: Graph, description: str = "nnopt convert") -> bytes:
         if q is not None:
             kw = {"scale": list(q.scale), "zero_point": list(q.zero_point), "axis": q.axis}
         data = t.array() if t.data is not None else None
-        b.tensor(t.shape, _NP[t.dtype], name=t.name, data=data, **kw)  # type: ignore[arg-type]
+        b.tensor(t.shape, _NP[t.dtype], name=t.name, data=data, variable=t.is_state,
+                 **kw)  # type: ignore[arg-type]
     for op in graph.ops:
         o = op.options
         if isinstance(o, ConvOptions | PoolOptions) and (

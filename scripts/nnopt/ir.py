@@ -44,10 +44,19 @@ class Tensor:
     dtype: DType
     quant: Quant | None = None
     data: bytes | None = None  # constant data (weights, bias, shape operands); None = activation
+    # A variable tensor (TFLite ``is_variable``: SVDF's activation state, an LSTM's cell
+    # and output state): state an op reads and updates in place, kept across
+    # invocations in the persistent region (``Plan.state``), never in the arena.
+    variable: bool = False
 
     @property
     def is_constant(self) -> bool:
         return self.data is not None
+
+    @property
+    def is_state(self) -> bool:
+        """A variable tensor: persistent state, neither a constant nor an activation."""
+        return self.variable and self.data is None
 
     @property
     def num_elements(self) -> int:
@@ -164,6 +173,65 @@ class ResizeOptions:
 
 
 @dataclass(frozen=True)
+class SvdfOptions:
+    rank: int = 1
+    activation: Activation = "NONE"
+
+
+@dataclass(frozen=True)
+class LstmOptions:
+    """UNIDIRECTIONAL_SEQUENCE_LSTM: the cell gate's activation, clips, layout."""
+
+    activation: Activation = "NONE"  # as TFLM without options (it refuses NONE)
+    cell_clip: float = 0.0
+    proj_clip: float = 0.0
+    time_major: bool = False
+
+
+@dataclass(frozen=True)
+class SplitOptions:
+    """SPLIT and SPLIT_V: the number of outputs."""
+
+    num_splits: int = 0
+
+
+@dataclass(frozen=True)
+class PackOptions:
+    """PACK (values_count) and UNPACK (num): the number of tensors, and the axis."""
+
+    count: int = 0
+    axis: int = 0
+
+
+@dataclass(frozen=True)
+class BatchMatMulOptions:
+    adj_x: bool = False
+    adj_y: bool = False
+
+
+@dataclass(frozen=True)
+class GatherOptions:
+    axis: int = 0
+    batch_dims: int = 0
+
+
+@dataclass(frozen=True)
+class TransposeConvOptions:
+    padding: Padding
+    stride_h: int
+    stride_w: int
+    activation: Activation = "NONE"
+    # Set by the planner (memory first), as ConvOptions.scratch_free.
+    scratch_free: bool = False
+
+
+@dataclass(frozen=True)
+class CumsumOptions:
+    exclusive: bool = False
+    reverse: bool = False
+
+
+@dataclass(frozen=True)
 class BlockSizeOptions:
     """DEPTH_TO_SPACE / SPACE_TO_DEPTH."""
 
@@ -178,7 +246,9 @@ class MirrorPadOptions:
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
-    | StridedSliceOptions | ResizeOptions | BlockSizeOptions | MirrorPadOptions
+    | StridedSliceOptions | ResizeOptions | SvdfOptions | LstmOptions | SplitOptions
+    | PackOptions | BatchMatMulOptions | GatherOptions | CumsumOptions | BlockSizeOptions
+    | MirrorPadOptions | TransposeConvOptions
 )
 
 
@@ -215,9 +285,20 @@ class Graph:
         return {t: tuple(v) for t, v in out.items()}
 
     def activations(self, op: Op) -> tuple[int, ...]:
-        """The distinct non-constant tensors an op reads."""
+        """The distinct activation tensors an op reads (neither constant nor state)."""
         return tuple(t for t in dict.fromkeys(op.inputs)
-                     if t >= 0 and not self.tensors[t].is_constant)
+                     if t >= 0 and not self.tensors[t].is_constant
+                     and not self.tensors[t].is_state)
+
+    @cached_property
+    def state(self) -> tuple[int, ...]:
+        """The variable tensors the ops read (persistent state), in tensor order."""
+        used = {t for op in self.ops for t in op.inputs if t >= 0}
+        return tuple(t.index for t in self.tensors if t.is_state and t.index in used)
+
+    @property
+    def state_bytes(self) -> int:
+        return sum(self.tensors[t].nbytes for t in self.state)
 
     def op_bound(self, op: Op) -> int:
         """Bytes of an op's non-constant inputs plus outputs (distinct tensors)."""
@@ -259,14 +340,21 @@ class Graph:
                     raise PlanError(f"tensor {t} is written by ops {writers[t]} and {k}")
                 if self.tensors[t].is_constant:
                     raise PlanError(f"op {k} ({op.opcode}) writes constant tensor {t}")
+                if self.tensors[t].is_state:
+                    raise PlanError(f"op {k} ({op.opcode}) writes variable tensor {t} as an "
+                                    "output (state is updated in place by the op reading it)")
                 writers[t] = k
         for t in self.inputs:
             if t in writers:
                 raise PlanError(f"graph input {t} is written by op {writers[t]}")
+        for t in (*self.inputs, *self.outputs):
+            if self.tensors[t].is_state:
+                raise PlanError(f"variable tensor {t} ({self.tensors[t].name}) is a graph "
+                                "input or output")
         for op in self.ops:
             for t in op.inputs:
                 if (t >= 0 and not self.tensors[t].is_constant and t not in writers
-                        and t not in self.inputs):
+                        and not self.tensors[t].is_state and t not in self.inputs):
                     raise PlanError(f"op {op.index} ({op.opcode}) reads tensor {t} "
                                     "that nothing produces")
         for t in self.outputs:

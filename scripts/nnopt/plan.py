@@ -34,6 +34,18 @@ class ScratchEntry:
 
 
 @dataclass(frozen=True)
+class StateEntry:
+    """A variable tensor in the persistent state region (outside the arena): kept
+    across invocations, set to ``init`` (every byte) by the model's reset, as TFLM's
+    ResetVariableTensors does at allocation (the zero point for int8, else 0)."""
+
+    tensor: int
+    offset: int  # in the state region
+    size: int
+    init: int = 0  # the byte every element starts as
+
+
+@dataclass(frozen=True)
 class WeightEntry:
     tensor: int
     size: int
@@ -319,6 +331,19 @@ class Plan:
     # the searches its deadline cut short (their best so far kept), "fallback":
     # "classic" when the classic plan was smaller than what the cut searches found}.
     planning_time_budget: dict[str, Any] = field(default_factory=dict)
+    # Persistent state (variable tensors, nnopt.passes.state): a region of its own
+    # beside the arena, never reused; the arena plans everything else.
+    state: tuple[StateEntry, ...] = ()
+    state_bytes: int = 0
+    # Split-like ops (SPLIT, UNPACK, contiguous SLICE ...) whose outputs the plan keeps
+    # as views of their input (no copy; passes.lifetimes.view_parents); omitted when
+    # empty. The planner plans with and without them and keeps the smaller arena.
+    views: tuple[int, ...] = ()
+
+    @property
+    def sram_bytes(self) -> int:
+        """Arena plus persistent state: the SRAM the model's data needs."""
+        return self.arena_bytes + self.state_bytes
 
     @property
     def fragmentation(self) -> float:
@@ -345,6 +370,14 @@ class Plan:
         d["swap"] = self.swap.to_json() if self.swap is not None else None
         if not self.planning_time_budget:  # plans read from before the budget existed
             del d["planning_time_budget"]
+        if self.state:
+            d["sram_bytes"] = self.sram_bytes
+        else:  # stateless: the JSON of earlier releases, field for field
+            del d["state"], d["state_bytes"]
+        if self.views:
+            d["views"] = list(self.views)
+        else:
+            del d["views"]
         return d
 
     @classmethod
@@ -374,6 +407,9 @@ class Plan:
             macs=int(d.get("macs", 0)), base_macs=int(d.get("base_macs", 0)),
             swap=SwapPlan.from_json(d["swap"]) if d.get("swap") is not None else None,
             planning_time_budget=dict(d.get("planning_time_budget", {})),
+            state=tuple(StateEntry(**e) for e in d.get("state", ())),
+            state_bytes=int(d.get("state_bytes", 0)),
+            views=tuple(d.get("views", ())),
         )
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from .boards import Board
 from .cdefs import ARENA_ALIGN
 from .errors import PlanError
-from .ir import ConvOptions, Graph
+from .ir import ConvOptions, Graph, TransposeConvOptions
 from .lowering import check_graph, lowering_for
 from .lowering.specialize import check_mode
 from .passes.arena import ArenaPlan, plan_arena
@@ -34,8 +35,11 @@ from .passes.lifetimes import (
     buffers_for,
     live_profile,
     schedule_problem,
+    view_offsets,
+    view_parents,
 )
 from .passes.schedule import peak_of, schedule
+from .passes.state import plan_state
 from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
 
 ORDERS = ("file", "optimal")
@@ -89,10 +93,18 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
     opts = options or PlanOptions()
     budget = PlanBudget(opts.plan_budget_s, opts.progress)
     planned = _plan(graph, opts, source_bytes, budget)
+    views = True
+    if planned.plan.views and planned.plan.arena_bytes > _copies_lower_bound(planned.graph):
+        # A view keeps its whole input alive until the view's last reader: copies can
+        # need less. Planned both ways (only graphs with split-like ops pay this, and
+        # only when the copies could plan smaller at all).
+        copies = _plan(graph, opts, source_bytes, budget, views=False)
+        if copies.plan.arena_bytes < planned.plan.arena_bytes:
+            planned, views = copies, False
     if budget.exhausted and (opts.inplace_ops != "off" or opts.tiling != "off"):
         # Cut short: never worse than the classic plan (planned with a budget of its own)
         classic = _plan(graph, replace(opts, inplace_ops="off", tiling="off", progress=None),
-                        source_bytes, budget.fresh())
+                        source_bytes, budget.fresh(), views=views)
         if classic.plan.arena_bytes < planned.plan.arena_bytes:
             info = dict(planned.plan.planning_time_budget, fallback="classic")
             planned = replace(classic, plan=replace(classic.plan, planning_time_budget=info))
@@ -100,7 +112,7 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
 
 
 def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
-          budget: PlanBudget) -> PlannedModel:
+          budget: PlanBudget, views: bool = True) -> PlannedModel:
     if opts.order not in ORDERS:
         raise PlanError(f"unknown order {opts.order!r}", hint="use --order file or optimal")
     t0 = time.perf_counter()
@@ -108,7 +120,7 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
         check_graph(graph)
 
     # Baselines on the graph as imported.
-    base_problem = schedule_problem(graph)
+    base_problem = schedule_problem(graph, views=views)
     file_order = tuple(range(len(graph.ops)))
     peak_file = peak_of(base_problem, file_order)
     lower_bound = max((graph.op_bound(op) for op in graph.ops), default=0)
@@ -121,7 +133,7 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
         g, folded = fold_pads(g)
         fusions += folded
 
-    problem = schedule_problem(g)
+    problem = schedule_problem(g, views=views)
     budget.step("order search", 0, 1)
     order_s = min(opts.schedule_time_budget_s, budget.remaining())
     sched = schedule(problem, strategy="file" if opts.order == "file" else "optimal",
@@ -130,11 +142,11 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
         budget.exhaust("order search")
     order = sched.order
 
-    roots = alias_roots(g)
+    roots = alias_roots(g, views=views)
     unfused_peak = peak_of(base_problem, file_order) if opts.order == "file" else peak_of(
         base_problem, _unfused_order(graph, g, order, fusions))
     inplace = plan_inplace(g, order, roots) if opts.inplace else {}
-    roots = alias_roots(g, inplace)
+    roots = alias_roots(g, inplace, views=views)
 
     scratch = {}
     if opts.check_kernels:
@@ -144,11 +156,14 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
             n = lowering_for(op).scratch_bytes(*q) if q is not None else 0
             if n:
                 scratch[op.index] = n
+    # persistent state: beside the arena, so the arena's budget is what it leaves
+    state, state_bytes = plan_state(g, opts.align)
+    arena_budget = None if opts.budget_bytes is None else opts.budget_bytes - state_bytes
     below = None
     if opts.inplace_ops != "off" or opts.tiling != "off":
         below = plan_below(g, order, inplace, scratch, BelowOptions(
-            opts.inplace_ops, opts.tiling, opts.max_extra_macs, opts.budget_bytes,
-            opts.align, opts.arena_strategies, opts.max_extra_instructions), budget)
+            opts.inplace_ops, opts.tiling, opts.max_extra_macs, arena_budget,
+            opts.align, opts.arena_strategies, opts.max_extra_instructions, views), budget)
         roots, scratch, buffers, arena = below.roots, below.scratch, below.buffers, below.arena
         # element-wise ops inside a tiled stage run on separate tiles
         inplace = {o: i for o, i in inplace.items() if roots.get(o) == roots.get(i, i)}
@@ -170,14 +185,17 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
         if b.tensor is None:
             scratch_at[b.first] += b.size
 
+    # byte offsets within the root buffer: views of split-like ops (and in-place
+    # outputs over them), concatenation inputs written into their slice
+    offsets_in = {**view_offsets(g, inplace, views=views),
+                  **(below.view_offsets if below is not None else {})}
     entries: list[BufferEntry] = []
     for b in tensor_bufs:
         assert b.tensor is not None
         off = arena.offsets[b.key]
         entries.append(BufferEntry(b.tensor, off, b.size, b.first, b.last))
-        views = below.view_offsets if below is not None else {}
-        for a in b.aliases:  # a concatenation input written into its slice: at its offset
-            entries.append(BufferEntry(a, off + views.get(a, 0), g.tensors[a].nbytes,
+        for a in b.aliases:  # a view, a concatenation input in its slice: at its offset
+            entries.append(BufferEntry(a, off + offsets_in.get(a, 0), g.tensors[a].nbytes,
                                        b.first, b.last, alias_of=b.tensor))
     entries.sort(key=lambda e: e.tensor)
     scratch_entries = tuple(
@@ -220,9 +238,36 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
                  "inplace_ops": opts.inplace_ops, "tiling": opts.tiling,
                  "max_extra_macs": opts.max_extra_macs,
                  "max_extra_instructions": opts.max_extra_instructions},
+        state=state,
+        state_bytes=state_bytes,
         **(plan_records(below, g, order) if below is not None else {}),
+        views=_view_ops(g, entries) if views else (),
     )
     return PlannedModel(graph, g, plan)
+
+
+def _copies_lower_bound(g: Graph) -> int:
+    """No plan that copies split outputs needs less than this: the op writing a copy
+    holds its input and all its outputs at once (no split-like kernel runs in place or
+    streams)."""
+    parents = view_parents(g)
+    bound = 0
+    for op in g.ops:
+        if any(t in parents for t in op.outputs):
+            src = parents[next(t for t in op.outputs if t in parents)][0]
+            bound = max(bound, g.tensors[src].nbytes
+                        + sum(g.tensors[t].nbytes for t in dict.fromkeys(op.outputs)))
+    return bound
+
+
+def _view_ops(g: Graph, entries: Sequence[BufferEntry]) -> tuple[int, ...]:
+    """The ops whose outputs the plan stores as views of their input."""
+    placed = {e.tensor: e.alias_of for e in entries}
+    parents = view_parents(g)
+    return tuple(sorted({op.index for op in g.ops for t in op.outputs
+                         if t in parents and placed.get(t) is not None}))
+# options of ops whose lowering has a scratch-free variant (``scratch_free``)
+_SCRATCH_FREE = (ConvOptions, TransposeConvOptions)
 
 
 def _memory_first(g: Graph, order: tuple[int, ...], roots: dict[int, int],
@@ -243,7 +288,7 @@ def _memory_first(g: Graph, order: tuple[int, ...], roots: dict[int, int],
              if prof[pos[idx]] + n + opts.align > base.arena_bytes}
     for attempt in (tight, set(scratch)):  # the steps that overflow; then every op
         ops = tuple(replace(op, options=replace(op.options, scratch_free=True))
-                    if op.index in attempt and isinstance(op.options, ConvOptions) else op
+                    if op.index in attempt and isinstance(op.options, _SCRATCH_FREE) else op
                     for op in g.ops)
         g2 = replace(g, ops=ops)
         s2 = {op.index: n for op in g2.ops

@@ -24,6 +24,10 @@ def run_stats(pm: PlannedModel, res: RunOutput, *, target: str, board: Board | N
                              "allocator": allocator}
     if bytes_moved is not None:
         stats["bytes_moved"] = bytes_moved
+    if res.invocations != 1:
+        stats["invocations"] = res.invocations  # instructions: the first one's
+    if pm.plan.state:
+        stats["state_bytes"] = pm.plan.state_bytes
     stats["specialize"] = str(pm.plan.options.get("specialize", "auto"))
     if res.executable is not None:
         # the kernels specialised to this model: <model>_spec_* in the linked ELF

@@ -48,6 +48,7 @@ class RunOutput:
     executable: Path | None = None
     # allocator="dynamic" with trace: high_water, capacity, bytes_moved, compactions
     allocator_stats: dict[str, int] | None = None
+    invocations: int = 1  # inferences run in sequence (the state carried over)
 
 #: Tensor index of the dynamic allocator's statistics record in a trace
 #: (NNRT_DYN_TRACE_STATS in nnrt/alloc.h).
@@ -168,13 +169,40 @@ def _parse_trace(data: bytes) -> dict[int, bytes]:
     return out
 
 
+def invocation_count(planned: PlannedModel, inputs: Sequence[bytes]) -> int:
+    """How many invocations ``inputs`` hold: each input's bytes are k whole tensors, the
+    same k for every input (k > 1 runs k inferences in sequence, state carried over).
+    Raises NnoptError naming the input whose size does not fit."""
+    g = planned.graph
+    if len(inputs) != len(g.inputs):
+        raise NnoptError(f"model has {len(g.inputs)} inputs, {len(inputs)} given")
+    counts: list[int] = []
+    for i, (t, data) in enumerate(zip(g.inputs, inputs, strict=True)):
+        need = g.tensors[t].nbytes
+        if need == 0 or len(data) == 0 or len(data) % need:
+            raise NnoptError(f"input {i} ({g.tensors[t].name}) needs {need} bytes, got "
+                             f"{len(data)} (one whole tensor per invocation: k tensors "
+                             "back to back run k invocations)",
+                             hint="input files hold the raw tensor bytes (e.g. int8 NHWC), "
+                             "k tensors back to back for k invocations")
+        counts.append(len(data) // need)
+    if len(set(counts)) > 1:
+        raise NnoptError("the inputs hold different numbers of invocations: "
+                         + ", ".join(f"input {i}: {c}" for i, c in enumerate(counts)),
+                         hint="give every input the same number of whole tensors")
+    return counts[0] if counts else 1
+
+
 def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Target = "host",
                 board: Board | None = None, trace: bool = False, sanitize: bool = False,
                 workdir: Path | None = None, allocator: str = "static",
                 swap_key: bytes | None = None, blob: Path | None = None,
                 swap_key_id: int | None = None, key_store: Path | None = None,
                 extras: RuntimeExtras = NO_EXTRAS) -> RunOutput:
-    """Run one inference of the planned model on ``target``; ``allocator`` as in
+    """Run the planned model on ``target``: one inference, or k in sequence when every
+    input holds k whole tensors back to back (the model's state carried from one to the
+    next; each output then holds the k results back to back; ``trace`` keeps the last
+    invocation's tensors; ``instructions`` counts the first). ``allocator`` as in
     :func:`nnopt.codegen.c_model.generate`. A plan that streams weights is built with
     ``swap_key`` compiled in and runs on ``blob`` (default: the blob generated with
     the sources, sealed with ``swap_key``). With ``swap_key_id`` the build holds no key
@@ -187,14 +215,7 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
             blob = blob.resolve()  # the program runs in the key store directory
 
     g = planned.graph
-    if len(inputs) != len(g.inputs):
-        raise NnoptError(f"model has {len(g.inputs)} inputs, {len(inputs)} given")
-    for i, (t, data) in enumerate(zip(g.inputs, inputs, strict=True)):
-        need = g.tensors[t].nbytes
-        if len(data) != need:
-            raise NnoptError(f"input {i} ({g.tensors[t].name}) needs {need} bytes, "
-                             f"got {len(data)}",
-                             hint="input files hold the raw tensor bytes (e.g. int8 NHWC)")
+    k = invocation_count(planned, inputs)
     with tempfile.TemporaryDirectory(prefix="nnopt-run-") as tmp:
         work = (workdir or Path(tmp)).resolve()
         work.mkdir(parents=True, exist_ok=True)
@@ -210,6 +231,8 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
             raise NnoptError("a blob was given but this plan streams no weights",
                              hint="plan with --swap force (or auto on a board with "
                              "external flash) to stream weights")
+        if k > 1:  # each input file holds the k tensors, each output receives k
+            args += ["-n", str(k)]
         for i, data in enumerate(inputs):
             p = work / f"in{i}.bin"
             p.write_bytes(data)
@@ -246,4 +269,5 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
             instructions=res.instructions,
             executable=exe,
             allocator_stats=stats,
+            invocations=k,
         )

@@ -46,16 +46,23 @@ import tflite
 
 from nnopt.ir import (
     ActivationOptions,
+    BatchMatMulOptions,
     ConcatOptions,
     ConvOptions,
     FullyConnectedOptions,
+    GatherOptions,
     LeakyReluOptions,
+    LstmOptions,
     NoOptions,
+    PackOptions,
     PoolOptions,
     ReducerOptions,
     SoftmaxOptions,
+    SplitOptions,
     SqueezeOptions,
     StridedSliceOptions,
+    SvdfOptions,
+    TransposeConvOptions,
 )
 
 __all__ = [
@@ -101,6 +108,11 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "CONCATENATION": "ConcatenationOptions",
     "SOFTMAX": "SoftmaxOptions",
     "MEAN": "ReducerOptions",
+    "REDUCE_MAX": "ReducerOptions",
+    "REDUCE_MIN": "ReducerOptions",
+    "SUM": "ReducerOptions",
+    "ARG_MAX": "ArgMaxOptions",
+    "ARG_MIN": "ArgMinOptions",
     "LEAKY_RELU": "LeakyReluOptions",
     "SQUEEZE": "SqueezeOptions",
     "STRIDED_SLICE": "StridedSliceOptions",
@@ -116,6 +128,17 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "DEQUANTIZE": "DequantizeOptions",
     "QUANTIZE": "QuantizeOptions",
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
+    "SVDF": "SVDFOptions",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": "UnidirectionalSequenceLSTMOptions",
+    "SPLIT": "SplitOptions",
+    "SPLIT_V": "SplitVOptions",
+    "UNPACK": "UnpackOptions",
+    "PACK": "PackOptions",
+    "BATCH_MATMUL": "BatchMatMulOptions",
+    "SQUARED_DIFFERENCE": "SquaredDifferenceOptions",
+    "GATHER": "GatherOptions",
+    "TRANSPOSE_CONV": "TransposeConvOptions",
+    "L2_POOL_2D": "Pool2DOptions",
     "RESIZE_BILINEAR": "ResizeBilinearOptions",
     "DEPTH_TO_SPACE": "DepthToSpaceOptions",
     "SPACE_TO_DEPTH": "SpaceToDepthOptions",
@@ -131,6 +154,23 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "TANH": None,
     "RELU": None,
     "RELU6": None,
+    "PRELU": None,
+    "ELU": None,
+    "FLOOR": None,
+    "CEIL": None,
+    "ROUND": None,
+    "SIN": None,
+    "COS": None,
+    "SQUARE": None,
+    "LOGICAL_NOT": None,
+    "CAST": None,
+    "ADD_N": None,
+    "SELECT_V2": None,
+    "LOG_SOFTMAX": None,
+    "CUMSUM": "CumsumOptions",
+    "L2_NORMALIZATION": "L2NormOptions",
+    "FLOOR_DIV": None,
+    "FLOOR_MOD": None,
 }
 
 _ALIASES = {
@@ -194,6 +234,23 @@ def _options_dict(opcode: str, options: Any) -> dict[str, Any]:
         return {"squeeze_dims": tuple(options.squeeze_dims)}
     if isinstance(options, StridedSliceOptions):
         return dataclasses.asdict(options)
+    if isinstance(options, SvdfOptions):
+        return {"rank": options.rank, "fused_activation_function": options.activation}
+    if isinstance(options, LstmOptions):
+        return {"fused_activation_function": options.activation,
+                "cell_clip": options.cell_clip, "proj_clip": options.proj_clip,
+                "time_major": options.time_major}
+    if isinstance(options, SplitOptions):
+        return {"num_splits": options.num_splits}
+    if isinstance(options, PackOptions):
+        key = "values_count" if opcode == "PACK" else "num"
+        return {key: options.count, "axis": options.axis}
+    if isinstance(options, (BatchMatMulOptions, GatherOptions)):
+        return dataclasses.asdict(options)
+    if isinstance(options, TransposeConvOptions):
+        return {"padding": options.padding, "stride_h": options.stride_h,
+                "stride_w": options.stride_w,
+                "fused_activation_function": options.activation}
     raise TypeError(f"unsupported options object {options!r}")
 
 
@@ -208,6 +265,7 @@ class _TensorSpec:
     zero_point: tuple[int, ...] | None
     axis: int
     data: bytes | None
+    variable: bool = False
 
 
 @dataclass(frozen=True)
@@ -238,8 +296,10 @@ class ModelBuilder:
     def tensor(self, shape: Sequence[int], dtype: Any, *, name: str | None = None,
                scale: float | Sequence[float] | np.ndarray | None = None,
                zero_point: int | Sequence[int] | None = None, axis: int = 0,
-               data: np.ndarray | None = None) -> int:
-        """Add a tensor; returns its index. ``data`` makes it a constant.
+               data: np.ndarray | None = None, variable: bool = False) -> int:
+        """Add a tensor; returns its index. ``data`` makes it a constant; ``variable``
+        marks it ``is_variable`` (state an op such as SVDF updates in place, kept across
+        invocations; no buffer data, as TFLM's converter writes it).
 
         Quantisation: ``scale`` (one value or one per channel along ``axis``) and
         ``zero_point`` (default 0, broadcast to the number of scales).
@@ -262,13 +322,16 @@ class ModelBuilder:
         elif zero_point is not None:
             raise ValueError("zero_point given without scale")
         raw: bytes | None = None
+        if variable and data is not None:
+            raise ValueError("a variable tensor takes no data (TFLM sets it at allocation)")
         if data is not None:
             arr = np.asarray(data)
             if tuple(arr.shape) != shp and arr.size != math.prod(shp):
                 raise ValueError(f"data of shape {arr.shape} for a tensor of shape {shp}")
             raw = np.ascontiguousarray(arr, dtype=np.dtype(dt).newbyteorder("<")).tobytes()
         index = len(self._tensors)
-        self._tensors.append(_TensorSpec(shp, dt, name or f"t{index}", scales, zps, axis, raw))
+        self._tensors.append(_TensorSpec(shp, dt, name or f"t{index}", scales, zps, axis, raw,
+                                         variable))
         return index
 
     def const(self, array: np.ndarray, *, dtype: Any = None, name: str | None = None,
@@ -408,6 +471,8 @@ class ModelBuilder:
         tflite.TensorAddType(b, _TENSOR_TYPE[spec.dtype])
         tflite.TensorAddBuffer(b, buffer)
         tflite.TensorAddName(b, name)
+        if spec.variable:
+            tflite.TensorAddIsVariable(b, True)
         if quant is not None:
             tflite.TensorAddQuantization(b, quant)
         return int(tflite.TensorEnd(b))
@@ -511,7 +576,7 @@ def combine_models(models: Sequence[bytes]) -> CombinedModel:
                 q = {"scale": t.quant.scale, "zero_point": t.quant.zero_point,
                      "axis": t.quant.axis}
             b.tensor(t.shape, t.dtype.name.lower(), name=f"m{k}/{t.name}",
-                     data=t.array() if t.is_constant else None, **q)
+                     data=t.array() if t.is_constant else None, variable=t.is_state, **q)
         for op in g.ops:
             b.op(op.opcode, [i + base if i >= 0 else -1 for i in op.inputs],
                  [o + base for o in op.outputs], op.options)

@@ -70,7 +70,7 @@ class CBuild:
         """An executable of ``sources`` (ASan + UBSan unless ``sanitize`` is False)."""
         exe = self.out_dir / name
         self._compile([opt, *(["-g"] if debug else []), *(SANITIZE if sanitize else ()),
-                       *map(str, sources), "-o", str(exe)])
+                       *map(str, sources), "-o", str(exe), "-lm"])
         return exe
 
     @staticmethod

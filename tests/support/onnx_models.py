@@ -182,3 +182,23 @@ def gather_model(seed: int = 8) -> bytes:
     fl = b.node("Reshape", [c, b.const(np.array([1, -1], np.int64))])
     g2 = b.node("Gather", [fl, b.const(np.array([5, 0, -1], np.int64))], axis=1)
     return b.model({"input": (1, 2, 5, 5)}, [g1, g2])
+
+
+def issue14_ops_model(seed: int = 14) -> bytes:
+    """The ONNX ops that map onto issue 14's builtins: ReduceMax/ReduceMin (several axes,
+    keepdims or not), PRelu (per-channel slope), Elu, LogSoftmax, Floor, Ceil, Round,
+    Sin, Cos, ReduceSum."""
+    b = OnnxBuilder(seed)
+    c = b.node("Conv", ["input", b.w(4, 3, 3, 3), b.w(4)])
+    p = b.node("PRelu", [c, b.const((b.rng.standard_normal((4, 1, 1)) * 0.3).astype(
+        np.float32))])
+    e = b.node("Elu", [p])
+    mx = b.node("ReduceMax", [e], axes=[2, 3], keepdims=1)
+    mn = b.node("ReduceMin", [e], axes=[1], keepdims=0)
+    sm = b.node("ReduceSum", [e, b.const(np.array([1, 3], np.int64))], keepdims=0)
+    ls = b.node("LogSoftmax", [b.node("Flatten", [e])], axis=1)
+    # on the graph input times 3 (exact in both): no conv rounding next to a step
+    scaled = b.node("Mul", ["input", b.const(np.array(3.0, np.float32))])
+    fl, ce, ro = (b.node(op, [scaled]) for op in ("Floor", "Ceil", "Round"))
+    si, co = b.node("Sin", [c]), b.node("Cos", [c])
+    return b.model({"input": (1, 3, 7, 6)}, [mx, mn, sm, ls, fl, ce, ro, si, co], opset=13)

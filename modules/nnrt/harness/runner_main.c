@@ -4,8 +4,12 @@
  * Build with -DNNRT_HARNESS_MODEL=<symbol> (e.g. vww_96_int8_model) and link with the
  * generated model; add -DNNRT_TRACE to record every intermediate tensor.
  *
- *   runner -i IN0 [-i IN1 ...] [-o OUT0 ...] [-t TRACE] [-s STATS] [-b BLOB]
+ *   runner [-n K] -i IN0 [-i IN1 ...] [-o OUT0 ...] [-t TRACE] [-s STATS] [-b BLOB]
  *
+ *   -n K      K invocations in sequence (default 1), the model's state (variable
+ *             tensors) carried from one to the next: each -i file then holds K whole
+ *             tensors back to back (invocation k reads the k-th), each -o file
+ *             receives the K outputs back to back
  *   -b FILE   models with streamed weights (a non-NULL `attach`): the weight blob,
  *             opened as the port's external flash (nnrt_extflash_port_open) and
  *             attached before the inputs are read; prints "nnrt: swap_reads=N
@@ -17,7 +21,8 @@
  *   -s FILE   writes {"status": S, "instructions": N|null, "stack_bytes": N|null}
  *
  * Instructions are counted around invoke() only (trace writes excluded) and printed
- * as "nnrt: instructions=N" when the port counts instructions (QEMU).
+ * as "nnrt: instructions=N" when the port counts instructions (QEMU): the first
+ * invocation's; with -n K > 1 also "nnrt: instructions_total=N" over all K.
  *
  * Exit codes (the step that failed; a message is printed on stderr):
  *   0 ok, 2 usage, 3 input unreadable, 4 input size mismatch, 5 invoke() failed,
@@ -199,7 +204,7 @@ static int write_stats(const char *path, nnrt_status_t status, int have_count,
 static int usage(const char *problem)
 {
     (void)fail(EXIT_USAGE, problem, NULL);
-    nnrt_port_log_error("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS] [-r N] [-b BLOB]");
+    nnrt_port_log_error("usage: runner [-n K] -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS] [-r N] [-b BLOB]");
     return EXIT_USAGE;
 }
 
@@ -246,6 +251,96 @@ static void log_blob_stats(void)
     nnrt_port_log(t.buf);
 }
 
+/* The inputs of invocation `k` of `n`: the k-th tensor of each input file. */
+static int read_inputs(const nnrt_model_t *hm, const char *const *inputs, uint32_t k,
+                       uint32_t n)
+{
+    uint32_t i;
+    text_t t;
+
+    for (i = 0; i < hm->n_inputs; i++) {
+        const nnrt_tensor_desc_t *d = &hm->inputs[i];
+        void *dst = hm->input(i);
+        size_t actual = 0;
+        nnrt_status_t st;
+
+        t_reset(&t);
+        t_str(&t, "input ");
+        t_u64(&t, i);
+        t_str(&t, " (");
+        t_str(&t, d->name);
+        t_str(&t, "): ");
+        if (dst == NULL && d->bytes != 0) {
+            return fail(EXIT_MODEL, t.buf, "the model gave no buffer");
+        }
+        if (n == 1) {
+            st = nnrt_port_read_file(inputs[i], dst, d->bytes, &actual);
+        } else {
+            st = nnrt_port_read_file_at(inputs[i], (size_t)k * d->bytes, dst, d->bytes,
+                                        (size_t)n * d->bytes, &actual);
+        }
+        if (st == NNRT_ERR_FORMAT) {
+            t_str(&t, "file ");
+            t_str(&t, inputs[i]);
+            t_str(&t, " has ");
+            t_u64(&t, actual);
+            t_str(&t, " bytes, the model expects ");
+            t_u64(&t, (uint64_t)n * d->bytes);
+            return fail(EXIT_INPUT_SIZE, t.buf, NULL);
+        }
+        if (st != NNRT_OK) {
+            t_str(&t, "cannot read ");
+            return fail(EXIT_INPUT_READ, t.buf, inputs[i]);
+        }
+    }
+    return EXIT_OK;
+}
+
+/* The outputs of invocation `k`: the first creates each file, the others append. */
+static int write_outputs(const nnrt_model_t *hm, const char *const *outputs, uint32_t k)
+{
+    uint32_t i;
+    text_t t;
+
+    for (i = 0; i < hm->n_outputs; i++) {
+        const nnrt_tensor_desc_t *d = &hm->outputs[i];
+        const void *src = hm->output(i);
+
+        t_reset(&t);
+        t_str(&t, "output ");
+        t_u64(&t, i);
+        t_str(&t, " (");
+        t_str(&t, d->name);
+        t_str(&t, "): ");
+        if (src == NULL && d->bytes != 0) {
+            return fail(EXIT_MODEL, t.buf, "the model gave no buffer");
+        }
+        if (nnrt_port_write_file(outputs[i], src, d->bytes, k > 0) != NNRT_OK) {
+            t_str(&t, "cannot write ");
+            return fail(EXIT_OUTPUT_WRITE, t.buf, outputs[i]);
+        }
+    }
+    return EXIT_OK;
+}
+
+/* A count for -n or -r: decimal digits, at most 100000000. */
+static int parse_count(const char *digits, uint32_t *out)
+{
+    uint32_t v = 0;
+
+    if (*digits == '\0') {
+        return -1;
+    }
+    for (; *digits != '\0'; digits++) {
+        if (*digits < '0' || *digits > '9' || v > 100000000u) {
+            return -1;
+        }
+        v = v * 10u + (uint32_t)(*digits - '0');
+    }
+    *out = v;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const nnrt_model_t *hm = &NNRT_HARNESS_MODEL;
@@ -255,27 +350,31 @@ int main(int argc, char **argv)
     const char *blob_path = NULL;
     nnrt_extflash_t *dev = NULL;
     uint32_t repeat = 0;
+    uint32_t invocations = 1;
     uint32_t n_in = 0;
     uint32_t n_out = 0;
-    uint32_t i;
+    uint32_t k;
     int a;
+    int rc;
     uint64_t t0;
     uint64_t t1;
-    uint64_t instructions;
+    uint64_t instructions = 0;
+    uint64_t total = 0;
     int have_count;
-    nnrt_status_t status;
+    nnrt_status_t status = NNRT_OK;
     text_t t;
 
     for (a = 1; a < argc; a++) {
         const char *opt = argv[a];
 
         if (strcmp(opt, "-h") == 0 || strcmp(opt, "--help") == 0) {
-            nnrt_port_log("usage: runner -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS] [-r N] [-b BLOB]");
+            nnrt_port_log("usage: runner [-n K] -i IN [-i IN ...] [-o OUT ...] [-t TRACE] [-s STATS] [-r N] [-b BLOB]");
             return EXIT_OK;
         }
         if (a + 1 >= argc || (strcmp(opt, "-i") != 0 && strcmp(opt, "-o") != 0 &&
                               strcmp(opt, "-t") != 0 && strcmp(opt, "-s") != 0 &&
-                              strcmp(opt, "-r") != 0 && strcmp(opt, "-b") != 0)) {
+                              strcmp(opt, "-r") != 0 && strcmp(opt, "-b") != 0 &&
+                              strcmp(opt, "-n") != 0)) {
             t_reset(&t);
             t_str(&t, "bad argument: ");
             t_str(&t, opt);
@@ -292,14 +391,12 @@ int main(int argc, char **argv)
             }
             outputs[n_out++] = argv[++a];
         } else if (opt[1] == 'r') {
-            const char *digits = argv[++a];
-
-            repeat = 0;
-            for (; *digits != '\0'; digits++) {
-                if (*digits < '0' || *digits > '9' || repeat > 100000000u) {
-                    return usage("-r takes a count of extra invocations to time");
-                }
-                repeat = repeat * 10u + (uint32_t)(*digits - '0');
+            if (parse_count(argv[++a], &repeat) != 0) {
+                return usage("-r takes a count of extra invocations to time");
+            }
+        } else if (opt[1] == 'n') {
+            if (parse_count(argv[++a], &invocations) != 0 || invocations < 1) {
+                return usage("-n takes a count of invocations, at least 1");
             }
         } else if (opt[1] == 'b') {
             blob_path = argv[++a];
@@ -330,60 +427,60 @@ int main(int argc, char **argv)
     }
 
     if (blob_path != NULL) {
-        int rc = attach_blob(hm, blob_path, &dev);
-
+        rc = attach_blob(hm, blob_path, &dev);
         if (rc != EXIT_OK) {
             return rc;
         }
     }
 
-    for (i = 0; i < n_in; i++) {
-        const nnrt_tensor_desc_t *d = &hm->inputs[i];
-        void *dst = hm->input(i);
-        size_t actual = 0;
-        nnrt_status_t st;
-
-        t_reset(&t);
-        t_str(&t, "input ");
-        t_u64(&t, i);
-        t_str(&t, " (");
-        t_str(&t, d->name);
-        t_str(&t, "): ");
-        if (dst == NULL && d->bytes != 0) {
-            return fail(EXIT_MODEL, t.buf, "the model gave no buffer");
-        }
-        st = nnrt_port_read_file(inputs[i], dst, d->bytes, &actual);
-        if (st == NNRT_ERR_FORMAT) {
-            t_str(&t, "file ");
-            t_str(&t, inputs[i]);
-            t_str(&t, " has ");
-            t_u64(&t, actual);
-            t_str(&t, " bytes, the model expects ");
-            t_u64(&t, d->bytes);
-            return fail(EXIT_INPUT_SIZE, t.buf, NULL);
-        }
-        if (st != NNRT_OK) {
-            t_str(&t, "cannot read ");
-            return fail(EXIT_INPUT_READ, t.buf, inputs[i]);
-        }
+    rc = read_inputs(hm, inputs, 0, invocations);
+    if (rc != EXIT_OK) {
+        return rc;
     }
-
     if (trace_path != NULL && nnrt_port_write_file(trace_path, NULL, 0, 0) != NNRT_OK) {
         return fail(EXIT_TRACE, "cannot create the trace file ", trace_path);
     }
-
-    t0 = nnrt_port_counter();
-    status = hm->invoke();
-    t1 = nnrt_port_counter();
-    instructions = t1 - t0 - trace_counter;
     have_count = nnrt_port_counter_unit() != NULL &&
                  strcmp(nnrt_port_counter_unit(), "instructions") == 0;
+
+    for (k = 0; k < invocations; k++) {
+        uint64_t trace_before = trace_counter;
+
+        if (k > 0) {
+            rc = read_inputs(hm, inputs, k, invocations);
+            if (rc != EXIT_OK) {
+                return rc;
+            }
+        }
+        t0 = nnrt_port_counter();
+        status = hm->invoke();
+        t1 = nnrt_port_counter();
+        if (k == 0) {
+            instructions = t1 - t0 - (trace_counter - trace_before);
+        }
+        total += t1 - t0 - (trace_counter - trace_before);
+        if (status != NNRT_OK) {
+            break;
+        }
+        if (n_out != 0) {
+            rc = write_outputs(hm, outputs, k);
+            if (rc != EXIT_OK) {
+                return rc;
+            }
+        }
+    }
 
     if (have_count) {
         t_reset(&t);
         t_str(&t, "nnrt: instructions=");
         t_u64(&t, instructions);
         nnrt_port_log(t.buf);
+        if (invocations > 1) {
+            t_reset(&t);
+            t_str(&t, "nnrt: instructions_total=");
+            t_u64(&t, total);
+            nnrt_port_log(t.buf);
+        }
     }
     if (repeat > 0 && status == NNRT_OK && nnrt_port_counter_unit() != NULL) {
         /* -r N: N more inferences, timed together; the average goes to the log */
@@ -422,25 +519,6 @@ int main(int argc, char **argv)
         t_str(&t, status_name(status));
         t_str(&t, ")");
         return fail(EXIT_INVOKE, t.buf, NULL);
-    }
-
-    for (i = 0; i < n_out; i++) {
-        const nnrt_tensor_desc_t *d = &hm->outputs[i];
-        const void *src = hm->output(i);
-
-        t_reset(&t);
-        t_str(&t, "output ");
-        t_u64(&t, i);
-        t_str(&t, " (");
-        t_str(&t, d->name);
-        t_str(&t, "): ");
-        if (src == NULL && d->bytes != 0) {
-            return fail(EXIT_MODEL, t.buf, "the model gave no buffer");
-        }
-        if (nnrt_port_write_file(outputs[i], src, d->bytes, 0) != NNRT_OK) {
-            t_str(&t, "cannot write ");
-            return fail(EXIT_OUTPUT_WRITE, t.buf, outputs[i]);
-        }
     }
     if (trace_failed) {
         return fail(EXIT_TRACE, "writing the trace file failed: ", trace_path);

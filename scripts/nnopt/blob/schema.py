@@ -28,7 +28,8 @@ All integers little endian. Layout (format version 1)::
 
     tensor (16 bytes): u32 bytes, u8 dtype, u8 kind (0 activation, 1 constant,
         2 unused), u16 handle (activations; 0xFFFF otherwise), u32 data offset
-        (constants: from the data offset, 16-aligned), u32 reserved (0)
+        (constants: from the data offset, 16-aligned; activations: the byte offset
+        within the handle's block, 0 but for a view of a split-like op), u32 reserved (0)
     step (24 bytes): u16 kernel (0: no code, an aliased op), u16 op index (.tflite),
         u32 params offset (from the data offset, 4-aligned), u32 params bytes,
         u32 first list entry, then u16 counts: args, allocs, frees, traced

@@ -217,6 +217,16 @@ def write_blob(planned: PlannedModel) -> bytes:
     """The model blob of a planned model. Raises UnsupportedError naming every op whose
     kernel the format cannot carry."""
     g, plan = planned.graph, planned.plan
+    if plan.state:
+        names = ", ".join(f"tensor {e.tensor}" + (f" ({g.tensors[e.tensor].name})"
+                                                  if g.tensors[e.tensor].name else "")
+                          for e in plan.state[:4]) + (", ..." if len(plan.state) > 4 else "")
+        raise UnsupportedError(
+            f"model {plan.model} is stateful ({plan.state_bytes:,} bytes in "
+            f"{len(plan.state)} variable tensor(s): {names}); the model blob format has "
+            "no persistent state region",
+            hint="use the generated C (--emit c), which keeps the state beside the arena "
+            "and has <model>_reset()")
     dyn = dynamic_plan(g, plan)
     aliases = {e.tensor for e in plan.buffers if e.alias_of is not None}
     b = _Builder(g, {}, [], bytearray())
@@ -273,6 +283,10 @@ def write_blob(planned: PlannedModel) -> bytes:
         const_off[t] = len(data)
         data += b.constants[t]
 
+    # a view (split-like op output) sits at its byte offset within its root's block
+    entry = {e.tensor: e for e in plan.buffers}
+    in_block = {e.tensor: e.offset - entry[e.alias_of].offset
+                for e in plan.buffers if e.alias_of is not None}
     tensor_tab = bytearray()
     for t in range(n_tensors):
         if t in b.scratch:
@@ -282,7 +296,7 @@ def write_blob(planned: PlannedModel) -> bytes:
         elif t < len(g.tensors) and not g.tensors[t].is_constant and t in dyn.handle_of:
             tt = g.tensors[t]
             tensor_tab += struct.pack("<IBBHII", tt.nbytes, int(tt.dtype), S.KIND_ACTIVATION,
-                                      dyn.handle_of[t], 0, 0)
+                                      dyn.handle_of[t], in_block.get(t, 0), 0)
         elif t in const_off:
             nbytes = len(b.constants[t])
             dt = int(g.tensors[t].dtype) if t < len(g.tensors) else int(b.dtypes[t])

@@ -108,6 +108,7 @@ class ModelEmitter:
         self.plan = planned.plan
         self.name = name
         self.offsets = {b.tensor: b.offset for b in self.plan.buffers}
+        self.state = {e.tensor: e.offset for e in self.plan.state}  # persistent region
         self.scratch = {s.op: s.offset for s in self.plan.scratch}
         self.const_decls: list[str] = []
         self.extra_decls: list[str] = []
@@ -118,6 +119,7 @@ class ModelEmitter:
         self.weight_names: dict[int, str] = {}
         # RESHAPE-like ops whose output the plan stores in their input's buffer.
         aliases = {b.tensor: b.alias_of for b in self.plan.buffers if b.alias_of is not None}
+        self.root_of = aliases
         self.aliased_ops = {op.index for op in self.g.ops
                             if is_alias_op(self.g, op) and op.outputs[0] in aliases}
         # Ops the plan runs on sub-views (folded padding, row by row, in place, tiles).
@@ -137,8 +139,15 @@ class ModelEmitter:
         tensor = self.g.tensors[t]
         if tensor.is_constant:
             return f"((const void *){self._weight(tensor)})"
+        if t in self.state:
+            return f"((void *)({self.name}_state + {self.state[t]}u))"
         if self.dyn is not None:
             h = self.dyn.blocks[self.dyn.handle_of[t]]
+            # a view (split output) sits at its byte offset within its root's block
+            delta = self.offsets[t] - self.offsets[self.root_of.get(t, t)]
+            if delta:
+                return (f"((void *)((uint8_t *)nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
+                        f" + {delta}u))")
             return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
         return f"((void *)({self.name}_arena + {self.offsets[t]}u))"
 
@@ -227,7 +236,7 @@ class ModelEmitter:
             return self.dyn_invoke(self.dyn)
         inner = self.ext.inner_invoke or f"{self.name}_invoke"
         lines = [f"static nnrt_status_t {inner}(void)", "{",
-                 "    nnrt_status_t s = NNRT_OK;"]
+                 "    nnrt_status_t s = NNRT_OK;", *self.state_check()]
         for idx in self.plan.schedule:
             op = self.g.op_by_index[idx]
             staged = self.stages.call(idx)
@@ -247,11 +256,43 @@ class ModelEmitter:
                     continue  # strided inside a concatenation's output: traced there
                 lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
                              f"{self.g.tensors[t].nbytes}u);")
+            lines += self.trace_state(op)
             lines.append("#endif")
         lines += ["    return s;", "}"]  # s is read even when every op was aliased away
         if self.ext.invoke_wrapper is not None and self.ext.inner_invoke is not None:
             lines += ["", *self.ext.invoke_wrapper(self.ext.inner_invoke)]
         return "\n".join(lines)
+
+    def trace_state(self, op: Op) -> list[str]:
+        """Trace lines for the state an op updated in place (its variable inputs)."""
+        return [f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, {self.g.tensors[t].nbytes}u);"
+                for t in dict.fromkeys(op.inputs) if t in self.state]
+
+    def state_check(self) -> list[str]:
+        """invoke()'s first lines in a stateful model: the state is set (reset) before
+        the first inference, as TFLM sets it when it allocates the tensors."""
+        if not self.plan.state:
+            return []
+        return [f"    if (!{self.name}_state_ready) {{", f"        (void){self.name}_reset();",
+                "    }"]
+
+    def state_region(self) -> list[str]:
+        """The persistent state region and ``<name>_reset()`` (stateful models only)."""
+        p, name = self.plan, self.name
+        if not p.state:
+            return []
+        lines = [f"/* Persistent state: {p.state_bytes} bytes, {len(p.state)} variable "
+                 "tensor(s) kept across invocations, outside the arena. */",
+                 f"NNRT_ARENA static uint8_t {name}_state[{max(p.state_bytes, 16)}];",
+                 f"static uint8_t {name}_state_ready; /* 1: set by {name}_reset() */", "",
+                 f"nnrt_status_t {name}_reset(void)", "{"]
+        for e in p.state:
+            t = self.g.tensors[e.tensor]
+            lines.append(f"    /* tensor {e.tensor}: {t.name[:60]} {list(t.shape)} "
+                         f"{t.dtype.name.lower()} */")
+            lines.append(f"    (void)memset({name}_state + {e.offset}u, {e.init}, {e.size}u);")
+        lines += [f"    {name}_state_ready = 1u;", "    return NNRT_OK;", "}", ""]
+        return lines
 
     def dyn_state(self, dyn: DynamicPlan) -> list[str]:
         """Handles, allocator state and the prologue (graph inputs) of dynamic mode."""
@@ -290,7 +331,8 @@ class ModelEmitter:
         lines = [f"static nnrt_status_t {name}_invoke(void)", "{",
                  "    nnrt_status_t s;", "",
                  f"    s = {name}_prepare();", "    if (s != NNRT_OK) {", "        return s;",
-                 "    }", f"    {name}_ready = 0u; /* the next input() starts a new inference */"]
+                 "    }", f"    {name}_ready = 0u; /* the next input() starts a new inference */",
+                 *self.state_check()]
         for step in dyn.steps:
             idx = step.op
             op = self.g.op_by_index[idx]
@@ -309,6 +351,7 @@ class ModelEmitter:
                     continue  # strided inside a concatenation's output: traced there
                 lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
                              f"{self.g.tensors[t].nbytes}u);")
+            lines += self.trace_state(op)
             lines.append("#endif")
             for h in step.free:
                 lines += [f"    s = nnrt_dyn_free(&{name}_heap, {dyn.blocks[h].name});",
@@ -372,6 +415,7 @@ class ModelEmitter:
             "",
             "#include <stddef.h>",
             "#include <stdint.h>",
+            *(["#include <string.h>"] if plan.state else []),
             "",
             '#include "nnrt/sections.h"',
         ] + [f'#include "{h}"' for h in sorted(self.headers)] + [
@@ -383,6 +427,7 @@ class ModelEmitter:
             f"live-sum peak; {self.dyn.bytes_moved} bytes moved per inference). */",
             f"NNRT_ARENA static uint8_t {name}_arena[{max(arena_bytes, 16)}];",
             "",
+            *self.state_region(),
         ] + ([*self.dyn_state(self.dyn), ""] if self.dyn is not None else [])
         tail = [
             self.invoke(), "",
@@ -394,7 +439,7 @@ class ModelEmitter:
             f'    "{name}", {len(g.inputs)}u, {len(g.outputs)}u, {name}_inputs, '
             f"{name}_outputs,",
             f"    {arena_bytes}u, {name}_input_ptr, {name}_output_ptr, {name}_invoke,",
-            f"    {self.ext.attach},",
+            f"    {self.ext.attach}, {f'{name}_reset' if plan.state else 'NULL'},",
             "};", "",
         ]
         return "\n".join(head + self.const_decls + self.extra_decls + [""] + ops + tail)
@@ -411,11 +456,17 @@ class ModelEmitter:
             f"#ifndef {guard}", f"#define {guard}", "",
             '#include "nnrt/model.h"', *(['#include "nnrt/alloc.h"'] if self.dyn else []), "",
             f"#define {self.name.upper()}_ARENA_BYTES {arena_bytes}u",
-            f"#define {self.name.upper()}_WEIGHT_BYTES {p.weight_bytes}u", "",
+            f"#define {self.name.upper()}_WEIGHT_BYTES {p.weight_bytes}u",
+            *([f"#define {self.name.upper()}_STATE_BYTES {p.state_bytes}u"] if p.state
+              else []), "",
             "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
             f"/** {p.model}: {len(p.schedule)} ops, arena {arena_bytes} B, "
             f"weights {p.weight_bytes} B. */",
             f"extern const nnrt_model_t {self.name}_model;",
+            *(["", f"/** Set the model's persistent state ({p.state_bytes} B) as at start: "
+               "each variable", " *  tensor to its zero point (int8) or 0, as TFLM's "
+               "ResetVariableTensors does. */",
+               f"nnrt_status_t {self.name}_reset(void);"] if p.state else []),
             *(["", *self.ext.header_lines] if self.ext.header_lines else []), "", *dyn_decl,
             "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", "",
         ])

@@ -33,7 +33,10 @@ from .common import (
 
 DESCRIPTION = """\
 Run one inference of a model with nnopt's generated code and write the outputs.
-Input and output files hold the raw bytes of the tensors (e.g. int8 NHWC). Accepts
+Input and output files hold the raw bytes of the tensors (e.g. int8 NHWC). An input
+file holding k whole tensors back to back (every input the same k) runs k inferences
+in sequence in one program, a stateful model's state (variable tensors: SVDF) carried
+from one to the next; each output file then receives the k outputs back to back. Accepts
 every planning option of `nnopt optimize` and executes exactly that plan. The build is
 cached by content, so a second run with the same model and options does not compile.
 
@@ -60,9 +63,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--target", choices=("host", "qemu-m7", "qemu-m3"), default="host",
                    help="where to run (default: host)")
     p.add_argument("-i", "--input", type=Path, action="append", metavar="IN.bin",
-                   help="raw input tensor bytes (repeat for several inputs)")
+                   help="raw input tensor bytes (repeat for several inputs); k tensors "
+                   "back to back run k invocations in sequence, state carried over")
     p.add_argument("-o", "--output", type=Path, action="append", metavar="OUT.bin",
-                   help="where to write each output tensor (repeat for several outputs)")
+                   help="where to write each output tensor (repeat for several outputs); "
+                   "k invocations write k tensors back to back")
     p.add_argument("--seed", type=int, metavar="N",
                    help="without --input: run on a random input from this seed")
     p.add_argument("--stats", type=Path, metavar="PATH",
@@ -130,8 +135,11 @@ def run(args: argparse.Namespace) -> int:
             arr = np.frombuffer(data, dtype=NUMPY_DTYPE[pm.graph.tensors[t].dtype])
             print(f"output {i}: {np.array2string(arr[:32], max_line_width=100)}"
                   + (" ..." if arr.size > 32 else ""))
+    if res.invocations > 1:
+        print(f"ran {res.invocations} invocations in sequence (state carried over)")
     if res.instructions is not None:
-        print(f"instructions per inference: {res.instructions:,}")
+        print(f"instructions per inference: {res.instructions:,}"
+              + (" (the first)" if res.invocations > 1 else ""))
     if args.stats:
         dyn = compiled.dynamic
         stats = run_stats(pm, res, target=args.target, board=opts.board,

@@ -140,9 +140,6 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
                 f"tensor {i} ({tname}) has type {_TENSOR_TYPE_NAMES.get(t.Type(), t.Type())}",
                 hint="supported types: " + ", ".join(d.name for d in _TENSOR_TYPES.values()),
             )
-        if t.IsVariable():
-            raise UnsupportedError(f"tensor {i} ({tname}) is a variable (stateful model)",
-                                   hint="stateful ops (LSTM, SVDF, VAR_HANDLE) are not supported")
         shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
         if t.ShapeSignatureLength() and any(int(d) < 0 for d in t.ShapeSignatureAsNumpy()[1:]):
             raise UnsupportedError(f"tensor {i} ({tname}) has a dynamic shape",
@@ -162,7 +159,14 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
                 if start + size > len(data):
                     raise ModelError(f"{source}: buffer of tensor {i} lies beyond end of file")
                 const = data[start:start + size]
-        tensors.append(Tensor(i, tname, shape, _TENSOR_TYPES[t.Type()], quant, const))
+        variable = bool(t.IsVariable())
+        if variable:
+            # State kept across invocations (SVDF, LSTM). TFLM allocates it in its
+            # persistent region and sets it at allocation (ResetVariableTensors: the zero
+            # point for int8, else 0), whatever buffer the file gives it.
+            const = None
+        tensors.append(Tensor(i, tname, shape, _TENSOR_TYPES[t.Type()], quant, const,
+                              variable))
 
     ops: list[Op] = []
     unknown: dict[str, list[int]] = {}

@@ -28,7 +28,7 @@ lowering is its definition's ``lowering`` (:mod:`nnopt.ops`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -61,6 +61,10 @@ class EmitContext:
 
 class Lowering(Protocol):
     headers: Sequence[str]  # e.g. ("nnrt/kernels/conv.h",)
+    # Also declared by every lowering (read by accepted_dtypes, listed by `nnopt ops`,
+    # tested against check()): dtypes: Sequence[str], the element types check()
+    # accepts ("int8", "int8->int16"), or dtypes_by_opcode for a lowering of several
+    # opcodes that accept different types.
 
     def check(self, graph: Graph, op: Op) -> None: ...
 
@@ -100,6 +104,29 @@ def lowering_for(op: Op) -> Lowering:
             f"op {op.index} ({op.opcode}) has no code generator yet",
             hint="operators with kernels: " + ", ".join(sorted(_REGISTRY)),
         ) from None
+
+
+def registered_opcodes() -> list[str]:
+    """Every opcode with a lowering, sorted."""
+    if not _LOADED:
+        _load_all()
+    return sorted(_REGISTRY)
+
+
+def accepted_dtypes(opcode: str) -> tuple[str, ...]:
+    """The element types the opcode's lowering accepts, as its lowering declares them
+    (``dtypes``, or ``dtypes_by_opcode`` where one lowering serves opcodes that differ):
+    "int8", or "int8->int16" where the output type differs from the input's. Empty for
+    an opcode without a lowering or a lowering that declares none."""
+    if not _LOADED:
+        _load_all()
+    low = _REGISTRY.get(opcode)
+    if low is None:
+        return ()
+    per_op: Mapping[str, Sequence[str]] | None = getattr(low, "dtypes_by_opcode", None)
+    if per_op is not None and opcode in per_op:
+        return tuple(per_op[opcode])
+    return tuple(getattr(low, "dtypes", ()))
 
 
 def check_graph(graph: Graph) -> None:

@@ -165,6 +165,12 @@ def _mbqm(x: _Arr, m: int, shift: int) -> _Arr:
     return _rdbp(_srdhm(_wrap32(x << left), m), right)
 
 
+def multiply_by_quantized_multiplier(x: _Arr, m: int, shift: int) -> _Arr:
+    """TFLM's MultiplyByQuantizedMultiplier (double rounding) on int64 arrays of int32
+    values: the numpy twin of nnrt_multiply_by_quantized_multiplier."""
+    return _mbqm(x, m, shift)
+
+
 def _exp_interval(a: _Arr) -> _Arr:
     c = 1895147668
     x = _wrap32(a + (1 << 28))
@@ -377,6 +383,7 @@ _SUPPORTED = "int8 -> int8 or float32 -> float32"
 
 class ActivationLowering:
     headers: Sequence[str] = ("nnrt/kernels/activation.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def check(self, graph: Graph, op: Op) -> None:
         x, y = check_io(graph, op, ((_I8, _I8), (_F32, _F32)), _SUPPORTED)

@@ -408,6 +408,7 @@ def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool)
 
 class ConvLowering:
     headers: Sequence[str] = ("nnrt/kernels/conv.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def check(self, graph: Graph, op: Op) -> None:
         g = _geometry(graph, op)

@@ -1,4 +1,5 @@
-"""Element-wise binary operators: ADD, SUB, MUL, MAXIMUM, MINIMUM -> nnrt/kernels/elementwise.h.
+"""Element-wise binary operators: ADD, SUB, MUL, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE ->
+nnrt/kernels/elementwise.h.
 
 All parameters are computed here at build time, bit-for-bit as TFLite Micro's reference
 kernels compute them in Prepare:
@@ -11,6 +12,10 @@ kernels compute them in Prepare:
   double, and a test pins a case where the two differ.)
 - int8 MUL (``mul_common.cc``): one multiplier ``s1 * s2 / s_out`` in double;
 - MAXIMUM/MINIMUM: no parameters (TFLM compares the raw values);
+- int8 SQUARED_DIFFERENCE (``squared_difference.cc``): ADD's scheme with left_shift 7,
+  the output multiplier ``(2 max)^2 / ((1 << 14) * s_out)`` (any size); float32: the
+  plain ``(a - b)^2`` without activation; int16 (zero points 0) with left_shift 0 and
+  int32 (wrapping square) as TFLM's kernel also takes them;
 - fused activation ranges as TFLM's ``CalculateActivationRange(Quantized)``.
 
 Broadcasting becomes a strided walk (:func:`broadcast_descriptor`) with size-1 dims
@@ -39,7 +44,7 @@ from . import EmitContext, register
 # ----- helpers shared with pool.py and shape.py -----
 
 C_TYPE = {DType.INT8: "int8_t", DType.FLOAT32: "float", DType.INT16: "int16_t",
-          DType.INT32: "int32_t", DType.UINT8: "uint8_t"}
+          DType.INT32: "int32_t", DType.UINT8: "uint8_t", DType.BOOL: "bool"}
 
 
 def refuse(op: Op, what: str, supported: str) -> UnsupportedError:
@@ -230,6 +235,7 @@ def _activation(op: Op) -> str:
 
 class BinaryLowering:
     headers: Sequence[str] = ("nnrt/kernels/elementwise.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def check(self, graph: Graph, op: Op) -> None:
         a, b, out = _operands(graph, op)
@@ -261,6 +267,8 @@ class BinaryLowering:
         """The kernel's parameter struct; None: it takes the broadcast walk alone."""
         if op.opcode in ("MAXIMUM", "MINIMUM"):
             return None
+        if op.opcode == "SQUARED_DIFFERENCE":
+            return "nnrt_add_s8_params_t" if int8 else None
         if not int8:
             return "nnrt_binary_f32_params_t"
         return "nnrt_mul_s8_params_t" if op.opcode == "MUL" else "nnrt_add_s8_params_t"
@@ -281,6 +289,8 @@ class BinaryLowering:
         s2, z2 = per_tensor_quant(op, b)
         so, zo = per_tensor_quant(op, out)
         lo, hi = act_range_s8(op, _activation(op), out)
+        if code == "SQUARED_DIFFERENCE":
+            return _squared_difference_s8(s1, z1, s2, z2, so, zo)
         if code == "MUL":
             m, sh = quantize_multiplier(s1 * s2 / so)
             return {"input1_offset": -z1, "input2_offset": -z2, "output_multiplier": m,
@@ -320,4 +330,79 @@ class BinaryLowering:
         return [*c_params(ptype, fields), *c_call(fn, ["&params", *args])]
 
 
+def _squared_difference_s8(s1: float, z1: int, s2: float, z2: int, so: float,
+                           zo: int, left_shift: int = 7) -> dict[str, Any]:
+    """TFLM's PrepareQuantized of SQUARED_DIFFERENCE (int8: left_shift 7, int16: 0):
+    the scales are float32 in TFLM, ``(1 << 2 * left_shift) * s_out`` a float32
+    product."""
+    twice_max = 2.0 * float(max(np.float32(s1), np.float32(s2)))
+    m1, sh1 = quantize_multiplier(s1 / twice_max)
+    m2, sh2 = quantize_multiplier(s2 / twice_max)
+    denom = float(np.float32(1 << (2 * left_shift)) * np.float32(so))
+    mo, sho = quantize_multiplier(twice_max * twice_max / denom)
+    return {"input1_offset": -z1, "input2_offset": -z2, "left_shift": left_shift,
+            "input1_multiplier": m1, "input1_shift": sh1,
+            "input2_multiplier": m2, "input2_shift": sh2,
+            "output_multiplier": mo, "output_shift": sho,
+            "output_offset": zo, "act_min": -128 if left_shift else -32768,
+            "act_max": 127 if left_shift else 32767}
+
+
+class SquaredDifferenceLowering(BinaryLowering):
+    """SQUARED_DIFFERENCE: int8 and float32 as the other binary ops; int16 (zero points
+    0) and int32 (the plain square, wrapping) as TFLM's kernel also takes them."""
+
+    dtypes: Sequence[str] = ("int8", "int16", "int32", "float32")
+
+    def _wide(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor] | None:
+        a, b, out = _operands(graph, op)
+        if out.dtype not in (DType.INT16, DType.INT32):
+            return None
+        for t in (a, b):
+            if t.dtype != out.dtype:
+                raise refuse(op, f"{tensor_desc(t)}: unsupported dtype combination",
+                             "int8, int16, int32 or float32, the same for all tensors")
+        if broadcast_descriptor(a.shape, b.shape, out.shape) is None:
+            raise refuse(op, f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast "
+                         f"to the output shape {list(out.shape)}", "numpy broadcasting")
+        return a, b, out
+
+    def _params_s16(self, op: Op, a: Tensor, b: Tensor, out: Tensor) -> dict[str, Any]:
+        q = []
+        for t in (a, b, out):
+            if t.quant is None or len(t.quant.scale) != 1 or t.quant.zero_point[0] != 0 \
+                    or not t.quant.scale[0] > 0:
+                raise refuse(op, f"{tensor_desc(t)} is not quantised per tensor with zero "
+                             "point 0", "int16 SQUARED_DIFFERENCE with zero points 0 (TFLM)")
+            q.append(float(t.quant.scale[0]))
+        return _squared_difference_s8(q[0], 0, q[1], 0, q[2], 0, left_shift=0)
+
+    def check(self, graph: Graph, op: Op) -> None:
+        wide = self._wide(graph, op)
+        if wide is None:
+            super().check(graph, op)
+        elif wide[2].dtype == DType.INT16:
+            self._params_s16(op, *wide)
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        wide = self._wide(ctx.graph, ctx.op)
+        if wide is None:
+            return super().emit(ctx)
+        a, b, out = wide
+        bc = broadcast_descriptor(a.shape, b.shape, out.shape)
+        assert bc is not None
+        if out.num_elements == 0:
+            return ["return NNRT_OK;"]
+        ctype = C_TYPE[out.dtype]
+        args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
+                cast(ctx, out.index, ctype, False)]
+        if out.dtype == DType.INT32:
+            return [*c_params("nnrt_broadcast_t", bc.c(), "bcast"),
+                    *c_call("nnrt_squared_difference_s32", ["&bcast", *args])]
+        fields = {"bcast": bc.c(), **self._params_s16(ctx.op, a, b, out)}
+        return [*c_params("nnrt_add_s8_params_t", fields),
+                *c_call("nnrt_squared_difference_s16", ["&params", *args])]
+
+
 register(("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"), BinaryLowering())
+register(("SQUARED_DIFFERENCE",), SquaredDifferenceLowering())

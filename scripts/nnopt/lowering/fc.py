@@ -96,6 +96,7 @@ def specialized_fc_ops(graph: Graph, mode: str) -> frozenset[int]:
 
 class FullyConnectedLowering:
     headers: Sequence[str] = ("nnrt/kernels/fc.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
 
     def check(self, graph: Graph, op: Op) -> None:
         _, _, units, bias = _shapes(graph, op)

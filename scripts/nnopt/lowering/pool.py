@@ -4,6 +4,7 @@
   fused activation. Padding and output size as TFLM's ``ComputePaddingHeightWidth``
   (top/left padding = floor(total / 2)); int8 requires input and output quantisation to
   match (TFLM's Prepare refuses otherwise).
+- L2_POOL_2D, float32 only (TFLM registers no quantised L2 pool), same geometry rules.
 - MEAN, int8 and float32, over any constant set of axes (negative and repeated axes
   resolved as TFLM does), keep_dims or not. The int8 multiplier is TFLM's
   ``QuantizeMultiplier(s_in / s_out)`` divided by the element count the way
@@ -13,7 +14,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,8 @@ def _geom_valid(g: dict[str, int]) -> bool:
 
 class PoolLowering:
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
+    dtypes_by_opcode: Mapping[str, Sequence[str]] = {"L2_POOL_2D": ("float32",)}
 
     def _geometry(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, PoolOptions,
                                                        dict[str, int]]:
@@ -95,6 +98,9 @@ class PoolLowering:
     def check(self, graph: Graph, op: Op) -> None:
         x, y, o, _ = self._geometry(graph, op)
         check_activation(op, o.activation)
+        if op.opcode == "L2_POOL_2D" and x.dtype != DType.FLOAT32:
+            raise refuse(op, f"{tensor_desc(x)} is not float32",
+                         "float32 L2 pooling (TFLM has no quantised L2_POOL_2D)")
         if x.dtype == DType.INT8:
             si, zi = per_tensor_quant(op, x)
             so, zo = per_tensor_quant(op, y)
@@ -110,7 +116,8 @@ class PoolLowering:
     @staticmethod
     def function(op: Op, int8: bool) -> str:
         """The kernel of the op (``nnrt_maxpool2d_s8`` ...), whole or on a sub-view."""
-        kind = "maxpool2d" if op.opcode == "MAX_POOL_2D" else "avgpool2d"
+        kind = {"MAX_POOL_2D": "maxpool2d", "L2_POOL_2D": "l2pool2d"}.get(op.opcode,
+                                                                       "avgpool2d")
         return f"nnrt_{kind}_{'s8' if int8 else 'f32'}"
 
     def window_call(self, ctx: EmitContext, geom: dict[str, Any]) -> KernelCall:
@@ -130,6 +137,7 @@ class PoolLowering:
                           self.function(op, int8), "int8_t" if int8 else "float", (), "geom")
 
     def emit(self, ctx: EmitContext) -> list[str]:
+        self.check(ctx.graph, ctx.op)
         x, y, o, geom = self._geometry(ctx.graph, ctx.op)
         fields: dict[str, Any] = {"geom": geom}
         if x.dtype == DType.INT8:
@@ -167,14 +175,23 @@ def _merge(dims: list[int], strides: list[int]) -> tuple[list[int], list[int]]:
 class MeanLowering:
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
 
+    accepted: tuple[DType, ...] = (DType.INT8, DType.FLOAT32)
+
+    @property
+    def dtypes(self) -> Sequence[str]:
+        return tuple(d.name.lower() for d in self.accepted)
+
     def _layout(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any], int]:
+        """The input, the output, the reduction geometry (``nnrt_mean_geom_t`` fields)
+        and the reduced element count; shared by every reduction over constant axes."""
         if len(op.inputs) != 2 or len(op.outputs) != 1 or min(op.inputs) < 0:
-            raise refuse(op, "expects an input, an axis tensor and 1 output", "MEAN")
+            raise refuse(op, "expects an input, an axis tensor and 1 output", op.opcode)
         x, axis_t, y = (graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]],
                         graph.tensors[op.outputs[0]])
-        if x.dtype not in (DType.INT8, DType.FLOAT32) or y.dtype != x.dtype:
+        if x.dtype not in self.accepted or y.dtype != x.dtype:
+            names = " or ".join(self.dtypes)
             raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}",
-                         "MEAN of int8 or float32 (same dtype in and out)")
+                         f"{op.opcode} of {names} (same dtype in and out)")
         if not axis_t.is_constant or axis_t.dtype != DType.INT32:
             raise refuse(op, f"axis {tensor_desc(axis_t)} must be a constant int32 tensor",
                          "constant int32 axes")
@@ -198,7 +215,7 @@ class MeanLowering:
         count = math.prod(x.shape[d] for d in red)
         if y.num_elements != math.prod(x.shape[d] for d in kept) or x.num_elements == 0:
             raise refuse(op, f"output {tensor_desc(y)} does not match {tensor_desc(x)} "
-                         f"reduced over axes {red}", "non-empty MEAN")
+                         f"reduced over axes {red}", f"non-empty {op.opcode}")
         geom = {"outer_rank": len(od), "outer_dims": padded(od),
                 "outer_strides": padded(os_), "reduce_rank": len(rd),
                 "reduce_dims": padded(rd), "reduce_strides": padded(rs)}
@@ -240,5 +257,5 @@ class MeanLowering:
                                           cast(ctx, y.index, "float", False)])]
 
 
-register(("MAX_POOL_2D", "AVERAGE_POOL_2D"), PoolLowering())
+register(("MAX_POOL_2D", "AVERAGE_POOL_2D", "L2_POOL_2D"), PoolLowering())
 register(("MEAN",), MeanLowering())

@@ -15,7 +15,7 @@ Per-channel quantisation is refused (TFLM's reference kernels do not do it eithe
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
@@ -64,6 +64,10 @@ def requantize_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
 
 class QuantizeLowering:
     headers: Sequence[str] = ("nnrt/kernels/quantize.h",)
+    dtypes_by_opcode: Mapping[str, Sequence[str]] = {
+        "QUANTIZE": tuple(f"{a.name.lower()}->{b.name.lower()}" for a, b in QUANTIZE_PAIRS),
+        "DEQUANTIZE": tuple(f"{a.name.lower()}->{b.name.lower()}" for a, b in DEQUANTIZE_PAIRS),
+    }
 
     def check(self, graph: Graph, op: Op) -> None:
         if op.opcode == "DEQUANTIZE":

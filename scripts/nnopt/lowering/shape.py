@@ -41,6 +41,7 @@ from .elementwise import (
 
 _MOVE_DTYPES = (DType.INT8, DType.FLOAT32, DType.INT16, DType.INT32)
 _MOVE_NAMES = "int8, int16, int32 or float32 (input and output alike)"
+_MOVE_LIST = tuple(d.name.lower() for d in _MOVE_DTYPES)
 
 
 def _strides(shape: Sequence[int]) -> list[int]:
@@ -127,6 +128,7 @@ class _ViewLowering:
 
 
 class TransposeLowering(_ViewLowering):
+    dtypes: Sequence[str] = ("int8", "int16", "float32")
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         x, perm_t = _inputs(graph, op, (2,))
         y = graph.tensors[op.outputs[0]]
@@ -146,6 +148,7 @@ class TransposeLowering(_ViewLowering):
 
 
 class SliceLowering(_ViewLowering):
+    dtypes: Sequence[str] = _MOVE_LIST
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         x, begin_t, size_t = _inputs(graph, op, (3,))
         y = graph.tensors[op.outputs[0]]
@@ -178,6 +181,7 @@ def _clamp(v: int, lo: int, hi: int) -> int:
 
 
 class StridedSliceLowering(_ViewLowering):
+    dtypes: Sequence[str] = _MOVE_LIST
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         x, begin_t, end_t, strides_t = _inputs(graph, op, (4,))
         y = graph.tensors[op.outputs[0]]
@@ -231,10 +235,24 @@ class StridedSliceLowering(_ViewLowering):
         return x, y, _view_fields(dims, vstrides, offset, elem)
 
 
+def contiguous_slice(graph: Graph, op: Op) -> int | None:
+    """Byte offset in the input of a SLICE / STRIDED_SLICE whose output is one
+    contiguous run of the input's bytes (the strided view merges to unit stride), else
+    None; UnsupportedError where the lowering refuses the op."""
+    lowering = _REGISTRY_VIEWS.get(op.opcode)
+    if lowering is None:
+        return None
+    _, _, fields = lowering._view(graph, op)
+    if fields is None or fields["rank"] != 1 or fields["strides"][0] != fields["elem_size"]:
+        return None
+    return int(fields["offset"])
+
+
 # ----- CONCATENATION -----
 
 class ConcatLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = _MOVE_LIST
 
     def _blocks(self, graph: Graph, op: Op) -> tuple[list[Tensor], Tensor, int, list[int]]:
         if not op.inputs or len(op.outputs) != 1 or min(op.inputs) < 0:
@@ -298,6 +316,7 @@ class ConcatLowering:
 
 class PadLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = _MOVE_LIST
 
     def _layout(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         ts = _inputs(graph, op, (3,) if op.opcode == "PADV2" else (2, 3))
@@ -384,6 +403,7 @@ class PadLowering:
 
 class CopyLowering:
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = tuple(d.name.lower() for d in DType)
 
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
         if not op.inputs or op.inputs[0] < 0 or len(op.outputs) != 1:
@@ -405,9 +425,12 @@ class CopyLowering:
         return c_call("nnrt_copy_x8", [ctx.ptr(x.index), ctx.ptr(y.index), f"{x.nbytes}u"])
 
 
+# the slicing lowerings, also asked whether a slice is a view (contiguous_slice)
+_REGISTRY_VIEWS: dict[str, _ViewLowering] = {"SLICE": SliceLowering(),
+                                              "STRIDED_SLICE": StridedSliceLowering()}
 register(("TRANSPOSE",), TransposeLowering())
-register(("SLICE",), SliceLowering())
-register(("STRIDED_SLICE",), StridedSliceLowering())
+register(("SLICE",), _REGISTRY_VIEWS["SLICE"])
+register(("STRIDED_SLICE",), _REGISTRY_VIEWS["STRIDED_SLICE"])
 register(("CONCATENATION",), ConcatLowering())
 register(("PAD", "PADV2"), PadLowering())
 register(("RESHAPE", "SQUEEZE", "EXPAND_DIMS"), CopyLowering())

@@ -52,6 +52,7 @@ def softmax_params(op: Op, x_scale: float, beta: float) -> dict[str, int]:
 
 class SoftmaxLowering:
     headers: Sequence[str] = ("nnrt/kernels/softmax.h",)
+    dtypes: Sequence[str] = ("int8", "int8->int16", "float32")
 
     def check(self, graph: Graph, op: Op) -> None:
         x, y = check_io(graph, op, ((DType.INT8, DType.INT8), (DType.INT8, DType.INT16),

@@ -1,7 +1,8 @@
 """The operator registry: one definition (:class:`~nnopt.ops.base.OpDef`) per TFLite
 operator nnopt supports, one module per family (``conv``, ``pool``, ``fc``,
 ``elementwise``, ``activation``, ``math``, ``quantize``, ``softmax``, ``shape``, ``resize``,
-``layout``).
+``layout``, ``reduce``, ``compare``, ``normalize``, ``structure``, ``matmul``,
+``sequence``).
 
 The frontend reads an op's options with its definition's reader; passes ask its traits
 (:func:`definition`), never its opcode. Adding an operator = its definition here, its
@@ -16,21 +17,27 @@ from ..errors import UnsupportedError
 from ..ir import Op
 from . import (
     activation,
+    compare,
     conv,
     elementwise,
     fc,
     layout,
     math,
+    matmul,
+    normalize,
     pool,
     quantize,
+    reduce,
     resize,
+    sequence,
     shape,
     softmax,
+    structure,
 )
 from .base import OpDef
 
 _FAMILIES = (conv, pool, fc, elementwise, activation, math, quantize, softmax, shape,
-             resize, layout)
+             resize, layout, reduce, compare, normalize, structure, matmul, sequence)
 
 DEFINITIONS: Mapping[str, OpDef] = {d.opcode: d for f in _FAMILIES for d in f.DEFINITIONS}
 

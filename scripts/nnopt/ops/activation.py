@@ -1,5 +1,7 @@
-"""RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH and HARD_SWISH (unary element-wise): options
-and traits. The lowering is :mod:`nnopt.lowering.activation`."""
+"""RELU, RELU6, LEAKY_RELU, LOGISTIC, TANH, HARD_SWISH and ELU (unary element-wise) and
+PRELU (binary: input and a broadcast alpha): options and traits. The lowerings are
+:mod:`nnopt.lowering.activation`, :mod:`nnopt.lowering.elu` and
+:mod:`nnopt.lowering.prelu`."""
 
 from __future__ import annotations
 
@@ -28,4 +30,6 @@ DEFINITIONS = (
     _unary("LOGISTIC", "SIGMOID"),
     _unary("TANH", "TANH"),
     _unary("HARD_SWISH", "HSWISH"),
+    OpDef("ELU", "ELU", "elu", elementwise="unary", spatial=point_spatial, blob=False),
+    OpDef("PRELU", "PRELU", "prelu", elementwise="binary", spatial=point_spatial, blob=False),
 )

@@ -45,6 +45,16 @@ class Weights:
     contiguous_slice: bool  # with one output row, a channel slice of the output is dense
 
 
+@dataclass(frozen=True)
+class OutputViews:
+    """Outputs that are byte ranges of one input (split-like ops): output t starts at
+    byte ``offset`` of ``source`` and spans its own size. The planner may place them
+    there (no copy); the lowering then emits nothing for them."""
+
+    source: int
+    outputs: tuple[tuple[int, int], ...]  # (output tensor, byte offset in source)
+
+
 def no_options(op: Any) -> OpOptions:
     return NoOptions()
 
@@ -55,6 +65,10 @@ def no_spatial(graph: Graph, op: Op) -> Spatial | None:
 
 def no_macs(graph: Graph, op: Op) -> int:
     return 0
+
+
+def no_views(graph: Graph, op: Op) -> OutputViews | None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,8 @@ class OpDef:
     blob: bool = True  # the model blob carries its kernel call
     spatial: Callable[[Graph, Op], Spatial | None] = no_spatial
     macs: Callable[[Graph, Op], int] = no_macs
+    # split-like ops: the outputs that are contiguous byte ranges of an input (views)
+    output_views: Callable[[Graph, Op], OutputViews | None] = no_views
 
 
 # ----- reading TFLite option tables -----

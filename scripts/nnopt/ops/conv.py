@@ -1,6 +1,7 @@
-"""CONV_2D and DEPTHWISE_CONV_2D: options, traits, spatial access, MACs, weight slicing.
+"""CONV_2D, DEPTHWISE_CONV_2D and TRANSPOSE_CONV: options, traits, spatial access, MACs,
+weight slicing.
 
-The lowering is :mod:`nnopt.lowering.conv`."""
+The lowerings are :mod:`nnopt.lowering.conv` and :mod:`nnopt.lowering.transpose_conv`."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from typing import Any
 
 import tflite
 
-from ..arith import window_axis
-from ..ir import ConvOptions, Graph, Op, OpOptions
+from ..arith import out_size_and_padding, window_axis
+from ..ir import ConvOptions, Graph, Op, OpOptions, TransposeConvOptions
 from .base import PADDING, WINDOW, OpDef, Spatial, Weights, activation, table
 
 
@@ -24,6 +25,45 @@ def _read_depthwise(op: Any) -> OpOptions:
     return ConvOptions(PADDING[o.Padding()], o.StrideH(), o.StrideW(),
                        o.DilationHFactor(), o.DilationWFactor(), activation(o),
                        o.DepthMultiplier())
+
+
+def _read_transpose_conv(op: Any) -> OpOptions:
+    o = table(tflite.TransposeConvOptions, op)
+    if o is None:
+        return TransposeConvOptions("SAME", 1, 1)
+    return TransposeConvOptions(PADDING[o.Padding()], o.StrideH(), o.StrideW(), activation(o))
+
+
+def transpose_conv_padding(graph: Graph, op: Op) -> tuple[int, int]:
+    """TFLM's (pad_top, pad_left) of a TRANSPOSE_CONV: the leading padding of a
+    convolution over the OUTPUT extent with its filter and stride (dilation 1)."""
+    o = op.options
+    assert isinstance(o, TransposeConvOptions)
+    w, y = graph.tensors[op.inputs[1]], graph.tensors[op.outputs[0]]
+    _, top = out_size_and_padding(o.padding, y.shape[1], w.shape[1], o.stride_h, 1)
+    _, left = out_size_and_padding(o.padding, y.shape[2], w.shape[2], o.stride_w, 1)
+    return top, left
+
+
+def _reaching_taps(size: int, filt: int, stride: int, pad: int, out: int) -> int:
+    """(input index, filter tap) pairs of one axis that land inside the output."""
+    return sum(1 for i in range(size) for k in range(filt) if 0 <= i * stride - pad + k < out)
+
+
+def transpose_conv_macs(graph: Graph, op: Op) -> int:
+    """Multiply-accumulates that reach the output (TFLM's scatter drops the rest)."""
+    if (len(op.inputs) < 3 or min(op.inputs[1:3]) < 0
+            or not isinstance(op.options, TransposeConvOptions)):
+        return 0
+    w, x = graph.tensors[op.inputs[1]], graph.tensors[op.inputs[2]]
+    y = graph.tensors[op.outputs[0]]
+    if len(w.shape) != 4 or len(x.shape) != 4 or len(y.shape) != 4:
+        return 0
+    o = op.options
+    top, left = transpose_conv_padding(graph, op)
+    rows = _reaching_taps(x.shape[1], w.shape[1], o.stride_h, top, y.shape[1])
+    cols = _reaching_taps(x.shape[2], w.shape[2], o.stride_w, left, y.shape[2])
+    return x.shape[0] * rows * cols * x.shape[3] * w.shape[0]
 
 
 def _depth(graph: Graph, op: Op) -> int:
@@ -80,4 +120,10 @@ DEFINITIONS = (
           absorbs_max_pool=True, pad_consumer="zero_point", cost="depthwise",
           weights=Weights(axis=-1, channel_ranges=False, contiguous_slice=False),
           spatial=spatial, macs=macs),
+    # inputs: output shape, filter [OC,KH,KW,IC], input, optional bias. Its weights
+    # are input 1 like a conv's, but the kernel computes every output channel of a
+    # pixel in one pass, so swap keeps them whole in internal flash (weights=None);
+    # the model blob has no entry for it. Cost: per MAC, the dot-product kernels'.
+    OpDef("TRANSPOSE_CONV", "TCONV", "transpose_conv", _read_transpose_conv, cost="fc",
+          blob=False, macs=transpose_conv_macs),
 )

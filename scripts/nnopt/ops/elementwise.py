@@ -1,4 +1,4 @@
-"""ADD, SUB, MUL, MAXIMUM and MINIMUM (binary element-wise, numpy broadcasting):
+"""ADD, SUB, MUL, MAXIMUM, MINIMUM and SQUARED_DIFFERENCE (binary element-wise, numpy broadcasting):
 options, traits, spatial access. The lowering is :mod:`nnopt.lowering.elementwise`."""
 
 from __future__ import annotations
@@ -46,4 +46,6 @@ DEFINITIONS = (
           cost="requant", spatial=point_spatial),
     OpDef("MAXIMUM", "MAXIMUM", "elementwise", elementwise="binary", spatial=point_spatial),
     OpDef("MINIMUM", "MINIMUM", "elementwise", elementwise="binary", spatial=point_spatial),
+    OpDef("SQUARED_DIFFERENCE", "SQDIFF", "elementwise", elementwise="binary",
+          cost="requant", spatial=point_spatial, blob=False),
 )

@@ -1,6 +1,9 @@
-"""EXP, LOG, SQRT, RSQRT, ABS, NEG (unary) and DIV (binary): float32 math, options and
-traits. The lowering is :mod:`nnopt.lowering.math_f32`; the model blob does not carry
-these kernels yet (refused by name there)."""
+"""EXP, LOG, SQRT, RSQRT, ABS, NEG, FLOOR, CEIL, ROUND, SIN, COS, SQUARE, LOGICAL_NOT
+and CAST (unary), DIV, FLOOR_DIV, FLOOR_MOD (binary) and ADD_N (n-ary): float32 math
+(LOGICAL_NOT: bool; CAST: between types; ABS, RSQRT and ADD_N: int8 too; ABS: int16),
+options and traits. The lowerings are :mod:`nnopt.lowering.math_f32`,
+:mod:`nnopt.lowering.abs`, :mod:`nnopt.lowering.rsqrt` and :mod:`nnopt.lowering.add_n`;
+the model blob does not carry these kernels yet (refused by name there)."""
 
 from __future__ import annotations
 
@@ -19,9 +22,23 @@ DEFINITIONS = (
     _unary("EXP"),
     _unary("LOG"),
     _unary("SQRT"),
-    _unary("RSQRT"),
-    _unary("ABS"),
+    OpDef("RSQRT", "RSQRT", "rsqrt", elementwise="unary", spatial=point_spatial, blob=False),
+    OpDef("ABS", "ABS", "abs", elementwise="unary", spatial=point_spatial, blob=False),
     _unary("NEG"),
+    _unary("FLOOR"),
+    _unary("CEIL"),
+    _unary("ROUND"),
+    _unary("SIN"),
+    _unary("COS"),
+    _unary("SQUARE"),
+    _unary("LOGICAL_NOT"),
+    _unary("CAST"),
     OpDef("DIV", "DIV", "math_f32", _reader(tflite.DivOptions), elementwise="binary",
           spatial=point_spatial, blob=False),
+    # every input is read at element i before the output is: in place over input 0 or 1
+    OpDef("ADD_N", "ADD_N", "add_n", elementwise="binary", spatial=point_spatial, blob=False),
+    OpDef("FLOOR_DIV", "FLOORDIV", "math_f32", elementwise="binary", spatial=point_spatial,
+          blob=False),
+    OpDef("FLOOR_MOD", "FLOORMOD", "math_f32", elementwise="binary", spatial=point_spatial,
+          blob=False),
 )

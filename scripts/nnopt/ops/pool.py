@@ -1,4 +1,4 @@
-"""MAX_POOL_2D, AVERAGE_POOL_2D and MEAN: options, traits, spatial access.
+"""MAX_POOL_2D, AVERAGE_POOL_2D, L2_POOL_2D and MEAN: options, traits, spatial access.
 
 The lowerings are in :mod:`nnopt.lowering.pool`."""
 
@@ -19,7 +19,7 @@ def _read_pool(op: Any) -> OpOptions:
                        o.FilterHeight(), o.FilterWidth(), activation(o))
 
 
-def _read_mean(op: Any) -> OpOptions:
+def read_reducer(op: Any) -> OpOptions:
     o = table(tflite.ReducerOptions, op)
     return ReducerOptions(bool(o.KeepDims()) if o is not None else False)
 
@@ -44,5 +44,8 @@ DEFINITIONS = (
           pad_consumer="below_floor", cost="window_taps", spatial=spatial),
     OpDef("AVERAGE_POOL_2D", "AVGPOOL", "pool", _read_pool, window="pool",
           cost="window_taps", spatial=spatial),
-    OpDef("MEAN", "MEAN", "pool", _read_mean, cost="reduce_taps"),
+    # float32 only (TFLM's one kernel); run whole (no window trait: no views, tiles
+    # or row-by-row overlap), not carried by the model blob
+    OpDef("L2_POOL_2D", "L2POOL", "pool", _read_pool, cost="window_taps", blob=False),
+    OpDef("MEAN", "MEAN", "pool", read_reducer, cost="reduce_taps"),
 )

@@ -9,6 +9,7 @@ from typing import Any
 import tflite
 
 from ..arith import Axis
+from ..errors import UnsupportedError
 from ..ir import (
     ConcatOptions,
     Graph,
@@ -17,7 +18,7 @@ from ..ir import (
     SqueezeOptions,
     StridedSliceOptions,
 )
-from .base import POINT, OpDef, Spatial, activation, table
+from .base import POINT, OpDef, OutputViews, Spatial, activation, table
 
 
 def _read_squeeze(op: Any) -> OpOptions:
@@ -57,6 +58,19 @@ def concat_spatial(graph: Graph, op: Op) -> Spatial | None:
                    Axis(ow, ow, 1, 1, 0), 0)
 
 
+def slice_views(graph: Graph, op: Op) -> OutputViews | None:
+    """A SLICE / STRIDED_SLICE whose output is one contiguous byte range of its input
+    (unit stride, every axis outside the innermost run of extent 1 or taken whole):
+    a view at that range. The begin/end/mask resolution is the lowering's."""
+    from ..lowering.shape import contiguous_slice  # the resolution lives there
+
+    try:
+        offset = contiguous_slice(graph, op)
+    except UnsupportedError:
+        return None
+    return None if offset is None else OutputViews(op.inputs[0], ((op.outputs[0], offset),))
+
+
 DEFINITIONS = (
     OpDef("RESHAPE", "RESHAPE", "shape", alias=True),
     OpDef("SQUEEZE", "SQUEEZE", "shape", _read_squeeze, alias=True),
@@ -64,8 +78,8 @@ DEFINITIONS = (
     OpDef("PAD", "PAD", "shape", pad=True),
     OpDef("PADV2", "PADV2", "shape", pad=True),
     OpDef("TRANSPOSE", "TRANSPOSE", "shape", transpose=True),
-    OpDef("SLICE", "SLICE", "shape"),
-    OpDef("STRIDED_SLICE", "SSLICE", "shape", _read_strided_slice),
+    OpDef("SLICE", "SLICE", "shape", output_views=slice_views),
+    OpDef("STRIDED_SLICE", "SSLICE", "shape", _read_strided_slice, output_views=slice_views),
     OpDef("CONCATENATION", "CONCAT", "shape", _read_concat, concat=True,
           spatial=concat_spatial),
 )

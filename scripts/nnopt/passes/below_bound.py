@@ -103,6 +103,8 @@ class BelowOptions:
     strategies: tuple[str, ...] | None = None
     # percent of the model's estimated instructions (passes.cost) a tiling may add
     max_extra_instructions: float = DEFAULT_MAX_EXTRA_INSTRUCTIONS
+    # outputs of split-like ops are views of their input (passes.lifetimes)
+    views: bool = True
 
 
 @dataclass
@@ -155,10 +157,10 @@ class _Config:
 
 
 def _layout(graph: Graph, order: Sequence[int], cfg: _Config, use_streams: bool,
-            memo: dict[tuple[str, int, int], Any] | None = None
+            memo: dict[tuple[str, int, int], Any] | None = None, views: bool = True
             ) -> tuple[dict[int, int], list[Buffer], list[StreamCandidate], list[Overlap]]:
     """Buffers and permissions of one configuration (roots, buffers, streams, overlaps)."""
-    roots = alias_roots(graph, cfg.all_aliases())
+    roots = alias_roots(graph, cfg.all_aliases(), views=views)
     stage_ops: set[int] = {v.concat for v in cfg.views}  # ops never streamed
     if cfg.tiling is not None:
         roots = stage_roots(roots, cfg.tiling)
@@ -406,7 +408,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
     def layout_of(c: _Config) -> tuple[Any, ...]:
         key = c.key()
         if key not in layouts:
-            layouts[key] = _layout(graph, order, c, use, memo)
+            layouts[key] = _layout(graph, order, c, use, memo, opts.views)
         return layouts[key]
 
     def in_place(c: _Config, op: Op) -> _Config:

@@ -4,6 +4,11 @@
   SQUEEZE, ...) and whose output has the input's dtype, size and quantisation reuse the
   input's bytes; the output tensor maps to the input's *root*
   buffer and extends its lifetime. No copy is made and no memory is counted twice.
+- Views: outputs of split-like ops (the definition's ``output_views`` trait: SPLIT,
+  UNPACK, SLICE ... where an output is a contiguous byte range of the input) live in
+  the input's root buffer at their byte offset (:func:`view_offsets`); the root then
+  lives as long as its last view. The op's kernel finds them in place and copies
+  nothing.
 - In place: decided after scheduling by :func:`.inplace.plan_inplace`.
 - :func:`schedule_problem` turns a graph into the scheduler's abstract problem, with
   constants dropped and aliases folded onto their roots.
@@ -34,14 +39,37 @@ def is_alias_op(graph: Graph, op: Op) -> bool:
             and dst not in graph.inputs)
 
 
-def alias_roots(graph: Graph, extra: Mapping[int, int] | None = None) -> dict[int, int]:
+def view_parents(graph: Graph) -> dict[int, tuple[int, int]]:
+    """output tensor -> (input tensor, byte offset) for every output planned as a view
+    of its input: the op's definition says it is a byte range of the input
+    (``output_views``), the input is an activation and the output neither a graph
+    input nor a graph output."""
+    out: dict[int, tuple[int, int]] = {}
+    for op in graph.ops:
+        d = known(op)
+        if d is None:
+            continue
+        v = d.output_views(graph, op)
+        if v is None or graph.tensors[v.source].is_constant:
+            continue
+        for t, off in v.outputs:
+            if t not in graph.inputs and t not in graph.outputs and t != v.source:
+                out[t] = (v.source, off)
+    return out
+
+
+def alias_roots(graph: Graph, extra: Mapping[int, int] | None = None, *,
+                views: bool = True) -> dict[int, int]:
     """tensor -> root tensor whose buffer it uses (only non-identity entries).
 
-    ``extra`` adds further aliases (in-place outputs onto inputs)."""
+    ``extra`` adds further aliases (in-place outputs onto inputs); ``views``: the
+    outputs of split-like ops are views of their input (else copies)."""
     parent: dict[int, int] = {}
     for op in graph.ops:
         if is_alias_op(graph, op):
             parent[op.outputs[0]] = op.inputs[0]
+    if views:
+        parent.update({t: src for t, (src, _) in view_parents(graph).items()})
     if extra:
         parent.update(extra)
 
@@ -57,9 +85,40 @@ def alias_roots(graph: Graph, extra: Mapping[int, int] | None = None) -> dict[in
     return {t: root(t) for t in parent}
 
 
-def schedule_problem(graph: Graph) -> ScheduleProblem:
-    """The graph as the scheduler sees it: activation buffers only, aliases folded."""
-    roots = alias_roots(graph)
+def view_offsets(graph: Graph, extra: Mapping[int, int] | None = None, *,
+                 views: bool = True) -> dict[int, int]:
+    """tensor -> byte offset of its bytes within its root buffer, for the tensors not
+    at the start of it (views, views of views, and ``extra`` in-place outputs written
+    over a view: at the view's offset)."""
+    step: dict[int, tuple[int, int]] = {}
+    for op in graph.ops:
+        if is_alias_op(graph, op):
+            step[op.outputs[0]] = (op.inputs[0], 0)
+    if views:
+        step.update(view_parents(graph))
+    if extra:
+        step.update({t: (src, 0) for t, src in extra.items()})
+    memo: dict[int, int] = {}
+
+    def offset(t: int) -> int:
+        chain: list[int] = []
+        while t in step and t not in memo and len(chain) <= len(step):
+            chain.append(t)
+            t = step[t][0]
+        acc = memo.get(t, 0)
+        for c in reversed(chain):
+            acc += step[c][1]
+            memo[c] = acc
+        return acc
+
+    return {t: off for t in step if (off := offset(t))}
+
+
+def schedule_problem(graph: Graph, *, views: bool = True) -> ScheduleProblem:
+    """The graph as the scheduler sees it: activation buffers only, aliases (and with
+    ``views`` the views of split-like ops) folded."""
+    roots = alias_roots(graph, views=views)
+    viewed = view_parents(graph) if views else {}
 
     def r(t: int) -> int:
         return roots.get(t, t)
@@ -72,7 +131,7 @@ def schedule_problem(graph: Graph) -> ScheduleProblem:
         if is_alias_op(graph, op):
             outs: tuple[int, ...] = ()
         else:
-            outs = tuple(op.outputs)
+            outs = tuple(t for t in op.outputs if t not in viewed)
         op_inputs.append(ins)
         op_outputs.append(outs)
     used = {t for ts in op_inputs for t in ts} | {t for ts in op_outputs for t in ts}

@@ -7,7 +7,8 @@
   steps where its tensor lives; tensors that share another's bytes (RESHAPE aliases,
   in-place element-wise outputs) are drawn hatched over the root's bytes for their own
   part of the lifetime. Colour by kind: activation, alias, scratch, graph input, graph
-  output.
+  output; a stateful model's persistent state (variable tensors) as bands above the
+  arena across every step.
 - Lines: the live-sum curve (bytes live at each step), the arena size, the lower bound
   (largest op inputs+outputs on the imported graph: no order beats it, fusion and
   in-place execution can) and the file-order live peak. The peak step is shaded and
@@ -46,8 +47,9 @@ KIND_STYLE: dict[str, tuple[str, str]] = {  # kind -> (face colour, legend label
     "scratch": ("#BBBBBB", "kernel scratch"),
     "input": ("#009E73", "graph input"),
     "output": ("#E69F00", "graph output"),
+    "state": ("#999933", "persistent state (above the arena, kept across invocations)"),
 }
-KIND_ORDER = ("input", "activation", "alias", "scratch", "output")
+KIND_ORDER = ("input", "activation", "alias", "scratch", "output", "state")
 
 
 # Layout, in inches. Fixed margins keep tick labels and legend outside the data.
@@ -197,7 +199,9 @@ def _draw(fig: Figure, ax: Axes, plan: Plan, graph: Graph, n: int,
     fig.text(_LEFT / fig.get_figwidth(), 1 - 0.45 / fig.get_figheight(),
              f"{order}; arena layout {plan.arena_strategy}, {plan.alignment}-byte aligned, "
              f"fragmentation {100 * plan.fragmentation:.1f} %; "
-             f"{len(plan.buffers)} tensors, {len(plan.scratch)} scratch buffers",
+             f"{len(plan.buffers)} tensors, {len(plan.scratch)} scratch buffers"
+             + (f"; persistent state {_kib(plan.state_bytes)} above the arena"
+                if plan.state else ""),
              ha="left", va="center", fontsize=8, color="#444444")
 
     # Legend, right of the axes.
@@ -335,4 +339,8 @@ def _rectangles(plan: Plan, graph: Graph) -> list[_Rect]:
     for s in plan.scratch:
         rects.append(_Rect(s.position, 1, s.offset / KIB, s.size / KIB, "scratch", False,
                            f"scratch of op {s.op}"))
+    # the state region lies beside the arena: drawn above it, live at every step
+    for e in plan.state:
+        rects.append(_Rect(0, max(n, 1), (plan.arena_bytes + e.offset) / KIB, e.size / KIB,
+                           "state", False, f"t{e.tensor} (state)"))
     return rects

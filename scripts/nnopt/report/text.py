@@ -27,6 +27,11 @@ def summary(plan: Plan) -> list[str]:
         f"  {f'arena ({plan.arena_strategy}, {plan.alignment}-byte aligned)':<44}"
         f"{_kb(plan.arena_bytes):>12} B  fragmentation {100 * plan.fragmentation:.1f} %",
     ]
+    if plan.state:
+        lines.append(f"  {f'persistent state ({len(plan.state)} variable tensor(s))':<44}"
+                     f"{_kb(plan.state_bytes):>12} B  kept across invocations, outside "
+                     "the arena")
+        lines.append(f"  {'SRAM for data (arena + state)':<44}{_kb(plan.sram_bytes):>12} B")
     if plan.optimal:
         lines.append(f"  order: proven optimal under the live-sum model ({plan.schedule_strategy})")
     else:
@@ -42,11 +47,11 @@ def summary(plan: Plan) -> list[str]:
     lines += below_bound_lines(plan)
     if plan.sram_budget_bytes is not None:
         where = f"board {plan.board}" if plan.board else "--sram"
-        ok = plan.arena_bytes <= plan.sram_budget_bytes
+        ok = plan.sram_bytes <= plan.sram_budget_bytes
         lines.append(f"  budget ({where}): {_kb(plan.sram_budget_bytes)} B -> "
                      + ("fits" if ok
-                        else f"OVER by {_kb(plan.arena_bytes - plan.sram_budget_bytes)} B")
-                     + f" ({100 * plan.arena_bytes / max(plan.sram_budget_bytes, 1):.1f} % used)")
+                        else f"OVER by {_kb(plan.sram_bytes - plan.sram_budget_bytes)} B")
+                     + f" ({100 * plan.sram_bytes / max(plan.sram_budget_bytes, 1):.1f} % used)")
     lines.append(f"  planned in {plan.planning_seconds:.2f} s" + budget_note(plan))
     return lines
 

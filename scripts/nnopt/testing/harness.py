@@ -74,3 +74,47 @@ def run_nnopt(model: bytes, inputs: Sequence[np.ndarray], *, target: str = "host
 def random_inputs(model: bytes, seed: int = 0) -> list[np.ndarray]:
     """Random inputs of the right shape and dtype for a serialised model."""
     return random_inputs_for(load_model_bytes(model), seed)
+
+
+def run_tflm_invocations(model: bytes, steps: Sequence[Sequence[np.ndarray]]
+                         ) -> list[list[np.ndarray]]:
+    """The outputs of each of ``len(steps)`` invocations of one tflite-micro interpreter
+    (``steps[k]``: invocation k's inputs), its variable tensors carried from one to the
+    next as TFLM carries them."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    graph = load_model_bytes(model)
+    arena = sum(t.nbytes + 64 for t in graph.tensors if not t.is_constant) + (1 << 20)
+    interp = runtime.Interpreter.from_bytes(model, arena_size=arena)
+    out: list[list[np.ndarray]] = []
+    for inputs in steps:
+        for i, x in enumerate(inputs):
+            interp.set_input(x, i)
+        interp.invoke()
+        out.append([np.array(interp.get_output(i)) for i in range(len(graph.outputs))])
+    return out
+
+
+def run_nnopt_invocations(model: bytes, steps: Sequence[Sequence[np.ndarray]], *,
+                          target: str = "host", options: PlanOptions | None = None,
+                          board: Any = None, allocator: str = "static"
+                          ) -> list[list[np.ndarray]]:
+    """The outputs of each invocation of nnopt's generated code run ``len(steps)`` times
+    in one process (the inputs k tensors back to back: :func:`nnopt.runner.run_planned`)."""
+    graph = load_model_bytes(model)
+    opts = options or PlanOptions()
+    if board is not None and opts.board is None:
+        opts = replace(opts, board=board)
+    planned = plan_model(graph, opts, source_bytes=model)
+    g = planned.graph
+    data = [b"".join(np.ascontiguousarray(step[i]).tobytes() for step in steps)
+            for i in range(len(g.inputs))]
+    res = run_planned(planned, data, target=target, board=board,  # type: ignore[arg-type]
+                      allocator=allocator)
+    k = len(steps)
+    outs: list[list[np.ndarray]] = [[] for _ in range(k)]
+    for t, blob in zip(g.outputs, res.outputs, strict=True):
+        n = g.tensors[t].nbytes
+        for j in range(k):
+            outs[j].append(_as_array(g, t, blob[j * n:(j + 1) * n]))
+    return outs

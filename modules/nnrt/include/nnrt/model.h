@@ -50,6 +50,14 @@ typedef struct {
      * nothing streams.
      */
     nnrt_status_t (*attach)(struct nnrt_extflash *dev);
+    /**
+     * Stateful models (variable tensors: SVDF, LSTM): `<name>_reset`, which sets the
+     * persistent state as at start (each variable tensor to its zero point for int8,
+     * else 0, as TFLM does when it allocates the tensors). invoke() carries the state
+     * from one inference to the next and resets it before the first one. NULL for
+     * models without state.
+     */
+    nnrt_status_t (*reset)(void);
 } nnrt_model_t;
 
 #ifdef NNRT_TRACE

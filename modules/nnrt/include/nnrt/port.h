@@ -51,6 +51,24 @@ nnrt_status_t nnrt_port_read_file(const char *path, void *buf, size_t bytes,
                                   size_t *file_bytes);
 
 /**
+ * Read @p bytes bytes at byte @p offset of a file whose length must be exactly
+ * @p file_size (one of several records of that file: the harness's k inputs).
+ *
+ * @param path        file name
+ * @param offset      first byte to read
+ * @param buf         destination, @p bytes long (may be NULL when @p bytes is 0)
+ * @param bytes       bytes to read
+ * @param file_size   the length the file must have (>= offset + bytes)
+ * @param file_bytes  if not NULL, receives the actual file length when it is known
+ * @return NNRT_OK; NNRT_ERR_IO if the file cannot be opened, positioned or read;
+ *         NNRT_ERR_FORMAT if its length differs from @p file_size (nothing is read);
+ *         NNRT_ERR_ARG if offset + bytes exceeds @p file_size; NNRT_ERR_UNSUPPORTED
+ *         on ports without files.
+ */
+nnrt_status_t nnrt_port_read_file_at(const char *path, size_t offset, void *buf,
+                                     size_t bytes, size_t file_size, size_t *file_bytes);
+
+/**
  * Write @p bytes bytes to a file.
  *
  * @param path    file name

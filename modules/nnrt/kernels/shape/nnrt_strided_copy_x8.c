@@ -1,7 +1,8 @@
 /*
  * Dense copy of a strided view of the input (TRANSPOSE, SLICE, STRIDED_SLICE): the
  * output is written in row-major order; rows whose elements are adjacent in the input
- * are copied with one memcpy, others element by element.
+ * are copied with one memcpy, others element by element. A contiguous slice whose
+ * output already is that byte range of the input (a view the planner made) is left.
  */
 #include <string.h>
 
@@ -26,6 +27,9 @@ nnrt_status_t nnrt_strided_copy_x8(const nnrt_strided_copy_params_t *params, con
     const size_t es = (size_t)params->elem_size;
     const uint8_t *row = (const uint8_t *)input + params->offset;
     uint8_t *out = (uint8_t *)output;
+    if (params->rank == 1 && s == (ptrdiff_t)es && out == row) {
+        return NNRT_OK; /* a contiguous slice the planner placed as a view: in place */
+    }
     int32_t idx[NNRT_MAX_DIMS] = {0};
 
     for (;;) {

@@ -111,6 +111,42 @@ nnrt_status_t nnrt_port_read_file(const char *path, void *buf, size_t bytes,
     return status;
 }
 
+nnrt_status_t nnrt_port_read_file_at(const char *path, size_t offset, void *buf,
+                                     size_t bytes, size_t file_size, size_t *file_bytes)
+{
+    int32_t handle;
+    int32_t len;
+    uintptr_t block[2];
+    nnrt_status_t status = NNRT_OK;
+
+    if (path == NULL || (buf == NULL && bytes != 0) || offset > file_size
+        || bytes > file_size - offset || file_size > (size_t)INT32_MAX) {
+        return NNRT_ERR_ARG;
+    }
+    handle = sh_open(path, NNRT_SH_MODE_RB);
+    if (handle < 0) {
+        return NNRT_ERR_IO;
+    }
+    block[0] = (uintptr_t)handle;
+    len = nnrt_semihost(NNRT_SH_SYS_FLEN, (uintptr_t)block);
+    if (len < 0) {
+        status = NNRT_ERR_IO;
+    } else {
+        if (file_bytes != NULL) {
+            *file_bytes = (size_t)len;
+        }
+        block[1] = (uintptr_t)offset;
+        if ((size_t)len != file_size) {
+            status = NNRT_ERR_FORMAT;
+        } else if (nnrt_semihost(NNRT_SH_SYS_SEEK, (uintptr_t)block) != 0
+                   || sh_read_all(handle, (uint8_t *)buf, bytes) != 0) {
+            status = NNRT_ERR_IO;
+        }
+    }
+    sh_close(handle);
+    return status;
+}
+
 nnrt_status_t nnrt_port_write_file(const char *path, const void *data, size_t bytes,
                                    int append)
 {

@@ -4,6 +4,7 @@
  * host use valgrind --tool=callgrind).
  */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -34,6 +35,40 @@ nnrt_status_t nnrt_port_read_file(const char *path, void *buf, size_t bytes,
     if ((unsigned long)len != (unsigned long)bytes) {
         status = NNRT_ERR_FORMAT;
     } else if (bytes != 0 && fread(buf, 1, bytes, f) != bytes) {
+        status = NNRT_ERR_IO;
+    }
+    if (fclose(f) != 0 && status == NNRT_OK) {
+        status = NNRT_ERR_IO;
+    }
+    return status;
+}
+
+nnrt_status_t nnrt_port_read_file_at(const char *path, size_t offset, void *buf,
+                                     size_t bytes, size_t file_size, size_t *file_bytes)
+{
+    FILE *f;
+    long len;
+    nnrt_status_t status = NNRT_OK;
+
+    if (path == NULL || (buf == NULL && bytes != 0) || offset > file_size
+        || bytes > file_size - offset || file_size > (size_t)LONG_MAX) {
+        return NNRT_ERR_ARG;
+    }
+    f = fopen(path, "rb");
+    if (f == NULL) {
+        return NNRT_ERR_IO;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0) {
+        fclose(f);
+        return NNRT_ERR_IO;
+    }
+    if (file_bytes != NULL) {
+        *file_bytes = (size_t)len;
+    }
+    if ((unsigned long)len != (unsigned long)file_size) {
+        status = NNRT_ERR_FORMAT;
+    } else if (fseek(f, (long)offset, SEEK_SET) != 0
+               || (bytes != 0 && fread(buf, 1, bytes, f) != bytes)) {
         status = NNRT_ERR_IO;
     }
     if (fclose(f) != 0 && status == NNRT_OK) {

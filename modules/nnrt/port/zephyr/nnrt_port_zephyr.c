@@ -26,6 +26,18 @@ nnrt_status_t nnrt_port_read_file(const char *path, void *buf, size_t bytes,
 	return NNRT_ERR_UNSUPPORTED;
 }
 
+nnrt_status_t nnrt_port_read_file_at(const char *path, size_t offset, void *buf,
+				     size_t bytes, size_t file_size, size_t *file_bytes)
+{
+	ARG_UNUSED(path);
+	ARG_UNUSED(offset);
+	ARG_UNUSED(buf);
+	ARG_UNUSED(bytes);
+	ARG_UNUSED(file_size);
+	ARG_UNUSED(file_bytes);
+	return NNRT_ERR_UNSUPPORTED;
+}
+
 nnrt_status_t nnrt_port_write_file(const char *path, const void *data, size_t bytes,
 				   int append)
 {

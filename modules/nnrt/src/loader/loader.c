@@ -183,7 +183,9 @@ static nnrt_status_t parse(nnrt_loader_t *ld, const void *blob, size_t bytes)
             return NNRT_ERR_FORMAT;
         }
         if (r[5] == NNRT_BLOB_KIND_ACTIVATION) {
-            if (handle >= ld->n_handles || tbytes > RD32(ld->handles + 4u * handle)) {
+            /* r + 8: byte offset within the block (a view of a split-like op) */
+            if (handle >= ld->n_handles || tbytes > RD32(ld->handles + 4u * handle)
+                || RD32(r + 8) > RD32(ld->handles + 4u * handle) - tbytes) {
                 return NNRT_ERR_FORMAT;
             }
         } else if (r[5] == NNRT_BLOB_KIND_CONSTANT) {
@@ -246,10 +248,12 @@ static nnrt_status_t step_args(const nnrt_loader_t *ld, const uint8_t *sr, nnrt_
             a->ptr[k] = (void *)(uintptr_t)(ld->data + RD32(r + 8));
         } else if (r[5] == NNRT_BLOB_KIND_ACTIVATION) {
             if (with_ptrs) {
-                a->ptr[k] = nnrt_dyn_ptr(&ld->dyn, (nnrt_dyn_handle_t)RD16(r + 6));
-                if (a->ptr[k] == NULL) {
+                uint8_t *block =
+                    (uint8_t *)nnrt_dyn_ptr(&ld->dyn, (nnrt_dyn_handle_t)RD16(r + 6));
+                if (block == NULL) {
                     return NNRT_ERR_FORMAT; /* read before allocation or after free */
                 }
+                a->ptr[k] = block + RD32(r + 8); /* a view: its offset in the block */
             }
         } else {
             return NNRT_ERR_FORMAT;

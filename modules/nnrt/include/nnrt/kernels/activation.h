@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "nnrt/defs.h"
+#include "nnrt/kernels/elementwise.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -163,6 +164,36 @@ nnrt_status_t nnrt_hard_swish_f32(const float *input, float *output, int32_t siz
  */
 nnrt_status_t nnrt_table_lookup_s8(const int8_t *table, const int8_t *input, int8_t *output,
                                    int32_t size);
+
+/**
+ * int8 PRELU parameters: TFLM's PreluParams (CalculatePreluParams): for x >= 0
+ * out = MBQM(x - zp_in, multiplier_1, shift_1), else MBQM((x - zp_in) * (alpha -
+ * zp_alpha), multiplier_2, shift_2); plus the output zero point, clamped to int8.
+ */
+typedef struct {
+    nnrt_broadcast_t bcast;      /**< input (1) against alpha (2) onto the output */
+    int32_t input_offset;        /**< -input zero point */
+    int32_t alpha_offset;        /**< -alpha zero point */
+    int32_t output_offset;       /**< output zero point */
+    int32_t output_multiplier_1; /**< Q31 of s_in / s_out */
+    int32_t output_shift_1;
+    int32_t output_multiplier_2; /**< Q31 of s_in * s_alpha / s_out */
+    int32_t output_shift_2;
+} nnrt_prelu_s8_params_t;
+
+/** int8 PRELU with broadcasting alpha (TFLM's BroadcastPrelu4DSlow). In place over a
+ *  same-sized input. @return NNRT_OK or NNRT_ERR_ARG. */
+nnrt_status_t nnrt_prelu_s8(const nnrt_prelu_s8_params_t *params, const int8_t *input,
+                            const int8_t *alpha, int8_t *output);
+
+/** float32 PRELU: out = x >= 0 ? x : x * alpha, alpha broadcast (TFLM's
+ *  BroadcastPrelu4DSlowFloat). In place over a same-sized input. */
+nnrt_status_t nnrt_prelu_f32(const nnrt_broadcast_t *bcast, const float *input,
+                             const float *alpha, float *output);
+
+/** float32 ELU: out = x < 0 ? expm1f(x) : x (TFLM's reference Elu). In place. The int8
+ *  ELU is a 256-entry table (nnrt_table_lookup_s8) built at compile time. */
+nnrt_status_t nnrt_elu_f32(const float *input, float *output, int32_t size);
 
 #ifdef __cplusplus
 }

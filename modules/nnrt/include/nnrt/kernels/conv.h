@@ -1,7 +1,8 @@
 /**
  * @file conv.h
  * @brief 2-D convolution and depthwise convolution (CONV_2D, DEPTHWISE_CONV_2D),
- *        optionally with a max-pool folded into the output (Unlu 2020).
+ *        optionally with a max-pool folded into the output (Unlu 2020); transposed
+ *        convolution (TRANSPOSE_CONV, at the end of this file).
  *
  * Bit-exact with TensorFlow Lite Micro's reference kernels:
  * - int8: `acc = sum(w * (x + input_offset))` over the taps that fall inside the
@@ -249,6 +250,120 @@ nnrt_status_t nnrt_depthwise_conv2d_opt_s8(const nnrt_conv_s8_params_t *params,
 nnrt_status_t nnrt_depthwise_conv2d_f32(const nnrt_conv_f32_params_t *params,
                                         const float *input, const float *filter,
                                         const float *bias, float *output);
+
+/** Geometry of a transposed convolution `[N,H,W,IC]` -> `[N,OH,OW,OC]`. */
+typedef struct {
+    int32_t batches;   /**< N, >= 1 */
+    int32_t input_h;   /**< H, >= 1 */
+    int32_t input_w;   /**< W, >= 1 */
+    int32_t input_c;   /**< IC, >= 1 */
+    int32_t output_h;  /**< OH, >= 1 (the output tensor's; TFLM ignores the shape operand) */
+    int32_t output_w;  /**< OW, >= 1 */
+    int32_t output_c;  /**< OC, >= 1 */
+    int32_t filter_h;  /**< KH, >= 1 */
+    int32_t filter_w;  /**< KW, >= 1 */
+    int32_t stride_h;  /**< >= 1 */
+    int32_t stride_w;  /**< >= 1 */
+    int32_t pad_top;   /**< TFLM's padding_values.height, >= 0 */
+    int32_t pad_left;  /**< TFLM's padding_values.width, >= 0 */
+} nnrt_transpose_conv_geom_t;
+
+/** int8 transposed convolution parameters. */
+typedef struct {
+    nnrt_transpose_conv_geom_t geom;
+    int32_t input_offset;       /**< minus the input zero point, in [-127, 128] */
+    int32_t output_offset;      /**< output zero point, in [-128, 127] */
+    int32_t act_min;            /**< activation lower bound, in [-128, act_max] */
+    int32_t act_max;            /**< activation upper bound, in [act_min, 127] */
+    int32_t per_channel;        /**< 1: multiplier/shift hold OC entries; 0: one for all */
+    const int32_t *multiplier;  /**< [OC] or [1] Q31 multipliers */
+    const int32_t *shift;       /**< [OC] or [1] shifts (> 0: left), in [-31, 30] */
+} nnrt_transpose_conv_s8_params_t;
+
+/** int16 x int8 transposed convolution parameters (input and output zero points 0). */
+typedef struct {
+    nnrt_transpose_conv_geom_t geom;
+    int32_t act_min;            /**< activation lower bound, in [-32768, act_max] */
+    int32_t act_max;            /**< activation upper bound, in [act_min, 32767] */
+    int32_t per_channel;        /**< 1: multiplier/shift hold OC entries; 0: one for all */
+    const int32_t *multiplier;  /**< [OC] or [1] Q31 multipliers, >= 0 */
+    const int32_t *shift;       /**< [OC] or [1] shifts (> 0: left), in [-31, 7] */
+} nnrt_transpose_conv_s16_params_t;
+
+/** float32 transposed convolution parameters. */
+typedef struct {
+    nnrt_transpose_conv_geom_t geom;
+    float act_min;  /**< activation lower bound (-FLT_MAX for none) */
+    float act_max;  /**< activation upper bound (FLT_MAX for none) */
+} nnrt_transpose_conv_f32_params_t;
+
+/**
+ * int8 transposed convolution (TRANSPOSE_CONV): `[N,H,W,IC]` x filter `[OC,KH,KW,IC]`
+ * -> `[N,OH,OW,OC]`. Bit-exact with TFLM's reference_integer_ops::TransposeConv, which
+ * scatters every input value over the outputs it reaches into an int32 buffer of the
+ * whole output: input pixel (iy, ix) and filter tap (fy, fx) reach output
+ * (iy * stride_h - pad_top + fy, ix * stride_w - pad_left + fx), taps outside the output
+ * are dropped; `acc = sum w * (x + input_offset)`, `+ bias[oc]` (optional), then
+ * per-channel requantisation, `+ output_offset`, clamped to [act_min, act_max].
+ *
+ * This kernel gathers instead: each output value sums the same exact int32 products
+ * (integer sums do not depend on the order), so it needs no scratch (TFLM's is
+ * 4 * N * OH * OW * OC bytes). Output channels in groups of three share each input
+ * word (SMLAD on DSP cores). The output must not overlap the input or the weights.
+ *
+ * @param filter  `[OC,KH,KW,IC]` int8, symmetric
+ * @param bias    `[OC]` int32 or NULL
+ * @return NNRT_OK, or NNRT_ERR_ARG for a NULL pointer or an invalid parameter.
+ */
+nnrt_status_t nnrt_transpose_conv_s8(const nnrt_transpose_conv_s8_params_t *params,
+                                     const int8_t *input, const int8_t *filter,
+                                     const int32_t *bias, int8_t *output);
+
+/**
+ * Scratch bytes nnrt_transpose_conv_gemm_s8() needs: a phase's sub-filter,
+ * OC * K bytes rounded up to 4, plus NNRT_GEMM_COLS_BYTES(K) = 16 * ceil(K / 4), with
+ * K = ceil(KH / stride_h) * ceil(KW / stride_w) * IC; 0 for NULL, an invalid geometry or
+ * a filter smaller than the stride on an axis (then the call runs
+ * nnrt_transpose_conv_s8(), no scratch).
+ */
+size_t nnrt_transpose_conv_gemm_s8_get_buffer_size(const nnrt_transpose_conv_s8_params_t *params);
+
+/**
+ * int8 transposed convolution on the matrix core of nnrt_conv2d_im2col_s8(): output
+ * pixels split into stride_h x stride_w phases, each a plain convolution with a
+ * sub-filter of the taps it reads (copied into the scratch once per phase), two pixels
+ * per call of the 2 x 2 core (SMLAD on DSP cores). Results identical to
+ * nnrt_transpose_conv_s8().
+ *
+ * @param scratch  nnrt_transpose_conv_gemm_s8_get_buffer_size() bytes, 4-byte aligned
+ *                 (unused, may be NULL, when that size is 0)
+ * @return as nnrt_transpose_conv_s8(), and NNRT_ERR_ARG for a missing scratch.
+ */
+nnrt_status_t nnrt_transpose_conv_gemm_s8(const nnrt_transpose_conv_s8_params_t *params,
+                                          const int8_t *input, const int8_t *filter,
+                                          const int32_t *bias, int8_t *output, void *scratch);
+
+/**
+ * int16 x int8 transposed convolution (16x8 quantisation): bit-exact with TFLM's
+ * 16x8 reference TransposeConv: `acc = sum x * w` in 64 bits, `+ bias[oc]` (int64,
+ * optional), TFLM's 64-bit MultiplyByQuantizedMultiplier (multiplier rounded to 16
+ * bits), clamped to [act_min, act_max]; zero points 0. Scalar loops, no scratch (TFLM's
+ * is 8 * N * OH * OW * OC bytes). Input channels at most 511 (an int32 per-tap sum).
+ * Errors as nnrt_transpose_conv_s8().
+ */
+nnrt_status_t nnrt_transpose_conv_s16(const nnrt_transpose_conv_s16_params_t *params,
+                                      const int16_t *input, const int8_t *filter,
+                                      const int64_t *bias, int16_t *output);
+
+/**
+ * float32 transposed convolution; layouts and errors as nnrt_transpose_conv_s8().
+ * Bit-exact with TFLM's reference_ops::TransposeConv: each output value sums its
+ * products from 0.0f in TFLM's scatter order (input row, input column, input
+ * channel ascending), then adds the bias and clamps (std::max, then std::min).
+ */
+nnrt_status_t nnrt_transpose_conv_f32(const nnrt_transpose_conv_f32_params_t *params,
+                                      const float *input, const float *filter,
+                                      const float *bias, float *output);
 
 #ifdef __cplusplus
 }

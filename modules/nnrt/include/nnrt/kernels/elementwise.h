@@ -1,7 +1,7 @@
 /**
  * @file elementwise.h
  * @brief Element-wise binary operators with broadcasting: ADD, SUB, MUL, MAXIMUM,
- *        MINIMUM (int8 and float32).
+ *        MINIMUM, SQUARED_DIFFERENCE (int8 and float32).
  *
  * Bit-exact with TensorFlow Lite Micro's reference kernels:
  * - int8 ADD/SUB: both inputs are offset, shifted left by `left_shift` (20), scaled by
@@ -9,6 +9,9 @@
  *   clamped (TFLM's double-rounding MultiplyByQuantizedMultiplier throughout);
  * - int8 MUL: (in1 - zp1) * (in2 - zp2) requantised by one multiplier;
  * - int8 MAXIMUM/MINIMUM compare the raw int8 values (TFLM ignores the quantisation);
+ * - int8 SQUARED_DIFFERENCE: ADD's input rescaling with left_shift 7, the difference
+ *   squared in int32 and rescaled by the output multiplier (which may exceed 1); int16
+ *   the same with left_shift 0 and zero points 0; int32 the plain square, wrapping;
  * - float32: the plain operation, then min(max(x, act_min), act_max).
  *
  * Broadcasting follows numpy/TFLite rules and is encoded at build time as a strided
@@ -136,6 +139,17 @@ typedef struct {
      || (params)->act_min > (params)->act_max || (params)->act_min < INT8_MIN               \
      || (params)->act_max > INT8_MAX)
 
+/** nnrt_squared_difference_s8(): as ADD but the output multiplier may be above 1
+ *  (output shift -31..30). */
+#define NNRT_SQUARED_DIFFERENCE_S8_PARAMS_BAD(params)                                       \
+    (!nnrt_broadcast_valid(&(params)->bcast)                                                \
+     || (params)->left_shift < 0 || (params)->left_shift > 7                                \
+     || (params)->input1_shift > 0 || (params)->input1_shift < -31                          \
+     || (params)->input2_shift > 0 || (params)->input2_shift < -31                          \
+     || (params)->output_shift > 30 || (params)->output_shift < -31                         \
+     || (params)->act_min > (params)->act_max || (params)->act_min < INT8_MIN               \
+     || (params)->act_max > INT8_MAX)
+
 /** nnrt_mul_s8(): 1 unless output shift -31..30 and an int8 activation range. */
 #define NNRT_MUL_S8_PARAMS_BAD(params)                                                      \
     (!nnrt_broadcast_valid(&(params)->bcast)                                                \
@@ -187,6 +201,25 @@ nnrt_status_t nnrt_maximum_s8(const nnrt_broadcast_t *bcast, const int8_t *input
 nnrt_status_t nnrt_minimum_s8(const nnrt_broadcast_t *bcast, const int8_t *input1,
                               const int8_t *input2, int8_t *output);
 
+/** d = requant(in1) - requant(in2); out = clamp(requant(d * d)). In-place capable. */
+nnrt_status_t nnrt_squared_difference_s8(const nnrt_add_s8_params_t *params,
+                                         const int8_t *input1, const int8_t *input2,
+                                         int8_t *output);
+
+/** int16 (zero points 0, left_shift 0; the int8 parameter struct with an int16
+ *  activation range). In-place capable. */
+nnrt_status_t nnrt_squared_difference_s16(const nnrt_add_s8_params_t *params,
+                                          const int16_t *input1, const int16_t *input2,
+                                          int16_t *output);
+
+/** int32: (in1 - in2)^2 wrapping as two's complement. In-place capable. */
+nnrt_status_t nnrt_squared_difference_s32(const nnrt_broadcast_t *bcast, const int32_t *input1,
+                                          const int32_t *input2, int32_t *output);
+
+/** out = (in1 - in2) * (in1 - in2). In-place capable. */
+nnrt_status_t nnrt_squared_difference_f32(const nnrt_broadcast_t *bcast, const float *input1,
+                                          const float *input2, float *output);
+
 /** out = act(in1 + in2). In-place capable. */
 nnrt_status_t nnrt_add_f32(const nnrt_binary_f32_params_t *params, const float *input1,
                            const float *input2, float *output);
@@ -206,6 +239,26 @@ nnrt_status_t nnrt_maximum_f32(const nnrt_broadcast_t *bcast, const float *input
 /** out = in1 < in2 ? in1 : in2 (a NaN operand yields input2, as TFLM). In-place capable. */
 nnrt_status_t nnrt_minimum_f32(const nnrt_broadcast_t *bcast, const float *input1,
                                const float *input2, float *output);
+
+/** int8 ADD_N parameters (TFLM's add_n.cc Prepare: left shift 20, multipliers below 1). */
+typedef struct {
+    int32_t input_offset;      /**< -zero point shared by the inputs */
+    int32_t output_offset;     /**< output zero point */
+    int32_t left_shift;        /**< 20 */
+    int32_t input_multiplier;  /**< Q31 of s_in / (2 s_in) */
+    int32_t input_shift;       /**< <= 0 */
+    int32_t output_multiplier; /**< Q31 of 2 s_in / (2^20 s_out) */
+    int32_t output_shift;      /**< <= 0 */
+    int32_t act_min;
+    int32_t act_max;
+} nnrt_add_n_s8_params_t;
+
+/** float32 ADD_N over @p num_inputs same-shaped inputs of @p size elements. In place. */
+nnrt_status_t nnrt_add_n_f32(const float *const *inputs, int32_t num_inputs, float *output,
+                             int32_t size);
+/** int8 ADD_N (TFLM's reference AddN with ArithmeticParams). In place. */
+nnrt_status_t nnrt_add_n_s8(const nnrt_add_n_s8_params_t *params, const int8_t *const *inputs,
+                            int32_t num_inputs, int8_t *output, int32_t size);
 
 #ifdef __cplusplus
 }

@@ -127,6 +127,14 @@ nnrt_status_t nnrt_maxpool2d_f32(const nnrt_pool_f32_params_t *params, const flo
 nnrt_status_t nnrt_avgpool2d_f32(const nnrt_pool_f32_params_t *params, const float *input,
                                  float *output);
 
+/**
+ * float32 L2 pool (L2_POOL_2D; TFLM has no quantised one): sqrt of the mean of the
+ * squares over each clipped window. Layout and errors as nnrt_maxpool2d_s8(); not in
+ * place.
+ */
+nnrt_status_t nnrt_l2pool2d_f32(const nnrt_pool_f32_params_t *params, const float *input,
+                                float *output);
+
 /** Maximum rank a MEAN descriptor handles after merging adjacent dimensions. */
 #define NNRT_MEAN_MAX_DIMS NNRT_MAX_DIMS
 

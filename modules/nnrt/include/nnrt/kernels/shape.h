@@ -45,6 +45,69 @@ typedef struct {
 nnrt_status_t nnrt_concat_x8(const nnrt_concat_params_t *params, const void *const *inputs,
                              void *output);
 
+/**
+ * SPLIT / SPLIT_V / UNPACK as `outer` rows of one contiguous block per output.
+ *
+ * For a split along axis a of an input shaped `[d0..d(a-1), sum k_i, ...]`,
+ * outer = d0*...*d(a-1) and block_bytes[i] = k_i * (product of the dims after a) *
+ * element size (UNPACK: k_i = 1).
+ */
+typedef struct {
+    int32_t outer;               /**< >= 1 */
+    int32_t num_outputs;         /**< >= 1 */
+    const int32_t *block_bytes;  /**< [num_outputs] bytes of output i per row, >= 0 */
+} nnrt_split_params_t;
+
+/**
+ * Split: for each row r, block r of output i is the i-th block of input row r.
+ * With one row, an output placed at its own block of the input (a view the planner
+ * made) is left as it is; no other output may overlap the input.
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers or invalid sizes.
+ */
+nnrt_status_t nnrt_split_x8(const nnrt_split_params_t *params, const void *input,
+                            void *const *outputs);
+
+/**
+ * GATHER along an axis (TFLM's reference Gather, int32 coordinates): the input is
+ * [batch, outer, axis_size, inner], the coordinates [batch, coord_size], the output
+ * [batch, outer, coord_size, inner]; inner_bytes = inner elements * element size.
+ */
+typedef struct {
+    int32_t batch;        /**< product of the batch_dims leading dims, >= 1 */
+    int32_t outer;        /**< product of the dims between batch_dims and the axis, >= 1 */
+    int32_t axis_size;    /**< extent of the axis, >= 1 */
+    int32_t coord_size;   /**< coordinates per batch, >= 0 */
+    int32_t inner_bytes;  /**< bytes of one block after the axis, >= 0 */
+} nnrt_gather_params_t;
+
+/**
+ * Gather blocks of `input` at `coords`. Not in place.
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers, invalid sizes or a coordinate
+ *         outside [0, axis_size) (as TFLM fails).
+ */
+nnrt_status_t nnrt_gather_x8(const nnrt_gather_params_t *params, const void *input,
+                             const int32_t *coords, void *output);
+
+/**
+ * GATHER_ND (TFLM's reference GatherNd, int32 indices [n_slices, nd]): output slice i
+ * (slice_bytes) is the input at byte offset sum_j indices[i][j] * strides[j].
+ */
+typedef struct {
+    int32_t n_slices;                /**< number of index tuples, >= 0 */
+    int32_t nd;                      /**< indices per tuple, 1..NNRT_MAX_DIMS */
+    int32_t dims[NNRT_MAX_DIMS];     /**< extents of the input's first nd dims */
+    int32_t strides[NNRT_MAX_DIMS];  /**< their byte strides */
+    int32_t slice_bytes;             /**< bytes of one gathered slice, >= 0 */
+} nnrt_gather_nd_params_t;
+
+/**
+ * Gather the slices at `indices`. Not in place.
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers, invalid sizes or an index out of
+ *         its dimension's range.
+ */
+nnrt_status_t nnrt_gather_nd_x8(const nnrt_gather_nd_params_t *params, const void *input,
+                                const int32_t *indices, void *output);
+
 /** Maximum rank of a PAD descriptor after merging. */
 #define NNRT_PAD_MAX_DIMS NNRT_MAX_DIMS
 

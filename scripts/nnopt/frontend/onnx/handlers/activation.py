@@ -49,9 +49,7 @@ def log_softmax(im: Importer, node: Node) -> None:
     perm = perm_of(im, xn)
     target = (*[p for p in perm if p != axis], axis)
     x = im.act(xn, target)
-    sm = im.b.tensor(f"{node.name}.softmax", im.b.tensors[x].shape, DType.FLOAT32)
-    im.b.op("SOFTMAX", [x], [sm], SoftmaxOptions(1.0))
-    im.bind(node.outputs[0], emit_unary(im, sm, "LOG", node.outputs[0]), target)
+    im.bind(node.outputs[0], emit_unary(im, x, "LOG_SOFTMAX", node.outputs[0]), target)
 
 
 _FUSABLE = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MUL")
@@ -169,7 +167,7 @@ def clip(im: Importer, node: Node) -> None:
 
 @handler("PRelu")
 def prelu(im: Importer, node: Node) -> None:
-    """max(x, 0) + slope * min(x, 0), slope constant."""
+    """PRELU with a constant slope broadcast against the input."""
     xn, sn = node.inputs
     xs = im.shape(xn)
     perm = perm_of(im, xn)
@@ -184,16 +182,9 @@ def prelu(im: Importer, node: Node) -> None:
         slope = im.const(sn)
     if slope.ndim > len(xs):
         raise im.refuse("slope of higher rank than the input", "broadcastable slopes")
-    zero = im.b.const(f"{node.name}.zero", np.zeros((1,) * len(xs), np.float32))
-    pos = im.b.tensor(f"{node.name}.pos", ir, DType.FLOAT32)
-    neg = im.b.tensor(f"{node.name}.neg", ir, DType.FLOAT32)
-    im.b.op("MAXIMUM", [x, zero], [pos], ActivationOptions())
-    im.b.op("MINIMUM", [x, zero], [neg], ActivationOptions())
     st = im.const_tensor(sn, perm, len(xs))
-    scaled = im.b.tensor(f"{node.name}.scaled", ir, DType.FLOAT32)
-    im.b.op("MUL", [neg, st], [scaled], ActivationOptions())
     y = im.b.tensor(node.outputs[0], ir, DType.FLOAT32)
-    im.b.op("ADD", [pos, scaled], [y], ActivationOptions())
+    im.b.op("PRELU", [x, st], [y])
     im.bind(node.outputs[0], y, perm)
 
 

@@ -30,8 +30,9 @@ def _same_layout_unary(im: Importer, xn: str, opcode: str, name: str) -> tuple[i
     return y, perm
 
 
-@handler("Neg", "Abs", "Exp", "Log", "Sqrt")
+@handler("Neg", "Abs", "Exp", "Log", "Sqrt", "Floor", "Ceil", "Round", "Sin", "Cos")
 def math_unary(im: Importer, node: Node) -> None:
+    # ONNX Round is half to even, as TFLite's ROUND
     y, perm = _same_layout_unary(im, node.inputs[0], node.op_type.upper(), node.outputs[0])
     im.bind(node.outputs[0], y, perm)
 
@@ -62,6 +63,10 @@ def elu(im: Importer, node: Node) -> None:
     alpha = float(node.attrs.get("alpha", 1.6732632423543772 if selu else 1.0))
     perm = perm_of(im, node.inputs[0])
     x = im.act(node.inputs[0], perm)
+    if not selu and alpha == 1.0:
+        y = emit_unary(im, x, "ELU", node.outputs[0])
+        im.bind(node.outputs[0], y, perm)
+        return
     pos, neg = _exp_neg_part(im, x, alpha, node.name)
     if selu:
         gamma = float(node.attrs.get("gamma", 1.0507009873554805))

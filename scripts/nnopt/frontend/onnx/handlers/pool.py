@@ -1,16 +1,14 @@
-"""Pooling and reductions: MaxPool, AveragePool, Global*Pool, ReduceMean/Sum."""
+"""Pooling and reductions: MaxPool, AveragePool, Global*Pool, ReduceMean/Sum/Max/Min."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ....cdefs import DType
 from ....ir import (
-    ActivationOptions,
     PoolOptions,
     ReducerOptions,
 )
-from ..importer import FLT_LOWEST, Importer, onnx_pads, prod, window_padding
+from ..importer import FLT_LOWEST, Importer, onnx_pads, window_padding
 from ..prepare import Node
 from .common import (
     bind_nhwc,
@@ -123,17 +121,10 @@ def _reduce(im: Importer, node: Node, kind: str, axes: list[int] | None,
         ir_shape = tuple(xs[p] for p in kept)
     at = im.b.const(f"{node.name}.axes", np.array(ir_axes, dtype=np.int32))
     out = node.outputs[0]
-    if kind == "SUM":
-        y = im.b.tensor(f"{out}.mean", ir_shape, DType.FLOAT32)
-        im.b.op("MEAN", [x, at], [y], ReducerOptions(keepdims))
-        count = prod([xs[a] for a in axes])
-        z = im.b.tensor(out, ir_shape, DType.FLOAT32)
-        c = im.b.const(f"{node.name}.count", np.full((1,) * len(ir_shape), count, np.float32))
-        im.b.op("MUL", [y, c], [z], ActivationOptions())
-        im.bind(out, z, out_perm)
-        return
-    y = im.out_tensor(out, ir_shape)
-    im.b.op("MEAN", [x, at], [y], ReducerOptions(keepdims))
+    # REDUCE_MAX/MIN compare raw values: a quantised output keeps the input's scale
+    keep_q = kind != "MEAN" and im.qout is not None
+    y = im.out_tensor(out, ir_shape, im.b.tensors[x].quant if keep_q else None)
+    im.b.op(kind, [x, at], [y], ReducerOptions(keepdims))
     im.bind(out, y, out_perm)
 
 
@@ -145,3 +136,9 @@ def reduce_mean(im: Importer, node: Node) -> None:
 @handler("ReduceSum")
 def reduce_sum(im: Importer, node: Node) -> None:
     _reduce(im, node, "SUM", _reduce_axes(im, node), bool(node.attrs.get("keepdims", 1)))
+
+
+@handler("ReduceMax", "ReduceMin", quant=(0,))
+def reduce_max_min(im: Importer, node: Node) -> None:
+    kind = "REDUCE_MAX" if node.op_type == "ReduceMax" else "REDUCE_MIN"
+    _reduce(im, node, kind, _reduce_axes(im, node), bool(node.attrs.get("keepdims", 1)))

@@ -1,0 +1,19 @@
+/*
+ * float32 CEIL, TFLM's reference Ceil (std::ceil). Element-wise, in place capable.
+ */
+#include <math.h>
+#include <stddef.h>
+
+#include "nnrt/kernels/math.h"
+
+nnrt_status_t nnrt_ceil_f32(const float *input, float *output, int32_t size)
+{
+    if (input == NULL || output == NULL || size < 0) {
+        return NNRT_ERR_ARG;
+    }
+    for (int32_t i = 0; i < size; ++i) {
+        const float x = input[i];
+        output[i] = ceilf(x);
+    }
+    return NNRT_OK;
+}

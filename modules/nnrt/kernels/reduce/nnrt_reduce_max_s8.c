@@ -1,0 +1,15 @@
+/* int8 REDUCE_MAX over any axes (TFLM's reference ReduceGeneric; see reduce.h). */
+#include <float.h>
+#include <stddef.h>
+
+#include "nnrt/kernels/reduce.h"
+#include "../internal/reduce.h"
+
+nnrt_status_t nnrt_reduce_max_s8(const nnrt_mean_geom_t *geom, const int8_t *input, int8_t *output)
+{
+    if (geom == NULL || input == NULL || output == NULL || !nnrt_reduce_geom_valid(geom)) {
+        return NNRT_ERR_ARG;
+    }
+    NNRT_REDUCE(int8_t, geom, input, output, INT8_MIN, NNRT_REDUCE_MAX_OP);
+    return NNRT_OK;
+}

@@ -1,0 +1,182 @@
+/*
+ * SVDF (int8 with an int16 or int8 state, and float32) in the arithmetic and
+ * summation order of TFLM's reference SVDF; see nnrt/kernels/sequence.h.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nnrt/kernels/quant.h"
+#include "nnrt/kernels/sequence.h"
+
+static int svdf_dims_bad(int32_t batches, int32_t input_size, int32_t filters, int32_t units,
+                         int32_t rank, int32_t memory)
+{
+    return batches < 1 || input_size < 1 || units < 1 || rank < 1 || memory < 1
+           || filters != units * rank;
+}
+
+/* v narrowed to [lo, hi] modulo its width (hi - lo + 1), as C++'s conversion to the
+ * state type does in TFLM (defined here, not left to the compiler). */
+static int32_t svdf_wrap(int32_t v, int32_t lo, int32_t hi)
+{
+    const uint32_t span = (uint32_t)(hi - lo) + 1u;
+
+    return (int32_t)(((uint32_t)v - (uint32_t)lo) % span) + lo;
+}
+
+/* state[b][f][memory - 1] of the newest column, and the dot product over the time. */
+#define SVDF_INT_BODY(T, TMIN, TMAX)                                                       \
+    do {                                                                                   \
+        T *st = (T *)state;                                                                \
+        const T *wt = (const T *)weights_time;                                             \
+        const size_t total = (size_t)p->batches * (size_t)p->num_filters                  \
+                             * (size_t)p->memory_size;                                     \
+        for (size_t i = 0; i + 1 < total; ++i) {                                           \
+            st[i] = st[i + 1];                                                             \
+        }                                                                                  \
+        for (int32_t b = 0; b < p->batches; ++b) {                                         \
+            const int8_t *x = input + (size_t)b * (size_t)p->input_size;                   \
+            T *col = st + (size_t)b * (size_t)p->num_filters * (size_t)p->memory_size     \
+                     + (size_t)(p->memory_size - 1);                                       \
+            for (int32_t f = 0; f < p->num_filters; ++f) {                                 \
+                const int8_t *w = weights_feature + (size_t)f * (size_t)p->input_size;     \
+                int32_t acc = 0;                                                           \
+                for (int32_t c = 0; c < p->input_size; ++c) {                              \
+                    acc += (int32_t)w[c] * ((int32_t)x[c] - p->input_zero_point);          \
+                }                                                                          \
+                acc = nnrt_multiply_by_quantized_multiplier(acc, p->mult1, p->shift1);     \
+                acc = nnrt_clamp_i32(acc, TMIN, TMAX) + p->state_zero_point;               \
+                col[(size_t)f * (size_t)p->memory_size] = (T)svdf_wrap(acc, TMIN, TMAX);   \
+            }                                                                              \
+        }                                                                                  \
+        for (int32_t b = 0; b < p->batches; ++b) {                                         \
+            const T *s = st + (size_t)b * (size_t)p->num_filters * (size_t)p->memory_size; \
+            const T *w = wt;                                                               \
+            int32_t *acc = filt + (size_t)b * (size_t)p->num_filters;                      \
+            for (int32_t f = 0; f < p->num_filters; ++f) {                                 \
+                int32_t sum = 0;                                                           \
+                for (int32_t m = 0; m < p->memory_size; ++m) {                             \
+                    sum += (int32_t)*w++ * ((int32_t)*s++ - p->state_zero_point);          \
+                }                                                                          \
+                acc[f] = sum;                                                              \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+nnrt_status_t nnrt_svdf_s8(const nnrt_svdf_s8_params_t *params, const int8_t *input,
+                           const int8_t *weights_feature, const void *weights_time,
+                           const int32_t *bias, void *state, int8_t *output, void *scratch)
+{
+    const nnrt_svdf_s8_params_t *p = params;
+
+    if (p == NULL || input == NULL || weights_feature == NULL || weights_time == NULL
+        || bias == NULL || state == NULL || output == NULL || scratch == NULL
+        || svdf_dims_bad(p->batches, p->input_size, p->num_filters, p->num_units, p->rank,
+                         p->memory_size)
+        || (p->state_bytes != 1 && p->state_bytes != 2)) {
+        return NNRT_ERR_ARG;
+    }
+    int32_t *filt = (int32_t *)scratch;
+    int32_t *units = filt + (size_t)p->batches * (size_t)p->num_filters;
+
+    if (p->state_bytes == 2) {
+        SVDF_INT_BODY(int16_t, INT16_MIN, INT16_MAX);
+    } else {
+        SVDF_INT_BODY(int8_t, INT8_MIN, INT8_MAX);
+    }
+    for (int32_t b = 0; b < p->batches; ++b) {
+        int32_t *out = units + (size_t)b * (size_t)p->num_units;
+        const int32_t *acc = filt + (size_t)b * (size_t)p->num_filters;
+        for (int32_t u = 0; u < p->num_units; ++u) {
+            out[u] = bias[u];
+            for (int32_t r = 0; r < p->rank; ++r) {
+                out[u] += *acc++;
+            }
+        }
+    }
+    const size_t n = (size_t)p->batches * (size_t)p->num_units;
+    for (size_t i = 0; i < n; ++i) {
+        int32_t v = nnrt_multiply_by_quantized_multiplier(units[i], p->mult2, p->shift2);
+        output[i] = (int8_t)nnrt_clamp_i32(v + p->output_zero_point, INT8_MIN, INT8_MAX);
+    }
+    return NNRT_OK;
+}
+
+/* TFLM's ActivationValFloat for the clamping activations (std::max / std::min). */
+static float svdf_act(int32_t activation, float v)
+{
+    switch (activation) {
+    case 1: /* RELU: max(0, v) */
+        return (0.0f < v) ? v : 0.0f;
+    case 2: /* RELU_N1_TO_1: max(-1, min(v, 1)) */
+        v = (1.0f < v) ? 1.0f : v;
+        return (-1.0f < v) ? v : -1.0f;
+    case 3: /* RELU6: max(0, min(v, 6)) */
+        v = (6.0f < v) ? 6.0f : v;
+        return (0.0f < v) ? v : 0.0f;
+    default:
+        return v;
+    }
+}
+
+nnrt_status_t nnrt_svdf_f32(const nnrt_svdf_f32_params_t *params, const float *input,
+                            const float *weights_feature, const float *weights_time,
+                            const float *bias, float *state, float *output, void *scratch)
+{
+    const nnrt_svdf_f32_params_t *p = params;
+
+    if (p == NULL || input == NULL || weights_feature == NULL || weights_time == NULL
+        || state == NULL || output == NULL || scratch == NULL
+        || svdf_dims_bad(p->batches, p->input_size, p->num_filters, p->num_units, p->rank,
+                         p->memory_size)
+        || p->activation < 0 || p->activation > 3) {
+        return NNRT_ERR_ARG;
+    }
+    float *filt = (float *)scratch;
+    const size_t total = (size_t)p->batches * (size_t)p->num_filters * (size_t)p->memory_size;
+
+    for (size_t i = 0; i + 1 < total; ++i) {
+        state[i] = state[i + 1];
+    }
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const float *x = input + (size_t)b * (size_t)p->input_size;
+        float *col = state + (size_t)b * (size_t)p->num_filters * (size_t)p->memory_size
+                     + (size_t)(p->memory_size - 1);
+        const float *w = weights_feature;
+        for (int32_t f = 0; f < p->num_filters; ++f) {
+            float dot = 0.0f;
+            for (int32_t c = 0; c < p->input_size; ++c) {
+                dot += *w++ * x[c];
+            }
+            col[(size_t)f * (size_t)p->memory_size] = dot;
+        }
+    }
+    for (int32_t b = 0; b < p->batches; ++b) {
+        const float *s = state + (size_t)b * (size_t)p->num_filters * (size_t)p->memory_size;
+        const float *w = weights_time;
+        float *acc = filt + (size_t)b * (size_t)p->num_filters;
+        for (int32_t f = 0; f < p->num_filters; ++f) {
+            float sum = 0.0f;
+            for (int32_t m = 0; m < p->memory_size; ++m) {
+                sum += *w++ * *s++;
+            }
+            acc[f] = sum;
+        }
+    }
+    for (int32_t b = 0; b < p->batches; ++b) {
+        float *out = output + (size_t)b * (size_t)p->num_units;
+        const float *acc = filt + (size_t)b * (size_t)p->num_filters;
+        for (int32_t u = 0; u < p->num_units; ++u) {
+            out[u] = bias != NULL ? bias[u] : 0.0f;
+        }
+        for (int32_t u = 0; u < p->num_units; ++u) {
+            for (int32_t r = 0; r < p->rank; ++r) {
+                out[u] += *acc++;
+            }
+        }
+        for (int32_t u = 0; u < p->num_units; ++u) {
+            out[u] = svdf_act(p->activation, out[u]);
+        }
+    }
+    return NNRT_OK;
+}

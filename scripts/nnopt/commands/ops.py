@@ -1,0 +1,53 @@
+"""``nnopt ops``: every operator nnopt supports, with the element types it takes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..oplist import supported_operators
+
+DESCRIPTION = """\
+List every TFLite builtin operator nnopt plans and generates C for, with the element
+types its kernel takes ("int8->int16": the output type differs from the input's), and
+its planning traits: element-wise ops run in place over a dying input, aliases are
+planned without a copy. "blob: no" marks operators the runtime-loaded model blob
+(--emit blob) does not carry yet (refused by name there). The list is read from the
+operator registry and the lowerings, so it is exactly what nnopt accepts."""
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("ops", help="list the supported operators and their dtypes",
+                       description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--json", action="store_true", help="print the list as JSON")
+    p.set_defaults(func=run)
+
+
+def _traits(elementwise: str | None, alias: bool, window: str | None) -> str:
+    out = []
+    if elementwise:
+        out.append(f"element-wise ({elementwise}, in place)")
+    if alias:
+        out.append("alias")
+    if window:
+        out.append(f"window ({window})")
+    return ", ".join(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    ops = supported_operators()
+    if args.json:
+        print(json.dumps({"count": len(ops), "operators": [o.to_json() for o in ops]},
+                         indent=2))
+        return 0
+    rows = [(o.opcode, "yes" if o.blob else "no",
+             _traits(o.elementwise, o.alias, o.window) or "-", ", ".join(o.dtypes) or "-")
+            for o in ops]
+    head = ("operator", "blob", "traits", "dtypes")
+    widths = [max(len(r[i]) for r in (head, *rows)) for i in range(3)]
+    for r in (head, *rows):
+        print("  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True)) + "  " + r[3])
+    print(f"\n{len(ops)} operators")
+    return 0

@@ -1,0 +1,93 @@
+"""ELU -> ``nnrt_elu_f32`` / ``nnrt_table_lookup_s8`` (``nnrt/kernels/activation.h``).
+
+float32: TFLM's reference Elu, ``x < 0 ? expm1f(x) : x``. int8: TFLM's ``elu.cc``
+builds a 256-entry table in Prepare (``PopulateLookupTable``) from the float transform
+``x < 0 ? expf(x) - 1 : x``; :func:`elu_table` builds the same table here in the same
+float32 steps (dequantise, transform, multiply by ``1 / output_scale``, round half away
+from zero, add the zero point, clamp), and the kernel looks every element up.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..cdefs import DType
+from ..ir import Graph, Op, Tensor
+from . import EmitContext, register
+from .activation import check_io
+from .elementwise import c_call, cast, per_tensor_quant
+
+_F32 = np.float32
+_SUPPORTED = "int8 -> int8 (per-tensor) or float32 -> float32"
+
+
+def _libm_expf() -> Callable[[float], float]:
+    """The C library's expf (the one TFLM's std::exp(float) calls on this host), else
+    exp in double rounded to float32."""
+    name = ctypes.util.find_library("m")
+    if name is not None:
+        try:
+            fn = ctypes.CDLL(name).expf
+            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+            return lambda v: float(fn(v))
+        except (OSError, AttributeError):
+            pass
+    return lambda v: float(_F32(math.exp(v)))
+
+
+_EXPF = _libm_expf()
+
+
+def _round_half_away(v: np.float32) -> np.float32:
+    return _F32(math.floor(abs(float(v)) + 0.5) * (1 if v >= 0 else -1))
+
+
+def elu_table(x: Tensor, y: Tensor, op: Op) -> np.ndarray:
+    """TFLM's ELU lookup table, indexed by the input byte read as unsigned."""
+    s_in, z_in = per_tensor_quant(op, x)
+    s_out, z_out = per_tensor_quant(op, y)
+    inverse = _F32(1.0) / _F32(s_out)
+    by_value = []
+    for v in range(-128, 128):
+        d = _F32(s_in) * _F32(v - z_in)
+        t = _F32(_F32(_EXPF(float(d))) - _F32(1.0)) if d < 0 else d
+        r = _round_half_away(_F32(t * inverse))
+        q = int(_F32(r + _F32(z_out)))  # static_cast<int32_t> truncates
+        by_value.append(min(max(q, -128), 127))
+    arr = np.asarray(by_value, dtype=np.int8)
+    return np.concatenate([arr[128:], arr[:128]])
+
+
+class EluLowering:
+    headers: Sequence[str] = ("nnrt/kernels/activation.h",)
+    dtypes: Sequence[str] = ("int8", "float32")
+
+    def _io(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
+        return check_io(graph, op, ((DType.INT8, DType.INT8), (DType.FLOAT32, DType.FLOAT32)),
+                        _SUPPORTED)
+
+    def check(self, graph: Graph, op: Op) -> None:
+        x, y = self._io(graph, op)
+        if x.dtype == DType.INT8:
+            elu_table(x, y, op)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        x, y = self._io(ctx.graph, ctx.op)
+        n = str(x.num_elements)
+        if x.dtype == DType.FLOAT32:
+            return c_call("nnrt_elu_f32", [cast(ctx, x.index, "float", True),
+                                           cast(ctx, y.index, "float", False), n])
+        table = ctx.const_array("table", elu_table(x, y, ctx.op))
+        return c_call("nnrt_table_lookup_s8", [table, cast(ctx, x.index, "int8_t", True),
+                                               cast(ctx, y.index, "int8_t", False), n])
+
+
+register(("ELU",), EluLowering())

@@ -1,0 +1,165 @@
+"""REDUCE_MAX, REDUCE_MIN and SUM -> ``nnrt/kernels/reduce.h``.
+
+Supported (bit-exact with TFLM's reference ReduceGeneric, ``reduce_common.cc``): any
+constant int32 set of axes (negative and repeated axes resolved as TFLM does), keep_dims
+or not, on the geometry MEAN uses (:class:`nnopt.lowering.pool.MeanLowering`):
+
+- REDUCE_MAX / REDUCE_MIN: int8 and float32 (the TFLM kernel takes no other type).
+  TFLM compares raw values and requires the int8 input and output quantisation to be
+  equal (refused otherwise).
+- SUM: float32 (the reduced elements added to 0.0f in increasing address order, TFLM's
+  order); int8 as TFLM's QuantizedMeanOrSum with compute_sum (the int32 sum minus
+  zp * count, rescaled by s_in / s_out; input and output quantisation may differ), on
+  the int8 MEAN kernel. int16 is refused.
+- ARG_MAX / ARG_MIN (``arg_min_max.cc``): int8 or float32 input, one constant int32
+  axis, int32 output (the only one TFLM's micro kernel writes); the first index wins
+  ties (plain ``>`` / ``<``, TFLM's GreaterFn / LessFn).
+- CUMSUM (``cumsum.cc``): float32 along one constant axis, exclusive and reverse.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ..cdefs import DType
+from ..ir import CumsumOptions, Graph, Op, ReducerOptions, Tensor
+from ..quantize import quantize_multiplier
+from . import EmitContext, register
+from .elementwise import C_TYPE, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
+from .pool import MeanLowering
+
+_SUFFIX = {DType.INT8: "s8", DType.FLOAT32: "f32"}
+
+
+class ReduceLowering(MeanLowering):
+    headers: Sequence[str] = ("nnrt/kernels/reduce.h",)
+
+    def __init__(self, dtypes: tuple[DType, ...]) -> None:
+        self.accepted = dtypes
+
+    def _sum_params_s8(self, op: Op, x: Tensor, y: Tensor, count: int) -> dict[str, int]:
+        """int8 SUM: TFLM's QuantizedMeanOrSum with compute_sum (the multiplier of
+        s_in / s_out, not divided by the count), run by the int8 MEAN kernel."""
+        si, zi = per_tensor_quant(op, x)
+        so, zo = per_tensor_quant(op, y)
+        mult, shift = quantize_multiplier(si / so)
+        if not -31 <= shift <= 31:
+            raise refuse(op, f"the rescale factor {si / so:g} is out of range",
+                         "SUM rescale factors in [2^-32, 2^31)")
+        return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
+                "shift": shift, "count": count}
+
+    def check(self, graph: Graph, op: Op) -> None:
+        if not isinstance(op.options, ReducerOptions):
+            raise refuse(op, "has no reducer options", "ReducerOptions")
+        x, y, _, count = self._layout(graph, op)
+        if x.dtype == DType.INT8 and op.opcode == "SUM":
+            self._sum_params_s8(op, x, y, count)
+        elif x.dtype == DType.INT8:
+            qx, qy = per_tensor_quant(op, x), per_tensor_quant(op, y)
+            if qx != qy:
+                raise refuse(op, f"input {tensor_desc(x)} quantisation {qx} differs from "
+                             f"output {tensor_desc(y)} quantisation {qy}",
+                             "equal input and output quantisation (TFLM's ReduceMax/Min)")
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        x, y, geom, count = self._layout(ctx.graph, ctx.op)
+        ctype = C_TYPE[x.dtype]
+        if x.dtype == DType.INT8 and ctx.op.opcode == "SUM":
+            fields = {"geom": geom, **self._sum_params_s8(ctx.op, x, y, count)}
+            return [*c_params("nnrt_mean_s8_params_t", fields),
+                    *c_call("nnrt_mean_s8", ["&params", cast(ctx, x.index, ctype, True),
+                                             cast(ctx, y.index, ctype, False)])]
+        fn = f"nnrt_{ctx.op.opcode.lower()}_{_SUFFIX[x.dtype]}"
+        return [*c_params("nnrt_mean_geom_t", geom, "geom"),
+                *c_call(fn, ["&geom", cast(ctx, x.index, ctype, True),
+                             cast(ctx, y.index, ctype, False)])]
+
+
+class ArgLowering:
+    headers: Sequence[str] = ("nnrt/kernels/reduce.h",)
+    dtypes: Sequence[str] = ("int8->int32", "float32->int32")
+
+    def _layout(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, int]]:
+        supported = "int8 or float32 input, a constant int32 axis, an int32 output"
+        if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
+            raise refuse(op, "expects an input, an axis and 1 output", supported)
+        x, axis_t = (graph.tensors[t] for t in op.inputs)
+        y = graph.tensors[op.outputs[0]]
+        if x.dtype not in (DType.INT8, DType.FLOAT32) or y.dtype != DType.INT32:
+            raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", supported)
+        if not axis_t.is_constant or axis_t.dtype != DType.INT32 or axis_t.num_elements != 1:
+            raise refuse(op, f"axis {tensor_desc(axis_t)} is not one constant int32",
+                         supported)
+        rank = len(x.shape)
+        a = int(axis_t.array().reshape(-1)[0])
+        axis = a + rank if a < 0 else a
+        if not 0 <= axis < rank:
+            raise refuse(op, f"axis {a} is out of range for rank {rank}",
+                         "axes in [-rank, rank)")
+        if x.num_elements == 0 or list(y.shape) != [d for i, d in enumerate(x.shape)
+                                                     if i != axis]:
+            raise refuse(op, f"output {tensor_desc(y)} is not {tensor_desc(x)} without "
+                         f"axis {axis}", "non-empty inputs, the axis removed")
+        return x, y, {"outer": math.prod(x.shape[:axis]), "axis_size": x.shape[axis],
+                      "inner": math.prod(x.shape[axis + 1:])}
+
+    def check(self, graph: Graph, op: Op) -> None:
+        self._layout(graph, op)
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        x, y, fields = self._layout(ctx.graph, ctx.op)
+        fn = f"nnrt_{ctx.op.opcode.lower()}_{_SUFFIX[x.dtype]}"
+        return [*c_params("nnrt_arg_params_t", fields),
+                *c_call(fn, ["&params", cast(ctx, x.index, C_TYPE[x.dtype], True),
+                             cast(ctx, y.index, "int32_t", False)])]
+
+
+class CumsumLowering(ArgLowering):
+    """CUMSUM (``cumsum.cc``): float32, one constant int32 axis, exclusive and reverse;
+    the int8 form is refused."""
+
+    dtypes: Sequence[str] = ("float32",)
+
+    def _geometry(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, int]]:
+        supported = "float32 input and output of one shape, a constant int32 axis"
+        if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
+            raise refuse(op, "expects an input, an axis and 1 output", supported)
+        x, axis_t = (graph.tensors[t] for t in op.inputs)
+        y = graph.tensors[op.outputs[0]]
+        if x.dtype != DType.FLOAT32 or y.dtype != DType.FLOAT32 \
+                or tuple(x.shape) != tuple(y.shape) or not x.shape or x.num_elements == 0:
+            raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", supported)
+        if not axis_t.is_constant or axis_t.dtype != DType.INT32 or axis_t.num_elements != 1:
+            raise refuse(op, f"axis {tensor_desc(axis_t)} is not one constant int32",
+                         supported)
+        rank = len(x.shape)
+        a = int(axis_t.array().reshape(-1)[0])
+        axis = a + rank if a < 0 else a
+        if not 0 <= axis < rank:
+            raise refuse(op, f"axis {a} is out of range for rank {rank}",
+                         "axes in [-rank, rank)")
+        o = op.options if isinstance(op.options, CumsumOptions) else CumsumOptions()
+        return x, y, {"before": math.prod(x.shape[:axis]), "depth": x.shape[axis],
+                      "after": math.prod(x.shape[axis + 1:]),
+                      "exclusive": int(o.exclusive), "reverse": int(o.reverse)}
+
+    def check(self, graph: Graph, op: Op) -> None:
+        self._geometry(graph, op)
+
+    def emit(self, ctx: EmitContext) -> list[str]:
+        x, y, fields = self._geometry(ctx.graph, ctx.op)
+        return [*c_params("nnrt_cumsum_params_t", fields),
+                *c_call("nnrt_cumsum_f32", ["&params", cast(ctx, x.index, "float", True),
+                                            cast(ctx, y.index, "float", False)])]
+
+
+register(("ARG_MAX", "ARG_MIN"), ArgLowering())
+register(("CUMSUM",), CumsumLowering())
+register(("REDUCE_MAX", "REDUCE_MIN"),
+         ReduceLowering((DType.INT8, DType.FLOAT32)))
+register(("SUM",), ReduceLowering((DType.INT8, DType.FLOAT32)))

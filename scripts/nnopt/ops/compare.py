@@ -1,0 +1,21 @@
+"""EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL (bool output) and
+LOGICAL_AND, LOGICAL_OR (bool): binary element-wise with numpy broadcasting; SELECT_V2
+(a bool condition choosing between x and y, three-way broadcasting): options and traits.
+The lowering is :mod:`nnopt.lowering.compare`; the model blob does not carry these
+kernels yet (refused by name there)."""
+
+from __future__ import annotations
+
+from .base import OpDef
+from .elementwise import point_spatial
+
+COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
+LOGICAL = ("LOGICAL_AND", "LOGICAL_OR")
+
+DEFINITIONS = (
+    *(OpDef(code, code, "compare", elementwise="binary", spatial=point_spatial, blob=False)
+      for code in (*COMPARISONS, *LOGICAL)),
+    # cond ? x : y; element i of the condition and of x is read before the output's is
+    # written, so the output may overwrite either (same element size, no broadcast)
+    OpDef("SELECT_V2", "SELECT", "compare", elementwise="binary", blob=False),
+)

@@ -1,0 +1,22 @@
+"""LOG_SOFTMAX and L2_NORMALIZATION: row-wise over the last axis, options and traits.
+The lowering is :mod:`nnopt.lowering.normalize`; the model blob does not carry these
+kernels yet (refused by name there)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tflite
+
+from ..ir import ActivationOptions, OpOptions
+from .base import OpDef, activation, table
+
+
+def _read_l2(op: Any) -> OpOptions:
+    return ActivationOptions(activation(table(tflite.L2NormOptions, op)))
+
+
+DEFINITIONS = (
+    OpDef("LOG_SOFTMAX", "LOGSOFTMAX", "normalize", blob=False),
+    OpDef("L2_NORMALIZATION", "L2NORM", "normalize", _read_l2, blob=False),
+)

@@ -1,0 +1,63 @@
+"""Stateful sequence operators: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM. Options and
+traits; the lowering is :mod:`nnopt.lowering.sequence`.
+
+Both read variable tensors (SVDF's activation state, input 4; the LSTM's hidden and
+cell state, inputs 18 and 19) and update them in place: the state lives in the
+persistent region (:mod:`nnopt.passes.state`), not in the arena, so the op's planned
+inputs and outputs are only its input and output sequences.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tflite
+
+from ..arith import ACTIVATION_NAMES
+from ..ir import Graph, LstmOptions, Op, OpOptions, SvdfOptions
+from .base import OpDef, activation, table
+
+
+def _read_svdf(op: Any) -> OpOptions:
+    o = table(tflite.SVDFOptions, op)
+    if o is None:
+        return SvdfOptions()
+    return SvdfOptions(int(o.Rank()), activation(o))
+
+
+def _svdf_macs(graph: Graph, op: Op) -> int:
+    """Feature matmul plus time dot products, per inference."""
+    if len(op.inputs) < 3 or min(op.inputs[:3]) < 0:
+        return 0
+    x, wf, wt = (graph.tensors[t] for t in op.inputs[:3])
+    if len(x.shape) != 2 or len(wf.shape) != 2 or len(wt.shape) != 2:
+        return 0
+    return x.shape[0] * (wf.shape[0] * wf.shape[1] + wt.shape[0] * wt.shape[1])
+
+
+def _read_lstm(op: Any) -> OpOptions:
+    o = table(tflite.UnidirectionalSequenceLSTMOptions, op)
+    if o is None:
+        return LstmOptions()
+    act = int(o.FusedActivationFunction())
+    name = ACTIVATION_NAMES[act] if act < len(ACTIVATION_NAMES) else f"ACTIVATION_{act}"
+    return LstmOptions(name, float(o.CellClip()), float(o.ProjClip()), bool(o.TimeMajor()))
+
+
+def _lstm_macs(graph: Graph, op: Op) -> int:
+    """Eight gate matrix products per time step and batch row."""
+    if len(op.inputs) < 5 or min(op.inputs[:2]) < 0:
+        return 0
+    x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+    if len(x.shape) != 3 or len(w.shape) != 2:
+        return 0
+    rows = x.shape[0] * x.shape[1]
+    state, depth = w.shape
+    return rows * 4 * state * (depth + state)
+
+
+DEFINITIONS = (
+    OpDef("SVDF", "SVDF", "sequence", _read_svdf, cost="fc", blob=False, macs=_svdf_macs),
+    OpDef("UNIDIRECTIONAL_SEQUENCE_LSTM", "LSTM", "sequence", _read_lstm, cost="fc",
+          blob=False, macs=_lstm_macs),
+)

@@ -1,0 +1,46 @@
+"""The operator test models of issue 14 (PRELU/ELU/reductions/ARG_*, comparisons/logical/
+SELECT_V2, unary math/CAST/FLOOR_DIV/FLOOR_MOD/ADD_N) as Cortex-M7 firmware on QEMU,
+against TFLite Micro on the host: integer and bool tensors bit-exact, float32 within
+1e-5 relative (the target's libm computes sinf/expf/expm1f ..., TFLM's host build
+glibc's), every traced tensor of each model."""
+
+from __future__ import annotations
+
+import shutil
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+import test_kernels_compare
+import test_kernels_math_unary
+import test_kernels_prelu_elu_reduce
+from nnopt.boards import load_board
+from nnopt.planner import PlanOptions
+from nnopt.testing.harness import run_nnopt, run_tflm
+
+pytestmark = [
+    pytest.mark.qemu,
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("qemu-system-arm") is None,
+                       reason="qemu-system-arm not installed"),
+    pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None,
+                       reason="arm-none-eabi-gcc not installed"),
+]
+
+MODULES = [test_kernels_prelu_elu_reduce, test_kernels_compare, test_kernels_math_unary]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_cases_on_cortex_m7(module: ModuleType) -> None:
+    board = load_board("nucleo_f767zi")
+    _, ref = run_tflm(module.MODEL, module.INPUTS)
+    _, got = run_nnopt(module.MODEL, module.INPUTS, target="qemu-m7", board=board,
+                       options=PlanOptions(order="file"))
+    for cid, t in module.OUT_OF.items():
+        r, g = ref[t], got[t]
+        assert g.shape == r.shape and g.dtype == r.dtype, cid
+        if r.dtype == np.float32:
+            np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-30, err_msg=cid)
+        else:
+            np.testing.assert_array_equal(g, r, err_msg=cid)

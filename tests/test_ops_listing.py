@@ -1,0 +1,146 @@
+"""``nnopt ops``: the listing is the registry joined with what the lowerings accept.
+
+Every listed operator has a definition and a lowering; and for the operator kinds a
+generic single-op model can probe (unary and binary element-wise ops, reductions over
+constant axes, the quantisation converters), the listed element types are exactly those
+the lowering's check() accepts among int8, uint8, int16, int32 and float32 (and bool)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+
+from nnopt import cli
+from nnopt.errors import UnsupportedError
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.ir import ReducerOptions
+from nnopt.lowering import check_graph, registered_opcodes
+from nnopt.oplist import supported_operators
+from nnopt.ops import DEFINITIONS
+from support.tflite_builder import ModelBuilder
+
+PROBE_DTYPES = ("int8", "uint8", "int16", "int32", "float32", "bool")
+QUANTISED = ("int8", "uint8", "int16", "int32")  # probe tensors with a scale
+SHAPE = (1, 3, 4, 5)
+OPS = {o.opcode: o for o in supported_operators()}
+
+
+def _tensor(b: ModelBuilder, dtype: str) -> int:
+    if dtype in QUANTISED:
+        zp = 128 if dtype == "uint8" else 0
+        return b.tensor(SHAPE, dtype, scale=0.05, zero_point=zp)
+    return b.tensor(SHAPE, dtype)
+
+
+def _accepts(build: Any) -> bool:
+    b = ModelBuilder("probe")
+    ins, outs = build(b)
+    try:
+        check_graph(load_model_bytes(b.build(ins, outs)))
+    except UnsupportedError:
+        return False
+    return True
+
+
+def _unary(opcode: str, din: str, dout: str) -> bool:
+    def build(b: ModelBuilder) -> tuple[list[int], list[int]]:
+        x, y = _tensor(b, din), _tensor(b, dout)
+        b.op(opcode, [x], [y])
+        return [x], [y]
+    return _accepts(build)
+
+
+def _binary(opcode: str, dtype: str) -> bool:
+    """Accepted with an output of the inputs' dtype, or a bool one (comparisons), or as a
+    selection by a bool condition between two inputs (SELECT_V2)."""
+    def build(out: str) -> Any:
+        def b_(b: ModelBuilder) -> tuple[list[int], list[int]]:
+            x1, x2, y = _tensor(b, dtype), _tensor(b, dtype), _tensor(b, out)
+            b.op(opcode, [x1, x2], [y])
+            return [x1, x2], [y]
+        return b_
+    def select(b: ModelBuilder) -> tuple[list[int], list[int]]:  # cond ? x : y
+        c, x1, x2, y = b.tensor(SHAPE, "bool"), _tensor(b, dtype), _tensor(b, dtype), \
+            _tensor(b, dtype)
+        b.op(opcode, [c, x1, x2], [y])
+        return [c, x1, x2], [y]
+    return _accepts(build(dtype)) or _accepts(build("bool")) or _accepts(select)
+
+
+def _reduce(opcode: str, dtype: str, out: str) -> bool:
+    """Accepted as a reduction of axis 2 (keep_dims off) or an arg-reduction along it."""
+    def build(options: Any) -> Any:
+        def b_(b: ModelBuilder) -> tuple[list[int], list[int]]:
+            x = _tensor(b, dtype)
+            q: dict[str, Any] = ({"scale": 0.05, "zero_point": 128 if out == "uint8" else 0}
+                                 if out in QUANTISED and out == dtype else {})
+            y = b.tensor((1, 3, 5), out, **q)
+            b.op(opcode, [x, b.const(np.asarray([2], dtype=np.int32))], [y], options)
+            return [x], [y]
+        return b_
+    try:
+        return _accepts(build(ReducerOptions()))
+    except ValueError:  # no reducer options table: an arg-reduction
+        return _accepts(build(None))
+
+
+def _probe(opcode: str) -> set[str] | None:
+    """The dtypes the lowering accepts, probed; None for a kind not probed here."""
+    d = DEFINITIONS[opcode]
+    pairs = any("->" in t for t in OPS[opcode].dtypes)
+    if d.elementwise == "unary" and pairs:
+        return {f"{a}->{b}" for a in PROBE_DTYPES for b in PROBE_DTYPES
+                if a != b and _unary(opcode, a, b)} | \
+            {f"{a}->{a}" for a in PROBE_DTYPES if _unary(opcode, a, a)}
+    if d.elementwise == "unary":
+        return {t for t in PROBE_DTYPES if _unary(opcode, t, t)}
+    if d.elementwise == "binary":
+        return {t for t in PROBE_DTYPES if _binary(opcode, t)}
+    if d.cost == "reduce_taps" and pairs:
+        return {f"{a}->{b}" for a in PROBE_DTYPES for b in PROBE_DTYPES
+                if _reduce(opcode, a, b)}
+    if d.cost == "reduce_taps":
+        return {t for t in PROBE_DTYPES if _reduce(opcode, t, t)}
+    return None
+
+
+def test_every_listed_operator_has_a_definition_a_lowering_and_dtypes() -> None:
+    assert set(OPS) == set(DEFINITIONS) & set(registered_opcodes())
+    assert set(OPS) == set(DEFINITIONS), "a definition without a lowering"
+    missing = [code for code, o in OPS.items() if not o.dtypes]
+    assert not missing, f"lowerings that declare no dtypes: {missing}"
+
+
+def _probed_kind(opcode: str) -> bool:
+    d = DEFINITIONS[opcode]
+    return d.elementwise is not None or d.cost == "reduce_taps"
+
+
+@pytest.mark.parametrize("opcode", sorted(o for o in OPS if _probed_kind(o)))
+def test_listed_dtypes_are_what_the_lowering_accepts(opcode: str) -> None:
+    probed = _probe(opcode)
+    assert probed is not None
+    listed = set(OPS[opcode].dtypes)
+    if any("->" in t for t in listed):
+        listed = {t if "->" in t else f"{t}->{t}" for t in listed}
+    assert probed == listed
+
+
+def test_cli_lists_every_operator_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["ops", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["count"] == len(OPS) == len(data["operators"])
+    got = {o["opcode"]: o for o in data["operators"]}
+    assert got["PRELU"]["dtypes"] == ["int8", "float32"]
+    assert got["PRELU"]["elementwise"] == "binary"
+    assert got["REDUCE_MAX"]["blob"] is False
+
+
+def test_cli_table_names_the_count(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["ops"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(OPS)} operators" in out
+    assert any(line.split()[:1] == ["ELU"] and "int8" in line for line in out.splitlines())
