@@ -37,7 +37,7 @@ to the repository), in one run:
 - **scaling**: synthetic graphs of 1,000, 3,000 and 10,000 ops (cells of element-wise
   ops with skip connections, built with the tests' TFLite model builder) planned both
   ways, and the growth exponent of planning time against ops fitted over every row
-  (least squares of log time on log ops).
+  and over the synthetic rows alone (least squares of log time on log ops).
 
 Output: one Markdown table (paste into README) and a verdict line naming every model
 whose nnopt arena is larger than TFLM's head; ``--json PATH`` (``-`` for stdout)
@@ -180,6 +180,7 @@ def graph_row(graph: Graph, name: str, rel: str, schedule_budget_s: float,
 # ----- synthetic graphs -----
 
 SYNTHETIC_OPS = (1000, 3000, 10000)
+SYNTHETIC_PATH = "(synthetic)"  # the path column of their rows
 
 
 def synthetic_model(n_ops: int) -> bytes:
@@ -222,7 +223,7 @@ def synthetic_rows(schedule_budget_s: float, plan_budget_s: float | None,
     for n in sizes:
         print(f"bench_planner: synthetic {n} ops", file=sys.stderr, flush=True)
         graph = load_model_bytes(synthetic_model(n))
-        rows.append(graph_row(graph, f"synthetic_{n}", "(synthetic)", schedule_budget_s,
+        rows.append(graph_row(graph, f"synthetic_{n}", SYNTHETIC_PATH, schedule_budget_s,
                               plan_budget_s))
     return rows
 
@@ -277,15 +278,19 @@ def markdown(rows: list[Row]) -> list[str]:
 
 
 def scaling_lines(rows: list[Row]) -> list[str]:
-    """The fitted growth exponents of planning time against ops."""
+    """The fitted growth exponents of planning time against ops: over every graph, and
+    over the synthetic graphs alone (one family of graphs growing: how the planner
+    scales, without the differences between real models)."""
     out = []
+    synthetic = [r for r in rows if r.path == SYNTHETIC_PATH]
     for attr, name in (("plan_seconds", "classic"), ("default_seconds", "default"),
                        ("plan_cpu_seconds", "classic, CPU time"),
                        ("default_cpu_seconds", "default, CPU time")):
-        e = growth_exponent(rows, attr)
-        out.append(f"planning time ~ ops^{e:.2f} ({name} plan, least squares over "
-                   f"{sum(1 for r in rows if r.unsupported is None and r.ops >= 20)} graphs "
-                   "of >= 20 ops)" if e is not None else f"{name}: too few rows to fit")
+        for group, what in ((rows, "graphs of >= 20 ops"), (synthetic, "synthetic graphs")):
+            e = growth_exponent(group, attr)
+            n = sum(1 for r in group if r.unsupported is None and r.ops >= 20)
+            out.append(f"planning time ~ ops^{e:.2f} ({name} plan, least squares over {n} "
+                       f"{what})" if e is not None else f"{name}, {what}: too few rows to fit")
     return out
 
 
@@ -380,6 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json != "-":
         print("\n".join(table))
     if args.json:
+        synthetic = [r for r in rows if r.path == SYNTHETIC_PATH]
         doc: dict[str, Any] = {
             "nnopt": nnopt.__version__,
             "tflite_micro": _tflm_version(),
@@ -391,6 +397,9 @@ def main(argv: list[str] | None = None) -> int:
                                 "default": growth_exponent(rows, "default_seconds"),
                                 "classic_cpu": growth_exponent(rows, "plan_cpu_seconds"),
                                 "default_cpu": growth_exponent(rows, "default_cpu_seconds")},
+            "growth_exponent_synthetic": {
+                "classic_cpu": growth_exponent(synthetic, "plan_cpu_seconds"),
+                "default_cpu": growth_exponent(synthetic, "default_cpu_seconds")},
             "rows": [asdict(r) | {"arena_over_tflm": r.ratio} for r in rows],
         }
         text = json.dumps(doc, indent=1)

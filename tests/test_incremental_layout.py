@@ -14,6 +14,7 @@ import pytest
 from conftest import model_path
 from nnopt.frontend.tflite import load_model
 from nnopt.ir import Graph
+from nnopt.passes.arena import arena_lower_bound
 from nnopt.passes.below_bound import LayoutIndex, _Config, _layout, alias_layout
 from nnopt.passes.fuse import fuse_max_pool
 from nnopt.passes.inplace import plan_inplace
@@ -57,9 +58,42 @@ def test_alias_layout_equals_full_layout(rel: str, seed: int) -> None:
         if fast is not None:
             derived += 1
             assert fast == full, f"op {op_index}"
+            # the lower bound's terms derived along the chain: the bound of the whole
+            assert index.bound_terms(fast, 16).value() == \
+                arena_lower_bound(full[1], 16, full[3]), f"op {op_index}"
         if rng.random() < 0.5:  # accepted: the next trial derives from this one
             cfg, lay = trial, full
     assert derived >= len(dws) // 2
+
+
+@pytest.mark.parametrize("rel", ["keras/densenet121_64.tflite", "keras/nasnet_mobile_64.tflite"])
+def test_views_layout_equals_full_layout(rel: str) -> None:
+    """A concatenation's views added one alias at a time (alias_layout per view, as
+    plan_below's concatenation search does) give the layout rebuilt whole, and its
+    lower bound."""
+    g = fold_pads(fuse_max_pool(load_model(model_path(rel)))[0])[0]
+    order = tuple(range(len(g.ops)))
+    aliases = plan_inplace(g, order, alias_roots(g))
+    cfg = _Config(dict(aliases), {}, None)
+    memo: dict[tuple[str, int, int], object] = {}
+    index = LayoutIndex(g, order)
+    lay = _layout(g, order, cfg, True, memo)
+    views = concat_views(g, lay[0], frozenset())
+    by_concat: dict[int, list[Any]] = {}
+    for v in views:
+        by_concat.setdefault(v.concat, []).append(v)
+    assert by_concat
+    for k, group in enumerate(sorted(by_concat)):
+        trial = replace(cfg, views=cfg.views + tuple(by_concat[group]))
+        fast: Any = lay
+        for v in by_concat[group]:
+            fast = alias_layout(g, index, fast, trial, v.tensor, v.output, memo)
+            assert fast is not None
+        full = _layout(g, order, trial, True, memo)
+        assert fast == full, f"concatenation {group}"
+        assert index.bound_terms(fast, 16).value() == arena_lower_bound(full[1], 16, full[3])
+        if k % 2:  # accepted: the next trial derives from this one
+            cfg, lay = trial, fast
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -74,6 +74,25 @@ def test_model_bit_exact_on_host(rel: str) -> None:
                 np.testing.assert_array_equal(o, r.reshape(o.shape))
 
 
+@pytest.mark.parametrize("rel", [
+    "keras/nasnet_mobile_64.tflite",
+    pytest.param("keras/densenet121_64.tflite", marks=[pytest.mark.slow]),
+], ids=lambda r: r.split("/")[-1].removesuffix(".tflite"))
+def test_default_plan_bit_exact_on_host(rel: str) -> None:
+    """The commands' default plan (in-place operators and tiling auto) of the large
+    branched graphs issue 18 plans incrementally: bit-exact on every tensor."""
+    data = model_path(rel).read_bytes()
+    graph = load_model_bytes(data)
+    inputs = random_inputs(data, 2)
+    ref_out, ref_all = run_tflm(data, inputs)
+    outs, trace = run_nnopt(data, inputs, options=PlanOptions(inplace_ops="auto",
+                                                              tiling="auto"))
+    ref_all.update({t: o for t, o in zip(graph.outputs, ref_out, strict=True)})
+    compare(graph, trace, ref_all, [op.index for op in graph.ops])
+    for o, r in zip(outs, ref_out, strict=True):
+        np.testing.assert_array_equal(o, r.reshape(o.shape))
+
+
 @pytest.mark.parametrize("rel", SANITIZED, ids=lambda r: r.split("/")[-1])
 def test_model_under_sanitizers(rel: str) -> None:
     data = model_path(rel).read_bytes()

@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import model_path
@@ -134,6 +134,68 @@ def test_lower_bound_holds_for_every_strategy(prob: tuple[list[Buffer], list[Ove
         assert plan.arena_bytes >= bound, name
     if not overlaps:
         assert bound == arena.aligned_live_peak(bufs, ALIGN)
+
+
+def reference_hill_climb(bufs: list[Buffer], overlaps: list[Overlap],
+                         iterations: int = 400, seed: int = 0) -> dict[str, int]:
+    """Hill climbing as first written: every swap's order placed again from scratch
+    (brute-force first fit), kept when the arena does not grow."""
+    import random
+
+    def size_of(offs: dict[str, int]) -> int:
+        return max(offs[b.key] + _align(b.size) for b in bufs)
+
+    starts = [sorted(bufs, key=lambda b: (-b.size, b.key)),
+              sorted(bufs, key=lambda b: (b.first, -b.size, b.key)),
+              sorted(bufs, key=lambda b: (-(b.size * (b.last - b.first + 1)), b.key))]
+    best_order: list[Buffer] = []
+    best_offs: dict[str, int] = {}
+    best = -1
+    for s in starts:
+        offs = brute_first_fit(s, overlaps)
+        if best < 0 or size_of(offs) < best:
+            best, best_order, best_offs = size_of(offs), list(s), offs
+    bound = arena.aligned_live_peak(bufs, ALIGN) if not overlaps else 0
+    rng = random.Random(seed)
+    n = len(best_order)
+    for _ in range(iterations):
+        if best <= bound:
+            break
+        i, j = rng.randrange(n), rng.randrange(n)
+        if i == j:
+            continue
+        cand = list(best_order)
+        cand[i], cand[j] = cand[j], cand[i]
+        offs = brute_first_fit(cand, overlaps)
+        if size_of(offs) <= best:
+            best, best_order, best_offs = size_of(offs), cand, offs
+    return best_offs
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_hill_climbing_equals_replanning_every_swap(prob: tuple[list[Buffer], list[Overlap]]
+                                                   ) -> None:
+    """Re-placing only what a swap changes (issue 18) takes the decisions of placing
+    every swapped order from scratch: the same offsets."""
+    bufs, overlaps = prob
+    if len(bufs) < 2:
+        return
+    assert arena.hill_climb(bufs, ALIGN, overlaps, iterations=150) == \
+        reference_hill_climb(bufs, overlaps, iterations=150)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_time_neighbours_are_the_lifetimes_that_meet(prob: tuple[list[Buffer], list[Overlap]]
+                                                     ) -> None:
+    from nnopt.passes.intervals import time_neighbours
+
+    bufs, _ = prob
+    near = time_neighbours(bufs, lambda b: (b.first, b.last))
+    for b, mine in zip(bufs, near, strict=True):
+        want = {o.key for o in bufs if o is not b and o.first <= b.last and b.first <= o.last}
+        assert sorted(o.key for o in mine) == sorted(want)
 
 
 def test_hill_climbing_stops_at_the_budget() -> None:

@@ -2,8 +2,8 @@
 
 One interface (``Strategy``: buffers -> offsets), several strategies picked by name
 from :data:`STRATEGIES`; :func:`plan_arena` runs the requested ones and keeps the
-smallest valid plan (ties: the first in the list). :func:`verify_offsets` checks every
-plan: two buffers whose lifetimes intersect must not intersect in space.
+smallest plan (ties: the first in the list). :func:`verify_offsets` checks the plan
+kept: two buffers whose lifetimes intersect must not intersect in space.
 
 - ``greedy_by_size`` — TFLM's GreedyMemoryPlanner idea: largest first (ties: higher
   tensor index first, as TFLM), each at the lowest offset that fits between the
@@ -21,8 +21,10 @@ plan: two buffers whose lifetimes intersect must not intersect in space.
 
 Scale (issue 18): first fit finds the placed buffers a new one meets in time with a
 :class:`~nnopt.passes.intervals.TimeIndex` instead of scanning every placed buffer (the
-same decisions, near linear on real graphs); hill climbing re-places only from the
-first swapped position and abandons a swap once it exceeds the best arena;
+same decisions, near linear on real graphs); hill climbing and a first fit derived
+from a similar run (:func:`first_fit_within`) re-place only the buffers whose earlier
+neighbours in time changed, and in turn those next to a buffer that moved
+(:func:`_refit`), abandoning a candidate once it exceeds the limit;
 :func:`arena_lower_bound` (also with permitted overlaps) lets callers reject a
 candidate without placing it, and a :class:`~nnopt.passes.budget.PlanBudget` bounds
 the strategies' time.
@@ -44,19 +46,18 @@ for everything else. With permissions the live-sum peak is no longer a lower bou
 
 from __future__ import annotations
 
+import heapq
 import random
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from itertools import accumulate
 
+from ..arith import align as round_up
 from ..errors import PlanError
 from .budget import PlanBudget
-from .intervals import TimeIndex, lowest_fit
+from .intervals import TimeIndex, lowest_fit, time_neighbours
 from .lifetimes import Buffer
-
-
-def _align(x: int, a: int) -> int:
-    return (x + a - 1) // a * a
 
 
 def _overlap_time(a: Buffer, b: Buffer) -> bool:
@@ -106,7 +107,7 @@ def _busy(o: Buffer, off: int, o_size: int, b: Buffer, b_size: int,
             f = p.forward_max if p.forward_max is not None else -_INF
             r = p.backward_min if p.backward_min is not None else _INF
             lo, hi = max(off - r, off - b_size) + b_size, min(off - f, off + o_size)
-    return (lo, _align(hi, align)) if lo - b_size < hi else None
+    return (lo, round_up(hi, align)) if lo - b_size < hi else None
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,10 @@ Strategy = Callable[..., dict[str, int]]
 """``strategy(buffers, align, overlaps=()) -> offsets``."""
 
 
+def _span(b: Buffer) -> tuple[int, int]:
+    return b.first, b.last
+
+
 def _n_steps(buffers: Sequence[Buffer]) -> int:
     return max((b.last for b in buffers), default=-1) + 1
 
@@ -131,6 +136,33 @@ def _first_fit(order: Sequence[Buffer], align: int,
     res = _first_fit_from(order, align, _permits(overlaps))
     assert res is not None
     return res
+
+
+def _partners(perms: Mapping[tuple[str, str], Overlap]) -> dict[str, set[str]]:
+    """Buffer key -> the keys a permission pairs it with (either way)."""
+    partners: dict[str, set[str]] = {}
+    for src, dst in perms:
+        partners.setdefault(src, set()).add(dst)
+        partners.setdefault(dst, set()).add(src)
+    return partners
+
+
+def _fit(b: Buffer, size: int, placed: Iterable[tuple[Buffer, int, int]],
+         mine: set[str] | None, perms: Mapping[tuple[str, str], Overlap], align: int) -> int:
+    """First fit of one buffer: the lowest aligned offset clear of every ``placed``
+    (buffer, offset, aligned size) it meets in time; ``mine``: the keys a permission
+    pairs ``b`` with."""
+    if mine:
+        busy = []
+        for o, off, o_size in placed:
+            if o.key in mine:
+                if iv := _busy(o, off, o_size, b, size, perms, align):
+                    busy.append(iv)
+            elif o_size + size > 0:  # _busy without a permission, inline
+                busy.append((off, off + o_size))
+    else:  # _busy without a permission: the placed buffer's own bytes
+        busy = [(off, off + o_size) for _, off, o_size in placed if o_size + size > 0]
+    return lowest_fit(busy, size, align)
 
 
 def _first_fit_from(order: Sequence[Buffer], align: int,
@@ -144,29 +176,15 @@ def _first_fit_from(order: Sequence[Buffer], align: int,
     soon as a buffer would end above it (callers that only keep arenas <= limit)."""
     index: TimeIndex[tuple[Buffer, int, int]] = TimeIndex(_n_steps(order))
     offsets: dict[str, int] = {}
-    partners: dict[str, set[str]] = {}  # buffer -> those a permission pairs it with
-    for src, dst in perms:
-        partners.setdefault(src, set()).add(dst)
-        partners.setdefault(dst, set()).add(src)
+    partners = _partners(perms)
     for k, b in enumerate(order):
-        size = _align(b.size, align)
+        size = round_up(b.size, align)
         if k < start:
             assert known is not None
             cur = known[b.key]
         else:
-            mine = partners.get(b.key)
-            if mine:
-                busy = []
-                for o, off, o_size in index.meeting(b.first, b.last):
-                    if o.key in mine:
-                        if iv := _busy(o, off, o_size, b, size, perms, align):
-                            busy.append(iv)
-                    elif o_size + size > 0:  # _busy without a permission, inline
-                        busy.append((off, off + o_size))
-            else:  # _busy without a permission: the placed buffer's own bytes
-                busy = [(off, off + o_size) for _, off, o_size in index.meeting(b.first, b.last)
-                        if o_size + size > 0]
-            cur = lowest_fit(busy, size, align)
+            cur = _fit(b, size, index.meeting(b.first, b.last), partners.get(b.key), perms,
+                       align)
             if limit is not None and cur + size > limit:
                 return None
         offsets[b.key] = cur
@@ -174,8 +192,50 @@ def _first_fit_from(order: Sequence[Buffer], align: int,
     return offsets
 
 
+def _refit(pos: Mapping[str, int], meets: Callable[[Buffer], Sequence[Buffer]],
+           offsets: dict[str, int], sizes: Mapping[str, int], seeds: Iterable[Buffer],
+           perms: Mapping[tuple[str, str], Overlap], partners: Mapping[str, set[str]],
+           align: int, limit: int | None, log: list[tuple[str, int | None]]) -> bool:
+    """Turn ``offsets``, the first fit of a similar order or buffer set, into the first
+    fit of the order ``pos`` (key -> position), in place, re-placing only what can
+    change. A first fit places a buffer by its size, its permissions and the offsets
+    of the buffers before it in the order that it meets in time (``meets``); so only
+    the ``seeds`` (the caller's: buffers whose earlier neighbours or permissions
+    changed, new ones) and, in turn, the later neighbours of every buffer whose offset
+    changes are placed again, in the order (a heap of positions). Every changed offset
+    is appended to ``log`` as (key, previous offset or None). False as soon as a
+    re-placed buffer would end above ``limit`` (``offsets`` then partly updated: the
+    caller restores or drops it)."""
+    heap: list[tuple[int, Buffer]] = []
+    queued: set[str] = set()
+    for b in seeds:
+        if b.key not in queued:
+            queued.add(b.key)
+            heap.append((pos[b.key], b))
+    heapq.heapify(heap)  # positions are distinct: the buffers are never compared
+    while heap:
+        p, b = heapq.heappop(heap)
+        k = b.key
+        size = sizes[k]
+        near = meets(b)
+        cur = _fit(b, size, [(o, offsets[o.key], sizes[o.key]) for o in near
+                             if pos[o.key] < p], partners.get(k), perms, align)
+        if limit is not None and cur + size > limit:
+            return False
+        old = offsets.get(k)
+        if cur != old:
+            log.append((k, old))
+            offsets[k] = cur
+            for o in near:
+                q = pos[o.key]
+                if q > p and o.key not in queued:
+                    queued.add(o.key)
+                    heapq.heappush(heap, (q, o))
+    return True
+
+
 def _arena_size(buffers: Sequence[Buffer], offsets: Mapping[str, int], align: int) -> int:
-    return max((offsets[b.key] + _align(b.size, align) for b in buffers), default=0)
+    return max((offsets[b.key] + round_up(b.size, align) for b in buffers), default=0)
 
 
 def _by_size(buffers: Sequence[Buffer]) -> list[Buffer]:
@@ -202,14 +262,79 @@ _FIRST_FIT_ORDERS: dict[str, Callable[[Sequence[Buffer]], list[Buffer]]] = {
 }
 
 
+class _Near:
+    """Buffer key -> the buffers it meets in time, for one buffer set: built whole
+    (:func:`~nnopt.passes.intervals.time_neighbours`) when first asked, or, for a set
+    derived from a similar one, key by key when asked: the parent's list without the
+    buffers removed, plus the new ones it meets (a new buffer: a scan of the set). A
+    chain of derivations longer than ``_NEAR_DEPTH`` starts over whole."""
+
+    __slots__ = ("_depth", "_lists", "_new", "_new_keys", "_order", "_parent", "_removed")
+
+    def __init__(self, order: Sequence[Buffer], parent: _Near | None = None,
+                 removed: frozenset[str] = frozenset(), new: Sequence[Buffer] = ()) -> None:
+        self._order = order
+        self._depth: int = 0 if parent is None else parent._depth + 1
+        if self._depth > _NEAR_DEPTH:
+            parent, self._depth = None, 0
+        self._parent = parent
+        self._removed = removed
+        self._new = new
+        self._new_keys = frozenset(b.key for b in new)
+        self._lists: dict[str, list[Buffer]] | None = None if parent is None else {}
+
+    def __call__(self, b: Buffer) -> list[Buffer]:
+        lists = self._lists
+        if lists is None:
+            near = time_neighbours(self._order, _span)
+            self._lists = lists = {o.key: n for o, n in zip(self._order, near, strict=True)}
+        hit = lists.get(b.key)
+        if hit is None:
+            parent = self._parent
+            if parent is None or b.key in self._new_keys:
+                hit = [o for o in self._order if o.key != b.key and o.first <= b.last
+                       and b.first <= o.last]
+            else:
+                removed = self._removed
+                hit = [o for o in parent(b) if o.key not in removed]
+                hit += [o for o in self._new if o.key != b.key and o.first <= b.last
+                        and b.first <= o.last]
+            lists[b.key] = hit
+        return hit
+
+
+_NEAR_DEPTH = 24
+
+
 @dataclass(frozen=True)
 class FirstFitRun:
     """One complete first fit: its order, permissions and offsets, to place a similar
-    buffer set from (:func:`first_fit_within`)."""
+    buffer set from (:func:`first_fit_within`); the neighbour lists and permission
+    partners of a run derived from another are derived from that run's."""
 
     order: tuple[Buffer, ...]
     perms: Mapping[tuple[str, str], Overlap]
     offsets: Mapping[str, int]
+    near_from: _Near | None = field(default=None, compare=False, repr=False)
+    partners_from: dict[str, set[str]] | None = field(default=None, compare=False,
+                                                      repr=False)
+
+    @cached_property
+    def by_key(self) -> dict[str, Buffer]:
+        return {b.key: b for b in self.order}
+
+    @cached_property
+    def positions(self) -> dict[str, int]:
+        return {b.key: i for i, b in enumerate(self.order)}
+
+    @cached_property
+    def near(self) -> _Near:
+        """The buffers each one meets in time."""
+        return self.near_from if self.near_from is not None else _Near(self.order)
+
+    @cached_property
+    def partners(self) -> dict[str, set[str]]:
+        return self.partners_from if self.partners_from is not None else _partners(self.perms)
 
 
 def is_first_fit(strategy: str) -> bool:
@@ -230,6 +355,10 @@ def first_fit_within(buffers: Sequence[Buffer], limit: int | None, *, align: int
     perms = _permits(overlaps)
     start = 0
     if ref is not None:
+        derived = _derive(order, perms, ref, align, limit)
+        if derived is not False:
+            assert derived is not True
+            return derived
         n = min(len(order), len(ref.order))
         while start < n and order[start] == ref.order[start]:
             start += 1
@@ -240,12 +369,71 @@ def first_fit_within(buffers: Sequence[Buffer], limit: int | None, *, align: int
                 a, b = pos.get(pair[0]), pos.get(pair[1])
                 if a is not None and b is not None:  # both in the prefix: it ends there
                     start = min(start, max(a, b))
-        if limit is not None and any(ref.offsets[b.key] + _align(b.size, align) > limit
+        if limit is not None and any(ref.offsets[b.key] + round_up(b.size, align) > limit
                                      for b in order[:start]):
             return None  # the kept prefix already ends above the limit
     offsets = _first_fit_from(order, align, perms, start=start,
                               known=ref.offsets if ref is not None else None, limit=limit)
     return None if offsets is None else FirstFitRun(order, perms, offsets)
+
+
+def _derive(order: tuple[Buffer, ...], perms: Mapping[tuple[str, str], Overlap],
+            ref: FirstFitRun, align: int, limit: int | None) -> FirstFitRun | bool | None:
+    """The first fit of ``order`` derived from ``ref`` with :func:`_refit` (None: it
+    ends above ``limit``), or False where that does not apply: the buffers both runs
+    place (equal in both) are not in the same relative order. Seeds: the buffers new
+    or changed since ``ref``, the later neighbours of those it no longer has, and the
+    buffers whose permissions changed."""
+    rmap = ref.by_key
+    nmap: dict[str, Buffer] = {}
+    new: list[Buffer] = []
+    common: list[str] = []  # keys placed by both, in this order
+    for b in order:
+        nmap[b.key] = b
+        r = rmap.get(b.key)
+        if r is b or (r is not None and r == b):
+            common.append(b.key)
+        else:
+            new.append(b)
+    kept = set(common)
+    if [r.key for r in ref.order if r.key in kept] != common:
+        return False
+    removed = frozenset(r.key for r in ref.order if r.key not in kept)  # gone or changed
+    rnear = ref.near
+    rpos = ref.positions
+    seeds = list(new)
+    for k in removed:
+        p = rpos[k]
+        seeds += [nmap[o.key] for o in rnear(rmap[k]) if o.key in kept and rpos[o.key] > p]
+    rperms = ref.perms
+    moved = perms.keys() ^ rperms.keys()  # pairs with a permission in one run only
+    partners = ref.partners
+    if moved:
+        partners = dict(partners)
+        for k in {k for pair in moved for k in pair}:
+            partners[k] = set(partners.get(k, ()))
+        for src, dst in moved:
+            if (src, dst) in perms:
+                partners[src].add(dst)
+                partners[dst].add(src)
+            elif (dst, src) not in perms:
+                partners[src].discard(dst)
+                partners[dst].discard(src)
+    changed = moved | {pair for pair, o in perms.items()
+                       if (r2 := rperms.get(pair)) is not None and r2 is not o and r2 != o}
+    for pair in changed:
+        seeds += [nmap[k] for k in pair if k in nmap]
+    near = _Near(order, rnear, removed, new)
+    offsets = dict(ref.offsets)
+    for k in removed:
+        del offsets[k]
+    pos = {b.key: i for i, b in enumerate(order)}
+    sizes = {b.key: round_up(b.size, align) for b in order}
+    if not _refit(pos, near, offsets, sizes, seeds, perms, partners, align, limit, []):
+        return None
+    if limit is not None and max((offsets[k] + n for k, n in sizes.items()), default=0) > limit:
+        return None
+    return FirstFitRun(order, perms, offsets, near, partners)
 
 
 def fits_within(buffers: Sequence[Buffer], limit: int, *, align: int = 16,
@@ -273,7 +461,7 @@ def _two_ended_at(buffers: Sequence[Buffer], align: int, target: int,
     side_of: dict[str, int] = {}
     perms = _permits(overlaps)
     for b in order:
-        size = _align(b.size, align)
+        size = round_up(b.size, align)
         busy = sorted(iv for o, lo, hi in index.meeting(b.first, b.last)
                       if (iv := _busy(o, lo, hi - lo, b, size, perms, align)))
         # lowest fit from the bottom
@@ -318,9 +506,9 @@ def two_ended(buffers: Sequence[Buffer], align: int,
     prof = [0] * n
     for b in buffers:
         for i in range(b.first, b.last + 1):
-            prof[i] += _align(b.size, align)
+            prof[i] += round_up(b.size, align)
     target = max(prof)
-    upper = sum(_align(b.size, align) for b in buffers)
+    upper = sum(round_up(b.size, align) for b in buffers)
     step = max(align, target // 64 // align * align)
     while target <= upper:
         res = _two_ended_at(buffers, align, target, overlaps)
@@ -334,8 +522,8 @@ def aligned_live_peak(buffers: Sequence[Buffer], align: int) -> int:
     """The live-sum peak with sizes padded to ``align``: no layout can be smaller."""
     events: list[tuple[int, int]] = []
     for b in buffers:
-        events.append((b.first, _align(b.size, align)))
-        events.append((b.last + 1, -_align(b.size, align)))
+        events.append((b.first, round_up(b.size, align)))
+        events.append((b.last + 1, -round_up(b.size, align)))
     peak = cur = 0
     for _, delta in sorted(events, key=lambda e: (e[0], e[1])):
         cur += delta
@@ -343,16 +531,18 @@ def aligned_live_peak(buffers: Sequence[Buffer], align: int) -> int:
     return peak
 
 
-def _most_shared(ss: int, sd: int, o: Overlap) -> int:
+@lru_cache(maxsize=4096)
+def _most_shared(ss: int, sd: int, forward_max: int | None, backward_min: int | None) -> int:
     """The most bytes an output of (aligned) size ``sd`` may share with its input of
-    size ``ss`` under permission ``o`` (over every permitted offset difference)."""
+    size ``ss`` under a permission (``forward_max``, ``backward_min``: see
+    :class:`Overlap`), over every permitted offset difference."""
     def shared(delta: int) -> int:  # off(dst) - off(src) = delta
         return max(0, min(ss, delta + sd) - max(0, delta))
     best = 0
-    if o.forward_max is not None:
-        best = shared(min(o.forward_max, max(0, ss - sd)))
-    if o.backward_min is not None:
-        best = max(best, shared(max(o.backward_min, min(0, ss - sd))))
+    if forward_max is not None:
+        best = shared(min(forward_max, max(0, ss - sd)))
+    if backward_min is not None:
+        best = max(best, shared(max(backward_min, min(0, ss - sd))))
     return best
 
 
@@ -361,46 +551,108 @@ def arena_lower_bound(buffers: Sequence[Buffer], align: int,
     """No layout is smaller: at every position, the aligned live bytes minus the most
     each permitted overlap live there could share (bytes of a union are at least the
     sum minus the pairwise intersections, and only permitted pairs intersect). Without
-    overlaps: the aligned live-sum peak."""
+    overlaps: the aligned live-sum peak. (:class:`BoundTerms`: the same bound, kept to
+    be updated for a buffer set derived from this one.)"""
     if not overlaps:
         return aligned_live_peak(buffers, align)
-    n = _n_steps(buffers)
-    diff = [0] * (n + 1)
-    by_key = {}
-    largest = 0
-    for b in buffers:
-        size = (b.size + align - 1) // align * align
-        diff[b.first] += size
-        diff[b.last + 1] -= size
-        by_key[b.key] = b
-        largest = max(largest, size)
-    saves: dict[tuple[int, int, int | None, int | None], int] = {}  # same shapes, one sum
-    for o in overlaps:
+    return BoundTerms.whole(buffers, align, overlaps).value()
+
+
+class BoundTerms:
+    """The terms of :func:`arena_lower_bound` for one buffer set and its permissions:
+    per position, the live aligned bytes minus each live permission's most shared
+    bytes (a difference array), and the aligned sizes (the bound is at least the
+    largest). :meth:`derive` updates a copy for a buffer set that differs by a few
+    buffers and permissions, at the cost of those (the array's prefix maximum is one
+    pass in C)."""
+
+    __slots__ = ("_align", "_diff", "_ovs", "_sizes")
+
+    def __init__(self, n_steps: int, align: int) -> None:
+        self._align = align
+        self._diff = [0] * (n_steps + 1)
+        self._sizes: dict[int, int] = {}  # aligned size -> how many buffers
+        # id(permission) -> it, first and last position where it saves, bytes saved
+        self._ovs: dict[int, tuple[Overlap, int, int, int]] = {}
+
+    @classmethod
+    def whole(cls, buffers: Sequence[Buffer], align: int,
+              overlaps: Sequence[Overlap]) -> BoundTerms:
+        terms = cls(_n_steps(buffers), align)
+        for b in buffers:
+            terms._buffer(b, 1)
+        by_key = {b.key: b for b in buffers}
+        for o in overlaps:
+            terms._overlap(o, by_key)
+        return terms
+
+    def derive(self, removed: Iterable[Buffer], added: Iterable[Buffer],
+               ovs_removed: Iterable[Overlap], ovs_added: Iterable[Overlap],
+               by_key: Mapping[str, Buffer]) -> BoundTerms:
+        """The terms without ``removed`` and ``ovs_removed`` (buffers and permissions
+        of this set), with ``added`` and ``ovs_added`` (their buffers in ``by_key``,
+        the new set's). Every other permission must name buffers kept as they are."""
+        out = BoundTerms(0, self._align)
+        out._diff = list(self._diff)
+        out._sizes = dict(self._sizes)
+        out._ovs = dict(self._ovs)
+        for b in removed:
+            out._buffer(b, -1)
+        for o in ovs_removed:
+            term = out._ovs.pop(id(o), None)
+            if term is not None:
+                _, lo, hi, save = term
+                out._diff[lo] += save
+                out._diff[hi + 1] -= save
+        for b in added:
+            out._buffer(b, 1)
+        for o in ovs_added:
+            out._overlap(o, by_key)
+        return out
+
+    def value(self) -> int:
+        peak = max(0, max(accumulate(self._diff), default=0))
+        return max(peak, max(self._sizes, default=0))  # and the largest buffer
+
+    def _buffer(self, b: Buffer, sign: int) -> None:
+        size = round_up(b.size, self._align)
+        diff = self._diff
+        if b.last + 2 > len(diff):
+            diff.extend([0] * (b.last + 2 - len(diff)))
+        diff[b.first] += sign * size
+        diff[b.last + 1] -= sign * size
+        n = self._sizes.get(size, 0) + sign
+        if n:
+            self._sizes[size] = n
+        else:
+            del self._sizes[size]
+
+    def _overlap(self, o: Overlap, by_key: Mapping[str, Buffer]) -> None:
         src, dst = by_key.get(o.src), by_key.get(o.dst)
         if src is None or dst is None:
-            continue
+            return
         lo, hi = max(src.first, dst.first, o.first), min(src.last, dst.last, o.last)
         if lo > hi:
-            continue
-        key = (src.size, dst.size, o.forward_max, o.backward_min)
-        save = saves.get(key)
-        if save is None:
-            save = saves[key] = _most_shared(_align(src.size, align),
-                                             _align(dst.size, align), o)
-        diff[lo] -= save
-        diff[hi + 1] += save
-    peak = max(0, max(accumulate(diff[:n]), default=0))
-    return max(peak, largest)  # and the largest buffer
+            return
+        a = self._align
+        save = _most_shared(round_up(src.size, a), round_up(dst.size, a),
+                            o.forward_max, o.backward_min)
+        self._diff[lo] -= save
+        self._diff[hi + 1] += save
+        self._ovs[id(o)] = (o, lo, hi, save)
 
 
 def hill_climb(buffers: Sequence[Buffer], align: int,
                overlaps: Sequence[Overlap] = _NO_OVERLAPS, *, iterations: int = 400,
                seed: int = 0, budget: PlanBudget | None = None,
                bound: int | None = None) -> dict[str, int]:
-    """Local search over the first fit's placement order (module docstring). Each
-    swap of positions i < j re-places only from i on (the prefix keeps its offsets) and
-    stops as soon as the arena would exceed the best one (that swap is rejected
-    anyway): the same decisions as re-planning every swap from scratch, much faster.
+    """Local search over the first fit's placement order (module docstring). A swap
+    of positions i < j changes the first fit only where a buffer's earlier neighbours
+    in time change: the two swapped ones and their neighbours after i are placed
+    again, then (:func:`_refit`) the later neighbours of every buffer that moves, and
+    the swap is rejected as soon as one would end above the best arena; the neighbour
+    lists are built once (the buffers stay the same, only the order changes). The same
+    decisions as re-planning every swap from scratch, at the cost of what changes.
     With a ``budget``: stops when it runs out, keeping the best order found. Stops
     at ``bound`` (default: the live-sum peak without overlaps, else none): give only a
     true lower bound (:func:`arena_lower_bound`)."""
@@ -414,17 +666,22 @@ def hill_climb(buffers: Sequence[Buffer], align: int,
         sorted(buffers, key=lambda b: (b.first, -b.size, b.key)),
         sorted(buffers, key=lambda b: (-(b.size * (b.last - b.first + 1)), b.key)),
     ]
-    best_order: list[Buffer] = []
-    best_offsets: dict[str, int] = {}
+    order: list[Buffer] = []
+    offsets: dict[str, int] = {}
     best = -1
     for s in starts:
         offs = _first_fit_from(s, align, perms)
         assert offs is not None
         size = _arena_size(buffers, offs, align)
         if best < 0 or size < best:
-            best, best_order, best_offsets = size, list(s), offs
+            best, order, offsets = size, list(s), offs
+    sizes = {b.key: round_up(b.size, align) for b in buffers}
+    partners = _partners(perms)
+    near = _Near(buffers)
+    pos = {b.key: i for i, b in enumerate(order)}
+    at_top = sum(1 for k, off in offsets.items() if off + sizes[k] == best)  # end at best
     rng = random.Random(seed)
-    n = len(best_order)
+    n = len(order)
     for it in range(iterations):
         if best <= bound:
             break
@@ -436,16 +693,28 @@ def hill_climb(buffers: Sequence[Buffer], align: int,
         i, j = rng.randrange(n), rng.randrange(n)
         if i == j:
             continue
-        cand = list(best_order)
-        cand[i], cand[j] = cand[j], cand[i]
-        offs2 = _first_fit_from(cand, align, perms, start=min(i, j), known=best_offsets,
-                                limit=best)
-        if offs2 is None:
-            continue  # above the best arena: rejected
-        size = _arena_size(buffers, offs2, align)
-        if size <= best:
-            best, best_order, best_offsets = size, cand, offs2
-    return best_offsets
+        x, y = order[i], order[j]
+        order[i], order[j] = y, x
+        pos[x.key], pos[y.key] = j, i
+        lo = min(i, j)
+        seeds = [x, y, *(o for o in near(x) if pos[o.key] > lo),
+                 *(o for o in near(y) if pos[o.key] > lo)]
+        log: list[tuple[str, int | None]] = []
+        if not _refit(pos, near, offsets, sizes, seeds, perms, partners, align, best, log):
+            for k, old in reversed(log):  # above the best arena: rejected, undone
+                assert old is not None
+                offsets[k] = old
+            order[i], order[j] = x, y
+            pos[x.key], pos[y.key] = i, j
+            continue
+        # every buffer ends within the best arena: kept (the old search's size <= best)
+        for k, old in log:
+            assert old is not None
+            at_top += (offsets[k] + sizes[k] == best) - (old + sizes[k] == best)
+        if not at_top:  # nothing ends at the best arena any more: smaller
+            best = max(off + sizes[k] for k, off in offsets.items())
+            at_top = sum(1 for k, off in offsets.items() if off + sizes[k] == best)
+    return offsets
 
 
 STRATEGIES: dict[str, Strategy] = {
@@ -515,7 +784,7 @@ def plan_arena(buffers: Sequence[Buffer], *, align: int = 16,
                strategies: Sequence[str] | None = None,
                overlaps: Sequence[Overlap] = _NO_OVERLAPS,
                budget: PlanBudget | None = None) -> ArenaPlan:
-    """Run the strategies, verify each result, keep the smallest arena.
+    """Run the strategies, keep the smallest arena, verify it.
 
     With a ``budget`` that has run out, the strategies not started yet are skipped
     (at least one always runs) and hill climbing stops early: the best plan so far."""
@@ -544,9 +813,10 @@ def plan_arena(buffers: Sequence[Buffer], *, align: int = 16,
         else:
             offsets = strategy(buffers, align, overlaps) if overlaps else strategy(buffers, align)
         size = _arena_size(buffers, offsets, align)
-        verify_offsets(buffers, offsets, align, size, overlaps)
         candidates[name] = size
         if best is None or size < best.arena_bytes:
             best = ArenaPlan(name, offsets, size, candidates)
     assert best is not None
+    # the plan kept is verified (the others are dropped: checking them changes nothing)
+    verify_offsets(buffers, best.offsets, align, best.arena_bytes, overlaps)
     return best

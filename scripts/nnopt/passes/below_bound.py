@@ -27,11 +27,13 @@ arena (every strategy) does not grow, as in place it is cheaper (``passes.cost``
 
 Evaluating a candidate costs little next to planning an arena (issue 18): a trial's
 layout is derived from the configuration it extends (:func:`alias_layout`: one buffer
-merged, the scratch, the stream candidates of the ops touching it), a lower bound
-(``passes.arena.arena_lower_bound``) rejects it unplaced where it cannot win, and a
-"does it reach the best" check stops each first fit at the target, keeping the prefix of
-the placement order the base configuration placed the same way
-(``passes.arena.first_fit_within``). The decisions are those of re-planning each trial.
+merged, the scratch, the stream candidates of the ops touching it; a concatenation's
+views one alias at a time), and so are the terms of its lower bound
+(``passes.arena.BoundTerms``), which rejects it unplaced where it cannot win; a trial
+that passes is next checked with first fits stopped at the target and derived from the
+base configuration's runs (``passes.arena.first_fit_within``: only the buffers the
+change can move are placed again), and planned whole only if it wins. The decisions are
+those of re-planning each trial.
 
 The result carries everything the Plan records; nothing downstream re-decides.
 """
@@ -42,15 +44,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..arith import align as round_up
 from ..errors import PlanError
 from ..ir import Graph, Op
 from ..plan import InplaceOpEntry, OverlapEntry, StageEntry, TileEntry
 from .arena import (
     STRATEGIES,
     ArenaPlan,
+    BoundTerms,
     FirstFitRun,
     Overlap,
-    arena_lower_bound,
     first_fit_within,
     fits_within,
     is_first_fit,
@@ -72,7 +75,15 @@ from .inplace_ops import (
 )
 from .lifetimes import Buffer, alias_roots, buffers_for, live_profile
 from .regions import model_macs
-from .tiling import Tiling, grids_for, stage_buffers, stage_roots, stage_shapes, tile_stage
+from .tiling import (
+    Tiling,
+    TilingMemo,
+    grids_for,
+    stage_buffers,
+    stage_roots,
+    stage_shapes,
+    tile_stage,
+)
 
 MODES = ("auto", "off", "force")
 #: Default of --max-extra-instructions: a tiling may add at most this share of the
@@ -141,7 +152,7 @@ class _Config:
     def all_scratch(self, graph: Graph) -> dict[int, int]:
         scr = dict(self.scratch)
         for v in self.views:  # the staging row after the kernel's own scratch
-            scr[v.producer] = _align16(scr.get(v.producer, 0)) + staging_bytes(graph, v)
+            scr[v.producer] = round_up(scr.get(v.producer, 0), 16) + staging_bytes(graph, v)
         return scr
 
 
@@ -170,9 +181,27 @@ def _layout(graph: Graph, order: Sequence[int], cfg: _Config, use_streams: bool,
 Layout = tuple[dict[int, int], list[Buffer], list[StreamCandidate], list[Overlap]]
 
 
+@dataclass(frozen=True)
+class _LayoutAux:
+    """What :func:`alias_layout` looks up in a layout, indexed once: the tensors rooted
+    at each root, the tensors' buffers by key, the stream candidates (with their
+    permissions) by op, the scratch buffers by key."""
+
+    members: dict[int, list[int]]
+    by_key: dict[str, Buffer]  # tensor buffers
+    by_op: dict[int, list[tuple[StreamCandidate, Overlap]]]
+    scratch: dict[str, Buffer]
+    # a derived layout: the layout it was derived from, and what changed (buffers
+    # removed, added; permissions removed, added); every other one is the same object
+    parent: Layout | None = None
+    delta: tuple[list[Buffer], list[Buffer], list[Overlap], list[Overlap]] | None = None
+
+
 class LayoutIndex:
     """What every layout of one graph and order shares: schedule positions and, per
-    tensor, the ops that read or write it (to find the ops a local change touches)."""
+    tensor, the ops that read or write it (to find the ops a local change touches);
+    and, per layout :func:`alias_layout` derives from, its :class:`_LayoutAux` (a
+    derived layout's is derived from its base's, not rebuilt)."""
 
     def __init__(self, graph: Graph, order: Sequence[int]) -> None:
         self.pos = {graph.ops[k].index: i for i, k in enumerate(order)}
@@ -182,6 +211,51 @@ class LayoutIndex:
                 users = self.users.setdefault(t, [])
                 if not users or users[-1] is not op:
                     users.append(op)
+        self._aux: dict[int, tuple[Layout, _LayoutAux]] = {}  # id(layout) -> it, its aux
+        self._terms: dict[int, tuple[Layout, BoundTerms]] = {}
+
+    def aux(self, lay: Layout) -> _LayoutAux:
+        hit = self._aux.get(id(lay))
+        if hit is not None and hit[0] is lay:
+            return hit[1]
+        roots, bufs, cands, ovs = lay
+        members: dict[int, list[int]] = {}
+        for t, r in roots.items():
+            members.setdefault(r, []).append(t)
+        by_op: dict[int, list[tuple[StreamCandidate, Overlap]]] = {}
+        for c, o in zip(cands, ovs, strict=True):
+            by_op.setdefault(c.op, []).append((c, o))
+        aux = _LayoutAux(members, {b.key: b for b in bufs if b.tensor is not None}, by_op,
+                         {b.key: b for b in bufs if b.tensor is None})
+        self.remember(lay, aux)
+        return aux
+
+    def remember(self, lay: Layout, aux: _LayoutAux) -> None:
+        self._aux[id(lay)] = (lay, aux)
+
+    def bound_terms(self, lay: Layout, align: int) -> BoundTerms:
+        """The arena lower bound's terms of ``lay`` (``passes.arena.BoundTerms``):
+        derived from its parent's where :func:`alias_layout` made it, else whole."""
+        chain: list[tuple[Layout, _LayoutAux | None]] = []  # up to one with terms
+        terms: BoundTerms | None = None
+        cur: Layout | None = lay
+        while cur is not None:
+            hit = self._terms.get(id(cur))
+            if hit is not None and hit[0] is cur:
+                terms = hit[1]
+                break
+            mine = self._aux.get(id(cur))
+            aux = mine[1] if mine is not None and mine[0] is cur else None
+            chain.append((cur, aux))
+            cur = aux.parent if aux is not None and aux.delta is not None else None
+        for one, aux in reversed(chain):
+            if terms is not None and aux is not None and aux.delta is not None:
+                terms = terms.derive(*aux.delta, aux.by_key)
+            else:
+                terms = BoundTerms.whole(one[1], align, one[3])
+            self._terms[id(one)] = (one, terms)
+        assert terms is not None
+        return terms
 
 
 def alias_layout(graph: Graph, index: LayoutIndex, base: Layout, trial: _Config,
@@ -194,56 +268,78 @@ def alias_layout(graph: Graph, index: LayoutIndex, base: Layout, trial: _Config,
     have their stream candidates (and permitted overlaps) recomputed; every other op's
     are the base's. The same result as ``_layout(graph, order, trial, True, memo)``;
     None where the shortcut does not apply (a tiled stage, ``y`` not its own root
-    before, or the alias not taking effect): then the caller rebuilds it whole."""
+    before, or the alias not taking effect): then the caller rebuilds it whole. The
+    lookups go through ``index.aux`` (the base's, derived into the result's)."""
     roots0, bufs0, cands0, ovs0 = base
     if trial.tiling is not None or roots0.get(y, y) != y or len(ovs0) != len(cands0):
         return None
     rx = roots0.get(x, x)
     if rx == y or trial.all_aliases().get(y) != x:
         return None
-    # y was nobody's alias (its own root): the trial's alias map is the base's plus
-    # y -> x, so exactly the tensors rooted at y move to x's root (alias_roots)
-    roots = {t: rx if r == y else r for t, r in roots0.items()}
-    roots[y] = rx
+    aux0 = index.aux(base)
     kx, ky = f"t{rx}", f"t{y}"
-    bx = by = None
-    for b in bufs0:
-        if b.key == kx:
-            bx = b
-        elif b.key == ky:
-            by = b
+    bx, by = aux0.by_key.get(kx), aux0.by_key.get(ky)
     if bx is None or by is None:
         return None
+    # y was nobody's alias (its own root): the trial's alias map is the base's plus
+    # y -> x, so exactly the tensors rooted at y move to x's root (alias_roots)
+    moved = aux0.members.get(y, [])
+    roots = dict(roots0)
+    for t in moved:
+        roots[t] = rx
+    roots[y] = rx
+    members = dict(aux0.members)
+    members[rx] = [*members.get(rx, ()), *moved, y]
+    members.pop(y, None)
     merged = Buffer(kx, rx, max(bx.size, by.size), min(bx.first, by.first),
                     max(bx.last, by.last), tuple(sorted((*bx.aliases, y, *by.aliases))))
     buffers = [merged if b.key == kx else b for b in bufs0
                if b.tensor is not None and b.key != ky]
     pos = index.pos
-    buffers += [Buffer(f"s{o}", None, n, pos[o], pos[o], scratch_of=o)
-                for o, n in sorted(trial.all_scratch(graph).items()) if n > 0]
+    scratch: dict[str, Buffer] = {}
+    removed, added = [bx, by], [merged]
+    for o, n in sorted(trial.all_scratch(graph).items()):
+        if n > 0:
+            key = f"s{o}"
+            old = aux0.scratch.get(key)  # the same scratch: the same Buffer object
+            if old is None or old.size != n:
+                old = Buffer(key, None, n, pos[o], pos[o], scratch_of=o)
+                added.append(old)
+            scratch[key] = old
+    removed += [b for k, b in aux0.scratch.items() if scratch.get(k) is not b]
+    buffers += scratch.values()
     # Ops whose candidates may change: those touching a tensor of the merged buffer
     # (their roots or buffers changed); every other op's tensors kept both.
-    touched = {t for t, r in roots.items() if r == rx} | {rx}
+    touched = {*members[rx], rx}
     redo = {op.index for t in touched for op in index.users.get(t, ())}
     stage_ops = {v.concat for v in trial.views}
-    old: dict[int, list[tuple[StreamCandidate, Overlap]]] = {}
-    for c, o in zip(cands0, ovs0, strict=True):
-        old.setdefault(c.op, []).append((c, o))
-    by_key = {b.key: b for b in buffers}
+    by_key = dict(aux0.by_key)
+    del by_key[ky]
+    by_key[kx] = merged
+    by_op = dict(aux0.by_op)
+    ovs_removed: list[Overlap] = []
+    ovs_added: list[Overlap] = []
+    for op_index in redo:
+        op = graph.op_by_index[op_index]
+        ovs_removed += [o for _, o in by_op.get(op_index, ())]
+        new = ([] if op_index in stage_ops else
+               op_stream_candidates(graph, op, pos[op_index], roots, by_key, memo))
+        if new:
+            new_ovs = overlaps_of(new, pos, graph)
+            by_op[op_index] = list(zip(new, new_ovs, strict=True))
+            ovs_added += new_ovs
+        else:
+            by_op.pop(op_index, None)
     cands: list[StreamCandidate] = []
     ovs: list[Overlap] = []
     for op in graph.ops:
-        if op.index in redo:
-            if op.index in stage_ops:
-                continue
-            new = op_stream_candidates(graph, op, pos[op.index], roots, by_key, memo)
-            cands += new
-            ovs += overlaps_of(new, pos, graph)
-        else:
-            for c, o in old.get(op.index, ()):
-                cands.append(c)
-                ovs.append(o)
-    return roots, buffers, cands, ovs
+        for cand, ov in by_op.get(op.index, ()):
+            cands.append(cand)
+            ovs.append(ov)
+    lay = (roots, buffers, cands, ovs)
+    index.remember(lay, _LayoutAux(members, by_key, by_op, scratch, base,
+                                   (removed, added, ovs_removed, ovs_added)))
+    return lay
 
 
 def _step_costs(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
@@ -279,7 +375,7 @@ def _stage_estimate(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer
             else:
                 first, last = 0, n - 1
             for i in range(max(first, 0), min(last, n - 1) + 1):
-                live[i] += _align16(tiling.tile_bytes[t])
+                live[i] += round_up(tiling.tile_bytes[t], 16)
     y = graph.tensors[shape.output].nbytes
     full = y + sum(graph.tensors[x].nbytes for x in shape.inputs)
     save = 0
@@ -289,10 +385,6 @@ def _stage_estimate(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer
         save = max(save, max(0, min(y + fwd, sx)), max(0, min(sx - bwd, y)))
     stage = max(live) + full - save
     return max(stage, max(rest[n:], default=0))
-
-
-def _align16(n: int) -> int:
-    return (n + 15) // 16 * 16
 
 
 def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
@@ -331,6 +423,22 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
                 layouts[key] = lay
         return trial
 
+    def with_views(c: _Config, views: Sequence[ConcatView]) -> _Config:
+        """``c`` plus concatenation ``views``, its layout derived from ``c``'s (each
+        view an alias of its input onto the concatenation's output)."""
+        trial = replace(c, views=c.views + tuple(views))
+        key = trial.key()
+        if use and key not in layouts:
+            lay: Layout | None = layout_of(c)
+            for v in views:
+                assert lay is not None
+                lay = alias_layout(graph, index, lay, trial, v.tensor, v.output, memo)
+                if lay is None:
+                    break
+            if lay is not None:
+                layouts[key] = lay
+        return trial
+
     def arena_of(c: _Config, quick: bool) -> tuple[ArenaPlan, tuple[Any, ...]]:
         # The same configuration is evaluated more than once (each loop starts from
         # the best so far; the last accepted trial is the final plan): plan it once.
@@ -348,8 +456,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
     def at_least(c: _Config) -> int:
         """No layout of ``c`` is smaller (passes.arena.arena_lower_bound): a trial
         whose bound already loses is rejected without placing it."""
-        lay = layout_of(c)
-        return arena_lower_bound(lay[1], opts.align, lay[3])
+        return index.bound_terms(layout_of(c), opts.align).value()
 
     runs: dict[tuple[tuple[Any, ...], str], FirstFitRun] = {}
 
@@ -379,6 +486,18 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
                     return True
             elif fits_within(lay[1], target, align=opts.align, strategy=name,
                              overlaps=lay[3], budget=budget):
+                return True
+        return False
+
+    def quick_within(c: _Config, limit: int, base: _Config) -> bool:
+        """Whether ``arena_of(c, True)`` is <= limit: a quick strategy (each a first
+        fit) places it there, derived from ``base``'s run and stopped at the limit."""
+        lay = layout_of(c)
+        for name in _QUICK:
+            run = first_fit_within(lay[1], limit, align=opts.align, strategy=name,
+                                   overlaps=lay[3], ref=run_of(base, name))
+            if run is not None:
+                runs[(c.key(), name)] = run
                 return True
         return False
 
@@ -415,9 +534,9 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
             for k, concat in enumerate(sorted(by_concat)):
                 if out_of_time("concatenation slices", k, len(by_concat)):
                     break
-                trial = replace(cfg, views=cfg.views + tuple(by_concat[concat]))
-                if at_least(trial) >= best_v:
-                    continue
+                trial = with_views(cfg, by_concat[concat])
+                if at_least(trial) >= best_v or not quick_within(trial, best_v - 1, cfg):
+                    continue  # cannot get below the best: rejected, not planned whole
                 size = arena_of(trial, True)[0].arena_bytes
                 if size < best_v:
                     best_v, cfg = size, trial
@@ -439,8 +558,8 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
                 if out_of_time("in-place candidates", k, len(dws)):
                     break
                 trial = in_place(cfg, graph.op_by_index[op_index])
-                if at_least(trial) >= best:
-                    continue  # cannot get below the best: rejected unplaced
+                if at_least(trial) >= best or not quick_within(trial, best - 1, cfg):
+                    continue  # cannot get below the best: rejected, not planned whole
                 size = arena_of(trial, True)[0].arena_bytes
                 if size < best:
                     best = size
@@ -594,9 +713,10 @@ def tiling_candidates(graph: Graph, order: Sequence[int], buffers: Sequence[Buff
     """Every stage and grid choose_tiling considers (for reports and tests)."""
     rest = _step_costs(graph, order, buffers, cands)
     out = []
+    memo = TilingMemo()
     for shape in stage_shapes(graph, order):
         for grid in grids_for(graph, shape):
-            t = tile_stage(graph, shape, grid)
+            t = tile_stage(graph, shape, grid, memo)
             if t is not None:
                 out.append(TilingCandidate(_stage_estimate(graph, order, buffers, t, rest),
                                            t.macs - t.base_macs, tiling_overhead(graph, t),

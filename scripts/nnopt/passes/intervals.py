@@ -14,12 +14,19 @@ it). Adding an item costs its lifetime's length, a query the query's length plus
 answer, so a whole layout costs the sum of lifetimes plus the sum of live widths:
 near linear on real graphs, whose live sets stay small as they grow. The answer is the
 same set the scan finds, so a first fit over it takes the same decisions.
+
+:func:`time_neighbours` lists, once for a fixed set of lifetimes, every item each one
+meets (a sweep over first uses: the sum of the live widths). A search that re-places
+one buffer set in many orders (hill climbing) or derives a buffer set from a similar
+one asks these lists instead of rebuilding an index for every attempt.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
+
+from ..arith import align as round_up
 
 T = TypeVar("T")
 
@@ -51,6 +58,25 @@ class TimeIndex(Generic[T]):
         return self._live[t]
 
 
+def time_neighbours(items: Sequence[T], span: Callable[[T], tuple[int, int]]
+                    ) -> list[list[T]]:
+    """For each item (by position in ``items``), every other item whose lifetime
+    ``span(item) = (first, last)`` intersects its own, in no particular order."""
+    spans = [span(it) for it in items]
+    out: list[list[T]] = [[] for _ in items]
+    active: list[int] = []  # started, maybe still live
+    for k in sorted(range(len(items)), key=lambda k: spans[k][0]):
+        first = spans[k][0]
+        active = [a for a in active if spans[a][1] >= first]
+        mine = out[k]
+        it = items[k]
+        for a in active:  # live at ``first``: they meet (each pair found once)
+            mine.append(items[a])
+            out[a].append(it)
+        active.append(k)
+    return out
+
+
 def lowest_fit(busy: list[tuple[int, int]], size: int, align: int) -> int:
     """The lowest ``align``-multiple ``s`` with ``[s, s + size)`` clear of every busy
     ``[lo, hi)`` in first-fit form (``s`` conflicts iff ``s + size > lo and s < hi``)."""
@@ -60,5 +86,5 @@ def lowest_fit(busy: list[tuple[int, int]], size: int, align: int) -> int:
         if cur + size <= lo:
             break
         if hi > cur:
-            cur = (hi + align - 1) // align * align
+            cur = round_up(hi, align)
     return cur

@@ -152,8 +152,13 @@ def _split(n: int, parts: int) -> list[tuple[int, int]]:
     return [(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
 
 
-def _area(r: Region) -> int:
-    return max(0, r[1] - r[0]) * max(0, r[3] - r[2])
+def _spans(spans: list[tuple[int, int] | None]) -> list[tuple[int, int]]:
+    """The spans of a tensor's grid rows or columns (each set once regions exist)."""
+    out = []
+    for sp in spans:
+        assert sp is not None
+        out.append(sp)
+    return out
 
 
 def _nhwc(graph: Graph, t: int, transposed: bool) -> tuple[int, int, int]:
@@ -161,8 +166,106 @@ def _nhwc(graph: Graph, t: int, transposed: bool) -> tuple[int, int, int]:
     return (s[2], s[3], s[1]) if transposed else (s[1], s[2], s[3])
 
 
-def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int]) -> Tiling | None:
-    """Regions, access kinds and costs of a stage for a grid; None if not tileable."""
+Span = tuple[int, int]
+
+
+@dataclass
+class TilingMemo:
+    """What :func:`tile_stage` computes once for one graph across its candidates: each
+    op's spatial map, and each stage's row (column) spans per number of grid rows
+    (columns): the grids of a stage share them."""
+
+    spatial: dict[int, Spatial] = field(default_factory=dict)
+    spans: dict[tuple[tuple[int, ...], int, int, int], dict[int, list[Span | None]] | None] = \
+        field(default_factory=dict)
+    # the same keys: whether the spans along that axis refuse the tiling already (an
+    # empty span, a window's column start, a concatenation's input regions)
+    refused: dict[tuple[tuple[int, ...], int, int, int], bool] = field(default_factory=dict)
+    stage_spatial: dict[tuple[int, ...], dict[int, Spatial]] = field(default_factory=dict)
+
+
+def _merge(acc: list[Span | None], new: list[Span]) -> None:
+    for k, (lo, hi) in enumerate(new):
+        a = acc[k]
+        acc[k] = (lo, hi) if a is None else (min(a[0], lo), max(a[1], hi))
+
+
+def _axis_spans(graph: Graph, shape: StageShape, axis: int, parts: int,
+                memo: TilingMemo) -> dict[int, list[Span | None]] | None:
+    """Per stage tensor, the spans along ``axis`` (0: rows, 1: columns) of its ``parts``
+    grid rows (columns), propagated from the output through the stage's ops (windows
+    map each axis on its own, unions take the min and max); None if a tensor the
+    stage produces is never read."""
+    key = (shape.ops, shape.output, axis, parts)
+    if key in memo.spans:
+        return memo.spans[key]
+    y = shape.output
+    spans: dict[int, list[Span | None]] = {
+        y: list(_split(graph.tensors[y].shape[1 + axis], parts))}
+    res: dict[int, list[Span | None]] | None = spans
+    for op in reversed([graph.op_by_index[i] for i in shape.ops]):
+        s_out = spans.get(op.outputs[0])
+        if s_out is None:
+            res = None  # produced but never read: not a stage we can run
+            break
+        s_in: list[Span] = [r for r in s_out if r is not None]
+        if _is_transpose(op):
+            _merge(spans.setdefault(op.inputs[0], [None] * parts), s_in)
+            continue
+        sp = _spatial(graph, op, memo)
+        if sp.kind == WINDOW:
+            m = sp.h if axis == 0 else sp.w
+            need = [m.span(a, b) for a, b in s_in]
+        else:
+            need = s_in
+        for x in dict.fromkeys(sp.inputs):
+            _merge(spans.setdefault(x, [None] * parts), need)
+    memo.spans[key] = res
+    memo.refused[key] = res is not None and _refused(graph, shape, axis, res, memo)
+    return res
+
+
+def _refused(graph: Graph, shape: StageShape, axis: int, spans: dict[int, list[Span | None]],
+             memo: TilingMemo) -> bool:
+    """Whether the spans along one axis refuse every grid using them: a patch is its
+    row span times its column span, so the per-patch tests are per-axis tests."""
+    if any(r is None or r[1] <= r[0] for rs in spans.values() for r in rs):
+        return True  # an empty patch region
+    ops = [graph.op_by_index[i] for i in shape.ops]
+    if axis == 1:
+        # A window op reads its input tile with the tile's row stride: the tile must
+        # start at the first column its window reads (else the kernel would need a
+        # column offset).
+        for op in ops:
+            if _is_transpose(op):
+                continue
+            sp = _spatial(graph, op, memo)
+            if sp.kind != WINDOW:
+                continue
+            for (a, b), cx in zip(_spans(spans[op.outputs[0]]), _spans(spans[sp.inputs[0]]),
+                                  strict=True):
+                if cx[0] != sp.w.span(a, b)[0]:  # every patch of this grid column
+                    return True
+    # A concatenation copies whole pixels: every input tile must be the output's region
+    # (the same row spans and the same column spans).
+    return any(_is_concat(op) and any(spans[t] != spans[op.outputs[0]] for t in op.inputs)
+               for op in ops)
+
+
+def _spatial(graph: Graph, op: Op, memo: TilingMemo) -> Spatial:
+    sp = memo.spatial.get(op.index)
+    if sp is None:
+        sp = spatial_of(graph, op)
+        assert sp is not None
+        memo.spatial[op.index] = sp
+    return sp
+
+
+def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int],
+               memo: TilingMemo | None = None) -> Tiling | None:
+    """Regions, access kinds and costs of a stage for a grid; None if not tileable.
+    ``memo``: kept across the calls on one graph (the candidates of every stage and
+    grid), see :class:`TilingMemo`."""
     y = shape.output
     _, oh, ow, _ = graph.tensors[y].shape
     gh, gw = grid
@@ -172,57 +275,33 @@ def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int]) -> Tiling
     # only on its grid column (windows map each axis on its own, unions take each
     # axis's min and max), so rows and columns propagate apart, gh + gw ranges per
     # tensor instead of gh * gw regions; the patches are their products (raster order).
-    Span = tuple[int, int]
-    rows: dict[int, list[Span | None]] = {y: list(_split(oh, gh))}
-    cols: dict[int, list[Span | None]] = {y: list(_split(ow, gw))}
+    memo = memo if memo is not None else TilingMemo()
     ops = [graph.op_by_index[i] for i in shape.ops]
-    spatial: dict[int, Spatial] = {}
-
-    def merge(acc: list[Span | None], new: list[Span]) -> None:
-        for k, (lo, hi) in enumerate(new):
-            a = acc[k]
-            acc[k] = (lo, hi) if a is None else (min(a[0], lo), max(a[1], hi))
-
-    for op in reversed(ops):
-        out = op.outputs[0]
-        r_out, c_out = rows.get(out), cols.get(out)
-        if r_out is None or c_out is None:
-            return None  # produced but never read: not a stage we can run
-        r_in: list[Span] = [r for r in r_out if r is not None]
-        c_in: list[Span] = [c for c in c_out if c is not None]
-        if _is_transpose(op):
-            src = op.inputs[0]
-            merge(rows.setdefault(src, [None] * gh), r_in)
-            merge(cols.setdefault(src, [None] * gw), c_in)
-            continue
-        sp = spatial_of(graph, op)
-        assert sp is not None
-        spatial[op.index] = sp
-        if sp.kind == WINDOW:
-            r_need = [sp.h.span(a, b) for a, b in r_in]
-            c_need = [sp.w.span(a, b) for a, b in c_in]
-        else:
-            r_need, c_need = r_in, c_in
-        for x in dict.fromkeys(sp.inputs):
-            merge(rows.setdefault(x, [None] * gh), r_need)
-            merge(cols.setdefault(x, [None] * gw), c_need)
-    final: dict[int, list[Region]] = {}
-    for t, rs in rows.items():
-        cs = cols[t]
-        if any(r is None or r[1] <= r[0] for r in rs) or any(
-                c is None or c[1] <= c[0] for c in cs):
-            return None  # an empty patch region
-        final[t] = [(r[0], r[1], c[0], c[1]) for r in rs if r is not None
-                    for c in cs if c is not None]
-    n = gh * gw
+    rows_or_none = _axis_spans(graph, shape, 0, gh, memo)
+    cols_or_none = _axis_spans(graph, shape, 1, gw, memo)
+    if rows_or_none is None or cols_or_none is None:
+        return None
+    rows, cols = rows_or_none, cols_or_none
+    # The refusals first (most candidates end at one), from each axis's spans alone
+    if (memo.refused[(shape.ops, shape.output, 0, gh)]
+            or memo.refused[(shape.ops, shape.output, 1, gw)]):
+        return None
+    spatial = memo.stage_spatial.get(shape.ops)
+    if spatial is None:
+        spatial = memo.stage_spatial[shape.ops] = {
+            op.index: _spatial(graph, op, memo) for op in ops if not _is_transpose(op)}
+    final: dict[int, list[Region]] = {
+        t: [(r[0], r[1], c[0], c[1]) for r in _spans(rs) for c in _spans(cols[t])]
+        for t, rs in rows.items()}
     access: dict[int, str] = {}
     tile_bytes: dict[int, int] = {}
-    for t, fr in final.items():
+    for t in final:
         tr = t in shape.transposed
         _h, w, c = _nhwc(graph, t, tr)
         elem = DTYPE_SIZE[graph.tensors[t].dtype]
-        full_width = all(r[2] == 0 and r[3] == w for r in fr)
-        biggest = max(_area(r) for r in fr) * c * elem
+        rs_t, cs_t = _spans(rows[t]), _spans(cols[t])
+        full_width = all(a == 0 and b == w for a, b in cs_t)
+        biggest = max(b - a for a, b in rs_t) * max(b - a for a, b in cs_t) * c * elem
         if t in shape.inputs:
             kind = "input" if (full_width or tr) else "gather"
         elif t == y:
@@ -231,24 +310,6 @@ def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int]) -> Tiling
             kind = "tile"
         access[t] = kind
         tile_bytes[t] = biggest if kind in ("gather", "scatter", "tile") else 0
-    # A window op reads its input tile with the tile's row stride: the tile must start
-    # at the first column its window reads (else the kernel would need a column offset).
-    for op in ops:
-        sp2 = spatial.get(op.index)
-        if sp2 is None or sp2.kind != WINDOW:
-            continue
-        x = sp2.inputs[0]
-        for p in range(n):
-            r = final[op.outputs[0]][p]
-            lo_w = sp2.w.span(r[2], r[3])[0]
-            if final[x][p][2] != lo_w:
-                return None
-    # A concatenation copies whole pixels: every input tile must be the output's region.
-    for op in ops:
-        if _is_concat(op):
-            out_r = final[op.outputs[0]]
-            if any(final[t] != out_r for t in op.inputs):
-                return None
     macs = base = 0
     for op in ops:
         sp3 = spatial.get(op.index)
@@ -256,7 +317,9 @@ def tile_stage(graph: Graph, shape: StageShape, grid: tuple[int, int]) -> Tiling
             continue
         out_h, out_w = graph.tensors[op.outputs[0]].shape[1:3]
         base += sp3.macs_per_pixel * out_h * out_w
-        macs += sp3.macs_per_pixel * sum(_area(r) for r in final[op.outputs[0]])
+        out = op.outputs[0]
+        macs += (sp3.macs_per_pixel * sum(b - a for a, b in _spans(rows[out]))
+                 * sum(b - a for a, b in _spans(cols[out])))
     tiling = Tiling(shape, grid, final, access, tile_bytes, macs, base)
     tiling.steps = {x: _steps(graph, tiling, x) for x in shape.inputs}
     return tiling
