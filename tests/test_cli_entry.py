@@ -27,3 +27,16 @@ def test_missing_model_names_path_and_points_at_shipped_model(tmp_path: Path) ->
     p = _nnopt("optimize", "no/such.tflite", cwd=tmp_path)
     assert p.returncode == 1
     assert f"relative paths start at {tmp_path}" in p.stderr
+
+
+def test_reader_closing_the_pipe_is_not_an_error(tmp_path: Path) -> None:
+    """`nnopt ops | head -1`: the listing stops quietly when its reader goes away (here
+    before the first line: the interpreter is still starting when the pipe closes)."""
+    p = subprocess.Popen([sys.executable, "-m", "nnopt", "ops"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, cwd=tmp_path)
+    assert p.stdout is not None and p.stderr is not None
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.stderr.close()
+    assert p.wait(timeout=120) == 0, err
+    assert "internal error" not in err and "Traceback" not in err

@@ -8,6 +8,8 @@ the lowering's check() accepts among int8, uint8, int16, int32 and float32 (and 
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -144,3 +146,14 @@ def test_cli_table_names_the_count(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert f"{len(OPS)} operators" in out
     assert any(line.split()[:1] == ["ELU"] and "int8" in line for line in out.splitlines())
+
+
+def test_readme_states_the_listed_operator_count() -> None:
+    """README.md's operator count is the one `nnopt ops` prints (and every op it lists is
+    one nnopt supports): adding an operator without updating it fails here."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    m = re.search(r"\*\*(\d+) builtins; TFLM registers (\d+)\*\*", readme)
+    assert m, "README.md no longer states the operator count as '**N builtins; TFLM ...'"
+    n = len(supported_operators())
+    assert int(m.group(1)) == n, f"README.md says {m.group(1)} builtins, nnopt ops lists {n}"
+    assert f"Every one of the {n} is also a TFLM builtin" in readme

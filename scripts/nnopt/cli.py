@@ -46,6 +46,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (`nnopt ops | head`): not an error of nnopt. Point stdout
+        # at /dev/null so that the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as err:  # NnoptError: a user error; anything else: a bug in nnopt
         if not isinstance(err, NnoptError) and os.environ.get("NNOPT_DEBUG"):
             traceback.print_exc()
