@@ -1,12 +1,12 @@
 /*
  * Loader checks of the activations (int8 table lookup and clamp; float32 RELU, RELU6,
  * LOGISTIC, TANH, HARD_SWISH), called by the generated kernel table (blob_dispatch.c)
- * after it read the scalars: the element count bounded by the tensors.
+ * after it read the scalars: the kernels' own contract (nnrt_*_check(),
+ * nnrt/kernels/activation.h), then the element count bounded by the tensors.
  */
 #include "loader_check.h"
 #include "nnrt/kernels/activation.h"
 
-#define in_range nnrt_blob_in_range
 #define holds nnrt_blob_holds
 
 /* table (256 entries), x, y; scalar: elements */
@@ -14,7 +14,8 @@ nnrt_status_t nnrt_blob_check_table_lookup_s8(nnrt_blob_call_t *c)
 {
     const int32_t n = c->sc[0].i;
 
-    return n >= 0 && holds(c->args, 0, NNRT_INT8, 256u, 1) &&
+    return nnrt_table_lookup_s8_check(n) == NNRT_OK &&
+                   holds(c->args, 0, NNRT_INT8, 256u, 1) &&
                    holds(c->args, 1, NNRT_INT8, (uint64_t)n, 1) &&
                    holds(c->args, 2, NNRT_INT8, (uint64_t)n, 1)
                ? NNRT_OK : NNRT_ERR_FORMAT;
@@ -27,7 +28,7 @@ nnrt_status_t nnrt_blob_check_clamp_s8(nnrt_blob_call_t *c)
     const int32_t hi = c->sc[1].i;
     const int32_t n = c->sc[2].i;
 
-    return n >= 0 && in_range(lo, -128, 127) && in_range(hi, lo, 127) &&
+    return nnrt_clamp_s8_check(lo, hi, n) == NNRT_OK &&
                    holds(c->args, 0, NNRT_INT8, (uint64_t)n, 1) &&
                    holds(c->args, 1, NNRT_INT8, (uint64_t)n, 1)
                ? NNRT_OK : NNRT_ERR_FORMAT;
@@ -38,7 +39,8 @@ nnrt_status_t nnrt_blob_check_unary_f32(nnrt_blob_call_t *c)
 {
     const int32_t n = c->sc[0].i;
 
-    return n >= 0 && holds(c->args, 0, NNRT_FLOAT32, (uint64_t)n, 4) &&
+    return nnrt_unary_f32_check(n) == NNRT_OK &&
+                   holds(c->args, 0, NNRT_FLOAT32, (uint64_t)n, 4) &&
                    holds(c->args, 1, NNRT_FLOAT32, (uint64_t)n, 4)
                ? NNRT_OK : NNRT_ERR_FORMAT;
 }

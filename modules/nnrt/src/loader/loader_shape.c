@@ -1,7 +1,8 @@
 /*
  * Loader checks of the data-movement family (RESHAPE & co. copied, CONCATENATION,
  * PAD/PADV2, TRANSPOSE/SLICE/STRIDED_SLICE as strided copies), called by the generated
- * kernel table (blob_dispatch.c) after it decoded the record: every byte read or
+ * kernel table (blob_dispatch.c) after it decoded the record: the kernels' own
+ * contract (nnrt_concat_check() & co., nnrt/kernels/shape.h), then every byte read or
  * written lies in its tensor.
  */
 #include "loader_check.h"
@@ -27,12 +28,12 @@ nnrt_status_t nnrt_blob_check_concat_x8(nnrt_blob_call_t *c, const nnrt_concat_p
     uint32_t n = a->n - 1u;
     uint32_t i;
 
-    if (p->outer < 1 || p->num_inputs != (int32_t)n || c->ref_count[0] < n ||
-        !a->present[n]) {
+    if (p->num_inputs != (int32_t)n || c->ref_count[0] < n || !a->present[n] ||
+        nnrt_concat_check(p) != NNRT_OK) {
         return NNRT_ERR_FORMAT;
     }
     for (i = 0; i < n; i++) {
-        if (p->block_bytes[i] < 0 || !a->present[i] ||
+        if (!a->present[i] ||
             (uint64_t)p->outer * (uint64_t)p->block_bytes[i] > a->bytes[i]) {
             return NNRT_ERR_FORMAT;
         }
@@ -49,14 +50,12 @@ nnrt_status_t nnrt_blob_check_pad_x8(nnrt_blob_call_t *c, const nnrt_pad_params_
     uint64_t out = 1u;
     int32_t d;
 
-    if (p->rank < 1 || p->rank > NNRT_PAD_MAX_DIMS ||
-        (p->elem_size != 1 && p->elem_size != 2 && p->elem_size != 4)) {
+    if (nnrt_pad_check(p) != NNRT_OK) {
         return NNRT_ERR_FORMAT;
     }
     for (d = 0; d < p->rank; d++) {
-        if (!in_range(p->input_dims[d], 1, NNRT_BLOB_GEOM_MAX) ||
-            !in_range(p->before[d], 0, NNRT_BLOB_GEOM_MAX) ||
-            !in_range(p->after[d], 0, NNRT_BLOB_GEOM_MAX)) {
+        if (p->input_dims[d] > NNRT_BLOB_GEOM_MAX || p->before[d] > NNRT_BLOB_GEOM_MAX ||
+            p->after[d] > NNRT_BLOB_GEOM_MAX) {
             return NNRT_ERR_FORMAT;
         }
         in *= (uint64_t)p->input_dims[d];
@@ -83,9 +82,7 @@ nnrt_status_t nnrt_blob_check_strided_copy_x8(nnrt_blob_call_t *c,
     uint64_t points = 1u;
     int32_t d;
 
-    if (p->rank < 1 || p->rank > NNRT_MAX_DIMS ||
-        (p->elem_size != 1 && p->elem_size != 2 && p->elem_size != 4) ||
-        !in_range(p->offset, 0, (int32_t)NNRT_BLOB_COORD_MAX)) {
+    if (nnrt_strided_copy_check(p) != NNRT_OK || p->offset > (int32_t)NNRT_BLOB_COORD_MAX) {
         return NNRT_ERR_FORMAT;
     }
     lo = p->offset;
@@ -93,7 +90,7 @@ nnrt_status_t nnrt_blob_check_strided_copy_x8(nnrt_blob_call_t *c,
     for (d = 0; d < p->rank; d++) {
         int64_t span;
 
-        if (!in_range(p->dims[d], 1, NNRT_BLOB_GEOM_MAX) ||
+        if (p->dims[d] > NNRT_BLOB_GEOM_MAX ||
             !in_range(p->strides[d], -(int32_t)NNRT_BLOB_COORD_MAX,
                       (int32_t)NNRT_BLOB_COORD_MAX)) {
             return NNRT_ERR_FORMAT;

@@ -71,6 +71,22 @@ nnrt_status_t nnrt_relu_f32(const float *input, float *output, int32_t size);
 /** out = in > 6 ? 6 : (in < 0 ? 0 : in). */
 nnrt_status_t nnrt_relu6_f32(const float *input, float *output, int32_t size);
 
+/*
+ * Argument checks (the kernels' Prepare, in TFLM's terms) of the activations the model
+ * loader runs: the conditions on the scalars that the kernels also test on every call.
+ * NNRT_OK or NNRT_ERR_ARG.
+ */
+
+/** nnrt_clamp_s8(): size >= 0, -128 <= lo <= hi <= 127. */
+nnrt_status_t nnrt_clamp_s8_check(int32_t lo, int32_t hi, int32_t size);
+
+/** nnrt_table_lookup_s8(): size >= 0. */
+nnrt_status_t nnrt_table_lookup_s8_check(int32_t size);
+
+/** The float32 element-wise activations (RELU, RELU6, LOGISTIC, TANH, HARD_SWISH):
+ *  size >= 0. */
+nnrt_status_t nnrt_unary_f32_check(int32_t size);
+
 /* ------------------------------------------------------------------------------------ */
 /* LEAKY_RELU                                                                            */
 /* ------------------------------------------------------------------------------------ */

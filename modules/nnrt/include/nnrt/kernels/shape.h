@@ -45,6 +45,10 @@ typedef struct {
 nnrt_status_t nnrt_concat_x8(const nnrt_concat_params_t *params, const void *const *inputs,
                              void *output);
 
+/** The argument check of nnrt_concat_x8() (its Prepare): outer >= 1, num_inputs >= 1,
+ *  block_bytes set and each >= 0. NNRT_OK or NNRT_ERR_ARG. */
+nnrt_status_t nnrt_concat_check(const nnrt_concat_params_t *params);
+
 /**
  * SPLIT / SPLIT_V / UNPACK as `outer` rows of one contiguous block per output.
  *
@@ -133,6 +137,10 @@ typedef struct {
 nnrt_status_t nnrt_pad_x8(const nnrt_pad_params_t *params, const void *input,
                           const void *pad_value, void *output);
 
+/** The argument check of nnrt_pad_x8() (its Prepare): rank 1..NNRT_PAD_MAX_DIMS,
+ *  elem_size 1, 2 or 4, input_dims >= 1, paddings >= 0. NNRT_OK or NNRT_ERR_ARG. */
+nnrt_status_t nnrt_pad_check(const nnrt_pad_params_t *params);
+
 /**
  * A strided view of the input copied out densely: TRANSPOSE, SLICE, STRIDED_SLICE.
  *
@@ -155,6 +163,10 @@ typedef struct {
  */
 nnrt_status_t nnrt_strided_copy_x8(const nnrt_strided_copy_params_t *params, const void *input,
                                    void *output);
+
+/** The argument check of nnrt_strided_copy_x8() (its Prepare): rank 1..NNRT_MAX_DIMS,
+ *  elem_size 1, 2 or 4, offset >= 0, dims >= 1. NNRT_OK or NNRT_ERR_ARG. */
+nnrt_status_t nnrt_strided_copy_check(const nnrt_strided_copy_params_t *params);
 
 /**
  * A view whose input offset is a sum of one table entry per output dimension:

@@ -66,6 +66,20 @@ nnrt_status_t nnrt_softmax_s8_s16(const nnrt_softmax_s8_params_t *params,
 nnrt_status_t nnrt_softmax_f32(float beta, const float *input, float *output, int32_t rows,
                                int32_t depth);
 
+/*
+ * Argument checks (the kernels' Prepare, in TFLM's terms): the conditions on the
+ * parameters under which the softmax kernels run, which they also test on every call.
+ * The model loader calls them before it runs a kernel. NNRT_OK or NNRT_ERR_ARG.
+ */
+
+/** Quantised softmax (both outputs): params set, rows >= 0, depth >= 1, the left
+ *  shift in [0, 31], diff_min <= 0. */
+nnrt_status_t nnrt_softmax_s8_check(const nnrt_softmax_s8_params_t *params, int32_t rows,
+                                    int32_t depth);
+
+/** float32 softmax: rows >= 0, depth >= 1. */
+nnrt_status_t nnrt_softmax_f32_check(int32_t rows, int32_t depth);
+
 #ifdef __cplusplus
 }
 #endif
