@@ -131,3 +131,10 @@ def test_issue14_ops_map_to_their_builtins_and_match_onnxruntime() -> None:
     assert {"REDUCE_MAX", "REDUCE_MIN", "SUM", "PRELU", "ELU", "LOG_SOFTMAX", "FLOOR", "CEIL",
             "ROUND", "SIN", "COS"} <= ops
     _check_float(model)
+
+
+def test_pad_wrap_reflect_edge_match_onnxruntime() -> None:
+    model = onnx_models.pad_modes_model()
+    ops = [op.opcode for op in load_model_bytes(model).ops]
+    assert "SLICE" in ops and "CONCATENATION" in ops  # built from slices, as TFLM runs
+    _check_float(model)

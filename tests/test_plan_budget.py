@@ -26,6 +26,7 @@ from nnopt.passes.arena import (
 from nnopt.passes.budget import PlanBudget
 from nnopt.passes.lifetimes import Buffer
 from nnopt.planner import PlanOptions, plan_model
+from nnopt.report.text import budget_note
 
 ALIGN = 16
 
@@ -292,3 +293,17 @@ def test_negative_plan_budget_refused(capsys: pytest.CaptureFixture[str]) -> Non
     assert rc == 1
     err = capsys.readouterr().err
     assert "--plan-budget must not be negative" in err and "Traceback" not in err
+
+
+def test_default_plan_never_above_the_classic_one_when_searches_finish() -> None:
+    """conv_ae_b: in-place operators and tiling do not get its arena below the live peak,
+    and a TRANSPOSE_CONV scratch at the peak made the default plan 480 B larger than the
+    classic one (whose scratch-free variant avoids it). The classic plan is kept, and
+    the report says why."""
+    g = load_model(model_path("families/conv_ae_b.tflite"))
+    classic = plan_model(g, PlanOptions(inplace_ops="off", tiling="off")).plan
+    default = plan_model(g, PlanOptions(inplace_ops="auto", tiling="auto")).plan
+    assert default.arena_bytes <= classic.arena_bytes
+    assert default.planning_time_budget.get("fallback") == "classic"
+    assert not default.planning_time_budget.get("exhausted")
+    assert "classic plan (--inplace-ops off --tiling off) is smaller" in budget_note(default)

@@ -329,7 +329,8 @@ class Plan:
     swap: SwapPlan | None = None
     # The planning time budget (passes.budget): {"seconds": limit or None, "exhausted":
     # the searches its deadline cut short (their best so far kept), "fallback":
-    # "classic" when the classic plan was smaller than what the cut searches found}.
+    # "classic" when the classic plan was smaller than what the searches found (cut
+    # short, or not below the live peak)}.
     planning_time_budget: dict[str, Any] = field(default_factory=dict)
     # Persistent state (variable tensors, nnopt.passes.state): a region of its own
     # beside the arena, never reused; the arena plans everything else.

@@ -202,3 +202,17 @@ def issue14_ops_model(seed: int = 14) -> bytes:
     fl, ce, ro = (b.node(op, [scaled]) for op in ("Floor", "Ceil", "Round"))
     si, co = b.node("Sin", [c]), b.node("Cos", [c])
     return b.model({"input": (1, 3, 7, 6)}, [mx, mn, sm, ls, fl, ce, ro, si, co], opset=13)
+
+
+def pad_modes_model(seed: int = 19) -> bytes:
+    """Pad in its non-constant modes on an NCHW activation: 'wrap' (pads wider than the
+    axis too), 'reflect' and 'edge' (opset 19, where 'wrap' was added)."""
+    b = OnnxBuilder(seed)
+    c = b.node("Conv", ["input", b.w(3, 2, 3, 3), b.w(3)])  # (1, 3, 3, 4)
+    wr = b.node("Pad", [c, b.const(np.array([0, 0, 4, 1, 0, 0, 2, 5], np.int64))],
+                mode="wrap")
+    rf = b.node("Pad", [c, b.const(np.array([0, 0, 2, 1, 0, 0, 1, 3], np.int64))],
+                mode="reflect")
+    ed = b.node("Pad", [c, b.const(np.array([0, 1, 1, 0, 0, 0, 0, 2], np.int64))],
+                mode="edge")
+    return b.model({"input": (1, 2, 5, 6)}, [wr, rf, ed], opset=19)

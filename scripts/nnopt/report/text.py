@@ -61,6 +61,9 @@ def budget_note(plan: Plan) -> str:
     info = plan.planning_time_budget
     cut = info.get("exhausted") or []
     if not cut:
+        if info.get("fallback") == "classic":
+            return ("; the classic plan (--inplace-ops off --tiling off) is smaller here "
+                    "and is kept")
         return ""
     note = (f"; time budget ({info.get('seconds'):g} s) exhausted in {', '.join(cut)}: "
             "best plan found so far kept")

@@ -117,8 +117,8 @@ def cast(im: Importer, node: Node) -> None:
 def pad(im: Importer, node: Node) -> None:
     mode = node.attrs.get("mode", b"constant")
     mode = mode.decode() if isinstance(mode, bytes) else str(mode)
-    if mode not in ("constant", "reflect", "edge"):
-        raise im.refuse(f"mode {mode!r}", "Pad modes 'constant', 'reflect', 'edge'")
+    if mode not in ("constant", "reflect", "edge", "wrap"):
+        raise im.refuse(f"mode {mode!r}", "Pad modes 'constant', 'reflect', 'edge', 'wrap'")
     xn = node.inputs[0]
     xs = im.shape(xn)
     rank = len(xs)
@@ -139,7 +139,7 @@ def pad(im: Importer, node: Node) -> None:
                 raise im.refuse(f"reflect pads {b}, {e} of an axis of {xs[p]}",
                                 "reflect pads smaller than the axis")
             if b or e:
-                cur = _edge_pad(im, cur, i, b, e, mode == "reflect", node.outputs[0])
+                cur = _edge_pad(im, cur, i, b, e, mode, node.outputs[0])
         im.bind(node.outputs[0], cur, perm)
         return
     value_in = im.opt_input(node, 2)
@@ -237,11 +237,14 @@ def tile(im: Importer, node: Node) -> None:
     im.bind(node.outputs[0], cur, perm)
 
 
-def _edge_pad(im: Importer, x: int, ax: int, before: int, after: int, reflect: bool,
+def _edge_pad(im: Importer, x: int, ax: int, before: int, after: int, mode: str,
               name: str) -> int:
-    """Reflect/edge padding of one axis: slices of width 1 concatenated around x."""
+    """Reflect, edge or wrap padding of one axis: slices of width 1 concatenated around
+    x (wrap: the axis repeated periodically, as numpy's ``np.pad(mode="wrap")``, pads
+    of any width)."""
     shape = list(im.b.tensors[x].shape)
     n = shape[ax]
+    reflect = mode == "reflect"
     if reflect and max(before, after) >= n:
         raise AssertionError("checked by the caller")
 
@@ -251,6 +254,10 @@ def _edge_pad(im: Importer, x: int, ax: int, before: int, after: int, reflect: b
         begin[ax], size[ax] = i, 1
         return slice_tensor(im, x, begin, size, f"{name}.col{i}")
 
+    if mode == "wrap":
+        left = [col((k - before) % n) for k in range(before)]
+        right = [col(k % n) for k in range(after)]
+        return concat_copies(im, [*left, x, *right], ax, f"{name}.ax{ax}")
     left = [col(before - k if reflect else 0) for k in range(before)]
     right = [col(n - 2 - k if reflect else n - 1) for k in range(after)]
     return concat_copies(im, [*left, x, *right], ax, f"{name}.ax{ax}")
