@@ -102,10 +102,12 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
         if copies.plan.arena_bytes < planned.plan.arena_bytes:
             planned, views = copies, False
     below = opts.inplace_ops != "off" or opts.tiling != "off"
-    if below and (budget.exhausted or planned.plan.arena_bytes > planned.plan.peak_live_bytes):
+    forced = "force" in (opts.inplace_ops, opts.tiling)  # the user asked for them
+    above_peak = planned.plan.arena_bytes > planned.plan.peak_live_bytes
+    if below and (budget.exhausted or (above_peak and not forced)):
         # Never worse than the classic plan (planned with a budget of its own): when a
-        # search was cut short, or when in-place operators and tiling did not get the
-        # arena below the live peak (then the classic plan, with its scratch-free
+        # search was cut short, or when in-place operators and tiling (auto) did not get
+        # the arena below the live peak (then the classic plan, with its scratch-free
         # kernel variants where scratch would raise the arena, can need less: conv_ae_b)
         classic = _plan(graph, replace(opts, inplace_ops="off", tiling="off", progress=None),
                         source_bytes, budget.fresh(), views=views)
