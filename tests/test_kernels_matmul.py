@@ -18,6 +18,7 @@ from nnopt.lowering import check_graph
 from nnopt.planner import PlanOptions
 from nnopt.quantize import quantize_multiplier
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import differing_cases
 from support.tflite_builder import ModelBuilder
 
 # (lhs shape, rhs shape, adj_x, adj_y): shapes as stored (adjoint operands transposed)
@@ -218,13 +219,5 @@ def test_a_case_where_the_scale_product_precision_matters() -> None:
                     reason="qemu-system-arm / arm-none-eabi-gcc not installed")
 def test_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
     _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
-    bad = []
-    for cid, (ref, _) in results.items():
-        mine = got[OUT_OF[cid]]
-        if mine.dtype == np.float32:
-            ok = np.allclose(mine, ref.reshape(mine.shape), rtol=1e-5, atol=1e-6)
-        else:
-            ok = np.array_equal(mine, ref.reshape(mine.shape))
-        if not ok:
-            bad.append(cid)
+    bad = differing_cases(results, got, OUT_OF)
     assert not bad, f"{len(bad)} cases differ from TFLM on Cortex-M7: {bad[:8]}"

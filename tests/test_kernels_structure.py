@@ -17,6 +17,7 @@ from nnopt.lowering import check_graph
 from nnopt.ops import definition
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import differing_cases
 from support.tflite_builder import ModelBuilder
 
 DTYPES = ("int8", "int16", "int32", "float32")
@@ -298,15 +299,7 @@ def test_embedding_lookup_refuses_the_hybrid_form() -> None:
                     reason="qemu-system-arm / arm-none-eabi-gcc not installed")
 def test_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
     _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
-    bad = []
-    for cid, (ref, _) in results.items():
-        mine = got[OUT_OF[cid]]
-        if mine.dtype == np.float32:
-            ok = np.allclose(mine, ref.reshape(mine.shape), rtol=1e-5, atol=1e-6)
-        else:
-            ok = np.array_equal(mine, ref.reshape(mine.shape))
-        if not ok:
-            bad.append(cid)
+    bad = differing_cases(results, got, OUT_OF)
     assert not bad, f"{len(bad)} cases differ from TFLM on Cortex-M7: {bad[:8]}"
 
 
