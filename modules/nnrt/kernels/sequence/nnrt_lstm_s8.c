@@ -10,6 +10,7 @@
 #include "nnrt/kernels/activation.h"
 #include "nnrt/kernels/quant.h"
 #include "nnrt/kernels/sequence.h"
+#include "../internal/dot.h"
 
 #define LSTM_TANH 4
 #define LSTM_SIGMOID 6
@@ -25,18 +26,27 @@ static void lstm_fc(const int8_t *x, int32_t x_zp, const int8_t *w, const int32_
 {
     for (int32_t b = 0; b < rows; ++b) {
         const int8_t *xb = x + (size_t)b * (size_t)depth;
-        for (int32_t o = 0; o < units; ++o) {
-            const int8_t *wo = w + (size_t)o * (size_t)depth;
-            int32_t acc = 0;
-            for (int32_t d = 0; d < depth; ++d) {
-                acc += (int32_t)wo[d] * ((int32_t)xb[d] - x_zp);
+        int16_t *ob = out + (size_t)b * (size_t)units;
+        int32_t o = 0;
+        int32_t acc[3];
+        /* integer sums: the order of the terms does not change them */
+        for (; o + 3 <= units; o += 3) {
+            for (int k = 0; k < 3; ++k) {
+                acc[k] = (bias != NULL) ? bias[o + k] : 0;
             }
-            if (bias != NULL) {
-                acc += bias[o];
+            nnrt_dot3_s8(xb, w + (size_t)o * (size_t)depth, depth, depth, -x_zp, acc);
+            for (int k = 0; k < 3; ++k) {
+                ob[o + k] = (int16_t)nnrt_clamp_i32(
+                    nnrt_multiply_by_quantized_multiplier(acc[k], mult, (int)shift),
+                    INT16_MIN, INT16_MAX);
             }
-            acc = nnrt_multiply_by_quantized_multiplier(acc, mult, (int)shift);
-            out[(size_t)b * (size_t)units + (size_t)o] =
-                (int16_t)nnrt_clamp_i32(acc, INT16_MIN, INT16_MAX);
+        }
+        for (; o < units; ++o) {
+            const int32_t a = nnrt_dot1_s8(xb, w + (size_t)o * (size_t)depth, depth, -x_zp,
+                                           (bias != NULL) ? bias[o] : 0);
+            ob[o] = (int16_t)nnrt_clamp_i32(
+                nnrt_multiply_by_quantized_multiplier(a, mult, (int)shift), INT16_MIN,
+                INT16_MAX);
         }
     }
 }
