@@ -7,8 +7,8 @@ Every model runs 4 invocations in one process on both sides (the state carried o
 is compared invocation by invocation with the tflite-micro interpreter; one traced run
 compares every tensor of the last invocation, the state included. The SVDF cases are
 in two multi-op models, the LSTM cases in one per type (one build each); TFLM's own keyword
-benchmark models (7 SVDF ops, int16 and int8 state) and its trained MNIST LSTM
-(`models/SOURCES.md`) are the real-model cross-check.
+benchmark models (7 SVDF ops, int16 and int8 state) and its trained MNIST LSTM, float32
+and int8 (`models/SOURCES.md`) are the real-model cross-check.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ INVOCATIONS = 4
 KEYWORD = [REPO / "models" / "keyword_scrambled.tflite",
            REPO / "models" / "keyword_scrambled_8bit.tflite"]
 TRAINED_LSTM = REPO / "models" / "trained_lstm.tflite"
+TRAINED_LSTM_INT8 = REPO / "models" / "trained_lstm_int8.tflite"
 
 
 def _svdf(b: ModelBuilder, rng: np.random.Generator, x: int, batches: int, inputs: int,
@@ -125,8 +126,8 @@ def _lstm_s8(b: ModelBuilder, rng: np.random.Generator, x: int, x_scale: float,
     """Append an int8 LSTM with an int16 cell state over x in the layout TFLM's converter
     writes: 24 inputs (absent ones -1), int8 weights per tensor with zero point 0, int32
     biases on input scale x weight scale, an int8 hidden and an int16 cell state as
-    variable tensors, and 5 intermediates (the 4 gates' int16 pre-activations and the
-    int8 effective hidden state) that only carry quantisation. Returns the output."""
+    variable tensors, and 5 empty intermediates (the 4 gates' and the effective hidden
+    state's). Returns the output."""
     batches = shape[1] if options.time_major else shape[0]
     n_in = shape[2]
     w_scales = [0.004 + 0.002 * k for k in range(8)]
@@ -140,8 +141,10 @@ def _lstm_s8(b: ModelBuilder, rng: np.random.Generator, x: int, x_scale: float,
     h = b.tensor((batches, state), "int8", scale=hidden_q[0], zero_point=hidden_q[1],
                  variable=True)
     c = b.tensor((batches, state), "int16", scale=cell_scale, variable=True)
-    mids = [b.tensor((0,), "int16", scale=s) for s in (0.0011, 0.0009, 0.0013, 0.001)]
-    mids.append(b.tensor((0,), "int8", scale=0.006, zero_point=-2))
+    # as in TFLM's trained_lstm_int8.tflite: the gates' intermediates float32 and empty,
+    # the effective hidden state's int8 on the hidden state's quantisation
+    mids = [b.tensor((0,), "float32") for _ in range(4)]
+    mids.append(b.tensor((0,), "int8", scale=hidden_q[0], zero_point=hidden_q[1]))
     y = b.tensor((shape[0], shape[1], state), "int8", scale=hidden_q[0],
                  zero_point=hidden_q[1])
     b.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *ws, -1, -1, -1, *bs, -1, -1, h, c, -1, -1, -1,
@@ -263,6 +266,16 @@ def test_tflm_trained_lstm_bit_exact() -> None:
     _assert_invocations_equal(model)
 
 
+def test_tflm_trained_int8_lstm_bit_exact() -> None:
+    """The same MNIST LSTM as TFLM's converter quantises it (int8, int16 cell state on
+    2^-12, cell clip 10 saturating the quantised clip, 5 intermediates, then RESHAPE,
+    FULLY_CONNECTED, SOFTMAX): every tensor and both states after 4 invocations, each
+    one's output."""
+    model = TRAINED_LSTM_INT8.read_bytes()
+    assert _assert_last_trace_equal(model) == 4 + 2
+    _assert_invocations_equal(model)
+
+
 @pytest.mark.parametrize("path", KEYWORD, ids=lambda p: p.stem)
 def test_tflm_keyword_models_bit_exact(path: Path) -> None:
     """TFLM's keyword benchmark (QUANTIZE, 7 SVDF, FULLY_CONNECTED, SOFTMAX): every
@@ -293,6 +306,7 @@ def test_stateful_on_cortex_m7() -> None:
     _assert_invocations_equal(LSTM_MODEL, target="qemu-m7")
     _assert_invocations_equal(LSTM_S8_MODEL, target="qemu-m7")
     assert _assert_last_trace_equal(LSTM_S8_MODEL, target="qemu-m7") == 3 + LSTM_S8_STATES
+    _assert_invocations_equal(TRAINED_LSTM_INT8.read_bytes(), target="qemu-m7")
     assert _assert_last_trace_equal(TRAINED_LSTM.read_bytes(), target="qemu-m7") == 6
     assert _assert_last_trace_equal(KEYWORD[1].read_bytes(), target="qemu-m7") == 22
 
