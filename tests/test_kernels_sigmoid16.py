@@ -13,8 +13,10 @@ kernels) and the sigmoid table they interpolate in.
 
 from __future__ import annotations
 
+import ctypes
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,6 +27,7 @@ from nnopt.lowering import check_graph
 from nnopt.lowering.activation import sigmoid_s16_params
 from nnopt.sigmoid_table import STEP, render_c, sigmoid_table_u16
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cbuild import kernel_sources
 from support.tflite_builder import ModelBuilder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -105,3 +108,35 @@ def test_refusals(zero_point: int, out_scale: float, match: str) -> None:
     b.op("LOGISTIC", [x], [y])
     with pytest.raises(UnsupportedError, match=r"op 0 \(LOGISTIC\).*" + match):
         check_graph(load_model_bytes(b.build([x], [y])))
+
+
+def test_kernels_in_place_and_argument_checks(cbuild: Any) -> None:
+    """The C kernels on every input, in place (output == input) as the planner may run
+    them, equal TFLM's outputs; bad arguments are refused."""
+    model, _ = _model()
+    ref, _ = run_tflm(model, [ALL_INT16] * len(SCALES))
+    lib = cbuild.library("s16", kernel_sources("activation"))
+
+    class Params(ctypes.Structure):
+        _fields_ = [("input_multiplier", ctypes.c_int32),
+                    ("input_left_shift", ctypes.c_int32)]
+
+    g = load_model_bytes(model)
+    for k, op in enumerate(g.ops):
+        x, y = g.tensors[op.inputs[0]], g.tensors[op.outputs[0]]
+        p = Params(**sigmoid_s16_params(op, x, y))
+        buf = ALL_INT16.copy()
+        fn = lib.nnrt_logistic_s16 if op.opcode == "LOGISTIC" else lib.nnrt_tanh_s16
+        assert fn(ctypes.byref(p), _ptr(buf), _ptr(buf), buf.size) == 0
+        np.testing.assert_array_equal(buf.reshape(-1), ref[k].reshape(-1), err_msg=op.opcode)
+    good, out = Params(3, 0), np.zeros(4, np.int16)
+    for fn in (lib.nnrt_logistic_s16, lib.nnrt_tanh_s16):
+        assert fn(None, _ptr(out), _ptr(out), 4) != 0
+        assert fn(ctypes.byref(good), None, _ptr(out), 4) != 0
+        assert fn(ctypes.byref(good), _ptr(out), _ptr(out), -1) != 0
+        assert fn(ctypes.byref(Params(0, 0)), _ptr(out), _ptr(out), 4) != 0
+        assert fn(ctypes.byref(Params(3, 32)), _ptr(out), _ptr(out), 4) != 0
+
+
+def _ptr(a: np.ndarray) -> ctypes.c_void_p:
+    return ctypes.c_void_p(a.ctypes.data)

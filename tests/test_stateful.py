@@ -291,6 +291,7 @@ def test_tflm_keyword_models_bit_exact(path: Path) -> None:
 
 def test_dynamic_allocator_keeps_the_state() -> None:
     _assert_invocations_equal(INT8_MODEL, allocator="dynamic")
+    _assert_invocations_equal(LSTM_S8_MODEL, allocator="dynamic")
 
 
 qemu = pytest.mark.skipif(shutil.which("qemu-system-arm") is None
