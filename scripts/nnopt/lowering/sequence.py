@@ -25,8 +25,9 @@ or time-major, any cell clip; the hidden and cell states variable tensors.
 - float32 throughout, the cell gate TANH.
 - int8 with an int16 cell state, the layout TFLM's converter writes: int8 input,
   weights (per tensor, zero point 0), hidden state and output; int32 biases; the cell
-  state int16 with zero point 0 on a power-of-two scale (TFLM uses the scale's rounded
-  log2 for the tanh of the cell); the cell gate TANH. The op's intermediate
+  state int16 with zero point 0 (the converter gives it a power-of-two scale; TFLM takes
+  the scale's rounded log2 for the tanh of the cell, and so does nnopt); the cell gate
+  TANH. The op's intermediate
   tensors (quantisation only) are not read, as TFLM does not read them.
   The int16-activation (16x8) form is refused by name.
 """
@@ -291,6 +292,12 @@ def _lstm_s8_fields(graph: Graph, op: Op, s: _Lstm) -> dict[str, int | list[int]
     forget = quantize_multiplier(d(_Q0_15) * d(cs) / d(cs))
     update = quantize_multiplier(d(_Q0_15) * d(_Q0_15) / d(cs))
     hid = quantize_multiplier(d(_Q0_15) * d(_Q0_15) / d(hs))
+    for what, (_, e) in (*((f"gate {g} input rescale", r) for g, r in enumerate(fin)),
+                         *((f"gate {g} recurrent rescale", r) for g, r in enumerate(frec)),
+                         ("cell update rescale", update), ("hidden rescale", hid)):
+        if not -31 <= e <= 30:
+            raise refuse(op, f"the {what} (a scale ratio) is outside 2^-32 .. 2^30",
+                         _LSTM_SUPPORTED)
     power = checked_log2(cs)[1]  # TFLM ignores whether it is a power of two
     shift = 12 + power
     tanh_m, tanh_s = (3 << shift, 0) if shift >= 0 else (3, -shift)
