@@ -41,6 +41,17 @@ static int32_t taps(int32_t k, int32_t s, int32_t r)
     return (k - r + s - 1) / s;
 }
 
+/* The first phase after r along an axis with fewer taps than r (or s). */
+static int32_t class_end(int32_t k, int32_t s, int32_t r)
+{
+    const int32_t m = taps(k, s, r);
+    int32_t e = r + 1;
+    while (e < s && taps(k, s, e) == m) {
+        ++e;
+    }
+    return e;
+}
+
 /* floor(a / s) for any a, s > 0. */
 static int32_t floor_div(int32_t a, int32_t s)
 {
@@ -230,17 +241,11 @@ nnrt_status_t nnrt_transpose_conv_gemm_s8(const nnrt_transpose_conv_s8_params_t 
     int32_t rows_before = 0;
     for (int32_t ry = 0; ry < sh;) {
         const int32_t mh = taps(g->filter_h, sh, ry);
-        int32_t ry1 = ry + 1;
-        while (ry1 < sh && taps(g->filter_h, sh, ry1) == mh) {
-            ++ry1;
-        }
+        const int32_t ry1 = class_end(g->filter_h, sh, ry);
         int32_t cols_before = 0;
         for (int32_t rx = 0; rx < sw;) {
             const int32_t mw = taps(g->filter_w, sw, rx);
-            int32_t rx1 = rx + 1;
-            while (rx1 < sw && taps(g->filter_w, sw, rx1) == mw) {
-                ++rx1;
-            }
+            const int32_t rx1 = class_end(g->filter_w, sw, rx);
             const phase_class_t c = {ry, ry1, rx, rx1, mh, mw, rows_before, cols_before};
             t.c = c;
             t.gm.k = mh * mw * g->input_c;
