@@ -15,13 +15,13 @@ weights, 16x8 with non-zero zero points or an int16 bias.
 TFLM's int8 (16x8) kernel needs an int32 (int64) scratch of the whole output. nnrt's
 int8 op runs ``nnrt_transpose_conv_gemm_s8``: the output's stride phases as plain
 convolutions on the matrix core, their sub-filters laid out here
-(:func:`phase_major_filter`, a constant array beside the filter), one column per input
-anchor shared by the phases with the same tap counts, with a scratch of two anchors'
-columns and a sink of one output pixel (:func:`gemm_scratch_bytes`, the rule of its
-``*_get_buffer_size()``);
-a filter smaller than the stride, or a plan that wants no scratch at the op, gets the
-gather kernel ``nnrt_transpose_conv_s8`` (same results, no scratch). The 16x8 and
-float32 kernels gather, without scratch.
+(:func:`phase_major_filter`, a constant array the call reads instead of the filter
+tensor), one column per input anchor shared by the phases with the same tap counts,
+with a scratch of two anchors' columns and a sink of one output pixel
+(:func:`gemm_scratch_bytes`, the rule of its ``*_get_buffer_size()``); a filter
+smaller than the stride, or a plan that wants no scratch at the op, gets the gather
+kernel ``nnrt_transpose_conv_s8`` (same results, no scratch). The 16x8 and float32
+kernels gather, without scratch.
 """
 
 from __future__ import annotations
