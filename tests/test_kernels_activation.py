@@ -232,7 +232,8 @@ def test_kernels_reject_bad_arguments(lib: ctypes.CDLL) -> None:
 
 
 @pytest.mark.parametrize("opcode, dtype, in_q, out_q, match", [
-    ("LOGISTIC", "int16", (1 / 4096, 0), (1 / 32768, 0), "int16"),
+    ("LOGISTIC", "int16", (1 / 4096, 3), (1 / 32768, 0), "zero point 3"),
+    ("TANH", "int16", (1 / 4096, 0), (1 / 16384, 0), "not 2\\^-15"),
     ("TANH", "uint8", (0.05, 128), (1 / 128, 128), "uint8"),
     ("RELU", "int8", (1.0, 0), (1e-12, 0), "scale ratio"),
     ("HARD_SWISH", "int8", (0.05, 0), (1e-6, 0), "too small"),
