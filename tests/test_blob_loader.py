@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import struct
 from pathlib import Path
 from typing import Any
@@ -35,13 +34,11 @@ from nnopt.planner import PlannedModel, plan_model
 from nnopt.runner import build_runtime
 from nnopt.testing.blob import EXIT, BlobRun, run_blob
 from nnopt.testing.harness import random_inputs, run_tflm
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 from test_models_bitexact import SLOW, compare
 
 FUZZER = REPO / "tests" / "alloc" / "blob_fuzz_main.c"
-QEMU = pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                          or shutil.which("arm-none-eabi-gcc") is None,
-                          reason="qemu-system-arm or arm-none-eabi-gcc not installed")
 # Models whose every op the blob format carries.
 SUPPORTED = ["mlperf_tiny/vww_96_int8.tflite", "tflm/person_detect.tflite",
              "mlperf_tiny/kws_ref_model.tflite", "keras/lenet5_int8.tflite",
@@ -112,7 +109,7 @@ def test_blob_bit_exact_on_host(rel: str, tmp_path: Path) -> None:
     _bit_exact(rel, tmp_path, "host", trace=True)
 
 
-@QEMU
+@needs_qemu
 @pytest.mark.qemu
 @pytest.mark.parametrize("rel", ["mlperf_tiny/vww_96_int8.tflite", "keras/lenet5_float.tflite"],
                          ids=lambda r: Path(r).stem)

@@ -8,7 +8,6 @@ wrong prediction would also fail the run with NNRT_ERR_NOMEM).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -23,11 +22,9 @@ from nnopt.passes.dynamic import DynArena, aligned_live_peak, dynamic_plan
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import RunOutput, run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
+from support.markers import needs_qemu
 from test_models_bitexact import SLOW, compare
 
-QEMU = pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                          or shutil.which("arm-none-eabi-gcc") is None,
-                          reason="qemu-system-arm or arm-none-eabi-gcc not installed")
 QEMU_SUBSET = ["keras/swiftnet_like.tflite", "mlperf_tiny/vww_96_int8.tflite",
                "keras/mobilenet_v3_small_075_96.tflite"]
 
@@ -95,7 +92,7 @@ def test_dynamic_with_file_order_and_no_inplace(tmp_path: Path) -> None:
            options=PlanOptions(order="file", fuse=False, inplace=False))
 
 
-@QEMU
+@needs_qemu
 @pytest.mark.qemu
 @pytest.mark.parametrize("rel", QEMU_SUBSET, ids=lambda r: Path(r).stem)
 def test_model_dynamic_on_cortex_m7(rel: str, tmp_path: Path) -> None:
@@ -103,7 +100,7 @@ def test_model_dynamic_on_cortex_m7(rel: str, tmp_path: Path) -> None:
     assert res.instructions is not None and res.instructions > 0
 
 
-@QEMU
+@needs_qemu
 @pytest.mark.qemu
 def test_small_model_dynamic_on_cortex_m7(tmp_path: Path) -> None:
     _check("mlperf_tiny/kws_ref_model.tflite", "qemu-m7", tmp_path)

@@ -5,7 +5,6 @@ concatenation views, and every shared model bit-exact with TFLM with all of it f
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from nnopt.passes.regions import Axis, spatial_of
 from nnopt.plan import Plan
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder, random_int8
 from test_models_bitexact import compare
 
@@ -278,9 +278,7 @@ def test_folded_pads_and_inplace_depthwise_bit_exact(kw: dict[str, object]) -> N
 
 
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@needs_qemu
 @pytest.mark.parametrize("kw", [
     {}, {"dw_stride": 2}, {"dilation": 2}, {"pad_op": False, "c": 6},
     {"c": 3, "dw_stride": 2}, {"c": 12, "kernel": 5}, {"c": 4, "kernel": 7},
@@ -444,9 +442,7 @@ int main(void)
 
 
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@needs_qemu
 @pytest.mark.parametrize(("rel", "spec"), [
     ("mlperf_tiny/kws_ref_model.tflite", "auto"), ("mlperf_tiny/kws_ref_model.tflite", "off"),
     ("mlperf_tiny/pretrainedResnet_quant.tflite", "auto")],

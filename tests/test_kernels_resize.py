@@ -15,8 +15,7 @@ from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ResizeOptions
 from nnopt.lowering import check_graph
 from nnopt.lowering.resize import nearest_indices
-from nnopt.planner import PlanOptions
-from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import Results, assert_case_matches, oracle_results
 from support.tflite_builder import ModelBuilder
 
 QUANT: dict[str, Any] = {"scale": 0.05, "zero_point": 3}
@@ -63,18 +62,14 @@ INPUTS = [np.arange(-9, 9, dtype=np.int8).reshape(1, 3, 3, 2)]
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+def results() -> Results:
+    return oracle_results(MODEL, INPUTS, OUT_OF)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
-    ref, got = results[cid]
-    assert got.shape == ref.shape
-    np.testing.assert_array_equal(got, ref)
+def test_bit_exact(results: Results, cid: str) -> None:
+    assert_case_matches(*results[cid])
 
 
 def test_nearest_indices_follow_tflm_rules() -> None:

@@ -6,7 +6,6 @@ kernel does not take."""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import asdict
 from typing import Any
 
@@ -21,6 +20,8 @@ from nnopt.lowering import check_graph
 from nnopt.lowering.resize import bilinear_float, bilinear_q10
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import Results, assert_case_matches, oracle_results
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
 QUANT: dict[str, Any] = {"scale": 0.05, "zero_point": -3}
@@ -67,20 +68,14 @@ INPUTS = [np.array([-128, 127, -1, 0, 1, -2, 3, -5, 7, 11, -13, 100, -100, 33, -
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+def results() -> Results:
+    return oracle_results(MODEL, INPUTS, OUT_OF)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
-    ref, got = results[cid]
-    assert got.shape == ref.shape
-    np.testing.assert_array_equal(got, ref)
-    if got.dtype == np.float32:  # -0.0 and 0.0 compare equal above: check the bits too
-        np.testing.assert_array_equal(got.view(np.int32), ref.view(np.int32))
+def test_bit_exact(results: Results, cid: str) -> None:
+    assert_case_matches(*results[cid], same_bits=True)
 
 
 def test_fixed_point_tables_follow_tflm_rules() -> None:
@@ -127,9 +122,7 @@ def test_refuses_what_tflm_does_not_run(model: bytes, match: str) -> None:
 
 @pytest.mark.qemu
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm / arm-none-eabi-gcc not installed")
+@needs_qemu
 def test_bit_exact_on_cortex_m7() -> None:
     """The same model as Cortex-M7 firmware (nucleo_f767zi) under QEMU: every case
     byte for byte equal to TFLM."""

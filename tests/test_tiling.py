@@ -9,7 +9,6 @@ the issue's targets.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.report.text import summary
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
+from support.markers import needs_qemu
 from test_inplace_ops import bit_exact, verify_plan
 from test_models_bitexact import compare
 
@@ -203,9 +203,7 @@ def test_shared_model_bit_exact_with_tiling_forced(rel: str) -> None:
 # ----- as Cortex-M7 firmware -----
 
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@needs_qemu
 @pytest.mark.parametrize("rel", [PERSON, "keras/swiftnet_like.tflite"],
                          ids=["person_detect", "swiftnet_like"])
 def test_tiled_firmware_bit_exact_on_qemu_m7(rel: str, tmp_path: Path) -> None:
@@ -302,9 +300,7 @@ def test_cost_model_prices_rows_and_patches_above_the_whole_op() -> None:
 
 @pytest.mark.slow
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@needs_qemu
 def test_estimate_orders_tilings_like_measured_instructions() -> None:
     """vww as Cortex-M7 firmware: no tiling, the default cap's tiling and the
     uncapped 8x8 one. The estimated extra instructions order them as QEMU's counts do,
@@ -329,9 +325,7 @@ def test_estimate_orders_tilings_like_measured_instructions() -> None:
 
 @pytest.mark.slow
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@needs_qemu
 @pytest.mark.parametrize(("rel", "tiled_cap"), [(PERSON, 1.06),
                                                 ("mlperf_tiny/kws_ref_model.tflite", 1.03)],
                          ids=["person_detect", "kws"])
