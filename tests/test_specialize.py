@@ -43,6 +43,7 @@ from nnopt.lowering.specialize import (
     specialized_rom_bytes,
 )
 from nnopt.planner import PlanOptions, plan_model
+from support.cases import compare_trace
 from support.cbuild import c_source, kernel_sources
 
 CASES = 48  # convolutions
@@ -356,10 +357,8 @@ def test_stats_report_the_specialised_rom_of_the_elf(tmp_path: Path,
 
 
 def _bitexact_on_qemu(rel: str, mode: str, tmp: Path) -> tuple[int, ...]:
-    from nnopt.ir import NUMPY_DTYPE
     from nnopt.runner import run_planned
     from nnopt.testing.harness import random_inputs, run_tflm
-    from test_models_bitexact import compare
 
     data = model_path(rel).read_bytes()
     pm = _planned(rel, specialize=mode)
@@ -367,11 +366,7 @@ def _bitexact_on_qemu(rel: str, mode: str, tmp: Path) -> tuple[int, ...]:
     ref_out, ref_all = run_tflm(data, inputs)
     res = run_planned(pm, [x.tobytes() for x in inputs], target="qemu-m7",
                       board=load_board("nucleo_f767zi"), trace=True, workdir=tmp)
-    g = pm.graph
-    trace = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
-        g.tensors[t].shape) for t, d in res.trace.items()}
-    ref_all.update(dict(zip(g.outputs, ref_out, strict=True)))
-    compare(g, trace, ref_all, list(pm.plan.schedule))
+    compare_trace(pm, res.trace, ref_out, ref_all)
     return generate(pm, tmp / "src").specialized
 
 

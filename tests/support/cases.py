@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pytest
 
-from nnopt.planner import PlanOptions
+from nnopt.ir import NUMPY_DTYPE, Graph
+from nnopt.planner import PlannedModel, PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
 
 #: Each case's (TFLM's output, nnopt's output).
@@ -69,3 +71,54 @@ def differing_cases(results: Mapping[str, tuple[np.ndarray, object]],
         if not ok:
             bad.append(cid)
     return bad
+
+
+def assert_outputs_match(outs: Sequence[np.ndarray], refs: Sequence[np.ndarray], *,
+                         float_close: bool = True) -> None:
+    """A model's outputs equal TFLM's (``refs``, in ``outs``' shapes): float32 within
+    1e-5 relative (exactly without ``float_close``), others exactly."""
+    for o, r in zip(outs, refs, strict=True):
+        if float_close and o.dtype == np.float32:
+            np.testing.assert_allclose(o, r.reshape(o.shape), rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(o, r.reshape(o.shape))
+
+
+def compare(graph: Graph, ours: dict[int, np.ndarray], ref: dict[int, np.ndarray],
+            order: list[int]) -> None:
+    """Assert equality tensor by tensor in execution order; name the first mismatch."""
+    compared = 0
+    for op_index in order:
+        op = graph.op_by_index[op_index]
+        for t in op.outputs:
+            if t not in ours or t not in ref:
+                continue
+            a, b = ours[t], ref[t].reshape(ours[t].shape)
+            compared += 1
+            if a.dtype == np.float32:
+                ok = np.allclose(a, b, rtol=1e-5, atol=1e-6)
+            else:
+                ok = np.array_equal(a, b)
+            if not ok:
+                diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+                pytest.fail(f"op {op.index} ({op.opcode}) output tensor {t} "
+                            f"({graph.tensors[t].name}) differs: max |diff| {diff.max()}, "
+                            f"{int((diff > 0).sum())} of {a.size} elements")
+    assert compared >= 1
+
+
+def output_arrays(graph: Graph, raw: Sequence[bytes]) -> list[np.ndarray]:
+    """A run's outputs (bytes, in ``graph.outputs``' order) as flat arrays."""
+    return [np.frombuffer(d, dtype=NUMPY_DTYPE[graph.tensors[t].dtype])
+            for t, d in zip(graph.outputs, raw, strict=True)]
+
+
+def compare_trace(pm: PlannedModel, raw: Mapping[int, bytes], ref_out: Sequence[np.ndarray],
+                  ref_all: Mapping[int, np.ndarray]) -> None:
+    """A run's traced tensors (bytes by tensor) equal TFLM's (``ref_all`` and the outputs
+    ``ref_out``), compared in the plan's order (:func:`compare`)."""
+    g = pm.graph
+    ours = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
+        g.tensors[t].shape) for t, d in raw.items()}
+    ref = {**ref_all, **dict(zip(g.outputs, ref_out, strict=True))}
+    compare(g, ours, ref, list(pm.plan.schedule))

@@ -31,6 +31,8 @@ from .elementwise import (
     c_params,
     cast,
     check_activation,
+    io_args,
+    merge_dims,
     padded,
     per_tensor_quant,
     refuse,
@@ -159,18 +161,8 @@ class PoolLowering:
 # ----- MEAN -----
 
 def _merge(dims: list[int], strides: list[int]) -> tuple[list[int], list[int]]:
-    """Drop extent-1 dims and merge neighbours where the outer one steps over the inner."""
-    md: list[int] = []
-    ms: list[int] = []
-    for d, s in zip(dims, strides, strict=True):
-        if d == 1:
-            continue
-        if md and ms[-1] == s * d:
-            md[-1] *= d
-            ms[-1] = s
-            continue
-        md.append(d)
-        ms.append(s)
+    """:func:`merge_dims`, one dim of extent 1 (stride 0) when nothing is left."""
+    md, ms = merge_dims(dims, strides)
     return (md, ms) if md else ([1], [0])
 
 
@@ -252,11 +244,9 @@ class MeanLowering:
         if x.dtype == DType.INT8:
             fields = {"geom": geom, **self._params_s8(ctx.op, x, y, count)}
             return [*c_params("nnrt_mean_s8_params_t", fields),
-                    *c_call("nnrt_mean_s8", ["&params", cast(ctx, x.index, "int8_t", True),
-                                             cast(ctx, y.index, "int8_t", False)])]
+                    *c_call("nnrt_mean_s8", ["&params", *io_args(ctx, x.index, y.index, "int8_t")])]
         return [*c_params("nnrt_mean_geom_t", geom, "geom"),
-                *c_call("nnrt_mean_f32", ["&geom", cast(ctx, x.index, "float", True),
-                                          cast(ctx, y.index, "float", False)])]
+                *c_call("nnrt_mean_f32", ["&geom", *io_args(ctx, x.index, y.index, "float")])]
 
 
 register(("MAX_POOL_2D", "AVERAGE_POOL_2D", "L2_POOL_2D"), PoolLowering())
