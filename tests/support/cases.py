@@ -4,7 +4,8 @@ output is compared with TFLM's."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -57,17 +58,34 @@ def mismatched_cases(results: Results, *, float_close: bool = False) -> list[str
     return bad
 
 
-def differing_cases(results: Mapping[str, tuple[np.ndarray, object]],
-                    got: Sequence[np.ndarray], out_of: Mapping[str, int]) -> list[str]:
-    """The case ids whose output in ``got`` (indexed by tensor, ``out_of[case]``) differs
-    from TFLM's (``results[case][0]``): float32 within 1e-5 relative, others exactly."""
+
+def tflm_and_cortex_m7(model: bytes, inputs: Sequence[np.ndarray], *, board: Any = None
+                       ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """Every tensor of ``model`` from TFLM (host) and from nnopt's code as Cortex-M7
+    firmware under QEMU (file order; on ``board``, e.g. nucleo_f767zi, when given)."""
+    _, ref = run_tflm(model, inputs)
+    _, got = run_nnopt(model, inputs, target="qemu-m7", board=board,
+                       options=PlanOptions(order="file"))
+    return ref, got
+
+
+def differing_tensors(ref: Mapping[int, np.ndarray], got: Mapping[int, np.ndarray],
+                      out_of: Mapping[str, int], cases: Iterable[str] | None = None, *,
+                      float_close: bool = False, bytewise: bool = False) -> list[str]:
+    """The cases (of ``out_of``, or only ``cases``), sorted, whose tensor in ``got``
+    differs from TFLM's in ``ref``: in shape, or in values (exactly; float32 within
+    1e-5 relative with ``float_close``; byte for byte with ``bytewise``)."""
     bad = []
-    for cid, (ref, _) in results.items():
-        mine = got[out_of[cid]]
-        if mine.dtype == np.float32:
-            ok = np.allclose(mine, ref.reshape(mine.shape), rtol=1e-5, atol=1e-6)
+    for cid in sorted(out_of if cases is None else cases):
+        mine, theirs = got[out_of[cid]], ref[out_of[cid]]
+        if mine.shape != theirs.shape:
+            ok = False
+        elif bytewise:
+            ok = np.array_equal(mine.view(np.uint8), theirs.view(np.uint8))
+        elif float_close and mine.dtype == np.float32:
+            ok = np.allclose(mine, theirs, rtol=1e-5, atol=1e-6)
         else:
-            ok = np.array_equal(mine, ref.reshape(mine.shape))
+            ok = np.array_equal(mine, theirs)
         if not ok:
             bad.append(cid)
     return bad

@@ -166,6 +166,29 @@ def _merge(dims: list[int], strides: list[int]) -> tuple[list[int], list[int]]:
     return (md, ms) if md else ([1], [0])
 
 
+
+def mean_or_sum_params_s8(op: Op, x: Tensor, y: Tensor, count: int, *,
+                          compute_sum: bool) -> dict[str, int]:
+    """The int8 MEAN kernel's parameters as TFLM's QuantizedMeanOrSum computes them:
+    the multiplier of s_in / s_out, for MEAN (not ``compute_sum``) with the division
+    by the reduced ``count`` folded in."""
+    si, zi = per_tensor_quant(op, x)
+    so, zo = per_tensor_quant(op, y)
+    mult, shift = quantize_multiplier(si / so)
+    if compute_sum:
+        if not -31 <= shift <= 31:
+            raise refuse(op, f"the rescale factor {si / so:g} is out of range",
+                         "SUM rescale factors in [2^-32, 2^31)")
+    else:
+        k = min(count.bit_length() - 1, 32, 31 + shift)
+        mult = (mult << k) // count if k >= 0 else mult
+        shift -= max(k, 0)
+        if not -31 <= shift <= 31:
+            raise refuse(op, f"the rescale factor {si / so:g} / {count} is out of range",
+                         "MEAN rescale factors above 2^-31")
+    return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
+            "shift": shift, "count": count}
+
 class MeanLowering:
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
 
@@ -216,18 +239,7 @@ class MeanLowering:
         return x, y, geom, count
 
     def _params_s8(self, op: Op, x: Tensor, y: Tensor, count: int) -> dict[str, int]:
-        si, zi = per_tensor_quant(op, x)
-        so, zo = per_tensor_quant(op, y)
-        mult, shift = quantize_multiplier(si / so)
-        # QuantizedMeanOrSum folds the division by the count into the multiplier.
-        k = min(count.bit_length() - 1, 32, 31 + shift)
-        mult = (mult << k) // count if k >= 0 else mult
-        shift -= max(k, 0)
-        if not -31 <= shift <= 31:
-            raise refuse(op, f"the rescale factor {si / so:g} / {count} is out of range",
-                         "MEAN rescale factors above 2^-31")
-        return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
-                "shift": shift, "count": count}
+        return mean_or_sum_params_s8(op, x, y, count, compute_sum=False)
 
     def check(self, graph: Graph, op: Op) -> None:
         if not isinstance(op.options, ReducerOptions):

@@ -24,7 +24,6 @@ from collections.abc import Sequence
 
 from ..cdefs import DType
 from ..ir import CumsumOptions, Graph, Op, ReducerOptions, Tensor
-from ..quantize import quantize_multiplier
 from . import EmitContext, register
 from .call import Body
 from .elementwise import (
@@ -37,7 +36,7 @@ from .elementwise import (
     refuse,
     tensor_desc,
 )
-from .pool import MeanLowering
+from .pool import MeanLowering, mean_or_sum_params_s8
 
 _SUFFIX = {DType.INT8: "s8", DType.FLOAT32: "f32"}
 
@@ -51,14 +50,7 @@ class ReduceLowering(MeanLowering):
     def _sum_params_s8(self, op: Op, x: Tensor, y: Tensor, count: int) -> dict[str, int]:
         """int8 SUM: TFLM's QuantizedMeanOrSum with compute_sum (the multiplier of
         s_in / s_out, not divided by the count), run by the int8 MEAN kernel."""
-        si, zi = per_tensor_quant(op, x)
-        so, zo = per_tensor_quant(op, y)
-        mult, shift = quantize_multiplier(si / so)
-        if not -31 <= shift <= 31:
-            raise refuse(op, f"the rescale factor {si / so:g} is out of range",
-                         "SUM rescale factors in [2^-32, 2^31)")
-        return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
-                "shift": shift, "count": count}
+        return mean_or_sum_params_s8(op, x, y, count, compute_sum=True)
 
     def check(self, graph: Graph, op: Op) -> None:
         if not isinstance(op.options, ReducerOptions):
