@@ -31,6 +31,7 @@ from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_nnopt_invocations, run_tflm_invocations
 from support.cbuild import c_source, kernel_sources
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -294,13 +295,8 @@ def test_dynamic_allocator_keeps_the_state() -> None:
     _assert_invocations_equal(LSTM_S8_MODEL, allocator="dynamic")
 
 
-qemu = pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                          or shutil.which("arm-none-eabi-gcc") is None,
-                          reason="qemu-system-arm or arm-none-eabi-gcc not installed")
-
-
 @pytest.mark.qemu
-@qemu
+@needs_qemu
 def test_stateful_on_cortex_m7() -> None:
     _assert_invocations_equal(INT8_MODEL, target="qemu-m7")
     _assert_invocations_equal(FLOAT_MODEL, target="qemu-m7")
@@ -314,7 +310,7 @@ def test_stateful_on_cortex_m7() -> None:
 
 @pytest.mark.qemu
 @pytest.mark.slow
-@qemu
+@needs_qemu
 def test_stateful_on_cortex_m3() -> None:
     _assert_invocations_equal(INT8_MODEL, target="qemu-m3")
     assert _assert_last_trace_equal(KEYWORD[0].read_bytes(), target="qemu-m3") == 22
