@@ -101,7 +101,7 @@ def _operands(graph: Graph, op: Op) -> _Operands:
 def scratch_bytes(num_boxes: int, max_detections: int, regular: bool) -> int:
     """As ``nnrt_detection_postprocess_scratch_bytes`` (detection.h) computes it."""
     n = num_boxes
-    return 4 * (10 * n + (n + 3) // 4) + (4 * 6 * (max_detections + n) if regular else 0)
+    return 4 * (11 * n + (n + 3) // 4) + (4 * 6 * (max_detections + n) if regular else 0)
 
 
 class DetectionPostProcessLowering:

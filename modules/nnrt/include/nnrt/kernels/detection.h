@@ -56,7 +56,7 @@ typedef struct {
 } nnrt_detection_postprocess_params_t;
 
 /**
- * Scratch bytes of nnrt_detection_postprocess_f32: 4 * (10 * N + ceil(N / 4)) for fast
+ * Scratch bytes of nnrt_detection_postprocess_f32: 4 * (11 * N + ceil(N / 4)) for fast
  * NMS, plus 4 * 6 * (max_detections + N) for regular NMS (the 16-byte aligned buffer is
  * split in that order: decoded boxes, scores, kept scores/indices, sort order and its
  * merge buffer, selection, best classes, candidate flags, then the regular NMS lists).
@@ -66,7 +66,7 @@ static inline size_t nnrt_detection_postprocess_scratch_bytes(int32_t num_boxes,
                                                               int32_t use_regular_nms)
 {
     size_t n = (size_t)num_boxes;
-    size_t bytes = 4u * (10u * n + (n + 3u) / 4u);
+    size_t bytes = 4u * (11u * n + (n + 3u) / 4u);
     if (use_regular_nms) {
         bytes += 4u * 6u * ((size_t)max_detections + n);
     }
