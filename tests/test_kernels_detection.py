@@ -272,6 +272,21 @@ def test_options_are_read_from_the_flexbuffer() -> None:
         w_scale=5.0)
 
 
+def test_convert_writes_the_op_back_with_its_options() -> None:
+    """nnopt convert (IR -> .tflite) writes the custom op and its flexbuffer options: the
+    file reads back to the same graph options and TFLM computes the same outputs."""
+    from nnopt.convert import graph_to_tflite
+
+    graph = load_model_bytes(MODEL)
+    again = graph_to_tflite(graph)
+    ops = [o.options for o in load_model_bytes(again).ops if o.opcode == CODE]
+    assert ops == [o.options for o in graph.ops if o.opcode == CODE] and len(ops) == 20
+    ref, _ = run_tflm(MODEL, INPUTS)
+    got, _ = run_tflm(again, INPUTS)
+    for r, g in zip(ref, got, strict=True):
+        np.testing.assert_array_equal(g, r)
+
+
 def _single(opts: dict[str, Any], dtype: str = "float32", n: int = 4,
             raw: bytes | None = None) -> bytes:
     b = ModelBuilder()

@@ -61,6 +61,20 @@ def _from_map(m: dict[str, Any]) -> DetectionPostProcessOptions:
         h_scale=f("h_scale"), w_scale=f("w_scale"))
 
 
+def encode(o: DetectionPostProcessOptions) -> bytes:
+    """The options as the flexbuffer map TFLM's kernel reads (``nnopt convert``)."""
+    fbb = flexbuffers.Builder()
+    with fbb.Map():
+        for key in ("max_detections", "max_classes_per_detection", "detections_per_class",
+                    "num_classes"):
+            fbb.Int(key, int(getattr(o, key)))
+        fbb.Bool("use_regular_nms", bool(o.use_regular_nms))
+        for key in ("nms_score_threshold", "nms_iou_threshold", "y_scale", "x_scale",
+                    "h_scale", "w_scale"):
+            fbb.Float(key, float(getattr(o, key)))
+    return bytes(fbb.Finish())
+
+
 # Not element-wise, no alias: four float32 outputs of their own, and scratch for the
 # decoded boxes, the per-anchor scores and the sort.
 DEFINITIONS = (
