@@ -8,7 +8,8 @@ Two levels:
 
 - :class:`ModelBuilder`: describe tensors (shape, dtype, quantisation incl. per-channel
   with axis, optional constant data) and ops (builtin name + options as an
-  ``nnopt.ir`` options dataclass or a dict of flatbuffer fields), then :meth:`ModelBuilder.build`.
+  ``nnopt.ir`` options dataclass or a dict of flatbuffer fields; a custom op by its custom
+  code and option bytes with :meth:`ModelBuilder.custom_op`), then :meth:`ModelBuilder.build`.
 
   >>> b = ModelBuilder()
   >>> x = b.tensor((1, 4), "int8", scale=0.5, zero_point=-3)

@@ -15,6 +15,7 @@ from .base import OpDef
 
 CUSTOM_CODE = "TFLite_Detection_PostProcess"
 
+
 def _read(op: Any) -> OpOptions:
     """The options as TFLM's Init reads them: a missing key is 0 (false), except
     detections_per_class (100); floats are read as float32 (flexbuffers' AsFloat)."""
