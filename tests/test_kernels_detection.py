@@ -7,7 +7,8 @@ box-encoding columns, fewer candidates than max_detections, none at all; and an
 SSD-like head from a graph input (int8 convolutions -> RESHAPE -> DEQUANTIZE ->
 LOGISTIC -> the post-process, and its float32 twin with regular NMS).
 
-The selected boxes, classes, scores and num_detections are compared exactly (host).
+The selected boxes, classes, scores and num_detections are compared exactly (host, under
+AddressSanitizer/UBSan).
 TFLM's fast NMS leaves the outputs past num_detections as they were; nnopt zeroes them,
 and only the first num_detections are compared there. The refusals (int8 inputs, which
 TFLM's kernel fails on; more than one class per detection with fast NMS; option values
@@ -232,7 +233,7 @@ def compare(case: Case, ref: dict[int, np.ndarray], got: dict[int, np.ndarray],
 @pytest.fixture(scope="module")
 def results() -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
     _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
+    _, got = run_nnopt(MODEL, INPUTS, sanitize=True, options=PlanOptions(order="file"))
     return ref, got
 
 

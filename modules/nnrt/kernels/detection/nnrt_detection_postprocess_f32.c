@@ -83,10 +83,10 @@ static int32_t suppress(const nnrt_detection_postprocess_params_t *p, work_t *w,
     }
     for (int32_t k = 0; k < kept; ++k) {
         w->order[k] = k;
+        w->active[k] = 1;
     }
     sort_decreasing(w->order, w->merge, kept, w->keep_scores);
     const int32_t out_size = kept < limit ? kept : limit;
-    memset(w->active, 1, (size_t)kept);
     int32_t active = kept;
     int32_t taken = 0;
     for (int32_t i = 0; i < kept; ++i) {
@@ -237,11 +237,16 @@ nnrt_status_t nnrt_detection_postprocess_f32(const nnrt_detection_postprocess_pa
     w.selected = w.merge + n;
     w.best_class = w.selected + n;
     w.active = (uint8_t *)(w.best_class + n);
-    {
+    w.cand_index = NULL;
+    w.cand_score = NULL;
+    w.cand_order = NULL;
+    w.cand_merge = NULL;
+    w.next_index = NULL;
+    w.next_score = NULL;
+    if (p->use_regular_nms) { /* the lists after the candidate flags (ceil(N / 4) words) */
         const int32_t cap = p->max_detections + n;
-        float *rest = (float *)(void *)(w.best_class + n + (n + 3) / 4);
-        w.cand_index = (int32_t *)rest;
-        w.cand_score = rest + cap;
+        w.cand_index = w.best_class + n + (n + 3) / 4;
+        w.cand_score = (float *)(w.cand_index + cap);
         w.cand_order = (int32_t *)(w.cand_score + cap);
         w.cand_merge = w.cand_order + cap;
         w.next_index = w.cand_merge + cap;
