@@ -38,7 +38,7 @@ from .passes.lifetimes import (
     view_offsets,
     view_parents,
 )
-from .passes.schedule import peak_of, schedule
+from .passes.schedule import WALL_GUARD, peak_of, schedule
 from .passes.state import plan_state
 from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
 
@@ -145,10 +145,14 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
 
     problem = schedule_problem(g, views=views)
     budget.step("order search", 0, 1)
-    order_s = min(opts.schedule_time_budget_s, budget.remaining())
+    # The search stops at a count of expanded states derived from its time budget
+    # (passes.schedule.STATES_PER_SECOND): the same order under any load. The clock
+    # (the plan's budget left, at most WALL_GUARD times the search's) only guards, and
+    # the report names the order search when it stopped it.
+    guard = min(WALL_GUARD * opts.schedule_time_budget_s, budget.remaining())
     sched = schedule(problem, strategy="file" if opts.order == "file" else "optimal",
-                     time_budget_s=order_s)
-    if not sched.optimal and order_s < opts.schedule_time_budget_s and budget.expired():
+                     time_budget_s=opts.schedule_time_budget_s, wall_budget_s=guard)
+    if sched.timed_out:
         budget.exhaust("order search")
     order = sched.order
 
