@@ -307,3 +307,20 @@ def test_default_plan_never_above_the_classic_one_when_searches_finish() -> None
     assert default.planning_time_budget.get("fallback") == "classic"
     assert not default.planning_time_budget.get("exhausted")
     assert "classic plan (--inplace-ops off --tiling off) is smaller" in budget_note(default)
+
+
+def test_fallback_reports_the_planning_time_of_both_plans(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """conv_ae_b plans by default, then classic, and keeps the classic plan: its
+    ``planning_seconds`` is the time of both plans, not of the classic one alone. A
+    clock that advances one second per reading: the default plan's own readings and the
+    classic plan's lie between plan_model's first and last (6 readings: 5 s), where the
+    classic plan alone spans 1 s."""
+    import nnopt.planner as planner
+
+    g = load_model(model_path("families/conv_ae_b.tflite"))
+    ticks = iter(range(1000))
+    monkeypatch.setattr(planner.time, "perf_counter", lambda: float(next(ticks)))
+    default = plan_model(g, PlanOptions(inplace_ops="auto", tiling="auto")).plan
+    assert default.planning_time_budget.get("fallback") == "classic"
+    assert default.planning_seconds == 5.0

@@ -314,7 +314,7 @@ class Plan:
     inplace: tuple[tuple[int, int], ...]  # (output tensor, input tensor) pairs
     steps: tuple[StepEntry, ...]
     weight_bytes: int
-    planning_seconds: float
+    planning_seconds: float  # wall time of plan_model: every plan it made (fallbacks too)
     board: str | None = None
     sram_budget_bytes: int | None = None
     options: dict[str, Any] = field(default_factory=dict)

@@ -234,7 +234,8 @@ def _refit(pos: Mapping[str, int], meets: Callable[[Buffer], Sequence[Buffer]],
     return True
 
 
-def _arena_size(buffers: Sequence[Buffer], offsets: Mapping[str, int], align: int) -> int:
+def arena_size(buffers: Sequence[Buffer], offsets: Mapping[str, int], align: int) -> int:
+    """Bytes an arena needs for ``buffers`` at ``offsets`` (each size aligned)."""
     return max((offsets[b.key] + round_up(b.size, align) for b in buffers), default=0)
 
 
@@ -318,6 +319,16 @@ class FirstFitRun:
     near_from: _Near | None = field(default=None, compare=False, repr=False)
     partners_from: dict[str, set[str]] | None = field(default=None, compare=False,
                                                       repr=False)
+
+    # aligned size of every buffer by key, per alignment (derived runs: from ref's)
+    aligned: dict[int, dict[str, int]] = field(default_factory=dict, compare=False,
+                                               repr=False)
+
+    def aligned_sizes(self, align: int) -> dict[str, int]:
+        sizes = self.aligned.get(align)
+        if sizes is None:
+            sizes = self.aligned[align] = {b.key: round_up(b.size, align) for b in self.order}
+        return sizes
 
     @cached_property
     def by_key(self) -> dict[str, Buffer]:
@@ -428,12 +439,18 @@ def _derive(order: tuple[Buffer, ...], perms: Mapping[tuple[str, str], Overlap],
     for k in removed:
         del offsets[k]
     pos = {b.key: i for i, b in enumerate(order)}
-    sizes = {b.key: round_up(b.size, align) for b in order}
+    sizes = dict(ref.aligned_sizes(align))  # ref's, less the buffers gone, plus the new
+    for k in removed:
+        del sizes[k]
+    for b in new:
+        sizes[b.key] = round_up(b.size, align)
     if not _refit(pos, near, offsets, sizes, seeds, perms, partners, align, limit, []):
         return None
     if limit is not None and max((offsets[k] + n for k, n in sizes.items()), default=0) > limit:
         return None
-    return FirstFitRun(order, perms, offsets, near, partners)
+    run = FirstFitRun(order, perms, offsets, near, partners)
+    run.aligned[align] = sizes
+    return run
 
 
 def fits_within(buffers: Sequence[Buffer], limit: int, *, align: int = 16,
@@ -672,7 +689,7 @@ def hill_climb(buffers: Sequence[Buffer], align: int,
     for s in starts:
         offs = _first_fit_from(s, align, perms)
         assert offs is not None
-        size = _arena_size(buffers, offs, align)
+        size = arena_size(buffers, offs, align)
         if best < 0 or size < best:
             best, order, offsets = size, list(s), offs
     sizes = {b.key: round_up(b.size, align) for b in buffers}
@@ -812,7 +829,7 @@ def plan_arena(buffers: Sequence[Buffer], *, align: int = 16,
                                  bound=lower if at_bound else None)
         else:
             offsets = strategy(buffers, align, overlaps) if overlaps else strategy(buffers, align)
-        size = _arena_size(buffers, offsets, align)
+        size = arena_size(buffers, offsets, align)
         candidates[name] = size
         if best is None or size < best.arena_bytes:
             best = ArenaPlan(name, offsets, size, candidates)

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from ..arith import align as round_up
@@ -54,6 +55,7 @@ from .arena import (
     BoundTerms,
     FirstFitRun,
     Overlap,
+    arena_size,
     first_fit_within,
     fits_within,
     is_first_fit,
@@ -140,11 +142,15 @@ class _Config:
     tiling: Tiling | None
     views: tuple[ConcatView, ...] = ()  # concatenation inputs written into their slice
 
-    def key(self) -> tuple[Any, ...]:
-        """Equal for equal configurations (the tiling by identity: one object per
-        candidate within a plan)."""
+    @cached_property
+    def _key(self) -> tuple[Any, ...]:
         return (tuple(sorted(self.aliases.items())), tuple(sorted(self.scratch.items())),
                 id(self.tiling), self.views)
+
+    def key(self) -> tuple[Any, ...]:
+        """Equal for equal configurations (the tiling by identity: one object per
+        candidate within a plan); computed once per configuration."""
+        return self._key
 
     def all_aliases(self) -> dict[int, int]:
         return {**self.aliases, **{v.tensor: v.output for v in self.views}}
@@ -157,15 +163,24 @@ class _Config:
 
 
 def _layout(graph: Graph, order: Sequence[int], cfg: _Config, use_streams: bool,
-            memo: dict[tuple[str, int, int], Any] | None = None, views: bool = True
+            memo: dict[tuple[str, int, int], Any] | None = None, views: bool = True,
+            untiled: Layout | None = None
             ) -> tuple[dict[int, int], list[Buffer], list[StreamCandidate], list[Overlap]]:
-    """Buffers and permissions of one configuration (roots, buffers, streams, overlaps)."""
-    roots = alias_roots(graph, cfg.all_aliases(), views=views)
+    """Buffers and permissions of one configuration (roots, buffers, streams, overlaps).
+    ``untiled``: the layout of ``cfg`` without its tiling, if known: where the tiling
+    leaves every alias in place, its buffers are those (``buffers_for`` of the same
+    roots and scratch) before the stage transforms them."""
+    roots = alias_roots(graph, cfg.all_aliases(), views=views) if untiled is None \
+        else untiled[0]
     stage_ops: set[int] = {v.concat for v in cfg.views}  # ops never streamed
+    same_roots = False
     if cfg.tiling is not None:
-        roots = stage_roots(roots, cfg.tiling)
+        tiled = stage_roots(roots, cfg.tiling)
+        same_roots = tiled == roots
+        roots = tiled
         stage_ops |= set(cfg.tiling.shape.ops)
-    buffers = buffers_for(graph, order, roots, cfg.all_scratch(graph))
+    buffers = list(untiled[1]) if untiled is not None and same_roots else \
+        buffers_for(graph, order, roots, cfg.all_scratch(graph))
     ovs: list[Overlap] = []
     if cfg.tiling is not None:
         lay = stage_buffers(graph, order, buffers, cfg.tiling)
@@ -408,7 +423,10 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
     def layout_of(c: _Config) -> tuple[Any, ...]:
         key = c.key()
         if key not in layouts:
-            layouts[key] = _layout(graph, order, c, use, memo, opts.views)
+            untiled = None
+            if c.tiling is not None:  # its buffers start from the untiled layout's
+                untiled = layouts.get(replace(c, tiling=None).key())
+            layouts[key] = _layout(graph, order, c, use, memo, opts.views, untiled)
         return layouts[key]
 
     def in_place(c: _Config, op: Op) -> _Config:
@@ -439,17 +457,17 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
                 layouts[key] = lay
         return trial
 
-    def arena_of(c: _Config, quick: bool) -> tuple[ArenaPlan, tuple[Any, ...]]:
-        # The same configuration is evaluated more than once (each loop starts from
-        # the best so far; the last accepted trial is the final plan): plan it once.
-        key = (quick, c.key())
+    def arena_of(c: _Config) -> tuple[ArenaPlan, tuple[Any, ...]]:
+        """The plan of ``c`` by every strategy (verified), planned once: the same
+        configuration is evaluated more than once (the last accepted trial is the
+        final plan)."""
+        key = c.key()
         hit = cache.get(key)
         if hit is not None:
             return hit
         lay = layout_of(c)
-        strategies = _QUICK if quick else opts.strategies
-        res = plan_arena(lay[1], align=opts.align, strategies=strategies,
-                         overlaps=lay[3], budget=None if quick else budget), lay
+        res = plan_arena(lay[1], align=opts.align, strategies=opts.strategies,
+                         overlaps=lay[3], budget=budget), lay
         cache[key] = res
         return res
 
@@ -490,7 +508,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
         return False
 
     def quick_within(c: _Config, limit: int, base: _Config) -> bool:
-        """Whether ``arena_of(c, True)`` is <= limit: a quick strategy (each a first
+        """Whether ``quick_size(c)`` is <= limit: a quick strategy (each a first
         fit) places it there, derived from ``base``'s run and stopped at the limit."""
         lay = layout_of(c)
         for name in _QUICK:
@@ -501,6 +519,34 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
                 return True
         return False
 
+    quick: dict[tuple[Any, ...], int] = {}
+
+    def quick_size(c: _Config, base: _Config | None = None) -> int:
+        """The arena of ``c`` by the quick strategies (``plan_arena(..., strategies=
+        _QUICK)``: the smaller of their first fits), from their complete runs: those
+        already placed (a trial's run that fitted its limit), else each derived from
+        ``base``'s (``first_fit_within``: the same offsets as placing it from scratch).
+        Unverified: the configuration kept is planned whole, and verified, at the end."""
+        key = c.key()
+        hit = quick.get(key)
+        if hit is not None:
+            return hit
+        lay = layout_of(c)
+        size = -1
+        for name in _QUICK:
+            run = runs.get((key, name))
+            if run is None:
+                run = first_fit_within(lay[1], None, align=opts.align, strategy=name,
+                                       overlaps=lay[3],
+                                       ref=None if base is None else run_of(base, name))
+                assert run is not None
+                runs[(key, name)] = run
+            n = arena_size(lay[1], run.offsets, opts.align)
+            if size < 0 or n < size:
+                size = n
+        quick[key] = size
+        return size
+
     def out_of_time(stage: str, done: int, total: int) -> bool:
         if budget is None:
             return False
@@ -510,12 +556,14 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
             return True
         return False
 
-    base_arena, (roots, buffers, cands, _) = arena_of(cfg, True)
+    base_bytes = quick_size(cfg)
+    roots, buffers, cands, _ = layout_of(cfg)
     whole_buffers = list(buffers)
     choice = None
     if opts.tiling != "off":
-        choice = choose_tiling(graph, order, buffers, cands, base_arena.arena_bytes, opts,
-                               lambda t: arena_of(replace(cfg, tiling=t), True)[0].arena_bytes,
+        base_cfg = cfg
+        choice = choose_tiling(graph, order, buffers, cands, base_bytes, opts,
+                               lambda t: quick_size(replace(base_cfg, tiling=t), base_cfg),
                                plan_budget=budget)
         if choice is not None:
             cfg = replace(cfg, tiling=choice)
@@ -530,14 +578,14 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
         if opts.inplace_ops == "force":
             cfg = replace(cfg, views=tuple(views))
         elif views:
-            best_v = arena_of(cfg, True)[0].arena_bytes
+            best_v = quick_size(cfg)
             for k, concat in enumerate(sorted(by_concat)):
                 if out_of_time("concatenation slices", k, len(by_concat)):
                     break
                 trial = with_views(cfg, by_concat[concat])
                 if at_least(trial) >= best_v or not quick_within(trial, best_v - 1, cfg):
                     continue  # cannot get below the best: rejected, not planned whole
-                size = arena_of(trial, True)[0].arena_bytes
+                size = quick_size(trial, cfg)
                 if size < best_v:
                     best_v, cfg = size, trial
 
@@ -553,14 +601,14 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
             # lowers the (quickly planned) arena.
             prof = live_profile(whole_buffers, len(order))
             pos = {graph.ops[k].index: i for i, k in enumerate(order)}
-            best = arena_of(cfg, True)[0].arena_bytes
+            best = quick_size(cfg)
             for k, op_index in enumerate(sorted(dws, key=lambda o: (-prof[pos[o]], o))):
                 if out_of_time("in-place candidates", k, len(dws)):
                     break
                 trial = in_place(cfg, graph.op_by_index[op_index])
                 if at_least(trial) >= best or not quick_within(trial, best - 1, cfg):
                     continue  # cannot get below the best: rejected, not planned whole
-                size = arena_of(trial, True)[0].arena_bytes
+                size = quick_size(trial, cfg)
                 if size < best:
                     best = size
                     chosen_dw.append(op_index)
@@ -569,7 +617,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
             # (passes.cost); in place it needs a few rows of 4 channels instead of rows
             # of all channels and runs at the whole-op speed: take it wherever the arena
             # does not grow.
-            plan, lay = arena_of(cfg, False)  # every strategy: ties matter here
+            plan, lay = arena_of(cfg)  # every strategy: ties matter here
             best = plan.arena_bytes
             streamed = _overlapping_ops(plan, lay[1], lay[2])
             for k, op_index in enumerate(dws):
@@ -589,7 +637,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
                         continue
                     size = best
                 else:
-                    size = arena_of(trial, False)[0].arena_bytes
+                    size = arena_of(trial)[0].arena_bytes
                 if size <= best:
                     best = size
                     chosen_dw.append(op_index)
@@ -605,7 +653,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
                 scr[op_index] = depthwise_scratch(graph, op)
             cfg = replace(cfg, aliases=extra, scratch=scr)
 
-    arena, (roots, buffers, cands, ovs) = arena_of(cfg, False)
+    arena, (roots, buffers, cands, ovs) = arena_of(cfg)
     res = BelowResult(roots, cfg.all_scratch(graph), buffers, ovs, arena, sorted(chosen_dw),
                       cands, tiling=cfg.tiling, whole_buffers=whole_buffers,
                       views=list(cfg.views))

@@ -44,7 +44,8 @@ How :func:`schedule` finds an order (``strategy="optimal"``):
   cost that exceeded T below it), which prunes it under every later, smaller T (it does
   not depend on how the downset was reached: the rest of the order costs the same).
   First a probe at T = the lower bound (or the best bound of the whole problem, when
-  another segment already forces a higher peak), with an eighth of the state budget: on
+  another segment already forces a higher peak), with up to :data:`PROBE_STATES`
+  states of the budget (an eighth of the largest, 2,000,000; all of a smaller one): on
   success the order is optimal (or good enough for the whole). Then the wider beams, and
   top-down: T = the incumbent's peak minus one, repeated after every order found, until
   no order exists; the last order found is optimal.
@@ -64,13 +65,17 @@ How :func:`schedule` finds an order (``strategy="optimal"``):
   keeps a peak at most P. Compressing a chain ``u -> v`` statically is *not* sound in
   this model: when ``v`` expands memory, running other work between ``u`` and ``v`` can
   be strictly better, and the search keeps that option.
-- **Where it is not optimal.** When a segment's search runs out of ``state_budget``
-  (expanded downsets, deterministic), the best order found by the search or the beams
-  is returned with ``optimal=False`` and the bound the probe proved (at least the static
-  bound), unless another segment's proven bound already covers it. When the
-  wall clock (``time_budget_s``) runs out first, the interrupted segment and every later
-  one get the heuristic order (greedy and beams) and the static bound, exactly what
-  ``strategy="heuristic"`` gives, so the clock decides only *whether* a search finished.
+- **Where it is not optimal.** When a segment's search runs out of its state budget
+  (expanded downsets, deterministic: ``state_budget``, and at most
+  :data:`STATES_PER_SECOND` per second of ``time_budget_s``, so that the time budget is
+  a count and the same problem gets the same order on any machine under any load), the
+  best order found by the search or the beams is returned with ``optimal=False`` and the
+  bound the probe proved (at least the static bound), unless another segment's proven
+  bound already covers it. The wall clock is only a guard (``wall_budget_s``, default
+  :data:`WALL_GUARD` times ``time_budget_s``): when it runs out first, the interrupted
+  segment and every later one get the heuristic order (greedy and beams) and the static
+  bound, exactly what ``strategy="heuristic"`` gives, and the result says so
+  (``timed_out``): only then does the order depend on the machine's speed.
   The heuristics carry no guarantee. The result is never worse than the file order when
   that order is topological.
 - ``strategy="heuristic"`` skips the exact search; ``strategy="file"`` keeps ``0..n-1``
@@ -86,9 +91,24 @@ from dataclasses import dataclass
 
 from ..errors import PlanError
 
-__all__ = ["Schedule", "ScheduleProblem", "live_profile", "peak_of", "schedule"]
+__all__ = ["STATES_PER_SECOND", "WALL_GUARD", "Schedule", "ScheduleProblem", "live_profile",
+           "peak_of", "schedule"]
 
 STRATEGIES = ("optimal", "heuristic", "file")
+
+#: Downsets the exact search may expand per second of ``time_budget_s``: the count
+#: that stops it (the same on any machine and load). Measured: gru_imu_b's search
+#: proves its order optimal with 181,119 downsets in 2.2 s of CPU time (~80,000/s) on
+#: the 2-core CI-class machine, so a budget of T seconds is about 0.3 T seconds of CPU
+#: there: room for the wall-clock guard (WALL_GUARD x T) on a machine several times
+#: oversubscribed. The default 10 s (250,000 downsets) covers gru_imu_b's proof.
+STATES_PER_SECOND = 25_000
+#: States the first probe of a segment may expand (at most the budget): an eighth of
+#: the default 2,000,000, where the probe proves gru_imu_b's order optimal (181,119).
+PROBE_STATES = 250_000
+#: The wall clock stops the search only past this many times ``time_budget_s``: a guard
+#: for a machine too slow or too loaded for the count to stop it first.
+WALL_GUARD = 3.0
 
 
 @dataclass(frozen=True)
@@ -139,6 +159,7 @@ class Schedule:
     lower_bound: int  # best proven lower bound (== peak when optimal)
     strategy: str  # "exact", "heuristic" or "file"
     explored_states: int  # search effort: expanded downsets (exact search and beams)
+    timed_out: bool = False  # the wall-clock guard, not the state count, stopped a search
 
 
 # --------------------------------------------------------------------------- compile
@@ -907,7 +928,7 @@ def _exact(sp: _Space, order: list[int], ub: int, target: int, budget: _Budget,
     """The segment's optimum (or an order no worse than ``target``, a proven bound of the
     whole problem), starting from the incumbent ``order`` of peak ``ub``.
 
-    A bottom-up probe "peak <= max(bound, target)?" with an eighth of the state budget
+    A bottom-up probe "peak <= max(bound, target)?" with PROBE_STATES of the state budget
     settles the common case of a tight bound. Otherwise the beams improve the incumbent
     and the search goes top-down: "peak <= ub - 1?" until no such order exists. Bounds
     learnt on failed downsets carry over between decisions. When the clock stops the
@@ -924,7 +945,7 @@ def _exact(sp: _Space, order: list[int], ub: int, target: int, budget: _Budget,
     while ub > max(lower, target):
         if probe:
             T = max(lower, target)
-            limit = min(budget.states, counter[0] + max(1, budget.states // 8))
+            limit = min(budget.states, counter[0] + PROBE_STATES)
         else:
             T = ub - 1
             limit = budget.states
@@ -961,8 +982,13 @@ class _Seg:
 
 
 def schedule(problem: ScheduleProblem, *, strategy: str = "optimal",
-             time_budget_s: float = 5.0, state_budget: int = 2_000_000) -> Schedule:
-    """An execution order of the problem's ops; see the module docstring."""
+             time_budget_s: float = 5.0, state_budget: int = 2_000_000,
+             wall_budget_s: float | None = None) -> Schedule:
+    """An execution order of the problem's ops; see the module docstring.
+
+    The exact search stops after ``min(state_budget, time_budget_s *
+    STATES_PER_SECOND)`` expanded downsets (deterministic), or at the wall-clock guard
+    ``wall_budget_s`` (default ``WALL_GUARD * time_budget_s``) if that comes first."""
     if strategy not in STRATEGIES:
         raise PlanError(f"unknown schedule strategy {strategy!r}",
                         hint="use one of: " + ", ".join(STRATEGIES))
@@ -970,7 +996,9 @@ def schedule(problem: ScheduleProblem, *, strategy: str = "optimal",
     if strategy == "file":
         _check_order(g, range(g.n))
     file_ok = all(not g.pred[v] >> v for v in range(g.n))
-    budget = _Budget(max(state_budget, 0), time.monotonic() + max(time_budget_s, 0.0))
+    states = min(max(state_budget, 0), int(max(time_budget_s, 0.0) * STATES_PER_SECOND))
+    wall = WALL_GUARD * time_budget_s if wall_budget_s is None else wall_budget_s
+    budget = _Budget(states, time.monotonic() + max(wall, 0.0))
     segs_ops = _segments(g)
     segs: list[_Seg] = []
     explored = 0
@@ -1021,4 +1049,4 @@ def schedule(problem: ScheduleProblem, *, strategy: str = "optimal",
     optimal = lower >= peak
     name = "file" if strategy == "file" else "exact" if optimal else "heuristic"
     return Schedule(order=order, peak=peak, optimal=optimal, lower_bound=min(lower, peak),
-                    strategy=name, explored_states=explored)
+                    strategy=name, explored_states=explored, timed_out=budget.timed_out)

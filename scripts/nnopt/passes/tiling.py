@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ..arith import Axis
 from ..cdefs import DTYPE_SIZE
 from ..ir import Graph, Op
 from ..ops import known
@@ -152,7 +153,7 @@ def _split(n: int, parts: int) -> list[tuple[int, int]]:
     return [(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
 
 
-def _spans(spans: list[tuple[int, int] | None]) -> list[tuple[int, int]]:
+def _spans(spans: Sequence[tuple[int, int] | None]) -> list[tuple[int, int]]:
     """The spans of a tensor's grid rows or columns (each set once regions exist)."""
     out = []
     for sp in spans:
@@ -167,6 +168,8 @@ def _nhwc(graph: Graph, t: int, transposed: bool) -> tuple[int, int, int]:
 
 
 Span = tuple[int, int]
+# an op as the span propagation walks it: output, inputs reached, window axes, concat
+Walk = tuple[int, tuple[int, ...], "Axis | None", "Axis | None", bool]
 
 
 @dataclass
@@ -176,22 +179,17 @@ class TilingMemo:
     (columns): the grids of a stage share them."""
 
     spatial: dict[int, Spatial] = field(default_factory=dict)
-    spans: dict[tuple[tuple[int, ...], int, int, int], dict[int, list[Span | None]] | None] = \
+    spans: dict[tuple[tuple[int, ...], int, int, int], dict[int, list[Span]] | None] = \
         field(default_factory=dict)
+    walk: dict[int, Walk] = field(default_factory=dict)  # per op index (_walk_of)
     # the same keys: whether the spans along that axis refuse the tiling already (an
     # empty span, a window's column start, a concatenation's input regions)
     refused: dict[tuple[tuple[int, ...], int, int, int], bool] = field(default_factory=dict)
     stage_spatial: dict[tuple[int, ...], dict[int, Spatial]] = field(default_factory=dict)
 
 
-def _merge(acc: list[Span | None], new: list[Span]) -> None:
-    for k, (lo, hi) in enumerate(new):
-        a = acc[k]
-        acc[k] = (lo, hi) if a is None else (min(a[0], lo), max(a[1], hi))
-
-
 def _axis_spans(graph: Graph, shape: StageShape, axis: int, parts: int,
-                memo: TilingMemo) -> dict[int, list[Span | None]] | None:
+                memo: TilingMemo) -> dict[int, list[Span]] | None:
     """Per stage tensor, the spans along ``axis`` (0: rows, 1: columns) of its ``parts``
     grid rows (columns), propagated from the output through the stage's ops (windows
     map each axis on its own, unions take the min and max); None if a tensor the
@@ -200,56 +198,82 @@ def _axis_spans(graph: Graph, shape: StageShape, axis: int, parts: int,
     if key in memo.spans:
         return memo.spans[key]
     y = shape.output
-    spans: dict[int, list[Span | None]] = {
-        y: list(_split(graph.tensors[y].shape[1 + axis], parts))}
-    res: dict[int, list[Span | None]] | None = spans
-    for op in reversed([graph.op_by_index[i] for i in shape.ops]):
-        s_out = spans.get(op.outputs[0])
-        if s_out is None:
+    spans: dict[int, list[Span]] = {y: _split(graph.tensors[y].shape[1 + axis], parts)}
+    res: dict[int, list[Span]] | None = spans
+    for i in reversed(shape.ops):
+        walk = memo.walk.get(i)
+        if walk is None:
+            walk = memo.walk[i] = _walk_of(graph, graph.op_by_index[i], memo)
+        out, inputs, h, w, _ = walk
+        need = spans.get(out)
+        if need is None:
             res = None  # produced but never read: not a stage we can run
             break
-        s_in: list[Span] = [r for r in s_out if r is not None]
-        if _is_transpose(op):
-            _merge(spans.setdefault(op.inputs[0], [None] * parts), s_in)
-            continue
-        sp = _spatial(graph, op, memo)
-        if sp.kind == WINDOW:
-            m = sp.h if axis == 0 else sp.w
-            need = [m.span(a, b) for a, b in s_in]
-        else:
-            need = s_in
-        for x in dict.fromkeys(sp.inputs):
-            _merge(spans.setdefault(x, [None] * parts), need)
+        m = h if axis == 0 else w
+        if m is not None:  # a window: Axis.span of every grid row (column), inlined
+            st, pad, k, size = m.stride, m.pad, m.kernel, m.size
+            mapped: list[Span] = []
+            for a, b in need:
+                if b <= a:
+                    mapped.append((0, 0))
+                    continue
+                lo = a * st - pad
+                lo = lo if lo > 0 else 0
+                hi = (b - 1) * st - pad + k
+                hi = hi if hi < size else size
+                mapped.append((lo, hi if hi > lo else lo))
+            need = mapped
+        for x in inputs:  # the union with what other readers need
+            acc = spans.get(x)
+            spans[x] = list(need) if acc is None else [
+                (a0 if a0 < lo else lo, a1 if a1 > hi else hi)
+                for (a0, a1), (lo, hi) in zip(acc, need, strict=True)]
     memo.spans[key] = res
     memo.refused[key] = res is not None and _refused(graph, shape, axis, res, memo)
     return res
 
 
-def _refused(graph: Graph, shape: StageShape, axis: int, spans: dict[int, list[Span | None]],
+def _walk_of(graph: Graph, op: Op, memo: TilingMemo) -> Walk:
+    """What the span propagation needs of one op: its output, the inputs its regions
+    reach, its window axes (None: point-wise, or a transpose), whether it is a
+    concatenation."""
+    if _is_transpose(op):
+        return op.outputs[0], (op.inputs[0],), None, None, False
+    sp = _spatial(graph, op, memo)
+    inputs = tuple(dict.fromkeys(sp.inputs))
+    if sp.kind == WINDOW:
+        return op.outputs[0], inputs, sp.h, sp.w, _is_concat(op)
+    return op.outputs[0], inputs, None, None, _is_concat(op)
+
+
+def _refused(graph: Graph, shape: StageShape, axis: int, spans: Mapping[int, Sequence[Span]],
              memo: TilingMemo) -> bool:
     """Whether the spans along one axis refuse every grid using them: a patch is its
-    row span times its column span, so the per-patch tests are per-axis tests."""
-    if any(r is None or r[1] <= r[0] for rs in spans.values() for r in rs):
-        return True  # an empty patch region
-    ops = [graph.op_by_index[i] for i in shape.ops]
+    row span times its column span, so the per-patch tests are per-axis tests. (The
+    ops' walk entries are in ``memo.walk``: :func:`_axis_spans` made them.)"""
+    for rs in spans.values():
+        for a, b in rs:
+            if b <= a:
+                return True  # an empty patch region
+    walks = [memo.walk[i] for i in shape.ops]
     if axis == 1:
         # A window op reads its input tile with the tile's row stride: the tile must
         # start at the first column its window reads (else the kernel would need a
-        # column offset).
-        for op in ops:
-            if _is_transpose(op):
+        # column offset), Axis.span's start for every patch of this grid column.
+        for out, inputs, _h, w, _concat in walks:
+            if w is None:
                 continue
-            sp = _spatial(graph, op, memo)
-            if sp.kind != WINDOW:
-                continue
-            for (a, b), cx in zip(_spans(spans[op.outputs[0]]), _spans(spans[sp.inputs[0]]),
-                                  strict=True):
-                if cx[0] != sp.w.span(a, b)[0]:  # every patch of this grid column
+            st, pad = w.stride, w.pad
+            for (a, b), cx in zip(spans[out], spans[inputs[0]], strict=True):
+                lo = 0 if b <= a else max(0, a * st - pad)
+                if cx[0] != lo:
                     return True
     # A concatenation copies whole pixels: every input tile must be the output's region
     # (the same row spans and the same column spans).
-    return any(_is_concat(op) and any(spans[t] != spans[op.outputs[0]] for t in op.inputs)
-               for op in ops)
+    for i, (out, _inputs, _h, _w, concat) in zip(shape.ops, walks, strict=True):
+        if concat and any(spans[t] != spans[out] for t in graph.op_by_index[i].inputs):
+            return True
+    return False
 
 
 def _spatial(graph: Graph, op: Op, memo: TilingMemo) -> Spatial:
