@@ -83,8 +83,12 @@ nnrt_status_t nnrt_clamp_s8_check(int32_t lo, int32_t hi, int32_t size);
 /** nnrt_table_lookup_s8(): size >= 0. */
 nnrt_status_t nnrt_table_lookup_s8_check(int32_t size);
 
-/** The float32 element-wise activations (RELU, RELU6, LOGISTIC, TANH, HARD_SWISH):
- *  size >= 0. */
+/** 1 unless a valid element count (size >= 0): the condition of
+ *  nnrt_unary_f32_check() and of the kernels themselves (kernels/internal/unary.h). */
+#define NNRT_UNARY_F32_SIZE_BAD(size) ((size) < 0)
+
+/** The float32 element-wise kernels (RELU, RELU6, LOGISTIC, TANH, HARD_SWISH, ELU and
+ *  the math.h unary ones): size >= 0. */
 nnrt_status_t nnrt_unary_f32_check(int32_t size);
 
 /* ------------------------------------------------------------------------------------ */
