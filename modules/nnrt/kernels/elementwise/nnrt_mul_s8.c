@@ -19,5 +19,5 @@ static inline int8_t apply(const nnrt_mul_s8_params_t *p, int8_t x1, int8_t x2)
     return (int8_t)nnrt_clamp_i32(raw, p->act_min, p->act_max);
 }
 
-NNRT_BINARY_KERNEL(nnrt_mul_s8, nnrt_mul_s8_params_t, int8_t, NNRT_MUL_S8_PARAMS_BAD, NNRT_BINARY_BCAST_FIELD,
-                   apply)
+NNRT_BINARY_KERNEL(nnrt_mul_s8, nnrt_mul_s8_params_t, int8_t, NNRT_MUL_S8_PARAMS_BAD,
+                   NNRT_BINARY_BCAST_FIELD, apply)

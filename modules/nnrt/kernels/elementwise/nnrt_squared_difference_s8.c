@@ -11,5 +11,5 @@
 
 NNRT_SQUARED_DIFFERENCE_APPLY(apply, int8_t)
 
-NNRT_BINARY_KERNEL(nnrt_squared_difference_s8, nnrt_add_s8_params_t, int8_t, NNRT_SQUARED_DIFFERENCE_S8_PARAMS_BAD,
-                   NNRT_BINARY_BCAST_FIELD, apply)
+NNRT_BINARY_KERNEL(nnrt_squared_difference_s8, nnrt_add_s8_params_t, int8_t,
+                   NNRT_SQUARED_DIFFERENCE_S8_PARAMS_BAD, NNRT_BINARY_BCAST_FIELD, apply)

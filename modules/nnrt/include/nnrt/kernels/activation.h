@@ -132,6 +132,13 @@ typedef struct {
     int32_t input_shift;        /**< its power of two, [0, 30] when radius > 0 */
 } nnrt_sigmoid_s8_params_t;
 
+/** 1 unless a non-negative range radius and, with a radius, an input shift -31..30
+ *  (the int8 LOGISTIC / TANH guard, kernels/internal/sigmoid.h). */
+#define NNRT_SIGMOID_S8_PARAMS_BAD(params)                                                   \
+    ((params)->input_range_radius < 0                                                       \
+     || ((params)->input_range_radius > 0                                                   \
+         && ((params)->input_shift < -31 || (params)->input_shift > 30)))
+
 /** out = round(256 * logistic(x)) - 128, saturated to int8. */
 nnrt_status_t nnrt_logistic_s8(const nnrt_sigmoid_s8_params_t *params, const int8_t *input,
                                int8_t *output, int32_t size);
