@@ -32,7 +32,7 @@ from ..cdefs import DType
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
 from ..lowering import EmitContext, lowering_for
-from ..lowering.call import render
+from ..lowering.call import Call, Pointers, prepare_of, render, render_params, render_prepare
 from ..passes.dynamic import ALLOCATORS, DynamicPlan, dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
@@ -114,6 +114,10 @@ class ModelEmitter:
         self.scratch = {s.op: s.offset for s in self.plan.scratch}
         self.const_decls: list[str] = []
         self.extra_decls: list[str] = []
+        # the kernels' argument checks <name>_prepare() runs, and the parameter structs
+        # they read (at file scope: the objects the op functions pass)
+        self.checks: list[Call] = []
+        self.checked_params: list[str] = []
         # --specialize (nnopt.lowering.specialize): recorded in the plan's options
         self.specialize: str = str(self.plan.options.get("specialize", "auto"))
         self.specialized: list[int] = []  # ops that got a <name>_spec_op<k> function
@@ -221,7 +225,11 @@ class ModelEmitter:
                 specialize=self.specialize, model=self.name, decl=self.decl_for(op.index),
                 weight_array=self.weight_array,
             )
-            body = render(low.emit(ctx), ctx.pointers)
+            run, structs, checks = prepare_of(low.emit(ctx), f"op{op.index}_")
+            for st in structs:
+                self.checked_params += render_params(st)
+            self.checks += checks
+            body = render(run, ctx.pointers)
             out.append(f"/* op {op.index}: {op.opcode} */\n"
                        f"static nnrt_status_t op_{op.index}(void)\n{{\n"
                        + "\n".join("    " + line if line else "" for line in body)
@@ -242,6 +250,11 @@ class ModelEmitter:
             out += [self.ext.op_function(self, op) for op in self.g.ops if op.index in own]
         self.extra_decls += self.ext.declarations()
         return out
+
+    def prepare(self) -> str:
+        """``<name>_prepare()``: each kernel's exported argument check on the parameters
+        its op runs with, once before the first inference (TFLM's Prepare)."""
+        return "\n".join(render_prepare(self.name, self.checks, Pointers(self.ptr)))
 
     def invoke(self) -> str:
         if self.dyn is not None:
@@ -442,6 +455,7 @@ class ModelEmitter:
             *self.state_region(),
         ] + ([*self.dyn_state(self.dyn), ""] if self.dyn is not None else [])
         tail = [
+            self.prepare(), "",
             self.invoke(), "",
             self.descriptors("inputs", g.inputs),
             self.descriptors("outputs", g.outputs), "",
@@ -452,9 +466,12 @@ class ModelEmitter:
             f"{name}_outputs,",
             f"    {arena_bytes}u, {name}_input_ptr, {name}_output_ptr, {name}_invoke,",
             f"    {self.ext.attach}, {f'{name}_reset' if plan.state else 'NULL'},",
+            f"    {name}_prepare,",
             "};", "",
         ]
-        return "\n".join(head + self.const_decls + self.extra_decls + [""] + ops + tail)
+        checked = [*self.checked_params, ""] if self.checked_params else []
+        return "\n".join(head + self.const_decls + self.extra_decls + [""] + checked + ops
+                         + tail)
 
     def h_source(self) -> str:
         guard = f"{self.name.upper()}_MODEL_H_"
@@ -474,7 +491,11 @@ class ModelEmitter:
             "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
             f"/** {p.model}: {len(p.schedule)} ops, arena {arena_bytes} B, "
             f"weights {p.weight_bytes} B. */",
-            f"extern const nnrt_model_t {self.name}_model;",
+            f"extern const nnrt_model_t {self.name}_model;", "",
+            "/** The kernels' argument checks on the model's parameters (TFLM's Prepare): "
+            "NNRT_OK, or", " *  the first failing check's status. Run once before the first "
+            "invoke() (the", " *  descriptor's prepare). */",
+            f"nnrt_status_t {self.name}_prepare(void);",
             *(["", f"/** Set the model's persistent state ({p.state_bytes} B) as at start: "
                "each variable", " *  tensor to its zero point (int8) or 0, as TFLM's "
                "ResetVariableTensors does. */",
