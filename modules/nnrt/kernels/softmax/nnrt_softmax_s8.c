@@ -24,9 +24,8 @@ static int32_t rounding_divide_wide(int32_t x, int exponent)
 nnrt_status_t nnrt_softmax_s8(const nnrt_softmax_s8_params_t *params, const int8_t *input,
                               int8_t *output, int32_t rows, int32_t depth)
 {
-    if (input == NULL || output == NULL || params == NULL || rows < 0 || depth < 1 ||
-        params->input_left_shift < 0 || params->input_left_shift > 31 ||
-        params->diff_min > 0) {
+    if (input == NULL || output == NULL || params == NULL
+        || NNRT_SOFTMAX_S8_ARGS_BAD(params, rows, depth)) {
         return NNRT_ERR_ARG;
     }
 #if NNRT_CMSIS_NN_ENABLED

@@ -80,6 +80,11 @@ nnrt_status_t nnrt_relu6_f32(const float *input, float *output, int32_t size);
 /** nnrt_clamp_s8(): size >= 0, -128 <= lo <= hi <= 127. */
 nnrt_status_t nnrt_clamp_s8_check(int32_t lo, int32_t hi, int32_t size);
 
+/** 1 unless size >= 0 and INT8_MIN <= lo <= hi <= INT8_MAX (nnrt_clamp_s8() and its
+ *  check). */
+#define NNRT_CLAMP_S8_ARGS_BAD(lo, hi, size)                                                 \
+    ((size) < 0 || (lo) < INT8_MIN || (hi) > INT8_MAX || (lo) > (hi))
+
 /** nnrt_table_lookup_s8(): size >= 0. */
 nnrt_status_t nnrt_table_lookup_s8_check(int32_t size);
 
