@@ -3,7 +3,9 @@
 The generated file holds: constant weights (``NNRT_WEIGHTS``: flash), one statically
 sized arena (``NNRT_ARENA``, exactly ``plan.arena_bytes``), one ``op_<k>`` function per
 operator (its body: the op's lowering's kernel call, written by
-:func:`nnopt.lowering.call.render`), ``invoke()`` calling them in planned order, and
+:func:`nnopt.lowering.call.render`), ``invoke()`` calling them in planned order,
+``<name>_prepare()`` (each kernel's exported argument check on the parameter struct its
+op runs with, :func:`nnopt.lowering.call.prepare_of`; those structs at file scope) and
 the ``nnrt_model_t`` descriptor. Everything is emitted from here; lowerings only supply
 op bodies, as data.
 
