@@ -17,7 +17,7 @@ from ..ir import ActivationOptions, Graph, Op, Tensor
 from . import EmitContext, register
 from .activation import check_io
 from .call import Body
-from .elementwise import c_call, cast, per_tensor_quant, refuse
+from .elementwise import c_call, io_args, per_tensor_quant, refuse
 
 
 class RowNormLowering:
@@ -53,11 +53,10 @@ class RowNormLowering:
         if x.dtype == DType.INT8:
             _, zp = per_tensor_quant(ctx.op, x)
             return c_call("nnrt_l2_normalization_s8",
-                          [cast(ctx, x.index, "int8_t", True),
-                           cast(ctx, y.index, "int8_t", False),
+                          [*io_args(ctx, x.index, y.index, "int8_t"),
                            str(x.num_elements // depth), str(depth), str(zp)])
         return c_call(f"nnrt_{ctx.op.opcode.lower()}_f32",
-                      [cast(ctx, x.index, "float", True), cast(ctx, y.index, "float", False),
+                      [*io_args(ctx, x.index, y.index, "float"),
                        str(x.num_elements // depth), str(depth)])
 
 
