@@ -7,24 +7,21 @@ the status named) before any inference, on the host and on QEMU."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from nnopt.codegen.c_model import generate
-from nnopt.firmware.qemu import qemu_available
 from nnopt.firmware.toolchain import BuildSpec, Target, build, run
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.paths import nnrt_dir
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import build_runtime
+from support.markers import needs_qemu
 from support.tflite_builder import fully_connected_model
 
-TARGETS = ["host", pytest.param("qemu-m7", marks=pytest.mark.skipif(
-    not qemu_available() or shutil.which("arm-none-eabi-gcc") is None,
-    reason="qemu-system-arm or arm-none-eabi-gcc not installed"))]
+TARGETS = ["host", pytest.param("qemu-m7", marks=needs_qemu)]
 
 
 def _sources(tmp: Path) -> tuple[Path, str]:

@@ -340,7 +340,7 @@ class ModelEmitter:
                   f"const nnrt_dyn_t *{name}_allocator(void)", "{",
                   f"    return &{name}_heap;", "}", "",
                   "/* Start an inference: empty arena, zeroed counters, graph inputs allocated. */",
-                  f"static nnrt_status_t {name}_prepare(void)", "{",
+                  f"static nnrt_status_t {name}_begin(void)", "{",
                   "    nnrt_status_t s;", "",
                   f"    if ({name}_ready) {{", "        return NNRT_OK;", "    }",
                   f"    s = nnrt_dyn_init(&{name}_heap, {name}_arena, sizeof({name}_arena), "
@@ -360,7 +360,7 @@ class ModelEmitter:
         name = self.name
         lines = [f"static nnrt_status_t {name}_invoke(void)", "{",
                  "    nnrt_status_t s;", "",
-                 f"    s = {name}_prepare();", "    if (s != NNRT_OK) {", "        return s;",
+                 f"    s = {name}_begin();", "    if (s != NNRT_OK) {", "        return s;",
                  "    }", f"    {name}_ready = 0u; /* the next input() starts a new inference */",
                  *self.state_check()]
         for step in dyn.steps:
@@ -415,7 +415,7 @@ class ModelEmitter:
     def accessor(self, kind: str, tensors: tuple[int, ...]) -> str:
         lines = [f"static void *{self.name}_{kind}_ptr(uint32_t i)", "{"]
         if self.dyn is not None and kind == "input":
-            lines += [f"    if ({self.name}_prepare() != NNRT_OK) {{", "        return NULL;",
+            lines += [f"    if ({self.name}_begin() != NNRT_OK) {{", "        return NULL;",
                       "    }"]
         for i, t in enumerate(tensors):
             lines.append(f"    if (i == {i}u) {{")
