@@ -68,5 +68,5 @@ static nnrt_status_t fake_invoke(void)
 
 const nnrt_model_t fake_model = {
     "fake", 2, 1, inputs, outputs, sizeof(arena), fake_input, fake_output, fake_invoke,
-    NULL, NULL,
+    NULL, NULL, NULL,
 };

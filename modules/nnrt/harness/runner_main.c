@@ -28,7 +28,8 @@
  *   0 ok, 2 usage, 3 input unreadable, 4 input size mismatch, 5 invoke() failed,
  *   6 output not written, 7 trace not written, 8 stats not written,
  *   9 model gave no buffer for an input/output, 10 the weight blob could not be
- *   opened or attached (the status is printed: NNRT_ERR_FORMAT, NNRT_ERR_IO ...).
+ *   opened or attached (the status is printed: NNRT_ERR_FORMAT, NNRT_ERR_IO ...),
+ *   11 the model's prepare() (its kernels' argument checks) failed (status printed).
  *   The bare-metal port adds 100 (CPU fault), 101 (stack overflow), 102 (command line).
  */
 #include <stddef.h>
@@ -55,6 +56,7 @@ extern const nnrt_model_t NNRT_HARNESS_MODEL;
 #define EXIT_STATS 8
 #define EXIT_MODEL 9
 #define EXIT_BLOB 10
+#define EXIT_PREPARE 11
 
 #ifndef NNRT_HARNESS_MAX_IO
 #define NNRT_HARNESS_MAX_IO 16
@@ -430,6 +432,20 @@ int main(int argc, char **argv)
         rc = attach_blob(hm, blob_path, &dev);
         if (rc != EXIT_OK) {
             return rc;
+        }
+    }
+
+    /* The kernels' argument checks, once before the first inference (not counted). */
+    if (hm->prepare != NULL) {
+        status = hm->prepare();
+        if (status != NNRT_OK) {
+            t_reset(&t);
+            t_str(&t, "prepare() failed with status ");
+            t_i32(&t, (int32_t)status);
+            t_str(&t, " (");
+            t_str(&t, status_name(status));
+            t_str(&t, ")");
+            return fail(EXIT_PREPARE, t.buf, NULL);
         }
     }
 

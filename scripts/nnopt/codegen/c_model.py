@@ -3,7 +3,9 @@
 The generated file holds: constant weights (``NNRT_WEIGHTS``: flash), one statically
 sized arena (``NNRT_ARENA``, exactly ``plan.arena_bytes``), one ``op_<k>`` function per
 operator (its body: the op's lowering's kernel call, written by
-:func:`nnopt.lowering.call.render`), ``invoke()`` calling them in planned order, and
+:func:`nnopt.lowering.call.render`), ``invoke()`` calling them in planned order,
+``<name>_prepare()`` (each kernel's exported argument check on the parameter struct its
+op runs with, :func:`nnopt.lowering.call.prepare_of`; those structs at file scope) and
 the ``nnrt_model_t`` descriptor. Everything is emitted from here; lowerings only supply
 op bodies, as data.
 
@@ -32,7 +34,7 @@ from ..cdefs import DType
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
 from ..lowering import EmitContext, lowering_for
-from ..lowering.call import render
+from ..lowering.call import Call, Pointers, prepare_of, render, render_params, render_prepare
 from ..passes.dynamic import ALLOCATORS, DynamicPlan, dynamic_plan
 from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
@@ -114,6 +116,10 @@ class ModelEmitter:
         self.scratch = {s.op: s.offset for s in self.plan.scratch}
         self.const_decls: list[str] = []
         self.extra_decls: list[str] = []
+        # the kernels' argument checks <name>_prepare() runs, and the parameter structs
+        # they read (at file scope: the objects the op functions pass)
+        self.checks: list[Call] = []
+        self.checked_params: list[str] = []
         # --specialize (nnopt.lowering.specialize): recorded in the plan's options
         self.specialize: str = str(self.plan.options.get("specialize", "auto"))
         self.specialized: list[int] = []  # ops that got a <name>_spec_op<k> function
@@ -221,7 +227,11 @@ class ModelEmitter:
                 specialize=self.specialize, model=self.name, decl=self.decl_for(op.index),
                 weight_array=self.weight_array,
             )
-            body = render(low.emit(ctx), ctx.pointers)
+            run, structs, checks = prepare_of(low.emit(ctx), f"op{op.index}_")
+            for st in structs:
+                self.checked_params += render_params(st)
+            self.checks += checks
+            body = render(run, ctx.pointers)
             out.append(f"/* op {op.index}: {op.opcode} */\n"
                        f"static nnrt_status_t op_{op.index}(void)\n{{\n"
                        + "\n".join("    " + line if line else "" for line in body)
@@ -242,6 +252,11 @@ class ModelEmitter:
             out += [self.ext.op_function(self, op) for op in self.g.ops if op.index in own]
         self.extra_decls += self.ext.declarations()
         return out
+
+    def prepare(self) -> str:
+        """``<name>_prepare()``: each kernel's exported argument check on the parameters
+        its op runs with, once before the first inference (TFLM's Prepare)."""
+        return "\n".join(render_prepare(self.name, self.checks, Pointers(self.ptr)))
 
     def invoke(self) -> str:
         if self.dyn is not None:
@@ -325,7 +340,7 @@ class ModelEmitter:
                   f"const nnrt_dyn_t *{name}_allocator(void)", "{",
                   f"    return &{name}_heap;", "}", "",
                   "/* Start an inference: empty arena, zeroed counters, graph inputs allocated. */",
-                  f"static nnrt_status_t {name}_prepare(void)", "{",
+                  f"static nnrt_status_t {name}_begin(void)", "{",
                   "    nnrt_status_t s;", "",
                   f"    if ({name}_ready) {{", "        return NNRT_OK;", "    }",
                   f"    s = nnrt_dyn_init(&{name}_heap, {name}_arena, sizeof({name}_arena), "
@@ -345,7 +360,7 @@ class ModelEmitter:
         name = self.name
         lines = [f"static nnrt_status_t {name}_invoke(void)", "{",
                  "    nnrt_status_t s;", "",
-                 f"    s = {name}_prepare();", "    if (s != NNRT_OK) {", "        return s;",
+                 f"    s = {name}_begin();", "    if (s != NNRT_OK) {", "        return s;",
                  "    }", f"    {name}_ready = 0u; /* the next input() starts a new inference */",
                  *self.state_check()]
         for step in dyn.steps:
@@ -400,7 +415,7 @@ class ModelEmitter:
     def accessor(self, kind: str, tensors: tuple[int, ...]) -> str:
         lines = [f"static void *{self.name}_{kind}_ptr(uint32_t i)", "{"]
         if self.dyn is not None and kind == "input":
-            lines += [f"    if ({self.name}_prepare() != NNRT_OK) {{", "        return NULL;",
+            lines += [f"    if ({self.name}_begin() != NNRT_OK) {{", "        return NULL;",
                       "    }"]
         for i, t in enumerate(tensors):
             lines.append(f"    if (i == {i}u) {{")
@@ -438,6 +453,7 @@ class ModelEmitter:
             *self.state_region(),
         ] + ([*self.dyn_state(self.dyn), ""] if self.dyn is not None else [])
         tail = [
+            self.prepare(), "",
             self.invoke(), "",
             self.descriptors("inputs", g.inputs),
             self.descriptors("outputs", g.outputs), "",
@@ -448,9 +464,12 @@ class ModelEmitter:
             f"{name}_outputs,",
             f"    {arena_bytes}u, {name}_input_ptr, {name}_output_ptr, {name}_invoke,",
             f"    {self.ext.attach}, {f'{name}_reset' if plan.state else 'NULL'},",
+            f"    {name}_prepare,",
             "};", "",
         ]
-        return "\n".join(head + self.const_decls + self.extra_decls + [""] + ops + tail)
+        checked = [*self.checked_params, ""] if self.checked_params else []
+        return "\n".join(head + self.const_decls + self.extra_decls + [""] + checked + ops
+                         + tail)
 
     def h_source(self) -> str:
         guard = f"{self.name.upper()}_MODEL_H_"
@@ -470,7 +489,11 @@ class ModelEmitter:
             "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
             f"/** {p.model}: {len(p.schedule)} ops, arena {arena_bytes} B, "
             f"weights {p.weight_bytes} B. */",
-            f"extern const nnrt_model_t {self.name}_model;",
+            f"extern const nnrt_model_t {self.name}_model;", "",
+            "/** The kernels' argument checks on the model's parameters (TFLM's Prepare): "
+            "NNRT_OK, or", " *  the first failing check's status. Run once before the first "
+            "invoke() (the", " *  descriptor's prepare). */",
+            f"nnrt_status_t {self.name}_prepare(void);",
             *(["", f"/** Set the model's persistent state ({p.state_bytes} B) as at start: "
                "each variable", " *  tensor to its zero point (int8) or 0, as TFLM's "
                "ResetVariableTensors does. */",

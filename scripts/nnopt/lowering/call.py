@@ -328,6 +328,74 @@ def call_of(body: Sequence[Stmt]) -> Call | None:
     return calls[-1] if calls else None
 
 
+# ----- the kernels' argument checks (their Prepare), run once before the first inference -----
+
+KERNEL_CHECKS: Mapping[str, tuple[str, tuple[Arg, ...]]] = {
+    **{fn: ("nnrt_pool_s8_check", ()) for fn in ("nnrt_maxpool2d_s8", "nnrt_avgpool2d_s8")},
+    **{fn: ("nnrt_pool_f32_check", ())
+       for fn in ("nnrt_maxpool2d_f32", "nnrt_avgpool2d_f32", "nnrt_l2pool2d_f32")},
+    "nnrt_fully_connected_s8": ("nnrt_fc_s8_check", ()),
+    "nnrt_fully_connected_f32": ("nnrt_fc_f32_check", ()),
+    **{fn: ("nnrt_conv_s8_check", (Literal(0, "0"),))
+       for fn in ("nnrt_conv2d_s8", "nnrt_conv2d_opt_s8", "nnrt_conv2d_1x1_s8",
+                  "nnrt_conv2d_im2col_s8")},
+    **{fn: ("nnrt_conv_s8_check", (Literal(1, "1"),))
+       for fn in ("nnrt_depthwise_conv2d_s8", "nnrt_depthwise_conv2d_opt_s8")},
+    **{fn: ("nnrt_add_s8_check", ()) for fn in ("nnrt_add_s8", "nnrt_sub_s8")},
+    "nnrt_mul_s8": ("nnrt_mul_s8_check", ()),
+    **{fn: ("nnrt_binary_f32_check", ()) for fn in ("nnrt_add_f32", "nnrt_sub_f32",
+                                                     "nnrt_mul_f32")},
+    "nnrt_concat_x8": ("nnrt_concat_check", ()),
+    "nnrt_pad_x8": ("nnrt_pad_check", ()),
+    "nnrt_strided_copy_x8": ("nnrt_strided_copy_check", ()),
+}
+"""Kernel -> its exported argument check (nnrt/kernels/*.h ``nnrt_*_check()``) and the
+check's arguments after the kernel's parameter struct: the conditions the kernel tests
+inline on every call, with one definition (the header predicate both use)."""
+
+
+def prepare_of(body: Sequence[Stmt], prefix: str) -> tuple[list[Stmt], list[Params], list[Call]]:
+    """The body as the op function runs it, the parameter structs its checks read, and
+    the check calls for ``<model>_prepare()``.
+
+    A kernel with an exported check (:data:`KERNEL_CHECKS`) whose parameter struct is one
+    of the body's :class:`Params`: that struct moves to file scope as ``<prefix><name>``
+    (the one object both the op and its check read) and the check is called on it. A
+    body without such a call is returned as is, with no checks.
+    """
+    call = call_of(body)
+    if call is None or call.fn not in KERNEL_CHECKS or not call.args:
+        return list(body), [], []
+    first = call.args[0]
+    structs = params_of(body)
+    if not isinstance(first, AddressOf) or first.name not in structs:
+        return list(body), [], []
+    if any(isinstance(v, AddressOf) for p in structs.values()
+           if isinstance(p.fields, Mapping) for v in p.fields.values()):
+        return list(body), [], []  # a struct pointing to another (kept together, unchecked)
+    hoisted = structs[first.name]
+    name = prefix + hoisted.name
+    check_fn, extra = KERNEL_CHECKS[call.fn]
+    args = list(call.args)
+    args[0] = AddressOf(name)
+    kept: list[Stmt] = [st for st in body if st is not hoisted and st is not call]
+    kept.append(replace(call, args=tuple(args)))
+    return kept, [replace(hoisted, name=name)], [Call(check_fn, (AddressOf(name), *extra))]
+
+
+def render_prepare(name: str, checks: Sequence[Call], at: Pointers) -> list[str]:
+    """``nnrt_status_t <name>_prepare(void)``: every check once, the first failing
+    status returned (NNRT_OK when all pass)."""
+    lines = [f"nnrt_status_t {name}_prepare(void)", "{"]
+    if checks:
+        lines.append("    nnrt_status_t s = NNRT_OK;")
+    for c in checks:
+        lines += [f"    s = {call_expr(c, at)};", "    if (s != NNRT_OK) {",
+                  "        return s;", "    }"]
+    lines += ["    return NNRT_OK;", "}"]
+    return lines
+
+
 # ----- a window op's call, for code that runs it on sub-views -----
 
 

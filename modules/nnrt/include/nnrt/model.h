@@ -2,8 +2,9 @@
  * @file model.h
  * @brief The API of a model compiled by nnopt (`<name>_model.c/.h`).
  *
- * Generated code defines `const nnrt_model_t <name>_model;`. An application fills the
- * input tensors through `input(i)`, calls `invoke()`, and reads `output(i)`. Pointers
+ * Generated code defines `const nnrt_model_t <name>_model;`. An application calls
+ * `prepare()` once, fills the input tensors through `input(i)`, calls `invoke()`, and
+ * reads `output(i)`. Pointers
  * returned by input()/output() are valid until the next invoke() (the dynamic allocator
  * may move tensors during an inference).
  */
@@ -58,6 +59,14 @@ typedef struct {
      * models without state.
      */
     nnrt_status_t (*reset)(void);
+    /**
+     * `<name>_prepare`: each kernel's exported argument check (nnrt/kernels/<family>.h
+     * `nnrt_*_check()`, TFLM's Prepare) on the parameters the model's operators run
+     * with; NNRT_OK, or the first failing check's status (NNRT_ERR_ARG). Call it once
+     * before the first invoke(); invoke() does not (its kernels keep their own guards).
+     * NULL: nothing to check.
+     */
+    nnrt_status_t (*prepare)(void);
 } nnrt_model_t;
 
 #ifdef NNRT_TRACE

@@ -4,8 +4,7 @@
 nnrt_status_t nnrt_clamp_s8(int32_t lo, int32_t hi, const int8_t *input, int8_t *output,
                             int32_t size)
 {
-    if (input == NULL || output == NULL || size < 0 || lo < INT8_MIN || hi > INT8_MAX ||
-        lo > hi) {
+    if (input == NULL || output == NULL || NNRT_CLAMP_S8_ARGS_BAD(lo, hi, size)) {
         return NNRT_ERR_ARG;
     }
     const int8_t lo8 = (int8_t)lo;

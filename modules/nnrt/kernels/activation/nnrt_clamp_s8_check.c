@@ -7,7 +7,7 @@
 
 nnrt_status_t nnrt_clamp_s8_check(int32_t lo, int32_t hi, int32_t size)
 {
-    if (size < 0 || lo < INT8_MIN || hi > INT8_MAX || lo > hi) {
+    if (NNRT_CLAMP_S8_ARGS_BAD(lo, hi, size)) {
         return NNRT_ERR_ARG;
     }
     return NNRT_OK;

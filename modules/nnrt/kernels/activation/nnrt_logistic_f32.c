@@ -2,25 +2,21 @@
 #include <math.h>
 
 #include "nnrt/kernels/activation.h"
+#include "../internal/unary.h"
 
-nnrt_status_t nnrt_logistic_f32(const float *input, float *output, int32_t size)
+static inline float logistic(float v)
 {
-    if (input == NULL || output == NULL || size < 0) {
-        return NNRT_ERR_ARG;
-    }
     const float cutoff_upper = 16.619047164916992188f;
     const float cutoff_lower = -9.0f;
-    for (int32_t i = 0; i < size; ++i) {
-        const float v = input[i];
-        float r;
-        if (v > cutoff_upper) {
-            r = 1.0f;
-        } else if (v < cutoff_lower) {
-            r = expf(v);
-        } else {
-            r = 1.0f / (1.0f + expf(-v));
-        }
-        output[i] = r;
+    float r;
+    if (v > cutoff_upper) {
+        r = 1.0f;
+    } else if (v < cutoff_lower) {
+        r = expf(v);
+    } else {
+        r = 1.0f / (1.0f + expf(-v));
     }
-    return NNRT_OK;
+    return r;
 }
+
+NNRT_UNARY_F32_KERNEL(nnrt_logistic_f32, logistic(x))

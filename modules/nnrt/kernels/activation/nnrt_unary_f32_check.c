@@ -7,5 +7,5 @@
 
 nnrt_status_t nnrt_unary_f32_check(int32_t size)
 {
-    return size < 0 ? NNRT_ERR_ARG : NNRT_OK;
+    return NNRT_UNARY_F32_SIZE_BAD(size) ? NNRT_ERR_ARG : NNRT_OK;
 }

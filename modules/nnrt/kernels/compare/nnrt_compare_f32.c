@@ -8,15 +8,6 @@
 #include "nnrt/kernels/compare.h"
 #include "../internal/compare.h"
 
-NNRT_COMPARE_FNS(cmp, float, nnrt_compare_params_t, NNRT_CMP_RAW, NNRT_CMP_RAW)
-
-nnrt_status_t nnrt_compare_f32(const nnrt_compare_params_t *params, const float *input1,
-                               const float *input2, bool *output)
-{
-    if (params == NULL || input1 == NULL || input2 == NULL || output == NULL
-        || !nnrt_broadcast_valid(&params->bcast)) {
-        return NNRT_ERR_ARG;
-    }
-    NNRT_COMPARE_DISPATCH(cmp, params, input1, input2, output);
-    return NNRT_OK;
-}
+NNRT_COMPARE_KERNEL(nnrt_compare_f32, cmp, float, nnrt_compare_params_t,
+                    NNRT_COMPARE_PARAMS_BAD,
+                    NNRT_CMP_RAW, NNRT_CMP_RAW)

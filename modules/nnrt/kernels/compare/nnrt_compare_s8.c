@@ -21,17 +21,5 @@ static inline int32_t scaled2(const nnrt_compare_s8_params_t *p, int8_t x)
     return nnrt_multiply_by_quantized_multiplier(v, p->input2_multiplier, p->input2_shift);
 }
 
-NNRT_COMPARE_FNS(cmp, int8_t, nnrt_compare_s8_params_t, scaled1, scaled2)
-
-nnrt_status_t nnrt_compare_s8(const nnrt_compare_s8_params_t *params, const int8_t *input1,
-                              const int8_t *input2, bool *output)
-{
-    if (params == NULL || input1 == NULL || input2 == NULL || output == NULL
-        || !nnrt_broadcast_valid(&params->bcast) || params->left_shift < 0
-        || params->left_shift > 16 || params->input1_shift > 0 || params->input2_shift > 0
-        || params->input1_shift < -31 || params->input2_shift < -31) {
-        return NNRT_ERR_ARG;
-    }
-    NNRT_COMPARE_DISPATCH(cmp, params, input1, input2, output);
-    return NNRT_OK;
-}
+NNRT_COMPARE_KERNEL(nnrt_compare_s8, cmp, int8_t, nnrt_compare_s8_params_t,
+                    NNRT_COMPARE_S8_PARAMS_BAD, scaled1, scaled2)

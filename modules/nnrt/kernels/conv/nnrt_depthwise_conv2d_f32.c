@@ -56,27 +56,6 @@ static void dw_pixel(const nnrt_conv_f32_params_t *p, const float *in_b,
     }
 }
 
-nnrt_status_t nnrt_depthwise_conv2d_f32(const nnrt_conv_f32_params_t *params,
-                                        const float *input, const float *filter,
-                                        const float *bias, float *output)
-{
-    if (params == NULL || input == NULL || filter == NULL || output == NULL
-        || !nnrt_conv_geom_valid(&params->geom, params->pool, 1)
-        || !(params->act_min <= params->act_max)) {
-        return NNRT_ERR_ARG;
-    }
-    const nnrt_conv_geom_t *g = &params->geom;
-    const nnrt_conv_pool_t *pool = params->pool;
-    if (pool != NULL && !(pool->act_min_f <= pool->act_max_f)) {
-        return NNRT_ERR_ARG;
-    }
-#define PIXEL(in_b, oy, ox, out, max) dw_pixel(params, in_b, filter, bias, oy, ox, out, max)
-/* std::min(std::max(x, lo), hi), with the comparisons of the C++ library */
-#define CLAMP(out, c)                                                 \
-    float v = out[c] < pool->act_min_f ? pool->act_min_f : out[c];   \
-    out[c] = pool->act_max_f < v ? pool->act_max_f : v
-    NNRT_CONV_POOL_DRIVE(float, g, pool, input, output, -FLT_MAX, PIXEL, CLAMP);
-#undef PIXEL
-#undef CLAMP
-    return NNRT_OK;
-}
+#define NNRT_CONV_F32_PIXEL_(in_b, oy, ox, out, max)                                         \
+    dw_pixel(params, in_b, filter, bias, oy, ox, out, max)
+NNRT_CONV_F32_KERNEL(nnrt_depthwise_conv2d_f32, 1)

@@ -16,23 +16,10 @@
 #include "../cmsis/nnrt_cmsis.h"
 #include "../internal/requant.h"
 #include "../internal/binary.h"
+#include "../internal/binary_quant.h"
 
 /* TFLM's two steps, for multipliers the fast form does not take (negative). */
-static NNRT_COLD NNRT_NOINLINE int8_t apply_ref(const nnrt_add_s8_params_t *p, int8_t x1,
-                                                int8_t x2)
-{
-    const int32_t shifted1 = (p->input1_offset + x1) * ((int32_t)1 << p->left_shift);
-    const int32_t shifted2 = (p->input2_offset + x2) * ((int32_t)1 << p->left_shift);
-    const int32_t scaled1 =
-        nnrt_multiply_by_quantized_multiplier(shifted1, p->input1_multiplier, p->input1_shift);
-    const int32_t scaled2 =
-        nnrt_multiply_by_quantized_multiplier(shifted2, p->input2_multiplier, p->input2_shift);
-    const int32_t raw = nnrt_multiply_by_quantized_multiplier(scaled1 + scaled2,
-                                                              p->output_multiplier,
-                                                              p->output_shift)
-                        + p->output_offset;
-    return (int8_t)nnrt_clamp_i32(raw, p->act_min, p->act_max);
-}
+NNRT_ADD_SUB_S8_APPLY(apply_ref, NNRT_COLD NNRT_NOINLINE, +)
 
 nnrt_status_t nnrt_add_s8(const nnrt_add_s8_params_t *params, const int8_t *input1,
                           const int8_t *input2, int8_t *output)

@@ -2,9 +2,7 @@
  * int8 MUL with broadcasting, TFLM reference arithmetic.
  * The product of the offset inputs (int32) is requantised by one multiplier, offset and
  * clamped to the activation range.
- * The output is walked in row-major order through the build-time broadcast descriptor;
- * each element is written after its inputs are read, so output may alias a same-sized
- * input (in place).
+ * In place as the other binary kernels (internal/binary.h).
  */
 #include <stddef.h>
 
@@ -21,16 +19,5 @@ static inline int8_t apply(const nnrt_mul_s8_params_t *p, int8_t x1, int8_t x2)
     return (int8_t)nnrt_clamp_i32(raw, p->act_min, p->act_max);
 }
 
-nnrt_status_t nnrt_mul_s8(const nnrt_mul_s8_params_t *params, const int8_t *input1,
-                          const int8_t *input2, int8_t *output)
-{
-    if (params == NULL || input1 == NULL || input2 == NULL || output == NULL
-        || NNRT_MUL_S8_PARAMS_BAD(params)) {
-        return NNRT_ERR_ARG;
-    }
-    const nnrt_broadcast_t *b = &params->bcast;
-#define OP(x1, x2) apply(params, x1, x2)
-    NNRT_BINARY_ELEMENTS(int8_t, b, input1, input2, output, OP);
-#undef OP
-    return NNRT_OK;
-}
+NNRT_BINARY_KERNEL(nnrt_mul_s8, nnrt_mul_s8_params_t, int8_t, NNRT_MUL_S8_PARAMS_BAD,
+                   NNRT_BINARY_BCAST_FIELD, apply)

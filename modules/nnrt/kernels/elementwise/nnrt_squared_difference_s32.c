@@ -8,20 +8,12 @@
 #include "nnrt/kernels/elementwise.h"
 #include "../internal/binary.h"
 
-static inline int32_t apply(int32_t x1, int32_t x2)
+static inline int32_t apply(const nnrt_broadcast_t *unused, int32_t x1, int32_t x2)
 {
+    (void)unused;
     const uint32_t d = (uint32_t)x1 - (uint32_t)x2;
     return (int32_t)(d * d);
 }
 
-nnrt_status_t nnrt_squared_difference_s32(const nnrt_broadcast_t *bcast, const int32_t *input1,
-                                          const int32_t *input2, int32_t *output)
-{
-    if (bcast == NULL || input1 == NULL || input2 == NULL || output == NULL
-        || !nnrt_broadcast_valid(bcast)) {
-        return NNRT_ERR_ARG;
-    }
-    const nnrt_broadcast_t *b = bcast;
-    NNRT_BINARY_ELEMENTS(int32_t, b, input1, input2, output, apply);
-    return NNRT_OK;
-}
+NNRT_BINARY_KERNEL(nnrt_squared_difference_s32, nnrt_broadcast_t, int32_t,
+                   NNRT_BINARY_BCAST_BAD, NNRT_BINARY_BCAST_SELF, apply)

@@ -58,4 +58,22 @@
 
 #define NNRT_CMP_RAW(p, x) (x)
 
+/**
+ * A whole comparison kernel, `nnrt_status_t NAME(const PT *params, const T *input1,
+ * const T *input2, bool *output)`: NNRT_ERR_ARG for a NULL pointer, BAD(params) or an
+ * unknown op, else the six comparisons PREFIX_eq..PREFIX_le of the values VALUE1 /
+ * VALUE2 make of the inputs (NNRT_CMP_RAW: the raw values).
+ */
+#define NNRT_COMPARE_KERNEL(NAME, PREFIX, T, PT, BAD, VALUE1, VALUE2)                         \
+    NNRT_COMPARE_FNS(PREFIX, T, PT, VALUE1, VALUE2)                                          \
+    nnrt_status_t NAME(const PT *params, const T *input1, const T *input2, bool *output)     \
+    {                                                                                        \
+        if (params == NULL || input1 == NULL || input2 == NULL || output == NULL             \
+            || BAD(params)) {                                                                \
+            return NNRT_ERR_ARG;                                                             \
+        }                                                                                    \
+        NNRT_COMPARE_DISPATCH(PREFIX, params, input1, input2, output);                       \
+        return NNRT_OK;                                                                      \
+    }
+
 #endif /* NNRT_KERNELS_INTERNAL_COMPARE_H_ */

@@ -78,4 +78,36 @@
         }                                                                                    \
     } while (0)
 
+
+/**
+ * A whole float32 convolution kernel (conv: DEPTHWISE 0, depthwise: 1), `nnrt_status_t
+ * NAME(const nnrt_conv_f32_params_t *params, const float *input, const float *filter,
+ * const float *bias, float *output)`: NNRT_ERR_ARG for a NULL pointer, an invalid
+ * geometry or an unordered activation range (its own or the fused pool's), else
+ * NNRT_CONV_POOL_DRIVE() over the pixel the including file defines as
+ * NNRT_CONV_F32_PIXEL_(in_b, oy, ox, out, max) (its function of params, filter and
+ * bias), the fused pool's output clamped as std::min(std::max(x, lo), hi).
+ */
+#define NNRT_CONV_F32_KERNEL(NAME, DEPTHWISE)                                                \
+    nnrt_status_t NAME(const nnrt_conv_f32_params_t *params, const float *input,             \
+                       const float *filter, const float *bias, float *output)                \
+    {                                                                                        \
+        if (params == NULL || input == NULL || filter == NULL || output == NULL              \
+            || !nnrt_conv_geom_valid(&params->geom, params->pool, DEPTHWISE)                 \
+            || !(params->act_min <= params->act_max)) {                                      \
+            return NNRT_ERR_ARG;                                                             \
+        }                                                                                    \
+        const nnrt_conv_geom_t *g = &params->geom;                                           \
+        const nnrt_conv_pool_t *pool = params->pool;                                         \
+        if (pool != NULL && !(pool->act_min_f <= pool->act_max_f)) {                         \
+            return NNRT_ERR_ARG;                                                             \
+        }                                                                                    \
+        NNRT_CONV_POOL_DRIVE(float, g, pool, input, output, -FLT_MAX,                        \
+                             NNRT_CONV_F32_PIXEL_, NNRT_CONV_F32_CLAMP_);                     \
+        return NNRT_OK;                                                                      \
+    }
+#define NNRT_CONV_F32_CLAMP_(out, c)                                                         \
+    float v = out[c] < pool->act_min_f ? pool->act_min_f : out[c];                           \
+    out[c] = pool->act_max_f < v ? pool->act_max_f : v
+
 #endif /* NNRT_KERNELS_INTERNAL_FUSED_POOL_H_ */

@@ -2,15 +2,6 @@
 #include <math.h>
 
 #include "nnrt/kernels/math.h"
+#include "../internal/unary.h"
 
-nnrt_status_t nnrt_neg_f32(const float *input, float *output, int32_t size)
-{
-    if (input == NULL || output == NULL || size < 0) {
-        return NNRT_ERR_ARG;
-    }
-    for (int32_t i = 0; i < size; ++i) {
-        const float x = input[i];
-        output[i] = -x;
-    }
-    return NNRT_OK;
-}
+NNRT_UNARY_F32_KERNEL(nnrt_neg_f32, -x)

@@ -2,71 +2,33 @@
  * int8 2-D average pooling, NHWC. Semantics of TFLM's reference AveragePool: the
  * window is clipped to the input and only the valid taps are counted; the int32 sum is
  * divided by the count rounding half away from zero, then clamped to the activation
- * range. Channels are processed in blocks with int32 accumulators on the stack.
+ * range. Channels in blocks of 32 with int32 accumulators on the stack
+ * (internal/pool_window.h: the pools' one window driver).
  */
 #include <stddef.h>
 
 #include "nnrt/kernels/pool.h"
 #include "../cmsis/nnrt_cmsis.h"
+#include "../internal/pool_window.h"
 
-#define BLOCK 32
-
-nnrt_status_t nnrt_avgpool2d_s8(const nnrt_pool_s8_params_t *params, const int8_t *input,
-                                int8_t *output)
-{
-    if (params == NULL || input == NULL || output == NULL
-        || NNRT_POOL_S8_PARAMS_BAD(params)) {
-        return NNRT_ERR_ARG;
-    }
 #if NNRT_CMSIS_NN_ENABLED
-    if (nnrt_cmsis_avgpool_s8(params, input, output)) {
-        return NNRT_OK;
+#define HOOK(params, input, output)                                                           \
+    if (nnrt_cmsis_avgpool_s8(params, input, output)) {                                       \
+        return NNRT_OK;                                                                       \
     }
+#else
+#define HOOK NNRT_POOL_NO_HOOK
 #endif
-    const nnrt_pool_geom_t *g = &params->geom;
-    const int32_t ch = g->channels;
-    const int32_t act_min = params->act_min;
-    const int32_t act_max = params->act_max;
-    int32_t acc[BLOCK];
 
-    for (int32_t b = 0; b < g->batches; ++b) {
-        const int8_t *in_b = input + (size_t)b * g->input_h * g->input_w * ch;
-        for (int32_t oy = 0; oy < g->output_h; ++oy) {
-            const int32_t y0 = oy * g->stride_h - g->pad_top;
-            const int32_t fy_start = y0 < 0 ? -y0 : 0;
-            const int32_t fy_end = g->filter_h < g->input_h - y0 ? g->filter_h : g->input_h - y0;
-            for (int32_t ox = 0; ox < g->output_w; ++ox) {
-                const int32_t x0 = ox * g->stride_w - g->pad_left;
-                const int32_t fx_start = x0 < 0 ? -x0 : 0;
-                const int32_t fx_end =
-                    g->filter_w < g->input_w - x0 ? g->filter_w : g->input_w - x0;
-                const int32_t count = (fy_end - fy_start) * (fx_end - fx_start);
-                for (int32_t c0 = 0; c0 < ch; c0 += BLOCK) {
-                    const int32_t n = ch - c0 < BLOCK ? ch - c0 : BLOCK;
-                    for (int32_t c = 0; c < n; ++c) {
-                        acc[c] = 0;
-                    }
-                    for (int32_t fy = fy_start; fy < fy_end; ++fy) {
-                        for (int32_t fx = fx_start; fx < fx_end; ++fx) {
-                            const int8_t *px =
-                                in_b + ((size_t)(y0 + fy) * g->input_w + (size_t)(x0 + fx)) * ch
-                                + c0;
-                            for (int32_t c = 0; c < n; ++c) {
-                                acc[c] += px[c];
-                            }
-                        }
-                    }
-                    for (int32_t c = 0; c < n; ++c) {
-                        /* C99 division truncates toward zero, as TFLM relies on. */
-                        int32_t v = acc[c] > 0 ? (acc[c] + count / 2) / count
-                                               : (acc[c] - count / 2) / count;
-                        v = v < act_min ? act_min : v;
-                        output[c0 + c] = (int8_t)(v > act_max ? act_max : v);
-                    }
-                }
-                output += ch;
-            }
-        }
-    }
-    return NNRT_OK;
-}
+#define SUM(acc, x) ((acc) += (x))
+/* C99 division truncates toward zero, as TFLM relies on. */
+#define STORE(dst, acc, count)                                                                \
+    do {                                                                                      \
+        int32_t v_ = (acc) > 0 ? ((acc) + (count) / 2) / (count)                              \
+                               : ((acc) - (count) / 2) / (count);                             \
+        v_ = v_ < act_min ? act_min : v_;                                                     \
+        (dst) = (int8_t)(v_ > act_max ? act_max : v_);                                        \
+    } while (0)
+
+NNRT_POOL_KERNEL(nnrt_avgpool2d_s8, nnrt_pool_s8_params_t, int8_t, int32_t, int32_t, 32,
+                 NNRT_POOL_S8_PARAMS_BAD, HOOK, 0, SUM, STORE)

@@ -1,64 +1,19 @@
 /*
  * float32 2-D max pooling, NHWC. Semantics of TFLM's reference MaxPool: start from
  * -FLT_MAX, take `max = (max < v) ? v : max` over the clipped window, then
- * min(max(x, act_min), act_max) with the same comparison order as std::min/std::max.
+ * min(max(x, act_min), act_max) with the same comparison order as std::min/std::max
+ * (internal/pool_window.h).
  */
 #include <float.h>
-#include <stddef.h>
 
 #include "nnrt/kernels/pool.h"
+#include "../internal/pool_window.h"
 
-#define BLOCK 32
-
-nnrt_status_t nnrt_maxpool2d_f32(const nnrt_pool_f32_params_t *params, const float *input,
-                                 float *output)
-{
-    if (params == NULL || input == NULL || output == NULL
-        || !nnrt_pool_geom_valid(&params->geom)) {
-        return NNRT_ERR_ARG;
+#define MAX(acc, x)                                                                           \
+    if ((acc) < (x)) {                                                                        \
+        (acc) = (x);                                                                          \
     }
-    const nnrt_pool_geom_t *g = &params->geom;
-    const int32_t ch = g->channels;
-    const float act_min = params->act_min;
-    const float act_max = params->act_max;
-    float acc[BLOCK];
+#define ITSELF(acc, count) (acc)
+#define STORE(dst, acc, count) NNRT_POOL_F32_STORE(dst, acc, count, ITSELF)
 
-    for (int32_t b = 0; b < g->batches; ++b) {
-        const float *in_b = input + (size_t)b * g->input_h * g->input_w * ch;
-        for (int32_t oy = 0; oy < g->output_h; ++oy) {
-            const int32_t y0 = oy * g->stride_h - g->pad_top;
-            const int32_t fy_start = y0 < 0 ? -y0 : 0;
-            const int32_t fy_end = g->filter_h < g->input_h - y0 ? g->filter_h : g->input_h - y0;
-            for (int32_t ox = 0; ox < g->output_w; ++ox) {
-                const int32_t x0 = ox * g->stride_w - g->pad_left;
-                const int32_t fx_start = x0 < 0 ? -x0 : 0;
-                const int32_t fx_end =
-                    g->filter_w < g->input_w - x0 ? g->filter_w : g->input_w - x0;
-                for (int32_t c0 = 0; c0 < ch; c0 += BLOCK) {
-                    const int32_t n = ch - c0 < BLOCK ? ch - c0 : BLOCK;
-                    for (int32_t c = 0; c < n; ++c) {
-                        acc[c] = -FLT_MAX;
-                    }
-                    for (int32_t fy = fy_start; fy < fy_end; ++fy) {
-                        for (int32_t fx = fx_start; fx < fx_end; ++fx) {
-                            const float *px =
-                                in_b + ((size_t)(y0 + fy) * g->input_w + (size_t)(x0 + fx)) * ch
-                                + c0;
-                            for (int32_t c = 0; c < n; ++c) {
-                                if (acc[c] < px[c]) {
-                                    acc[c] = px[c];
-                                }
-                            }
-                        }
-                    }
-                    for (int32_t c = 0; c < n; ++c) {
-                        float v = acc[c] < act_min ? act_min : acc[c];
-                        output[c0 + c] = act_max < v ? act_max : v;
-                    }
-                }
-                output += ch;
-            }
-        }
-    }
-    return NNRT_OK;
-}
+NNRT_POOL_F32_KERNEL(nnrt_maxpool2d_f32, -FLT_MAX, MAX, STORE)

@@ -1,21 +1,5 @@
-/* DEQUANTIZE int16 -> float32 (TFLM reference_ops::Dequantize). */
+/* DEQUANTIZE int16 -> float32 (TFLM reference_ops::Dequantize; internal/affine.h). */
 #include "nnrt/kernels/quantize.h"
+#include "../internal/affine.h"
 
-nnrt_status_t nnrt_dequantize_s16_f32(const nnrt_affine_params_t *params,
-                                      const int16_t *input, float *output, int32_t size)
-{
-    if (input == NULL || output == NULL || params == NULL || size < 0 ||
-        params->zero_point < INT16_MIN || params->zero_point > INT16_MAX) {
-        return NNRT_ERR_ARG;
-    }
-    const float scale = params->scale;
-    const int32_t zp = params->zero_point;
-    /* TFLM computes (float)((double)scale * (q - zp)). The double product of a float
-     * and a small integer is exact, so one float multiply rounds to the same value and
-     * needs no double-precision FPU. Backward: float32 output in place over the
-     * narrower input. */
-    for (int32_t i = size - 1; i >= 0; --i) {
-        output[i] = scale * (float)((int32_t)input[i] - zp);
-    }
-    return NNRT_OK;
-}
+NNRT_DEQUANTIZE_KERNEL(nnrt_dequantize_s16_f32, int16_t, INT16_MIN, INT16_MAX)

@@ -1,34 +1,9 @@
 /*
  * float ARG_MIN along one axis (TFLM's reference ArgMinMax with the micro kernel's
- * LessFn): the first index whose value no later one beats with `<`.
+ * LessFn): the first index whose value no later one beats with `<`
+ * (internal/arg_min_max.h).
  */
-#include <stddef.h>
-
 #include "nnrt/kernels/reduce.h"
+#include "../internal/arg_min_max.h"
 
-nnrt_status_t nnrt_arg_min_f32(const nnrt_arg_params_t *params, const float *input,
-                              int32_t *output)
-{
-    if (params == NULL || input == NULL || output == NULL || params->outer < 1
-        || params->axis_size < 1 || params->inner < 1) {
-        return NNRT_ERR_ARG;
-    }
-    const int32_t n = params->axis_size;
-    const int32_t inner = params->inner;
-    for (int32_t o = 0; o < params->outer; ++o) {
-        const float *base = input + (ptrdiff_t)o * n * inner;
-        for (int32_t i = 0; i < inner; ++i) {
-            float best = base[i];
-            int32_t index = 0;
-            for (int32_t a = 1; a < n; ++a) {
-                const float v = base[(ptrdiff_t)a * inner + i];
-                if (v < best) {
-                    best = v;
-                    index = a;
-                }
-            }
-            *output++ = index;
-        }
-    }
-    return NNRT_OK;
-}
+NNRT_ARG_MIN_MAX_KERNEL(nnrt_arg_min_f32, float, <)

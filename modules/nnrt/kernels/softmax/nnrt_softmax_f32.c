@@ -8,7 +8,7 @@
 nnrt_status_t nnrt_softmax_f32(float beta, const float *input, float *output, int32_t rows,
                                int32_t depth)
 {
-    if (input == NULL || output == NULL || rows < 0 || depth < 1) {
+    if (input == NULL || output == NULL || NNRT_SOFTMAX_F32_ARGS_BAD(rows, depth)) {
         return NNRT_ERR_ARG;
     }
     for (int32_t r = 0; r < rows; ++r) {

@@ -6,5 +6,5 @@
 
 nnrt_status_t nnrt_softmax_f32_check(int32_t rows, int32_t depth)
 {
-    return rows < 0 || depth < 1 ? NNRT_ERR_ARG : NNRT_OK;
+    return NNRT_SOFTMAX_F32_ARGS_BAD(rows, depth) ? NNRT_ERR_ARG : NNRT_OK;
 }

@@ -7,71 +7,17 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("Os")
 #endif
-#include "nnrt/kernels/fixedpoint.h"
 #include "nnrt/kernels/softmax.h"
 #include "../cmsis/nnrt_cmsis.h"
+#include "../internal/softmax_s8.h"
 
-/* x / 2^exponent rounded half away from zero, for an exponent that may exceed 31
- * (TFLM stops there; we round the same way). */
-static int32_t rounding_divide_wide(int32_t x, int exponent)
-{
-    if (exponent <= 31) {
-        return nnrt_rounding_divide_by_pot(x, exponent);
-    }
-    return 0; /* |x| < 2^31 <= 2^(exponent-1): rounds to 0 */
-}
-
-nnrt_status_t nnrt_softmax_s8(const nnrt_softmax_s8_params_t *params, const int8_t *input,
-                              int8_t *output, int32_t rows, int32_t depth)
-{
-    if (input == NULL || output == NULL || params == NULL || rows < 0 || depth < 1 ||
-        params->input_left_shift < 0 || params->input_left_shift > 31 ||
-        params->diff_min > 0) {
-        return NNRT_ERR_ARG;
-    }
 #if NNRT_CMSIS_NN_ENABLED
-    if (nnrt_cmsis_softmax_s8(params, input, output, rows, depth)) {
-        return NNRT_OK;
+#define HOOK(params, input, output, rows, depth)                                              \
+    if (nnrt_cmsis_softmax_s8(params, input, output, rows, depth)) {                          \
+        return NNRT_OK;                                                                       \
     }
+#else
+#define HOOK NNRT_SOFTMAX_NO_HOOK
 #endif
-    const int32_t mult = params->input_multiplier;
-    const int left_shift = (int)params->input_left_shift;
-    const int32_t diff_min = params->diff_min;
-    for (int32_t r = 0; r < rows; ++r) {
-        const int8_t *in = input + (size_t)r * (size_t)depth;
-        int8_t *out = output + (size_t)r * (size_t)depth;
-        int32_t max_in_row = INT8_MIN;
-        for (int32_t c = 0; c < depth; ++c) {
-            max_in_row = in[c] > max_in_row ? in[c] : max_in_row;
-        }
-        int32_t sum_of_exps = 0; /* Q12.19 */
-        for (int32_t c = 0; c < depth; ++c) {
-            const int32_t diff = (int32_t)in[c] - max_in_row;
-            if (diff >= diff_min) {
-                /* |diff| * 2^left_shift < 2^31 is guaranteed by diff_min */
-                const int32_t scaled = nnrt_sat_rounding_doubling_high_mul(
-                    (int32_t)((uint32_t)diff << left_shift), mult); /* Q5.26 */
-                sum_of_exps = nnrt_fp_add(
-                    sum_of_exps,
-                    nnrt_fp_rescale(nnrt_fp_exp_on_negative_values(scaled, 5), 0, 12));
-            }
-        }
-        int num_bits_over_unit;
-        const int32_t reciprocal = nnrt_fp_reciprocal(sum_of_exps, 12, &num_bits_over_unit);
-        const int exponent = num_bits_over_unit + 31 - 8;
-        for (int32_t c = 0; c < depth; ++c) {
-            const int32_t diff = (int32_t)in[c] - max_in_row;
-            if (diff >= diff_min) {
-                const int32_t scaled = nnrt_sat_rounding_doubling_high_mul(
-                    (int32_t)((uint32_t)diff << left_shift), mult);
-                const int32_t e = nnrt_fp_exp_on_negative_values(scaled, 5);
-                const int32_t y =
-                    rounding_divide_wide(nnrt_fp_mul(reciprocal, e), exponent) + INT8_MIN;
-                out[c] = (int8_t)nnrt_clamp_i32(y, INT8_MIN, INT8_MAX);
-            } else {
-                out[c] = INT8_MIN;
-            }
-        }
-    }
-    return NNRT_OK;
-}
+
+NNRT_SOFTMAX_S8_KERNEL(nnrt_softmax_s8, int8_t, 8, INT8_MIN, INT8_MAX, HOOK)

@@ -11,8 +11,7 @@
 nnrt_status_t nnrt_softmax_s8_check(const nnrt_softmax_s8_params_t *params, int32_t rows,
                                     int32_t depth)
 {
-    if (params == NULL || rows < 0 || depth < 1 || params->input_left_shift < 0 ||
-        params->input_left_shift > 31 || params->diff_min > 0) {
+    if (params == NULL || NNRT_SOFTMAX_S8_ARGS_BAD(params, rows, depth)) {
         return NNRT_ERR_ARG;
     }
     return NNRT_OK;

@@ -28,8 +28,10 @@ static void sh_close(int32_t handle)
     (void)nnrt_semihost(NNRT_SH_SYS_CLOSE, (uintptr_t)block);
 }
 
-/* Writes everything or fails: returns 0 on success. */
-static int sh_write_all(int32_t handle, const uint8_t *data, size_t bytes)
+/* SYS_WRITE or SYS_READ (`op`) of exactly `bytes` at `data`, over as many calls as the
+ * host needs: returns 0 on success, -1 on an error or a call that moves nothing (a read
+ * at end of file before `bytes`). */
+static int sh_transfer_all(uint32_t op, int32_t handle, uintptr_t data, size_t bytes)
 {
     while (bytes > 0) {
         uintptr_t block[3];
@@ -37,9 +39,9 @@ static int sh_write_all(int32_t handle, const uint8_t *data, size_t bytes)
         size_t done;
 
         block[0] = (uintptr_t)handle;
-        block[1] = (uintptr_t)data;
+        block[1] = data;
         block[2] = bytes;
-        left = nnrt_semihost(NNRT_SH_SYS_WRITE, (uintptr_t)block);
+        left = nnrt_semihost(op, (uintptr_t)block);
         if (left < 0 || (size_t)left > bytes) {
             return -1;
         }
@@ -53,29 +55,16 @@ static int sh_write_all(int32_t handle, const uint8_t *data, size_t bytes)
     return 0;
 }
 
+/* Writes everything or fails: returns 0 on success. */
+static int sh_write_all(int32_t handle, const uint8_t *data, size_t bytes)
+{
+    return sh_transfer_all(NNRT_SH_SYS_WRITE, handle, (uintptr_t)data, bytes);
+}
+
 /* Reads exactly `bytes` or fails: returns 0 on success. */
 static int sh_read_all(int32_t handle, uint8_t *buf, size_t bytes)
 {
-    while (bytes > 0) {
-        uintptr_t block[3];
-        int32_t left;
-        size_t done;
-
-        block[0] = (uintptr_t)handle;
-        block[1] = (uintptr_t)buf;
-        block[2] = bytes;
-        left = nnrt_semihost(NNRT_SH_SYS_READ, (uintptr_t)block);
-        if (left < 0 || (size_t)left > bytes) {
-            return -1;
-        }
-        done = bytes - (size_t)left;
-        if (done == 0) {
-            return -1; /* end of file before `bytes` */
-        }
-        buf += done;
-        bytes -= done;
-    }
-    return 0;
+    return sh_transfer_all(NNRT_SH_SYS_READ, handle, (uintptr_t)buf, bytes);
 }
 
 nnrt_status_t nnrt_port_read_file(const char *path, void *buf, size_t bytes,

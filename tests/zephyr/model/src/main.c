@@ -23,6 +23,13 @@ ZTEST(nnrt_model, test_descriptor_matches_plan)
 	zassert_not_null(model->invoke);
 }
 
+ZTEST(nnrt_model, test_prepare_accepts_the_parameters)
+{
+	/* The kernels' argument checks on the generated parameters, before any inference. */
+	zassert_not_null(model->prepare);
+	zassert_equal(model->prepare(), NNRT_OK, "prepare failed");
+}
+
 ZTEST(nnrt_model, test_outputs_match_host_build)
 {
 	nnrt_test_load_inputs(model);

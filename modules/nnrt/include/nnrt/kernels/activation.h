@@ -80,11 +80,20 @@ nnrt_status_t nnrt_relu6_f32(const float *input, float *output, int32_t size);
 /** nnrt_clamp_s8(): size >= 0, -128 <= lo <= hi <= 127. */
 nnrt_status_t nnrt_clamp_s8_check(int32_t lo, int32_t hi, int32_t size);
 
+/** 1 unless size >= 0 and INT8_MIN <= lo <= hi <= INT8_MAX (nnrt_clamp_s8() and its
+ *  check). */
+#define NNRT_CLAMP_S8_ARGS_BAD(lo, hi, size)                                                 \
+    ((size) < 0 || (lo) < INT8_MIN || (hi) > INT8_MAX || (lo) > (hi))
+
 /** nnrt_table_lookup_s8(): size >= 0. */
 nnrt_status_t nnrt_table_lookup_s8_check(int32_t size);
 
-/** The float32 element-wise activations (RELU, RELU6, LOGISTIC, TANH, HARD_SWISH):
- *  size >= 0. */
+/** 1 unless a valid element count (size >= 0): the condition of
+ *  nnrt_unary_f32_check() and of the kernels themselves (kernels/internal/unary.h). */
+#define NNRT_UNARY_F32_SIZE_BAD(size) ((size) < 0)
+
+/** The float32 element-wise kernels (RELU, RELU6, LOGISTIC, TANH, HARD_SWISH, ELU and
+ *  the math.h unary ones): size >= 0. */
 nnrt_status_t nnrt_unary_f32_check(int32_t size);
 
 /* ------------------------------------------------------------------------------------ */
@@ -127,6 +136,13 @@ typedef struct {
     int32_t input_multiplier;   /**< in_scale * 2^27, Q31 mantissa in [2^30, 2^31) */
     int32_t input_shift;        /**< its power of two, [0, 30] when radius > 0 */
 } nnrt_sigmoid_s8_params_t;
+
+/** 1 unless a non-negative range radius and, with a radius, an input shift -31..30
+ *  (the int8 LOGISTIC / TANH guard, kernels/internal/sigmoid.h). */
+#define NNRT_SIGMOID_S8_PARAMS_BAD(params)                                                   \
+    ((params)->input_range_radius < 0                                                       \
+     || ((params)->input_range_radius > 0                                                   \
+         && ((params)->input_shift < -31 || (params)->input_shift > 30)))
 
 /** out = round(256 * logistic(x)) - 128, saturated to int8. */
 nnrt_status_t nnrt_logistic_s8(const nnrt_sigmoid_s8_params_t *params, const int8_t *input,

@@ -54,6 +54,14 @@ typedef struct {
     int32_t input2_shift;
 } nnrt_compare_s8_params_t;
 
+/** The comparison kernels' guards on their parameters (1: bad): a valid broadcast;
+ *  int8 also left shift 0..16 and input shifts -31..0. */
+#define NNRT_COMPARE_PARAMS_BAD(params) (!nnrt_broadcast_valid(&(params)->bcast))
+#define NNRT_COMPARE_S8_PARAMS_BAD(params)                                                   \
+    (!nnrt_broadcast_valid(&(params)->bcast) || (params)->left_shift < 0                    \
+     || (params)->left_shift > 16 || (params)->input1_shift > 0 || (params)->input2_shift > 0 \
+     || (params)->input1_shift < -31 || (params)->input2_shift < -31)
+
 nnrt_status_t nnrt_compare_f32(const nnrt_compare_params_t *params, const float *input1,
                                const float *input2, bool *output);
 nnrt_status_t nnrt_compare_s32(const nnrt_compare_params_t *params, const int32_t *input1,

@@ -150,6 +150,17 @@ typedef struct {
      || (params)->act_min > (params)->act_max || (params)->act_min < INT8_MIN               \
      || (params)->act_max > INT8_MAX)
 
+/** nnrt_squared_difference_s16(): zero offsets and left shift, input shifts -31..0,
+ *  output shift -31..30 and an int16 activation range. */
+#define NNRT_SQUARED_DIFFERENCE_S16_PARAMS_BAD(params)                                      \
+    (!nnrt_broadcast_valid(&(params)->bcast) || (params)->left_shift != 0                   \
+     || (params)->input1_offset != 0 || (params)->input2_offset != 0                        \
+     || (params)->output_offset != 0 || (params)->input1_shift > 0                          \
+     || (params)->input1_shift < -31 || (params)->input2_shift > 0                          \
+     || (params)->input2_shift < -31 || (params)->output_shift > 30                         \
+     || (params)->output_shift < -31 || (params)->act_min > (params)->act_max               \
+     || (params)->act_min < INT16_MIN || (params)->act_max > INT16_MAX)
+
 /** nnrt_mul_s8(): 1 unless output shift -31..30 and an int8 activation range. */
 #define NNRT_MUL_S8_PARAMS_BAD(params)                                                      \
     (!nnrt_broadcast_valid(&(params)->bcast)                                                \

@@ -96,10 +96,12 @@ static inline nnrt_status_t nnrt_pool_s8_check(const nnrt_pool_s8_params_t *para
     return params != NULL && !NNRT_POOL_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
 }
 
-/** float32 max/average pool: a valid geometry. */
+/** 1 unless a valid geometry (float32 max/average/L2 pool). */
+#define NNRT_POOL_F32_PARAMS_BAD(params) (!nnrt_pool_geom_valid(&(params)->geom))
+
 static inline nnrt_status_t nnrt_pool_f32_check(const nnrt_pool_f32_params_t *params)
 {
-    return params != NULL && nnrt_pool_geom_valid(&params->geom) ? NNRT_OK : NNRT_ERR_ARG;
+    return params != NULL && !NNRT_POOL_F32_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
 }
 
 /**

@@ -35,6 +35,13 @@ typedef struct {
     int32_t zero_point; /**< in the range of the quantised type */
 } nnrt_affine_params_t;
 
+/** 1 unless the zero point is in lo..hi (DEQUANTIZE's guard). */
+#define NNRT_AFFINE_ZERO_POINT_BAD(params, lo, hi)                                            \
+    ((params)->zero_point < (lo) || (params)->zero_point > (hi))
+/** 1 unless a positive scale and the zero point in lo..hi (QUANTIZE's guard). */
+#define NNRT_QUANTIZE_PARAMS_BAD(params, lo, hi)                                              \
+    (!((params)->scale > 0.0f) || NNRT_AFFINE_ZERO_POINT_BAD(params, lo, hi))
+
 /**
  * float32 -> int8: q = clamp(round(x / scale) + zero_point, -128, 127), rounding half
  * away from zero, division in single precision (TFLM AffineQuantize).

@@ -46,6 +46,10 @@ typedef struct {
     int32_t inner;     /**< product of the dimensions after the axis, >= 1 */
 } nnrt_arg_params_t;
 
+/** 1 unless every extent of the ARG_MAX / ARG_MIN view is >= 1 (the kernels' guard). */
+#define NNRT_ARG_PARAMS_BAD(params)                                                          \
+    ((params)->outer < 1 || (params)->axis_size < 1 || (params)->inner < 1)
+
 nnrt_status_t nnrt_arg_max_s8(const nnrt_arg_params_t *params, const int8_t *input,
                               int32_t *output);
 nnrt_status_t nnrt_arg_max_f32(const nnrt_arg_params_t *params, const float *input,

@@ -72,6 +72,15 @@ nnrt_status_t nnrt_softmax_f32(float beta, const float *input, float *output, in
  * The model loader calls them before it runs a kernel. NNRT_OK or NNRT_ERR_ARG.
  */
 
+/** 1 unless rows >= 0, depth >= 1, the left shift in [0, 31] and diff_min <= 0: the
+ *  condition of nnrt_softmax_s8_check() and of the quantised kernels' guards. */
+#define NNRT_SOFTMAX_S8_ARGS_BAD(params, rows, depth)                                       \
+    ((rows) < 0 || (depth) < 1 || (params)->input_left_shift < 0                           \
+     || (params)->input_left_shift > 31 || (params)->diff_min > 0)
+
+/** 1 unless rows >= 0 and depth >= 1 (float32 softmax and its check). */
+#define NNRT_SOFTMAX_F32_ARGS_BAD(rows, depth) ((rows) < 0 || (depth) < 1)
+
 /** Quantised softmax (both outputs): params set, rows >= 0, depth >= 1, the left
  *  shift in [0, 31], diff_min <= 0. */
 nnrt_status_t nnrt_softmax_s8_check(const nnrt_softmax_s8_params_t *params, int32_t rows,
