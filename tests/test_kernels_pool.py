@@ -1,4 +1,4 @@
-"""MAX_POOL_2D, AVERAGE_POOL_2D and MEAN (int8, float32) and L2_POOL_2D (float32, TFLM's
+"""MAX_POOL_2D, AVERAGE_POOL_2D and MEAN (int8, float32; MEAN int16) and L2_POOL_2D (float32, TFLM's
 only kernel): bit-exact against TFLite Micro.
 
 All cases run as one multi-op model (one build, one oracle run) and are checked one by
@@ -113,6 +113,17 @@ def _mean_cases() -> list[MeanCase]:
                  (0.01, 127)),
         MeanCase("int8-zp-extremes-rev", "int8", (1, 6, 5, 8), (1, 2), True, (0.1, 127),
                  (0.07, -128)),
+        # int16 (TFLM's QuantizedMeanOrSum over int16): requantised up and down, zero
+        # points, every kind of axis set
+        MeanCase("int16-hw-keep", "int16", (1, 5, 7, 9), (1, 2), True, (0.001, 0),
+                 (0.0007, 0)),
+        MeanCase("int16-last", "int16", (2, 3, 11), (-1,), False, (0.001, 0), (0.003, 0)),
+        MeanCase("int16-all-dup", "int16", (2, 3, 4, 5), (0, -1, 1, 2, 3), False,
+                 (0.002, 0), (0.0005, 0)),
+        MeanCase("int16-outer-inner-zp", "int16", (3, 4, 2, 5), (0, 3), True, (0.001, 7),
+                 (0.0009, -5)),
+        MeanCase("int16-big-count", "int16", (1, 16, 16, 3), (1, 2), True, (0.001, 0),
+                 (0.001, 0)),
     ]
     return out
 
@@ -128,6 +139,8 @@ def _q(quant: Q, dtype: str) -> dict[str, Any]:
 def _data(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
     if dtype == "int8":
         return rng.integers(-128, 128, size=shape).astype(np.int8)
+    if dtype == "int16":
+        return rng.integers(-32768, 32768, size=shape).astype(np.int16)
     return (rng.standard_normal(shape) * 3).astype(np.float32)
 
 
@@ -237,11 +250,11 @@ def test_refuses_mean_with_runtime_axes() -> None:
     assert "op 0 (MEAN)" in msg and "constant int32" in msg
 
 
-def test_refuses_mean_int16() -> None:
-    msg = _refusal(unary_model("MEAN", (1, 4, 4, 2), dtype="int16", in_quant=(0.01, 0),
+def test_refuses_an_int16_mean_the_int32_sum_cannot_hold() -> None:
+    msg = _refusal(unary_model("MEAN", (1, 182, 182, 2), dtype="int16", in_quant=(0.01, 0),
                                out_shape=(1, 1, 1, 2), options={"keep_dims": True},
                                extra_inputs=[np.array([1, 2], dtype=np.int32)]))
-    assert "op 0 (MEAN)" in msg and "INT16" in msg
+    assert "op 0 (MEAN)" in msg and "INT16" in msg and "at most 32767" in msg
 
 
 # ----- in place, at the C level -----

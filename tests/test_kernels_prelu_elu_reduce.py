@@ -3,7 +3,7 @@ TFLite Micro, in one multi-op model (one build, one oracle run): int8 PRELU with
 broadcasting alphas of several shapes and non-zero alpha zero points, float32 PRELU;
 ELU's int8 table on all 256 input values for several quantisations, float32 ELU; the
 reductions over single, several, negative, repeated and all axes, keep_dims or not, int8
-and float32 (TFLM's reductions take no int16); ARG_MAX/ARG_MIN along every axis with
+and float32, SUM also int16 (requantised); ARG_MAX/ARG_MIN along every axis with
 many ties; CUMSUM (float32) along every axis, exclusive and reverse."""
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def _build() -> tuple[bytes, dict[str, int]]:
     out_of["elu-float32"] = yf
     for opcode, dtypes in (("REDUCE_MAX", ("int8", "float32")),
                            ("REDUCE_MIN", ("int8", "float32")),
-                           ("SUM", ("int8", "float32"))):
+                           ("SUM", ("int8", "int16", "float32"))):
         for dtype in dtypes:
             q: dict[str, Any] = ({"scale": 0.02, "zero_point": 7} if dtype == "int8" else
                                  {"scale": 0.001, "zero_point": 0} if dtype == "int16" else {})
@@ -81,9 +81,9 @@ def _build() -> tuple[bytes, dict[str, int]]:
                     out_shape = tuple(1 if d in red else n for d, n in enumerate(REDUCE_SHAPE)
                                       if keep or d not in red)
                     x = b.tensor(REDUCE_SHAPE, dtype, data=_rand(rng, REDUCE_SHAPE, dtype), **q)
-                    # SUM int8 requantises: a wider output scale, another zero point
-                    sum8 = (opcode, dtype) == ("SUM", "int8")
-                    qy = {"scale": 0.3, "zero_point": -3} if sum8 else q
+                    # SUM requantises: a wider output scale (int8: another zero point)
+                    qy = ({"scale": 0.3, "zero_point": -3} if (opcode, dtype) == ("SUM", "int8")
+                          else {"scale": 0.0071, "zero_point": 0} if dtype == "int16" else q)
                     y = b.tensor(out_shape, dtype, **qy)
                     b.op(opcode, [x, b.const(np.asarray(axes, dtype=np.int32))], [y],
                          ReducerOptions(keep))
@@ -148,12 +148,12 @@ def test_reduce_max_refuses_requantisation() -> None:
         check_graph(load_model_bytes(b.build([x], [y])))
 
 
-def test_sum_refuses_int16() -> None:
+def test_sum_refuses_int32() -> None:
     b = ModelBuilder()
-    x = b.tensor((1, 4, 3), "int16", scale=0.1, zero_point=0)
-    y = b.tensor((1, 3), "int16", scale=0.1, zero_point=0)
+    x = b.tensor((1, 4, 3), "int32", scale=0.1, zero_point=0)
+    y = b.tensor((1, 3), "int32", scale=0.1, zero_point=0)
     b.op("SUM", [x, b.const(np.asarray([1], dtype=np.int32))], [y], ReducerOptions())
-    with pytest.raises(UnsupportedError, match=r"op 0 \(SUM\).*int8 or float32"):
+    with pytest.raises(UnsupportedError, match=r"op 0 \(SUM\).*int8 or int16 or float32"):
         check_graph(load_model_bytes(b.build([x], [y])))
 
 

@@ -10,7 +10,8 @@ or not, on the geometry MEAN uses (:class:`nnopt.lowering.pool.MeanLowering`):
 - SUM: float32 (the reduced elements added to 0.0f in increasing address order, TFLM's
   order); int8 as TFLM's QuantizedMeanOrSum with compute_sum (the int32 sum minus
   zp * count, rescaled by s_in / s_out; input and output quantisation may differ), on
-  the int8 MEAN kernel. int16 is refused.
+  the int8 MEAN kernel; int16 the same on ``nnrt_mean_s16`` (at most 32767 elements
+  per output: an exact int32 sum).
 - ARG_MAX / ARG_MIN (``arg_min_max.cc``): int8 or float32 input, one constant int32
   axis, int32 output (the only one TFLM's micro kernel writes); the first index wins
   ties (plain ``>`` / ``<``, TFLM's GreaterFn / LessFn).
@@ -28,7 +29,7 @@ from ..quantize import quantize_multiplier
 from . import EmitContext, register
 from .call import Body
 from .elementwise import C_TYPE, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
-from .pool import MeanLowering
+from .pool import MeanLowering, check_int16_count
 
 _SUFFIX = {DType.INT8: "s8", DType.FLOAT32: "f32"}
 
@@ -48,6 +49,7 @@ class ReduceLowering(MeanLowering):
         if not -31 <= shift <= 31:
             raise refuse(op, f"the rescale factor {si / so:g} is out of range",
                          "SUM rescale factors in [2^-32, 2^31)")
+        check_int16_count(op, x, count)
         return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
                 "shift": shift, "count": count}
 
@@ -55,7 +57,7 @@ class ReduceLowering(MeanLowering):
         if not isinstance(op.options, ReducerOptions):
             raise refuse(op, "has no reducer options", "ReducerOptions")
         x, y, _, count = self._layout(graph, op)
-        if x.dtype == DType.INT8 and op.opcode == "SUM":
+        if x.dtype in (DType.INT8, DType.INT16) and op.opcode == "SUM":
             self._sum_params_s8(op, x, y, count)
         elif x.dtype == DType.INT8:
             qx, qy = per_tensor_quant(op, x), per_tensor_quant(op, y)
@@ -67,11 +69,12 @@ class ReduceLowering(MeanLowering):
     def emit(self, ctx: EmitContext) -> Body:
         x, y, geom, count = self._layout(ctx.graph, ctx.op)
         ctype = C_TYPE[x.dtype]
-        if x.dtype == DType.INT8 and ctx.op.opcode == "SUM":
+        if x.dtype in (DType.INT8, DType.INT16) and ctx.op.opcode == "SUM":
+            sfx = "s8" if x.dtype == DType.INT8 else "s16"
             fields = {"geom": geom, **self._sum_params_s8(ctx.op, x, y, count)}
-            return [*c_params("nnrt_mean_s8_params_t", fields),
-                    *c_call("nnrt_mean_s8", ["&params", cast(ctx, x.index, ctype, True),
-                                             cast(ctx, y.index, ctype, False)])]
+            return [*c_params(f"nnrt_mean_{sfx}_params_t", fields),
+                    *c_call(f"nnrt_mean_{sfx}", ["&params", cast(ctx, x.index, ctype, True),
+                                                 cast(ctx, y.index, ctype, False)])]
         fn = f"nnrt_{ctx.op.opcode.lower()}_{_SUFFIX[x.dtype]}"
         return [*c_params("nnrt_mean_geom_t", geom, "geom"),
                 *c_call(fn, ["&geom", cast(ctx, x.index, ctype, True),
@@ -163,4 +166,4 @@ register(("ARG_MAX", "ARG_MIN"), ArgLowering())
 register(("CUMSUM",), CumsumLowering())
 register(("REDUCE_MAX", "REDUCE_MIN"),
          ReduceLowering((DType.INT8, DType.FLOAT32)))
-register(("SUM",), ReduceLowering((DType.INT8, DType.FLOAT32)))
+register(("SUM",), ReduceLowering((DType.INT8, DType.INT16, DType.FLOAT32)))
