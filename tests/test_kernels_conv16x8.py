@@ -220,3 +220,15 @@ def test_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]
     _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
     bad = differing_cases(results, got, OUT_OF)
     assert not bad, f"{len(bad)} cases differ on Cortex-M7: {bad[:5]}"
+
+
+def test_model_blob_refuses_16x8_kernels_by_name() -> None:
+    """The runtime-loaded blob carries no 16x8 kernel yet: writing one names the ops and
+    kernels and points to the generated C."""
+    from nnopt.blob.writer import write_blob
+    from nnopt.planner import plan_model
+
+    pm = plan_model(load_model_bytes(MODEL), PlanOptions(order="file"))
+    with pytest.raises(UnsupportedError, match=r"op \d+ \(CONV_2D\): kernel nnrt_conv2d_s16 "
+                                               r"is not in the model blob format"):
+        write_blob(pm)
