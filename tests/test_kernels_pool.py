@@ -12,6 +12,7 @@ the C level.
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,18 +179,34 @@ def add_cases(b: ModelBuilder, seed: int = 5) -> dict[str, int]:
     return out_of
 
 
-@pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def _cases_model() -> tuple[bytes, dict[str, int], list[np.ndarray]]:
     b = ModelBuilder("pool cases")
     out_of = add_cases(b)
     x = b.tensor((1, 4, 4, 2), "int8", name="x", scale=0.1, zero_point=0)  # drives one op
     z = b.tensor((1, 2, 2, 2), "int8", name="z", scale=0.1, zero_point=0)
     b.op("MAX_POOL_2D", [x], [z], PoolOptions("VALID", 2, 2, 2, 2))
-    model = b.build([x], [z])
-    ins = [np.arange(32, dtype=np.int8).reshape(1, 4, 4, 2)]
+    return b.build([x], [z]), out_of, [np.arange(32, dtype=np.int8).reshape(1, 4, 4, 2)]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    model, out_of, ins = _cases_model()
     _, ref = run_tflm(model, ins)
     _, got = run_nnopt(model, ins, options=PlanOptions(order="file"))
     return {cid: (ref[t], got[t]) for cid, t in out_of.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.qemu
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                    or shutil.which("arm-none-eabi-gcc") is None,
+                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+def test_cases_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    """The same pool and MEAN cases (int16 MEAN among them) as Cortex-M7 firmware."""
+    model, out_of, ins = _cases_model()
+    _, got = run_nnopt(model, ins, target="qemu-m7", options=PlanOptions(order="file"))
+    bad = [cid for cid, t in out_of.items() if not np.array_equal(got[t], results[cid][0])]
+    assert not bad, f"{len(bad)} cases differ on Cortex-M7: {bad[:5]}"
 
 
 @pytest.mark.slow
