@@ -38,7 +38,6 @@ predicted figures is a failure).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -48,6 +47,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from common import add_models_arguments, model_files, write_json
+
 import nnopt
 from nnopt.blob.writer import write_blob
 from nnopt.boards import load_board
@@ -55,7 +56,6 @@ from nnopt.errors import NnoptError, ToolchainError, UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.inputs import random_inputs
 from nnopt.passes.dynamic import dynamic_plan
-from nnopt.paths import shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import run_planned
 from nnopt.testing.blob import run_blob
@@ -231,15 +231,12 @@ def summary(rows: list[Row]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("models", nargs="?", type=Path, default=shared_models_dir(),
-                   help="folder searched recursively for *.tflite (default: %(default)s)")
-    p.add_argument("--json", metavar="PATH", help="also write the rows as JSON ('-': stdout "
-                   "instead of the table)")
+    add_models_arguments(p)
     p.add_argument("--no-qemu", action="store_true", help="skip the QEMU instruction counts")
     p.add_argument("-k", metavar="TEXT", help="only models whose file name contains TEXT")
     args = p.parse_args(argv)
     root = args.models.resolve()
-    models = sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))
+    models = model_files(root)
     if args.k:
         models = [m for m in models if args.k in m.name]
     if not models:
@@ -265,11 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                                   "lazy_overhead_percent": r.lazy_overhead,
                                   "blob_overhead_percent": r.blob_overhead} for r in rows],
         }
-        text = json.dumps(doc, indent=1)
-        if args.json == "-":
-            print(text)
-        else:
-            Path(args.json).write_text(text + "\n")
+        write_json(doc, args.json)
     return 1 if failed else 0
 
 

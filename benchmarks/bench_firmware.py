@@ -27,11 +27,11 @@ anchors alone; ``--all`` for every ``*.tflite`` under MODELS_DIR), in one run:
   /work/shared/docs/ANCHORS.md (TFLM built as cortex-m7 release firmware and run under
   the same QEMU; it cannot be rebuilt here), with the ratios ours / TFLM.
 
-Stateful models (variable tensors: SVDF; ``--stateful`` measures TFLM's two keyword
-benchmark models shipped in ``models/``) run ``STATEFUL_INVOCATIONS`` inferences in
-sequence in one firmware run, the state carried over (instructions: the first); their
-table adds the persistent state beside the arena, against TFLM's minimum arena, which
-holds its variable tensors too.
+Stateful models (variable tensors: SVDF, LSTM; ``--stateful`` measures TFLM's two
+keyword benchmark models and its MNIST LSTM, float32 and int8, shipped in ``models/``)
+run ``STATEFUL_INVOCATIONS`` inferences in sequence in one firmware run, the state
+carried over (instructions: the first); their table adds the persistent state beside the
+arena, against TFLM's minimum arena, which holds its variable tensors too.
 
 ``--profile MODEL`` prints instructions per operator instead (QEMU, one inference;
 the generated code is built with NNRT_TRACE and a harness that reads the instruction
@@ -103,7 +103,7 @@ ANCHOR_FILES = {
 #: Stateful models (SVDF with int16 and int8 activation state, a float32 LSTM;
 #: models/SOURCES.md).
 STATEFUL_FILES = ("keyword_scrambled.tflite", "keyword_scrambled_8bit.tflite",
-                  "trained_lstm.tflite")
+                  "trained_lstm.tflite", "trained_lstm_int8.tflite")
 STATEFUL_INVOCATIONS = 4
 
 

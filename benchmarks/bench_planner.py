@@ -52,7 +52,6 @@ is a dev dependency).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import platform
@@ -62,7 +61,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from common import tflm_head, tflm_worker
+from common import add_models_arguments, model_files, tflm_head, tflm_worker, write_json
 
 import nnopt
 from nnopt.errors import NnoptError, UnsupportedError
@@ -70,7 +69,6 @@ from nnopt.frontend.tflite import load_model
 from nnopt.ir import Graph
 from nnopt.ops import SUPPORTED_OPS
 from nnopt.passes.budget import DEFAULT_PLAN_BUDGET_S
-from nnopt.paths import shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.tflite_builder import ModelBuilder
 
@@ -341,10 +339,7 @@ def verdict(rows: list[Row]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("models", nargs="?", type=Path, default=shared_models_dir(),
-                   help="folder searched recursively for *.tflite (default: %(default)s)")
-    p.add_argument("--json", metavar="PATH", help="also write the rows as JSON ('-': stdout "
-                   "instead of the table)")
+    add_models_arguments(p)
     p.add_argument("--no-tflm", action="store_true", help="skip the TFLM measurement")
     p.add_argument("--schedule-budget", type=float, default=10.0, metavar="SECONDS",
                    help="time for nnopt's exact order search per model (default 10)")
@@ -362,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
         return tflm_worker(args.tflm_worker)
 
     root = args.models.resolve()
-    models = sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))
+    models = model_files(root)
     if not models:
         print(f"bench_planner: no .tflite files under {root}", file=sys.stderr)
         return 1
@@ -402,11 +397,7 @@ def main(argv: list[str] | None = None) -> int:
                 "default_cpu": growth_exponent(synthetic, "default_cpu_seconds")},
             "rows": [asdict(r) | {"arena_over_tflm": r.ratio} for r in rows],
         }
-        text = json.dumps(doc, indent=1)
-        if args.json == "-":
-            print(text)
-        else:
-            Path(args.json).write_text(text + "\n")
+        write_json(doc, args.json)
     return 1 if failed else 0
 
 

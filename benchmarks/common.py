@@ -2,7 +2,8 @@
 """What the benchmarks share beyond nnopt itself (model locations:
 :func:`nnopt.paths.shared_models_dir`, :func:`nnopt.paths.find_model`): TFLM's planned
 arena for a model (measured in a child process, so a crash or a hang of the
-interpreter costs one row, not the run).
+interpreter costs one row, not the run); the models folder and ``--json`` arguments,
+the models found under it, and writing the JSON document.
 
 Each benchmark is a script run as ``python benchmarks/bench_<name>.py``; Python puts
 this directory first on ``sys.path``, so they import this module as ``common``.
@@ -13,15 +14,42 @@ Run as a script (``common.py --tflm-worker MODEL``), it is the child of
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+from nnopt.paths import shared_models_dir
 
 HEAD_RE = re.compile(r"Arena allocation head (\d+) bytes")
 TFLM_ARENA_START = 32 * 1024 * 1024  # bytes; grown x4 on allocation failure
 TFLM_ARENA_MAX = 1024 * 1024 * 1024
+
+
+def add_models_arguments(p: argparse.ArgumentParser) -> None:
+    """A benchmark's ``models`` folder (the shared models by default) and ``--json``."""
+    p.add_argument("models", nargs="?", type=Path, default=shared_models_dir(),
+                   help="folder searched recursively for *.tflite (default: %(default)s)")
+    p.add_argument("--json", metavar="PATH", help="also write the rows as JSON ('-': stdout "
+                   "instead of the table)")
+
+
+def model_files(root: Path) -> list[Path]:
+    """The .tflite files under ``root``, by folder name then file name."""
+    return sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))
+
+
+def write_json(doc: dict[str, Any], dest: str) -> None:
+    """``doc`` as indented JSON to ``dest`` ('-': stdout)."""
+    text = json.dumps(doc, indent=1)
+    if dest == "-":
+        print(text)
+    else:
+        Path(dest).write_text(text + "\n")
 
 
 def tflm_worker(model: Path) -> int:

@@ -1,5 +1,6 @@
-"""Shared fixtures: where the real models are, helpers to load them, and host C builds
-(``cbuild``: tests/support/cbuild.py)."""
+"""Shared fixtures: where the real models are, helpers to load them, host C builds
+(``cbuild``: tests/support/cbuild.py), and the mbedTLS sources of the swap tests
+(``mbed``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from nnopt.errors import ToolchainError
 from nnopt.paths import find_model, shared_models_dir, shipped_models_dir
+from nnopt.swap.mbedtls_build import MbedtlsSources, mbedtls_sources
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # tests.support importable as `support`
@@ -70,3 +73,12 @@ def models_dir() -> Path:
 def cbuild(tmp_path: Path) -> CBuild:
     """Host C builds (tests/support/cbuild.py) into the test's temporary directory."""
     return CBuild(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def mbed() -> MbedtlsSources:
+    """The mbedTLS sources the swap driver is built with (skips without them)."""
+    try:
+        return mbedtls_sources()
+    except ToolchainError as err:
+        pytest.skip(f"mbedTLS sources unavailable: {err.message}")

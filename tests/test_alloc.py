@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import shutil
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from nnopt.cdefs import Status
 from nnopt.firmware.toolchain import BuildSpec, Target, build, run
 from nnopt.passes.dynamic import DynArena
 from nnopt.paths import nnrt_dir
+from support.markers import needs_qemu
 
 PROGRAM = REPO / "tests" / "alloc" / "alloc_test_main.c"
 ALIGN = 16
@@ -216,9 +216,7 @@ def test_unaligned_capacity_is_rounded_down(tmp_path: Path) -> None:
 
 
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@needs_qemu
 def test_random_sequence_on_cortex_m3(tmp_path: Path) -> None:
     """Same results on a 32-bit target without unaligned-access tricks."""
     rng = random.Random(99)

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import struct
 from pathlib import Path
 from typing import Any
@@ -28,20 +27,18 @@ from nnopt.cdefs import Status
 from nnopt.errors import BlobError, UnsupportedError
 from nnopt.firmware.toolchain import BuildSpec, Target, build, run
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.ir import NUMPY_DTYPE
 from nnopt.passes.dynamic import dynamic_plan
 from nnopt.paths import nnrt_dir
 from nnopt.planner import PlannedModel, plan_model
 from nnopt.runner import build_runtime
 from nnopt.testing.blob import EXIT, BlobRun, run_blob
 from nnopt.testing.harness import random_inputs, run_tflm
+from support.cases import assert_outputs_match, compare_trace, output_arrays
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
-from test_models_bitexact import SLOW, compare
+from test_models_bitexact import SLOW
 
 FUZZER = REPO / "tests" / "alloc" / "blob_fuzz_main.c"
-QEMU = pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                          or shutil.which("arm-none-eabi-gcc") is None,
-                          reason="qemu-system-arm or arm-none-eabi-gcc not installed")
 # Models whose every op the blob format carries.
 SUPPORTED = ["mlperf_tiny/vww_96_int8.tflite", "tflm/person_detect.tflite",
              "mlperf_tiny/kws_ref_model.tflite", "keras/lenet5_int8.tflite",
@@ -67,17 +64,9 @@ def _bit_exact(rel: str, tmp: Path, target: Target, trace: bool) -> BlobRun:
                    trace=trace, sanitize=target == "host")
     assert res.exit_code == 0, res.text
     g = pm.graph
-    for t, o, r in zip(g.outputs, res.outputs, ref_out, strict=True):
-        got = np.frombuffer(o, dtype=NUMPY_DTYPE[g.tensors[t].dtype])
-        if got.dtype == np.float32:
-            np.testing.assert_allclose(got, r.reshape(-1), rtol=1e-5, atol=1e-6)
-        else:
-            np.testing.assert_array_equal(got, r.reshape(-1))
+    assert_outputs_match(output_arrays(g, res.outputs), ref_out)
     if trace:
-        ours = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
-            g.tensors[t].shape) for t, d in res.trace.items()}
-        ref_all.update(dict(zip(g.outputs, ref_out, strict=True)))
-        compare(g, ours, ref_all, list(pm.plan.schedule))
+        compare_trace(pm, res.trace, ref_out, ref_all)
         assert res.stats is not None
         high_water, capacity, lo, hi, compactions = res.stats
         assert (high_water, capacity) == (dyn.arena_bytes, dyn.arena_bytes)
@@ -112,7 +101,7 @@ def test_blob_bit_exact_on_host(rel: str, tmp_path: Path) -> None:
     _bit_exact(rel, tmp_path, "host", trace=True)
 
 
-@QEMU
+@needs_qemu
 @pytest.mark.qemu
 @pytest.mark.parametrize("rel", ["mlperf_tiny/vww_96_int8.tflite", "keras/lenet5_float.tflite"],
                          ids=lambda r: Path(r).stem)
@@ -284,11 +273,7 @@ def test_elementwise_and_mean_blob_bit_exact(tmp_path: Path) -> None:
     ref_out, ref_all = run_tflm(model, inputs)
     res = run_blob(blob, [x.tobytes() for x in inputs], len(ref_out), tmp_path, trace=True)
     assert res.exit_code == 0, res.text
-    g = pm.graph
-    ours = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
-        g.tensors[t].shape) for t, d in res.trace.items()}
-    ref_all.update(dict(zip(g.outputs, ref_out, strict=True)))
-    compare(g, ours, ref_all, list(pm.plan.schedule))
+    compare_trace(pm, res.trace, ref_out, ref_all)
 
 
 # ----- fuzzing -----

@@ -8,26 +8,22 @@ wrong prediction would also fail the run with NNRT_ERR_NOMEM).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from conftest import ALL_MODELS, model_path
 from nnopt.boards import load_board
 from nnopt.codegen.c_model import generate
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.ir import NUMPY_DTYPE
 from nnopt.passes.dynamic import DynArena, aligned_live_peak, dynamic_plan
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import RunOutput, run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
-from test_models_bitexact import SLOW, compare
+from support.cases import assert_outputs_match, compare_trace, output_arrays
+from support.markers import needs_qemu
+from test_models_bitexact import SLOW
 
-QEMU = pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                          or shutil.which("arm-none-eabi-gcc") is None,
-                          reason="qemu-system-arm or arm-none-eabi-gcc not installed")
 QEMU_SUBSET = ["keras/swiftnet_like.tflite", "mlperf_tiny/vww_96_int8.tflite",
                "keras/mobilenet_v3_small_075_96.tflite"]
 
@@ -45,16 +41,8 @@ def _check(rel: str, target: str, tmp: Path, *, sanitize: bool = False,
                       board=board, trace=True, sanitize=sanitize, workdir=tmp,
                       allocator=allocator)
     g = pm.graph
-    trace = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
-        g.tensors[t].shape) for t, d in res.trace.items()}
-    ref_all.update(dict(zip(g.outputs, ref_out, strict=True)))
-    compare(g, trace, ref_all, list(pm.plan.schedule))
-    for t, o, r in zip(g.outputs, res.outputs, ref_out, strict=True):
-        got = np.frombuffer(o, dtype=NUMPY_DTYPE[g.tensors[t].dtype])
-        if got.dtype == np.float32:
-            np.testing.assert_allclose(got, r.reshape(-1), rtol=1e-5, atol=1e-6)
-        else:
-            np.testing.assert_array_equal(got, r.reshape(-1))
+    compare_trace(pm, res.trace, ref_out, ref_all)
+    assert_outputs_match(output_arrays(g, res.outputs), ref_out)
     assert res.allocator_stats == {
         "high_water": dyn.high_water, "capacity": dyn.arena_bytes,
         "bytes_moved": dyn.bytes_moved, "compactions": dyn.compactions}
@@ -95,7 +83,7 @@ def test_dynamic_with_file_order_and_no_inplace(tmp_path: Path) -> None:
            options=PlanOptions(order="file", fuse=False, inplace=False))
 
 
-@QEMU
+@needs_qemu
 @pytest.mark.qemu
 @pytest.mark.parametrize("rel", QEMU_SUBSET, ids=lambda r: Path(r).stem)
 def test_model_dynamic_on_cortex_m7(rel: str, tmp_path: Path) -> None:
@@ -103,7 +91,7 @@ def test_model_dynamic_on_cortex_m7(rel: str, tmp_path: Path) -> None:
     assert res.instructions is not None and res.instructions > 0
 
 
-@QEMU
+@needs_qemu
 @pytest.mark.qemu
 def test_small_model_dynamic_on_cortex_m7(tmp_path: Path) -> None:
     _check("mlperf_tiny/kws_ref_model.tflite", "qemu-m7", tmp_path)

@@ -5,7 +5,6 @@ concatenation views, and every shared model bit-exact with TFLM with all of it f
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,9 +32,10 @@ from nnopt.passes.lifetimes import Buffer
 from nnopt.passes.regions import Axis, spatial_of
 from nnopt.plan import Plan
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
-from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
+from nnopt.testing.harness import random_inputs
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder, random_int8
-from test_models_bitexact import compare
+from test_models_bitexact import check_every_tensor
 
 FORCED = PlanOptions(inplace_ops="force", tiling="off")
 SLOW = {"tflm/mobilenet_v2_quantized_1x3x224x224.tflite", "keras/densenet121_64.tflite",
@@ -240,16 +240,7 @@ def bit_exact(data: bytes, options: PlanOptions, seeds: Sequence[int] = (0,),
     graph = load_model_bytes(data)
     pm = plan_model(graph, options, data)
     for seed in seeds:
-        inputs = random_inputs(data, seed)
-        ref_out, ref_all = run_tflm(data, inputs)
-        outs, trace = run_nnopt(data, inputs, options=options, target=target)
-        ref_all.update({t: o for t, o in zip(graph.outputs, ref_out, strict=True)})
-        compare(graph, trace, ref_all, [op.index for op in graph.ops])
-        for o, r in zip(outs, ref_out, strict=True):
-            if o.dtype == np.float32:
-                np.testing.assert_allclose(o, r.reshape(o.shape), rtol=1e-5, atol=1e-6)
-            else:
-                np.testing.assert_array_equal(o, r.reshape(o.shape))
+        check_every_tensor(data, random_inputs(data, seed), options=options, target=target)
     return pm
 
 
@@ -278,9 +269,7 @@ def test_folded_pads_and_inplace_depthwise_bit_exact(kw: dict[str, object]) -> N
 
 
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@needs_qemu
 @pytest.mark.parametrize("kw", [
     {}, {"dw_stride": 2}, {"dilation": 2}, {"pad_op": False, "c": 6},
     {"c": 3, "dw_stride": 2}, {"c": 12, "kernel": 5}, {"c": 4, "kernel": 7},
@@ -444,9 +433,7 @@ int main(void)
 
 
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@needs_qemu
 @pytest.mark.parametrize(("rel", "spec"), [
     ("mlperf_tiny/kws_ref_model.tflite", "auto"), ("mlperf_tiny/kws_ref_model.tflite", "off"),
     ("mlperf_tiny/pretrainedResnet_quant.tflite", "auto")],

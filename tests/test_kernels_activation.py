@@ -16,20 +16,19 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from nnopt.errors import ModelError, UnsupportedError
-from nnopt.frontend import validate
+from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import Graph, LeakyReluOptions
 from nnopt.lowering import activation as act
 from nnopt.lowering import check_graph
 from nnopt.testing.harness import run_nnopt, run_tflm
-from support.cbuild import CBuild, kernel_sources
+from support.cbuild import kernel_library, ptr
+from support.graphs import load_past_import_checks
 from support.tflite_builder import ModelBuilder
 
 # nnopt.lowering imports its family modules only while its registry is empty: importing
@@ -42,21 +41,12 @@ Quant = tuple[float, int]
 # ----------------------------------------------------------------------------- helpers
 
 
-def build_kernels(out_dir: Path, families: Sequence[str]) -> ctypes.CDLL:
-    """Compile the kernel families into a shared library (warnings are errors)."""
-    return CBuild(out_dir).library("kernels", kernel_sources(*families))
-
-
 def c_params(p: dict[str, Any]) -> ctypes.Structure:
     """A ctypes struct laid out like the C params struct (fields in dict order)."""
     fields = [(k, ctypes.c_float if isinstance(v, float) else ctypes.c_int32)
               for k, v in p.items()]
     cls = type("Params", (ctypes.Structure,), {"_fields_": fields})
     return cls(**p)
-
-
-def ptr(a: np.ndarray) -> ctypes.c_void_p:
-    return ctypes.c_void_p(a.ctypes.data)
 
 
 def call_unary(fn: Callable[..., int], prefix: Sequence[Any], x: np.ndarray,
@@ -93,7 +83,7 @@ def oracle(model: bytes, inputs: Sequence[np.ndarray]) -> tuple[Graph, list[np.n
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
-    return build_kernels(tmp_path_factory.mktemp("act"), ["activation"])
+    return kernel_library(tmp_path_factory, "act", "activation")
 
 
 def check_int8_cases(lib: ctypes.CDLL, opcode: str,
@@ -232,7 +222,8 @@ def test_kernels_reject_bad_arguments(lib: ctypes.CDLL) -> None:
 
 
 @pytest.mark.parametrize("opcode, dtype, in_q, out_q, match", [
-    ("LOGISTIC", "int16", (1 / 4096, 0), (1 / 32768, 0), "int16"),
+    ("LOGISTIC", "int16", (1 / 4096, 3), (1 / 32768, 0), "zero point 3"),
+    ("TANH", "int16", (1 / 4096, 0), (1 / 16384, 0), "not 2\\^-15"),
     ("TANH", "uint8", (0.05, 128), (1 / 128, 128), "uint8"),
     ("RELU", "int8", (1.0, 0), (1e-12, 0), "scale ratio"),
     ("HARD_SWISH", "int8", (0.05, 0), (1e-6, 0), "too small"),
@@ -242,15 +233,7 @@ def test_check_refuses(opcode: str, dtype: str, in_q: Quant, out_q: Quant,
                        match: str,
                        monkeypatch: pytest.MonkeyPatch) -> None:
     data = side_by_side(opcode, [(in_q, out_q, None)], dtype)
-    try:
-        graph = load_model_bytes(data)
-    except ModelError:
-        # import already refuses what no converter writes (nnopt.frontend.validate: zero
-        # point out of range, rescale >= 2**31); the kernel's own check still guards
-        # graphs built otherwise: test it on the graph the importer would have built
-        with monkeypatch.context() as m:
-            m.setattr(validate, "check_quantization", lambda g, source: None)
-            graph = load_model_bytes(data)
+    graph = load_past_import_checks(data, monkeypatch)
     with pytest.raises(UnsupportedError, match=match) as info:
         check_graph(graph)
     assert "op 0 (" + opcode + ")" in info.value.message

@@ -34,6 +34,7 @@ from nnopt.firmware import toolchain as tc
 from nnopt.lowering.conv import DW_MAX_TAPS, cols_bytes, im2col_bytes
 from nnopt.paths import nnrt_dir
 from support.cbuild import c_source, kernel_sources
+from support.markers import needs_qemu
 
 CASES = 250  # random cases per kernel family and build
 
@@ -131,9 +132,7 @@ def test_depthwise_tap_limit_matches_the_kernels() -> None:
 
 
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm / arm-none-eabi-gcc not installed")
+@needs_qemu
 def test_run_stats_report_instructions_and_elf_sizes(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """`nnopt run --target qemu-m7 --stats` writes instructions, arena, ROM and RAM."""

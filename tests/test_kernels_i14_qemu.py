@@ -6,7 +6,6 @@ glibc's), every traced tensor of each model."""
 
 from __future__ import annotations
 
-import shutil
 from types import ModuleType
 
 import numpy as np
@@ -16,27 +15,18 @@ import test_kernels_compare
 import test_kernels_math_unary
 import test_kernels_prelu_elu_reduce
 from nnopt.boards import load_board
-from nnopt.planner import PlanOptions
-from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import tflm_and_cortex_m7
+from support.markers import needs_qemu
 
-pytestmark = [
-    pytest.mark.qemu,
-    pytest.mark.slow,
-    pytest.mark.skipif(shutil.which("qemu-system-arm") is None,
-                       reason="qemu-system-arm not installed"),
-    pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None,
-                       reason="arm-none-eabi-gcc not installed"),
-]
+pytestmark = [pytest.mark.qemu, pytest.mark.slow, needs_qemu]
 
 MODULES = [test_kernels_prelu_elu_reduce, test_kernels_compare, test_kernels_math_unary]
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
 def test_cases_on_cortex_m7(module: ModuleType) -> None:
-    board = load_board("nucleo_f767zi")
-    _, ref = run_tflm(module.MODEL, module.INPUTS)
-    _, got = run_nnopt(module.MODEL, module.INPUTS, target="qemu-m7", board=board,
-                       options=PlanOptions(order="file"))
+    ref, got = tflm_and_cortex_m7(module.MODEL, module.INPUTS,
+                                  board=load_board("nucleo_f767zi"))
     for cid, t in module.OUT_OF.items():
         r, g = ref[t], got[t]
         assert g.shape == r.shape and g.dtype == r.dtype, cid

@@ -6,7 +6,6 @@ run); refusals of what TFLM's kernels do not run."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,9 +17,15 @@ from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
 from nnopt.lowering.layout import mirror_index
-from nnopt.planner import PlanOptions
-from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import (
+    Results,
+    assert_case_matches,
+    differing_tensors,
+    oracle_results,
+    tflm_and_cortex_m7,
+)
 from support.cbuild import CBuild, c_source, kernel_sources
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
 QUANT: dict[str, dict[str, Any]] = {
@@ -152,23 +157,19 @@ INPUTS = [np.asarray(-2.75, dtype=np.float32),
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+def results() -> Results:
+    return oracle_results(MODEL, INPUTS, OUT_OF)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", sorted(set(OUT_OF) - set(S2B)))
-def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
-    ref, got = results[cid]
-    assert got.shape == ref.shape
-    np.testing.assert_array_equal(got.view(np.uint8), ref.view(np.uint8))
+def test_bit_exact(results: Results, cid: str) -> None:
+    assert_case_matches(*results[cid], same_bits=True)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", sorted(S2B))
-def test_space_to_batch(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
+def test_space_to_batch(results: Results, cid: str) -> None:
     """Bit-exact with TFLM on every element taken from the input; the padding is the
     zero point (0.0 for float32), as TensorFlow defines it. TFLM's own padding bytes
     are undefined: its SpaceToBatchND memsets them with SpaceToBatchParams.output_offset
@@ -219,18 +220,12 @@ def test_refuses_what_tflm_does_not_run(model: bytes, match: str) -> None:
 
 @pytest.mark.qemu
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm / arm-none-eabi-gcc not installed")
+@needs_qemu
 def test_bit_exact_on_cortex_m7() -> None:
     """The same model as Cortex-M7 firmware (nucleo_f767zi) under QEMU: every case
     byte for byte equal to TFLM (SPACE_TO_BATCH_ND's padding aside: TFLM leaves it undefined)."""
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", board=load_board("nucleo_f767zi"),
-                       options=PlanOptions(order="file"))
-    differ = [cid for cid in sorted(set(OUT_OF) - set(S2B))
-              if not np.array_equal(got[OUT_OF[cid]].view(np.uint8),
-                                    ref[OUT_OF[cid]].view(np.uint8))]
+    ref, got = tflm_and_cortex_m7(MODEL, INPUTS, board=load_board("nucleo_f767zi"))
+    differ = differing_tensors(ref, got, OUT_OF, set(OUT_OF) - set(S2B), bytewise=True)
     differ += [cid for cid, (expected, _) in sorted(S2B.items())
                if not np.array_equal(got[OUT_OF[cid]].reshape(expected.shape).view(np.uint8),
                                      expected.view(np.uint8))]

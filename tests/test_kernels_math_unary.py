@@ -15,8 +15,7 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
-from nnopt.planner import PlanOptions
-from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import Results, assert_case_matches, oracle_results
 from support.tflite_builder import ModelBuilder
 
 FLOAT_OPS = ("FLOOR", "CEIL", "ROUND", "SIN", "COS", "SQUARE", "ABS")
@@ -166,17 +165,13 @@ INPUTS = [np.linspace(-6.5, 6.5, 20, dtype=np.float32).reshape(1, 4, 5)]
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+def results() -> Results:
+    return oracle_results(MODEL, INPUTS, OUT_OF)
 
 
 @pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
-    ref, got = results[cid]
-    assert got.shape == ref.shape and got.dtype == ref.dtype
-    np.testing.assert_array_equal(got, ref)
+def test_bit_exact(results: Results, cid: str) -> None:
+    assert_case_matches(*results[cid], same_dtype=True)
 
 
 def test_int8_log_softmax_refuses_an_output_quantisation_tflm_rejects() -> None:

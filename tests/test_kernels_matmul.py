@@ -6,7 +6,6 @@ int8 RSQRT (every input byte): bit-exact against TFLite Micro, in one multi-op m
 
 from __future__ import annotations
 
-import shutil
 from typing import Any
 
 import numpy as np
@@ -15,10 +14,16 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
-from nnopt.planner import PlanOptions
 from nnopt.quantize import quantize_multiplier
-from nnopt.testing.harness import run_nnopt, run_tflm
-from support.cases import differing_cases
+from support.cases import (
+    Results,
+    assert_case_matches,
+    differing_tensors,
+    mismatched_cases,
+    oracle_results,
+    tflm_and_cortex_m7,
+)
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
 # (lhs shape, rhs shape, adj_x, adj_y): shapes as stored (adjoint operands transposed)
@@ -136,39 +141,24 @@ INPUTS = [np.arange(-12, 12, dtype=np.int8).reshape(1, 3, 8) * 5]
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+def results() -> Results:
+    return oracle_results(MODEL, INPUTS, OUT_OF)
 
 
-def test_bit_exact_summary(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
-    bad = []
-    for cid, (ref, got) in results.items():
-        if got.shape != ref.shape:
-            bad.append(cid)
-        elif got.dtype == np.float32:
-            if not np.allclose(got, ref, rtol=1e-5, atol=1e-6):
-                bad.append(cid)
-        elif not np.array_equal(got, ref):
-            bad.append(cid)
+def test_bit_exact_summary(results: Results) -> None:
+    bad = mismatched_cases(results, float_close=True)
     assert len(results) > 60
     assert not bad, f"{len(bad)} cases differ from TFLM: {bad[:8]}"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
-    ref, got = results[cid]
-    assert got.shape == ref.shape
-    if got.dtype == np.float32:
-        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
-    else:
-        np.testing.assert_array_equal(got, ref)
+def test_bit_exact(results: Results, cid: str) -> None:
+    assert_case_matches(*results[cid], float_close=True)
 
 
 def test_int8_outputs_are_not_degenerate(
-        results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+        results: Results) -> None:
     # the quantisation of the cases leaves room: most outputs are neither saturated
     # nor constant, so equality with TFLM says something about the arithmetic
     for cid, (ref, _) in results.items():
@@ -214,10 +204,8 @@ def test_a_case_where_the_scale_product_precision_matters() -> None:
 
 @pytest.mark.slow
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm / arm-none-eabi-gcc not installed")
-def test_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
-    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
-    bad = differing_cases(results, got, OUT_OF)
+@needs_qemu
+def test_bit_exact_on_cortex_m7() -> None:
+    ref, got = tflm_and_cortex_m7(MODEL, INPUTS)
+    bad = differing_tensors(ref, got, OUT_OF, float_close=True)
     assert not bad, f"{len(bad)} cases differ from TFLM on Cortex-M7: {bad[:8]}"

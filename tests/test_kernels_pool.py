@@ -24,7 +24,8 @@ from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import PoolOptions
 from nnopt.lowering import check_graph
 from nnopt.planner import PlanOptions
-from nnopt.testing.harness import run_nnopt, run_tflm
+from nnopt.testing.harness import run_nnopt
+from support.cases import Results, oracle_results
 from support.cbuild import CBuild, c_source, kernel_sources
 from support.tflite_builder import ModelBuilder, pool2d_model, unary_model
 
@@ -189,11 +190,9 @@ def _cases_model() -> tuple[bytes, dict[str, int], list[np.ndarray]]:
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def results() -> Results:
     model, out_of, ins = _cases_model()
-    _, ref = run_tflm(model, ins)
-    _, got = run_nnopt(model, ins, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in out_of.items()}
+    return oracle_results(model, ins, out_of)
 
 
 @pytest.mark.slow
@@ -211,7 +210,7 @@ def test_cases_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.nd
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", POOL_CASES, ids=[c.id for c in POOL_CASES])
-def test_pool_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]],
+def test_pool_bit_exact(results: Results,
                         case: PoolCase) -> None:
     ref, got = results[case.id]
     np.testing.assert_array_equal(got, ref)
@@ -219,7 +218,7 @@ def test_pool_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]],
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", MEAN_CASES, ids=[c.id for c in MEAN_CASES])
-def test_mean_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]],
+def test_mean_bit_exact(results: Results,
                         case: MeanCase) -> None:
     ref, got = results[f"mean-{case.id}"]
     np.testing.assert_array_equal(got, ref)
@@ -233,28 +232,23 @@ def _refusal(model: bytes) -> str:
     return str(err.value)
 
 
-def test_refuses_int8_l2_pool() -> None:
+@pytest.mark.parametrize(("opcode", "out_scale", "words"), [
+    ("L2_POOL_2D", 0.1, ("INT8", "float32")),  # int8 L2 pooling
+    ("AVERAGE_POOL_2D", 0.2, ("quantisation",)),  # pooling with requantisation
+], ids=["int8-l2-pool", "pool-with-requantisation"])
+def test_refuses_int8_pool(opcode: str, out_scale: float, words: tuple[str, ...]) -> None:
     b = ModelBuilder()
     x = b.tensor((1, 4, 4, 2), "int8", scale=0.1, zero_point=0)
-    y = b.tensor((1, 2, 2, 2), "int8", scale=0.1, zero_point=0)
-    b.op("L2_POOL_2D", [x], [y], PoolOptions("VALID", 2, 2, 2, 2))
+    y = b.tensor((1, 2, 2, 2), "int8", scale=out_scale, zero_point=0)
+    b.op(opcode, [x], [y], PoolOptions("VALID", 2, 2, 2, 2))
     msg = _refusal(b.build([x], [y]))
-    assert "op 0 (L2_POOL_2D)" in msg and "INT8" in msg and "float32" in msg
+    assert f"op 0 ({opcode})" in msg and all(w in msg for w in words)
 
 
 def test_refuses_int16_pool() -> None:
     msg = _refusal(pool2d_model("MAX_POOL_2D", (1, 4, 4, 2), (2, 2), (2, 2), dtype="int16",
                                 quant=(0.01, 0)))
     assert "op 0 (MAX_POOL_2D)" in msg and "INT16" in msg and "float32" in msg
-
-
-def test_refuses_pool_with_requantisation() -> None:
-    b = ModelBuilder()
-    x = b.tensor((1, 4, 4, 2), "int8", scale=0.1, zero_point=0)
-    y = b.tensor((1, 2, 2, 2), "int8", scale=0.2, zero_point=0)
-    b.op("AVERAGE_POOL_2D", [x], [y], PoolOptions("VALID", 2, 2, 2, 2))
-    msg = _refusal(b.build([x], [y]))
-    assert "op 0 (AVERAGE_POOL_2D)" in msg and "quantisation" in msg
 
 
 def test_refuses_mean_with_runtime_axes() -> None:

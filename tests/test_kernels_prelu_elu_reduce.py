@@ -20,6 +20,7 @@ from nnopt.ir import ReducerOptions
 from nnopt.lowering import check_graph
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import Results, assert_case_matches, oracle_results
 from support.tflite_builder import ModelBuilder
 
 PRELU_SHAPES = [((1, 5, 7, 3), (3,)), ((2, 4, 6), (1, 6)), ((1, 3, 4, 5), (1, 1, 1, 5)),
@@ -140,34 +141,25 @@ INPUTS = [np.arange(-12, 12, dtype=np.int8).reshape(1, 4, 6) * 5]
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+def results() -> Results:
+    return oracle_results(MODEL, INPUTS, OUT_OF)
 
 
 @pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
-    ref, got = results[cid]
-    assert got.shape == ref.shape
-    np.testing.assert_array_equal(got, ref)
+def test_bit_exact(results: Results, cid: str) -> None:
+    assert_case_matches(*results[cid])
 
 
-def test_reduce_max_refuses_requantisation() -> None:
+@pytest.mark.parametrize(("opcode", "dtype", "out_scale", "match"), [
+    ("REDUCE_MAX", "int8", 0.2, r"op 0 \(REDUCE_MAX\).*quantisation"),  # requantisation
+    ("SUM", "int32", 0.1, r"op 0 \(SUM\).*int8 or int16 or float32"),
+], ids=["reduce-max-requantisation", "sum-int32"])
+def test_reduction_refuses(opcode: str, dtype: str, out_scale: float, match: str) -> None:
     b = ModelBuilder()
-    x = b.tensor((1, 4, 3), "int8", scale=0.1, zero_point=0)
-    y = b.tensor((1, 3), "int8", scale=0.2, zero_point=0)
-    b.op("REDUCE_MAX", [x, b.const(np.asarray([1], dtype=np.int32))], [y], ReducerOptions())
-    with pytest.raises(UnsupportedError, match=r"op 0 \(REDUCE_MAX\).*quantisation"):
-        check_graph(load_model_bytes(b.build([x], [y])))
-
-
-def test_sum_refuses_int32() -> None:
-    b = ModelBuilder()
-    x = b.tensor((1, 4, 3), "int32", scale=0.1, zero_point=0)
-    y = b.tensor((1, 3), "int32", scale=0.1, zero_point=0)
-    b.op("SUM", [x, b.const(np.asarray([1], dtype=np.int32))], [y], ReducerOptions())
-    with pytest.raises(UnsupportedError, match=r"op 0 \(SUM\).*int8 or int16 or float32"):
+    x = b.tensor((1, 4, 3), dtype, scale=0.1, zero_point=0)
+    y = b.tensor((1, 3), dtype, scale=out_scale, zero_point=0)
+    b.op(opcode, [x, b.const(np.asarray([1], dtype=np.int32))], [y], ReducerOptions())
+    with pytest.raises(UnsupportedError, match=match):
         check_graph(load_model_bytes(b.build([x], [y])))
 
 

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from nnopt.cdefs import DType
-from nnopt.errors import ModelError, UnsupportedError
-from nnopt.frontend import validate
+from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
 from nnopt.lowering.quantize import DEQUANTIZE_PAIRS, QUANTIZE_PAIRS, requantize_params
 from nnopt.testing.harness import run_nnopt, run_tflm
-from support.cbuild import CBuild, kernel_sources
+from support.cbuild import kernel_library, ptr
+from support.graphs import load_past_import_checks
 from support.tflite_builder import ModelBuilder
 
 # nnopt.lowering imports its family modules only while its registry is empty: importing
@@ -36,13 +35,9 @@ SUFFIX = {"float32": "f32", "int8": "s8", "uint8": "u8", "int16": "s16", "int32"
 Quant = tuple[float, int] | None
 
 
-def build_kernels(out_dir: Path) -> ctypes.CDLL:
-    return CBuild(out_dir).library("quantize", kernel_sources("quantize"))
-
-
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
-    return build_kernels(tmp_path_factory.mktemp("quantize"))
+    return kernel_library(tmp_path_factory, "quantize", "quantize")
 
 
 class Affine(ctypes.Structure):
@@ -54,15 +49,11 @@ class Requant(ctypes.Structure):
                 ("multiplier", ctypes.c_int32), ("shift", ctypes.c_int32)]
 
 
-def ptr(a: np.ndarray) -> ctypes.c_void_p:
-    return ctypes.c_void_p(a.ctypes.data)
-
-
 Case = tuple[str, str, str, Quant, Quant]  # opcode, in dtype, out dtype, in quant, out quant
 
 
-def cases_model(cases: Sequence[Case], n: int) -> bytes:
-    b = ModelBuilder("quantize cases")
+def add_cases(b: ModelBuilder, cases: Sequence[Case], n: int) -> tuple[list[int], list[int]]:
+    """One op a case, each on its own (1, n) input: the inputs and the outputs."""
     ins, outs = [], []
     for opcode, di, do, qi, qo in cases:
         ki = {} if qi is None else {"scale": qi[0], "zero_point": qi[1]}
@@ -72,7 +63,12 @@ def cases_model(cases: Sequence[Case], n: int) -> bytes:
         b.op(opcode, [x], [y])
         ins.append(x)
         outs.append(y)
-    return b.build(ins, outs)
+    return ins, outs
+
+
+def cases_model(cases: Sequence[Case], n: int) -> bytes:
+    b = ModelBuilder("quantize cases")
+    return b.build(*add_cases(b, cases, n))
 
 
 def inputs_for(dtype: str, scale: float | None, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -227,15 +223,7 @@ def test_check_refuses(opcode: str, di: str, do: str, qi: Quant, qo: Quant,
                        match: str,
                        monkeypatch: pytest.MonkeyPatch) -> None:
     data = cases_model([(opcode, di, do, qi, qo)], 8)
-    try:
-        graph = load_model_bytes(data)
-    except ModelError:
-        # import already refuses what no converter writes (nnopt.frontend.validate: zero
-        # point out of range, rescale >= 2**31); the kernel's own check still guards
-        # graphs built otherwise: test it on the graph the importer would have built
-        with monkeypatch.context() as m:
-            m.setattr(validate, "check_quantization", lambda g, source: None)
-            graph = load_model_bytes(data)
+    graph = load_past_import_checks(data, monkeypatch)
     with pytest.raises(UnsupportedError, match=match) as info:
         check_graph(graph)
     assert f"op 0 ({opcode})" in info.value.message
@@ -264,18 +252,10 @@ def test_pipeline_bit_exact() -> None:
     ]
     n = 256
     b = ModelBuilder("quantize pipeline")
-    ins, outs, data = [], [], []
+    ins, outs = add_cases(b, cases, n)
     rng = np.random.default_rng(9)
-    for opcode, di, do, qi, qo in cases:
-        ki = {} if qi is None else {"scale": qi[0], "zero_point": qi[1]}
-        ko = {} if qo is None else {"scale": qo[0], "zero_point": qo[1]}
-        x = b.tensor((1, n), di, **ki)
-        y = b.tensor((1, n), do, **ko)
-        b.op(opcode, [x], [y])
-        ins.append(x)
-        outs.append(y)
-        data.append(inputs_for(di, qo[0] if di == "float32" and qo else
-                               (qi[0] if qi else 1.0), n, rng).reshape(1, n))
+    data = [inputs_for(di, qo[0] if di == "float32" and qo else (qi[0] if qi else 1.0),
+                       n, rng).reshape(1, n) for _, di, _, qi, qo in cases]
     # a round trip whose int8 intermediate is requantised in place
     x = b.tensor((1, n), "float32")
     q1 = b.tensor((1, n), "int8", scale=0.04, zero_point=-10)

@@ -15,8 +15,8 @@ from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ResizeOptions
 from nnopt.lowering import check_graph
 from nnopt.lowering.resize import nearest_indices
-from nnopt.planner import PlanOptions
-from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import Results, assert_case_matches, oracle_results
+from support.resize_cases import add_graph_input_case, add_resize_cases
 from support.tflite_builder import ModelBuilder
 
 QUANT: dict[str, Any] = {"scale": 0.05, "zero_point": 3}
@@ -29,31 +29,21 @@ DTYPES = ("int8", "int16", "float32")
 def _build() -> tuple[bytes, dict[str, int]]:
     b = ModelBuilder("resize cases")
     rng = np.random.default_rng(5)
-    out_of: dict[str, int] = {}
-    for dtype in DTYPES:
-        q = QUANT if dtype == "int8" else ({"scale": 0.001, "zero_point": 0}
-                                           if dtype == "int16" else {})
-        for (ih, iw), (oh, ow) in SIZES:
-            for mode in MODES:
-                c = 3
-                if dtype == "float32":
-                    arr: np.ndarray = rng.standard_normal((2, ih, iw, c)).astype(np.float32)
-                else:
-                    info = np.iinfo(np.dtype(dtype))
-                    arr = rng.integers(info.min, info.max + 1, size=(2, ih, iw, c)
-                                       ).astype(dtype)
-                x = b.tensor(arr.shape, dtype, data=arr, **q)
-                y = b.tensor((2, oh, ow, c), dtype, **q)
-                size = b.const(np.asarray([oh, ow], dtype=np.int32))
-                b.op("RESIZE_NEAREST_NEIGHBOR", [x, size], [y], asdict(mode))
-                cid = (f"{dtype}-{ih}x{iw}-{oh}x{ow}-ac{int(mode.align_corners)}"
-                       f"-hp{int(mode.half_pixel_centers)}")
-                out_of[cid] = y
+
+    def quant(dtype: str) -> dict[str, Any]:
+        return QUANT if dtype == "int8" else ({"scale": 0.001, "zero_point": 0}
+                                              if dtype == "int16" else {})
+
+    def data(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+        if dtype == "float32":
+            return rng.standard_normal(shape).astype(np.float32)
+        info = np.iinfo(np.dtype(dtype))
+        return rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
+
+    out_of = add_resize_cases(b, "RESIZE_NEAREST_NEIGHBOR", DTYPES, SIZES, MODES,
+                              quant=quant, data=data)
     # the graph input: a resize of an activation (not a constant)
-    x = b.tensor((1, 3, 3, 2), "int8", name="x", **QUANT)
-    y = b.tensor((1, 5, 4, 2), "int8", name="y", **QUANT)
-    b.op("RESIZE_NEAREST_NEIGHBOR", [x, b.const(np.asarray([5, 4], dtype=np.int32))], [y],
-         asdict(ResizeOptions(False, True)))
+    x, y = add_graph_input_case(b, "RESIZE_NEAREST_NEIGHBOR", (5, 4), QUANT)
     out_of["graph-input"] = y
     return b.build([x], [y]), out_of
 
@@ -63,18 +53,14 @@ INPUTS = [np.arange(-9, 9, dtype=np.int8).reshape(1, 3, 3, 2)]
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+def results() -> Results:
+    return oracle_results(MODEL, INPUTS, OUT_OF)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
-    ref, got = results[cid]
-    assert got.shape == ref.shape
-    np.testing.assert_array_equal(got, ref)
+def test_bit_exact(results: Results, cid: str) -> None:
+    assert_case_matches(*results[cid])
 
 
 def test_nearest_indices_follow_tflm_rules() -> None:

@@ -6,7 +6,6 @@ kernel does not take."""
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import asdict
 from typing import Any
 
@@ -20,7 +19,15 @@ from nnopt.ir import ResizeOptions
 from nnopt.lowering import check_graph
 from nnopt.lowering.resize import bilinear_float, bilinear_q10
 from nnopt.planner import PlanOptions
-from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import (
+    Results,
+    assert_case_matches,
+    differing_tensors,
+    oracle_results,
+    tflm_and_cortex_m7,
+)
+from support.markers import needs_qemu
+from support.resize_cases import add_graph_input_case, add_resize_cases
 from support.tflite_builder import ModelBuilder
 
 QUANT: dict[str, Any] = {"scale": 0.05, "zero_point": -3}
@@ -33,30 +40,17 @@ DTYPES = ("int8", "float32")
 def _build() -> tuple[bytes, dict[str, int]]:
     b = ModelBuilder("resize bilinear cases")
     rng = np.random.default_rng(7)
-    out_of: dict[str, int] = {}
-    for dtype in DTYPES:
-        q = QUANT if dtype == "int8" else {}
-        for (ih, iw), (oh, ow) in SIZES:
-            for mode in MODES:
-                c = 3
-                if dtype == "float32":
-                    arr: np.ndarray = (rng.standard_normal((2, ih, iw, c)) * 10
-                                       ).astype(np.float32)
-                else:
-                    arr = rng.integers(-128, 128, size=(2, ih, iw, c)).astype(np.int8)
-                x = b.tensor(arr.shape, dtype, data=arr, **q)
-                y = b.tensor((2, oh, ow, c), dtype, **q)
-                size = b.const(np.asarray([oh, ow], dtype=np.int32))
-                b.op("RESIZE_BILINEAR", [x, size], [y], asdict(mode))
-                cid = (f"{dtype}-{ih}x{iw}-{oh}x{ow}-ac{int(mode.align_corners)}"
-                       f"-hp{int(mode.half_pixel_centers)}")
-                out_of[cid] = y
+
+    def data(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+        if dtype == "float32":
+            return (rng.standard_normal(shape) * 10).astype(np.float32)
+        return rng.integers(-128, 128, size=shape).astype(np.int8)
+
+    out_of = add_resize_cases(b, "RESIZE_BILINEAR", DTYPES, SIZES, MODES,
+                              quant=lambda d: QUANT if d == "int8" else {}, data=data)
     # the graph input (an activation, not a constant), with values whose blends tie at
     # exactly .5 in TFLM's 1/2^20 units: rounding half away from zero is exercised
-    x = b.tensor((1, 3, 3, 2), "int8", name="x", **QUANT)
-    y = b.tensor((1, 6, 6, 2), "int8", name="y", **QUANT)
-    b.op("RESIZE_BILINEAR", [x, b.const(np.asarray([6, 6], dtype=np.int32))], [y],
-         asdict(ResizeOptions(False, True)))
+    x, y = add_graph_input_case(b, "RESIZE_BILINEAR", (6, 6), QUANT)
     out_of["graph-input"] = y
     return b.build([x], [y]), out_of
 
@@ -67,20 +61,14 @@ INPUTS = [np.array([-128, 127, -1, 0, 1, -2, 3, -5, 7, 11, -13, 100, -100, 33, -
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+def results() -> Results:
+    return oracle_results(MODEL, INPUTS, OUT_OF)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
-    ref, got = results[cid]
-    assert got.shape == ref.shape
-    np.testing.assert_array_equal(got, ref)
-    if got.dtype == np.float32:  # -0.0 and 0.0 compare equal above: check the bits too
-        np.testing.assert_array_equal(got.view(np.int32), ref.view(np.int32))
+def test_bit_exact(results: Results, cid: str) -> None:
+    assert_case_matches(*results[cid], same_bits=True)
 
 
 def test_fixed_point_tables_follow_tflm_rules() -> None:
@@ -127,18 +115,12 @@ def test_refuses_what_tflm_does_not_run(model: bytes, match: str) -> None:
 
 @pytest.mark.qemu
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm / arm-none-eabi-gcc not installed")
+@needs_qemu
 def test_bit_exact_on_cortex_m7() -> None:
     """The same model as Cortex-M7 firmware (nucleo_f767zi) under QEMU: every case
     byte for byte equal to TFLM."""
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", board=load_board("nucleo_f767zi"),
-                       options=PlanOptions(order="file"))
-    differ = [cid for cid in sorted(OUT_OF)
-              if not np.array_equal(got[OUT_OF[cid]].view(np.uint8),
-                                    ref[OUT_OF[cid]].view(np.uint8))]
+    ref, got = tflm_and_cortex_m7(MODEL, INPUTS, board=load_board("nucleo_f767zi"))
+    differ = differing_tensors(ref, got, OUT_OF, bytewise=True)
     assert differ == []
 
 

@@ -26,6 +26,7 @@ from nnopt.ir import ConcatOptions, StridedSliceOptions
 from nnopt.lowering import check_graph
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import Results, assert_case_matches, oracle_results
 from support.cbuild import CBuild, c_source, kernel_sources
 from support.tflite_builder import ModelBuilder
 
@@ -260,18 +261,14 @@ INPUTS = [np.arange(-6, 6, dtype=np.int8).reshape(2, 6)]
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+def results() -> Results:
+    return oracle_results(MODEL, INPUTS, OUT_OF)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", CASE_IDS)
-def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
-    ref, got = results[cid]
-    assert got.shape == ref.shape
-    np.testing.assert_array_equal(got, ref)
+def test_bit_exact(results: Results, cid: str) -> None:
+    assert_case_matches(*results[cid])
 
 
 @pytest.mark.slow
@@ -361,7 +358,6 @@ def test_refuses_transpose_6d() -> None:
 
 
 # ----- kernels at the C level: argument checks and in-place copy -----
-
 
 
 def test_shape_kernels_c(cbuild: CBuild) -> None:

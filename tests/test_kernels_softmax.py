@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +21,7 @@ from nnopt.ir import SoftmaxOptions
 from nnopt.lowering import check_graph
 from nnopt.lowering.softmax import softmax_params
 from nnopt.testing.harness import run_nnopt, run_tflm
-from support.cbuild import CBuild, kernel_sources
+from support.cbuild import kernel_library, ptr
 from support.tflite_builder import ModelBuilder
 
 # nnopt.lowering imports its family modules only while its registry is empty: importing
@@ -32,22 +31,14 @@ from support.tflite_builder import ModelBuilder
 OUT_Q = {"int8": (1 / 256, -128), "int16": (1 / 65536, -32768)}
 
 
-def build_kernels(out_dir: Path) -> ctypes.CDLL:
-    return CBuild(out_dir).library("softmax", kernel_sources("softmax"))
-
-
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
-    return build_kernels(tmp_path_factory.mktemp("softmax"))
+    return kernel_library(tmp_path_factory, "softmax", "softmax")
 
 
 class Params(ctypes.Structure):
     _fields_ = [("input_multiplier", ctypes.c_int32), ("input_left_shift", ctypes.c_int32),
                 ("diff_min", ctypes.c_int32)]
-
-
-def ptr(a: np.ndarray) -> ctypes.c_void_p:
-    return ctypes.c_void_p(a.ctypes.data)
 
 
 def rows_int8(rng: np.random.Generator, rows: int, depth: int) -> np.ndarray:

@@ -5,7 +5,6 @@ model (one build, one oracle run); plus the views the planner makes of split out
 
 from __future__ import annotations
 
-import shutil
 from typing import Any
 
 import numpy as np
@@ -17,7 +16,15 @@ from nnopt.lowering import check_graph
 from nnopt.ops import definition
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
-from support.cases import differing_cases
+from support.cases import (
+    Results,
+    assert_case_matches,
+    differing_tensors,
+    mismatched_cases,
+    oracle_results,
+    tflm_and_cortex_m7,
+)
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
 DTYPES = ("int8", "int16", "int32", "float32")
@@ -103,25 +110,20 @@ INPUTS = [np.arange(-12, 12, dtype=np.int8).reshape(1, 4, 6)]
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm(MODEL, INPUTS)
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+def results() -> Results:
+    return oracle_results(MODEL, INPUTS, OUT_OF)
 
 
-def test_bit_exact_summary(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
-    bad = [cid for cid, (ref, got) in results.items()
-           if got.shape != ref.shape or not np.array_equal(got, ref)]
+def test_bit_exact_summary(results: Results) -> None:
+    bad = mismatched_cases(results)
     assert len(results) > 200
     assert not bad, f"{len(bad)} cases differ from TFLM: {bad[:8]}"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
-    ref, got = results[cid]
-    assert got.shape == ref.shape
-    np.testing.assert_array_equal(got, ref)
+def test_bit_exact(results: Results, cid: str) -> None:
+    assert_case_matches(*results[cid])
 
 
 def test_split_outputs_of_one_row_are_views() -> None:
@@ -249,9 +251,7 @@ def _gather_model() -> tuple[bytes, dict[str, int]]:
 @pytest.mark.parametrize("target", [
     "host", pytest.param("qemu-m7", marks=[
         pytest.mark.slow, pytest.mark.qemu,
-        pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                           or shutil.which("arm-none-eabi-gcc") is None,
-                           reason="qemu-system-arm / arm-none-eabi-gcc not installed")])])
+        needs_qemu])])
 def test_gather_bit_exact(target: str) -> None:
     model, out_of = _gather_model()
     inputs = [np.asarray([5, 0, 2], dtype=np.int32)]
@@ -294,12 +294,10 @@ def test_embedding_lookup_refuses_the_hybrid_form() -> None:
 
 @pytest.mark.slow
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm / arm-none-eabi-gcc not installed")
-def test_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
-    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
-    bad = differing_cases(results, got, OUT_OF)
+@needs_qemu
+def test_bit_exact_on_cortex_m7() -> None:
+    ref, got = tflm_and_cortex_m7(MODEL, INPUTS)
+    bad = differing_tensors(ref, got, OUT_OF, float_close=True)
     assert not bad, f"{len(bad)} cases differ from TFLM on Cortex-M7: {bad[:8]}"
 
 

@@ -6,7 +6,6 @@ model (one build, one oracle run), on the host and as Cortex-M7 firmware."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,8 +20,15 @@ from nnopt.ir import Tensor, TransposeConvOptions
 from nnopt.lowering import check_graph
 from nnopt.lowering.transpose_conv import gemm_scratch_bytes, padding
 from nnopt.planner import PlanOptions
-from nnopt.testing.harness import run_nnopt, run_tflm
+from support.cases import (
+    Results,
+    assert_case_matches,
+    differing_tensors,
+    oracle_results,
+    tflm_and_cortex_m7,
+)
 from support.cbuild import kernel_sources
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
 
@@ -147,19 +153,15 @@ INPUTS = [np.arange(-6, 6, dtype=np.int8).reshape(1, 3, 2, 2) * 9]
 
 
 @pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    _, ref = run_tflm(MODEL, INPUTS)
+def results() -> Results:
     # ASan + UBSan: no out-of-bounds access or undefined behaviour in the kernels
-    _, got = run_nnopt(MODEL, INPUTS, options=PlanOptions(order="file"), sanitize=True)
-    return {cid: (ref[t], got[t]) for cid, t in OUT_OF.items()}
+    return oracle_results(MODEL, INPUTS, OUT_OF, sanitize=True)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: dict[str, tuple[np.ndarray, np.ndarray]], cid: str) -> None:
-    ref, got = results[cid]
-    assert got.shape == ref.shape
-    np.testing.assert_array_equal(got, ref)
+def test_bit_exact(results: Results, cid: str) -> None:
+    assert_case_matches(*results[cid])
 
 
 def test_padding_is_tflm_conv_rule_over_the_output() -> None:
@@ -213,13 +215,10 @@ def test_refuses_hybrid_float_input_with_int8_weights() -> None:
 
 @pytest.mark.slow
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
-def test_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+@needs_qemu
+def test_bit_exact_on_cortex_m7() -> None:
     """The same cases as firmware on QEMU Cortex-M7 (the SMLAD dot products)."""
-    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7", options=PlanOptions(order="file"))
-    bad = [cid for cid, t in OUT_OF.items() if not np.array_equal(got[t], results[cid][0])]
+    bad = differing_tensors(*tflm_and_cortex_m7(MODEL, INPUTS), OUT_OF)
     assert not bad, f"{len(bad)} cases differ on Cortex-M7: {bad[:5]}"
 
 

@@ -7,14 +7,17 @@ the first tensor that differs names the op that broke.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pytest
 
 from conftest import ALL_MODELS, model_path
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.ir import Graph
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
+from support.cases import assert_outputs_match, compare
 
 # Models too large for the host-time budget of the default test run are marked slow.
 # The unrolled RNNs (480 and 540 ops) plan twice (views and copies) and build 500-op C.
@@ -25,28 +28,18 @@ SANITIZED = ["tflm/hello_world_int8.tflite", "mlperf_tiny/kws_ref_model.tflite",
              "keras/mobilenet_v3_small_075_96.tflite"]
 
 
-def compare(graph: Graph, ours: dict[int, np.ndarray], ref: dict[int, np.ndarray],
-            order: list[int]) -> None:
-    """Assert equality tensor by tensor in execution order; name the first mismatch."""
-    compared = 0
-    for op_index in order:
-        op = graph.op_by_index[op_index]
-        for t in op.outputs:
-            if t not in ours or t not in ref:
-                continue
-            a, b = ours[t], ref[t].reshape(ours[t].shape)
-            compared += 1
-            if a.dtype == np.float32:
-                ok = np.allclose(a, b, rtol=1e-5, atol=1e-6)
-            else:
-                ok = np.array_equal(a, b)
-            if not ok:
-                diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
-                pytest.fail(f"op {op.index} ({op.opcode}) output tensor {t} "
-                            f"({graph.tensors[t].name}) differs: max |diff| {diff.max()}, "
-                            f"{int((diff > 0).sum())} of {a.size} elements")
-    assert compared >= 1
 
+def check_every_tensor(data: bytes, inputs: Sequence[np.ndarray], *, float_close: bool = True,
+                       **run: Any) -> None:
+    """nnopt's generated code (:func:`run_nnopt` with ``run``) against TFLM on
+    ``inputs``: every traced tensor in execution order (:func:`compare`), then the
+    outputs (float32 within 1e-5 relative with ``float_close``, otherwise exactly)."""
+    graph = load_model_bytes(data)
+    ref_out, ref_all = run_tflm(data, inputs)
+    outs, trace = run_nnopt(data, inputs, **run)
+    ref_all.update({t: o for t, o in zip(graph.outputs, ref_out, strict=True)})
+    compare(graph, trace, ref_all, [op.index for op in graph.ops])
+    assert_outputs_match(outs, ref_out, float_close=float_close)
 
 def _params() -> list[object]:
     out = []
@@ -59,19 +52,8 @@ def _params() -> list[object]:
 @pytest.mark.parametrize("rel", _params())
 def test_model_bit_exact_on_host(rel: str) -> None:
     data = model_path(rel).read_bytes()
-    graph = load_model_bytes(data)
     for seed in (0, 1):
-        inputs = random_inputs(data, seed)
-        ref_out, ref_all = run_tflm(data, inputs)
-        outs, trace = run_nnopt(data, inputs)
-        ref_all.update({t: o for t, o in zip(graph.outputs, ref_out, strict=True)})
-        order = [op.index for op in graph.ops]
-        compare(graph, trace, ref_all, order)
-        for o, r in zip(outs, ref_out, strict=True):
-            if o.dtype == np.float32:
-                np.testing.assert_allclose(o, r.reshape(o.shape), rtol=1e-5, atol=1e-6)
-            else:
-                np.testing.assert_array_equal(o, r.reshape(o.shape))
+        check_every_tensor(data, random_inputs(data, seed))
 
 
 @pytest.mark.parametrize("rel", [
@@ -82,15 +64,8 @@ def test_default_plan_bit_exact_on_host(rel: str) -> None:
     """The commands' default plan (in-place operators and tiling auto) of the large
     branched graphs issue 18 plans incrementally: bit-exact on every tensor."""
     data = model_path(rel).read_bytes()
-    graph = load_model_bytes(data)
-    inputs = random_inputs(data, 2)
-    ref_out, ref_all = run_tflm(data, inputs)
-    outs, trace = run_nnopt(data, inputs, options=PlanOptions(inplace_ops="auto",
-                                                              tiling="auto"))
-    ref_all.update({t: o for t, o in zip(graph.outputs, ref_out, strict=True)})
-    compare(graph, trace, ref_all, [op.index for op in graph.ops])
-    for o, r in zip(outs, ref_out, strict=True):
-        np.testing.assert_array_equal(o, r.reshape(o.shape))
+    check_every_tensor(data, random_inputs(data, 2), float_close=False,
+                       options=PlanOptions(inplace_ops="auto", tiling="auto"))
 
 
 @pytest.mark.parametrize("rel", SANITIZED, ids=lambda r: r.split("/")[-1])
@@ -99,11 +74,7 @@ def test_model_under_sanitizers(rel: str) -> None:
     inputs = random_inputs(data, 7)
     ref_out, _ = run_tflm(data, inputs)
     outs, _ = run_nnopt(data, inputs, sanitize=True)
-    for o, r in zip(outs, ref_out, strict=True):
-        if o.dtype == np.float32:
-            np.testing.assert_allclose(o, r.reshape(o.shape), rtol=1e-5, atol=1e-6)
-        else:
-            np.testing.assert_array_equal(o, r.reshape(o.shape))
+    assert_outputs_match(outs, ref_out)
 
 
 @pytest.mark.parametrize("options", [

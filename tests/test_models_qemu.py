@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from conftest import ALL_MODELS, model_path
@@ -19,7 +18,8 @@ from nnopt.frontend.tflite import load_model_bytes
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
-from test_models_bitexact import SLOW, compare
+from support.cases import compare_trace
+from test_models_bitexact import SLOW
 
 pytestmark = [
     pytest.mark.qemu,
@@ -55,13 +55,7 @@ def _run(rel: str, target: str, board_name: str, tmp: Path) -> None:
     ref_out, ref_all = run_tflm(data, inputs)
     res = run_planned(pm, [x.tobytes() for x in inputs], target=target,  # type: ignore[arg-type]
                       board=board, trace=True, workdir=tmp)
-    g = pm.graph
-    from nnopt.ir import NUMPY_DTYPE
-
-    trace = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
-        g.tensors[t].shape) for t, d in res.trace.items()}
-    ref_all.update(dict(zip(g.outputs, ref_out, strict=True)))
-    compare(g, trace, ref_all, list(pm.plan.schedule))
+    compare_trace(pm, res.trace, ref_out, ref_all)
     assert res.instructions is not None and res.instructions > 0
 
     # The ELF fits the real board's budget and its arena is exactly the plan's.

@@ -28,6 +28,19 @@ def _files(tmp_path: Path) -> tuple[Path, Path, Path]:
     return src, cal, tmp_path / "cnn_int8.onnx"
 
 
+def _steps_off(model: bytes, shape: tuple[int, ...], *, seeds: int) -> np.ndarray:
+    """How far nnopt's output is from onnxruntime's, in steps of the output's
+    quantisation, on standard normal inputs of ``shape`` (one a seed)."""
+    step = output_steps(model)[0]
+    assert step is not None
+    errs = []
+    for seed in range(seeds):
+        x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+        got, _ = run_nnopt(model, [x])
+        errs.append(qdq_steps(got[0], run_onnxruntime(model, [x])[0], step))
+    return np.concatenate(errs)
+
+
 def test_quantize_then_run_int8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src, cal, out = _files(tmp_path)
     assert main(["quantize", str(src), "--calibration", str(cal), "-o", str(out)]) == 0
@@ -41,14 +54,7 @@ def test_quantize_then_run_int8(tmp_path: Path, capsys: pytest.CaptureFixture[st
         assert g.tensors[op.inputs[0]].dtype.name == "INT8" and w.dtype.name == "INT8"
         assert w.quant is not None and w.quant.per_channel and set(w.quant.zero_point) == {0}
     assert g.tensors[g.inputs[0]].dtype.name == "FLOAT32"  # float interface kept
-    step = output_steps(model)[0]
-    assert step is not None
-    errs = []
-    for seed in range(5):
-        x = np.random.default_rng(seed).standard_normal((1, 3, 16, 16)).astype(np.float32)
-        got, _ = run_nnopt(model, [x])
-        errs.append(qdq_steps(got[0], run_onnxruntime(model, [x])[0], step))
-    assert np.concatenate(errs).max() <= 2 + 1e-4
+    assert _steps_off(model, (1, 3, 16, 16), seeds=5).max() <= 2 + 1e-4
 
 
 def test_quantize_bad_calibration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -87,12 +93,5 @@ def test_quantized_decoder_runs_conv_transpose_and_resize_in_int8(tmp_path: Path
     convs = [op for op in g.ops if op.opcode == "CONV_2D"]
     assert len(convs) == 3 and all(g.tensors[op.outputs[0]].dtype.name == "INT8"
                                    for op in convs)
-    step = output_steps(model)[0]
-    assert step is not None
-    errs = []
-    for seed in range(4):
-        x = np.random.default_rng(seed).standard_normal((1, 2, 6, 5)).astype(np.float32)
-        got, _ = run_nnopt(model, [x])
-        errs.append(qdq_steps(got[0], run_onnxruntime(model, [x])[0], step))
-    e = np.concatenate(errs)
+    e = _steps_off(model, (1, 2, 6, 5), seeds=4)
     assert np.mean(e <= 0.5 + 1e-4) >= 0.9 and e.max() <= 2 + 1e-4

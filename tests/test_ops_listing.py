@@ -48,11 +48,16 @@ def _accepts(build: Any) -> bool:
 
 
 def _unary(opcode: str, din: str, dout: str) -> bool:
-    def build(b: ModelBuilder) -> tuple[list[int], list[int]]:
-        x, y = _tensor(b, din), _tensor(b, dout)
-        b.op(opcode, [x], [y])
-        return [x], [y]
-    return _accepts(build)
+    """Accepted with the probe's quantisation, or (int16 output) with the fixed output
+    scale 2^-15 that int16 LOGISTIC and TANH require."""
+    def build(fixed_out: bool) -> Any:
+        def b_(b: ModelBuilder) -> tuple[list[int], list[int]]:
+            x = _tensor(b, din)
+            y = b.tensor(SHAPE, dout, scale=2**-15) if fixed_out else _tensor(b, dout)
+            b.op(opcode, [x], [y])
+            return [x], [y]
+        return b_
+    return _accepts(build(False)) or (dout == "int16" and _accepts(build(True)))
 
 
 def _binary(opcode: str, dtype: str) -> bool:

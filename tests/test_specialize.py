@@ -19,6 +19,7 @@ import json
 import random
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +44,7 @@ from nnopt.lowering.specialize import (
     specialized_rom_bytes,
 )
 from nnopt.planner import PlanOptions, plan_model
+from support.cases import compare_trace
 from support.cbuild import c_source, kernel_sources
 
 CASES = 48  # convolutions
@@ -61,29 +63,18 @@ def _fc_case(r: random.Random, k: int) -> tuple[list[str], str]:
     batches, depth, units = r.randint(1, 3), r.randint(1, 70), r.randint(1, 20)
     per_channel = r.random() < 0.5
     w_off = 0 if per_channel or r.random() < 0.6 else r.randint(-127, 128)
-    nq = units if per_channel else 1
-    mults = [r.randint(1 << 30, (1 << 31) - 1) for _ in range(nq)]
-    shifts = [_shift(r) for _ in range(nq)]
-    if r.random() < 0.5:
-        shifts = [min(max(sh, -31), -2) for sh in shifts]
-    z_in, z_out = r.randint(-128, 127), r.randint(-128, 127)
-    lo, hi = sorted((r.randint(-128, 127), r.randint(-128, 127)))
-    if r.random() < 0.4:
-        lo, hi = -128, 127
-    has_bias = r.random() < 0.8
+    q = _Requant.draw(r, units if per_channel else 1)
     params = Params("nnrt_fc_s8_params_t", {
         "batches": batches, "accum_depth": depth, "output_depth": units,
-        "input_offset": -z_in, "weights_offset": w_off, "output_offset": z_out,
-        "act_min": lo, "act_max": hi, "per_channel": int(per_channel),
+        "input_offset": -q.z_in, "weights_offset": w_off, "output_offset": q.z_out,
+        "act_min": q.lo, "act_max": q.hi, "per_channel": int(per_channel),
         "multiplier": Raw(f"c{k}_mult"), "shift": Raw(f"c{k}_shift")})
     decls = [f"static int8_t c{k}_w[{depth * units}];",
-             f"static int32_t c{k}_b[{units}];",
-             f"static const int32_t c{k}_mult[{nq}] = {{{', '.join(map(str, mults))}}};",
-             f"static const int32_t c{k}_shift[{nq}] = {{{', '.join(map(str, shifts))}}};",
+             f"static int32_t c{k}_b[{units}];", *q.tables(k),
              *fc_lines(k, "t", params, f"c{k}_params", f"c{k}_w",
-                       f"c{k}_b" if has_bias else None, shifts)]
+                       f"c{k}_b" if q.has_bias else None, q.shifts)]
     call = (f"    fill8(c{k}_w, sizeof(c{k}_w));\n    fill32(c{k}_b, {units});\n"
-            f"    check_fc(&c{k}_params, c{k}_w, {f'c{k}_b' if has_bias else 'NULL'}, "
+            f"    check_fc(&c{k}_params, c{k}_w, {f'c{k}_b' if q.has_bias else 'NULL'}, "
             f"{batches * depth}u, {batches * units}u, t_spec_op{k});")
     return decls, call
 
@@ -96,6 +87,39 @@ def _shift(r: random.Random) -> int:
         return r.randint(-31, -22)
     return r.randint(-14, -2)
 
+
+
+@dataclass(frozen=True)
+class _Requant:
+    """A case's random requantisation: multipliers and shifts (one, or one a channel),
+    zero points, the activation range, and whether the op has a bias."""
+
+    mults: list[int]
+    shifts: list[int]
+    z_in: int
+    z_out: int
+    lo: int
+    hi: int
+    has_bias: bool
+
+    @staticmethod
+    def draw(r: random.Random, nq: int) -> _Requant:
+        mults = [r.randint(1 << 30, (1 << 31) - 1) for _ in range(nq)]
+        shifts = [_shift(r) for _ in range(nq)]
+        if r.random() < 0.5:  # every channel in the fast form: the check folds away
+            shifts = [min(max(s, -31), -2) for s in shifts]
+        z_in, z_out = r.randint(-128, 127), r.randint(-128, 127)
+        lo, hi = sorted((r.randint(-128, 127), r.randint(-128, 127)))
+        if r.random() < 0.4:
+            lo, hi = -128, 127
+        return _Requant(mults, shifts, z_in, z_out, lo, hi, r.random() < 0.8)
+
+    def tables(self, k: int) -> list[str]:
+        """The C arrays c<k>_mult and c<k>_shift."""
+        nq = len(self.mults)
+        return [f"static const int32_t c{k}_mult[{nq}] = {{{', '.join(map(str, self.mults))}}};",
+                f"static const int32_t c{k}_shift[{nq}] = "
+                f"{{{', '.join(map(str, self.shifts))}}};"]
 
 def _case(r: random.Random, k: int) -> tuple[list[str], str]:
     """C of case k: its constants and specialised function, and the check() call."""
@@ -119,37 +143,26 @@ def _case(r: random.Random, k: int) -> tuple[list[str], str]:
         if max(in_n, out_n, depth * oc) <= 4096 and need <= 4096:
             break
     per_channel = r.random() < 0.6
-    nq = oc if per_channel else 1
-    mults = [r.randint(1 << 30, (1 << 31) - 1) for _ in range(nq)]
-    shifts = [_shift(r) for _ in range(nq)]
-    if r.random() < 0.5:  # every channel in the fast form: the check folds away
-        shifts = [min(max(s, -31), -2) for s in shifts]
-    z_in, z_out = r.randint(-128, 127), r.randint(-128, 127)
-    lo, hi = sorted((r.randint(-128, 127), r.randint(-128, 127)))
-    if r.random() < 0.4:
-        lo, hi = -128, 127
-    has_bias = r.random() < 0.8
+    q = _Requant.draw(r, oc if per_channel else 1)
     geom = {"batches": n, "input_h": ih, "input_w": iw, "input_c": ic, "output_h": oh,
             "output_w": ow, "output_c": oc, "filter_h": kh, "filter_w": kw, "filter_c": ic,
             "stride_h": sh, "stride_w": sw, "dilation_h": dh, "dilation_w": dw,
             "pad_top": pt, "pad_left": pl}
     params = Params("nnrt_conv_s8_params_t", {
-        "geom": geom, "input_offset": -z_in, "output_offset": z_out, "act_min": lo,
-        "act_max": hi, "per_channel": int(per_channel), "multiplier": Raw(f"c{k}_mult"),
+        "geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out, "act_min": q.lo,
+        "act_max": q.hi, "per_channel": int(per_channel), "multiplier": Raw(f"c{k}_mult"),
         "shift": Raw(f"c{k}_shift"), "pool": Raw("NULL")})
     decls = [f"static int8_t c{k}_w[{depth * oc}];",
-             f"static int32_t c{k}_b[{oc}];",
-             f"static const int32_t c{k}_mult[{nq}] = {{{', '.join(map(str, mults))}}};",
-             f"static const int32_t c{k}_shift[{nq}] = {{{', '.join(map(str, shifts))}}};"]
+             f"static int32_t c{k}_b[{oc}];", *q.tables(k)]
     decls += conv_gemm_lines(ConvGemmSpec(
         op_index=k, model="t", params=params, params_name=f"c{k}_params", depth=depth,
-        channels=oc, filter_ident=f"c{k}_w", bias_ident=f"c{k}_b" if has_bias else None,
+        channels=oc, filter_ident=f"c{k}_w", bias_ident=f"c{k}_b" if q.has_bias else None,
         mult_ident=f"c{k}_mult", shift_ident=f"c{k}_shift", per_channel=per_channel,
-        output_offset=z_out, act_min=lo, act_max=hi, shifts=shifts))
+        output_offset=q.z_out, act_min=q.lo, act_max=q.hi, shifts=q.shifts))
     # the generated code names its core op<k>_core: one per case here
     decls = [d.replace(f"op{k}_core", f"c{k}_core") for d in decls]
     call = (f"    fill8(c{k}_w, sizeof(c{k}_w));\n    fill32(c{k}_b, {oc});\n"
-            f"    check(&c{k}_params, c{k}_w, {f'c{k}_b' if has_bias else 'NULL'}, {in_n}u, "
+            f"    check(&c{k}_params, c{k}_w, {f'c{k}_b' if q.has_bias else 'NULL'}, {in_n}u, "
             f"{out_n}u, {int(scratch)}, t_spec_op{k});")
     return decls, call
 
@@ -356,10 +369,8 @@ def test_stats_report_the_specialised_rom_of_the_elf(tmp_path: Path,
 
 
 def _bitexact_on_qemu(rel: str, mode: str, tmp: Path) -> tuple[int, ...]:
-    from nnopt.ir import NUMPY_DTYPE
     from nnopt.runner import run_planned
     from nnopt.testing.harness import random_inputs, run_tflm
-    from test_models_bitexact import compare
 
     data = model_path(rel).read_bytes()
     pm = _planned(rel, specialize=mode)
@@ -367,11 +378,7 @@ def _bitexact_on_qemu(rel: str, mode: str, tmp: Path) -> tuple[int, ...]:
     ref_out, ref_all = run_tflm(data, inputs)
     res = run_planned(pm, [x.tobytes() for x in inputs], target="qemu-m7",
                       board=load_board("nucleo_f767zi"), trace=True, workdir=tmp)
-    g = pm.graph
-    trace = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
-        g.tensors[t].shape) for t, d in res.trace.items()}
-    ref_all.update(dict(zip(g.outputs, ref_out, strict=True)))
-    compare(g, trace, ref_all, list(pm.plan.schedule))
+    compare_trace(pm, res.trace, ref_out, ref_all)
     return generate(pm, tmp / "src").specialized
 
 

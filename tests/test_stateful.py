@@ -1,13 +1,14 @@
 """Stateful models (issue 17): variable tensors in a persistent region beside the arena,
 SVDF (int8 with int16 or int8 activation state, float32), UNIDIRECTIONAL_SEQUENCE_LSTM
-(float32), several invocations per run.
+(int8 with an int16 cell state in the converter's layout, float32), several invocations
+per run.
 
 Every model runs 4 invocations in one process on both sides (the state carried over) and
 is compared invocation by invocation with the tflite-micro interpreter; one traced run
 compares every tensor of the last invocation, the state included. The SVDF cases are
-in two multi-op models, the LSTM cases in one (one build each); TFLM's own keyword
-benchmark models (7 SVDF ops, int16 and int8 state) and its trained MNIST LSTM
-(`models/SOURCES.md`) are the real-model cross-check.
+in two multi-op models, the LSTM cases in one per type (one build each); TFLM's own keyword
+benchmark models (7 SVDF ops, int16 and int8 state) and its trained MNIST LSTM, float32
+and int8 (`models/SOURCES.md`) are the real-model cross-check.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_nnopt_invocations, run_tflm_invocations
 from support.cbuild import c_source, kernel_sources
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,6 +39,7 @@ INVOCATIONS = 4
 KEYWORD = [REPO / "models" / "keyword_scrambled.tflite",
            REPO / "models" / "keyword_scrambled_8bit.tflite"]
 TRAINED_LSTM = REPO / "models" / "trained_lstm.tflite"
+TRAINED_LSTM_INT8 = REPO / "models" / "trained_lstm_int8.tflite"
 
 
 def _svdf(b: ModelBuilder, rng: np.random.Generator, x: int, batches: int, inputs: int,
@@ -118,6 +121,55 @@ def _lstm(b: ModelBuilder, rng: np.random.Generator, x: int, shape: tuple[int, i
     return y
 
 
+def _lstm_s8(b: ModelBuilder, rng: np.random.Generator, x: int, x_scale: float,
+             shape: tuple[int, int, int], state: int, options: LstmOptions,
+             cell_scale: float, hidden_q: tuple[float, int]) -> int:
+    """Append an int8 LSTM with an int16 cell state over x in the layout TFLM's converter
+    writes: 24 inputs (absent ones -1), int8 weights per tensor with zero point 0, int32
+    biases on input scale x weight scale, an int8 hidden and an int16 cell state as
+    variable tensors, and 5 empty intermediates (the 4 gates' and the effective hidden
+    state's). Returns the output."""
+    batches = shape[1] if options.time_major else shape[0]
+    n_in = shape[2]
+    w_scales = [0.004 + 0.002 * k for k in range(8)]
+    ws = [b.const(rng.integers(-127, 128, (state, n_in if k < 4 else state)).astype(np.int8),
+                  scale=w_scales[k]) for k in range(8)]
+    bs = []
+    for k in range(4):
+        bias_scale = float(np.float32(x_scale) * np.float32(w_scales[k]))
+        bs.append(b.const(rng.integers(-int(0.8 / bias_scale), int(0.8 / bias_scale),
+                                       state).astype(np.int32), scale=bias_scale))
+    h = b.tensor((batches, state), "int8", scale=hidden_q[0], zero_point=hidden_q[1],
+                 variable=True)
+    c = b.tensor((batches, state), "int16", scale=cell_scale, variable=True)
+    # as in TFLM's trained_lstm_int8.tflite: the gates' intermediates float32 and empty,
+    # the effective hidden state's int8 on the hidden state's quantisation
+    mids = [b.tensor((0,), "float32") for _ in range(4)]
+    mids.append(b.tensor((0,), "int8", scale=hidden_q[0], zero_point=hidden_q[1]))
+    y = b.tensor((shape[0], shape[1], state), "int8", scale=hidden_q[0],
+                 zero_point=hidden_q[1])
+    b.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *ws, -1, -1, -1, *bs, -1, -1, h, c, -1, -1, -1,
+                                          -1], [y], options, intermediates=mids)
+    return y
+
+
+def _lstm_s8_model() -> tuple[bytes, int]:
+    """Three int8 LSTM cases (int16 cell state): batch-major on a 2^-11 cell scale
+    without clip, time-major with a cell clip, and a stacked one fed by the first on a
+    2^-15 cell scale (the other rescale path of the cell state's tanh)."""
+    rng = np.random.default_rng(20)
+    b = ModelBuilder("lstm int8 cases")
+    x = b.tensor((2, 3, 4), "int8", name="x", scale=0.05, zero_point=-3)
+    xt = b.tensor((3, 2, 3), "int8", name="xt", scale=0.04, zero_point=5)
+    y1 = _lstm_s8(b, rng, x, 0.05, (2, 3, 4), 5, LstmOptions("TANH", 0.0, 0.0, False),
+                  2**-11, (0.008, 3))
+    y2 = _lstm_s8(b, rng, xt, 0.04, (3, 2, 3), 4, LstmOptions("TANH", 1.5, 0.0, True),
+                  2**-11, (0.0075, -4))
+    y3 = _lstm_s8(b, rng, y1, 0.008, (2, 3, 5), 3, LstmOptions("TANH", 0.0, 0.0, False),
+                  2**-15, (0.007, 0))
+    return b.build([x, xt], [y1, y2, y3]), 6
+
+
 def _lstm_model() -> tuple[bytes, int]:
     """Three float32 LSTM cases: batch-major without clip, time-major with a cell clip,
     and one fed by the first (a stacked LSTM)."""
@@ -133,6 +185,7 @@ def _lstm_model() -> tuple[bytes, int]:
 
 INT8_MODEL, INT8_STATES = _int8_model()
 LSTM_MODEL, LSTM_STATES = _lstm_model()
+LSTM_S8_MODEL, LSTM_S8_STATES = _lstm_s8_model()
 FLOAT_MODEL, FLOAT_STATES = _float_model()
 
 
@@ -195,10 +248,15 @@ def test_float_lstm_bit_exact_over_invocations() -> None:
     _assert_invocations_equal(LSTM_MODEL)
 
 
+def test_int8_lstm_bit_exact_over_invocations() -> None:
+    _assert_invocations_equal(LSTM_S8_MODEL)
+
+
 def test_every_tensor_and_the_state_after_four_invocations() -> None:
     assert _assert_last_trace_equal(INT8_MODEL) == 5 + INT8_STATES
     assert _assert_last_trace_equal(FLOAT_MODEL) == 4 + FLOAT_STATES
     assert _assert_last_trace_equal(LSTM_MODEL) == 3 + LSTM_STATES
+    assert _assert_last_trace_equal(LSTM_S8_MODEL) == 3 + LSTM_S8_STATES
 
 
 def test_tflm_trained_lstm_bit_exact() -> None:
@@ -206,6 +264,16 @@ def test_tflm_trained_lstm_bit_exact() -> None:
     SOFTMAX): every tensor and both states after 4 invocations, each one's output."""
     model = TRAINED_LSTM.read_bytes()
     assert _assert_last_trace_equal(model) == 4 + 2  # 4 ops and 2 states
+    _assert_invocations_equal(model)
+
+
+def test_tflm_trained_int8_lstm_bit_exact() -> None:
+    """The same MNIST LSTM as TFLM's converter quantises it (int8, int16 cell state on
+    2^-12, cell clip 10 saturating the quantised clip, 5 intermediates, then RESHAPE,
+    FULLY_CONNECTED, SOFTMAX): every tensor and both states after 4 invocations, each
+    one's output."""
+    model = TRAINED_LSTM_INT8.read_bytes()
+    assert _assert_last_trace_equal(model) == 4 + 2
     _assert_invocations_equal(model)
 
 
@@ -224,26 +292,25 @@ def test_tflm_keyword_models_bit_exact(path: Path) -> None:
 
 def test_dynamic_allocator_keeps_the_state() -> None:
     _assert_invocations_equal(INT8_MODEL, allocator="dynamic")
-
-
-qemu = pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                          or shutil.which("arm-none-eabi-gcc") is None,
-                          reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+    _assert_invocations_equal(LSTM_S8_MODEL, allocator="dynamic")
 
 
 @pytest.mark.qemu
-@qemu
+@needs_qemu
 def test_stateful_on_cortex_m7() -> None:
     _assert_invocations_equal(INT8_MODEL, target="qemu-m7")
     _assert_invocations_equal(FLOAT_MODEL, target="qemu-m7")
     _assert_invocations_equal(LSTM_MODEL, target="qemu-m7")
+    _assert_invocations_equal(LSTM_S8_MODEL, target="qemu-m7")
+    assert _assert_last_trace_equal(LSTM_S8_MODEL, target="qemu-m7") == 3 + LSTM_S8_STATES
+    _assert_invocations_equal(TRAINED_LSTM_INT8.read_bytes(), target="qemu-m7")
     assert _assert_last_trace_equal(TRAINED_LSTM.read_bytes(), target="qemu-m7") == 6
     assert _assert_last_trace_equal(KEYWORD[1].read_bytes(), target="qemu-m7") == 22
 
 
 @pytest.mark.qemu
 @pytest.mark.slow
-@qemu
+@needs_qemu
 def test_stateful_on_cortex_m3() -> None:
     _assert_invocations_equal(INT8_MODEL, target="qemu-m3")
     assert _assert_last_trace_equal(KEYWORD[0].read_bytes(), target="qemu-m3") == 22
@@ -339,14 +406,35 @@ def _single_svdf(state_variable: bool, bias: bool) -> bytes:
     return b.build(inputs, [y])
 
 
-def test_refuses_the_int8_lstm_by_name() -> None:
-    b = ModelBuilder()
-    x = b.tensor((1, 2, 3), "int8", scale=0.1)
-    rng = np.random.default_rng(0)
-    y = _lstm(b, rng, x, (1, 2, 3), 2, LstmOptions(), dtype="float32")
-    g = load_model_bytes(b.build([x], [y]))
+def _single_lstm_s8(x_dtype: str = "int8", peephole: bool = False,
+                    weight_zero_point: int = 0) -> bytes:
+    """One small int8 LSTM, turned into a variant nnopt refuses (int16 activations,
+    peephole weights, a weight zero point)."""
+    b2 = ModelBuilder()
+    x2 = b2.tensor((1, 2, 3), x_dtype, scale=0.05)
+    ws = [b2.const(np.ones((2, 3 if k < 4 else 2), np.int8), scale=0.01,
+                   zero_point=weight_zero_point if k == 0 else 0) for k in range(8)]
+    peep = [b2.const(np.ones(2, np.int16), scale=0.01) for _ in range(3)] if peephole \
+        else [-1, -1, -1]
+    bs = [b2.const(np.zeros(2, np.int32), scale=0.0005) for _ in range(4)]
+    h = b2.tensor((1, 2), "int8", scale=0.008, variable=True)
+    c = b2.tensor((1, 2), "int16", scale=2**-11, variable=True)
+    y2 = b2.tensor((1, 2, 2), "int8", scale=0.008)
+    b2.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x2, *ws, *peep, *bs, -1, -1, h, c, -1, -1, -1,
+                                           -1], [y2], LstmOptions("TANH", 0.0, 0.0, False))
+    return b2.build([x2], [y2])
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"x_dtype": "int16"}, r"int16-activation LSTM \(16x8"),
+    ({"peephole": True}, "peephole, projection or layer-norm"),
+    ({"weight_zero_point": 3}, "zero point 3"),
+])
+def test_refuses_lstm_variants_by_name(kw: dict[str, Any], match: str) -> None:
+    check_graph(load_model_bytes(_single_lstm_s8()))  # the plain one is supported
+    g = load_model_bytes(_single_lstm_s8(**kw))
     with pytest.raises(UnsupportedError,
-                       match=r"op 0 \(UNIDIRECTIONAL_SEQUENCE_LSTM\).*int8 LSTM"):
+                       match=r"op 0 \(UNIDIRECTIONAL_SEQUENCE_LSTM\).*" + match):
         check_graph(g)
 
 

@@ -34,7 +34,6 @@ from nnopt.swap.mbedtls_build import (
     MbedtlsSources,
     library_defines,
     mbedtls_library,
-    mbedtls_sources,
 )
 from nnopt.swap.placement import blob_chunks
 
@@ -42,16 +41,6 @@ HARNESS = REPO / "tests" / "swap" / "swap_reader_main.c"
 EXIT = {s: (0 if s == Status.OK else 10 - int(s)) for s in Status}
 _LINE = re.compile(r"swap: status=(-?\d+) chunk=(-?\d+) chunks=(\d+) bytes=(\d+) "
                    r"decrypt=(\d+) wait=(\d+)")
-
-
-@pytest.fixture(scope="session")
-def mbed() -> MbedtlsSources:
-    from nnopt.errors import ToolchainError
-
-    try:
-        return mbedtls_sources()
-    except ToolchainError as err:
-        pytest.skip(f"mbedTLS sources unavailable: {err.message}")
 
 
 def reader(mbed: MbedtlsSources, target: Target, *, sanitize: bool = False,

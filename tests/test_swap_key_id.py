@@ -26,7 +26,7 @@ from conftest import model_path
 from nnopt.cdefs import Status
 from nnopt.firmware.toolchain import Target, run
 from nnopt.swap import blob as B
-from nnopt.swap.mbedtls_build import MbedtlsSources, mbedtls_sources
+from nnopt.swap.mbedtls_build import MbedtlsSources
 from nnopt.swap.provision import (
     KEY_ID_MAX,
     KeyStoreError,
@@ -45,16 +45,6 @@ pytestmark = pytest.mark.usefixtures("mbed_ok")
 KEY = hashlib.sha256(b"nnopt swap key id test: chacha20-poly1305").digest()
 OTHER = hashlib.sha256(b"nnopt swap key id test: another key").digest()
 _LINE = re.compile(r"swap: status=(-?\d+) chunk=(-?\d+) chunks=(\d+)")
-
-
-@pytest.fixture(scope="module")
-def mbed() -> MbedtlsSources:
-    from nnopt.errors import ToolchainError
-
-    try:
-        return mbedtls_sources()
-    except ToolchainError as err:
-        pytest.skip(f"mbedTLS sources unavailable: {err.message}")
 
 
 # ----- key ids -----

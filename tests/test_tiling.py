@@ -9,7 +9,6 @@ the issue's targets.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,7 +21,6 @@ from nnopt.budget import check_budget
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError, PlanError
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.ir import NUMPY_DTYPE
 from nnopt.passes.arena import Overlap, verify_offsets
 from nnopt.passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS
 from nnopt.passes.cost import model_cost, op_cost, rows_cost, tiling_overhead
@@ -37,8 +35,9 @@ from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.report.text import summary
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
+from support.cases import compare_trace
+from support.markers import needs_qemu
 from test_inplace_ops import bit_exact, verify_plan
-from test_models_bitexact import compare
 
 AUTO = PlanOptions(inplace_ops="auto", tiling="auto")  # the CLI's defaults
 FORCED = PlanOptions(inplace_ops="force", tiling="force")
@@ -203,9 +202,7 @@ def test_shared_model_bit_exact_with_tiling_forced(rel: str) -> None:
 # ----- as Cortex-M7 firmware -----
 
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@needs_qemu
 @pytest.mark.parametrize("rel", [PERSON, "keras/swiftnet_like.tflite"],
                          ids=["person_detect", "swiftnet_like"])
 def test_tiled_firmware_bit_exact_on_qemu_m7(rel: str, tmp_path: Path) -> None:
@@ -218,11 +215,7 @@ def test_tiled_firmware_bit_exact_on_qemu_m7(rel: str, tmp_path: Path) -> None:
     ref_out, ref_all = run_tflm(data, inputs)
     res = run_planned(pm, [x.tobytes() for x in inputs], target="qemu-m7", board=board,
                       trace=True, workdir=tmp_path)
-    g = pm.graph
-    trace = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
-        g.tensors[t].shape) for t, d in res.trace.items()}
-    ref_all.update(dict(zip(g.outputs, ref_out, strict=True)))
-    compare(g, trace, ref_all, list(pm.plan.schedule))
+    compare_trace(pm, res.trace, ref_out, ref_all)
     assert res.executable is not None
     arena = [s for s in check_elf(res.executable, board).symbols
              if s.name == f"{pm.plan.model}_arena"]
@@ -302,9 +295,7 @@ def test_cost_model_prices_rows_and_patches_above_the_whole_op() -> None:
 
 @pytest.mark.slow
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@needs_qemu
 def test_estimate_orders_tilings_like_measured_instructions() -> None:
     """vww as Cortex-M7 firmware: no tiling, the default cap's tiling and the
     uncapped 8x8 one. The estimated extra instructions order them as QEMU's counts do,
@@ -329,9 +320,7 @@ def test_estimate_orders_tilings_like_measured_instructions() -> None:
 
 @pytest.mark.slow
 @pytest.mark.qemu
-@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
-                    or shutil.which("arm-none-eabi-gcc") is None,
-                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+@needs_qemu
 @pytest.mark.parametrize(("rel", "tiled_cap"), [(PERSON, 1.06),
                                                 ("mlperf_tiny/kws_ref_model.tflite", 1.03)],
                          ids=["person_detect", "kws"])

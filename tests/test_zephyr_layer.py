@@ -192,7 +192,8 @@ def test_module_name_gives_the_cmake_variable_the_samples_use() -> None:
     # ZEPHYR_<NAME>_MODULE_DIR, NAME upper-cased with non-alphanumerics -> '_'.
     var = "ZEPHYR_" + re.sub("[^a-zA-Z0-9]", "_", str(_module()["name"])).upper() \
         + "_MODULE_DIR"
-    for cml in list(SAMPLES.glob("*/CMakeLists.txt")) + list(SUITES.glob("*/CMakeLists.txt")):
+    for cml in [*SAMPLES.glob("*/CMakeLists.txt"), *SUITES.glob("*/CMakeLists.txt"),
+                *SUITES.glob("common/*.cmake")]:
         text = cml.read_text()
         if "nnopt_add_model" in text:
             assert "${" + var + "}" in text, cml

@@ -49,24 +49,23 @@ def quantize_value(scale: float, zero_point: int, value: float) -> int:
     return zero_point + round_half_away(float(q))
 
 
+def _activation_range_quantized(activation: str, scale: float, zero_point: int,
+                                qmin: int, qmax: int) -> tuple[int, int]:
+    """``CalculateActivationRangeQuantized`` for an output of the range [qmin, qmax]."""
+    lo_real, hi_real = ACTIVATION_REAL.get(activation, (None, None))
+    lo = qmin if lo_real is None else max(qmin, quantize_value(scale, zero_point, lo_real))
+    hi = qmax if hi_real is None else min(qmax, quantize_value(scale, zero_point, hi_real))
+    return lo, hi
+
+
 def activation_range_int8(activation: str, scale: float, zero_point: int) -> tuple[int, int]:
     """``CalculateActivationRangeQuantized`` for an int8 output tensor."""
-    lo_real, hi_real = ACTIVATION_REAL.get(activation, (None, None))
-    lo = INT8_MIN if lo_real is None else max(INT8_MIN, quantize_value(scale, zero_point,
-                                                                       lo_real))
-    hi = INT8_MAX if hi_real is None else min(INT8_MAX, quantize_value(scale, zero_point,
-                                                                       hi_real))
-    return lo, hi
+    return _activation_range_quantized(activation, scale, zero_point, INT8_MIN, INT8_MAX)
 
 
 def activation_range_int16(activation: str, scale: float, zero_point: int) -> tuple[int, int]:
     """``CalculateActivationRangeQuantized`` for an int16 output tensor."""
-    lo_real, hi_real = ACTIVATION_REAL.get(activation, (None, None))
-    lo = INT16_MIN if lo_real is None else max(INT16_MIN, quantize_value(scale, zero_point,
-                                                                         lo_real))
-    hi = INT16_MAX if hi_real is None else min(INT16_MAX, quantize_value(scale, zero_point,
-                                                                         hi_real))
-    return lo, hi
+    return _activation_range_quantized(activation, scale, zero_point, INT16_MIN, INT16_MAX)
 
 
 def activation_range_float(activation: str) -> tuple[float, float]:

@@ -274,6 +274,7 @@ class _OpSpec:
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     options: dict[str, Any]
+    intermediates: tuple[int, ...] = ()
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -343,19 +344,22 @@ class ModelBuilder:
                            scale=scale, zero_point=zero_point, axis=axis, data=arr)
 
     def op(self, opcode: str, inputs: Sequence[int], outputs: Sequence[int],
-           options: Any = None) -> int:
-        """Add a builtin op; ``-1`` in ``inputs`` marks an absent optional input."""
+           options: Any = None, *, intermediates: Sequence[int] = ()) -> int:
+        """Add a builtin op; ``-1`` in ``inputs`` marks an absent optional input.
+        ``intermediates``: the operator's intermediate tensors (as TFLite's converter
+        writes for a quantised LSTM: tensors that only carry quantisation parameters)."""
         if not hasattr(tflite.BuiltinOperator, opcode):
             raise ValueError(f"unknown builtin operator {opcode!r}")
         n = len(self._tensors)
-        for t in (*inputs, *outputs):
+        for t in (*inputs, *outputs, *intermediates):
             if not -1 <= t < n:
                 raise ValueError(f"{opcode}: tensor index {t} out of range (have {n})")
         opts = _options_dict(opcode, options)
         if opts and _OPTIONS_TABLE.get(opcode) is None:
             raise ValueError(f"{opcode}: options given but the builder knows no options "
                              "table for it (add it to _OPTIONS_TABLE)")
-        self._ops.append(_OpSpec(opcode, tuple(inputs), tuple(outputs), opts))
+        self._ops.append(_OpSpec(opcode, tuple(inputs), tuple(outputs), opts,
+                                 tuple(intermediates)))
         return len(self._ops) - 1
 
     # -- serialisation --
@@ -485,10 +489,14 @@ class ModelBuilder:
             opts_off = _build_options(b, table, op.opcode, op.options)
         ins = _int32_vector(b, tflite.OperatorStartInputsVector, op.inputs)
         outs = _int32_vector(b, tflite.OperatorStartOutputsVector, op.outputs)
+        mids = (_int32_vector(b, tflite.OperatorStartIntermediatesVector, op.intermediates)
+                if op.intermediates else None)
         tflite.OperatorStart(b)
         tflite.OperatorAddOpcodeIndex(b, code_index)
         tflite.OperatorAddInputs(b, ins)
         tflite.OperatorAddOutputs(b, outs)
+        if mids is not None:
+            tflite.OperatorAddIntermediates(b, mids)
         if opts_off is not None:
             assert table is not None
             tflite.OperatorAddBuiltinOptionsType(b, getattr(tflite.BuiltinOptions, table))

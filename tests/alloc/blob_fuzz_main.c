@@ -20,6 +20,8 @@
 #include "nnrt/loader.h"
 #include "nnrt/port.h"
 
+#include "../c/test_text.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #define POISON(p, n) __asan_poison_memory_region((p), (n))
@@ -147,7 +149,7 @@ int main(int argc, char **argv)
     uint32_t it;
     uint32_t ok = 0, format = 0, unsupported = 0, other = 0, ran = 0;
     char line[160];
-    size_t len = 0;
+    char *end = line;
     uint32_t counts[6];
     const char *names[6] = {"iterations=", " ok=", " format=", " unsupported=", " other=",
                             " ran="};
@@ -236,26 +238,12 @@ int main(int argc, char **argv)
     counts[3] = unsupported;
     counts[4] = other;
     counts[5] = ran;
-    memcpy(line, "fuzz: ", 6);
-    len = 6;
+    put_str(&end, "fuzz: ");
     for (k = 0; k < 6; k++) {
-        const char *s = names[k];
-        char d[12];
-        size_t nd = 0;
-        uint32_t v = counts[k];
-
-        while (*s != '\0') {
-            line[len++] = *s++;
-        }
-        do {
-            d[nd++] = (char)('0' + (int)(v % 10u));
-            v /= 10u;
-        } while (v != 0u);
-        while (nd > 0) {
-            line[len++] = d[--nd];
-        }
+        put_str(&end, names[k]);
+        put_u64(&end, counts[k]);
     }
-    line[len] = '\0';
+    *end = '\0';
     nnrt_port_log(line);
     return 0;
 }

@@ -21,6 +21,7 @@ static int32_t shift_buf[256];
 static uint32_t scratch_buf[MAXB / 4];
 
 #include "test_rng.h"
+#include "test_text.h"
 static int32_t rint_(int32_t lo, int32_t hi) /* inclusive */
 {
     return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1));
@@ -39,29 +40,17 @@ static int32_t in_output; /* generic conv cases whose first pixels take the matr
 static char line[160];
 static void say(const char *what, int32_t a, int32_t b)
 {
-    size_t n = 0;
+    char *p = line;
     const char *s = what;
-    while (*s != '\0' && n < 100) {
-        line[n++] = *s++;
+    while (*s != '\0' && p < line + 100) {
+        *p++ = *s++;
     }
     int32_t v[2] = {a, b};
     for (int k = 0; k < 2; ++k) {
-        line[n++] = ' ';
-        uint32_t u = v[k] < 0 ? (uint32_t)(-(int64_t)v[k]) : (uint32_t)v[k];
-        if (v[k] < 0) {
-            line[n++] = '-';
-        }
-        char d[12];
-        int m = 0;
-        do {
-            d[m++] = (char)('0' + (int)(u % 10u));
-            u /= 10u;
-        } while (u != 0u);
-        while (m > 0) {
-            line[n++] = d[--m];
-        }
+        *p++ = ' ';
+        put_i64(&p, v[k]);
     }
-    line[n] = '\0';
+    *p = '\0';
     nnrt_port_log(line);
 }
 

@@ -1,23 +1,142 @@
-"""Comparing a multi-op test model's outputs, case by case, with TFLM's."""
+"""The multi-op kernel test models: one build holds many cases (``out_of``: case id ->
+output tensor), one TFLM run and one nnopt run answer them all, and each case's
+output is compared with TFLM's."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
+import pytest
+
+from nnopt.ir import NUMPY_DTYPE, Graph
+from nnopt.planner import PlannedModel, PlanOptions
+from nnopt.testing.harness import run_nnopt, run_tflm
+
+#: Each case's (TFLM's output, nnopt's output).
+Results = dict[str, tuple[np.ndarray, np.ndarray]]
 
 
-def differing_cases(results: Mapping[str, tuple[np.ndarray, object]],
-                    got: Sequence[np.ndarray], out_of: Mapping[str, int]) -> list[str]:
-    """The case ids whose output in ``got`` (indexed by tensor, ``out_of[case]``) differs
-    from TFLM's (``results[case][0]``): float32 within 1e-5 relative, others exactly."""
+def oracle_results(model: bytes, inputs: Sequence[np.ndarray], out_of: Mapping[str, int],
+                   *, sanitize: bool = False) -> Results:
+    """Run ``model`` under TFLM and as nnopt's generated code (host, file order; under
+    ASan + UBSan with ``sanitize``): each case's pair of outputs."""
+    _, ref = run_tflm(model, inputs)
+    _, got = run_nnopt(model, inputs, options=PlanOptions(order="file"), sanitize=sanitize)
+    return {cid: (ref[t], got[t]) for cid, t in out_of.items()}
+
+
+def assert_case_matches(ref: np.ndarray, got: np.ndarray, *, same_dtype: bool = False,
+                        same_bits: bool = False, float_close: bool = False) -> None:
+    """``got`` has ``ref``'s shape (and dtype, with ``same_dtype``) and its values:
+    equal, or float32 within 1e-5 relative with ``float_close``; with ``same_bits``
+    byte for byte too (-0.0 and 0.0 compare equal as values)."""
+    assert got.shape == ref.shape
+    if same_dtype:
+        assert got.dtype == ref.dtype
+    if float_close and got.dtype == np.float32:
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
+    else:
+        np.testing.assert_array_equal(got, ref)
+    if same_bits:
+        np.testing.assert_array_equal(got.view(np.uint8), ref.view(np.uint8))
+
+
+def mismatched_cases(results: Results, *, float_close: bool = False) -> list[str]:
+    """The case ids whose nnopt output differs from TFLM's in shape or values (float32
+    within 1e-5 relative with ``float_close``, otherwise exactly)."""
     bad = []
-    for cid, (ref, _) in results.items():
-        mine = got[out_of[cid]]
-        if mine.dtype == np.float32:
-            ok = np.allclose(mine, ref.reshape(mine.shape), rtol=1e-5, atol=1e-6)
+    for cid, (ref, got) in results.items():
+        if got.shape != ref.shape:
+            bad.append(cid)
+        elif float_close and got.dtype == np.float32:
+            if not np.allclose(got, ref, rtol=1e-5, atol=1e-6):
+                bad.append(cid)
+        elif not np.array_equal(got, ref):
+            bad.append(cid)
+    return bad
+
+
+
+def tflm_and_cortex_m7(model: bytes, inputs: Sequence[np.ndarray], *, board: Any = None
+                       ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """Every tensor of ``model`` from TFLM (host) and from nnopt's code as Cortex-M7
+    firmware under QEMU (file order; on ``board``, e.g. nucleo_f767zi, when given)."""
+    _, ref = run_tflm(model, inputs)
+    _, got = run_nnopt(model, inputs, target="qemu-m7", board=board,
+                       options=PlanOptions(order="file"))
+    return ref, got
+
+
+def differing_tensors(ref: Mapping[int, np.ndarray], got: Mapping[int, np.ndarray],
+                      out_of: Mapping[str, int], cases: Iterable[str] | None = None, *,
+                      float_close: bool = False, bytewise: bool = False) -> list[str]:
+    """The cases (of ``out_of``, or only ``cases``), sorted, whose tensor in ``got``
+    differs from TFLM's in ``ref``: in shape, or in values (exactly; float32 within
+    1e-5 relative with ``float_close``; byte for byte with ``bytewise``)."""
+    bad = []
+    for cid in sorted(out_of if cases is None else cases):
+        mine, theirs = got[out_of[cid]], ref[out_of[cid]]
+        if mine.shape != theirs.shape:
+            ok = False
+        elif bytewise:
+            ok = np.array_equal(mine.view(np.uint8), theirs.view(np.uint8))
+        elif float_close and mine.dtype == np.float32:
+            ok = np.allclose(mine, theirs, rtol=1e-5, atol=1e-6)
         else:
-            ok = np.array_equal(mine, ref.reshape(mine.shape))
+            ok = np.array_equal(mine, theirs)
         if not ok:
             bad.append(cid)
     return bad
+
+
+def assert_outputs_match(outs: Sequence[np.ndarray], refs: Sequence[np.ndarray], *,
+                         float_close: bool = True) -> None:
+    """A model's outputs equal TFLM's (``refs``, in ``outs``' shapes): float32 within
+    1e-5 relative (exactly without ``float_close``), others exactly."""
+    for o, r in zip(outs, refs, strict=True):
+        if float_close and o.dtype == np.float32:
+            np.testing.assert_allclose(o, r.reshape(o.shape), rtol=1e-5, atol=1e-6)
+        else:
+            np.testing.assert_array_equal(o, r.reshape(o.shape))
+
+
+def compare(graph: Graph, ours: dict[int, np.ndarray], ref: dict[int, np.ndarray],
+            order: list[int]) -> None:
+    """Assert equality tensor by tensor in execution order; name the first mismatch."""
+    compared = 0
+    for op_index in order:
+        op = graph.op_by_index[op_index]
+        for t in op.outputs:
+            if t not in ours or t not in ref:
+                continue
+            a, b = ours[t], ref[t].reshape(ours[t].shape)
+            compared += 1
+            if a.dtype == np.float32:
+                ok = np.allclose(a, b, rtol=1e-5, atol=1e-6)
+            else:
+                ok = np.array_equal(a, b)
+            if not ok:
+                diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+                pytest.fail(f"op {op.index} ({op.opcode}) output tensor {t} "
+                            f"({graph.tensors[t].name}) differs: max |diff| {diff.max()}, "
+                            f"{int((diff > 0).sum())} of {a.size} elements")
+    assert compared >= 1
+
+
+def output_arrays(graph: Graph, raw: Sequence[bytes]) -> list[np.ndarray]:
+    """A run's outputs (bytes, in ``graph.outputs``' order) as flat arrays."""
+    return [np.frombuffer(d, dtype=NUMPY_DTYPE[graph.tensors[t].dtype])
+            for t, d in zip(graph.outputs, raw, strict=True)]
+
+
+def compare_trace(pm: PlannedModel, raw: Mapping[int, bytes], ref_out: Sequence[np.ndarray],
+                  ref_all: Mapping[int, np.ndarray]) -> None:
+    """A run's traced tensors (bytes by tensor) equal TFLM's (``ref_all`` and the outputs
+    ``ref_out``), compared in the plan's order (:func:`compare`)."""
+    g = pm.graph
+    ours = {t: np.frombuffer(d, dtype=NUMPY_DTYPE[g.tensors[t].dtype]).reshape(
+        g.tensors[t].shape) for t, d in raw.items()}
+    ref = {**ref_all, **dict(zip(g.outputs, ref_out, strict=True))}
+    compare(g, ours, ref, list(pm.plan.schedule))

@@ -17,6 +17,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from nnopt.paths import nnrt_dir, nnrt_include_dirs
@@ -90,3 +91,15 @@ class CBuild:
     @staticmethod
     def run(exe: Path) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(exe)], capture_output=True, text=True, check=False)
+
+
+def kernel_library(tmp_path_factory: pytest.TempPathFactory, name: str,
+                   *families: str) -> ctypes.CDLL:
+    """A shared library of the kernel families, built in a new temporary directory (for
+    a module-scoped ``lib`` fixture)."""
+    return CBuild(tmp_path_factory.mktemp(name)).library(name, kernel_sources(*families))
+
+
+def ptr(a: np.ndarray) -> ctypes.c_void_p:
+    """A ``void *`` to an array's data, for ctypes calls of the kernels."""
+    return ctypes.c_void_p(a.ctypes.data)

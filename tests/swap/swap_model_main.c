@@ -19,6 +19,8 @@
 #include "nnrt/port.h"
 #include "nnrt/swap.h"
 
+#include "../c/test_text.h"
+
 #ifndef NNRT_SWAP_ATTACH
 #error "define NNRT_SWAP_ATTACH to the model's <name>_swap_attach"
 #endif
@@ -32,25 +34,9 @@ int nnrt_runner_main(int argc, char **argv);
 
 #define MAX_ARGS 64
 
-static void put_u64(char **p, uint64_t v)
-{
-    char digits[21];
-    size_t n = 0;
-
-    do {
-        digits[n++] = (char)('0' + (int)(v % 10u));
-        v /= 10u;
-    } while (v != 0u);
-    while (n > 0) {
-        *(*p)++ = digits[--n];
-    }
-}
-
 static void put_kv(char **p, const char *key, uint64_t v)
 {
-    while (*key != '\0') {
-        *(*p)++ = *key++;
-    }
+    put_str(p, key);
     put_u64(p, v);
 }
 

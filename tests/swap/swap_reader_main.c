@@ -30,6 +30,7 @@
 #include "nnrt/extflash.h"
 #include "nnrt/port.h"
 #include "nnrt/swap.h"
+#include "../c/test_text.h"
 
 #if defined(NNRT_SWAP_MBEDTLS_BUNDLED) || defined(NNRT_SWAP_PSA)
 #include "psa/crypto.h"
@@ -162,37 +163,6 @@ static void check_kept(uint32_t id)
 }
 #endif
 
-static void put_u64(char **p, uint64_t v)
-{
-    char digits[21];
-    size_t n = 0;
-
-    do {
-        digits[n++] = (char)('0' + (int)(v % 10u));
-        v /= 10u;
-    } while (v != 0u);
-    while (n > 0) {
-        *(*p)++ = digits[--n];
-    }
-}
-
-static void put_i64(char **p, int64_t v)
-{
-    if (v < 0) {
-        *(*p)++ = '-';
-        put_u64(p, (uint64_t)(-v));
-    } else {
-        put_u64(p, (uint64_t)v);
-    }
-}
-
-static void put_str(char **p, const char *s)
-{
-    while (*s != '\0') {
-        *(*p)++ = *s++;
-    }
-}
-
 static int report(nnrt_status_t st, int64_t chunk, const nnrt_swap_stats_t *stats)
 {
     char line[200];
@@ -213,6 +183,26 @@ static int report(nnrt_status_t st, int64_t chunk, const nnrt_swap_stats_t *stat
     *p = '\0';
     nnrt_port_log(line);
     return st == NNRT_OK ? 0 : 10 + (int)(-(int)st);
+}
+
+/* Close the driver and the device (with -V, check that the caller's key survived),
+ * then report with the driver's statistics from before the close. */
+static int close_and_report(nnrt_swap_t *swap, nnrt_status_t st, int64_t chunk,
+                            int import_own, uint32_t key_id)
+{
+    nnrt_swap_stats_t stats = nnrt_swap_stats(swap);
+
+    nnrt_swap_close(swap);
+    nnrt_extflash_port_close();
+#if defined(SWAP_TEST_HAVE_PSA)
+    if (import_own) {
+        check_kept(key_id);
+    }
+#else
+    (void)import_own;
+    (void)key_id;
+#endif
+    return report(st, chunk, &stats);
 }
 
 int main(int argc, char **argv)
@@ -350,15 +340,7 @@ int main(int argc, char **argv)
 
         st = nnrt_swap_wait(&swap, k, &data, &len);
         if (st != NNRT_OK) {
-            nnrt_swap_stats_t stats = nnrt_swap_stats(&swap);
-            nnrt_swap_close(&swap);
-            nnrt_extflash_port_close();
-#if defined(SWAP_TEST_HAVE_PSA)
-            if (import_own) {
-                check_kept(key_id);
-            }
-#endif
-            return report(st, (int64_t)k, &stats);
+            return close_and_report(&swap, st, (int64_t)k, import_own, key_id);
         }
         if (nnrt_swap_chunk_info(&swap, k, &info) != NNRT_OK || info.plain_bytes != len) {
             st = NNRT_ERR_INTERNAL;
@@ -368,15 +350,5 @@ int main(int argc, char **argv)
             st = NNRT_ERR_IO;
         }
     }
-    {
-        nnrt_swap_stats_t stats = nnrt_swap_stats(&swap);
-        nnrt_swap_close(&swap);
-        nnrt_extflash_port_close();
-#if defined(SWAP_TEST_HAVE_PSA)
-        if (import_own) {
-            check_kept(key_id);
-        }
-#endif
-        return report(st, st == NNRT_OK ? -1 : (int64_t)i, &stats);
-    }
+    return close_and_report(&swap, st, st == NNRT_OK ? -1 : (int64_t)i, import_own, key_id);
 }

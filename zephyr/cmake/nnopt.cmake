@@ -287,3 +287,20 @@ function(nnopt_add_model target)
   set(NNOPT_MODEL_NAME ${name} PARENT_SCOPE)
   set(NNOPT_MODEL_DIR ${outdir} PARENT_SCOPE)
 endfunction()
+
+# nnopt_model_definitions(<target>): after nnopt_add_model(), the compile definitions
+# that let a source written once for any model name the generated one: MODEL_SYMBOL
+# (<name>_model), MODEL_HEADER ("<name>_model.h"), PLAN_HEADER ("<name>_plan.h") and
+# PLAN_PREFIX (<NAME>, the plan header's macro prefix), <name> being NNOPT_MODEL_NAME.
+function(nnopt_model_definitions target)
+  if(NOT NNOPT_MODEL_NAME)
+    message(FATAL_ERROR "nnopt_model_definitions(${target}): call nnopt_add_model() first")
+  endif()
+  string(TOUPPER ${NNOPT_MODEL_NAME} model_upper)
+  target_compile_definitions(${target} PRIVATE
+    MODEL_SYMBOL=${NNOPT_MODEL_NAME}_model
+    MODEL_HEADER="${NNOPT_MODEL_NAME}_model.h"
+    PLAN_HEADER="${NNOPT_MODEL_NAME}_plan.h"
+    PLAN_PREFIX=${model_upper}
+  )
+endfunction()

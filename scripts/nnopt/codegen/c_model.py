@@ -262,18 +262,21 @@ class ModelEmitter:
                 lines.append("    if (s != NNRT_OK) {")
                 lines.append("        return s;")
                 lines.append("    }")
-            lines.append("#ifdef NNRT_TRACE")
-            for t in op.outputs:
-                if self.views.is_view(t):
-                    continue  # strided inside a concatenation's output: traced there
-                lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
-                             f"{self.g.tensors[t].nbytes}u);")
-            lines += self.trace_state(op)
-            lines.append("#endif")
+            lines += self.trace_outputs(op)
         lines += ["    return s;", "}"]  # s is read even when every op was aliased away
         if self.ext.invoke_wrapper is not None and self.ext.inner_invoke is not None:
             lines += ["", *self.ext.invoke_wrapper(self.ext.inner_invoke)]
         return "\n".join(lines)
+
+    def trace_outputs(self, op: Op) -> list[str]:
+        """Under NNRT_TRACE, after ``op``: its outputs (and state) to the tracer."""
+        lines = ["#ifdef NNRT_TRACE"]
+        for t in op.outputs:
+            if self.views.is_view(t):
+                continue  # strided inside a concatenation's output: traced there
+            lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
+                         f"{self.g.tensors[t].nbytes}u);")
+        return [*lines, *self.trace_state(op), "#endif"]
 
     def trace_state(self, op: Op) -> list[str]:
         """Trace lines for the state an op updated in place (its variable inputs)."""
@@ -357,14 +360,7 @@ class ModelEmitter:
             else:
                 lines += [f"    s = op_{idx}();", "    if (s != NNRT_OK) {",
                           "        return s;", "    }"]
-            lines.append("#ifdef NNRT_TRACE")
-            for t in op.outputs:
-                if self.views.is_view(t):
-                    continue  # strided inside a concatenation's output: traced there
-                lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
-                             f"{self.g.tensors[t].nbytes}u);")
-            lines += self.trace_state(op)
-            lines.append("#endif")
+            lines += self.trace_outputs(op)
             for h in step.free:
                 lines += [f"    s = nnrt_dyn_free(&{name}_heap, {dyn.blocks[h].name});",
                           "    if (s != NNRT_OK) {", "        return s;", "    }"]

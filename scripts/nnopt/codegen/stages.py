@@ -26,7 +26,7 @@ from ..lowering.call import Params, c_value, render_params
 from ..lowering.elementwise import BinaryLowering
 from ..ops import known
 from ..passes.regions import WINDOW, spatial_of
-from ..plan import Plan, StageEntry
+from ..plan import Plan, StageEntry, TileEntry
 from .views import SpecCore, kernel_call, memo_consts, spec_core
 
 Region = tuple[int, int, int, int]
@@ -139,30 +139,32 @@ class StageEmitter:
     def _check(self, call: str) -> list[str]:
         return [f"s = {call};", "if (s != NNRT_OK) {", "    return s;", "}"]
 
-    def _gather(self, x: int, ptr: Callable[[int], str]) -> list[str]:
-        te = self.tiles[x]
-        _h, w, c, e = self._dims(x)
+    def _region_table(self, t: int, name: str) -> tuple[TileEntry, int]:
+        """Declare ``name``, a table of tensor t's patch regions (a row a patch: byte
+        offset in the tensor, rows, row bytes); t's tile and its row pitch in bytes."""
+        te = self.tiles[t]
+        _h, w, c, e = self._dims(t)
         rows = [[(r[0] * w + r[2]) * c * e, r[1] - r[0], (r[3] - r[2]) * c * e]
                 for r in te.regions]
-        name = f"st{self.idx}_g{x}"
         self.decls.append(_table(name, "uint32_t", rows, 3))
+        return te, w * c * e
+
+    def _gather(self, x: int, ptr: Callable[[int], str]) -> list[str]:
+        name = f"st{self.idx}_g{x}"
+        te, pitch = self._region_table(x, name)
         dst = f"(uint8_t *){self.arena_at(te.offset)}"
         return [f"/* gather: the window of tensor {x} this patch reads */",
                 *self._check(f"nnrt_copy_2d_x8((const uint8_t *){ptr(x)} + {name}[p][0], "
-                             f"{w * c * e}, {dst}, (int32_t){name}[p][2], "
+                             f"{pitch}, {dst}, (int32_t){name}[p][2], "
                              f"(int32_t){name}[p][1], (int32_t){name}[p][2])")]
 
     def _scatter(self, y: int, ptr: Callable[[int], str]) -> list[str]:
-        te = self.tiles[y]
-        _h, w, c, e = self._dims(y)
-        rows = [[(r[0] * w + r[2]) * c * e, r[1] - r[0], (r[3] - r[2]) * c * e]
-                for r in te.regions]
         name = f"st{self.idx}_c{y}"
-        self.decls.append(_table(name, "uint32_t", rows, 3))
+        te, pitch = self._region_table(y, name)
         src = f"(const uint8_t *){self.arena_at(te.offset)}"
         return [f"/* scatter: this patch's tile of tensor {y} into place */",
                 *self._check(f"nnrt_copy_2d_x8({src}, (int32_t){name}[p][2], "
-                             f"(uint8_t *){ptr(y)} + {name}[p][0], {w * c * e}, "
+                             f"(uint8_t *){ptr(y)} + {name}[p][0], {pitch}, "
                              f"(int32_t){name}[p][1], (int32_t){name}[p][2])")]
 
     def _transpose(self, op: Op, ptr: Callable[[int], str]) -> list[str]:

@@ -21,7 +21,7 @@ from ..quantize import quantize_multiplier
 from . import EmitContext, register
 from .activation import multiply_by_quantized_multiplier
 from .call import Body
-from .elementwise import c_call, c_params, cast, refuse, tensor_desc
+from .elementwise import c_call, c_params, io_args, refuse, tensor_desc
 
 _F32 = np.float32
 _SUPPORTED = ("float32, int8 (per-tensor) or int16 (zero points 0, or no quantisation); "
@@ -87,19 +87,17 @@ class AbsLowering:
         x, y = self._io(ctx.graph, ctx.op)
         n = str(x.num_elements)
         if x.dtype == DType.FLOAT32:
-            return c_call("nnrt_abs_f32", [cast(ctx, x.index, "float", True),
-                                           cast(ctx, y.index, "float", False), n])
+            return c_call("nnrt_abs_f32", [*io_args(ctx, x.index, y.index, "float"), n])
         if x.dtype == DType.INT8:
             table = ctx.const_array("table", abs_table(ctx.op, x, y))
-            return c_call("nnrt_table_lookup_s8", [table, cast(ctx, x.index, "int8_t", True),
-                                                   cast(ctx, y.index, "int8_t", False), n])
+            return c_call("nnrt_table_lookup_s8",
+                          [table, *io_args(ctx, x.index, y.index, "int8_t"), n])
         quantised = x.quant is not None and bool(x.quant.scale)
         fields = {**(_rescale(ctx.op, x, y) if quantised else
                      {"input_offset": 0, "output_offset": 0, "rescale": 0, "multiplier": 0,
                       "shift": 0}), "saturate": int(quantised)}
         return [*c_params("nnrt_abs_s16_params_t", fields),
-                *c_call("nnrt_abs_s16", ["&params", cast(ctx, x.index, "int16_t", True),
-                                         cast(ctx, y.index, "int16_t", False), n])]
+                *c_call("nnrt_abs_s16", ["&params", *io_args(ctx, x.index, y.index, "int16_t"), n])]
 
 
 register(("ABS",), AbsLowering())

@@ -22,7 +22,7 @@ per element instead of tens of multiplies, for 256 bytes of flash. Set
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -311,6 +311,44 @@ def sigmoid_params(op: Op, x: Tensor) -> dict[str, int]:
             "input_multiplier": mult, "input_shift": shift}
 
 
+def checked_log2(scale: float) -> tuple[bool, int]:
+    """TFLM's CheckedLog2 (float32): (is a power of two within 1e-3, rounded log2)."""
+    x_log2 = np.log(f32(scale)) * (f32(1.0) / np.log(f32(2.0)))
+    rounded = f32(round_half_away(float(x_log2)))
+    return bool(abs(float(f32(x_log2 - rounded))) < 1e-3), int(rounded)
+
+
+_S16_SUPPORTED = "int16 zero points 0, output scale 2^-15, input scale below 2.67"
+
+
+def sigmoid_s16_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
+    """LOGISTIC/TANH int16: TFLM's int16 Prepare (3 integer bits). A power-of-two input
+    scale that maps the input to Q3.12 exactly (TANH: or Q4.11) takes the power-of-two
+    path, multiplier 3 << shift applied with shift 0 (as the kernel does); any other
+    scale the general one, a 15-bit multiplier of scale * 3 * 4096 with a shift."""
+    for t in (x, y):
+        if zero_point_of(t) != 0:
+            raise unsupported(op, f"{tensor_desc(t)} has zero point {zero_point_of(t)}",
+                              _S16_SUPPORTED)
+    out_pot, out_log2 = checked_log2(scale_of(y))
+    if not out_pot or out_log2 != -15:
+        raise unsupported(op, f"output {tensor_desc(y)} scale {scale_of(y)!r} is not "
+                          "2^-15 (TFLM requires it)", _S16_SUPPORTED)
+    pot, log2 = checked_log2(scale_of(x))
+    shift = 12 + log2
+    if pot and (shift == 0 or (op.opcode == "TANH" and shift == 1)):
+        return {"input_multiplier": 3 << shift, "input_left_shift": 0}
+    m = float(f32(scale_of(x))) * 4096.0 * 3.0
+    shift = 0
+    while m <= 32767.0 / 2.0 and shift <= 30:
+        shift += 1
+        m *= 2.0
+    if int(m) > 32767:
+        raise unsupported(op, f"input {tensor_desc(x)} scale {scale_of(x)!r} is too large "
+                          "(TFLM's multiplier exceeds 15 bits)", _S16_SUPPORTED)
+    return {"input_multiplier": int(m), "input_left_shift": shift}
+
+
 def _downscale_to_q15(m: int) -> int:
     if m >= _I32_MAX - (1 << 15):
         return 2**15 - 1
@@ -374,16 +412,24 @@ def leaky_relu_params(op: Op, x: Tensor, y: Tensor, alpha: float) -> dict[str, i
 # the lowering
 # ----------------------------------------------------------------------------------
 
-_I8, _F32 = DType.INT8, DType.FLOAT32
-_SUPPORTED = "int8 -> int8 or float32 -> float32"
+_I8, _I16, _F32 = DType.INT8, DType.INT16, DType.FLOAT32
+_SUPPORTED = "int8 -> int8 or float32 -> float32 (LOGISTIC, TANH: also int16 -> int16)"
+_WITH_INT16 = ("LOGISTIC", "TANH")
 
 
 class ActivationLowering:
     headers: Sequence[str] = ("nnrt/kernels/activation.h",)
     dtypes: Sequence[str] = ("int8", "float32")
+    dtypes_by_opcode: Mapping[str, Sequence[str]] = {
+        c: ("int8", "int16", "float32") for c in _WITH_INT16}
 
     def check(self, graph: Graph, op: Op) -> None:
-        x, y = check_io(graph, op, ((_I8, _I8), (_F32, _F32)), _SUPPORTED)
+        combos = ((_I8, _I8), (_F32, _F32)) + (((_I16, _I16),) if op.opcode in _WITH_INT16
+                                               else ())
+        x, y = check_io(graph, op, combos, _SUPPORTED)
+        if x.dtype == DType.INT16:
+            sigmoid_s16_params(op, x, y)
+            return
         if x.dtype != DType.INT8:
             return
         if op.opcode == "RELU":
@@ -414,6 +460,12 @@ class ActivationLowering:
                 return [Call("nnrt_leaky_relu_f32", (alpha, src, dst, n), wrap=False)]
             return [Call(f"nnrt_{name}_f32", (src, dst, n), wrap=False)]
 
+        if x.dtype == DType.INT16:
+            p16 = sigmoid_s16_params(op, x, y)
+            return [c_struct("nnrt_sigmoid_s16_params_t", dict(p16)),
+                    Call(f"nnrt_{name}_s16", (AddressOf("params"), TensorArg(
+                        x.index, "int16_t", True), TensorArg(y.index, "int16_t"), n),
+                        wrap=False)]
         src, dst = TensorArg(x.index, "int8_t", True), TensorArg(y.index, "int8_t")
         if op.opcode == "RELU6" or (op.opcode == "RELU" and x.quant == y.quant):
             lo, hi = relu6_bounds(x) if op.opcode == "RELU6" else (max(-128, zero_point_of(x)),

@@ -147,10 +147,32 @@ def cast(ctx: EmitContext, t: int, ctype: str, const: bool) -> TensorArg:
     return TensorArg(ctx.ptr(t).index, ctype, const)
 
 
+
+def io_args(ctx: EmitContext, x: int, y: int, ctype: str) -> list[TensorArg]:
+    """An op's input and output pointers, as ``const ctype *`` and ``ctype *``."""
+    return [cast(ctx, x, ctype, True), cast(ctx, y, ctype, False)]
+
 def padded(values: Sequence[int], fill: int = 0) -> list[int]:
     """A per-dimension array filled up to NNRT_MAX_DIMS entries."""
     return list(values) + [fill] * (MAX_DIMS - len(values))
 
+
+
+def merge_dims(dims: Sequence[int], strides: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Extent-1 dims dropped, neighbours merged where the outer one steps over the inner
+    (empty when every dim has extent 1)."""
+    md: list[int] = []
+    ms: list[int] = []
+    for d, s in zip(dims, strides, strict=True):
+        if d == 1:
+            continue
+        if md and ms[-1] == s * d:
+            md[-1] *= d
+            ms[-1] = s
+            continue
+        md.append(d)
+        ms.append(s)
+    return md, ms
 
 # ----- broadcasting -----
 

@@ -21,7 +21,7 @@ from ..ir import Graph, Op, Tensor
 from . import EmitContext, register
 from .activation import check_io
 from .call import Body
-from .elementwise import c_call, cast, per_tensor_quant
+from .elementwise import c_call, io_args, per_tensor_quant
 
 _F32 = np.float32
 _SUPPORTED = "int8 -> int8 (per-tensor) or float32 -> float32"
@@ -84,11 +84,9 @@ class EluLowering:
         x, y = self._io(ctx.graph, ctx.op)
         n = str(x.num_elements)
         if x.dtype == DType.FLOAT32:
-            return c_call("nnrt_elu_f32", [cast(ctx, x.index, "float", True),
-                                           cast(ctx, y.index, "float", False), n])
+            return c_call("nnrt_elu_f32", [*io_args(ctx, x.index, y.index, "float"), n])
         table = ctx.const_array("table", elu_table(x, y, ctx.op))
-        return c_call("nnrt_table_lookup_s8", [table, cast(ctx, x.index, "int8_t", True),
-                                               cast(ctx, y.index, "int8_t", False), n])
+        return c_call("nnrt_table_lookup_s8", [table, *io_args(ctx, x.index, y.index, "int8_t"), n])
 
 
 register(("ELU",), EluLowering())

@@ -36,7 +36,15 @@ from ..ir import NUMPY_DTYPE, BlockSizeOptions, Graph, MirrorPadOptions, Op, Ten
 from . import EmitContext, register
 from .call import Body
 from .elementwise import Raw, c_call, c_params, padded, refuse, tensor_desc
-from .shape import _const_ints, _inputs, _same_dtype, _strides, _view_call, _view_fields
+from .shape import (
+    _const_ints,
+    _inputs,
+    _same_dtype,
+    _strides,
+    _view_call,
+    _view_fields,
+    _ViewLowering,
+)
 
 _I8_F32 = (DType.INT8, DType.FLOAT32)
 _ANY = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32, DType.UINT8, DType.BOOL,
@@ -59,25 +67,6 @@ def _words(dims: Sequence[int], strides: Sequence[int], offset: int,
     return _view_fields([*dims, 2], [2 * s for s in strides] + [1], 2 * offset, 4)
 
 
-class _View:
-    """A lowering whose output is one strided view of an input (or of a constant)."""
-
-    headers: Sequence[str] = ("nnrt/kernels/shape.h",)
-
-    def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
-        raise NotImplementedError
-
-    def check(self, graph: Graph, op: Op) -> None:
-        self._view(graph, op)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
-    def emit(self, ctx: EmitContext) -> Body:
-        x, y, fields = self._view(ctx.graph, ctx.op)
-        return _view_call(ctx, fields, x, y)
-
-
 def _block_size(op: Op) -> int:
     o = op.options
     bs = o.block_size if isinstance(o, BlockSizeOptions) else 0
@@ -91,15 +80,21 @@ def _nhwc(op: Op, x: Tensor, y: Tensor) -> None:
         raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", "4-D NHWC tensors")
 
 
-class DepthToSpaceLowering(_View):
+
+def _block_operands(graph: Graph, op: Op) -> tuple[Tensor, Tensor, int, int]:
+    """DEPTH_TO_SPACE / SPACE_TO_DEPTH: the input and the output (4-D NHWC, one dtype),
+    the element size and the block size."""
+    (x,) = _inputs(graph, op, (1,))
+    y = graph.tensors[op.outputs[0]]
+    elem = _same_dtype(op, x, y, _I8_F32)
+    _nhwc(op, x, y)
+    return x, y, elem, _block_size(op)
+
+class DepthToSpaceLowering(_ViewLowering):
     dtypes: Sequence[str] = _names(_I8_F32)
 
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
-        (x,) = _inputs(graph, op, (1,))
-        y = graph.tensors[op.outputs[0]]
-        elem = _same_dtype(op, x, y, _I8_F32)
-        _nhwc(op, x, y)
-        bs = _block_size(op)
+        x, y, elem, bs = _block_operands(graph, op)
         n, h, w, c = x.shape
         if c % (bs * bs) or y.shape != (n, h * bs, w * bs, c // (bs * bs)):
             raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)} with block size {bs}",
@@ -111,15 +106,11 @@ class DepthToSpaceLowering(_View):
         return x, y, _view_fields(dims, strides, 0, elem)
 
 
-class SpaceToDepthLowering(_View):
+class SpaceToDepthLowering(_ViewLowering):
     dtypes: Sequence[str] = _names(_I8_F32)
 
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
-        (x,) = _inputs(graph, op, (1,))
-        y = graph.tensors[op.outputs[0]]
-        elem = _same_dtype(op, x, y, _I8_F32)
-        _nhwc(op, x, y)
-        bs = _block_size(op)
+        x, y, elem, bs = _block_operands(graph, op)
         n, h, w, c = x.shape
         if h % bs or w % bs or y.shape != (n, h // bs, w // bs, c * bs * bs):
             raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)} with block size {bs}",
@@ -130,7 +121,7 @@ class SpaceToDepthLowering(_View):
         return x, y, _view_fields(dims, strides, 0, elem)
 
 
-class ReverseLowering(_View):
+class ReverseLowering(_ViewLowering):
     dtypes: Sequence[str] = _names(_ANY)
 
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
@@ -153,7 +144,7 @@ class ReverseLowering(_View):
         return x, y, _words(list(x.shape), strides, offset, elem)
 
 
-class BroadcastToLowering(_View):
+class BroadcastToLowering(_ViewLowering):
     dtypes: Sequence[str] = _names(_ANY)
 
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
@@ -174,7 +165,7 @@ class BroadcastToLowering(_View):
         return x, y, _words(list(y.shape), strides, 0, elem)
 
 
-class FillLowering(_View):
+class FillLowering(_ViewLowering):
     dtypes: Sequence[str] = _names(_FILL)
 
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:

@@ -21,7 +21,7 @@ from ..quantize import quantize_multiplier
 from . import EmitContext, register
 from .activation import check_io
 from .call import Body
-from .elementwise import c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
+from .elementwise import c_call, c_params, cast, io_args, per_tensor_quant, refuse, tensor_desc
 from .softmax import softmax_params
 
 
@@ -85,11 +85,10 @@ class RowNormLowering:
         if x.dtype == DType.INT8:
             _, zp = per_tensor_quant(ctx.op, x)
             return c_call("nnrt_l2_normalization_s8",
-                          [cast(ctx, x.index, "int8_t", True),
-                           cast(ctx, y.index, "int8_t", False),
+                          [*io_args(ctx, x.index, y.index, "int8_t"),
                            str(x.num_elements // depth), str(depth), str(zp)])
         return c_call(f"nnrt_{ctx.op.opcode.lower()}_f32",
-                      [cast(ctx, x.index, "float", True), cast(ctx, y.index, "float", False),
+                      [*io_args(ctx, x.index, y.index, "float"),
                        str(x.num_elements // depth), str(depth)])
 
 

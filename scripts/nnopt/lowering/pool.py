@@ -32,6 +32,8 @@ from .elementwise import (
     c_params,
     cast,
     check_activation,
+    io_args,
+    merge_dims,
     padded,
     per_tensor_quant,
     refuse,
@@ -160,18 +162,8 @@ class PoolLowering:
 # ----- MEAN -----
 
 def _merge(dims: list[int], strides: list[int]) -> tuple[list[int], list[int]]:
-    """Drop extent-1 dims and merge neighbours where the outer one steps over the inner."""
-    md: list[int] = []
-    ms: list[int] = []
-    for d, s in zip(dims, strides, strict=True):
-        if d == 1:
-            continue
-        if md and ms[-1] == s * d:
-            md[-1] *= d
-            ms[-1] = s
-            continue
-        md.append(d)
-        ms.append(s)
+    """:func:`merge_dims`, one dim of extent 1 (stride 0) when nothing is left."""
+    md, ms = merge_dims(dims, strides)
     return (md, ms) if md else ([1], [0])
 
 
@@ -187,6 +179,29 @@ def check_int16_count(op: Op, x: Tensor, count: int) -> None:
                      f"int16 reductions of at most {INT16_MAX_COUNT} elements (an exact "
                      "int32 sum)")
 
+
+def mean_or_sum_params_s8(op: Op, x: Tensor, y: Tensor, count: int, *,
+                          compute_sum: bool) -> dict[str, int]:
+    """The int8 MEAN kernel's parameters as TFLM's QuantizedMeanOrSum computes them:
+    the multiplier of s_in / s_out, for MEAN (not ``compute_sum``) with the division
+    by the reduced ``count`` folded in."""
+    si, zi = per_tensor_quant(op, x)
+    so, zo = per_tensor_quant(op, y)
+    mult, shift = quantize_multiplier(si / so)
+    if compute_sum:
+        if not -31 <= shift <= 31:
+            raise refuse(op, f"the rescale factor {si / so:g} is out of range",
+                         "SUM rescale factors in [2^-32, 2^31)")
+    else:
+        k = min(count.bit_length() - 1, 32, 31 + shift)
+        mult = (mult << k) // count if k >= 0 else mult
+        shift -= max(k, 0)
+        if not -31 <= shift <= 31:
+            raise refuse(op, f"the rescale factor {si / so:g} / {count} is out of range",
+                         "MEAN rescale factors above 2^-31")
+    check_int16_count(op, x, count)
+    return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
+            "shift": shift, "count": count}
 
 class MeanLowering:
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
@@ -238,19 +253,7 @@ class MeanLowering:
         return x, y, geom, count
 
     def _params_s8(self, op: Op, x: Tensor, y: Tensor, count: int) -> dict[str, int]:
-        si, zi = per_tensor_quant(op, x)
-        so, zo = per_tensor_quant(op, y)
-        mult, shift = quantize_multiplier(si / so)
-        # QuantizedMeanOrSum folds the division by the count into the multiplier.
-        k = min(count.bit_length() - 1, 32, 31 + shift)
-        mult = (mult << k) // count if k >= 0 else mult
-        shift -= max(k, 0)
-        if not -31 <= shift <= 31:
-            raise refuse(op, f"the rescale factor {si / so:g} / {count} is out of range",
-                         "MEAN rescale factors above 2^-31")
-        check_int16_count(op, x, count)
-        return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
-                "shift": shift, "count": count}
+        return mean_or_sum_params_s8(op, x, y, count, compute_sum=False)
 
     def check(self, graph: Graph, op: Op) -> None:
         if not isinstance(op.options, ReducerOptions):
@@ -268,11 +271,10 @@ class MeanLowering:
             sfx, ctype = ("s8", "int8_t") if x.dtype == DType.INT8 else ("s16", "int16_t")
             fields = {"geom": geom, **self._params_s8(ctx.op, x, y, count)}
             return [*c_params(f"nnrt_mean_{sfx}_params_t", fields),
-                    *c_call(f"nnrt_mean_{sfx}", ["&params", cast(ctx, x.index, ctype, True),
-                                                 cast(ctx, y.index, ctype, False)])]
+                    *c_call(f"nnrt_mean_{sfx}", ["&params", *io_args(ctx, x.index, y.index,
+                                                                     ctype)])]
         return [*c_params("nnrt_mean_geom_t", geom, "geom"),
-                *c_call("nnrt_mean_f32", ["&geom", cast(ctx, x.index, "float", True),
-                                          cast(ctx, y.index, "float", False)])]
+                *c_call("nnrt_mean_f32", ["&geom", *io_args(ctx, x.index, y.index, "float")])]
 
 
 register(("MAX_POOL_2D", "AVERAGE_POOL_2D", "L2_POOL_2D"), PoolLowering())

@@ -31,8 +31,17 @@ from ..ir import CumsumOptions, Graph, Op, ReducerOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
 from .call import Body
-from .elementwise import C_TYPE, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
-from .pool import MeanLowering, check_int16_count
+from .elementwise import (
+    C_TYPE,
+    c_call,
+    c_params,
+    cast,
+    io_args,
+    per_tensor_quant,
+    refuse,
+    tensor_desc,
+)
+from .pool import MeanLowering, mean_or_sum_params_s8
 
 _SUFFIX = {DType.INT8: "s8", DType.FLOAT32: "f32"}
 
@@ -46,15 +55,7 @@ class ReduceLowering(MeanLowering):
     def _sum_params_s8(self, op: Op, x: Tensor, y: Tensor, count: int) -> dict[str, int]:
         """int8 SUM: TFLM's QuantizedMeanOrSum with compute_sum (the multiplier of
         s_in / s_out, not divided by the count), run by the int8 MEAN kernel."""
-        si, zi = per_tensor_quant(op, x)
-        so, zo = per_tensor_quant(op, y)
-        mult, shift = quantize_multiplier(si / so)
-        if not -31 <= shift <= 31:
-            raise refuse(op, f"the rescale factor {si / so:g} is out of range",
-                         "SUM rescale factors in [2^-32, 2^31)")
-        check_int16_count(op, x, count)
-        return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
-                "shift": shift, "count": count}
+        return mean_or_sum_params_s8(op, x, y, count, compute_sum=True)
 
     def check(self, graph: Graph, op: Op) -> None:
         if not isinstance(op.options, ReducerOptions):
@@ -84,27 +85,35 @@ class ReduceLowering(MeanLowering):
                              cast(ctx, y.index, ctype, False)])]
 
 
+
+def _input_axis_output(graph: Graph, op: Op, supported: str) -> tuple[Tensor, Tensor, Tensor]:
+    """An op of an input and an axis operand, and one output: the three tensors."""
+    if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
+        raise refuse(op, "expects an input, an axis and 1 output", supported)
+    x, axis_t = (graph.tensors[t] for t in op.inputs)
+    return x, axis_t, graph.tensors[op.outputs[0]]
+
+
+def _one_axis(op: Op, axis_t: Tensor, rank: int, supported: str) -> int:
+    """The axis operand: one constant int32 in [-rank, rank), as an index in [0, rank)."""
+    if not axis_t.is_constant or axis_t.dtype != DType.INT32 or axis_t.num_elements != 1:
+        raise refuse(op, f"axis {tensor_desc(axis_t)} is not one constant int32", supported)
+    a = int(axis_t.array().reshape(-1)[0])
+    axis = a + rank if a < 0 else a
+    if not 0 <= axis < rank:
+        raise refuse(op, f"axis {a} is out of range for rank {rank}", "axes in [-rank, rank)")
+    return axis
+
 class ArgLowering:
     headers: Sequence[str] = ("nnrt/kernels/reduce.h",)
     dtypes: Sequence[str] = ("int8->int32", "float32->int32")
 
     def _layout(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, int]]:
         supported = "int8 or float32 input, a constant int32 axis, an int32 output"
-        if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
-            raise refuse(op, "expects an input, an axis and 1 output", supported)
-        x, axis_t = (graph.tensors[t] for t in op.inputs)
-        y = graph.tensors[op.outputs[0]]
+        x, axis_t, y = _input_axis_output(graph, op, supported)
         if x.dtype not in (DType.INT8, DType.FLOAT32) or y.dtype != DType.INT32:
             raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", supported)
-        if not axis_t.is_constant or axis_t.dtype != DType.INT32 or axis_t.num_elements != 1:
-            raise refuse(op, f"axis {tensor_desc(axis_t)} is not one constant int32",
-                         supported)
-        rank = len(x.shape)
-        a = int(axis_t.array().reshape(-1)[0])
-        axis = a + rank if a < 0 else a
-        if not 0 <= axis < rank:
-            raise refuse(op, f"axis {a} is out of range for rank {rank}",
-                         "axes in [-rank, rank)")
+        axis = _one_axis(op, axis_t, len(x.shape), supported)
         if x.num_elements == 0 or list(y.shape) != [d for i, d in enumerate(x.shape)
                                                      if i != axis]:
             raise refuse(op, f"output {tensor_desc(y)} is not {tensor_desc(x)} without "
@@ -155,22 +164,11 @@ class CumsumLowering(ArgLowering):
     def _geometry(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, int]]:
         supported = ("int8 or float32 input and output of one dtype and shape, a constant "
                      "int32 axis")
-        if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
-            raise refuse(op, "expects an input, an axis and 1 output", supported)
-        x, axis_t = (graph.tensors[t] for t in op.inputs)
-        y = graph.tensors[op.outputs[0]]
+        x, axis_t, y = _input_axis_output(graph, op, supported)
         if x.dtype not in (DType.INT8, DType.FLOAT32) or y.dtype != x.dtype \
                 or tuple(x.shape) != tuple(y.shape) or not x.shape or x.num_elements == 0:
             raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", supported)
-        if not axis_t.is_constant or axis_t.dtype != DType.INT32 or axis_t.num_elements != 1:
-            raise refuse(op, f"axis {tensor_desc(axis_t)} is not one constant int32",
-                         supported)
-        rank = len(x.shape)
-        a = int(axis_t.array().reshape(-1)[0])
-        axis = a + rank if a < 0 else a
-        if not 0 <= axis < rank:
-            raise refuse(op, f"axis {a} is out of range for rank {rank}",
-                         "axes in [-rank, rank)")
+        axis = _one_axis(op, axis_t, len(x.shape), supported)
         o = op.options if isinstance(op.options, CumsumOptions) else CumsumOptions()
         return x, y, {"before": math.prod(x.shape[:axis]), "depth": x.shape[axis],
                       "after": math.prod(x.shape[axis + 1:]),
@@ -189,8 +187,8 @@ class CumsumLowering(ArgLowering):
                     *c_call("nnrt_cumsum_s8", ["&params", cast(ctx, x.index, "int8_t", True),
                                                cast(ctx, y.index, "int8_t", False)])]
         return [*c_params("nnrt_cumsum_params_t", fields),
-                *c_call("nnrt_cumsum_f32", ["&params", cast(ctx, x.index, "float", True),
-                                            cast(ctx, y.index, "float", False)])]
+                *c_call("nnrt_cumsum_f32",
+                        ["&params", *io_args(ctx, x.index, y.index, "float")])]
 
 
 register(("ARG_MAX", "ARG_MIN"), ArgLowering())

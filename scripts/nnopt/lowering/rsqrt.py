@@ -28,7 +28,7 @@ from .activation import (
     multiply_by_quantized_multiplier,
 )
 from .call import Body
-from .elementwise import c_call, cast, per_tensor_quant, refuse
+from .elementwise import c_call, io_args, per_tensor_quant, refuse
 
 _I32_MAX = 2**31 - 1
 _SHIFT = 20  # RsqrtEvalQuantized's kShift
@@ -113,12 +113,11 @@ class RsqrtLowering:
         x, y = self._io(ctx.graph, ctx.op)
         n = str(x.num_elements)
         if x.dtype == DType.FLOAT32:
-            return c_call("nnrt_rsqrt_f32", [cast(ctx, x.index, "float", True),
-                                             cast(ctx, y.index, "float", False), n])
+            return c_call("nnrt_rsqrt_f32", [*io_args(ctx, x.index, y.index, "float"), n])
         table = ctx.const_array("table", rsqrt_table(ctx.op, x, y))
         _, z_in = per_tensor_quant(ctx.op, x)
-        return c_call("nnrt_rsqrt_s8", [table, str(z_in), cast(ctx, x.index, "int8_t", True),
-                                        cast(ctx, y.index, "int8_t", False), n])
+        return c_call("nnrt_rsqrt_s8",
+                      [table, str(z_in), *io_args(ctx, x.index, y.index, "int8_t"), n])
 
 
 register(("RSQRT",), RsqrtLowering())

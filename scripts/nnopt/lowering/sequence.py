@@ -18,10 +18,18 @@ persistent region and updated in place), output ``[batches, num_units]``, with
 A bias is required (TFLM's kernel reads it unconditionally: an SVDF without one does
 not run there, so it is refused here).
 
-UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM's EvalLstm, ``lstm_eval.h``): float32 only, the
-standard LSTM TFLM runs (no peephole, projection or layer norm: TFLM refuses those
-too), batch-major or time-major, the cell gate TANH, any cell clip; the hidden and cell
-states variable tensors. The int8 form (int16 cell state) is refused by name: not yet.
+UNIDIRECTIONAL_SEQUENCE_LSTM (TFLM's EvalLstm, ``lstm_eval.h``): the standard LSTM
+TFLM runs (no peephole, projection or layer norm: TFLM refuses those too), batch-major
+or time-major, any cell clip; the hidden and cell states variable tensors.
+
+- float32 throughout, the cell gate TANH.
+- int8 with an int16 cell state, the layout TFLM's converter writes: int8 input,
+  weights (per tensor, zero point 0), hidden state and output; int32 biases; the cell
+  state int16 with zero point 0 (the converter gives it a power-of-two scale; TFLM takes
+  the scale's rounded log2 for the tanh of the cell, and so does nnopt); the cell gate
+  TANH. The op's intermediate
+  tensors (quantisation only) are not read, as TFLM does not read them.
+  The int16-activation (16x8) form is refused by name.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ from ..cdefs import DType
 from ..ir import Graph, LstmOptions, Op, SvdfOptions, Tensor
 from ..quantize import quantize_multiplier
 from . import EmitContext, register
+from .activation import checked_log2
 from .call import Arg, Body
 from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
 
@@ -172,11 +181,15 @@ register(("SVDF",), SvdfLowering())
 
 _LSTM_SUPPORTED = ("float32 input [batches, time, input] (or time-major), 4 input and 4 "
                    "recurrent weights, 4 biases, variable hidden and cell state [batches, "
-                   "state], no peephole / projection / layer norm, TANH cell activation")
+                   "state], no peephole / projection / layer norm, TANH cell activation; "
+                   "or int8 input, weights (per tensor, zero point 0), hidden state and "
+                   "output with int32 biases and an int16 cell state (zero point 0)")
 # input positions: weights 1-8 (input-to-i/f/c/o, recurrent-to-i/f/c/o), biases 12-15,
 # hidden state 18, cell state 19; 9-11, 16-17, 20-23 must be absent
 _LSTM_ABSENT = (9, 10, 11, 16, 17, 20, 21, 22, 23)
 _CELL_TANH = ACTIVATION_NAMES[4]  # TFLite's ActivationFunctionType 4: the cell gate's tanh
+_Q3_12 = 2.0**-12  # TFLM's int16 gate pre-activations (the FC outputs): Q3.12
+_Q0_15 = 2.0**-15  # and gate outputs: Q0.15
 
 
 @dataclass(frozen=True)
@@ -190,6 +203,7 @@ class _Lstm:
     inputs: int
     state: int
     options: LstmOptions
+    quantized: bool
 
 
 def _lstm(graph: Graph, op: Op) -> _Lstm:
@@ -203,9 +217,14 @@ def _lstm(graph: Graph, op: Op) -> _Lstm:
     o = op.options if isinstance(op.options, LstmOptions) else LstmOptions()
     x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     hidden, cell = graph.tensors[op.inputs[18]], graph.tensors[op.inputs[19]]
-    if x.dtype != DType.FLOAT32:
-        raise refuse(op, f"{tensor_desc(x)}: the int8 LSTM (int16 cell state) is not "
-                     "supported yet", _LSTM_SUPPORTED)
+    if x.dtype == DType.INT16:
+        raise refuse(op, f"{tensor_desc(x)}: the int16-activation LSTM (16x8, int64 "
+                     "biases) is not supported", _LSTM_SUPPORTED)
+    if x.dtype not in (DType.FLOAT32, DType.INT8):
+        raise refuse(op, f"{tensor_desc(x)}", _LSTM_SUPPORTED)
+    quantized = x.dtype == DType.INT8
+    wtype, btype = (DType.INT8, DType.INT32) if quantized else (DType.FLOAT32, DType.FLOAT32)
+    htype, ctype = (DType.INT8, DType.INT16) if quantized else (DType.FLOAT32, DType.FLOAT32)
     if len(x.shape) != 3 or len(y.shape) != 3:
         raise refuse(op, f"input {tensor_desc(x)} / output {tensor_desc(y)} not 3-D",
                      _LSTM_SUPPORTED)
@@ -218,49 +237,116 @@ def _lstm(graph: Graph, op: Op) -> _Lstm:
     state = w.shape[0]
     for k in range(1, 9):
         t = graph.tensors[op.inputs[k]]
-        if t.shape != ((state, n_in) if k < 5 else (state, state)) \
-                or t.dtype != DType.FLOAT32:
+        if t.shape != ((state, n_in) if k < 5 else (state, state)) or t.dtype != wtype:
             raise refuse(op, f"weights {tensor_desc(t)}", _LSTM_SUPPORTED)
     for k in range(12, 16):
         t = graph.tensors[op.inputs[k]]
-        if t.num_elements != state or t.dtype != DType.FLOAT32:
+        if t.num_elements != state or t.dtype != btype:
             raise refuse(op, f"bias {tensor_desc(t)}", _LSTM_SUPPORTED)
-    for t in (hidden, cell):
-        if not t.is_state or t.dtype != DType.FLOAT32 or t.num_elements != batches * state:
-            raise refuse(op, f"state {tensor_desc(t)} is not a float32 variable tensor of "
-                         f"{batches} x {state}", _LSTM_SUPPORTED)
-    if y.dtype != DType.FLOAT32 or y.shape != (*x.shape[:2], state):
+    for t, dt in ((hidden, htype), (cell, ctype)):
+        if not t.is_state or t.dtype != dt or t.num_elements != batches * state:
+            raise refuse(op, f"state {tensor_desc(t)} is not a {dt.name.lower()} variable "
+                         f"tensor of {batches} x {state}", _LSTM_SUPPORTED)
+    if y.dtype != htype or y.shape != (*x.shape[:2], state):
         raise refuse(op, f"output {tensor_desc(y)}", _LSTM_SUPPORTED)
     if o.activation != _CELL_TANH:
         raise refuse(op, f"cell activation {o.activation}", _LSTM_SUPPORTED)
-    return _Lstm(x, y, hidden, cell, batches, time, n_in, state, o)
+    if o.cell_clip < 0:
+        raise refuse(op, f"cell clip {o.cell_clip} (TFLM requires >= 0)", _LSTM_SUPPORTED)
+    s = _Lstm(x, y, hidden, cell, batches, time, n_in, state, o, quantized)
+    if quantized:
+        _lstm_s8_fields(graph, op, s)
+    return s
+
+
+def _lstm_s8_fields(graph: Graph, op: Op, s: _Lstm) -> dict[str, int | list[int]]:
+    """The int8 kernel's integer parameters: TFLM's PrepareGateParametersInteger and
+    CreateLstmCellStateInfo. The gate FCs rescale to Q3.12 (TFLM's fixed
+    pre-activation scale: the converter's intermediate tensors, which carry the
+    quantisation it used, are not read, as TFLM does not read them), the products of
+    two Q0.15 gate outputs to the cell or hidden scale (double ratios of float32
+    scales); the tanh of the cell state is TFLM's int16 tanh at the cell scale's
+    power of two."""
+    ins = op.inputs
+    (xs, xz), (hs, hz), (cs, cz) = (_scale(op, t) for t in (s.x, s.hidden, s.cell))
+    for k in range(1, 9):
+        t = graph.tensors[ins[k]]
+        if _scale(op, t)[1] != 0:
+            raise refuse(op, f"weights {tensor_desc(t)} have zero point {_scale(op, t)[1]}",
+                         _LSTM_SUPPORTED)
+    for k in range(12, 16):
+        _scale(op, graph.tensors[ins[k]])
+    if cz != 0:
+        raise refuse(op, f"cell state {tensor_desc(s.cell)} has zero point {cz}",
+                     _LSTM_SUPPORTED)
+
+    def d(v: float) -> float:  # a float32 scale read as a double, as TFLM does
+        return float(_f32(v))
+
+    def fc(in_scale: float, k: int) -> tuple[int, int]:
+        return quantize_multiplier(d(in_scale) * d(_scale(op, graph.tensors[ins[k]])[0])
+                                   / d(_Q3_12))
+
+    fin = [fc(xs, k) for k in range(1, 5)]
+    frec = [fc(hs, k) for k in range(5, 9)]
+    forget = quantize_multiplier(d(_Q0_15) * d(cs) / d(cs))
+    update = quantize_multiplier(d(_Q0_15) * d(_Q0_15) / d(cs))
+    hid = quantize_multiplier(d(_Q0_15) * d(_Q0_15) / d(hs))
+    for what, (_, e) in (*((f"gate {g} input rescale", r) for g, r in enumerate(fin)),
+                         *((f"gate {g} recurrent rescale", r) for g, r in enumerate(frec)),
+                         ("cell update rescale", update), ("hidden rescale", hid)):
+        if not -31 <= e <= 30:
+            raise refuse(op, f"the {what} (a scale ratio) is outside 2^-32 .. 2^30",
+                         _LSTM_SUPPORTED)
+    power = checked_log2(cs)[1]  # TFLM ignores whether it is a power of two
+    shift = 12 + power
+    tanh_m, tanh_s = (3 << shift, 0) if shift >= 0 else (3, -shift)
+    if tanh_m > 0xFFFF:
+        raise refuse(op, f"cell state {tensor_desc(s.cell)} scale {cs:g} is above 2^2",
+                     _LSTM_SUPPORTED)
+    clip = 0
+    if s.options.cell_clip > 0:
+        clip = int(min(max(d(s.options.cell_clip) / d(cs), -32768.0), 32767.0))
+    return {"input_zero_point": xz, "hidden_zero_point": hz,
+            "input_mult": [m for m, _ in fin], "input_shift": [e for _, e in fin],
+            "recurrent_mult": [m for m, _ in frec], "recurrent_shift": [e for _, e in frec],
+            "forget_mult": forget[0], "forget_shift": forget[1],
+            "update_mult": update[0], "update_shift": update[1],
+            "hidden_mult": hid[0], "hidden_shift": hid[1], "cell_clip": clip,
+            "cell_tanh_multiplier": tanh_m, "cell_tanh_shift": tanh_s}
 
 
 class LstmLowering:
     headers: Sequence[str] = ("nnrt/kernels/sequence.h",)
-    dtypes: Sequence[str] = ("float32",)
+    dtypes: Sequence[str] = ("int8", "float32")  # int8: int16 cell state
 
     def check(self, graph: Graph, op: Op) -> None:
         _lstm(graph, op)
 
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         s = _lstm(graph, op)
-        return 4 * 4 * s.batches * s.state
+        return (2 if s.quantized else 4) * 4 * s.batches * s.state
 
     def emit(self, ctx: EmitContext) -> Body:
         s = _lstm(ctx.graph, ctx.op)
         ins = ctx.op.inputs
-        fields = {"batches": s.batches, "time_steps": s.time, "input_size": s.inputs,
-                  "state_size": s.state, "time_major": int(s.options.time_major),
-                  "cell_activation": ACTIVATION_NAMES.index(s.options.activation),
-                  "cell_clip": float(np.float32(s.options.cell_clip)),
-                  "w_input": [Raw(ctx.c_ptr(ins[k])) for k in range(1, 5)],
-                  "w_recurrent": [Raw(ctx.c_ptr(ins[k])) for k in range(5, 9)],
-                  "bias": [Raw(ctx.c_ptr(ins[k])) for k in range(12, 16)]}
+        dims: dict[str, int] = {
+            "batches": s.batches, "time_steps": s.time, "input_size": s.inputs,
+            "state_size": s.state, "time_major": int(s.options.time_major),
+            "cell_activation": ACTIVATION_NAMES.index(s.options.activation)}
+        pointers = {"w_input": [Raw(ctx.c_ptr(ins[k])) for k in range(1, 5)],
+                    "w_recurrent": [Raw(ctx.c_ptr(ins[k])) for k in range(5, 9)],
+                    "bias": [Raw(ctx.c_ptr(ins[k])) for k in range(12, 16)]}
+        args: list[Arg] = [ctx.ptr(s.x.index), ctx.ptr(s.hidden.index),
+                           ctx.ptr(s.cell.index), ctx.ptr(s.y.index), ctx.scratch]
+        if s.quantized:
+            s8: dict[str, object] = {**dims, **_lstm_s8_fields(ctx.graph, ctx.op, s),
+                                     **pointers}
+            return [*c_params("nnrt_lstm_s8_params_t", s8),
+                    *c_call("nnrt_lstm_s8", ["&params", *args])]
+        fields = {**dims, "cell_clip": float(np.float32(s.options.cell_clip)), **pointers}
         return [*c_params("nnrt_lstm_f32_params_t", fields),
-                *c_call("nnrt_lstm_f32", ["&params", ctx.ptr(s.x.index),
-                                          ctx.ptr(s.hidden.index), ctx.ptr(s.cell.index),
-                                          ctx.ptr(s.y.index), ctx.scratch])]
+                *c_call("nnrt_lstm_f32", ["&params", *args])]
 
 
 register(("UNIDIRECTIONAL_SEQUENCE_LSTM",), LstmLowering())

@@ -33,6 +33,7 @@ from .elementwise import (
     Raw,
     c_call,
     c_params,
+    merge_dims,
     padded,
     per_tensor_quant,
     refuse,
@@ -80,18 +81,7 @@ def _view_fields(dims: Sequence[int], strides: Sequence[int], offset: int,
     neighbours merged; None for an empty view."""
     if any(d == 0 for d in dims):
         return None
-    md: list[int] = []
-    ms: list[int] = []
-    for d, s in zip(dims, strides, strict=True):
-        if d == 1:
-            continue
-        s *= elem
-        if md and ms[-1] == s * d:
-            md[-1] *= d
-            ms[-1] = s
-            continue
-        md.append(d)
-        ms.append(s)
+    md, ms = merge_dims(dims, [s * elem for s in strides])
     if not md:
         md, ms = [1], [elem]
     if len(md) > MAX_DIMS:

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from ..ir import ConvOptions, Graph, Op, PoolOptions
@@ -23,6 +25,19 @@ class Fusion:
     into: int  # index of the op that now does its work
     kind: str  # "max_pool"
 
+
+
+def fold_ops(graph: Graph, replaced: Mapping[int, Op], removed: AbstractSet[int],
+             fusions: list[Fusion]) -> tuple[Graph, list[Fusion]]:
+    """A folding pass's result: ``graph`` with the ops of ``replaced`` (by index) swapped
+    in and those of ``removed`` dropped, verified, and its ``fusions``; ``graph`` itself
+    when nothing was folded."""
+    if not fusions:
+        return graph, []
+    ops = tuple(replaced.get(op.index, op) for op in graph.ops if op.index not in removed)
+    folded = replace(graph, ops=ops)
+    folded.verify()
+    return folded, fusions
 
 def _fusable_pool(graph: Graph, pool: Op) -> Op | None:
     if pool.opcode != "MAX_POOL_2D" or not isinstance(pool.options, PoolOptions):
@@ -63,9 +78,4 @@ def fuse_max_pool(graph: Graph) -> tuple[Graph, list[Fusion]]:
             options=replace(conv.options, fused_max_pool=op.options))
         removed.add(op.index)
         fusions.append(Fusion(op.index, conv.index, "max_pool"))
-    if not fusions:
-        return graph, []
-    ops = tuple(replaced.get(op.index, op) for op in graph.ops if op.index not in removed)
-    fused = replace(graph, ops=ops)
-    fused.verify()
-    return fused, fusions
+    return fold_ops(graph, replaced, removed, fusions)

@@ -42,7 +42,7 @@ from ..cdefs import DTYPE_SIZE, DType
 from ..ir import ConvOptions, Graph, Op, PoolOptions
 from ..ops import known
 from .arena import Overlap
-from .fuse import Fusion
+from .fuse import Fusion, fold_ops
 from .lifetimes import Buffer
 from .regions import POINT, WINDOW, Spatial, spatial_of, window_axis
 
@@ -167,12 +167,7 @@ def fold_pads(graph: Graph) -> tuple[Graph, list[Fusion]]:
             options=replace(opts, padding="VALID", explicit_padding=pads))
         removed.add(op.index)
         fusions.append(Fusion(op.index, user.index, "pad"))
-    if not fusions:
-        return graph, []
-    ops = tuple(replaced.get(op.index, op) for op in graph.ops if op.index not in removed)
-    folded = replace(graph, ops=ops)
-    folded.verify()
-    return folded, fusions
+    return fold_ops(graph, replaced, removed, fusions)
 
 
 # ----- partial overlap of an op's input and output (row streaming) -----

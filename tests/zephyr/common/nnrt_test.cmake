@@ -1,5 +1,13 @@
 # Shared CMake for the compiled-model Twister suites (tests/zephyr/pingpong, model).
 #
+#   nnrt_test_model(<target> DEFAULT <model>)
+#
+# A suite's application: its src/main.c and the model models/<NNRT_TEST_MODEL>.tflite
+# (a cache variable, <model> unless a scenario sets it in testcase.yaml) compiled by
+# nnopt_add_model() (zephyr/cmake/nnopt.cmake), with its test vectors
+# (nnrt_test_vectors() below) and the generated names main.c uses
+# (nnopt_model_definitions()).
+#
 #   nnrt_test_vectors(<target> MODEL <file.tflite> [BOARD <nnopt board>] [SEED <n>])
 #
 # Writes nnrt_test_vectors.h (inputs and expected outputs, gen_vectors.py) at build
@@ -37,4 +45,14 @@ function(nnrt_test_vectors target)
   target_sources(${target} PRIVATE ${header})
   target_include_directories(${target} PRIVATE
     ${out_dir} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/include)
+endfunction()
+
+function(nnrt_test_model target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "DEFAULT" "")
+  set(NNRT_TEST_MODEL ${ARG_DEFAULT} CACHE STRING "Model from models/ to test")
+  set(model ${ZEPHYR_NNOPT_MODULE_DIR}/models/${NNRT_TEST_MODEL}.tflite)
+  target_sources(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/main.c)
+  nnopt_add_model(${target} MODEL ${model})
+  nnrt_test_vectors(${target} MODEL ${model})
+  nnopt_model_definitions(${target})
 endfunction()

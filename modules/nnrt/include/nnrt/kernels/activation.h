@@ -142,6 +142,31 @@ nnrt_status_t nnrt_tanh_s8(const nnrt_sigmoid_s8_params_t *params, const int8_t 
 /** out = tanhf(in). */
 nnrt_status_t nnrt_tanh_f32(const float *input, float *output, int32_t size);
 
+/**
+ * LOGISTIC and TANH int16 (TFLM's 16x8 quantisation, and the int8 LSTM's gates): zero
+ * points 0, output scale 2^-15. The input is rescaled to the table's grid, x' = (x *
+ * input_multiplier + (1 << (input_left_shift - 1))) >> input_left_shift, with 2^9
+ * (LOGISTIC) or 2^8 (TANH) steps per 1/24, and interpolated linearly in
+ * nnrt_sigmoid_table_u16. TFLM's power-of-two case (multiplier 0, shift s) is
+ * multiplier 3 << s, shift 0 here: the compiler passes it so.
+ */
+typedef struct {
+    int32_t input_multiplier;   /**< [1, 65535] */
+    int32_t input_left_shift;   /**< [0, 31]: a right shift, despite TFLM's name */
+} nnrt_sigmoid_s16_params_t;
+
+/** sigmoid(i / 24) in units of 2^-16 with a midpoint correction; entry 255 = 65535
+ *  (generated: scripts/nnopt/sigmoid_table.py). */
+extern const uint16_t nnrt_sigmoid_table_u16[256];
+
+/** out = 2^15 * logistic(x) on the table (wraps to -32768 at the top, as TFLM). */
+nnrt_status_t nnrt_logistic_s16(const nnrt_sigmoid_s16_params_t *params,
+                                const int16_t *input, int16_t *output, int32_t size);
+
+/** out = 2^15 * tanh(x) on the sigmoid table, saturated at +-32767. */
+nnrt_status_t nnrt_tanh_s16(const nnrt_sigmoid_s16_params_t *params, const int16_t *input,
+                            int16_t *output, int32_t size);
+
 /* ------------------------------------------------------------------------------------ */
 /* HARD_SWISH                                                                            */
 /* ------------------------------------------------------------------------------------ */

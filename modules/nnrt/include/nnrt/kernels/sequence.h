@@ -1,6 +1,7 @@
 /**
  * @file sequence.h
- * @brief Stateful sequence operators: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM (float32).
+ * @brief Stateful sequence operators: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM (int8 with an
+ *        int16 cell state, float32).
  *
  * The state (SVDF's activation state) is a variable tensor: nnopt keeps it in the
  * model's persistent region, outside the arena, and the kernel updates it in place on
@@ -124,6 +125,58 @@ typedef struct {
 nnrt_status_t nnrt_lstm_f32(const nnrt_lstm_f32_params_t *params, const float *input,
                             float *hidden_state, float *cell_state, float *output,
                             void *scratch);
+
+/**
+ * int8 UNIDIRECTIONAL_SEQUENCE_LSTM with an int16 cell state, as TFLM's integer EvalLstm
+ * (8-bit activations and weights, 32-bit biases; no peephole, projection or layer norm).
+ * Each step, for the gates forget, input, cell: gate = FC(x_t, W_in, bias) + FC(h, W_rec)
+ * (each FC: int32 sum of w * (v - zero point), rescaled to an int16 on Q3.12, clamped;
+ * the two summed with int16 saturation), then the int16 sigmoid (the cell gate:
+ * `cell_activation`), an int16 on Q0.15. Then c = sat16(rescale(f * c) + rescale(i * g))
+ * on the cell state's scale, clipped to [-cell_clip, cell_clip] when cell_clip > 0; the
+ * output gate likewise; h = clamp8(rescale(tanh(c) * o) + hidden_zero_point), tanh(c)
+ * with (cell_tanh_multiplier, cell_tanh_shift) from the cell state's power-of-two scale;
+ * output[t] = h. Batch-major input runs batch after batch with its own state row;
+ * time-major runs all batches per step. The int8 hidden and int16 cell states
+ * [batches, state_size] are variable tensors, updated in place.
+ */
+typedef struct {
+    int32_t batches;
+    int32_t time_steps;
+    int32_t input_size;
+    int32_t state_size;
+    int32_t time_major;        /**< 1: input [time, batches, input] */
+    int32_t cell_activation;   /**< TFLite's enum: 4 TANH, 6 SIGMOID (the cell gate) */
+    int32_t input_zero_point;  /**< of x */
+    int32_t hidden_zero_point; /**< of the hidden state (the recurrent FC's input) */
+    int32_t input_mult[4];     /**< x * W_in -> Q3.12, per gate {i, f, c, o} */
+    int32_t input_shift[4];
+    int32_t recurrent_mult[4]; /**< h * W_rec -> Q3.12 */
+    int32_t recurrent_shift[4];
+    int32_t forget_mult;       /**< Q0.15 * cell -> cell (2^-15) */
+    int32_t forget_shift;
+    int32_t update_mult;       /**< Q0.15 * Q0.15 -> cell (2^-30 / cell scale) */
+    int32_t update_shift;
+    int32_t hidden_mult;       /**< Q0.15 * Q0.15 -> hidden (2^-30 / hidden scale) */
+    int32_t hidden_shift;
+    int32_t cell_clip;         /**< quantised, [0, 32767]; 0: no clip */
+    int32_t cell_tanh_multiplier; /**< tanh of the cell state: nnrt_sigmoid_s16_params_t */
+    int32_t cell_tanh_shift;
+    const int8_t *w_input[4];  /**< input-to-{input, forget, cell, output} [state, input] */
+    const int8_t *w_recurrent[4]; /**< recurrent-to-{i, f, c, o} [state, state] */
+    const int32_t *bias[4];    /**< {i, f, c, o} gate biases [state] */
+} nnrt_lstm_s8_params_t;
+
+/** Scratch bytes of nnrt_lstm_s8: four buffers of batches x state int16 (TFLM's four). */
+#define NNRT_LSTM_S8_SCRATCH_BYTES(batches, state) \
+    (4u * (size_t)(batches) * (size_t)(state) * sizeof(int16_t))
+
+/**
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers or inconsistent parameters.
+ */
+nnrt_status_t nnrt_lstm_s8(const nnrt_lstm_s8_params_t *params, const int8_t *input,
+                           int8_t *hidden_state, int16_t *cell_state, int8_t *output,
+                           void *scratch);
 
 #ifdef __cplusplus
 }
