@@ -159,6 +159,24 @@ def test_readme_states_the_listed_operator_count() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     m = re.search(r"\*\*(\d+) builtins; TFLM registers (\d+)\*\*", readme)
     assert m, "README.md no longer states the operator count as '**N builtins; TFLM ...'"
-    n = len(supported_operators())
+    ops = supported_operators()
+    n = sum(not o.custom for o in ops)
     assert int(m.group(1)) == n, f"README.md says {m.group(1)} builtins, nnopt ops lists {n}"
     assert f"Every one of the {n} is also a TFLM builtin" in readme
+    custom = sorted(o.opcode for o in ops if o.custom)
+    c = re.search(r"\*\*(\d+) custom operators?\*\*", readme)
+    assert c, "README.md no longer states the custom operator count as '**N custom ...'"
+    assert int(c.group(1)) == len(custom), \
+        f"README.md says {c.group(1)} custom operators, nnopt ops lists {custom}"
+    assert all(code in readme for code in custom)
+
+
+def test_custom_operators_are_listed_by_their_custom_code() -> None:
+    """A custom op is listed (and loaded) by the custom code TFLM's resolver registers,
+    marked custom in the JSON; every other listed op is a TFLite builtin."""
+    import tflite
+
+    for o in supported_operators():
+        assert o.custom == (not hasattr(tflite.BuiltinOperator, o.opcode)), o.opcode
+    assert OPS["TFLite_Detection_PostProcess"].custom
+    assert OPS["TFLite_Detection_PostProcess"].to_json()["custom"] is True

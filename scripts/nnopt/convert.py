@@ -1,7 +1,8 @@
 """nnopt's IR -> a TFLite flatbuffer (``nnopt convert``), with :mod:`nnopt.tflite_builder`.
 
 Every tensor (shape, dtype, per-tensor or per-channel quantisation, constant data) and
-every op (builtin and options) of the graph is written as it is, so the file runs in the
+every op (builtin and options; the TFLite_Detection_PostProcess custom op with its
+flexbuffer options) of the graph is written as it is, so the file runs in the
 tflite-micro interpreter with the same inputs and outputs, and nnopt plans it exactly as
 the graph it came from. Options that only nnopt's passes set (fused max-pools, folded
 padding, scratch-free kernels) cannot be expressed: the graph must be an imported one.
@@ -11,7 +12,15 @@ from __future__ import annotations
 
 from .errors import UnsupportedError
 from .ir import NUMPY_DTYPE as _NP
-from .ir import ActivationOptions, ConvOptions, Graph, NoOptions, PoolOptions
+from .ir import (
+    ActivationOptions,
+    ConvOptions,
+    DetectionPostProcessOptions,
+    Graph,
+    NoOptions,
+    PoolOptions,
+)
+from .ops import detection
 from .tflite_builder import _OPTIONS_TABLE, ModelBuilder
 
 
@@ -33,6 +42,9 @@ def graph_to_tflite(graph: Graph, description: str = "nnopt convert") -> bytes:
             raise UnsupportedError(f"op {op.index} ({op.opcode}) carries an nnopt-only "
                                    "option (fused pool or folded padding)",
                                    hint="convert the imported graph, before planning")
+        if isinstance(o, DetectionPostProcessOptions):  # a custom op: flexbuffer options
+            b.custom_op(op.opcode, op.inputs, op.outputs, detection.encode(o))
+            continue
         if isinstance(o, ActivationOptions) and o.activation == "NONE":
             o = NoOptions()  # MAXIMUM/MINIMUM take none; ADD/SUB/MUL/DIV default to it
         try:

@@ -173,6 +173,25 @@ class ResizeOptions:
 
 
 @dataclass(frozen=True)
+class DetectionPostProcessOptions:
+    """The flexbuffer options of the TFLite_Detection_PostProcess custom op, as TFLM's
+    kernel reads them (a missing key reads as 0 / false, except detections_per_class:
+    100); the floats are float32 values."""
+
+    max_detections: int = 0
+    max_classes_per_detection: int = 0
+    detections_per_class: int = 100
+    use_regular_nms: bool = False
+    nms_score_threshold: float = 0.0
+    nms_iou_threshold: float = 0.0
+    num_classes: int = 0
+    y_scale: float = 0.0
+    x_scale: float = 0.0
+    h_scale: float = 0.0
+    w_scale: float = 0.0
+
+
+@dataclass(frozen=True)
 class SvdfOptions:
     rank: int = 1
     activation: Activation = "NONE"
@@ -248,7 +267,7 @@ OpOptions = (
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
     | StridedSliceOptions | ResizeOptions | SvdfOptions | LstmOptions | SplitOptions
     | PackOptions | BatchMatMulOptions | GatherOptions | CumsumOptions | BlockSizeOptions
-    | MirrorPadOptions | TransposeConvOptions
+    | MirrorPadOptions | TransposeConvOptions | DetectionPostProcessOptions
 )
 
 

@@ -20,16 +20,17 @@ class OperatorInfo:
     alias: bool  # planned as an alias of its input (no copy)
     window: str | None  # "conv" / "depthwise" / "pool"
     blob: bool  # the runtime-loaded model blob carries it
+    custom: bool = False  # a TFLite custom op (operator code CUSTOM), named by its code
 
     def to_json(self) -> dict[str, Any]:
         return {"opcode": self.opcode, "dtypes": list(self.dtypes),
                 "elementwise": self.elementwise, "alias": self.alias, "window": self.window,
-                "blob": self.blob}
+                "blob": self.blob, "custom": self.custom}
 
 
 def supported_operators() -> list[OperatorInfo]:
     """Every operator nnopt can plan and generate code for, sorted by opcode."""
     lowered = set(registered_opcodes())
     return [OperatorInfo(code, accepted_dtypes(code), d.elementwise, d.alias, d.window,
-                         d.blob)
+                         d.blob, d.custom)
             for code, d in sorted(DEFINITIONS.items()) if code in lowered]

@@ -8,7 +8,8 @@ Two levels:
 
 - :class:`ModelBuilder`: describe tensors (shape, dtype, quantisation incl. per-channel
   with axis, optional constant data) and ops (builtin name + options as an
-  ``nnopt.ir`` options dataclass or a dict of flatbuffer fields), then :meth:`ModelBuilder.build`.
+  ``nnopt.ir`` options dataclass or a dict of flatbuffer fields; a custom op by its custom
+  code and option bytes with :meth:`ModelBuilder.custom_op`), then :meth:`ModelBuilder.build`.
 
   >>> b = ModelBuilder()
   >>> x = b.tensor((1, 4), "int8", scale=0.5, zero_point=-3)
@@ -275,6 +276,7 @@ class _OpSpec:
     outputs: tuple[int, ...]
     options: dict[str, Any]
     intermediates: tuple[int, ...] = ()
+    custom_options: bytes | None = None  # a custom op's option bytes (flexbuffer)
 
 
 def _dtype_name(dtype: Any) -> str:
@@ -362,6 +364,21 @@ class ModelBuilder:
                                  tuple(intermediates)))
         return len(self._ops) - 1
 
+    def custom_op(self, custom_code: str, inputs: Sequence[int], outputs: Sequence[int],
+                  custom_options: bytes = b"") -> int:
+        """Add a custom op (operator code CUSTOM with ``custom_code``, e.g.
+        ``TFLite_Detection_PostProcess``) and its option bytes (the flexbuffer map TFLM's
+        kernel reads); it is serialised as ``CUSTOM(<custom_code>)``."""
+        if not custom_code:
+            raise ValueError("a custom op needs a custom code")
+        n = len(self._tensors)
+        for t in (*inputs, *outputs):
+            if not -1 <= t < n:
+                raise ValueError(f"{custom_code}: tensor index {t} out of range (have {n})")
+        self._ops.append(_OpSpec(_custom_opcode(custom_code), tuple(inputs), tuple(outputs),
+                                 {}, custom_options=bytes(custom_options)))
+        return len(self._ops) - 1
+
     # -- serialisation --
 
     def build(self, inputs: Sequence[int], outputs: Sequence[int], *,
@@ -418,10 +435,15 @@ class ModelBuilder:
         codes: list[str] = list(dict.fromkeys(op.opcode for op in self._ops))
         code_offsets = []
         for name in codes:
-            code = getattr(tflite.BuiltinOperator, name)
+            custom = _custom_code(name)
+            custom_off = b.CreateString(custom) if custom is not None else None
+            code = (tflite.BuiltinOperator.CUSTOM if custom is not None
+                    else getattr(tflite.BuiltinOperator, name))
             tflite.OperatorCodeStart(b)
             tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
             tflite.OperatorCodeAddBuiltinCode(b, code)
+            if custom_off is not None:
+                tflite.OperatorCodeAddCustomCode(b, custom_off)
             tflite.OperatorCodeAddVersion(b, 1)
             code_offsets.append(tflite.OperatorCodeEnd(b))
 
@@ -491,17 +513,33 @@ class ModelBuilder:
         outs = _int32_vector(b, tflite.OperatorStartOutputsVector, op.outputs)
         mids = (_int32_vector(b, tflite.OperatorStartIntermediatesVector, op.intermediates)
                 if op.intermediates else None)
+        custom = (b.CreateNumpyVector(np.frombuffer(op.custom_options, dtype=np.uint8))
+                  if op.custom_options else None)
         tflite.OperatorStart(b)
         tflite.OperatorAddOpcodeIndex(b, code_index)
         tflite.OperatorAddInputs(b, ins)
         tflite.OperatorAddOutputs(b, outs)
         if mids is not None:
             tflite.OperatorAddIntermediates(b, mids)
+        if custom is not None:
+            tflite.OperatorAddCustomOptions(b, custom)
+            tflite.OperatorAddCustomOptionsFormat(b, tflite.CustomOptionsFormat.FLEXBUFFERS)
         if opts_off is not None:
             assert table is not None
             tflite.OperatorAddBuiltinOptionsType(b, getattr(tflite.BuiltinOptions, table))
             tflite.OperatorAddBuiltinOptions(b, opts_off)
         return int(tflite.OperatorEnd(b))
+
+
+def _custom_opcode(custom_code: str) -> str:
+    return f"CUSTOM({custom_code})"
+
+
+def _custom_code(opcode: str) -> str | None:
+    """The custom code of an opcode written as ``CUSTOM(<code>)``; None for a builtin."""
+    if opcode.startswith("CUSTOM(") and opcode.endswith(")"):
+        return opcode[len("CUSTOM("):-1]
+    return None
 
 
 def _int32_vector(b: flatbuffers.Builder, start: Any, values: Sequence[int]) -> int:

@@ -9,7 +9,8 @@ from typing import Any
 from ..oplist import supported_operators
 
 DESCRIPTION = """\
-List every TFLite builtin operator nnopt plans and generates C for, with the element
+List every TFLite builtin operator (and custom operator, by its custom code) nnopt
+plans and generates C for, with the element
 types its kernel takes ("int8->int16": the output type differs from the input's), and
 its planning traits: element-wise ops run in place over a dying input, aliases are
 planned without a copy. "blob: no" marks operators the runtime-loaded model blob
@@ -25,8 +26,9 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _traits(elementwise: str | None, alias: bool, window: str | None) -> str:
-    out = []
+def _traits(elementwise: str | None, alias: bool, window: str | None,
+            custom: bool = False) -> str:
+    out = ["custom"] if custom else []
     if elementwise:
         out.append(f"element-wise ({elementwise}, in place)")
     if alias:
@@ -43,11 +45,13 @@ def run(args: argparse.Namespace) -> int:
                          indent=2))
         return 0
     rows = [(o.opcode, "yes" if o.blob else "no",
-             _traits(o.elementwise, o.alias, o.window) or "-", ", ".join(o.dtypes) or "-")
+             _traits(o.elementwise, o.alias, o.window, o.custom) or "-",
+             ", ".join(o.dtypes) or "-")
             for o in ops]
     head = ("operator", "blob", "traits", "dtypes")
     widths = [max(len(r[i]) for r in (head, *rows)) for i in range(3)]
     for r in (head, *rows):
         print("  ".join(c.ljust(w) for c, w in zip(r[:3], widths, strict=True)) + "  " + r[3])
-    print(f"\n{len(ops)} operators")
+    custom = sum(o.custom for o in ops)
+    print(f"\n{len(ops)} operators ({len(ops) - custom} builtins, {custom} custom)")
     return 0

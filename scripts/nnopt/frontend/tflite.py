@@ -116,7 +116,10 @@ def _opcode_name(model: Any, op: Any) -> str:
     code = max(code_obj.BuiltinCode(), code_obj.DeprecatedBuiltinCode())
     if code == tflite.BuiltinOperator.CUSTOM:
         custom = code_obj.CustomCode()
-        return f"CUSTOM({custom.decode(errors='replace') if custom else '?'})"
+        name = custom.decode(errors="replace") if custom else "?"
+        d = DEFINITIONS.get(name)
+        # a custom op nnopt knows goes by its custom code (TFLM's resolver's name)
+        return name if d is not None and d.custom else f"CUSTOM({name})"
     return str(BUILTIN_OPCODE2NAME.get(code, f"BUILTIN_{code}"))
 
 

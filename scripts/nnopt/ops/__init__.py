@@ -2,7 +2,7 @@
 operator nnopt supports, one module per family (``conv``, ``pool``, ``fc``,
 ``elementwise``, ``activation``, ``math``, ``quantize``, ``softmax``, ``shape``, ``resize``,
 ``layout``, ``reduce``, ``compare``, ``normalize``, ``structure``, ``matmul``,
-``sequence``).
+``sequence``, ``detection``: the TFLite_Detection_PostProcess custom op).
 
 The frontend reads an op's options with its definition's reader; passes ask its traits
 (:func:`definition`), never its opcode. Adding an operator = its definition here, its
@@ -19,6 +19,7 @@ from . import (
     activation,
     compare,
     conv,
+    detection,
     elementwise,
     fc,
     layout,
@@ -37,11 +38,12 @@ from . import (
 from .base import OpDef
 
 _FAMILIES = (conv, pool, fc, elementwise, activation, math, quantize, softmax, shape,
-             resize, layout, reduce, compare, normalize, structure, matmul, sequence)
+             resize, layout, reduce, compare, normalize, structure, matmul, sequence,
+             detection)
 
 DEFINITIONS: Mapping[str, OpDef] = {d.opcode: d for f in _FAMILIES for d in f.DEFINITIONS}
 
-# Every TFLite builtin nnopt can plan and run.
+# Every TFLite operator nnopt can plan and run (builtins, and custom ops by custom code).
 SUPPORTED_OPS: frozenset[str] = frozenset(DEFINITIONS)
 
 

@@ -73,7 +73,8 @@ def no_views(graph: Graph, op: Op) -> OutputViews | None:
 
 @dataclass(frozen=True)
 class OpDef:
-    """One TFLite builtin operator as nnopt knows it."""
+    """One TFLite operator (a builtin, or a custom one named by its custom code) as
+    nnopt knows it."""
 
     opcode: str
     label: str  # short name in the memory picture (report.plot)
@@ -101,6 +102,8 @@ class OpDef:
     cost: str = "element"
     weights: Weights | None = None  # weighted ops: how the weights slice for swap
     blob: bool = True  # the model blob carries its kernel call
+    # a TFLite custom operator (operator code CUSTOM): ``opcode`` is its custom code
+    custom: bool = False
     spatial: Callable[[Graph, Op], Spatial | None] = no_spatial
     macs: Callable[[Graph, Op], int] = no_macs
     # split-like ops: the outputs that are contiguous byte ranges of an input (views)
