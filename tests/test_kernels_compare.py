@@ -1,6 +1,6 @@
 """EQUAL, NOT_EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, LOGICAL_AND, LOGICAL_OR
 and SELECT_V2: bit-exact against TFLite Micro in one multi-op model (one build, one
-oracle run): float32 (with ties and signed zeros), int32, bool (equalities) and int8
+oracle run): float32 (with ties and signed zeros), int32, int64, bool (equalities) and int8
 with different input quantisations (TFLM rescales both sides), broadcasting of every
 kind; SELECT_V2 of int8, int16 and float32 with three-way broadcasting."""
 
@@ -33,6 +33,9 @@ def _data(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.nd
         return rng.integers(0, 2, size=shape).astype(bool)
     if dtype == "int32":
         return rng.integers(-3, 4, size=shape).astype(np.int32)
+    if dtype == "int64":  # ties, and values that differ only above bit 32
+        return rng.choice(np.asarray([-(1 << 40), -3, 0, 3, 1 << 40, (1 << 40) + 3],
+                                     dtype=np.int64), size=shape)
     return rng.integers(-128, 128, size=shape).astype(np.int8)
 
 
@@ -51,7 +54,7 @@ def _build() -> tuple[bytes, dict[str, int]]:
 
     for opcode in COMPARISONS:
         for k, (sa, sb) in enumerate(SHAPES):
-            for dtype in ("float32", "int32"):
+            for dtype in ("float32", "int32", "int64"):
                 case(f"{opcode.lower()}-{dtype}-{k}", opcode, dtype, sa, sb, {}, {})
             for j, ((s1, z1), (s2, z2)) in enumerate(INT8_QUANT):
                 case(f"{opcode.lower()}-int8-{k}-q{j}", opcode, "int8", sa, sb,
@@ -104,5 +107,19 @@ def test_ordered_comparison_of_bools_is_refused() -> None:
     x1, x2 = b.tensor((3,), "bool"), b.tensor((3,), "bool")
     y = b.tensor((3,), "bool")
     b.op("GREATER", [x1, x2], [y])
-    with pytest.raises(UnsupportedError, match=r"op 0 \(GREATER\).*int8 or int32 or float32"):
+    with pytest.raises(UnsupportedError,
+                       match=r"op 0 \(GREATER\).*int8 or int32 or int64 or float32"):
+        check_graph(load_model_bytes(b.build([x1, x2], [y])))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int16"])
+def test_comparisons_tflm_does_not_invoke_are_refused(dtype: str) -> None:
+    """The installed tflite-micro interpreter fails to invoke EQUAL/GREATER on uint8 and
+    int16 inputs: nnopt refuses them by name rather than guess."""
+    b = ModelBuilder()
+    x1 = b.tensor((3,), dtype, scale=0.05, zero_point=0)
+    x2 = b.tensor((3,), dtype, scale=0.05, zero_point=0)
+    y = b.tensor((3,), "bool")
+    b.op("EQUAL", [x1, x2], [y])
+    with pytest.raises(UnsupportedError, match=rf"op 0 \(EQUAL\).*{dtype.upper()}"):
         check_graph(load_model_bytes(b.build([x1, x2], [y])))

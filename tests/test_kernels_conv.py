@@ -310,7 +310,7 @@ def _conv_with(input_dtype: str, filter_dtype: str, *, bias_dtype: str | None = 
 
 
 @pytest.mark.parametrize(("model", "message"), [
-    (_conv_with("int16", "int8", bias_dtype="int64"), "int16"),
+    (_conv_with("int16", "int8", bias_dtype="int32"), "16x8 bias tensor 2 .* is int32"),
     (_conv_with("uint8", "uint8", bias_dtype="int32"), "uint8"),
     (_conv_with("float32", "int8", bias_dtype="float32"), "hybrid"),
     (_conv_with("int8", "int8", bias_dtype="int64"), "bias tensor 2 .* is int64"),
@@ -320,8 +320,9 @@ def _conv_with(input_dtype: str, filter_dtype: str, *, bias_dtype: str | None = 
     (_conv_with("int8", "int8", depthwise=True, per_channel_axis=2, depth_multiplier=2),
      "3 scales on axis 2; expected 1 or 4 on axis 3"),
     (_conv_with("float32", "float32", bias_dtype="int32"), "expected float32"),
-    (_conv_with("int16", "int8", depthwise=True, depth_multiplier=2), "int16"),
-], ids=["int16", "uint8", "hybrid", "int64-bias", "tanh", "asym-weights", "conv-axis",
+    (_conv_with("int16", "int8", depthwise=True, depth_multiplier=2),
+     "16x8 depthwise convolution without bias"),
+], ids=["int16-int32-bias", "uint8", "hybrid", "int64-bias", "tanh", "asym-weights", "conv-axis",
         "dw-axis", "float-int-bias", "dw-int16"])
 def test_refused_variants_name_op_and_tensor(model: bytes, message: str) -> None:
     graph = load_model_bytes(model)

@@ -98,7 +98,7 @@ def _fc_with(input_dtype: str, weight_dtype: str, *, bias_dtype: str | None = No
 
 
 @pytest.mark.parametrize(("model", "message"), [
-    (_fc_with("int16", "int8", bias_dtype="int64"), "int16"),
+    (_fc_with("int16", "int8", bias_dtype="int32"), "16x8 bias tensor 2 .* is int32"),
     (_fc_with("uint8", "uint8", bias_dtype="int32"), "uint8"),
     (_fc_with("float32", "int8", bias_dtype="float32"), "hybrid"),
     (_fc_with("int8", "int8", bias_dtype="int64"), "bias tensor 2 .* is int64"),
@@ -108,7 +108,7 @@ def _fc_with(input_dtype: str, weight_dtype: str, *, bias_dtype: str | None = No
      "4 scales on axis 1; expected 1 or 3 on axis 0"),
     (_fc_with("float32", "float32", out_shape=(2, 4)), "does not match weights"),
     (_fc_with("float32", "float32", out_shape=(3, 3)), "expected 3 rows of 4"),
-], ids=["int16", "uint8", "hybrid", "int64-bias", "sign-bit", "asym-per-channel",
+], ids=["int16-int32-bias", "uint8", "hybrid", "int64-bias", "sign-bit", "asym-per-channel",
         "axis-1", "units-mismatch", "rows-mismatch"])
 def test_refused_variants_name_op_and_tensor(model: bytes, message: str) -> None:
     graph = load_model_bytes(model)

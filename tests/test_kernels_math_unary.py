@@ -2,7 +2,7 @@
 int16; RSQRT int8 on every valid input), LOGICAL_NOT (bool) and CAST (every
 pair TFLM's cast.cc takes), FLOOR_DIV and FLOOR_MOD (float32, broadcasting, divisors
 of both signs), ADD_N (2 to 5 inputs, float32 and int8 with TFLM's zero-point quirk),
-LOG_SOFTMAX and L2_NORMALIZATION (float32, zero rows, large logits; L2 int8 too): bit-exact
+LOG_SOFTMAX and L2_NORMALIZATION (float32, zero rows, large logits; int8 too): bit-exact
 against TFLite Micro in one multi-op model (one build, one oracle run). The inputs hold
 halves (ROUND's ties go to even), negative zero, large magnitudes (SIN/COS argument
 reduction), tiny and huge values (SQUARE to inf); odd shapes."""
@@ -12,6 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from nnopt.errors import UnsupportedError
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.lowering import check_graph
 from support.cases import Results, assert_case_matches, oracle_results
 from support.tflite_builder import ModelBuilder
 
@@ -99,6 +102,20 @@ def _build() -> tuple[bytes, dict[str, int]]:
             y = b.tensor(shape, "float32")
             b.op(opcode, [x], [y])
             out_of[f"{opcode.lower()}-{k}"] = y
+    # int8 LOG_SOFTMAX (output scale 16/256, zero point 127): input scales from fine to
+    # coarse (diff_min cuts rows), rows of one value, every byte in one row, long rows
+    ls8 = [((1, 10), 0.1, -3), ((3, 5, 7), 0.02, 0), ((2, 1), 0.5, 10), ((4, 256), 0.05, 0),
+           ((6, 33), 1.0, -128), ((2, 2, 40), 0.003, 5), ((5, 12), 0.25, 0)]
+    for k, (shape, si, zi) in enumerate(ls8):
+        data = rng.integers(-128, 128, shape).astype(np.int8)
+        if k == 3:
+            data = np.resize(np.arange(-128, 128, dtype=np.int8), shape)
+        if k == 6:
+            data[0, :] = 17  # a constant row
+        x = b.tensor(shape, "int8", data=data, scale=si, zero_point=zi)
+        y = b.tensor(shape, "int8", scale=16 / 256, zero_point=127)
+        b.op("LOG_SOFTMAX", [x], [y])
+        out_of[f"log_softmax-int8-{k}"] = y
     every_byte = np.arange(-128, 128, dtype=np.int8).reshape(16, 16)
     for k, ((si, zi), (so, zo)) in enumerate([((0.05, 0), (0.05, 0)), ((0.05, 7), (0.03, -100)),
                                               ((0.1, -128), (0.2, -128)), ((0.02, 3), (0.02, -5))]):
@@ -155,3 +172,13 @@ def results() -> Results:
 @pytest.mark.parametrize("cid", sorted(OUT_OF))
 def test_bit_exact(results: Results, cid: str) -> None:
     assert_case_matches(*results[cid], same_dtype=True)
+
+
+def test_int8_log_softmax_refuses_an_output_quantisation_tflm_rejects() -> None:
+    """TFLM's Prepare requires output scale 16/256 and zero point 127."""
+    b = ModelBuilder()
+    x = b.tensor((2, 5), "int8", scale=0.1, zero_point=0)
+    y = b.tensor((2, 5), "int8", scale=0.1, zero_point=127)
+    b.op("LOG_SOFTMAX", [x], [y])
+    with pytest.raises(UnsupportedError, match=r"op 0 \(LOG_SOFTMAX\).*scale 16/256"):
+        check_graph(load_model_bytes(b.build([x], [y])))

@@ -1,4 +1,4 @@
-"""MAX_POOL_2D, AVERAGE_POOL_2D and MEAN (int8, float32) and L2_POOL_2D (float32, TFLM's
+"""MAX_POOL_2D, AVERAGE_POOL_2D and MEAN (int8, float32; MEAN int16) and L2_POOL_2D (float32, TFLM's
 only kernel): bit-exact against TFLite Micro.
 
 All cases run as one multi-op model (one build, one oracle run) and are checked one by
@@ -12,6 +12,7 @@ the C level.
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,8 @@ from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import PoolOptions
 from nnopt.lowering import check_graph
+from nnopt.planner import PlanOptions
+from nnopt.testing.harness import run_nnopt
 from support.cases import Results, oracle_results
 from support.cbuild import CBuild, c_source, kernel_sources
 from support.tflite_builder import ModelBuilder, pool2d_model, unary_model
@@ -112,6 +115,17 @@ def _mean_cases() -> list[MeanCase]:
                  (0.01, 127)),
         MeanCase("int8-zp-extremes-rev", "int8", (1, 6, 5, 8), (1, 2), True, (0.1, 127),
                  (0.07, -128)),
+        # int16 (TFLM's QuantizedMeanOrSum over int16): requantised up and down, zero
+        # points, every kind of axis set
+        MeanCase("int16-hw-keep", "int16", (1, 5, 7, 9), (1, 2), True, (0.001, 0),
+                 (0.0007, 0)),
+        MeanCase("int16-last", "int16", (2, 3, 11), (-1,), False, (0.001, 0), (0.003, 0)),
+        MeanCase("int16-all-dup", "int16", (2, 3, 4, 5), (0, -1, 1, 2, 3), False,
+                 (0.002, 0), (0.0005, 0)),
+        MeanCase("int16-outer-inner-zp", "int16", (3, 4, 2, 5), (0, 3), True, (0.001, 7),
+                 (0.0009, -5)),
+        MeanCase("int16-big-count", "int16", (1, 16, 16, 3), (1, 2), True, (0.001, 0),
+                 (0.001, 0)),
     ]
     return out
 
@@ -127,6 +141,8 @@ def _q(quant: Q, dtype: str) -> dict[str, Any]:
 def _data(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
     if dtype == "int8":
         return rng.integers(-128, 128, size=shape).astype(np.int8)
+    if dtype == "int16":
+        return rng.integers(-32768, 32768, size=shape).astype(np.int16)
     return (rng.standard_normal(shape) * 3).astype(np.float32)
 
 
@@ -164,15 +180,32 @@ def add_cases(b: ModelBuilder, seed: int = 5) -> dict[str, int]:
     return out_of
 
 
-@pytest.fixture(scope="module")
-def results() -> Results:
+def _cases_model() -> tuple[bytes, dict[str, int], list[np.ndarray]]:
     b = ModelBuilder("pool cases")
     out_of = add_cases(b)
     x = b.tensor((1, 4, 4, 2), "int8", name="x", scale=0.1, zero_point=0)  # drives one op
     z = b.tensor((1, 2, 2, 2), "int8", name="z", scale=0.1, zero_point=0)
     b.op("MAX_POOL_2D", [x], [z], PoolOptions("VALID", 2, 2, 2, 2))
-    return oracle_results(b.build([x], [z]), [np.arange(32, dtype=np.int8).reshape(1, 4, 4, 2)],
-                          out_of)
+    return b.build([x], [z]), out_of, [np.arange(32, dtype=np.int8).reshape(1, 4, 4, 2)]
+
+
+@pytest.fixture(scope="module")
+def results() -> Results:
+    model, out_of, ins = _cases_model()
+    return oracle_results(model, ins, out_of)
+
+
+@pytest.mark.slow
+@pytest.mark.qemu
+@pytest.mark.skipif(shutil.which("qemu-system-arm") is None
+                    or shutil.which("arm-none-eabi-gcc") is None,
+                    reason="qemu-system-arm or arm-none-eabi-gcc not installed")
+def test_cases_bit_exact_on_cortex_m7(results: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    """The same pool and MEAN cases (int16 MEAN among them) as Cortex-M7 firmware."""
+    model, out_of, ins = _cases_model()
+    _, got = run_nnopt(model, ins, target="qemu-m7", options=PlanOptions(order="file"))
+    bad = [cid for cid, t in out_of.items() if not np.array_equal(got[t], results[cid][0])]
+    assert not bad, f"{len(bad)} cases differ on Cortex-M7: {bad[:5]}"
 
 
 @pytest.mark.slow
@@ -228,11 +261,11 @@ def test_refuses_mean_with_runtime_axes() -> None:
     assert "op 0 (MEAN)" in msg and "constant int32" in msg
 
 
-def test_refuses_mean_int16() -> None:
-    msg = _refusal(unary_model("MEAN", (1, 4, 4, 2), dtype="int16", in_quant=(0.01, 0),
+def test_refuses_an_int16_mean_the_int32_sum_cannot_hold() -> None:
+    msg = _refusal(unary_model("MEAN", (1, 182, 182, 2), dtype="int16", in_quant=(0.01, 0),
                                out_shape=(1, 1, 1, 2), options={"keep_dims": True},
                                extra_inputs=[np.array([1, 2], dtype=np.int32)]))
-    assert "op 0 (MEAN)" in msg and "INT16" in msg
+    assert "op 0 (MEAN)" in msg and "INT16" in msg and "at most 32767" in msg
 
 
 # ----- in place, at the C level -----

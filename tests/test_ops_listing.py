@@ -3,7 +3,7 @@
 Every listed operator has a definition and a lowering; and for the operator kinds a
 generic single-op model can probe (unary and binary element-wise ops, reductions over
 constant axes, the quantisation converters), the listed element types are exactly those
-the lowering's check() accepts among int8, uint8, int16, int32 and float32 (and bool)."""
+the lowering's check() accepts among int8, uint8, int16, int32, int64 and float32 (and bool)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from nnopt.oplist import supported_operators
 from nnopt.ops import DEFINITIONS
 from support.tflite_builder import ModelBuilder
 
-PROBE_DTYPES = ("int8", "uint8", "int16", "int32", "float32", "bool")
+PROBE_DTYPES = ("int8", "uint8", "int16", "int32", "int64", "float32", "bool")
 QUANTISED = ("int8", "uint8", "int16", "int32")  # probe tensors with a scale
 SHAPE = (1, 3, 4, 5)
 OPS = {o.opcode: o for o in supported_operators()}

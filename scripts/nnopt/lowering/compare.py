@@ -3,8 +3,9 @@
 Supported (bit-exact with TFLM's ``comparisons.cc`` and ``logical.cc``), all with numpy
 broadcasting and a bool output:
 
-- EQUAL, NOT_EQUAL: bool, int8, int32, float32; GREATER, GREATER_EQUAL, LESS,
-  LESS_EQUAL: int8, int32, float32 (TFLM's int64 and uint8 paths are refused).
+- EQUAL, NOT_EQUAL: bool, int8, int32, int64, float32; GREATER, GREATER_EQUAL, LESS,
+  LESS_EQUAL: int8, int32, int64, float32. uint8 and int16 are refused: the installed
+  tflite-micro interpreter fails to invoke them (its kernels take no such inputs).
 - int8 rescales both inputs as TFLM's ComparisonsPrepare sets up: left shift 8, each
   input's scale as ``QuantizeMultiplierSmallerThanOneExp`` (double), offsets -zp.
 - LOGICAL_AND, LOGICAL_OR: bool.
@@ -40,11 +41,13 @@ _EQUALITY = ("EQUAL", "NOT_EQUAL")
 _ORDERED = ("GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
 _LOGICAL = ("LOGICAL_AND", "LOGICAL_OR")
 _ACCEPTS: Mapping[str, tuple[DType, ...]] = {
-    **{c: (DType.BOOL, DType.INT8, DType.INT32, DType.FLOAT32) for c in _EQUALITY},
-    **{c: (DType.INT8, DType.INT32, DType.FLOAT32) for c in _ORDERED},
+    **{c: (DType.BOOL, DType.INT8, DType.INT32, DType.INT64, DType.FLOAT32) for c in _EQUALITY},
+    **{c: (DType.INT8, DType.INT32, DType.INT64, DType.FLOAT32) for c in _ORDERED},
     **{c: (DType.BOOL,) for c in _LOGICAL},
 }
-_SUFFIX = {DType.BOOL: "b", DType.INT8: "s8", DType.INT32: "s32", DType.FLOAT32: "f32"}
+_SUFFIX = {DType.BOOL: "b", DType.INT8: "s8", DType.INT32: "s32", DType.INT64: "s64",
+           DType.FLOAT32: "f32"}
+_C_TYPE = {**C_TYPE, DType.INT64: "int64_t"}
 _LEFT_SHIFT = 8  # TFLM's kLeftShift
 
 
@@ -105,7 +108,7 @@ class CompareLowering:
         a, b, y, bc = self._operands(ctx.graph, ctx.op)
         if y.num_elements == 0:
             return [Done()]
-        ctype = C_TYPE[a.dtype]
+        ctype = _C_TYPE[a.dtype]
         args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
                 cast(ctx, y.index, "bool", False)]
         code = ctx.op.opcode

@@ -10,10 +10,19 @@ Supported (bit-exact with TFLM's reference kernels, see ``nnrt/kernels/conv.h``)
 - a max pool folded into the output by ``passes.fuse`` (``ConvOptions.fused_max_pool``):
   the op's output tensor is then the pooled tensor.
 
+- int16 activations with int8 weights (16x8 quantisation, ``nnrt_conv2d_s16`` /
+  ``nnrt_depthwise_conv2d_s16``): input and output zero points 0, symmetric weights per
+  channel or per tensor, an int64 bias (optional for CONV_2D; TFLM's 16x8 depthwise
+  kernel reads one unconditionally, so a depthwise op must have it), requantisation
+  shifts <= 7 (TFLM's 64-bit arithmetic), no fused max pool; any stride, dilation,
+  padding, group count and depth multiplier. The installed tflite-micro runs a CONV_2D
+  with an int32 bias in 16x8 with a 32-bit accumulator whose rounding nnrt does not
+  reproduce: refused by name, as an int32 bias on a 16x8 depthwise conv (TFLM reads it
+  as int64).
+
 Everything else is refused by :meth:`ConvLowering.check` with an :class:`UnsupportedError` that
-names the op, the tensor and what is supported: int16 activations (16x8), uint8,
-hybrid float-activation/int8-weight models, int4 weights, asymmetric weights, TANH or
-SIGN_BIT fused activations.
+names the op, the tensor and what is supported: uint8, hybrid float-activation/int8-weight
+models, int4 weights, asymmetric weights, TANH or SIGN_BIT fused activations.
 
 Variant selection (:func:`choose_variant`, build time): one-group int8 convolutions
 run ``nnrt_conv2d_im2col_s8`` (scratch from :meth:`ConvLowering.scratch_bytes`, the
@@ -46,6 +55,7 @@ from ..arith import (
     INT8_MIN,
     activation_range_float,
     activation_range_int8,
+    activation_range_int16,
     out_size_and_padding,
 )
 from ..cdefs import DType
@@ -69,7 +79,12 @@ from .call import (
 )
 
 _SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
-                   "per-channel) and int32 bias, or float32 activations, weights and bias")
+                   "per-channel) and int32 bias; int16 activations (zero point 0) with int8 "
+                   "weights and an int64 bias (16x8); or float32 activations, weights and "
+                   "bias")
+_SUPPORTED_HINT_16X8 = ("16x8 quantisation: int16 input and output with zero point 0, "
+                        "int8 weights, an optional int64 bias (required by a depthwise "
+                        "conv), requantisation shifts <= 7")
 
 
 # ----- checks and requantisation (shared with lowering.fc) -----
@@ -97,13 +112,13 @@ def per_tensor_quant(op: Op, t: Tensor, role: str) -> tuple[float, int]:
 
 
 def refuse_dtypes(op: Op, graph: Graph, x: Tensor, w: Tensor, y: Tensor,
-                  bias: Tensor | None) -> bool:
-    """Raise for an unsupported dtype combination; True for int8, False for float32."""
+                  bias: Tensor | None) -> str:
+    """Raise for an unsupported dtype combination; the kind: "s8" (int8), "s16" (int16
+    activations with int8 weights, 16x8) or "f32"."""
     where = f"op {op.index} ({op.opcode})"
     if x.dtype == DType.INT16:
-        raise UnsupportedError(
-            f"{where}: input tensor {x.index} ({x.name}) is int16 (16x8 quantisation)",
-            hint=_SUPPORTED_HINT)
+        _check_16x8(op, x, w, y, bias)
+        return "s16"
     if x.dtype == DType.UINT8 or w.dtype == DType.UINT8:
         raise UnsupportedError(
             f"{where}: tensor {x.index if x.dtype == DType.UINT8 else w.index} is uint8 "
@@ -130,7 +145,33 @@ def refuse_dtypes(op: Op, graph: Graph, x: Tensor, w: Tensor, y: Tensor,
                 f"{where}: bias tensor {bias.index} ({bias.name}) is "
                 f"{bias.dtype.name.lower()}, expected {want.name.lower()}",
                 hint=_SUPPORTED_HINT)
-    return int8
+    return "s8" if int8 else "f32"
+
+
+def _check_16x8(op: Op, x: Tensor, w: Tensor, y: Tensor, bias: Tensor | None) -> None:
+    """The 16x8 quantisation nnrt's kernels take (TFLM's int64-bias arithmetic): int16
+    input and output with zero points 0, int8 weights, an int64 bias (a depthwise conv
+    must have one: TFLM's 16x8 depthwise kernel reads it unconditionally)."""
+    where = f"op {op.index} ({op.opcode})"
+    if w.dtype != DType.INT8 or y.dtype != DType.INT16:
+        raise UnsupportedError(
+            f"{where}: int16 input {x.index} ({x.name}) with {w.dtype.name.lower()} weights "
+            f"{w.index} and a {y.dtype.name.lower()} output {y.index}",
+            hint=_SUPPORTED_HINT_16X8)
+    for t, role in ((x, "input"), (y, "output")):
+        if per_tensor_quant(op, t, role)[1] != 0:
+            raise UnsupportedError(
+                f"{where}: int16 {role} tensor {t.index} ({t.name}) has a non-zero zero "
+                "point", hint=_SUPPORTED_HINT_16X8)
+    if bias is not None and bias.dtype != DType.INT64:
+        raise UnsupportedError(
+            f"{where}: 16x8 bias tensor {bias.index} ({bias.name}) is "
+            f"{bias.dtype.name.lower()}; nnrt takes int64 (TFLM's int32-bias 16x8 path is "
+            "not implemented)", hint=_SUPPORTED_HINT_16X8)
+    if bias is None and op.opcode == "DEPTHWISE_CONV_2D":
+        raise UnsupportedError(
+            f"{where}: a 16x8 depthwise convolution without bias (TFLM's kernel requires "
+            "one)", hint=_SUPPORTED_HINT_16X8)
 
 
 def weight_requant(op: Op, x: Tensor, w: Tensor, y: Tensor, channels: int, axis: int,
@@ -288,6 +329,12 @@ def _bias(graph: Graph, op: Op, channels: int) -> Tensor | None:
     return b
 
 
+def _kind(graph: Graph, op: Op) -> str:
+    """The kernel kind of a checked op, from its input dtype: "s8", "s16" or "f32"."""
+    dt = graph.tensors[op.inputs[0]].dtype
+    return "s8" if dt == DType.INT8 else ("s16" if dt == DType.INT16 else "f32")
+
+
 #: ``NNRT_DW_MAX_TAPS``: the largest KH * KW of ``nnrt_depthwise_conv2d_opt_s8``.
 DW_MAX_TAPS = 25
 
@@ -313,11 +360,11 @@ class Variant:
     scratch: int
 
 
-def choose_variant(g: _ConvGeom, int8: bool) -> Variant:
-    """The fastest kernel of ``nnrt/kernels/conv.h`` that takes this geometry; a firmware
-    links only the variants its ops name."""
-    if not int8:
-        return Variant("nnrt_depthwise_conv2d_f32" if g.depthwise else "nnrt_conv2d_f32", 0)
+def choose_variant(g: _ConvGeom, kind: str) -> Variant:
+    """The fastest kernel of ``nnrt/kernels/conv.h`` that takes this geometry and
+    ``kind`` (``refuse_dtypes``); a firmware links only the variants its ops name."""
+    if kind != "s8":  # float32 and 16x8: one generic kernel each, no scratch
+        return Variant(f"nnrt_{'depthwise_conv2d' if g.depthwise else 'conv2d'}_{kind}", 0)
     if g.pool is not None:
         return Variant("nnrt_depthwise_conv2d_s8" if g.depthwise else "nnrt_conv2d_s8", 0)
     if g.depthwise:
@@ -351,19 +398,19 @@ def specialized_ops(graph: Graph, mode: str) -> frozenset[int]:
         if (x.dtype != DType.INT8 or not w.is_constant
                 or (bias is not None and not bias.is_constant)):
             continue
-        if _op_variant(g, op, True).function in specialize.SPECIALIZABLE:
+        if _op_variant(g, op, "s8").function in specialize.SPECIALIZABLE:
             candidates.append(specialize.Candidate(
                 op.index, g.batches * g.output_h * g.output_w * g.output_c))
     return specialize.choose(mode, candidates)
 
 
-def _op_variant(g: _ConvGeom, op: Op, int8: bool) -> Variant:
+def _op_variant(g: _ConvGeom, op: Op, kind: str) -> Variant:
     """choose_variant, unless the planner asked for no scratch at this op (memory
     first): then ``nnrt_conv2d_opt_s8``: the same matrix core with its columns in the
     op's own output (only the last pixels slower). Called directly, not through
     ``nnrt_conv2d_s8``, so that the generic entry (grouped convs, fused pools) is linked
     only by models that have such ops."""
-    v = choose_variant(g, int8)
+    v = choose_variant(g, kind)
     if v.scratch and getattr(op.options, "scratch_free", False):
         return Variant("nnrt_conv2d_opt_s8", 0)
     return v
@@ -397,22 +444,45 @@ def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool)
     return _Requant(z_in, z_out, lo, hi, per_channel, shifts, mult, shift)
 
 
+def _requant16(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor,
+               depthwise: bool) -> dict[str, Any]:
+    """The fields of ``nnrt_conv_s16_params_t`` after the geometry: the int16 activation
+    range and the per-channel requantisation (constant arrays)."""
+    op = ctx.op
+    assert isinstance(op.options, ConvOptions)
+    s_out, _ = per_tensor_quant(op, y, "output")
+    per_channel, mults, shifts = weight_requant(op, x, w, y, y.shape[3],
+                                                3 if depthwise else 0)
+    lo, hi = activation_range_int16(op.options.activation, s_out, 0)
+    return {"act_min": lo, "act_max": hi, "per_channel": 1 if per_channel else 0,
+            "multiplier": Raw(ctx.const_array("mult", np.array(mults, dtype=np.int32))),
+            "shift": Raw(ctx.const_array("shift", np.array(shifts, dtype=np.int32)))}
+
+
 class ConvLowering:
     headers: Sequence[str] = ("nnrt/kernels/conv.h",)
-    dtypes: Sequence[str] = ("int8", "float32")
+    dtypes: Sequence[str] = ("int8", "int16", "float32")  # int16: 16x8, int8 weights
 
     def check(self, graph: Graph, op: Op) -> None:
         g = _geometry(graph, op)
         x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
         y = graph.tensors[op.outputs[0]]
         bias = _bias(graph, op, g.output_c)
-        if refuse_dtypes(op, graph, x, w, y, bias):
-            weight_requant(op, x, w, y, g.output_c, 3 if g.depthwise else 0)
+        kind = refuse_dtypes(op, graph, x, w, y, bias)
+        if kind == "s16" and g.pool is not None:
+            raise UnsupportedError(
+                f"op {op.index} ({op.opcode}): a max pool folded into a 16x8 convolution",
+                hint=_SUPPORTED_HINT_16X8)
+        if kind != "f32":
+            _, _, shifts = weight_requant(op, x, w, y, g.output_c, 3 if g.depthwise else 0)
+            if kind == "s16" and max(shifts) > 7:
+                raise UnsupportedError(
+                    f"op {op.index} ({op.opcode}): a requantisation shift of {max(shifts)} "
+                    "(TFLM's 16x8 arithmetic takes at most 7)", hint=_SUPPORTED_HINT_16X8)
 
     def variant(self, graph: Graph, op: Op) -> Variant:
         g = _geometry(graph, op)
-        x = graph.tensors[op.inputs[0]]
-        return _op_variant(g, op, x.dtype == DType.INT8)
+        return _op_variant(g, op, _kind(graph, op))
 
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return self.variant(graph, op).scratch
@@ -430,9 +500,8 @@ class ConvLowering:
         y = graph.tensors[op.outputs[0]]
         bias = graph.tensors[op.inputs[2]] if len(op.inputs) > 2 and op.inputs[2] >= 0 else None
         dw = op.opcode == "DEPTHWISE_CONV_2D"
-        int8 = x.dtype == DType.INT8
-        sfx = "s8" if int8 else "f32"
-        fn = f"nnrt_{'depthwise_conv2d' if dw else 'conv2d'}_{sfx}"
+        kind = _kind(graph, op)
+        fn = f"nnrt_{'depthwise_conv2d' if dw else 'conv2d'}_{kind}"
         scratch: tuple[Arg, ...] = ()
         if variant is not None:
             fn = variant.function
@@ -443,8 +512,11 @@ class ConvLowering:
         args = (AddressOf("params"), TensorArg(x.index), w_arg, b_arg, TensorArg(y.index),
                 *scratch)
         fields: dict[str, Any] = {"geom": geom}
-        elem = "int8_t" if int8 else "float"
-        if int8:
+        elem = {"s8": "int8_t", "s16": "int16_t", "f32": "float"}[kind]
+        if kind == "s16":
+            fields.update(_requant16(ctx, x, w, y, dw))
+            return KernelCall(Params("nnrt_conv_s16_params_t", fields), Call(fn, args), elem)
+        if kind == "s8":
             q = _requant(ctx, x, w, y, dw)
             fields.update({"input_offset": -q.z_in, "output_offset": q.z_out,
                            "act_min": q.lo, "act_max": q.hi,
@@ -498,7 +570,8 @@ class ConvLowering:
         x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
         y = graph.tensors[op.outputs[0]]
         bias = _bias(graph, op, g.output_c)
-        int8 = refuse_dtypes(op, graph, x, w, y, bias)
+        kind = refuse_dtypes(op, graph, x, w, y, bias)
+        int8 = kind == "s8"
         rows = (("batches", "input_h", "input_w", "input_c"),
                 ("output_h", "output_w", "output_c"), ("filter_h", "filter_w", "filter_c"),
                 ("stride_h", "stride_w", "dilation_h", "dilation_w"), ("pad_top", "pad_left"))
@@ -520,11 +593,15 @@ class ConvLowering:
                 "pad_top": p.pad_top, "pad_left": p.pad_left, "act_min": plo,
                 "act_max": phi, "act_min_f": Dec(flo), "act_max_f": Dec(fhi)}, "pool"))
             pool = AddressOf("pool")
-        variant = _op_variant(g, op, int8)
+        variant = _op_variant(g, op, kind)
         b_arg: Arg = ctx.ptr(bias.index) if bias is not None else NULL
         scratch: tuple[Arg, ...] = (ScratchArg(),) if variant.scratch else ()
         args = (ctx.ptr(x.index), ctx.ptr(w.index), b_arg, ctx.ptr(y.index), *scratch)
-        if int8:
+        if kind == "s16":
+            self.check(graph, op)  # no fused pool, shifts within TFLM's 16x8 range
+            params = Params("nnrt_conv_s16_params_t",
+                            {"geom": geom, **_requant16(ctx, x, w, y, g.depthwise)})
+        elif int8:
             q = _requant(ctx, x, w, y, g.depthwise)
             params = Params("nnrt_conv_s8_params_t", {
                 "geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out,

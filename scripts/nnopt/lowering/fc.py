@@ -11,8 +11,13 @@ Supported (bit-exact with TFLM's reference kernels, see ``nnrt/kernels/fc.h``):
   changes the output shape, not the bytes);
 - fused NONE/RELU/RELU6/RELU_N1_TO_1.
 
-Refused with an :class:`UnsupportedError` naming op and tensor: int16 activations,
-uint8, hybrid (float32 activations with int8 weights), int4 weights, asymmetric
+- int16 activations with int8 weights (16x8, ``nnrt_fully_connected_s16``): input and
+  output zero points 0, weights per tensor (TFLM applies their zero point) or per
+  channel (symmetric), an optional int64 bias, requantisation shifts <= 7;
+
+Refused with an :class:`UnsupportedError` naming op and tensor: a 16x8 op with an int32
+bias (the installed TFLM runs it with a 32-bit accumulator whose rounding nnrt does not
+reproduce), uint8, hybrid (float32 activations with int8 weights), int4 weights, asymmetric
 per-channel weights, TANH/SIGN_BIT fused activations, inconsistent shapes.
 """
 
@@ -23,7 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..arith import activation_range_float, activation_range_int8
+from ..arith import activation_range_float, activation_range_int8, activation_range_int16
 from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, Tensor
@@ -96,14 +101,20 @@ def specialized_fc_ops(graph: Graph, mode: str) -> frozenset[int]:
 
 class FullyConnectedLowering:
     headers: Sequence[str] = ("nnrt/kernels/fc.h",)
-    dtypes: Sequence[str] = ("int8", "float32")
+    dtypes: Sequence[str] = ("int8", "int16", "float32")  # int16: 16x8, int8 weights
 
     def check(self, graph: Graph, op: Op) -> None:
         _, _, units, bias = _shapes(graph, op)
         x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
         y = graph.tensors[op.outputs[0]]
-        if refuse_dtypes(op, graph, x, w, y, bias):
-            weight_requant(op, x, w, y, units, 0, fc_per_tensor_rule=True)
+        kind = refuse_dtypes(op, graph, x, w, y, bias)
+        if kind != "f32":
+            _, _, shifts = weight_requant(op, x, w, y, units, 0, fc_per_tensor_rule=True)
+            if kind == "s16" and max(shifts) > 7:
+                raise UnsupportedError(
+                    f"op {op.index} ({op.opcode}): a requantisation shift of {max(shifts)} "
+                    "(TFLM's 16x8 arithmetic takes at most 7)",
+                    hint="16x8 needs output scale >= input scale * weight scale / 128")
 
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
         return 0  # fc.h: no scratch
@@ -114,10 +125,24 @@ class FullyConnectedLowering:
         batches, depth, units, bias = _shapes(graph, op)
         x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
         y = graph.tensors[op.outputs[0]]
-        int8 = refuse_dtypes(op, graph, x, w, y, bias)
+        kind = refuse_dtypes(op, graph, x, w, y, bias)
         b_arg: Arg = ctx.ptr(bias.index) if bias is not None else NULL
         args = (ctx.ptr(x.index), ctx.ptr(w.index), b_arg, ctx.ptr(y.index))
-        if int8:
+        if kind == "s16":
+            self.check(graph, op)
+            s_out, _ = per_tensor_quant(op, y, "output")
+            per_channel, mults, shifts = weight_requant(op, x, w, y, units, 0,
+                                                        fc_per_tensor_rule=True)
+            assert w.quant is not None
+            lo, hi = activation_range_int16(op.options.activation, s_out, 0)
+            params = Params("nnrt_fc_s16_params_t", {
+                "batches": batches, "accum_depth": depth, "output_depth": units,
+                "weights_offset": 0 if per_channel else -w.quant.zero_point[0],
+                "act_min": lo, "act_max": hi, "per_channel": 1 if per_channel else 0,
+                "multiplier": Raw(ctx.const_array("mult", np.array(mults, dtype=np.int32))),
+                "shift": Raw(ctx.const_array("shift", np.array(shifts, dtype=np.int32)))})
+            fn = "nnrt_fully_connected_s16"
+        elif kind == "s8":
             _, z_in = per_tensor_quant(op, x, "input")
             s_out, z_out = per_tensor_quant(op, y, "output")
             per_channel, mults, shifts = weight_requant(op, x, w, y, units, 0,

@@ -5,8 +5,9 @@
   (top/left padding = floor(total / 2)); int8 requires input and output quantisation to
   match (TFLM's Prepare refuses otherwise).
 - L2_POOL_2D, float32 only (TFLM registers no quantised L2 pool), same geometry rules.
-- MEAN, int8 and float32, over any constant set of axes (negative and repeated axes
-  resolved as TFLM does), keep_dims or not. The int8 multiplier is TFLM's
+- MEAN, int8, int16 and float32, over any constant set of axes (negative and repeated axes
+  resolved as TFLM does), keep_dims or not. The int8 (and int16: nnrt_mean_s16, at most
+  32767 elements per output) multiplier is TFLM's
   ``QuantizeMultiplier(s_in / s_out)`` divided by the element count the way
   ``QuantizedMeanOrSum`` does it (so input and output quantisation may differ).
 """
@@ -166,6 +167,18 @@ def _merge(dims: list[int], strides: list[int]) -> tuple[list[int], list[int]]:
     return (md, ms) if md else ([1], [0])
 
 
+#: The most elements an int16 MEAN / SUM reduces (``nnrt_mean_s16``): its int32 sum,
+#: TFLM's accumulator, stays exact.
+INT16_MAX_COUNT = 32767
+
+
+def check_int16_count(op: Op, x: Tensor, count: int) -> None:
+    """Refuse an int16 reduction of more elements than ``nnrt_mean_s16`` sums exactly."""
+    if x.dtype == DType.INT16 and count > INT16_MAX_COUNT:
+        raise refuse(op, f"{tensor_desc(x)} reduces {count} elements per output",
+                     f"int16 reductions of at most {INT16_MAX_COUNT} elements (an exact "
+                     "int32 sum)")
+
 
 def mean_or_sum_params_s8(op: Op, x: Tensor, y: Tensor, count: int, *,
                           compute_sum: bool) -> dict[str, int]:
@@ -186,13 +199,14 @@ def mean_or_sum_params_s8(op: Op, x: Tensor, y: Tensor, count: int, *,
         if not -31 <= shift <= 31:
             raise refuse(op, f"the rescale factor {si / so:g} / {count} is out of range",
                          "MEAN rescale factors above 2^-31")
+    check_int16_count(op, x, count)
     return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
             "shift": shift, "count": count}
 
 class MeanLowering:
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
 
-    accepted: tuple[DType, ...] = (DType.INT8, DType.FLOAT32)
+    accepted: tuple[DType, ...] = (DType.INT8, DType.INT16, DType.FLOAT32)
 
     @property
     def dtypes(self) -> Sequence[str]:
@@ -245,7 +259,7 @@ class MeanLowering:
         if not isinstance(op.options, ReducerOptions):
             raise refuse(op, "has no reducer options", "ReducerOptions")
         x, y, _, count = self._layout(graph, op)
-        if x.dtype == DType.INT8:
+        if x.dtype in (DType.INT8, DType.INT16):
             self._params_s8(op, x, y, count)
 
     def scratch_bytes(self, graph: Graph, op: Op) -> int:
@@ -253,10 +267,12 @@ class MeanLowering:
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y, geom, count = self._layout(ctx.graph, ctx.op)
-        if x.dtype == DType.INT8:
+        if x.dtype in (DType.INT8, DType.INT16):
+            sfx, ctype = ("s8", "int8_t") if x.dtype == DType.INT8 else ("s16", "int16_t")
             fields = {"geom": geom, **self._params_s8(ctx.op, x, y, count)}
-            return [*c_params("nnrt_mean_s8_params_t", fields),
-                    *c_call("nnrt_mean_s8", ["&params", *io_args(ctx, x.index, y.index, "int8_t")])]
+            return [*c_params(f"nnrt_mean_{sfx}_params_t", fields),
+                    *c_call(f"nnrt_mean_{sfx}", ["&params", *io_args(ctx, x.index, y.index,
+                                                                     ctype)])]
         return [*c_params("nnrt_mean_geom_t", geom, "geom"),
                 *c_call("nnrt_mean_f32", ["&geom", *io_args(ctx, x.index, y.index, "float")])]
 

@@ -10,11 +10,15 @@ or not, on the geometry MEAN uses (:class:`nnopt.lowering.pool.MeanLowering`):
 - SUM: float32 (the reduced elements added to 0.0f in increasing address order, TFLM's
   order); int8 as TFLM's QuantizedMeanOrSum with compute_sum (the int32 sum minus
   zp * count, rescaled by s_in / s_out; input and output quantisation may differ), on
-  the int8 MEAN kernel. int16 is refused.
+  the int8 MEAN kernel; int16 the same on ``nnrt_mean_s16`` (at most 32767 elements
+  per output: an exact int32 sum).
 - ARG_MAX / ARG_MIN (``arg_min_max.cc``): int8 or float32 input, one constant int32
   axis, int32 output (the only one TFLM's micro kernel writes); the first index wins
   ties (plain ``>`` / ``<``, TFLM's GreaterFn / LessFn).
-- CUMSUM (``cumsum.cc``): float32 along one constant axis, exclusive and reverse.
+- CUMSUM (``cumsum.cc``): float32 or int8 along one constant axis, exclusive and
+  reverse; int8 with TFLM's rescaling (left shift 20, input multiplier 1/2, an
+  accumulator that starts at the rescaled input offset, wrapping in 32 bits). int16 and
+  int32 are refused: the installed tflite-micro does not allocate them.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import Sequence
 
 from ..cdefs import DType
 from ..ir import CumsumOptions, Graph, Op, ReducerOptions, Tensor
+from ..quantize import quantize_multiplier
 from . import EmitContext, register
 from .call import Body
 from .elementwise import (
@@ -56,7 +61,7 @@ class ReduceLowering(MeanLowering):
         if not isinstance(op.options, ReducerOptions):
             raise refuse(op, "has no reducer options", "ReducerOptions")
         x, y, _, count = self._layout(graph, op)
-        if x.dtype == DType.INT8 and op.opcode == "SUM":
+        if x.dtype in (DType.INT8, DType.INT16) and op.opcode == "SUM":
             self._sum_params_s8(op, x, y, count)
         elif x.dtype == DType.INT8:
             qx, qy = per_tensor_quant(op, x), per_tensor_quant(op, y)
@@ -68,11 +73,12 @@ class ReduceLowering(MeanLowering):
     def emit(self, ctx: EmitContext) -> Body:
         x, y, geom, count = self._layout(ctx.graph, ctx.op)
         ctype = C_TYPE[x.dtype]
-        if x.dtype == DType.INT8 and ctx.op.opcode == "SUM":
+        if x.dtype in (DType.INT8, DType.INT16) and ctx.op.opcode == "SUM":
+            sfx = "s8" if x.dtype == DType.INT8 else "s16"
             fields = {"geom": geom, **self._sum_params_s8(ctx.op, x, y, count)}
-            return [*c_params("nnrt_mean_s8_params_t", fields),
-                    *c_call("nnrt_mean_s8", ["&params", cast(ctx, x.index, ctype, True),
-                                             cast(ctx, y.index, ctype, False)])]
+            return [*c_params(f"nnrt_mean_{sfx}_params_t", fields),
+                    *c_call(f"nnrt_mean_{sfx}", ["&params", cast(ctx, x.index, ctype, True),
+                                                 cast(ctx, y.index, ctype, False)])]
         fn = f"nnrt_{ctx.op.opcode.lower()}_{_SUFFIX[x.dtype]}"
         return [*c_params("nnrt_mean_geom_t", geom, "geom"),
                 *c_call(fn, ["&geom", cast(ctx, x.index, ctype, True),
@@ -129,16 +135,37 @@ class ArgLowering:
                              cast(ctx, y.index, "int32_t", False)])]
 
 
-class CumsumLowering(ArgLowering):
-    """CUMSUM (``cumsum.cc``): float32, one constant int32 axis, exclusive and reverse;
-    the int8 form is refused."""
+#: TFLM's kCumSumIntegerShift: int8 CUMSUM's ADD-style headroom.
+CUMSUM_LEFT_SHIFT = 20
 
-    dtypes: Sequence[str] = ("float32",)
+
+class CumsumLowering(ArgLowering):
+    """CUMSUM (``cumsum.cc``): float32 or int8 (TFLM's rescaling), one constant int32
+    axis, exclusive and reverse."""
+
+    dtypes: Sequence[str] = ("int8", "float32")
+
+    def _params_s8(self, op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
+        """TFLM's CalculateOpData: input multiplier 1/2, output multiplier
+        2 s_in / (2^20 s_out), both QuantizeMultiplierSmallerThanOneExp."""
+        si, zi = per_tensor_quant(op, x)
+        so, zo = per_tensor_quant(op, y)
+        mi, shi = quantize_multiplier(si / (2 * si))
+        mo, sho = quantize_multiplier(2 * si / ((1 << CUMSUM_LEFT_SHIFT) * so))
+        if not -31 <= sho <= 0:
+            raise refuse(op, f"the rescale factor {si / so:g} of {tensor_desc(x)} to "
+                         f"{tensor_desc(y)} is out of range",
+                         "int8 CUMSUM with input scale / output scale below 2^19")
+        return {"left_shift": CUMSUM_LEFT_SHIFT, "input_offset": -zi,
+                "input_multiplier": mi, "input_shift": shi, "output_offset": zo,
+                "output_multiplier": mo, "output_shift": sho, "act_min": -128,
+                "act_max": 127}
 
     def _geometry(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, int]]:
-        supported = "float32 input and output of one shape, a constant int32 axis"
+        supported = ("int8 or float32 input and output of one dtype and shape, a constant "
+                     "int32 axis")
         x, axis_t, y = _input_axis_output(graph, op, supported)
-        if x.dtype != DType.FLOAT32 or y.dtype != DType.FLOAT32 \
+        if x.dtype not in (DType.INT8, DType.FLOAT32) or y.dtype != x.dtype \
                 or tuple(x.shape) != tuple(y.shape) or not x.shape or x.num_elements == 0:
             raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", supported)
         axis = _one_axis(op, axis_t, len(x.shape), supported)
@@ -148,10 +175,17 @@ class CumsumLowering(ArgLowering):
                       "exclusive": int(o.exclusive), "reverse": int(o.reverse)}
 
     def check(self, graph: Graph, op: Op) -> None:
-        self._geometry(graph, op)
+        x, y, _ = self._geometry(graph, op)
+        if x.dtype == DType.INT8:
+            self._params_s8(op, x, y)
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._geometry(ctx.graph, ctx.op)
+        if x.dtype == DType.INT8:
+            return [*c_params("nnrt_cumsum_s8_params_t",
+                              {"geom": fields, **self._params_s8(ctx.op, x, y)}),
+                    *c_call("nnrt_cumsum_s8", ["&params", cast(ctx, x.index, "int8_t", True),
+                                               cast(ctx, y.index, "int8_t", False)])]
         return [*c_params("nnrt_cumsum_params_t", fields),
                 *c_call("nnrt_cumsum_f32",
                         ["&params", *io_args(ctx, x.index, y.index, "float")])]
@@ -161,4 +195,4 @@ register(("ARG_MAX", "ARG_MIN"), ArgLowering())
 register(("CUMSUM",), CumsumLowering())
 register(("REDUCE_MAX", "REDUCE_MIN"),
          ReduceLowering((DType.INT8, DType.FLOAT32)))
-register(("SUM",), ReduceLowering((DType.INT8, DType.FLOAT32)))
+register(("SUM",), ReduceLowering((DType.INT8, DType.INT16, DType.FLOAT32)))

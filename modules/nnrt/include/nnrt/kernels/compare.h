@@ -66,6 +66,8 @@ nnrt_status_t nnrt_compare_f32(const nnrt_compare_params_t *params, const float 
                                const float *input2, bool *output);
 nnrt_status_t nnrt_compare_s32(const nnrt_compare_params_t *params, const int32_t *input1,
                                const int32_t *input2, bool *output);
+nnrt_status_t nnrt_compare_s64(const nnrt_compare_params_t *params, const int64_t *input1,
+                               const int64_t *input2, bool *output);
 nnrt_status_t nnrt_compare_b(const nnrt_compare_params_t *params, const bool *input1,
                              const bool *input2, bool *output);
 nnrt_status_t nnrt_compare_s8(const nnrt_compare_s8_params_t *params, const int8_t *input1,

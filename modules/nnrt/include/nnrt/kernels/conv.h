@@ -251,6 +251,49 @@ nnrt_status_t nnrt_depthwise_conv2d_f32(const nnrt_conv_f32_params_t *params,
                                         const float *input, const float *filter,
                                         const float *bias, float *output);
 
+/**
+ * int16 x int8 convolution parameters (16x8 quantisation, also used by the depthwise
+ * kernel): input and output zero points 0, so no offsets; no fused pool.
+ */
+typedef struct {
+    nnrt_conv_geom_t geom;
+    int32_t act_min;            /**< fused activation lower bound, in [-32768, act_max] */
+    int32_t act_max;            /**< fused activation upper bound, in [act_min, 32767] */
+    int32_t per_channel;        /**< 1: multiplier/shift hold OC entries; 0: one for all */
+    const int32_t *multiplier;  /**< [OC] or [1] Q31 multipliers, >= 0 */
+    const int32_t *shift;       /**< [OC] or [1] shifts (> 0: left), in [-31, 7] */
+} nnrt_conv_s16_params_t;
+
+/**
+ * The argument check of nnrt_conv2d_s16() and nnrt_depthwise_conv2d_s16()
+ * (@p depthwise = 1) on @p params alone, for callers that check before they run.
+ * @return NNRT_OK, or NNRT_ERR_ARG.
+ */
+nnrt_status_t nnrt_conv_s16_check(const nnrt_conv_s16_params_t *params, int depthwise);
+
+/**
+ * int16 x int8 convolution (CONV_2D with 16x8 quantisation): `[N,H,W,C]` x
+ * `[OC,KH,KW,C/groups]` -> `[N,OH,OW,OC]`. Bit-exact with TFLM's 16x8 reference
+ * ConvPerChannel with an int64 bias (or none): `acc = sum w * x` over the taps inside
+ * the input in 64 bits, `+ bias[oc]`, nnrt_multiply_by_quantized_multiplier_s64(),
+ * clamped to [act_min, act_max]. Any stride, dilation, padding and group count.
+ *
+ * @param bias  `[OC]` int64 or NULL
+ * @return NNRT_OK, or NNRT_ERR_ARG for a NULL pointer or an invalid parameter.
+ */
+nnrt_status_t nnrt_conv2d_s16(const nnrt_conv_s16_params_t *params, const int16_t *input,
+                              const int8_t *filter, const int64_t *bias, int16_t *output);
+
+/**
+ * int16 x int8 depthwise convolution (DEPTHWISE_CONV_2D, 16x8): `[N,H,W,C]` x
+ * `[1,KH,KW,C*M]` -> `[N,OH,OW,C*M]`, `geom.filter_c` the depth multiplier M; the
+ * arithmetic of nnrt_conv2d_s16() (TFLM's 16x8 reference DepthwiseConvPerChannel).
+ * Errors as nnrt_conv2d_s16().
+ */
+nnrt_status_t nnrt_depthwise_conv2d_s16(const nnrt_conv_s16_params_t *params,
+                                        const int16_t *input, const int8_t *filter,
+                                        const int64_t *bias, int16_t *output);
+
 /** Geometry of a transposed convolution `[N,H,W,IC]` -> `[N,OH,OW,OC]`. */
 typedef struct {
     int32_t batches;   /**< N, >= 1 */

@@ -105,6 +105,40 @@ nnrt_status_t nnrt_fully_connected_s8(const nnrt_fc_s8_params_t *params, const i
 nnrt_status_t nnrt_fully_connected_f32(const nnrt_fc_f32_params_t *params, const float *input,
                                        const float *weights, const float *bias, float *output);
 
+/**
+ * int16 x int8 fully connected parameters (16x8 quantisation: input and output zero
+ * points 0).
+ */
+typedef struct {
+    int32_t batches;            /**< rows of the flattened input, >= 1 */
+    int32_t accum_depth;        /**< inputs per row, >= 1 */
+    int32_t output_depth;       /**< units, >= 1 */
+    int32_t weights_offset;     /**< minus the weights zero point (per-tensor weights;
+                                     0 per channel), in [-127, 128] */
+    int32_t act_min;            /**< fused activation lower bound, in [-32768, act_max] */
+    int32_t act_max;            /**< fused activation upper bound, in [act_min, 32767] */
+    int32_t per_channel;        /**< 1: multiplier/shift hold output_depth entries; 0: one */
+    const int32_t *multiplier;  /**< Q31 multipliers, >= 0 */
+    const int32_t *shift;       /**< shifts (> 0: left), in [-31, 7] */
+} nnrt_fc_s16_params_t;
+
+/** nnrt_fully_connected_s16()'s argument check on @p params alone. */
+nnrt_status_t nnrt_fc_s16_check(const nnrt_fc_s16_params_t *params);
+
+/**
+ * int16 x int8 fully connected (16x8): bit-exact with TFLM's 16x8 reference
+ * FullyConnected with an int64 bias (or none): `acc = sum_d (w[o][d] + weights_offset)
+ * * x[b][d]` in 64 bits, `+ bias[o]`, nnrt_multiply_by_quantized_multiplier_s64()
+ * (nnrt/kernels/quant.h), clamped to [act_min, act_max]. Layouts as
+ * nnrt_fully_connected_s8().
+ *
+ * @param bias  `[output_depth]` int64 or NULL
+ * @return NNRT_OK, or NNRT_ERR_ARG for a NULL pointer or an invalid parameter.
+ */
+nnrt_status_t nnrt_fully_connected_s16(const nnrt_fc_s16_params_t *params, const int16_t *input,
+                                       const int8_t *weights, const int64_t *bias,
+                                       int16_t *output);
+
 #ifdef __cplusplus
 }
 #endif

@@ -32,6 +32,22 @@ nnrt_status_t nnrt_l2_normalization_f32(const float *input, float *output, int32
 nnrt_status_t nnrt_l2_normalization_s8(const int8_t *input, int8_t *output, int32_t outer,
                                        int32_t depth, int32_t input_zero_point);
 
+/** int8 LOG_SOFTMAX parameters (TFLM's PreprocessLogSoftmaxScalingExp, beta 1). */
+typedef struct {
+    int32_t outer;                   /**< rows, >= 1 */
+    int32_t depth;                   /**< elements per row (the last axis), >= 1 */
+    int32_t input_multiplier;        /**< Q31 multiplier of s_in * 2^26 */
+    int32_t input_left_shift;        /**< its (left) shift, in [0, 31] */
+    int32_t reverse_scaling_divisor; /**< Q31 multiplier of the inverse rescaling */
+    int32_t reverse_scaling_shift;   /**< its shift, in [-31, 0] */
+    int32_t diff_min;                /**< minus TFLM's input radius, <= 0 */
+} nnrt_log_softmax_s8_params_t;
+
+/** int8 LOG_SOFTMAX (TFLM's reference LogSoftmaxQuantized): outputs with scale 16/256
+ *  and zero point 127, as TFLM requires. In place capable. */
+nnrt_status_t nnrt_log_softmax_s8(const nnrt_log_softmax_s8_params_t *params,
+                                  const int8_t *input, int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif

@@ -177,6 +177,25 @@ typedef struct {
 nnrt_status_t nnrt_mean_s8(const nnrt_mean_s8_params_t *params, const int8_t *input,
                            int8_t *output);
 
+/** int16 MEAN / SUM: the fields of nnrt_mean_s8_params_t over int16 tensors. */
+typedef struct {
+    nnrt_mean_geom_t geom;
+    int32_t input_zero_point;   /**< in [-32768, 32767] */
+    int32_t output_zero_point;  /**< in [-32768, 32767] */
+    int32_t multiplier;         /**< Q31 multiplier of in_scale/out_scale (MEAN: divided by
+                                     the element count as TFLM does) */
+    int32_t shift;              /**< matching shift (negative = right), in [-31, 31] */
+    int32_t count;              /**< number of reduced elements, in [1, 32767] */
+} nnrt_mean_s16_params_t;
+
+/**
+ * int16 MEAN (and SUM, whose multiplier is not divided by the count): TFLM's
+ * QuantizedMeanOrSum for int16, clamped to [-32768, 32767]. @return NNRT_OK or
+ * NNRT_ERR_ARG.
+ */
+nnrt_status_t nnrt_mean_s16(const nnrt_mean_s16_params_t *params, const int16_t *input,
+                            int16_t *output);
+
 /** float32 MEAN: the sum of the reduced elements divided by their count (as float). */
 nnrt_status_t nnrt_mean_f32(const nnrt_mean_geom_t *geom, const float *input, float *output);
 

@@ -41,6 +41,22 @@ static inline int32_t nnrt_multiply_by_quantized_multiplier(int32_t x, int32_t m
         right_shift);
 }
 
+/**
+ * x * multiplier * 2^shift for a 64-bit accumulator (the 16x8 kernels), in TFLM's
+ * arithmetic for int64 inputs (tensorflow/lite/kernels/internal/common.cc): the Q31
+ * multiplier rounded to Q15 (saturating at 0x7FFF), one rounding shift by 15 - shift
+ * (half up). multiplier >= 0, shift in [-31, 7], |x| < 2^47; the result is truncated
+ * to 32 bits as TFLM's cast does.
+ */
+static inline int32_t nnrt_multiply_by_quantized_multiplier_s64(int64_t x, int32_t multiplier,
+                                                                int shift)
+{
+    const int32_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+    const int total_shift = 15 - shift;
+    const int64_t round = (int64_t)1 << (total_shift - 1);
+    return (int32_t)((x * (int64_t)reduced + round) >> total_shift);
+}
+
 /** Clamp to [lo, hi]. */
 static inline int32_t nnrt_clamp_i32(int32_t x, int32_t lo, int32_t hi)
 {

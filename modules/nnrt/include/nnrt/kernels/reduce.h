@@ -72,6 +72,25 @@ typedef struct {
 nnrt_status_t nnrt_cumsum_f32(const nnrt_cumsum_params_t *params, const float *input,
                               float *output);
 
+/** int8 CUMSUM: the geometry and TFLM's rescaling (an ADD-style left shift of 20). */
+typedef struct {
+    nnrt_cumsum_params_t geom;
+    int32_t left_shift;         /**< TFLM's kCumSumIntegerShift (20), in [0, 22] */
+    int32_t input_offset;       /**< minus the input zero point, in [-127, 128] */
+    int32_t input_multiplier;   /**< Q31 multiplier of 1/2 */
+    int32_t input_shift;        /**< its shift, <= 0 */
+    int32_t output_offset;      /**< output zero point */
+    int32_t output_multiplier;  /**< Q31 multiplier of 2 s_in / (2^left_shift s_out) */
+    int32_t output_shift;       /**< its shift, <= 0 */
+    int32_t act_min;            /**< -128 (CUMSUM has no fused activation) */
+    int32_t act_max;            /**< 127 */
+} nnrt_cumsum_s8_params_t;
+
+/** int8 CUMSUM (TFLM's reference quantized CumSum); layouts as nnrt_cumsum_f32(). In
+ * place capable. @return NNRT_OK or NNRT_ERR_ARG. */
+nnrt_status_t nnrt_cumsum_s8(const nnrt_cumsum_s8_params_t *params, const int8_t *input,
+                             int8_t *output);
+
 #ifdef __cplusplus
 }
 #endif
