@@ -105,6 +105,9 @@ class OpDef:
     macs: Callable[[Graph, Op], int] = no_macs
     # split-like ops: the outputs that are contiguous byte ranges of an input (views)
     output_views: Callable[[Graph, Op], OutputViews | None] = no_views
+    # a resource-variable access, "read" or "assign": its input 0 is a VAR_HANDLE's
+    # resource, which nnopt.frontend.variables turns into the variable's state tensor
+    variable: str | None = None
 
 
 # ----- reading TFLite option tables -----
