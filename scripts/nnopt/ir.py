@@ -264,12 +264,22 @@ class CallOnceOptions:
     init_subgraph_index: int = 0
 
 
+@dataclass(frozen=True)
+class IfOptions:
+    """IF: the subgraphs run when the condition is true / false; inlined by the
+    frontend (:mod:`nnopt.frontend.control_flow`), never planned."""
+
+    then_subgraph_index: int = 0
+    else_subgraph_index: int = 0
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
     | StridedSliceOptions | ResizeOptions | SvdfOptions | LstmOptions | SplitOptions
     | PackOptions | BatchMatMulOptions | GatherOptions | CumsumOptions | BlockSizeOptions
     | MirrorPadOptions | TransposeConvOptions | VarHandleOptions | CallOnceOptions
+    | IfOptions
 )
 
 

@@ -22,7 +22,7 @@ from ..errors import ModelError, NnoptError, UnsupportedError
 from ..ir import Graph, NoOptions, Op, Quant, Tensor
 from ..ops import DEFINITIONS, supported_list
 from ..paths import shipped_models_dir
-from . import validate, variables
+from . import control_flow, validate, variables
 from .onnx import load_onnx_bytes, looks_like_onnx
 
 _TENSOR_TYPES: dict[int, DType] = {
@@ -136,11 +136,14 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
         )
     tensors, ops = main.tensors, main.ops
     if model.SubgraphsLength() > 1 or main.resources:
-        # subgraph k > 0 runs only from an op of subgraph 0 (CALL_ONCE; IF and WHILE
-        # are refused when read): resolved, with the resource variables, into state
-        tensors, ops = variables.resolve(
-            main, lambda k: _read_subgraph(model, data, source, k, True),
-            model.SubgraphsLength(), source)
+        # subgraph k > 0 runs only from an op of subgraph 0: CALL_ONCE and the resource
+        # variables resolve into state, IF is inlined (WHILE is refused when read)
+        def read(k: int) -> variables.Subgraph:
+            return _read_subgraph(model, data, source, k, True)
+
+        tensors, ops = variables.resolve(main, read, model.SubgraphsLength(), source)
+        tensors, ops = control_flow.inline_ifs(tensors, ops, read, model.SubgraphsLength(),
+                                               source)
     return Graph(name, tuple(tensors), tuple(ops), main.inputs, main.outputs)
 
 

@@ -18,7 +18,7 @@ constant assignments are the variables' contents at reset (``Tensor.init``), whi
 model's reset sets before the first invocation. Refused by name: an init subgraph with
 any other op (nnopt evaluates only constant assignments), a variable read before its
 CALL_ONCE, a variable never assigned, sizes that disagree, a resource as a graph input
-or output or read by another op, and the control-flow ops IF and WHILE.
+or output or read by another op, and WHILE (IF: :mod:`.control_flow`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any
 import tflite
 
 from ..errors import UnsupportedError
-from ..ir import CallOnceOptions, Op, OpOptions, Tensor, VarHandleOptions
+from ..ir import CallOnceOptions, IfOptions, Op, OpOptions, Tensor, VarHandleOptions
 from ..ops import DEFINITIONS
 
 _VAR_HANDLE = "VAR_HANDLE"
@@ -60,9 +60,9 @@ def _string(raw: bytes | None) -> str:
 
 def read_structural(opcode: str, op: Any, k: int, subgraph: int,
                     source: str) -> OpOptions | None:
-    """The options of an op this module resolves (VAR_HANDLE, CALL_ONCE); None for any
-    other opcode. The control-flow ops are refused here, naming the op and its
-    subgraphs."""
+    """The options of an op the frontend resolves (VAR_HANDLE, CALL_ONCE here; IF in
+    :mod:`.control_flow`); None for any other opcode. WHILE is refused here, naming the
+    op and its subgraphs."""
     if opcode == _VAR_HANDLE:
         o = _table(tflite.VarHandleOptions, op)
         return VarHandleOptions(_string(o.Container()) if o else "",
@@ -70,15 +70,10 @@ def read_structural(opcode: str, op: Any, k: int, subgraph: int,
     if opcode == _CALL_ONCE:
         o = _table(tflite.CallOnceOptions, op)
         return CallOnceOptions(int(o.InitSubgraphIndex()) if o else 0)
-    if opcode == "IF":
+    if opcode == "IF":  # inlined by frontend.control_flow
         o = _table(tflite.IfOptions, op)
-        branches = (f"subgraph {o.ThenSubgraphIndex()} or {o.ElseSubgraphIndex()}"
-                    if o else "its branch subgraphs")
-        raise UnsupportedError(
-            f"{source}: op {k} (IF) of subgraph {subgraph} runs {branches} on a bool "
-            "condition read at run time; nnopt does not compile control flow (IF) yet",
-            hint="export the model without tf.cond on tensors (e.g. compute both branches "
-            "and select with SELECT_V2 or arithmetic)")
+        return IfOptions(int(o.ThenSubgraphIndex()) if o else 0,
+                         int(o.ElseSubgraphIndex()) if o else 0)
     if opcode == "WHILE":
         o = _table(tflite.WhileOptions, op)
         loops = (f"subgraphs {o.CondSubgraphIndex()} (cond) and {o.BodySubgraphIndex()} "

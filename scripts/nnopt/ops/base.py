@@ -108,6 +108,9 @@ class OpDef:
     # a resource-variable access, "read" or "assign": its input 0 is a VAR_HANDLE's
     # resource, which nnopt.frontend.variables turns into the variable's state tensor
     variable: str | None = None
+    # a SELECT_V2: output = condition ? x : y, element by element, values copied raw
+    # (nnopt.frontend.control_flow selects an inlined IF's outputs with it)
+    select: bool = False
 
 
 # ----- reading TFLite option tables -----
