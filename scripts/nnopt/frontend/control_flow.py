@@ -112,13 +112,14 @@ def _inline(tensors: list[Tensor], out: list[Op], op: Op, sub: Subgraph, label: 
 
     for sop in sub.ops:
         d = DEFINITIONS.get(sop.opcode)
+        what = f"{where} op {sop.index} ({sop.opcode})"
         if isinstance(sop.options, (IfOptions, CallOnceOptions, VarHandleOptions)) \
-                or d is None or d.variable is not None:
-            why = ("is not an operator nnopt supports" if d is None and not isinstance(
-                sop.options, (IfOptions, CallOnceOptions, VarHandleOptions))
-                else "is control flow or a resource variable, inside a branch")
-            raise _refuse(source, op, f"{where} op {sop.index} ({sop.opcode}) {why}"
-                          + (f"; supported: {supported_list()}" if d is None else ""))
+                or d is not None and d.variable is not None:
+            raise _refuse(source, op, f"{what} is control flow or a resource variable, "
+                          "inside a branch")
+        if d is None:
+            raise _refuse(source, op, f"{what} is not an operator nnopt supports; "
+                          f"supported: {supported_list()}")
         out.append(Op(op.index, sop.opcode, tuple(local(t) for t in sop.inputs),
                       tuple(local(t) for t in sop.outputs), sop.options))
     picked = []
