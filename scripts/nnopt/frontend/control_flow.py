@@ -114,7 +114,7 @@ def _inline(tensors: list[Tensor], out: list[Op], op: Op, sub: Subgraph, label: 
         d = DEFINITIONS.get(sop.opcode)
         what = f"{where} op {sop.index} ({sop.opcode})"
         if isinstance(sop.options, (IfOptions, CallOnceOptions, VarHandleOptions)) \
-                or d is not None and d.variable is not None:
+                or (d is not None and d.variable is not None):
             raise _refuse(source, op, f"{what} is control flow or a resource variable, "
                           "inside a branch")
         if d is None:
