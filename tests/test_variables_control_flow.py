@@ -107,10 +107,26 @@ def _branch(dtype: str, kind: str, q: dict[str, Any], shape: tuple[int, ...],
     return s, [x], outs
 
 
+def _accumulate_branch(kind: str, dtype: str, q: dict[str, Any], handle_input: bool
+                       ) -> tuple[ModelBuilder, list[int], list[int]]:
+    """TFLM's resource_variables recipe (examples/recipes/resource_variables_lib.py): the
+    accumulator's assign_add (then) or assign_sub (else) in an IF branch; the handle
+    passed in as a branch input, or the branch's own VAR_HANDLE."""
+    s = ModelBuilder()
+    x = s.tensor((1, 4), dtype, **q)
+    h = s.tensor((), "resource") if handle_input else _handle(s, f"acc_{dtype}")
+    r, y = s.tensor((1, 4), dtype, **q), s.tensor((1, 4), dtype, **q)
+    s.op("READ_VARIABLE", [h], [r])
+    s.op("ADD" if kind == "then" else "SUB", [r, x], [y])
+    s.op("ASSIGN_VARIABLE", [h, y], [])
+    return s, [x, h] if handle_input else [x], [y]
+
+
 def if_model() -> bytes:
     """Outputs: 0 int8 IF on the input condition, 1 and 2 a float32 IF with two outputs
     on it, 3 a float32 IF on a counter variable (< 2: then for two invocations, else
-    after)."""
+    after), 4-7 TFLM's resource-variable recipe, float32 and int8 (the IF's output and
+    the variable read after it)."""
     b = ModelBuilder("if")
     x8 = b.tensor((1, 8), "int8", name="x8", **Q8)
     xf = b.tensor((1, 4), "float32", name="xf")
@@ -135,7 +151,28 @@ def if_model() -> bytes:
     b.op("IF", [cn, xf], [wf], {
         "then_subgraph_index": b.add_subgraph(*_branch("float32", "then", {}, (1, 4))),
         "else_subgraph_index": b.add_subgraph(*_branch("float32", "else", {}, (1, 4)))})
-    return b.build([x8, xf, c], [y8, yf, zf, wf])
+    # the recipe's accumulator, float32 (the handle passed to the branches) and int8
+    # (each branch its own VAR_HANDLE): IF(c) assign_add else assign_sub, then
+    # read_value; CALL_ONCE sets both first
+    k = b.add_subgraph(_init_subgraph({"acc_float32": (ACCF_INIT, {}),
+                                       "acc_int8": (ACC8_INIT[:, :4], Q8)}), [], [])
+    b.op("CALL_ONCE", [], [], {"init_subgraph_index": k})
+    x8s = b.tensor((1, 4), "int8", name="x8s", **Q8)
+    accs = []
+    for dtype, q, x, passed in (("float32", {}, xf, True), ("int8", Q8, x8s, False)):
+        args = [c, x]
+        if passed:
+            args.append(_handle(b, f"acc_{dtype}"))
+        ya = b.tensor((1, 4), dtype, name=f"acc_{dtype}_if", **q)
+        b.op("IF", args, [ya], {
+            "then_subgraph_index": b.add_subgraph(*_accumulate_branch("then", dtype, q,
+                                                                      passed)),
+            "else_subgraph_index": b.add_subgraph(*_accumulate_branch("else", dtype, q,
+                                                                      passed))})
+        ra = b.tensor((1, 4), dtype, name=f"acc_{dtype}_read", **q)
+        b.op("READ_VARIABLE", [_handle(b, f"acc_{dtype}")], [ra])
+        accs += [ya, ra]
+    return b.build([x8, xf, c, x8s], [y8, yf, zf, wf, *accs])
 
 
 VARIABLES = variables_model()
@@ -197,6 +234,10 @@ def test_if_bit_exact_over_invocations() -> None:
     assert not np.array_equal(ref[1][1], steps[1][1] * 2)
     assert np.array_equal(ref[1][3], steps[1][1] * 2)
     assert not np.array_equal(ref[2][3], steps[2][1] * 2)
+    # the recipe's accumulator: added to when c, subtracted from otherwise, carried over
+    np.testing.assert_allclose(ref[0][5], ACCF_INIT + steps[0][1], rtol=1e-6)
+    np.testing.assert_allclose(ref[1][5], ref[0][5] - steps[1][1], rtol=1e-6)
+    np.testing.assert_array_equal(ref[1][4], ref[1][5])
 
 
 def test_dynamic_allocator_keeps_the_variables() -> None:
@@ -270,8 +311,9 @@ def test_generated_reset_sets_the_init_constants(cbuild: Any, tmp_path: Path) ->
 
 def test_if_branches_are_inlined_and_selected() -> None:
     g = load_model_bytes(IF_MODEL)
-    assert [op.index for op in g.ops] == list(range(len(g.ops)))
-    assert sum(op.opcode == "SELECT_V2" for op in g.ops) == 4  # one per IF output
+    assert not any(op.opcode == "IF" for op in g.ops)
+    # one per IF output (4 + 2 of the recipe) and one per assignment in a branch (4)
+    assert sum(op.opcode == "SELECT_V2" for op in g.ops) == 10
     assert any(t.name.startswith("if") and "/then/" in t.name for t in g.tensors)
 
 
@@ -357,23 +399,6 @@ def _stateful(init_op: str | None = None, read_first: bool = False,
 def test_refuses_what_it_cannot_resolve_by_name(kw: dict[str, Any], match: str) -> None:
     with pytest.raises(UnsupportedError, match=match):
         load_model_bytes(_stateful(**kw))
-
-
-def test_refuses_an_if_branch_with_a_variable() -> None:
-    b = ModelBuilder()
-    br = ModelBuilder()
-    bx = br.tensor((1, 4), "float32")
-    br.op("ASSIGN_VARIABLE", [_handle(br, "v"), bx], [])
-    other = ModelBuilder()
-    ox = other.tensor((1, 4), "float32")
-    kt = b.add_subgraph(br, [bx], [bx])
-    ke = b.add_subgraph(other, [ox], [ox])
-    c, x, y = b.tensor((), "bool"), b.tensor((1, 4), "float32"), b.tensor((1, 4), "float32")
-    b.op("IF", [c, x], [y], {"then_subgraph_index": kt, "else_subgraph_index": ke})
-    with pytest.raises(UnsupportedError, match=r"op 0 \(IF\): then subgraph 1 op 0 "
-                       r"\(VAR_HANDLE\) is control flow or a resource variable, inside a "
-                       r"branch\n"):
-        load_model_bytes(b.build([c, x], [y]))
 
 
 def test_refuses_a_resource_as_a_graph_output() -> None:

@@ -7,14 +7,18 @@ outputs. Here both branch subgraphs become ordinary ops of subgraph 0 (their ten
 appended, renamed ``if<k>/then/...``; a branch input is the IF's argument itself), and
 each IF output is a SELECT_V2 of the condition between the two branches' outputs: the
 condition is read at run time, the values are copied raw as TFLM copies them. Both
-branches run, which gives TFLM's outputs because a branch without state or resource
-variables is a pure function of its inputs; the planner then reorders and overlaps
-the branches' tensors with everything else. The ops are renumbered in the new order.
+branches run; that gives TFLM's outputs because a branch is a pure function of its
+inputs except for its resource-variable assignments, and each of those assigns
+``SELECT_V2(condition, value, current)`` (then; the reverse in else), the current
+value read just before: the branch not taken leaves the variable as it was, and the
+taken one's reads see its own assignments (the ops of one variable keep their order).
+The planner then reorders and overlaps the branches' tensors with everything else.
+Runs before :mod:`.variables`, which resolves the handles of both branches too. The
+ops are renumbered in the new order.
 
-Refused by name: a branch with a resource variable, a variable tensor, CALL_ONCE or a
-nested IF (its effects would happen on the branch not taken), an operator nnopt has no
-definition for, inputs or outputs whose dtype, shape or quantisation differ from the
-IF's, a condition that is not one bool.
+Refused by name: a branch with a variable tensor (SVDF/LSTM state), CALL_ONCE or a
+nested IF, an operator nnopt has no definition for, inputs or outputs whose dtype,
+shape or quantisation differ from the IF's, a condition that is not one bool.
 """
 
 from __future__ import annotations
@@ -28,13 +32,15 @@ from ..ir import CallOnceOptions, IfOptions, Op, Tensor, VarHandleOptions
 from ..ops import DEFINITIONS, supported_list
 from .variables import Subgraph
 
-_HINT = ("nnopt inlines an IF whose branches are pure (no variables, no nested control "
-         "flow) and take and return tensors of the IF's own dtypes, shapes and "
+_HINT = ("nnopt inlines an IF whose branches hold no nested control flow and no state "
+         "tensors, and take and return tensors of the IF's own dtypes, shapes and "
          "quantisation")
 
 
-def _select_opcode() -> str:
-    return next(d.opcode for d in DEFINITIONS.values() if d.select)
+def _opcode(**trait: object) -> str:
+    """The opcode of the one definition with this trait (SELECT_V2, READ_VARIABLE)."""
+    (name, value), = trait.items()
+    return next(d.opcode for d in DEFINITIONS.values() if getattr(d, name) == value)
 
 
 def _refuse(source: str, op: Op, why: str) -> UnsupportedError:
@@ -45,21 +51,22 @@ def _same(a: Tensor, b: Tensor) -> bool:
     return a.dtype == b.dtype and a.shape == b.shape and a.quant == b.quant
 
 
-def inline_ifs(tensors: list[Tensor], ops: list[Op], read: Callable[[int], Subgraph],
-               n_subgraphs: int, source: str) -> tuple[list[Tensor], list[Op]]:
-    """Subgraph 0's tensors and ops with every IF inlined (module docstring)."""
-    if not any(isinstance(op.options, IfOptions) for op in ops):
-        return tensors, ops
-    tensors = list(tensors)
+def inline_ifs(main: Subgraph, read: Callable[[int], Subgraph], n_subgraphs: int,
+               source: str) -> Subgraph:
+    """Subgraph 0 with every IF inlined (module docstring)."""
+    if not any(isinstance(op.options, IfOptions) for op in main.ops):
+        return main
+    tensors = list(main.tensors)
+    resources = set(main.resources)
     out: list[Op] = []
-    for op in ops:
+    for op in main.ops:
         if not isinstance(op.options, IfOptions):
             out.append(op)
             continue
         if not op.inputs or op.inputs[0] < 0:
             raise _refuse(source, op, "has no condition input")
         cond = tensors[op.inputs[0]]
-        if cond.dtype != DType.BOOL or cond.num_elements != 1:
+        if op.inputs[0] in resources or cond.dtype != DType.BOOL or cond.num_elements != 1:
             raise _refuse(source, op, f"condition tensor {cond.index} ({cond.name}) is "
                           f"{cond.dtype.name} {list(cond.shape)}; TFLM takes one bool")
         picked = []
@@ -68,67 +75,103 @@ def inline_ifs(tensors: list[Tensor], ops: list[Op], read: Callable[[int], Subgr
             if not 0 < k < n_subgraphs:
                 raise _refuse(source, op, f"{label} subgraph {k} does not exist (the "
                               f"model has {n_subgraphs})")
-            picked.append(_inline(tensors, out, op, read(k), label, source))
-        select = _select_opcode()
+            picked.append(_Inliner(tensors, resources, out, op, read(k), label,
+                                   source).run())
         for i, y in enumerate(op.outputs):
-            yt = tensors[y]
-            if len(cond.shape) > len(yt.shape):
-                raise _refuse(source, op, f"condition {list(cond.shape)} has more "
-                              f"dimensions than output {y} {list(yt.shape)}")
-            out.append(Op(op.index, select, (cond.index, picked[0][i], picked[1][i]), (y,)))
-    return tensors, [replace(o, index=k) for k, o in enumerate(out)]
+            _check_rank(source, op, cond, tensors[y])
+            out.append(Op(op.index, _opcode(select=True),
+                          (cond.index, picked[0][i], picked[1][i]), (y,)))
+    return replace(main, tensors=tensors, resources=frozenset(resources),
+                   ops=[replace(o, index=k) for k, o in enumerate(out)])
 
 
-def _inline(tensors: list[Tensor], out: list[Op], op: Op, sub: Subgraph, label: str,
-            source: str) -> list[int]:
-    """Append branch ``sub``'s tensors and ops; returns its outputs as tensor ids."""
-    args, results = op.inputs[1:], op.outputs
-    where = f"{label} subgraph {sub.index}"
-    if len(sub.inputs) != len(args) or len(sub.outputs) != len(results):
-        raise _refuse(source, op, f"{where} takes {len(sub.inputs)} inputs and returns "
-                      f"{len(sub.outputs)}; the IF has {len(args)} and {len(results)}")
-    ids: dict[int, int] = {}
-    for t, a in zip(sub.inputs, args, strict=True):
-        if not _same(sub.tensors[t], tensors[a]):
-            raise _refuse(source, op, f"{where} input {t} ({sub.tensors[t].name}) differs "
-                          f"in dtype, shape or quantisation from IF input {a}")
-        ids[t] = a
+def _check_rank(source: str, op: Op, cond: Tensor, y: Tensor) -> None:
+    if len(cond.shape) > len(y.shape):
+        raise _refuse(source, op, f"condition {list(cond.shape)} has more dimensions "
+                      f"than tensor {y.index} ({y.name}) {list(y.shape)} it selects")
 
-    def local(t: int) -> int:
+
+class _Inliner:
+    """Appends one branch's tensors and ops to subgraph 0's."""
+
+    def __init__(self, tensors: list[Tensor], resources: set[int], out: list[Op], op: Op,
+                 sub: Subgraph, label: str, source: str) -> None:
+        self.tensors, self.resources, self.out = tensors, resources, out
+        self.op, self.sub, self.label, self.source = op, sub, label, source
+        self.where = f"{label} subgraph {sub.index}"
+        self.ids: dict[int, int] = {}
+
+    def refuse(self, why: str) -> UnsupportedError:
+        return _refuse(self.source, self.op, f"{self.where} {why}")
+
+    def new_tensor(self, like: Tensor, name: str) -> int:
+        t = len(self.tensors)
+        self.tensors.append(replace(like, index=t, data=None, init=None,
+                                    name=f"if{self.op.index}/{self.label}/{name}"))
+        return t
+
+    def local(self, t: int) -> int:
         if t < 0:
             return t
-        if t in sub.resources:
-            raise _refuse(source, op, f"{where} uses resource tensor {t}: a variable in a "
-                          "branch would change on the branch not taken too")
-        if t not in ids:
-            tensor = sub.tensors[t]
+        if t not in self.ids:
+            tensor = self.sub.tensors[t]
             if tensor.variable:
-                raise _refuse(source, op, f"{where} keeps variable tensor {t} "
-                              f"({tensor.name}): state in a branch is not supported")
-            ids[t] = len(tensors)
-            tensors.append(replace(tensor, index=len(tensors),
-                                   name=f"if{op.index}/{label}/{tensor.name}"))
-        return ids[t]
+                raise self.refuse(f"keeps variable tensor {t} ({tensor.name}): state in "
+                                  "a branch is not supported")
+            self.ids[t] = len(self.tensors)
+            self.tensors.append(replace(tensor, index=len(self.tensors),
+                                        name=f"if{self.op.index}/{self.label}/{tensor.name}"))
+            if t in self.sub.resources:
+                self.resources.add(self.ids[t])
+        return self.ids[t]
 
-    for sop in sub.ops:
+    def run(self) -> list[int]:
+        """The branch's outputs as tensor ids of subgraph 0."""
+        op, sub = self.op, self.sub
+        args, results = op.inputs[1:], op.outputs
+        if len(sub.inputs) != len(args) or len(sub.outputs) != len(results):
+            raise self.refuse(f"takes {len(sub.inputs)} inputs and returns "
+                              f"{len(sub.outputs)}; the IF has {len(args)} and "
+                              f"{len(results)}")
+        for t, a in zip(sub.inputs, args, strict=True):
+            if not _same(sub.tensors[t], self.tensors[a]) \
+                    or (t in sub.resources) != (a in self.resources):
+                raise self.refuse(f"input {t} ({sub.tensors[t].name}) differs in dtype, "
+                                  f"shape or quantisation from IF input {a}")
+            self.ids[t] = a
+        for sop in sub.ops:
+            self.inline(sop)
+        picked = []
+        for t, y in zip(sub.outputs, results, strict=True):
+            lt = self.local(t)
+            src, dst = self.tensors[lt], self.tensors[y]
+            if src.dtype != dst.dtype or src.shape != dst.shape:
+                raise self.refuse(f"output {t} ({src.name}, {src.dtype.name} "
+                                  f"{list(src.shape)}) differs from IF output {y} "
+                                  f"({dst.dtype.name} {list(dst.shape)})")
+            picked.append(lt)
+        return picked
+
+    def inline(self, sop: Op) -> None:
         d = DEFINITIONS.get(sop.opcode)
-        what = f"{where} op {sop.index} ({sop.opcode})"
-        if isinstance(sop.options, (IfOptions, CallOnceOptions, VarHandleOptions)) \
-                or (d is not None and d.variable is not None):
-            raise _refuse(source, op, f"{what} is control flow or a resource variable, "
-                          "inside a branch")
-        if d is None:
-            raise _refuse(source, op, f"{what} is not an operator nnopt supports; "
-                          f"supported: {supported_list()}")
-        out.append(Op(op.index, sop.opcode, tuple(local(t) for t in sop.inputs),
-                      tuple(local(t) for t in sop.outputs), sop.options))
-    picked = []
-    for t, y in zip(sub.outputs, results, strict=True):
-        lt = local(t)
-        src, dst = tensors[lt], tensors[y]
-        if src.dtype != dst.dtype or src.shape != dst.shape:
-            raise _refuse(source, op, f"{where} output {t} ({src.name}, {src.dtype.name} "
-                          f"{list(src.shape)}) differs from IF output {y} ({dst.dtype.name} "
-                          f"{list(dst.shape)})")
-        picked.append(lt)
-    return picked
+        what = f"op {sop.index} ({sop.opcode})"
+        if isinstance(sop.options, (IfOptions, CallOnceOptions)):
+            raise self.refuse(f"{what} is control flow inside a branch")
+        if d is None and not isinstance(sop.options, VarHandleOptions):
+            raise self.refuse(f"{what} is not an operator nnopt supports; supported: "
+                              f"{supported_list()}")
+        ins = tuple(self.local(t) for t in sop.inputs)
+        outs = tuple(self.local(t) for t in sop.outputs)
+        if d is not None and d.variable == "assign" and len(ins) == 2:
+            # assign only if this branch is taken: value or the variable's current value
+            value = self.tensors[ins[1]]
+            cond = self.tensors[self.op.inputs[0]]
+            _check_rank(self.source, self.op, cond, value)
+            cur = self.new_tensor(value, f"{value.name}/current")
+            sel = self.new_tensor(value, f"{value.name}/selected")
+            self.out.append(Op(self.op.index, _opcode(variable="read"), (ins[0],), (cur,)))
+            pair = (ins[1], cur) if self.label == "then" else (cur, ins[1])
+            self.out.append(Op(self.op.index, _opcode(select=True), (cond.index, *pair),
+                               (sel,)))
+            ins = (ins[0], sel)
+        self.out.append(Op(self.op.index, sop.opcode, ins, outs, sop.options))

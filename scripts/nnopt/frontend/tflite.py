@@ -136,14 +136,14 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
         )
     tensors, ops = main.tensors, main.ops
     if model.SubgraphsLength() > 1 or main.resources:
-        # subgraph k > 0 runs only from an op of subgraph 0: CALL_ONCE and the resource
-        # variables resolve into state, IF is inlined (WHILE is refused when read)
+        # subgraph k > 0 runs only from an op of subgraph 0: IF is inlined, then
+        # CALL_ONCE and the resource variables resolve into state (WHILE is refused)
         def read(k: int) -> variables.Subgraph:
             return _read_subgraph(model, data, source, k, True)
 
-        tensors, ops = variables.resolve(main, read, model.SubgraphsLength(), source)
-        tensors, ops = control_flow.inline_ifs(tensors, ops, read, model.SubgraphsLength(),
-                                               source)
+        n = model.SubgraphsLength()
+        tensors, ops = variables.resolve(control_flow.inline_ifs(main, read, n, source),
+                                         read, n, source)
     return Graph(name, tuple(tensors), tuple(ops), main.inputs, main.outputs)
 
 
