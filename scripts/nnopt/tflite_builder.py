@@ -292,7 +292,8 @@ def _dtype_name(dtype: Any) -> str:
 
 
 class ModelBuilder:
-    """Collects tensors and ops, then serialises one subgraph as a TFLite model."""
+    """Collects tensors and ops, then serialises them as subgraph 0 of a TFLite model,
+    with the builders added by :meth:`add_subgraph` as subgraphs 1, 2, ..."""
 
     def __init__(self, description: str = "nnopt test model") -> None:
         self.description = description
