@@ -170,7 +170,6 @@ def resolve(main: Subgraph, read: Callable[[int], Subgraph], n_subgraphs: int,
     handles = _handles(main, variables, source)
     # CALL_ONCE: each init subgraph run here, once, in file order
     first_call: dict[int, int] = {}  # variable id -> position of the CALL_ONCE setting it
-    inits: list[Subgraph] = []
     for pos, op in enumerate(main.ops):
         if not isinstance(op.options, CallOnceOptions):
             continue
@@ -180,7 +179,6 @@ def resolve(main: Subgraph, read: Callable[[int], Subgraph], n_subgraphs: int,
                           f"{len(op.inputs)} inputs, {len(op.outputs)} outputs (TFLM "
                           "requires none and an existing subgraph)")
         sub = read(k)
-        inits.append(sub)
         sub_handles = _handles(sub, variables, source)
         for sop in sub.ops:
             if isinstance(sop.options, VarHandleOptions):
@@ -199,7 +197,8 @@ def resolve(main: Subgraph, read: Callable[[int], Subgraph], n_subgraphs: int,
             vid = sub_handles[sop.inputs[0]]
             variables.vars[vid].init_writes.append((value, f"subgraph {k} op {sop.index}"))
             first_call.setdefault(vid, pos)
-    # TFLM's Allocate: the first ASSIGN_VARIABLE prepared, subgraph 0 first
+    # TFLM's Allocate: the first ASSIGN_VARIABLE prepared, subgraph 0 first (an IF's
+    # branches, inlined, count as subgraph 0 here)
     for op in main.ops:
         if _access(op) == "assign" and len(op.inputs) == 2:
             v = variables.vars[handles[op.inputs[0]]]
