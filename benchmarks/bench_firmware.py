@@ -521,7 +521,9 @@ def markdown(rows: list[Row]) -> list[str]:
     out += [
         "",
         "¹ quoted from ANCHORS.md (TFLM release firmware, cortex-m7, same QEMU; not rebuilt "
-        "here). ² code + rodata linked from libnnrt.a (kernels, core). ³ ROM minus the "
+        "here): the anchor models only, so the family models (and any other) show '-' "
+        "there; TFLM's arena of every model is ⁵. ² code + rodata linked from libnnrt.a "
+        "(kernels, core). ³ ROM minus the "
         "model's constant data (weights, per-op parameters): harness, port, libc included, "
         "like TFLM's ROM minus the .tflite. ⁴ data + bss (arena included), stack "
         "reservation excluded (TFLM's RAM column excludes its stack too). ⁵ measured now "

@@ -79,6 +79,10 @@ CASES = [
     Case("int8", 1, (4, 4), 3, 5, (3, 3), (2, 2), "SAME", True, out_hw=(7, 8)),
     Case("int8", 1, (3, 3), 3, 5, (3, 3), (2, 2), "VALID", False, out_hw=(8, 6)),
     Case("float32", 1, (4, 3), 3, 5, (5, 3), (3, 2), "SAME", False, out_hw=(11, 5)),
+    # filters that are a multiple of the stride: all phases share one column per input
+    # anchor (a U-Net's 2x2 / 2; 4x4 / 2 SAME crops the border anchors' pixels)
+    Case("int8", 1, (3, 5), 6, 5, (2, 2), (2, 2), "VALID", True),
+    Case("int8", 2, (3, 3), 4, 3, (4, 4), (2, 2), "SAME", False, "RELU"),
 ] + [
     Case("int16", n, hw, ic, oc, k, s, pad, bias, act)
     for (n, hw, ic, oc, k, s, pad, bias, act) in (

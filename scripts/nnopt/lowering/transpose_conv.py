@@ -14,11 +14,14 @@ weights, 16x8 with non-zero zero points or an int16 bias.
 
 TFLM's int8 (16x8) kernel needs an int32 (int64) scratch of the whole output. nnrt's
 int8 op runs ``nnrt_transpose_conv_gemm_s8``: the output's stride phases as plain
-convolutions on the matrix core, with a scratch of one phase's sub-filter and two
-pixels' columns (:func:`gemm_scratch_bytes`, the rule of its ``*_get_buffer_size()``);
-a filter smaller than the stride, or a plan that wants no scratch at the op, gets the
-gather kernel ``nnrt_transpose_conv_s8`` (same results, no scratch). The 16x8 and
-float32 kernels gather, without scratch.
+convolutions on the matrix core, their sub-filters laid out here
+(:func:`phase_major_filter`, a constant array the call reads instead of the filter
+tensor), one column per input anchor shared by the phases with the same tap counts,
+with a scratch of two anchors' columns and a sink of one output pixel
+(:func:`gemm_scratch_bytes`, the rule of its ``*_get_buffer_size()``); a filter
+smaller than the stride, or a plan that wants no scratch at the op, gets the gather
+kernel ``nnrt_transpose_conv_s8`` (same results, no scratch). The 16x8 and float32
+kernels gather, without scratch.
 """
 
 from __future__ import annotations
@@ -111,14 +114,23 @@ def padding(graph: Graph, op: Op) -> tuple[int, int]:
 
 
 def gemm_scratch_bytes(w: Tensor, o: TransposeConvOptions) -> int:
-    """``nnrt_transpose_conv_gemm_s8_get_buffer_size``: OC * K rounded up to 4 plus
-    16 * ceil(K / 4), K = ceil(KH / stride_h) * ceil(KW / stride_w) * IC; 0 when the
-    filter is smaller than the stride on an axis (the gather kernel runs)."""
+    """``nnrt_transpose_conv_gemm_s8_get_buffer_size``: 16 * ceil(K / 4) (two anchors'
+    columns) plus OC rounded up to 4 (the sink of pixels the padding crops),
+    K = ceil(KH / stride_h) * ceil(KW / stride_w) * IC; 0 when the filter is smaller
+    than the stride on an axis (the gather kernel runs)."""
     oc, kh, kw, ic = w.shape
     if kh < o.stride_h or kw < o.stride_w:
         return 0
     k = -(-kh // o.stride_h) * -(-kw // o.stride_w) * ic
-    return (oc * k + 3) // 4 * 4 + 16 * ((k + 3) // 4)
+    return 16 * ((k + 3) // 4) + (oc + 3) // 4 * 4
+
+
+def phase_major_filter(w: np.ndarray, stride_h: int, stride_w: int) -> np.ndarray:
+    """The filter ``[OC,KH,KW,IC]`` as ``nnrt_transpose_conv_gemm_s8`` reads it: for each
+    stride phase (ry, rx) in row-major order its sub-filter ``w[:, ry::sh, rx::sw, :]``
+    (``[OC,MH,MW,IC]``), concatenated: the same values, as many bytes."""
+    return np.concatenate([w[:, ry::stride_h, rx::stride_w, :].reshape(-1)
+                           for ry in range(stride_h) for rx in range(stride_w)])
 
 
 class TransposeConvLowering:
@@ -144,8 +156,12 @@ class TransposeConvLowering:
                 "stride_h": o.stride_h, "stride_w": o.stride_w, "pad_top": top,
                 "pad_left": left}
         bias: Arg | str = ctx.ptr(p.bias.index) if p.bias is not None else "NULL"
-        args: list[Arg | str] = ["&params", ctx.ptr(x.index), ctx.ptr(w.index), bias,
-                                 ctx.ptr(y.index)]
+        gemm = p.kind == "s8" and self.scratch_bytes(ctx.graph, ctx.op) > 0
+        # the matrix core reads the phase-major copy of the filter, never the tensor
+        filt: Arg | str = (ctx.const_array("phased", phase_major_filter(
+            w.array().astype(np.int8), o.stride_h, o.stride_w)) if gemm
+            else ctx.ptr(w.index))
+        args: list[Arg | str] = ["&params", ctx.ptr(x.index), filt, bias, ctx.ptr(y.index)]
         if p.kind == "s16":
             s_out, _ = per_tensor_quant(ctx.op, y, "output")
             per_channel, mults, shifts = weight_requant(ctx.op, x, w, y, y.shape[3], 0)
@@ -169,7 +185,7 @@ class TransposeConvLowering:
                   "act_min": lo8, "act_max": hi8, "per_channel": int(per_channel),
                   "multiplier": Raw(ctx.const_array("mult", np.asarray(mults, np.int32))),
                   "shift": Raw(ctx.const_array("shift", np.asarray(shifts, np.int32)))}
-        if self.scratch_bytes(ctx.graph, ctx.op):
+        if gemm:
             return [*c_params("nnrt_transpose_conv_s8_params_t", fields),
                     *c_call("nnrt_transpose_conv_gemm_s8", [*args, ctx.scratch])]
         return [*c_params("nnrt_transpose_conv_s8_params_t", fields),

@@ -2,13 +2,15 @@
  * int16 x int8 transposed convolution (conv.h), TFLM's reference 16x8 TransposeConv
  * arithmetic gathered per output value: int64 sum of x * w (input zero point 0), plus
  * the int64 bias, then TFLM's 64-bit MultiplyByQuantizedMultiplier (the multiplier
- * rounded to 16 bits), clamped; no output offset (zero point 0).
+ * rounded to 16 bits), clamped; no output offset (zero point 0). The loops are the
+ * shared gather (internal/tconv_gather.h).
  */
 #include <stddef.h>
 
 #include "nnrt/kernels/conv.h"
 
 #include "../internal/tconv.h"
+#include "../internal/tconv_gather.h"
 
 /* TFLM's MultiplyByQuantizedMultiplier(int64_t x, int32_t multiplier, int shift). */
 static int32_t rq64(int64_t x, int32_t multiplier, int32_t shift)
@@ -41,44 +43,27 @@ nnrt_status_t nnrt_transpose_conv_s16(const nnrt_transpose_conv_s16_params_t *pa
         }
     }
     int16_t *out = output;
-    for (int32_t batch = 0; batch < g->batches; ++batch) {
-        const int16_t *in_b =
-            input + (size_t)batch * (size_t)g->input_h * (size_t)g->input_w * (size_t)ic;
-        for (int32_t oy = 0; oy < g->output_h; ++oy) {
-            const int32_t ty = oy + g->pad_top;
-            int32_t y_lo;
-            int32_t y_hi;
-            nnrt_tconv_span(ty, g->stride_h, g->filter_h, g->input_h, &y_lo, &y_hi);
-            for (int32_t ox = 0; ox < g->output_w; ++ox) {
-                const int32_t tx = ox + g->pad_left;
-                int32_t x_lo;
-                int32_t x_hi;
-                nnrt_tconv_span(tx, g->stride_w, g->filter_w, g->input_w, &x_lo, &x_hi);
-                for (int32_t c = 0; c < g->output_c; ++c, ++out) {
-                    const int8_t *w_c = filter + (size_t)c * w_stride;
-                    int64_t acc = bias != NULL ? bias[c] : 0;
-                    for (int32_t iy = y_lo; iy < y_hi; ++iy) {
-                        const int32_t fy = ty - iy * g->stride_h;
-                        for (int32_t ix = x_lo; ix < x_hi; ++ix) {
-                            const int32_t fx = tx - ix * g->stride_w;
-                            const int16_t *xp =
-                                in_b + ((size_t)iy * (size_t)g->input_w + (size_t)ix) * (size_t)ic;
-                            const int8_t *wp =
-                                w_c + ((size_t)fy * (size_t)g->filter_w + (size_t)fx) * (size_t)ic;
-                            int32_t dot = 0; /* |x * w| <= 2^22: ic < 512 stays in int32 */
-                            for (int32_t d = 0; d < ic; ++d) {
-                                dot += (int32_t)xp[d] * (int32_t)wp[d];
-                            }
-                            acc += dot;
-                        }
-                    }
-                    const int32_t j = p->per_channel ? c : 0;
-                    int32_t v = rq64(acc, p->multiplier[j], p->shift[j]);
-                    v = v < p->act_min ? p->act_min : v;
-                    *out = (int16_t)(v > p->act_max ? p->act_max : v);
-                }
-            }
-        }
+#define TAP(xp, w_off)                                                                      \
+    do {                                                                                    \
+        const int8_t *wp = w_c + (w_off);                                                   \
+        int32_t dot = 0; /* |x * w| <= 2^22: ic < 512 stays in int32 */                    \
+        for (int32_t d = 0; d < ic; ++d) {                                                  \
+            dot += (int32_t)(xp)[d] * (int32_t)wp[d];                                       \
+        }                                                                                   \
+        acc += dot;                                                                         \
+    } while (0)
+#define PIXEL(in_b, sp)                                                                     \
+    for (int32_t c = 0; c < g->output_c; ++c, ++out) {                                      \
+        const int8_t *w_c = filter + (size_t)c * w_stride;                                  \
+        int64_t acc = bias != NULL ? bias[c] : 0;                                           \
+        NNRT_TCONV_TAPS(g, sp, in_b, TAP);                                                  \
+        const int32_t j = p->per_channel ? c : 0;                                           \
+        int32_t v = rq64(acc, p->multiplier[j], p->shift[j]);                               \
+        v = v < p->act_min ? p->act_min : v;                                                \
+        *out = (int16_t)(v > p->act_max ? p->act_max : v);                                  \
     }
+    NNRT_TCONV_PIXELS(int16_t, g, input, PIXEL);
+#undef PIXEL
+#undef TAP
     return NNRT_OK;
 }

@@ -1,9 +1,8 @@
 /*
  * int8 transposed convolution (conv.h): TFLM's reference TransposeConv arithmetic
- * computed by gathering, output channel group by group, so that no int32 buffer of
- * the whole output is needed. For output pixel (oy, ox) the inputs that reach it are
- * the rows iy with fy = oy + pad_top - iy * stride_h in [0, KH) (and the same for the
- * columns); every such input pixel adds a dot product over the input channels with
+ * computed by gathering (internal/tconv_gather.h), output channel group by group, so
+ * that no int32 buffer of the whole output is needed: every input pixel that reaches
+ * an output pixel adds a dot product over the input channels with
  * the filter tap (fy, fx) of each output channel: nnrt_dot3_s8() (three channels per
  * input word, SMLAD on DSP cores), nnrt_dot1_s8() for the channels left over.
  */
@@ -14,6 +13,7 @@
 #include "../internal/dot.h"
 #include "../internal/requant.h"
 #include "../internal/tconv.h"
+#include "../internal/tconv_gather.h"
 
 static int args_ok(const nnrt_transpose_conv_s8_params_t *p, const int8_t *input,
                    const int8_t *filter, const int8_t *output)
@@ -43,42 +43,27 @@ static void channels(const nnrt_transpose_conv_s8_params_t *p, const int8_t *inp
         b[k] = bias != NULL ? bias[c + k] : 0;
     }
     int8_t *out = output + c;
-    for (int32_t batch = 0; batch < g->batches; ++batch) {
-        const int8_t *in_b =
-            input + (size_t)batch * (size_t)g->input_h * (size_t)g->input_w * (size_t)ic;
-        for (int32_t oy = 0; oy < g->output_h; ++oy) {
-            const int32_t ty = oy + g->pad_top;
-            int32_t y_lo;
-            int32_t y_hi;
-            nnrt_tconv_span(ty, g->stride_h, g->filter_h, g->input_h, &y_lo, &y_hi);
-            for (int32_t ox = 0; ox < g->output_w; ++ox, out += oc) {
-                const int32_t tx = ox + g->pad_left;
-                int32_t x_lo;
-                int32_t x_hi;
-                nnrt_tconv_span(tx, g->stride_w, g->filter_w, g->input_w, &x_lo, &x_hi);
-                int32_t acc[3] = {b[0], b[1], b[2]};
-                for (int32_t iy = y_lo; iy < y_hi; ++iy) {
-                    const int32_t fy = ty - iy * g->stride_h;
-                    const int8_t *in_row = in_b + (size_t)iy * (size_t)g->input_w * (size_t)ic;
-                    const int8_t *w_row = w_c + (size_t)fy * (size_t)g->filter_w * (size_t)ic;
-                    for (int32_t ix = x_lo; ix < x_hi; ++ix) {
-                        const int32_t fx = tx - ix * g->stride_w;
-                        const int8_t *xp = in_row + (size_t)ix * (size_t)ic;
-                        const int8_t *wp = w_row + (size_t)fx * (size_t)ic;
-                        if (n == 3) {
-                            nnrt_dot3_s8(xp, wp, w_stride, ic, p->input_offset, acc);
-                        } else {
-                            acc[0] = nnrt_dot1_s8(xp, wp, ic, p->input_offset, acc[0]);
-                        }
-                    }
-                }
-                for (int32_t k = 0; k < n; ++k) {
-                    out[k] = nnrt_act8(nnrt_rqf(acc[k], &q[k], p->output_offset), p->act_min,
-                                       p->act_max);
-                }
-            }
-        }
-    }
+#define TAP(xp, w_off)                                                                      \
+    do {                                                                                    \
+        if (n == 3) {                                                                       \
+            nnrt_dot3_s8((xp), w_c + (w_off), w_stride, ic, p->input_offset, acc);          \
+        } else {                                                                            \
+            acc[0] = nnrt_dot1_s8((xp), w_c + (w_off), ic, p->input_offset, acc[0]);        \
+        }                                                                                   \
+    } while (0)
+#define PIXEL(in_b, sp)                                                                     \
+    do {                                                                                    \
+        int32_t acc[3] = {b[0], b[1], b[2]};                                                \
+        NNRT_TCONV_TAPS(g, sp, in_b, TAP);                                                  \
+        for (int32_t k = 0; k < n; ++k) {                                                   \
+            out[k] = nnrt_act8(nnrt_rqf(acc[k], &q[k], p->output_offset), p->act_min,       \
+                               p->act_max);                                                 \
+        }                                                                                   \
+        out += oc;                                                                          \
+    } while (0)
+    NNRT_TCONV_PIXELS(int8_t, g, input, PIXEL);
+#undef PIXEL
+#undef TAP
 }
 
 nnrt_status_t nnrt_transpose_conv_s8(const nnrt_transpose_conv_s8_params_t *params,

@@ -1,14 +1,29 @@
 /*
  * RESIZE_BILINEAR int8, as TFLM's reference ResizeBilinearInteger: each output value
  * blends four input pixels with weights in 1/1024 units (products in 1/2^20 units), then
- * rounds half away from zero. The source rows/columns and their fractions come from
- * build-time tables (nnopt.lowering.resize); the 32-bit accumulator is exact because
+ * rounds half away from zero (round_q20). The source rows/columns and their fractions
+ * come from build-time tables (nnopt.lowering.resize), the walk is
+ * internal/resize_bilinear.h; the 32-bit accumulator is exact because
  * every fraction is in [-1024, 1024] (checked here and by the lowering), so
  * |w_lower| + |w_upper| <= 3072 along each axis and |acc| <= 128 * 3072^2 < 2^31.
  */
 #include <stddef.h>
 
 #include "nnrt/kernels/resize.h"
+
+#include "../internal/resize_bilinear.h"
+
+/*
+ * TFLM's (acc + (acc > 0 ? 2^19 : -2^19)) / 2^20 (C division, toward zero) without the
+ * branch: for acc > 0 that is floor((acc + 2^19) / 2^20); for acc <= 0 it is
+ * ceil((acc - 2^19) / 2^20) = floor((acc + 2^19 - 1) / 2^20). Both are
+ * (acc + 2^19 - 1 + (acc > 0)) >> 20 (arithmetic shift: floor); no overflow, as
+ * |acc| <= 128 * 3072^2 < 2^31 - 2^19.
+ */
+static inline int32_t round_q20(int32_t acc)
+{
+    return (acc + ((1 << 19) - 1) + (acc > 0 ? 1 : 0)) >> 20;
+}
 
 static int fracs_ok(const int32_t *frac, int32_t n)
 {
@@ -30,38 +45,32 @@ nnrt_status_t nnrt_resize_bilinear_s8(const nnrt_resize_bilinear_s8_params_t *pa
         return NNRT_ERR_ARG;
     }
     const nnrt_resize_bilinear_shape_t *s = &params->shape;
-    const size_t depth = (size_t)s->channels;
-    const size_t in_row = (size_t)s->input_w * depth;
-    const size_t in_image = (size_t)s->input_h * in_row;
+    const int32_t *rf = params->row_frac;
+    const int32_t *cf = params->col_frac;
     int8_t *out = output;
-    for (int32_t b = 0; b < s->batches; ++b) {
-        const int8_t *image = input + (size_t)b * in_image;
-        for (int32_t y = 0; y < s->output_h; ++y) {
-            const int8_t *row0 = image + (size_t)s->rows[2 * y] * in_row;
-            const int8_t *row1 = image + (size_t)s->rows[2 * y + 1] * in_row;
-            const int32_t fy = params->row_frac[y];
-            const int32_t gy = 1024 - fy;
-            for (int32_t x = 0; x < s->output_w; ++x) {
-                const size_t c0 = (size_t)s->cols[2 * x] * depth;
-                const size_t c1 = (size_t)s->cols[2 * x + 1] * depth;
-                const int32_t fx = params->col_frac[x];
-                const int32_t gx = 1024 - fx;
-                const int32_t w00 = gy * gx;
-                const int32_t w10 = fy * gx;
-                const int32_t w01 = gy * fx;
-                const int32_t w11 = fy * fx;
-                const int8_t *p00 = row0 + c0;
-                const int8_t *p10 = row1 + c0;
-                const int8_t *p01 = row0 + c1;
-                const int8_t *p11 = row1 + c1;
-                for (size_t c = 0; c < depth; ++c) {
-                    int32_t acc = (int32_t)p00[c] * w00 + (int32_t)p10[c] * w10
-                                  + (int32_t)p01[c] * w01 + (int32_t)p11[c] * w11;
-                    acc += acc > 0 ? (1 << 19) : -(1 << 19);
-                    *out++ = (int8_t)(acc / (1 << 20));
-                }
-            }
-        }
-    }
+    int32_t fy = 0;
+    int32_t gy = 0;
+#define ROW(y)                                                                              \
+    do {                                                                                    \
+        fy = rf[(y)];                                                                       \
+        gy = 1024 - fy;                                                                     \
+    } while (0)
+#define PIXEL(x, p00, p10, p01, p11, o, depth)                                              \
+    do {                                                                                    \
+        const int32_t fx = cf[(x)];                                                         \
+        const int32_t gx = 1024 - fx;                                                       \
+        const int32_t w00 = gy * gx;                                                        \
+        const int32_t w10 = fy * gx;                                                        \
+        const int32_t w01 = gy * fx;                                                        \
+        const int32_t w11 = fy * fx;                                                        \
+        for (size_t c = 0; c < (depth); ++c) {                                              \
+            const int32_t acc = (int32_t)(p00)[c] * w00 + (int32_t)(p10)[c] * w10           \
+                                + (int32_t)(p01)[c] * w01 + (int32_t)(p11)[c] * w11;        \
+            (o)[c] = (int8_t)round_q20(acc);                                                \
+        }                                                                                   \
+    } while (0)
+    NNRT_RESIZE_BILINEAR_DRIVE(int8_t, s, input, out, ROW, PIXEL);
+#undef PIXEL
+#undef ROW
     return NNRT_OK;
 }

@@ -320,24 +320,30 @@ nnrt_status_t nnrt_transpose_conv_s8(const nnrt_transpose_conv_s8_params_t *para
                                      const int32_t *bias, int8_t *output);
 
 /**
- * Scratch bytes nnrt_transpose_conv_gemm_s8() needs: a phase's sub-filter,
- * OC * K bytes rounded up to 4, plus NNRT_GEMM_COLS_BYTES(K) = 16 * ceil(K / 4), with
- * K = ceil(KH / stride_h) * ceil(KW / stride_w) * IC; 0 for NULL, an invalid geometry or
- * a filter smaller than the stride on an axis (then the call runs
- * nnrt_transpose_conv_s8(), no scratch).
+ * Scratch bytes nnrt_transpose_conv_gemm_s8() needs: two anchors' columns,
+ * NNRT_GEMM_COLS_BYTES(K) = 16 * ceil(K / 4) with K = ceil(KH / stride_h) *
+ * ceil(KW / stride_w) * IC, plus OC rounded up to 4 (a sink for the pixels the padding
+ * crops); 0 for NULL, an invalid geometry or a filter smaller than the stride on an
+ * axis (then nnrt_transpose_conv_gemm_s8() refuses the op: run nnrt_transpose_conv_s8()).
  */
 size_t nnrt_transpose_conv_gemm_s8_get_buffer_size(const nnrt_transpose_conv_s8_params_t *params);
 
 /**
  * int8 transposed convolution on the matrix core of nnrt_conv2d_im2col_s8(): output
- * pixels split into stride_h x stride_w phases, each a plain convolution with a
- * sub-filter of the taps it reads (copied into the scratch once per phase), two pixels
- * per call of the 2 x 2 core (SMLAD on DSP cores). Results identical to
- * nnrt_transpose_conv_s8().
+ * pixels split into stride_h x stride_w phases, each a plain convolution with the
+ * sub-filter of the taps it reads; the input "anchor" pixels two at a time, each
+ * anchor's column converted once for all phases with the same tap counts (all of
+ * them when the filter is a multiple of the stride), then each such phase on the
+ * 2 x 2 core (SMLAD on DSP cores). Results identical to nnrt_transpose_conv_s8().
  *
+ * @param filter   the phase-major filter: for each phase (ry, rx), ry < stride_h and
+ *                 rx < stride_w in row-major order, the `[OC,MH,MW,IC]` taps
+ *                 fy = ry + stride_h * my < KH, fx = rx + stride_w * mx < KW of the
+ *                 `[OC,KH,KW,IC]` filter, concatenated (OC * KH * KW * IC bytes, laid
+ *                 out at build time: nnopt.lowering.transpose_conv.phase_major_filter)
  * @param scratch  nnrt_transpose_conv_gemm_s8_get_buffer_size() bytes, 4-byte aligned
- *                 (unused, may be NULL, when that size is 0)
- * @return as nnrt_transpose_conv_s8(), and NNRT_ERR_ARG for a missing scratch.
+ * @return as nnrt_transpose_conv_s8(), and NNRT_ERR_ARG for a missing scratch or a
+ *         buffer size of 0.
  */
 nnrt_status_t nnrt_transpose_conv_gemm_s8(const nnrt_transpose_conv_s8_params_t *params,
                                           const int8_t *input, const int8_t *filter,
