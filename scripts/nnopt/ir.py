@@ -48,6 +48,10 @@ class Tensor:
     # and output state): state an op reads and updates in place, kept across
     # invocations in the persistent region (``Plan.state``), never in the arena.
     variable: bool = False
+    # A resource variable's contents at reset (:mod:`nnopt.frontend.variables`: TFLM's
+    # default fill overlaid by the constants CALL_ONCE's init subgraph assigns); None:
+    # the reset rule of :func:`nnopt.passes.state.reset_byte`.
+    init: bytes | None = None
 
     @property
     def is_constant(self) -> bool:
@@ -262,12 +266,39 @@ class MirrorPadOptions:
     mode: str = "REFLECT"  # or "SYMMETRIC"
 
 
+@dataclass(frozen=True)
+class VarHandleOptions:
+    """VAR_HANDLE: which resource variable (TFLM's ``CreateIdIfNoneFound``); resolved by
+    the frontend (:mod:`nnopt.frontend.variables`), never planned."""
+
+    container: str = ""
+    shared_name: str = ""
+
+
+@dataclass(frozen=True)
+class CallOnceOptions:
+    """CALL_ONCE: the subgraph run at the first invocation; applied at reset by the
+    frontend (:mod:`nnopt.frontend.variables`), never planned."""
+
+    init_subgraph_index: int = 0
+
+
+@dataclass(frozen=True)
+class IfOptions:
+    """IF: the subgraphs run when the condition is true / false; inlined by the
+    frontend (:mod:`nnopt.frontend.control_flow`), never planned."""
+
+    then_subgraph_index: int = 0
+    else_subgraph_index: int = 0
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
     | StridedSliceOptions | ResizeOptions | SvdfOptions | LstmOptions | SplitOptions
     | PackOptions | BatchMatMulOptions | GatherOptions | CumsumOptions | BlockSizeOptions
     | MirrorPadOptions | TransposeConvOptions | DetectionPostProcessOptions
+    | VarHandleOptions | CallOnceOptions | IfOptions
 )
 
 

@@ -43,6 +43,9 @@ class StateEntry:
     offset: int  # in the state region
     size: int
     init: int = 0  # the byte every element starts as
+    # a resource variable's reset contents when not one byte throughout (CALL_ONCE's
+    # init subgraph assigned it: nnopt.frontend.variables), as hex; "" otherwise
+    init_data: str = ""
 
 
 @dataclass(frozen=True)
@@ -373,6 +376,9 @@ class Plan:
             del d["planning_time_budget"]
         if self.state:
             d["sram_bytes"] = self.sram_bytes
+            for e in d["state"]:
+                if not e["init_data"]:
+                    del e["init_data"]  # one byte throughout: the JSON of earlier releases
         else:  # stateless: the JSON of earlier releases, field for field
             del d["state"], d["state_bytes"]
         if self.views:

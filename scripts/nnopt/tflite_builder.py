@@ -89,6 +89,8 @@ _TENSOR_TYPE: dict[str, int] = {
     "bool": tflite.TensorType.BOOL,
     "int16": tflite.TensorType.INT16,
     "int8": tflite.TensorType.INT8,
+    # a resource handle (VAR_HANDLE's output: which resource variable), no data
+    "resource": tflite.TensorType.RESOURCE,
 }
 
 # Arena bytes TFLM needs besides the tensors, per op (generous: node, tensor and
@@ -130,6 +132,12 @@ _OPTIONS_TABLE: dict[str, str | None] = {
     "QUANTIZE": "QuantizeOptions",
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
     "SVDF": "SVDFOptions",
+    "VAR_HANDLE": "VarHandleOptions",
+    "READ_VARIABLE": None,
+    "ASSIGN_VARIABLE": None,
+    "CALL_ONCE": "CallOnceOptions",
+    "IF": "IfOptions",
+    "WHILE": "WhileOptions",
     "UNIDIRECTIONAL_SEQUENCE_LSTM": "UnidirectionalSequenceLSTMOptions",
     "SPLIT": "SplitOptions",
     "SPLIT_V": "SplitVOptions",
@@ -287,12 +295,15 @@ def _dtype_name(dtype: Any) -> str:
 
 
 class ModelBuilder:
-    """Collects tensors and ops, then serialises one subgraph as a TFLite model."""
+    """Collects tensors and ops, then serialises them as subgraph 0 of a TFLite model,
+    with the builders added by :meth:`add_subgraph` as subgraphs 1, 2, ..."""
 
     def __init__(self, description: str = "nnopt test model") -> None:
         self.description = description
         self._tensors: list[_TensorSpec] = []
         self._ops: list[_OpSpec] = []
+        # subgraphs 1, 2, ...: (builder of its tensors and ops, inputs, outputs, name)
+        self._subgraphs: list[tuple[ModelBuilder, tuple[int, ...], tuple[int, ...], str]] = []
 
     # -- description --
 
@@ -379,6 +390,22 @@ class ModelBuilder:
                                  {}, custom_options=bytes(custom_options)))
         return len(self._ops) - 1
 
+    def add_subgraph(self, sub: ModelBuilder, inputs: Sequence[int], outputs: Sequence[int],
+                     name: str = "") -> int:
+        """Add ``sub``'s tensors and ops as a further subgraph of this model (CALL_ONCE's
+        init subgraph, IF's branches, WHILE's cond and body); returns its index (1 for the
+        first: subgraph 0 is this builder's own). ``inputs``/``outputs`` index ``sub``'s
+        tensors."""
+        if sub is self or sub._subgraphs:
+            raise ValueError("a subgraph is a builder of its own, without subgraphs")
+        n = len(sub._tensors)
+        for t in (*inputs, *outputs):
+            if not 0 <= t < n:
+                raise ValueError(f"subgraph {name!r}: tensor index {t} out of range (have {n})")
+        self._subgraphs.append((sub, tuple(inputs), tuple(outputs),
+                                name or f"subgraph{len(self._subgraphs) + 1}"))
+        return len(self._subgraphs)
+
     # -- serialisation --
 
     def build(self, inputs: Sequence[int], outputs: Sequence[int], *,
@@ -393,10 +420,12 @@ class ModelBuilder:
         for t in inputs:
             if self._tensors[t].data is not None:
                 raise ValueError(f"graph input {t} is a constant tensor")
+        graphs = [self, *(sub for sub, _, _, _ in self._subgraphs)]
         activation_bytes = sum(
-            math.prod(t.shape) * np.dtype(t.dtype).itemsize
-            for t in self._tensors if t.data is None)
-        need = 2 * activation_bytes + _TFLM_OVERHEAD_BYTES * (1 + len(self._ops))
+            math.prod(t.shape) * (np.dtype(t.dtype).itemsize if t.dtype != "resource" else 4)
+            for g in graphs for t in g._tensors if t.data is None)
+        need = 2 * activation_bytes + _TFLM_OVERHEAD_BYTES * (
+            1 + sum(len(g._ops) for g in graphs))
         model = self._serialize(inputs, outputs, 0)
         if pad_for_interpreter and 10 * len(model) < need:
             model = self._serialize(inputs, outputs, need // 10 - len(model) + 64)
@@ -404,16 +433,21 @@ class ModelBuilder:
 
     def _serialize(self, inputs: Sequence[int], outputs: Sequence[int], pad: int) -> bytes:
         b = flatbuffers.Builder(1024)
+        graphs: list[tuple[ModelBuilder, tuple[int, ...], tuple[int, ...], str]] = [
+            (self, tuple(inputs), tuple(outputs), "main"), *self._subgraphs]
 
         # Buffers: 0 is the empty sentinel; each constant tensor gets its own.
-        buffer_of: dict[int, int] = {}
+        buffer_of: list[dict[int, int]] = []
         buffer_data: list[bytes | None] = [None]
-        for i, spec in enumerate(self._tensors):
-            if spec.data is not None:
-                buffer_of[i] = len(buffer_data)
-                buffer_data.append(spec.data)
-            else:
-                buffer_of[i] = 0
+        for g, _, _, _ in graphs:
+            of: dict[int, int] = {}
+            for i, spec in enumerate(g._tensors):
+                if spec.data is not None:
+                    of[i] = len(buffer_data)
+                    buffer_data.append(spec.data)
+                else:
+                    of[i] = 0
+            buffer_of.append(of)
         if pad > 0:
             buffer_data.append(bytes(pad))  # unreferenced: only makes the file larger
         buffer_offsets = []
@@ -431,8 +465,9 @@ class ModelBuilder:
                 tflite.BufferAddData(b, data_off)
             buffer_offsets.append(tflite.BufferEnd(b))
 
-        # Operator codes, in order of first use.
-        codes: list[str] = list(dict.fromkeys(op.opcode for op in self._ops))
+        # Operator codes, in order of first use (over all subgraphs).
+        codes: list[str] = list(dict.fromkeys(op.opcode for g, _, _, _ in graphs
+                                              for op in g._ops))
         code_offsets = []
         for name in codes:
             custom = _custom_code(name)
@@ -447,25 +482,11 @@ class ModelBuilder:
             tflite.OperatorCodeAddVersion(b, 1)
             code_offsets.append(tflite.OperatorCodeEnd(b))
 
-        tensor_offsets = [self._build_tensor(b, spec, buffer_of[i])
-                          for i, spec in enumerate(self._tensors)]
-        op_offsets = [self._build_op(b, op, codes.index(op.opcode)) for op in self._ops]
-
-        sg_tensors = _offset_vector(b, tflite.SubGraphStartTensorsVector, tensor_offsets)
-        sg_inputs = _int32_vector(b, tflite.SubGraphStartInputsVector, inputs)
-        sg_outputs = _int32_vector(b, tflite.SubGraphStartOutputsVector, outputs)
-        sg_ops = _offset_vector(b, tflite.SubGraphStartOperatorsVector, op_offsets)
-        sg_name = b.CreateString("main")
-        tflite.SubGraphStart(b)
-        tflite.SubGraphAddTensors(b, sg_tensors)
-        tflite.SubGraphAddInputs(b, sg_inputs)
-        tflite.SubGraphAddOutputs(b, sg_outputs)
-        tflite.SubGraphAddOperators(b, sg_ops)
-        tflite.SubGraphAddName(b, sg_name)
-        subgraph = tflite.SubGraphEnd(b)
+        subgraphs = [self._build_subgraph(b, g, ins, outs, name, buffer_of[k], codes)
+                     for k, (g, ins, outs, name) in enumerate(graphs)]
 
         m_codes = _offset_vector(b, tflite.ModelStartOperatorCodesVector, code_offsets)
-        m_subgraphs = _offset_vector(b, tflite.ModelStartSubgraphsVector, [subgraph])
+        m_subgraphs = _offset_vector(b, tflite.ModelStartSubgraphsVector, subgraphs)
         m_buffers = _offset_vector(b, tflite.ModelStartBuffersVector, buffer_offsets)
         m_desc = b.CreateString(self.description)
         tflite.ModelStart(b)
@@ -477,6 +498,26 @@ class ModelBuilder:
         model = tflite.ModelEnd(b)
         b.Finish(model, file_identifier=b"TFL3")
         return bytes(b.Output())
+
+    @classmethod
+    def _build_subgraph(cls, b: flatbuffers.Builder, g: ModelBuilder, inputs: Sequence[int],
+                        outputs: Sequence[int], name: str, buffer_of: Mapping[int, int],
+                        codes: list[str]) -> int:
+        tensor_offsets = [cls._build_tensor(b, spec, buffer_of[i])
+                          for i, spec in enumerate(g._tensors)]
+        op_offsets = [cls._build_op(b, op, codes.index(op.opcode)) for op in g._ops]
+        sg_tensors = _offset_vector(b, tflite.SubGraphStartTensorsVector, tensor_offsets)
+        sg_inputs = _int32_vector(b, tflite.SubGraphStartInputsVector, inputs)
+        sg_outputs = _int32_vector(b, tflite.SubGraphStartOutputsVector, outputs)
+        sg_ops = _offset_vector(b, tflite.SubGraphStartOperatorsVector, op_offsets)
+        sg_name = b.CreateString(name)
+        tflite.SubGraphStart(b)
+        tflite.SubGraphAddTensors(b, sg_tensors)
+        tflite.SubGraphAddInputs(b, sg_inputs)
+        tflite.SubGraphAddOutputs(b, sg_outputs)
+        tflite.SubGraphAddOperators(b, sg_ops)
+        tflite.SubGraphAddName(b, sg_name)
+        return int(tflite.SubGraphEnd(b))
 
     @staticmethod
     def _build_tensor(b: flatbuffers.Builder, spec: _TensorSpec, buffer: int) -> int:
@@ -567,6 +608,8 @@ def _build_options(b: flatbuffers.Builder, table: str, opcode: str,
             if start is None:
                 raise ValueError(f"{opcode}: {table} has no vector field {key!r}")
             values[key] = _int32_vector(b, start, [int(v) for v in value])
+        elif isinstance(value, str) and key not in _ENUM_FIELDS:
+            values[key] = b.CreateString(value)  # e.g. VAR_HANDLE's container, shared_name
         elif key in _ENUM_FIELDS and isinstance(value, str):
             try:
                 values[key] = _ENUM_FIELDS[key][value]

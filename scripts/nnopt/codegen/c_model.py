@@ -316,12 +316,24 @@ class ModelEmitter:
                  f"NNRT_ARENA static uint8_t {name}_state[{max(p.state_bytes, 16)}];",
                  f"static uint8_t {name}_state_ready; /* 1: set by {name}_reset() */", "",
                  f"nnrt_status_t {name}_reset(void)", "{"]
+        inits: list[str] = []  # reset contents other than one byte (CALL_ONCE's constants)
+        body: list[str] = []
         for e in p.state:
             t = self.g.tensors[e.tensor]
-            lines.append(f"    /* tensor {e.tensor}: {t.name[:60]} {list(t.shape)} "
-                         f"{t.dtype.name.lower()} */")
-            lines.append(f"    (void)memset({name}_state + {e.offset}u, {e.init}, {e.size}u);")
-        lines += [f"    {name}_state_ready = 1u;", "    return NNRT_OK;", "}", ""]
+            body.append(f"    /* tensor {e.tensor}: {t.name[:60]} {list(t.shape)} "
+                        f"{t.dtype.name.lower()} */")
+            if e.init_data:
+                ident = f"{name}_state_init{e.tensor}"
+                raw = np.frombuffer(bytes.fromhex(e.init_data), dtype=np.uint8)
+                inits += [f"NNRT_WEIGHTS static const uint8_t {ident}[{raw.size}] = {{",
+                          _c_literal_list(raw), "};"]
+                body.append(f"    (void)memcpy({name}_state + {e.offset}u, {ident}, "
+                            f"{e.size}u);")
+            else:
+                body.append(f"    (void)memset({name}_state + {e.offset}u, {e.init}, "
+                            f"{e.size}u);")
+        lines = [*lines[:3], *inits, *lines[3:], *body,
+                 f"    {name}_state_ready = 1u;", "    return NNRT_OK;", "}", ""]
         return lines
 
     def dyn_state(self, dyn: DynamicPlan) -> list[str]:

@@ -1,7 +1,8 @@
 """TFLite flatbuffer -> :class:`nnopt.ir.Graph`, with the ``tflite`` package.
 
-Subgraph 0 is the model. Every user mistake (not a file, not TFLite, truncated or
-corrupt, more than one subgraph, an unknown operator or dtype) raises a typed
+Subgraph 0 is the model; resource variables and CALL_ONCE's init subgraphs become
+persistent state (:mod:`.variables`). Every user mistake (not a file, not TFLite, truncated or
+corrupt, an unknown operator or dtype, control flow) raises a typed
 :class:`~nnopt.errors.NnoptError` naming the problem, never a raw exception. Each
 operator's options are read by its definition (:mod:`nnopt.ops`).
 """
@@ -21,7 +22,7 @@ from ..errors import ModelError, NnoptError, UnsupportedError
 from ..ir import Graph, NoOptions, Op, Quant, Tensor
 from ..ops import DEFINITIONS, supported_list
 from ..paths import shipped_models_dir
-from . import validate
+from . import control_flow, validate, variables
 from .onnx import load_onnx_bytes, looks_like_onnx
 
 _TENSOR_TYPES: dict[int, DType] = {
@@ -127,25 +128,54 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
     model = tflite.Model.GetRootAsModel(data, 0)
     if model.SubgraphsLength() < 1:
         raise ModelError(f"{source} has no subgraph")
-    if model.SubgraphsLength() > 1:
+    main = _read_subgraph(model, data, source, 0, generic)
+    if main.unknown:
+        listing = "; ".join(f"{name} (op {', '.join(map(str, idx[:5]))}"
+                            f"{', …' if len(idx) > 5 else ''})"
+                            for name, idx in main.unknown.items())
         raise UnsupportedError(
-            f"{source} has {model.SubgraphsLength()} subgraphs; nnopt supports one",
-            hint="models with control flow (IF/WHILE/CALL_ONCE) are not supported yet",
+            f"{source} uses operators nnopt does not support: {listing}",
+            hint=f"supported operators: {supported_list()}",
         )
-    sg = model.Subgraphs(0)
+    tensors, ops = main.tensors, main.ops
+    if model.SubgraphsLength() > 1 or main.resources:
+        # subgraph k > 0 runs only from an op of subgraph 0: IF is inlined, then
+        # CALL_ONCE and the resource variables resolve into state (WHILE is refused)
+        def read(k: int) -> variables.Subgraph:
+            return _read_subgraph(model, data, source, k, True)
 
+        n = model.SubgraphsLength()
+        tensors, ops = variables.resolve(control_flow.inline_ifs(main, read, n, source),
+                                         read, n, source)
+    return Graph(name, tuple(tensors), tuple(ops), main.inputs, main.outputs)
+
+
+def _read_subgraph(model: Any, data: bytes, source: str, index: int,
+                   generic: bool) -> variables.Subgraph:
+    """Subgraph ``index`` as read: tensors (a resource handle as a placeholder), ops with
+    their options, and the operators without a definition (generic ops with ``generic``,
+    else listed in ``unknown``)."""
+    sg = model.Subgraphs(index)
+    where = "" if index == 0 else f"subgraph {index}: "
     tensors: list[Tensor] = []
+    resources: set[int] = set()
     for i in range(sg.TensorsLength()):
         t = sg.Tensors(i)
         tname = (t.Name() or b"").decode(errors="replace")
+        shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+        if t.Type() == tflite.TensorType.RESOURCE:
+            # VAR_HANDLE's output: which variable; frontend.variables replaces it
+            resources.add(i)
+            tensors.append(Tensor(i, tname, shape, DType.INT32))
+            continue
         if t.Type() not in _TENSOR_TYPES:
             raise UnsupportedError(
-                f"tensor {i} ({tname}) has type {_TENSOR_TYPE_NAMES.get(t.Type(), t.Type())}",
+                f"{where}tensor {i} ({tname}) has type "
+                f"{_TENSOR_TYPE_NAMES.get(t.Type(), t.Type())}",
                 hint="supported types: " + ", ".join(d.name for d in _TENSOR_TYPES.values()),
             )
-        shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
         if t.ShapeSignatureLength() and any(int(d) < 0 for d in t.ShapeSignatureAsNumpy()[1:]):
-            raise UnsupportedError(f"tensor {i} ({tname}) has a dynamic shape",
+            raise UnsupportedError(f"{where}tensor {i} ({tname}) has a dynamic shape",
                                    hint="export the model with fixed input shapes")
         q = t.Quantization()
         quant = None
@@ -180,20 +210,17 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
         ins = tuple(int(x) for x in op.InputsAsNumpy()) if op.InputsLength() else ()
         outs = tuple(int(x) for x in op.OutputsAsNumpy()) if op.OutputsLength() else ()
         if definition is None:
-            if generic:  # no definition: a generic op (docstring of load_model)
+            structural = variables.read_structural(opcode, op, k, index, source)
+            if structural is not None:  # VAR_HANDLE, CALL_ONCE (IF, WHILE: refused)
+                ops.append(Op(k, opcode, ins, outs, structural))
+            elif generic:  # no definition: a generic op (docstring of load_model)
                 ops.append(Op(k, opcode, ins, outs, NoOptions()))
             else:
                 unknown.setdefault(opcode, []).append(k)
             continue
         options = definition.read_options(op)
         ops.append(Op(k, opcode, ins, outs, options))
-    if unknown:
-        listing = "; ".join(f"{name} (op {', '.join(map(str, idx[:5]))}"
-                            f"{', …' if len(idx) > 5 else ''})" for name, idx in unknown.items())
-        raise UnsupportedError(
-            f"{source} uses operators nnopt does not support: {listing}",
-            hint=f"supported operators: {supported_list()}",
-        )
     inputs = tuple(int(x) for x in sg.InputsAsNumpy()) if sg.InputsLength() else ()
     outputs = tuple(int(x) for x in sg.OutputsAsNumpy()) if sg.OutputsLength() else ()
-    return Graph(name, tuple(tensors), tuple(ops), inputs, outputs)
+    return variables.Subgraph(index, tensors, ops, frozenset(resources), inputs, outputs,
+                              unknown)

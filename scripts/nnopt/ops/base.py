@@ -108,6 +108,12 @@ class OpDef:
     macs: Callable[[Graph, Op], int] = no_macs
     # split-like ops: the outputs that are contiguous byte ranges of an input (views)
     output_views: Callable[[Graph, Op], OutputViews | None] = no_views
+    # a resource-variable access, "read" or "assign": its input 0 is a VAR_HANDLE's
+    # resource, which nnopt.frontend.variables turns into the variable's state tensor
+    variable: str | None = None
+    # a SELECT_V2: output = condition ? x : y, element by element, values copied raw
+    # (nnopt.frontend.control_flow selects an inlined IF's outputs with it)
+    select: bool = False
 
 
 # ----- reading TFLite option tables -----

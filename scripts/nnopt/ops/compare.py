@@ -17,5 +17,5 @@ DEFINITIONS = (
       for code in (*COMPARISONS, *LOGICAL)),
     # cond ? x : y; element i of the condition and of x is read before the output's is
     # written, so the output may overwrite either (same element size, no broadcast)
-    OpDef("SELECT_V2", "SELECT", "compare", elementwise="binary", blob=False),
+    OpDef("SELECT_V2", "SELECT", "compare", elementwise="binary", blob=False, select=True),
 )

@@ -137,6 +137,21 @@ def schedule_problem(graph: Graph, *, views: bool = True) -> ScheduleProblem:
     used = {t for ts in op_inputs for t in ts} | {t for ts in op_outputs for t in ts}
     used |= {r(t) for t in graph.inputs} | {r(t) for t in graph.outputs}
     sizes = {t: graph.tensors[t].nbytes for t in used}
+    # Ops touching the same state tensor keep their file order (a resource variable
+    # read, assigned, read again): a zero-byte token from each to the next, ids past
+    # the graph's tensors. A state only one op touches (SVDF, LSTM) adds none.
+    last: dict[int, int] = {}
+    token = len(graph.tensors)
+    for k, op in enumerate(graph.ops):
+        for t in dict.fromkeys(op.inputs):
+            if t < 0 or not graph.tensors[t].is_state:
+                continue
+            if t in last:
+                op_outputs[last[t]] = (*op_outputs[last[t]], token)
+                op_inputs[k] = (*op_inputs[k], token)
+                sizes[token] = 0
+                token += 1
+            last[t] = k
     return ScheduleProblem(
         n_ops=len(graph.ops),
         op_inputs=tuple(op_inputs),

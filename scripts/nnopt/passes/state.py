@@ -6,7 +6,8 @@ its bytes with nothing: it gets its own aligned slot in a region beside the aren
 which the arena planner never sees (:meth:`nnopt.ir.Graph.activations` leaves state
 out, so reordering and overlap planning go on over everything else). Every slot starts
 as TFLM's ``MicroInterpreterGraph::ResetVariableTensors`` sets it: each byte the zero
-point for int8, else 0.
+point for int8, else 0; a resource variable as its ``Tensor.init`` (TFLM's fill, or
+the constant CALL_ONCE's init subgraph assigns it: :mod:`nnopt.frontend.variables`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ def plan_state(graph: Graph, align: int) -> tuple[tuple[StateEntry, ...], int]:
     offset = 0
     for t in graph.state:
         size = graph.tensors[t].nbytes
-        entries.append(StateEntry(t, offset, size, reset_byte(graph, t)))
+        init = graph.tensors[t].init
+        if init is None or len(set(init)) <= 1:
+            byte = init[0] if init else reset_byte(graph, t)
+            entries.append(StateEntry(t, offset, size, byte))
+        else:  # a resource variable CALL_ONCE set to a constant
+            entries.append(StateEntry(t, offset, size, 0, init.hex()))
         offset = _align_up(offset + size, align)
     return tuple(entries), offset

@@ -1,0 +1,20 @@
+"""Resource-variable accesses: READ_VARIABLE and ASSIGN_VARIABLE. Traits only; the
+lowering is :mod:`nnopt.lowering.variable`.
+
+In a .tflite file both take a resource handle (VAR_HANDLE's output) as input 0. The
+frontend (:mod:`nnopt.frontend.variables`) resolves each handle to one variable tensor
+in the persistent state region, so in the IR READ_VARIABLE reads that state tensor and
+writes its output (a copy, as TFLM's ``MicroResourceVariables::Read``), and
+ASSIGN_VARIABLE reads the state tensor and the value and writes no output (it copies the
+value into the state, as ``MicroResourceVariables::Assign``). The planner keeps the ops
+touching one state tensor in file order (:func:`nnopt.passes.lifetimes.schedule_problem`).
+"""
+
+from __future__ import annotations
+
+from .base import OpDef
+
+DEFINITIONS = (
+    OpDef("READ_VARIABLE", "READ", "variable", blob=False, variable="read"),
+    OpDef("ASSIGN_VARIABLE", "ASSIGN", "variable", blob=False, variable="assign"),
+)
