@@ -1,6 +1,6 @@
-"""IF -> both branches inlined into subgraph 0, its outputs selected on the condition.
+"""IF and WHILE -> their subgraphs inlined into subgraph 0.
 
-TFLM's IF (tensorflow/lite/micro/kernels/if.cc) reads its bool condition (one
+IF: TFLM's IF (tensorflow/lite/micro/kernels/if.cc) reads its bool condition (one
 element), copies its other inputs into the then or else subgraph's inputs (raw bytes;
 type and size must agree), runs that subgraph and copies its outputs into the IF's
 outputs. Here both branch subgraphs become ordinary ops of subgraph 0 (their tensors
@@ -13,12 +13,33 @@ inputs except for its resource-variable assignments, and each of those assigns
 value read just before: the branch not taken leaves the variable as it was, and the
 taken one's reads see its own assignments (the ops of one variable keep their order).
 The planner then reorders and overlaps the branches' tensors with everything else.
-Runs before :mod:`.variables`, which resolves the handles of both branches too. The
+
+WHILE: TFLM's WHILE (tensorflow/lite/micro/kernels/while.cc) takes n loop values (its
+inputs; its outputs, the cond subgraph's inputs and the body's inputs and outputs are n
+tensors of the same types), runs the cond subgraph on them and, while element 0 of its
+bool output is true, runs the body and feeds its outputs back. TF's converter writes it
+for a non-unrolled RNN or a ``tf.while_loop`` over a fixed range: an int32 counter among
+the loop values, compared with a constant. Here the condition is evaluated at compile
+time on the loop values nnopt knows (constants, and int32/int64/bool values computed
+from them by the ops whose definition has a ``fold``: ADD, SUB, the comparisons, ...),
+the body applied to them trip by trip, until it is false: that is the trip count (at
+most :data:`MAX_TRIPS`). The body is then inlined that many times (tensors renamed
+``while<k>/<trip>/...``): trip k's outputs are trip k+1's inputs, a value known at
+compile time is a constant (a GATHER of step i reads a constant index; the counter's
+ADD is not emitted), the body's constants are shared by every trip, the last trip's ops
+write the WHILE's outputs; an output the body passes through (or every output, after
+zero trips) is copied from the loop value with SELECT_V2 of a constant true, and a
+counter output becomes a constant.
+
+Both run before :mod:`.variables`, which resolves the handles of the branches too. The
 ops are renumbered in the new order.
 
-Refused by name: a branch with a variable tensor (SVDF/LSTM state), CALL_ONCE or a
-nested IF, an operator nnopt has no definition for, inputs or outputs whose dtype,
-shape or quantisation differ from the IF's, a condition that is not one bool.
+Refused by name: a branch or loop with a variable tensor (SVDF/LSTM state), a resource
+variable, CALL_ONCE or nested control flow; an operator nnopt has no definition for;
+inputs or outputs whose dtype, shape or quantisation differ from the IF's or WHILE's;
+an IF condition that is not one bool; a WHILE condition that depends on run-time data
+(naming the loop value) or that loops more than :data:`MAX_TRIPS` times; a counter
+that is a graph output.
 """
 
 from __future__ import annotations
