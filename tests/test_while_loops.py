@@ -300,3 +300,30 @@ def test_refuses_a_counter_as_graph_output() -> None:
         load_model_bytes(b.build([], [y]))
 
 
+
+
+@pytest.mark.parametrize(("inner", "match"), [
+    ("IF", r"body subgraph 2 op 2 \(IF\) is control flow or a variable inside a loop"),
+    ("VAR_HANDLE", r"body subgraph 2 keeps variable or resource tensor \d+ .*: state in a "
+     r"loop is not supported"),
+])
+def test_refuses_control_flow_or_state_in_the_body(inner: str, match: str) -> None:
+    b = ModelBuilder()
+    body = ModelBuilder()
+    i, i1 = body.tensor((1,), "int32"), body.tensor((1,), "int32")
+    v, v1 = body.tensor((1, 4), "float32"), body.tensor((1, 4), "float32")
+    body.op("ADD", [i, body.const(_i32(1))], [i1])
+    if inner == "IF":
+        c = body.tensor((), "bool")
+        body.op("LESS", [i, body.const(_i32(1))], [c])
+        body.op("IF", [c, v], [v1], {"then_subgraph_index": 1, "else_subgraph_index": 1})
+    else:
+        h = body.tensor((), "resource")
+        body.op("VAR_HANDLE", [], [h], {"container": "", "shared_name": "v"})
+        body.op("READ_VARIABLE", [h], [v1])
+    x = b.tensor((1, 4), "float32")
+    ys = [b.tensor((1,), "int32"), b.tensor((1, 4), "float32")]
+    _while(b, _counter_cond(2), [((1, 4), "float32", {})], body, [i, v], [i1, v1],
+           [b.const(_i32(0)), x], ys)
+    with pytest.raises(UnsupportedError, match=r"op 0 \(WHILE\): " + match):
+        load_model_bytes(b.build([x], [ys[1]]))
