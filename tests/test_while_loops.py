@@ -26,16 +26,17 @@ Q8 = {"scale": 0.05, "zero_point": 3}
 STEPS, UNITS, FEATURES = 6, 8, 4
 
 
-def _i32(v: int) -> np.ndarray:
-    return np.array([v], np.int32)
+def _i32(v: int, shape: tuple[int, ...] = (1,)) -> np.ndarray:
+    return np.full(shape, v, np.int32)
 
 
-def _counter_cond(limit: int, second: int | None = None) -> ModelBuilder:
+def _counter_cond(limit: int, second: int | None = None, shape: tuple[int, ...] = (1,)
+                  ) -> ModelBuilder:
     """cond(i, n, ...): i < limit (and n != second when given)."""
     c = ModelBuilder()
-    i = c.tensor((1,), "int32")
-    lt = c.tensor((1,), "bool")
-    c.op("LESS", [i, c.const(_i32(limit))], [lt])
+    i = c.tensor(shape, "int32")
+    lt = c.tensor(shape, "bool")
+    c.op("LESS", [i, c.const(_i32(limit, shape))], [lt])
     c.loop_inputs = [i]  # type: ignore[attr-defined]
     c.loop_output = lt  # type: ignore[attr-defined]
     if second is not None:
@@ -106,9 +107,9 @@ def counter_model() -> bytes:
 
 
 def rnn_model() -> bytes:
-    """A SimpleRNN over 6 steps as TF converts it non-unrolled: WHILE(i, h, seq), body
-    x_t = GATHER(seq, i), h = tanh(FC(x_t) + FC(h)), i += 1; cond i < 6. Output: the
-    last state."""
+    """A SimpleRNN over 6 steps as TF converts it non-unrolled: WHILE(i, h, seq) with a
+    scalar counter, body x_t = GATHER(seq, RESHAPE(i, [1])), h = tanh(FC(x_t) + FC(h)),
+    i += 1; cond i < 6. Output: the last state."""
     rng = np.random.default_rng(17)
     wx = (rng.standard_normal((UNITS, FEATURES)) * 0.5).astype(np.float32)
     wh = (rng.standard_normal((UNITS, UNITS)) * 0.4).astype(np.float32)
@@ -117,22 +118,23 @@ def rnn_model() -> bytes:
     seq = b.tensor((STEPS, FEATURES), "float32", name="seq")
     h0 = b.tensor((1, UNITS), "float32", name="h0")
     body = ModelBuilder()
-    i, i1 = body.tensor((1,), "int32"), body.tensor((1,), "int32")
+    i, i1, idx = body.tensor((), "int32"), body.tensor((), "int32"), body.tensor((1,), "int32")
     h, bseq = body.tensor((1, UNITS), "float32"), body.tensor((STEPS, FEATURES), "float32")
     xt = body.tensor((1, FEATURES), "float32")
-    body.op("GATHER", [bseq, i], [xt], {"axis": 0, "batch_dims": 0})
+    body.op("RESHAPE", [i, body.const(_i32(1))], [idx])
+    body.op("GATHER", [bseq, idx], [xt], {"axis": 0, "batch_dims": 0})
     a, c, s, h1 = (body.tensor((1, UNITS), "float32") for _ in range(4))
     body.op("FULLY_CONNECTED", [xt, body.const(wx), body.const(bias)], [a],
             FullyConnectedOptions("NONE"))
     body.op("FULLY_CONNECTED", [h, body.const(wh), -1], [c], FullyConnectedOptions("NONE"))
     body.op("ADD", [a, c], [s])
     body.op("TANH", [s], [h1])
-    body.op("ADD", [i, body.const(_i32(1))], [i1])
-    outs = [b.tensor((1,), "int32"), b.tensor((1, UNITS), "float32", name="h_last"),
+    body.op("ADD", [i, body.const(_i32(1, ()))], [i1])
+    outs = [b.tensor((), "int32"), b.tensor((1, UNITS), "float32", name="h_last"),
             b.tensor((STEPS, FEATURES), "float32")]
-    _while(b, _counter_cond(STEPS), [((1, UNITS), "float32", {}),
-                                     ((STEPS, FEATURES), "float32", {})],
-           body, [i, h, bseq], [i1, h1, bseq], [b.const(_i32(0)), h0, seq], outs)
+    _while(b, _counter_cond(STEPS, shape=()), [((1, UNITS), "float32", {}),
+                                               ((STEPS, FEATURES), "float32", {})],
+           body, [i, h, bseq], [i1, h1, bseq], [b.const(_i32(0, ())), h0, seq], outs)
     return b.build([seq, h0], [outs[1]])
 
 
@@ -201,8 +203,9 @@ def test_body_inlined_once_per_trip() -> None:
     ops = [op.opcode for op in g.ops]
     assert "WHILE" not in ops
     assert ops.count("FULLY_CONNECTED") == 2 * STEPS and ops.count("TANH") == STEPS
-    # the counter is folded: no int32 ADD runs, GATHER reads step t as a constant
-    assert ops.count("ADD") == STEPS
+    # the counter is folded: no int32 ADD or RESHAPE runs, GATHER reads step t as a
+    # constant
+    assert ops.count("ADD") == STEPS and "RESHAPE" not in ops
     gathers = [op for op in g.ops if op.opcode == "GATHER"]
     assert [int(g.tensors[op.inputs[1]].array()[0]) for op in gathers] == list(range(STEPS))
     # the weights are shared by the trips, not copied
