@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from . import __version__
 from .commands import check_elf, convert, ops, optimize, quantize, run_model, swap_provision
-from .errors import INTERNAL_ERROR_EXIT, NnoptError, describe_error
+from .errors import INTERNAL_ERROR_EXIT, describe_error, wants_traceback
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as err:  # NnoptError: a user error; anything else: a bug in nnopt
-        if not isinstance(err, NnoptError) and os.environ.get("NNOPT_DEBUG"):
+        if wants_traceback(err):
             traceback.print_exc()
             return INTERNAL_ERROR_EXIT
         text, status = describe_error(err)

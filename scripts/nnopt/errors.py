@@ -7,6 +7,8 @@ and hint (:func:`describe_error`) and exit non-zero, never a traceback.
 
 from __future__ import annotations
 
+import os
+
 
 class NnoptError(Exception):
     """Root of every error nnopt reports to a user."""
@@ -83,3 +85,20 @@ def describe_error(exc: Exception, *, error_label: str = "error: ",
             text += f"\n{hint_label}{exc.hint}"
         return text, exc.exit_code
     return f"internal error: {type(exc).__name__}: {exc}\n{_BUG_NOTE}", INTERNAL_ERROR_EXIT
+
+
+def wants_traceback(exc: Exception) -> bool:
+    """Whether a front end should show ``exc``'s traceback instead of
+    :func:`describe_error`'s text: only for a bug in nnopt (not an :class:`NnoptError`)
+    and only with ``NNOPT_DEBUG`` set in the environment."""
+    return not isinstance(exc, NnoptError) and bool(os.environ.get("NNOPT_DEBUG"))
+
+
+def describe_for_west(exc: Exception) -> tuple[str, int]:
+    """:func:`describe_error` with west's labels, for ``west nn-optimize`` and ``west
+    nn-check`` to pass to ``WestCommand.die``: west prefixes ``FATAL ERROR:`` itself, so
+    no error label, and ``Hint: ``. Re-raises ``exc`` when :func:`wants_traceback`, so
+    west shows the bug's traceback."""
+    if wants_traceback(exc):
+        raise exc
+    return describe_error(exc, error_label="", hint_label="Hint: ")

@@ -89,9 +89,7 @@ class NnOptimize(WestCommand):
         except (KeyboardInterrupt, SystemExit):
             raise
         except Exception as err:  # reported as the CLI does (nnopt.errors.describe_error)
-            if not isinstance(err, errors.NnoptError) and os.environ.get("NNOPT_DEBUG"):
-                raise
-            text, code = errors.describe_error(err, error_label="", hint_label="Hint: ")
+            text, code = errors.describe_for_west(err)
             self.die(text, exit_code=code)
         if status:
             sys.exit(status)
