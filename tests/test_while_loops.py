@@ -203,6 +203,8 @@ def test_body_inlined_once_per_trip() -> None:
     ops = [op.opcode for op in g.ops]
     assert "WHILE" not in ops
     assert ops.count("FULLY_CONNECTED") == 2 * STEPS and ops.count("TANH") == STEPS
+    # GATHER, 2 FC, ADD, TANH per trip; no copy of the sequence nothing reads after it
+    assert len(ops) == 5 * STEPS
     # the counter is folded: no int32 ADD or RESHAPE runs, GATHER reads step t as a
     # constant
     assert ops.count("ADD") == STEPS and "RESHAPE" not in ops

@@ -28,8 +28,8 @@ most :data:`MAX_TRIPS`). The body is then inlined that many times (tensors renam
 compile time is a constant (a GATHER of step i reads a constant index; the counter's
 ADD is not emitted), the body's constants are shared by every trip, the last trip's ops
 write the WHILE's outputs; an output the body passes through (or every output, after
-zero trips) is copied from the loop value with SELECT_V2 of a constant true, and a
-counter output becomes a constant.
+zero trips) is copied from the loop value with SELECT_V2 of a constant true when
+something reads it, and a counter output becomes a constant.
 
 Both run before :mod:`.variables`, which resolves the handles of the branches too. The
 ops are renumbered in the new order.
@@ -95,10 +95,11 @@ def inline_control_flow(main: Subgraph, read: Callable[[int], Subgraph], n_subgr
     tensors = list(main.tensors)
     resources = set(main.resources)
     out: list[Op] = []
+    needed = {t for op in main.ops for t in op.inputs} | set(main.outputs)
     for op in main.ops:
         if isinstance(op.options, WhileOptions):
-            _WhileInliner(tensors, resources, out, op, main.outputs, read, n_subgraphs,
-                          source).run(op.options)
+            _WhileInliner(tensors, resources, out, op, main.outputs, needed, read,
+                          n_subgraphs, source).run(op.options)
             continue
         if not isinstance(op.options, IfOptions):
             out.append(op)
@@ -277,9 +278,10 @@ class _WhileInliner:
     """Appends a WHILE's body, once per iteration, to subgraph 0's ops."""
 
     def __init__(self, tensors: list[Tensor], resources: set[int], out: list[Op], op: Op,
-                 graph_outputs: tuple[int, ...], read: Callable[[int], Subgraph],
-                 n_subgraphs: int, source: str) -> None:
+                 graph_outputs: tuple[int, ...], needed: set[int],
+                 read: Callable[[int], Subgraph], n_subgraphs: int, source: str) -> None:
         self.tensors, self.resources, self.out, self.op = tensors, resources, out, op
+        self.needed = needed  # tensors read by an op or a graph output
         self.graph_outputs, self.read, self.n, self.source = (graph_outputs, read,
                                                               n_subgraphs, source)
         self.consts: dict[int, int] = {}  # body constant -> subgraph 0 (shared by trips)
@@ -376,8 +378,8 @@ class _WhileInliner:
                                           done if trip == trips - 1 else None)
         copy_cond: int | None = None
         for j, y in enumerate(op.outputs):
-            if j in done:
-                continue
+            if j in done or y not in self.needed:
+                continue  # written by the last trip, or read by nothing
             value = state[j]
             if value is not None and y not in self.graph_outputs:
                 self.tensors[y] = replace(self.tensors[y], data=value.tobytes())
