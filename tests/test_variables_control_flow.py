@@ -1,6 +1,6 @@
 """Multi-subgraph models (issue 17): resource variables (VAR_HANDLE, READ_VARIABLE,
 ASSIGN_VARIABLE) in the persistent state region, CALL_ONCE init subgraphs applied at
-reset, IF inlined with its outputs selected at run time; WHILE refused by name.
+reset, IF inlined with its outputs selected at run time (WHILE: test_while_loops.py).
 
 The models are built as TF's converter writes a stateful model (CALL_ONCE first, its
 init subgraph VAR_HANDLE + ASSIGN_VARIABLE of a constant, then read, compute, assign,
@@ -323,36 +323,6 @@ def test_blob_refuses_variables_by_name() -> None:
     g = load_model_bytes(VARIABLES, name="vars")
     with pytest.raises(UnsupportedError, match=r"model vars is stateful .*acc8.*blob"):
         write_blob(plan_model(g, PlanOptions()))
-
-
-def _while_model() -> bytes:
-    b = ModelBuilder()
-    cond = ModelBuilder()
-    ci = cond.tensor((1,), "float32")
-    co = cond.tensor((1,), "bool")
-    cond.op("LESS", [ci, cond.const(np.full(1, 5.0, np.float32))], [co])
-    body = ModelBuilder()
-    bi = body.tensor((1,), "float32")
-    bo = body.tensor((1,), "float32")
-    body.op("ADD", [bi, body.const(np.ones(1, np.float32))], [bo])
-    kc = b.add_subgraph(cond, [ci], [co], "cond")
-    kb = b.add_subgraph(body, [bi], [bo], "body")
-    x, y = b.tensor((1,), "float32"), b.tensor((1,), "float32")
-    b.op("WHILE", [x], [y], {"cond_subgraph_index": kc, "body_subgraph_index": kb})
-    return b.build([x], [y])
-
-
-def test_refuses_while_by_name() -> None:
-    from tflite_micro.python.tflite_micro import runtime
-
-    model = _while_model()
-    interp = runtime.Interpreter.from_bytes(model, arena_size=1 << 16)
-    interp.set_input(np.zeros(1, np.float32), 0)
-    interp.invoke()
-    assert interp.get_output(0)[0] == 5.0  # a valid model TFLM runs: 5 trips
-    with pytest.raises(UnsupportedError, match=r"op 0 \(WHILE\).*subgraphs 1 \(cond\) and "
-                       r"2 \(body\).*control flow"):
-        load_model_bytes(model)
 
 
 def _stateful(init_op: str | None = None, read_first: bool = False,

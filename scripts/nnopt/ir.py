@@ -292,13 +292,22 @@ class IfOptions:
     else_subgraph_index: int = 0
 
 
+@dataclass(frozen=True)
+class WhileOptions:
+    """WHILE: the condition and body subgraphs; inlined (the body once per iteration, the
+    trip count evaluated at compile time) by :mod:`nnopt.frontend.control_flow`."""
+
+    cond_subgraph_index: int = 0
+    body_subgraph_index: int = 0
+
+
 OpOptions = (
     NoOptions | ConvOptions | PoolOptions | FullyConnectedOptions | ActivationOptions
     | ConcatOptions | SoftmaxOptions | ReducerOptions | LeakyReluOptions | SqueezeOptions
     | StridedSliceOptions | ResizeOptions | SvdfOptions | LstmOptions | SplitOptions
     | PackOptions | BatchMatMulOptions | GatherOptions | CumsumOptions | BlockSizeOptions
     | MirrorPadOptions | TransposeConvOptions | DetectionPostProcessOptions
-    | VarHandleOptions | CallOnceOptions | IfOptions
+    | VarHandleOptions | CallOnceOptions | IfOptions | WhileOptions
 )
 
 

@@ -140,12 +140,12 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
     tensors, ops = main.tensors, main.ops
     if model.SubgraphsLength() > 1 or main.resources:
         # subgraph k > 0 runs only from an op of subgraph 0: IF is inlined, then
-        # CALL_ONCE and the resource variables resolve into state (WHILE is refused)
+        # CALL_ONCE and the resource variables resolve into state
         def read(k: int) -> variables.Subgraph:
             return _read_subgraph(model, data, source, k, True)
 
         n = model.SubgraphsLength()
-        tensors, ops = variables.resolve(control_flow.inline_ifs(main, read, n, source),
+        tensors, ops = variables.resolve(control_flow.inline_control_flow(main, read, n, source),
                                          read, n, source)
     return Graph(name, tuple(tensors), tuple(ops), main.inputs, main.outputs)
 
@@ -211,7 +211,7 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int,
         outs = tuple(int(x) for x in op.OutputsAsNumpy()) if op.OutputsLength() else ()
         if definition is None:
             structural = variables.read_structural(opcode, op, k, index, source)
-            if structural is not None:  # VAR_HANDLE, CALL_ONCE (IF, WHILE: refused)
+            if structural is not None:  # VAR_HANDLE, CALL_ONCE, IF, WHILE
                 ops.append(Op(k, opcode, ins, outs, structural))
             elif generic:  # no definition: a generic op (docstring of load_model)
                 ops.append(Op(k, opcode, ins, outs, NoOptions()))

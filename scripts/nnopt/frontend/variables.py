@@ -18,7 +18,7 @@ constant assignments are the variables' contents at reset (``Tensor.init``), whi
 model's reset sets before the first invocation. Refused by name: an init subgraph with
 any other op (nnopt evaluates only constant assignments), a variable read before its
 CALL_ONCE, a variable never assigned, sizes that disagree, a resource as a graph input
-or output or read by another op, and WHILE (IF: :mod:`.control_flow`).
+or output or read by another op (IF and WHILE: :mod:`.control_flow`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,15 @@ from typing import Any
 import tflite
 
 from ..errors import UnsupportedError
-from ..ir import CallOnceOptions, IfOptions, Op, OpOptions, Tensor, VarHandleOptions
+from ..ir import (
+    CallOnceOptions,
+    IfOptions,
+    Op,
+    OpOptions,
+    Tensor,
+    VarHandleOptions,
+    WhileOptions,
+)
 from ..ops import DEFINITIONS
 
 _VAR_HANDLE = "VAR_HANDLE"
@@ -60,9 +68,8 @@ def _string(raw: bytes | None) -> str:
 
 def read_structural(opcode: str, op: Any, k: int, subgraph: int,
                     source: str) -> OpOptions | None:
-    """The options of an op the frontend resolves (VAR_HANDLE, CALL_ONCE here; IF in
-    :mod:`.control_flow`); None for any other opcode. WHILE is refused here, naming the
-    op and its subgraphs."""
+    """The options of an op the frontend resolves (VAR_HANDLE, CALL_ONCE here; IF and
+    WHILE in :mod:`.control_flow`); None for any other opcode."""
     if opcode == _VAR_HANDLE:
         o = _table(tflite.VarHandleOptions, op)
         return VarHandleOptions(_string(o.Container()) if o else "",
@@ -74,16 +81,10 @@ def read_structural(opcode: str, op: Any, k: int, subgraph: int,
         o = _table(tflite.IfOptions, op)
         return IfOptions(int(o.ThenSubgraphIndex()) if o else 0,
                          int(o.ElseSubgraphIndex()) if o else 0)
-    if opcode == "WHILE":
+    if opcode == "WHILE":  # inlined by frontend.control_flow
         o = _table(tflite.WhileOptions, op)
-        loops = (f"subgraphs {o.CondSubgraphIndex()} (cond) and {o.BodySubgraphIndex()} "
-                 "(body)" if o else "its cond and body subgraphs")
-        raise UnsupportedError(
-            f"{source}: op {k} (WHILE) of subgraph {subgraph} loops {loops} a number "
-            "of times known only at run time; nnopt does not compile control flow "
-            "(WHILE) yet",
-            hint="unroll the loop at export (a fixed trip count: tf.range over a Python "
-            "int, or an unrolled RNN layer)")
+        return WhileOptions(int(o.CondSubgraphIndex()) if o else 0,
+                            int(o.BodySubgraphIndex()) if o else 0)
     return None
 
 

@@ -114,6 +114,10 @@ class OpDef:
     # a SELECT_V2: output = condition ? x : y, element by element, values copied raw
     # (nnopt.frontend.control_flow selects an inlined IF's outputs with it)
     select: bool = False
+    # evaluates the op on int32/int64/bool values without quantisation or fused
+    # activation as TFLM computes them (numpy broadcasting, wrap-around), at compile time
+    # (nnopt.frontend.control_flow counts a WHILE's iterations with it); None: not foldable
+    fold: Callable[..., Any] | None = None
 
 
 # ----- reading TFLite option tables -----

@@ -6,14 +6,20 @@ kernels yet (refused by name there)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .base import OpDef
 from .elementwise import point_spatial
 
 COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
 LOGICAL = ("LOGICAL_AND", "LOGICAL_OR")
+_FOLD = dict(zip((*COMPARISONS, *LOGICAL),
+                 (np.equal, np.not_equal, np.greater, np.greater_equal, np.less,
+                  np.less_equal, np.logical_and, np.logical_or), strict=True))
 
 DEFINITIONS = (
-    *(OpDef(code, code, "compare", elementwise="binary", spatial=point_spatial, blob=False)
+    *(OpDef(code, code, "compare", elementwise="binary", spatial=point_spatial, blob=False,
+            fold=_FOLD[code])
       for code in (*COMPARISONS, *LOGICAL)),
     # cond ? x : y; element i of the condition and of x is read before the output's is
     # written, so the output may overwrite either (same element size, no broadcast)

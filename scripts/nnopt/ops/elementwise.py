@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import tflite
 
 from ..arith import Axis
@@ -39,13 +40,15 @@ def point_spatial(graph: Graph, op: Op) -> Spatial | None:
 
 DEFINITIONS = (
     OpDef("ADD", "ADD", "elementwise", _reader(tflite.AddOptions), elementwise="binary",
-          cost="requant", spatial=point_spatial),
+          cost="requant", spatial=point_spatial, fold=np.add),
     OpDef("SUB", "SUB", "elementwise", _reader(tflite.SubOptions), elementwise="binary",
-          cost="requant", spatial=point_spatial),
+          cost="requant", spatial=point_spatial, fold=np.subtract),
     OpDef("MUL", "MUL", "elementwise", _reader(tflite.MulOptions), elementwise="binary",
-          cost="requant", spatial=point_spatial),
-    OpDef("MAXIMUM", "MAXIMUM", "elementwise", elementwise="binary", spatial=point_spatial),
-    OpDef("MINIMUM", "MINIMUM", "elementwise", elementwise="binary", spatial=point_spatial),
+          cost="requant", spatial=point_spatial, fold=np.multiply),
+    OpDef("MAXIMUM", "MAXIMUM", "elementwise", elementwise="binary", spatial=point_spatial,
+          fold=np.maximum),
+    OpDef("MINIMUM", "MINIMUM", "elementwise", elementwise="binary", spatial=point_spatial,
+          fold=np.minimum),
     OpDef("SQUARED_DIFFERENCE", "SQDIFF", "elementwise", elementwise="binary",
           cost="requant", spatial=point_spatial, blob=False),
 )

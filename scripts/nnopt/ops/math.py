@@ -7,6 +7,7 @@ the model blob does not carry these kernels yet (refused by name there)."""
 
 from __future__ import annotations
 
+import numpy as np
 import tflite
 
 from .base import OpDef
@@ -31,7 +32,8 @@ DEFINITIONS = (
     _unary("SIN"),
     _unary("COS"),
     _unary("SQUARE"),
-    _unary("LOGICAL_NOT"),
+    OpDef("LOGICAL_NOT", "LOGICAL_NOT", "math_f32", elementwise="unary",
+          spatial=point_spatial, blob=False, fold=np.logical_not),
     _unary("CAST"),
     OpDef("DIV", "DIV", "math_f32", _reader(tflite.DivOptions), elementwise="binary",
           spatial=point_spatial, blob=False),

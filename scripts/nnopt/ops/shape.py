@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import tflite
 
 from ..arith import Axis
@@ -71,8 +72,14 @@ def slice_views(graph: Graph, op: Op) -> OutputViews | None:
     return None if offset is None else OutputViews(op.inputs[0], ((op.outputs[0], offset),))
 
 
+def _same_values(x: np.ndarray, *shape: np.ndarray) -> np.ndarray:
+    """RESHAPE's fold: the input's values (the caller gives them the output's shape).
+    Not EXPAND_DIMS': TFLM's evaluates int8, int16 and float32 only."""
+    return x
+
+
 DEFINITIONS = (
-    OpDef("RESHAPE", "RESHAPE", "shape", alias=True),
+    OpDef("RESHAPE", "RESHAPE", "shape", alias=True, fold=_same_values),
     OpDef("SQUEEZE", "SQUEEZE", "shape", _read_squeeze, alias=True),
     OpDef("EXPAND_DIMS", "EXPAND", "shape", alias=True),
     OpDef("PAD", "PAD", "shape", pad=True),

@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import tflite
 
 from ..frontend.tflite import load_model_bytes
 from ..inputs import random_inputs as random_inputs_for
@@ -36,7 +37,9 @@ def run_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> tuple[list[np.ndarra
     interp.invoke()
     outputs = [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
     tensors: dict[int, np.ndarray] = {}
-    for t in graph.tensors:
+    # subgraph 0's own tensors only: an inlined IF's or WHILE's are nnopt's, not TFLM's
+    in_file = tflite.Model.GetRootAsModel(model, 0).Subgraphs(0).TensorsLength()
+    for t in graph.tensors[:in_file]:
         if t.is_constant:
             continue
         try:
