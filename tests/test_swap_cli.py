@@ -114,7 +114,8 @@ def test_optimize_mobilenet_v2_on_nucleo_streams_automatically(
     assert "predicted latency vs all weights internal: x" in res.stdout
     assert "I/O-bound layers" in res.stdout and "FULLY_CONNECTED" in res.stdout
     c_text = (out / f"{name}_model.c").read_text()
-    assert f"{name}_swap_attach, NULL,\n}};" in c_text  # attach; no state: no reset
+    # the descriptor's attach member, then reset NULL (no state), then prepare
+    assert f"{name}_swap_attach, NULL,\n    {name}_prepare,\n}};" in c_text
     for t in ext:
         assert f" w{t}[" not in c_text  # streamed weights are not in the firmware
 

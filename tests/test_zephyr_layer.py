@@ -670,7 +670,8 @@ def test_swapnn_generation_streams_and_writes_the_blob(
     name = r.model_c.name.removesuffix("_model.c")
     c_text = r.model_c.read_text()
     assert f"nnrt_status_t {name}_swap_attach(nnrt_extflash_t *dev)" in c_text
-    assert f"    {name}_swap_attach, NULL,\n}};" in c_text  # attach member; reset NULL
+    # attach member; reset NULL (no state); prepare
+    assert f"    {name}_swap_attach, NULL,\n    {name}_prepare,\n}};" in c_text
     blob = r.model_c.parent / f"{name}_swap.bin"
     assert blob.is_file() and blob.read_bytes()[:4] == b"NNSW"
 
