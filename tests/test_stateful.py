@@ -344,6 +344,7 @@ def test_tflm_keyword_models_bit_exact(path: Path) -> None:
 def test_dynamic_allocator_keeps_the_state() -> None:
     _assert_invocations_equal(INT8_MODEL, allocator="dynamic")
     _assert_invocations_equal(LSTM_S8_MODEL, allocator="dynamic")
+    _assert_invocations_equal(LSTM_S16_MODEL, allocator="dynamic")
 
 
 @pytest.mark.qemu
@@ -354,6 +355,8 @@ def test_stateful_on_cortex_m7() -> None:
     _assert_invocations_equal(LSTM_MODEL, target="qemu-m7")
     _assert_invocations_equal(LSTM_S8_MODEL, target="qemu-m7")
     assert _assert_last_trace_equal(LSTM_S8_MODEL, target="qemu-m7") == 3 + LSTM_S8_STATES
+    _assert_invocations_equal(LSTM_S16_MODEL, target="qemu-m7")
+    assert _assert_last_trace_equal(LSTM_S16_MODEL, target="qemu-m7") == 3 + LSTM_S16_STATES
     _assert_invocations_equal(TRAINED_LSTM_INT8.read_bytes(), target="qemu-m7")
     assert _assert_last_trace_equal(TRAINED_LSTM.read_bytes(), target="qemu-m7") == 6
     assert _assert_last_trace_equal(KEYWORD[1].read_bytes(), target="qemu-m7") == 22
