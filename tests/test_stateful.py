@@ -1,7 +1,7 @@
 """Stateful models (issue 17): variable tensors in a persistent region beside the arena,
 SVDF (int8 with int16 or int8 activation state, float32), UNIDIRECTIONAL_SEQUENCE_LSTM
-(int8 with an int16 cell state in the converter's layout, float32), several invocations
-per run.
+(int8 with an int16 cell state in the converter's layout, its 16x8 form, float32),
+several invocations per run.
 
 Every model runs 4 invocations in one process on both sides (the state carried over) and
 is compared invocation by invocation with the tflite-micro interpreter; one traced run
@@ -177,16 +177,17 @@ S16_CLIP, S16_CLIP_Q = 0.25, 512
 
 
 def _lstm_s16_model() -> tuple[bytes, int]:
-    """Three 16x8 LSTM cases (int16 activations, int64 biases, int16 cell state; zero
-    points 0 as the converter writes int16): batch-major on a 2^-11 cell scale without
-    clip, time-major with a cell clip that clips (0.25, below the cell's range), and a
-    stacked one fed by the first on a 2^-15 cell scale."""
+    """Three 16x8 LSTM cases (int16 activations, int64 biases, int16 cell state):
+    batch-major on a 2^-11 cell scale without clip, with non-zero input and hidden zero
+    points (TFLM's arithmetic takes them; the converter writes 0, as in the other two),
+    time-major with a cell clip that clips (0.25, below the cell's range), and a stacked
+    one fed by the first on a 2^-15 cell scale."""
     rng = np.random.default_rng(21)
     b = ModelBuilder("lstm 16x8 cases")
-    x = b.tensor((2, 3, 4), "int16", name="x", scale=2**-12)
+    x = b.tensor((2, 3, 4), "int16", name="x", scale=2**-12, zero_point=7)
     xt = b.tensor((3, 2, 3), "int16", name="xt", scale=3e-4)
     y1 = _lstm_s8(b, rng, x, 2**-12, (2, 3, 4), 5, LstmOptions("TANH", 0.0, 0.0, False),
-                  2**-11, (2**-15, 0), act="int16")
+                  2**-11, (2**-15, -5), act="int16")
     y2 = _lstm_s8(b, rng, xt, 3e-4, (3, 2, 3), 4,
                   LstmOptions("TANH", S16_CLIP, 0.0, True), 2**-11, (3.1e-5, 0),
                   act="int16")
