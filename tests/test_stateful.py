@@ -1,7 +1,7 @@
 """Stateful models (issue 17): variable tensors in a persistent region beside the arena,
 SVDF (int8 with int16 or int8 activation state, float32), UNIDIRECTIONAL_SEQUENCE_LSTM
-(int8 with an int16 cell state in the converter's layout, float32), several invocations
-per run.
+(int8 with an int16 cell state in the converter's layout, its 16x8 form, float32),
+several invocations per run.
 
 Every model runs 4 invocations in one process on both sides (the state carried over) and
 is compared invocation by invocation with the tflite-micro interpreter; one traced run
@@ -123,12 +123,13 @@ def _lstm(b: ModelBuilder, rng: np.random.Generator, x: int, shape: tuple[int, i
 
 def _lstm_s8(b: ModelBuilder, rng: np.random.Generator, x: int, x_scale: float,
              shape: tuple[int, int, int], state: int, options: LstmOptions,
-             cell_scale: float, hidden_q: tuple[float, int]) -> int:
+             cell_scale: float, hidden_q: tuple[float, int], act: str = "int8") -> int:
     """Append an int8 LSTM with an int16 cell state over x in the layout TFLM's converter
     writes: 24 inputs (absent ones -1), int8 weights per tensor with zero point 0, int32
     biases on input scale x weight scale, an int8 hidden and an int16 cell state as
     variable tensors, and 5 empty intermediates (the 4 gates' and the effective hidden
-    state's). Returns the output."""
+    state's). ``act="int16"``: the 16x8 form (int16 input, hidden state and output,
+    int64 biases). Returns the output."""
     batches = shape[1] if options.time_major else shape[0]
     n_in = shape[2]
     w_scales = [0.004 + 0.002 * k for k in range(8)]
@@ -138,15 +139,16 @@ def _lstm_s8(b: ModelBuilder, rng: np.random.Generator, x: int, x_scale: float,
     for k in range(4):
         bias_scale = float(np.float32(x_scale) * np.float32(w_scales[k]))
         bs.append(b.const(rng.integers(-int(0.8 / bias_scale), int(0.8 / bias_scale),
-                                       state).astype(np.int32), scale=bias_scale))
-    h = b.tensor((batches, state), "int8", scale=hidden_q[0], zero_point=hidden_q[1],
+                                       state).astype(np.int64 if act == "int16" else np.int32),
+                          scale=bias_scale))
+    h = b.tensor((batches, state), act, scale=hidden_q[0], zero_point=hidden_q[1],
                  variable=True)
     c = b.tensor((batches, state), "int16", scale=cell_scale, variable=True)
     # as in TFLM's trained_lstm_int8.tflite: the gates' intermediates float32 and empty,
     # the effective hidden state's int8 on the hidden state's quantisation
     mids = [b.tensor((0,), "float32") for _ in range(4)]
-    mids.append(b.tensor((0,), "int8", scale=hidden_q[0], zero_point=hidden_q[1]))
-    y = b.tensor((shape[0], shape[1], state), "int8", scale=hidden_q[0],
+    mids.append(b.tensor((0,), act, scale=hidden_q[0], zero_point=hidden_q[1]))
+    y = b.tensor((shape[0], shape[1], state), act, scale=hidden_q[0],
                  zero_point=hidden_q[1])
     b.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *ws, -1, -1, -1, *bs, -1, -1, h, c, -1, -1, -1,
                                           -1], [y], options, intermediates=mids)
@@ -170,6 +172,30 @@ def _lstm_s8_model() -> tuple[bytes, int]:
     return b.build([x, xt], [y1, y2, y3]), 6
 
 
+# the 16x8 model's clipped LSTM: its cell clip, quantised on its 2^-11 cell scale
+S16_CLIP, S16_CLIP_Q = 0.25, 512
+
+
+def _lstm_s16_model() -> tuple[bytes, int]:
+    """Three 16x8 LSTM cases (int16 activations, int64 biases, int16 cell state):
+    batch-major on a 2^-11 cell scale without clip, with non-zero input and hidden zero
+    points (TFLM's arithmetic takes them; the converter writes 0, as in the other two),
+    time-major with a cell clip that clips (0.25, below the cell's range), and a stacked
+    one fed by the first on a 2^-15 cell scale."""
+    rng = np.random.default_rng(21)
+    b = ModelBuilder("lstm 16x8 cases")
+    x = b.tensor((2, 3, 4), "int16", name="x", scale=2**-12, zero_point=7)
+    xt = b.tensor((3, 2, 3), "int16", name="xt", scale=3e-4)
+    y1 = _lstm_s8(b, rng, x, 2**-12, (2, 3, 4), 5, LstmOptions("TANH", 0.0, 0.0, False),
+                  2**-11, (2**-15, -5), act="int16")
+    y2 = _lstm_s8(b, rng, xt, 3e-4, (3, 2, 3), 4,
+                  LstmOptions("TANH", S16_CLIP, 0.0, True), 2**-11, (3.1e-5, 0),
+                  act="int16")
+    y3 = _lstm_s8(b, rng, y1, 2**-15, (2, 3, 5), 3, LstmOptions("TANH", 0.0, 0.0, False),
+                  2**-15, (2**-15, 0), act="int16")
+    return b.build([x, xt], [y1, y2, y3]), 6
+
+
 def _lstm_model() -> tuple[bytes, int]:
     """Three float32 LSTM cases: batch-major without clip, time-major with a cell clip,
     and one fed by the first (a stacked LSTM)."""
@@ -186,6 +212,7 @@ def _lstm_model() -> tuple[bytes, int]:
 INT8_MODEL, INT8_STATES = _int8_model()
 LSTM_MODEL, LSTM_STATES = _lstm_model()
 LSTM_S8_MODEL, LSTM_S8_STATES = _lstm_s8_model()
+LSTM_S16_MODEL, LSTM_S16_STATES = _lstm_s16_model()
 FLOAT_MODEL, FLOAT_STATES = _float_model()
 
 
@@ -252,11 +279,36 @@ def test_int8_lstm_bit_exact_over_invocations() -> None:
     _assert_invocations_equal(LSTM_S8_MODEL)
 
 
+def test_16x8_lstm_bit_exact_over_invocations() -> None:
+    _assert_invocations_equal(LSTM_S16_MODEL)
+
+
+def test_16x8_lstm_cell_clip_clips() -> None:
+    """The time-major 16x8 case's clip binds: after 4 invocations TFLM's cell state
+    holds values at the quantised clip (and nnopt's equals it: the trace test)."""
+    from tflite_micro.python.tflite_micro import runtime
+
+    g = load_model_bytes(LSTM_S16_MODEL)
+    clipped = next(op for op in g.ops if op.options.cell_clip > 0)
+    interp = runtime.Interpreter.from_bytes(
+        LSTM_S16_MODEL, arena_size=1 << 20,
+        intrepreter_config=runtime.InterpreterConfig.kPreserveAllTensors)
+    for inputs in _steps(LSTM_S16_MODEL):
+        for i, x in enumerate(inputs):
+            interp.set_input(x, i)
+        interp.invoke()
+    got: Any = interp.GetTensor(clipped.inputs[19], 0)
+    cell = np.array(got["tensor_data"] if isinstance(got, dict) else got).reshape(-1)
+    assert g.tensors[clipped.inputs[19]].quant.scale[0] == 2**-11
+    assert np.abs(cell).max() == S16_CLIP_Q == round(S16_CLIP / 2**-11)
+
+
 def test_every_tensor_and_the_state_after_four_invocations() -> None:
     assert _assert_last_trace_equal(INT8_MODEL) == 5 + INT8_STATES
     assert _assert_last_trace_equal(FLOAT_MODEL) == 4 + FLOAT_STATES
     assert _assert_last_trace_equal(LSTM_MODEL) == 3 + LSTM_STATES
     assert _assert_last_trace_equal(LSTM_S8_MODEL) == 3 + LSTM_S8_STATES
+    assert _assert_last_trace_equal(LSTM_S16_MODEL) == 3 + LSTM_S16_STATES
 
 
 def test_tflm_trained_lstm_bit_exact() -> None:
@@ -293,6 +345,7 @@ def test_tflm_keyword_models_bit_exact(path: Path) -> None:
 def test_dynamic_allocator_keeps_the_state() -> None:
     _assert_invocations_equal(INT8_MODEL, allocator="dynamic")
     _assert_invocations_equal(LSTM_S8_MODEL, allocator="dynamic")
+    _assert_invocations_equal(LSTM_S16_MODEL, allocator="dynamic")
 
 
 @pytest.mark.qemu
@@ -303,6 +356,8 @@ def test_stateful_on_cortex_m7() -> None:
     _assert_invocations_equal(LSTM_MODEL, target="qemu-m7")
     _assert_invocations_equal(LSTM_S8_MODEL, target="qemu-m7")
     assert _assert_last_trace_equal(LSTM_S8_MODEL, target="qemu-m7") == 3 + LSTM_S8_STATES
+    _assert_invocations_equal(LSTM_S16_MODEL, target="qemu-m7")
+    assert _assert_last_trace_equal(LSTM_S16_MODEL, target="qemu-m7") == 3 + LSTM_S16_STATES
     _assert_invocations_equal(TRAINED_LSTM_INT8.read_bytes(), target="qemu-m7")
     assert _assert_last_trace_equal(TRAINED_LSTM.read_bytes(), target="qemu-m7") == 6
     assert _assert_last_trace_equal(KEYWORD[1].read_bytes(), target="qemu-m7") == 22
@@ -406,32 +461,38 @@ def _single_svdf(state_variable: bool, bias: bool) -> bytes:
     return b.build(inputs, [y])
 
 
-def _single_lstm_s8(x_dtype: str = "int8", peephole: bool = False,
-                    weight_zero_point: int = 0) -> bytes:
-    """One small int8 LSTM, turned into a variant nnopt refuses (int16 activations,
-    peephole weights, a weight zero point)."""
+def _single_lstm_s8(act: str = "int8", peephole: bool = False,
+                    weight_zero_point: int = 0, x_scale: float = 0.05,
+                    bias_dtype: str | None = None) -> bytes:
+    """One small int8 (or ``act="int16"``: 16x8) LSTM, turned into a variant nnopt
+    refuses (peephole weights, a weight zero point, a 16x8 gate rescale above TFLM's
+    64-bit range, a 16x8 LSTM with int32 biases)."""
+    bias_dtype = bias_dtype or ("int64" if act == "int16" else "int32")
     b2 = ModelBuilder()
-    x2 = b2.tensor((1, 2, 3), x_dtype, scale=0.05)
+    x2 = b2.tensor((1, 2, 3), act, scale=x_scale)
     ws = [b2.const(np.ones((2, 3 if k < 4 else 2), np.int8), scale=0.01,
                    zero_point=weight_zero_point if k == 0 else 0) for k in range(8)]
     peep = [b2.const(np.ones(2, np.int16), scale=0.01) for _ in range(3)] if peephole \
         else [-1, -1, -1]
-    bs = [b2.const(np.zeros(2, np.int32), scale=0.0005) for _ in range(4)]
-    h = b2.tensor((1, 2), "int8", scale=0.008, variable=True)
+    bs = [b2.const(np.zeros(2, np.dtype(bias_dtype)), scale=0.0005) for _ in range(4)]
+    h = b2.tensor((1, 2), act, scale=0.008, variable=True)
     c = b2.tensor((1, 2), "int16", scale=2**-11, variable=True)
-    y2 = b2.tensor((1, 2, 2), "int8", scale=0.008)
+    y2 = b2.tensor((1, 2, 2), act, scale=0.008)
     b2.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x2, *ws, *peep, *bs, -1, -1, h, c, -1, -1, -1,
                                            -1], [y2], LstmOptions("TANH", 0.0, 0.0, False))
     return b2.build([x2], [y2])
 
 
 @pytest.mark.parametrize("kw,match", [
-    ({"x_dtype": "int16"}, r"int16-activation LSTM \(16x8"),
     ({"peephole": True}, "peephole, projection or layer-norm"),
     ({"weight_zero_point": 3}, "zero point 3"),
+    ({"act": "int16", "x_scale": 4.0}, r"16x8 gate 0 input rescale needs a shift of 8 "
+                                       r"\(TFLM's 64-bit requantisation takes at most 7\)"),
+    ({"act": "int16", "bias_dtype": "int32"}, r"bias tensor \d+ \(\w+, INT32"),
 ])
 def test_refuses_lstm_variants_by_name(kw: dict[str, Any], match: str) -> None:
-    check_graph(load_model_bytes(_single_lstm_s8()))  # the plain one is supported
+    check_graph(load_model_bytes(_single_lstm_s8()))  # the plain ones are supported
+    check_graph(load_model_bytes(_single_lstm_s8(act="int16")))
     g = load_model_bytes(_single_lstm_s8(**kw))
     with pytest.raises(UnsupportedError,
                        match=r"op 0 \(UNIDIRECTIONAL_SEQUENCE_LSTM\).*" + match):

@@ -1,5 +1,5 @@
 """SVDF -> ``nnrt_svdf_s8`` / ``nnrt_svdf_f32``, UNIDIRECTIONAL_SEQUENCE_LSTM ->
-``nnrt_lstm_f32`` (``nnrt/kernels/sequence.h``).
+``nnrt_lstm_s8`` / ``nnrt_lstm_s16`` / ``nnrt_lstm_f32`` (``nnrt/kernels/sequence.h``).
 
 Supported (bit-exact with TFLM's reference SVDF, ``svdf_common.cc``), the layout TFLM's
 converter writes: input ``[batches, input_size]``, weights_feature ``[num_filters,
@@ -29,7 +29,10 @@ or time-major, any cell clip; the hidden and cell states variable tensors.
   the scale's rounded log2 for the tanh of the cell, and so does nnopt); the cell gate
   TANH. The op's intermediate
   tensors (quantisation only) are not read, as TFLM does not read them.
-  The int16-activation (16x8) form is refused by name.
+- int16 activations (TFLM's 16x8, ``EvalLstm<int16_t, int8_t, int16_t, int64_t>``): the
+  same layout and arithmetic with int16 input, hidden state and output, int64 biases
+  and the gate FCs' sums in 64 bits (TFLM's 64-bit requantisation, whose shift must be
+  at most 7: a larger one is refused by name).
 """
 
 from __future__ import annotations
@@ -182,8 +185,11 @@ register(("SVDF",), SvdfLowering())
 _LSTM_SUPPORTED = ("float32 input [batches, time, input] (or time-major), 4 input and 4 "
                    "recurrent weights, 4 biases, variable hidden and cell state [batches, "
                    "state], no peephole / projection / layer norm, TANH cell activation; "
-                   "or int8 input, weights (per tensor, zero point 0), hidden state and "
-                   "output with int32 biases and an int16 cell state (zero point 0)")
+                   "or int8 (int16: 16x8) input, hidden state and output, int8 weights "
+                   "(per tensor, zero point 0), int32 (16x8: int64) biases and an int16 "
+                   "cell state (zero point 0)")
+# the integer kernels by activation type: (kernel suffix, bias type)
+_LSTM_INT = {DType.INT8: ("s8", DType.INT32), DType.INT16: ("s16", DType.INT64)}
 # input positions: weights 1-8 (input-to-i/f/c/o, recurrent-to-i/f/c/o), biases 12-15,
 # hidden state 18, cell state 19; 9-11, 16-17, 20-23 must be absent
 _LSTM_ABSENT = (9, 10, 11, 16, 17, 20, 21, 22, 23)
@@ -203,7 +209,11 @@ class _Lstm:
     inputs: int
     state: int
     options: LstmOptions
-    quantized: bool
+    kind: str  # "s8", "s16" (16x8) or "f32"
+
+    @property
+    def quantized(self) -> bool:
+        return self.kind != "f32"
 
 
 def _lstm(graph: Graph, op: Op) -> _Lstm:
@@ -217,14 +227,14 @@ def _lstm(graph: Graph, op: Op) -> _Lstm:
     o = op.options if isinstance(op.options, LstmOptions) else LstmOptions()
     x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     hidden, cell = graph.tensors[op.inputs[18]], graph.tensors[op.inputs[19]]
-    if x.dtype == DType.INT16:
-        raise refuse(op, f"{tensor_desc(x)}: the int16-activation LSTM (16x8, int64 "
-                     "biases) is not supported", _LSTM_SUPPORTED)
-    if x.dtype not in (DType.FLOAT32, DType.INT8):
+    if x.dtype == DType.FLOAT32:
+        kind, wtype, btype, htype, ctype = ("f32", DType.FLOAT32, DType.FLOAT32,
+                                            DType.FLOAT32, DType.FLOAT32)
+    elif x.dtype in _LSTM_INT:
+        kind, btype = _LSTM_INT[x.dtype]
+        wtype, htype, ctype = DType.INT8, x.dtype, DType.INT16
+    else:
         raise refuse(op, f"{tensor_desc(x)}", _LSTM_SUPPORTED)
-    quantized = x.dtype == DType.INT8
-    wtype, btype = (DType.INT8, DType.INT32) if quantized else (DType.FLOAT32, DType.FLOAT32)
-    htype, ctype = (DType.INT8, DType.INT16) if quantized else (DType.FLOAT32, DType.FLOAT32)
     if len(x.shape) != 3 or len(y.shape) != 3:
         raise refuse(op, f"input {tensor_desc(x)} / output {tensor_desc(y)} not 3-D",
                      _LSTM_SUPPORTED)
@@ -253,20 +263,20 @@ def _lstm(graph: Graph, op: Op) -> _Lstm:
         raise refuse(op, f"cell activation {o.activation}", _LSTM_SUPPORTED)
     if o.cell_clip < 0:
         raise refuse(op, f"cell clip {o.cell_clip} (TFLM requires >= 0)", _LSTM_SUPPORTED)
-    s = _Lstm(x, y, hidden, cell, batches, time, n_in, state, o, quantized)
-    if quantized:
-        _lstm_s8_fields(graph, op, s)
+    s = _Lstm(x, y, hidden, cell, batches, time, n_in, state, o, kind)
+    if s.quantized:
+        _lstm_int_fields(graph, op, s)
     return s
 
 
-def _lstm_s8_fields(graph: Graph, op: Op, s: _Lstm) -> dict[str, int | list[int]]:
-    """The int8 kernel's integer parameters: TFLM's PrepareGateParametersInteger and
-    CreateLstmCellStateInfo. The gate FCs rescale to Q3.12 (TFLM's fixed
-    pre-activation scale: the converter's intermediate tensors, which carry the
-    quantisation it used, are not read, as TFLM does not read them), the products of
-    two Q0.15 gate outputs to the cell or hidden scale (double ratios of float32
-    scales); the tanh of the cell state is TFLM's int16 tanh at the cell scale's
-    power of two."""
+def _lstm_int_fields(graph: Graph, op: Op, s: _Lstm) -> dict[str, int | list[int]]:
+    """The integer kernels' parameters (int8 and 16x8 alike): TFLM's
+    PrepareGateParametersInteger and CreateLstmCellStateInfo. The gate FCs rescale to
+    Q3.12 (TFLM's fixed pre-activation scale: the converter's intermediate tensors,
+    which carry the quantisation it used, are not read, as TFLM does not read them),
+    the products of two Q0.15 gate outputs to the cell or hidden scale (double ratios
+    of float32 scales); the tanh of the cell state is TFLM's int16 tanh at the cell
+    scale's power of two."""
     ins = op.inputs
     (xs, xz), (hs, hz), (cs, cz) = (_scale(op, t) for t in (s.x, s.hidden, s.cell))
     for k in range(1, 9):
@@ -298,6 +308,13 @@ def _lstm_s8_fields(graph: Graph, op: Op, s: _Lstm) -> dict[str, int | list[int]
         if not -31 <= e <= 30:
             raise refuse(op, f"the {what} (a scale ratio) is outside 2^-32 .. 2^30",
                          _LSTM_SUPPORTED)
+    if s.kind == "s16":  # TFLM's 64-bit requantisation of the gate FCs takes shifts <= 7
+        for what, (_, e) in (*((f"gate {g} input rescale", r) for g, r in enumerate(fin)),
+                             *((f"gate {g} recurrent rescale", r)
+                               for g, r in enumerate(frec))):
+            if e > 7:
+                raise refuse(op, f"the 16x8 {what} needs a shift of {e} (TFLM's 64-bit "
+                             "requantisation takes at most 7)", _LSTM_SUPPORTED)
     power = checked_log2(cs)[1]  # TFLM ignores whether it is a power of two
     shift = 12 + power
     tanh_m, tanh_s = (3 << shift, 0) if shift >= 0 else (3, -shift)
@@ -318,7 +335,7 @@ def _lstm_s8_fields(graph: Graph, op: Op, s: _Lstm) -> dict[str, int | list[int]
 
 class LstmLowering:
     headers: Sequence[str] = ("nnrt/kernels/sequence.h",)
-    dtypes: Sequence[str] = ("int8", "float32")  # int8: int16 cell state
+    dtypes: Sequence[str] = ("int8", "int16", "float32")  # int16: 16x8; int16 cell state
 
     def check(self, graph: Graph, op: Op) -> None:
         _lstm(graph, op)
@@ -340,10 +357,10 @@ class LstmLowering:
         args: list[Arg] = [ctx.ptr(s.x.index), ctx.ptr(s.hidden.index),
                            ctx.ptr(s.cell.index), ctx.ptr(s.y.index), ctx.scratch]
         if s.quantized:
-            s8: dict[str, object] = {**dims, **_lstm_s8_fields(ctx.graph, ctx.op, s),
-                                     **pointers}
-            return [*c_params("nnrt_lstm_s8_params_t", s8),
-                    *c_call("nnrt_lstm_s8", ["&params", *args])]
+            q: dict[str, object] = {**dims, **_lstm_int_fields(ctx.graph, ctx.op, s),
+                                    **pointers}
+            return [*c_params(f"nnrt_lstm_{s.kind}_params_t", q),
+                    *c_call(f"nnrt_lstm_{s.kind}", ["&params", *args])]
         fields = {**dims, "cell_clip": float(np.float32(s.options.cell_clip)), **pointers}
         return [*c_params("nnrt_lstm_f32_params_t", fields),
                 *c_call("nnrt_lstm_f32", ["&params", *args])]

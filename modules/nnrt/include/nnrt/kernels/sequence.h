@@ -126,6 +126,33 @@ nnrt_status_t nnrt_lstm_f32(const nnrt_lstm_f32_params_t *params, const float *i
                             float *hidden_state, float *cell_state, float *output,
                             void *scratch);
 
+/** The integer LSTMs' parameters (nnrt_lstm_s8, nnrt_lstm_s16), `bias_t` the biases' type. */
+#define NNRT_LSTM_INT_FIELDS(bias_t) \
+    int32_t batches; \
+    int32_t time_steps; \
+    int32_t input_size; \
+    int32_t state_size; \
+    int32_t time_major;        /**< 1: input [time, batches, input] */ \
+    int32_t cell_activation;   /**< TFLite's enum: 4 TANH, 6 SIGMOID (the cell gate) */ \
+    int32_t input_zero_point;  /**< of x */ \
+    int32_t hidden_zero_point; /**< of the hidden state (the recurrent FC's input) */ \
+    int32_t input_mult[4];     /**< x * W_in -> Q3.12, per gate {i, f, c, o} */ \
+    int32_t input_shift[4]; \
+    int32_t recurrent_mult[4]; /**< h * W_rec -> Q3.12 */ \
+    int32_t recurrent_shift[4]; \
+    int32_t forget_mult;       /**< Q0.15 * cell -> cell (2^-15) */ \
+    int32_t forget_shift; \
+    int32_t update_mult;       /**< Q0.15 * Q0.15 -> cell (2^-30 / cell scale) */ \
+    int32_t update_shift; \
+    int32_t hidden_mult;       /**< Q0.15 * Q0.15 -> hidden (2^-30 / hidden scale) */ \
+    int32_t hidden_shift; \
+    int32_t cell_clip;         /**< quantised, [0, 32767]; 0: no clip */ \
+    int32_t cell_tanh_multiplier; /**< tanh of the cell state: nnrt_sigmoid_s16_params_t */ \
+    int32_t cell_tanh_shift; \
+    const int8_t *w_input[4];  /**< input-to-{input, forget, cell, output} [state, input] */ \
+    const int8_t *w_recurrent[4]; /**< recurrent-to-{i, f, c, o} [state, state] */ \
+    const bias_t *bias[4];     /**< {i, f, c, o} gate biases [state] */
+
 /**
  * int8 UNIDIRECTIONAL_SEQUENCE_LSTM with an int16 cell state, as TFLM's integer EvalLstm
  * (8-bit activations and weights, 32-bit biases; no peephole, projection or layer norm).
@@ -141,30 +168,7 @@ nnrt_status_t nnrt_lstm_f32(const nnrt_lstm_f32_params_t *params, const float *i
  * [batches, state_size] are variable tensors, updated in place.
  */
 typedef struct {
-    int32_t batches;
-    int32_t time_steps;
-    int32_t input_size;
-    int32_t state_size;
-    int32_t time_major;        /**< 1: input [time, batches, input] */
-    int32_t cell_activation;   /**< TFLite's enum: 4 TANH, 6 SIGMOID (the cell gate) */
-    int32_t input_zero_point;  /**< of x */
-    int32_t hidden_zero_point; /**< of the hidden state (the recurrent FC's input) */
-    int32_t input_mult[4];     /**< x * W_in -> Q3.12, per gate {i, f, c, o} */
-    int32_t input_shift[4];
-    int32_t recurrent_mult[4]; /**< h * W_rec -> Q3.12 */
-    int32_t recurrent_shift[4];
-    int32_t forget_mult;       /**< Q0.15 * cell -> cell (2^-15) */
-    int32_t forget_shift;
-    int32_t update_mult;       /**< Q0.15 * Q0.15 -> cell (2^-30 / cell scale) */
-    int32_t update_shift;
-    int32_t hidden_mult;       /**< Q0.15 * Q0.15 -> hidden (2^-30 / hidden scale) */
-    int32_t hidden_shift;
-    int32_t cell_clip;         /**< quantised, [0, 32767]; 0: no clip */
-    int32_t cell_tanh_multiplier; /**< tanh of the cell state: nnrt_sigmoid_s16_params_t */
-    int32_t cell_tanh_shift;
-    const int8_t *w_input[4];  /**< input-to-{input, forget, cell, output} [state, input] */
-    const int8_t *w_recurrent[4]; /**< recurrent-to-{i, f, c, o} [state, state] */
-    const int32_t *bias[4];    /**< {i, f, c, o} gate biases [state] */
+    NNRT_LSTM_INT_FIELDS(int32_t)
 } nnrt_lstm_s8_params_t;
 
 /** Scratch bytes of nnrt_lstm_s8: four buffers of batches x state int16 (TFLM's four). */
@@ -177,6 +181,24 @@ typedef struct {
 nnrt_status_t nnrt_lstm_s8(const nnrt_lstm_s8_params_t *params, const int8_t *input,
                            int8_t *hidden_state, int16_t *cell_state, int8_t *output,
                            void *scratch);
+
+/**
+ * int16 UNIDIRECTIONAL_SEQUENCE_LSTM, TFLM's 16x8 (EvalLstm<int16_t, int8_t, int16_t,
+ * int64_t>): as nnrt_lstm_s8 with int16 input, hidden state and output (the hidden
+ * clamped to int16), int64 biases, and each gate FC's sum in 64 bits rescaled with
+ * nnrt_multiply_by_quantized_multiplier_s64() (input and recurrent shifts in [-31, 7]).
+ * Same scratch as nnrt_lstm_s8 (NNRT_LSTM_S8_SCRATCH_BYTES).
+ */
+typedef struct {
+    NNRT_LSTM_INT_FIELDS(int64_t)
+} nnrt_lstm_s16_params_t;
+
+/**
+ * @return NNRT_OK, or NNRT_ERR_ARG for NULL pointers or inconsistent parameters.
+ */
+nnrt_status_t nnrt_lstm_s16(const nnrt_lstm_s16_params_t *params, const int16_t *input,
+                            int16_t *hidden_state, int16_t *cell_state, int16_t *output,
+                            void *scratch);
 
 #ifdef __cplusplus
 }
