@@ -6,21 +6,16 @@
  * mirrors the result (1 - s). The table is nnrt_sigmoid_table_u16.
  */
 #include "nnrt/kernels/activation.h"
+#include "../internal/sigmoid.h"
 
 nnrt_status_t nnrt_logistic_s16(const nnrt_sigmoid_s16_params_t *params,
                                 const int16_t *input, int16_t *output, int32_t size)
 {
-    if (params == NULL || input == NULL || output == NULL || size < 0
-        || params->input_multiplier < 1 || params->input_multiplier > 0xFFFF
-        || params->input_left_shift < 0 || params->input_left_shift > 31) {
+    if (NNRT_SIGMOID_S16_ARGS_BAD(params, input, output, size)) {
         return NNRT_ERR_ARG;
     }
-    const int32_t mult = params->input_multiplier;
-    const int32_t shift = params->input_left_shift;
-    const int32_t half = (shift > 0) ? (int32_t)1 << (shift - 1) : 0;
-
     for (int32_t i = 0; i < size; ++i) {
-        const int32_t x = ((int32_t)input[i] * mult + half) >> shift;
+        const int32_t x = nnrt_sigmoid_s16_rescale(params, input[i]);
         const uint32_t ax = (uint32_t)(x < 0 ? -x : x);
         const uint32_t k = ax >> 9;
         uint32_t r;

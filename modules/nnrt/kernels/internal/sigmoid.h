@@ -42,4 +42,20 @@
         return NNRT_OK;                                                                      \
     }
 
+/* The int16 LOGISTIC / TANH kernels' argument guard and input rescale (TFLM's
+ * reference_integer_ops Logistic / Tanh, int16): x' = (x * multiplier + round) >>
+ * left_shift, on which each kernel indexes the sigmoid table with its own step. */
+#define NNRT_SIGMOID_S16_ARGS_BAD(params, input, output, size)                               \
+    ((params) == NULL || (input) == NULL || (output) == NULL || (size) < 0                   \
+     || (params)->input_multiplier < 1 || (params)->input_multiplier > 0xFFFF                \
+     || (params)->input_left_shift < 0 || (params)->input_left_shift > 31)
+
+static inline int32_t nnrt_sigmoid_s16_rescale(const nnrt_sigmoid_s16_params_t *params,
+                                               int16_t x)
+{
+    const int32_t shift = params->input_left_shift;
+    const int32_t half = (shift > 0) ? (int32_t)1 << (shift - 1) : 0;
+    return ((int32_t)x * params->input_multiplier + half) >> shift;
+}
+
 #endif /* NNRT_KERNELS_INTERNAL_SIGMOID_H_ */
