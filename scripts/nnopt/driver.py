@@ -257,6 +257,8 @@ def report_json(compiled: Compiled) -> dict[str, Any]:
     d = pm.plan.to_json()
     d["ops"] = {str(op.index): op.opcode for op in pm.source.ops}
     d["allocator"] = compiled.request.allocator
+    if compiled.loaded.graph.expansions:  # build-time weight expansions and their ROM cost
+        d["expansions"] = [e.to_json() for e in compiled.loaded.graph.expansions]
     if is_onnx(compiled.loaded.data):
         d["layout"] = internal_layout(pm.graph)  # inside; the interface keeps ONNX's
     if compiled.dynamic is not None:

@@ -83,6 +83,7 @@ __all__ = [
 
 _TENSOR_TYPE: dict[str, int] = {
     "float32": tflite.TensorType.FLOAT32,
+    "float16": tflite.TensorType.FLOAT16,  # weights only (TF's float16 quantisation)
     "int32": tflite.TensorType.INT32,
     "uint8": tflite.TensorType.UINT8,
     "int64": tflite.TensorType.INT64,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,10 @@ from tflite.utils import BUILTIN_OPCODE2NAME
 
 from ..cdefs import DType
 from ..errors import ModelError, NnoptError, UnsupportedError
-from ..ir import Graph, NoOptions, Op, Quant, Tensor
+from ..ir import Expansion, Graph, NoOptions, Op, Quant, Tensor
 from ..ops import DEFINITIONS, supported_list
 from ..paths import shipped_models_dir
-from . import control_flow, validate, variables
+from . import control_flow, float16, mediapipe, validate, variables
 from .onnx import load_onnx_bytes, looks_like_onnx
 
 _TENSOR_TYPES: dict[int, DType] = {
@@ -138,6 +139,7 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
             hint=f"supported operators: {supported_list()}",
         )
     tensors, ops = main.tensors, main.ops
+    expansions = _expansions(main)
     if model.SubgraphsLength() > 1 or main.resources:
         # subgraph k > 0 runs only from an op of subgraph 0: IF is inlined, then
         # CALL_ONCE and the resource variables resolve into state
@@ -147,7 +149,12 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
         n = model.SubgraphsLength()
         tensors, ops = variables.resolve(control_flow.inline_control_flow(main, read, n, source),
                                          read, n, source)
-    return Graph(name, tuple(tensors), tuple(ops), main.inputs, main.outputs)
+    return Graph(name, tuple(tensors), tuple(ops), main.inputs, main.outputs,
+                 expansions=expansions)
+
+
+def _expansions(sub: variables.Subgraph) -> tuple[Expansion, ...]:
+    return tuple(e for e in (sub.expansion,) if e is not None)
 
 
 def _read_subgraph(model: Any, data: bytes, source: str, index: int,
@@ -159,6 +166,7 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int,
     where = "" if index == 0 else f"subgraph {index}: "
     tensors: list[Tensor] = []
     resources: set[int] = set()
+    widened: list[int] = []  # float16 constants, expanded (frontend.float16)
     for i in range(sg.TensorsLength()):
         t = sg.Tensors(i)
         tname = (t.Name() or b"").decode(errors="replace")
@@ -168,7 +176,8 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int,
             resources.add(i)
             tensors.append(Tensor(i, tname, shape, DType.INT32))
             continue
-        if t.Type() not in _TENSOR_TYPES:
+        half = t.Type() == tflite.TensorType.FLOAT16
+        if t.Type() not in _TENSOR_TYPES and not half:
             raise UnsupportedError(
                 f"{where}tensor {i} ({tname}) has type "
                 f"{_TENSOR_TYPE_NAMES.get(t.Type(), t.Type())}",
@@ -193,6 +202,13 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int,
                     raise ModelError(f"{source}: buffer of tensor {i} lies beyond end of file")
                 const = data[start:start + size]
         variable = bool(t.IsVariable())
+        if half:
+            if const is None or variable:
+                raise float16.refuse_activation(where, i, tname)
+            widened.append(i)
+            tensors.append(Tensor(i, tname, shape, DType.FLOAT32, None,
+                                  float16.widen(const)))
+            continue
         if variable:
             # State kept across invocations (SVDF, LSTM). TFLM allocates it in its
             # persistent region and sets it at allocation (ResetVariableTensors: the zero
@@ -209,6 +225,10 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int,
         definition = DEFINITIONS.get(opcode)
         ins = tuple(int(x) for x in op.InputsAsNumpy()) if op.InputsLength() else ()
         outs = tuple(int(x) for x in op.OutputsAsNumpy()) if op.OutputsLength() else ()
+        if opcode == f"CUSTOM({mediapipe.CUSTOM_CODE})":  # onto TRANSPOSE_CONV
+            raw = op.CustomOptionsAsNumpy().tobytes() if op.CustomOptionsLength() else b""
+            ops.append(mediapipe.lower(k, ins, outs, raw, tensors, where, source))
+            continue
         if definition is None:
             structural = variables.read_structural(opcode, op, k, index, source)
             if structural is not None:  # VAR_HANDLE, CALL_ONCE, IF, WHILE
@@ -222,5 +242,8 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int,
         ops.append(Op(k, opcode, ins, outs, options))
     inputs = tuple(int(x) for x in sg.InputsAsNumpy()) if sg.InputsLength() else ()
     outputs = tuple(int(x) for x in sg.OutputsAsNumpy()) if sg.OutputsLength() else ()
+    ops, expansion = float16.fold_dequantize(tensors, ops, widened, where, source)
+    if expansion is not None:
+        ops = [replace(op, index=k) for k, op in enumerate(ops)]
     return variables.Subgraph(index, tensors, ops, frozenset(resources), inputs, outputs,
-                              unknown)
+                              unknown, expansion)

@@ -32,6 +32,7 @@ import tflite
 from ..errors import UnsupportedError
 from ..ir import (
     CallOnceOptions,
+    Expansion,
     IfOptions,
     Op,
     OpOptions,
@@ -60,6 +61,7 @@ class Subgraph:
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     unknown: Mapping[str, list[int]] = field(default_factory=dict)
+    expansion: Expansion | None = None  # float16 weights widened (frontend.float16)
 
 
 def _string(raw: bytes | None) -> str:

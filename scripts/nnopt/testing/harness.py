@@ -52,6 +52,28 @@ def run_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> tuple[list[np.ndarra
     return outputs, tensors
 
 
+def run_litert(model: bytes, inputs: Sequence[np.ndarray], *, invocations: int = 1,
+               reference: bool = True) -> list[list[np.ndarray]]:
+    """The outputs of each of ``invocations`` runs of the full TFLite runtime
+    (``ai-edge-litert``, a test-only oracle for the models TFLM refuses: float16 weights,
+    MediaPipe's custom operator) on the same ``inputs``: with ``reference`` its
+    reference kernels (``BUILTIN_REF``: no delegate, no optimised kernel), else its
+    default (the XNNPACK delegate, the only one of LiteRT's that runs MediaPipe's
+    Convolution2DTransposeBias)."""
+    from ai_edge_litert import interpreter as litert
+
+    kind = litert.OpResolverType.BUILTIN_REF if reference else litert.OpResolverType.AUTO
+    it = litert.Interpreter(model_content=model, experimental_op_resolver_type=kind)
+    it.allocate_tensors()
+    out: list[list[np.ndarray]] = []
+    for _ in range(invocations):
+        for d, x in zip(it.get_input_details(), inputs, strict=True):
+            it.set_tensor(d["index"], np.asarray(x).reshape(d["shape"]))
+        it.invoke()
+        out.append([np.array(it.get_tensor(d["index"])) for d in it.get_output_details()])
+    return out
+
+
 def _as_array(graph: Graph, t: int, data: bytes) -> np.ndarray:
     tensor = graph.tensors[t]
     return np.frombuffer(data, dtype=NUMPY_DTYPE[tensor.dtype]).reshape(tensor.shape)
