@@ -82,19 +82,20 @@ def test_selfie_segmentation_within_tolerance_of_litert() -> None:
 W16 = np.array([[0.1, -2.5, 65504.0], [1e-7, 3.0, -0.333]], dtype=np.float16)
 
 
-def _float16_fc(reader: str = "DEQUANTIZE", activation: bool = False) -> bytes:
+def _float16_fc(direct: bool = False, activation: bool = False) -> bytes:
     """x [1,3] float32 -> FULLY_CONNECTED with float16 weights [2,3] and bias [2] (each
     a DEQUANTIZE of a FLOAT16 constant, as TF's float16 quantisation writes them); with
-    ``reader`` another op reads the float16 weights; ``activation``: the input is float16."""
+    ``direct`` the FC reads the float16 weights itself; ``activation``: the input is
+    float16."""
     b = ModelBuilder("float16")
     x = b.tensor((1, 3), "float16" if activation else "float32", name="x")
     w16 = b.const(W16, name="w16")
     b16 = b.const(np.array([0.5, -1.0], np.float16), name="b16")
     w, bias = b.tensor((2, 3), "float32", name="w"), b.tensor((2,), "float32", name="b")
-    b.op(reader, [w16], [w])
+    b.op("DEQUANTIZE", [w16], [w])
     b.op("DEQUANTIZE", [b16], [bias])
     y = b.tensor((1, 2), "float32", name="y")
-    b.op("FULLY_CONNECTED", [x, w, bias], [y])
+    b.op("FULLY_CONNECTED", [x, w16 if direct else w, bias], [y])
     return b.build([x], [y])
 
 
@@ -127,7 +128,7 @@ def test_optimize_reports_the_expansion_cost(tmp_path: Path,
 
 @pytest.mark.parametrize("kw, match", [
     ({"activation": True}, r"tensor 0 \(x\) is a FLOAT16 activation"),
-    ({"reader": "RELU"}, r"op 0 \(RELU\) reads float16 tensor 1 \(w16\)"),
+    ({"direct": True}, r"op 2 \(FULLY_CONNECTED\) reads float16 tensor 1 \(w16\)"),
 ])
 def test_float16_refused_by_name(kw: dict[str, object], match: str) -> None:
     with pytest.raises(UnsupportedError, match=match) as info:
@@ -188,3 +189,108 @@ def test_transpose_conv_bias_refused_by_name(kw: dict[str, object], match: str) 
     with pytest.raises(UnsupportedError, match=match) as info:
         load_model_bytes(_tconv_bias(**args))  # type: ignore[arg-type]
     assert info.value.hint and "TRANSPOSE_CONV" in info.value.hint
+
+
+# ----- dynamic shapes (--input-shape on a .tflite model) -----
+
+def mel_model(n: int | None) -> bytes:
+    """A mel front end like openWakeWord's (framing RESHAPE, a strided CONV_2D as the
+    STFT, power, a mel filterbank FC, log, and a MEAN over time): ``n=None`` dynamic,
+    stored at [1,1] with signature [-1,-1] as TF's converter writes it (every tensor
+    after it -1 in its time dimension); else static at input [1,n] (TFLM runs that)."""
+    rng = np.random.default_rng(24)
+    dyn = n is None
+    m = 1 if dyn else n
+    frames = max(1, (m - 8) // 4 + 1)
+    b = ModelBuilder("mel_like")
+
+    def t(shape: tuple[int, ...], sig: tuple[int, ...], name: str) -> int:
+        return b.tensor(shape, "float32", name=name, signature=sig if dyn else None)
+
+    x = t((1, m), (-1, -1), "input")
+    r = t((1, 1, m, 1), (-1, 1, -1, 1), "framed")
+    b.op("RESHAPE", [x, b.const(np.array([1, 1, -1, 1], np.int32))], [r])
+    w = b.const(rng.standard_normal((16, 1, 8, 1)).astype(np.float32) * 0.3)
+    bias = b.const(rng.standard_normal(16).astype(np.float32) * 0.1)
+    c = t((1, 1, frames, 16), (-1, 1, -1, 16), "stft")
+    b.op("CONV_2D", [r, w, bias], [c], {"padding": "VALID", "stride_h": 1, "stride_w": 4})
+    p = t((1, 1, frames, 16), (-1, 1, -1, 16), "power")
+    b.op("MUL", [c, c], [p])
+    mel = t((frames, 8), (-1, 8), "mel")
+    b.op("FULLY_CONNECTED", [p, b.const(np.abs(rng.standard_normal((8, 16))).astype(
+        np.float32)), -1], [mel])
+    e = t((frames, 8), (-1, 8), "eps")
+    b.op("ADD", [mel, b.const(np.full((1, 8), 1e-6, np.float32))], [e])
+    lg = t((frames, 8), (-1, 8), "log")
+    b.op("LOG", [e], [lg])
+    y = t((1, 1, frames, 8), (-1, 1, -1, 8), "output")
+    b.op("RESHAPE", [lg, b.const(np.array([1, 1, -1, 8], np.int32))], [y])
+    mean = t((1, 1, 1, 8), (-1, 1, 1, 8), "mean")
+    b.op("MEAN", [y, b.const(np.array([2], np.int32))], [mean], {"keep_dims": True})
+    return b.build([x], [y, mean])
+
+
+MEL = mel_model(None)
+
+
+def test_dynamic_model_takes_its_shapes_from_input_shape() -> None:
+    g = load_model_bytes(MEL, input_shapes={"input": (1, 1280)})
+    static = load_model_bytes(mel_model(1280))
+    assert [t.shape for t in g.tensors] == [t.shape for t in static.tensors]
+    assert [g.tensors[t].shape for t in g.outputs] == [(1, 1, 319, 8), (1, 1, 1, 8)]
+
+
+def test_dynamic_model_runs_as_tflm_runs_its_static_twin() -> None:
+    """Bit-exact with TFLM on the same network stored at [1,1280], within float32
+    rounding of LiteRT's reference kernels on the dynamic file resized."""
+    from nnopt.planner import plan_model
+    from nnopt.runner import run_planned
+    from nnopt.testing.harness import run_tflm
+
+    x = np.random.default_rng(5).standard_normal((1, 1280)).astype(np.float32)
+    pm = plan_model(load_model_bytes(MEL, input_shapes={"input": (1, 1280)}))
+    res = run_planned(pm, [x.tobytes()], target="host")
+    got = [np.frombuffer(d, np.float32) for d in res.outputs]
+    tflm, _ = run_tflm(mel_model(1280), [x])
+    for a, b in zip(got, tflm, strict=True):
+        np.testing.assert_array_equal(a, b.reshape(-1))
+    for a, b in zip(got, run_litert(MEL, [x])[0], strict=True):
+        assert b.shape in ((1, 1, 319, 8), (1, 1, 1, 8))
+        np.testing.assert_allclose(a, b.reshape(-1), rtol=1e-5, atol=1e-6)
+
+
+def test_optimize_takes_input_shape_for_tflite(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "mel.tflite"
+    model.write_bytes(MEL)
+    assert main(["optimize", str(model), "--table", "none"]) == 1
+    err = capsys.readouterr().err
+    assert "graph input 0 (input) has a dynamic shape (stored [1, 1], signature " \
+           "[-1, -1])" in err and "--input-shape input=" in err
+    assert main(["optimize", str(model), "--table", "none", "--input-shape",
+                 "input=1,1280"]) == 0
+
+
+def _space_to_depth_dynamic() -> bytes:
+    b = ModelBuilder("s2d")
+    x = b.tensor((1, 2, 2, 1), "float32", name="x", signature=(1, -1, -1, 1))
+    y = b.tensor((1, 1, 1, 4), "float32", name="y", signature=(1, -1, -1, 4))
+    b.op("SPACE_TO_DEPTH", [x], [y], {"block_size": 2})
+    return b.build([x], [y])
+
+
+@pytest.mark.parametrize("model, shapes, match", [
+    (MEL, {"input": (1, 4)}, r"op 1 \(CONV_2D\): at the --input-shape sizes extent 4 is "
+     "smaller than the window 8"),
+    (MEL, {"input": (1, 2, 640)}, r"shape \[1, 2, 640\] does not fit tensor 0"),
+    (MEL, {"audio": (1, 1280)}, "the model has no input of that name"),
+    (_space_to_depth_dynamic(), {"x": (1, 4, 4, 1)},
+     r"op 0 \(SPACE_TO_DEPTH\): nnopt cannot infer its output shape"),
+], ids=["too-short", "rank", "name", "no-shape-function"])
+def test_dynamic_shapes_refused_by_name(model: bytes, shapes: dict[str, tuple[int, ...]],
+                                        match: str) -> None:
+    from nnopt.errors import NnoptError
+
+    with pytest.raises(NnoptError, match=match) as info:
+        load_model_bytes(model, input_shapes=shapes)
+    assert info.value.hint

@@ -81,7 +81,7 @@ class CompileRequest:
     emit: tuple[str, ...] = ()  # EMIT_KINDS to write into out_dir; () = ("c",)
     report_path: Path | None = None  # the JSON report (also into out_dir)
     plot_path: Path | None = None  # the memory picture (also into out_dir)
-    # ONNX models: fixed sizes of dynamic input dimensions (--input-shape NAME=D1,...)
+    # fixed sizes of dynamic input dimensions (--input-shape NAME=D1,...): ONNX, .tflite
     input_shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 

@@ -276,6 +276,7 @@ class _TensorSpec:
     axis: int
     data: bytes | None
     variable: bool = False
+    signature: tuple[int, ...] | None = None  # shape_signature (-1: a dynamic dimension)
 
 
 @dataclass(frozen=True)
@@ -311,10 +312,13 @@ class ModelBuilder:
     def tensor(self, shape: Sequence[int], dtype: Any, *, name: str | None = None,
                scale: float | Sequence[float] | np.ndarray | None = None,
                zero_point: int | Sequence[int] | None = None, axis: int = 0,
-               data: np.ndarray | None = None, variable: bool = False) -> int:
+               data: np.ndarray | None = None, variable: bool = False,
+               signature: Sequence[int] | None = None) -> int:
         """Add a tensor; returns its index. ``data`` makes it a constant; ``variable``
         marks it ``is_variable`` (state an op such as SVDF updates in place, kept across
-        invocations; no buffer data, as TFLM's converter writes it).
+        invocations; no buffer data, as TFLM's converter writes it); ``signature`` is
+        its ``shape_signature`` (-1 marks a dynamic dimension, as TF's converter writes
+        it for a model exported with unknown sizes; ``shape`` is then the stored one).
 
         Quantisation: ``scale`` (one value or one per channel along ``axis``) and
         ``zero_point`` (default 0, broadcast to the number of scales).
@@ -345,8 +349,11 @@ class ModelBuilder:
                 raise ValueError(f"data of shape {arr.shape} for a tensor of shape {shp}")
             raw = np.ascontiguousarray(arr, dtype=np.dtype(dt).newbyteorder("<")).tobytes()
         index = len(self._tensors)
+        sig = None if signature is None else tuple(int(d) for d in signature)
+        if sig is not None and len(sig) != len(shp):
+            raise ValueError(f"signature {sig} for a tensor of shape {shp}")
         self._tensors.append(_TensorSpec(shp, dt, name or f"t{index}", scales, zps, axis, raw,
-                                         variable))
+                                         variable, sig))
         return index
 
     def const(self, array: np.ndarray, *, dtype: Any = None, name: str | None = None,
@@ -533,9 +540,13 @@ class ModelBuilder:
             tflite.QuantizationParametersAddQuantizedDimension(b, spec.axis)
             quant = tflite.QuantizationParametersEnd(b)
         shape = _int32_vector(b, tflite.TensorStartShapeVector, spec.shape)
+        sig = (None if spec.signature is None else
+               _int32_vector(b, tflite.TensorStartShapeSignatureVector, spec.signature))
         name = b.CreateString(spec.name)
         tflite.TensorStart(b)
         tflite.TensorAddShape(b, shape)
+        if sig is not None:
+            tflite.TensorAddShapeSignature(b, sig)
         tflite.TensorAddType(b, _TENSOR_TYPE[spec.dtype])
         tflite.TensorAddBuffer(b, buffer)
         tflite.TensorAddName(b, name)

@@ -10,8 +10,11 @@ to float32 (every float16 is a float32), become the DEQUANTIZE output's constant
 the op goes. The file's float16 copy is read by nothing after that and is not emitted;
 the ROM cost is the float32 bytes less the float16 bytes (:class:`Expansion`).
 
-Refused by name: a FLOAT16 tensor that is not a constant (float16 activations), and a
-float16 constant read by any op other than one DEQUANTIZE to FLOAT32.
+An op reading a float16 constant is that conversion when it is element-wise unary
+(its definition's trait) and writes one FLOAT32 tensor of as many elements: DEQUANTIZE
+(or CAST) in TFLite, whose other float16 readers keep float16 outputs. Refused by name:
+a FLOAT16 tensor that is not a constant (float16 activations), and a float16 constant
+read by any other op.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ import numpy as np
 from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import Expansion, Op, Tensor
+from ..ops import DEFINITIONS
 
-_DEQUANTIZE = "DEQUANTIZE"  # the one operator a TFLite file feeds float16 weights to
 KIND = "float16"  # Expansion.kind
 
 
@@ -44,9 +47,9 @@ def refuse_activation(where: str, index: int, name: str) -> UnsupportedError:
 
 def fold_dequantize(tensors: list[Tensor], ops: Sequence[Op], widened: Sequence[int],
                     where: str, source: str) -> tuple[list[Op], Expansion | None]:
-    """``ops`` without the DEQUANTIZE of each widened float16 constant (``widened``: their
-    tensor indices, already FLOAT32 with widened data), whose output becomes that
-    constant; ``tensors`` updated in place. The Expansion says what it cost."""
+    """``ops`` without the conversion (DEQUANTIZE) of each widened float16 constant
+    (``widened``: their tensor indices, already FLOAT32 with widened data), whose output
+    becomes that constant; ``tensors`` updated in place. The Expansion says what it cost."""
     if not widened:
         return list(ops), None
     half = set(widened)
@@ -60,7 +63,9 @@ def fold_dequantize(tensors: list[Tensor], ops: Sequence[Op], widened: Sequence[
     for t in widened:
         w = tensors[t]
         for op in readers[t]:
-            ok = (op.opcode == _DEQUANTIZE and op.inputs == (t,) and len(op.outputs) == 1
+            d = DEFINITIONS.get(op.opcode)
+            ok = (d is not None and d.elementwise == "unary" and op.inputs == (t,)
+                  and len(op.outputs) == 1
                   and tensors[op.outputs[0]].dtype == DType.FLOAT32
                   and tensors[op.outputs[0]].num_elements == w.num_elements)
             if not ok:

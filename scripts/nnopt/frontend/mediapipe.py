@@ -27,13 +27,13 @@ import numpy as np
 from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import Op, Tensor, TransposeConvOptions
+from ..ops import DEFINITIONS
 
 CUSTOM_CODE = "Convolution2DTransposeBias"
-_TRANSPOSE_CONV = "TRANSPOSE_CONV"  # the builtin it becomes
 _PADDING = {1: "SAME", 2: "VALID"}  # TfLitePadding
 _HINT = ("nnopt lowers MediaPipe's Convolution2DTransposeBias (float32, input "
-         "[N,H,W,IC], weights [OC,KH,KW,IC], bias [OC], SAME or VALID padding) onto "
-         "TRANSPOSE_CONV")
+         "[N,H,W,IC], weights [OC,KH,KW,IC], bias [OC], SAME or VALID padding) onto the "
+         "TRANSPOSE_CONV kernel")
 
 
 def lower(k: int, inputs: Sequence[int], outputs: Sequence[int], custom_options: bytes,
@@ -76,5 +76,7 @@ def lower(k: int, inputs: Sequence[int], outputs: Sequence[int], custom_options:
     shape = len(tensors)
     tensors.append(Tensor(shape, f"{y.name}/output_shape", (4,), DType.INT32,
                           data=np.asarray(want, dtype="<i4").tobytes()))
-    return Op(k, _TRANSPOSE_CONV, (shape, w.index, x.index, b.index), (y.index,),
+    # the builtin it becomes: the definition lowered by lowering/transpose_conv.py
+    tconv = next(d.opcode for d in DEFINITIONS.values() if d.lowering == "transpose_conv")
+    return Op(k, tconv, (shape, w.index, x.index, b.index), (y.index,),
               TransposeConvOptions(_PADDING[padding], stride_h, stride_w))

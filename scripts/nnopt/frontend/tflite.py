@@ -23,7 +23,7 @@ from ..errors import ModelError, NnoptError, UnsupportedError
 from ..ir import Expansion, Graph, NoOptions, Op, Quant, Tensor
 from ..ops import DEFINITIONS, supported_list
 from ..paths import shipped_models_dir
-from . import control_flow, float16, mediapipe, validate, variables
+from . import control_flow, float16, mediapipe, shapes, validate, variables
 from .onnx import load_onnx_bytes, looks_like_onnx
 
 _TENSOR_TYPES: dict[int, DType] = {
@@ -49,7 +49,8 @@ def load_model(path: str | Path,
                unsupported: str = "refuse") -> Graph:
     """Read a model file (.tflite, or ONNX recognised by content) into a verified Graph.
 
-    ``input_shapes`` fixes dynamic ONNX input dimensions (``--input-shape``).
+    ``input_shapes`` fixes dynamic input dimensions (``--input-shape``): ONNX's, and a
+    .tflite model's shape signature (the shapes then propagate: :mod:`.shapes`).
 
     ``unsupported="plan"`` (library use only, for planning studies such as
     benchmarks/bench_planner.py; TFLite files): an operator without an nnopt definition
@@ -92,12 +93,10 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
             hint="pass a .tflite flatbuffer (e.g. from tf.lite.TFLiteConverter) or an ONNX "
             "file (e.g. from torch.onnx.export)",
         )
-    if input_shapes:
-        raise NnoptError("--input-shape applies to ONNX models only",
-                         hint="a .tflite model has fixed input shapes")
     try:
         validate.check_flatbuffer(data, source)
-        graph = _parse(data, name, source, generic=unsupported == "plan")
+        graph = _parse(data, name, source, generic=unsupported == "plan",
+                       input_shapes=input_shapes or {})
     except NnoptError:
         raise
     except Exception as err:  # the flatbuffer reader fails in many ways on corrupt input
@@ -125,11 +124,18 @@ def _opcode_name(model: Any, op: Any) -> str:
     return str(BUILTIN_OPCODE2NAME.get(code, f"BUILTIN_{code}"))
 
 
-def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
+def _parse(data: bytes, name: str, source: str, generic: bool = False,
+           input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
     model = tflite.Model.GetRootAsModel(data, 0)
     if model.SubgraphsLength() < 1:
         raise ModelError(f"{source} has no subgraph")
-    main = _read_subgraph(model, data, source, 0, generic)
+    signatures: dict[int, tuple[int, ...]] = {}
+    main = _read_subgraph(model, data, source, 0, generic, signatures)
+    if input_shapes:  # the graph at the shapes of this run (frontend.shapes)
+        shapes.resolve(main.tensors, main.ops, main.inputs, signatures, input_shapes,
+                       source)
+    else:
+        shapes.check_static(main.tensors, main.inputs, signatures, source)
     if main.unknown:
         listing = "; ".join(f"{name} (op {', '.join(map(str, idx[:5]))}"
                             f"{', …' if len(idx) > 5 else ''})"
@@ -157,11 +163,13 @@ def _expansions(sub: variables.Subgraph) -> tuple[Expansion, ...]:
     return tuple(e for e in (sub.expansion,) if e is not None)
 
 
-def _read_subgraph(model: Any, data: bytes, source: str, index: int,
-                   generic: bool) -> variables.Subgraph:
+def _read_subgraph(model: Any, data: bytes, source: str, index: int, generic: bool,
+                   signatures: dict[int, tuple[int, ...]] | None = None
+                   ) -> variables.Subgraph:
     """Subgraph ``index`` as read: tensors (a resource handle as a placeholder), ops with
     their options, and the operators without a definition (generic ops with ``generic``,
-    else listed in ``unknown``)."""
+    else listed in ``unknown``). The shape signatures with a dynamic (-1) dimension go
+    into ``signatures`` (subgraph 0: frontend.shapes); other subgraphs refuse them."""
     sg = model.Subgraphs(index)
     where = "" if index == 0 else f"subgraph {index}: "
     tensors: list[Tensor] = []
@@ -183,9 +191,16 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int,
                 f"{_TENSOR_TYPE_NAMES.get(t.Type(), t.Type())}",
                 hint="supported types: " + ", ".join(d.name for d in _TENSOR_TYPES.values()),
             )
-        if t.ShapeSignatureLength() and any(int(d) < 0 for d in t.ShapeSignatureAsNumpy()[1:]):
-            raise UnsupportedError(f"{where}tensor {i} ({tname}) has a dynamic shape",
-                                   hint="export the model with fixed input shapes")
+        sig = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() \
+            else ()
+        if any(d < 0 for d in sig):
+            if signatures is not None:
+                signatures[i] = sig
+            elif any(d < 0 for d in sig[1:]):
+                raise UnsupportedError(f"{where}tensor {i} ({tname}) has a dynamic shape",
+                                       hint="nnopt fixes dynamic shapes in subgraph 0 "
+                                       "only (--input-shape); export the model with fixed "
+                                       "shapes")
         q = t.Quantization()
         quant = None
         if q is not None and q.ScaleLength() > 0:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..arith import ACTIVATION_NAMES, Axis
 from ..ir import Graph, NoOptions, Op, OpOptions
+from .shapes import ShapeFn
 
 Reader = Callable[[Any], OpOptions]
 
@@ -118,6 +119,10 @@ class OpDef:
     # activation as TFLM computes them (numpy broadcasting, wrap-around), at compile time
     # (nnopt.frontend.control_flow counts a WHILE's iterations with it); None: not foldable
     fold: Callable[..., Any] | None = None
+    # the output shapes from the input shapes (nnopt.ops.shapes: TFLite's Prepare), for
+    # a .tflite model run at another input shape than stored (nnopt.frontend.shapes);
+    # None: element-wise ops get theirs from ``elementwise``, others cannot be reshaped
+    infer_shape: ShapeFn | None = None
 
 
 # ----- reading TFLite option tables -----

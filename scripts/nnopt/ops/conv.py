@@ -11,6 +11,7 @@ import tflite
 
 from ..arith import out_size_and_padding, window_axis
 from ..ir import ConvOptions, Graph, Op, OpOptions, TransposeConvOptions
+from . import shapes
 from .base import PADDING, WINDOW, OpDef, Spatial, Weights, activation, table
 
 
@@ -115,11 +116,11 @@ DEFINITIONS = (
     OpDef("CONV_2D", "CONV", "conv", _read_conv, window="conv", absorbs_max_pool=True,
           pad_consumer="zero_point", cost="gemm",
           weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True),
-          spatial=spatial, macs=macs),
+          spatial=spatial, macs=macs, infer_shape=shapes.conv),
     OpDef("DEPTHWISE_CONV_2D", "DWCONV", "conv", _read_depthwise, window="depthwise",
           absorbs_max_pool=True, pad_consumer="zero_point", cost="depthwise",
           weights=Weights(axis=-1, channel_ranges=False, contiguous_slice=False),
-          spatial=spatial, macs=macs),
+          spatial=spatial, macs=macs, infer_shape=shapes.depthwise),
     # inputs: output shape, filter [OC,KH,KW,IC], input, optional bias. Its weights
     # are input 1 like a conv's, but the kernel computes every output channel of a
     # pixel in one pass, so swap keeps them whole in internal flash (weights=None);

@@ -9,6 +9,7 @@ import tflite
 
 from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, OpOptions
+from . import shapes
 from .base import OpDef, Weights, activation, table
 
 
@@ -33,5 +34,6 @@ def macs(graph: Graph, op: Op) -> int:
 
 DEFINITIONS = (
     OpDef("FULLY_CONNECTED", "FC", "fc", _read, cost="fc",
-          weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), macs=macs),
+          weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), macs=macs,
+          infer_shape=shapes.fully_connected),
 )

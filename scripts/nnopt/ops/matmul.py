@@ -7,6 +7,7 @@ from typing import Any
 import tflite
 
 from ..ir import BatchMatMulOptions, Graph, Op, OpOptions
+from . import shapes
 from .base import OpDef, table
 
 
@@ -30,5 +31,6 @@ def macs(graph: Graph, op: Op) -> int:
 
 
 DEFINITIONS = (
-    OpDef("BATCH_MATMUL", "BMM", "matmul", _read, cost="fc", macs=macs, blob=False),
+    OpDef("BATCH_MATMUL", "BMM", "matmul", _read, cost="fc", macs=macs, blob=False,
+          infer_shape=shapes.batch_matmul),
 )

@@ -10,6 +10,7 @@ import tflite
 
 from ..arith import window_axis
 from ..ir import Graph, Op, OpOptions, PoolOptions, ReducerOptions
+from . import shapes
 from .base import PADDING, WINDOW, OpDef, Spatial, activation, table
 
 
@@ -41,11 +42,13 @@ def spatial(graph: Graph, op: Op) -> Spatial | None:
 
 DEFINITIONS = (
     OpDef("MAX_POOL_2D", "MAXPOOL", "pool", _read_pool, window="pool",
-          pad_consumer="below_floor", cost="window_taps", spatial=spatial),
+          pad_consumer="below_floor", cost="window_taps", spatial=spatial,
+          infer_shape=shapes.pool),
     OpDef("AVERAGE_POOL_2D", "AVGPOOL", "pool", _read_pool, window="pool",
-          cost="window_taps", spatial=spatial),
+          cost="window_taps", spatial=spatial, infer_shape=shapes.pool),
     # float32 only (TFLM's one kernel); run whole (no window trait: no views, tiles
     # or row-by-row overlap), not carried by the model blob
     OpDef("L2_POOL_2D", "L2POOL", "pool", _read_pool, cost="window_taps", blob=False),
-    OpDef("MEAN", "MEAN", "pool", read_reducer, cost="reduce_taps"),
+    OpDef("MEAN", "MEAN", "pool", read_reducer, cost="reduce_taps",
+          infer_shape=shapes.reduce),
 )

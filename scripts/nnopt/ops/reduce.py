@@ -10,6 +10,7 @@ from typing import Any
 import tflite
 
 from ..ir import CumsumOptions, OpOptions
+from . import shapes
 from .base import OpDef, table
 from .pool import read_reducer
 
@@ -21,9 +22,12 @@ def _read_cumsum(op: Any) -> OpOptions:
 
 
 DEFINITIONS = (
-    OpDef("REDUCE_MAX", "RMAX", "reduce", read_reducer, cost="reduce_taps", blob=False),
-    OpDef("REDUCE_MIN", "RMIN", "reduce", read_reducer, cost="reduce_taps", blob=False),
-    OpDef("SUM", "SUM", "reduce", read_reducer, cost="reduce_taps", blob=False),
+    OpDef("REDUCE_MAX", "RMAX", "reduce", read_reducer, cost="reduce_taps", blob=False,
+          infer_shape=shapes.reduce),
+    OpDef("REDUCE_MIN", "RMIN", "reduce", read_reducer, cost="reduce_taps", blob=False,
+          infer_shape=shapes.reduce),
+    OpDef("SUM", "SUM", "reduce", read_reducer, cost="reduce_taps", blob=False,
+          infer_shape=shapes.reduce),
     OpDef("ARG_MAX", "ARGMAX", "reduce", cost="reduce_taps", blob=False),
     OpDef("ARG_MIN", "ARGMIN", "reduce", cost="reduce_taps", blob=False),
     OpDef("CUMSUM", "CUMSUM", "reduce", _read_cumsum, blob=False),

@@ -19,6 +19,7 @@ from ..ir import (
     SqueezeOptions,
     StridedSliceOptions,
 )
+from . import shapes
 from .base import POINT, OpDef, OutputViews, Spatial, activation, table
 
 
@@ -79,14 +80,16 @@ def _same_values(x: np.ndarray, *shape: np.ndarray) -> np.ndarray:
 
 
 DEFINITIONS = (
-    OpDef("RESHAPE", "RESHAPE", "shape", alias=True, fold=_same_values),
-    OpDef("SQUEEZE", "SQUEEZE", "shape", _read_squeeze, alias=True),
-    OpDef("EXPAND_DIMS", "EXPAND", "shape", alias=True),
-    OpDef("PAD", "PAD", "shape", pad=True),
-    OpDef("PADV2", "PADV2", "shape", pad=True),
-    OpDef("TRANSPOSE", "TRANSPOSE", "shape", transpose=True),
+    OpDef("RESHAPE", "RESHAPE", "shape", alias=True, fold=_same_values,
+          infer_shape=shapes.reshape),
+    OpDef("SQUEEZE", "SQUEEZE", "shape", _read_squeeze, alias=True,
+          infer_shape=shapes.squeeze),
+    OpDef("EXPAND_DIMS", "EXPAND", "shape", alias=True, infer_shape=shapes.expand_dims),
+    OpDef("PAD", "PAD", "shape", pad=True, infer_shape=shapes.pad),
+    OpDef("PADV2", "PADV2", "shape", pad=True, infer_shape=shapes.pad),
+    OpDef("TRANSPOSE", "TRANSPOSE", "shape", transpose=True, infer_shape=shapes.transpose),
     OpDef("SLICE", "SLICE", "shape", output_views=slice_views),
     OpDef("STRIDED_SLICE", "SSLICE", "shape", _read_strided_slice, output_views=slice_views),
     OpDef("CONCATENATION", "CONCAT", "shape", _read_concat, concat=True,
-          spatial=concat_spatial),
+          spatial=concat_spatial, infer_shape=shapes.concatenation),
 )

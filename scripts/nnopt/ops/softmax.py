@@ -7,6 +7,7 @@ from typing import Any
 import tflite
 
 from ..ir import OpOptions, SoftmaxOptions
+from . import shapes
 from .base import OpDef, table
 
 
@@ -15,4 +16,4 @@ def _read(op: Any) -> OpOptions:
     return SoftmaxOptions(float(o.Beta()) if o is not None else 1.0)
 
 
-DEFINITIONS = (OpDef("SOFTMAX", "SOFTMAX", "softmax", _read),)
+DEFINITIONS = (OpDef("SOFTMAX", "SOFTMAX", "softmax", _read, infer_shape=shapes.same),)

@@ -59,16 +59,20 @@ def run_litert(model: bytes, inputs: Sequence[np.ndarray], *, invocations: int =
     MediaPipe's custom operator) on the same ``inputs``: with ``reference`` its
     reference kernels (``BUILTIN_REF``: no delegate, no optimised kernel), else its
     default (the XNNPACK delegate, the only one of LiteRT's that runs MediaPipe's
-    Convolution2DTransposeBias)."""
+    Convolution2DTransposeBias). An input of another shape than stored resizes it
+    (a dynamic model run at ``--input-shape``)."""
     from ai_edge_litert import interpreter as litert
 
     kind = litert.OpResolverType.BUILTIN_REF if reference else litert.OpResolverType.AUTO
     it = litert.Interpreter(model_content=model, experimental_op_resolver_type=kind)
+    for d, x in zip(it.get_input_details(), inputs, strict=True):
+        if tuple(d["shape"]) != np.shape(x):  # a dynamic input run at another size
+            it.resize_tensor_input(d["index"], list(np.shape(x)))
     it.allocate_tensors()
     out: list[list[np.ndarray]] = []
     for _ in range(invocations):
         for d, x in zip(it.get_input_details(), inputs, strict=True):
-            it.set_tensor(d["index"], np.asarray(x).reshape(d["shape"]))
+            it.set_tensor(d["index"], np.asarray(x))
         it.invoke()
         out.append([np.array(it.get_tensor(d["index"])) for d in it.get_output_details()])
     return out
