@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -294,3 +295,97 @@ def test_dynamic_shapes_refused_by_name(model: bytes, shapes: dict[str, tuple[in
     with pytest.raises(NnoptError, match=match) as info:
         load_model_bytes(model, input_shapes=shapes)
     assert info.value.hint
+
+
+# ----- DENSIFY (sparse weights) -----
+
+def _sparse_fc(dense: np.ndarray, half: bool = False, **fmt: Any) -> bytes:
+    """x [2, IN] -> FULLY_CONNECTED whose weights [OUT, IN] are DENSIFY of ``dense`` in
+    the sparse format ``fmt`` (support.sparse.encode); ``half``: stored float16, then
+    DEQUANTIZE (MediaPipe's full-range detector's chain)."""
+    from support.sparse import encode
+
+    dt = "float16" if half else "float32"
+    values, sp = encode(dense.astype(dt), **fmt)
+    b = ModelBuilder("densify")
+    x = b.tensor((2, dense.shape[1]), "float32", name="x")
+    ws = b.tensor(dense.shape, dt, name="w_sparse", data=values, sparsity=sp)
+    w = b.tensor(dense.shape, dt, name="w_dense")
+    b.op("DENSIFY", [ws], [w])
+    if half:
+        w32 = b.tensor(dense.shape, "float32", name="w")
+        b.op("DEQUANTIZE", [w], [w32])
+        w = w32
+    y = b.tensor((2, dense.shape[0]), "float32", name="y")
+    b.op("FULLY_CONNECTED", [x, w, -1], [y])
+    return b.build([x], [y])
+
+
+def _sparse_weights(shape: tuple[int, ...], seed: int, block: int = 1) -> np.ndarray:
+    """Random weights with about 60 % zeros (in blocks of ``block`` along axis 1)."""
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal(shape).astype(np.float32)
+    keep = rng.random((shape[0], shape[1] // block)) < 0.4
+    keep[0] = False  # an empty row: a segment with no entry
+    return w * np.repeat(keep, block, axis=1)
+
+
+DENSIFY_CASES = {
+    "csr": ({}, dict(traversal_order=(0, 1), sparse_levels=(1,))),
+    "csc-uint16": ({}, dict(traversal_order=(1, 0), sparse_levels=(1,),
+                            index_type="uint16")),
+    "both-sparse-uint8": ({}, dict(traversal_order=(0, 1), sparse_levels=(0, 1),
+                                   index_type="uint8")),
+    "block4": ({"block": 4}, dict(traversal_order=(0, 1, 2), block_map=(1,),
+                                  block_sizes=(4,), sparse_levels=(1,))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DENSIFY_CASES))
+@pytest.mark.parametrize("half", [False, True], ids=["float32", "float16"])
+def test_densify_matches_litert(case: str, half: bool) -> None:
+    wkw, fmt = DENSIFY_CASES[case]
+    dense = _sparse_weights((6, 16), 3, **wkw)
+    data = _sparse_fc(dense, half, **fmt)
+    g = load_model_bytes(data)
+    (op,) = g.ops
+    w = g.tensors[op.inputs[1]]
+    want_w = dense.astype(np.float16).astype(np.float32) if half else dense
+    np.testing.assert_array_equal(w.array(), want_w)
+    kinds = {e.kind: e for e in g.expansions}
+    assert kinds["densify"].tensors == 1
+    assert kinds["densify"].rom_bytes == dense.size * (2 if half else 4)
+    x = np.random.default_rng(4).standard_normal((2, 16)).astype(np.float32)
+    (got,), _ = run_nnopt(data, [x])
+    (want,) = run_litert(data, [x])[0]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_densify_refuses_corrupt_metadata() -> None:
+    from nnopt.errors import ModelError
+    from nnopt.tflite_builder import SparseLevel, Sparsity
+
+    dense = _sparse_weights((6, 16), 3)
+    b = ModelBuilder("bad")
+    x = b.tensor((2, 16), "float32", name="x")
+    sp = Sparsity((0, 1), (), (SparseLevel(6), SparseLevel(0, (0, 2, 40, 40, 40, 40, 40),
+                                                            (1, 3), "int32")))
+    ws = b.tensor(dense.shape, "float32", name="w_sparse", data=np.ones(2, np.float32),
+                  sparsity=sp)
+    w = b.tensor(dense.shape, "float32", name="w")
+    b.op("DENSIFY", [ws], [w])
+    y = b.tensor((2, 6), "float32", name="y")
+    b.op("FULLY_CONNECTED", [x, w, -1], [y])
+    with pytest.raises(ModelError, match=r"tensor 1 \(w_sparse\): sparsity parameters "
+                       r"level 1 \(SPARSE_CSR\) has segments out of range"):
+        load_model_bytes(b.build([x], [y]))
+
+
+def test_densify_of_run_time_data_is_refused() -> None:
+    b = ModelBuilder("densify_activation")
+    x = b.tensor((2, 3), "float32", name="x")
+    y = b.tensor((2, 3), "float32", name="y")
+    b.op("DENSIFY", [x], [y])
+    with pytest.raises(UnsupportedError, match=r"op 0 \(DENSIFY\) does not read one "
+                       "sparse constant"):
+        load_model_bytes(b.build([x], [y]))

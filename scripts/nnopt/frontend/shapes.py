@@ -5,13 +5,15 @@ converter traced (openWakeWord's mel front end: input [1,1]) and marks the dynam
 -1 in ``shape_signature`` ([-1,-1]); the full TFLite runtime resizes the input and
 re-runs each kernel's Prepare. Here the graph inputs named by ``--input-shape`` take
 their shapes (rank and the signature's fixed dimensions must agree), and every op, in
-file order, whose input shapes changed gets its output shapes from its definition
-(:mod:`nnopt.ops.shapes`: the element-wise trait, or ``OpDef.infer_shape``); constant
+file order, whose input shapes changed or whose outputs are dynamic beyond the batch
+dimension (the stored size of a -1 dimension is the converter's placeholder) gets its
+output shapes from its definition (:mod:`nnopt.ops.shapes`: the element-wise trait, or
+``OpDef.infer_shape``); constant
 operands (a RESHAPE's new shape, a MEAN's axes) are read as they are.
 
-Without ``--input-shape`` a graph input dynamic beyond its batch dimension is refused,
-naming it with its stored shape and signature; the batch dimension keeps its stored
-size, as before. Refused by name: an unknown input name, a rank or fixed dimension that
+A graph input dynamic beyond its batch dimension needs ``--input-shape`` (refused
+without, naming it with its stored shape and signature); the batch dimension keeps its
+stored size unless given. Refused by name: an unknown input name, a rank or fixed dimension that
 disagrees, an op whose output shape nnopt cannot infer or whose inputs do not fit
 (its definition's reason), an output that would contradict its signature.
 """
@@ -39,18 +41,6 @@ def _example(tensors: list[Tensor], inputs: tuple[int, ...],
     return "; ".join(parts) or "--input-shape input=1,1280"
 
 
-def check_static(tensors: list[Tensor], inputs: tuple[int, ...],
-                 signatures: Mapping[int, Shape], source: str) -> None:
-    """Without --input-shape: refuse a tensor dynamic beyond its batch dimension."""
-    for t, sig in signatures.items():
-        if any(d < 0 for d in sig[1:]):
-            what = "graph input" if t in inputs else "tensor"
-            raise UnsupportedError(
-                f"{source}: {what} {t} ({tensors[t].name}) has a dynamic shape (stored "
-                f"{list(tensors[t].shape)}, signature {list(sig)})",
-                hint=_HINT.format(example=_example(tensors, inputs, signatures)))
-
-
 def resolve(tensors: list[Tensor], ops: list[Op], inputs: tuple[int, ...],
             signatures: Mapping[int, Shape], input_shapes: Mapping[str, Shape],
             source: str) -> None:
@@ -68,16 +58,17 @@ def resolve(tensors: list[Tensor], ops: list[Op], inputs: tuple[int, ...],
         if shape != tensors[t].shape:
             tensors[t] = replace(tensors[t], shape=shape)
             changed.add(t)
-    missing = [t for t in inputs if t in signatures and t not in changed
-               and any(d < 0 for d in signatures[t][1:])
+    missing = [t for t in inputs if _dynamic(signatures.get(t, ()))
                and tensors[t].name not in input_shapes]
     if missing:
         t = missing[0]
-        raise NnoptError(f"{source}: graph input {t} ({tensors[t].name}) has a dynamic "
-                         f"shape (signature {list(signatures[t])}) and no --input-shape",
-                         hint=_HINT.format(example=_example(tensors, inputs, signatures)))
+        raise UnsupportedError(
+            f"{source}: graph input {t} ({tensors[t].name}) has a dynamic shape (stored "
+            f"{list(tensors[t].shape)}, signature {list(signatures[t])})",
+            hint=_HINT.format(example=_example(tensors, inputs, signatures)))
     for op in ops:
-        if not any(t in changed for t in op.inputs if t >= 0):
+        if not any(t in changed for t in op.inputs if t >= 0) \
+                and not any(_dynamic(signatures.get(t, ())) for t in op.outputs):
             continue
         d = DEFINITIONS.get(op.opcode)
         what = f"{source}: op {op.index} ({op.opcode})"
@@ -102,6 +93,11 @@ def resolve(tensors: list[Tensor], ops: list[Op], inputs: tuple[int, ...],
             if shape != tensors[t].shape:
                 tensors[t] = replace(tensors[t], shape=shape)
                 changed.add(t)
+
+
+def _dynamic(sig: Shape) -> bool:
+    """-1 beyond the batch dimension (a stored batch of 1 is the one nnopt runs)."""
+    return any(d < 0 for d in sig[1:])
 
 
 def _check_against(t: Tensor, shape: Shape, sig: Shape, what: str, source: str) -> None:

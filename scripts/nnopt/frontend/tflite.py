@@ -15,15 +15,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import tflite
 from tflite.utils import BUILTIN_OPCODE2NAME
 
 from ..cdefs import DType
 from ..errors import ModelError, NnoptError, UnsupportedError
-from ..ir import Expansion, Graph, NoOptions, Op, Quant, Tensor
+from ..ir import NUMPY_DTYPE, Expansion, Graph, NoOptions, Op, Quant, Tensor
 from ..ops import DEFINITIONS, supported_list
 from ..paths import shipped_models_dir
-from . import control_flow, float16, mediapipe, shapes, validate, variables
+from . import control_flow, densify, float16, mediapipe, shapes, validate, variables
 from .onnx import load_onnx_bytes, looks_like_onnx
 
 _TENSOR_TYPES: dict[int, DType] = {
@@ -131,11 +132,9 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False,
         raise ModelError(f"{source} has no subgraph")
     signatures: dict[int, tuple[int, ...]] = {}
     main = _read_subgraph(model, data, source, 0, generic, signatures)
-    if input_shapes:  # the graph at the shapes of this run (frontend.shapes)
-        shapes.resolve(main.tensors, main.ops, main.inputs, signatures, input_shapes,
+    if input_shapes or signatures:  # the graph at the shapes of this run (frontend.shapes)
+        shapes.resolve(main.tensors, main.ops, main.inputs, signatures, input_shapes or {},
                        source)
-    else:
-        shapes.check_static(main.tensors, main.inputs, signatures, source)
     if main.unknown:
         listing = "; ".join(f"{name} (op {', '.join(map(str, idx[:5]))}"
                             f"{', …' if len(idx) > 5 else ''})"
@@ -160,7 +159,7 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False,
 
 
 def _expansions(sub: variables.Subgraph) -> tuple[Expansion, ...]:
-    return tuple(e for e in (sub.expansion,) if e is not None)
+    return sub.expansions
 
 
 def _read_subgraph(model: Any, data: bytes, source: str, index: int, generic: bool,
@@ -175,6 +174,8 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int, generic: bo
     tensors: list[Tensor] = []
     resources: set[int] = set()
     widened: list[int] = []  # float16 constants, expanded (frontend.float16)
+    half_values: list[int] = []  # float16 without data: DENSIFY outputs (else refused)
+    sparse: dict[int, tuple[int, int]] = {}  # densified constants: (file bytes, dense bytes)
     for i in range(sg.TensorsLength()):
         t = sg.Tensors(i)
         tname = (t.Name() or b"").decode(errors="replace")
@@ -217,9 +218,20 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int, generic: bo
                     raise ModelError(f"{source}: buffer of tensor {i} lies beyond end of file")
                 const = data[start:start + size]
         variable = bool(t.IsVariable())
+        if const is not None and t.Sparsity() is not None:  # frontend.densify
+            dt = np.dtype("<f2") if half else np.dtype(NUMPY_DTYPE[_TENSOR_TYPES[t.Type()]])
+            sp = densify.read(t.Sparsity())
+            dense = densify.densify(np.frombuffer(const, dtype=dt), shape, sp,
+                                    f"{source}: {where}tensor {i} ({tname})")
+            sparse[i] = (len(const) + sp.index_bytes, dense.nbytes)
+            const = dense.tobytes()
         if half:
-            if const is None or variable:
+            if variable:
                 raise float16.refuse_activation(where, i, tname)
+            if const is None:
+                half_values.append(i)
+                tensors.append(Tensor(i, tname, shape, DType.FLOAT32))
+                continue
             widened.append(i)
             tensors.append(Tensor(i, tname, shape, DType.FLOAT32, None,
                                   float16.widen(const)))
@@ -244,6 +256,9 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int, generic: bo
             raw = op.CustomOptionsAsNumpy().tobytes() if op.CustomOptionsLength() else b""
             ops.append(mediapipe.lower(k, ins, outs, raw, tensors, where, source))
             continue
+        if opcode == densify.OPCODE:  # folded below (frontend.densify)
+            ops.append(Op(k, opcode, ins, outs, NoOptions()))
+            continue
         if definition is None:
             structural = variables.read_structural(opcode, op, k, index, source)
             if structural is not None:  # VAR_HANDLE, CALL_ONCE, IF, WHILE
@@ -257,8 +272,16 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int, generic: bo
         ops.append(Op(k, opcode, ins, outs, options))
     inputs = tuple(int(x) for x in sg.InputsAsNumpy()) if sg.InputsLength() else ()
     outputs = tuple(int(x) for x in sg.OutputsAsNumpy()) if sg.OutputsLength() else ()
-    ops, expansion = float16.fold_dequantize(tensors, ops, widened, where, source)
-    if expansion is not None:
+    n_ops = len(ops)
+    ops, moved = densify.fold(tensors, ops, list(sparse), where, source)
+    for t in half_values:  # a float16 DENSIFY output is a (widened) constant now
+        if t not in moved:
+            raise float16.refuse_activation(where, t, tensors[t].name)
+        widened.append(t)
+    ops, half = float16.fold_dequantize(tensors, ops, widened, where, source)
+    if len(ops) != n_ops:
         ops = [replace(op, index=k) for k, op in enumerate(ops)]
+    densified = densify.expansion(moved, {t: b for t, (b, _) in sparse.items()},
+                                  {t: d for t, (_, d) in sparse.items()})
     return variables.Subgraph(index, tensors, ops, frozenset(resources), inputs, outputs,
-                              unknown, expansion)
+                              unknown, tuple(e for e in (densified, half) if e is not None))

@@ -61,7 +61,8 @@ class Subgraph:
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     unknown: Mapping[str, list[int]] = field(default_factory=dict)
-    expansion: Expansion | None = None  # float16 weights widened (frontend.float16)
+    # build-time weight expansions (frontend.densify, frontend.float16)
+    expansions: tuple[Expansion, ...] = ()
 
 
 def _string(raw: bytes | None) -> str:
