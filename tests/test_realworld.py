@@ -25,6 +25,7 @@ from nnopt.cli import main
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.testing.harness import random_inputs, run_litert, run_nnopt
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
 pytest.importorskip("ai_edge_litert", reason="ai-edge-litert (the LiteRT oracle) not "
@@ -389,3 +390,96 @@ def test_densify_of_run_time_data_is_refused() -> None:
     with pytest.raises(UnsupportedError, match=r"op 0 \(DENSIFY\) does not read one "
                        "sparse constant"):
         load_model_bytes(b.build([x], [y]))
+
+
+# ----- IF whose branches take the enclosing graph's tensors -----
+
+def _oww_if_branch(kind: str) -> tuple[ModelBuilder, list[int], list[int]]:
+    """A branch as TF's converter outlines ``tf.cond``: the tensors it reads from the
+    enclosing graph (the features and a constant weight) are its inputs. The then
+    branch declares the features flat ([1,1536]: TFLM copies the bytes, checking only
+    their count) and returns them as they came; else returns them at [1,16,96]."""
+    s = ModelBuilder()
+    w = s.tensor((8, 96), "float32")
+    y = s.tensor((1, 8), "float32")
+    f2 = s.tensor((16, 96), "float32")
+    z = s.tensor((16, 8), "float32")
+    if kind == "then":
+        x = s.tensor((1, 1536), "float32")
+        s.op("RESHAPE", [x, s.const(np.array([16, 96], np.int32))], [f2])
+        s.op("FULLY_CONNECTED", [f2, w, -1], [z])
+        s.op("SUM", [z, s.const(np.array([0], np.int32))], [y], {"keep_dims": False})
+        return s, [x, w], [y, x]
+    x = s.tensor((1, 16, 96), "float32")
+    s.op("RESHAPE", [x, s.const(np.array([16, 96], np.int32))], [f2])
+    s.op("FULLY_CONNECTED", [f2, w, -1], [z])
+    s.op("MEAN", [z, s.const(np.array([0], np.int32))], [y], {"keep_dims": False})
+    return s, [x, w], [y, x]
+
+
+def oww_if_model() -> bytes:
+    """Three subgraphs like openWakeWord's classifier: IF(c, features, weight) -> (score,
+    features), then a RESHAPE of the IF's features output and a LOGISTIC of its score."""
+    b = ModelBuilder("oww_if")
+    x = b.tensor((1, 16, 96), "float32", name="x")
+    c = b.tensor((), "bool", name="c")
+    w = b.const(np.random.default_rng(0).standard_normal((8, 96)).astype(np.float32),
+                name="w")
+    y = b.tensor((1, 8), "float32", name="y")
+    xo = b.tensor((1, 16, 96), "float32", name="xo")
+    b.op("IF", [c, x, w], [y, xo], {"then_subgraph_index": b.add_subgraph(*_oww_if_branch(
+        "then")), "else_subgraph_index": b.add_subgraph(*_oww_if_branch("else"))})
+    r = b.tensor((1, 1536), "float32", name="r")
+    b.op("RESHAPE", [xo, b.const(np.array([1, 1536], np.int32))], [r])
+    o = b.tensor((1, 8), "float32", name="o")
+    b.op("LOGISTIC", [y], [o])
+    return b.build([x, c], [o, r])
+
+
+OWW_IF = oww_if_model()
+
+
+def _if_steps() -> list[list[np.ndarray]]:
+    rng = np.random.default_rng(1)
+    return [[rng.standard_normal((1, 16, 96)).astype(np.float32), np.array(k % 2 == 0)]
+            for k in range(4)]
+
+
+def _assert_if_bit_exact(target: str) -> None:
+    from nnopt.testing.harness import run_nnopt_invocations, run_tflm_invocations
+
+    steps = _if_steps()
+    ref = run_tflm_invocations(OWW_IF, steps)
+    got = run_nnopt_invocations(OWW_IF, steps, target=target)
+    for k, (r, g) in enumerate(zip(ref, got, strict=True)):
+        for a, b in zip(r, g, strict=True):
+            np.testing.assert_array_equal(b, a.reshape(b.shape), err_msg=f"invocation {k}")
+    assert not np.array_equal(ref[0][0], ref[1][0])  # both branches ran
+
+
+def test_if_branches_reading_the_enclosing_graph_bit_exact() -> None:
+    g = load_model_bytes(OWW_IF)
+    assert not any(op.opcode == "IF" for op in g.ops)
+    _assert_if_bit_exact("host")
+
+
+@pytest.mark.qemu
+@needs_qemu
+def test_if_branches_reading_the_enclosing_graph_on_cortex_m7() -> None:
+    _assert_if_bit_exact("qemu-m7")
+
+
+def test_if_branch_of_another_size_refused_by_name() -> None:
+    s = ModelBuilder()
+    x = s.tensor((1, 10), "float32")
+    y = s.tensor((1, 10), "float32")
+    s.op("RELU", [x], [y])
+    b = ModelBuilder("if_bad")
+    xi = b.tensor((1, 12), "float32", name="x")
+    c = b.tensor((), "bool", name="c")
+    yo = b.tensor((1, 12), "float32", name="y")
+    k = b.add_subgraph(s, [x], [y])
+    b.op("IF", [c, xi], [yo], {"then_subgraph_index": k, "else_subgraph_index": k})
+    with pytest.raises(UnsupportedError, match=r"input 0 \(t0\) differs in dtype, size or "
+                       "quantisation from IF input 0"):
+        load_model_bytes(b.build([xi, c], [yo]))
