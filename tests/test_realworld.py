@@ -483,3 +483,39 @@ def test_if_branch_of_another_size_refused_by_name() -> None:
     with pytest.raises(UnsupportedError, match=r"input 0 \(t0\) differs in dtype, size or "
                        "quantisation from IF input 0"):
         load_model_bytes(b.build([xi, c], [yo]))
+
+
+# ----- the wake-word models TFLM runs: state carried over invocations -----
+
+STREAMING = ["realworld/mww_okay_nabu_v1.tflite", "realworld/oww_hey_rhasspy_v0.1.tflite"]
+
+
+def _assert_streaming_bit_exact(rel: str, target: str, invocations: int = 10) -> None:
+    """``invocations`` runs of one program (microWakeWord's resource variables carry its
+    streaming state) against one TFLM interpreter: every output equal."""
+    from nnopt.boards import load_board
+    from nnopt.inputs import random_inputs as graph_inputs
+    from nnopt.testing.harness import run_nnopt_invocations, run_tflm_invocations
+
+    data = model_path(rel).read_bytes()
+    g = load_model_bytes(data)
+    steps = [graph_inputs(g, seed) for seed in range(invocations)]
+    ref = run_tflm_invocations(data, steps)
+    kw = {} if target == "host" else {"board": load_board("nucleo_f767zi")}
+    got = run_nnopt_invocations(data, steps, target=target, **kw)
+    for k, (r, o) in enumerate(zip(ref, got, strict=True)):
+        for a, b in zip(r, o, strict=True):
+            np.testing.assert_array_equal(b, a.reshape(b.shape), err_msg=f"invocation {k}")
+    assert len({r[0].tobytes() for r in ref}) > 1  # the outputs move with the state/input
+
+
+@pytest.mark.parametrize("rel", STREAMING, ids=lambda r: Path(r).stem)
+def test_wake_word_models_over_invocations_on_host(rel: str) -> None:
+    _assert_streaming_bit_exact(rel, "host")
+
+
+@pytest.mark.qemu
+@needs_qemu
+@pytest.mark.parametrize("rel", STREAMING, ids=lambda r: Path(r).stem)
+def test_wake_word_models_over_invocations_on_cortex_m7(rel: str) -> None:
+    _assert_streaming_bit_exact(rel, "qemu-m7")
