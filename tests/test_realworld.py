@@ -519,3 +519,36 @@ def test_wake_word_models_over_invocations_on_host(rel: str) -> None:
 @pytest.mark.parametrize("rel", STREAMING, ids=lambda r: Path(r).stem)
 def test_wake_word_models_over_invocations_on_cortex_m7(rel: str) -> None:
     _assert_streaming_bit_exact(rel, "qemu-m7")
+
+
+def test_shape_functions_agree_with_every_shared_model() -> None:
+    """Every op of every shared model with a shape function (or an element-wise trait):
+    the output shapes inferred from its stored input shapes are the stored ones."""
+    from conftest import ALL_MODELS
+    from nnopt.ops import DEFINITIONS
+    from nnopt.ops.shapes import ShapeError, ShapeQuery, output_shapes
+
+    if not ALL_MODELS:
+        pytest.skip("shared models not found")
+    checked: dict[str, int] = {}
+    for rel in (*ALL_MODELS, *LITERT_MODELS):
+        g = load_model_bytes(model_path(rel).read_bytes())
+        for op in g.ops:
+            d = DEFINITIONS[op.opcode]
+            q = ShapeQuery(op, tuple(g.tensors[t].shape if t >= 0 else None
+                                     for t in op.inputs),
+                           tuple(g.tensors[t].array() if t >= 0 and g.tensors[t].is_constant
+                                 else None for t in op.inputs))
+            try:
+                got = output_shapes(d.infer_shape, d.elementwise, q)
+            except ShapeError as err:  # a RESHAPE with its new shape in options only
+                assert "no shape operand" in str(err), (rel, op, err)
+                continue
+            if got is None:
+                continue
+            assert got == tuple(g.tensors[t].shape for t in op.outputs), (rel, op)
+            checked[op.opcode] = checked.get(op.opcode, 0) + 1
+    # the definitions with a shape function that the models exercise
+    assert {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "RESHAPE", "MEAN",
+            "CONCATENATION", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "SOFTMAX",
+            "ADD", "MUL"} <= set(checked)

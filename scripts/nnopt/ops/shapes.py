@@ -97,6 +97,8 @@ def same(q: ShapeQuery) -> tuple[Shape, ...]:
 def reshape(q: ShapeQuery) -> tuple[Shape, ...]:
     """The shape operand (one -1 takes what is left), as TFLite's RESHAPE."""
     n = math.prod(q.shape(0))
+    if len(q.shapes) < 2 or q.shapes[1] is None:
+        raise ShapeError("has no shape operand (its new_shape option is not read)")
     want = [int(d) for d in q.value(1).reshape(-1)]
     if want.count(-1) > 1:
         raise ShapeError(f"new shape {want} has more than one -1")
@@ -160,24 +162,23 @@ def _window(size: int, f: int, stride: int, dilation: int, padding: str) -> int:
     return (size - eff + stride) // stride
 
 
-def conv(q: ShapeQuery) -> tuple[Shape, ...]:
-    """CONV_2D: weights [OC,KH,KW,IC]."""
+def _conv(q: ShapeQuery, channels_axis: int) -> tuple[Shape, ...]:
     x, w = q.shape(0), q.shape(1)
     o = q.op.options
     if not isinstance(o, ConvOptions) or len(x) != 4 or len(w) != 4:
         raise ShapeError("expects 4-D input and weights")
     return ((x[0], _window(x[1], w[1], o.stride_h, o.dilation_h, o.padding),
-             _window(x[2], w[2], o.stride_w, o.dilation_w, o.padding), w[0]),)
+             _window(x[2], w[2], o.stride_w, o.dilation_w, o.padding), w[channels_axis]),)
+
+
+def conv(q: ShapeQuery) -> tuple[Shape, ...]:
+    """CONV_2D: weights [OC,KH,KW,IC]."""
+    return _conv(q, 0)
 
 
 def depthwise(q: ShapeQuery) -> tuple[Shape, ...]:
     """DEPTHWISE_CONV_2D: weights [1,KH,KW,OC]."""
-    x, w = q.shape(0), q.shape(1)
-    o = q.op.options
-    if not isinstance(o, ConvOptions) or len(x) != 4 or len(w) != 4:
-        raise ShapeError("expects 4-D input and weights")
-    return ((x[0], _window(x[1], w[1], o.stride_h, o.dilation_h, o.padding),
-             _window(x[2], w[2], o.stride_w, o.dilation_w, o.padding), w[3]),)
+    return _conv(q, 3)
 
 
 def pool(q: ShapeQuery) -> tuple[Shape, ...]:
