@@ -552,3 +552,37 @@ def test_shape_functions_agree_with_every_shared_model() -> None:
     assert {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "RESHAPE", "MEAN",
             "CONCATENATION", "AVERAGE_POOL_2D", "MAX_POOL_2D", "PAD", "SOFTMAX",
             "ADD", "MUL"} <= set(checked)
+
+
+@pytest.mark.qemu
+@needs_qemu
+def test_build_time_expansions_on_cortex_m7() -> None:
+    """The float16, DENSIFY, Convolution2DTransposeBias and dynamic-shape models as M7
+    firmware: the host's outputs (each checked against its oracle above), bit for bit."""
+    from nnopt.boards import load_board
+    from nnopt.planner import PlanOptions, plan_model
+    from nnopt.runner import run_planned
+
+    board = load_board("nucleo_f767zi")
+    x16 = np.array([[1.0, -0.5, 2.0e-3]], np.float32)
+    cases = [
+        (_float16_fc(), {}, [x16]),
+        (_sparse_fc(_sparse_weights((6, 16), 3, block=4), True,
+                    **DENSIFY_CASES["block4"][1]), {},
+         [np.random.default_rng(4).standard_normal((2, 16)).astype(np.float32)]),
+        (_tconv_bias((4, 5), (4, 4), (2, 2), 1), {},
+         [np.random.default_rng(3).standard_normal((1, 4, 5, 3)).astype(np.float32)]),
+        (MEL, {"input": (1, 1280)},
+         [np.random.default_rng(5).standard_normal((1, 1280)).astype(np.float32)]),
+    ]
+    for data, shapes, inputs in cases:
+        g = load_model_bytes(data, input_shapes=shapes)
+        outs = {}
+        for target in ("host", "qemu-m7"):
+            pm = plan_model(g, PlanOptions(board=board))
+            res = run_planned(pm, [x.tobytes() for x in inputs], target=target,
+                              board=board)
+            outs[target] = res.outputs
+            if target == "qemu-m7":
+                assert res.instructions is not None and res.instructions > 0
+        assert outs["host"] == outs["qemu-m7"]
