@@ -13,6 +13,7 @@ ALL_MODELS: test_models_bitexact, test_models_qemu, test_stateful).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,10 @@ from nnopt.testing.harness import random_inputs, run_litert, run_nnopt
 from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
-pytest.importorskip("ai_edge_litert", reason="ai-edge-litert (the LiteRT oracle) not "
-                    "installed: pip install -e '.[dev]'")
+#: the tests that compare with LiteRT skip without it (the others run)
+needs_litert = pytest.mark.skipif(
+    importlib.util.find_spec("ai_edge_litert") is None,
+    reason="ai-edge-litert (the LiteRT oracle) not installed: pip install -e '.[dev]'")
 
 FACE = "realworld/mp_face_detection_short_range.tflite"
 SELFIE = "realworld/mp_selfie_segmentation.tflite"
@@ -46,6 +49,7 @@ def test_mediapipe_models_are_the_litert_oracle_ones() -> None:
     assert present == [FACE, SELFIE]
 
 
+@needs_litert
 @pytest.mark.parametrize("seed", [1, 2])
 def test_face_detector_bit_exact_with_litert_reference_kernels(seed: int) -> None:
     data = model_path(FACE).read_bytes()
@@ -68,6 +72,7 @@ def test_face_detector_float16_expansion_and_its_rom_cost() -> None:
     assert g.weight_bytes - e.rom_bytes == 352  # the int32 shape operands
 
 
+@needs_litert
 def test_selfie_segmentation_within_tolerance_of_litert() -> None:
     data = model_path(SELFIE).read_bytes()
     g = load_model_bytes(data)
@@ -101,6 +106,7 @@ def _float16_fc(direct: bool = False, activation: bool = False) -> bytes:
     return b.build([x], [y])
 
 
+@needs_litert
 def test_float16_weights_widen_exactly_and_their_dequantize_goes() -> None:
     data = _float16_fc()
     g = load_model_bytes(data)
@@ -162,6 +168,7 @@ def _tconv_bias(in_hw: tuple[int, int], kernel: tuple[int, int], stride: tuple[i
     return b.build([x], [y])
 
 
+@needs_litert
 @pytest.mark.parametrize("in_hw, kernel, stride, padding", [
     ((4, 5), (2, 2), (2, 2), 1),   # the selfie model's: exact doubling
     ((4, 5), (4, 4), (2, 2), 1),   # SAME with padding (odd extent)
@@ -242,6 +249,7 @@ def test_dynamic_model_takes_its_shapes_from_input_shape() -> None:
     assert [g.tensors[t].shape for t in g.outputs] == [(1, 1, 319, 8), (1, 1, 1, 8)]
 
 
+@needs_litert
 def test_dynamic_model_runs_as_tflm_runs_its_static_twin() -> None:
     """Bit-exact with TFLM on the same network stored at [1,1280], within float32
     rounding of LiteRT's reference kernels on the dynamic file resized."""
@@ -342,6 +350,7 @@ DENSIFY_CASES = {
 }
 
 
+@needs_litert
 @pytest.mark.parametrize("case", sorted(DENSIFY_CASES))
 @pytest.mark.parametrize("half", [False, True], ids=["float32", "float16"])
 def test_densify_matches_litert(case: str, half: bool) -> None:
