@@ -281,9 +281,10 @@ def test_optimize_takes_input_shape_for_tflite(tmp_path: Path,
                  "input=1,1280"]) == 0
 
 
-def _space_to_depth_dynamic() -> bytes:
+def _space_to_depth_dynamic(static_input: bool = False) -> bytes:
     b = ModelBuilder("s2d")
-    x = b.tensor((1, 2, 2, 1), "float32", name="x", signature=(1, -1, -1, 1))
+    x = b.tensor((1, 2, 2, 1), "float32", name="x",
+                 signature=None if static_input else (1, -1, -1, 1))
     y = b.tensor((1, 1, 1, 4), "float32", name="y", signature=(1, -1, -1, 4))
     b.op("SPACE_TO_DEPTH", [x], [y], {"block_size": 2})
     return b.build([x], [y])
@@ -296,7 +297,10 @@ def _space_to_depth_dynamic() -> bytes:
     (MEL, {"audio": (1, 1280)}, "the model has no input of that name"),
     (_space_to_depth_dynamic(), {"x": (1, 4, 4, 1)},
      r"op 0 \(SPACE_TO_DEPTH\): nnopt cannot infer its output shape"),
-], ids=["too-short", "rank", "name", "no-shape-function"])
+    (_space_to_depth_dynamic(True), {}, r"op 0 \(SPACE_TO_DEPTH\): nnopt cannot infer "
+     r"its output shape \(its output is dynamic: shape signature \[1, -1, -1, 4\]\)"),
+    (MEL, {}, r"graph input 0 \(input\) has a dynamic shape"),
+], ids=["too-short", "rank", "name", "no-shape-function", "dynamic-output", "no-input-shape"])
 def test_dynamic_shapes_refused_by_name(model: bytes, shapes: dict[str, tuple[int, ...]],
                                         match: str) -> None:
     from nnopt.errors import NnoptError

@@ -82,11 +82,13 @@ def resolve(tensors: list[Tensor], ops: list[Op], inputs: tuple[int, ...],
             raise UnsupportedError(f"{what}: at the --input-shape sizes {err}",
                                    hint="check the --input-shape values") from err
         if shapes is None:
+            why = ("at another input shape than the model stores" if input_shapes else
+                   "(its output is dynamic: shape signature "
+                   f"{list(signatures.get(op.outputs[0], ()))})")
             raise UnsupportedError(
-                f"{what}: nnopt cannot infer its output shape at another input shape "
-                "than the model stores",
+                f"{what}: nnopt cannot infer its output shape {why}",
                 hint="export the model at the input shape you run it with (fixed "
-                "shapes), or drop --input-shape")
+                "shapes)" + (", or drop --input-shape" if input_shapes else ""))
         for t, shape in zip(op.outputs, shapes, strict=True):
             _check_against(tensors[t], shape, signatures.get(t, tensors[t].shape),
                            f"op {op.index} ({op.opcode}) output", source)
