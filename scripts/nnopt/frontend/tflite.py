@@ -36,7 +36,12 @@ _TENSOR_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.
 
 def model_name(path: Path) -> str:
     """A C identifier from the file name: ``vww_96_int8.tflite`` -> ``vww_96_int8``."""
-    name = re.sub(r"[^0-9A-Za-z_]", "_", path.stem)
+    return c_identifier(path.stem)
+
+
+def c_identifier(name: str) -> str:
+    """``name`` as a C identifier (the generated symbols' prefix): ``v0.1`` -> ``v0_1``."""
+    name = re.sub(r"[^0-9A-Za-z_]", "_", name)
     return name if name and not name[0].isdigit() else f"m_{name}"
 
 
@@ -85,6 +90,7 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
     if unsupported not in UNSUPPORTED_MODES:
         raise ModelError(f"unknown unsupported-operator mode {unsupported!r}",
                          hint="use " + " or ".join(UNSUPPORTED_MODES))
+    name = c_identifier(name)  # e.g. a file stem with a dot (oww_hey_rhasspy_v0.1)
     if len(data) < 8 or data[4:8] != b"TFL3":
         if looks_like_onnx(data):
             return load_onnx_bytes(data, name, source, input_shapes)

@@ -38,9 +38,10 @@ def run_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> tuple[list[np.ndarra
     outputs = [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
     tensors: dict[int, np.ndarray] = {}
     # subgraph 0's own tensors only: an inlined IF's or WHILE's are nnopt's, not TFLM's
-    in_file = tflite.Model.GetRootAsModel(model, 0).Subgraphs(0).TensorsLength()
-    for t in graph.tensors[:in_file]:
-        if t.is_constant:
+    sg0 = tflite.Model.GetRootAsModel(model, 0).Subgraphs(0)
+    for t in graph.tensors[:sg0.TensorsLength()]:
+        # a resource handle (VAR_HANDLE's output): TFLM's GetTensor crashes on it
+        if t.is_constant or sg0.Tensors(t.index).Type() == tflite.TensorType.RESOURCE:
             continue
         try:
             got: Any = interp.GetTensor(t.index, 0)
