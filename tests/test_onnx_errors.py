@@ -67,13 +67,20 @@ def test_dynamic_dimensions_need_input_shape(tmp_path: Path,
         assert rc == 1 and msg in err and "hint:" in err, err
 
 
-def test_input_shape_on_a_tflite_model_is_refused(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_input_shape_on_a_static_tflite_model(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """.tflite takes --input-shape too (dynamic models: tests/test_realworld.py); a
+    static input keeps its shape, another one is refused by name."""
     from support.tflite_builder import unary_model
 
     path = _write(tmp_path, "m.tflite", unary_model("RELU", (1, 4)))
-    rc, err = _run(capsys, "optimize", path, "--input-shape", "x=1,4")
-    assert rc == 1 and "ONNX models only" in err
+    rc, err = _run(capsys, "optimize", path, "--table", "none", "--input-shape",
+                   "input=1,4")
+    assert rc == 0, err
+    for bad, msg in (("input=1,5", "only its -1 dimensions may change"),
+                     ("x=1,4", "the model has no input of that name")):
+        rc, err = _run(capsys, "optimize", path, "--input-shape", bad)
+        assert rc == 1 and msg in err and "hint:" in err, err
 
 
 @pytest.mark.parametrize("opset", [5, 22])

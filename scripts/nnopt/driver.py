@@ -81,7 +81,7 @@ class CompileRequest:
     emit: tuple[str, ...] = ()  # EMIT_KINDS to write into out_dir; () = ("c",)
     report_path: Path | None = None  # the JSON report (also into out_dir)
     plot_path: Path | None = None  # the memory picture (also into out_dir)
-    # ONNX models: fixed sizes of dynamic input dimensions (--input-shape NAME=D1,...)
+    # fixed sizes of dynamic input dimensions (--input-shape NAME=D1,...): ONNX, .tflite
     input_shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
 
@@ -257,6 +257,8 @@ def report_json(compiled: Compiled) -> dict[str, Any]:
     d = pm.plan.to_json()
     d["ops"] = {str(op.index): op.opcode for op in pm.source.ops}
     d["allocator"] = compiled.request.allocator
+    if compiled.loaded.graph.expansions:  # build-time weight expansions and their ROM cost
+        d["expansions"] = [e.to_json() for e in compiled.loaded.graph.expansions]
     if is_onnx(compiled.loaded.data):
         d["layout"] = internal_layout(pm.graph)  # inside; the interface keeps ONNX's
     if compiled.dynamic is not None:

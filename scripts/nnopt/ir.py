@@ -320,6 +320,27 @@ class Op:
     options: OpOptions = field(default_factory=NoOptions)
 
 
+@dataclass(frozen=True)
+class Expansion:
+    """Weights the frontend stored wider than the file does (``kind`` "float16":
+    float16 constants expanded to float32, :mod:`nnopt.frontend.float16`): ``tensors``
+    constants, ``file_bytes`` as stored, ``rom_bytes`` as emitted."""
+
+    kind: str
+    tensors: int
+    file_bytes: int
+    rom_bytes: int
+
+    @property
+    def cost_bytes(self) -> int:
+        """The ROM the expansion adds over the file's encoding."""
+        return self.rom_bytes - self.file_bytes
+
+    def to_json(self) -> dict[str, int | str]:
+        return {"kind": self.kind, "tensors": self.tensors, "file_bytes": self.file_bytes,
+                "rom_bytes": self.rom_bytes, "cost_bytes": self.cost_bytes}
+
+
 @dataclass(frozen=True, eq=False)
 class Graph:
     name: str
@@ -327,6 +348,9 @@ class Graph:
     ops: tuple[Op, ...]
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
+    # build-time weight expansions the frontend made (float16 -> float32, densified
+    # sparse weights): what they cost in ROM, for the report; passes do not keep it
+    expansions: tuple[Expansion, ...] = ()
 
     @cached_property
     def producer(self) -> Mapping[int, int]:

@@ -50,6 +50,8 @@ from nnopt.ops import DEFINITIONS
 __all__ = [
     "CombinedModel",
     "ModelBuilder",
+    "SparseLevel",
+    "Sparsity",
     "binary_model",
     "combine_models",
     "conv2d_model",
@@ -64,6 +66,7 @@ __all__ = [
 
 _TENSOR_TYPE: dict[str, int] = {
     "float32": tflite.TensorType.FLOAT32,
+    "float16": tflite.TensorType.FLOAT16,  # weights only (TF's float16 quantisation)
     "int32": tflite.TensorType.INT32,
     "uint8": tflite.TensorType.UINT8,
     "int64": tflite.TensorType.INT64,
@@ -141,6 +144,29 @@ class _TensorSpec:
     axis: int
     data: bytes | None
     variable: bool = False
+    signature: tuple[int, ...] | None = None  # shape_signature (-1: a dynamic dimension)
+    sparsity: Sparsity | None = None  # data holds the non-zero values (TFLite sparsity)
+
+
+@dataclass(frozen=True)
+class SparseLevel:
+    """One ``DimensionMetadata`` of a sparse tensor: DENSE of ``dense_size``, or
+    SPARSE_CSR with ``segments`` and ``indices``, written as ``index_type`` vectors
+    ("int32", "uint16" or "uint8": TFLite's SparseIndexVector)."""
+
+    dense_size: int = 0
+    segments: tuple[int, ...] | None = None
+    indices: tuple[int, ...] | None = None
+    index_type: str = "int32"
+
+
+@dataclass(frozen=True)
+class Sparsity:
+    """A tensor's ``SparsityParameters`` (TFLite's sparse weight format)."""
+
+    traversal_order: tuple[int, ...]
+    block_map: tuple[int, ...]
+    levels: tuple[SparseLevel, ...]
 
 
 @dataclass(frozen=True)
@@ -176,10 +202,16 @@ class ModelBuilder:
     def tensor(self, shape: Sequence[int], dtype: Any, *, name: str | None = None,
                scale: float | Sequence[float] | np.ndarray | None = None,
                zero_point: int | Sequence[int] | None = None, axis: int = 0,
-               data: np.ndarray | None = None, variable: bool = False) -> int:
+               data: np.ndarray | None = None, variable: bool = False,
+               signature: Sequence[int] | None = None,
+               sparsity: Sparsity | None = None) -> int:
         """Add a tensor; returns its index. ``data`` makes it a constant; ``variable``
         marks it ``is_variable`` (state an op such as SVDF updates in place, kept across
-        invocations; no buffer data, as TFLM's converter writes it).
+        invocations; no buffer data, as TFLM's converter writes it); ``signature`` is
+        its ``shape_signature`` (-1 marks a dynamic dimension, as TF's converter writes
+        it for a model exported with unknown sizes; ``shape`` is then the stored one);
+        ``sparsity`` makes ``data`` the non-zero values of a sparse constant of
+        ``shape`` in that format (DENSIFY reads it).
 
         Quantisation: ``scale`` (one value or one per channel along ``axis``) and
         ``zero_point`` (default 0, broadcast to the number of scales).
@@ -206,12 +238,15 @@ class ModelBuilder:
             raise ValueError("a variable tensor takes no data (TFLM sets it at allocation)")
         if data is not None:
             arr = np.asarray(data)
-            if tuple(arr.shape) != shp and arr.size != math.prod(shp):
+            if sparsity is None and tuple(arr.shape) != shp and arr.size != math.prod(shp):
                 raise ValueError(f"data of shape {arr.shape} for a tensor of shape {shp}")
             raw = np.ascontiguousarray(arr, dtype=np.dtype(dt).newbyteorder("<")).tobytes()
         index = len(self._tensors)
+        sig = None if signature is None else tuple(int(d) for d in signature)
+        if sig is not None and len(sig) != len(shp):
+            raise ValueError(f"signature {sig} for a tensor of shape {shp}")
         self._tensors.append(_TensorSpec(shp, dt, name or f"t{index}", scales, zps, axis, raw,
-                                         variable))
+                                         variable, sig, sparsity))
         return index
 
     def const(self, array: np.ndarray, *, dtype: Any = None, name: str | None = None,
@@ -398,9 +433,16 @@ class ModelBuilder:
             tflite.QuantizationParametersAddQuantizedDimension(b, spec.axis)
             quant = tflite.QuantizationParametersEnd(b)
         shape = _int32_vector(b, tflite.TensorStartShapeVector, spec.shape)
+        sig = (None if spec.signature is None else
+               _int32_vector(b, tflite.TensorStartShapeSignatureVector, spec.signature))
+        sparsity = None if spec.sparsity is None else _build_sparsity(b, spec.sparsity)
         name = b.CreateString(spec.name)
         tflite.TensorStart(b)
         tflite.TensorAddShape(b, shape)
+        if sig is not None:
+            tflite.TensorAddShapeSignature(b, sig)
+        if sparsity is not None:
+            tflite.TensorAddSparsity(b, sparsity)
         tflite.TensorAddType(b, _TENSOR_TYPE[spec.dtype])
         tflite.TensorAddBuffer(b, buffer)
         tflite.TensorAddName(b, name)
@@ -436,6 +478,47 @@ class ModelBuilder:
             tflite.OperatorAddBuiltinOptionsType(b, getattr(tflite.BuiltinOptions, table))
             tflite.OperatorAddBuiltinOptions(b, opts_off)
         return int(tflite.OperatorEnd(b))
+
+
+_INDEX_VECTORS = {"int32": ("Int32Vector", 1, "<i4"), "uint16": ("Uint16Vector", 2, "<u2"),
+                  "uint8": ("Uint8Vector", 3, "u1")}
+
+
+def _build_index_vector(b: flatbuffers.Builder, kind: str, values: Sequence[int]
+                        ) -> tuple[int, int]:
+    """A SparseIndexVector union member: (its type code, its table)."""
+    table, code, dt = _INDEX_VECTORS[kind]
+    vec = b.CreateNumpyVector(np.asarray(values, dtype=dt))
+    getattr(tflite, f"{table}Start")(b)
+    getattr(tflite, f"{table}AddValues")(b, vec)
+    return code, int(getattr(tflite, f"{table}End")(b))
+
+
+def _build_sparsity(b: flatbuffers.Builder, sp: Sparsity) -> int:
+    metas = []
+    for lv in sp.levels:
+        seg = ind = None
+        if lv.segments is not None and lv.indices is not None:
+            seg = _build_index_vector(b, lv.index_type, lv.segments)
+            ind = _build_index_vector(b, lv.index_type, lv.indices)
+        tflite.DimensionMetadataStart(b)
+        tflite.DimensionMetadataAddFormat(b, 1 if seg is not None else 0)
+        tflite.DimensionMetadataAddDenseSize(b, lv.dense_size)
+        if seg is not None and ind is not None:
+            tflite.DimensionMetadataAddArraySegmentsType(b, seg[0])
+            tflite.DimensionMetadataAddArraySegments(b, seg[1])
+            tflite.DimensionMetadataAddArrayIndicesType(b, ind[0])
+            tflite.DimensionMetadataAddArrayIndices(b, ind[1])
+        metas.append(tflite.DimensionMetadataEnd(b))
+    order = _int32_vector(b, tflite.SparsityParametersStartTraversalOrderVector,
+                          sp.traversal_order)
+    blocks = _int32_vector(b, tflite.SparsityParametersStartBlockMapVector, sp.block_map)
+    dims = _offset_vector(b, tflite.SparsityParametersStartDimMetadataVector, metas)
+    tflite.SparsityParametersStart(b)
+    tflite.SparsityParametersAddTraversalOrder(b, order)
+    tflite.SparsityParametersAddBlockMap(b, blocks)
+    tflite.SparsityParametersAddDimMetadata(b, dims)
+    return int(tflite.SparsityParametersEnd(b))
 
 
 def _custom_opcode(custom_code: str) -> str:

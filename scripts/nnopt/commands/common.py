@@ -28,7 +28,8 @@ from .progress_line import Messages, ProgressLine
 def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     m = p.add_argument_group("model input")
     m.add_argument("--input-shape", action="append", metavar="NAME=D1,D2,...",
-                   help="ONNX models: fix the dynamic dimensions of input NAME, e.g. "
+                   help="fix the dynamic dimensions of input NAME (ONNX, and .tflite "
+                   "models with a dynamic shape signature), e.g. "
                    "--input-shape input=1,3,32,32 (repeatable)")
     g = p.add_argument_group("planning")
     g.add_argument("-b", "--board", metavar="NAME",

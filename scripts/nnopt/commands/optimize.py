@@ -14,7 +14,7 @@ from typing import Any
 from .. import driver
 from ..frontend.onnx import internal_layout, is_onnx
 from ..passes.dynamic import summary_lines
-from ..report.text import op_table, summary, swap_summary, swap_table
+from ..report.text import expansion_lines, op_table, summary, swap_summary, swap_table
 from .common import (
     add_plan_arguments,
     compile_request,
@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     graph = compiled.planned.graph
     out = sys.stdout
     print("\n".join(summary(plan)), file=out)
+    for note in expansion_lines(loaded.graph.expansions):
+        print(note, file=out)
     layout = internal_layout(graph) if is_onnx(loaded.data) else None
     if layout:
         print(f"  layout: {layout}", file=out)

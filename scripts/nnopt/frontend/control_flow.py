@@ -4,8 +4,11 @@ IF: TFLM's IF (tensorflow/lite/micro/kernels/if.cc) reads its bool condition (on
 element), copies its other inputs into the then or else subgraph's inputs (raw bytes;
 type and size must agree), runs that subgraph and copies its outputs into the IF's
 outputs. Here both branch subgraphs become ordinary ops of subgraph 0 (their tensors
-appended, renamed ``if<k>/then/...``; a branch input is the IF's argument itself), and
-each IF output is a SELECT_V2 of the condition between the two branches' outputs: the
+appended, renamed ``if<k>/then/...``; a branch input is the IF's argument itself, or a
+RESHAPE of it where the branch declares another shape of as many bytes: TFLM copies the
+bytes, checking only their count), and each IF output is a SELECT_V2 of the condition
+between the two branches' outputs (a branch output of another shape of as many bytes
+reshaped first): the
 condition is read at run time, the values are copied raw as TFLM copies them. Both
 branches run; that gives TFLM's outputs because a branch is a pure function of its
 inputs except for its resource-variable assignments, and each of those assigns
@@ -36,7 +39,8 @@ ops are renumbered in the new order.
 
 Refused by name: a branch or loop with a variable tensor (SVDF/LSTM state), a resource
 variable, CALL_ONCE or nested control flow; an operator nnopt has no definition for;
-inputs or outputs whose dtype, shape or quantisation differ from the IF's or WHILE's;
+inputs or outputs whose dtype, byte size or quantisation differ from the IF's (WHILE's:
+dtype, shape or quantisation);
 an IF condition that is not one bool; a WHILE condition that depends on run-time data
 (naming the loop value) or that loops more than :data:`MAX_TRIPS` times; a counter
 that is a graph output.
@@ -74,9 +78,16 @@ _HINT = ("nnopt inlines an IF whose branches hold no nested control flow and no 
 
 
 def _opcode(**trait: object) -> str:
-    """The opcode of the one definition with this trait (SELECT_V2, READ_VARIABLE)."""
-    (name, value), = trait.items()
-    return next(d.opcode for d in DEFINITIONS.values() if getattr(d, name) == value)
+    """The opcode of the one definition with these traits (SELECT_V2, READ_VARIABLE,
+    RESHAPE); ``fold=_RESHAPE_FOLD``: any fold."""
+    return next(d.opcode for d in DEFINITIONS.values()
+                if all((getattr(d, k) is not None) if v is _RESHAPE_FOLD
+                       else getattr(d, k) == v for k, v in trait.items()))
+
+
+#: ``_opcode(alias=True, fold=_RESHAPE_FOLD)``: the alias op that folds (RESHAPE, whose
+#: output is its input's bytes under another shape; SQUEEZE and EXPAND_DIMS do not fold)
+_RESHAPE_FOLD = object()
 
 
 def _refuse(source: str, op: Op, why: str) -> UnsupportedError:
@@ -85,6 +96,11 @@ def _refuse(source: str, op: Op, why: str) -> UnsupportedError:
 
 def _same(a: Tensor, b: Tensor) -> bool:
     return a.dtype == b.dtype and a.shape == b.shape and a.quant == b.quant
+
+
+def _same_bytes(a: Tensor, b: Tensor) -> bool:
+    """What TFLM's IF copies between: one dtype and quantisation, as many bytes."""
+    return a.dtype == b.dtype and a.nbytes == b.nbytes and a.quant == b.quant
 
 
 def inline_control_flow(main: Subgraph, read: Callable[[int], Subgraph], n_subgraphs: int,
@@ -175,23 +191,42 @@ class _Inliner:
                               f"{len(sub.outputs)}; the IF has {len(args)} and "
                               f"{len(results)}")
         for t, a in zip(sub.inputs, args, strict=True):
-            if not _same(sub.tensors[t], self.tensors[a]) \
-                    or (t in sub.resources) != (a in self.resources):
+            if (t in sub.resources) != (a in self.resources) or not (
+                    _same(sub.tensors[t], self.tensors[a])
+                    or (t not in sub.resources and _same_bytes(sub.tensors[t],
+                                                               self.tensors[a]))):
                 raise self.refuse(f"input {t} ({sub.tensors[t].name}) differs in dtype, "
-                                  f"shape or quantisation from IF input {a}")
-            self.ids[t] = a
+                                  f"size or quantisation from IF input {a}")
+            if _same(sub.tensors[t], self.tensors[a]):
+                self.ids[t] = a
+            else:  # the branch's own shape of the IF argument's bytes
+                self.reshape(a, self.local(t))
         for sop in sub.ops:
             self.inline(sop)
         picked = []
         for t, y in zip(sub.outputs, results, strict=True):
             lt = self.local(t)
             src, dst = self.tensors[lt], self.tensors[y]
-            if src.dtype != dst.dtype or src.shape != dst.shape:
+            if src.dtype != dst.dtype or src.nbytes != dst.nbytes:
                 raise self.refuse(f"output {t} ({src.name}, {src.dtype.name} "
                                   f"{list(src.shape)}) differs from IF output {y} "
                                   f"({dst.dtype.name} {list(dst.shape)})")
+            if src.shape != dst.shape:  # the IF output's shape of the branch's bytes
+                out = self.new_tensor(dst, f"{src.name}/as_output")
+                self.reshape(lt, out)
+                lt = out
             picked.append(lt)
         return picked
+
+    def reshape(self, src: int, dst: int) -> None:
+        """A RESHAPE of ``src`` into ``dst`` (same bytes, ``dst``'s shape)."""
+        shape = self.tensors[dst].shape
+        k = len(self.tensors)
+        self.tensors.append(Tensor(k, f"if{self.op.index}/{self.label}/shape{dst}",
+                                   (len(shape),), DType.INT32,
+                                   data=np.asarray(shape, dtype="<i4").tobytes()))
+        self.out.append(Op(self.op.index, _opcode(alias=True, fold=_RESHAPE_FOLD),
+                           (src, k), (dst,)))
 
     def inline(self, sop: Op) -> None:
         d = DEFINITIONS.get(sop.opcode)

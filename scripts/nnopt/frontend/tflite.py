@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import tflite
 from tflite.utils import BUILTIN_OPCODE2NAME
 
 from ..cdefs import DType
 from ..errors import ModelError, NnoptError, UnsupportedError
-from ..ir import Graph, NoOptions, Op, Quant, Tensor
+from ..ir import NUMPY_DTYPE, Expansion, Graph, NoOptions, Op, Quant, Tensor
 from ..ops import DEFINITIONS, supported_list
 from ..paths import shipped_models_dir
-from . import control_flow, validate, variables
+from . import control_flow, densify, float16, mediapipe, shapes, validate, variables
 from .onnx import load_onnx_bytes, looks_like_onnx
 
 _TENSOR_TYPES: dict[int, DType] = {
@@ -34,7 +36,12 @@ _TENSOR_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.
 
 def model_name(path: Path) -> str:
     """A C identifier from the file name: ``vww_96_int8.tflite`` -> ``vww_96_int8``."""
-    name = re.sub(r"[^0-9A-Za-z_]", "_", path.stem)
+    return c_identifier(path.stem)
+
+
+def c_identifier(name: str) -> str:
+    """``name`` as a C identifier (the generated symbols' prefix): ``v0.1`` -> ``v0_1``."""
+    name = re.sub(r"[^0-9A-Za-z_]", "_", name)
     return name if name and not name[0].isdigit() else f"m_{name}"
 
 
@@ -48,7 +55,8 @@ def load_model(path: str | Path,
                unsupported: str = "refuse") -> Graph:
     """Read a model file (.tflite, or ONNX recognised by content) into a verified Graph.
 
-    ``input_shapes`` fixes dynamic ONNX input dimensions (``--input-shape``).
+    ``input_shapes`` fixes dynamic input dimensions (``--input-shape``): ONNX's, and a
+    .tflite model's shape signature (the shapes then propagate: :mod:`.shapes`).
 
     ``unsupported="plan"`` (library use only, for planning studies such as
     benchmarks/bench_planner.py; TFLite files): an operator without an nnopt definition
@@ -82,6 +90,7 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
     if unsupported not in UNSUPPORTED_MODES:
         raise ModelError(f"unknown unsupported-operator mode {unsupported!r}",
                          hint="use " + " or ".join(UNSUPPORTED_MODES))
+    name = c_identifier(name)  # e.g. a file stem with a dot (oww_hey_rhasspy_v0.1)
     if len(data) < 8 or data[4:8] != b"TFL3":
         if looks_like_onnx(data):
             return load_onnx_bytes(data, name, source, input_shapes)
@@ -91,12 +100,10 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
             hint="pass a .tflite flatbuffer (e.g. from tf.lite.TFLiteConverter) or an ONNX "
             "file (e.g. from torch.onnx.export)",
         )
-    if input_shapes:
-        raise NnoptError("--input-shape applies to ONNX models only",
-                         hint="a .tflite model has fixed input shapes")
     try:
         validate.check_flatbuffer(data, source)
-        graph = _parse(data, name, source, generic=unsupported == "plan")
+        graph = _parse(data, name, source, generic=unsupported == "plan",
+                       input_shapes=input_shapes or {})
     except NnoptError:
         raise
     except Exception as err:  # the flatbuffer reader fails in many ways on corrupt input
@@ -124,11 +131,16 @@ def _opcode_name(model: Any, op: Any) -> str:
     return str(BUILTIN_OPCODE2NAME.get(code, f"BUILTIN_{code}"))
 
 
-def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
+def _parse(data: bytes, name: str, source: str, generic: bool = False,
+           input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
     model = tflite.Model.GetRootAsModel(data, 0)
     if model.SubgraphsLength() < 1:
         raise ModelError(f"{source} has no subgraph")
-    main = _read_subgraph(model, data, source, 0, generic)
+    signatures: dict[int, tuple[int, ...]] = {}
+    main = _read_subgraph(model, data, source, 0, generic, signatures)
+    if input_shapes or signatures:  # the graph at the shapes of this run (frontend.shapes)
+        shapes.resolve(main.tensors, main.ops, main.inputs, signatures, input_shapes or {},
+                       source)
     if main.unknown:
         listing = "; ".join(f"{name} (op {', '.join(map(str, idx[:5]))}"
                             f"{', …' if len(idx) > 5 else ''})"
@@ -138,6 +150,7 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
             hint=f"supported operators: {supported_list()}",
         )
     tensors, ops = main.tensors, main.ops
+    expansions = _expansions(main)
     if model.SubgraphsLength() > 1 or main.resources:
         # subgraph k > 0 runs only from an op of subgraph 0: IF is inlined, then
         # CALL_ONCE and the resource variables resolve into state
@@ -147,18 +160,28 @@ def _parse(data: bytes, name: str, source: str, generic: bool = False) -> Graph:
         n = model.SubgraphsLength()
         tensors, ops = variables.resolve(control_flow.inline_control_flow(main, read, n, source),
                                          read, n, source)
-    return Graph(name, tuple(tensors), tuple(ops), main.inputs, main.outputs)
+    return Graph(name, tuple(tensors), tuple(ops), main.inputs, main.outputs,
+                 expansions=expansions)
 
 
-def _read_subgraph(model: Any, data: bytes, source: str, index: int,
-                   generic: bool) -> variables.Subgraph:
+def _expansions(sub: variables.Subgraph) -> tuple[Expansion, ...]:
+    return sub.expansions
+
+
+def _read_subgraph(model: Any, data: bytes, source: str, index: int, generic: bool,
+                   signatures: dict[int, tuple[int, ...]] | None = None
+                   ) -> variables.Subgraph:
     """Subgraph ``index`` as read: tensors (a resource handle as a placeholder), ops with
     their options, and the operators without a definition (generic ops with ``generic``,
-    else listed in ``unknown``)."""
+    else listed in ``unknown``). The shape signatures with a dynamic (-1) dimension go
+    into ``signatures`` (subgraph 0: frontend.shapes); other subgraphs refuse them."""
     sg = model.Subgraphs(index)
     where = "" if index == 0 else f"subgraph {index}: "
     tensors: list[Tensor] = []
     resources: set[int] = set()
+    widened: list[int] = []  # float16 constants, expanded (frontend.float16)
+    half_values: list[int] = []  # float16 without data: DENSIFY outputs (else refused)
+    sparse: dict[int, tuple[int, int]] = {}  # densified constants: (file bytes, dense bytes)
     for i in range(sg.TensorsLength()):
         t = sg.Tensors(i)
         tname = (t.Name() or b"").decode(errors="replace")
@@ -168,15 +191,23 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int,
             resources.add(i)
             tensors.append(Tensor(i, tname, shape, DType.INT32))
             continue
-        if t.Type() not in _TENSOR_TYPES:
+        half = t.Type() == tflite.TensorType.FLOAT16
+        if t.Type() not in _TENSOR_TYPES and not half:
             raise UnsupportedError(
                 f"{where}tensor {i} ({tname}) has type "
                 f"{_TENSOR_TYPE_NAMES.get(t.Type(), t.Type())}",
                 hint="supported types: " + ", ".join(d.name for d in _TENSOR_TYPES.values()),
             )
-        if t.ShapeSignatureLength() and any(int(d) < 0 for d in t.ShapeSignatureAsNumpy()[1:]):
-            raise UnsupportedError(f"{where}tensor {i} ({tname}) has a dynamic shape",
-                                   hint="export the model with fixed input shapes")
+        sig = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) if t.ShapeSignatureLength() \
+            else ()
+        if any(d < 0 for d in sig):
+            if signatures is not None:
+                signatures[i] = sig
+            elif any(d < 0 for d in sig[1:]):
+                raise UnsupportedError(f"{where}tensor {i} ({tname}) has a dynamic shape",
+                                       hint="nnopt fixes dynamic shapes in subgraph 0 "
+                                       "only (--input-shape); export the model with fixed "
+                                       "shapes")
         q = t.Quantization()
         quant = None
         if q is not None and q.ScaleLength() > 0:
@@ -193,6 +224,24 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int,
                     raise ModelError(f"{source}: buffer of tensor {i} lies beyond end of file")
                 const = data[start:start + size]
         variable = bool(t.IsVariable())
+        if const is not None and t.Sparsity() is not None:  # frontend.densify
+            dt = np.dtype("<f2") if half else np.dtype(NUMPY_DTYPE[_TENSOR_TYPES[t.Type()]])
+            sp = densify.read(t.Sparsity())
+            dense = densify.densify(np.frombuffer(const, dtype=dt), shape, sp,
+                                    f"{source}: {where}tensor {i} ({tname})")
+            sparse[i] = (len(const) + sp.index_bytes, dense.nbytes)
+            const = dense.tobytes()
+        if half:
+            if variable:
+                raise float16.refuse_activation(where, i, tname)
+            if const is None:
+                half_values.append(i)
+                tensors.append(Tensor(i, tname, shape, DType.FLOAT32))
+                continue
+            widened.append(i)
+            tensors.append(Tensor(i, tname, shape, DType.FLOAT32, None,
+                                  float16.widen(const)))
+            continue
         if variable:
             # State kept across invocations (SVDF, LSTM). TFLM allocates it in its
             # persistent region and sets it at allocation (ResetVariableTensors: the zero
@@ -209,6 +258,13 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int,
         definition = DEFINITIONS.get(opcode)
         ins = tuple(int(x) for x in op.InputsAsNumpy()) if op.InputsLength() else ()
         outs = tuple(int(x) for x in op.OutputsAsNumpy()) if op.OutputsLength() else ()
+        if opcode == f"CUSTOM({mediapipe.CUSTOM_CODE})":  # onto TRANSPOSE_CONV
+            raw = op.CustomOptionsAsNumpy().tobytes() if op.CustomOptionsLength() else b""
+            ops.append(mediapipe.lower(k, ins, outs, raw, tensors, where, source))
+            continue
+        if opcode == densify.OPCODE:  # folded below (frontend.densify)
+            ops.append(Op(k, opcode, ins, outs, NoOptions()))
+            continue
         if definition is None:
             structural = variables.read_structural(opcode, op, k, index, source)
             if structural is not None:  # VAR_HANDLE, CALL_ONCE, IF, WHILE
@@ -222,5 +278,16 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int,
         ops.append(Op(k, opcode, ins, outs, options))
     inputs = tuple(int(x) for x in sg.InputsAsNumpy()) if sg.InputsLength() else ()
     outputs = tuple(int(x) for x in sg.OutputsAsNumpy()) if sg.OutputsLength() else ()
+    n_ops = len(ops)
+    ops, moved = densify.fold(tensors, ops, list(sparse), where, source)
+    for t in half_values:  # a float16 DENSIFY output is a (widened) constant now
+        if t not in moved:
+            raise float16.refuse_activation(where, t, tensors[t].name)
+        widened.append(t)
+    ops, half = float16.fold_dequantize(tensors, ops, widened, where, source)
+    if len(ops) != n_ops:
+        ops = [replace(op, index=k) for k, op in enumerate(ops)]
+    densified = densify.expansion(moved, {t: b for t, (b, _) in sparse.items()},
+                                  {t: d for t, (_, d) in sparse.items()})
     return variables.Subgraph(index, tensors, ops, frozenset(resources), inputs, outputs,
-                              unknown)
+                              unknown, tuple(e for e in (densified, half) if e is not None))

@@ -32,6 +32,7 @@ import tflite
 from ..errors import UnsupportedError
 from ..ir import (
     CallOnceOptions,
+    Expansion,
     IfOptions,
     Op,
     OpOptions,
@@ -60,6 +61,8 @@ class Subgraph:
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     unknown: Mapping[str, list[int]] = field(default_factory=dict)
+    # build-time weight expansions (frontend.densify, frontend.float16)
+    expansions: tuple[Expansion, ...] = ()
 
 
 def _string(raw: bytes | None) -> str:

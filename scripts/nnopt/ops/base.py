@@ -20,6 +20,7 @@ from typing import Any
 from ..arith import ACTIVATION_NAMES, Axis
 from ..ir import ActivationOptions, Graph, NoOptions, Op, OpOptions, ReducerOptions
 from ..lowering.base import Lowering
+from .shapes import ShapeFn
 
 Reader = Callable[[Any], OpOptions]
 # an options dataclass -> the fields of its TFLite table (snake_case flatbuffer names;
@@ -166,6 +167,10 @@ class OpDef:
     # activation as TFLM computes them (numpy broadcasting, wrap-around), at compile time
     # (nnopt.frontend.control_flow counts a WHILE's iterations with it); None: not foldable
     fold: Callable[..., Any] | None = None
+    # the output shapes from the input shapes (nnopt.ops.shapes: TFLite's Prepare), for
+    # a .tflite model run at another input shape than stored (nnopt.frontend.shapes);
+    # None: element-wise ops get theirs from ``elementwise``, others cannot be reshaped
+    infer_shape: ShapeFn | None = None
 
     def read_options(self, op: Any) -> OpOptions:
         """The op's options from a TFLite operator (``tflite.Operator``)."""

@@ -14,6 +14,7 @@ from ..ir import ConvOptions, Graph, Op, OpOptions, TransposeConvOptions
 from ..lowering import conv as conv_lowering
 from ..lowering import transpose_conv as transpose_conv_lowering
 from ..lowering.transpose_conv import transpose_conv_padding
+from . import shapes
 from .base import PADDING, WINDOW, OpDef, Options, Spatial, Weights, activation, table, writer
 
 
@@ -124,12 +125,12 @@ DEFINITIONS = (
     OpDef("CONV_2D", "CONV", conv_lowering.CONV, Options("Conv2DOptions", _read_conv, _write_conv),
           window="conv", absorbs_max_pool=True, pad_consumer="zero_point", cost="gemm",
           weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), spatial=spatial,
-          macs=macs),
+          macs=macs, infer_shape=shapes.conv),
     OpDef("DEPTHWISE_CONV_2D", "DWCONV", conv_lowering.CONV,
           Options("DepthwiseConv2DOptions", _read_depthwise, _write_depthwise), window="depthwise",
           absorbs_max_pool=True, pad_consumer="zero_point", cost="depthwise",
           weights=Weights(axis=-1, channel_ranges=False, contiguous_slice=False), spatial=spatial,
-          macs=macs),
+          macs=macs, infer_shape=shapes.depthwise),
     # inputs: output shape, filter [OC,KH,KW,IC], input, optional bias. Its weights
     # are input 1 like a conv's, but the kernel computes every output channel of a
     # pixel in one pass, so swap keeps them whole in internal flash (weights=None);

@@ -10,6 +10,7 @@ import tflite
 from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, OpOptions
 from ..lowering import fc as fc_lowering
+from . import shapes
 from .base import OpDef, Options, Weights, activation, table, writer
 
 
@@ -39,5 +40,6 @@ _write = writer(FullyConnectedOptions, lambda o: {"fused_activation_function": o
 DEFINITIONS = (
     OpDef("FULLY_CONNECTED", "FC", fc_lowering.FULLY_CONNECTED,
           Options("FullyConnectedOptions", _read, _write), cost="fc",
-          weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), macs=macs),
+          weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), macs=macs,
+          infer_shape=shapes.fully_connected),
 )

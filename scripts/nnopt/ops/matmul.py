@@ -8,6 +8,7 @@ import tflite
 
 from ..ir import BatchMatMulOptions, Graph, Op, OpOptions
 from ..lowering import matmul as matmul_lowering
+from . import shapes
 from .base import OpDef, Options, table, write_fields
 
 
@@ -35,5 +36,6 @@ _write = write_fields(BatchMatMulOptions)
 
 DEFINITIONS = (
     OpDef("BATCH_MATMUL", "BMM", matmul_lowering.BATCH_MAT_MUL,
-          Options("BatchMatMulOptions", _read, _write), cost="fc", macs=macs, blob=False),
+          Options("BatchMatMulOptions", _read, _write), cost="fc", macs=macs, blob=False,
+          infer_shape=shapes.batch_matmul),
 )

@@ -11,6 +11,7 @@ import tflite
 from ..arith import window_axis
 from ..ir import Graph, Op, OpOptions, PoolOptions, ReducerOptions
 from ..lowering import pool as pool_lowering
+from . import shapes
 from .base import PADDING, WINDOW, OpDef, Options, Spatial, activation, table, write_reducer, writer
 
 
@@ -49,14 +50,15 @@ _write_pool = writer(PoolOptions, lambda o: {
 DEFINITIONS = (
     OpDef("MAX_POOL_2D", "MAXPOOL", pool_lowering.POOL,
           Options("Pool2DOptions", _read_pool, _write_pool), window="pool",
-          pad_consumer="below_floor", cost="window_taps", spatial=spatial),
+          pad_consumer="below_floor", cost="window_taps", spatial=spatial, infer_shape=shapes.pool),
     OpDef("AVERAGE_POOL_2D", "AVGPOOL", pool_lowering.POOL,
           Options("Pool2DOptions", _read_pool, _write_pool), window="pool", cost="window_taps",
-          spatial=spatial),
+          spatial=spatial, infer_shape=shapes.pool),
     # float32 only (TFLM's one kernel); run whole (no window trait: no views, tiles
     # or row-by-row overlap), not carried by the model blob
     OpDef("L2_POOL_2D", "L2POOL", pool_lowering.POOL,
           Options("Pool2DOptions", _read_pool, _write_pool), cost="window_taps", blob=False),
     OpDef("MEAN", "MEAN", pool_lowering.MEAN,
-          Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps"),
+          Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps",
+          infer_shape=shapes.reduce),
 )

@@ -11,6 +11,7 @@ import tflite
 
 from ..ir import CumsumOptions, OpOptions
 from ..lowering import reduce as reduce_lowering
+from . import shapes
 from .base import OpDef, Options, table, write_reducer
 from .pool import read_reducer
 
@@ -23,11 +24,13 @@ def _read_cumsum(op: Any) -> OpOptions:
 
 DEFINITIONS = (
     OpDef("REDUCE_MAX", "RMAX", reduce_lowering.REDUCE,
-          Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps", blob=False),
+          Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps", blob=False,
+          infer_shape=shapes.reduce),
     OpDef("REDUCE_MIN", "RMIN", reduce_lowering.REDUCE,
-          Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps", blob=False),
+          Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps", blob=False,
+          infer_shape=shapes.reduce),
     OpDef("SUM", "SUM", reduce_lowering.SUM, Options("ReducerOptions", read_reducer, write_reducer),
-          cost="reduce_taps", blob=False),
+          cost="reduce_taps", blob=False, infer_shape=shapes.reduce),
     OpDef("ARG_MAX", "ARGMAX", reduce_lowering.ARG, Options("ArgMaxOptions"), cost="reduce_taps",
           blob=False),
     OpDef("ARG_MIN", "ARGMIN", reduce_lowering.ARG, Options("ArgMinOptions"), cost="reduce_taps",

@@ -21,6 +21,7 @@ from ..ir import (
 )
 from ..lowering import shape as shape_lowering
 from ..lowering.shape import contiguous_slice
+from . import shapes
 from .base import (
     POINT,
     OpDef,
@@ -97,14 +98,18 @@ _write_concat = writer(ConcatOptions, lambda o: {"axis": o.axis,
 
 DEFINITIONS = (
     OpDef("RESHAPE", "RESHAPE", shape_lowering.COPY, Options("ReshapeOptions"), alias=True,
-          fold=_same_values),
+          fold=_same_values, infer_shape=shapes.reshape),
     OpDef("SQUEEZE", "SQUEEZE", shape_lowering.COPY,
-          Options("SqueezeOptions", _read_squeeze, _write_squeeze), alias=True),
-    OpDef("EXPAND_DIMS", "EXPAND", shape_lowering.COPY, Options("ExpandDimsOptions"), alias=True),
-    OpDef("PAD", "PAD", shape_lowering.PAD, Options("PadOptions"), pad=True),
-    OpDef("PADV2", "PADV2", shape_lowering.PAD, Options("PadV2Options"), pad=True),
+          Options("SqueezeOptions", _read_squeeze, _write_squeeze), alias=True,
+          infer_shape=shapes.squeeze),
+    OpDef("EXPAND_DIMS", "EXPAND", shape_lowering.COPY, Options("ExpandDimsOptions"), alias=True,
+          infer_shape=shapes.expand_dims),
+    OpDef("PAD", "PAD", shape_lowering.PAD, Options("PadOptions"), pad=True,
+          infer_shape=shapes.pad),
+    OpDef("PADV2", "PADV2", shape_lowering.PAD, Options("PadV2Options"), pad=True,
+          infer_shape=shapes.pad),
     OpDef("TRANSPOSE", "TRANSPOSE", shape_lowering.TRANSPOSE, Options("TransposeOptions"),
-          transpose=True),
+          transpose=True, infer_shape=shapes.transpose),
     OpDef("SLICE", "SLICE", shape_lowering.SLICE, Options("SliceOptions"),
           output_views=slice_views),
     OpDef("STRIDED_SLICE", "SSLICE", shape_lowering.STRIDED_SLICE,
@@ -112,5 +117,5 @@ DEFINITIONS = (
           output_views=slice_views),
     OpDef("CONCATENATION", "CONCAT", shape_lowering.CONCAT,
           Options("ConcatenationOptions", _read_concat, _write_concat), concat=True,
-          spatial=concat_spatial),
+          spatial=concat_spatial, infer_shape=shapes.concatenation),
 )

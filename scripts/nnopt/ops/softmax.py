@@ -8,6 +8,7 @@ import tflite
 
 from ..ir import OpOptions, SoftmaxOptions
 from ..lowering import softmax as softmax_lowering
+from . import shapes
 from .base import OpDef, Options, table, writer
 
 
@@ -20,4 +21,5 @@ _write = writer(SoftmaxOptions, lambda o: {"beta": o.beta})
 
 
 DEFINITIONS = (OpDef("SOFTMAX", "SOFTMAX", softmax_lowering.SOFTMAX,
-                     Options("SoftmaxOptions", _read, _write)),)
+                     Options("SoftmaxOptions", _read, _write),
+                     infer_shape=shapes.same),)

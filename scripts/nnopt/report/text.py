@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ir import Graph
+from ..ir import Expansion, Graph
 from ..plan import Plan, SwapPlan
 
 
@@ -54,6 +54,17 @@ def summary(plan: Plan) -> list[str]:
                      + f" ({100 * plan.sram_bytes / max(plan.sram_budget_bytes, 1):.1f} % used)")
     lines.append(f"  planned in {plan.planning_seconds:.2f} s" + budget_note(plan))
     return lines
+
+
+_EXPANSION_WHAT = {"float16": "float16 weights expanded to float32",
+                   "densify": "sparse weights densified"}
+
+
+def expansion_lines(expansions: tuple[Expansion, ...]) -> list[str]:
+    """What the frontend's build-time weight expansions cost in ROM (one line each)."""
+    return [f"  {_EXPANSION_WHAT.get(e.kind, e.kind)}: {e.tensors} tensor(s), "
+            f"{e.file_bytes:,} B in the file -> {e.rom_bytes:,} B in ROM "
+            f"(+{e.cost_bytes:,} B)" for e in expansions]
 
 
 def budget_note(plan: Plan) -> str:

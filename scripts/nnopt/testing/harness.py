@@ -38,9 +38,10 @@ def run_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> tuple[list[np.ndarra
     outputs = [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
     tensors: dict[int, np.ndarray] = {}
     # subgraph 0's own tensors only: an inlined IF's or WHILE's are nnopt's, not TFLM's
-    in_file = tflite.Model.GetRootAsModel(model, 0).Subgraphs(0).TensorsLength()
-    for t in graph.tensors[:in_file]:
-        if t.is_constant:
+    sg0 = tflite.Model.GetRootAsModel(model, 0).Subgraphs(0)
+    for t in graph.tensors[:sg0.TensorsLength()]:
+        # a resource handle (VAR_HANDLE's output): TFLM's GetTensor crashes on it
+        if t.is_constant or sg0.Tensors(t.index).Type() == tflite.TensorType.RESOURCE:
             continue
         try:
             got: Any = interp.GetTensor(t.index, 0)
@@ -50,6 +51,32 @@ def run_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> tuple[list[np.ndarra
         if isinstance(data, np.ndarray | np.generic):  # one-element tensors are scalars
             tensors[t.index] = np.array(data).reshape(t.shape)
     return outputs, tensors
+
+
+def run_litert(model: bytes, inputs: Sequence[np.ndarray], *, invocations: int = 1,
+               reference: bool = True) -> list[list[np.ndarray]]:
+    """The outputs of each of ``invocations`` runs of the full TFLite runtime
+    (``ai-edge-litert``, a test-only oracle for the models TFLM refuses: float16 weights,
+    MediaPipe's custom operator) on the same ``inputs``: with ``reference`` its
+    reference kernels (``BUILTIN_REF``: no delegate, no optimised kernel), else its
+    default (the XNNPACK delegate, the only one of LiteRT's that runs MediaPipe's
+    Convolution2DTransposeBias). An input of another shape than stored resizes it
+    (a dynamic model run at ``--input-shape``)."""
+    from ai_edge_litert import interpreter as litert
+
+    kind = litert.OpResolverType.BUILTIN_REF if reference else litert.OpResolverType.AUTO
+    it = litert.Interpreter(model_content=model, experimental_op_resolver_type=kind)
+    for d, x in zip(it.get_input_details(), inputs, strict=True):
+        if tuple(d["shape"]) != np.shape(x):  # a dynamic input run at another size
+            it.resize_tensor_input(d["index"], list(np.shape(x)))
+    it.allocate_tensors()
+    out: list[list[np.ndarray]] = []
+    for _ in range(invocations):
+        for d, x in zip(it.get_input_details(), inputs, strict=True):
+            it.set_tensor(d["index"], np.asarray(x))
+        it.invoke()
+        out.append([np.array(it.get_tensor(d["index"])) for d in it.get_output_details()])
+    return out
 
 
 def _as_array(graph: Graph, t: int, data: bytes) -> np.ndarray:
