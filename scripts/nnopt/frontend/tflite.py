@@ -45,10 +45,12 @@ UNSUPPORTED_MODES = ("refuse", "plan")
 
 def load_model(path: str | Path,
                input_shapes: Mapping[str, tuple[int, ...]] | None = None,
-               unsupported: str = "refuse") -> Graph:
+               unsupported: str = "refuse",
+               input_values: Mapping[str, tuple[float, ...]] | None = None) -> Graph:
     """Read a model file (.tflite, or ONNX recognised by content) into a verified Graph.
 
-    ``input_shapes`` fixes dynamic ONNX input dimensions (``--input-shape``).
+    ``input_shapes`` fixes dynamic ONNX input dimensions (``--input-shape``),
+    ``input_values`` pins ONNX inputs to a value (``--input-value``).
 
     ``unsupported="plan"`` (library use only, for planning studies such as
     benchmarks/bench_planner.py; TFLite files): an operator without an nnopt definition
@@ -63,7 +65,7 @@ def load_model(path: str | Path,
     except OSError as err:
         raise ModelError(f"cannot read model file {p}: {err.strerror}") from err
     return load_model_bytes(data, model_name(p), source=str(p), input_shapes=input_shapes,
-                            unsupported=unsupported)
+                            unsupported=unsupported, input_values=input_values)
 
 
 def _missing_hint(p: Path) -> str:
@@ -77,14 +79,15 @@ def _missing_hint(p: Path) -> str:
 
 def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
                      input_shapes: Mapping[str, tuple[int, ...]] | None = None,
-                     unsupported: str = "refuse") -> Graph:
+                     unsupported: str = "refuse",
+                     input_values: Mapping[str, tuple[float, ...]] | None = None) -> Graph:
     """:func:`load_model` of the file's bytes."""
     if unsupported not in UNSUPPORTED_MODES:
         raise ModelError(f"unknown unsupported-operator mode {unsupported!r}",
                          hint="use " + " or ".join(UNSUPPORTED_MODES))
     if len(data) < 8 or data[4:8] != b"TFL3":
         if looks_like_onnx(data):
-            return load_onnx_bytes(data, name, source, input_shapes)
+            return load_onnx_bytes(data, name, source, input_shapes, input_values)
         raise ModelError(
             f"{source} is neither a TFLite model (no 'TFL3' file identifier) nor an ONNX "
             "model",
@@ -94,6 +97,9 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
     if input_shapes:
         raise NnoptError("--input-shape applies to ONNX models only",
                          hint="a .tflite model has fixed input shapes")
+    if input_values:
+        raise NnoptError("--input-value applies to ONNX models only",
+                         hint="a .tflite model's inputs are fed at run time")
     try:
         validate.check_flatbuffer(data, source)
         graph = _parse(data, name, source, generic=unsupported == "plan")
