@@ -97,3 +97,11 @@ def test_mel_spectrogram_and_silero_run_on_qemu_m7() -> None:
     _check("oww_melspectrogram.onnx", {"input": (1, 1280)}, _mel_input(), "qemu-m7")
     _silero_steps(model_path("realworld/silero_vad_16k_op15.onnx").read_bytes(), 3,
                   "qemu-m7")
+
+
+@pytest.mark.qemu
+@pytest.mark.slow
+@needs_qemu
+def test_wakeforge_gru_runs_on_qemu_m7() -> None:
+    x = np.random.default_rng(0).standard_normal((1, 50, 128)).astype(np.float32)
+    _check("wakeforge_alexa.onnx", {"features": (1, 50, 128)}, x, "qemu-m7")
