@@ -80,6 +80,12 @@ def pin_inputs(model: Any, values: Mapping[str, tuple[float, ...]], source: str)
                              "are not integers", hint="give integer values")
         g.initializer.append(numpy_helper.from_array(arr.astype(dtype).reshape(shape), name))
         g.input.remove(inp)
+        if model.ir_version < 4:  # initializers must be declared inputs there
+            g.input.append(_declared(name, arr.astype(dtype).reshape(shape)))
+
+
+def has_control_flow(model: Any) -> bool:
+    return any(n.op_type in ("If", "Loop", "Scan") for n in model.graph.node)
 
 
 def resolve(model: Any, source: str, opset: int) -> Any:
@@ -89,7 +95,7 @@ def resolve(model: Any, source: str, opset: int) -> Any:
     for _ in range(_MAX_ROUNDS):
         with contextlib.suppress(Exception):  # the strict pass after this names the problem
             model = onnx.shape_inference.infer_shapes(model, data_prop=True)
-        changed = _fold(model.graph, opset)
+        changed = _fold(model.graph, opset, model.ir_version < 4)
         changed |= _inline_control(model.graph, source, opset)
         if not changed:
             break
@@ -106,6 +112,13 @@ def resolve(model: Any, source: str, opset: int) -> Any:
     return model
 
 
+def _declared(name: str, value: np.ndarray) -> Any:
+    from onnx import helper
+
+    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(value.dtype),
+                                         value.shape)
+
+
 def _static_shapes(g: Any) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {}
     for vi in [*g.input, *g.value_info, *g.output]:
@@ -117,14 +130,14 @@ def _static_shapes(g: Any) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def _fold(g: Any, opset: int) -> bool:
-    """Evaluate every node of ``g`` whose inputs are constants; True when any was."""
+def _fold(g: Any, opset: int, listed: bool) -> bool:
+    """Evaluate every node of ``g`` whose inputs are constants; True when any was.
+    ``listed`` (IR version < 4): every initializer is also declared a graph input."""
     from onnx import numpy_helper
     from onnx.reference import ReferenceEvaluator
 
     consts: dict[str, np.ndarray] = {t.name: numpy_helper.to_array(t) for t in g.initializer}
     shapes = _static_shapes(g)
-    outputs = {o.name for o in g.output}
     kept, changed = [], False
     for node in g.node:
         values: list[np.ndarray] | None = None
@@ -132,11 +145,10 @@ def _fold(g: Any, opset: int) -> bool:
             if node.op_type in ("Shape", "Size") and node.input[0] not in consts \
                     and node.input[0] in shapes:
                 values = _shape_value(node, shapes[node.input[0]])
-            elif all(not i or i in consts for i in node.input) and not any(
-                    o in outputs for o in node.output if o):
+            elif all(not i or i in consts for i in node.input):
                 try:
                     feeds = {i: consts[i] for i in node.input if i}
-                    ev = ReferenceEvaluator(node, opsets={"": opset})
+                    ev = ReferenceEvaluator(_alone(node, feeds, opset))
                     values = [np.asarray(v) for v in ev.run(None, feeds)]
                 except Exception:
                     values = None  # left to the importer, which names the op if unsupported
@@ -148,10 +160,26 @@ def _fold(g: Any, opset: int) -> bool:
             if out:
                 consts[out] = v
                 g.initializer.append(numpy_helper.from_array(v, out))
+                if listed:
+                    g.input.append(_declared(out, v))
     if changed:
         del g.node[:]
         g.node.extend(kept)
     return changed
+
+
+def _alone(node: Any, feeds: Mapping[str, np.ndarray], opset: int) -> Any:
+    """A one-node model of ``node`` at ``opset`` (a bare NodeProto is evaluated at the
+    newest opset by ReferenceEvaluator, whatever ``opsets`` says)."""
+    from onnx import helper
+
+    ins = [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(a.dtype),
+                                         a.shape) for n, a in feeds.items()]
+    outs = [helper.make_empty_tensor_value_info(o) for o in node.output if o]
+    g = helper.make_graph([node], "fold", ins, outs)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
 
 
 def _shape_value(node: Any, shape: tuple[int, ...]) -> list[np.ndarray]:

@@ -142,6 +142,9 @@ def prepare(data: bytes, name: str, source: str,
         elif inp.name in given:
             _fix_input_shape(inp, given[inp.name], source)
     control.pin_inputs(model, input_values or {}, source)
+    if control.has_control_flow(model):
+        # before the upgrade: the converter leaves If/Loop bodies at the model's opset
+        model = control.resolve(model, source, opset)
     if opset < TARGET_OPSET:
         from onnx import version_converter
         try:
@@ -150,7 +153,6 @@ def prepare(data: bytes, name: str, source: str,
             raise UnsupportedError(
                 f"{source}: upgrading opset {opset} to {TARGET_OPSET} failed: "
                 f"{_first_line(err)}", hint="re-export the model with a newer opset") from err
-    model = control.resolve(model, source, TARGET_OPSET)
     try:
         model = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     except Exception as err:
@@ -306,6 +308,9 @@ def _drop_identities(prep: Prepared) -> None:
             for later in kept:
                 later.inputs = [node.outputs[0] if i == src else i for i in later.inputs]
             alias[src] = node.outputs[0]
+            for k, v in alias.items():  # earlier aliases of src now name the output
+                if v == src:
+                    alias[k] = node.outputs[0]
             continue
         kept.append(node)
     prep.nodes = kept
