@@ -166,15 +166,23 @@ def _batch_matmul(im: Importer, node: Node) -> None:
     """MatMul with B an activation (or a constant of rank > 2), float32: BATCH_MATMUL
     (batch dimensions broadcast as numpy.matmul's)."""
     a, bname = node.inputs
-    ra, rb = len(im.shape(a)), len(im.shape(bname))
-    if ra < 2 or rb < 2:
-        raise im.refuse(f"MatMul of ranks {ra} and {rb} with B not a constant matrix",
-                        "MatMul of two operands of rank >= 2 (BATCH_MATMUL)")
     if im.qout is not None:
         raise AssertionError("MatMul of activations is not imported as int8")
     x, w = (im.const_tensor(n, identity(len(im.shape(n)))) if im.is_const(n)
             else im.act(n, identity(len(im.shape(n)))) for n in (a, bname))
+    xs, ws = im.b.tensors[x].shape, im.b.tensors[w].shape
+    if len(xs) == 1:  # numpy.matmul: a 1-D A is a row, a 1-D B a column, then dropped
+        x = im._reshape(x, (1, xs[0]), f"{a}.row")
+    if len(ws) == 1:
+        w = im._reshape(w, (ws[0], 1), f"{bname}.col")
     out = node.outputs[0]
-    y = im.b.tensor(out, im.shape(out), DType.FLOAT32)
+    ys = im.shape(out)
+    sx, sw = im.b.tensors[x].shape, im.b.tensors[w].shape
+    mm = (*np.broadcast_shapes(sx[:-2], sw[:-2]), sx[-2], sw[-1])
+    if len(mm) > 5:
+        raise im.refuse(f"MatMul of rank {len(mm)}", "BATCH_MATMUL up to 5-D")
+    y = im.b.tensor(out if mm == ys else f"{out}.mm", mm, DType.FLOAT32)
     im.b.op("BATCH_MATMUL", [x, w], [y], BatchMatMulOptions())
-    im.bind(out, y, identity(len(im.shape(out))))
+    if mm != ys:
+        y = im._reshape(y, ys, out)
+    im.bind(out, y, identity(len(ys)))
