@@ -153,3 +153,11 @@ def test_computed_clip_bounds_and_matmul_of_activations() -> None:
     got, _ = run_nnopt(model, xs)
     for a, r in zip(got, refs, strict=True):
         assert a.shape == r.shape and float_error(a, r) <= TOL
+
+
+def test_a_sequence_too_long_to_unroll_is_refused() -> None:
+    model = onnx_recurrent.recurrent_model("RNN", "bidirectional", seq=513, batch=1,
+                                           size=2, hidden=2)
+    with pytest.raises(UnsupportedError, match="513 time steps x 2 direction") as err:
+        load_model_bytes(model)
+    assert err.value.hint and "state carried" in err.value.hint

@@ -31,6 +31,7 @@ from .registry import handler
 _GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 _DEFAULT_ACTS = {"LSTM": ["Sigmoid", "Tanh", "Tanh"], "GRU": ["Sigmoid", "Tanh"],
                  "RNN": ["Tanh"]}
+MAX_STEPS = 1024  # time steps x directions unrolled at most (each is ~12 ops)
 _SUPPORTED = ("LSTM/GRU/RNN with the default activations, no clip, no peepholes, "
               "input_forget=0, full-length sequences")
 
@@ -88,6 +89,10 @@ def recurrent(im: Importer, node: Node) -> None:
     size = xs[2]
     W, R = im.const(node.inputs[1]), im.const(node.inputs[2])
     nd = W.shape[0]
+    if seq * nd > MAX_STEPS:
+        raise im.refuse(f"{seq} time steps x {nd} direction(s) to unroll",
+                        f"at most {MAX_STEPS} steps (a shorter --input-shape sequence, "
+                        "run in chunks with the state carried)")
     bname = im.opt_input(node, 3)
     B = im.const(bname).astype(np.float64) if bname else np.zeros((nd, 2 * G * H))
     lens = im.opt_input(node, 4)
