@@ -96,7 +96,7 @@ def resolve(model: Any, source: str, opset: int) -> Any:
         with contextlib.suppress(Exception):  # the strict pass after this names the problem
             model = onnx.shape_inference.infer_shapes(model, data_prop=True)
         changed = _fold(model.graph, opset, model.ir_version < 4)
-        changed |= _inline_control(model.graph, source, opset)
+        changed |= _inline_control(model.graph, source)
         if not changed:
             break
     for node in model.graph.node:
@@ -192,7 +192,7 @@ def _shape_value(node: Any, shape: tuple[int, ...]) -> list[np.ndarray]:
     return [np.array(shape[start:None if end is None else int(end)], dtype=np.int64)]
 
 
-def _inline_control(g: Any, source: str, opset: int) -> bool:
+def _inline_control(g: Any, source: str) -> bool:
     """Replace each If with a constant condition by its branch and each Loop with a
     constant trip count by its unrolled body; True when any was."""
     from onnx import helper, numpy_helper
