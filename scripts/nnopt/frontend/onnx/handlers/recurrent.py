@@ -1,9 +1,10 @@
 """LSTM, GRU and RNN (float32): unrolled over the (build-time) sequence onto
 FULLY_CONNECTED, ADD/SUB/MUL, LOGISTIC/TANH, SLICE and CONCATENATION.
 
-ONNX semantics (onnx.ai operator docs, default activations): the input projection of
-every time step is one FULLY_CONNECTED over the whole sequence (``X W^T + Wb [+ Rb]``);
-each step then adds the recurrent projection ``H R^T`` and applies the gates:
+ONNX semantics (onnx.ai operator docs, default activations): each time step computes
+its input projection ``x W^T + Wb [+ Rb]`` (one FULLY_CONNECTED per step, so the arena
+never holds the whole sequence's), adds the recurrent projection ``H R^T`` and applies
+the gates:
 
 - LSTM (gates i, o, f, c): ``C = f*C + i*tanh(c)``, ``H = o*tanh(C)``;
 - GRU (gates z, r, h): ``n = tanh(x_h + r*(H R_h^T + Rb_h))`` (linear_before_reset=1)
@@ -118,11 +119,12 @@ def recurrent(im: Importer, node: Node) -> None:
         # GRU: Rb_h stays with the recurrent projection (inside r * (...) or after it)
         in_bias = cell.Wb + cell.Rb if op != "GRU" else np.concatenate(
             [cell.Wb[:2 * H] + cell.Rb[:2 * H], cell.Wb[2 * H:]])
-        xw = _fc(im, x2, cell.W, in_bias, f"{name}.xw")
         steps: list[int] = [0] * seq
         for t in (range(seq - 1, -1, -1) if rev else range(seq)):
             s = f"{name}.t{t}"
-            xt = slice_tensor(im, xw, [t * batch, 0], [batch, G * H], f"{s}.x")
+            # the input projection step by step: only [batch, G*H] of it is ever live
+            xt = _fc(im, slice_tensor(im, x2, [t * batch, 0], [batch, size], f"{s}.xin"),
+                     cell.W, in_bias, f"{s}.x")
             if op == "LSTM":
                 h, c = _lstm_step(im, xt, h, c, cell, H, batch, s)
             elif op == "GRU":
