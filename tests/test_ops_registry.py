@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import statistics
 import tokenize
 from pathlib import Path
@@ -84,9 +85,31 @@ def test_the_count_sees_string_literals_not_comments(tmp_path: Path) -> None:
 def test_every_definition_has_its_lowering() -> None:
     for code, d in DEFINITIONS.items():
         assert d.opcode == code
-        assert (PACKAGE / "lowering" / f"{d.lowering}.py").is_file(), code
-        op = lowering.lowering_for(_op(code))
-        assert op is not None
+        module = type(d.lowering).__module__
+        assert module.startswith("nnopt.lowering."), (code, module)
+        assert (PACKAGE / "lowering" / f"{module.rsplit('.', 1)[1]}.py").is_file(), code
+        assert lowering.lowering_for(_op(code)) is d.lowering
+
+
+def _kernel_headers() -> str:
+    return "\n".join(p.read_text() for p in sorted(
+        (PACKAGE.parents[1] / "modules" / "nnrt" / "include" / "nnrt" / "kernels").glob("*.h")))
+
+
+def test_every_exported_kernel_check_is_run_by_prepare() -> None:
+    """Each ``nnrt_*_check()`` a kernel header exports is some lowering's check (the
+    generated prepare() runs it for the ops calling its kernels), declared in the header
+    the check names, and each kernel it checks is declared too."""
+    headers = _kernel_headers()
+    exported = set(re.findall(r"nnrt_status_t\s+(nnrt_\w+_check)\(", headers))
+    checks = {c for d in DEFINITIONS.values() for c in d.lowering.checks}
+    assert exported == {c.check for c in checks}
+    root = PACKAGE.parents[1] / "modules" / "nnrt" / "include"
+    for c in checks:
+        text = (root / c.header).read_text()
+        assert re.search(rf"\b{c.check}\(", text), (c.check, c.header)
+        for k in c.kernels:
+            assert re.search(rf"nnrt_status_t\s+{k}\(", headers), (c.check, k)
 
 
 def _op(code: str):  # type: ignore[no-untyped-def]

@@ -15,13 +15,12 @@ from .ir import NUMPY_DTYPE as _NP
 from .ir import (
     ActivationOptions,
     ConvOptions,
-    DetectionPostProcessOptions,
     Graph,
     NoOptions,
     PoolOptions,
 )
-from .ops import detection
-from .tflite_builder import _OPTIONS_TABLE, ModelBuilder
+from .ops import definition
+from .tflite_builder import ModelBuilder
 
 
 def graph_to_tflite(graph: Graph, description: str = "nnopt convert") -> bytes:
@@ -42,14 +41,15 @@ def graph_to_tflite(graph: Graph, description: str = "nnopt convert") -> bytes:
             raise UnsupportedError(f"op {op.index} ({op.opcode}) carries an nnopt-only "
                                    "option (fused pool or folded padding)",
                                    hint="convert the imported graph, before planning")
-        if isinstance(o, DetectionPostProcessOptions):  # a custom op: flexbuffer options
-            b.custom_op(op.opcode, op.inputs, op.outputs, detection.encode(o))
+        spec = definition(op).options
+        if spec is not None and spec.encode is not None:  # a custom op: flexbuffer options
+            b.custom_op(op.opcode, op.inputs, op.outputs, spec.encode(o))
             continue
         if isinstance(o, ActivationOptions) and o.activation == "NONE":
             o = NoOptions()  # MAXIMUM/MINIMUM take none; ADD/SUB/MUL/DIV default to it
         try:
             b.op(op.opcode, op.inputs, op.outputs,
-                 o if op.opcode in _OPTIONS_TABLE else NoOptions())
+                 o if spec is not None else NoOptions())
         except (ValueError, TypeError) as err:
             raise UnsupportedError(f"op {op.index} ({op.opcode}) cannot be written as "
                                    f"TFLite: {err}", hint="report it with the model") from err

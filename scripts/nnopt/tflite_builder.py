@@ -34,7 +34,6 @@ fields take their names (``"SAME"``, ``"RELU6"``); sequences become int32 vector
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import math
 from collections.abc import Mapping, Sequence
@@ -45,26 +44,8 @@ import flatbuffers  # type: ignore[import-untyped]
 import numpy as np
 import tflite
 
-from nnopt.ir import (
-    ActivationOptions,
-    BatchMatMulOptions,
-    ConcatOptions,
-    ConvOptions,
-    FullyConnectedOptions,
-    GatherOptions,
-    LeakyReluOptions,
-    LstmOptions,
-    NoOptions,
-    PackOptions,
-    PoolOptions,
-    ReducerOptions,
-    SoftmaxOptions,
-    SplitOptions,
-    SqueezeOptions,
-    StridedSliceOptions,
-    SvdfOptions,
-    TransposeConvOptions,
-)
+from nnopt.ir import ConvOptions, FullyConnectedOptions, NoOptions, PoolOptions
+from nnopt.ops import DEFINITIONS
 
 __all__ = [
     "CombinedModel",
@@ -97,90 +78,24 @@ _TENSOR_TYPE: dict[str, int] = {
 # allocator bookkeeping in the interpreter's arena).
 _TFLM_OVERHEAD_BYTES = 8192
 
-# Builtin opcode -> name of its options table (None: the op has no options table).
-_OPTIONS_TABLE: dict[str, str | None] = {
-    "CONV_2D": "Conv2DOptions",
-    "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions",
-    "AVERAGE_POOL_2D": "Pool2DOptions",
-    "MAX_POOL_2D": "Pool2DOptions",
-    "FULLY_CONNECTED": "FullyConnectedOptions",
-    "ADD": "AddOptions",
-    "SUB": "SubOptions",
-    "MUL": "MulOptions",
-    "DIV": "DivOptions",
-    "CONCATENATION": "ConcatenationOptions",
-    "SOFTMAX": "SoftmaxOptions",
-    "MEAN": "ReducerOptions",
-    "REDUCE_MAX": "ReducerOptions",
-    "REDUCE_MIN": "ReducerOptions",
-    "SUM": "ReducerOptions",
-    "ARG_MAX": "ArgMaxOptions",
-    "ARG_MIN": "ArgMinOptions",
-    "LEAKY_RELU": "LeakyReluOptions",
-    "SQUEEZE": "SqueezeOptions",
-    "STRIDED_SLICE": "StridedSliceOptions",
-    "RESHAPE": "ReshapeOptions",
-    "PAD": "PadOptions",
-    "PADV2": "PadV2Options",
-    "TRANSPOSE": "TransposeOptions",
-    "SLICE": "SliceOptions",
-    "EXPAND_DIMS": "ExpandDimsOptions",
-    "HARD_SWISH": "HardSwishOptions",
-    "MAXIMUM": "MaximumMinimumOptions",
-    "MINIMUM": "MaximumMinimumOptions",
-    "DEQUANTIZE": "DequantizeOptions",
-    "QUANTIZE": "QuantizeOptions",
-    "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
-    "SVDF": "SVDFOptions",
+# Options tables of the control-flow and variable operators the front end resolves
+# (nnopt.frontend.control_flow, nnopt.frontend.variables) and that so have no operator
+# definition; every other operator's table is its definition's (OpDef.options).
+_FRONTEND_TABLES: dict[str, str] = {
     "VAR_HANDLE": "VarHandleOptions",
-    "READ_VARIABLE": None,
-    "ASSIGN_VARIABLE": None,
     "CALL_ONCE": "CallOnceOptions",
     "IF": "IfOptions",
     "WHILE": "WhileOptions",
-    "UNIDIRECTIONAL_SEQUENCE_LSTM": "UnidirectionalSequenceLSTMOptions",
-    "SPLIT": "SplitOptions",
-    "SPLIT_V": "SplitVOptions",
-    "UNPACK": "UnpackOptions",
-    "PACK": "PackOptions",
-    "BATCH_MATMUL": "BatchMatMulOptions",
-    "SQUARED_DIFFERENCE": "SquaredDifferenceOptions",
-    "GATHER": "GatherOptions",
-    "TRANSPOSE_CONV": "TransposeConvOptions",
-    "L2_POOL_2D": "Pool2DOptions",
-    "RESIZE_BILINEAR": "ResizeBilinearOptions",
-    "DEPTH_TO_SPACE": "DepthToSpaceOptions",
-    "SPACE_TO_DEPTH": "SpaceToDepthOptions",
-    "MIRROR_PAD": "MirrorPadOptions",
-    "REVERSE_V2": "ReverseV2Options",
-    "BROADCAST_TO": "BroadcastToOptions",
-    "SPACE_TO_BATCH_ND": "SpaceToBatchNDOptions",
-    "BATCH_TO_SPACE_ND": "BatchToSpaceNDOptions",
-    "SHAPE": "ShapeOptions",
-    "FILL": "FillOptions",
-    "ZEROS_LIKE": "ZerosLikeOptions",
-    "LOGISTIC": None,
-    "TANH": None,
-    "RELU": None,
-    "RELU6": None,
-    "PRELU": None,
-    "ELU": None,
-    "FLOOR": None,
-    "CEIL": None,
-    "ROUND": None,
-    "SIN": None,
-    "COS": None,
-    "SQUARE": None,
-    "LOGICAL_NOT": None,
-    "CAST": None,
-    "ADD_N": None,
-    "SELECT_V2": None,
-    "LOG_SOFTMAX": None,
-    "CUMSUM": "CumsumOptions",
-    "L2_NORMALIZATION": "L2NormOptions",
-    "FLOOR_DIV": None,
-    "FLOOR_MOD": None,
 }
+
+
+def options_table(opcode: str) -> str | None:
+    """The TFLite options table an op is written with (None: it has none)."""
+    d = DEFINITIONS.get(opcode)
+    if d is None:
+        return _FRONTEND_TABLES.get(opcode)
+    return d.options.table if d.options is not None else None
+
 
 _ALIASES = {
     "activation": "fused_activation_function",
@@ -208,58 +123,9 @@ def _options_dict(opcode: str, options: Any) -> dict[str, Any]:
         return {}
     if isinstance(options, Mapping):
         return {_ALIASES.get(str(k), str(k)): v for k, v in options.items()}
-    if isinstance(options, ConvOptions):
-        if options.fused_max_pool is not None:
-            raise ValueError("fused_max_pool is an nnopt fusion, not a TFLite option; "
-                             "build CONV_2D followed by MAX_POOL_2D instead")
-        d: dict[str, Any] = {
-            "padding": options.padding, "stride_h": options.stride_h,
-            "stride_w": options.stride_w, "dilation_h_factor": options.dilation_h,
-            "dilation_w_factor": options.dilation_w,
-            "fused_activation_function": options.activation,
-        }
-        if opcode == "DEPTHWISE_CONV_2D":
-            d["depth_multiplier"] = options.depth_multiplier
-        return d
-    if isinstance(options, PoolOptions):
-        return {"padding": options.padding, "stride_h": options.stride_h,
-                "stride_w": options.stride_w, "filter_height": options.filter_h,
-                "filter_width": options.filter_w,
-                "fused_activation_function": options.activation}
-    if isinstance(options, FullyConnectedOptions):
-        return {"fused_activation_function": options.activation,
-                "keep_num_dims": options.keep_num_dims}
-    if isinstance(options, ActivationOptions):
-        return {"fused_activation_function": options.activation}
-    if isinstance(options, ConcatOptions):
-        return {"axis": options.axis, "fused_activation_function": options.activation}
-    if isinstance(options, SoftmaxOptions):
-        return {"beta": options.beta}
-    if isinstance(options, ReducerOptions):
-        return {"keep_dims": options.keep_dims}
-    if isinstance(options, LeakyReluOptions):
-        return {"alpha": options.alpha}
-    if isinstance(options, SqueezeOptions):
-        return {"squeeze_dims": tuple(options.squeeze_dims)}
-    if isinstance(options, StridedSliceOptions):
-        return dataclasses.asdict(options)
-    if isinstance(options, SvdfOptions):
-        return {"rank": options.rank, "fused_activation_function": options.activation}
-    if isinstance(options, LstmOptions):
-        return {"fused_activation_function": options.activation,
-                "cell_clip": options.cell_clip, "proj_clip": options.proj_clip,
-                "time_major": options.time_major}
-    if isinstance(options, SplitOptions):
-        return {"num_splits": options.num_splits}
-    if isinstance(options, PackOptions):
-        key = "values_count" if opcode == "PACK" else "num"
-        return {key: options.count, "axis": options.axis}
-    if isinstance(options, (BatchMatMulOptions, GatherOptions)):
-        return dataclasses.asdict(options)
-    if isinstance(options, TransposeConvOptions):
-        return {"padding": options.padding, "stride_h": options.stride_h,
-                "stride_w": options.stride_w,
-                "fused_activation_function": options.activation}
+    d = DEFINITIONS.get(opcode)
+    if d is not None and d.options is not None:
+        return dict(d.options.write(options))
     raise TypeError(f"unsupported options object {options!r}")
 
 
@@ -368,9 +234,9 @@ class ModelBuilder:
             if not -1 <= t < n:
                 raise ValueError(f"{opcode}: tensor index {t} out of range (have {n})")
         opts = _options_dict(opcode, options)
-        if opts and _OPTIONS_TABLE.get(opcode) is None:
-            raise ValueError(f"{opcode}: options given but the builder knows no options "
-                             "table for it (add it to _OPTIONS_TABLE)")
+        if opts and options_table(opcode) is None:
+            raise ValueError(f"{opcode}: options given but it has no options table "
+                             "(its definition's OpDef.options)")
         self._ops.append(_OpSpec(opcode, tuple(inputs), tuple(outputs), opts,
                                  tuple(intermediates)))
         return len(self._ops) - 1
@@ -546,7 +412,7 @@ class ModelBuilder:
 
     @staticmethod
     def _build_op(b: flatbuffers.Builder, op: _OpSpec, code_index: int) -> int:
-        table = _OPTIONS_TABLE.get(op.opcode)
+        table = options_table(op.opcode)
         opts_off = None
         if table is not None:
             opts_off = _build_options(b, table, op.opcode, op.options)

@@ -218,7 +218,8 @@ class ModelEmitter:
         for op in g.ops:
             if op.index in self.aliased_ops or self.stages.call(op.index) is not None:
                 continue  # aliased (shares its input's bytes) or run by a tiled stage
-            low = self.views.lowering_for(op) or lowering_for(op)
+            defined = lowering_for(op)  # its definition's (the checks of its kernels)
+            low = self.views.lowering_for(op) or defined
             self.headers.update(low.headers)
             ctx = EmitContext(
                 graph=g, op=op, c_ptr=self.ptr,
@@ -227,7 +228,10 @@ class ModelEmitter:
                 specialize=self.specialize, model=self.name, decl=self.decl_for(op.index),
                 weight_array=self.weight_array,
             )
-            run, structs, checks = prepare_of(low.emit(ctx), f"op{op.index}_")
+            run, structs, checks = prepare_of(low.emit(ctx), f"op{op.index}_",
+                                               defined.checks)
+            self.headers.update(c.header for c in defined.checks
+                                if any(call.fn == c.check for call in checks))
             for st in structs:
                 self.checked_params += render_params(st)
             self.checks += checks

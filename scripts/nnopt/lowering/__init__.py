@@ -1,9 +1,11 @@
 """Per-operator lowering: from an IR op to a checked call of an nnrt C kernel.
 
 Each operator family lives in one module of this package (``conv.py``, ``pool.py`` …)
-and registers a :class:`Lowering` for the opcodes it handles with :func:`register`.
-The code generator owns everything else (files, arena, weights, the API); a lowering
-only:
+and defines :class:`~.base.Lowering` objects (module constants, ``conv.CONV``); each
+operator's definition holds its lowering (``OpDef.lowering``, :mod:`nnopt.ops`), so
+:func:`lowering_for` is a look-up of the definition. Lowerings derive from
+:class:`~.base.LoweringBase` (no headers, no checks, no scratch by default). The code
+generator owns everything else (files, arena, weights, the API); a lowering only:
 
 - ``check(graph, op)``: raise :class:`~nnopt.errors.UnsupportedError` for a variant it
   cannot run (dtype combination, option), naming op, tensor and what is supported.
@@ -11,6 +13,9 @@ only:
 - ``scratch_bytes(graph, op)``: bytes of scratch memory the kernel needs (0 if none),
   from the kernel's ``*_get_buffer_size()`` rule; the planner reserves it in the arena
   for the op's lifetime.
+- ``checks``: the exported argument checks (``nnrt_*_check()``,
+  :class:`.call.KernelCheck`) of the kernels it calls, which the generated
+  ``<model>_prepare()`` runs once on the op's parameters.
 - ``emit(ctx)``: the body of ``static nnrt_status_t op_<k>(void)`` as data
   (:data:`.call.Body`: parameter structs and the kernel call, see :mod:`.call`), built
   with ``c_params(ctype, fields)`` and ``c_call(fn, args)`` (``lowering.elementwise``).
@@ -25,117 +30,34 @@ The model emitter writes a body as C with :func:`.call.render`; the model-blob w
 encodes the same objects. Window lowerings (``conv``, ``pool``) also give their call
 (``window_call(ctx, geom, ...)`` -> :class:`.call.KernelCall`) to the code that runs
 the op on sub-views (``codegen.views``, ``codegen.stages``); ``ConvLowering.spec_core``
-declares the op's specialised matrix core for them. Which module holds an op's
-lowering is its definition's ``lowering`` (:mod:`nnopt.ops`).
+declares the op's specialised matrix core for them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Protocol
-
-import numpy as np
+from collections.abc import Mapping, Sequence
 
 from ..errors import UnsupportedError
 from ..ir import Graph, Op
-from .call import Body, Pointers, ScratchArg, TensorArg
+from .base import EmitContext, Lowering, LoweringBase
 
+# The operator definitions (nnopt.ops) import this package's family modules to hold
+# their lowerings, so the look-ups below import nnopt.ops when called, not here.
 
-@dataclass(frozen=True)
-class EmitContext:
-    graph: Graph
-    op: Op
-    c_ptr: Callable[[int], str]
-    """C expression (``void *``) for the data of tensor index t (activation or constant):
-    how the caller renders :class:`.call.TensorArg` (code around calls uses it too)."""
-    const_array: Callable[[str, np.ndarray], str]
-    """Emit a constant array (C type chosen from the numpy dtype: int8/int16/int32/float)
-    named after the op and a suffix; returns the C identifier."""
-    c_scratch: str
-    """C expression (``void *``) for this op's scratch buffer, or ``NULL`` if none."""
-    specialize: str = "off"
-    """``--specialize`` mode ("auto", "off", "force"): whether the lowering may emit a
-    model-specialised function for this op (:mod:`nnopt.lowering.specialize`)."""
-    model: str = "model"
-    """C identifier prefix of the generated model (``<model>_spec_op<k>`` functions)."""
-    decl: Callable[[list[str]], None] | None = None
-    """Add file-scope C lines (after the weights and constant arrays, before the op
-    functions); None where the caller cannot take any (then nothing is specialised)."""
-    weight_array: Callable[[int], str | None] = lambda t: None
-    """The identifier of constant tensor t's array in the model source, or None (not a
-    plain constant there: streamed, a slice ...); specialised functions name it."""
-
-    def ptr(self, t: int) -> TensorArg:
-        """The data pointer of tensor t, as a call argument. The caller's pointer is
-        asked for now (a constant's array is declared in the order the lowering names
-        its tensors)."""
-        self.c_ptr(t)
-        return TensorArg(t)
-
-    @property
-    def scratch(self) -> ScratchArg:
-        """The op's scratch buffer, as a call argument."""
-        return ScratchArg()
-
-    @property
-    def pointers(self) -> Pointers:
-        """How this context's pointers are written (for :func:`.call.render`)."""
-        return Pointers(self.c_ptr, self.c_scratch)
-
-
-class Lowering(Protocol):
-    headers: Sequence[str]  # e.g. ("nnrt/kernels/conv.h",)
-    # Also declared by every lowering (read by accepted_dtypes, listed by `nnopt ops`,
-    # tested against check()): dtypes: Sequence[str], the element types check()
-    # accepts ("int8", "int8->int16"), or dtypes_by_opcode for a lowering of several
-    # opcodes that accept different types.
-
-    def check(self, graph: Graph, op: Op) -> None: ...
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int: ...
-
-    def emit(self, ctx: EmitContext) -> Body: ...
-
-
-_REGISTRY: dict[str, Lowering] = {}
-_LOADED = False
-
-
-def register(opcodes: Sequence[str], lowering: Lowering) -> None:
-    for code in opcodes:
-        _REGISTRY[code] = lowering
-
-
-def _load_all() -> None:
-    # Import every family module once so that each registers its opcodes (a module
-    # imported directly before, e.g. by a test, registers only its own).
-    global _LOADED
-    import importlib
-    import pkgutil
-
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
-    _LOADED = True
+__all__ = ["EmitContext", "Lowering", "LoweringBase", "accepted_dtypes", "check_graph",
+           "lowering_for", "registered_opcodes"]
 
 
 def lowering_for(op: Op) -> Lowering:
-    if not _LOADED:
-        _load_all()
-    try:
-        return _REGISTRY[op.opcode]
-    except KeyError:
-        raise UnsupportedError(
-            f"op {op.index} ({op.opcode}) has no code generator yet",
-            hint="operators with kernels: " + ", ".join(sorted(_REGISTRY)),
-        ) from None
+    """The lowering of the op's definition; UnsupportedError for an opcode nnopt lacks."""
+    from ..ops import definition
+    return definition(op).lowering
 
 
 def registered_opcodes() -> list[str]:
-    """Every opcode with a lowering, sorted."""
-    if not _LOADED:
-        _load_all()
-    return sorted(_REGISTRY)
+    """Every opcode with a lowering (every defined one), sorted."""
+    from ..ops import DEFINITIONS
+    return sorted(DEFINITIONS)
 
 
 def accepted_dtypes(opcode: str) -> tuple[str, ...]:
@@ -143,11 +65,11 @@ def accepted_dtypes(opcode: str) -> tuple[str, ...]:
     (``dtypes``, or ``dtypes_by_opcode`` where one lowering serves opcodes that differ):
     "int8", or "int8->int16" where the output type differs from the input's. Empty for
     an opcode without a lowering or a lowering that declares none."""
-    if not _LOADED:
-        _load_all()
-    low = _REGISTRY.get(opcode)
-    if low is None:
+    from ..ops import DEFINITIONS
+    d = DEFINITIONS.get(opcode)
+    if d is None:
         return ()
+    low = d.lowering
     per_op: Mapping[str, Sequence[str]] | None = getattr(low, "dtypes_by_opcode", None)
     if per_op is not None and opcode in per_op:
         return tuple(per_op[opcode])
@@ -170,5 +92,5 @@ def check_graph(graph: Graph) -> None:
             "the model cannot be compiled: " + "; ".join(problems[:10])
             + (f"; and {len(problems) - 10} more" if len(problems) > 10 else ""),
             hint="; ".join(hints[:3]) if hints
-            else "operators with kernels: " + ", ".join(sorted(_REGISTRY)),
+            else "operators with kernels: " + ", ".join(registered_opcodes()),
         )

@@ -18,9 +18,9 @@ import numpy as np
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
-from .activation import multiply_by_quantized_multiplier
-from .call import Body
+from .activation import TABLE_LOOKUP_S8_CHECK, UNARY_F32_CHECK, multiply_by_quantized_multiplier
+from .base import EmitContext, LoweringBase
+from .call import Body, KernelCheck
 from .elementwise import c_call, c_params, io_args, refuse, tensor_desc
 
 _F32 = np.float32
@@ -51,8 +51,9 @@ def abs_table(op: Op, x: Tensor, y: Tensor) -> np.ndarray:
     return np.concatenate([by_value[128:], by_value[:128]])
 
 
-class AbsLowering:
+class AbsLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/math.h", "nnrt/kernels/activation.h")
+    checks: Sequence[KernelCheck] = (UNARY_F32_CHECK, TABLE_LOOKUP_S8_CHECK)
     dtypes: Sequence[str] = ("int8", "int16", "float32")
 
     def _io(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
@@ -80,9 +81,6 @@ class AbsLowering:
         if x.dtype != DType.FLOAT32 and x.quant is not None and x.quant.scale:
             _rescale(op, x, y)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, y = self._io(ctx.graph, ctx.op)
         n = str(x.num_elements)
@@ -100,4 +98,4 @@ class AbsLowering:
                 *c_call("nnrt_abs_s16", ["&params", *io_args(ctx, x.index, y.index, "int16_t"), n])]
 
 
-register(("ABS",), AbsLowering())
+ABS = AbsLowering()

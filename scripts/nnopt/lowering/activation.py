@@ -30,8 +30,8 @@ from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import Graph, LeakyReluOptions, Op, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
-from .call import AddressOf, Body, Call, Dec, Params, Raw, TensorArg, lit, lit_f32
+from .base import EmitContext, LoweringBase
+from .call import AddressOf, Body, Call, Dec, KernelCheck, Params, Raw, TensorArg, lit, lit_f32
 
 #: Lower int8 LOGISTIC/TANH/HARD_SWISH to a table lookup (else the direct kernels).
 INT8_TABLES = True
@@ -417,8 +417,21 @@ _SUPPORTED = "int8 -> int8 or float32 -> float32 (LOGISTIC, TANH: also int16 -> 
 _WITH_INT16 = ("LOGISTIC", "TANH")
 
 
-class ActivationLowering:
+# the activation kernels' argument checks (nnrt/kernels/activation.h): on the scalars
+UNARY_F32_CHECK = KernelCheck(
+    tuple(f"nnrt_{k}_f32" for k in ("relu", "relu6", "logistic", "tanh", "hard_swish", "elu",
+                                    "exp", "log", "sqrt", "rsqrt", "abs", "neg", "floor",
+                                    "ceil", "round", "sin", "cos", "square")),
+    "nnrt_unary_f32_check", "nnrt/kernels/activation.h", picks=(2,))  # (x, y, size)
+CLAMP_S8_CHECK = KernelCheck(("nnrt_clamp_s8",), "nnrt_clamp_s8_check",
+                             "nnrt/kernels/activation.h", picks=(0, 1, 4))  # (lo, hi, x, y, size)
+TABLE_LOOKUP_S8_CHECK = KernelCheck(("nnrt_table_lookup_s8",), "nnrt_table_lookup_s8_check",
+                                    "nnrt/kernels/activation.h", picks=(3,))  # (table, x, y, size)
+
+
+class ActivationLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/activation.h",)
+    checks: Sequence[KernelCheck] = (UNARY_F32_CHECK, CLAMP_S8_CHECK, TABLE_LOOKUP_S8_CHECK)
     dtypes: Sequence[str] = ("int8", "float32")
     dtypes_by_opcode: Mapping[str, Sequence[str]] = {
         c: ("int8", "int16", "float32") for c in _WITH_INT16}
@@ -440,9 +453,6 @@ class ActivationLowering:
             hard_swish_params(op, x, y)
         elif op.opcode == "LEAKY_RELU":
             leaky_relu_params(op, x, y, self._alpha(op))
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     @staticmethod
     def _alpha(op: Op) -> float:
@@ -492,5 +502,4 @@ class ActivationLowering:
                 Call(f"nnrt_{name}_s8", (params, src, dst, n), wrap=False)]
 
 
-register(("RELU", "RELU6", "LEAKY_RELU", "LOGISTIC", "TANH", "HARD_SWISH"),
-         ActivationLowering())
+ACTIVATION = ActivationLowering()

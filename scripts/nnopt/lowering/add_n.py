@@ -14,7 +14,7 @@ from typing import Any
 
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
-from . import EmitContext, register
+from .base import EmitContext, LoweringBase
 from .call import Arg, Body, Expr
 from .compare import smaller_than_one
 from .elementwise import C_TYPE, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
@@ -24,7 +24,7 @@ _SUPPORTED = ("two or more float32 or int8 inputs (one quantisation for all) of 
               "output's shape and dtype")
 
 
-class AddNLowering:
+class AddNLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/elementwise.h",)
     dtypes: Sequence[str] = ("int8", "float32")
 
@@ -57,9 +57,6 @@ class AddNLowering:
         if y.dtype == DType.INT8:
             self.params_s8(op, xs, y)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         xs, y = self._operands(ctx.graph, ctx.op)
         ctype = C_TYPE[y.dtype]
@@ -74,4 +71,4 @@ class AddNLowering:
                 *c_call("nnrt_add_n_s8", ["&params", *args])]
 
 
-register(("ADD_N",), AddNLowering())
+ADD_N = AddNLowering()

@@ -330,57 +330,71 @@ def call_of(body: Sequence[Stmt]) -> Call | None:
 
 # ----- the kernels' argument checks (their Prepare), run once before the first inference -----
 
-KERNEL_CHECKS: Mapping[str, tuple[str, tuple[Arg, ...]]] = {
-    **{fn: ("nnrt_pool_s8_check", ()) for fn in ("nnrt_maxpool2d_s8", "nnrt_avgpool2d_s8")},
-    **{fn: ("nnrt_pool_f32_check", ())
-       for fn in ("nnrt_maxpool2d_f32", "nnrt_avgpool2d_f32", "nnrt_l2pool2d_f32")},
-    "nnrt_fully_connected_s8": ("nnrt_fc_s8_check", ()),
-    "nnrt_fully_connected_f32": ("nnrt_fc_f32_check", ()),
-    **{fn: ("nnrt_conv_s8_check", (Literal(0, "0"),))
-       for fn in ("nnrt_conv2d_s8", "nnrt_conv2d_opt_s8", "nnrt_conv2d_1x1_s8",
-                  "nnrt_conv2d_im2col_s8")},
-    **{fn: ("nnrt_conv_s8_check", (Literal(1, "1"),))
-       for fn in ("nnrt_depthwise_conv2d_s8", "nnrt_depthwise_conv2d_opt_s8")},
-    **{fn: ("nnrt_add_s8_check", ()) for fn in ("nnrt_add_s8", "nnrt_sub_s8")},
-    "nnrt_mul_s8": ("nnrt_mul_s8_check", ()),
-    **{fn: ("nnrt_binary_f32_check", ()) for fn in ("nnrt_add_f32", "nnrt_sub_f32",
-                                                     "nnrt_mul_f32")},
-    "nnrt_concat_x8": ("nnrt_concat_check", ()),
-    "nnrt_pad_x8": ("nnrt_pad_check", ()),
-    "nnrt_strided_copy_x8": ("nnrt_strided_copy_check", ()),
-}
-"""Kernel -> its exported argument check (nnrt/kernels/*.h ``nnrt_*_check()``) and the
-check's arguments after the kernel's parameter struct: the conditions the kernel tests
-inline on every call, with one definition (the header predicate both use)."""
+@dataclass(frozen=True)
+class KernelCheck:
+    """An exported argument check (``nnrt_*_check()`` in nnrt/kernels/*.h, TFLM's
+    Prepare) of the kernels ``kernels``: the conditions each tests inline on every call,
+    with one definition (the header predicate both use). A lowering declares the checks
+    of the kernels it calls (``Lowering.checks``).
+
+    The check's arguments are the call's arguments at positions ``picks`` then the
+    literals ``extra``. A picked parameter struct (``&params``) is the one object the op
+    and its check read, so it moves to file scope; ``member`` passes the address of one
+    of its members instead (``&params.shape``)."""
+
+    kernels: tuple[str, ...]
+    check: str
+    header: str  # the nnrt header declaring it ("nnrt/kernels/conv.h")
+    picks: tuple[int, ...] = (0,)
+    extra: tuple[Arg, ...] = ()
+    member: str = ""
 
 
-def prepare_of(body: Sequence[Stmt], prefix: str) -> tuple[list[Stmt], list[Params], list[Call]]:
+def check_for(checks: Sequence[KernelCheck], fn: str) -> KernelCheck | None:
+    """The check of kernel ``fn`` among ``checks``, or None."""
+    return next((c for c in checks if fn in c.kernels), None)
+
+
+def prepare_of(body: Sequence[Stmt], prefix: str, checks: Sequence[KernelCheck] = ()
+               ) -> tuple[list[Stmt], list[Params], list[Call]]:
     """The body as the op function runs it, the parameter structs its checks read, and
     the check calls for ``<model>_prepare()``.
 
-    A kernel with an exported check (:data:`KERNEL_CHECKS`) whose parameter struct is one
-    of the body's :class:`Params`: that struct moves to file scope as ``<prefix><name>``
-    (the one object both the op and its check read) and the check is called on it. A
-    body without such a call is returned as is, with no checks.
+    A kernel with an exported check among ``checks``: a picked parameter struct that is
+    one of the body's :class:`Params` moves to file scope as ``<prefix><name>`` (the one
+    object both the op and its check read) and the check is called on it; picked scalars
+    are passed as they are. A body without such a call, or whose picked arguments are
+    not constants of the body (a tensor, a view's pointer), is returned as is, with no
+    checks.
     """
     call = call_of(body)
-    if call is None or call.fn not in KERNEL_CHECKS or not call.args:
+    check = check_for(checks, call.fn) if call is not None else None
+    if call is None or check is None or len(call.args) <= max(check.picks):
         return list(body), [], []
-    first = call.args[0]
     structs = params_of(body)
-    if not isinstance(first, AddressOf) or first.name not in structs:
-        return list(body), [], []
+    picked = [call.args[i] for i in check.picks]
+    hoisted: Params | None = None
+    args: list[Arg] = []
+    for a in picked:
+        if isinstance(a, AddressOf) and a.name in structs and hoisted is None:
+            hoisted = structs[a.name]
+            args.append(AddressOf(prefix + a.name + (f".{check.member}" if check.member
+                                                     else "")))
+        elif isinstance(a, Literal | Raw) and a != NULL:
+            args.append(a)
+        else:
+            return list(body), [], []
+    if hoisted is None:
+        return list(body), [], [Call(check.check, (*args, *check.extra))]
     if any(isinstance(v, AddressOf) for p in structs.values()
            if isinstance(p.fields, Mapping) for v in p.fields.values()):
         return list(body), [], []  # a struct pointing to another (kept together, unchecked)
-    hoisted = structs[first.name]
     name = prefix + hoisted.name
-    check_fn, extra = KERNEL_CHECKS[call.fn]
-    args = list(call.args)
-    args[0] = AddressOf(name)
+    run_args = [AddressOf(name) if isinstance(x, AddressOf) and x.name == hoisted.name else x
+                for x in call.args]
     kept: list[Stmt] = [st for st in body if st is not hoisted and st is not call]
-    kept.append(replace(call, args=tuple(args)))
-    return kept, [replace(hoisted, name=name)], [Call(check_fn, (AddressOf(name), *extra))]
+    kept.append(replace(call, args=tuple(run_args)))
+    return kept, [replace(hoisted, name=name)], [Call(check.check, (*args, *check.extra))]
 
 
 def render_prepare(name: str, checks: Sequence[Call], at: Pointers) -> list[str]:

@@ -21,7 +21,7 @@ from typing import Any
 from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
+from .base import EmitContext, LoweringBase
 from .call import Body, Done
 from .elementwise import (
     C_TYPE,
@@ -64,7 +64,7 @@ def smaller_than_one(op: Op, scale: float) -> tuple[int, int]:
     return m, shift
 
 
-class CompareLowering:
+class CompareLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/compare.h",)
     dtypes_by_opcode: Mapping[str, Sequence[str]] = {c: _names(d) for c, d in _ACCEPTS.items()}
 
@@ -100,9 +100,6 @@ class CompareLowering:
         a, b, _, _ = self._operands(graph, op)
         if a.dtype == DType.INT8:
             self._params_s8(op, a, b)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     def emit(self, ctx: EmitContext) -> Body:
         a, b, y, bc = self._operands(ctx.graph, ctx.op)
@@ -162,7 +159,7 @@ def select_walk(shapes: Sequence[Sequence[int]], out_shape: Sequence[int]) -> Wa
     return dims, out
 
 
-class SelectLowering:
+class SelectLowering(LoweringBase):
     """SELECT_V2 (TFLM's select.cc): a bool condition, x and y of int8, int16 or float32
     (the same), broadcast to the output; values copied raw, as TFLM."""
 
@@ -192,9 +189,6 @@ class SelectLowering:
     def check(self, graph: Graph, op: Op) -> None:
         self._layout(graph, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         (c, x, y), out, fields = self._layout(ctx.graph, ctx.op)
         if out.num_elements == 0:
@@ -205,5 +199,5 @@ class SelectLowering:
                                            ctx.ptr(out.index)])]
 
 
-register((*_EQUALITY, *_ORDERED, *_LOGICAL), CompareLowering())
-register(("SELECT_V2",), SelectLowering())
+COMPARE = CompareLowering()
+SELECT = SelectLowering()

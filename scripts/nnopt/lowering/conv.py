@@ -62,7 +62,8 @@ from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import ConvOptions, Graph, Op, PoolOptions, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register, specialize
+from . import specialize
+from .base import EmitContext, LoweringBase
 from .call import (
     NULL,
     AddressOf,
@@ -72,10 +73,12 @@ from .call import (
     Dec,
     Grouped,
     KernelCall,
+    KernelCheck,
     Params,
     Raw,
     ScratchArg,
     TensorArg,
+    lit,
 )
 
 _SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
@@ -459,8 +462,18 @@ def _requant16(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor,
             "shift": Raw(ctx.const_array("shift", np.array(shifts, dtype=np.int32)))}
 
 
-class ConvLowering:
+class ConvLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/conv.h",)
+    checks: Sequence[KernelCheck] = (
+        KernelCheck(("nnrt_conv2d_s8", "nnrt_conv2d_opt_s8", "nnrt_conv2d_1x1_s8",
+                     "nnrt_conv2d_im2col_s8"), "nnrt_conv_s8_check", "nnrt/kernels/conv.h",
+                    extra=(lit(0),)),
+        KernelCheck(("nnrt_depthwise_conv2d_s8", "nnrt_depthwise_conv2d_opt_s8"),
+                    "nnrt_conv_s8_check", "nnrt/kernels/conv.h", extra=(lit(1),)),
+        KernelCheck(("nnrt_conv2d_s16",), "nnrt_conv_s16_check", "nnrt/kernels/conv.h",
+                    extra=(lit(0),)),
+        KernelCheck(("nnrt_depthwise_conv2d_s16",), "nnrt_conv_s16_check",
+                    "nnrt/kernels/conv.h", extra=(lit(1),)))
     dtypes: Sequence[str] = ("int8", "int16", "float32")  # int16: 16x8, int8 weights
 
     def check(self, graph: Graph, op: Op) -> None:
@@ -618,4 +631,4 @@ class ConvLowering:
         return [*body, params, Call(variant.function, (AddressOf("params"), *args), wrap=False)]
 
 
-register(("CONV_2D", "DEPTHWISE_CONV_2D"), ConvLowering())
+CONV = ConvLowering()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..cdefs import DType
 from ..ir import DetectionPostProcessOptions, Graph, Op, Tensor
-from . import EmitContext, register
+from .base import EmitContext, LoweringBase
 from .call import Body
 from .elementwise import c_call, c_params, refuse, tensor_desc
 
@@ -104,7 +104,7 @@ def scratch_bytes(num_boxes: int, max_detections: int, regular: bool) -> int:
     return 4 * (11 * n + (n + 3) // 4) + (4 * 6 * (max_detections + n) if regular else 0)
 
 
-class DetectionPostProcessLowering:
+class DetectionPostProcessLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/detection.h",)
     dtypes: Sequence[str] = ("float32",)
 
@@ -135,4 +135,4 @@ class DetectionPostProcessLowering:
                          *(ctx.ptr(t.index) for t in s.outputs), ctx.scratch])]
 
 
-register(("TFLite_Detection_PostProcess",), DetectionPostProcessLowering())
+DETECTION_POST_PROCESS = DetectionPostProcessLowering()

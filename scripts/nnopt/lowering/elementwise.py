@@ -40,7 +40,7 @@ from ..cdefs import MAX_DIMS, DType
 from ..errors import UnsupportedError
 from ..ir import ActivationOptions, Graph, Op, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
+from .base import EmitContext, LoweringBase
 from .call import (
     AddressOf,
     Arg,
@@ -48,6 +48,7 @@ from .call import (
     Call,
     Done,
     Expr,
+    KernelCheck,
     Literal,
     Params,
     ScratchArg,
@@ -245,8 +246,18 @@ def _activation(op: Op) -> str:
     return op.options.activation if isinstance(op.options, ActivationOptions) else "NONE"
 
 
-class BinaryLowering:
+_HEADER = "nnrt/kernels/elementwise.h"
+
+
+class BinaryLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/elementwise.h",)
+    checks: Sequence[KernelCheck] = (
+        KernelCheck(("nnrt_add_s8", "nnrt_sub_s8"), "nnrt_add_s8_check", _HEADER),
+        KernelCheck(("nnrt_mul_s8",), "nnrt_mul_s8_check", _HEADER),
+        KernelCheck(("nnrt_add_f32", "nnrt_sub_f32", "nnrt_mul_f32"), "nnrt_binary_f32_check",
+                    _HEADER),
+        KernelCheck(("nnrt_maximum_s8", "nnrt_minimum_s8", "nnrt_maximum_f32",
+                     "nnrt_minimum_f32"), "nnrt_broadcast_check", _HEADER))
     dtypes: Sequence[str] = ("int8", "float32")
 
     def check(self, graph: Graph, op: Op) -> None:
@@ -265,9 +276,6 @@ class BinaryLowering:
         check_activation(op, act)
         if out.dtype == DType.INT8:
             self.params_s8(op, a, b, out)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     @staticmethod
     def function(op: Op, int8: bool) -> str:
@@ -416,5 +424,5 @@ class SquaredDifferenceLowering(BinaryLowering):
                 *c_call("nnrt_squared_difference_s16", ["&params", *args])]
 
 
-register(("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"), BinaryLowering())
-register(("SQUARED_DIFFERENCE",), SquaredDifferenceLowering())
+BINARY = BinaryLowering()
+SQUARED_DIFFERENCE = SquaredDifferenceLowering()

@@ -18,9 +18,9 @@ import numpy as np
 
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
-from . import EmitContext, register
-from .activation import check_io
-from .call import Body
+from .activation import TABLE_LOOKUP_S8_CHECK, UNARY_F32_CHECK, check_io
+from .base import EmitContext, LoweringBase
+from .call import Body, KernelCheck
 from .elementwise import c_call, io_args, per_tensor_quant
 
 _F32 = np.float32
@@ -64,8 +64,9 @@ def elu_table(x: Tensor, y: Tensor, op: Op) -> np.ndarray:
     return np.concatenate([arr[128:], arr[:128]])
 
 
-class EluLowering:
+class EluLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/activation.h",)
+    checks: Sequence[KernelCheck] = (UNARY_F32_CHECK, TABLE_LOOKUP_S8_CHECK)
     dtypes: Sequence[str] = ("int8", "float32")
 
     def _io(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
@@ -77,9 +78,6 @@ class EluLowering:
         if x.dtype == DType.INT8:
             elu_table(x, y, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, y = self._io(ctx.graph, ctx.op)
         n = str(x.num_elements)
@@ -89,4 +87,4 @@ class EluLowering:
         return c_call("nnrt_table_lookup_s8", [table, *io_args(ctx, x.index, y.index, "int8_t"), n])
 
 
-register(("ELU",), EluLowering())
+ELU = EluLowering()

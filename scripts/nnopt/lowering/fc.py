@@ -32,8 +32,9 @@ from ..arith import activation_range_float, activation_range_int8, activation_ra
 from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, Tensor
-from . import EmitContext, register, specialize
-from .call import NULL, AddressOf, Arg, Body, Call, Dec, Params, Raw, TensorArg
+from . import specialize
+from .base import EmitContext, LoweringBase
+from .call import NULL, AddressOf, Arg, Body, Call, Dec, KernelCheck, Params, Raw, TensorArg
 from .conv import (
     check_activation,
     per_tensor_quant,
@@ -99,8 +100,12 @@ def specialized_fc_ops(graph: Graph, mode: str) -> frozenset[int]:
     return specialize.choose(mode, candidates)
 
 
-class FullyConnectedLowering:
+class FullyConnectedLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/fc.h",)
+    checks: Sequence[KernelCheck] = (
+        KernelCheck(("nnrt_fully_connected_s8",), "nnrt_fc_s8_check", "nnrt/kernels/fc.h"),
+        KernelCheck(("nnrt_fully_connected_s16",), "nnrt_fc_s16_check", "nnrt/kernels/fc.h"),
+        KernelCheck(("nnrt_fully_connected_f32",), "nnrt_fc_f32_check", "nnrt/kernels/fc.h"))
     dtypes: Sequence[str] = ("int8", "int16", "float32")  # int16: 16x8, int8 weights
 
     def check(self, graph: Graph, op: Op) -> None:
@@ -177,4 +182,4 @@ class FullyConnectedLowering:
         return [params, Call(fn, (AddressOf("params"), *args), wrap=False)]
 
 
-register(("FULLY_CONNECTED",), FullyConnectedLowering())
+FULLY_CONNECTED = FullyConnectedLowering()

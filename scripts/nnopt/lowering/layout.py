@@ -33,10 +33,11 @@ import numpy as np
 
 from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import NUMPY_DTYPE, BlockSizeOptions, Graph, MirrorPadOptions, Op, Tensor
-from . import EmitContext, register
-from .call import Body
+from .base import EmitContext, LoweringBase
+from .call import Body, KernelCheck
 from .elementwise import Raw, c_call, c_params, padded, refuse, tensor_desc
 from .shape import (
+    STRIDED_COPY_CHECK,
     _const_ints,
     _inputs,
     _same_dtype,
@@ -178,8 +179,9 @@ class FillLowering(_ViewLowering):
         return value, y, _view_fields(list(y.shape), [0] * len(y.shape), 0, elem)
 
 
-class ZerosLikeLowering:
+class ZerosLikeLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    checks: Sequence[KernelCheck] = (STRIDED_COPY_CHECK,)
     dtypes: Sequence[str] = _names(_ZEROS)
 
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
@@ -193,9 +195,6 @@ class ZerosLikeLowering:
     def check(self, graph: Graph, op: Op) -> None:
         self._tensors(graph, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         _, y = self._tensors(ctx.graph, ctx.op)
         fields = _words(list(y.shape), [0] * len(y.shape), 0, DTYPE_SIZE[y.dtype])
@@ -206,7 +205,7 @@ class ZerosLikeLowering:
                 *c_call("nnrt_strided_copy_x8", ["&params", zero, ctx.ptr(y.index)])]
 
 
-class ShapeLowering:
+class ShapeLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
     dtypes: Sequence[str] = tuple(f"{d}->int32" for d in _names(tuple(DType)))
 
@@ -221,9 +220,6 @@ class ShapeLowering:
     def check(self, graph: Graph, op: Op) -> None:
         self._tensors(graph, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, y = self._tensors(ctx.graph, ctx.op)
         if not x.shape:
@@ -234,7 +230,7 @@ class ShapeLowering:
 
 # ----- per-axis gathers (MIRROR_PAD, BATCH_TO_SPACE_ND) -----
 
-class _Gather:
+class _Gather(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
 
     def _tables(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, list[list[int]]]:
@@ -243,9 +239,6 @@ class _Gather:
 
     def check(self, graph: Graph, op: Op) -> None:
         self._tables(graph, op)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y, tables = self._tables(ctx.graph, ctx.op)
@@ -354,7 +347,7 @@ class BatchToSpaceLowering(_Gather):
         return x, y, tables
 
 
-class SpaceToBatchLowering:
+class SpaceToBatchLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
     dtypes: Sequence[str] = _names(_I8_F32)
 
@@ -380,9 +373,6 @@ class SpaceToBatchLowering:
     def check(self, graph: Graph, op: Op) -> None:
         self._fields(graph, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._fields(ctx.graph, ctx.op)
         if math.prod(y.shape) == 0:
@@ -392,13 +382,13 @@ class SpaceToBatchLowering:
                                                    ctx.ptr(y.index)])]
 
 
-register(("DEPTH_TO_SPACE",), DepthToSpaceLowering())
-register(("SPACE_TO_DEPTH",), SpaceToDepthLowering())
-register(("REVERSE_V2",), ReverseLowering())
-register(("BROADCAST_TO",), BroadcastToLowering())
-register(("FILL",), FillLowering())
-register(("ZEROS_LIKE",), ZerosLikeLowering())
-register(("SHAPE",), ShapeLowering())
-register(("MIRROR_PAD",), MirrorPadLowering())
-register(("BATCH_TO_SPACE_ND",), BatchToSpaceLowering())
-register(("SPACE_TO_BATCH_ND",), SpaceToBatchLowering())
+DEPTH_TO_SPACE = DepthToSpaceLowering()
+SPACE_TO_DEPTH = SpaceToDepthLowering()
+REVERSE = ReverseLowering()
+BROADCAST_TO = BroadcastToLowering()
+FILL = FillLowering()
+ZEROS_LIKE = ZerosLikeLowering()
+SHAPE = ShapeLowering()
+MIRROR_PAD = MirrorPadLowering()
+BATCH_TO_SPACE = BatchToSpaceLowering()
+SPACE_TO_BATCH = SpaceToBatchLowering()

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from ..cdefs import MAX_DIMS, DType
 from ..errors import UnsupportedError
 from ..ir import Graph, Op, Tensor
-from . import EmitContext, register
-from .activation import check_io
-from .call import Arg, Body, Done
+from .activation import UNARY_F32_CHECK, check_io
+from .base import EmitContext, LoweringBase
+from .call import Arg, Body, Done, KernelCheck
 from .elementwise import (
     BinaryLowering,
     Broadcast,
@@ -35,8 +35,9 @@ UNARY_BOOL = ("LOGICAL_NOT",)
 _KERNEL_TYPE = {DType.FLOAT32: ("float", "f32"), DType.BOOL: ("bool", "b")}
 
 
-class UnaryMathLowering:
+class UnaryMathLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/math.h",)
+    checks: Sequence[KernelCheck] = (UNARY_F32_CHECK,)
     dtypes_by_opcode: Mapping[str, Sequence[str]] = {
         **{code: ("float32",) for code in UNARY_FLOAT},
         **{code: ("bool",) for code in UNARY_BOOL}}
@@ -44,9 +45,6 @@ class UnaryMathLowering:
     def check(self, graph: Graph, op: Op) -> None:
         t = DType.BOOL if op.opcode in UNARY_BOOL else DType.FLOAT32
         check_io(graph, op, ((t, t),), f"{op.opcode} {t.name.lower()}")
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y = ctx.graph.tensors[ctx.op.inputs[0]], ctx.graph.tensors[ctx.op.outputs[0]]
@@ -60,7 +58,7 @@ _CAST_FROM = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32, DType.BOOL)
 _CAST_TO = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32)
 
 
-class CastLowering:
+class CastLowering(LoweringBase):
     """CAST: TFLM's static_cast per element (cast.cc), quantisation ignored as TFLM does."""
 
     headers: Sequence[str] = ("nnrt/kernels/math.h",)
@@ -81,16 +79,13 @@ class CastLowering:
     def check(self, graph: Graph, op: Op) -> None:
         self._io(graph, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, y = self._io(ctx.graph, ctx.op)
         return c_call("nnrt_cast", [f"NNRT_{x.dtype.name}", f"NNRT_{y.dtype.name}",
                                     ctx.ptr(x.index), ctx.ptr(y.index), str(x.num_elements)])
 
 
-class FloorDivModLowering:
+class FloorDivModLowering(LoweringBase):
     """FLOOR_DIV and FLOOR_MOD, float32 with broadcasting (TFLM's floor_div.cc and
     floor_mod.cc take no other type)."""
 
@@ -111,9 +106,6 @@ class FloorDivModLowering:
 
     def check(self, graph: Graph, op: Op) -> None:
         self._operands(graph, op)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     def emit(self, ctx: EmitContext) -> Body:
         a, b, out, bc = self._operands(ctx.graph, ctx.op)
@@ -140,7 +132,7 @@ class DivLowering(BinaryLowering):
         super().check(graph, op)
 
 
-register((*UNARY_FLOAT, *UNARY_BOOL), UnaryMathLowering())
-register(("DIV",), DivLowering())
-register(("CAST",), CastLowering())
-register(("FLOOR_DIV", "FLOOR_MOD"), FloorDivModLowering())
+UNARY_MATH = UnaryMathLowering()
+DIV = DivLowering()
+CAST = CastLowering()
+FLOOR_DIV_MOD = FloorDivModLowering()

@@ -23,7 +23,7 @@ from typing import Any
 from ..cdefs import DType
 from ..ir import BatchMatMulOptions, Graph, Op, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
+from .base import EmitContext, LoweringBase
 from .call import Body
 from .elementwise import c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
 
@@ -108,7 +108,7 @@ def _q16(op: Op, t: Tensor) -> tuple[float, int]:
     return scale, zp
 
 
-class BatchMatMulLowering:
+class BatchMatMulLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/matmul.h",)
     dtypes: Sequence[str] = ("int8", "int16", "float32")
 
@@ -134,4 +134,4 @@ class BatchMatMulLowering:
                 *c_call(fn, ["&params", *args])]
 
 
-register(("BATCH_MATMUL",), BatchMatMulLowering())
+BATCH_MAT_MUL = BatchMatMulLowering()

@@ -18,14 +18,14 @@ import numpy as np
 from ..cdefs import DType
 from ..ir import ActivationOptions, Graph, Op, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
 from .activation import check_io
+from .base import EmitContext, LoweringBase
 from .call import Body
 from .elementwise import c_call, c_params, cast, io_args, per_tensor_quant, refuse, tensor_desc
 from .softmax import softmax_params
 
 
-class RowNormLowering:
+class RowNormLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/normalize.h",)
     dtypes_by_opcode: Mapping[str, Sequence[str]] = {"LOG_SOFTMAX": ("int8", "float32"),
                                                      "L2_NORMALIZATION": ("int8", "float32")}
@@ -70,9 +70,6 @@ class RowNormLowering:
         elif x.dtype == DType.INT8:
             per_tensor_quant(op, x)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, y = self._io(ctx.graph, ctx.op)
         depth = x.shape[-1]
@@ -92,4 +89,4 @@ class RowNormLowering:
                        str(x.num_elements // depth), str(depth)])
 
 
-register(("LOG_SOFTMAX", "L2_NORMALIZATION"), RowNormLowering())
+ROW_NORM = RowNormLowering()

@@ -23,8 +23,8 @@ import numpy as np
 from ..cdefs import MAX_DIMS, DType
 from ..ir import Graph, Op, PoolOptions, ReducerOptions, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
-from .call import AddressOf, Body, Call, KernelCall, Params, TensorArg
+from .base import EmitContext, LoweringBase
+from .call import AddressOf, Body, Call, KernelCall, KernelCheck, Params, TensorArg
 from .elementwise import (
     act_range_f32,
     act_range_s8,
@@ -59,8 +59,15 @@ def _geom_valid(g: dict[str, int]) -> bool:
             and (g["output_w"] - 1) * g["stride_w"] - g["pad_left"] < g["input_w"])
 
 
-class PoolLowering:
+POOL_S8_CHECK = KernelCheck(("nnrt_maxpool2d_s8", "nnrt_avgpool2d_s8"), "nnrt_pool_s8_check",
+                            "nnrt/kernels/pool.h")
+POOL_F32_CHECK = KernelCheck(("nnrt_maxpool2d_f32", "nnrt_avgpool2d_f32", "nnrt_l2pool2d_f32"),
+                             "nnrt_pool_f32_check", "nnrt/kernels/pool.h")
+
+
+class PoolLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
+    checks: Sequence[KernelCheck] = (POOL_S8_CHECK, POOL_F32_CHECK)
     dtypes: Sequence[str] = ("int8", "float32")
     dtypes_by_opcode: Mapping[str, Sequence[str]] = {"L2_POOL_2D": ("float32",)}
 
@@ -112,9 +119,6 @@ class PoolLowering:
                              f"({so:g}, {zo})", "pooling with equal input and output "
                              "quantisation (as TFLM)")
             act_range_s8(op, o.activation, y)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     @staticmethod
     def function(op: Op, int8: bool) -> str:
@@ -203,7 +207,7 @@ def mean_or_sum_params_s8(op: Op, x: Tensor, y: Tensor, count: int, *,
     return {"input_zero_point": zi, "output_zero_point": zo, "multiplier": mult,
             "shift": shift, "count": count}
 
-class MeanLowering:
+class MeanLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
 
     accepted: tuple[DType, ...] = (DType.INT8, DType.INT16, DType.FLOAT32)
@@ -262,9 +266,6 @@ class MeanLowering:
         if x.dtype in (DType.INT8, DType.INT16):
             self._params_s8(op, x, y, count)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, y, geom, count = self._layout(ctx.graph, ctx.op)
         if x.dtype in (DType.INT8, DType.INT16):
@@ -277,5 +278,5 @@ class MeanLowering:
                 *c_call("nnrt_mean_f32", ["&geom", *io_args(ctx, x.index, y.index, "float")])]
 
 
-register(("MAX_POOL_2D", "AVERAGE_POOL_2D", "L2_POOL_2D"), PoolLowering())
-register(("MEAN",), MeanLowering())
+POOL = PoolLowering()
+MEAN = MeanLowering()

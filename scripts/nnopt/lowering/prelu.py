@@ -15,7 +15,7 @@ from typing import Any
 from ..cdefs import MAX_DIMS, DType
 from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
+from .base import EmitContext, LoweringBase
 from .call import Body, Done
 from .elementwise import (
     Broadcast,
@@ -32,7 +32,7 @@ _SUPPORTED = ("int8 input, alpha and output (per-tensor quantised) or float32, a
               "broadcasting to the input's shape")
 
 
-class PreluLowering:
+class PreluLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/activation.h",)
     dtypes: Sequence[str] = ("int8", "float32")
 
@@ -73,9 +73,6 @@ class PreluLowering:
         if x.dtype == DType.INT8:
             self.params_s8(op, x, alpha, y)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, alpha, y, bc = self._operands(ctx.graph, ctx.op)
         if y.num_elements == 0:
@@ -91,4 +88,4 @@ class PreluLowering:
                 *c_call("nnrt_prelu_s8", ["&params", *args])]
 
 
-register(("PRELU",), PreluLowering())
+PRELU = PreluLowering()

@@ -20,7 +20,6 @@ from collections.abc import Mapping, Sequence
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
 from .activation import (
     c_struct,
     check_io,
@@ -28,6 +27,7 @@ from .activation import (
     unsupported,
     zero_point_of,
 )
+from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, Raw, TensorArg, lit
 
 _F32, _I8, _U8, _I16, _I32 = DType.FLOAT32, DType.INT8, DType.UINT8, DType.INT16, DType.INT32
@@ -63,7 +63,7 @@ def requantize_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
             "multiplier": m, "shift": s}
 
 
-class QuantizeLowering:
+class QuantizeLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/quantize.h",)
     dtypes_by_opcode: Mapping[str, Sequence[str]] = {
         "QUANTIZE": tuple(f"{a.name.lower()}->{b.name.lower()}" for a, b in QUANTIZE_PAIRS),
@@ -87,9 +87,6 @@ class QuantizeLowering:
                 raise unsupported(op, f"input tensor {x.index} has no quantisation "
                                   "parameters", "a quantised input")
             requantize_params(op, x, y)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     def emit(self, ctx: EmitContext) -> Body:
         g, op = ctx.graph, ctx.op
@@ -115,4 +112,4 @@ class QuantizeLowering:
                      wrap=False)]
 
 
-register(("QUANTIZE", "DEQUANTIZE"), QuantizeLowering())
+QUANTIZE = QuantizeLowering()

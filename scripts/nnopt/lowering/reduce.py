@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from ..cdefs import DType
 from ..ir import CumsumOptions, Graph, Op, ReducerOptions, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
+from .base import EmitContext, LoweringBase
 from .call import Body
 from .elementwise import (
     C_TYPE,
@@ -104,7 +104,7 @@ def _one_axis(op: Op, axis_t: Tensor, rank: int, supported: str) -> int:
         raise refuse(op, f"axis {a} is out of range for rank {rank}", "axes in [-rank, rank)")
     return axis
 
-class ArgLowering:
+class ArgLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/reduce.h",)
     dtypes: Sequence[str] = ("int8->int32", "float32->int32")
 
@@ -123,9 +123,6 @@ class ArgLowering:
 
     def check(self, graph: Graph, op: Op) -> None:
         self._layout(graph, op)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._layout(ctx.graph, ctx.op)
@@ -191,8 +188,7 @@ class CumsumLowering(ArgLowering):
                         ["&params", *io_args(ctx, x.index, y.index, "float")])]
 
 
-register(("ARG_MAX", "ARG_MIN"), ArgLowering())
-register(("CUMSUM",), CumsumLowering())
-register(("REDUCE_MAX", "REDUCE_MIN"),
-         ReduceLowering((DType.INT8, DType.FLOAT32)))
-register(("SUM",), ReduceLowering((DType.INT8, DType.INT16, DType.FLOAT32)))
+ARG = ArgLowering()
+CUMSUM = CumsumLowering()
+REDUCE = ReduceLowering((DType.INT8, DType.FLOAT32))
+SUM = ReduceLowering((DType.INT8, DType.INT16, DType.FLOAT32))

@@ -28,8 +28,8 @@ import numpy as np
 from ..arith import round_half_away
 from ..cdefs import DTYPE_SIZE, DType
 from ..ir import Graph, Op, ResizeOptions, Tensor
-from . import EmitContext, register
-from .call import Body
+from .base import EmitContext, LoweringBase
+from .call import Body, KernelCheck
 from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
 
 _SUPPORTED = ("[N,H,W,C] int8, int16 or float32 input and output of the same dtype, a "
@@ -124,7 +124,7 @@ def _resize_operands(op: Op, graph: Graph, dtypes: Sequence[DType],
     return x, y, o
 
 
-class ResizeNearestLowering:
+class ResizeNearestLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
     dtypes: Sequence[str] = ("int8", "int16", "float32")
 
@@ -134,9 +134,6 @@ class ResizeNearestLowering:
 
     def check(self, graph: Graph, op: Op) -> None:
         self._tensors(graph, op)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y, o = self._tensors(ctx.graph, ctx.op)
@@ -157,8 +154,11 @@ _BILINEAR = ("[N,H,W,C] int8 or float32 input and output of the same dtype (TFLM
              "align_corners and half_pixel_centers")
 
 
-class ResizeBilinearLowering:
+class ResizeBilinearLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/resize.h",)
+    checks: Sequence[KernelCheck] = (KernelCheck(
+        ("nnrt_resize_bilinear_s8", "nnrt_resize_bilinear_f32"), "nnrt_resize_bilinear_check",
+        "nnrt/kernels/resize.h", member="shape"),)
     dtypes: Sequence[str] = ("int8", "float32")
 
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, ResizeOptions]:
@@ -184,9 +184,6 @@ class ResizeBilinearLowering:
 
     def check(self, graph: Graph, op: Op) -> None:
         self._tensors(graph, op)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y, o = self._tensors(ctx.graph, ctx.op)
@@ -216,5 +213,5 @@ class ResizeBilinearLowering:
                 *c_call(fn, ["&params", ctx.ptr(x.index), ctx.ptr(y.index)])]
 
 
-register(("RESIZE_NEAREST_NEIGHBOR",), ResizeNearestLowering())
-register(("RESIZE_BILINEAR",), ResizeBilinearLowering())
+RESIZE_NEAREST = ResizeNearestLowering()
+RESIZE_BILINEAR = ResizeBilinearLowering()

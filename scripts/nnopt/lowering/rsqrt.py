@@ -18,8 +18,9 @@ import numpy as np
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
 from .activation import (
+    TABLE_LOOKUP_S8_CHECK,
+    UNARY_F32_CHECK,
     _rdbp,
     _sat_mul_pot,
     _srdhm,
@@ -27,7 +28,8 @@ from .activation import (
     check_io,
     multiply_by_quantized_multiplier,
 )
-from .call import Body
+from .base import EmitContext, LoweringBase
+from .call import Body, KernelCheck
 from .elementwise import c_call, io_args, per_tensor_quant, refuse
 
 _I32_MAX = 2**31 - 1
@@ -93,8 +95,9 @@ def rsqrt_table(op: Op, x: Tensor, y: Tensor) -> np.ndarray:
     return np.concatenate([arr[128:], arr[:128]])
 
 
-class RsqrtLowering:
+class RsqrtLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/math.h",)
+    checks: Sequence[KernelCheck] = (UNARY_F32_CHECK, TABLE_LOOKUP_S8_CHECK)
     dtypes: Sequence[str] = ("int8", "float32")
 
     def _io(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
@@ -105,9 +108,6 @@ class RsqrtLowering:
         x, y = self._io(graph, op)
         if x.dtype == DType.INT8:
             rsqrt_table(op, x, y)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y = self._io(ctx.graph, ctx.op)
@@ -120,4 +120,4 @@ class RsqrtLowering:
                       [table, str(z_in), *io_args(ctx, x.index, y.index, "int8_t"), n])
 
 
-register(("RSQRT",), RsqrtLowering())
+RSQRT = RsqrtLowering()

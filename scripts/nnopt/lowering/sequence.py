@@ -46,8 +46,8 @@ from ..arith import ACTIVATION_NAMES, FUSED_ACTIVATIONS
 from ..cdefs import DType
 from ..ir import Graph, LstmOptions, Op, SvdfOptions, Tensor
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
 from .activation import checked_log2
+from .base import EmitContext, LoweringBase
 from .call import Arg, Body
 from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
 
@@ -145,7 +145,7 @@ def _f32(x: float) -> np.float32:
     return np.float32(x)
 
 
-class SvdfLowering:
+class SvdfLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/sequence.h",)
     dtypes: Sequence[str] = ("int8", "float32")  # int8: int16 or int8 state
 
@@ -180,8 +180,7 @@ class SvdfLowering:
                 *c_call("nnrt_svdf_s8", ["&params", *args])]
 
 
-register(("SVDF",), SvdfLowering())
-
+SVDF = SvdfLowering()
 _LSTM_SUPPORTED = ("float32 input [batches, time, input] (or time-major), 4 input and 4 "
                    "recurrent weights, 4 biases, variable hidden and cell state [batches, "
                    "state], no peephole / projection / layer norm, TANH cell activation; "
@@ -333,7 +332,7 @@ def _lstm_int_fields(graph: Graph, op: Op, s: _Lstm) -> dict[str, int | list[int
             "cell_tanh_multiplier": tanh_m, "cell_tanh_shift": tanh_s}
 
 
-class LstmLowering:
+class LstmLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/sequence.h",)
     dtypes: Sequence[str] = ("int8", "int16", "float32")  # int16: 16x8; int16 cell state
 
@@ -366,4 +365,4 @@ class LstmLowering:
                 *c_call("nnrt_lstm_f32", ["&params", *args])]
 
 
-register(("UNIDIRECTIONAL_SEQUENCE_LSTM",), LstmLowering())
+LSTM = LstmLowering()

@@ -27,8 +27,8 @@ import numpy as np
 
 from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import ConcatOptions, Graph, Op, StridedSliceOptions, Tensor
-from . import EmitContext, register
-from .call import Arg, Body, Done, Params, PtrList
+from .base import EmitContext, LoweringBase
+from .call import Arg, Body, Done, KernelCheck, Params, PtrList
 from .elementwise import (
     Raw,
     c_call,
@@ -98,19 +98,23 @@ def _view_call(ctx: EmitContext, fields: dict[str, Any] | None, x: Tensor,
             *c_call("nnrt_strided_copy_x8", ["&params", ctx.ptr(x.index), ctx.ptr(y.index)])]
 
 
-class _ViewLowering:
+# the argument checks of the data-movement kernels (nnrt/kernels/shape.h)
+STRIDED_COPY_CHECK = KernelCheck(("nnrt_strided_copy_x8",), "nnrt_strided_copy_check",
+                                 "nnrt/kernels/shape.h")
+CONCAT_CHECK = KernelCheck(("nnrt_concat_x8",), "nnrt_concat_check", "nnrt/kernels/shape.h")
+
+
+class _ViewLowering(LoweringBase):
     """Common part of the lowerings that copy a strided view of their input."""
 
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    checks: Sequence[KernelCheck] = (STRIDED_COPY_CHECK,)
 
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         raise NotImplementedError
 
     def check(self, graph: Graph, op: Op) -> None:
         self._view(graph, op)
-
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._view(ctx.graph, ctx.op)
@@ -240,8 +244,9 @@ def contiguous_slice(graph: Graph, op: Op) -> int | None:
 
 # ----- CONCATENATION -----
 
-class ConcatLowering:
+class ConcatLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    checks: Sequence[KernelCheck] = (CONCAT_CHECK,)
     dtypes: Sequence[str] = _MOVE_LIST
 
     def _blocks(self, graph: Graph, op: Op) -> tuple[list[Tensor], Tensor, int, list[int]]:
@@ -287,9 +292,6 @@ class ConcatLowering:
     def check(self, graph: Graph, op: Op) -> None:
         self._blocks(graph, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         ins, y, outer, blocks = self._blocks(ctx.graph, ctx.op)
         if y.num_elements == 0:
@@ -303,8 +305,10 @@ class ConcatLowering:
 
 # ----- PAD / PADV2 -----
 
-class PadLowering:
+class PadLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    checks: Sequence[KernelCheck] = (KernelCheck(("nnrt_pad_x8",), "nnrt_pad_check",
+                                                       "nnrt/kernels/shape.h"),)
     dtypes: Sequence[str] = _MOVE_LIST
 
     def _layout(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
@@ -364,9 +368,6 @@ class PadLowering:
     def check(self, graph: Graph, op: Op) -> None:
         self._layout(graph, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._layout(ctx.graph, ctx.op)
         if fields is None:
@@ -391,7 +392,7 @@ class PadLowering:
 
 # ----- RESHAPE / SQUEEZE / EXPAND_DIMS -----
 
-class CopyLowering:
+class CopyLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
     dtypes: Sequence[str] = tuple(d.name.lower() for d in DType)
 
@@ -407,20 +408,16 @@ class CopyLowering:
     def check(self, graph: Graph, op: Op) -> None:
         self._tensors(graph, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, y = self._tensors(ctx.graph, ctx.op)
         return c_call("nnrt_copy_x8", [ctx.ptr(x.index), ctx.ptr(y.index), f"{x.nbytes}u"])
 
 
+SLICE = SliceLowering()
+STRIDED_SLICE = StridedSliceLowering()
 # the slicing lowerings, also asked whether a slice is a view (contiguous_slice)
-_REGISTRY_VIEWS: dict[str, _ViewLowering] = {"SLICE": SliceLowering(),
-                                              "STRIDED_SLICE": StridedSliceLowering()}
-register(("TRANSPOSE",), TransposeLowering())
-register(("SLICE",), _REGISTRY_VIEWS["SLICE"])
-register(("STRIDED_SLICE",), _REGISTRY_VIEWS["STRIDED_SLICE"])
-register(("CONCATENATION",), ConcatLowering())
-register(("PAD", "PADV2"), PadLowering())
-register(("RESHAPE", "SQUEEZE", "EXPAND_DIMS"), CopyLowering())
+_REGISTRY_VIEWS: dict[str, _ViewLowering] = {"SLICE": SLICE, "STRIDED_SLICE": STRIDED_SLICE}
+TRANSPOSE = TransposeLowering()
+CONCAT = ConcatLowering()
+PAD = PadLowering()
+COPY = CopyLowering()

@@ -18,7 +18,6 @@ import numpy as np
 from ..cdefs import DType
 from ..ir import Graph, Op, SoftmaxOptions
 from ..quantize import quantize_multiplier
-from . import EmitContext, register
 from .activation import (
     c_struct,
     check_io,
@@ -27,7 +26,8 @@ from .activation import (
     unsupported,
     zero_point_of,
 )
-from .call import AddressOf, Body, Call, TensorArg, lit, lit_f32
+from .base import EmitContext, LoweringBase
+from .call import AddressOf, Body, Call, KernelCheck, TensorArg, lit, lit_f32
 
 _SUPPORTED = "int8 -> int8, int8 -> int16, float32 -> float32"
 _SCALED_DIFF_INTEGER_BITS = 5
@@ -51,8 +51,13 @@ def softmax_params(op: Op, x_scale: float, beta: float) -> dict[str, int]:
     return {"input_multiplier": mult, "input_left_shift": shift, "diff_min": -radius}
 
 
-class SoftmaxLowering:
+class SoftmaxLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/softmax.h",)
+    checks: Sequence[KernelCheck] = (
+        KernelCheck(("nnrt_softmax_s8", "nnrt_softmax_s8_s16"), "nnrt_softmax_s8_check",
+                    "nnrt/kernels/softmax.h", picks=(0, 3, 4)),  # (&params, x, y, rows, depth)
+        KernelCheck(("nnrt_softmax_f32",), "nnrt_softmax_f32_check", "nnrt/kernels/softmax.h",
+                    picks=(3, 4)))  # (beta, x, y, rows, depth)
     dtypes: Sequence[str] = ("int8", "int8->int16", "float32")
 
     def check(self, graph: Graph, op: Op) -> None:
@@ -78,9 +83,6 @@ class SoftmaxLowering:
                               "int16 output quantised with scale 1/65536, zero point -32768")
         softmax_params(op, scale_of(x), _beta(op))
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         g, op = ctx.graph, ctx.op
         x, y = g.tensors[op.inputs[0]], g.tensors[op.outputs[0]]
@@ -100,4 +102,4 @@ class SoftmaxLowering:
                 Call(fn, (AddressOf("params"), src, dst, lit(rows), lit(depth)), wrap=False)]
 
 
-register(("SOFTMAX",), SoftmaxLowering())
+SOFTMAX = SoftmaxLowering()

@@ -30,10 +30,10 @@ import numpy as np
 
 from ..cdefs import DTYPE_SIZE, DType
 from ..ir import GatherOptions, Graph, Op, PackOptions, SplitOptions, Tensor
-from ..ops.structure import split_data_input, split_layout
-from . import EmitContext, register
-from .call import Body, Done, PtrList
+from .base import EmitContext, LoweringBase
+from .call import Body, Done, KernelCheck, PtrList
 from .elementwise import Raw, c_call, c_params, cast, padded, refuse, tensor_desc
+from .shape import CONCAT_CHECK
 
 _DTYPES = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32)
 _SUPPORTED = ("int8, int16, int32 or float32 tensors of one dtype, a constant axis, "
@@ -41,7 +41,65 @@ _SUPPORTED = ("int8, int16, int32 or float32 tensors of one dtype, a constant ax
               "for SPLIT_V)")
 
 
-class SplitLowering:
+
+def split_data_input(op: Op) -> int:
+    """Position of the data operand among the op's inputs (SPLIT takes the axis first)."""
+    return 1 if op.opcode == "SPLIT" else 0
+
+
+def split_layout(graph: Graph, op: Op) -> tuple[int, int, list[int]] | None:
+    """(outer, inner bytes, per-output extent along the axis) of a split-like op: the
+    input is ``outer`` rows of ``sum(extents) * inner`` bytes and output i takes
+    ``extents[i] * inner`` bytes of every row. None where the shapes do not fit."""
+    pos = split_data_input(op)
+    if len(op.inputs) <= pos or op.inputs[pos] < 0 or not op.outputs:
+        return None
+    x = graph.tensors[op.inputs[pos]]
+    ys = [graph.tensors[t] for t in op.outputs]
+    rank = len(x.shape)
+    if op.opcode == "UNPACK":
+        o = op.options
+        if not isinstance(o, PackOptions):
+            return None
+        axis = o.axis + rank if o.axis < 0 else o.axis
+        if not 0 <= axis < rank or x.shape[axis] != len(ys):
+            return None
+        rest = x.shape[:axis] + x.shape[axis + 1:]
+        if any(y.shape != rest for y in ys):
+            return None
+        extents = [1] * len(ys)
+    else:
+        found = _split_axis(graph, op, rank)
+        if found is None:
+            return None
+        axis = found
+        extents = []
+        for y in ys:
+            if len(y.shape) != rank or any(y.shape[d] != x.shape[d]
+                                           for d in range(rank) if d != axis):
+                return None
+            extents.append(y.shape[axis])
+        if sum(extents) != x.shape[axis]:
+            return None
+    if any(y.dtype != x.dtype for y in ys):
+        return None
+    return (math.prod(x.shape[:axis]), math.prod(x.shape[axis + 1:]) * DTYPE_SIZE[x.dtype],
+            extents)
+
+
+def _split_axis(graph: Graph, op: Op, rank: int) -> int | None:
+    pos = 0 if op.opcode == "SPLIT" else 2
+    if len(op.inputs) <= pos or op.inputs[pos] < 0:
+        return None
+    t = graph.tensors[op.inputs[pos]]
+    if not t.is_constant or t.num_elements != 1:
+        return None
+    axis = int(t.array().reshape(-1)[0])
+    axis = axis + rank if axis < 0 else axis
+    return axis if 0 <= axis < rank else None
+
+
+class SplitLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
     dtypes: Sequence[str] = ("int8", "int16", "int32", "float32")
 
@@ -94,9 +152,6 @@ class SplitLowering:
     def check(self, graph: Graph, op: Op) -> None:
         self._layout(graph, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, outer, blocks = self._layout(ctx.graph, ctx.op)
         if x.num_elements == 0:
@@ -109,8 +164,9 @@ class SplitLowering:
         return [*lines, *c_call("nnrt_split_x8", ["&params", ctx.ptr(x.index), "outputs"])]
 
 
-class PackLowering:
+class PackLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    checks: Sequence[KernelCheck] = (CONCAT_CHECK,)
     dtypes: Sequence[str] = ("int8", "int16", "int32", "int64", "float32")
 
     def _blocks(self, graph: Graph, op: Op) -> tuple[list[Tensor], Tensor, int, int]:
@@ -141,9 +197,6 @@ class PackLowering:
     def check(self, graph: Graph, op: Op) -> None:
         self._blocks(graph, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         ins, y, outer, inner = self._blocks(ctx.graph, ctx.op)
         if y.num_elements == 0:
@@ -155,7 +208,7 @@ class PackLowering:
         return [*lines, *c_call("nnrt_concat_x8", ["&params", "inputs", ctx.ptr(y.index)])]
 
 
-class GatherLowering:
+class GatherLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
     dtypes: Sequence[str] = ("int8", "float32")  # values; int32 indices
 
@@ -214,9 +267,6 @@ class GatherLowering:
             raise refuse(op, f"constant coordinates {tensor_desc(c)} outside [0, "
                          f"{f['axis_size']})", "coordinates inside the axis")
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, c, y, fields = self._fields(ctx.graph, ctx.op)
         if y.num_elements == 0:
@@ -227,7 +277,7 @@ class GatherLowering:
                                            ctx.ptr(y.index)])]
 
 
-class GatherNdLowering:
+class GatherNdLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
     dtypes: Sequence[str] = ("int8", "float32")  # values; int32 indices
 
@@ -262,9 +312,6 @@ class GatherNdLowering:
                 raise refuse(op, f"constant indices {tensor_desc(idx)} outside the input "
                              f"{list(x.shape)}", "indices inside the input")
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         x, idx, y, fields = self._fields(ctx.graph, ctx.op)
         if y.num_elements == 0:
@@ -275,7 +322,7 @@ class GatherNdLowering:
                                               ctx.ptr(y.index)])]
 
 
-register(("SPLIT", "SPLIT_V", "UNPACK"), SplitLowering())
-register(("GATHER_ND",), GatherNdLowering())
-register(("GATHER", "EMBEDDING_LOOKUP"), GatherLowering())
-register(("PACK",), PackLowering())
+SPLIT = SplitLowering()
+GATHER_ND = GatherNdLowering()
+GATHER = GatherLowering()
+PACK = PackLowering()

@@ -31,11 +31,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..arith import activation_range_float, activation_range_int8, activation_range_int16
+from ..arith import (
+    activation_range_float,
+    activation_range_int8,
+    activation_range_int16,
+    out_size_and_padding,
+)
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor, TransposeConvOptions
-from ..ops.conv import transpose_conv_padding
-from . import EmitContext, register
+from .base import EmitContext, LoweringBase
 from .call import Arg, Body
 from .conv import check_activation, per_tensor_quant, weight_requant
 from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
@@ -44,6 +48,18 @@ _SUPPORTED = ("int8 input and output with symmetric int8 weights [OC,KH,KW,IC] (
               "channel on axis 0 or per tensor) and an optional int32 bias; int16 input "
               "and output (zero points 0) with int8 weights and an optional int64 bias; "
               " or float32 input, weights, bias and output; [N,H,W,C] tensors")
+
+
+
+def transpose_conv_padding(graph: Graph, op: Op) -> tuple[int, int]:
+    """TFLM's (pad_top, pad_left) of a TRANSPOSE_CONV: the leading padding of a
+    convolution over the OUTPUT extent with its filter and stride (dilation 1)."""
+    o = op.options
+    assert isinstance(o, TransposeConvOptions)
+    w, y = graph.tensors[op.inputs[1]], graph.tensors[op.outputs[0]]
+    _, top = out_size_and_padding(o.padding, y.shape[1], w.shape[1], o.stride_h, 1)
+    _, left = out_size_and_padding(o.padding, y.shape[2], w.shape[2], o.stride_w, 1)
+    return top, left
 
 
 @dataclass(frozen=True)
@@ -133,7 +149,7 @@ def phase_major_filter(w: np.ndarray, stride_h: int, stride_w: int) -> np.ndarra
                            for ry in range(stride_h) for rx in range(stride_w)])
 
 
-class TransposeConvLowering:
+class TransposeConvLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/conv.h",)
     dtypes: Sequence[str] = ("int8", "int16", "float32")  # int16: 16x8, int8 weights
 
@@ -192,4 +208,4 @@ class TransposeConvLowering:
                 *c_call("nnrt_transpose_conv_s8", args)]
 
 
-register(("TRANSPOSE_CONV",), TransposeConvLowering())
+TRANSPOSE_CONV = TransposeConvLowering()

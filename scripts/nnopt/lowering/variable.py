@@ -14,8 +14,7 @@ from collections.abc import Sequence
 
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
-from ..ops import definition
-from . import EmitContext, register
+from .base import EmitContext, LoweringBase
 from .call import Body
 from .elementwise import c_call, refuse, tensor_desc
 
@@ -23,13 +22,13 @@ _SUPPORTED = ("a resource variable (its VAR_HANDLE resolved to a state tensor) a
               "tensor of the variable's dtype and size")
 
 
-class VariableLowering:
+class VariableLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
     dtypes: Sequence[str] = tuple(d.name.lower() for d in DType)
 
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, bool]:
         """(state, the other tensor, whether the op writes the state)."""
-        writes = definition(op).variable == "assign"
+        writes = op.opcode == "ASSIGN_VARIABLE"
         n_in, n_out = (2, 0) if writes else (1, 1)
         if len(op.inputs) != n_in or len(op.outputs) != n_out or min(op.inputs) < 0:
             raise refuse(op, f"needs {n_in} input(s) and {n_out} output(s)", _SUPPORTED)
@@ -46,9 +45,6 @@ class VariableLowering:
     def check(self, graph: Graph, op: Op) -> None:
         self._tensors(graph, op)
 
-    def scratch_bytes(self, graph: Graph, op: Op) -> int:
-        return 0
-
     def emit(self, ctx: EmitContext) -> Body:
         state, other, writes = self._tensors(ctx.graph, ctx.op)
         src, dst = (other, state) if writes else (state, other)
@@ -56,4 +52,4 @@ class VariableLowering:
                                        f"{state.nbytes}u"])
 
 
-register(("READ_VARIABLE", "ASSIGN_VARIABLE"), VariableLowering())
+VARIABLE = VariableLowering()

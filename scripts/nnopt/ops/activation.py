@@ -10,7 +10,10 @@ from typing import Any
 import tflite
 
 from ..ir import LeakyReluOptions, OpOptions
-from .base import OpDef, table
+from ..lowering import activation as activation_lowering
+from ..lowering import elu as elu_lowering
+from ..lowering import prelu as prelu_lowering
+from .base import OpDef, Options, table, writer
 from .elementwise import point_spatial
 
 
@@ -20,16 +23,22 @@ def _read_leaky(op: Any) -> OpOptions:
 
 
 def _unary(opcode: str, label: str, **kw: Any) -> OpDef:
-    return OpDef(opcode, label, "activation", elementwise="unary", spatial=point_spatial, **kw)
+    return OpDef(opcode, label, activation_lowering.ACTIVATION, elementwise="unary",
+                 spatial=point_spatial, **kw)
+
+
+_write_leaky = writer(LeakyReluOptions, lambda o: {"alpha": o.alpha})
 
 
 DEFINITIONS = (
     _unary("RELU", "RELU"),
     _unary("RELU6", "RELU6"),
-    _unary("LEAKY_RELU", "LRELU", read_options=_read_leaky, blob=False),
+    _unary("LEAKY_RELU", "LRELU", options=Options("LeakyReluOptions", _read_leaky, _write_leaky),
+           blob=False),
     _unary("LOGISTIC", "SIGMOID"),
     _unary("TANH", "TANH"),
-    _unary("HARD_SWISH", "HSWISH"),
-    OpDef("ELU", "ELU", "elu", elementwise="unary", spatial=point_spatial, blob=False),
-    OpDef("PRELU", "PRELU", "prelu", elementwise="binary", spatial=point_spatial, blob=False),
+    _unary("HARD_SWISH", "HSWISH", options=Options("HardSwishOptions")),
+    OpDef("ELU", "ELU", elu_lowering.ELU, elementwise="unary", spatial=point_spatial, blob=False),
+    OpDef("PRELU", "PRELU", prelu_lowering.PRELU, elementwise="binary", spatial=point_spatial,
+          blob=False),
 )

@@ -1,22 +1,30 @@
 """What an operator definition is (:class:`OpDef`), and the pieces definitions share:
-the TFLite option-table readers and the spatial access pattern (:class:`Spatial`).
+its TFLite options (:class:`Options`: the table, its reader and its writer) and the
+spatial access pattern (:class:`Spatial`).
 
-A definition is data: the opcode, how its options are read from a TFLite model, its
-traits (passes ask these, never the opcode), its spatial access pattern, its MACs, the
-kind of instruction-cost formula that applies (``passes.cost``), how its weights slice
-for swap, and the module of :mod:`nnopt.lowering` holding its lowering.
+A definition is data: the opcode, how its options are read from a TFLite model and
+written back (:mod:`nnopt.tflite_builder`, ``nnopt convert``), its traits (passes ask
+these, never the opcode), its spatial access pattern, its MACs, the kind of
+instruction-cost formula that applies (``passes.cost``), how its weights slice for
+swap, and its lowering object (:mod:`nnopt.lowering`; the lowering declares the
+kernels' exported checks).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..arith import ACTIVATION_NAMES, Axis
-from ..ir import Graph, NoOptions, Op, OpOptions
+from ..ir import ActivationOptions, Graph, NoOptions, Op, OpOptions, ReducerOptions
+from ..lowering.base import Lowering
 
 Reader = Callable[[Any], OpOptions]
+# an options dataclass -> the fields of its TFLite table (snake_case flatbuffer names;
+# enum fields by name, sequences as int32 vectors), as tflite_builder writes them
+Writer = Callable[[OpOptions], Mapping[str, Any]]
 
 POINT = "point"
 WINDOW = "window"
@@ -59,6 +67,46 @@ def no_options(op: Any) -> OpOptions:
     return NoOptions()
 
 
+def no_fields(o: OpOptions) -> Mapping[str, Any]:
+    """The writer of an op whose options nnopt does not read: it has none to write."""
+    raise ValueError(f"options object {o!r} does not fit the operator (it takes none "
+                     "nnopt writes)")
+
+
+def writer(cls: type, fields: Callable[[Any], Mapping[str, Any]]) -> Writer:
+    """A writer of ``cls`` options (any other options object is a ValueError)."""
+    def write(o: OpOptions) -> Mapping[str, Any]:
+        if not isinstance(o, cls):
+            raise ValueError(f"options object {o!r} does not fit the operator (it takes "
+                             f"{cls.__name__})")
+        return fields(o)
+    return write
+
+
+def write_fields(cls: type) -> Writer:
+    """A writer of a dataclass whose fields are the table's, by the same names."""
+    return writer(cls, dataclasses.asdict)
+
+
+write_activation = writer(ActivationOptions,
+                          lambda o: {"fused_activation_function": o.activation})
+write_reducer = writer(ReducerOptions, lambda o: {"keep_dims": o.keep_dims})
+
+
+@dataclass(frozen=True)
+class Options:
+    """An operator's TFLite options: the builtin options table it is written with
+    (``table``: a ``tflite`` options class name; a table with no field nnopt reads is
+    still written, as TFLite's converter writes it), how they are read into an
+    :mod:`nnopt.ir` options dataclass and written back. ``table`` None: a custom
+    operator, whose options are the flexbuffer bytes ``encode`` writes."""
+
+    table: str | None
+    read: Reader = no_options
+    write: Writer = no_fields
+    encode: Callable[[OpOptions], bytes] | None = None
+
+
 def no_spatial(graph: Graph, op: Op) -> Spatial | None:
     return None
 
@@ -78,8 +126,8 @@ class OpDef:
 
     opcode: str
     label: str  # short name in the memory picture (report.plot)
-    lowering: str  # module of nnopt.lowering that registers its lowering
-    read_options: Reader = no_options
+    lowering: Lowering  # its lowering (checks, scratch, the kernel call as data)
+    options: Options | None = None  # its TFLite options table (None: it has none)
     # output = the input's bytes under another shape (planned as an alias)
     alias: bool = False
     # "unary" / "binary": output element i depends only on input element(s) i
@@ -118,6 +166,10 @@ class OpDef:
     # activation as TFLM computes them (numpy broadcasting, wrap-around), at compile time
     # (nnopt.frontend.control_flow counts a WHILE's iterations with it); None: not foldable
     fold: Callable[..., Any] | None = None
+
+    def read_options(self, op: Any) -> OpOptions:
+        """The op's options from a TFLite operator (``tflite.Operator``)."""
+        return self.options.read(op) if self.options is not None else NoOptions()
 
 
 # ----- reading TFLite option tables -----

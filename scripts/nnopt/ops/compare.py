@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..lowering import compare as compare_lowering
 from .base import OpDef
 from .elementwise import point_spatial
 
@@ -18,10 +19,11 @@ _FOLD = dict(zip((*COMPARISONS, *LOGICAL),
                   np.less_equal, np.logical_and, np.logical_or), strict=True))
 
 DEFINITIONS = (
-    *(OpDef(code, code, "compare", elementwise="binary", spatial=point_spatial, blob=False,
-            fold=_FOLD[code])
+    *(OpDef(code, code, compare_lowering.COMPARE, elementwise="binary", spatial=point_spatial,
+            blob=False, fold=_FOLD[code])
       for code in (*COMPARISONS, *LOGICAL)),
     # cond ? x : y; element i of the condition and of x is read before the output's is
     # written, so the output may overwrite either (same element size, no broadcast)
-    OpDef("SELECT_V2", "SELECT", "compare", elementwise="binary", blob=False, select=True),
+    OpDef("SELECT_V2", "SELECT", compare_lowering.SELECT, elementwise="binary", blob=False,
+          select=True),
 )

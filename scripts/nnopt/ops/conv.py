@@ -9,9 +9,12 @@ from typing import Any
 
 import tflite
 
-from ..arith import out_size_and_padding, window_axis
+from ..arith import window_axis
 from ..ir import ConvOptions, Graph, Op, OpOptions, TransposeConvOptions
-from .base import PADDING, WINDOW, OpDef, Spatial, Weights, activation, table
+from ..lowering import conv as conv_lowering
+from ..lowering import transpose_conv as transpose_conv_lowering
+from ..lowering.transpose_conv import transpose_conv_padding
+from .base import PADDING, WINDOW, OpDef, Options, Spatial, Weights, activation, table, writer
 
 
 def _read_conv(op: Any) -> OpOptions:
@@ -32,17 +35,6 @@ def _read_transpose_conv(op: Any) -> OpOptions:
     if o is None:
         return TransposeConvOptions("SAME", 1, 1)
     return TransposeConvOptions(PADDING[o.Padding()], o.StrideH(), o.StrideW(), activation(o))
-
-
-def transpose_conv_padding(graph: Graph, op: Op) -> tuple[int, int]:
-    """TFLM's (pad_top, pad_left) of a TRANSPOSE_CONV: the leading padding of a
-    convolution over the OUTPUT extent with its filter and stride (dilation 1)."""
-    o = op.options
-    assert isinstance(o, TransposeConvOptions)
-    w, y = graph.tensors[op.inputs[1]], graph.tensors[op.outputs[0]]
-    _, top = out_size_and_padding(o.padding, y.shape[1], w.shape[1], o.stride_h, 1)
-    _, left = out_size_and_padding(o.padding, y.shape[2], w.shape[2], o.stride_w, 1)
-    return top, left
 
 
 def _reaching_taps(size: int, filt: int, stride: int, pad: int, out: int) -> int:
@@ -111,19 +103,38 @@ def macs(graph: Graph, op: Op, *, declared_padding: bool = False) -> int:
     return pixels * y.shape[-1] * w.shape[1] * w.shape[2] * _depth(graph, op)
 
 
+def _conv_fields(o: ConvOptions) -> dict[str, Any]:
+    if o.fused_max_pool is not None:
+        raise ValueError("fused_max_pool is an nnopt fusion, not a TFLite option; "
+                         "build CONV_2D followed by MAX_POOL_2D instead")
+    return {"padding": o.padding, "stride_h": o.stride_h, "stride_w": o.stride_w,
+            "dilation_h_factor": o.dilation_h, "dilation_w_factor": o.dilation_w,
+            "fused_activation_function": o.activation}
+
+
+_write_conv = writer(ConvOptions, _conv_fields)
+_write_depthwise = writer(ConvOptions, lambda o: {**_conv_fields(o),
+                                                  "depth_multiplier": o.depth_multiplier})
+_write_transpose_conv = writer(TransposeConvOptions, lambda o: {
+    "padding": o.padding, "stride_h": o.stride_h, "stride_w": o.stride_w,
+    "fused_activation_function": o.activation})
+
+
 DEFINITIONS = (
-    OpDef("CONV_2D", "CONV", "conv", _read_conv, window="conv", absorbs_max_pool=True,
-          pad_consumer="zero_point", cost="gemm",
-          weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True),
-          spatial=spatial, macs=macs),
-    OpDef("DEPTHWISE_CONV_2D", "DWCONV", "conv", _read_depthwise, window="depthwise",
+    OpDef("CONV_2D", "CONV", conv_lowering.CONV, Options("Conv2DOptions", _read_conv, _write_conv),
+          window="conv", absorbs_max_pool=True, pad_consumer="zero_point", cost="gemm",
+          weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), spatial=spatial,
+          macs=macs),
+    OpDef("DEPTHWISE_CONV_2D", "DWCONV", conv_lowering.CONV,
+          Options("DepthwiseConv2DOptions", _read_depthwise, _write_depthwise), window="depthwise",
           absorbs_max_pool=True, pad_consumer="zero_point", cost="depthwise",
-          weights=Weights(axis=-1, channel_ranges=False, contiguous_slice=False),
-          spatial=spatial, macs=macs),
+          weights=Weights(axis=-1, channel_ranges=False, contiguous_slice=False), spatial=spatial,
+          macs=macs),
     # inputs: output shape, filter [OC,KH,KW,IC], input, optional bias. Its weights
     # are input 1 like a conv's, but the kernel computes every output channel of a
     # pixel in one pass, so swap keeps them whole in internal flash (weights=None);
     # the model blob has no entry for it. Cost: per MAC, the dot-product kernels'.
-    OpDef("TRANSPOSE_CONV", "TCONV", "transpose_conv", _read_transpose_conv, cost="fc",
+    OpDef("TRANSPOSE_CONV", "TCONV", transpose_conv_lowering.TRANSPOSE_CONV,
+          Options("TransposeConvOptions", _read_transpose_conv, _write_transpose_conv), cost="fc",
           blob=False, macs=transpose_conv_macs),
 )

@@ -11,7 +11,8 @@ from flatbuffers import flexbuffers  # type: ignore[import-untyped]
 
 from ..errors import ModelError
 from ..ir import DetectionPostProcessOptions, OpOptions
-from .base import OpDef
+from ..lowering import detection as detection_lowering
+from .base import OpDef, Options
 
 CUSTOM_CODE = "TFLite_Detection_PostProcess"
 
@@ -62,8 +63,10 @@ def _from_map(m: dict[str, Any]) -> DetectionPostProcessOptions:
         h_scale=f("h_scale"), w_scale=f("w_scale"))
 
 
-def encode(o: DetectionPostProcessOptions) -> bytes:
+def encode(o: OpOptions) -> bytes:
     """The options as the flexbuffer map TFLM's kernel reads (``nnopt convert``)."""
+    if not isinstance(o, DetectionPostProcessOptions):
+        raise TypeError(f"unsupported options object {o!r}")
     fbb = flexbuffers.Builder()
     with fbb.Map():
         for key in ("max_detections", "max_classes_per_detection", "detections_per_class",
@@ -79,5 +82,6 @@ def encode(o: DetectionPostProcessOptions) -> bytes:
 # Not element-wise, no alias: four float32 outputs of their own, and scratch for the
 # decoded boxes, the per-anchor scores and the sort.
 DEFINITIONS = (
-    OpDef(CUSTOM_CODE, "DET_PP", "detection", _read, custom=True, blob=False),
+    OpDef(CUSTOM_CODE, "DET_PP", detection_lowering.DETECTION_POST_PROCESS,
+          Options(None, _read, encode=encode), custom=True, blob=False),
 )

@@ -11,7 +11,8 @@ import tflite
 
 from ..arith import Axis
 from ..ir import ActivationOptions, Graph, Op, OpOptions
-from .base import POINT, OpDef, Spatial, activation, table
+from ..lowering import elementwise as elementwise_lowering
+from .base import POINT, OpDef, Options, Spatial, activation, table, write_activation
 
 
 def _reader(cls: Any) -> Callable[[Any], OpOptions]:
@@ -39,16 +40,20 @@ def point_spatial(graph: Graph, op: Op) -> Spatial | None:
 
 
 DEFINITIONS = (
-    OpDef("ADD", "ADD", "elementwise", _reader(tflite.AddOptions), elementwise="binary",
+    OpDef("ADD", "ADD", elementwise_lowering.BINARY,
+          Options("AddOptions", _reader(tflite.AddOptions), write_activation), elementwise="binary",
           cost="requant", spatial=point_spatial, fold=np.add),
-    OpDef("SUB", "SUB", "elementwise", _reader(tflite.SubOptions), elementwise="binary",
+    OpDef("SUB", "SUB", elementwise_lowering.BINARY,
+          Options("SubOptions", _reader(tflite.SubOptions), write_activation), elementwise="binary",
           cost="requant", spatial=point_spatial, fold=np.subtract),
-    OpDef("MUL", "MUL", "elementwise", _reader(tflite.MulOptions), elementwise="binary",
+    OpDef("MUL", "MUL", elementwise_lowering.BINARY,
+          Options("MulOptions", _reader(tflite.MulOptions), write_activation), elementwise="binary",
           cost="requant", spatial=point_spatial, fold=np.multiply),
-    OpDef("MAXIMUM", "MAXIMUM", "elementwise", elementwise="binary", spatial=point_spatial,
-          fold=np.maximum),
-    OpDef("MINIMUM", "MINIMUM", "elementwise", elementwise="binary", spatial=point_spatial,
-          fold=np.minimum),
-    OpDef("SQUARED_DIFFERENCE", "SQDIFF", "elementwise", elementwise="binary",
-          cost="requant", spatial=point_spatial, blob=False),
+    OpDef("MAXIMUM", "MAXIMUM", elementwise_lowering.BINARY, Options("MaximumMinimumOptions"),
+          elementwise="binary", spatial=point_spatial, fold=np.maximum),
+    OpDef("MINIMUM", "MINIMUM", elementwise_lowering.BINARY, Options("MaximumMinimumOptions"),
+          elementwise="binary", spatial=point_spatial, fold=np.minimum),
+    OpDef("SQUARED_DIFFERENCE", "SQDIFF", elementwise_lowering.SQUARED_DIFFERENCE,
+          Options("SquaredDifferenceOptions"), elementwise="binary", cost="requant",
+          spatial=point_spatial, blob=False),
 )

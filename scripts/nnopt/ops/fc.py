@@ -9,7 +9,8 @@ import tflite
 
 from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, OpOptions
-from .base import OpDef, Weights, activation, table
+from ..lowering import fc as fc_lowering
+from .base import OpDef, Options, Weights, activation, table, writer
 
 
 def _read(op: Any) -> OpOptions:
@@ -31,7 +32,12 @@ def macs(graph: Graph, op: Op) -> int:
     return (y.num_elements // max(w.shape[0], 1)) * w.shape[0] * w.shape[1]
 
 
+_write = writer(FullyConnectedOptions, lambda o: {"fused_activation_function": o.activation,
+                                                  "keep_num_dims": o.keep_num_dims})
+
+
 DEFINITIONS = (
-    OpDef("FULLY_CONNECTED", "FC", "fc", _read, cost="fc",
+    OpDef("FULLY_CONNECTED", "FC", fc_lowering.FULLY_CONNECTED,
+          Options("FullyConnectedOptions", _read, _write), cost="fc",
           weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), macs=macs),
 )

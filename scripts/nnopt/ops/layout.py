@@ -16,7 +16,8 @@ from typing import Any
 import tflite
 
 from ..ir import BlockSizeOptions, MirrorPadOptions, OpOptions
-from .base import OpDef, table
+from ..lowering import layout as layout_lowering
+from .base import OpDef, Options, table
 
 MIRROR_MODES = {tflite.MirrorPadMode.REFLECT: "REFLECT",
                 tflite.MirrorPadMode.SYMMETRIC: "SYMMETRIC"}
@@ -39,14 +40,22 @@ def _read_mirror_pad(op: Any) -> OpOptions:
 
 
 DEFINITIONS = (
-    OpDef("DEPTH_TO_SPACE", "D2S", "layout", _read_depth_to_space, blob=False),
-    OpDef("SPACE_TO_DEPTH", "S2D", "layout", _read_space_to_depth, blob=False),
-    OpDef("MIRROR_PAD", "MPAD", "layout", _read_mirror_pad, blob=False),
-    OpDef("REVERSE_V2", "REVERSE", "layout", blob=False),
-    OpDef("BROADCAST_TO", "BCAST", "layout", blob=False),
-    OpDef("SPACE_TO_BATCH_ND", "S2B", "layout", blob=False),
-    OpDef("BATCH_TO_SPACE_ND", "B2S", "layout", blob=False),
-    OpDef("SHAPE", "SHAPE", "layout", blob=False),
-    OpDef("FILL", "FILL", "layout", blob=False),
-    OpDef("ZEROS_LIKE", "ZEROS", "layout", blob=False),
+    OpDef("DEPTH_TO_SPACE", "D2S", layout_lowering.DEPTH_TO_SPACE,
+          Options("DepthToSpaceOptions", _read_depth_to_space), blob=False),
+    OpDef("SPACE_TO_DEPTH", "S2D", layout_lowering.SPACE_TO_DEPTH,
+          Options("SpaceToDepthOptions", _read_space_to_depth), blob=False),
+    OpDef("MIRROR_PAD", "MPAD", layout_lowering.MIRROR_PAD,
+          Options("MirrorPadOptions", _read_mirror_pad), blob=False),
+    OpDef("REVERSE_V2", "REVERSE", layout_lowering.REVERSE, Options("ReverseV2Options"),
+          blob=False),
+    OpDef("BROADCAST_TO", "BCAST", layout_lowering.BROADCAST_TO, Options("BroadcastToOptions"),
+          blob=False),
+    OpDef("SPACE_TO_BATCH_ND", "S2B", layout_lowering.SPACE_TO_BATCH,
+          Options("SpaceToBatchNDOptions"), blob=False),
+    OpDef("BATCH_TO_SPACE_ND", "B2S", layout_lowering.BATCH_TO_SPACE,
+          Options("BatchToSpaceNDOptions"), blob=False),
+    OpDef("SHAPE", "SHAPE", layout_lowering.SHAPE, Options("ShapeOptions"), blob=False),
+    OpDef("FILL", "FILL", layout_lowering.FILL, Options("FillOptions"), blob=False),
+    OpDef("ZEROS_LIKE", "ZEROS", layout_lowering.ZEROS_LIKE, Options("ZerosLikeOptions"),
+          blob=False),
 )

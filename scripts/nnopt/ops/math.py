@@ -10,12 +10,17 @@ from __future__ import annotations
 import numpy as np
 import tflite
 
-from .base import OpDef
+from ..lowering import abs as abs_lowering
+from ..lowering import add_n as add_n_lowering
+from ..lowering import math_f32 as math_f32_lowering
+from ..lowering import rsqrt as rsqrt_lowering
+from ..lowering.base import Lowering
+from .base import OpDef, Options, write_activation
 from .elementwise import _reader, point_spatial
 
 
-def _unary(opcode: str) -> OpDef:
-    return OpDef(opcode, opcode, "math_f32", elementwise="unary", spatial=point_spatial,
+def _unary(opcode: str, lowering: Lowering = math_f32_lowering.UNARY_MATH) -> OpDef:
+    return OpDef(opcode, opcode, lowering, elementwise="unary", spatial=point_spatial,
                  blob=False)
 
 
@@ -23,8 +28,9 @@ DEFINITIONS = (
     _unary("EXP"),
     _unary("LOG"),
     _unary("SQRT"),
-    OpDef("RSQRT", "RSQRT", "rsqrt", elementwise="unary", spatial=point_spatial, blob=False),
-    OpDef("ABS", "ABS", "abs", elementwise="unary", spatial=point_spatial, blob=False),
+    OpDef("RSQRT", "RSQRT", rsqrt_lowering.RSQRT, elementwise="unary", spatial=point_spatial,
+          blob=False),
+    OpDef("ABS", "ABS", abs_lowering.ABS, elementwise="unary", spatial=point_spatial, blob=False),
     _unary("NEG"),
     _unary("FLOOR"),
     _unary("CEIL"),
@@ -32,15 +38,17 @@ DEFINITIONS = (
     _unary("SIN"),
     _unary("COS"),
     _unary("SQUARE"),
-    OpDef("LOGICAL_NOT", "LOGICAL_NOT", "math_f32", elementwise="unary",
+    OpDef("LOGICAL_NOT", "LOGICAL_NOT", math_f32_lowering.UNARY_MATH, elementwise="unary",
           spatial=point_spatial, blob=False, fold=np.logical_not),
-    _unary("CAST"),
-    OpDef("DIV", "DIV", "math_f32", _reader(tflite.DivOptions), elementwise="binary",
+    _unary("CAST", math_f32_lowering.CAST),
+    OpDef("DIV", "DIV", math_f32_lowering.DIV,
+          Options("DivOptions", _reader(tflite.DivOptions), write_activation), elementwise="binary",
           spatial=point_spatial, blob=False),
     # every input is read at element i before the output is: in place over input 0 or 1
-    OpDef("ADD_N", "ADD_N", "add_n", elementwise="binary", spatial=point_spatial, blob=False),
-    OpDef("FLOOR_DIV", "FLOORDIV", "math_f32", elementwise="binary", spatial=point_spatial,
+    OpDef("ADD_N", "ADD_N", add_n_lowering.ADD_N, elementwise="binary", spatial=point_spatial,
           blob=False),
-    OpDef("FLOOR_MOD", "FLOORMOD", "math_f32", elementwise="binary", spatial=point_spatial,
-          blob=False),
+    OpDef("FLOOR_DIV", "FLOORDIV", math_f32_lowering.FLOOR_DIV_MOD, elementwise="binary",
+          spatial=point_spatial, blob=False),
+    OpDef("FLOOR_MOD", "FLOORMOD", math_f32_lowering.FLOOR_DIV_MOD, elementwise="binary",
+          spatial=point_spatial, blob=False),
 )

@@ -7,7 +7,8 @@ from typing import Any
 import tflite
 
 from ..ir import BatchMatMulOptions, Graph, Op, OpOptions
-from .base import OpDef, table
+from ..lowering import matmul as matmul_lowering
+from .base import OpDef, Options, table, write_fields
 
 
 def _read(op: Any) -> OpOptions:
@@ -29,6 +30,10 @@ def macs(graph: Graph, op: Op) -> int:
     return graph.tensors[op.outputs[0]].num_elements * depth
 
 
+_write = write_fields(BatchMatMulOptions)
+
+
 DEFINITIONS = (
-    OpDef("BATCH_MATMUL", "BMM", "matmul", _read, cost="fc", macs=macs, blob=False),
+    OpDef("BATCH_MATMUL", "BMM", matmul_lowering.BATCH_MAT_MUL,
+          Options("BatchMatMulOptions", _read, _write), cost="fc", macs=macs, blob=False),
 )

@@ -9,7 +9,8 @@ from typing import Any
 import tflite
 
 from ..ir import ActivationOptions, OpOptions
-from .base import OpDef, activation, table
+from ..lowering import normalize as normalize_lowering
+from .base import OpDef, Options, activation, table, write_activation
 
 
 def _read_l2(op: Any) -> OpOptions:
@@ -17,6 +18,7 @@ def _read_l2(op: Any) -> OpOptions:
 
 
 DEFINITIONS = (
-    OpDef("LOG_SOFTMAX", "LOGSOFTMAX", "normalize", blob=False),
-    OpDef("L2_NORMALIZATION", "L2NORM", "normalize", _read_l2, blob=False),
+    OpDef("LOG_SOFTMAX", "LOGSOFTMAX", normalize_lowering.ROW_NORM, blob=False),
+    OpDef("L2_NORMALIZATION", "L2NORM", normalize_lowering.ROW_NORM,
+          Options("L2NormOptions", _read_l2, write_activation), blob=False),
 )

@@ -10,7 +10,8 @@ import tflite
 
 from ..arith import window_axis
 from ..ir import Graph, Op, OpOptions, PoolOptions, ReducerOptions
-from .base import PADDING, WINDOW, OpDef, Spatial, activation, table
+from ..lowering import pool as pool_lowering
+from .base import PADDING, WINDOW, OpDef, Options, Spatial, activation, table, write_reducer, writer
 
 
 def _read_pool(op: Any) -> OpOptions:
@@ -39,13 +40,23 @@ def spatial(graph: Graph, op: Op) -> Spatial | None:
     return Spatial(op, WINDOW, (x.index,), y.index, ah, aw, 0)
 
 
+_write_pool = writer(PoolOptions, lambda o: {
+    "padding": o.padding, "stride_h": o.stride_h, "stride_w": o.stride_w,
+    "filter_height": o.filter_h, "filter_width": o.filter_w,
+    "fused_activation_function": o.activation})
+
+
 DEFINITIONS = (
-    OpDef("MAX_POOL_2D", "MAXPOOL", "pool", _read_pool, window="pool",
+    OpDef("MAX_POOL_2D", "MAXPOOL", pool_lowering.POOL,
+          Options("Pool2DOptions", _read_pool, _write_pool), window="pool",
           pad_consumer="below_floor", cost="window_taps", spatial=spatial),
-    OpDef("AVERAGE_POOL_2D", "AVGPOOL", "pool", _read_pool, window="pool",
-          cost="window_taps", spatial=spatial),
+    OpDef("AVERAGE_POOL_2D", "AVGPOOL", pool_lowering.POOL,
+          Options("Pool2DOptions", _read_pool, _write_pool), window="pool", cost="window_taps",
+          spatial=spatial),
     # float32 only (TFLM's one kernel); run whole (no window trait: no views, tiles
     # or row-by-row overlap), not carried by the model blob
-    OpDef("L2_POOL_2D", "L2POOL", "pool", _read_pool, cost="window_taps", blob=False),
-    OpDef("MEAN", "MEAN", "pool", read_reducer, cost="reduce_taps"),
+    OpDef("L2_POOL_2D", "L2POOL", pool_lowering.POOL,
+          Options("Pool2DOptions", _read_pool, _write_pool), cost="window_taps", blob=False),
+    OpDef("MEAN", "MEAN", pool_lowering.MEAN,
+          Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps"),
 )

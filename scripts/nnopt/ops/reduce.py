@@ -10,7 +10,8 @@ from typing import Any
 import tflite
 
 from ..ir import CumsumOptions, OpOptions
-from .base import OpDef, table
+from ..lowering import reduce as reduce_lowering
+from .base import OpDef, Options, table, write_reducer
 from .pool import read_reducer
 
 
@@ -21,10 +22,16 @@ def _read_cumsum(op: Any) -> OpOptions:
 
 
 DEFINITIONS = (
-    OpDef("REDUCE_MAX", "RMAX", "reduce", read_reducer, cost="reduce_taps", blob=False),
-    OpDef("REDUCE_MIN", "RMIN", "reduce", read_reducer, cost="reduce_taps", blob=False),
-    OpDef("SUM", "SUM", "reduce", read_reducer, cost="reduce_taps", blob=False),
-    OpDef("ARG_MAX", "ARGMAX", "reduce", cost="reduce_taps", blob=False),
-    OpDef("ARG_MIN", "ARGMIN", "reduce", cost="reduce_taps", blob=False),
-    OpDef("CUMSUM", "CUMSUM", "reduce", _read_cumsum, blob=False),
+    OpDef("REDUCE_MAX", "RMAX", reduce_lowering.REDUCE,
+          Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps", blob=False),
+    OpDef("REDUCE_MIN", "RMIN", reduce_lowering.REDUCE,
+          Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps", blob=False),
+    OpDef("SUM", "SUM", reduce_lowering.SUM, Options("ReducerOptions", read_reducer, write_reducer),
+          cost="reduce_taps", blob=False),
+    OpDef("ARG_MAX", "ARGMAX", reduce_lowering.ARG, Options("ArgMaxOptions"), cost="reduce_taps",
+          blob=False),
+    OpDef("ARG_MIN", "ARGMIN", reduce_lowering.ARG, Options("ArgMinOptions"), cost="reduce_taps",
+          blob=False),
+    OpDef("CUMSUM", "CUMSUM", reduce_lowering.CUMSUM, Options("CumsumOptions", _read_cumsum),
+          blob=False),
 )

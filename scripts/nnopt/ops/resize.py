@@ -8,7 +8,8 @@ from typing import Any
 import tflite
 
 from ..ir import OpOptions, ResizeOptions
-from .base import OpDef, table
+from ..lowering import resize as resize_lowering
+from .base import OpDef, Options, table
 
 
 def _read(op: Any) -> OpOptions:
@@ -29,6 +30,8 @@ def _read_bilinear(op: Any) -> OpOptions:
 # and every output pixel reads up to four input pixels, so the planner gives the output
 # its own buffer, live together with the input during the op.
 DEFINITIONS = (
-    OpDef("RESIZE_NEAREST_NEIGHBOR", "RESIZE_NN", "resize", _read, blob=False),
-    OpDef("RESIZE_BILINEAR", "RESIZE_BL", "resize", _read_bilinear, blob=False),
+    OpDef("RESIZE_NEAREST_NEIGHBOR", "RESIZE_NN", resize_lowering.RESIZE_NEAREST,
+          Options("ResizeNearestNeighborOptions", _read), blob=False),
+    OpDef("RESIZE_BILINEAR", "RESIZE_BL", resize_lowering.RESIZE_BILINEAR,
+          Options("ResizeBilinearOptions", _read_bilinear), blob=False),
 )

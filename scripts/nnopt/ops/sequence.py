@@ -15,7 +15,8 @@ import tflite
 
 from ..arith import ACTIVATION_NAMES
 from ..ir import Graph, LstmOptions, Op, OpOptions, SvdfOptions
-from .base import OpDef, activation, table
+from ..lowering import sequence as sequence_lowering
+from .base import OpDef, Options, activation, table, writer
 
 
 def _read_svdf(op: Any) -> OpOptions:
@@ -56,8 +57,17 @@ def _lstm_macs(graph: Graph, op: Op) -> int:
     return rows * 4 * state * (depth + state)
 
 
+_write_svdf = writer(SvdfOptions, lambda o: {"rank": o.rank,
+                                             "fused_activation_function": o.activation})
+_write_lstm = writer(LstmOptions, lambda o: {
+    "fused_activation_function": o.activation, "cell_clip": o.cell_clip,
+    "proj_clip": o.proj_clip, "time_major": o.time_major})
+
+
 DEFINITIONS = (
-    OpDef("SVDF", "SVDF", "sequence", _read_svdf, cost="fc", blob=False, macs=_svdf_macs),
-    OpDef("UNIDIRECTIONAL_SEQUENCE_LSTM", "LSTM", "sequence", _read_lstm, cost="fc",
+    OpDef("SVDF", "SVDF", sequence_lowering.SVDF, Options("SVDFOptions", _read_svdf, _write_svdf),
+          cost="fc", blob=False, macs=_svdf_macs),
+    OpDef("UNIDIRECTIONAL_SEQUENCE_LSTM", "LSTM", sequence_lowering.LSTM,
+          Options("UnidirectionalSequenceLSTMOptions", _read_lstm, _write_lstm), cost="fc",
           blob=False, macs=_lstm_macs),
 )

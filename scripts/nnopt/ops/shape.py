@@ -19,7 +19,19 @@ from ..ir import (
     SqueezeOptions,
     StridedSliceOptions,
 )
-from .base import POINT, OpDef, OutputViews, Spatial, activation, table
+from ..lowering import shape as shape_lowering
+from ..lowering.shape import contiguous_slice
+from .base import (
+    POINT,
+    OpDef,
+    Options,
+    OutputViews,
+    Spatial,
+    activation,
+    table,
+    write_fields,
+    writer,
+)
 
 
 def _read_squeeze(op: Any) -> OpOptions:
@@ -63,7 +75,6 @@ def slice_views(graph: Graph, op: Op) -> OutputViews | None:
     """A SLICE / STRIDED_SLICE whose output is one contiguous byte range of its input
     (unit stride, every axis outside the innermost run of extent 1 or taken whole):
     a view at that range. The begin/end/mask resolution is the lowering's."""
-    from ..lowering.shape import contiguous_slice  # the resolution lives there
 
     try:
         offset = contiguous_slice(graph, op)
@@ -78,15 +89,28 @@ def _same_values(x: np.ndarray, *shape: np.ndarray) -> np.ndarray:
     return x
 
 
+_write_squeeze = writer(SqueezeOptions, lambda o: {"squeeze_dims": tuple(o.squeeze_dims)})
+_write_strided_slice = write_fields(StridedSliceOptions)
+_write_concat = writer(ConcatOptions, lambda o: {"axis": o.axis,
+                                                 "fused_activation_function": o.activation})
+
+
 DEFINITIONS = (
-    OpDef("RESHAPE", "RESHAPE", "shape", alias=True, fold=_same_values),
-    OpDef("SQUEEZE", "SQUEEZE", "shape", _read_squeeze, alias=True),
-    OpDef("EXPAND_DIMS", "EXPAND", "shape", alias=True),
-    OpDef("PAD", "PAD", "shape", pad=True),
-    OpDef("PADV2", "PADV2", "shape", pad=True),
-    OpDef("TRANSPOSE", "TRANSPOSE", "shape", transpose=True),
-    OpDef("SLICE", "SLICE", "shape", output_views=slice_views),
-    OpDef("STRIDED_SLICE", "SSLICE", "shape", _read_strided_slice, output_views=slice_views),
-    OpDef("CONCATENATION", "CONCAT", "shape", _read_concat, concat=True,
+    OpDef("RESHAPE", "RESHAPE", shape_lowering.COPY, Options("ReshapeOptions"), alias=True,
+          fold=_same_values),
+    OpDef("SQUEEZE", "SQUEEZE", shape_lowering.COPY,
+          Options("SqueezeOptions", _read_squeeze, _write_squeeze), alias=True),
+    OpDef("EXPAND_DIMS", "EXPAND", shape_lowering.COPY, Options("ExpandDimsOptions"), alias=True),
+    OpDef("PAD", "PAD", shape_lowering.PAD, Options("PadOptions"), pad=True),
+    OpDef("PADV2", "PADV2", shape_lowering.PAD, Options("PadV2Options"), pad=True),
+    OpDef("TRANSPOSE", "TRANSPOSE", shape_lowering.TRANSPOSE, Options("TransposeOptions"),
+          transpose=True),
+    OpDef("SLICE", "SLICE", shape_lowering.SLICE, Options("SliceOptions"),
+          output_views=slice_views),
+    OpDef("STRIDED_SLICE", "SSLICE", shape_lowering.STRIDED_SLICE,
+          Options("StridedSliceOptions", _read_strided_slice, _write_strided_slice),
+          output_views=slice_views),
+    OpDef("CONCATENATION", "CONCAT", shape_lowering.CONCAT,
+          Options("ConcatenationOptions", _read_concat, _write_concat), concat=True,
           spatial=concat_spatial),
 )

@@ -7,7 +7,8 @@ from typing import Any
 import tflite
 
 from ..ir import OpOptions, SoftmaxOptions
-from .base import OpDef, table
+from ..lowering import softmax as softmax_lowering
+from .base import OpDef, Options, table, writer
 
 
 def _read(op: Any) -> OpOptions:
@@ -15,4 +16,8 @@ def _read(op: Any) -> OpOptions:
     return SoftmaxOptions(float(o.Beta()) if o is not None else 1.0)
 
 
-DEFINITIONS = (OpDef("SOFTMAX", "SOFTMAX", "softmax", _read),)
+_write = writer(SoftmaxOptions, lambda o: {"beta": o.beta})
+
+
+DEFINITIONS = (OpDef("SOFTMAX", "SOFTMAX", softmax_lowering.SOFTMAX,
+                     Options("SoftmaxOptions", _read, _write)),)

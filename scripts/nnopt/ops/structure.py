@@ -8,14 +8,14 @@ The lowerings are in :mod:`nnopt.lowering.structure`."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import tflite
 
-from ..cdefs import DTYPE_SIZE
 from ..ir import GatherOptions, Graph, Op, OpOptions, PackOptions, SplitOptions
-from .base import OpDef, OutputViews, table
+from ..lowering import structure as structure_lowering
+from ..lowering.structure import split_data_input, split_layout
+from .base import OpDef, Options, OutputViews, table, write_fields, writer
 
 
 def _read_split(cls: Any) -> Any:
@@ -40,63 +40,6 @@ def _read_gather(op: Any) -> OpOptions:
     return GatherOptions(o.Axis(), o.BatchDims()) if o is not None else GatherOptions()
 
 
-def split_data_input(op: Op) -> int:
-    """Position of the data operand among the op's inputs (SPLIT takes the axis first)."""
-    return 1 if op.opcode == "SPLIT" else 0
-
-
-def split_layout(graph: Graph, op: Op) -> tuple[int, int, list[int]] | None:
-    """(outer, inner bytes, per-output extent along the axis) of a split-like op: the
-    input is ``outer`` rows of ``sum(extents) * inner`` bytes and output i takes
-    ``extents[i] * inner`` bytes of every row. None where the shapes do not fit."""
-    pos = split_data_input(op)
-    if len(op.inputs) <= pos or op.inputs[pos] < 0 or not op.outputs:
-        return None
-    x = graph.tensors[op.inputs[pos]]
-    ys = [graph.tensors[t] for t in op.outputs]
-    rank = len(x.shape)
-    if op.opcode == "UNPACK":
-        o = op.options
-        if not isinstance(o, PackOptions):
-            return None
-        axis = o.axis + rank if o.axis < 0 else o.axis
-        if not 0 <= axis < rank or x.shape[axis] != len(ys):
-            return None
-        rest = x.shape[:axis] + x.shape[axis + 1:]
-        if any(y.shape != rest for y in ys):
-            return None
-        extents = [1] * len(ys)
-    else:
-        found = _split_axis(graph, op, rank)
-        if found is None:
-            return None
-        axis = found
-        extents = []
-        for y in ys:
-            if len(y.shape) != rank or any(y.shape[d] != x.shape[d]
-                                           for d in range(rank) if d != axis):
-                return None
-            extents.append(y.shape[axis])
-        if sum(extents) != x.shape[axis]:
-            return None
-    if any(y.dtype != x.dtype for y in ys):
-        return None
-    return (math.prod(x.shape[:axis]), math.prod(x.shape[axis + 1:]) * DTYPE_SIZE[x.dtype],
-            extents)
-
-
-def _split_axis(graph: Graph, op: Op, rank: int) -> int | None:
-    pos = 0 if op.opcode == "SPLIT" else 2
-    if len(op.inputs) <= pos or op.inputs[pos] < 0:
-        return None
-    t = graph.tensors[op.inputs[pos]]
-    if not t.is_constant or t.num_elements != 1:
-        return None
-    axis = int(t.array().reshape(-1)[0])
-    axis = axis + rank if axis < 0 else axis
-    return axis if 0 <= axis < rank else None
-
-
 def split_views(graph: Graph, op: Op) -> OutputViews | None:
     """Where every row is the whole input (nothing before the axis but extent-1 dims),
     output i is bytes [offset_i, offset_i + size_i) of the input: a view."""
@@ -114,15 +57,26 @@ def split_views(graph: Graph, op: Op) -> OutputViews | None:
                                                                   strict=True)))
 
 
+_write_split = writer(SplitOptions, lambda o: {"num_splits": o.num_splits})
+_write_pack = writer(PackOptions, lambda o: {"values_count": o.count, "axis": o.axis})
+_write_unpack = writer(PackOptions, lambda o: {"num": o.count, "axis": o.axis})
+_write_gather = write_fields(GatherOptions)
+
+
 DEFINITIONS = (
-    OpDef("SPLIT", "SPLIT", "structure", _read_split(tflite.SplitOptions),
+    OpDef("SPLIT", "SPLIT", structure_lowering.SPLIT,
+          Options("SplitOptions", _read_split(tflite.SplitOptions), _write_split),
           output_views=split_views, blob=False),
-    OpDef("SPLIT_V", "SPLIT_V", "structure", _read_split(tflite.SplitVOptions),
+    OpDef("SPLIT_V", "SPLIT_V", structure_lowering.SPLIT,
+          Options("SplitVOptions", _read_split(tflite.SplitVOptions), _write_split),
           output_views=split_views, blob=False),
-    OpDef("UNPACK", "UNPACK", "structure", _read_unpack, output_views=split_views,
+    OpDef("UNPACK", "UNPACK", structure_lowering.SPLIT,
+          Options("UnpackOptions", _read_unpack, _write_unpack), output_views=split_views,
           blob=False),
-    OpDef("PACK", "PACK", "structure", _read_pack, blob=False),
-    OpDef("GATHER", "GATHER", "structure", _read_gather, blob=False),
-    OpDef("EMBEDDING_LOOKUP", "EMBED", "structure", blob=False),
-    OpDef("GATHER_ND", "GATHER_ND", "structure", blob=False),
+    OpDef("PACK", "PACK", structure_lowering.PACK, Options("PackOptions", _read_pack, _write_pack),
+          blob=False),
+    OpDef("GATHER", "GATHER", structure_lowering.GATHER,
+          Options("GatherOptions", _read_gather, _write_gather), blob=False),
+    OpDef("EMBEDDING_LOOKUP", "EMBED", structure_lowering.GATHER, blob=False),
+    OpDef("GATHER_ND", "GATHER_ND", structure_lowering.GATHER_ND, blob=False),
 )

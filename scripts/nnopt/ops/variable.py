@@ -12,9 +12,10 @@ touching one state tensor in file order (:func:`nnopt.passes.lifetimes.schedule_
 
 from __future__ import annotations
 
+from ..lowering import variable as variable_lowering
 from .base import OpDef
 
 DEFINITIONS = (
-    OpDef("READ_VARIABLE", "READ", "variable", blob=False, variable="read"),
-    OpDef("ASSIGN_VARIABLE", "ASSIGN", "variable", blob=False, variable="assign"),
+    OpDef("READ_VARIABLE", "READ", variable_lowering.VARIABLE, blob=False, variable="read"),
+    OpDef("ASSIGN_VARIABLE", "ASSIGN", variable_lowering.VARIABLE, blob=False, variable="assign"),
 )

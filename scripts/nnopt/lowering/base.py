@@ -1,0 +1,87 @@
+"""What a lowering is (:class:`Lowering`) and what it is given (:class:`EmitContext`).
+
+Every family module of :mod:`nnopt.lowering` defines lowering objects of this shape
+(deriving :class:`LoweringBase` for the defaults); the operator definitions
+(:mod:`nnopt.ops`) hold them. This module imports nothing of the package but the call
+data (:mod:`.call`), so that the definitions can import the family modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from ..ir import Graph, Op
+from .call import Body, KernelCheck, Pointers, ScratchArg, TensorArg
+
+
+@dataclass(frozen=True)
+class EmitContext:
+    graph: Graph
+    op: Op
+    c_ptr: Callable[[int], str]
+    """C expression (``void *``) for the data of tensor index t (activation or constant):
+    how the caller renders :class:`.call.TensorArg` (code around calls uses it too)."""
+    const_array: Callable[[str, np.ndarray], str]
+    """Emit a constant array (C type chosen from the numpy dtype: int8/int16/int32/float)
+    named after the op and a suffix; returns the C identifier."""
+    c_scratch: str
+    """C expression (``void *``) for this op's scratch buffer, or ``NULL`` if none."""
+    specialize: str = "off"
+    """``--specialize`` mode ("auto", "off", "force"): whether the lowering may emit a
+    model-specialised function for this op (:mod:`nnopt.lowering.specialize`)."""
+    model: str = "model"
+    """C identifier prefix of the generated model (``<model>_spec_op<k>`` functions)."""
+    decl: Callable[[list[str]], None] | None = None
+    """Add file-scope C lines (after the weights and constant arrays, before the op
+    functions); None where the caller cannot take any (then nothing is specialised)."""
+    weight_array: Callable[[int], str | None] = lambda t: None
+    """The identifier of constant tensor t's array in the model source, or None (not a
+    plain constant there: streamed, a slice ...); specialised functions name it."""
+
+    def ptr(self, t: int) -> TensorArg:
+        """The data pointer of tensor t, as a call argument. The caller's pointer is
+        asked for now (a constant's array is declared in the order the lowering names
+        its tensors)."""
+        self.c_ptr(t)
+        return TensorArg(t)
+
+    @property
+    def scratch(self) -> ScratchArg:
+        """The op's scratch buffer, as a call argument."""
+        return ScratchArg()
+
+    @property
+    def pointers(self) -> Pointers:
+        """How this context's pointers are written (for :func:`.call.render`)."""
+        return Pointers(self.c_ptr, self.c_scratch)
+
+
+class Lowering(Protocol):
+    headers: Sequence[str]  # e.g. ("nnrt/kernels/conv.h",)
+    # the exported argument checks (nnrt_*_check()) of the kernels emit() may call,
+    # which the generated <model>_prepare() runs (:func:`.call.prepare_of`)
+    checks: Sequence[KernelCheck]
+    # Also declared by every lowering (read by accepted_dtypes, listed by `nnopt ops`,
+    # tested against check()): dtypes: Sequence[str], the element types check()
+    # accepts ("int8", "int8->int16"), or dtypes_by_opcode for a lowering of several
+    # opcodes that accept different types.
+
+    def check(self, graph: Graph, op: Op) -> None: ...
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int: ...
+
+    def emit(self, ctx: EmitContext) -> Body: ...
+
+
+class LoweringBase:
+    """The defaults of a lowering: no headers, no exported checks, no scratch."""
+
+    headers: Sequence[str] = ()
+    checks: Sequence[KernelCheck] = ()
+
+    def scratch_bytes(self, graph: Graph, op: Op) -> int:
+        return 0
