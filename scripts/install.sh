@@ -3,7 +3,8 @@
 #   - Debian packages: the Arm cross toolchain + newlib, QEMU for Cortex-M, a host C
 #     compiler, Python venv support, mbedTLS (AEAD for swapped weights);
 #   - a Python virtual environment in .venv with nnopt installed editable, plus the
-#     development tools (pytest, mypy, ruff, west, the tflite-micro oracle).
+#     development tools (pytest, mypy, ruff, west, the tflite-micro oracle), at the
+#     versions constraints.txt pins.
 # Needs root (or sudo) only when a Debian package is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,10 +30,10 @@ if [ ! -x .venv/bin/python ]; then
     $PY -m venv .venv
 fi
 stamp=.venv/.nnopt-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ]; then
     echo "nnopt install: installing nnopt and its Python dependencies into .venv"
     .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-    .venv/bin/python -m pip install -q -e '.[dev]'
+    .venv/bin/python -m pip install -q -c constraints.txt -e '.[dev]'  # pinned versions
     touch "$stamp"
 fi
 echo "nnopt install: ready ($(.venv/bin/nnopt --version), $(arm-none-eabi-gcc -dumpversion) arm-none-eabi-gcc, $(qemu-system-arm --version | head -1))"

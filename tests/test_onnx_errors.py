@@ -99,3 +99,19 @@ def test_opsets_in_range_are_upgraded_and_import(tmp_path: Path,
     rc, err = _run(capsys, "optimize", _write(tmp_path, "o.onnx",
                                               onnx_models.opset_model(opset)), "--table", "none")
     assert rc == 0, err
+
+
+def test_input_value_pins_an_input_and_bad_values_are_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from support import onnx_recurrent
+
+    path = _write(tmp_path, "if.onnx", onnx_recurrent.if_loop_model())
+    out = str(tmp_path / "if.tflite")
+    rc, err = _run(capsys, "convert", path, "-o", out)
+    assert rc == 1 and "If node 'If_mode'" in err and "--input-value" in err
+    rc, err = _run(capsys, "convert", path, "-o", out, "--input-value", "mode=1")
+    assert rc == 0 and Path(out).is_file()
+    for bad, why in (("mode", "is not NAME=V1"), ("rate=1", "not an input"),
+                     ("mode=0.5", "not integers")):
+        rc, err = _run(capsys, "convert", path, "-o", out, "--input-value", bad)
+        assert rc != 0 and why in err and "hint:" in err, err

@@ -83,6 +83,8 @@ class CompileRequest:
     plot_path: Path | None = None  # the memory picture (also into out_dir)
     # fixed sizes of dynamic input dimensions (--input-shape NAME=D1,...): ONNX, .tflite
     input_shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # ONNX models: inputs pinned to a value at build time (--input-value NAME=V1,...)
+    input_values: tuple[tuple[str, tuple[float, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -152,12 +154,15 @@ class CompileResult:
 
 
 def load(path: Path, *, progress: Callable[[str], None] = _quiet,
-         input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> LoadedModel:
+         input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+         input_values: Mapping[str, tuple[float, ...]] | None = None) -> LoadedModel:
     """The model file (.tflite, or ONNX recognised by content) as a Graph (ModelError when
-    unreadable or neither); ``input_shapes`` fixes dynamic ONNX input dimensions."""
+    unreadable or neither); ``input_shapes`` fixes dynamic ONNX input dimensions,
+    ``input_values`` pins ONNX inputs to a value."""
     progress(f"reading {path}")
     data = path.read_bytes() if path.is_file() else b""
-    return LoadedModel(load_model(path, input_shapes or None), data)
+    return LoadedModel(load_model(path, input_shapes or None,
+                                  input_values=input_values or None), data)
 
 
 def plan(request: CompileRequest, loaded: LoadedModel | None = None, *,
@@ -166,7 +171,8 @@ def plan(request: CompileRequest, loaded: LoadedModel | None = None, *,
     with an output directory and a key id, resolve the key now so that a key id without
     a key is refused before anything is written."""
     model = loaded if loaded is not None else load(request.model,
-                                                   input_shapes=dict(request.input_shapes))
+                                                   input_shapes=dict(request.input_shapes),
+                                                   input_values=dict(request.input_values))
     opts = request.options
     progress(f"planning {len(model.graph.ops)} ops")
     planned = plan_swap_for(plan_model(model.graph, opts, source_bytes=model.data),

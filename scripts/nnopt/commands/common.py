@@ -11,7 +11,7 @@ from pathlib import Path
 from ..boards import known_boards, load_board
 from ..driver import CompileRequest, SwapKey
 from ..errors import NnoptError
-from ..frontend.onnx import parse_input_shapes
+from ..frontend.onnx import parse_input_shapes, parse_input_values
 from ..frontend.tflite import load_model
 from ..ir import Graph
 from ..lowering.specialize import SPECIALIZE_MODES
@@ -31,6 +31,7 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    help="fix the dynamic dimensions of input NAME (ONNX, and .tflite "
                    "models with a dynamic shape signature), e.g. "
                    "--input-shape input=1,3,32,32 (repeatable)")
+    add_input_value_argument(m)
     g = p.add_argument_group("planning")
     g.add_argument("-b", "--board", metavar="NAME",
                    help="target board; its SRAM is the budget (known: "
@@ -119,6 +120,18 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    "by the cost model)")
 
 
+def add_input_value_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    p.add_argument("--input-value", action="append", metavar="NAME=V1,V2,...",
+                   help="ONNX models: pin input NAME to this value at build time (it is "
+                   "no longer an input; If/Loop that depend on it are resolved), e.g. "
+                   "--input-value sr=16000 (repeatable)")
+
+
+def input_values_arg(args: argparse.Namespace) -> dict[str, tuple[float, ...]]:
+    """--input-value NAME=V1,V2,... (repeatable) as {name: values}."""
+    return parse_input_values(getattr(args, "input_value", None) or [])
+
+
 def input_shapes_arg(args: argparse.Namespace) -> dict[str, tuple[int, ...]]:
     """--input-shape NAME=D1,D2,... (repeatable) as {name: shape}."""
     return parse_input_shapes(getattr(args, "input_shape", None) or [])
@@ -126,8 +139,9 @@ def input_shapes_arg(args: argparse.Namespace) -> dict[str, tuple[int, ...]]:
 
 def load_model_arg(args: argparse.Namespace) -> Graph:
     """The model named on the command line (.tflite, or ONNX by content), with
-    --input-shape applied."""
-    return load_model(args.model, input_shapes_arg(args) or None)
+    --input-shape and --input-value applied."""
+    return load_model(args.model, input_shapes_arg(args) or None,
+                      input_values=input_values_arg(args) or None)
 
 
 def _safe_boards() -> list[str]:
@@ -204,7 +218,8 @@ def compile_request(args: argparse.Namespace, options: PlanOptions, *,
         key=SwapKey(args.swap_key, args.swap_key_file, swap_key_id(args)),
         out_dir=getattr(args, "out", None), emit=tuple(emit or ()),
         report_path=getattr(args, "json", None), plot_path=getattr(args, "plot", None),
-        input_shapes=tuple(input_shapes_arg(args).items()))
+        input_shapes=tuple(input_shapes_arg(args).items()),
+        input_values=tuple(input_values_arg(args).items()))
 
 
 def swap_key_id(args: argparse.Namespace) -> int | None:

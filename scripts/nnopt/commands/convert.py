@@ -8,7 +8,7 @@ from typing import Any
 
 from ..convert import graph_to_tflite
 from ..errors import NnoptError
-from .common import load_model_arg, progress
+from .common import add_input_value_argument, load_model_arg, progress
 
 DESCRIPTION = """\
 Write the graph nnopt imports from MODEL (an ONNX file from torch.onnx.export, or a
@@ -26,6 +26,7 @@ def add_parser(sub: Any) -> None:
                    help="the .tflite file to write")
     p.add_argument("--input-shape", action="append", metavar="NAME=D1,D2,...",
                    help="ONNX models: fix the dynamic dimensions of input NAME (repeatable)")
+    add_input_value_argument(p)
     p.set_defaults(func=run)
 
 

@@ -71,7 +71,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     request = compile_request(args, plan_options(args))  # a bad --swap-key-id fails here
     loaded = driver.load(request.model, progress=progress,
-                         input_shapes=dict(request.input_shapes))
+                         input_shapes=dict(request.input_shapes),
+                         input_values=dict(request.input_values))
     popts, line = planning_progress(request.options, len(loaded.graph.ops))
     try:
         compiled = driver.plan(replace(request, options=popts), loaded, progress=progress)

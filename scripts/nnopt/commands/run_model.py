@@ -25,6 +25,7 @@ from .common import (
     add_plan_arguments,
     compile_request,
     input_shapes_arg,
+    input_values_arg,
     plan_options,
     planning_progress,
     progress,
@@ -94,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.swap_key_store is not None:
         raise NnoptError("--swap-key-store needs --swap-key-id",
                          hint="name the key to use: --swap-key-id ID")
-    loaded = driver.load(args.model, input_shapes=input_shapes_arg(args))
+    loaded = driver.load(args.model, input_shapes=input_shapes_arg(args),
+                         input_values=input_values_arg(args))
     graph = loaded.graph
     inputs: list[bytes] = []
     if args.input:

@@ -52,11 +52,13 @@ UNSUPPORTED_MODES = ("refuse", "plan")
 
 def load_model(path: str | Path,
                input_shapes: Mapping[str, tuple[int, ...]] | None = None,
-               unsupported: str = "refuse") -> Graph:
+               unsupported: str = "refuse",
+               input_values: Mapping[str, tuple[float, ...]] | None = None) -> Graph:
     """Read a model file (.tflite, or ONNX recognised by content) into a verified Graph.
 
     ``input_shapes`` fixes dynamic input dimensions (``--input-shape``): ONNX's, and a
     .tflite model's shape signature (the shapes then propagate: :mod:`.shapes`).
+    ``input_values`` pins ONNX inputs to a value (``--input-value``).
 
     ``unsupported="plan"`` (library use only, for planning studies such as
     benchmarks/bench_planner.py; TFLite files): an operator without an nnopt definition
@@ -71,7 +73,7 @@ def load_model(path: str | Path,
     except OSError as err:
         raise ModelError(f"cannot read model file {p}: {err.strerror}") from err
     return load_model_bytes(data, model_name(p), source=str(p), input_shapes=input_shapes,
-                            unsupported=unsupported)
+                            unsupported=unsupported, input_values=input_values)
 
 
 def _missing_hint(p: Path) -> str:
@@ -85,7 +87,8 @@ def _missing_hint(p: Path) -> str:
 
 def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
                      input_shapes: Mapping[str, tuple[int, ...]] | None = None,
-                     unsupported: str = "refuse") -> Graph:
+                     unsupported: str = "refuse",
+                     input_values: Mapping[str, tuple[float, ...]] | None = None) -> Graph:
     """:func:`load_model` of the file's bytes."""
     if unsupported not in UNSUPPORTED_MODES:
         raise ModelError(f"unknown unsupported-operator mode {unsupported!r}",
@@ -93,13 +96,16 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
     name = c_identifier(name)  # e.g. a file stem with a dot (oww_hey_rhasspy_v0.1)
     if len(data) < 8 or data[4:8] != b"TFL3":
         if looks_like_onnx(data):
-            return load_onnx_bytes(data, name, source, input_shapes)
+            return load_onnx_bytes(data, name, source, input_shapes, input_values)
         raise ModelError(
             f"{source} is neither a TFLite model (no 'TFL3' file identifier) nor an ONNX "
             "model",
             hint="pass a .tflite flatbuffer (e.g. from tf.lite.TFLiteConverter) or an ONNX "
             "file (e.g. from torch.onnx.export)",
         )
+    if input_values:
+        raise NnoptError("--input-value applies to ONNX models only",
+                         hint="a .tflite model's inputs are fed at run time")
     try:
         validate.check_flatbuffer(data, source)
         graph = _parse(data, name, source, generic=unsupported == "plan",

@@ -7,7 +7,7 @@ a network would hide a wrong kernel if only the final output were compared).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -86,9 +86,11 @@ def _as_array(graph: Graph, t: int, data: bytes) -> np.ndarray:
 
 def run_nnopt(model: bytes, inputs: Sequence[np.ndarray], *, target: str = "host",
               sanitize: bool = False, options: PlanOptions | None = None,
-              board: Any = None) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
-    """Outputs and every traced tensor from nnopt's generated code."""
-    graph = load_model_bytes(model)
+              board: Any = None, input_values: Mapping[str, tuple[float, ...]] | None = None
+              ) -> tuple[list[np.ndarray], dict[int, np.ndarray]]:
+    """Outputs and every traced tensor from nnopt's generated code (``input_values``: ONNX
+    inputs pinned at build time, as --input-value)."""
+    graph = load_model_bytes(model, input_values=input_values)
     opts = options or PlanOptions()
     if board is not None and opts.board is None:
         opts = replace(opts, board=board)
@@ -127,11 +129,12 @@ def run_tflm_invocations(model: bytes, steps: Sequence[Sequence[np.ndarray]]
 
 def run_nnopt_invocations(model: bytes, steps: Sequence[Sequence[np.ndarray]], *,
                           target: str = "host", options: PlanOptions | None = None,
-                          board: Any = None, allocator: str = "static"
+                          board: Any = None, allocator: str = "static",
+                          input_values: Mapping[str, tuple[float, ...]] | None = None
                           ) -> list[list[np.ndarray]]:
     """The outputs of each invocation of nnopt's generated code run ``len(steps)`` times
     in one process (the inputs k tensors back to back: :func:`nnopt.runner.run_planned`)."""
-    graph = load_model_bytes(model)
+    graph = load_model_bytes(model, input_values=input_values)
     opts = options or PlanOptions()
     if board is not None and opts.board is None:
         opts = replace(opts, board=board)

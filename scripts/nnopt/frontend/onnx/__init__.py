@@ -14,17 +14,19 @@ from collections.abc import Mapping
 from ...errors import ModelError, NnoptError
 from ...ir import Graph
 from .. import validate
+from .control import parse_input_values
 from .handlers import HANDLERS, QUANT_INPUTS
 from .importer import Importer
 from .prepare import is_onnx, looks_like_onnx, parse_input_shapes, prepare
 
 __all__ = ["internal_layout", "is_onnx", "load_onnx_bytes", "looks_like_onnx",
-           "parse_input_shapes"]
+           "parse_input_shapes", "parse_input_values"]
 
 
 def load_onnx_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
-                    input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
-    prep = prepare(data, name, source, input_shapes)
+                    input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+                    input_values: Mapping[str, tuple[float, ...]] | None = None) -> Graph:
+    prep = prepare(data, name, source, input_shapes, input_values)
     graph = Importer(prep, source, HANDLERS, QUANT_INPUTS).run()
     try:
         graph.verify()

@@ -206,7 +206,9 @@ class Importer:
             dt = self.p.dtypes.get(name)
             if dt != np.float32:
                 raise UnsupportedError(f"{self.source}: input {name!r} is {dt}",
-                                       hint="supported: float32 model inputs")
+                                       hint="supported: float32 model inputs; an input "
+                                       "with a fixed value (e.g. a sample rate) can be "
+                                       f"pinned at build time: --input-value {name}=V")
             t = self.b.tensor(name, self.shape(name), DType.FLOAT32)
             graph_inputs.append(t)
             self.values[name] = Value(t, identity(len(self.shape(name))))

@@ -3,7 +3,8 @@
 Uses only the ``onnx`` package: ``onnx.version_converter`` upgrades opsets 6..21 to the
 one the importer reads (:data:`TARGET_OPSET`), ``onnx.shape_inference`` gives every
 value a shape, ``onnx.reference`` evaluates the nodes whose inputs are all constant
-(constant folding). Identity and Dropout are removed and BatchNormalization is folded
+(constant folding; :mod:`.control` first folds to a fixed point with pinned input values
+and resolves If/Loop). Identity and Dropout are removed and BatchNormalization is folded
 into the convolution or Gemm before it. The result, :class:`Prepared`, is plain data
 (nodes in topological order, constants as numpy arrays, static shapes).
 """
@@ -18,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ModelError, NnoptError, UnsupportedError
+from . import control
 
 MIN_OPSET, MAX_OPSET = 6, 21
 TARGET_OPSET = 21
@@ -95,7 +97,10 @@ def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
 
 
 def prepare(data: bytes, name: str, source: str,
-            input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Prepared:
+            input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+            input_values: Mapping[str, tuple[float, ...]] | None = None) -> Prepared:
+    """``input_shapes`` fixes dynamic input dimensions, ``input_values`` pins inputs to a
+    value (they become constants and leave the model's inputs: If/Loop on them resolve)."""
     import onnx
 
     model = onnx.ModelProto()
@@ -132,7 +137,14 @@ def prepare(data: bytes, name: str, source: str,
         raise NnoptError(f"--input-shape names {', '.join(unknown)}, not an input of {source}",
                          hint="inputs: " + ", ".join(i.name for i in real_inputs))
     for inp in real_inputs:
-        _fix_input_shape(inp, given.get(inp.name), source)
+        if inp.name not in (input_values or {}):
+            _fix_input_shape(inp, given.get(inp.name), source)
+        elif inp.name in given:
+            _fix_input_shape(inp, given[inp.name], source)
+    control.pin_inputs(model, input_values or {}, source)
+    if control.has_control_flow(model):
+        # before the upgrade: the converter leaves If/Loop bodies at the model's opset
+        model = control.resolve(model, source, opset)
     if opset < TARGET_OPSET:
         from onnx import version_converter
         try:
@@ -296,6 +308,9 @@ def _drop_identities(prep: Prepared) -> None:
             for later in kept:
                 later.inputs = [node.outputs[0] if i == src else i for i in later.inputs]
             alias[src] = node.outputs[0]
+            for k, v in alias.items():  # earlier aliases of src now name the output
+                if v == src:
+                    alias[k] = node.outputs[0]
             continue
         kept.append(node)
     prep.nodes = kept

@@ -8,7 +8,7 @@ in :data:`QUANT_INPUTS` with the positions of their data inputs. Each module of 
 package registers the op types of one family.
 """
 
-from . import activation, conv, elementwise, fc, math, pool, qdq, shape  # noqa: F401
+from . import activation, conv, elementwise, fc, math, pool, qdq, recurrent, shape  # noqa: F401
 from .registry import HANDLERS, QUANT_INPUTS
 
 __all__ = ["HANDLERS", "QUANT_INPUTS"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -17,7 +18,7 @@ from ....ir import (
 )
 from ..importer import Importer
 from ..prepare import Node
-from ..values import Value, permuted
+from ..values import Value, identity, permuted
 from .common import (
     emit_unary,
     norm_axis,
@@ -125,16 +126,44 @@ def leaky_relu(im: Importer, node: Node) -> None:
 
 
 def _clip_bounds(im: Importer, node: Node) -> tuple[float | None, float | None]:
+    """Constant bounds (None: absent); a bound computed at run time is read by
+    :func:`_live_bound` instead and is None here."""
     lo = im.opt_input(node, 1)
     hi = im.opt_input(node, 2)
+    lo = lo if im.is_const(lo) else ""
+    hi = hi if im.is_const(hi) else ""
     vlo = float(im.const(lo).reshape(-1)[0]) if lo else node.attrs.get("min")
     vhi = float(im.const(hi).reshape(-1)[0]) if hi else node.attrs.get("max")
-    return (None if vlo is None else float(vlo)), (None if vhi is None else float(vhi))
+    # an infinite bound clips nothing: absent (no MAXIMUM/MINIMUM with an inf constant)
+    flo = None if vlo is None or float(vlo) == -math.inf else float(vlo)
+    fhi = None if vhi is None or float(vhi) == math.inf else float(vhi)
+    return flo, fhi
+
+
+def _live_bound(im: Importer, node: Node, k: int, rank: int) -> int | None:
+    """Clip bound ``k`` (1: min, 2: max) computed from activations (e.g. max(x) - 80):
+    its IR tensor as [1]*rank for MAXIMUM/MINIMUM to broadcast; None when constant."""
+    name = im.opt_input(node, k)
+    if not name or im.is_const(name):
+        return None
+    if im.qout is not None:
+        raise im.refuse(f"bound {name!r} is computed at run time in an int8 Clip",
+                        "constant bounds in int8 Clip")
+    if math.prod(im.shape(name)) != 1:
+        raise im.refuse(f"bound {name!r} has shape {list(im.shape(name))}",
+                        "scalar Clip bounds")
+    t = im.act(name, identity(len(im.shape(name))))
+    return im._reshape(t, (1,) * rank, f"{name}.bcast")
 
 
 @handler("Clip", quant=(0,))
 def clip(im: Importer, node: Node) -> None:
     lo, hi = _clip_bounds(im, node)
+    rank = len(im.shape(node.inputs[0]))
+    live = {"MAXIMUM": _live_bound(im, node, 1, rank), "MINIMUM": _live_bound(im, node, 2, rank)}
+    if any(t is not None for t in live.values()):
+        _clip_live(im, node, lo, hi, live)
+        return
     if lo == 0.0 and hi == 6.0:
         if not _try_fuse(im, node, "RELU6"):
             _unary(im, node, "RELU6", same_quant=True)
@@ -162,6 +191,26 @@ def clip(im: Importer, node: Node) -> None:
         cur = y
     if cur == im.act(xn, perm):
         cur = im._copy(cur, node.outputs[0])
+    im.bind(node.outputs[0], cur, perm)
+
+
+def _clip_live(im: Importer, node: Node, lo: float | None, hi: float | None,
+               live: dict[str, int | None]) -> None:
+    """float32 Clip with a bound computed at run time: MAXIMUM then MINIMUM."""
+    xn = node.inputs[0]
+    perm = perm_of(im, xn)
+    cur = im.act(xn, perm)
+    shape = im.b.tensors[cur].shape
+    for opcode, bound in (("MAXIMUM", lo), ("MINIMUM", hi)):
+        t = live[opcode]
+        if t is None and bound is None:
+            continue
+        if t is None:
+            t = im.b.const(f"{node.name}.{opcode}", np.full((1,) * len(shape), bound,
+                                                           np.float32))
+        y = im.b.tensor(f"{node.outputs[0]}.{opcode}", shape, DType.FLOAT32)
+        im.b.op(opcode, [cur, t], [y], ActivationOptions())
+        cur = y
     im.bind(node.outputs[0], cur, perm)
 
 

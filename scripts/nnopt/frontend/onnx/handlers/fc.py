@@ -7,6 +7,7 @@ import numpy as np
 from ....cdefs import DType
 from ....ir import (
     ActivationOptions,
+    BatchMatMulOptions,
     FullyConnectedOptions,
     Quant,
 )
@@ -152,10 +153,36 @@ def gemm(im: Importer, node: Node) -> None:
 @handler("MatMul", quant=(0, 1))
 def matmul(im: Importer, node: Node) -> None:
     a, bname = node.inputs
-    if not im.is_const(bname) and len(im.shape(bname)) == 2 and len(im.shape(a)) == 2:
-        _runtime_fc(im, node, a, bname, False, "", 1.0, 1.0, False)
+    if not im.is_const(bname) or im.const(bname).ndim != 2:
+        _batch_matmul(im, node)
         return
-    if not im.is_const(bname) or im.const(bname).ndim != 2 or len(im.shape(a)) < 2:
-        raise im.refuse("B is not a constant matrix (or A is 1-D)",
-                        "MatMul of an activation (rank >= 2) by a constant 2-D matrix")
+    if len(im.shape(a)) < 2:
+        raise im.refuse("A is 1-D", "MatMul of an activation (rank >= 2) by a constant "
+                        "2-D matrix, or of two operands of rank >= 2")
     _fc(im, node, a, im.const(bname).T, bname, "", True, 1.0, 1.0)
+
+
+def _batch_matmul(im: Importer, node: Node) -> None:
+    """MatMul with B an activation (or a constant of rank > 2), float32: BATCH_MATMUL
+    (batch dimensions broadcast as numpy.matmul's)."""
+    a, bname = node.inputs
+    if im.qout is not None:
+        raise AssertionError("MatMul of activations is not imported as int8")
+    x, w = (im.const_tensor(n, identity(len(im.shape(n)))) if im.is_const(n)
+            else im.act(n, identity(len(im.shape(n)))) for n in (a, bname))
+    xs, ws = im.b.tensors[x].shape, im.b.tensors[w].shape
+    if len(xs) == 1:  # numpy.matmul: a 1-D A is a row, a 1-D B a column, then dropped
+        x = im._reshape(x, (1, xs[0]), f"{a}.row")
+    if len(ws) == 1:
+        w = im._reshape(w, (ws[0], 1), f"{bname}.col")
+    out = node.outputs[0]
+    ys = im.shape(out)
+    sx, sw = im.b.tensors[x].shape, im.b.tensors[w].shape
+    mm = (*np.broadcast_shapes(sx[:-2], sw[:-2]), sx[-2], sw[-1])
+    if len(mm) > 5:
+        raise im.refuse(f"MatMul of rank {len(mm)}", "BATCH_MATMUL up to 5-D")
+    y = im.b.tensor(out if mm == ys else f"{out}.mm", mm, DType.FLOAT32)
+    im.b.op("BATCH_MATMUL", [x, w], [y], BatchMatMulOptions())
+    if mm != ys:
+        y = im._reshape(y, ys, out)
+    im.bind(out, y, identity(len(ys)))
