@@ -58,7 +58,7 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    "in-place candidates, concatenation views, arena strategies, hill "
                    "climbing), in seconds mapped onto a count of work per search (the same "
                    "plan under any load; the wall clock stops them only at 3x this, at "
-                   "least 10 s); past a count nnopt keeps the best plan found so far, never "
+                   "least 60 s); past a count nnopt keeps the best plan found so far, never "
                    "worse than the classic plan, and the report says what was cut short "
                    f"(default {DEFAULT_PLAN_BUDGET_S:g}; --schedule-budget still caps the "
                    "order search alone)")

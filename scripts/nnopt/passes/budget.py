@@ -65,7 +65,7 @@ WORK_PER_SECOND: dict[str, int] = {
 #: The wall clock stops the searches only past this many times the budget's seconds
 #: (and never before :data:`GUARD_MIN_S`): a guard, not what decides the plan.
 GUARD_FACTOR = 3.0
-GUARD_MIN_S = 10.0
+GUARD_MIN_S = 60.0
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``, e.g. ``("in-place candidates", 40, 123)``."""
