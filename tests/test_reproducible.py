@@ -173,9 +173,12 @@ def _zephyr_modules(zephyr_base: Path) -> str:
 
 def _zephyr_build(build: Path, zephyr_base: Path, modules: str) -> bytes:
     """Build samples/hello for mps2/an385 in ``build``; zephyr.elf's bytes. The build
-    directory is mapped to "." in every file name the compiler records
-    (-ffile-prefix-map through Zephyr's EXTRA_CPPFLAGS, C and assembler alike): it is
-    the builder's own path, the one thing two build directories differ in."""
+    directory is mapped to "." in every file name the compiler records, through
+    Zephyr's EXTRA_CPPFLAGS (C and assembler alike): -ffile-prefix-map for C (__FILE__
+    and debug information), -fdebug-prefix-map as well because GCC 12's driver passes
+    only that one on to the assembler (the .S files' DW_AT_comp_dir). The build
+    directory is the builder's own path, the one thing two build directories differ
+    in; without the mapping only the debug sections differ (zephyr.bin is the same)."""
     gcc = shutil.which("arm-none-eabi-gcc")
     assert gcc is not None
     env = {**os.environ, "ZEPHYR_BASE": str(zephyr_base),
@@ -186,7 +189,7 @@ def _zephyr_build(build: Path, zephyr_base: Path, modules: str) -> bytes:
         ["cmake", "-GNinja", "-S", str(REPO / "samples" / "hello"), "-B", str(build),
          "-DBOARD=mps2/an385", f"-DZEPHYR_MODULES={modules};{REPO}",
          f"-DPython3_EXECUTABLE={sys.executable}", f"-DBUILD_VERSION={BUILD_VERSION}",
-         f"-DEXTRA_CPPFLAGS=-ffile-prefix-map={build}=."],
+         f"-DEXTRA_CPPFLAGS=-ffile-prefix-map={build}=. -fdebug-prefix-map={build}=."],
         env=env, capture_output=True, text=True, timeout=900)
     assert cfg.returncode == 0, cfg.stdout[-3000:] + cfg.stderr[-3000:]
     b = subprocess.run(["ninja", "-C", str(build), "-j2"], env=env, capture_output=True,

@@ -50,7 +50,8 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--schedule-budget", type=float, default=10.0, metavar="SECONDS",
                    help="budget of the exact order search before falling back to the "
                    "heuristic, as a count of expanded states (25,000 per second: the same "
-                   "plan under any load; the wall clock stops it only at 3x this) "
+                   "plan under any load; the wall clock stops it only past 3x this and the "
+                   "--plan-budget guard) "
                    "(default 10)")
     g.add_argument("--plan-budget", type=float, default=DEFAULT_PLAN_BUDGET_S,
                    metavar="SECONDS",
