@@ -6,12 +6,12 @@ process with a clock running 20x slower than real time (a heavily loaded machine
 the order search's own test does) patched in for every search, and once in a fresh
 interpreter with another ``PYTHONHASHSEED``, from another working directory with a
 relative output path. Every file written (generated C and header, plan and report
-JSON, memory pictures in PNG and SVG, model blob, and for the shipped model the
-sealed swap blob of a given key) must be byte-identical, the JSON with its
-``planning_seconds`` timing aside. The wall-clock guard (passes.budget.GUARD_FACTOR,
-the order search's WALL_GUARD) is moved out of the way in the slowed run: on this
-shared machine the slowed clock can pass it, and the guard is what the plan says
-depends on the load; it has its own test here.
+JSON, memory pictures in PNG and SVG, the model blob where the blob format has the
+model's kernels, and for the shipped model the sealed swap blob of a given key) must
+be byte-identical, the JSON with its ``planning_seconds`` timing aside. The wall-clock
+guard (passes.budget.GUARD_FACTOR, the order search's WALL_GUARD) is moved out of the
+way in the slowed run: on this shared machine the slowed clock can pass it, and the
+guard is what the plan says depends on the load; it has its own test here.
 """
 
 from __future__ import annotations
@@ -45,10 +45,16 @@ KEY = "5a" * 32
 TIMING = re.compile(rb'"planning_seconds": [0-9.e+-]+')
 
 
-def _args(model: Path, out: str, swap: bool) -> list[str]:
+#: nasnet_mobile_64's int8 RELU kernel is not in the model blob format yet: C only.
+NO_MODEL_BLOB = {"keras/nasnet_mobile_64.tflite"}
+
+
+def _args(rel: str, model: Path, out: str, swap: bool) -> list[str]:
     extra = ["-b", "nucleo_f767zi", "--swap-key", KEY] if swap else []
-    return ["optimize", str(model), "-o", out, "--emit", "c", "--emit", "blob",
-            "--plot", f"{out}/memory.svg", "--table", "none", "--quiet", *extra]
+    if rel not in NO_MODEL_BLOB:
+        extra += ["--emit", "c", "--emit", "blob"]
+    return ["optimize", str(model), "-o", out, "--plot", f"{out}/memory.svg",
+            "--table", "none", "--quiet", *extra]
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -82,18 +88,20 @@ def test_generated_files_identical_under_load_and_hash_seed(rel: str, tmp_path: 
     with patch.object(budget_mod, "GUARD_FACTOR", 1e6), \
             patch.object(planner, "WALL_GUARD", 1e6), \
             patch.object(budget_mod.time, "monotonic", _slow_clock()):
-        assert main(_args(model, str(slowed), swap)) == 0
+        assert main(_args(rel, model, str(slowed), swap)) == 0
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     seed = "4242" if os.environ.get("PYTHONHASHSEED") != "4242" else "17"
     env = {**os.environ, "PYTHONHASHSEED": seed}
-    proc = subprocess.run([sys.executable, "-m", "nnopt", *_args(model, "out", swap)],
+    proc = subprocess.run([sys.executable, "-m", "nnopt", *_args(rel, model, "out", swap)],
                           cwd=fresh, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     a, b = _files(slowed), _files(fresh / "out")
     name = model.stem
     want = {f"{name}_model.c", f"{name}_model.h", f"{name}_plan.json",
-            f"{name}_report.json", f"{name}_memory.png", f"{name}.nnmb", "memory.svg"}
+            f"{name}_report.json", f"{name}_memory.png", "memory.svg"}
+    if rel not in NO_MODEL_BLOB:
+        want.add(f"{name}.nnmb")
     if swap:
         want.add(f"{name}_swap.bin")
     assert set(a) == set(b) == want
