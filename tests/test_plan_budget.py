@@ -232,7 +232,7 @@ def test_budget_exhaustion_in_report(tmp_path: Path, capsys: pytest.CaptureFixtu
                "none", "--swap", "off", "--plan-budget", "0", "--json", str(out)])
     assert rc == 0
     text = capsys.readouterr().out
-    assert "time budget (0 s) exhausted in" in text
+    assert "plan budget (0 s of work) exhausted in" in text
     import json
 
     doc = json.loads(out.read_text())

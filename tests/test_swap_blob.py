@@ -59,13 +59,24 @@ def test_header_layout_is_the_documented_one() -> None:
     assert data[48:56] == b"\x01" * 8 and data[56:64] == bytes(8)
 
 
-def test_nonces_unique_and_salt_random() -> None:
+def test_nonces_unique_and_salt_derived_from_key_and_content() -> None:
+    """Without a salt the blob is reproducible (the same key and chunks, the same bytes:
+    issue 26), and a different key, layout or chunk byte gives another salt, so no
+    nonce repeats across blobs of different content."""
     chunks = _chunks(3)
     key = bytes(32)
-    a = B.parse_swap_blob(B.seal_blob(chunks, key, algorithm=2, layout=bytes(16)))
-    b = B.parse_swap_blob(B.seal_blob(chunks, key, algorithm=2, layout=bytes(16)))
-    nonces = [e.nonce for e in a.entries] + [e.nonce for e in b.entries]
+    one = B.seal_blob(chunks, key, algorithm=2, layout=bytes(16))
+    assert B.seal_blob(chunks, key, algorithm=2, layout=bytes(16)) == one
+    flipped = [*chunks[:2], B.ChunkSpec(chunks[2].tensor, chunks[2].c0, chunks[2].c1,
+                                        bytes([chunks[2].data[0] ^ 1]) + chunks[2].data[1:])]
+    others = [B.seal_blob(chunks, b"\x01" + key[1:], algorithm=2, layout=bytes(16)),
+              B.seal_blob(chunks, key, algorithm=2, layout=b"\x01" + bytes(15)),
+              B.seal_blob(flipped, key, algorithm=2, layout=bytes(16))]
+    parsed = [B.parse_swap_blob(d) for d in (one, *others)]
+    assert len({p.header.nonce_salt for p in parsed}) == 4
+    nonces = [e.nonce for p in parsed for e in p.entries]
     assert len(set(nonces)) == len(nonces)
+    assert B.read_blob(one, key)  # still opens with its key
 
 
 @pytest.mark.parametrize("alg", ALGS)

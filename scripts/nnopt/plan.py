@@ -330,8 +330,10 @@ class Plan:
     # Out-of-core execution (nnopt.swap.placement.plan_swap); None when swapping was
     # not planned. In the JSON: SwapPlan.to_json().
     swap: SwapPlan | None = None
-    # The planning time budget (passes.budget): {"seconds": limit or None, "exhausted":
-    # the searches its deadline cut short (their best so far kept), "fallback":
+    # The planning budget (passes.budget): {"seconds": limit or None (mapped onto a
+    # count of work per search), "exhausted": the searches whose count ran out (their
+    # best so far kept), "wall_clock_guard" (only when it fired): the searches the
+    # wall-clock guard stopped, whose result then depends on the load, "fallback":
     # "classic" when the classic plan was smaller than what the searches found (cut
     # short, or not below the live peak)}.
     planning_time_budget: dict[str, Any] = field(default_factory=dict)

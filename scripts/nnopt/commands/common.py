@@ -52,15 +52,19 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--schedule-budget", type=float, default=10.0, metavar="SECONDS",
                    help="budget of the exact order search before falling back to the "
                    "heuristic, as a count of expanded states (25,000 per second: the same "
-                   "plan under any load; the wall clock stops it only at 3x this) "
+                   "plan under any load; the wall clock stops it only past 3x this and the "
+                   "--plan-budget guard) "
                    "(default 10)")
     g.add_argument("--plan-budget", type=float, default=DEFAULT_PLAN_BUDGET_S,
                    metavar="SECONDS",
-                   help="time for all the planning searches together (order search, "
-                   "in-place and tiling candidates, arena strategies); past it nnopt keeps "
-                   "the best plan found so far, never worse than the classic plan, and the "
-                   f"report says what was cut short (default {DEFAULT_PLAN_BUDGET_S:g}; "
-                   "--schedule-budget still caps the order search alone)")
+                   help="budget of the planning searches (order search, tiling and "
+                   "in-place candidates, concatenation views, arena strategies, hill "
+                   "climbing), in seconds mapped onto a count of work per search (the same "
+                   "plan under any load; the wall clock stops them only at 3x this, at "
+                   "least 60 s); past a count nnopt keeps the best plan found so far, never "
+                   "worse than the classic plan, and the report says what was cut short "
+                   f"(default {DEFAULT_PLAN_BUDGET_S:g}; --schedule-budget still caps the "
+                   "order search alone)")
     g.add_argument("-q", "--quiet", action="store_true",
                    help="no progress messages on stderr (warnings and errors still)")
     g.add_argument("--allocator", choices=ALLOCATORS, default="static",

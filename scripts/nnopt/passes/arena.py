@@ -27,7 +27,7 @@ neighbours in time changed, and in turn those next to a buffer that moved
 (:func:`_refit`), abandoning a candidate once it exceeds the limit;
 :func:`arena_lower_bound` (also with permitted overlaps) lets callers reject a
 candidate without placing it, and a :class:`~nnopt.passes.budget.PlanBudget` bounds
-the strategies' time.
+the strategies' work (strategies run, hill-climbing swaps tried: counts, not seconds).
 
 Every offset is a multiple of ``align``; sizes are padded to ``align`` when placed.
 The live-sum peak (aligned) is a lower bound for every strategy: once a strategy
@@ -670,7 +670,7 @@ def hill_climb(buffers: Sequence[Buffer], align: int,
     the swap is rejected as soon as one would end above the best arena; the neighbour
     lists are built once (the buffers stay the same, only the order changes). The same
     decisions as re-planning every swap from scratch, at the cost of what changes.
-    With a ``budget``: stops when it runs out, keeping the best order found. Stops
+    With a ``budget``: stops when its swaps run out, keeping the best order found. Stops
     at ``bound`` (default: the live-sum peak without overlaps, else none): give only a
     true lower bound (:func:`arena_lower_bound`)."""
     if len(buffers) < 2:
@@ -704,8 +704,7 @@ def hill_climb(buffers: Sequence[Buffer], align: int,
             break
         if budget is not None and it % 8 == 0:
             budget.step("arena hill climbing", it, iterations)
-            if budget.expired():
-                budget.exhaust("arena hill climbing")
+            if not budget.spend("arena hill climbing", min(8, iterations - it)):
                 break
         i, j = rng.randrange(n), rng.randrange(n)
         if i == j:
@@ -813,8 +812,7 @@ def plan_arena(buffers: Sequence[Buffer], *, align: int = 16,
     for name in names:
         if strategies is None and best is not None and best.arena_bytes <= bound:
             break  # already at the live peak: no strategy can do better
-        if budget is not None and best is not None and budget.expired():
-            budget.exhaust("arena strategies")
+        if budget is not None and best is not None and not budget.spend("arena strategies"):
             break
         try:
             strategy = STRATEGIES[name]

@@ -408,8 +408,9 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
     """Decide and place. ``aliases`` are the element-wise in-place aliases already made
     (output -> input); ``scratch`` the kernels' scratch bytes per op index.
 
-    ``budget``: the planning time budget (``passes.budget``). Each candidate search
-    stops at its deadline keeping the decisions made so far, and reports progress."""
+    ``budget``: the planning budget (``passes.budget``). Each candidate search stops
+    when its count of work runs out, keeping the decisions made so far, and reports
+    progress."""
     _check_mode("in-place", opts.inplace_ops)
     _check_mode("tiling", opts.tiling)
     use = opts.inplace_ops != "off"
@@ -547,14 +548,11 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
         quick[key] = size
         return size
 
-    def out_of_time(stage: str, done: int, total: int) -> bool:
+    def out_of_work(stage: str, done: int, total: int) -> bool:
         if budget is None:
             return False
         budget.step(stage, done, total)
-        if budget.expired():
-            budget.exhaust(stage)
-            return True
-        return False
+        return not budget.spend(stage)
 
     base_bytes = quick_size(cfg)
     roots, buffers, cands, _ = layout_of(cfg)
@@ -580,7 +578,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
         elif views:
             best_v = quick_size(cfg)
             for k, concat in enumerate(sorted(by_concat)):
-                if out_of_time("concatenation slices", k, len(by_concat)):
+                if out_of_work("concatenation slices", k, len(by_concat)):
                     break
                 trial = with_views(cfg, by_concat[concat])
                 if at_least(trial) >= best_v or not quick_within(trial, best_v - 1, cfg):
@@ -603,7 +601,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
             pos = {graph.ops[k].index: i for i, k in enumerate(order)}
             best = quick_size(cfg)
             for k, op_index in enumerate(sorted(dws, key=lambda o: (-prof[pos[o]], o))):
-                if out_of_time("in-place candidates", k, len(dws)):
+                if out_of_work("in-place candidates", k, len(dws)):
                     break
                 trial = in_place(cfg, graph.op_by_index[op_index])
                 if at_least(trial) >= best or not quick_within(trial, best - 1, cfg):
@@ -624,7 +622,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
                 op = graph.op_by_index[op_index]
                 if op_index in chosen_dw or op_index not in streamed:
                     continue
-                if out_of_time("in-place instead of rows", k, len(dws)):
+                if out_of_work("in-place instead of rows", k, len(dws)):
                     break
                 if rows_cost(graph, op) <= inplace_depthwise_cost(graph, op):
                     continue
@@ -666,18 +664,15 @@ def choose_tiling(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
                   arena_of: Callable[[Tiling], int], *,
                   plan_budget: PlanBudget | None = None) -> Tiling | None:
     """The stage and grid to tile, per the objective (module docstring), or None.
-    With a ``plan_budget``: the candidates placed before its deadline (at least one)."""
+    With a ``plan_budget``: the candidates placed within its count (at least one)."""
     placed = [0]
 
-    def expired() -> bool:
+    def out_of_work() -> bool:
         if plan_budget is None:
             return False
         plan_budget.step("tiling candidates", placed[0], _MAX_TRIALS * 2)
         placed[0] += 1
-        if placed[0] > 1 and plan_budget.expired():
-            plan_budget.exhaust("tiling candidates")
-            return True
-        return False
+        return placed[0] > 1 and not plan_budget.spend("tiling candidates")
 
     total = max(model_macs(graph), 1)
     cands_t = tiling_candidates(graph, order, buffers, cands)
@@ -696,7 +691,7 @@ def choose_tiling(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
         for c in sorted(cands_t, key=lambda c: (c.extra_instructions, c.estimate)):
             if c.estimate > budget:
                 continue
-            if expired():
+            if out_of_work():
                 break
             size = arena_of(c.tiling)
             tried += 1
@@ -723,7 +718,7 @@ def choose_tiling(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
     for c in pool[:_MAX_TRIALS]:
         if best is not None and c.estimate > best[0]:
             break  # estimates are optimistic: nothing further can win
-        if expired():
+        if out_of_work():
             break
         size = arena_of(c.tiling)
         if best is None or (size, c.extra_instructions) < (best[0], best[1]):
@@ -736,7 +731,7 @@ def choose_tiling(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
     cheaper = sorted((c for c in pool if c.extra_instructions < best[1]
                       and c.estimate <= slack), key=lambda c: c.extra_instructions)
     for c in cheaper[:_MAX_TRIALS]:
-        if expired():
+        if out_of_work():
             break
         size = arena_of(c.tiling)
         if (size, c.extra_instructions) < (best[0], best[1]):

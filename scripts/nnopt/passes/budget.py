@@ -1,15 +1,27 @@
-"""One planning time budget for every search of a plan, and where progress goes.
+"""One planning budget for every search of a plan, counted in work, and where progress
+goes.
 
-The searches (order search, in-place candidates, tiling candidates, arena strategies
-and hill climbing) each ask :meth:`PlanBudget.expired` between their steps; past the
-deadline a search keeps the best result found so far and names itself with
-:meth:`PlanBudget.exhaust`, which the Plan records (``planning_time_budget``) and the
-report shows. Progress is reported through the ``progress`` callback
-(``stage, done, total``) the caller passes in: passes never print.
+Each search that can change the plan counts its own deterministic unit of work
+(:data:`WORK_UNITS`) and asks :meth:`PlanBudget.spend` before each step; the budget of
+``seconds`` (``--plan-budget``) is mapped onto a count per search,
+:data:`WORK_PER_SECOND` units per second. Past its count a search keeps the best result
+found so far and names itself with :meth:`PlanBudget.exhaust`, which the Plan records
+(``planning_time_budget``) and the report shows. The same model and options therefore
+give the same plan on any machine under any load: what stops a search is how much it
+did, never how long it took.
 
-The budget is the only mutable thing a pass receives, and it only ever learns which
-searches were cut short; what a pass returns still depends only on its inputs and
-on how much time it was given.
+The wall clock is only a guard (:data:`GUARD_FACTOR` times ``seconds``, at least
+:data:`GUARD_MIN_S`): a machine so slow or so loaded that the counts have not stopped
+the searches by then stops them there, and the plan says so (``wall_clock_guard`` in
+``planning_time_budget``, a line in the report): only then does the plan depend on the
+machine's speed. The order search counts expanded states (``passes.schedule``,
+``STATES_PER_SECOND``) against ``--schedule-budget`` and, mapped the same way, against
+this budget.
+
+Progress is reported through the ``progress`` callback (``stage, done, total``) the
+caller passes in: passes never print. The budget is the only mutable thing a pass
+receives; what a pass returns depends only on its inputs and on the work it was
+allowed.
 """
 
 from __future__ import annotations
@@ -21,42 +33,124 @@ from dataclasses import dataclass, field
 #: Default of ``--plan-budget`` (seconds for all the searches of one plan).
 DEFAULT_PLAN_BUDGET_S = 30.0
 
+#: The unit each search counts (its stage name as the report and the plan JSON show it).
+WORK_UNITS: dict[str, str] = {
+    "tiling candidates": "tiling grids placed",
+    "concatenation slices": "concatenations tried as views",
+    "in-place candidates": "depthwise ops tried in place",
+    "in-place instead of rows": "depthwise ops tried in place instead of by rows",
+    "arena strategies": "arena strategies run after the first of a layout",
+    "arena hill climbing": "hill-climbing swaps tried",
+}
+
+#: Units of work each search may spend per second of ``--plan-budget``: about what
+#: the 2-core CI-class machine does per second of CPU on the largest shared models
+#: (Debian 12, Python 3.11; mobilenet_v2 224x224: 30 strategies, 4,000 swaps, 13 + 9
+#: depthwise trials in 2.8 s; NASNet-Mobile: 115 + 57 depthwise trials in 1.1 s;
+#: DenseNet-121: 58 concatenations in 0.3 s; the synthetic 10,000-op graph: 400 swaps
+#: of 10,000 buffers in 4.3 s), so that the default 30 s stands for a few CPU seconds
+#: to a minute of searching. At the default every shared model's searches stop at
+#: their own limits first, with room to spare (the largest use: 15 tiling grids, 58
+#: concatenations, 115 + 57 depthwise trials, 45 strategies, 6,000 swaps, against
+#: 60 / 600 / 600 + 300 / 300 / 15,000): the default budget decides none of their plans.
+WORK_PER_SECOND: dict[str, int] = {
+    "tiling candidates": 2,
+    "concatenation slices": 20,
+    "in-place candidates": 20,
+    "in-place instead of rows": 10,
+    "arena strategies": 10,
+    "arena hill climbing": 500,
+}
+
+#: The wall clock stops the searches only past this many times the budget's seconds
+#: (and never before :data:`GUARD_MIN_S`): a guard, not what decides the plan.
+GUARD_FACTOR = 3.0
+GUARD_MIN_S = 60.0
+
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``, e.g. ``("in-place candidates", 40, 123)``."""
 
 
+def work_limits(seconds: float | None) -> dict[str, int] | None:
+    """The count of work units each search may spend for a budget of ``seconds``
+    (None: unlimited)."""
+    if seconds is None:
+        return None
+    return {stage: int(max(seconds, 0.0) * rate) for stage, rate in WORK_PER_SECOND.items()}
+
+
 @dataclass
 class PlanBudget:
-    """A deadline ``seconds`` from creation (None: unlimited) and a progress sink."""
+    """Work counts for ``seconds`` of budget (None: unlimited), a wall-clock guard, and a
+    progress sink."""
 
     seconds: float | None = DEFAULT_PLAN_BUDGET_S
     progress: Progress | None = None
-    clock: Callable[[], float] = time.monotonic
+    clock: Callable[[], float] | None = None  # None: time.monotonic, read at each call
     exhausted: list[str] = field(default_factory=list)  # stages cut short, in order
+    used: dict[str, int] = field(default_factory=dict)  # work units spent per stage
+    guard_hit: list[str] = field(default_factory=list)  # stages the wall clock stopped
 
     def __post_init__(self) -> None:
-        self._deadline = (None if self.seconds is None
-                          else self.clock() + max(self.seconds, 0.0))
+        self.limits = work_limits(self.seconds)
+        self._deadline = (None if self.seconds is None else self._now() + self.guard_s())
+
+    def _now(self) -> float:
+        return (self.clock or time.monotonic)()
+
+    def guard_s(self) -> float:
+        """Seconds of the wall-clock guard (``inf`` without a limit)."""
+        if self.seconds is None:
+            return float("inf")
+        return max(GUARD_FACTOR * max(self.seconds, 0.0), GUARD_MIN_S)
 
     def remaining(self) -> float:
-        """Seconds left (``inf`` without a limit, 0 when over)."""
+        """Seconds left before the wall-clock guard (``inf`` without a limit)."""
         if self._deadline is None:
             return float("inf")
-        return max(0.0, self._deadline - self.clock())
+        return max(0.0, self._deadline - self._now())
 
-    def expired(self) -> bool:
-        return self._deadline is not None and self.clock() >= self._deadline
+    def spend(self, stage: str, units: int = 1) -> bool:
+        """Spend ``units`` of ``stage``'s work: False (and ``stage`` recorded as
+        exhausted) when its count is used up or the wall-clock guard has passed, then
+        the search stops with its best result so far."""
+        used = self.used.get(stage, 0)
+        if self.limits is not None and used + units > self.limits.get(stage, 0):
+            self.exhaust(stage)
+            return False
+        if self._deadline is not None and self._now() >= self._deadline:
+            if stage not in self.guard_hit:
+                self.guard_hit.append(stage)
+            self.exhaust(stage)
+            return False
+        self.used[stage] = used + units
+        return True
 
     def exhaust(self, stage: str) -> None:
-        """Record that ``stage`` stopped at the deadline with its best result so far."""
+        """Record that ``stage`` stopped at its budget with its best result so far."""
         if stage not in self.exhausted:
             self.exhausted.append(stage)
+
+    def clock_stopped(self, stage: str) -> None:
+        """Record that the wall-clock guard stopped ``stage`` (the order search's own)."""
+        if stage not in self.guard_hit:
+            self.guard_hit.append(stage)
+        self.exhaust(stage)
 
     def step(self, stage: str, done: int, total: int) -> None:
         """Report how far ``stage`` is (``done`` of ``total``) to the callback."""
         if self.progress is not None:
             self.progress(stage, done, total)
 
+    def record(self) -> dict[str, object]:
+        """What the plan JSON says about the budget (``planning_time_budget``): the
+        seconds, the searches cut short, and ``wall_clock_guard`` (the searches the
+        guard stopped) only when it did. Deterministic unless the guard fired."""
+        info: dict[str, object] = {"seconds": self.seconds, "exhausted": list(self.exhausted)}
+        if self.guard_hit:
+            info["wall_clock_guard"] = list(self.guard_hit)
+        return info
+
     def fresh(self) -> PlanBudget:
-        """A new budget of the same length, without progress (the classic fallback)."""
+        """A new budget of the same size, without progress (the classic fallback)."""
         return PlanBudget(self.seconds, None, self.clock)

@@ -63,6 +63,10 @@ _DPI = 110
 # Fixed SVG ids (byte-stable output) and small fonts for dense pictures.
 _RC: dict[Any, Any] = {"svg.hashsalt": "nnopt", "font.size": 8, "axes.titlesize": 10,
                        "legend.fontsize": 7.5}
+# Byte-stable metadata: no date (SVG's dc:date; PNG has none unless asked) and no
+# matplotlib version (SVG's Creator, PNG's Software), which differ between machines.
+_METADATA: dict[str, dict[str, Any]] = {".svg": {"Date": None, "Creator": "nnopt"},
+                                        ".png": {"Software": "nnopt"}}
 
 
 @dataclass(frozen=True)
@@ -97,8 +101,7 @@ def render(plan: Plan, graph: Graph, path: Path) -> None:
     with matplotlib.rc_context(_RC):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fig.savefig(path, format=suffix[1:], dpi=_DPI,
-                        metadata={"Date": None} if suffix == ".svg" else None)
+            fig.savefig(path, format=suffix[1:], dpi=_DPI, metadata=_METADATA[suffix])
         except OSError as err:
             raise NnoptError(f"cannot write the memory picture to {path}: {err.strerror}",
                              hint="check that the directory is writable") from err

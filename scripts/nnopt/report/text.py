@@ -68,7 +68,8 @@ def expansion_lines(expansions: tuple[Expansion, ...]) -> list[str]:
 
 
 def budget_note(plan: Plan) -> str:
-    """What the planning time budget cut short (empty when nothing was)."""
+    """What the planning budget (counts of work, passes.budget) or its wall-clock guard
+    cut short (empty when nothing was)."""
     info = plan.planning_time_budget
     cut = info.get("exhausted") or []
     if not cut:
@@ -76,8 +77,15 @@ def budget_note(plan: Plan) -> str:
             return ("; the classic plan (--inplace-ops off --tiling off) is smaller here "
                     "and is kept")
         return ""
-    note = (f"; time budget ({info.get('seconds'):g} s) exhausted in {', '.join(cut)}: "
-            "best plan found so far kept")
+    clock = info.get("wall_clock_guard") or []
+    counted = [c for c in cut if c not in clock]
+    note = ""
+    if counted:
+        note = (f"; plan budget ({info.get('seconds'):g} s of work) exhausted in "
+                f"{', '.join(counted)}: best plan found so far kept")
+    if clock:
+        note += (f"; the wall-clock guard stopped {', '.join(clock)} (machine too slow or "
+                 "too loaded): best plan found so far kept, it depends on the load")
     if info.get("fallback") == "classic":
         note += " (the classic plan, smaller)"
     return note + " (--plan-budget SECONDS to search longer)"

@@ -18,7 +18,7 @@ Layout (format version 1)::
     24      4     blob size in bytes (the whole file / flash image)
     28      4     largest chunk plaintext in bytes (the staging buffers must hold it)
     32      16    layout id: SHA-256 of the model and the chunk layout, first 16 bytes
-    48      8     nonce salt: random per blob
+    48      8     nonce salt: derived from the key and the blob's content (below)
     56      4     flags (0)
     60      4     reserved (0)
 
@@ -39,8 +39,13 @@ tensor, channel range) are therefore authenticated with every chunk: a chunk can
 moved to another index, another blob or another layout, and a flipped byte anywhere
 in the header, the entry or the sealed data fails the tag. The nonce is unique per
 chunk within a blob (its index) and across blobs with overwhelming probability (the
-random salt); the runtime refuses a table whose nonces are not salt || index. The
-layout id ties a blob to the exact plan compiled into the firmware.
+salt); the runtime refuses a table whose nonces are not salt || index. The salt is
+HMAC-SHA-256 under the key of the algorithm, the layout id and every chunk (tensor,
+channels, plaintext), first 8 bytes (a synthetic nonce, as AES-GCM-SIV derives one):
+blobs of different content under one key get different salts with overwhelming
+probability, and the same key and weights give the same blob byte for byte, so a
+build is reproducible given its key. The layout id ties a blob to the exact plan
+compiled into the firmware.
 
 Keys (``key_from_config``): 16 bytes for AES-128-GCM, 32 for ChaCha20-Poly1305, from
 the first of ``--swap-key HEX``, ``--swap-key-file PATH`` (hex text or raw bytes),
@@ -54,6 +59,7 @@ hand-written crypto.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import struct
@@ -187,14 +193,27 @@ def layout_id(model_sha256: str, algorithm: int,
 
 # ----- writing -----
 
+def derived_salt(chunks: Sequence[ChunkSpec], key: bytes, algorithm: int,
+                 layout: bytes) -> bytes:
+    """The nonce salt of a blob: HMAC-SHA-256 under ``key`` of the algorithm, the
+    layout id and every chunk (tensor, channel range, length, plaintext), first
+    SALT_BYTES bytes (module docstring)."""
+    mac = hmac.new(key, b"nnopt swap salt v1" + bytes([algorithm]) + layout, hashlib.sha256)
+    for c in chunks:
+        mac.update(struct.pack("<qqqQ", c.tensor, c.c0, c.c1, len(c.data)))
+        mac.update(c.data)
+    return mac.digest()[:SALT_BYTES]
+
+
 def seal_blob(chunks: Sequence[ChunkSpec], key: bytes, *, algorithm: int,
               layout: bytes, salt: bytes | None = None) -> bytes:
-    """Build a complete blob. ``salt``: 8 bytes, random when None (tests pass one)."""
+    """Build a complete blob. ``salt``: 8 bytes, derived from the key and the content
+    when None (:func:`derived_salt`; tests pass one)."""
     if not chunks:
         raise BlobError("a swap blob needs at least one chunk")
     if len(layout) != LAYOUT_ID_BYTES:
         raise BlobError(f"layout id must be {LAYOUT_ID_BYTES} bytes")
-    salt = os.urandom(SALT_BYTES) if salt is None else salt
+    salt = derived_salt(chunks, key, algorithm, layout) if salt is None else salt
     if len(salt) != SALT_BYTES:
         raise BlobError(f"nonce salt must be {SALT_BYTES} bytes")
     aead = _aead(algorithm, key)
