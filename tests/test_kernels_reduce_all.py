@@ -18,6 +18,7 @@ from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.cases import differing_tensors
 from support.markers import needs_qemu
+from support.shapes import inferred_shape_mismatches
 from support.tflite_builder import ModelBuilder
 
 SHAPE = (2, 3, 4, 5)
@@ -90,3 +91,8 @@ def test_refuses_computed_axes() -> None:
     b.op("REDUCE_ALL", [x, axis], [y], {"keep_dims": False})
     with pytest.raises(UnsupportedError, match=r"REDUCE_ALL.*must be a constant int32"):
         check_graph(load_model_bytes(b.build([x, axis], [y])))
+
+
+def test_the_shape_function_gives_the_reduced_shape() -> None:
+    n, bad = inferred_shape_mismatches(load_model_bytes(MODEL), "REDUCE_ALL")
+    assert n == 36 and not bad, bad

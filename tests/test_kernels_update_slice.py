@@ -17,6 +17,7 @@ from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.cases import differing_tensors
 from support.markers import needs_qemu
+from support.shapes import inferred_shape_mismatches
 from support.tflite_builder import ModelBuilder
 
 DTYPES = ("int8", "int16", "int32", "float32")
@@ -108,3 +109,8 @@ def test_refuses_int64_start_indices() -> None:
 def test_refuses_an_update_larger_than_the_operand() -> None:
     with pytest.raises(UnsupportedError, match=r"DYNAMIC_UPDATE_SLICE.*updated by"):
         check_graph(load_model_bytes(_single(np.asarray([0], np.int32), (5,))))
+
+
+def test_the_shape_function_gives_the_operand_shape() -> None:
+    n, bad = inferred_shape_mismatches(load_model_bytes(MODEL), "DYNAMIC_UPDATE_SLICE")
+    assert n == 33 and not bad, bad
