@@ -2,7 +2,8 @@
 operator nnopt supports, one module per family (``conv``, ``pool``, ``fc``,
 ``elementwise``, ``activation``, ``math``, ``quantize``, ``softmax``, ``shape``, ``resize``,
 ``layout``, ``reduce``, ``compare``, ``normalize``, ``structure``, ``matmul``,
-``sequence``, ``variable``, ``detection``: the TFLite_Detection_PostProcess custom op).
+``sequence``, ``variable``, ``update_slice``, ``detection``: the
+TFLite_Detection_PostProcess custom op).
 
 The frontend reads an op's options with its definition's reader; passes ask its traits
 (:func:`definition`), never its opcode. Adding an operator = its definition here, its
@@ -34,13 +35,14 @@ from . import (
     shape,
     softmax,
     structure,
+    update_slice,
     variable,
 )
 from .base import OpDef
 
 _FAMILIES = (conv, pool, fc, elementwise, activation, math, quantize, softmax, shape,
              resize, layout, reduce, compare, normalize, structure, matmul, sequence,
-             variable, detection)
+             variable, update_slice, detection)
 
 DEFINITIONS: Mapping[str, OpDef] = {d.opcode: d for f in _FAMILIES for d in f.DEFINITIONS}
 

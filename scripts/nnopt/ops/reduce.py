@@ -1,7 +1,7 @@
-"""REDUCE_MAX, REDUCE_MIN and SUM over constant axes (keep_dims or not), ARG_MAX and
-ARG_MIN and CUMSUM along one constant axis: options and traits. The lowering is
-:mod:`nnopt.lowering.reduce`; the model blob does not carry these kernels yet (refused by
-name there)."""
+"""REDUCE_MAX, REDUCE_MIN, SUM and REDUCE_ALL (bool) over constant axes (keep_dims or
+not), ARG_MAX and ARG_MIN and CUMSUM along one constant axis: options and traits. The
+lowering is :mod:`nnopt.lowering.reduce` (REDUCE_ALL's :mod:`nnopt.lowering.reduce_all`);
+the model blob does not carry these kernels yet (refused by name there)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import tflite
 
 from ..ir import CumsumOptions, OpOptions
 from ..lowering import reduce as reduce_lowering
+from ..lowering import reduce_all as reduce_all_lowering
 from . import shapes
 from .base import OpDef, Options, table, write_reducer
 from .pool import read_reducer
@@ -27,6 +28,9 @@ DEFINITIONS = (
           Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps", blob=False,
           infer_shape=shapes.reduce),
     OpDef("REDUCE_MIN", "RMIN", reduce_lowering.REDUCE,
+          Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps", blob=False,
+          infer_shape=shapes.reduce),
+    OpDef("REDUCE_ALL", "RALL", reduce_all_lowering.REDUCE_ALL,
           Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps", blob=False,
           infer_shape=shapes.reduce),
     OpDef("SUM", "SUM", reduce_lowering.SUM, Options("ReducerOptions", read_reducer, write_reducer),

@@ -1,7 +1,7 @@
 /*
  * Internal to the nnrt kernels: the one skeleton of the reductions (REDUCE_MAX,
- * REDUCE_MIN, SUM) over the geometry of nnrt_mean_geom_t (pool.h). For every output
- * element, in the row-major order of the kept dimensions, `acc` starts at INIT and
+ * REDUCE_MIN, SUM, REDUCE_ALL) over the geometry of nnrt_mean_geom_t (pool.h). For every
+ * output element, in the row-major order of the kept dimensions, `acc` starts at INIT and
  * takes COMBINE(acc, v) for each reduced element v in increasing input address order.
  *
  * A macro, not a function: each kernel expands it around its own type and combination.
@@ -75,5 +75,6 @@ static inline int nnrt_reduce_next(const int32_t *dims, const int32_t *strides,
 #define NNRT_REDUCE_MAX_OP(acc, v) ((v) > (acc) ? (v) : (acc))
 #define NNRT_REDUCE_MIN_OP(acc, v) ((v) < (acc) ? (v) : (acc))
 #define NNRT_REDUCE_SUM_OP(acc, v) ((v) + (acc))
+#define NNRT_REDUCE_ALL_OP(acc, v) ((uint8_t)((acc) && (v) != 0u))
 
 #endif /* NNRT_KERNELS_INTERNAL_REDUCE_H_ */

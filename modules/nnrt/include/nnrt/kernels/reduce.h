@@ -32,6 +32,12 @@ nnrt_status_t nnrt_reduce_min_s8(const nnrt_mean_geom_t *geom, const int8_t *inp
                                  int8_t *output);
 nnrt_status_t nnrt_reduce_min_f32(const nnrt_mean_geom_t *geom, const float *input,
                                   float *output);
+/**
+ * REDUCE_ALL over any axes: each output is 1 if every reduced bool element is non-zero,
+ * else 0 (TFLM's ReduceAll: logical AND from true). Bools are one byte each.
+ */
+nnrt_status_t nnrt_reduce_all_b8(const nnrt_mean_geom_t *geom, const uint8_t *input,
+                                 uint8_t *output);
 /** float32 SUM: 0.0f plus the reduced elements in increasing address order. */
 nnrt_status_t nnrt_sum_f32(const nnrt_mean_geom_t *geom, const float *input, float *output);
 
