@@ -40,8 +40,8 @@ moved to another index, another blob or another layout, and a flipped byte anywh
 in the header, the entry or the sealed data fails the tag. The nonce is unique per
 chunk within a blob (its index) and across blobs with overwhelming probability (the
 salt); the runtime refuses a table whose nonces are not salt || index. The salt is
-HMAC-SHA-256 under the key of the algorithm, the layout id and every chunk (tensor,
-channels, plaintext), first 8 bytes (a synthetic nonce, as AES-GCM-SIV derives one):
+HMAC-SHA-256 (under a key HKDF derives from the blob key, never the AEAD key itself) of
+the algorithm, the layout id and every chunk (tensor, channels, plaintext), first 8 bytes (a synthetic nonce, as AES-GCM-SIV derives one):
 blobs of different content under one key get different salts with overwhelming
 probability, and the same key and weights give the same blob byte for byte, so a
 build is reproducible given its key. The layout id ties a blob to the exact plan
@@ -69,7 +69,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM, ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ..arith import align
 from ..errors import BlobError
@@ -195,10 +197,15 @@ def layout_id(model_sha256: str, algorithm: int,
 
 def derived_salt(chunks: Sequence[ChunkSpec], key: bytes, algorithm: int,
                  layout: bytes) -> bytes:
-    """The nonce salt of a blob: HMAC-SHA-256 under ``key`` of the algorithm, the
+    """The nonce salt of a blob: HMAC-SHA-256, under a key derived from ``key`` by
+    HKDF-SHA-256 (domain-separated from the AEAD's use of it), of the algorithm, the
     layout id and every chunk (tensor, channel range, length, plaintext), first
     SALT_BYTES bytes (module docstring)."""
-    mac = hmac.new(key, b"nnopt swap salt v1" + bytes([algorithm]) + layout, hashlib.sha256)
+    # a key of its own for the MAC (HKDF-SHA-256), never the AEAD key itself
+    mac_key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                   info=b"nnopt swap salt key v1").derive(key)
+    mac = hmac.new(mac_key, b"nnopt swap salt v1" + bytes([algorithm]) + layout,
+                   hashlib.sha256)
     for c in chunks:
         mac.update(struct.pack("<qqqQ", c.tensor, c.c0, c.c1, len(c.data)))
         mac.update(c.data)
