@@ -29,7 +29,7 @@ from nnopt.lowering.call import (
     params_of,
     render,
 )
-from nnopt.lowering.elementwise import c_call, c_params, cast
+from nnopt.lowering.common import c_call, c_params, cast
 from support.tflite_builder import ModelBuilder
 
 Q = {"scale": 0.05, "zero_point": 3}

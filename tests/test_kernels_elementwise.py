@@ -27,11 +27,6 @@ from support.tflite_builder import ModelBuilder, binary_model
 
 Q = tuple[float, int]
 
-# Importing one lowering module directly fills the registry partially, and
-# lowering_for() only loads every family when the registry is empty: load them all now
-# so later tests in the session still find every kernel.
-
-
 @dataclass(frozen=True)
 class Case:
     id: str

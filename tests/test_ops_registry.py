@@ -139,3 +139,29 @@ def test_traits_drive_the_spatial_pattern(shipped_vww: Path) -> None:
 @pytest.fixture
 def shipped_vww() -> Path:
     return PACKAGE.parents[1] / "models" / "vww_96_int8.tflite"
+
+
+def test_the_family_map_names_every_place_once() -> None:
+    """Every family's places exist; every definition, lowering module and kernel
+    directory belongs to exactly one family (the one name that finds all four)."""
+    from nnopt.ops import _FAMILIES
+    from nnopt.ops.families import FAMILIES, SHARED_HEADERS, SHARED_KERNEL_DIRS
+    root = PACKAGE.parents[1]
+    for fam in FAMILIES.values():
+        for path in fam.paths():
+            assert (root / path).exists(), (fam.name, path)
+    owner = {type(d.lowering).__module__.rsplit(".", 1)[1]: f.__name__.rsplit(".", 1)[1]
+             for f in _FAMILIES for d in f.DEFINITIONS}
+    for module, fam in owner.items():
+        assert module in FAMILIES[fam].lowerings, (module, fam)
+    lowerings = [m for f in FAMILIES.values() for m in f.lowerings]
+    assert len(lowerings) == len(set(lowerings))
+    toolkit = {"__init__", "base", "call", "common"}  # shared by every family
+    own = {p.stem for p in (PACKAGE / "lowering").glob("*.py")} - toolkit
+    assert set(lowerings) == own
+    kernels = [k for f in FAMILIES.values() for k in f.kernels]
+    dirs = {p.name for p in (root / "modules" / "nnrt" / "kernels").iterdir() if p.is_dir()}
+    assert sorted(kernels) == sorted(dirs - set(SHARED_KERNEL_DIRS))
+    headers = {h for f in FAMILIES.values() for h in f.headers}
+    public = {p.name for p in (root / "modules/nnrt/include/nnrt/kernels").glob("*.h")}
+    assert headers | set(SHARED_HEADERS) == public

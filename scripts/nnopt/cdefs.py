@@ -41,6 +41,13 @@ DTYPE_SIZE = {
     DType.INT32: 4, DType.INT64: 8, DType.BOOL: 1,
 }
 
+# the C element type of each dtype (the one map; generated code and kernel pointers)
+C_TYPE = {
+    DType.FLOAT32: "float", DType.INT8: "int8_t", DType.UINT8: "uint8_t",
+    DType.INT16: "int16_t", DType.INT32: "int32_t", DType.INT64: "int64_t",
+    DType.BOOL: "bool",
+}
+
 MAX_DIMS = 6  # NNRT_MAX_DIMS
 ARENA_ALIGN = 16  # NNRT_ARENA_ALIGN: byte alignment of every arena buffer
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import yaml
@@ -273,9 +272,3 @@ def _stack_lines(region: str) -> list[str]:
         f"  }} > {region}",
         "",
     ]
-
-
-def write_linker_script(path: Path, board: Board, **kwargs: Any) -> Path:
-    """Write :func:`linker_script` to ``path`` and return it."""
-    path.write_text(linker_script(board, **kwargs))
-    return path

@@ -21,7 +21,7 @@ from ..quantize import quantize_multiplier
 from .activation import TABLE_LOOKUP_S8_CHECK, UNARY_F32_CHECK, multiply_by_quantized_multiplier
 from .base import EmitContext, LoweringBase
 from .call import Body, KernelCheck
-from .elementwise import c_call, c_params, io_args, refuse, tensor_desc
+from .common import c_call, c_params, io_args, refuse, tensor_desc
 
 _F32 = np.float32
 _SUPPORTED = ("float32, int8 (per-tensor) or int16 (zero points 0, or no quantisation); "

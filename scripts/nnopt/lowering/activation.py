@@ -27,11 +27,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..cdefs import DType
-from ..errors import UnsupportedError
 from ..ir import Graph, LeakyReluOptions, Op, Tensor
 from ..quantize import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, Dec, KernelCheck, Params, Raw, TensorArg, lit, lit_f32
+from .common import refuse
 
 #: Lower int8 LOGISTIC/TANH/HARD_SWISH to a table lookup (else the direct kernels).
 INT8_TABLES = True
@@ -68,13 +68,6 @@ def zero_point_of(t: Tensor) -> int:
     return t.quant.zero_point[0]
 
 
-def unsupported(op: Op, what: str, supported: str) -> UnsupportedError:
-    """The error of a check(): names the op, what is wrong and what is supported (in the
-    message itself: :func:`nnopt.lowering.check_graph` keeps only messages)."""
-    return UnsupportedError(f"op {op.index} ({op.opcode}): {what}; supported: {supported}",
-                            hint=f"supported: {supported}")
-
-
 def tensor_desc(t: Tensor) -> str:
     return f"tensor {t.index} ({t.name or 'unnamed'})"
 
@@ -87,29 +80,29 @@ def check_io(graph: Graph, op: Op, combos: Sequence[tuple[DType, DType]],
     """One input, one output, of the same element count and one of the dtype pairs;
     quantised tensors per-tensor."""
     if len(op.inputs) < 1 or op.inputs[0] < 0 or len(op.outputs) != 1:
-        raise unsupported(op, f"expects 1 input and 1 output, has {len(op.inputs)} "
+        raise refuse(op, f"expects 1 input and 1 output, has {len(op.inputs)} "
                           f"and {len(op.outputs)}", supported)
     x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     if (x.dtype, y.dtype) not in combos:
-        raise unsupported(op, f"input {tensor_desc(x)} is {x.dtype.name.lower()}, output "
+        raise refuse(op, f"input {tensor_desc(x)} is {x.dtype.name.lower()}, output "
                           f"{tensor_desc(y)} is {y.dtype.name.lower()}", supported)
     if x.num_elements != y.num_elements:
-        raise unsupported(op, f"input {tensor_desc(x)} has {x.num_elements} elements, "
+        raise refuse(op, f"input {tensor_desc(x)} has {x.num_elements} elements, "
                           f"output {tensor_desc(y)} {y.num_elements}", supported)
     for t in (x, y):
         if t.dtype in (DType.INT8, DType.UINT8, DType.INT16):
             if t.quant is None:
-                raise unsupported(op, f"{tensor_desc(t)} is {t.dtype.name.lower()} without "
+                raise refuse(op, f"{tensor_desc(t)} is {t.dtype.name.lower()} without "
                                   "quantisation parameters", supported)
             if t.quant.per_channel:
-                raise unsupported(op, f"{tensor_desc(t)} is quantised per channel",
+                raise refuse(op, f"{tensor_desc(t)} is quantised per channel",
                                   "per-tensor quantisation")
             if not (t.quant.scale[0] > 0 and math.isfinite(t.quant.scale[0])):
-                raise unsupported(op, f"{tensor_desc(t)} has scale {t.quant.scale[0]}",
+                raise refuse(op, f"{tensor_desc(t)} has scale {t.quant.scale[0]}",
                                   "a positive, finite scale")
             lo, hi = _RANGE[t.dtype]
             if not lo <= t.quant.zero_point[0] <= hi:
-                raise unsupported(op, f"{tensor_desc(t)} has zero point "
+                raise refuse(op, f"{tensor_desc(t)} has zero point "
                                   f"{t.quant.zero_point[0]} outside its type's range",
                                   f"zero points in [{lo}, {hi}]")
     return x, y
@@ -303,7 +296,7 @@ def sigmoid_params(op: Op, x: Tensor) -> dict[str, int]:
     real = float(scale_of(x)) * float(1 << 27)
     q, shift = math.frexp(real)
     if not 0 <= shift <= 62:
-        raise unsupported(op, f"input {tensor_desc(x)} scale {scale_of(x)!r} is outside "
+        raise refuse(op, f"input {tensor_desc(x)} scale {scale_of(x)!r} is outside "
                           "the range TFLM handles", "input scales in [2^-28, 2^35)")
     mult = round_half_away(q * 2.0**31)
     radius = math.floor(1.0 * 15 * (1 << 27) / (1 << shift))
@@ -328,11 +321,11 @@ def sigmoid_s16_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
     scale the general one, a 15-bit multiplier of scale * 3 * 4096 with a shift."""
     for t in (x, y):
         if zero_point_of(t) != 0:
-            raise unsupported(op, f"{tensor_desc(t)} has zero point {zero_point_of(t)}",
+            raise refuse(op, f"{tensor_desc(t)} has zero point {zero_point_of(t)}",
                               _S16_SUPPORTED)
     out_pot, out_log2 = checked_log2(scale_of(y))
     if not out_pot or out_log2 != -15:
-        raise unsupported(op, f"output {tensor_desc(y)} scale {scale_of(y)!r} is not "
+        raise refuse(op, f"output {tensor_desc(y)} scale {scale_of(y)!r} is not "
                           "2^-15 (TFLM requires it)", _S16_SUPPORTED)
     pot, log2 = checked_log2(scale_of(x))
     shift = 12 + log2
@@ -344,7 +337,7 @@ def sigmoid_s16_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
         shift += 1
         m *= 2.0
     if int(m) > 32767:
-        raise unsupported(op, f"input {tensor_desc(x)} scale {scale_of(x)!r} is too large "
+        raise refuse(op, f"input {tensor_desc(x)} scale {scale_of(x)!r} is too large "
                           "(TFLM's multiplier exceeds 15 bits)", _S16_SUPPORTED)
     return {"input_multiplier": int(m), "input_left_shift": shift}
 
@@ -362,12 +355,12 @@ def hard_swish_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
     out_m, out_e = quantize_multiplier(float(hires / f32(scale_of(y))))
     rel_m, rel_e = quantize_multiplier(float(hires / reluish_scale))
     if out_e > 0 or out_e < -31:
-        raise unsupported(op, f"output {tensor_desc(y)} scale {scale_of(y)!r} is too small "
+        raise refuse(op, f"output {tensor_desc(y)} scale {scale_of(y)!r} is too small "
                           f"for input scale {scale_of(x)!r} (TFLM requires "
                           "input_scale / (128 * output_scale) <= 1)",
                           "output scale >= input scale / 128")
     if not -31 <= rel_e <= 31:
-        raise unsupported(op, f"input {tensor_desc(x)} scale {scale_of(x)!r} out of range",
+        raise refuse(op, f"input {tensor_desc(x)} scale {scale_of(x)!r} out of range",
                           "input scales in [2^-40, 2^20]")
     return {"input_zero_point": zero_point_of(x), "output_zero_point": zero_point_of(y),
             "reluish_multiplier": _downscale_to_q15(rel_m), "reluish_exponent": rel_e,
@@ -376,7 +369,7 @@ def hard_swish_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
 
 def _check_shift(op: Op, what: str, shift: int) -> None:
     if not -31 <= shift <= 30:
-        raise unsupported(op, f"{what} is outside the kernel's range (2^-31 .. 2^30)",
+        raise refuse(op, f"{what} is outside the kernel's range (2^-31 .. 2^30)",
                           "scale ratios between 2^-32 and 2^30")
 
 

@@ -16,8 +16,8 @@ from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
 from .base import EmitContext, LoweringBase
 from .call import Arg, Body, Expr
+from .common import C_TYPE, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
 from .compare import smaller_than_one
-from .elementwise import C_TYPE, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
 
 _LEFT_SHIFT = 20  # TFLM's kAddNIntegerShift
 _SUPPORTED = ("two or more float32 or int8 inputs (one quantisation for all) of the "

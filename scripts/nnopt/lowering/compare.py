@@ -22,20 +22,9 @@ from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
 from .base import EmitContext, LoweringBase
-from .call import Body, Done
-from .elementwise import (
-    C_TYPE,
-    Broadcast,
-    Raw,
-    broadcast_descriptor,
-    c_call,
-    c_params,
-    cast,
-    padded,
-    per_tensor_quant,
-    refuse,
-    tensor_desc,
-)
+from .call import Body, Done, Raw
+from .common import C_TYPE, c_call, c_params, cast, padded, per_tensor_quant, refuse, tensor_desc
+from .elementwise import Broadcast, broadcast_descriptor
 
 _EQUALITY = ("EQUAL", "NOT_EQUAL")
 _ORDERED = ("GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
@@ -47,7 +36,6 @@ _ACCEPTS: Mapping[str, tuple[DType, ...]] = {
 }
 _SUFFIX = {DType.BOOL: "b", DType.INT8: "s8", DType.INT32: "s32", DType.INT64: "s64",
            DType.FLOAT32: "f32"}
-_C_TYPE = {**C_TYPE, DType.INT64: "int64_t"}
 _LEFT_SHIFT = 8  # TFLM's kLeftShift
 
 
@@ -105,7 +93,7 @@ class CompareLowering(LoweringBase):
         a, b, y, bc = self._operands(ctx.graph, ctx.op)
         if y.num_elements == 0:
             return [Done()]
-        ctype = _C_TYPE[a.dtype]
+        ctype = C_TYPE[a.dtype]
         args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
                 cast(ctx, y.index, "bool", False)]
         code = ctx.op.opcode

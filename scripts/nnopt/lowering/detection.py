@@ -22,7 +22,7 @@ from ..cdefs import DType
 from ..ir import DetectionPostProcessOptions, Graph, Op, Tensor
 from .base import EmitContext, LoweringBase
 from .call import Body
-from .elementwise import c_call, c_params, refuse, tensor_desc
+from .common import c_call, c_params, refuse, tensor_desc
 
 _SUPPORTED = ("float32 box encodings [1,N,>=4], class scores [1,N,C or C+1] and "
               "anchors [N,4]; float32 outputs [1,M,4], [1,M], [1,M], [1] "

@@ -21,7 +21,7 @@ from ..ir import Graph, Op, Tensor
 from .activation import TABLE_LOOKUP_S8_CHECK, UNARY_F32_CHECK, check_io
 from .base import EmitContext, LoweringBase
 from .call import Body, KernelCheck
-from .elementwise import c_call, io_args, per_tensor_quant
+from .common import c_call, io_args, per_tensor_quant
 
 _F32 = np.float32
 _SUPPORTED = "int8 -> int8 (per-tensor) or float32 -> float32"

@@ -34,8 +34,8 @@ import numpy as np
 from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import NUMPY_DTYPE, BlockSizeOptions, Graph, MirrorPadOptions, Op, Tensor
 from .base import EmitContext, LoweringBase
-from .call import Body, KernelCheck
-from .elementwise import Raw, c_call, c_params, padded, refuse, tensor_desc
+from .call import Body, KernelCheck, Raw
+from .common import c_call, c_params, padded, refuse, tensor_desc
 from .shape import (
     STRIDED_COPY_CHECK,
     _const_ints,

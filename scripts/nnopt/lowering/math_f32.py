@@ -17,17 +17,8 @@ from ..ir import Graph, Op, Tensor
 from .activation import UNARY_F32_CHECK, check_io
 from .base import EmitContext, LoweringBase
 from .call import Arg, Body, Done, KernelCheck
-from .elementwise import (
-    BinaryLowering,
-    Broadcast,
-    _operands,
-    broadcast_descriptor,
-    c_call,
-    c_params,
-    cast,
-    refuse,
-    tensor_desc,
-)
+from .common import c_call, c_params, cast, refuse, tensor_desc
+from .elementwise import BinaryLowering, Broadcast, _operands, broadcast_descriptor
 
 UNARY_FLOAT = ("EXP", "LOG", "SQRT", "NEG", "FLOOR", "CEIL", "ROUND", "SIN",
                "COS", "SQUARE")

@@ -20,16 +20,16 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..cdefs import DType
+from ..cdefs import C_TYPE, DType
 from ..ir import BatchMatMulOptions, Graph, Op, Tensor
 from ..quantize import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import Body
-from .elementwise import c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
+from .common import c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
 
 _SUPPORTED = ("int8, int16 (zero points 0) or float32 lhs, rhs and output of one dtype, "
               "ranks 2-5, broadcastable batch dimensions")
-_CTYPE = {DType.INT8: "int8_t", DType.INT16: "int16_t", DType.FLOAT32: "float"}
+_DTYPES = (DType.INT8, DType.INT16, DType.FLOAT32)
 
 
 def _ext(shape: Sequence[int], rank: int) -> list[int]:
@@ -50,7 +50,7 @@ def matmul_shape(graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor, dict[str
     x, w = (graph.tensors[t] for t in op.inputs)
     y = graph.tensors[op.outputs[0]]
     for t in (x, w, y):
-        if t.dtype not in _CTYPE or t.dtype != x.dtype:
+        if t.dtype not in _DTYPES or t.dtype != x.dtype:
             raise refuse(op, f"{tensor_desc(t)} in {x.dtype.name} x {w.dtype.name} -> "
                          f"{y.dtype.name}", _SUPPORTED)
     if not (2 <= len(x.shape) <= 5 and 2 <= len(w.shape) <= 5):
@@ -122,7 +122,7 @@ class BatchMatMulLowering(LoweringBase):
 
     def emit(self, ctx: EmitContext) -> Body:
         x, w, y, shape = matmul_shape(ctx.graph, ctx.op)
-        ctype = _CTYPE[y.dtype]
+        ctype = C_TYPE[y.dtype]
         args = [cast(ctx, x.index, ctype, True), cast(ctx, w.index, ctype, True),
                 cast(ctx, y.index, ctype, False)]
         if y.dtype == DType.FLOAT32:

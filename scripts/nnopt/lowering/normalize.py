@@ -21,7 +21,7 @@ from ..quantize import quantize_multiplier
 from .activation import check_io
 from .base import EmitContext, LoweringBase
 from .call import Body
-from .elementwise import c_call, c_params, cast, io_args, per_tensor_quant, refuse, tensor_desc
+from .common import c_call, c_params, cast, io_args, per_tensor_quant, refuse, tensor_desc
 from .softmax import softmax_params
 
 

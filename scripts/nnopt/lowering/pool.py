@@ -25,7 +25,7 @@ from ..ir import Graph, Op, PoolOptions, ReducerOptions, Tensor
 from ..quantize import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, KernelCall, KernelCheck, Params, TensorArg
-from .elementwise import (
+from .common import (
     act_range_f32,
     act_range_s8,
     c_call,

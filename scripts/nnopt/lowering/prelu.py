@@ -17,16 +17,8 @@ from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import Body, Done
-from .elementwise import (
-    Broadcast,
-    broadcast_descriptor,
-    c_call,
-    c_params,
-    cast,
-    per_tensor_quant,
-    refuse,
-    tensor_desc,
-)
+from .common import c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
+from .elementwise import Broadcast, broadcast_descriptor
 
 _SUPPORTED = ("int8 input, alpha and output (per-tensor quantised) or float32, alpha "
               "broadcasting to the input's shape")

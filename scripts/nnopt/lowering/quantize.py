@@ -17,18 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..cdefs import DType
+from ..cdefs import C_TYPE, DType
 from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
-from .activation import (
-    c_struct,
-    check_io,
-    scale_of,
-    unsupported,
-    zero_point_of,
-)
+from .activation import c_struct, check_io, scale_of, zero_point_of
 from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, Raw, TensorArg, lit
+from .common import refuse
 
 _F32, _I8, _U8, _I16, _I32 = DType.FLOAT32, DType.INT8, DType.UINT8, DType.INT16, DType.INT32
 
@@ -41,7 +36,6 @@ QUANTIZE_PAIRS: tuple[tuple[DType, DType], ...] = (
 )
 DEQUANTIZE_PAIRS: tuple[tuple[DType, DType], ...] = ((_I8, _F32), (_I16, _F32), (_U8, _F32))
 
-_C_TYPE = {_F32: "float", _I8: "int8_t", _U8: "uint8_t", _I16: "int16_t", _I32: "int32_t"}
 _SUFFIX = {_F32: "f32", _I8: "s8", _U8: "u8", _I16: "s16", _I32: "s32"}
 
 
@@ -57,7 +51,7 @@ def requantize_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
     """TFLM's PrepareQuantizeReference for integer -> integer (double ratio)."""
     m, s = quantize_multiplier(float(scale_of(x)) / float(scale_of(y)))
     if not -31 <= s <= 30:
-        raise unsupported(op, f"input/output scale ratio {scale_of(x) / scale_of(y)!r} is "
+        raise refuse(op, f"input/output scale ratio {scale_of(x) / scale_of(y)!r} is "
                           "outside the kernel's range", "scale ratios in [2^-32, 2^30)")
     return {"input_zero_point": _zero_point(x), "output_zero_point": zero_point_of(y),
             "multiplier": m, "shift": s}
@@ -77,14 +71,14 @@ class QuantizeLowering(LoweringBase):
         x, y = check_io(graph, op, QUANTIZE_PAIRS, _pairs_text(QUANTIZE_PAIRS))
         for t in (x, y):
             if t.dtype == _I32 and t.quant is not None and t.quant.per_channel:
-                raise unsupported(op, f"tensor {t.index} is quantised per channel",
+                raise refuse(op, f"tensor {t.index} is quantised per channel",
                                   "per-tensor quantisation")
         if y.quant is None:
-            raise unsupported(op, f"output tensor {y.index} has no quantisation parameters",
+            raise refuse(op, f"output tensor {y.index} has no quantisation parameters",
                               "a quantised output")
         if x.dtype != _F32:
             if x.quant is None:
-                raise unsupported(op, f"input tensor {x.index} has no quantisation "
+                raise refuse(op, f"input tensor {x.index} has no quantisation "
                                   "parameters", "a quantised input")
             requantize_params(op, x, y)
 
@@ -92,8 +86,8 @@ class QuantizeLowering(LoweringBase):
         g, op = ctx.graph, ctx.op
         x, y = g.tensors[op.inputs[0]], g.tensors[op.outputs[0]]
         n = lit(x.num_elements)
-        src = TensorArg(x.index, _C_TYPE[x.dtype], True)
-        dst = TensorArg(y.index, _C_TYPE[y.dtype])
+        src = TensorArg(x.index, C_TYPE[x.dtype], True)
+        dst = TensorArg(y.index, C_TYPE[y.dtype])
         params = AddressOf("params")
         if op.opcode == "DEQUANTIZE" or x.dtype == _F32:
             q = x if op.opcode == "DEQUANTIZE" else y

@@ -31,16 +31,7 @@ from ..ir import CumsumOptions, Graph, Op, ReducerOptions, Tensor
 from ..quantize import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import Body
-from .elementwise import (
-    C_TYPE,
-    c_call,
-    c_params,
-    cast,
-    io_args,
-    per_tensor_quant,
-    refuse,
-    tensor_desc,
-)
+from .common import C_TYPE, c_call, c_params, cast, io_args, per_tensor_quant, refuse, tensor_desc
 from .pool import MeanLowering, mean_or_sum_params_s8
 
 _SUFFIX = {DType.INT8: "s8", DType.FLOAT32: "f32"}

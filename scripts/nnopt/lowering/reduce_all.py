@@ -14,7 +14,7 @@ from ..cdefs import DType
 from ..ir import Graph, Op, ReducerOptions
 from .base import EmitContext
 from .call import Body
-from .elementwise import c_call, c_params, cast, refuse
+from .common import c_call, c_params, cast, refuse
 from .pool import MeanLowering
 
 

@@ -29,8 +29,8 @@ from ..arith import round_half_away
 from ..cdefs import DTYPE_SIZE, DType
 from ..ir import Graph, Op, ResizeOptions, Tensor
 from .base import EmitContext, LoweringBase
-from .call import Body, KernelCheck
-from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
+from .call import Body, KernelCheck, Raw
+from .common import c_call, c_params, refuse, tensor_desc
 
 _SUPPORTED = ("[N,H,W,C] int8, int16 or float32 input and output of the same dtype, a "
               "constant int32 size [height, width]")

@@ -30,7 +30,7 @@ from .activation import (
 )
 from .base import EmitContext, LoweringBase
 from .call import Body, KernelCheck
-from .elementwise import c_call, io_args, per_tensor_quant, refuse
+from .common import c_call, io_args, per_tensor_quant, refuse
 
 _I32_MAX = 2**31 - 1
 _SHIFT = 20  # RsqrtEvalQuantized's kShift

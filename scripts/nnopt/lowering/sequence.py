@@ -48,8 +48,8 @@ from ..ir import Graph, LstmOptions, Op, SvdfOptions, Tensor
 from ..quantize import quantize_multiplier
 from .activation import checked_log2
 from .base import EmitContext, LoweringBase
-from .call import Arg, Body
-from .elementwise import Raw, c_call, c_params, refuse, tensor_desc
+from .call import Arg, Body, Raw
+from .common import c_call, c_params, refuse, tensor_desc
 
 _SUPPORTED = ("int8 input/weights_feature/output with int16 (or int8) weights_time and "
               "activation state and int32 bias, or float32 throughout; input [batches, "

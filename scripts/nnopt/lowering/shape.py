@@ -25,20 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
+from ..cdefs import C_TYPE, DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import ConcatOptions, Graph, Op, StridedSliceOptions, Tensor
 from .base import EmitContext, LoweringBase
-from .call import Arg, Body, Done, KernelCheck, Params, PtrList
-from .elementwise import (
-    Raw,
-    c_call,
-    c_params,
-    merge_dims,
-    padded,
-    per_tensor_quant,
-    refuse,
-    tensor_desc,
-)
+from .call import Arg, Body, Done, KernelCheck, Params, PtrList, Raw
+from .common import c_call, c_params, merge_dims, padded, per_tensor_quant, refuse, tensor_desc
 
 _MOVE_DTYPES = (DType.INT8, DType.FLOAT32, DType.INT16, DType.INT32)
 _MOVE_NAMES = "int8, int16, int32 or float32 (input and output alike)"
@@ -377,8 +368,7 @@ class PadLowering(LoweringBase):
         if len(ctx.op.inputs) == 3:
             value = ctx.ptr(ctx.op.inputs[2])
         else:
-            ctype = {DType.INT8: "int8_t", DType.FLOAT32: "float", DType.INT16: "int16_t",
-                     DType.INT32: "int32_t"}[x.dtype]
+            ctype = C_TYPE[x.dtype]
             zero: Any = 0
             if x.dtype == DType.INT8:
                 zero = per_tensor_quant(ctx.op, y)[1]

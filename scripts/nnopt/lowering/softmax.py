@@ -18,16 +18,10 @@ import numpy as np
 from ..cdefs import DType
 from ..ir import Graph, Op, SoftmaxOptions
 from ..quantize import quantize_multiplier
-from .activation import (
-    c_struct,
-    check_io,
-    scale_of,
-    tensor_desc,
-    unsupported,
-    zero_point_of,
-)
+from .activation import c_struct, check_io, scale_of, tensor_desc, zero_point_of
 from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, KernelCheck, TensorArg, lit, lit_f32
+from .common import refuse
 
 _SUPPORTED = "int8 -> int8, int8 -> int16, float32 -> float32"
 _SCALED_DIFF_INTEGER_BITS = 5
@@ -42,7 +36,7 @@ def softmax_params(op: Op, x_scale: float, beta: float) -> dict[str, int]:
     real = min(beta * x_scale * float(1 << (31 - _SCALED_DIFF_INTEGER_BITS)),
                float((1 << 31) - 1))
     if not real > 1.0:
-        raise unsupported(op, f"beta * input scale = {beta * x_scale!r} is too small "
+        raise refuse(op, f"beta * input scale = {beta * x_scale!r} is too small "
                           "(TFLM requires beta * scale * 2^26 > 1)",
                           "beta * input scale > 2^-26")
     mult, shift = quantize_multiplier(real)
@@ -64,7 +58,7 @@ class SoftmaxLowering(LoweringBase):
         x, y = check_io(graph, op, ((DType.INT8, DType.INT8), (DType.INT8, DType.INT16),
                                     (DType.FLOAT32, DType.FLOAT32)), _SUPPORTED)
         if x.shape != y.shape or len(x.shape) < 1:
-            raise unsupported(op, f"input {tensor_desc(x)} shape {list(x.shape)} and "
+            raise refuse(op, f"input {tensor_desc(x)} shape {list(x.shape)} and "
                               f"output shape {list(y.shape)} differ or are scalars",
                               "equal shapes of rank >= 1")
         if x.dtype == DType.FLOAT32:
@@ -72,13 +66,13 @@ class SoftmaxLowering(LoweringBase):
         zp, scale = zero_point_of(y), scale_of(y)
         if y.dtype == DType.INT8 and not (zp == -128 and np.float32(scale) == np.float32(
                 1.0 / 256)):
-            raise unsupported(op, f"int8 output {tensor_desc(y)} has scale {scale!r} and "
+            raise refuse(op, f"int8 output {tensor_desc(y)} has scale {scale!r} and "
                               f"zero point {zp}; TFLM requires exactly 1/256 and -128",
                               "int8 output quantised with scale 1/256, zero point -128")
         if y.dtype == DType.INT16 and not (
                 zp == -32768 and abs(np.float32(scale) - np.float32(1.0 / 65536))
                 <= np.float32(0.001) * np.float32(1.0 / 65536)):
-            raise unsupported(op, f"int16 output {tensor_desc(y)} has scale {scale!r} and "
+            raise refuse(op, f"int16 output {tensor_desc(y)} has scale {scale!r} and "
                               f"zero point {zp}; TFLM requires 1/65536 and -32768",
                               "int16 output quantised with scale 1/65536, zero point -32768")
         softmax_params(op, scale_of(x), _beta(op))

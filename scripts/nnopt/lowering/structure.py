@@ -31,8 +31,8 @@ import numpy as np
 from ..cdefs import DTYPE_SIZE, DType
 from ..ir import GatherOptions, Graph, Op, PackOptions, SplitOptions, Tensor
 from .base import EmitContext, LoweringBase
-from .call import Body, Done, KernelCheck, PtrList
-from .elementwise import Raw, c_call, c_params, cast, padded, refuse, tensor_desc
+from .call import Body, Done, KernelCheck, PtrList, Raw
+from .common import c_call, c_params, cast, padded, refuse, tensor_desc
 from .shape import CONCAT_CHECK
 
 _DTYPES = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32)

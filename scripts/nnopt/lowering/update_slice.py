@@ -18,7 +18,7 @@ from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import Graph, Op, Tensor
 from .base import EmitContext, LoweringBase
 from .call import Body, Done, KernelCheck
-from .elementwise import c_call, c_params, cast, padded, refuse, tensor_desc
+from .common import c_call, c_params, cast, padded, refuse, tensor_desc
 
 _DTYPES = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32)
 _SUPPORTED = ("an int8, int16, int32 or float32 operand, an update of its dtype and rank "

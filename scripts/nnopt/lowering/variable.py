@@ -16,7 +16,7 @@ from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
 from .base import EmitContext, LoweringBase
 from .call import Body
-from .elementwise import c_call, refuse, tensor_desc
+from .common import c_call, refuse, tensor_desc
 
 _SUPPORTED = ("a resource variable (its VAR_HANDLE resolved to a state tensor) and a "
               "tensor of the variable's dtype and size")

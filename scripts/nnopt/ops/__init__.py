@@ -1,9 +1,8 @@
 """The operator registry: one definition (:class:`~nnopt.ops.base.OpDef`) per TFLite
-operator nnopt supports, one module per family (``conv``, ``pool``, ``fc``,
-``elementwise``, ``activation``, ``math``, ``quantize``, ``softmax``, ``shape``, ``resize``,
-``layout``, ``reduce``, ``compare``, ``normalize``, ``structure``, ``matmul``,
-``sequence``, ``variable``, ``update_slice``, ``detection``: the
-TFLite_Detection_PostProcess custom op).
+operator nnopt supports, one module per family, named by the family map
+(:mod:`.families`: ``conv``, ``pool``, ``fc`` … ``detection``, the
+TFLite_Detection_PostProcess custom op), which also names the family's lowering
+modules, C kernels, headers and tests.
 
 The frontend reads an op's options with its definition's reader; passes ask its traits
 (:func:`definition`), never its opcode. Adding an operator = its definition here, its
@@ -12,37 +11,16 @@ lowering in :mod:`nnopt.lowering`, its kernel and header in ``modules/nnrt``, it
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 
 from ..errors import UnsupportedError
 from ..ir import Op
-from . import (
-    activation,
-    compare,
-    conv,
-    detection,
-    elementwise,
-    fc,
-    layout,
-    math,
-    matmul,
-    normalize,
-    pool,
-    quantize,
-    reduce,
-    resize,
-    sequence,
-    shape,
-    softmax,
-    structure,
-    update_slice,
-    variable,
-)
 from .base import OpDef
+from .families import FAMILIES
 
-_FAMILIES = (conv, pool, fc, elementwise, activation, math, quantize, softmax, shape,
-             resize, layout, reduce, compare, normalize, structure, matmul, sequence,
-             variable, update_slice, detection)
+# the family modules, in the family map's order (nnopt.ops.families)
+_FAMILIES = tuple(importlib.import_module(f"{__name__}.{name}") for name in FAMILIES)
 
 DEFINITIONS: Mapping[str, OpDef] = {d.opcode: d for f in _FAMILIES for d in f.DEFINITIONS}
 

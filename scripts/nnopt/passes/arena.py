@@ -60,10 +60,6 @@ from .intervals import TimeIndex, lowest_fit, time_neighbours
 from .lifetimes import Buffer
 
 
-def _overlap_time(a: Buffer, b: Buffer) -> bool:
-    return a.first <= b.last and b.first <= a.last
-
-
 @dataclass(frozen=True)
 class Overlap:
     """Permission for buffer ``dst`` (written by an op) to share bytes with buffer

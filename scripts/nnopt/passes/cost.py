@@ -37,7 +37,6 @@ ordering of candidate tilings is what the tests check against QEMU.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..cdefs import DTYPE_SIZE, DType
 from ..ir import ConvOptions, Graph, Op, PoolOptions
@@ -69,15 +68,6 @@ CALL = 300.0  # per kernel call: parameters, geometry, checks
 PATCH_CALL = 4500.0
 FC_MAC = 1.9  # fully connected, per MAC
 INPLACE_DW = 1.03  # in-place depthwise against the whole-op kernel
-
-
-@dataclass(frozen=True)
-class OpCost:
-    """Estimated instructions of one op run as planned."""
-
-    op: int
-    instructions: float
-    calls: int
 
 
 def _clipped(ax: Axis, a: int, b: int) -> int:

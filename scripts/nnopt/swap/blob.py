@@ -36,16 +36,16 @@ Then the chunks: ciphertext followed by the tag, at their offsets; gaps are zero
 Sealing: ``AEAD(key).encrypt(nonce_k, plaintext_k, aad_k)`` with ``aad_k = header ||
 entry_k`` (96 bytes). Every header field and the chunk's own entry (its index, offset,
 tensor, channel range) are therefore authenticated with every chunk: a chunk cannot be
-moved to another index, another blob or another layout, and a flipped byte anywhere
-in the header, the entry or the sealed data fails the tag. The nonce is unique per
-chunk within a blob (its index) and across blobs with overwhelming probability (the
-salt); the runtime refuses a table whose nonces are not salt || index. The salt is
-HMAC-SHA-256 (under a key HKDF derives from the blob key, never the AEAD key itself) of
-the algorithm, the layout id and every chunk (tensor, channels, plaintext), first 8 bytes (a synthetic nonce, as AES-GCM-SIV derives one):
-blobs of different content under one key get different salts with overwhelming
-probability, and the same key and weights give the same blob byte for byte, so a
-build is reproducible given its key. The layout id ties a blob to the exact plan
-compiled into the firmware.
+moved to another index, another blob or another layout, and a flipped byte anywhere in
+the header, the entry or the sealed data fails the tag. The nonce is unique per chunk
+within a blob (its index) and across blobs with overwhelming probability (the salt); the
+runtime refuses a table whose nonces are not salt || index. The salt is HMAC-SHA-256
+(under a key HKDF derives from the blob key, never the AEAD key itself) of the
+algorithm, the layout id and every chunk (tensor, channels, plaintext), first 8 bytes (a
+synthetic nonce, as AES-GCM-SIV derives one): blobs of different content under one key
+get different salts with overwhelming probability, and the same key and weights give the
+same blob byte for byte, so a build is reproducible given its key. The layout id ties a
+blob to the exact plan compiled into the firmware.
 
 Keys (``key_from_config``): 16 bytes for AES-128-GCM, 32 for ChaCha20-Poly1305, from
 the first of ``--swap-key HEX``, ``--swap-key-file PATH`` (hex text or raw bytes),

@@ -18,7 +18,7 @@ from ..cdefs import Status
 from ..errors import BlobError, NnoptError, PlanError
 from ..plan import Plan, SwapPlan
 from ..planner import PlannedModel
-from .blob import KEY_BYTES, algorithm_id, generate_key, key_from_config
+from .blob import algorithm_id, generate_key, key_from_config
 from .placement import SWAP_MODES, SwapOptions, plan_swap
 from .provision import KeyStoreError
 
@@ -28,10 +28,6 @@ def swap_of(plan: Plan) -> SwapPlan | None:
     if plan.swap is None or not plan.swap.enabled:
         return None
     return plan.swap
-
-
-def key_bytes(swap: SwapPlan) -> int:
-    return KEY_BYTES[algorithm_id(swap.algorithm)]
 
 
 def configured_key(swap: SwapPlan, *, key_hex: str | None = None,

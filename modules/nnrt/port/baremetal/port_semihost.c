@@ -67,39 +67,6 @@ static int sh_read_all(int32_t handle, uint8_t *buf, size_t bytes)
     return sh_transfer_all(NNRT_SH_SYS_READ, handle, (uintptr_t)buf, bytes);
 }
 
-nnrt_status_t nnrt_port_read_file(const char *path, void *buf, size_t bytes,
-                                  size_t *file_bytes)
-{
-    int32_t handle;
-    int32_t len;
-    uintptr_t block[1];
-    nnrt_status_t status = NNRT_OK;
-
-    if (path == NULL || (buf == NULL && bytes != 0)) {
-        return NNRT_ERR_ARG;
-    }
-    handle = sh_open(path, NNRT_SH_MODE_RB);
-    if (handle < 0) {
-        return NNRT_ERR_IO;
-    }
-    block[0] = (uintptr_t)handle;
-    len = nnrt_semihost(NNRT_SH_SYS_FLEN, (uintptr_t)block);
-    if (len < 0) {
-        status = NNRT_ERR_IO;
-    } else {
-        if (file_bytes != NULL) {
-            *file_bytes = (size_t)len;
-        }
-        if ((size_t)len != bytes) {
-            status = NNRT_ERR_FORMAT;
-        } else if (sh_read_all(handle, (uint8_t *)buf, bytes) != 0) {
-            status = NNRT_ERR_IO;
-        }
-    }
-    sh_close(handle);
-    return status;
-}
-
 nnrt_status_t nnrt_port_read_file_at(const char *path, size_t offset, void *buf,
                                      size_t bytes, size_t file_size, size_t *file_bytes)
 {
@@ -134,6 +101,13 @@ nnrt_status_t nnrt_port_read_file_at(const char *path, size_t offset, void *buf,
     }
     sh_close(handle);
     return status;
+}
+
+nnrt_status_t nnrt_port_read_file(const char *path, void *buf, size_t bytes,
+                                  size_t *file_bytes)
+{
+    /* The whole file: a read at offset 0 of a file that must be exactly bytes long. */
+    return nnrt_port_read_file_at(path, 0u, buf, bytes, bytes, file_bytes);
 }
 
 nnrt_status_t nnrt_port_write_file(const char *path, const void *data, size_t bytes,
