@@ -95,29 +95,50 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_mac_2x2(const void *cols, int32_t k, co
 #if NNRT_DSP
     const uint8_t *c = (const uint8_t *)cols;
     const uint8_t *c_end = c + 16 * (size_t)(k >> 2);
-    while (c != c_end) {
-        const uint32_t p0a = nnrt_ld32(c);
-        const uint32_t p0b = nnrt_ld32(c + 4);
-        const uint32_t p1a = nnrt_ld32(c + 8);
-        const uint32_t p1b = nnrt_ld32(c + 12);
-        uint32_t wv = nnrt_ld32(w0);
-        uint32_t we = __sxtb16(wv);
-        uint32_t wo = nnrt_sxtb16_ror8(wv);
-        c += 16;
-        w0 += 4;
-        a00 = __smlad(p0a, we, a00);
-        a00 = __smlad(p0b, wo, a00);
-        a01 = __smlad(p1a, we, a01);
-        a01 = __smlad(p1b, wo, a01);
-        wv = nnrt_ld32(w1);
-        we = __sxtb16(wv);
-        wo = nnrt_sxtb16_ror8(wv);
-        w1 += 4;
-        a10 = __smlad(p0a, we, a10);
-        a10 = __smlad(p0b, wo, a10);
-        a11 = __smlad(p1a, we, a11);
-        a11 = __smlad(p1b, wo, a11);
+    /* One chunk of 4 depth positions: the columns of both pixels in two LDRD (post-
+     * indexed), one weight word per row split by SXTB16 into [w0 w2] [w1 w3], 8 SMLAD.
+     * In assembly so that the column loads stay LDRD pairs and the pointers advance in
+     * the loads: 16 instructions per 16 multiply-adds, and the loop's compare and branch
+     * once per two chunks. */
+#define NNRT_GEMM_CHUNK                                                                       \
+    "ldrd %[x0], %[x1], [%[c]], #8\n\t"                                                       \
+    "ldr %[wv], [%[w0]], #4\n\t"                                                              \
+    "ldrd %[x2], %[x3], [%[c]], #8\n\t"                                                       \
+    "sxtb16 %[we], %[wv]\n\t"                                                                 \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                         \
+    "smlad %[a00], %[x0], %[we], %[a00]\n\t"                                                  \
+    "smlad %[a01], %[x2], %[we], %[a01]\n\t"                                                  \
+    "smlad %[a00], %[x1], %[wv], %[a00]\n\t"                                                  \
+    "smlad %[a01], %[x3], %[wv], %[a01]\n\t"                                                  \
+    "ldr %[wv], [%[w1]], #4\n\t"                                                              \
+    "sxtb16 %[we], %[wv]\n\t"                                                                 \
+    "sxtb16 %[wv], %[wv], ror #8\n\t"                                                         \
+    "smlad %[a10], %[x0], %[we], %[a10]\n\t"                                                  \
+    "smlad %[a11], %[x2], %[we], %[a11]\n\t"                                                  \
+    "smlad %[a10], %[x1], %[wv], %[a10]\n\t"                                                  \
+    "smlad %[a11], %[x3], %[wv], %[a11]\n\t"
+#define NNRT_GEMM_CHUNK_OPERANDS                                                              \
+    : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [c] "+r"(c),       \
+      [w0] "+r"(w0), [w1] "+r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2),           \
+      [x3] "=&r"(x3), [wv] "=&r"(wv), [we] "=&r"(we)                                          \
+    : "m"(*(const uint8_t(*)[16])(const void *)c), "m"(*(const int8_t(*)[4])w0),             \
+      "m"(*(const int8_t(*)[4])w1)
+    {
+        uint32_t x0;
+        uint32_t x1;
+        uint32_t x2;
+        uint32_t x3;
+        uint32_t wv;
+        uint32_t we;
+        if (((k >> 2) & 1) != 0) {
+            __asm__(NNRT_GEMM_CHUNK NNRT_GEMM_CHUNK_OPERANDS);
+        }
+        while (c != c_end) {
+            __asm__(NNRT_GEMM_CHUNK NNRT_GEMM_CHUNK NNRT_GEMM_CHUNK_OPERANDS);
+        }
     }
+#undef NNRT_GEMM_CHUNK
+#undef NNRT_GEMM_CHUNK_OPERANDS
     for (int32_t t = 0; t < (k & 3); ++t) {
         const int32_t x0 = nnrt_gemm_ld16(c, (size_t)t);
         const int32_t x1 = nnrt_gemm_ld16(c, (size_t)(4 + t));
