@@ -41,11 +41,10 @@ NNRT_COLD int nnrt_gemm_s8_stage(const nnrt_gemm_s8_t *g)
     return g->act_min == INT8_MIN && g->act_max == INT8_MAX ? 2 : 1;
 }
 
-/* One channel pair, out of line: one call per channel pair, and the loop gets all
- * registers. */
-static NNRT_NOINLINE void pair(const nnrt_gemm_pass_t *x, int32_t oc, int32_t d)
+/* The channel pairs of a pixel pair, out of line: the depth loop gets all registers. */
+static NNRT_NOINLINE void pair(const nnrt_gemm_pass_t *x, int32_t oc, int32_t n)
 {
-    nnrt_gemm_pair_body(x->g, x, oc, d, 0);
+    nnrt_gemm_pair_body(x->g, x, oc, n, 0);
 }
 
 void nnrt_gemm_s8_2px(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, int8_t *out1)
