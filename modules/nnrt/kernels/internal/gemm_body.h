@@ -206,65 +206,82 @@ typedef struct {
     int8_t *out1;
 } nnrt_gemm_pass_t;
 
-/** The channels [oc, n) of a pixel pair, in pairs: the function each caller
- * instantiates from nnrt_gemm_pair_body() and hands to nnrt_gemm_2px_body(). */
+/** The channel pairs of a pixel pair: the function each caller instantiates from
+ * nnrt_gemm_pair_body() and hands to nnrt_gemm_2px_body(). DSP builds: channels
+ * [oc, n). Portable builds: one pair, channels oc and oc + n (n = 1; 0 for an odd last
+ * channel), a constant at each call so that GCC's clones fold it. */
 typedef void (*nnrt_gemm_pair_fn)(const nnrt_gemm_pass_t *x, int32_t oc, int32_t n);
 
 /*
- * Channels [oc0, n) of one pixel pair, two at a time (oc and oc + 1; an odd last channel
- * alone), for the core g (x->g is not read: a specialised caller passes its constant
- * core here). One call runs all pairs (no call, prologue and epilogue per pair).
- * all_fast: 1 when every channel's shift is known to take the fast form (build time),
- * 0: tested per pair. Requantisation in the fast form (requant.h): with
+ * Channels oc and oc + d (d = 1; d = 0 for an odd last channel) of one pixel pair, for
+ * the core g. all_fast: 1 when every channel's shift is known to take the fast form
+ * (build time), 0: tested per pair. Requantisation in the fast form (requant.h): with
  * e' = e - 2 = -shift - 2 in [0, 29] the half is 2^e' and the shift e - 1 is e' + 1.
+ */
+static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1(const nnrt_gemm_s8_t *g, const void *cols,
+                                               int8_t *out0, int8_t *out1, int32_t oc,
+                                               int32_t d, int all_fast)
+{
+    const int32_t k = g->k;
+    const int32_t oc1 = oc + d;
+    const int8_t *w0 = g->filter + (size_t)oc * (size_t)k;
+    int32_t a[4] = {0, 0, 0, 0};
+    if (g->bias != NULL) {
+        a[0] = a[1] = g->bias[oc];
+        a[2] = a[3] = g->bias[oc1];
+    }
+    nnrt_gemm_mac_2x2(cols, k, w0, w0 + (size_t)d * (size_t)k, a);
+    const int32_t q0 = g->per_channel ? oc : 0;
+    const int32_t q1 = g->per_channel ? oc1 : 0;
+    const int32_t e0 = -g->shift[q0] - 2;
+    const int32_t e1 = -g->shift[q1] - 2;
+    if (!all_fast && ((uint32_t)e0 > 29u || (uint32_t)e1 > 29u)) {
+        nnrt_gemm_pair_ref(g, oc, d, a[0], a[1], a[2], a[3], out0, out1);
+        return;
+    }
+    const int32_t off = g->output_offset;
+    const int32_t m0 = g->multiplier[q0];
+    const int32_t m1 = g->multiplier[q1];
+    int32_t v00 = nnrt_sat8(nnrt_rqf_fast(a[0], m0, 1 << e0, e0 + 1) + off);
+    int32_t v01 = nnrt_sat8(nnrt_rqf_fast(a[1], m0, 1 << e0, e0 + 1) + off);
+    int32_t v10 = nnrt_sat8(nnrt_rqf_fast(a[2], m1, 1 << e1, e1 + 1) + off);
+    int32_t v11 = nnrt_sat8(nnrt_rqf_fast(a[3], m1, 1 << e1, e1 + 1) + off);
+    if (g->stage == 1) {
+        const int32_t lo = g->act_min;
+        const int32_t hi = g->act_max;
+        v00 = v00 < lo ? lo : (v00 > hi ? hi : v00);
+        v01 = v01 < lo ? lo : (v01 > hi ? hi : v01);
+        v10 = v10 < lo ? lo : (v10 > hi ? hi : v10);
+        v11 = v11 < lo ? lo : (v11 > hi ? hi : v11);
+    }
+    out0[oc] = (int8_t)v00;
+    out1[oc] = (int8_t)v01;
+    out0[oc1] = (int8_t)v10;
+    out1[oc1] = (int8_t)v11;
+}
+
+/*
+ * The channel pairs of one pixel pair (nnrt_gemm_pair_fn: [oc0, n), or portable builds
+ * the pair oc0, oc0 + n) through nnrt_gemm_pair1(), for the core g (x->g is not read: a
+ * specialised caller passes its constant core here). DSP builds: one call runs all
+ * pairs (no call, prologue and epilogue per pair). Portable builds: one pair per call,
+ * as before: there the pair loop's own values spill in the portable depth loop and
+ * the per-pair constant d is lost (Cortex-M3: +0.9-2 % per model, measured).
  */
 static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body(const nnrt_gemm_s8_t *g,
                                                    const nnrt_gemm_pass_t *x, int32_t oc0,
                                                    int32_t n, int all_fast)
 {
-    const int32_t k = g->k;
-    const void *cols = x->cols;
-    /* locals: the byte stores below may alias *x, which would be reloaded after each */
+#if NNRT_DSP
+    /* locals: the byte stores may alias *x, which would be reloaded after each */
     int8_t *const out0 = x->out0;
     int8_t *const out1 = x->out1;
     for (int32_t oc = oc0; oc < n; oc += 2) {
-        const int32_t d = oc + 1 < n ? 1 : 0;
-        const int32_t oc1 = oc + d;
-        const int8_t *w0 = g->filter + (size_t)oc * (size_t)k;
-        int32_t a[4] = {0, 0, 0, 0};
-        if (g->bias != NULL) {
-            a[0] = a[1] = g->bias[oc];
-            a[2] = a[3] = g->bias[oc1];
-        }
-        nnrt_gemm_mac_2x2(cols, k, w0, w0 + (size_t)d * (size_t)k, a);
-        const int32_t q0 = g->per_channel ? oc : 0;
-        const int32_t q1 = g->per_channel ? oc1 : 0;
-        const int32_t e0 = -g->shift[q0] - 2;
-        const int32_t e1 = -g->shift[q1] - 2;
-        if (!all_fast && ((uint32_t)e0 > 29u || (uint32_t)e1 > 29u)) {
-            nnrt_gemm_pair_ref(g, oc, d, a[0], a[1], a[2], a[3], out0, out1);
-            continue;
-        }
-        const int32_t off = g->output_offset;
-        const int32_t m0 = g->multiplier[q0];
-        const int32_t m1 = g->multiplier[q1];
-        int32_t v00 = nnrt_sat8(nnrt_rqf_fast(a[0], m0, 1 << e0, e0 + 1) + off);
-        int32_t v01 = nnrt_sat8(nnrt_rqf_fast(a[1], m0, 1 << e0, e0 + 1) + off);
-        int32_t v10 = nnrt_sat8(nnrt_rqf_fast(a[2], m1, 1 << e1, e1 + 1) + off);
-        int32_t v11 = nnrt_sat8(nnrt_rqf_fast(a[3], m1, 1 << e1, e1 + 1) + off);
-        if (g->stage == 1) {
-            const int32_t lo = g->act_min;
-            const int32_t hi = g->act_max;
-            v00 = v00 < lo ? lo : (v00 > hi ? hi : v00);
-            v01 = v01 < lo ? lo : (v01 > hi ? hi : v01);
-            v10 = v10 < lo ? lo : (v10 > hi ? hi : v10);
-            v11 = v11 < lo ? lo : (v11 > hi ? hi : v11);
-        }
-        out0[oc] = (int8_t)v00;
-        out1[oc] = (int8_t)v01;
-        out0[oc1] = (int8_t)v10;
-        out1[oc1] = (int8_t)v11;
+        nnrt_gemm_pair1(g, x->cols, out0, out1, oc, oc + 1 < n ? 1 : 0, all_fast);
     }
+#else
+    nnrt_gemm_pair1(g, x->cols, x->out0, x->out1, oc0, n, all_fast);
+#endif
 }
 
 /** All outputs of one pixel pair: nnrt_gemm_s8_2px() or a specialised instance. */
@@ -278,7 +295,17 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_2px_body(const nnrt_gemm_s8_t *g, const
 {
     /* pixel 1 missing: it repeats pixel 0 and writes the same bytes again */
     const nnrt_gemm_pass_t x = {g, cols, out0, out1 != NULL ? out1 : out0};
+#if NNRT_DSP
     pair(&x, 0, g->oc);
+#else
+    int32_t oc = 0;
+    for (; oc + 1 < g->oc; oc += 2) {
+        pair(&x, oc, 1);
+    }
+    if (oc < g->oc) {
+        pair(&x, oc, 0);
+    }
+#endif
 }
 
 #endif /* NNRT_KERNELS_INTERNAL_GEMM_BODY_H_ */
