@@ -193,11 +193,6 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_mac_2x2(const void *cols, int32_t k, co
     a[3] = a11;
 }
 
-/** Channels oc and oc + d with the reference requantisation (a channel outside the
- * fast form), out of line and cold (internal/nnrt_gemm_s8.c). */
-void nnrt_gemm_pair_ref(const nnrt_gemm_s8_t *g, int32_t oc, int32_t d, int32_t a00,
-                        int32_t a01, int32_t a10, int32_t a11, int8_t *out0, int8_t *out1);
-
 /* What every channel pair of one pixel pair needs. */
 typedef struct {
     const nnrt_gemm_s8_t *g;
