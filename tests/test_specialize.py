@@ -230,8 +230,8 @@ def test_property_program_covers_both_requantisations_and_scratch_modes() -> Non
     to be all fast (the per-pair test removed) or not, scratch or columns in the
     output, clamped or full activation range, with and without bias."""
     text = property_program(CASES, seed=20261129)
-    assert len(re.findall(r"nnrt_gemm_pair_body\(&c\d+_core, x, oc, d, 1\)", text)) >= 5
-    assert len(re.findall(r"nnrt_gemm_pair_body\(&c\d+_core, x, oc, d, 0\)", text)) >= 5
+    assert len(re.findall(r"nnrt_gemm_pair_body\(&c\d+_core, x, oc, n, 1\)", text)) >= 5
+    assert len(re.findall(r"nnrt_gemm_pair_body\(&c\d+_core, x, oc, n, 0\)", text)) >= 5
     calls = re.findall(r"check\(.*, (\d), t_spec_op\d+\);", text)
     assert {"0", "1"} <= set(calls)
     assert re.search(r"_shift, [01], -?\d+, -128, 127, 2,\n", text)  # SSAT only

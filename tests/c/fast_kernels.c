@@ -204,7 +204,7 @@ static void compare(const char *what, int32_t n_case, size_t n)
 }
 
 /* ---- the families ---- */
-enum { K_1X1, K_IM2COL, K_GENERIC, K_POOL, K_DW };
+enum { K_1X1, K_IM2COL, K_GENERIC, K_POOL, K_DW, K_DW3 };
 
 static int rand_conv(nnrt_conv_s8_params_t *p, nnrt_conv_pool_t *pool, int kind)
 {
@@ -220,7 +220,21 @@ static int rand_conv(nnrt_conv_s8_params_t *p, nnrt_conv_pool_t *pool, int kind)
     g->stride_w = rint_(1, 3);
     g->dilation_h = kind == K_1X1 ? 1 : rint_(1, 2);
     g->dilation_w = kind == K_1X1 ? 1 : rint_(1, 2);
-    if (kind == K_DW) {
+    if (kind == K_DW3) { /* the depthwise ring path's shape: 3x3, undilated */
+        g->input_h = rint_(1, 8);
+        g->input_w = rint_(1, 70); /* rows past the ring's width too */
+        g->input_c = (rnd() & 1u) ? 4 * rint_(1, 4) : rint_(1, 16);
+        g->filter_h = 3;
+        g->filter_w = 3;
+        g->dilation_h = 1;
+        g->dilation_w = 1;
+        g->filter_c = 1;
+        if (rnd() % 4u == 0) { /* 4 or 8 output channels per input channel */
+            g->filter_c = 4 * rint_(1, 2);
+            g->input_c = rint_(1, 3);
+        }
+        g->output_c = g->input_c * g->filter_c;
+    } else if (kind == K_DW) {
         static const int32_t mults[] = {1, 1, 1, 2, 3, 4, 8};
         g->filter_c = mults[rnd() % 7u];
         if (g->filter_c > 1) {
@@ -266,7 +280,7 @@ static int rand_conv(nnrt_conv_s8_params_t *p, nnrt_conv_pool_t *pool, int kind)
         p->pool = pool;
     }
     const size_t in_n = (size_t)g->batches * g->input_h * g->input_w * g->input_c;
-    const size_t w_n = kind == K_DW ? (size_t)g->filter_h * g->filter_w * g->output_c
+    const size_t w_n = kind >= K_DW ? (size_t)g->filter_h * g->filter_w * g->output_c
                                     : (size_t)g->output_c * g->filter_h * g->filter_w * g->filter_c;
     const size_t out_n = (size_t)g->batches * g->output_h * g->output_w * g->output_c;
     if (in_n > MAXB || w_n > MAXB || out_n > MAXB) {
@@ -286,7 +300,7 @@ static void run_conv(int kind, int32_t n_case)
     const nnrt_conv_geom_t *g = &p.geom;
     const int32_t *bias = (rnd() % 4u) == 0 ? NULL : bias_buf;
     size_t out_n = (size_t)g->batches * g->output_h * g->output_w * g->output_c;
-    conv_ref(&p, in_buf, w_buf, bias, out_ref, kind == K_DW);
+    conv_ref(&p, in_buf, w_buf, bias, out_ref, kind >= K_DW);
     nnrt_status_t s;
     switch (kind) {
     case K_1X1:
@@ -302,6 +316,7 @@ static void run_conv(int kind, int32_t n_case)
         s = nnrt_conv2d_im2col_s8(&p, in_buf, w_buf, bias, out_fast, scratch_buf);
         break;
     case K_DW:
+    case K_DW3:
         s = (n_case & 1) && g->filter_h * g->filter_w <= 25
                 ? nnrt_depthwise_conv2d_opt_s8(&p, in_buf, w_buf, bias, out_fast)
                 : nnrt_depthwise_conv2d_s8(&p, in_buf, w_buf, bias, out_fast);
@@ -330,7 +345,8 @@ static void run_conv(int kind, int32_t n_case)
         ++fails;
         return;
     }
-    static const char *names[] = {"conv1x1", "im2col", "conv", "conv+pool", "depthwise"};
+    static const char *names[] = {"conv1x1", "im2col", "conv", "conv+pool", "depthwise",
+                                  "depthwise3x3"};
     compare(names[kind], n_case, out_n);
 }
 
@@ -419,7 +435,7 @@ int main(int argc, char **argv)
     (void)argv;
     run_requant();
     for (int32_t i = 0; i < NCASES; ++i) {
-        for (int kind = K_1X1; kind <= K_DW; ++kind) {
+        for (int kind = K_1X1; kind <= K_DW3; ++kind) {
             run_conv(kind, i);
         }
         run_fc(i);

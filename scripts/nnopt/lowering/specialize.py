@@ -153,9 +153,9 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
         f"{s.act_max}, {stage},",
         "};",
         f"static NNRT_SPEC_NOINLINE void {name}_pair(const nnrt_gemm_pass_t *x, int32_t oc, "
-        "int32_t d)",
+        "int32_t n)",
         "{",
-        f"    nnrt_gemm_pair_body(&{core}, x, oc, d, {all_fast});",
+        f"    nnrt_gemm_pair_body(&{core}, x, oc, n, {all_fast});",
         "}",
         f"static void {px2}(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, "
         "int8_t *out1)",

@@ -44,6 +44,12 @@ typedef struct {
 /** The output stage for g (every field but `stage` set): once per call. */
 int nnrt_gemm_s8_stage(const nnrt_gemm_s8_t *g);
 
+/** Channels oc and oc + d of a pixel pair with the reference requantisation (a channel
+ * outside the fast form), out of line and cold (internal/nnrt_gemm_ref_s8.c): the
+ * accumulators a00 / a01 of channel oc (pixels 0 / 1), a10 / a11 of oc + d. */
+void nnrt_gemm_pair_ref(const nnrt_gemm_s8_t *g, int32_t oc, int32_t d, int32_t a00,
+                        int32_t a01, int32_t a10, int32_t a11, int8_t *out0, int8_t *out1);
+
 /** cols[pixel p][k0 + i] = x[i] + input_offset for i < n. */
 void nnrt_cols_put_s8(void *cols, int32_t k, int32_t p, int32_t k0, const int8_t *x,
                       int32_t n, int32_t input_offset);
