@@ -53,14 +53,20 @@ start() {
     echo "$2/objects" > "$OUT/$1/objects/info/alternates"
 }
 
-# finish NAME COMMIT [TAG]: main (and TAG) at COMMIT, objects copied, alternates dropped.
+# finish NAME COMMIT [TAG]: main (and the tag TAG) at COMMIT, objects copied, alternates
+# dropped.
 finish() {
     local repo=$OUT/$1
     git -C "$repo" update-ref refs/heads/main "$2"
     # Shallow at COMMIT: a snapshot may lack objects of older commits, and a workspace
     # needs only this one (west clones shallow repositories like any other).
     echo "$2" > "$repo/shallow"
-    [ -z "${3:-}" ] || git -C "$repo" tag -f "$3" "$2" >/dev/null
+    # Annotated, as Zephyr's release tags are: `git describe` (Zephyr's build version,
+    # "Booting Zephyr OS build v4.1.0") skips lightweight tags.
+    if [ -n "${3:-}" ]; then
+        GIT_COMMITTER_DATE=$(git -C "$repo" log -1 --format=%cI "$2") \
+            git -C "$repo" tag -f -a -m "$3" "$3" "$2" >/dev/null
+    fi
     git -C "$repo" rev-list --objects --all |
         git -C "$repo" pack-objects -q "$repo/objects/pack/pack" >/dev/null
     git -C "$repo" prune-packed

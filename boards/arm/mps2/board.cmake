@@ -1,4 +1,3 @@
-# SPDX-License-Identifier: Apache-2.0
 # QEMU for mps2/an500/qemu: Zephyr includes every board directory's board.cmake
 # (cmake/modules/kernel.cmake), Zephyr's boards/arm/mps2/board.cmake first; that one
 # sets nothing for this variant. The machine is QEMU's mps2-an500 (Cortex-M7).
