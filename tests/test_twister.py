@@ -42,7 +42,11 @@ def setup() -> Setup:
     try:
         found = find_setup(REPO, dict(os.environ))
     except TwisterSetupError as e:
-        pytest.fail(str(e))
+        error = str(e)
+    else:
+        error = ""
+    if error:  # outside the except: the message alone, without the exception chain
+        pytest.fail(error, pytrace=False)
     if isinstance(found, str):
         pytest.skip(found)
     return found
