@@ -4,7 +4,8 @@
 #     compiler, Python venv support, mbedTLS (AEAD for swapped weights);
 #   - a Python virtual environment in .venv with nnopt installed editable, plus the
 #     development tools (pytest, mypy, ruff, west, the tflite-micro oracle), at the
-#     versions constraints.txt pins.
+#     versions constraints.txt pins;
+#   - with NNOPT_ZEPHYR=1, also the Python packages of a Zephyr workspace.
 # Needs root (or sudo) only when a Debian package is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,5 +36,10 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt
     .venv/bin/python -m pip install -q --upgrade pip >/dev/null
     .venv/bin/python -m pip install -q -c constraints.txt -e '.[dev]'  # pinned versions
     touch "$stamp"
+fi
+# Optional (NNOPT_ZEPHYR=1): west's and Twister's Python packages for a Zephyr workspace.
+if [ "${NNOPT_ZEPHYR:-0}" = 1 ]; then
+    echo "nnopt install: installing Zephyr's Python packages (scripts/zephyr-requirements.txt)"
+    .venv/bin/python -m pip install -q -r scripts/zephyr-requirements.txt
 fi
 echo "nnopt install: ready ($(.venv/bin/nnopt --version), $(arm-none-eabi-gcc -dumpversion) arm-none-eabi-gcc, $(qemu-system-arm --version | head -1))"

@@ -1,10 +1,16 @@
-"""``west nn-optimize`` in a real, offline west workspace, and the manifests.
+"""``west nn-optimize`` in a real west workspace without Zephyr, and the manifests.
 
 The workspace is built once per module: the repository's files are copied to
-``<tmp>/ws/nnopt`` and ``west init -l --mf west-offline.yml nnopt`` makes it a
-workspace (west.yml imports Zephyr, which is not cloned offline, and an unresolved
-import disables every extension command; see west-offline.yml). Every command runs
+``<tmp>/ws/nnopt``, ``west init -l nnopt`` makes it a workspace of ``west.yml``, and
+``west config manifest.project-filter -- -zephyr`` leaves Zephyr out (its import is
+not resolved: an import whose project is not cloned would hide every extension
+command), as the README documents for using only the compiler. Every command runs
 through the ``west`` executable next to this Python, as a user would run it.
+
+``west-offline.yml`` (the same workspace from local snapshot repositories) is checked
+here for what it resolves; with ``NNOPT_ZEPHYR_MIRRORS`` naming the repositories
+``scripts/zephyr-mirrors.sh`` made, also that every revision it needs is in them. The
+workspace it gives is built and run by tests/test_twister.py.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from west.configuration import Configuration
 from west.manifest import ImportFlag, Manifest
 
 from conftest import REPO, model_path
@@ -81,9 +88,11 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     env["WEST_CONFIG_SYSTEM"] = os.fspath(base / "system.cfg")
     env.pop("NNOPT_DEBUG", None)
     w = Workspace(top, env)
-    r = w.run(["init", "-l", "--mf", "west-offline.yml", "nnopt"])
+    r = w.run(["init", "-l", "nnopt"])
     assert r.returncode == 0, r.stderr
     assert (top / ".west" / "config").is_file()
+    r = w.run(["config", "manifest.project-filter", "--", "-zephyr"])
+    assert r.returncode == 0, r.stderr
     return w
 
 
@@ -204,24 +213,81 @@ def _manifest(name: str) -> Manifest:
     return Manifest.from_data((REPO / name).read_text(), import_flags=ImportFlag.IGNORE)
 
 
-def test_real_manifest_parses_with_imports_ignored() -> None:
+def _allowlist() -> list[str]:
+    data = yaml.safe_load((REPO / "west.yml").read_text())
+    (entry,) = data["manifest"]["projects"]
+    return list(entry["import"]["name-allowlist"])
+
+
+def test_real_manifest_pins_the_zephyr_release_the_tests_build() -> None:
     m = _manifest("west.yml")
     assert m.projects[0].name == "manifest"
     assert m.projects[0].west_commands == ["scripts/west-commands.yml"]
     zephyr = m.get_projects(["zephyr"], allow_paths=False, only_cloned=False)[0]
     assert zephyr.url == "https://github.com/zephyrproject-rtos/zephyr"
-    assert re.fullmatch(r"v\d+\.\d+\.\d+", zephyr.revision), "pin a release tag"
-    data = yaml.safe_load((REPO / "west.yml").read_text())
-    (entry,) = data["manifest"]["projects"]
-    allow = entry["import"]["name-allowlist"]
-    assert {"cmsis_6", "hal_stm32", "mbedtls"} <= set(allow)
+    # tests/test_twister.py builds with 4.1.0 (and checks the workspace's VERSION).
+    assert zephyr.revision == "v4.1.0"
+    allow = _allowlist()
+    # cmsis: Zephyr 4.1's Cortex-M core headers; picolibc: the gnuarmemb C library.
+    assert {"cmsis", "hal_stm32", "mbedtls", "picolibc"} <= set(allow)
     assert len(allow) == len(set(allow)) <= 10  # an allow-list, not everything
 
 
-def test_offline_manifest_matches_the_real_one() -> None:
-    offline = _manifest("west-offline.yml")
-    assert [p.name for p in offline.projects] == ["manifest"]
-    assert offline.projects[0].west_commands == _manifest("west.yml").projects[0].west_commands
+@pytest.fixture(scope="module")
+def offline(tmp_path_factory: pytest.TempPathFactory) -> Manifest:
+    """west-offline.yml as west resolves it in a workspace (Zephyr's import ignored)."""
+    top = tmp_path_factory.mktemp("offline")
+    (top / ".west").mkdir()
+    (top / ".west" / "config").write_text("[manifest]\npath = nnopt\nfile = west-offline.yml\n")
+    (top / "nnopt").mkdir()
+    for name in ("west.yml", "west-offline.yml"):
+        shutil.copyfile(REPO / name, top / "nnopt" / name)
+    return Manifest.from_topdir(topdir=top, config=Configuration(topdir=top),
+                                import_flags=ImportFlag.IGNORE_PROJECTS)
+
+
+def test_offline_manifest_is_west_yml_with_snapshot_revisions(offline: Manifest) -> None:
+    real = _manifest("west.yml")
+    assert offline.projects[0].west_commands == real.projects[0].west_commands
+    (zephyr,) = offline.get_projects(["zephyr"], only_cloned=False)
+    (real_zephyr,) = real.get_projects(["zephyr"], only_cloned=False)
+    assert (zephyr.url, zephyr.revision, zephyr.path) == \
+        (real_zephyr.url, real_zephyr.revision, real_zephyr.path)
+    # Every module it resolves itself is one west.yml allow-lists, and is kept out of
+    # Zephyr's import (else Zephyr's entry, imported first, would win).
+    raw = yaml.safe_load((REPO / "west-offline.yml").read_text())["manifest"]
+    own = [p["name"] for p in raw["projects"]]
+    assert own and set(own) <= set(_allowlist())
+    assert sorted(raw["self"]["import"]["name-blocklist"]) == sorted(own)
+    assert sorted(p.name for p in offline.projects[1:]) == sorted(["zephyr", *own])
+    for p in offline.get_projects(own, only_cloned=False):
+        assert p.url == f"https://github.com/zephyrproject-rtos/{p.name}"  # upstream
+
+
+def _git_has(repo: Path, rev: str) -> bool:
+    return subprocess.run(["git", "-C", os.fspath(repo), "rev-parse", "--verify", "-q",
+                           f"{rev}^{{commit}}"], capture_output=True, check=False).returncode == 0
+
+
+def test_offline_revisions_are_in_the_mirrors(offline: Manifest) -> None:
+    mirrors = os.environ.get("NNOPT_ZEPHYR_MIRRORS")
+    if not mirrors:
+        pytest.skip("NNOPT_ZEPHYR_MIRRORS is not set (the output of scripts/zephyr-mirrors.sh)")
+    root = Path(mirrors)
+    (zephyr,) = offline.get_projects(["zephyr"], only_cloned=False)
+    assert _git_has(root / "zephyr", zephyr.revision), f"{root}/zephyr lacks {zephyr.revision}"
+    # The rest of the allow-list at Zephyr's own pins, from Zephyr's west.yml as tagged.
+    # (tflite-micro is in its submanifests/optional.yaml).
+    pins = {}
+    for path in ("west.yml", "submanifests/optional.yaml"):
+        text = subprocess.run(["git", "-C", os.fspath(root / "zephyr"), "show",
+                               f"{zephyr.revision}:{path}"], capture_output=True, text=True,
+                              check=True).stdout
+        pins.update({p.name: p.revision for p in Manifest.from_data(
+            text, import_flags=ImportFlag.IGNORE).projects[1:]})
+    pins.update({p.name: p.revision for p in offline.projects[1:] if p.name != "zephyr"})
+    for name in _allowlist():
+        assert _git_has(root / name, pins[name]), f"{root}/{name} lacks {pins[name]}"
 
 
 def test_west_commands_yml_points_at_the_command_classes() -> None:

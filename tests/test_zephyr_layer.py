@@ -1,6 +1,11 @@
-"""The Zephyr layer, checked without a Zephyr tree (none can be had on this machine).
+"""The Zephyr layer, checked without a Zephyr tree.
 
-What runs here:
+The real build is tests/test_twister.py: Twister builds (warnings as errors) and runs
+every sample and suite on Zephyr 4.1.0 when a workspace is present, which checks the
+samples' CMakeLists.txt, ``nnopt_add_model()``, the generated models compiled with
+Zephyr's flags for the Cortex-M3 and M7 targets, ``port/zephyr``, the overlays, Kconfig
+resolution against Zephyr's symbols, and the console output. What runs here needs no
+Zephyr and still says something the real build does not (or says it without Zephyr):
 
 - ``zephyr/module.yml`` against Zephyr's module schema (pykwalify, as
   ``scripts/zephyr_module.py`` validates it) and the paths it names;
@@ -10,17 +15,12 @@ What runs here:
 - every sample and test yaml: the file name, Twister's schema keys, real board names
   (verified in Zephyr's board.yml files), console harness regexes, board files named
   after real boards;
-- ``nnopt_add_model()`` itself: each sample's CMakeLists.txt runs unchanged under real
-  CMake with a stand-in for ``find_package(Zephyr)`` that provides only what the
-  function reads (BOARD, PYTHON_EXECUTABLE, ZEPHYR_NNOPT_MODULE_DIR, CONFIG_NNRT); the
-  build runs the compiler as Zephyr's would and compiles the generated model with
-  arm-none-eabi-gcc for Cortex-M3 and Cortex-M7 (-Wall -Wextra -Werror) against
-  ``modules/nnrt/include`` and the bare-metal section macros;
+- what ``nnopt_add_model()`` generates, on the samples' CMakeLists.txt under real CMake
+  with a stand-in for ``find_package(Zephyr)`` that provides only what the function
+  reads (BOARD, PYTHON_EXECUTABLE, ZEPHYR_NNOPT_MODULE_DIR, CONFIG_NNRT): the plan
+  header agrees with the model, the reorder model gains from reordering, swapnn streams
+  and writes its blob, CMSIS-NN builds generate without specialised kernels;
 - ``west nn-check`` on a fake build directory holding real ARM ELFs.
-
-What only Twister or hardware can check: the samples' and suites' ``main.c`` (they
-include Zephyr headers; no honest stub of them exists here), ``port/zephyr``, the
-devicetree overlays, Kconfig resolution against Zephyr's own symbols, and the runs.
 """
 
 from __future__ import annotations
@@ -135,6 +135,8 @@ ZEPHYR_BOARDS: dict[str, ZephyrBoard] = {
     "mps2/an385": ZephyrBoard("mps2", "an385", "cortex-m3", "mps2_an385"),
     "nucleo_f767zi": ZephyrBoard("nucleo_f767zi", "stm32f767xx", "cortex-m7",
                                  "nucleo_f767zi"),
+    # This repository's board extension of mps2 (boards/arm/mps2/board.yml).
+    "mps2/an500/qemu": ZephyrBoard("mps2", "an500/qemu", "cortex-m7", "mps2_an500_qemu"),
 }
 BOARD_ALIASES = {"qemu_cortex_m3/ti_lm3s6965": "qemu_cortex_m3",
                  "nucleo_f767zi/stm32f767xx": "nucleo_f767zi"}
@@ -143,9 +145,9 @@ CPU_FLAGS = {
     "cortex-m3": ["-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"],
     "cortex-m7": ["-mcpu=cortex-m7", "-mthumb", "-mfpu=fpv5-d16", "-mfloat-abi=hard"],
 }
-# Zephyr 4.4 compiles C17 (doc/releases/migration-guide-4.4.rst); warnings as errors
-# as Twister does (CONFIG_COMPILER_WARNINGS_AS_ERRORS).
-WARNINGS = ["-std=c17", "-Wall", "-Wextra", "-Werror", "-Wpointer-arith",
+# Zephyr 4.1 compiles C99 unless something needs later (Kconfig.zephyr, "C Standard":
+# default STD_C99); warnings as errors as Twister does (CONFIG_COMPILER_WARNINGS_AS_ERRORS).
+WARNINGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-Wpointer-arith",
             "-Wformat-security"]
 
 
@@ -290,10 +292,11 @@ def _zephyr_project() -> tuple[tuple[int, int], list[str]]:
 
 def test_manifest_allowlists_the_modules_the_zephyr_layer_uses() -> None:
     _, allow = _zephyr_project()
-    # cmsis_6: Cortex-M; hal_stm32: nucleo_f767zi; mbedtls + tf-psa-crypto: PSA Crypto
-    # for CONFIG_NNRT_SWAP (modules/mbedtls/Kconfig.tf-psa-crypto in 4.4); cmsis-nn:
-    # CONFIG_NNRT_CMSIS_NN (modules/cmsis-nn/Kconfig: CMSIS_NN).
-    assert {"cmsis_6", "hal_stm32", "mbedtls", "tf-psa-crypto", "cmsis-nn"} <= set(allow)
+    # cmsis: Zephyr 4.1's Cortex-M core (modules/cmsis: HAS_CMSIS_CORE); hal_stm32:
+    # nucleo_f767zi; mbedtls: PSA Crypto for CONFIG_NNRT_SWAP (Mbed TLS 3.6 in 4.1);
+    # picolibc: the C library of gnuarmemb builds; cmsis-nn: CONFIG_NNRT_CMSIS_NN
+    # (modules/cmsis-nn/Kconfig: CMSIS_NN).
+    assert {"cmsis", "hal_stm32", "mbedtls", "picolibc", "cmsis-nn"} <= set(allow)
 
 
 def _twister_names() -> tuple[str, str]:
@@ -607,22 +610,6 @@ def test_every_runnable_sample_scenario_is_checked() -> None:
     names = {sc.name for sc in SCENARIOS}
     assert {"sample.nnopt.hello", "sample.nnopt.reorder", "sample.nnopt.pingpong",
             "sample.nnopt.pingpong.int8", "sample.nnopt.pingpong.onnx"} <= names
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("sc", SCENARIOS, ids=lambda s: s.name)
-def test_sample_generation_runs_and_compiles(sc: Scenario, builds: dict[str, BuildResult],
-                                             tmp_path: Path) -> None:
-    r = builds[sc.name]
-    assert r.ok, r.log[-4000:]
-    assert r.model_c is not None
-    # Also for the other Cortex-M (the build used the board's): -c only.
-    inc = [*(f"-I{d}" for d in nnrt_include_dirs()), "-I", str(r.model_c.parent)]
-    for cpu, flags in CPU_FLAGS.items():
-        out = tmp_path / f"{cpu}.o"
-        cc = _run([ARM_CC, *flags, *WARNINGS, "-DNNRT_PORT_BAREMETAL", *inc, "-c",
-                   str(r.model_c), "-o", str(out)], tmp_path)
-        assert cc.returncode == 0, f"{cpu}: {cc.stderr[-3000:]}"
 
 
 @pytest.mark.slow

@@ -1,0 +1,141 @@
+"""Every sample and suite under Twister, on a real Zephyr workspace.
+
+With a workspace (``NNOPT_ZEPHYR_WORKSPACE``, or ``ZEPHYR_BASE`` + ``ZEPHYR_MODULES``;
+see tests/support/twister.py), one test per platform runs
+``twister -p PLATFORM -T samples -T tests/zephyr``: mps2/an385, qemu_cortex_m3 and
+mps2/an500/qemu (Cortex-M7, this repository's board extension) in QEMU, nucleo_f767zi
+built only. It reads Twister's twister.json and fails naming every failed scenario with
+Twister's reason; it also fails when nothing passed (everything filtered out). Without a
+workspace these tests skip with the reason, so CI without Zephyr stays green; the
+twister.json reading itself is checked below without Zephyr.
+
+A run takes minutes per platform (picolibc is built from source in every
+configuration): select one with ``-k an500`` and set ``NNOPT_TWISTER_JOBS``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from support.twister import (
+    WORKSPACE_VAR,
+    Setup,
+    TwisterSetupError,
+    find_setup,
+    read_results,
+    twister_command,
+)
+
+# (board target, build only): the platforms the README's Twister figures are for.
+PLATFORMS = [("mps2/an385", False), ("qemu_cortex_m3", False), ("mps2/an500/qemu", False),
+             ("nucleo_f767zi", True)]
+
+
+@pytest.fixture(scope="module")
+def setup() -> Setup:
+    try:
+        found = find_setup(REPO, dict(os.environ))
+    except TwisterSetupError as e:
+        error = str(e)
+    else:
+        error = ""
+    if error:  # outside the except: the message alone, without the exception chain
+        pytest.fail(error, pytrace=False)
+    if isinstance(found, str):
+        pytest.skip(found)
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.qemu
+@pytest.mark.parametrize(("platform", "build_only"), PLATFORMS,
+                         ids=[p.replace("/", "_") for p, _ in PLATFORMS])
+def test_twister_passes_every_scenario(setup: Setup, tmp_path: Path, platform: str,
+                                       build_only: bool) -> None:
+    out = tmp_path / "twister-out"
+    cmd = twister_command(setup, REPO, platform, out, build_only)
+    proc = subprocess.run(cmd, cwd=setup.cwd, env=setup.env, capture_output=True, text=True,
+                          check=False)
+    report = out / "twister.json"
+    if not report.is_file():
+        pytest.fail(f"Twister wrote no {report} (exit {proc.returncode}): "
+                    f"{(proc.stdout + proc.stderr)[-2000:]}")
+    results = read_results(report)
+    print(f"Zephyr {setup.version()}, {platform}: {results.summary()}")
+    failures = results.failures()
+    assert not failures, (f"{platform}: {len(failures)} of {len(results.outcomes)} "
+                          f"configurations failed:\n{results.failure_report()}")
+    done = results.counts()["not run" if build_only else "passed"]
+    assert done > 0, f"{platform}: nothing {'built' if build_only else 'passed'}: " \
+                     f"{results.summary()}"
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
+
+
+# --- without Zephyr: what the test above relies on ---------------------------------
+
+def _suite(name: str, status: str, reason: str | None = None) -> dict[str, object]:
+    suite: dict[str, object] = {"name": name, "arch": "arm", "platform": "mps2/an385",
+                                "path": "samples/x", "runnable": True, "status": status}
+    if reason is not None:
+        suite["reason"] = reason
+    return suite
+
+
+def test_results_name_every_failed_scenario(tmp_path: Path) -> None:
+    # The shape of twisterlib/reports.py's json_report (Zephyr 4.1).
+    report = tmp_path / "twister.json"
+    report.write_text(json.dumps({"environment": {"zephyr_version": "v4.1.0"}, "testsuites": [
+        _suite("samples/hello/sample.nnopt.hello", "passed"),
+        _suite("tests/zephyr/allocator/nnrt.allocator.static", "error", "Build failure"),
+        _suite("samples/swapnn/sample.nnopt.swapnn.qemu", "failed", "Testsuite failed"),
+        _suite("tests/zephyr/swap/nnrt.swap.aes", "filtered", "not in platform allow list"),
+        _suite("samples/pingpong/sample.nnopt.pingpong", "not run", "built only"),
+    ]}))
+    results = read_results(report)
+    assert results.summary() == "passed 1, built 1, failed 2, filtered 1"
+    assert [o.name for o in results.failures()] == [
+        "tests/zephyr/allocator/nnrt.allocator.static", "samples/swapnn/sample.nnopt.swapnn.qemu"]
+    text = results.failure_report()
+    assert "mps2/an385 tests/zephyr/allocator/nnrt.allocator.static: error: Build failure" in text
+    assert "sample.nnopt.swapnn.qemu: failed: Testsuite failed" in text
+    assert "hello" not in text
+
+
+def test_unreadable_report_is_named(tmp_path: Path) -> None:
+    report = tmp_path / "twister.json"
+    report.write_text('{"environment": {}}')
+    with pytest.raises(ValueError, match=r"twister\.json: not a readable twister\.json"):
+        read_results(report)
+
+
+def test_no_workspace_skips_with_the_variable_to_set() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in (WORKSPACE_VAR, "ZEPHYR_BASE")}
+    reason = find_setup(REPO, env)
+    assert isinstance(reason, str) and WORKSPACE_VAR in reason and "ZEPHYR_BASE" in reason
+
+
+def test_a_workspace_that_is_not_one_is_an_error(tmp_path: Path) -> None:
+    env = {**os.environ, WORKSPACE_VAR: os.fspath(tmp_path), "ZEPHYR_TOOLCHAIN_VARIANT": "zephyr"}
+    try:
+        found = find_setup(REPO, env)
+    except TwisterSetupError as e:
+        assert "not a west workspace" in str(e) and "Hint:" in str(e)
+    else:
+        # Only when Twister's packages are missing is that checked first.
+        assert isinstance(found, str) and "pip install" in found
+
+
+def test_command_selects_the_platform_and_the_project_roots(tmp_path: Path) -> None:
+    setup = Setup(Path("/z"), ("west", "twister"), tmp_path, {}, ())
+    cmd = twister_command(setup, REPO, "nucleo_f767zi", tmp_path / "out", build_only=True)
+    assert cmd[:2] == ["west", "twister"]
+    assert cmd[cmd.index("-p") + 1] == "nucleo_f767zi" and "--build-only" in cmd
+    roots = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-T"]
+    assert roots == [os.fspath(REPO / "samples"), os.fspath(REPO / "tests" / "zephyr")]
+    assert "--build-only" not in twister_command(setup, REPO, "mps2/an385", tmp_path, False)
