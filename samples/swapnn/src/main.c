@@ -26,6 +26,8 @@
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 #define PLAN(field) CAT(PLAN_PREFIX, CAT(_PLAN_, field))
+/* <NAME>_SWAP_CHUNKS of the generated model header (scripts/nnopt/swap/codegen.py). */
+#define SWAP_CHUNKS CAT(PLAN_PREFIX, _SWAP_CHUNKS)
 
 nnrt_status_t MODEL_SWAP_ATTACH(nnrt_extflash_t *dev);
 nnrt_swap_stats_t MODEL_SWAP_STATS(void);
@@ -102,12 +104,22 @@ int main(void)
 	status = m->invoke();
 	cycles = k_cycle_get_32() - start;
 	if (status == NNRT_ERR_AUTH) {
-		printk("swapnn: FAIL a weight chunk failed authentication "
-		       "(another build's blob, or a wrong key)\n");
+		/* The driver counts only chunks that authenticated (nnrt_swap_stats_t.chunks)
+		 * and stops at the first that does not: no kernel ran on its bytes, and the
+		 * output is not read.
+		 */
+		printk("swapnn: AUTH FAIL chunk %u of %u did not authenticate (a modified blob "
+		       "or a wrong key): inference stopped, no result\n",
+		       (unsigned int)MODEL_SWAP_STATS().chunks, (unsigned int)SWAP_CHUNKS);
 		return 0;
 	}
 	if (status != NNRT_OK) {
 		printk("swapnn: FAIL invoke returned %d\n", (int)status);
+		return 0;
+	}
+	if (MODEL_SWAP_STATS().chunks != SWAP_CHUNKS) {
+		printk("swapnn: FAIL %u of %u chunks authenticated\n",
+		       (unsigned int)MODEL_SWAP_STATS().chunks, (unsigned int)SWAP_CHUNKS);
 		return 0;
 	}
 	y = m->output(0);

@@ -12,10 +12,9 @@
 
 #include "nnrt/port_mem.h"
 
-static bool is_power_of_two(size_t v)
-{
-	return v != 0 && (v & (v - 1)) == 0;
-}
+/* Alignments are checked with IS_POWER_OF_TWO() (include/zephyr/sys/util.h), which takes
+ * any integer width (Zephyr's is_power_of_two() there takes unsigned int).
+ */
 
 #if defined(CONFIG_NNRT_MEM_STATIC)
 
@@ -34,7 +33,7 @@ nnrt_status_t nnrt_port_mem_acquire(size_t bytes, size_t align, void **mem)
 		return NNRT_ERR_ARG;
 	}
 	*mem = NULL;
-	if (bytes == 0 || !is_power_of_two(align) || align > NNRT_ARENA_ALIGN) {
+	if (bytes == 0 || !IS_POWER_OF_TWO(align) || align > NNRT_ARENA_ALIGN) {
 		return NNRT_ERR_ARG;
 	}
 	if (bytes > sizeof(nnrt_mem)) {
@@ -69,7 +68,7 @@ nnrt_status_t nnrt_port_mem_acquire(size_t bytes, size_t align, void **mem)
 		return NNRT_ERR_ARG;
 	}
 	*mem = NULL;
-	if (bytes == 0 || !is_power_of_two(align)) {
+	if (bytes == 0 || !IS_POWER_OF_TWO(align)) {
 		return NNRT_ERR_ARG;
 	}
 	*mem = k_heap_aligned_alloc(&nnrt_heap, align, bytes, K_NO_WAIT);

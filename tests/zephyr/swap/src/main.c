@@ -151,11 +151,15 @@ ZTEST(nnrt_swap, test_streams_every_chunk)
 ZTEST(nnrt_swap, test_wrong_key_fails_authentication)
 {
 	uint8_t key[sizeof(test_key)];
-	nnrt_swap_config_t cfg = config(key, test_layout);
 	const uint8_t *data = NULL;
 
+	/* The key is filled in before config() takes its address: GCC's
+	 * -Wmaybe-uninitialized flags passing an uninitialized array to a const pointer.
+	 */
 	memcpy(key, test_key, sizeof(key));
 	key[0] ^= 0x01u;
+	nnrt_swap_config_t cfg = config(key, test_layout);
+
 	zassert_equal(nnrt_swap_open(&swap, &cfg), NNRT_OK);
 	zassert_equal(nnrt_swap_wait(&swap, 0, &data, NULL), NNRT_ERR_AUTH);
 	/* Sticky: nothing more comes out of this blob. */
@@ -165,10 +169,11 @@ ZTEST(nnrt_swap, test_wrong_key_fails_authentication)
 ZTEST(nnrt_swap, test_other_layout_is_refused)
 {
 	uint8_t layout[NNRT_SWAP_LAYOUT_ID_BYTES];
-	nnrt_swap_config_t cfg = config(test_key, layout);
 
 	memcpy(layout, test_layout, sizeof(layout));
 	layout[NNRT_SWAP_LAYOUT_ID_BYTES - 1] ^= 0x80u;
+	nnrt_swap_config_t cfg = config(test_key, layout);
+
 	zassert_equal(nnrt_swap_open(&swap, &cfg), NNRT_ERR_FORMAT);
 }
 
