@@ -130,12 +130,41 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_mac_2x2(const void *cols, int32_t k, co
         uint32_t x3;
         uint32_t wv;
         uint32_t we;
+#if defined(__OPTIMIZE__)
         if (((k >> 2) & 1) != 0) {
             __asm__(NNRT_GEMM_CHUNK NNRT_GEMM_CHUNK_OPERANDS);
         }
         while (c != c_end) {
             __asm__(NNRT_GEMM_CHUNK NNRT_GEMM_CHUNK NNRT_GEMM_CHUNK_OPERANDS);
         }
+#else
+        /* Unoptimised builds (-O0, Zephyr's CONFIG_NO_OPTIMIZATIONS) keep a frame
+         * pointer and spill, which leaves too few registers for the 13 operands above
+         * ("impossible constraints"): the same chunk in C, the same arithmetic. */
+        while (c != c_end) {
+            x0 = nnrt_ld32(c);
+            x1 = nnrt_ld32(c + 4);
+            x2 = nnrt_ld32(c + 8);
+            x3 = nnrt_ld32(c + 12);
+            c += 16;
+            wv = nnrt_ld32(w0);
+            we = __sxtb16(wv);
+            wv = nnrt_sxtb16_ror8(wv);
+            w0 += 4;
+            a00 = __smlad(x0, we, a00);
+            a00 = __smlad(x1, wv, a00);
+            a01 = __smlad(x2, we, a01);
+            a01 = __smlad(x3, wv, a01);
+            wv = nnrt_ld32(w1);
+            we = __sxtb16(wv);
+            wv = nnrt_sxtb16_ror8(wv);
+            w1 += 4;
+            a10 = __smlad(x0, we, a10);
+            a10 = __smlad(x1, wv, a10);
+            a11 = __smlad(x2, we, a11);
+            a11 = __smlad(x3, wv, a11);
+        }
+#endif
     }
 #undef NNRT_GEMM_CHUNK
 #undef NNRT_GEMM_CHUNK_OPERANDS

@@ -416,6 +416,16 @@ static NNRT_NOINLINE void run4b(const run_t *k, const int8_t *base, int8_t *out,
     }
 }
 
+/* The ring path's assembly needs more registers than an unoptimised build (-O0,
+ * Zephyr's CONFIG_NO_OPTIMIZATIONS: frame pointer, operands spilled) leaves ("impossible
+ * constraints"): such builds take the group paths below, the same arithmetic. */
+#if defined(__OPTIMIZE__)
+#define NNRT_DW_RING 1
+#else
+#define NNRT_DW_RING 0
+#endif
+
+#if NNRT_DW_RING
 /*
  * The ring path: depth multiplier 1, 3x3 undilated, every channel of the group in the
  * fast form with the output offset folded into its rounding addend. The group's input
@@ -738,6 +748,7 @@ static int ring_ok(const nnrt_conv_geom_t *g, const run_t *k, dw_rq_t rq[4])
     }
     return 1;
 }
+#endif /* NNRT_DW_RING */
 
 /* Output channels [oc, oc + 4): depth multiplier 1 (4 input channels) or a multiple of
  * 4 (one input channel). */
@@ -770,12 +781,14 @@ static NNRT_NOINLINE void group4(const nnrt_conv_s8_params_t *p, const int8_t *i
     const int bcast = g->filter_c != 1;
     const int unrolled = !bcast && g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1
                          && g->dilation_w == 1;
+#if NNRT_DW_RING
     dw_rq_t rq[4];
     if (g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1 && g->dilation_w == 1
         && ring_ok(g, k, rq)) {
         group4_ring(p, input, output, oc, k, rq);
         return;
     }
+#endif
     int32_t lo;
     int32_t hi;
     inside_columns(g, &lo, &hi);
