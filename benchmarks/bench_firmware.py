@@ -1,44 +1,59 @@
 #!/usr/bin/env python3
-"""nnopt firmware against TensorFlow Lite Micro: speed, ROM and RAM per model.
+"""nnopt firmware against TensorFlow Lite Micro firmware: speed, ROM and RAM per model.
 
-For every model that fits nucleo_f767zi (default: the five models of ANCHORS.md's TFLM
-firmware table, then every model of MODELS_DIR/families/ that nnopt imports and can
-compile, so family models join as their operators land; ``--no-families`` for the
-anchors alone; ``--all`` for every ``*.tflite`` under MODELS_DIR), in one run:
+For every model it lists (default: the groups ``anchors`` = the five models of
+ANCHORS.md's TFLM firmware table, ``families`` = MODELS_DIR/families/, ``keras``,
+``realworld`` = the shared real-world .tflite models, ``stateful`` = the SVDF and LSTM
+models of ``models/``; ``--groups`` picks and orders them, ``--no-families`` is the
+anchors alone, ``--stateful`` the stateful ones alone, ``--all`` every ``*.tflite``
+under MODELS_DIR), in one run, from the same random inputs (seed 1):
 
-- **instructions per inference** of nnopt's generated firmware under QEMU with
+- **nnopt**: instructions per inference of its generated firmware under QEMU with
   ``-icount shift=0`` (SysTick, 40-instruction resolution, deterministic): Cortex-M7
-  (``qemu-m7``, board nucleo_f767zi, DSP/SIMD kernels) and Cortex-M3 (``qemu-m3``, board
-  mps2_an385, no DSP extension: the portable C kernels). Same random input (seed 1).
-- **ROM / RAM** of the M7 ELF from :func:`nnopt.elfcheck.check_elf` (the real board's
-  regions): ROM = text + rodata (weights included) + data load image, RAM = data + bss
-  (arena included), without the stack reservation (stack measured separately by the
-  harness on QEMU is not included either side; TFLM's table lists its stack apart).
+  (``qemu-m7``, board nucleo_f767zi, DSP/SIMD kernels) and Cortex-M3 (``qemu-m3``,
+  board mps2_an385, the portable C kernels; ``--no-m3`` skips it).
+- **TFLM** as the same kind of Cortex-M7 firmware, reference kernels and CMSIS-NN
+  kernels (:mod:`tflm_firmware`): TFLM's library built by its own Makefile
+  (``cortex_m_generic``, ``cortex-m7+fp``, ``BUILD_TYPE=release``) once per variant
+  from the local tflite-micro / CMSIS-NN / CMSIS_6 source (``--tflm-dir``,
+  ``--cmsis-nn-dir``, ``--cmsis-dir``; default the Zephyr workspace of
+  ``NNOPT_ZEPHYR_WORKSPACE`` or ``ZEPHYR_BASE``); per model a C++ harness with the model
+  as a const array, a ``MicroMutableOpResolver`` of its operators and a static arena of
+  exactly what ``arena_used_bytes()`` reports on the 32-bit target (a probe build reads
+  it), linked with the same startup, port and linker script as nnopt's firmware and
+  counted the same way (around ``Invoke()``). Without the source, the TFLM columns are
+  empty and say what is missing; nnopt's are measured all the same.
+- **bit-exact**: the outputs of both, every invocation, against the ``tflite-micro``
+  Python interpreter's.
+- **ROM / RAM** from :func:`nnopt.elfcheck.check_elf` on each ELF (the real board's
+  regions): ROM = text + rodata (weights or the whole .tflite included) + data load
+  image, RAM = data + bss (arena included), without the stack reservation.
 - **runtime code**: bytes of code and read-only data the linker took from the nnrt
-  runtime library (``libnnrt.a``: kernels and core), from the link map; the firmware
-  harness, the bare-metal port and newlib are not in it. "code" = ROM minus the
-  model's constant data (weights and per-op parameters) = everything TFLM's "code"
-  column (ROM minus the .tflite) also holds (harness, port, libc included).
+  runtime library (``libnnrt.a``: kernels and core), from the link map; "code" = ROM
+  minus the model's constant data (weights and per-op parameters) = everything TFLM's
+  "code" column (ROM minus the .tflite) also holds (harness, port, libc included).
 - **TFLM min arena**: the smallest ``arena_size`` with which the ``tflite-micro`` Python
   interpreter loads the model and runs one inference, found by bisection (a 64-bit host
-  figure: its persistent part is larger than on a 32-bit MCU; ANCHORS.md has the
-  32-bit firmware arena).
-- **TFLM firmware figures** (instructions, code size, RAM) quoted from
-  /work/shared/docs/ANCHORS.md (TFLM built as cortex-m7 release firmware and run under
-  the same QEMU; it cannot be rebuilt here), with the ratios ours / TFLM.
+  figure: its persistent part is larger than on a 32-bit MCU).
 
-Stateful models (variable tensors: SVDF, LSTM; ``--stateful`` measures TFLM's two
-keyword benchmark models and its MNIST LSTM, float32 and int8, shipped in ``models/``)
-run ``STATEFUL_INVOCATIONS`` inferences in sequence in one firmware run, the state
-carried over (instructions: the first); their table adds the persistent state beside the
-arena, against TFLM's minimum arena, which holds its variable tensors too.
+The ratios are nnopt / TFLM instructions, with a geometric mean per model group; a
+model one side cannot run (an operator it lacks, a board it does not fit, output that
+differs) keeps its row with the reason. ``--json PATH`` writes the rows (rewritten after
+every model), ``--plot PATH`` a PNG of the ratios per model.
+
+Stateful models (variable tensors: SVDF, LSTM; resource variables) run
+``STATEFUL_INVOCATIONS`` inferences in sequence in one firmware run, the state carried
+over (instructions: the first); their table adds the persistent state beside the arena.
 
 ``--profile MODEL`` prints instructions per operator instead (QEMU, one inference;
 the generated code is built with NNRT_TRACE and a harness that reads the instruction
 counter after every operator), with MACs and instructions per MAC.
 
-    python benchmarks/bench_firmware.py [--all | --stateful] [--no-families] [--models-dir DIR]
-                                        [--json PATH] [--no-tflm] [--no-m3]
+    python benchmarks/bench_firmware.py [MODEL ...] [--groups G,...] [--all | --stateful]
+                                        [--no-families] [--models-dir DIR] [--json PATH]
+                                        [--plot PATH] [--no-tflm] [--no-tflm-firmware]
+                                        [--tflm-dir DIR] [--cmsis-nn-dir DIR]
+                                        [--cmsis-dir DIR] [--jobs N] [--no-m3]
                                         [--profile MODEL]
 """
 
@@ -78,9 +93,10 @@ M7_BOARD = "nucleo_f767zi"
 M3_BOARD = "mps2_an385"
 SEED = 1
 
-#: TFLM as Cortex-M7 release firmware under QEMU mps2-an500, quoted from ANCHORS.md
-#: ("TFLM as Cortex-M7 firmware"): (code bytes = ROM - .tflite, RAM = data + bss,
-#: instructions per inference), reference kernels and CMSIS-NN kernels.
+#: TFLM as Cortex-M7 release firmware under QEMU mps2-an500 as ANCHORS.md ("TFLM as
+#: Cortex-M7 firmware") measured it elsewhere: (code bytes = ROM - .tflite, RAM = data +
+#: bss, instructions per inference), reference kernels and CMSIS-NN kernels; written
+#: into the JSON beside this run's own TFLM figures, for comparison.
 ANCHORS: dict[str, dict[str, tuple[int, int, int]]] = {
     "person_detect": {"ref": (35_312, 82_424, 96_633_912),
                       "cmsis": (69_496, 82_444, 22_714_693)},
@@ -499,8 +515,8 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
     try:
         lib = fw.library(variant)
         work.mkdir(parents=True, exist_ok=True)
-        probe_arena = row.tflm_min_arena or PROBE_ARENA
-        exe = tflm_firmware.build_firmware(lib, model, probe_arena, work / "probe", board)
+        harness = tflm_firmware.build_harness(lib, model, work)
+        exe = tflm_firmware.link_firmware(harness, row.tflm_min_arena or PROBE_ARENA, board)
         probe = tflm_firmware.run_firmware(exe, board, [], [], 1)
         if probe.exit_code != 0 or probe.arena_used is None:
             raise tflm_firmware.TflmUnavailable(_tflm_failure(probe))
@@ -512,7 +528,7 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
         out_files = [work / f"out{o}.bin" for o in range(len(expected))]
         arena = -(-probe.arena_used // 16) * 16
         for _ in range(4):  # TFLM's alignment may want a few bytes more
-            exe = tflm_firmware.build_firmware(lib, model, arena, work / "run", board)
+            exe = tflm_firmware.link_firmware(harness, arena, board)
             res = tflm_firmware.run_firmware(exe, board, in_files, out_files, k)
             if res.exit_code != tflm_firmware.EXIT_ALLOCATE:
                 break
@@ -567,6 +583,9 @@ def oracle_outputs(data: bytes, steps: list[list[Any]],
     import pickle
 
     import numpy as np
+    import tflite
+
+    n_out = tflite.Model.GetRootAsModel(data, 0).Subgraphs(0).OutputsLength()
 
     with tempfile.TemporaryDirectory(prefix="bench-oracle-") as tmp:
         dest = Path(tmp) / "out.pickle"
@@ -578,15 +597,12 @@ def oracle_outputs(data: bytes, steps: list[list[Any]],
 
                 interp = runtime.Interpreter.from_bytes(
                     data, arena_size=max(arena or 0, 1 << 20) * 2)
-                outs: list[bytes] = []
+                outs = [b""] * n_out
                 for step in steps:
                     for i, x in enumerate(step):
                         interp.set_input(np.ascontiguousarray(x), i)
                     interp.invoke()
-                    n = len(interp.get_output_details())
-                    if not outs:
-                        outs = [b""] * n
-                    for o in range(n):
+                    for o in range(n_out):
                         outs[o] += np.ascontiguousarray(interp.get_output(o)).tobytes()
                 dest.write_bytes(pickle.dumps(outs))
                 code = 0
@@ -934,6 +950,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="nnopt alone: no TFLM firmware, no TFLM min-arena bisection")
     p.add_argument("--no-tflm-firmware", action="store_true",
                    help="no TFLM firmware (the min-arena bisection still runs)")
+    p.add_argument("--no-tflm-min-arena", action="store_true",
+                   help="no min-arena bisection with the Python interpreter (the TFLM "
+                   "firmware still runs, with its own 32-bit arena)")
     p.add_argument("--tflm-dir", type=Path,
                    help="tflite-micro source (default: the Zephyr workspace's module, "
                    "$NNOPT_ZEPHYR_WORKSPACE or the parent of $ZEPHYR_BASE)")
@@ -975,7 +994,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{', '.join(GROUPS)}", file=sys.stderr)
         return 2
     if args.models:
-        paths = [("", m.resolve()) for m in args.models]
+        paths = [(m.resolve().parent.name, m.resolve()) for m in args.models]
     elif args.all:
         paths = [(q.parent.name, q) for q in
                  sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))]
@@ -993,7 +1012,8 @@ def main(argv: list[str] | None = None) -> int:
     for group, path in paths:
         print(f"bench_firmware: {path.name}", file=sys.stderr, flush=True)
         base = root if path.is_relative_to(root) else path.parent
-        row = measure(path, base, m3=not args.no_m3, tflm=not args.no_tflm,
+        row = measure(path, base, m3=not args.no_m3,
+                      tflm=not (args.no_tflm or args.no_tflm_min_arena),
                       timeout_s=args.tflm_timeout, specialize=args.specialize,
                       group=group, fw=fw)
         rows.append(row)

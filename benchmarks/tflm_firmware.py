@@ -243,14 +243,30 @@ def _registrations(header_text: str, methods: Iterable[str]) -> set[str]:
     return out
 
 
+#: Support files (no ``Register_*``) every firmware links: kernel helpers of all ops
+#: and the compression hooks the core refers to.
+ALWAYS_KERNELS = ("kernel_util", "micro_tensor_utils", "decompress", "decompress_common")
+#: Support files named after no kernel, by the kernel that uses them.
+SUPPORT_OF = {"lstm_eval": "unidirectional_sequence_lstm",
+              "lstm_eval_common": "unidirectional_sequence_lstm",
+              "activations_common": "activations"}
+
+
 def select_kernels(sources: Sequence[str], registrations: set[str], tree: Path) -> list[str]:
     """The kernel files of ``sources`` a firmware with ``registrations`` links: those that
-    define one of them, and every support file (one defining no ``Register_*``)."""
-    keep = []
+    define one of them, the support files of those (``conv_common.cc`` of ``conv.cc``,
+    :data:`SUPPORT_OF`) and :data:`ALWAYS_KERNELS`; not TFLM's test helper
+    (``kernel_runner.cc``)."""
+    defines: dict[str, set[str]] = {}
     for f in sources:
         text = (tree / f).read_text(errors="replace")
-        defined = set(re.findall(r"TFLMRegistration\s+Register_(\w+)\(\s*\)\s*\{", text))
-        if not defined or defined & registrations:
+        defines[f] = set(re.findall(r"TFLMRegistration\s+Register_(\w+)\(\s*\)\s*\{", text))
+    used = {Path(f).stem for f, regs in defines.items() if regs & registrations}
+    keep = []
+    for f, regs in defines.items():
+        stem = Path(f).stem
+        owner = SUPPORT_OF.get(stem, stem.removesuffix("_common"))
+        if (regs & registrations) or (not regs and (stem in ALWAYS_KERNELS or owner in used)):
             keep.append(f)
     return keep
 
@@ -343,10 +359,10 @@ def resolver_calls(ops: Sequence[str], methods: dict[str, str]) -> list[str]:
     return [methods[o] for o in ops]
 
 
-def harness_source(methods: Sequence[str], arena_bytes: int, model_path: Path,
+def harness_source(methods: Sequence[str], model_path: Path, resource_variables: int = 0,
                    template: str | None = None) -> str:
-    """The C++ harness for one model: ``methods`` registered, a static arena of
-    ``arena_bytes``, the model file included as a const array."""
+    """The C++ harness for one model: ``methods`` registered, room for
+    ``resource_variables``, the model file included as a const array."""
     text = template if template is not None else HARNESS_TEMPLATE.read_text()
     adds = "\n".join(f"  if (resolver.{m}() != kTfLiteOk) {{ return fail(\"{m}\", "
                      "EXIT_RESOLVER); }" for m in methods)
@@ -356,7 +372,7 @@ def harness_source(methods: Sequence[str], arena_bytes: int, model_path: Path,
                               "(it goes into an assembler string)")
     return (text.replace("@N_OPS@", str(max(1, len(methods))))
             .replace("@ADD_OPS@", adds)
-            .replace("@ARENA_BYTES@", str(arena_bytes))
+            .replace("@N_RESOURCES@", str(resource_variables))
             .replace("@MODEL_PATH@", path))
 
 
@@ -401,24 +417,28 @@ def _machine_flags(board: Board) -> list[str]:
                     else ["-mfloat-abi=soft"])
 
 
-def build_firmware(lib: Library, model: Path, arena_bytes: int, workdir: Path,
-                   board: Board) -> Path:
-    """The ELF of ``model`` run by ``lib`` with a static arena of ``arena_bytes``, linked
-    like nnopt's firmware for ``board`` (nnrt startup, port and linker script)."""
-    from nnopt.firmware.toolchain import BuildSpec, build
+@dataclass(frozen=True)
+class Harness:
+    """One model's compiled C++ harness for one library variant."""
+
+    lib: Library
+    archive: Path  # the harness object, archived
+
+
+def build_harness(lib: Library, model: Path, workdir: Path) -> Harness:
+    """Compile the C++ harness of ``model`` for ``lib`` (TFLM's own compiler flags);
+    raises :class:`TflmUnavailable` when TFLM lacks one of its operators."""
     from nnopt.paths import nnrt_include_dirs
 
     data = model.read_bytes()
     header = (lib.tree / RESOLVER_H).read_text()
     methods = resolver_calls(model_operators(data), resolver_methods(header))
     workdir.mkdir(parents=True, exist_ok=True)
-    src = workdir / f"tflm_harness_{lib.variant}.cc"
     safe = workdir / "model.tflite"  # a path without characters to escape
     safe.unlink(missing_ok=True)
     safe.symlink_to(model.resolve())
-    text = harness_source(methods, arena_bytes, safe)
-    text = text.replace("@N_RESOURCES@", str(resource_variables(data)))
-    src.write_text(text)
+    src = workdir / f"tflm_harness_{lib.variant}.cc"
+    src.write_text(harness_source(methods, safe, resource_variables(data)))
     obj = src.with_suffix(".o")
     # TFLM's own flags (its -mcpu/-mfpu/-mfloat-abi: the ABI of its library)
     cmd = [CXX, *(f for f in lib.cxxflags if f != "-MD"), "-O2",
@@ -429,10 +449,20 @@ def build_firmware(lib: Library, model: Path, arena_bytes: int, workdir: Path,
     archive = workdir / f"libtflm_harness_{lib.variant}.a"
     archive.unlink(missing_ok=True)
     subprocess.run(["arm-none-eabi-ar", "rcs", str(archive), str(obj)], check=True)
+    return Harness(lib, archive)
+
+
+def link_firmware(harness: Harness, arena_bytes: int, board: Board) -> Path:
+    """The ELF of a harness with a static arena of ``arena_bytes``, linked like nnopt's
+    firmware for ``board`` (nnrt startup, port and linker script, newlib)."""
+    from nnopt.firmware.toolchain import BuildSpec, build
+
     supcxx = subprocess.run([CXX, *_machine_flags(board), "-print-file-name=libsupc++.a"],
                             capture_output=True, text=True, check=True).stdout.strip()
-    libs = [archive, lib.archive] + ([Path(supcxx)] if os.path.isabs(supcxx) else [])
+    libs = [harness.archive, harness.lib.archive] + (
+        [Path(supcxx)] if os.path.isabs(supcxx) else [])
     return build(BuildSpec(target="qemu-m7", sources=(TFLM_MAIN_C,), board=board,
+                           defines={"NNOPT_TFLM_ARENA_BYTES": str(arena_bytes)},
                            libraries=tuple(libs)))
 
 

@@ -73,16 +73,16 @@ def test_resolver_methods_of_tflm_header() -> None:
 
 def test_harness_source_fills_every_placeholder(tmp_path: Path) -> None:
     model = tmp_path / "my model.tflite"
-    text = tf.harness_source(["AddConv2D", "AddSoftmax"], 12_345, model)
-    assert "@" not in text.replace("@N_RESOURCES@", "")  # the one filled by build_firmware
+    text = tf.harness_source(["AddConv2D", "AddSoftmax"], model, 3)
+    assert "@" not in text
     assert "MicroMutableOpResolver<2> resolver;" in text
     assert "resolver.AddConv2D()" in text and "resolver.AddSoftmax()" in text
-    assert "kArenaBytes = 12345;" in text
+    assert "kResourceVariables = 3;" in text
     assert f'.incbin \\"{model}\\"' in text
     with pytest.raises(tf.TflmUnavailable, match="quote"):
-        tf.harness_source([], 16, tmp_path / 'a"b.tflite')
+        tf.harness_source([], tmp_path / 'a"b.tflite')
     # no operator: a resolver of one slot still compiles
-    assert "MicroMutableOpResolver<1>" in tf.harness_source([], 16, model)
+    assert "MicroMutableOpResolver<1>" in tf.harness_source([], model)
 
 
 def test_model_operators_of_a_shipped_model() -> None:
@@ -101,13 +101,16 @@ def test_select_kernels_keeps_used_and_support_files(tmp_path: Path) -> None:
     files = {
         "k/conv.cc": "TFLMRegistration Register_CONV_2D() { return x; }",
         "k/conv_common.cc": "int helper() { return 0; }",
+        "k/kernel_util.cc": "int util() { return 0; }",
+        "k/kernel_runner.cc": "int test_helper() { return 0; }",
         "k/sin.cc": "TFLMRegistration Register_SIN() {\n return y; }",
+        "k/sin_common.cc": "int sin_helper() { return 0; }",
     }
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
-    assert tf.select_kernels(list(files), {"CONV_2D"}, tmp_path) == ["k/conv.cc",
-                                                                    "k/conv_common.cc"]
+    assert tf.select_kernels(list(files), {"CONV_2D"}, tmp_path) == [
+        "k/conv.cc", "k/conv_common.cc", "k/kernel_util.cc"]
 
 
 def test_find_sources_says_what_is_missing(tmp_path: Path) -> None:
