@@ -408,7 +408,7 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
             except NnoptError as err:
                 row.error = _first_line(err)
         if fw is not None:
-            for variant in tflm_firmware.VARIANTS:
+            for variant in fw.variants:
                 why = fw.reason or oracle_error
                 if why is None and not steps:
                     why = "no inputs: the model's graph cannot be read"
@@ -461,6 +461,7 @@ class TflmContext:
     reason: str | None
     cache: Path
     jobs: int = 2
+    variants: tuple[str, ...] = tflm_firmware.VARIANTS
     ops: set[str] = field(default_factory=set)  # operators of every model of the run
     libs: dict[str, tflm_firmware.Library | str] = field(default_factory=dict)
 
@@ -498,7 +499,8 @@ def tflm_context(args: argparse.Namespace, models: list[Path]) -> TflmContext | 
             ops.update(tflm_firmware.model_operators(m.read_bytes()))
         except Exception:  # not a .tflite: its row says so
             continue
-    return TflmContext(src, None, cache, jobs=args.jobs, ops=ops)
+    variants = tuple(v for v in tflm_firmware.VARIANTS if v in args.tflm_variants.split(","))
+    return TflmContext(src, None, cache, jobs=args.jobs, ops=ops, variants=variants)
 
 
 #: Probe arena of a TFLM firmware when the interpreter's (64-bit) minimum is unknown:
@@ -958,6 +960,8 @@ def main(argv: list[str] | None = None) -> int:
                    "$NNOPT_ZEPHYR_WORKSPACE or the parent of $ZEPHYR_BASE)")
     p.add_argument("--cmsis-nn-dir", type=Path, help="CMSIS-NN source (default: as --tflm-dir)")
     p.add_argument("--cmsis-dir", type=Path, help="CMSIS_6 source (default: as --tflm-dir)")
+    p.add_argument("--tflm-variants", default=",".join(tflm_firmware.VARIANTS),
+                   help="TFLM kernel variants to measure (default: %(default)s)")
     p.add_argument("--jobs", type=int, default=2, help="make -j of TFLM's library builds")
     p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")
     p.add_argument("--profile", type=Path, metavar="MODEL",

@@ -434,21 +434,32 @@ def build_harness(lib: Library, model: Path, workdir: Path) -> Harness:
     header = (lib.tree / RESOLVER_H).read_text()
     methods = resolver_calls(model_operators(data), resolver_methods(header))
     workdir.mkdir(parents=True, exist_ok=True)
-    safe = workdir / "model.tflite"  # a path without characters to escape
-    safe.unlink(missing_ok=True)
-    safe.symlink_to(model.resolve())
+    # the model under a name without characters to escape, by content
+    safe = lib.tree / "harness" / "models" / f"{hashlib.sha256(data).hexdigest()[:24]}.tflite"
+    if not safe.is_file():
+        safe.parent.mkdir(parents=True, exist_ok=True)
+        safe.write_bytes(data)
     src = workdir / f"tflm_harness_{lib.variant}.cc"
-    src.write_text(harness_source(methods, safe, resource_variables(data)))
-    obj = src.with_suffix(".o")
+    text = harness_source(methods, safe, resource_variables(data))
+    src.write_text(text)
     # TFLM's own flags (its -mcpu/-mfpu/-mfloat-abi: the ABI of its library)
-    cmd = [CXX, *(f for f in lib.cxxflags if f != "-MD"), "-O2",
-           *(f"-I{d}" for d in nnrt_include_dirs()), "-c", str(src), "-o", str(obj)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=workdir)
+    flags = [*(f for f in lib.cxxflags if f != "-MD"), "-O2",
+             *(f"-I{d}" for d in nnrt_include_dirs())]
+    # cached by the harness text, the model bytes, the flags and the compiler
+    h = hashlib.sha256("\0".join([text, *flags, str(shutil.which(CXX))]).encode())
+    archive = lib.tree / "harness" / f"{h.hexdigest()[:24]}.a"
+    if archive.is_file():
+        return Harness(lib, archive)
+    obj = src.with_suffix(".o")
+    proc = subprocess.run([CXX, *flags, "-c", str(src), "-o", str(obj)], capture_output=True,
+                          text=True, check=False, cwd=workdir)
     if proc.returncode != 0:
         raise TflmUnavailable(f"TFLM harness does not compile: {proc.stderr.strip()[-600:]}")
-    archive = workdir / f"libtflm_harness_{lib.variant}.a"
-    archive.unlink(missing_ok=True)
-    subprocess.run(["arm-none-eabi-ar", "rcs", str(archive), str(obj)], check=True)
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    tmp = archive.with_suffix(".tmp.a")
+    tmp.unlink(missing_ok=True)
+    subprocess.run(["arm-none-eabi-ar", "rcs", str(tmp), str(obj)], check=True)
+    os.replace(tmp, archive)
     return Harness(lib, archive)
 
 

@@ -75,7 +75,7 @@ def test_harness_source_fills_every_placeholder(tmp_path: Path) -> None:
     model = tmp_path / "my model.tflite"
     text = tf.harness_source(["AddConv2D", "AddSoftmax"], model, 3)
     assert "@" not in text
-    assert "MicroMutableOpResolver<2> resolver;" in text
+    assert "MicroMutableOpResolver<2>;" in text
     assert "resolver.AddConv2D()" in text and "resolver.AddSoftmax()" in text
     assert "kResourceVariables = 3;" in text
     assert f'.incbin \\"{model}\\"' in text
