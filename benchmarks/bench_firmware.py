@@ -469,8 +469,8 @@ class TflmContext:
         """The variant's library, built on first use; TflmUnavailable if it cannot be."""
         if variant not in self.libs:
             assert self.sources is not None
-            print(f"bench_firmware: building TFLM ({variant}) with its Makefile, once "
-                  f"(cache {self.cache})", file=sys.stderr, flush=True)
+            print(f"bench_firmware: TFLM {variant} library: TFLM's Makefile (built once, "
+                  f"then reused from {self.cache})", file=sys.stderr, flush=True)
             try:
                 self.libs[variant] = tflm_firmware.build_library(
                     self.sources, variant, self.cache, sorted(self.ops), jobs=self.jobs)
@@ -518,23 +518,20 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
         lib = fw.library(variant)
         work.mkdir(parents=True, exist_ok=True)
         harness = tflm_firmware.build_harness(lib, model, work)
-        exe = tflm_firmware.link_firmware(harness, row.tflm_min_arena or PROBE_ARENA, board)
+        probe_arena = row.tflm_min_arena or PROBE_ARENA
+        exe = tflm_firmware.link_firmware(harness, probe_arena, board)
         probe = tflm_firmware.run_firmware(exe, board, [], [], 1)
         if probe.exit_code != 0 or probe.arena_used is None:
             raise tflm_firmware.TflmUnavailable(_tflm_failure(probe))
+        arena = smallest_arena(harness, board, probe.arena_used, probe_arena)
         in_files = []
         for i, blob in enumerate(inputs):
             f = work / f"in{i}.bin"
             f.write_bytes(blob)
             in_files.append(f)
         out_files = [work / f"out{o}.bin" for o in range(len(expected))]
-        arena = -(-probe.arena_used // 16) * 16
-        for _ in range(4):  # TFLM's alignment may want a few bytes more
-            exe = tflm_firmware.link_firmware(harness, arena, board)
-            res = tflm_firmware.run_firmware(exe, board, in_files, out_files, k)
-            if res.exit_code != tflm_firmware.EXIT_ALLOCATE:
-                break
-            arena += 16
+        exe = tflm_firmware.link_firmware(harness, arena, board)
+        res = tflm_firmware.run_firmware(exe, board, in_files, out_files, k)
         if res.exit_code != 0 or res.instructions is None:
             raise tflm_firmware.TflmUnavailable(_tflm_failure(res))
     except tflm_firmware.TflmUnavailable as err:
@@ -557,6 +554,33 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
     setattr(row, p + "bit_exact", diff is None)
     if diff is not None:
         setattr(row, p + "error", f"output differs from the interpreter's: {diff}")
+
+
+def smallest_arena(harness: tflm_firmware.Harness, board: Board, used: int,
+                   known_ok: int) -> int:
+    """The smallest static arena (16-byte steps) with which the firmware allocates its
+    tensors: ``arena_used_bytes()`` of a probe with a larger one, else searched upwards
+    (steps doubling) and bisected back down, below ``known_ok`` (which allocates)."""
+    def allocates(n: int) -> bool:
+        exe = tflm_firmware.link_firmware(harness, n, board)
+        return tflm_firmware.run_firmware(exe, board, [], [], 1).exit_code == 0
+
+    lo = -(-used // 16) * 16
+    if allocates(lo):
+        return lo
+    step, hi = 16, known_ok
+    while lo + step < known_ok:
+        if allocates(lo + step):
+            hi = lo + step
+            break
+        lo, step = lo + step, step * 2
+    while hi - lo > 16:  # lo fails, hi allocates
+        mid = (lo + hi) // 32 * 16
+        if allocates(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def _tflm_failure(res: tflm_firmware.FirmwareRun) -> str:
