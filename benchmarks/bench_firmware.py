@@ -66,6 +66,7 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -558,13 +559,19 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
 
 def smallest_arena(harness: tflm_firmware.Harness, board: Board, used: int,
                    known_ok: int) -> int:
-    """The smallest static arena (16-byte steps) with which the firmware allocates its
-    tensors: ``arena_used_bytes()`` of a probe with a larger one, else searched upwards
-    (steps doubling) and bisected back down, below ``known_ok`` (which allocates)."""
+    """The smallest static arena with which the firmware allocates its tensors
+    (:func:`search_arena`, each probe a link and a QEMU run without inference)."""
     def allocates(n: int) -> bool:
         exe = tflm_firmware.link_firmware(harness, n, board)
         return tflm_firmware.run_firmware(exe, board, [], [], 1).exit_code == 0
 
+    return search_arena(allocates, used, known_ok)
+
+
+def search_arena(allocates: Callable[[int], bool], used: int, known_ok: int) -> int:
+    """The smallest multiple of 16 ``n`` with ``allocates(n)``, from ``used`` (TFLM's
+    ``arena_used_bytes()``, usually enough) up (steps doubling) and bisected back down,
+    below ``known_ok`` (which allocates); assumes more arena never fails."""
     lo = -(-used // 16) * 16
     if allocates(lo):
         return lo

@@ -214,3 +214,17 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
     assert bf.plot(_rows(), dest)
     assert dest.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not bf.plot(_rows()[2:], tmp_path / "none.png")
+
+
+@pytest.mark.parametrize("need", [2_580, 2_592, 2_704, 2_720, 3_012, 4_000, 65_536])
+def test_search_arena_finds_the_smallest(need: int) -> None:
+    tried: list[int] = []
+
+    def allocates(n: int) -> bool:
+        tried.append(n)
+        return n >= need
+
+    got = bf.search_arena(allocates, 2_580, 65_536)
+    assert got == -(-need // 16) * 16
+    assert all(n % 16 == 0 for n in tried)
+    assert len(tried) < 2 * 13  # doubling up, bisecting down: logarithmic
