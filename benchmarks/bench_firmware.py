@@ -1061,10 +1061,16 @@ def main(argv: list[str] | None = None) -> int:
     for group, path in paths:
         print(f"bench_firmware: {path.name}", file=sys.stderr, flush=True)
         base = root if path.is_relative_to(root) else path.parent
-        row = measure(path, base, m3=not args.no_m3,
-                      tflm=not (args.no_tflm or args.no_tflm_min_arena),
-                      timeout_s=args.tflm_timeout, specialize=args.specialize,
-                      group=group, fw=fw)
+        try:
+            row = measure(path, base, m3=not args.no_m3,
+                          tflm=not (args.no_tflm or args.no_tflm_min_arena),
+                          timeout_s=args.tflm_timeout, specialize=args.specialize,
+                          group=group, fw=fw)
+        except Exception as err:  # a bug or a model nothing reads: its row, not the run
+            print(f"bench_firmware: {path.name}: {type(err).__name__}: {err}",
+                  file=sys.stderr)
+            row = Row(model=path.stem, path=os.fspath(path), ops=0, macs=0, group=group,
+                      error=f"{type(err).__name__}: {str(err)[:160]}")
         rows.append(row)
         if args.json:  # after every model: a long run keeps what it measured
             write_doc(rows, args.json)
