@@ -395,7 +395,7 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
         row.ops = len(source.ops)
     if tflm:
         row.tflm_min_arena, row.tflm_error = tflm_min_arena(path, timeout_s)
-    expected: list[bytes] | None = None
+    expected: Oracle | None = None
     oracle_error: str | None = None
     if steps:
         expected, oracle_error = oracle_outputs(data, steps, row.tflm_min_arena)
@@ -510,7 +510,7 @@ PROBE_ARENA = 360 * 1024
 
 
 def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: list[bytes],
-                 expected: list[bytes], k: int, work: Path) -> None:
+                 expected: Oracle, k: int, work: Path) -> None:
     """TFLM (``variant``) firmware of one model: a probe build reads the arena TFLM
     needs on the 32-bit target, the measured build has exactly that arena."""
     p = f"tflm_{variant}_"
@@ -530,7 +530,7 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
             f = work / f"in{i}.bin"
             f.write_bytes(blob)
             in_files.append(f)
-        out_files = [work / f"out{o}.bin" for o in range(len(expected))]
+        out_files = [work / f"out{o}.bin" for o in range(len(expected.outputs))]
         exe = tflm_firmware.link_firmware(harness, arena, board)
         res = tflm_firmware.run_firmware(exe, board, in_files, out_files, k)
         if res.exit_code != 0 or res.instructions is None:
@@ -595,21 +595,37 @@ def _tflm_failure(res: tflm_firmware.FirmwareRun) -> str:
     return f"TFLM firmware exit {res.exit_code}: {last[:160]}"
 
 
-def compare_outputs(got: list[bytes], expected: list[bytes]) -> str | None:
-    """None when every output is byte-identical, else what differs."""
-    if len(got) != len(expected):
-        return f"{len(got)} outputs, the interpreter has {len(expected)}"
-    for o, (a, b) in enumerate(zip(got, expected, strict=True)):
+@dataclass(frozen=True)
+class Oracle:
+    """The interpreter's outputs (each output's invocations back to back) and their
+    numpy dtypes."""
+
+    outputs: list[bytes]
+    dtypes: list[str]
+
+
+def compare_outputs(got: list[bytes], expected: Oracle) -> str | None:
+    """None when every output is byte-identical, else what differs (bytes, and the
+    largest difference of the values)."""
+    import numpy as np
+
+    if len(got) != len(expected.outputs):
+        return f"{len(got)} outputs, the interpreter has {len(expected.outputs)}"
+    for o, (a, b) in enumerate(zip(got, expected.outputs, strict=True)):
         if len(a) != len(b):
             return f"output {o}: {len(a)} bytes, the interpreter's {len(b)}"
         if a != b:
             n = sum(x != y for x, y in zip(a, b, strict=True))
-            return f"output {o}: {n} of {len(a)} bytes differ"
+            dt = np.dtype(expected.dtypes[o])
+            va = np.frombuffer(a, dt).astype(np.float64)
+            vb = np.frombuffer(b, dt).astype(np.float64)
+            return (f"output {o}: {n} of {len(a)} bytes differ, max |diff| "
+                    f"{float(np.max(np.abs(va - vb))):.3g} ({dt})")
     return None
 
 
 def oracle_outputs(data: bytes, steps: list[list[Any]],
-                   arena: int | None) -> tuple[list[bytes] | None, str | None]:
+                   arena: int | None) -> tuple[Oracle | None, str | None]:
     """The tflite-micro Python interpreter's outputs for ``steps`` (one list of input
     arrays per invocation, state carried over), each output's invocations back to back;
     run in a forked child (the interpreter can crash). (None, reason) on failure."""
@@ -631,13 +647,16 @@ def oracle_outputs(data: bytes, steps: list[list[Any]],
                 interp = runtime.Interpreter.from_bytes(
                     data, arena_size=max(arena or 0, 1 << 20) * 2)
                 outs = [b""] * n_out
+                dtypes = [""] * n_out
                 for step in steps:
                     for i, x in enumerate(step):
                         interp.set_input(np.ascontiguousarray(x), i)
                     interp.invoke()
                     for o in range(n_out):
-                        outs[o] += np.ascontiguousarray(interp.get_output(o)).tobytes()
-                dest.write_bytes(pickle.dumps(outs))
+                        y = np.ascontiguousarray(interp.get_output(o))
+                        outs[o] += y.tobytes()
+                        dtypes[o] = y.dtype.str
+                dest.write_bytes(pickle.dumps((outs, dtypes)))
                 code = 0
             except Exception as err:  # any failure: reported by the parent
                 dest.with_suffix(".err").write_text(f"{type(err).__name__}: {err}")
@@ -645,7 +664,8 @@ def oracle_outputs(data: bytes, steps: list[list[Any]],
                 os._exit(code)
         _, status = os.waitpid(pid, 0)
         if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and dest.is_file():
-            return list(pickle.loads(dest.read_bytes())), None
+            outs, dtypes = pickle.loads(dest.read_bytes())
+            return Oracle(list(outs), list(dtypes)), None
         err_file = dest.with_suffix(".err")
         why = err_file.read_text()[:200] if err_file.is_file() else f"status {status}"
         return None, f"tflite-micro interpreter fails: {why}"

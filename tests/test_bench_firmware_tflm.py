@@ -10,6 +10,7 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from nnopt.paths import find_model
@@ -203,10 +204,16 @@ def test_json_rows_carry_the_contract_fields(tmp_path: Path) -> None:
 
 
 def test_compare_outputs() -> None:
-    assert bf.compare_outputs([b"ab", b"c"], [b"ab", b"c"]) is None
-    assert bf.compare_outputs([b"ab"], [b"ax"]) == "output 0: 1 of 2 bytes differ"
-    assert bf.compare_outputs([b"ab"], [b"ab", b"c"]) == "1 outputs, the interpreter has 2"
-    assert bf.compare_outputs([b"a"], [b"ab"]) == "output 0: 1 bytes, the interpreter's 2"
+    ab = bf.Oracle([b"ab", b"c"], ["|i1", "|i1"])
+    assert bf.compare_outputs([b"ab", b"c"], ab) is None
+    assert bf.compare_outputs([b"ax", b"c"], ab) == (
+        "output 0: 1 of 2 bytes differ, max |diff| 22 (int8)")
+    assert bf.compare_outputs([b"ab"], ab) == "1 outputs, the interpreter has 2"
+    assert bf.compare_outputs([b"a", b"c"], ab) == "output 0: 1 bytes, the interpreter's 2"
+    f32 = bf.Oracle([np.array([1.0, 2.0], np.float32).tobytes()], ["<f4"])
+    got = [np.array([1.0, 2.5], np.float32).tobytes()]
+    assert bf.compare_outputs(got, f32) == (
+        "output 0: 1 of 8 bytes differ, max |diff| 0.5 (float32)")
 
 
 def test_plot_writes_a_png(tmp_path: Path) -> None:
