@@ -351,6 +351,32 @@ def _stateful_tflite(data: bytes) -> bool:
     return tflm_firmware.resource_variables(data) > 0
 
 
+_NP_TYPES = {0: "float32", 1: "float16", 2: "int32", 3: "uint8", 4: "int64", 6: "bool",
+             7: "int16", 9: "int8"}  # tflite.TensorType -> numpy
+
+
+def flatbuffer_inputs(data: bytes, seed: int) -> list[Any]:
+    """Random inputs as :func:`nnopt.inputs.random_inputs` draws them (integers over their
+    range, floats from N(0, 1)), from the .tflite's input tensors: for models whose graph
+    nnopt cannot read (TFLM may still run them)."""
+    import numpy as np
+    import tflite
+
+    sg = tflite.Model.GetRootAsModel(data, 0).Subgraphs(0)
+    rng = np.random.default_rng(seed)
+    out: list[Any] = []
+    for i in range(sg.InputsLength()):
+        t = sg.Tensors(sg.Inputs(i))
+        dt = np.dtype(_NP_TYPES.get(t.Type(), "float32"))
+        shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            out.append(rng.integers(int(info.min), int(info.max) + 1, size=shape, dtype=dt))
+        else:
+            out.append(rng.standard_normal(shape).astype(dt))
+    return out
+
+
 def _first_line(err: BaseException) -> str:
     msg = err.message if isinstance(err, NnoptError) else str(err)
     return (msg.strip().splitlines() or [type(err).__name__])[0][:200]
@@ -383,7 +409,8 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
     stateful = bool(pm.plan.state) if pm is not None else _stateful_tflite(data)
     k = STATEFUL_INVOCATIONS if stateful else 1
     row.invocations = k
-    steps = [random_inputs(source, SEED + j) for j in range(k)] if source is not None else []
+    steps = ([random_inputs(source, SEED + j) for j in range(k)] if source is not None
+             else [flatbuffer_inputs(data, SEED + j) for j in range(k)])
     inputs = [b"".join(s[i].tobytes() for s in steps) for i in range(len(steps[0]))] \
         if steps else []
     if pm is not None:

@@ -235,3 +235,16 @@ def test_search_arena_finds_the_smallest(need: int) -> None:
     assert got == -(-need // 16) * 16
     assert all(n % 16 == 0 for n in tried)
     assert len(tried) < 2 * 13  # doubling up, bisecting down: logarithmic
+
+
+def test_flatbuffer_inputs_match_nnopt_random_inputs() -> None:
+    from nnopt.frontend.tflite import load_model_bytes
+    from nnopt.inputs import random_inputs
+
+    path = find_model("kws_ref_model.tflite")
+    assert path is not None
+    data = path.read_bytes()
+    ours = bf.flatbuffer_inputs(data, 3)
+    ref = random_inputs(load_model_bytes(data), 3)
+    assert len(ours) == len(ref) == 1
+    assert ours[0].dtype == ref[0].dtype and np.array_equal(ours[0], ref[0])
