@@ -671,8 +671,15 @@ def oracle_outputs(data: bytes, steps: list[list[Any]],
             try:
                 from tflite_micro.python.tflite_micro import runtime
 
-                interp = runtime.Interpreter.from_bytes(
-                    data, arena_size=max(arena or 0, 1 << 20) * 2)
+                size = max(arena or 0, 1 << 20) * 2
+                while True:  # grown x4 on allocation failure, up to 1 GiB
+                    try:
+                        interp = runtime.Interpreter.from_bytes(data, arena_size=size)
+                        break
+                    except RuntimeError:
+                        if size >= 1 << 30:
+                            raise
+                        size *= 4
                 outs = [b""] * n_out
                 dtypes = [""] * n_out
                 for step in steps:
