@@ -80,7 +80,7 @@ from nnopt.driver import generate
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError, NnoptError
 from nnopt.firmware.toolchain import BuildSpec, Target, build, default_cache_dir, run
-from nnopt.frontend.tflite import load_model_bytes
+from nnopt.frontend.tflite import load_model_bytes, model_name
 from nnopt.inputs import random_inputs
 from nnopt.ir import ConvOptions, Graph
 from nnopt.lowering.conv import out_size_and_padding
@@ -389,10 +389,10 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
     variants) from the same inputs, all checked against the tflite-micro interpreter.
     What cannot be measured is recorded in the row (``error``, ``tflm_*_error``)."""
     data = path.read_bytes()
-    name = path.stem
+    name = model_name(path)  # a C identifier (oww_hey_rhasspy_v0.1 has a dot)
     m7 = load_board(M7_BOARD)
     rel = os.fspath(path.relative_to(root)) if path.is_relative_to(root) else os.fspath(path)
-    row = Row(model=name, path=rel, ops=0, macs=0, group=group, specialize=specialize)
+    row = Row(model=path.stem, path=rel, ops=0, macs=0, group=group, specialize=specialize)
     pm: PlannedModel | None = None
     try:
         pm = _plan(data, name, m7, specialize=specialize)
@@ -473,7 +473,7 @@ def _measure_nnopt(row: Row, pm: PlannedModel, inputs: list[bytes], data: bytes,
     row.code_bytes = row.rom_bytes - row.model_const_bytes
     if m3:
         board3 = load_board(M3_BOARD)
-        pm3 = _plan(data, row.model, board3, specialize=specialize)
+        pm3 = _plan(data, pm.plan.model, board3, specialize=specialize)
         res3 = run_planned(pm3, inputs, target="qemu-m3", board=board3, workdir=tmp / "m3")
         row.m3_instructions = res3.instructions
     return list(res.outputs)
