@@ -1,44 +1,59 @@
 #!/usr/bin/env python3
-"""nnopt firmware against TensorFlow Lite Micro: speed, ROM and RAM per model.
+"""nnopt firmware against TensorFlow Lite Micro firmware: speed, ROM and RAM per model.
 
-For every model that fits nucleo_f767zi (default: the five models of ANCHORS.md's TFLM
-firmware table, then every model of MODELS_DIR/families/ that nnopt imports and can
-compile, so family models join as their operators land; ``--no-families`` for the
-anchors alone; ``--all`` for every ``*.tflite`` under MODELS_DIR), in one run:
+For every model it lists (default: the groups ``anchors`` = the five models of
+ANCHORS.md's TFLM firmware table, ``families`` = MODELS_DIR/families/, ``keras``,
+``realworld`` = the shared real-world .tflite models, ``stateful`` = the SVDF and LSTM
+models of ``models/``; ``--groups`` picks and orders them, ``--no-families`` is the
+anchors alone, ``--stateful`` the stateful ones alone, ``--all`` every ``*.tflite``
+under MODELS_DIR), in one run, from the same random inputs (seed 1):
 
-- **instructions per inference** of nnopt's generated firmware under QEMU with
+- **nnopt**: instructions per inference of its generated firmware under QEMU with
   ``-icount shift=0`` (SysTick, 40-instruction resolution, deterministic): Cortex-M7
-  (``qemu-m7``, board nucleo_f767zi, DSP/SIMD kernels) and Cortex-M3 (``qemu-m3``, board
-  mps2_an385, no DSP extension: the portable C kernels). Same random input (seed 1).
-- **ROM / RAM** of the M7 ELF from :func:`nnopt.elfcheck.check_elf` (the real board's
-  regions): ROM = text + rodata (weights included) + data load image, RAM = data + bss
-  (arena included), without the stack reservation (stack measured separately by the
-  harness on QEMU is not included either side; TFLM's table lists its stack apart).
+  (``qemu-m7``, board nucleo_f767zi, DSP/SIMD kernels) and Cortex-M3 (``qemu-m3``,
+  board mps2_an385, the portable C kernels; ``--no-m3`` skips it).
+- **TFLM** as the same kind of Cortex-M7 firmware, reference kernels and CMSIS-NN
+  kernels (:mod:`tflm_firmware`): TFLM's library built by its own Makefile
+  (``cortex_m_generic``, ``cortex-m7+fp``, ``BUILD_TYPE=release``) once per variant
+  from the local tflite-micro / CMSIS-NN / CMSIS_6 source (``--tflm-dir``,
+  ``--cmsis-nn-dir``, ``--cmsis-dir``; default the Zephyr workspace of
+  ``NNOPT_ZEPHYR_WORKSPACE`` or ``ZEPHYR_BASE``); per model a C++ harness with the model
+  as a const array, a ``MicroMutableOpResolver`` of its operators and a static arena of
+  exactly what ``arena_used_bytes()`` reports on the 32-bit target (a probe build reads
+  it), linked with the same startup, port and linker script as nnopt's firmware and
+  counted the same way (around ``Invoke()``). Without the source, the TFLM columns are
+  empty and say what is missing; nnopt's are measured all the same.
+- **bit-exact**: the outputs of both, every invocation, against the ``tflite-micro``
+  Python interpreter's.
+- **ROM / RAM** from :func:`nnopt.elfcheck.check_elf` on each ELF (the real board's
+  regions): ROM = text + rodata (weights or the whole .tflite included) + data load
+  image, RAM = data + bss (arena included), without the stack reservation.
 - **runtime code**: bytes of code and read-only data the linker took from the nnrt
-  runtime library (``libnnrt.a``: kernels and core), from the link map; the firmware
-  harness, the bare-metal port and newlib are not in it. "code" = ROM minus the
-  model's constant data (weights and per-op parameters) = everything TFLM's "code"
-  column (ROM minus the .tflite) also holds (harness, port, libc included).
+  runtime library (``libnnrt.a``: kernels and core), from the link map; "code" = ROM
+  minus the model's constant data (weights and per-op parameters) = everything TFLM's
+  "code" column (ROM minus the .tflite) also holds (harness, port, libc included).
 - **TFLM min arena**: the smallest ``arena_size`` with which the ``tflite-micro`` Python
   interpreter loads the model and runs one inference, found by bisection (a 64-bit host
-  figure: its persistent part is larger than on a 32-bit MCU; ANCHORS.md has the
-  32-bit firmware arena).
-- **TFLM firmware figures** (instructions, code size, RAM) quoted from
-  /work/shared/docs/ANCHORS.md (TFLM built as cortex-m7 release firmware and run under
-  the same QEMU; it cannot be rebuilt here), with the ratios ours / TFLM.
+  figure: its persistent part is larger than on a 32-bit MCU).
 
-Stateful models (variable tensors: SVDF, LSTM; ``--stateful`` measures TFLM's two
-keyword benchmark models and its MNIST LSTM, float32 and int8, shipped in ``models/``)
-run ``STATEFUL_INVOCATIONS`` inferences in sequence in one firmware run, the state
-carried over (instructions: the first); their table adds the persistent state beside the
-arena, against TFLM's minimum arena, which holds its variable tensors too.
+The ratios are nnopt / TFLM instructions, with a geometric mean per model group; a
+model one side cannot run (an operator it lacks, a board it does not fit, output that
+differs) keeps its row with the reason. ``--json PATH`` writes the rows (rewritten after
+every model), ``--plot PATH`` a PNG of the ratios per model.
+
+Stateful models (variable tensors: SVDF, LSTM; resource variables) run
+``STATEFUL_INVOCATIONS`` inferences in sequence in one firmware run, the state carried
+over (instructions: the first); their table adds the persistent state beside the arena.
 
 ``--profile MODEL`` prints instructions per operator instead (QEMU, one inference;
 the generated code is built with NNRT_TRACE and a harness that reads the instruction
 counter after every operator), with MACs and instructions per MAC.
 
-    python benchmarks/bench_firmware.py [--all | --stateful] [--no-families] [--models-dir DIR]
-                                        [--json PATH] [--no-tflm] [--no-m3]
+    python benchmarks/bench_firmware.py [MODEL ...] [--groups G,...] [--all | --stateful]
+                                        [--no-families] [--models-dir DIR] [--json PATH]
+                                        [--plot PATH] [--no-tflm] [--no-tflm-firmware]
+                                        [--tflm-dir DIR] [--cmsis-nn-dir DIR]
+                                        [--cmsis-dir DIR] [--jobs N] [--no-m3]
                                         [--profile MODEL]
 """
 
@@ -46,14 +61,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import tflm_firmware
 from common import run_worker
 
 from nnopt.boards import Board, load_board
@@ -61,11 +79,10 @@ from nnopt.budget import check_budget
 from nnopt.driver import generate
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError, NnoptError
-from nnopt.firmware.toolchain import BuildSpec, Target, build, run
-from nnopt.frontend.tflite import load_model_bytes
+from nnopt.firmware.toolchain import BuildSpec, Target, build, default_cache_dir, run
+from nnopt.frontend.tflite import load_model_bytes, model_name
 from nnopt.inputs import random_inputs
 from nnopt.ir import ConvOptions, Graph
-from nnopt.lowering import check_graph
 from nnopt.lowering.conv import out_size_and_padding
 from nnopt.lowering.specialize import SPECIALIZE_MODES, specialized_symbols
 from nnopt.passes.regions import op_macs
@@ -77,9 +94,10 @@ M7_BOARD = "nucleo_f767zi"
 M3_BOARD = "mps2_an385"
 SEED = 1
 
-#: TFLM as Cortex-M7 release firmware under QEMU mps2-an500, quoted from ANCHORS.md
-#: ("TFLM as Cortex-M7 firmware"): (code bytes = ROM - .tflite, RAM = data + bss,
-#: instructions per inference), reference kernels and CMSIS-NN kernels.
+#: TFLM as Cortex-M7 release firmware under QEMU mps2-an500 as ANCHORS.md ("TFLM as
+#: Cortex-M7 firmware") measured it elsewhere: (code bytes = ROM - .tflite, RAM = data +
+#: bss, instructions per inference), reference kernels and CMSIS-NN kernels; written
+#: into the JSON beside this run's own TFLM figures, for comparison.
 ANCHORS: dict[str, dict[str, tuple[int, int, int]]] = {
     "person_detect": {"ref": (35_312, 82_424, 96_633_912),
                       "cmsis": (69_496, 82_444, 22_714_693)},
@@ -113,7 +131,8 @@ class Row:
     path: str
     ops: int
     macs: int
-    m7_instructions: int | None = None
+    group: str = ""
+    instructions: int | None = None  # nnopt, Cortex-M7 (QEMU), the first invocation
     m3_instructions: int | None = None
     rom_bytes: int | None = None  # M7 ELF, all ROM regions
     ram_bytes: int | None = None  # M7 ELF, all RAM regions (stack reservation excluded)
@@ -131,7 +150,32 @@ class Row:
     specialized_symbols: dict[str, int] = field(default_factory=dict)
     state_bytes: int = 0  # persistent state (variable tensors), beside the arena
     invocations: int = 1  # inferences per firmware run (state carried over)
-    error: str | None = None
+    bit_exact: bool | None = None  # nnopt's outputs == the tflite-micro interpreter's
+    error: str | None = None  # why nnopt has no figures for this model
+    # TFLM as the same kind of M7 firmware (tflm_firmware.py), per kernel variant:
+    # instructions (first invocation), ROM (all flash regions) and RAM (data + bss,
+    # the arena included, stack reservation excluded) of its ELF, its 32-bit arena
+    # (arena_used_bytes(), with which the firmware was linked), the ROM minus the
+    # .tflite array, stack used, whether its outputs match the interpreter's, or why
+    # it could not be measured
+    tflm_cmsis_nn_instructions: int | None = None
+    tflm_cmsis_nn_rom_bytes: int | None = None
+    tflm_cmsis_nn_ram_bytes: int | None = None
+    tflm_cmsis_nn_arena_bytes: int | None = None
+    tflm_cmsis_nn_code_bytes: int | None = None
+    tflm_cmsis_nn_stack_bytes: int | None = None
+    tflm_cmsis_nn_bit_exact: bool | None = None
+    tflm_cmsis_nn_error: str | None = None
+    tflm_ref_instructions: int | None = None
+    tflm_ref_rom_bytes: int | None = None
+    tflm_ref_ram_bytes: int | None = None
+    tflm_ref_arena_bytes: int | None = None
+    tflm_ref_code_bytes: int | None = None
+    tflm_ref_stack_bytes: int | None = None
+    tflm_ref_bit_exact: bool | None = None
+    tflm_ref_error: str | None = None
+    ratio_cmsis_nn: float | None = None  # instructions / tflm_cmsis_nn_instructions
+    ratio_ref: float | None = None  # instructions / tflm_ref_instructions
 
 
 def count_macs(g: Graph, ops: list[int] | None = None) -> int:
@@ -294,46 +338,402 @@ def _plan(data: bytes, name: str, board: Board, opts: PlanOptions | None = None,
     return pm
 
 
+def _stateful_tflite(data: bytes) -> bool:
+    """Whether a .tflite model keeps state between invocations (variable tensors or
+    resource variables), read from the flatbuffer (for models nnopt cannot plan)."""
+    import tflite
+
+    model = tflite.Model.GetRootAsModel(data, 0)
+    for k in range(model.SubgraphsLength()):
+        sg = model.Subgraphs(k)
+        if any(sg.Tensors(i).IsVariable() for i in range(sg.TensorsLength())):
+            return True
+    return tflm_firmware.resource_variables(data) > 0
+
+
+_NP_TYPES = {0: "float32", 1: "float16", 2: "int32", 3: "uint8", 4: "int64", 6: "bool",
+             7: "int16", 9: "int8"}  # tflite.TensorType -> numpy
+
+
+def flatbuffer_inputs(data: bytes, seed: int) -> list[Any]:
+    """Random inputs as :func:`nnopt.inputs.random_inputs` draws them (integers over their
+    range, floats from N(0, 1)), from the .tflite's input tensors: for models whose graph
+    nnopt cannot read (TFLM may still run them)."""
+    import numpy as np
+    import tflite
+
+    sg = tflite.Model.GetRootAsModel(data, 0).Subgraphs(0)
+    rng = np.random.default_rng(seed)
+    out: list[Any] = []
+    for i in range(sg.InputsLength()):
+        t = sg.Tensors(sg.Inputs(i))
+        dt = np.dtype(_NP_TYPES.get(t.Type(), "float32"))
+        shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            out.append(rng.integers(int(info.min), int(info.max) + 1, size=shape, dtype=dt))
+        else:
+            out.append(rng.standard_normal(shape).astype(dt))
+    return out
+
+
+def _first_line(err: BaseException) -> str:
+    msg = err.message if isinstance(err, NnoptError) else str(err)
+    return (msg.strip().splitlines() or [type(err).__name__])[0][:200]
+
+
 def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
-            specialize: str = "auto") -> Row:
+            specialize: str = "auto", group: str = "",
+            fw: TflmContext | None = None) -> Row:
+    """nnopt's firmware figures for one model and, with ``fw``, TFLM's (both kernel
+    variants) from the same inputs, all checked against the tflite-micro interpreter.
+    What cannot be measured is recorded in the row (``error``, ``tflm_*_error``)."""
     data = path.read_bytes()
-    name = path.stem
+    name = model_name(path)  # a C identifier (oww_hey_rhasspy_v0.1 has a dot)
     m7 = load_board(M7_BOARD)
-    pm = _plan(data, name, m7, specialize=specialize)
-    # a stateful model: several inferences in sequence (each input file holds them all)
-    k = STATEFUL_INVOCATIONS if pm.plan.state else 1
-    steps = [random_inputs(pm.source, SEED + j) for j in range(k)]
-    inputs = [b"".join(s[i].tobytes() for s in steps) for i in range(len(steps[0]))]
-    row = Row(model=name, path=os.fspath(path.relative_to(root)), ops=len(pm.graph.ops),
-              macs=count_macs(pm.graph), arena_bytes=pm.plan.arena_bytes,
-              scratch_bytes=sum(s.size for s in pm.plan.scratch), specialize=specialize,
-              state_bytes=pm.plan.state_bytes, invocations=k)
-    with tempfile.TemporaryDirectory(prefix="bench-fw-") as tmp:
-        res = run_planned(pm, inputs, target="qemu-m7", board=m7, workdir=Path(tmp) / "m7")
-        row.m7_instructions = res.instructions
-        assert res.executable is not None
-        report = check_elf(res.executable, m7)
-        row.rom_bytes = report.rom_used
-        stack = sum(s.size for s in report.sections if s.category == "stack")
-        row.stack_reserved = stack
-        row.ram_bytes = report.ram_used - stack
-        map_file = res.executable.parent / "firmware.map"
-        if map_file.is_file():
-            row.runtime_code_bytes, per = library_rom(map_file)
-            row.kernel_symbols = dict(sorted(per.items(), key=lambda kv: -kv[1]))
-        row.model_const_bytes = model_const_bytes(res.executable, pm.plan.model)
-        row.specialized_symbols = specialized_symbols(res.executable, pm.plan.model)
-        row.specialized_rom_bytes = sum(row.specialized_symbols.values())
-        row.code_bytes = row.rom_bytes - row.model_const_bytes
-        if m3:
-            board3 = load_board(M3_BOARD)
-            pm3 = _plan(data, name, board3, specialize=specialize)
-            res3 = run_planned(pm3, inputs, target="qemu-m3", board=board3,
-                               workdir=Path(tmp) / "m3")
-            row.m3_instructions = res3.instructions
+    rel = os.fspath(path.relative_to(root)) if path.is_relative_to(root) else os.fspath(path)
+    row = Row(model=path.stem, path=rel, ops=0, macs=0, group=group, specialize=specialize)
+    pm: PlannedModel | None = None
+    try:
+        pm = _plan(data, name, m7, specialize=specialize)
+    except BudgetError as err:
+        row.error = f"does not fit {M7_BOARD}: {_first_line(err)}"
+    except NnoptError as err:
+        row.error = _first_line(err)
+    try:
+        source = pm.source if pm is not None else load_model_bytes(data, name=name,
+                                                                    unsupported="plan")
+    except NnoptError as err:
+        source = None
+        row.error = row.error or _first_line(err)
+    stateful = bool(pm.plan.state) if pm is not None else _stateful_tflite(data)
+    k = STATEFUL_INVOCATIONS if stateful else 1
+    row.invocations = k
+    steps = ([random_inputs(source, SEED + j) for j in range(k)] if source is not None
+             else [flatbuffer_inputs(data, SEED + j) for j in range(k)])
+    inputs = [b"".join(s[i].tobytes() for s in steps) for i in range(len(steps[0]))] \
+        if steps else []
+    if pm is not None:
+        row.ops, row.macs = len(pm.graph.ops), count_macs(pm.graph)
+        row.arena_bytes = pm.plan.arena_bytes
+        row.scratch_bytes = sum(s.size for s in pm.plan.scratch)
+        row.state_bytes = pm.plan.state_bytes
+    elif source is not None:
+        row.ops = len(source.ops)
     if tflm:
         row.tflm_min_arena, row.tflm_error = tflm_min_arena(path, timeout_s)
+    expected: Oracle | None = None
+    oracle_error: str | None = None
+    if steps:
+        expected, oracle_error = oracle_outputs(data, steps, row.tflm_min_arena)
+    with tempfile.TemporaryDirectory(prefix="bench-fw-") as tmp:
+        if pm is not None:
+            try:
+                outs = _measure_nnopt(row, pm, inputs, data, Path(tmp), m3=m3,
+                                      specialize=specialize)
+                if expected is not None:
+                    row.bit_exact = compare_outputs(outs, expected) is None
+            except NnoptError as err:
+                row.error = _first_line(err)
+        if fw is not None:
+            for variant in fw.variants:
+                why = fw.reason or oracle_error
+                if why is None and not steps:
+                    why = "no inputs: the model's graph cannot be read"
+                if why is not None:
+                    setattr(row, f"tflm_{variant}_error", why)
+                    continue
+                assert expected is not None
+                measure_tflm(row, fw, variant, path, inputs, expected, k,
+                             Path(tmp) / f"tflm-{variant}")
+    row.ratio_cmsis_nn = ratio(row.instructions, row.tflm_cmsis_nn_instructions)
+    row.ratio_ref = ratio(row.instructions, row.tflm_ref_instructions)
     return row
+
+
+def _measure_nnopt(row: Row, pm: PlannedModel, inputs: list[bytes], data: bytes, tmp: Path,
+                   *, m3: bool, specialize: str) -> list[bytes]:
+    """Fill ``row`` with nnopt's firmware figures; return its outputs."""
+    m7 = load_board(M7_BOARD)
+    res = run_planned(pm, inputs, target="qemu-m7", board=m7, workdir=tmp / "m7")
+    row.instructions = res.instructions
+    assert res.executable is not None
+    report = check_elf(res.executable, m7)
+    row.rom_bytes = report.rom_used
+    stack = sum(s.size for s in report.sections if s.category == "stack")
+    row.stack_reserved = stack
+    row.ram_bytes = report.ram_used - stack
+    map_file = res.executable.parent / "firmware.map"
+    if map_file.is_file():
+        row.runtime_code_bytes, per = library_rom(map_file)
+        row.kernel_symbols = dict(sorted(per.items(), key=lambda kv: -kv[1]))
+    row.model_const_bytes = model_const_bytes(res.executable, pm.plan.model)
+    row.specialized_symbols = specialized_symbols(res.executable, pm.plan.model)
+    row.specialized_rom_bytes = sum(row.specialized_symbols.values())
+    row.code_bytes = row.rom_bytes - row.model_const_bytes
+    if m3:
+        board3 = load_board(M3_BOARD)
+        pm3 = _plan(data, pm.plan.model, board3, specialize=specialize)
+        res3 = run_planned(pm3, inputs, target="qemu-m3", board=board3, workdir=tmp / "m3")
+        row.m3_instructions = res3.instructions
+    return list(res.outputs)
+
+
+# ----- TFLM firmware, side by side -----
+
+@dataclass
+class TflmContext:
+    """Where TFLM's libraries come from (``reason``: why there are none)."""
+
+    sources: tflm_firmware.Sources | None
+    reason: str | None
+    cache: Path
+    jobs: int = 2
+    variants: tuple[str, ...] = tflm_firmware.VARIANTS
+    ops: set[str] = field(default_factory=set)  # operators of every model of the run
+    libs: dict[str, tflm_firmware.Library | str] = field(default_factory=dict)
+
+    def library(self, variant: str) -> tflm_firmware.Library:
+        """The variant's library, built on first use; TflmUnavailable if it cannot be."""
+        if variant not in self.libs:
+            assert self.sources is not None
+            print(f"bench_firmware: TFLM {variant} library: TFLM's Makefile (built once, "
+                  f"then reused from {self.cache})", file=sys.stderr, flush=True)
+            try:
+                self.libs[variant] = tflm_firmware.build_library(
+                    self.sources, variant, self.cache, sorted(self.ops), jobs=self.jobs)
+            except tflm_firmware.TflmUnavailable as err:
+                self.libs[variant] = str(err)
+        lib = self.libs[variant]
+        if isinstance(lib, str):
+            raise tflm_firmware.TflmUnavailable(lib)
+        return lib
+
+
+def tflm_context(args: argparse.Namespace, models: list[Path]) -> TflmContext | None:
+    """The TFLM side of the run from the command line (None: not asked for): its
+    libraries get the kernels of every operator of ``models``."""
+    if args.no_tflm or args.no_tflm_firmware:
+        return None
+    cache = default_cache_dir() / "tflm"
+    try:
+        src = tflm_firmware.find_sources(args.tflm_dir, args.cmsis_nn_dir, args.cmsis_dir)
+    except tflm_firmware.TflmUnavailable as err:
+        print(f"bench_firmware: TFLM firmware columns empty: {err}", file=sys.stderr)
+        return TflmContext(None, f"TFLM source missing: {err}", cache)
+    ops: set[str] = set()
+    for m in models:
+        try:
+            ops.update(tflm_firmware.model_operators(m.read_bytes()))
+        except Exception:  # not a .tflite: its row says so
+            continue
+    variants = tuple(v for v in tflm_firmware.VARIANTS if v in args.tflm_variants.split(","))
+    return TflmContext(src, None, cache, jobs=args.jobs, ops=ops, variants=variants)
+
+
+#: Probe arena of a TFLM firmware when the interpreter's (64-bit) minimum is unknown:
+#: what nucleo_f767zi's SRAM holds beside the stack and the harness.
+PROBE_ARENA = 360 * 1024
+
+
+def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: list[bytes],
+                 expected: Oracle, k: int, work: Path) -> None:
+    """TFLM (``variant``) firmware of one model: a probe build reads the arena TFLM
+    needs on the 32-bit target, the measured build has exactly that arena."""
+    p = f"tflm_{variant}_"
+    board = load_board(M7_BOARD)
+    try:
+        lib = fw.library(variant)
+        work.mkdir(parents=True, exist_ok=True)
+        harness = tflm_firmware.build_harness(lib, model, work)
+        probe_arena = row.tflm_min_arena or PROBE_ARENA
+        exe = tflm_firmware.link_firmware(harness, probe_arena, board)
+        probe = tflm_firmware.run_firmware(exe, board, [], [], 1)
+        if probe.exit_code != 0 or probe.arena_used is None:
+            raise tflm_firmware.TflmUnavailable(_tflm_failure(probe))
+        arena = smallest_arena(harness, board, probe.arena_used, probe_arena)
+        in_files = []
+        for i, blob in enumerate(inputs):
+            f = work / f"in{i}.bin"
+            f.write_bytes(blob)
+            in_files.append(f)
+        out_files = [work / f"out{o}.bin" for o in range(len(expected.outputs))]
+        exe = tflm_firmware.link_firmware(harness, arena, board)
+        res = tflm_firmware.run_firmware(exe, board, in_files, out_files, k)
+        if res.exit_code != 0 or res.instructions is None:
+            raise tflm_firmware.TflmUnavailable(_tflm_failure(res))
+    except tflm_firmware.TflmUnavailable as err:
+        setattr(row, p + "error", str(err)[:300])
+        return
+    except NnoptError as err:  # the link (does not fit the board) or QEMU
+        msg = _first_line(err)
+        setattr(row, p + "error", msg if "fit" in msg else f"firmware: {msg}")
+        return
+    report = check_elf(exe, board)
+    stack = sum(s.size for s in report.sections if s.category == "stack")
+    setattr(row, p + "instructions", res.instructions)
+    setattr(row, p + "rom_bytes", report.rom_used)
+    setattr(row, p + "ram_bytes", report.ram_used - stack)
+    setattr(row, p + "arena_bytes", arena)
+    setattr(row, p + "code_bytes", report.rom_used - tflm_firmware.model_array_bytes(exe))
+    setattr(row, p + "stack_bytes", res.stack)
+    got = [f.read_bytes() if f.is_file() else b"" for f in out_files]
+    diff = compare_outputs(got, expected)
+    setattr(row, p + "bit_exact", diff is None)
+    if diff is not None:
+        setattr(row, p + "error", f"output differs from the interpreter's: {diff}")
+
+
+def smallest_arena(harness: tflm_firmware.Harness, board: Board, used: int,
+                   known_ok: int) -> int:
+    """The smallest static arena with which the firmware allocates its tensors
+    (:func:`search_arena`, each probe a link and a QEMU run without inference)."""
+    def allocates(n: int) -> bool:
+        exe = tflm_firmware.link_firmware(harness, n, board)
+        return tflm_firmware.run_firmware(exe, board, [], [], 1).exit_code == 0
+
+    return search_arena(allocates, used, known_ok)
+
+
+def search_arena(allocates: Callable[[int], bool], used: int, known_ok: int) -> int:
+    """The smallest multiple of 16 ``n`` with ``allocates(n)``, from ``used`` (TFLM's
+    ``arena_used_bytes()``, usually enough) up (steps doubling) and bisected back down,
+    below ``known_ok`` (which allocates); assumes more arena never fails."""
+    lo = -(-used // 16) * 16
+    if allocates(lo):
+        return lo
+    step, hi = 16, known_ok
+    while lo + step < known_ok:
+        if allocates(lo + step):
+            hi = lo + step
+            break
+        lo, step = lo + step, step * 2
+    while hi - lo > 16:  # lo fails, hi allocates
+        mid = (lo + hi) // 32 * 16
+        if allocates(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _tflm_failure(res: tflm_firmware.FirmwareRun) -> str:
+    last = (res.log.splitlines() or ["no output"])[-1]
+    return f"TFLM firmware exit {res.exit_code}: {last[:160]}"
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """The interpreter's outputs (each output's invocations back to back) and their
+    numpy dtypes."""
+
+    outputs: list[bytes]
+    dtypes: list[str]
+
+
+def compare_outputs(got: list[bytes], expected: Oracle) -> str | None:
+    """None when every output is byte-identical, else what differs (bytes, and the
+    largest difference of the values)."""
+    import numpy as np
+
+    if len(got) != len(expected.outputs):
+        return f"{len(got)} outputs, the interpreter has {len(expected.outputs)}"
+    for o, (a, b) in enumerate(zip(got, expected.outputs, strict=True)):
+        if len(a) != len(b):
+            return f"output {o}: {len(a)} bytes, the interpreter's {len(b)}"
+        if a != b:
+            n = sum(x != y for x, y in zip(a, b, strict=True))
+            dt = np.dtype(expected.dtypes[o])
+            va = np.frombuffer(a, dt).astype(np.float64)
+            vb = np.frombuffer(b, dt).astype(np.float64)
+            return (f"output {o}: {n} of {len(a)} bytes differ, max |diff| "
+                    f"{float(np.max(np.abs(va - vb))):.3g} ({dt})")
+    return None
+
+
+def oracle_outputs(data: bytes, steps: list[list[Any]],
+                   arena: int | None) -> tuple[Oracle | None, str | None]:
+    """The tflite-micro Python interpreter's outputs for ``steps`` (one list of input
+    arrays per invocation, state carried over), each output's invocations back to back;
+    run in a forked child (the interpreter can crash). (None, reason) on failure."""
+    import pickle
+
+    import numpy as np
+    import tflite
+
+    n_out = tflite.Model.GetRootAsModel(data, 0).Subgraphs(0).OutputsLength()
+
+    with tempfile.TemporaryDirectory(prefix="bench-oracle-") as tmp:
+        dest = Path(tmp) / "out.pickle"
+        pid = os.fork()
+        if pid == 0:  # child
+            code = 1
+            try:
+                from tflite_micro.python.tflite_micro import runtime
+
+                size = max(arena or 0, 1 << 20) * 2
+                while True:  # grown x4 on allocation failure, up to 1 GiB
+                    try:
+                        interp = runtime.Interpreter.from_bytes(data, arena_size=size)
+                        break
+                    except RuntimeError:
+                        if size >= 1 << 30:
+                            raise
+                        size *= 4
+                outs = [b""] * n_out
+                dtypes = [""] * n_out
+                for step in steps:
+                    for i, x in enumerate(step):
+                        interp.set_input(np.ascontiguousarray(x), i)
+                    interp.invoke()
+                    for o in range(n_out):
+                        y = np.ascontiguousarray(interp.get_output(o))
+                        outs[o] += y.tobytes()
+                        dtypes[o] = y.dtype.str
+                dest.write_bytes(pickle.dumps((outs, dtypes)))
+                code = 0
+            except Exception as err:  # any failure: reported by the parent
+                dest.with_suffix(".err").write_text(f"{type(err).__name__}: {err}")
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and dest.is_file():
+            outs, dtypes = pickle.loads(dest.read_bytes())
+            return Oracle(list(outs), list(dtypes)), None
+        err_file = dest.with_suffix(".err")
+        why = err_file.read_text()[:200] if err_file.is_file() else f"status {status}"
+        return None, f"tflite-micro interpreter fails: {why}"
+
+
+def ratio(a: int | None, b: int | None) -> float | None:
+    """a / b, None when either is missing (or b is 0)."""
+    return None if a is None or not b else a / b
+
+
+def geomean(values: list[float]) -> float | None:
+    """Geometric mean of positive values (None when there are none)."""
+    vals = [v for v in values if v > 0]
+    if not vals:
+        return None
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+def group_geomeans(rows: list[Row]) -> list[dict[str, Any]]:
+    """Per model group (in first-seen order, then all): geometric means of
+    ours / TFLM CMSIS-NN and ours / TFLM reference over the rows that have both."""
+    groups: list[str] = []
+    for r in rows:
+        if r.group not in groups:
+            groups.append(r.group)
+    out = []
+    for g in [*groups, "all"]:
+        sel = [r for r in rows if g == "all" or r.group == g]
+        cm = [r.ratio_cmsis_nn for r in sel if r.ratio_cmsis_nn is not None]
+        ref = [r.ratio_ref for r in sel if r.ratio_ref is not None]
+        out.append({"group": g, "models": len(sel), "cmsis_nn_n": len(cm),
+                    "geomean_ratio_cmsis_nn": geomean(cm), "ref_n": len(ref),
+                    "geomean_ratio_ref": geomean(ref)})
+    return out
 
 
 # ----- per-op profile -----
@@ -449,21 +849,6 @@ def profile(path: Path, target: Target, opts: PlanOptions | None = None,
 
 # ----- output -----
 
-def family_models(root: Path) -> list[Path]:
-    """The models of ``root``/families/ that nnopt imports and has kernels for (the
-    others are reported on stderr and left out)."""
-    out = []
-    for path in sorted((root / "families").glob("*.tflite")):
-        try:
-            check_graph(load_model_bytes(path.read_bytes(), name=path.stem))
-        except NnoptError as err:
-            print(f"bench_firmware: {path.name} skipped: {err.message.splitlines()[0]}",
-                  file=sys.stderr)
-            continue
-        out.append(path)
-    return out
-
-
 def _n(x: int | None) -> str:
     return "-" if x is None else f"{x:,}"
 
@@ -472,82 +857,211 @@ def _r(a: int | None, b: int | None) -> str:
     return "-" if a is None or not b else f"{a / b:.2f}"
 
 
+def _f(x: float | None, bold_above_1: bool = False) -> str:
+    if x is None:
+        return "-"
+    return f"**{x:.2f}**" if bold_above_1 and x > 1 else f"{x:.2f}"
+
+
+def _exact(x: bool | None) -> str:
+    return "-" if x is None else ("yes" if x else "**no**")
+
+
+def _tflm_mem(r: Row, variant: str) -> str:
+    rom = getattr(r, f"tflm_{variant}_rom_bytes")
+    if rom is None:
+        return "-"
+    return (f"{rom:,} / {_n(getattr(r, f'tflm_{variant}_ram_bytes'))} / "
+            f"{_n(getattr(r, f'tflm_{variant}_arena_bytes'))} / "
+            f"{_n(getattr(r, f'tflm_{variant}_code_bytes'))}")
+
+
+def notes(r: Row) -> str:
+    """Why a row lacks figures (nnopt's, then each TFLM variant's)."""
+    parts = []
+    if r.error:
+        parts.append(f"nnopt: {r.error}")
+    for v, label in (("cmsis_nn", "TFLM CMSIS-NN"), ("ref", "TFLM ref")):
+        e = getattr(r, f"tflm_{v}_error")
+        if e:
+            parts.append(f"{label}: {e}")
+    # the same reason for both TFLM variants once
+    if len(parts) >= 2 and parts[-1].split(": ", 1)[1] == parts[-2].split(": ", 1)[1]:
+        parts[-2:] = ["TFLM: " + parts[-1].split(": ", 1)[1]]
+    return "; ".join(p.replace("|", "/") for p in parts)
+
+
 def markdown(rows: list[Row]) -> list[str]:
     out = [
-        "| model | MACs | M7 instr | M3 instr | TFLM ref M7 ¹ | TFLM CMSIS-NN M7 ¹ | "
-        "ours/ref | ours/CMSIS-NN | instr/MAC M7 |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| group | model | MACs | nnopt M7 instr | TFLM CMSIS-NN M7 | TFLM ref M7 | "
+        "ours/CMSIS-NN | ours/ref | instr/MAC | M3 instr | bit-exact ¹ | notes |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for r in rows:
-        a = ANCHORS.get(r.model)
-        ref = a["ref"][2] if a else None
-        cm = a["cmsis"][2] if a else None
-        ipm = f"{r.m7_instructions / r.macs:.2f}" if r.m7_instructions and r.macs else "-"
-        ratio_cm = _r(r.m7_instructions, cm)
-        if cm and r.m7_instructions and r.m7_instructions > cm:
-            ratio_cm = f"**{ratio_cm}**"
-        out.append(f"| {r.model} | {_n(r.macs)} | {_n(r.m7_instructions)} | "
-                   f"{_n(r.m3_instructions)} | {_n(ref)} | {_n(cm)} | "
-                   f"{_r(r.m7_instructions, ref)} | {ratio_cm} | {ipm} |")
+        ipm = f"{r.instructions / r.macs:.2f}" if r.instructions and r.macs else "-"
+        exact = " / ".join(_exact(x) for x in (r.bit_exact, r.tflm_cmsis_nn_bit_exact,
+                                               r.tflm_ref_bit_exact))
+        out.append(f"| {r.group} | {r.model} | {_n(r.macs)} | {_n(r.instructions)} | "
+                   f"{_n(r.tflm_cmsis_nn_instructions)} | {_n(r.tflm_ref_instructions)} | "
+                   f"{_f(r.ratio_cmsis_nn, True)} | {_f(r.ratio_ref, True)} | {ipm} | "
+                   f"{_n(r.m3_instructions)} | {exact} | {notes(r)} |")
     out += [
         "",
-        "| model | ROM | runtime code ² | spec ROM ⁶ | code ³ | TFLM code ref / CMSIS-NN ¹ | "
-        "RAM ⁴ | arena (scratch) | TFLM RAM ref / CMSIS-NN ¹ | TFLM min arena (64-bit host) ⁵ |",
+        "| group | models | ours/CMSIS-NN geomean (n) | ours/ref geomean (n) |",
+        "|---|---:|---:|---:|",
+    ]
+    for g in group_geomeans(rows):
+        out.append(f"| {g['group']} | {g['models']} | "
+                   f"{_f(g['geomean_ratio_cmsis_nn'])} ({g['cmsis_nn_n']}) | "
+                   f"{_f(g['geomean_ratio_ref'])} ({g['ref_n']}) |")
+    out += [
+        "",
+        "| model | ROM | runtime code ² | spec ROM ⁶ | code ³ | RAM ⁴ | arena (scratch) | "
+        "TFLM CMSIS-NN ROM / RAM / arena / code ⁷ | TFLM ref ROM / RAM / arena / code ⁷ | "
+        "TFLM min arena (64-bit host) ⁵ |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
-        a = ANCHORS.get(r.model)
-        tcode = f"{a['ref'][0]:,} / {a['cmsis'][0]:,}" if a else "-"
-        tram = f"{a['ref'][1]:,} / {a['cmsis'][1]:,}" if a else "-"
         tmin = _n(r.tflm_min_arena) if r.tflm_error is None else f"({r.tflm_error})"
         out.append(f"| {r.model} | {_n(r.rom_bytes)} | {_n(r.runtime_code_bytes)} | "
-                   f"{_n(r.specialized_rom_bytes)} | {_n(r.code_bytes)} | {tcode} | "
-                   f"{_n(r.ram_bytes)} | "
-                   f"{r.arena_bytes:,} ({r.scratch_bytes:,}) | {tram} | {tmin} |")
-    stateful = [r for r in rows if r.state_bytes]
+                   f"{_n(r.specialized_rom_bytes)} | {_n(r.code_bytes)} | "
+                   f"{_n(r.ram_bytes)} | {r.arena_bytes:,} ({r.scratch_bytes:,}) | "
+                   f"{_tflm_mem(r, 'cmsis_nn')} | {_tflm_mem(r, 'ref')} | {tmin} |")
+    stateful = [r for r in rows if r.invocations > 1]
     if stateful:
         out += [
             "",
             "| stateful model | invocations | M7 instr / inference | state | arena (scratch) | "
-            "arena + state | TFLM min arena (64-bit host) ⁵ | ours / TFLM |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            "arena + state | TFLM CMSIS-NN arena (32-bit) ⁷ | TFLM min arena (64-bit host) ⁵ "
+            "| ours / TFLM CMSIS-NN |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for r in stateful:
             total = r.arena_bytes + r.state_bytes
             tmin = _n(r.tflm_min_arena) if r.tflm_error is None else f"({r.tflm_error})"
-            out.append(f"| {r.model} | {r.invocations} | {_n(r.m7_instructions)} | "
+            out.append(f"| {r.model} | {r.invocations} | {_n(r.instructions)} | "
                        f"{r.state_bytes:,} | {r.arena_bytes:,} ({r.scratch_bytes:,}) | "
-                       f"{total:,} | {tmin} | {_r(total, r.tflm_min_arena)} |")
+                       f"{total:,} | {_n(r.tflm_cmsis_nn_arena_bytes)} | {tmin} | "
+                       f"{_r(total, r.tflm_cmsis_nn_arena_bytes)} |")
     out += [
         "",
-        "¹ quoted from ANCHORS.md (TFLM release firmware, cortex-m7, same QEMU; not rebuilt "
-        "here): the anchor models only, so the family models (and any other) show '-' "
-        "there; TFLM's arena of every model is ⁵. ² code + rodata linked from libnnrt.a "
+        "¹ outputs byte-identical with the tflite-micro Python interpreter's (every "
+        "invocation): nnopt / TFLM CMSIS-NN / TFLM ref. Instructions: the first "
+        "invocation, counted around invoke()/Invoke() with the same SysTick counter "
+        "(QEMU -icount shift=0, 40-instruction resolution) in firmware with the same "
+        "startup, port and linker script (nucleo_f767zi regions, QEMU mps2-an500); "
+        "TFLM built by its own Makefile (cortex_m_generic, cortex-m7+fp, release). "
+        "² code + rodata linked from libnnrt.a "
         "(kernels, core). ³ ROM minus the "
         "model's constant data (weights, per-op parameters): harness, port, libc included, "
         "like TFLM's ROM minus the .tflite. ⁴ data + bss (arena included), stack "
         "reservation excluded (TFLM's RAM column excludes its stack too). ⁵ measured now "
         "with the tflite-micro Python interpreter by bisection. ⁶ kernels specialised to "
         "the model in its generated code (`<model>_spec_*` functions, ELF symbol sizes, "
-        f"--specialize {rows[0].specialize if rows else 'auto'}), included in code ³.",
+        f"--specialize {rows[0].specialize if rows else 'auto'}), included in code ³. "
+        "⁷ TFLM's ELF: ROM (the whole .tflite included), RAM (data + bss, stack "
+        "excluded), its static arena (arena_used_bytes() on the 32-bit target, the "
+        "firmware linked with exactly that), code = ROM minus the .tflite array.",
     ]
     return out
+
+
+def plot(rows: list[Row], dest: Path) -> bool:
+    """A PNG of ours / TFLM instructions per model (CMSIS-NN and reference kernels, log
+    scale, 1 = parity); False when there is nothing to plot."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sel = [r for r in rows if r.ratio_cmsis_nn is not None or r.ratio_ref is not None]
+    if not sel:
+        return False
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    fig, ax = plt.subplots(figsize=(max(7.0, 0.5 * len(sel) + 2), 5.0))
+    xs = list(range(len(sel)))
+    w = 0.4
+    series = (("cmsis_nn", "nnopt / TFLM CMSIS-NN", -w / 2),
+              ("ref", "nnopt / TFLM reference", w / 2))
+    for variant, label, dx in series:
+        vals = [getattr(r, f"ratio_{variant}") for r in sel]
+        bars = ax.bar([x + dx for x in xs], [v or 0 for v in vals], w, label=label)
+        for b, v in zip(bars, vals, strict=True):
+            if v:
+                ax.annotate(f"{v:.2f}", (b.get_x() + b.get_width() / 2, v), ha="center",
+                            va="bottom", fontsize=6)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    top = max([r.ratio_cmsis_nn or 0 for r in sel] + [r.ratio_ref or 0 for r in sel] + [1])
+    bottom = min(v for r in sel for v in (r.ratio_cmsis_nn, r.ratio_ref) if v)
+    ax.set_ylim(bottom / 1.5, top * 1.5)
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.set_xticks(xs)
+    ax.set_xticklabels([f"{r.model} ({r.group})" for r in sel], rotation=60, ha="right",
+                       fontsize=7)
+    ax.set_ylabel("nnopt / TFLM instructions (Cortex-M7, QEMU)")
+    ax.set_title("Instructions per inference, nnopt / TFLM (< 1: nnopt runs fewer)",
+                 fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(dest, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def model_groups(root: Path, groups: list[str]) -> list[tuple[str, Path]]:
+    """(group, model file) of every model of ``groups``, in that order: the ANCHORS.md
+    models, MODELS_DIR/families, keras, realworld (.tflite), the stateful ones."""
+    out: list[tuple[str, Path]] = []
+    for g in groups:
+        if g == "anchors":
+            out += [(g, root / rel if (root / rel).is_file() else find_model(rel) or root / rel)
+                    for rel in ANCHOR_FILES.values()]
+        elif g == "stateful":
+            out += [(g, find_model(rel) or root / rel) for rel in STATEFUL_FILES]
+        else:
+            out += [(g, p) for p in sorted((root / g).glob("*.tflite"))]
+    return out
+
+
+GROUPS = ("anchors", "families", "keras", "realworld", "stateful")
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("models", nargs="*", type=Path,
-                   help="model files (default: the five ANCHORS.md firmware models)")
+                   help="model files (default: every model of --groups)")
     p.add_argument("--models-dir", type=Path, default=shared_models_dir())
+    p.add_argument("--groups", default=",".join(GROUPS),
+                   help="model groups, in order (default: %(default)s)")
     p.add_argument("--all", action="store_true",
-                   help="every *.tflite under --models-dir that fits nucleo_f767zi")
+                   help="every *.tflite under --models-dir (group: its folder)")
     p.add_argument("--stateful", action="store_true",
-                   help="the stateful models (TFLM's SVDF keyword benchmark and MNIST "
+                   help="the stateful models alone (TFLM's SVDF keyword benchmark and MNIST "
                    "LSTM, models/)")
     p.add_argument("--no-families", action="store_true",
-                   help="default list: the anchor models only, not the family models")
+                   help="the anchor models only")
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
-    p.add_argument("--no-tflm", action="store_true", help="skip the TFLM min-arena bisection")
+    p.add_argument("--plot", metavar="PATH", type=Path,
+                   help="also draw ours / TFLM instructions per model (PNG)")
+    p.add_argument("--no-tflm", action="store_true",
+                   help="nnopt alone: no TFLM firmware, no TFLM min-arena bisection")
+    p.add_argument("--no-tflm-firmware", action="store_true",
+                   help="no TFLM firmware (the min-arena bisection still runs)")
+    p.add_argument("--no-tflm-min-arena", action="store_true",
+                   help="no min-arena bisection with the Python interpreter (the TFLM "
+                   "firmware still runs, with its own 32-bit arena)")
+    p.add_argument("--tflm-dir", type=Path,
+                   help="tflite-micro source (default: the Zephyr workspace's module, "
+                   "$NNOPT_ZEPHYR_WORKSPACE or the parent of $ZEPHYR_BASE)")
+    p.add_argument("--cmsis-nn-dir", type=Path, help="CMSIS-NN source (default: as --tflm-dir)")
+    p.add_argument("--cmsis-dir", type=Path, help="CMSIS_6 source (default: as --tflm-dir)")
+    p.add_argument("--tflm-variants", default=",".join(tflm_firmware.VARIANTS),
+                   help="TFLM kernel variants to measure (default: %(default)s)")
+    p.add_argument("--jobs", type=int, default=2, help="make -j of TFLM's library builds")
     p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")
     p.add_argument("--profile", type=Path, metavar="MODEL",
                    help="print instructions per operator of one model instead")
@@ -576,39 +1090,60 @@ def main(argv: list[str] | None = None) -> int:
                                tiling=args.tiling or "off",
                                max_extra_macs=args.max_extra_macs)
         return profile(args.profile, args.target, opts, args.specialize)
+    groups = [g.strip() for g in args.groups.split(",") if g.strip()]
+    unknown = [g for g in groups if g not in GROUPS]
+    if unknown:
+        print(f"bench_firmware: unknown group(s) {', '.join(unknown)}; groups: "
+              f"{', '.join(GROUPS)}", file=sys.stderr)
+        return 2
     if args.models:
-        paths = [m.resolve() for m in args.models]
+        paths = [(m.resolve().parent.name, m.resolve()) for m in args.models]
     elif args.all:
-        paths = sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))
+        paths = [(q.parent.name, q) for q in
+                 sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))]
     elif args.stateful:
-        paths = [find_model(rel) or root / rel for rel in STATEFUL_FILES]
+        paths = model_groups(root, ["stateful"])
     else:
-        # under --models-dir, else wherever find_model has it (the shipped models/)
-        paths = [root / rel if (root / rel).is_file() else find_model(rel) or root / rel
-                 for rel in ANCHOR_FILES.values()]
-        if not args.no_families:
-            paths += family_models(root)
+        paths = model_groups(root, ["anchors"] if args.no_families else groups)
+    missing = [q for _, q in paths if not q.is_file()]
+    if missing:
+        print("bench_firmware: model file(s) not found: "
+              + ", ".join(os.fspath(q) for q in missing), file=sys.stderr)
+        return 2
+    fw = tflm_context(args, [q for _, q in paths])
     rows: list[Row] = []
-    failed = 0
-    for path in paths:
+    for group, path in paths:
         print(f"bench_firmware: {path.name}", file=sys.stderr, flush=True)
+        base = root if path.is_relative_to(root) else path.parent
         try:
-            base = root if path.is_relative_to(root) else path.parent
-            rows.append(measure(path, base, m3=not args.no_m3, tflm=not args.no_tflm,
-                                timeout_s=args.tflm_timeout, specialize=args.specialize))
-        except BudgetError as err:
-            print(f"bench_firmware: {path.name} does not fit {M7_BOARD}: "
-                  f"{err.message.splitlines()[0]}", file=sys.stderr)
-        except NnoptError as err:
-            print(f"bench_firmware: {path.name}: {err}", file=sys.stderr)
-            failed += 1
+            row = measure(path, base, m3=not args.no_m3,
+                          tflm=not (args.no_tflm or args.no_tflm_min_arena),
+                          timeout_s=args.tflm_timeout, specialize=args.specialize,
+                          group=group, fw=fw)
+        except Exception as err:  # a bug or a model nothing reads: its row, not the run
+            print(f"bench_firmware: {path.name}: {type(err).__name__}: {err}",
+                  file=sys.stderr)
+            row = Row(model=path.stem, path=os.fspath(path), ops=0, macs=0, group=group,
+                      error=f"{type(err).__name__}: {str(err)[:160]}")
+        rows.append(row)
+        if args.json:  # after every model: a long run keeps what it measured
+            write_doc(rows, args.json)
     print("\n".join(markdown(rows)))
     if args.json:
-        doc: dict[str, Any] = {"seed": SEED, "m7_board": M7_BOARD, "m3_board": M3_BOARD,
-                               "anchors_from": "ANCHORS.md", "anchors": ANCHORS,
-                               "rows": [asdict(r) for r in rows]}
-        Path(args.json).write_text(json.dumps(doc, indent=1) + "\n")
-    return 1 if failed else 0
+        write_doc(rows, args.json)
+    if args.plot is not None and plot(rows, args.plot):
+        print(f"\nplot: {args.plot}")
+    return 0
+
+
+def write_doc(rows: list[Row], dest: str) -> None:
+    """The JSON document: the rows, the geometric means per group, the run's setup."""
+    doc: dict[str, Any] = {"seed": SEED, "m7_board": M7_BOARD, "m3_board": M3_BOARD,
+                           "tflm_make": list(tflm_firmware.TFLM_MAKE_ARGS),
+                           "anchors_from_anchors_md": ANCHORS,
+                           "geomeans": group_geomeans(rows),
+                           "rows": [asdict(r) for r in rows]}
+    Path(dest).write_text(json.dumps(doc, indent=1) + "\n")
 
 
 if __name__ == "__main__":

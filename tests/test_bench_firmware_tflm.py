@@ -1,0 +1,250 @@
+"""The pure parts of bench_firmware.py's TFLM comparison (benchmarks/tflm_firmware.py and
+the table, JSON, ratio and geometric-mean code of benchmarks/bench_firmware.py): no TFLM
+build, no QEMU. The parts that read TFLM's own source skip without it."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nnopt.paths import find_model
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import bench_firmware as bf  # noqa: E402
+import tflm_firmware as tf  # noqa: E402
+
+HEADER = """
+  TfLiteStatus AddAdd(const TFLMRegistration& registration = Register_ADD()) {
+    return AddBuiltin(BuiltinOperator_ADD, registration, ParseAdd);
+  }
+
+  TfLiteStatus AddAddN() {
+    return AddBuiltin(BuiltinOperator_ADD_N, tflite::Register_ADD_N(),
+                      ParseAddN);
+  }
+
+  TfLiteStatus AddCustom(const char* name, TFLMRegistration* registration) {
+    return kTfLiteOk;
+  }
+"""
+
+
+def _tflm_source() -> tf.Sources | None:
+    try:
+        return tf.find_sources()
+    except tf.TflmUnavailable:
+        return None
+
+
+needs_tflm_source = pytest.mark.skipif(
+    _tflm_source() is None,
+    reason="tflite-micro / CMSIS-NN / CMSIS_6 source not found (no Zephyr workspace: "
+    "set NNOPT_ZEPHYR_WORKSPACE or ZEPHYR_BASE)")
+
+
+def test_resolver_methods_maps_builtins_to_methods() -> None:
+    assert tf.resolver_methods(HEADER) == {"ADD": "AddAdd", "ADD_N": "AddAddN"}
+    assert tf._registrations(HEADER, ["AddAdd", "AddAddN"]) == {"ADD", "ADD_N"}
+
+
+def test_resolver_calls_names_what_tflm_lacks() -> None:
+    methods = tf.resolver_methods(HEADER)
+    assert tf.resolver_calls(["ADD", "ADD_N"], methods) == ["AddAdd", "AddAddN"]
+    with pytest.raises(tf.TflmUnavailable, match=r"CUSTOM\(Foo\), SIN"):
+        tf.resolver_calls(["ADD", "CUSTOM(Foo)", "SIN"], methods)
+
+
+@needs_tflm_source
+def test_resolver_methods_of_tflm_header() -> None:
+    src = _tflm_source()
+    assert src is not None
+    methods = tf.resolver_methods((src.tflm / tf.RESOLVER_H).read_text())
+    assert methods["CONV_2D"] == "AddConv2D"
+    assert methods["UNIDIRECTIONAL_SEQUENCE_LSTM"] == "AddUnidirectionalSequenceLSTM"
+    assert len(methods) > 90
+
+
+def test_harness_source_fills_every_placeholder(tmp_path: Path) -> None:
+    model = tmp_path / "my model.tflite"
+    text = tf.harness_source(["AddConv2D", "AddSoftmax"], model, 3)
+    assert "@" not in text
+    assert "MicroMutableOpResolver<2>;" in text
+    assert "resolver.AddConv2D()" in text and "resolver.AddSoftmax()" in text
+    assert "kResourceVariables = 3;" in text
+    assert f'.incbin \\"{model}\\"' in text
+    with pytest.raises(tf.TflmUnavailable, match="quote"):
+        tf.harness_source([], tmp_path / 'a"b.tflite')
+    # no operator: a resolver of one slot still compiles
+    assert "MicroMutableOpResolver<1>" in tf.harness_source([], model)
+
+
+def test_model_operators_of_a_shipped_model() -> None:
+    path = find_model("kws_ref_model.tflite")
+    assert path is not None
+    data = path.read_bytes()
+    assert tf.model_operators(data) == ["AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D",
+                                        "FULLY_CONNECTED", "RESHAPE", "SOFTMAX"]
+    assert tf.resource_variables(data) == 0
+    assert not bf._stateful_tflite(data)
+    lstm = find_model("trained_lstm.tflite")
+    assert lstm is not None and bf._stateful_tflite(lstm.read_bytes())
+
+
+def test_select_kernels_keeps_used_and_support_files(tmp_path: Path) -> None:
+    files = {
+        "k/conv.cc": "TFLMRegistration Register_CONV_2D() { return x; }",
+        "k/conv_common.cc": "int helper() { return 0; }",
+        "k/kernel_util.cc": "int util() { return 0; }",
+        "k/kernel_runner.cc": "int test_helper() { return 0; }",
+        "k/sin.cc": "TFLMRegistration Register_SIN() {\n return y; }",
+        "k/sin_common.cc": "int sin_helper() { return 0; }",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert tf.select_kernels(list(files), {"CONV_2D"}, tmp_path) == [
+        "k/conv.cc", "k/conv_common.cc", "k/kernel_util.cc"]
+
+
+def test_find_sources_says_what_is_missing(tmp_path: Path) -> None:
+    with pytest.raises(tf.TflmUnavailable, match="--tflm-dir"):
+        tf.find_sources(workspace=tmp_path)
+    with pytest.raises(tf.TflmUnavailable, match="--cmsis-nn-dir"):
+        (tmp_path / "t" / tf.MAKEFILE).parent.mkdir(parents=True)
+        (tmp_path / "t" / tf.MAKEFILE).write_text("")
+        tf.find_sources(tflm=tmp_path / "t", workspace=tmp_path)
+
+
+def test_make_args_variants() -> None:
+    assert "OPTIMIZED_KERNEL_DIR=cmsis_nn" in tf.make_args("cmsis_nn")
+    ref = tf.make_args("ref")
+    assert not any(a.startswith("OPTIMIZED_KERNEL_DIR") for a in ref)
+    assert {"TARGET=cortex_m_generic", "TARGET_ARCH=cortex-m7+fp",
+            "BUILD_TYPE=release"} <= set(ref)
+    with pytest.raises(ValueError):
+        tf.make_args("fast")
+
+
+def test_ratio_and_geomean() -> None:
+    assert bf.ratio(50, 100) == 0.5
+    assert bf.ratio(None, 100) is None and bf.ratio(5, None) is None and bf.ratio(5, 0) is None
+    assert bf.geomean([]) is None
+    g = bf.geomean([0.5, 2.0])
+    assert g is not None and math.isclose(g, 1.0)
+    g = bf.geomean([0.25, 1.0])
+    assert g is not None and math.isclose(g, 0.5)
+
+
+def _rows() -> list[bf.Row]:
+    a = bf.Row(model="m_a", path="a.tflite", ops=3, macs=1000, group="anchors",
+               instructions=2000, tflm_cmsis_nn_instructions=4000,
+               tflm_ref_instructions=16000, bit_exact=True, tflm_cmsis_nn_bit_exact=True,
+               tflm_ref_bit_exact=True, tflm_cmsis_nn_rom_bytes=9000,
+               tflm_cmsis_nn_ram_bytes=800, tflm_cmsis_nn_arena_bytes=640,
+               tflm_cmsis_nn_code_bytes=7000)
+    b = bf.Row(model="m_b", path="b.tflite", ops=2, macs=10, group="anchors",
+               instructions=300, tflm_cmsis_nn_instructions=100, tflm_ref_instructions=300,
+               bit_exact=True, tflm_cmsis_nn_bit_exact=False, tflm_ref_bit_exact=True,
+               tflm_cmsis_nn_error="output differs from the interpreter's: output 0: 1 of 4 "
+               "bytes differ")
+    c = bf.Row(model="m_c", path="c.tflite", ops=1, macs=0, group="realworld",
+               error="uses operators nnopt does not support: FOO",
+               tflm_cmsis_nn_error="TFLM's MicroMutableOpResolver has no builtin for FOO",
+               tflm_ref_error="TFLM's MicroMutableOpResolver has no builtin for FOO")
+    for r in (a, b, c):
+        r.ratio_cmsis_nn = bf.ratio(r.instructions, r.tflm_cmsis_nn_instructions)
+        r.ratio_ref = bf.ratio(r.instructions, r.tflm_ref_instructions)
+    return [a, b, c]
+
+
+def test_group_geomeans() -> None:
+    g = {x["group"]: x for x in bf.group_geomeans(_rows())}
+    assert list(g) == ["anchors", "realworld", "all"]
+    assert g["anchors"]["cmsis_nn_n"] == 2
+    assert math.isclose(g["anchors"]["geomean_ratio_cmsis_nn"], math.sqrt(0.5 * 3.0))
+    assert math.isclose(g["anchors"]["geomean_ratio_ref"], math.sqrt(0.125 * 1.0))
+    assert g["realworld"]["geomean_ratio_cmsis_nn"] is None
+    assert g["all"]["models"] == 3
+
+
+def test_markdown_table() -> None:
+    text = "\n".join(bf.markdown(_rows()))
+    assert ("| anchors | m_a | 1,000 | 2,000 | 4,000 | 16,000 | 0.50 | 0.12 | 2.00 | - | "
+            "yes / yes / yes |  |") in text
+    assert "| anchors | m_b | 10 | 300 | 100 | 300 | **3.00** | 1.00 |" in text
+    assert "yes / **no** / yes" in text
+    # one reason for both TFLM variants is said once
+    assert ("nnopt: uses operators nnopt does not support: FOO; TFLM: TFLM's "
+            "MicroMutableOpResolver has no builtin for FOO |") in text
+    assert "| anchors | 2 | 1.22 (2) | 0.35 (2) |" in text
+    assert "9,000 / 800 / 640 / 7,000" in text
+
+
+def test_json_rows_carry_the_contract_fields(tmp_path: Path) -> None:
+    dest = tmp_path / "fw.json"
+    bf.write_doc(_rows(), str(dest))
+    doc = json.loads(dest.read_text())
+    row = doc["rows"][0]
+    for key in ("model", "instructions", "tflm_cmsis_nn_instructions",
+                "tflm_ref_instructions", "rom_bytes", "ram_bytes", "tflm_cmsis_nn_rom_bytes",
+                "tflm_cmsis_nn_ram_bytes", "tflm_ref_rom_bytes", "tflm_ref_ram_bytes",
+                "ratio_cmsis_nn", "ratio_ref", "group"):
+        assert key in row
+    assert row["ratio_cmsis_nn"] == 0.5
+    assert {g["group"] for g in doc["geomeans"]} == {"anchors", "realworld", "all"}
+    assert {f.name for f in dataclasses.fields(bf.Row)} == set(row)
+
+
+def test_compare_outputs() -> None:
+    ab = bf.Oracle([b"ab", b"c"], ["|i1", "|i1"])
+    assert bf.compare_outputs([b"ab", b"c"], ab) is None
+    assert bf.compare_outputs([b"ax", b"c"], ab) == (
+        "output 0: 1 of 2 bytes differ, max |diff| 22 (int8)")
+    assert bf.compare_outputs([b"ab"], ab) == "1 outputs, the interpreter has 2"
+    assert bf.compare_outputs([b"a", b"c"], ab) == "output 0: 1 bytes, the interpreter's 2"
+    f32 = bf.Oracle([np.array([1.0, 2.0], np.float32).tobytes()], ["<f4"])
+    got = [np.array([1.0, 2.5], np.float32).tobytes()]
+    assert bf.compare_outputs(got, f32) == (
+        "output 0: 1 of 8 bytes differ, max |diff| 0.5 (float32)")
+
+
+def test_plot_writes_a_png(tmp_path: Path) -> None:
+    dest = tmp_path / "ratio.png"
+    assert bf.plot(_rows(), dest)
+    assert dest.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not bf.plot(_rows()[2:], tmp_path / "none.png")
+
+
+@pytest.mark.parametrize("need", [2_580, 2_592, 2_704, 2_720, 3_012, 4_000, 65_536])
+def test_search_arena_finds_the_smallest(need: int) -> None:
+    tried: list[int] = []
+
+    def allocates(n: int) -> bool:
+        tried.append(n)
+        return n >= need
+
+    got = bf.search_arena(allocates, 2_580, 65_536)
+    assert got == -(-need // 16) * 16
+    assert all(n % 16 == 0 for n in tried)
+    assert len(tried) < 2 * 13  # doubling up, bisecting down: logarithmic
+
+
+def test_flatbuffer_inputs_match_nnopt_random_inputs() -> None:
+    from nnopt.frontend.tflite import load_model_bytes
+    from nnopt.inputs import random_inputs
+
+    path = find_model("kws_ref_model.tflite")
+    assert path is not None
+    data = path.read_bytes()
+    ours = bf.flatbuffer_inputs(data, 3)
+    ref = random_inputs(load_model_bytes(data), 3)
+    assert len(ours) == len(ref) == 1
+    assert ours[0].dtype == ref[0].dtype and np.array_equal(ours[0], ref[0])
