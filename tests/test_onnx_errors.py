@@ -115,3 +115,15 @@ def test_input_value_pins_an_input_and_bad_values_are_refused(
                      ("mode=0.5", "not integers")):
         rc, err = _run(capsys, "convert", path, "-o", out, "--input-value", bad)
         assert rc != 0 and why in err and "hint:" in err, err
+
+
+def test_input_value_on_a_tflite_model_is_refused_by_name(capsys: pytest.CaptureFixture[str],
+                                                          tmp_path: Path) -> None:
+    """--input-value pins ONNX inputs only; a .tflite model is refused naming the option
+    (exit 1, no traceback), not silently planned without the pin."""
+    model = Path(__file__).resolve().parents[1] / "models" / "vww_96_int8.tflite"
+    rc, err = _run(capsys, "optimize", str(model), "-o", str(tmp_path),
+                   "--input-value", "input=1")
+    assert rc == 1
+    assert "--input-value applies to ONNX models only" in err
+    assert not list(tmp_path.iterdir())
