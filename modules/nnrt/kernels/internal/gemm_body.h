@@ -147,22 +147,19 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_mac_2x2(const void *cols, int32_t k, co
             x2 = nnrt_ld32(c + 8);
             x3 = nnrt_ld32(c + 12);
             c += 16;
-            wv = nnrt_ld32(w0);
-            we = __sxtb16(wv);
-            wv = nnrt_sxtb16_ror8(wv);
-            w0 += 4;
-            a00 = __smlad(x0, we, a00);
-            a00 = __smlad(x1, wv, a00);
-            a01 = __smlad(x2, we, a01);
-            a01 = __smlad(x3, wv, a01);
-            wv = nnrt_ld32(w1);
-            we = __sxtb16(wv);
-            wv = nnrt_sxtb16_ror8(wv);
-            w1 += 4;
-            a10 = __smlad(x0, we, a10);
-            a10 = __smlad(x1, wv, a10);
-            a11 = __smlad(x2, we, a11);
-            a11 = __smlad(x3, wv, a11);
+            /* one filter row's word split by SXTB16 into [w0 w2] [w1 w3], 4 SMLAD */
+#define NNRT_GEMM_ROW_C(w, acc0, acc1)                                                        \
+    do {                                                                                      \
+        wv = nnrt_ld32(w);                                                                    \
+        we = __sxtb16(wv);                                                                    \
+        wv = nnrt_sxtb16_ror8(wv);                                                            \
+        (w) += 4;                                                                             \
+        (acc0) = __smlad(x1, wv, __smlad(x0, we, (acc0)));                                    \
+        (acc1) = __smlad(x3, wv, __smlad(x2, we, (acc1)));                                    \
+    } while (0)
+            NNRT_GEMM_ROW_C(w0, a00, a01);
+            NNRT_GEMM_ROW_C(w1, a10, a11);
+#undef NNRT_GEMM_ROW_C
         }
 #endif
     }
