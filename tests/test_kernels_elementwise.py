@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
+from nnopt.ir import SoftmaxOptions
 from nnopt.lowering import check_graph
 from nnopt.lowering.elementwise import broadcast_descriptor
 from nnopt.planner import PlanOptions, plan_model
@@ -265,3 +266,36 @@ def test_broadcast_descriptor_merges_dims() -> None:
     bc = broadcast_descriptor((2, 3, 4), (2, 3, 4), (2, 3, 4))
     assert bc is not None and bc.dims == (24,)
     assert broadcast_descriptor((2, 3), (3, 2), (2, 3)) is None
+
+
+def _masked_attention_model() -> tuple[bytes, int, int]:
+    """An attention-style float model: scores + mask (-inf where masked) -> SOFTMAX, and
+    x + c with c holding +inf, -inf and NaN (every non-finite float32 kind a constant
+    can hold)."""
+    b = ModelBuilder("non-finite constants")
+    x = b.tensor((2, 6), "float32", name="x")
+    inf = np.float32(np.inf)
+    mask = np.array([[0, -inf, 0, -inf, -inf, 0], [-inf, 0, 0, 0, -inf, 0]], np.float32)
+    c = np.array([[inf, -inf, np.nan, 0.5, -2.0, inf], [-inf, 1.0, inf, np.nan, 0, 3]],
+                 np.float32)
+    scores = b.tensor((2, 6), "float32", name="scores")
+    probs = b.tensor((2, 6), "float32", name="probs")
+    shifted = b.tensor((2, 6), "float32", name="shifted")
+    b.op("ADD", [x, b.tensor((2, 6), "float32", name="mask", data=mask)], [scores],
+         {"fused_activation_function": "NONE"})
+    b.op("SOFTMAX", [scores], [probs], SoftmaxOptions(1.0))
+    b.op("ADD", [x, b.tensor((2, 6), "float32", name="c", data=c)], [shifted],
+         {"fused_activation_function": "NONE"})
+    return b.build([x], [probs, shifted]), probs, shifted
+
+
+def test_non_finite_float_constants_bit_exact() -> None:
+    """Infinite and NaN float constants reach the generated C as themselves (they were
+    written as 0.0f: a masked softmax computed silently wrong), bit for bit as TFLM."""
+    model, probs, shifted = _masked_attention_model()
+    ins = random_inputs(model, seed=5)
+    _, ref = run_tflm(model, ins)
+    _, got = run_nnopt(model, ins, options=PlanOptions(order="file"))
+    assert (ref[probs] == 0).sum() == 5  # the masked positions, as TFLM computes them
+    for t in (probs, shifted):
+        np.testing.assert_array_equal(got[t].view(np.uint32), ref[t].view(np.uint32))

@@ -56,12 +56,27 @@ class GeneratedSources:
     specialized: tuple[int, ...] = ()  # ops with a <name>_spec_op<k> function (--specialize)
 
 
+def _c_float(x: np.float32) -> str:
+    """A C float32 literal of ``x``: decimal when finite; ``INFINITY``, ``-INFINITY``,
+    ``NAN`` or ``-NAN`` (<math.h>, which :func:`_has_non_finite` arrays need) when not.
+    A NaN keeps its sign, not its payload (C has no literal for one)."""
+    if np.isnan(x):
+        return "-NAN" if np.signbit(x) else "NAN"
+    if np.isinf(x):
+        return "-INFINITY" if x < 0 else "INFINITY"
+    s = repr(float(x))
+    return s + "f" if ("." in s or "e" in s) else s + ".0f"
+
+
+def _has_non_finite(arr: np.ndarray) -> bool:
+    """Whether float array ``arr`` holds an infinity or a NaN (its C needs <math.h>)."""
+    return arr.dtype == np.float32 and not bool(np.isfinite(arr).all())
+
+
 def _c_literal_list(arr: np.ndarray) -> str:
     flat = arr.reshape(-1)
     if flat.dtype == np.float32:
-        items = [repr(float(x)) + "f" if np.isfinite(x) else "0.0f" for x in flat]
-        items = [s if ("." in s or "e" in s or "inf" in s) else s.replace("f", ".0f")
-                 for s in items]
+        items = [_c_float(x) for x in flat]
     elif flat.dtype == np.bool_:
         items = [str(int(x)) for x in flat]
     else:
@@ -124,6 +139,7 @@ class ModelEmitter:
         self.specialize: str = str(self.plan.options.get("specialize", "auto"))
         self.specialized: list[int] = []  # ops that got a <name>_spec_op<k> function
         self.headers: set[str] = set()
+        self.non_finite = False  # a float constant is infinite or NaN: <math.h>
         self.weight_names: dict[int, str] = {}
         # RESHAPE-like ops whose output the plan stores in their input's buffer.
         aliases = {b.tensor: b.alias_of for b in self.plan.buffers if b.alias_of is not None}
@@ -180,6 +196,7 @@ class ModelEmitter:
             arr = tensor.array()
             ident = f"w{tensor.index}"
             ctype = _C_TYPES[arr.dtype]
+            self.non_finite |= _has_non_finite(arr)
             self.const_decls.append(
                 f"/* tensor {tensor.index}: {tensor.name[:60]} {list(tensor.shape)} */\n"
                 f"NNRT_WEIGHTS static const {ctype} {ident}[{max(arr.size, 1)}] = {{\n"
@@ -192,6 +209,7 @@ class ModelEmitter:
             a = np.asarray(arr)
             ident = f"op{op_index}_{suffix}"
             ctype = _C_TYPES[a.dtype]
+            self.non_finite |= _has_non_finite(a)
             self.extra_decls.append(
                 f"NNRT_WEIGHTS static const {ctype} {ident}[{max(a.size, 1)}] = {{\n"
                 f"{_c_literal_list(a)}\n}};")
@@ -454,6 +472,7 @@ class ModelEmitter:
             "",
             "#include <stddef.h>",
             "#include <stdint.h>",
+            *(["#include <math.h>"] if self.non_finite else []),
             *(["#include <string.h>"] if plan.state else []),
             "",
             '#include "nnrt/sections.h"',
