@@ -21,11 +21,6 @@ def identity(rank: int) -> tuple[int, ...]:
     return tuple(range(rank))
 
 
-def channels_last(rank: int) -> tuple[int, ...]:
-    """(0, 2, ..., rank-1, 1): the channel axis (1) moved last."""
-    return (0, *range(2, rank), 1) if rank >= 3 else identity(rank)
-
-
 def permuted(shape: Sequence[int], perm: Sequence[int]) -> tuple[int, ...]:
     return tuple(int(shape[a]) for a in perm)
 
