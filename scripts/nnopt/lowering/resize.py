@@ -1,5 +1,5 @@
-"""RESIZE_NEAREST_NEIGHBOR -> ``nnrt_resize_nearest_x8`` (``nnrt/kernels/shape.h``);
-RESIZE_BILINEAR -> ``nnrt_resize_bilinear_s8`` / ``_f32`` (``nnrt/kernels/resize.h``).
+"""RESIZE_NEAREST_NEIGHBOR -> ``nnrt_resize_nearest_x8``; RESIZE_BILINEAR ->
+``nnrt_resize_bilinear_s8`` / ``_f32`` (both in ``nnrt/kernels/resize.h``).
 
 Supported (bit-exact with TFLM's reference ResizeNearestNeighbor): [N, H, W, C] int8,
 int16 or float32 tensors (values are copied, never requantised, as TFLM does), a
@@ -125,7 +125,7 @@ def _resize_operands(op: Op, graph: Graph, dtypes: Sequence[DType],
 
 
 class ResizeNearestLowering(LoweringBase):
-    headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    headers: Sequence[str] = ("nnrt/kernels/resize.h",)
     dtypes: Sequence[str] = ("int8", "int16", "float32")
 
     def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, ResizeOptions]:

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "nnrt/kernels/shape.h"
+#include "nnrt/kernels/resize.h"
 
 nnrt_status_t nnrt_resize_nearest_x8(const nnrt_resize_params_t *params, const void *input,
                                      void *output)

@@ -1,7 +1,7 @@
 /**
  * @file resize.h
- * @brief RESIZE_BILINEAR on [N, H, W, C] tensors (RESIZE_NEAREST_NEIGHBOR, a pure copy,
- *        is in shape.h).
+ * @brief RESIZE_NEAREST_NEIGHBOR (a pure copy, any element type) and RESIZE_BILINEAR on
+ *        [N, H, W, C] tensors.
  *
  * `nnopt.lowering.resize` evaluates TFLM's ComputeInterpolationValues(Integer) for
  * every output row and column at build time: the two source rows (columns) and their
@@ -69,6 +69,26 @@ nnrt_status_t nnrt_resize_bilinear_f32(const nnrt_resize_bilinear_f32_params_t *
 
 /** Checks a shape descriptor and its tables; used by both kernels. */
 nnrt_status_t nnrt_resize_bilinear_check(const nnrt_resize_bilinear_shape_t *shape);
+
+/**
+ * RESIZE_NEAREST_NEIGHBOR on [N, H, W, C] tensors of any element type: output pixel
+ * (b, y, x) is input pixel (b, rows[y], cols[x]); `rows` (output_h entries) and `cols`
+ * (output_w entries) come from TFLM's GetNearestNeighbor at build time, `pixel_bytes`
+ * is C times the element size.
+ */
+typedef struct {
+    int32_t batches;
+    int32_t input_h;
+    int32_t input_w;
+    int32_t output_h;
+    int32_t output_w;
+    int32_t pixel_bytes;
+    const int32_t *rows;
+    const int32_t *cols;
+} nnrt_resize_params_t;
+
+nnrt_status_t nnrt_resize_nearest_x8(const nnrt_resize_params_t *params, const void *input,
+                                     void *output);
 
 #ifdef __cplusplus
 }

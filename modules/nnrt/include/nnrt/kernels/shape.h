@@ -224,26 +224,6 @@ nnrt_status_t nnrt_space_to_batch_x8(const nnrt_space_to_batch_params_t *params,
  */
 nnrt_status_t nnrt_copy_x8(const void *input, void *output, size_t bytes);
 
-/**
- * RESIZE_NEAREST_NEIGHBOR on [N, H, W, C] tensors of any element type: output pixel
- * (b, y, x) is input pixel (b, rows[y], cols[x]); `rows` (output_h entries) and `cols`
- * (output_w entries) come from TFLM's GetNearestNeighbor at build time, `pixel_bytes`
- * is C times the element size.
- */
-typedef struct {
-    int32_t batches;
-    int32_t input_h;
-    int32_t input_w;
-    int32_t output_h;
-    int32_t output_w;
-    int32_t pixel_bytes;
-    const int32_t *rows;
-    const int32_t *cols;
-} nnrt_resize_params_t;
-
-nnrt_status_t nnrt_resize_nearest_x8(const nnrt_resize_params_t *params, const void *input,
-                                     void *output);
-
 #ifdef __cplusplus
 }
 #endif
