@@ -12,7 +12,14 @@
  * `nnopt run --stats` reports the sum of their sizes as `specialized_rom_bytes`.
  *
  * Specialised so far: the matrix-core convolution (nnrt_conv2d_im2col_s8(),
- * nnrt_conv2d_1x1_s8(), nnrt_conv2d_opt_s8()).
+ * nnrt_conv2d_1x1_s8(), nnrt_conv2d_opt_s8(): nnrt_spec_conv_gemm_s8() below) and the
+ * int8 fully connected (nnrt_fully_connected_s8(): generated code calls its body
+ * nnrt_fc_body() of internal/fc_body.h directly).
+ *
+ * It lives among the public headers, although only generated code includes it, because
+ * generated code spells it `nnrt/kernels/spec.h`: moving it to kernels/internal/ would
+ * change that line in every specialised model's source. Anything else that includes it
+ * needs the private include directory modules/nnrt/kernels as well.
  */
 #ifndef NNRT_KERNELS_SPEC_H_
 #define NNRT_KERNELS_SPEC_H_
