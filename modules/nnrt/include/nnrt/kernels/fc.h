@@ -59,6 +59,13 @@ typedef struct {
  * parameters under which the fully connected kernels run. The kernels test the same
  * macros on every call, with their data pointers; the model loader calls
  * nnrt_fc_*_check() before it runs one (NNRT_OK or NNRT_ERR_ARG).
+ *
+ * Naming, as in every nnrt header: a kernel is named for what it does, one per file
+ * (nnrt_fully_connected_s8(), as CMSIS-NN's arm_fully_connected_s8()); a check for the
+ * parameter struct it validates (nnrt_fc_s8_check() checks an nnrt_fc_s8_params_t, as
+ * nnrt_conv_s8_check() checks the nnrt_conv_s8_params_t of every int8 convolution).
+ * Generated C calls both names (the kernel in its op function, the check in
+ * <model>_prepare()), so neither is renamed.
  */
 
 /** 1 unless positive dims, int8 offsets and activation range, requantisation arrays. */
