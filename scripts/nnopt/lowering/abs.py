@@ -18,10 +18,11 @@ import numpy as np
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
 from ..quantize import quantize_multiplier
-from .activation import TABLE_LOOKUP_S8_CHECK, UNARY_F32_CHECK, multiply_by_quantized_multiplier
-from .base import EmitContext, LoweringBase
-from .call import Body, KernelCheck
+from .activation import multiply_by_quantized_multiplier
+from .base import EmitContext
+from .call import Body
 from .common import c_call, c_params, io_args, refuse, tensor_desc
+from .table_unary import TableUnaryLowering
 
 _F32 = np.float32
 _SUPPORTED = ("float32, int8 (per-tensor) or int16 (zero points 0, or no quantisation); "
@@ -51,10 +52,14 @@ def abs_table(op: Op, x: Tensor, y: Tensor) -> np.ndarray:
     return np.concatenate([by_value[128:], by_value[:128]])
 
 
-class AbsLowering(LoweringBase):
-    headers: Sequence[str] = ("nnrt/kernels/math.h", "nnrt/kernels/activation.h")
-    checks: Sequence[KernelCheck] = (UNARY_F32_CHECK, TABLE_LOOKUP_S8_CHECK)
+class AbsLowering(TableUnaryLowering):
+    """The table-unary lowering, with int16 (``nnrt_abs_s16``, no table) besides."""
+
     dtypes: Sequence[str] = ("int8", "int16", "float32")
+
+    def __init__(self) -> None:
+        super().__init__("nnrt_abs_f32", abs_table,
+                         ("nnrt/kernels/math.h", "nnrt/kernels/activation.h"), _SUPPORTED)
 
     def _io(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
         if len(op.inputs) != 1 or op.inputs[0] < 0 or len(op.outputs) != 1:
@@ -83,13 +88,9 @@ class AbsLowering(LoweringBase):
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y = self._io(ctx.graph, ctx.op)
+        if x.dtype != DType.INT16:
+            return super().emit(ctx)
         n = str(x.num_elements)
-        if x.dtype == DType.FLOAT32:
-            return c_call("nnrt_abs_f32", [*io_args(ctx, x.index, y.index, "float"), n])
-        if x.dtype == DType.INT8:
-            table = ctx.const_array("table", abs_table(ctx.op, x, y))
-            return c_call("nnrt_table_lookup_s8",
-                          [table, *io_args(ctx, x.index, y.index, "int8_t"), n])
         quantised = x.quant is not None and bool(x.quant.scale)
         fields = {**(_rescale(ctx.op, x, y) if quantised else
                      {"input_offset": 0, "output_offset": 0, "rescale": 0, "multiplier": 0,

@@ -12,16 +12,13 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 
-from ..cdefs import DType
-from ..ir import Graph, Op, Tensor
-from .activation import TABLE_LOOKUP_S8_CHECK, UNARY_F32_CHECK, check_io
-from .base import EmitContext, LoweringBase
-from .call import Body, KernelCheck
-from .common import c_call, io_args, per_tensor_quant
+from ..ir import Op, Tensor
+from .common import per_tensor_quant
+from .table_unary import TableUnaryLowering
 
 _F32 = np.float32
 _SUPPORTED = "int8 -> int8 (per-tensor) or float32 -> float32"
@@ -48,7 +45,7 @@ def _round_half_away(v: np.float32) -> np.float32:
     return _F32(math.floor(abs(float(v)) + 0.5) * (1 if v >= 0 else -1))
 
 
-def elu_table(x: Tensor, y: Tensor, op: Op) -> np.ndarray:
+def elu_table(op: Op, x: Tensor, y: Tensor) -> np.ndarray:
     """TFLM's ELU lookup table, indexed by the input byte read as unsigned."""
     s_in, z_in = per_tensor_quant(op, x)
     s_out, z_out = per_tensor_quant(op, y)
@@ -64,27 +61,5 @@ def elu_table(x: Tensor, y: Tensor, op: Op) -> np.ndarray:
     return np.concatenate([arr[128:], arr[:128]])
 
 
-class EluLowering(LoweringBase):
-    headers: Sequence[str] = ("nnrt/kernels/activation.h",)
-    checks: Sequence[KernelCheck] = (UNARY_F32_CHECK, TABLE_LOOKUP_S8_CHECK)
-    dtypes: Sequence[str] = ("int8", "float32")
-
-    def _io(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
-        return check_io(graph, op, ((DType.INT8, DType.INT8), (DType.FLOAT32, DType.FLOAT32)),
+ELU = TableUnaryLowering("nnrt_elu_f32", elu_table, ("nnrt/kernels/activation.h",),
                         _SUPPORTED)
-
-    def check(self, graph: Graph, op: Op) -> None:
-        x, y = self._io(graph, op)
-        if x.dtype == DType.INT8:
-            elu_table(x, y, op)
-
-    def emit(self, ctx: EmitContext) -> Body:
-        x, y = self._io(ctx.graph, ctx.op)
-        n = str(x.num_elements)
-        if x.dtype == DType.FLOAT32:
-            return c_call("nnrt_elu_f32", [*io_args(ctx, x.index, y.index, "float"), n])
-        table = ctx.const_array("table", elu_table(x, y, ctx.op))
-        return c_call("nnrt_table_lookup_s8", [table, *io_args(ctx, x.index, y.index, "int8_t"), n])
-
-
-ELU = EluLowering()

@@ -11,26 +11,14 @@ plus ``zp_out``, clamped. Inputs below the zero point are a runtime error, as in
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
 
-from ..cdefs import DType
-from ..ir import Graph, Op, Tensor
+from ..ir import Op, Tensor
 from ..quantize import quantize_multiplier
-from .activation import (
-    TABLE_LOOKUP_S8_CHECK,
-    UNARY_F32_CHECK,
-    _rdbp,
-    _sat_mul_pot,
-    _srdhm,
-    _wrap32,
-    check_io,
-    multiply_by_quantized_multiplier,
-)
-from .base import EmitContext, LoweringBase
-from .call import Body, KernelCheck
-from .common import c_call, io_args, per_tensor_quant, refuse
+from .activation import _rdbp, _sat_mul_pot, _srdhm, _wrap32, multiply_by_quantized_multiplier
+from .common import per_tensor_quant, refuse
+from .table_unary import TableUnaryLowering
 
 _I32_MAX = 2**31 - 1
 _SHIFT = 20  # RsqrtEvalQuantized's kShift
@@ -95,29 +83,6 @@ def rsqrt_table(op: Op, x: Tensor, y: Tensor) -> np.ndarray:
     return np.concatenate([arr[128:], arr[:128]])
 
 
-class RsqrtLowering(LoweringBase):
-    headers: Sequence[str] = ("nnrt/kernels/math.h",)
-    checks: Sequence[KernelCheck] = (UNARY_F32_CHECK, TABLE_LOOKUP_S8_CHECK)
-    dtypes: Sequence[str] = ("int8", "float32")
-
-    def _io(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
-        return check_io(graph, op, ((DType.INT8, DType.INT8), (DType.FLOAT32, DType.FLOAT32)),
-                        "int8 (per-tensor) or float32, input and output alike")
-
-    def check(self, graph: Graph, op: Op) -> None:
-        x, y = self._io(graph, op)
-        if x.dtype == DType.INT8:
-            rsqrt_table(op, x, y)
-
-    def emit(self, ctx: EmitContext) -> Body:
-        x, y = self._io(ctx.graph, ctx.op)
-        n = str(x.num_elements)
-        if x.dtype == DType.FLOAT32:
-            return c_call("nnrt_rsqrt_f32", [*io_args(ctx, x.index, y.index, "float"), n])
-        table = ctx.const_array("table", rsqrt_table(ctx.op, x, y))
-        _, z_in = per_tensor_quant(ctx.op, x)
-        return c_call("nnrt_rsqrt_s8",
-                      [table, str(z_in), *io_args(ctx, x.index, y.index, "int8_t"), n])
-
-
-RSQRT = RsqrtLowering()
+RSQRT = TableUnaryLowering("nnrt_rsqrt_f32", rsqrt_table, ("nnrt/kernels/math.h",),
+                           "int8 (per-tensor) or float32, input and output alike",
+                           s8_kernel="nnrt_rsqrt_s8", s8_zero_point=True)
