@@ -21,7 +21,7 @@ from typing import Any
 
 from ..arith import FUSED_ACTIVATIONS, activation_range_float, activation_range_int8
 from ..cdefs import C_TYPE as C_TYPE
-from ..cdefs import MAX_DIMS
+from ..cdefs import MAX_DIMS, DType
 from ..errors import UnsupportedError
 from ..ir import Op, Tensor
 from .base import EmitContext
@@ -40,19 +40,23 @@ def tensor_desc(t: Tensor) -> str:
 
 
 def per_tensor_quant(op: Op, t: Tensor) -> tuple[float, int]:
-    """(scale, zero_point) of an int8 tensor quantised per tensor; refuse otherwise."""
+    """(scale, zero_point) of an int8 (or int16) tensor quantised per tensor, with a
+    positive finite scale and a zero point of its type; refuse otherwise. The one such
+    check of every lowering (conv, fc and the element-wise ops alike)."""
+    kind = "int16" if t.dtype == DType.INT16 else "int8"
     if t.quant is None or not t.quant.scale:
         raise refuse(op, f"{tensor_desc(t)} has no quantisation parameters",
-                     "int8 tensors quantised per tensor")
+                     f"{kind} tensors quantised per tensor")
     if t.quant.per_channel:
         raise refuse(op, f"{tensor_desc(t)} is quantised per channel",
-                     "int8 tensors quantised per tensor")
+                     f"{kind} tensors quantised per tensor")
     scale, zp = float(t.quant.scale[0]), int(t.quant.zero_point[0])
     if not scale > 0.0 or not math.isfinite(scale):
         raise refuse(op, f"{tensor_desc(t)} has scale {scale}", "positive finite scales")
-    if not -128 <= zp <= 127:
+    lo, hi = (-32768, 32767) if kind == "int16" else (-128, 127)
+    if not lo <= zp <= hi:
         raise refuse(op, f"{tensor_desc(t)} has zero point {zp}",
-                     "int8 zero points in [-128, 127]")
+                     f"{kind} zero points in [{lo}, {hi}]")
     return scale, zp
 
 

@@ -36,8 +36,8 @@ the planner wants no scratch (``scratch_free``, memory first) a one-group conv r
 ``nnrt_conv2d_opt_s8``, which keeps its columns in its own not-yet-written output.
 
 The activation-range and padding arithmetic is TFLM's (:mod:`nnopt.arith`); the
-quantisation checks here (:func:`per_tensor_quant`, :func:`weight_requant`) are shared
-with ``lowering.fc``.
+weight requantisation here (:func:`weight_requant`) is shared with ``lowering.fc``, the
+per-tensor check is :func:`.common.per_tensor_quant`.
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ from .call import (
     TensorArg,
     lit,
 )
+from .common import per_tensor_quant
 
 _SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
                    "per-channel) and int32 bias; int16 activations (zero point 0) with int8 "
@@ -97,21 +98,6 @@ def check_activation(op: Op, activation: str) -> None:
         raise UnsupportedError(
             f"op {op.index} ({op.opcode}): fused activation {activation} is not supported",
             hint="supported fused activations: " + ", ".join(FUSED_ACTIVATIONS))
-
-
-def per_tensor_quant(op: Op, t: Tensor, role: str) -> tuple[float, int]:
-    """(scale, zero_point) of an int8 activation tensor that must be per-tensor."""
-    if t.quant is None or not t.quant.scale:
-        raise UnsupportedError(
-            f"op {op.index} ({op.opcode}): {role} tensor {t.index} ({t.name}) is int8 "
-            "without quantisation parameters",
-            hint="int8 tensors need a scale and zero point (full-integer quantisation)")
-    if t.quant.per_channel:
-        raise UnsupportedError(
-            f"op {op.index} ({op.opcode}): {role} tensor {t.index} ({t.name}) is quantised "
-            "per channel; only weights may be",
-            hint="activations must use per-tensor quantisation")
-    return t.quant.scale[0], t.quant.zero_point[0]
 
 
 def refuse_dtypes(op: Op, graph: Graph, x: Tensor, w: Tensor, y: Tensor,
@@ -162,7 +148,7 @@ def _check_16x8(op: Op, x: Tensor, w: Tensor, y: Tensor, bias: Tensor | None) ->
             f"{w.index} and a {y.dtype.name.lower()} output {y.index}",
             hint=_SUPPORTED_HINT_16X8)
     for t, role in ((x, "input"), (y, "output")):
-        if per_tensor_quant(op, t, role)[1] != 0:
+        if per_tensor_quant(op, t)[1] != 0:
             raise UnsupportedError(
                 f"{where}: int16 {role} tensor {t.index} ({t.name}) has a non-zero zero "
                 "point", hint=_SUPPORTED_HINT_16X8)
@@ -186,8 +172,8 @@ def weight_requant(op: Op, x: Tensor, w: Tensor, y: Tensor, channels: int, axis:
     float32 (``GetQuantizedConvolutionMultipler``).
     """
     where = f"op {op.index} ({op.opcode})"
-    s_in, _ = per_tensor_quant(op, x, "input")
-    s_out, _ = per_tensor_quant(op, y, "output")
+    s_in, _ = per_tensor_quant(op, x)
+    s_out, _ = per_tensor_quant(op, y)
     q = w.quant
     if q is None or not q.scale:
         raise UnsupportedError(
@@ -437,8 +423,8 @@ class _Requant:
 def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool) -> _Requant:
     op = ctx.op
     assert isinstance(op.options, ConvOptions)
-    _, z_in = per_tensor_quant(op, x, "input")
-    s_out, z_out = per_tensor_quant(op, y, "output")
+    _, z_in = per_tensor_quant(op, x)
+    s_out, z_out = per_tensor_quant(op, y)
     per_channel, mults, shifts = weight_requant(op, x, w, y, y.shape[3],
                                                 3 if depthwise else 0)
     lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
@@ -453,7 +439,7 @@ def _requant16(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor,
     range and the per-channel requantisation (constant arrays)."""
     op = ctx.op
     assert isinstance(op.options, ConvOptions)
-    s_out, _ = per_tensor_quant(op, y, "output")
+    s_out, _ = per_tensor_quant(op, y)
     per_channel, mults, shifts = weight_requant(op, x, w, y, y.shape[3],
                                                 3 if depthwise else 0)
     lo, hi = activation_range_int16(op.options.activation, s_out, 0)
@@ -594,7 +580,7 @@ class ConvLowering(LoweringBase):
         if g.pool is not None:
             p = g.pool
             if int8:
-                s_out, z_out = per_tensor_quant(op, y, "output")
+                s_out, z_out = per_tensor_quant(op, y)
                 plo, phi = activation_range_int8(p.activation, s_out, z_out)
                 flo, fhi = -FLT_MAX, FLT_MAX
             else:

@@ -35,9 +35,9 @@ from ..ir import FullyConnectedOptions, Graph, Op, Tensor
 from . import specialize
 from .base import EmitContext, LoweringBase
 from .call import NULL, AddressOf, Arg, Body, Call, Dec, KernelCheck, Params, Raw, TensorArg
+from .common import per_tensor_quant
 from .conv import (
     check_activation,
-    per_tensor_quant,
     refuse_dtypes,
     weight_requant,
 )
@@ -135,7 +135,7 @@ class FullyConnectedLowering(LoweringBase):
         args = (ctx.ptr(x.index), ctx.ptr(w.index), b_arg, ctx.ptr(y.index))
         if kind == "s16":
             self.check(graph, op)
-            s_out, _ = per_tensor_quant(op, y, "output")
+            s_out, _ = per_tensor_quant(op, y)
             per_channel, mults, shifts = weight_requant(op, x, w, y, units, 0,
                                                         fc_per_tensor_rule=True)
             assert w.quant is not None
@@ -148,8 +148,8 @@ class FullyConnectedLowering(LoweringBase):
                 "shift": Raw(ctx.const_array("shift", np.array(shifts, dtype=np.int32)))})
             fn = "nnrt_fully_connected_s16"
         elif kind == "s8":
-            _, z_in = per_tensor_quant(op, x, "input")
-            s_out, z_out = per_tensor_quant(op, y, "output")
+            _, z_in = per_tensor_quant(op, x)
+            s_out, z_out = per_tensor_quant(op, y)
             per_channel, mults, shifts = weight_requant(op, x, w, y, units, 0,
                                                         fc_per_tensor_rule=True)
             assert w.quant is not None

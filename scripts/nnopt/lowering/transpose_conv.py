@@ -41,8 +41,8 @@ from ..cdefs import DType
 from ..ir import Graph, Op, Tensor, TransposeConvOptions
 from .base import EmitContext, LoweringBase
 from .call import Arg, Body, Raw
-from .common import c_call, c_params, refuse, tensor_desc
-from .conv import check_activation, per_tensor_quant, weight_requant
+from .common import c_call, c_params, per_tensor_quant, refuse, tensor_desc
+from .conv import check_activation, weight_requant
 
 _SUPPORTED = ("int8 input and output with symmetric int8 weights [OC,KH,KW,IC] (per "
               "channel on axis 0 or per tensor) and an optional int32 bias; int16 input "
@@ -101,7 +101,7 @@ def _parts(graph: Graph, op: Op) -> _Parts:
         if bias is not None and bias.dtype != DType.INT64:
             raise refuse(op, f"bias {tensor_desc(bias)} is not int64", _SUPPORTED)
         for t in (x, y):
-            if per_tensor_quant(op, t, "16x8")[1] != 0:
+            if per_tensor_quant(op, t)[1] != 0:
                 raise refuse(op, f"{tensor_desc(t)} has a non-zero zero point", _SUPPORTED)
         if x.shape[3] > 511:
             raise refuse(op, f"{tensor_desc(x)} has more than 511 channels", _SUPPORTED)
@@ -179,7 +179,7 @@ class TransposeConvLowering(LoweringBase):
             else ctx.ptr(w.index))
         args: list[Arg | str] = ["&params", ctx.ptr(x.index), filt, bias, ctx.ptr(y.index)]
         if p.kind == "s16":
-            s_out, _ = per_tensor_quant(ctx.op, y, "output")
+            s_out, _ = per_tensor_quant(ctx.op, y)
             per_channel, mults, shifts = weight_requant(ctx.op, x, w, y, y.shape[3], 0)
             lo16, hi16 = activation_range_int16(o.activation, s_out, 0)
             return [*c_params("nnrt_transpose_conv_s16_params_t", {
@@ -193,8 +193,8 @@ class TransposeConvLowering(LoweringBase):
             return [*c_params("nnrt_transpose_conv_f32_params_t",
                               {"geom": geom, "act_min": lo, "act_max": hi}),
                     *c_call("nnrt_transpose_conv_f32", args)]
-        _, z_in = per_tensor_quant(ctx.op, x, "input")
-        s_out, z_out = per_tensor_quant(ctx.op, y, "output")
+        _, z_in = per_tensor_quant(ctx.op, x)
+        s_out, z_out = per_tensor_quant(ctx.op, y)
         per_channel, mults, shifts = weight_requant(ctx.op, x, w, y, y.shape[3], 0)
         lo8, hi8 = activation_range_int8(o.activation, s_out, z_out)
         fields = {"geom": geom, "input_offset": -z_in, "output_offset": z_out,
