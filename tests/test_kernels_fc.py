@@ -121,7 +121,7 @@ def test_per_tensor_multiplier_uses_tflm_float32_scale_product() -> None:
     """Per-tensor FC multiplies input and weight scale in float32 first (TFLM's
     GetQuantizedConvolutionMultipler); per-channel in double. Pick scales where the two
     roundings give different multipliers and check the emitted constant."""
-    from nnopt.quantize import quantize_multiplier
+    from nnopt.multiplier import quantize_multiplier
 
     s_in, s_out = 0.1, 0.3
     for s_w in np.linspace(0.01, 0.02, 200, dtype=np.float32):

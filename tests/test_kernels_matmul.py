@@ -14,7 +14,7 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
-from nnopt.quantize import quantize_multiplier
+from nnopt.multiplier import quantize_multiplier
 from support.cases import (
     Results,
     assert_case_matches,

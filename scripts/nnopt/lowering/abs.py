@@ -17,7 +17,7 @@ import numpy as np
 
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .activation import multiply_by_quantized_multiplier
 from .base import EmitContext
 from .call import Body

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..cdefs import DType
 from ..ir import Graph, LeakyReluOptions, Op, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, Dec, KernelCheck, Params, Raw, TensorArg, lit, lit_f32
 from .common import refuse

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
 from ..ir import Graph, Op, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import Body, Done, Raw
 from .common import C_TYPE, c_call, c_params, cast, padded, per_tensor_quant, refuse, tensor_desc

@@ -61,7 +61,7 @@ from ..arith import (
 from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import ConvOptions, Graph, Op, PoolOptions, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from . import specialize
 from .base import EmitContext, LoweringBase
 from .call import (

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..cdefs import MAX_DIMS, DType
 from ..ir import ActivationOptions, Graph, Op, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import (
     Body,

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..cdefs import C_TYPE, DType
 from ..ir import BatchMatMulOptions, Graph, Op, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import Body
 from .common import c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..cdefs import DType
 from ..ir import ActivationOptions, Graph, Op, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .activation import check_io
 from .base import EmitContext, LoweringBase
 from .call import Body

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..cdefs import MAX_DIMS, DType
 from ..ir import Graph, Op, PoolOptions, ReducerOptions, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, KernelCall, KernelCheck, Params, TensorArg
 from .common import (

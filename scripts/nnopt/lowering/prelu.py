@@ -14,7 +14,7 @@ from typing import Any
 
 from ..cdefs import MAX_DIMS, DType
 from ..ir import Graph, Op, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import Body, Done
 from .common import c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc

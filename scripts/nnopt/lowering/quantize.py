@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from ..cdefs import C_TYPE, DType
 from ..ir import Graph, Op, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .activation import c_struct, check_io, scale_of, zero_point_of
 from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, Raw, TensorArg, lit

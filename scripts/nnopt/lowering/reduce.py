@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 from ..cdefs import DType
 from ..ir import CumsumOptions, Graph, Op, ReducerOptions, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import Body
 from .common import C_TYPE, c_call, c_params, cast, io_args, per_tensor_quant, refuse, tensor_desc

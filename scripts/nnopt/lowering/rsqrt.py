@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..ir import Op, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .activation import _rdbp, _sat_mul_pot, _srdhm, _wrap32, multiply_by_quantized_multiplier
 from .common import per_tensor_quant, refuse
 from .table_unary import TableUnaryLowering

@@ -45,7 +45,7 @@ import numpy as np
 from ..arith import ACTIVATION_NAMES, FUSED_ACTIVATIONS
 from ..cdefs import DType
 from ..ir import Graph, LstmOptions, Op, SvdfOptions, Tensor
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .activation import checked_log2
 from .base import EmitContext, LoweringBase
 from .call import Arg, Body, Raw

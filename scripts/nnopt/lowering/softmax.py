@@ -17,7 +17,7 @@ import numpy as np
 
 from ..cdefs import DType
 from ..ir import Graph, Op, SoftmaxOptions
-from ..quantize import quantize_multiplier
+from ..multiplier import quantize_multiplier
 from .activation import c_struct, check_io, scale_of, tensor_desc, zero_point_of
 from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, KernelCheck, TensorArg, lit, lit_f32
