@@ -12,10 +12,12 @@
 #include <string.h>
 
 #include "blob_schema.h"
+#include "blob_tensor.h"
 #include "loader_internal.h"
 
 #define RD16(p) nnrt_blob_rd16(p)
 #define RD32(p) nnrt_blob_rd32(p)
+#define TENSOR_REC(ld, t) nnrt_blob_tensor_rec(ld, t)
 
 /* ---- CRC-32 (IEEE 802.3, reflected; zlib's crc32) ---------------------------- */
 static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
@@ -47,11 +49,6 @@ static uint32_t blob_crc(const uint8_t *b, uint32_t total)
 }
 
 /* ---- tables ---------------------------------------------------------------------- */
-static const uint8_t *tensor_rec(const nnrt_loader_t *ld, uint32_t t)
-{
-    return ld->tensors + (size_t)t * NNRT_BLOB_TENSOR_BYTES;
-}
-
 static const uint8_t *step_rec(const nnrt_loader_t *ld, uint32_t s)
 {
     return ld->steps + (size_t)s * NNRT_BLOB_STEP_BYTES;
@@ -70,23 +67,6 @@ static uint32_t list_at(const nnrt_loader_t *ld, uint32_t k)
 static int in_blob(uint64_t off, uint64_t len, uint64_t lo, uint64_t hi)
 {
     return off >= lo && off <= hi && len <= hi - off;
-}
-
-nnrt_status_t nnrt_blob_const_i32(const nnrt_loader_t *ld, uint32_t tensor, const int32_t **data,
-                                  uint32_t *count)
-{
-    const uint8_t *r;
-
-    if (tensor >= ld->n_tensors) {
-        return NNRT_ERR_FORMAT;
-    }
-    r = tensor_rec(ld, tensor);
-    if (r[5] != NNRT_BLOB_KIND_CONSTANT || r[4] != (uint8_t)NNRT_INT32) {
-        return NNRT_ERR_FORMAT;
-    }
-    *data = (const int32_t *)(const void *)(ld->data + RD32(r + 8));
-    *count = RD32(r) / 4u;
-    return NNRT_OK;
 }
 
 /* Header, section bounds, tensor/handle/io tables. No step is looked at. */
@@ -175,7 +155,7 @@ static nnrt_status_t parse(nnrt_loader_t *ld, const void *blob, size_t bytes)
         }
     }
     for (i = 0; i < ld->n_tensors; i++) {
-        const uint8_t *r = tensor_rec(ld, i);
+        const uint8_t *r = TENSOR_REC(ld, i);
         uint32_t tbytes = RD32(r);
         uint32_t handle = RD16(r + 6);
 
@@ -207,7 +187,7 @@ static nnrt_status_t parse(nnrt_loader_t *ld, const void *blob, size_t bytes)
         if (t >= ld->n_tensors || r[3] > NNRT_MAX_DIMS) {
             return NNRT_ERR_FORMAT;
         }
-        tr = tensor_rec(ld, t);
+        tr = TENSOR_REC(ld, t);
         if (tr[5] != NNRT_BLOB_KIND_ACTIVATION || tr[4] != r[2] || RD32(tr) != RD32(r + 36)) {
             return NNRT_ERR_FORMAT;
         }
@@ -240,7 +220,7 @@ static nnrt_status_t step_args(const nnrt_loader_t *ld, const uint8_t *sr, nnrt_
         if (t >= ld->n_tensors) {
             return NNRT_ERR_FORMAT;
         }
-        r = tensor_rec(ld, t);
+        r = TENSOR_REC(ld, t);
         a->bytes[k] = RD32(r);
         a->dtype[k] = r[4];
         a->present[k] = 1u;
@@ -297,7 +277,7 @@ static nnrt_status_t check_steps(const nnrt_loader_t *ld)
         for (k = 0; k < RD16(sr + 22); k++) {
             uint32_t t = list_at(ld, first + RD16(sr + 16) + RD16(sr + 18) + RD16(sr + 20) + k);
 
-            if (t >= ld->n_tensors || tensor_rec(ld, t)[5] != NNRT_BLOB_KIND_ACTIVATION) {
+            if (t >= ld->n_tensors || TENSOR_REC(ld, t)[5] != NNRT_BLOB_KIND_ACTIVATION) {
                 return NNRT_ERR_FORMAT;
             }
         }
@@ -349,7 +329,7 @@ static nnrt_status_t prepare(nnrt_loader_t *ld)
     nnrt_dyn_reset_stats(&ld->dyn);
     ld->invoked = 0;
     for (i = 0; i < ld->n_inputs; i++) {
-        nnrt_dyn_handle_t h = (nnrt_dyn_handle_t)RD16(tensor_rec(ld, RD16(io_rec(ld, 0, i))) + 6);
+        nnrt_dyn_handle_t h = (nnrt_dyn_handle_t)RD16(TENSOR_REC(ld, RD16(io_rec(ld, 0, i))) + 6);
 
         if (nnrt_dyn_ptr(&ld->dyn, h) != NULL) {
             continue; /* the same tensor twice */
@@ -403,7 +383,7 @@ static nnrt_status_t execute(nnrt_loader_t *ld, int run)
         }
         for (k = 0; k < n_trace; k++) {
             uint32_t t = list_at(ld, first + n_args + n_alloc + n_free + k);
-            const uint8_t *r = tensor_rec(ld, t);
+            const uint8_t *r = TENSOR_REC(ld, t);
             const void *p = nnrt_dyn_ptr(&ld->dyn, (nnrt_dyn_handle_t)RD16(r + 6));
 
             if (p == NULL) {
@@ -425,7 +405,7 @@ static nnrt_status_t execute(nnrt_loader_t *ld, int run)
         }
     }
     for (s = 0; s < ld->n_outputs; s++) {
-        const uint8_t *r = tensor_rec(ld, RD16(io_rec(ld, 1, s)));
+        const uint8_t *r = TENSOR_REC(ld, RD16(io_rec(ld, 1, s)));
 
         if (nnrt_dyn_ptr(&ld->dyn, (nnrt_dyn_handle_t)RD16(r + 6)) == NULL) {
             return NNRT_ERR_FORMAT;
@@ -490,7 +470,7 @@ void *nnrt_loader_input(nnrt_loader_t *ld, uint32_t i, size_t *bytes)
     if (ld == NULL || ld->blob == NULL || i >= ld->n_inputs || prepare(ld) != NNRT_OK) {
         return NULL;
     }
-    r = tensor_rec(ld, RD16(io_rec(ld, 0, i)));
+    r = TENSOR_REC(ld, RD16(io_rec(ld, 0, i)));
     if (bytes != NULL) {
         *bytes = RD32(r);
     }
@@ -512,7 +492,7 @@ const void *nnrt_loader_output(const nnrt_loader_t *ld, uint32_t i, size_t *byte
     if (ld == NULL || ld->blob == NULL || !ld->invoked || i >= ld->n_outputs) {
         return NULL;
     }
-    r = tensor_rec(ld, RD16(io_rec(ld, 1, i)));
+    r = TENSOR_REC(ld, RD16(io_rec(ld, 1, i)));
     if (bytes != NULL) {
         *bytes = RD32(r);
     }

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "blob_tensor.h"
 #include "loader_check.h"
 
 #define RD32(p) nnrt_blob_rd32(p)

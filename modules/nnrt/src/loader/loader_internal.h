@@ -1,5 +1,6 @@
 /* Private to src/loader: shared between the loader (loader.c) and its kernel table
- * (blob_dispatch.c, generated; the checkers of loader_check.h). */
+ * (blob_dispatch.c, generated; the checkers of loader_check.h). The tensor table both
+ * read is blob_tensor.h's. */
 #ifndef NNRT_LOADER_INTERNAL_H_
 #define NNRT_LOADER_INTERNAL_H_
 
@@ -37,13 +38,6 @@ static inline uint32_t nnrt_blob_rd32(const uint8_t *p)
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
            ((uint32_t)p[3] << 24);
 }
-
-/**
- * A constant int32 tensor referenced by a parameter record.
- * @return NNRT_OK with its data and element count, or NNRT_ERR_FORMAT.
- */
-nnrt_status_t nnrt_blob_const_i32(const nnrt_loader_t *ld, uint32_t tensor, const int32_t **data,
-                                  uint32_t *count);
 
 /**
  * Decode a step's parameter record, check it against its tensors and, when @p run,
