@@ -75,7 +75,6 @@ import tflm_firmware
 from common import run_worker
 
 from nnopt.boards import Board, load_board
-from nnopt.budget import check_budget
 from nnopt.driver import generate
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError, NnoptError
@@ -85,6 +84,7 @@ from nnopt.inputs import random_inputs
 from nnopt.ir import ConvOptions, Graph
 from nnopt.lowering.conv import out_size_and_padding
 from nnopt.lowering.specialize import SPECIALIZE_MODES, specialized_symbols
+from nnopt.memory_budget import check_budget
 from nnopt.passes.regions import op_macs
 from nnopt.paths import find_model, shared_models_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model

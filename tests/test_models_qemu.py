@@ -11,10 +11,10 @@ import pytest
 
 from conftest import ALL_MODELS, model_path
 from nnopt.boards import load_board
-from nnopt.budget import check_budget
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError
 from nnopt.frontend.tflite import load_model_bytes
+from nnopt.memory_budget import check_budget
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_tflm

@@ -8,9 +8,9 @@ import pytest
 
 from conftest import model_path
 from nnopt.boards import load_board
-from nnopt.budget import check_budget
 from nnopt.errors import BudgetError, PlanError
 from nnopt.frontend.tflite import load_model
+from nnopt.memory_budget import check_budget
 from nnopt.passes.arena import verify_offsets
 from nnopt.passes.lifetimes import Buffer
 from nnopt.plan import Plan

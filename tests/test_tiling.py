@@ -17,10 +17,10 @@ import pytest
 
 from conftest import ALL_MODELS, model_path
 from nnopt.boards import load_board
-from nnopt.budget import check_budget
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError, PlanError
 from nnopt.frontend.tflite import load_model_bytes
+from nnopt.memory_budget import check_budget
 from nnopt.passes.arena import Overlap, verify_offsets
 from nnopt.passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS
 from nnopt.passes.cost import model_cost, op_cost, rows_cost, tiling_overhead

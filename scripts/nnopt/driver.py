@@ -30,13 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from .blob.writer import write_blob
-from .budget import check_budget
 from .codegen.c_model import GeneratedSources
 from .codegen.c_model import generate as generate_c
 from .errors import BudgetError, NnoptError, PlanError
 from .frontend.onnx import internal_layout, is_onnx
 from .frontend.tflite import load_model
 from .ir import Graph
+from .memory_budget import check_budget
 from .passes.dynamic import DynamicPlan, dynamic_plan
 from .planner import PlannedModel, PlanOptions, plan_model
 from .report.plot import render
