@@ -83,6 +83,14 @@ def rsqrt_table(op: Op, x: Tensor, y: Tensor) -> np.ndarray:
     return np.concatenate([arr[128:], arr[:128]])
 
 
-RSQRT = TableUnaryLowering("nnrt_rsqrt_f32", rsqrt_table, ("nnrt/kernels/math.h",),
-                           "int8 (per-tensor) or float32, input and output alike",
-                           s8_kernel="nnrt_rsqrt_s8", s8_zero_point=True)
+class RsqrtLowering(TableUnaryLowering):
+    """The table-unary lowering with RSQRT's kernels (a class of this module: the family
+    map finds an op's family by its lowering's module)."""
+
+    def __init__(self) -> None:
+        super().__init__("nnrt_rsqrt_f32", rsqrt_table, ("nnrt/kernels/math.h",),
+                         "int8 (per-tensor) or float32, input and output alike",
+                         s8_kernel="nnrt_rsqrt_s8", s8_zero_point=True)
+
+
+RSQRT = RsqrtLowering()
