@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from nnopt.errors import BlobError
 from nnopt.paths import nnrt_dir
-from nnopt.swap import blob as B
+from nnopt.swap import sealed_blob as B
 
 ALGS = (B.ALG_AES_128_GCM, B.ALG_CHACHA20_POLY1305)
 
@@ -165,7 +165,7 @@ def test_c_header_mirrors_the_format() -> None:
     text = (nnrt_dir() / "include" / "nnrt" / "swap.h").read_text()
     m = re.search(r"/\* BEGIN GENERATED[^\n]*\n(.*?)\n/\* END GENERATED \*/", text, re.S)
     assert m is not None
-    assert m.group(1) == B.c_constants(), "regenerate with python -m nnopt.swap.blob"
+    assert m.group(1) == B.c_constants(), "regenerate with python -m nnopt.swap.sealed_blob"
 
 
 # ----- keys -----

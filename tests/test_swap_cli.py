@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from conftest import REPO, model_path
-from nnopt.swap import blob as B
+from nnopt.swap import sealed_blob as B
 from nnopt.testing.harness import random_inputs, run_tflm
 from test_swap_e2e import mbed_ok  # noqa: F401  (fixture: skip without mbedTLS sources)
 

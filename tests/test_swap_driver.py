@@ -28,7 +28,7 @@ from nnopt.frontend.tflite import load_model
 from nnopt.paths import nnrt_dir
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.swap import SwapOptions, plan_swap, write_model_blob
-from nnopt.swap import blob as B
+from nnopt.swap import sealed_blob as B
 from nnopt.swap.costmodel import AEAD_CYCLES_PER_BYTE, AEAD_CYCLES_PER_CHUNK
 from nnopt.swap.mbedtls_build import (
     MbedtlsSources,

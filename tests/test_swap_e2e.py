@@ -25,7 +25,7 @@ from nnopt.paths import nnrt_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.runner import _parse_trace, run_planned, runtime_sources
 from nnopt.swap import SwapOptions, SwapPlan, plan_swap
-from nnopt.swap import blob as B
+from nnopt.swap import sealed_blob as B
 from nnopt.swap.codegen import generate_swapped
 from nnopt.swap.mbedtls_build import mbedtls_library, mbedtls_sources
 from nnopt.testing.harness import random_inputs, run_tflm

@@ -25,7 +25,7 @@ import pytest
 from conftest import model_path
 from nnopt.cdefs import Status
 from nnopt.firmware.toolchain import Target, run
-from nnopt.swap import blob as B
+from nnopt.swap import sealed_blob as B
 from nnopt.swap.mbedtls_build import MbedtlsSources
 from nnopt.swap.provision import (
     KEY_ID_MAX,

@@ -18,7 +18,6 @@ from nnopt.frontend.tflite import load_model
 from nnopt.plan import ChunkEntry, Plan, SwapCost, TensorPlacement
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.swap import CostParams, SwapOptions, SwapPlan, plan_swap, simulate
-from nnopt.swap.blob import read_blob
 from nnopt.swap.costmodel import (
     AEAD_CYCLES_PER_BYTE,
     MACS_PER_CYCLE,
@@ -33,6 +32,7 @@ from nnopt.swap.placement import (
     chunk_bytes,
     metadata_bytes,
 )
+from nnopt.swap.sealed_blob import read_blob
 
 MOBILENET = "tflm/mobilenet_v2_quantized_1x3x224x224.tflite"
 F767 = load_board("nucleo_f767zi")

@@ -4,7 +4,7 @@ The Twister scenarios sample.nnopt.swapnn.qemu.bitflip / .wrongkey (samples/swap
 sample.yaml) expect the firmware to attach the bad blob (header, table and layout id
 intact) and to fail authentication at exactly one chunk (bitflip) or at chunk 0
 (wrongkey). These tests check that the script produces such blobs, with the compiler's
-own reader (nnopt.swap.blob) as the judge, and that bad input is an error, not a
+own reader (nnopt.swap.sealed_blob) as the judge, and that bad input is an error, not a
 traceback.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from nnopt.errors import BlobError
-from nnopt.swap.blob import (
+from nnopt.swap.sealed_blob import (
     ALG_AES_128_GCM,
     ALG_CHACHA20_POLY1305,
     KEY_BYTES,

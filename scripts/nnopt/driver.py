@@ -40,10 +40,10 @@ from .memory_budget import check_budget
 from .passes.dynamic import DynamicPlan, dynamic_plan
 from .planner import PlannedModel, PlanOptions, plan_model
 from .report.plot import render
-from .swap.blob import algorithm_id, generate_key
 from .swap.codegen import generate_swapped
 from .swap.pipeline import configured_key, plan_swap_for, swap_of, write_new_key
 from .swap.provision import KeyStoreError
+from .swap.sealed_blob import algorithm_id, generate_key
 
 #: What ``write`` can emit into the output directory: the generated C sources, a model
 #: blob for nnrt's loader.

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .boards import Board
 from .errors import BudgetError
 from .plan import Plan, SwapPlan
-from .swap.blob import ENTRY_BYTES, HEADER_BYTES, TAG_BYTES
+from .swap.sealed_blob import ENTRY_BYTES, HEADER_BYTES, TAG_BYTES
 
 # Internal flash kept free for the runtime's code, vectors and the application when
 # checking weights at plan time (measured: runtime + harness ~20-40 KB at -O2).

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NnoptError
-from ..swap.blob import ALGORITHMS, algorithm_id
 from ..swap.pipeline import configured_key_for
 from ..swap.provision import deprovision, parse_key_id, provision
+from ..swap.sealed_blob import ALGORITHMS, algorithm_id
 
 DESCRIPTION = """\
 Development flow for firmware built with --swap-key-id: import the swap key as a

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..ir import Graph
-from .blob import ALGORITHMS, algorithm_id, key_from_config, layout_id, write_swap_blob
 from .costmodel import CostParams, Timeline, simulate
 from .placement import (
     SWAP_MODES,
@@ -28,6 +27,7 @@ from .placement import (
     layout_tuple,
     plan_swap,
 )
+from .sealed_blob import ALGORITHMS, algorithm_id, key_from_config, layout_id, write_swap_blob
 
 
 @dataclass(frozen=True)

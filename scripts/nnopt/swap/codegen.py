@@ -53,9 +53,9 @@ from ..lowering.call import Body, render
 from ..ops import known
 from ..planner import PlannedModel
 from . import swap_layout_id, write_model_blob
-from .blob import ALGORITHMS, LAYOUT_ID_BYTES, TAG_BYTES
 from .placement import ChunkEntry, SwapPlan
 from .provision import parse_key_id
+from .sealed_blob import ALGORITHMS, LAYOUT_ID_BYTES, TAG_BYTES
 
 ConstArray = Callable[[str, np.ndarray], str]
 Emit = Callable[[EmitContext], Body]

@@ -18,9 +18,9 @@ from ..cdefs import Status
 from ..errors import BlobError, NnoptError, PlanError
 from ..plan import Plan, SwapPlan
 from ..planner import PlannedModel
-from .blob import algorithm_id, generate_key, key_from_config
 from .placement import SWAP_MODES, SwapOptions, plan_swap
 from .provision import KeyStoreError
+from .sealed_blob import algorithm_id, generate_key, key_from_config
 
 
 def swap_of(plan: Plan) -> SwapPlan | None:

@@ -65,7 +65,6 @@ from ..plan import ChunkEntry as ChunkEntry
 from ..plan import Plan, SwapCost
 from ..plan import SwapPlan as SwapPlan
 from ..plan import TensorPlacement as TensorPlacement
-from .blob import ALGORITHMS, ENTRY_BYTES, TAG_BYTES, ChunkSpec
 from .costmodel import (
     ChunkCost,
     CostParams,
@@ -74,6 +73,7 @@ from .costmodel import (
     simulate,
     stream_penalty_s,
 )
+from .sealed_blob import ALGORITHMS, ENTRY_BYTES, TAG_BYTES, ChunkSpec
 
 SWAP_MODES = ("auto", "off", "force")
 

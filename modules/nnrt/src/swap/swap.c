@@ -15,7 +15,7 @@
 #include "nnrt/swap.h"
 #include "swap_crypto.h"
 
-/* header field offsets (scripts/nnopt/swap/blob.py) */
+/* header field offsets (scripts/nnopt/swap/sealed_blob.py) */
 #define H_MAGIC 0u
 #define H_VERSION 4u
 #define H_HEADER_BYTES 6u
