@@ -14,8 +14,8 @@ import pytest
 
 from conftest import ALL_MODELS, model_path
 from nnopt.boards import load_board
-from nnopt.errors import PlanError
 from nnopt.codegen.c_model import generate
+from nnopt.errors import PlanError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.passes.dynamic import DynArena, aligned_live_peak, dynamic_plan
 from nnopt.planner import PlannedModel, PlanOptions, plan_model, with_dynamic

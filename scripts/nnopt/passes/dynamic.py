@@ -52,6 +52,7 @@ from ..planfacts import (
 __all__ = ["ALLOCATORS", "DYN_BYTES_PER_HANDLE", "DYN_STATE_BYTES", "DynArena", "DynBlock",
            "DynStep", "DynamicPlan", "aligned_live_peak", "dynamic_plan", "summary_lines"]
 
+
 class DynArena:
     """A model of ``nnrt/alloc.h``: same placement, same moves, same counters.
 
