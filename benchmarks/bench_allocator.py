@@ -56,7 +56,7 @@ from nnopt.errors import NnoptError, ToolchainError, UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.inputs import random_inputs
 from nnopt.passes.dynamic import dynamic_plan
-from nnopt.planner import PlannedModel, PlanOptions, plan_model
+from nnopt.planner import PlannedModel, PlanOptions, plan_model, with_dynamic
 from nnopt.runner import run_planned
 from nnopt.testing.blob import run_blob
 
@@ -150,7 +150,7 @@ def blob_instructions(pm: PlannedModel, inputs: list[bytes], expect: list[bytes]
     """Instructions of one inference of the model blob on QEMU M7, or None when the blob
     format lacks an op. Outputs must equal the generated code's."""
     try:
-        blob = write_blob(pm)
+        blob = write_blob(with_dynamic(pm))
     except UnsupportedError:
         return None
     with tempfile.TemporaryDirectory(prefix="bench-blob-") as tmp:

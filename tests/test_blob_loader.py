@@ -27,9 +27,8 @@ from nnopt.cdefs import Status
 from nnopt.errors import BlobError, UnsupportedError
 from nnopt.firmware.toolchain import BuildSpec, Target, build, run
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.passes.dynamic import dynamic_plan
 from nnopt.paths import nnrt_dir
-from nnopt.planner import PlannedModel, plan_model
+from nnopt.planner import PlannedModel, plan_model, with_dynamic
 from nnopt.runner import build_runtime
 from nnopt.testing.blob import EXIT, BlobRun, run_blob
 from nnopt.testing.harness import random_inputs, run_tflm
@@ -51,13 +50,14 @@ SUPPORTED = ["mlperf_tiny/vww_96_int8.tflite", "tflm/person_detect.tflite",
              "keras/densenet121_64.tflite", "tflm/mobilenet_v2_quantized_1x3x224x224.tflite"]
 def _planned(rel: str) -> tuple[bytes, PlannedModel]:
     data = model_path(rel).read_bytes()
-    return data, plan_model(load_model_bytes(data, name=Path(rel).stem), source_bytes=data)
+    return data, with_dynamic(plan_model(load_model_bytes(data, name=Path(rel).stem),
+                                         source_bytes=data))
 
 
 def _bit_exact(rel: str, tmp: Path, target: Target, trace: bool) -> BlobRun:
     data, pm = _planned(rel)
     blob = write_blob(pm)
-    dyn = dynamic_plan(pm.graph, pm.plan)
+    dyn = pm.facts.dynamic_for("dynamic")
     inputs = random_inputs(data, 3)
     ref_out, ref_all = run_tflm(data, inputs)
     res = run_blob(blob, [x.tobytes() for x in inputs], len(ref_out), tmp, target=target,
@@ -123,7 +123,7 @@ def leaky_model() -> bytes:
 
 
 def test_unsupported_ops_are_refused_at_emit_time() -> None:
-    pm = plan_model(load_model_bytes(leaky_model(), name="leaky"))
+    pm = with_dynamic(plan_model(load_model_bytes(leaky_model(), name="leaky")))
     with pytest.raises(UnsupportedError, match=r"op 1 \(LEAKY_RELU\)") as err:
         write_blob(pm)
     assert "FULLY_CONNECTED" not in err.value.message and err.value.hint
@@ -265,7 +265,7 @@ def elementwise_model() -> bytes:
 
 def test_elementwise_and_mean_blob_bit_exact(tmp_path: Path) -> None:
     model = elementwise_model()
-    pm = plan_model(load_model_bytes(model, name="elementwise"))
+    pm = with_dynamic(plan_model(load_model_bytes(model, name="elementwise")))
     blob = write_blob(pm)
     kernels = {s.kernel for s in parse_blob(blob).steps}
     assert kernels >= set(range(15, 34)) | {36, 37, 38}  # + concat, pad, strided copy
@@ -293,7 +293,8 @@ FUZZ = [("keras/lenet5_int8.tflite", 800), ("keras/lenet5_float.tflite", 200),
              for rel, n in FUZZ)], ids=lambda v: Path(str(v)).stem)
 def test_fuzzed_blobs_never_crash(rel: str, iterations: int, tmp_path: Path) -> None:
     if rel == "elementwise":
-        blob = write_blob(plan_model(load_model_bytes(elementwise_model(), name="ew")))
+        blob = write_blob(with_dynamic(plan_model(load_model_bytes(elementwise_model(),
+                                                                   name="ew"))))
     else:
         blob = write_blob(_planned(rel)[1])
     path = tmp_path / "model.nnmb"
@@ -324,7 +325,7 @@ def test_views_of_a_slice_run_from_the_blob(tmp_path: Path) -> None:
     y = b.tensor((1, 1, 16), "int8", name="y", scale=0.2, zero_point=-1)
     b.op("ADD", [rows[1], rows[0]], [y], {"fused_activation_function": "NONE"})
     model = b.build([x], [y])
-    pm = plan_model(load_model_bytes(model, name="views"))
+    pm = with_dynamic(plan_model(load_model_bytes(model, name="views")))
     assert pm.plan.views
     blob = write_blob(pm)
     assert sorted(t[4] for t in parse_blob(blob).tensors if t[2] == S.KIND_ACTIVATION)[-1] == 16

@@ -12,6 +12,7 @@ from conftest import model_path
 from nnopt import driver
 from nnopt.cli import main
 from nnopt.errors import BudgetError, NnoptError
+from nnopt.passes import dynamic
 from nnopt.planner import PlanOptions
 from nnopt.swap.provision import KeyStoreError
 
@@ -44,6 +45,41 @@ def test_compile_model_writes_what_nnopt_optimize_writes(tmp_path: Path) -> None
         lib = json.loads((tmp_path / "lib" / name).read_text())
         cli = json.loads((tmp_path / "cli" / name).read_text())
         assert _without_timing(lib) == _without_timing(cli)
+
+
+@pytest.mark.parametrize("allocator", ["static", "dynamic", "dynamic-lazy"])
+def test_the_dynamic_plan_is_computed_once_per_plan(
+        allocator: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dynamic allocator's plan is computed once (driver.plan, or for the static
+    allocator's model blob), recorded in the planned model's facts, and read by codegen,
+    the blob writer and the report: counted where every computation starts (the model
+    of the C allocator each one runs)."""
+    runs: list[int] = []
+
+    class CountingArena(dynamic.DynArena):
+        def __init__(self, n_handles: int, capacity: int | None = None,
+                     align: int = 16) -> None:
+            runs.append(n_handles)
+            super().__init__(n_handles, capacity, align)
+
+    monkeypatch.setattr(dynamic, "DynArena", CountingArena)
+    req = driver.CompileRequest(model_path("keras/lenet5_int8.tflite"), allocator=allocator,
+                                out_dir=tmp_path, emit=("c", "blob"))
+    res = driver.compile_model(req)
+    assert len(runs) == 1
+    dyn = res.compiled.planned.facts.dynamic
+    assert res.compiled.dynamic is dyn
+    blob = res.written.model_blob
+    assert blob is not None and blob.bytes > 0
+    code = (tmp_path / "lenet5_int8_model.c").read_text()
+    if allocator == "static":
+        assert dyn is None and "nnrt_dyn" not in code
+        assert "dynamic" not in res.written.report
+    else:
+        assert dyn is not None and dyn.lazy == (allocator == "dynamic-lazy")
+        assert blob.arena_bytes == dyn.arena_bytes == res.compiled.arena_bytes
+        assert res.written.report["dynamic"] == dyn.to_json()
+        assert "nnrt_dyn_alloc" in code
 
 
 def test_plan_is_pure_and_over_budget_is_a_verdict(tmp_path: Path) -> None:

@@ -15,9 +15,10 @@ import pytest
 from conftest import ALL_MODELS, model_path
 from nnopt.boards import load_board
 from nnopt.codegen.c_model import generate
+from nnopt.errors import PlanError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.passes.dynamic import DynArena, aligned_live_peak, dynamic_plan
-from nnopt.planner import PlannedModel, PlanOptions, plan_model
+from nnopt.planner import PlannedModel, PlanOptions, plan_model, with_dynamic
 from nnopt.runner import RunOutput, run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
 from support.cases import assert_outputs_match, compare_trace, output_arrays
@@ -109,8 +110,12 @@ def test_static_mode_unchanged(tmp_path: Path) -> None:
     b = generate(pm, tmp_path / "b", allocator="static").c_file.read_text()
     assert a == b
     assert "nnrt_dyn" not in a
-    d = generate(pm, tmp_path / "d", allocator="dynamic").c_file.read_text()
+    with pytest.raises(PlanError, match="carries no dynamic plan for the dynamic allocator"):
+        generate(pm, tmp_path / "d", allocator="dynamic")  # codegen computes no plan
+    d = generate(with_dynamic(pm), tmp_path / "d", allocator="dynamic").c_file.read_text()
     assert "nnrt_dyn_compact" in d and "_arena + " not in d
+    with pytest.raises(PlanError, match="no dynamic plan for the dynamic-lazy allocator"):
+        generate(with_dynamic(pm), tmp_path / "l", allocator="dynamic-lazy")
 
 
 def test_prediction_replays_on_the_model_allocator() -> None:

@@ -177,6 +177,38 @@ def test_known_cycles_are_still_there() -> None:
     assert present >= KNOWN_CYCLES, f"no longer a cycle: {sorted(KNOWN_CYCLES - present)}"
 
 
+#: The packages that read what the planner decided (``nnopt.planfacts``) and ask no
+#: pass anything (issue 25, "plan facts flow forward").
+FACT_READERS = ("nnopt.codegen", "nnopt.blob")
+
+
+def pass_imports(graph: dict[str, set[str]]) -> list[str]:
+    """"module: imported pass module" for every module of FACT_READERS that imports
+    ``nnopt.passes`` (the package or one of its modules)."""
+    return sorted(f"{m}: {t}" for m, targets in graph.items()
+                  if m.startswith(FACT_READERS) for t in targets
+                  if t == "nnopt.passes" or t.startswith("nnopt.passes."))
+
+
+def test_codegen_and_blob_writer_import_no_pass() -> None:
+    graph, _ = import_graph()
+    assert any(m.startswith("nnopt.codegen.") for m in graph)  # the readers are there
+    assert any(m.startswith("nnopt.blob.") for m in graph)
+    found = pass_imports(graph)
+    assert not found, ("codegen/blob read the plan facts (nnopt.planfacts), never a pass:\n"
+                       + "\n".join(found))
+
+
+def test_pass_imports_sees_a_planted_pass_import() -> None:
+    """The check finds an import of a pass module and of the package, at any level."""
+    known = modules()
+    for source in ("from ..passes.dynamic import dynamic_plan\n",
+                   "def f() -> None:\n    from .. import passes\n"):
+        tree = ast.parse(source)
+        planted = {t for t, _ in _imports(tree, "nnopt.codegen.planted", False, known)}
+        assert pass_imports({"nnopt.codegen.planted": planted}), source
+
+
 if __name__ == "__main__":
     g, nested = import_graph()
     print(f"function-level imports of nnopt modules: {len(nested)}")

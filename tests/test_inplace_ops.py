@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from conftest import ALL_MODELS, model_path
 from nnopt.codegen.c_model import generate
-from nnopt.codegen.views import ViewLowerings
 from nnopt.errors import PlanError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConcatOptions, ConvOptions, PoolOptions
@@ -445,13 +444,12 @@ def test_row_bands_bit_exact_on_cortex_m7(rel: str, spec: str, tmp_path: Path) -
     off) the generic kernels; bit-exact with TFLM."""
     data = model_path(rel).read_bytes()
     pm = bit_exact(data, PlanOptions(inplace_ops="auto", specialize=spec), target="qemu-m7")
-    views = ViewLowerings(pm.plan, pm.graph)
     fewer_calls = pixel_runs = 0
     for e in pm.plan.inplace_ops:
         op = pm.graph.op_by_index[e.op]
         if e.kind != "rows" or op.opcode == "CONCATENATION":
             continue
-        bands = views._chunks(op, e.direction)
+        bands = pm.facts.bands[e.op]  # recorded by the planner, read by codegen
         assert bands is not None
         y = pm.graph.tensors[op.outputs[0]]
         if bands.pixels:  # pointwise: runs of pixels, in pairs but at most one

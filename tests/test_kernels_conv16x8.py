@@ -228,9 +228,9 @@ def test_model_blob_refuses_16x8_kernels_by_name() -> None:
     """The runtime-loaded blob carries no 16x8 kernel yet: writing one names the ops and
     kernels and points to the generated C."""
     from nnopt.blob.writer import write_blob
-    from nnopt.planner import plan_model
+    from nnopt.planner import plan_model, with_dynamic
 
-    pm = plan_model(load_model_bytes(MODEL), PlanOptions(order="file"))
+    pm = with_dynamic(plan_model(load_model_bytes(MODEL), PlanOptions(order="file")))
     with pytest.raises(UnsupportedError, match=r"op \d+ \(CONV_2D\): kernel nnrt_conv2d_s16 "
                                                r"is not in the model blob format"):
         write_blob(pm)

@@ -7,8 +7,9 @@ was written, and the budget verdict). The steps are also callable one by one:
 
 - :func:`load`: the model file as a Graph (and its bytes, hashed into the Plan);
 - :func:`plan`: the planning passes, the swap step (``nnopt.swap.pipeline``) and the
-  dynamic allocator's plan, pure; with an output directory, a key id without a
-  configured key is refused here, before anything is written;
+  dynamic allocator's plan (recorded in the planned model's facts, computed once:
+  codegen and the blob writer read it), pure; with an output directory, a key id
+  without a configured key is refused here, before anything is written;
 - :func:`generate`: the C sources of a planned model (``nnopt.codegen.c_model``, or
   ``nnopt.swap.codegen`` with the sealed blob when weights stream), in a directory;
 - :func:`write`: every output of ``nnopt optimize`` (plan, report, picture, sources,
@@ -37,8 +38,8 @@ from .frontend.onnx import internal_layout, is_onnx
 from .frontend.tflite import load_model
 from .ir import Graph
 from .memory_budget import check_budget
-from .passes.dynamic import DynamicPlan, dynamic_plan
-from .planner import PlannedModel, PlanOptions, plan_model
+from .planfacts import DynamicPlan
+from .planner import PlannedModel, PlanOptions, plan_model, with_dynamic
 from .report.plot import render
 from .swap.codegen import generate_swapped
 from .swap.pipeline import configured_key, plan_swap_for, swap_of, write_new_key
@@ -75,7 +76,7 @@ class CompileRequest:
     options: PlanOptions = field(default_factory=PlanOptions)
     swap: str = "auto"  # nnopt.swap.placement.SWAP_MODES
     swap_staging: int | None = None  # bytes per staging buffer; None: the cost model's
-    allocator: str = "static"  # nnopt.passes.dynamic.ALLOCATORS
+    allocator: str = "static"  # nnopt.planfacts.ALLOCATORS
     key: SwapKey = SwapKey()
     out_dir: Path | None = None  # sources, <name>_plan.json, _report.json, _memory.png
     emit: tuple[str, ...] = ()  # EMIT_KINDS to write into out_dir; () = ("c",)
@@ -177,10 +178,9 @@ def plan(request: CompileRequest, loaded: LoadedModel | None = None, *,
     progress(f"planning {len(model.graph.ops)} ops")
     planned = plan_swap_for(plan_model(model.graph, opts, source_bytes=model.data),
                             opts.board, request.swap, request.swap_staging)
-    dyn = (dynamic_plan(planned.graph, planned.plan,
-                        lazy=request.allocator == "dynamic-lazy")
-           if request.allocator != "static" else None)
-    compiled = Compiled(request, model, planned, dyn)
+    if request.allocator != "static":
+        planned = with_dynamic(planned, request.allocator)  # the one dynamic plan
+    compiled = Compiled(request, model, planned, planned.facts.dynamic)
     if request.out_dir and request.key.key_id is not None and swap_of(planned.plan) \
             and configured_swap_key(compiled) is None:
         raise _no_key_for_id()
@@ -213,6 +213,8 @@ def generate(planned: PlannedModel, out_dir: Path, *, allocator: str = "static",
     that PSA key id (the device holds the key) and contain no key byte."""
     swap = swap_of(planned.plan)
     if swap is None:
+        if allocator != "static":  # kept when driver.plan recorded it
+            planned = with_dynamic(planned, allocator)
         return GeneratedModel(generate_c(planned, out_dir, allocator=allocator), None)
     if allocator != "static":
         raise PlanError(f"streamed weights need the static allocator, not {allocator!r}",
@@ -335,11 +337,11 @@ def _write_model_blob(compiled: Compiled, out: Path) -> ModelBlob:
     if plan_.overlaps or plan_.inplace_ops or plan_.stages:
         opts = replace(compiled.request.options, inplace_ops="off", tiling="off")
         bpm = plan_model(compiled.loaded.graph, opts, source_bytes=compiled.loaded.data)
+    bpm = with_dynamic(bpm, "any")  # the request's dynamic plan when it has one
     blob = write_blob(bpm)
     path = out / f"{plan_.model}.nnmb"
     path.write_bytes(blob)
-    need = (compiled.dynamic or dynamic_plan(bpm.graph, bpm.plan)).arena_bytes
-    return ModelBlob(path, len(blob), need)
+    return ModelBlob(path, len(blob), bpm.facts.dynamic_events().arena_bytes)
 
 
 def compile_model(request: CompileRequest, *, progress: Callable[[str], None] = _quiet,

@@ -26,6 +26,8 @@ from .passes.below_bound import (
     plan_records,
 )
 from .passes.budget import DEFAULT_PLAN_BUDGET_S, PlanBudget, Progress
+from .passes.dynamic import ALLOCATORS, dynamic_plan
+from .passes.facts import plan_facts
 from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace import plan_inplace
 from .passes.inplace_ops import fold_pads, variant_query
@@ -41,6 +43,7 @@ from .passes.lifetimes import (
 from .passes.schedule import WALL_GUARD, peak_of, schedule
 from .passes.state import plan_state
 from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
+from .planfacts import PlanFacts
 
 ORDERS = ("file", "optimal")
 
@@ -87,6 +90,33 @@ class PlannedModel:
     source: Graph  # as imported
     graph: Graph  # after fusion: what codegen emits
     plan: Plan
+    # what codegen and the blob writer read (nnopt.planfacts), recorded by plan_model
+    recorded: PlanFacts | None = None
+
+    @property
+    def facts(self) -> PlanFacts:
+        """The plan facts plan_model recorded (PlanError for a model planned otherwise)."""
+        if self.recorded is None:
+            raise PlanError(f"the planned model {self.plan.model} carries no plan facts",
+                            hint="plan it with nnopt.planner.plan_model")
+        return self.recorded
+
+
+def with_dynamic(planned: PlannedModel, allocator: str = "dynamic") -> PlannedModel:
+    """The planned model with the dynamic allocator's plan recorded in its facts:
+    ``allocator`` "dynamic" (compact after every op) or "dynamic-lazy"; "any" keeps a
+    plan of either mode (the model blob: the same handles and events). A plan already
+    recorded for that allocator is kept, never computed again."""
+    if allocator not in (*ALLOCATORS[1:], "any"):
+        raise PlanError(f"unknown dynamic allocator {allocator!r}",
+                        hint="use " + " or ".join(ALLOCATORS[1:]))
+    facts = planned.facts
+    dyn = facts.dynamic
+    if dyn is not None and allocator in ("any", "dynamic-lazy" if dyn.lazy else "dynamic"):
+        return planned
+    lazy = allocator == "dynamic-lazy"
+    dyn = dynamic_plan(planned.graph, planned.plan, lazy=lazy)
+    return replace(planned, recorded=replace(facts, dynamic=dyn))
 
 
 def plan_model(graph: Graph, options: PlanOptions | None = None,
@@ -119,7 +149,8 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
     # the whole planning time: every plan made (with copies of split outputs, the
     # classic fallback), not only the one kept
     seconds = round(time.perf_counter() - t0, 3)
-    return replace(planned, plan=replace(planned.plan, planning_seconds=seconds))
+    plan = replace(planned.plan, planning_seconds=seconds)
+    return replace(planned, plan=plan, recorded=plan_facts(planned.graph, plan))
 
 
 def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,

@@ -8,9 +8,10 @@ the model with the same kernels as generated code and no regenerated C:
 - per step of the Plan's schedule: the kernel, its parameter record (the values of the
   call the op's lowering returns, :mod:`nnopt.lowering.call`, encoded by
   :func:`capture` and the schema: the same object the C renderer writes), its tensor
-  arguments, and the dynamic allocator's events around it exactly as
-  :func:`nnopt.passes.dynamic.dynamic_plan` lays them out (so the loader's high-water
-  mark and bytes moved are the same as the generated dynamic mode's);
+  arguments, and the dynamic allocator's events around it exactly as the dynamic plan
+  the planned model carries lays them out (``PlannedModel.facts``, recorded by
+  :func:`nnopt.planner.with_dynamic`; so the loader's high-water mark and bytes moved
+  are the same as the generated dynamic mode's);
 - the model inputs and outputs with shape and quantisation.
 """
 
@@ -45,8 +46,6 @@ from ..lowering.call import (
     TensorArg,
 )
 from ..ops import DEFINITIONS
-from ..passes.dynamic import dynamic_plan
-from ..passes.lifetimes import is_alias_op
 from ..planner import PlannedModel
 from . import schema as S
 
@@ -343,7 +342,8 @@ def _encode_call(graph: Graph, op_index: int, cap: Capture, b: _Builder,
 
 
 def write_blob(planned: PlannedModel) -> bytes:
-    """The model blob of a planned model. Raises UnsupportedError naming every op whose
+    """The model blob of a planned model that carries its dynamic plan
+    (:func:`nnopt.planner.with_dynamic`). Raises UnsupportedError naming every op whose
     kernel the format cannot carry."""
     g, plan = planned.graph, planned.plan
     if plan.state:
@@ -356,8 +356,8 @@ def write_blob(planned: PlannedModel) -> bytes:
             "no persistent state region",
             hint="use the generated C (--emit c), which keeps the state beside the arena "
             "and has <model>_reset()")
-    dyn = dynamic_plan(g, plan)
-    aliases = {e.tensor for e in plan.buffers if e.alias_of is not None}
+    facts = planned.facts  # recorded by the planner: the blob writer derives nothing
+    dyn = facts.dynamic_events()
     b = _Builder(g, {}, [], bytearray())
 
     steps: list[tuple[int, int, int, int, list[int], list[int], list[int], list[int]]] = []
@@ -365,7 +365,7 @@ def write_blob(planned: PlannedModel) -> bytes:
     for step in dyn.steps:
         op = g.op_by_index[step.op]
         trace = list(op.outputs)
-        if is_alias_op(g, op) and op.outputs[0] in aliases:
+        if step.op in facts.aliased_ops:
             steps.append((S.KERNEL_NONE, step.op, 0, 0, [], list(step.alloc),
                           list(step.free), trace))
             continue

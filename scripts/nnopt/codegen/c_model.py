@@ -13,8 +13,9 @@ With ``allocator="dynamic"`` the planned offsets are not used: every buffer is a
 of nnrt's defragmenting allocator (``nnrt/alloc.h``), ``ptr(t)`` is
 ``nnrt_dyn_ptr(&<name>_heap, H_T<root>)`` (read inside the op, so never kept across a
 compaction), and ``invoke()`` allocates each op's outputs before it and frees and
-compacts after it, in the sequence :mod:`nnopt.passes.dynamic` predicts; the arena is
-that mode's high-water mark (the aligned live-sum peak).
+compacts after it, in the sequence :mod:`nnopt.passes.dynamic` predicted (the dynamic
+plan the planned model carries, ``PlannedModel.facts``); the arena is that mode's
+high-water mark (the aligned live-sum peak).
 
 An :class:`Extension` adds to a model without subclassing the emitter: functions for
 ops it writes itself, file-scope declarations, headers, the descriptor's ``attach``,
@@ -35,8 +36,7 @@ from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
 from ..lowering import EmitContext, lowering_for
 from ..lowering.call import Call, Pointers, prepare_of, render, render_params, render_prepare
-from ..passes.dynamic import ALLOCATORS, DynamicPlan, dynamic_plan
-from ..passes.lifetimes import is_alias_op
+from ..planfacts import ALLOCATORS, DynamicPlan
 from ..planner import PlannedModel
 from .stages import StageCalls
 from .views import ViewLowerings
@@ -142,18 +142,18 @@ class ModelEmitter:
         self.non_finite = False  # a float constant is infinite or NaN: <math.h>
         self.weight_names: dict[int, str] = {}
         # RESHAPE-like ops whose output the plan stores in their input's buffer.
-        aliases = {b.tensor: b.alias_of for b in self.plan.buffers if b.alias_of is not None}
-        self.root_of = aliases
-        self.aliased_ops = {op.index for op in self.g.ops
-                            if is_alias_op(self.g, op) and op.outputs[0] in aliases}
+        # The plan facts the planner recorded (nnopt.planfacts): nothing is re-derived.
+        facts = planned.facts
+        self.root_of = {b.tensor: b.alias_of for b in self.plan.buffers
+                        if b.alias_of is not None}
+        self.aliased_ops = facts.aliased_ops
         # Ops the plan runs on sub-views (folded padding, row by row, in place, tiles).
-        self.views = ViewLowerings(self.plan, self.g)
-        self.stages = StageCalls(self.plan, self.g)
+        self.views = ViewLowerings(self.plan, self.g, facts)
+        self.stages = StageCalls(self.plan, self.g, facts)
         if allocator not in ALLOCATORS:
             raise ValueError(f"unknown allocator {allocator!r}")
         self.dyn: DynamicPlan | None = (
-            dynamic_plan(self.g, self.plan, lazy=allocator == "dynamic-lazy")
-            if allocator != "static" else None)
+            facts.dynamic_for(allocator) if allocator != "static" else None)
 
     # ----- context callbacks -----
     def ptr(self, t: int) -> str:

@@ -25,8 +25,9 @@ from ..lowering import EmitContext, lowering_for
 from ..lowering.call import Params, c_value, render_params
 from ..lowering.elementwise import BinaryLowering
 from ..ops import known
-from ..passes.regions import WINDOW, spatial_of
+from ..ops.base import WINDOW
 from ..plan import Plan, StageEntry, TileEntry
+from ..planfacts import PlanFacts
 from .views import SpecCore, kernel_call, memo_consts, spec_core
 
 Region = tuple[int, int, int, int]
@@ -52,11 +53,12 @@ def _table(name: str, ctype: str, rows: list[Any], inner: int | None = None) -> 
 class StageEmitter:
     """Emits the tables and the function of one stage."""
 
-    def __init__(self, stage: StageEntry, index: int, graph: Graph,
+    def __init__(self, stage: StageEntry, index: int, graph: Graph, facts: PlanFacts,
                  ctx_for: Callable[[Op], EmitContext], arena_at: Callable[[int], str]) -> None:
         self.st = stage
         self.idx = index
         self.g = graph
+        self.facts = facts
         self.ctx_for = ctx_for
         self.arena_at = arena_at
         self.decls: list[str] = []
@@ -110,7 +112,7 @@ class StageEmitter:
             if _is(op, "transpose"):
                 body += self._transpose(op, ptr)
             else:
-                sp = spatial_of(self.g, op)
+                sp = self.facts.spatial.get(op.index)
                 if sp is None:
                     raise PlanError(f"op {op.index} ({op.opcode}) cannot run in a tile")
                 if sp.kind == WINDOW:
@@ -186,10 +188,9 @@ class StageEmitter:
 
     def _window(self, op: Op, ctx: EmitContext, ptr: Callable[[int], str]
                 ) -> tuple[list[str], list[str]]:
-        sp = spatial_of(self.g, op)
-        assert sp is not None
+        sp = self.facts.window(op, "has no window geometry")
         ctx = memo_consts(ctx)
-        k = kernel_call(ctx, sp)
+        k = kernel_call(ctx, sp, self.facts)
         sc: SpecCore | None = spec_core(ctx, k)  # the op's specialised matrix core
         for h in ("nnrt/kernels/conv.h", "nnrt/kernels/pool.h"):
             if k.ptype.startswith("nnrt_pool" if "pool" in h else "nnrt_conv"):
@@ -350,9 +351,10 @@ def _is(op: Op, trait: str) -> bool:
 class StageCalls:
     """The tiled stages of a plan: which ops they run and the code that runs them."""
 
-    def __init__(self, plan: Plan, graph: Graph) -> None:
+    def __init__(self, plan: Plan, graph: Graph, facts: PlanFacts) -> None:
         self.plan = plan
         self.graph = graph
+        self.facts = facts
         self.stage_of: dict[int, int] = {}
         self.last_op: dict[int, int] = {}
         for n, st in enumerate(plan.stages):
@@ -379,7 +381,7 @@ class StageCalls:
         funcs: list[str] = []
         headers: set[str] = set()
         for n, st in enumerate(self.plan.stages):
-            em = StageEmitter(st, n, self.graph, ctx_for, arena_at)
+            em = StageEmitter(st, n, self.graph, self.facts, ctx_for, arena_at)
             funcs.append("\n".join(em.emit(ptr)) + "\n")
             decls += em.decls
             headers |= em.headers

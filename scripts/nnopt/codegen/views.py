@@ -11,7 +11,8 @@ registered lowering calls, on sub-views (the op's specialised matrix core where
 - ``rows`` ops: a loop over bands of output rows (increasing or decreasing, as planned),
   each a kernel call on the input rows the band reads (``nnrt_window_rows``) and its
   output rows; a band is as many rows as the planned offsets allow
-  (``passes.inplace_ops.row_chunks``; one row where they are as tight as permitted),
+  (``passes.inplace_ops.row_chunks``, recorded in the plan facts: ``nnopt.planfacts``;
+  one row where they are as tight as permitted),
   1x1 stride-1 convs in runs of an even number of pixels; a channel CONCATENATION
   copies one row of every input per call;
 - ``depthwise_channel`` ops: ``nnrt_depthwise_conv2d_inplace_s8`` over the shared
@@ -24,7 +25,7 @@ one (or None). The tiled stages are :mod:`.stages` (which uses :func:`kernel_cal
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,9 +50,9 @@ from ..lowering.conv import ConvLowering
 from ..lowering.pool import PoolLowering
 from ..lowering.specialize import SPECIALIZABLE, SpecNames
 from ..ops import known
-from ..passes.inplace_ops import row_chunks, row_steps, variant_query
-from ..passes.regions import WINDOW, Spatial, spatial_of
+from ..ops.base import Spatial
 from ..plan import Plan
+from ..planfacts import PlanFacts
 
 C_ELEM = {DType.INT8: "int8_t", DType.FLOAT32: "float"}
 
@@ -76,9 +77,10 @@ def _geom_fields(graph: Graph, op: Op, sp: Spatial) -> dict[str, Any]:
             "dilation_w": o.dilation_w, "pad_top": sp.h.pad, "pad_left": sp.w.pad}
 
 
-def kernel_call(ctx: EmitContext, sp: Spatial) -> KernelCall:
+def kernel_call(ctx: EmitContext, sp: Spatial, facts: PlanFacts) -> KernelCall:
     """The registered lowering's call of a window op over whole tensors, with the
-    geometry of its access pattern (explicit padding included)."""
+    geometry of its access pattern (explicit padding included) and the kernel variant
+    the plan recorded."""
     graph, op = ctx.graph, ctx.op
     geom = _geom_fields(graph, op, sp)
     low = lowering_for(op)
@@ -89,7 +91,7 @@ def kernel_call(ctx: EmitContext, sp: Spatial) -> KernelCall:
     # The kernel variant the registered lowering picks for the whole op also takes every
     # sub-view of it (same filter, channels and padding kind), with the same scratch,
     # which the planner reserved; folded padding: the variant of the padded geometry.
-    query = variant_query(graph, op)
+    query = facts.variant(op)
     return low.window_call(ctx, geom, low.variant(*query) if query is not None else None)
 
 
@@ -168,13 +170,11 @@ def _headers_for(op: Op) -> tuple[str, ...]:
     return tuple(lowering_for(op).headers)
 
 
-def emit_window(ctx: EmitContext) -> Body:
+def emit_window(ctx: EmitContext, facts: PlanFacts) -> Body:
     """A window op over whole tensors, its padding (explicit or not) in the geometry."""
-    sp = spatial_of(ctx.graph, ctx.op)
-    if sp is None or sp.kind != WINDOW:
-        raise PlanError(f"op {ctx.op.index} ({ctx.op.opcode}) has no window geometry")
+    sp = facts.window(ctx.op, "has no window geometry")
     ctx = memo_consts(ctx)
-    k = kernel_call(ctx, sp)
+    k = kernel_call(ctx, sp, facts)
     x, y = ctx.op.inputs[0], ctx.op.outputs[0]
     sc = spec_core(ctx, k)
     if sc is None:  # the registered call, its pointers cast to the element type
@@ -187,17 +187,15 @@ def emit_window(ctx: EmitContext) -> Body:
                   f"return {_spec_call(sc, k, ctx.pointers, 'params', xp, yp)};"])
 
 
-def emit_window_rows(ctx: EmitContext, direction: str, chunks: Bands | None = None
-                     ) -> Body:
+def emit_window_rows(ctx: EmitContext, direction: str, facts: PlanFacts) -> Body:
     """A window op a band of output rows (or, pointwise, of pixels) at a time (the output
-    may overlap the dying input): ``chunks`` in execution order, one kernel call each
-    (``passes.inplace_ops.row_chunks``); None: one row per call."""
+    may overlap the dying input): the bands the plan recorded, in execution order, one
+    kernel call each (``passes.inplace_ops.row_chunks``); None: one row per call."""
     ctx = memo_consts(ctx)
     graph, op = ctx.graph, ctx.op
-    sp = spatial_of(graph, op)
-    if sp is None or sp.kind != WINDOW:
-        raise PlanError(f"op {op.index} ({op.opcode}) cannot run row by row")
-    k = kernel_call(ctx, sp)
+    sp = facts.window(op, "cannot run row by row")
+    chunks = facts.bands.get(op.index)
+    k = kernel_call(ctx, sp, facts)
     sc = spec_core(ctx, k)
 
     def call(x_ptr: str, y_ptr: str) -> str:
@@ -307,22 +305,20 @@ def _slice_of(graph: Graph, x: int) -> tuple[Op, int]:
     return concat, offset * DTYPE_SIZE[y.dtype]
 
 
-def emit_window_into_slice(ctx: EmitContext) -> Body:
+def emit_window_into_slice(ctx: EmitContext, facts: PlanFacts) -> Body:
     """A window op whose output is a slice of a concatenation's output: one output row
     at a time into a staging row (after the kernel's own scratch), then stored with the
     concatenation's pixel stride. ``ctx.c_ptr(output)`` already points at the slice."""
     graph, op = ctx.graph, ctx.op
-    sp = spatial_of(graph, op)
-    if sp is None or sp.kind != WINDOW:
-        raise PlanError(f"op {op.index} ({op.opcode}) cannot write into a slice")
-    k = kernel_call(ctx, sp)
+    sp = facts.window(op, "cannot write into a slice")
+    k = kernel_call(ctx, sp, facts)
     x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     concat, _ = _slice_of(graph, y.index)
     e = DTYPE_SIZE[y.dtype]
     ctot = graph.tensors[concat.outputs[0]].shape[3]
     oh, ow, oc = y.shape[1], y.shape[2], y.shape[3]
     in_row = x.shape[2] * x.shape[3] * DTYPE_SIZE[x.dtype]
-    query = variant_query(graph, op)
+    query = facts.variant(op)
     own = lowering_for(op).scratch_bytes(*query) if query is not None else 0
     staging = f"((uint8_t *){ctx.c_scratch} + {(own + 15) // 16 * 16}u)"
     call = k.expr("p", _typed(ctx.c_ptr(x.index), k.elem, True, f"(size_t)w.start * {in_row}u"),
@@ -372,11 +368,10 @@ def emit_concat_views(ctx: EmitContext, views: set[int]) -> Body:
     return _code(["nnrt_status_t s = NNRT_OK;", *lines, "return s;"])
 
 
-def emit_depthwise_inplace(ctx: EmitContext) -> Body:
-    graph, op = ctx.graph, ctx.op
-    sp = spatial_of(graph, op)
-    assert sp is not None
-    k = kernel_call(ctx, sp)
+def emit_depthwise_inplace(ctx: EmitContext, facts: PlanFacts) -> Body:
+    op = ctx.op
+    sp = facts.window(op, "has no window geometry")
+    k = kernel_call(ctx, sp, facts)
     x = op.inputs[0]
     if ctx.c_scratch == "NULL":
         raise PlanError(f"op {op.index}: in-place depthwise convolution without scratch")
@@ -385,26 +380,6 @@ def emit_depthwise_inplace(ctx: EmitContext) -> Body:
     return [k.params, Call("nnrt_depthwise_conv2d_inplace_s8", (
         k.call.args[0], TensorArg(x, "int8_t"), *weights,
         Expr(f"(int8_t *){ctx.c_scratch}")), wrap=False)]
-
-
-@dataclass(frozen=True)
-class Bands:
-    """Kernel calls of a row-by-row op: (first, count) in execution order, of output rows
-    or (``pixels``) of output pixels."""
-
-    runs: tuple[tuple[int, int], ...]
-    pixels: bool
-
-
-def _pointwise(graph: Graph, op: Op, sp: Spatial) -> bool:
-    """A conv whose output pixel p reads exactly input pixel p (1x1, stride 1, no
-    padding): runs of pixels need not follow rows."""
-    d = known(op)
-    if d is None or d.window != "conv":
-        return False
-    w = graph.tensors[op.inputs[1]]
-    return (w.shape[1] == 1 and w.shape[2] == 1 and sp.h.stride == 1 and sp.w.stride == 1
-            and sp.h.pad == 0 and sp.w.pad == 0)
 
 
 def _depthwise(op: Op) -> bool:
@@ -424,9 +399,10 @@ def _explicit(op: Op) -> bool:
 class ViewLowerings:
     """Per op, the lowering the plan requires instead of the registered one."""
 
-    def __init__(self, plan: Plan, graph: Graph) -> None:
+    def __init__(self, plan: Plan, graph: Graph, facts: PlanFacts) -> None:
         self.plan = plan
         self.graph = graph
+        self.facts = facts
         self.kind = {e.op: e for e in plan.inplace_ops if e.kind != "concat_slice"}
         self.slices = {e.op for e in plan.inplace_ops if e.kind == "concat_slice"}
         self.views = {graph.op_by_index[i].outputs[0] for i in self.slices}
@@ -437,44 +413,24 @@ class ViewLowerings:
 
     def lowering_for(self, op: Op) -> _Lowering | None:
         e = self.kind.get(op.index)
+        facts = self.facts
         if op.index in self.slices:
             return _Lowering((*_headers_for(op), "nnrt/kernels/tiling.h"),
-                             emit_window_into_slice)
+                             lambda ctx: emit_window_into_slice(ctx, facts))
         if e is not None and e.kind == "concat_views":
             views = set(self.views)
             return _Lowering(("nnrt/kernels/tiling.h",),
                              lambda ctx: emit_concat_views(ctx, views))
         if e is not None and e.kind == "depthwise_channel":
             return _Lowering(("nnrt/kernels/conv.h", "nnrt/kernels/inplace.h"),
-                             emit_depthwise_inplace)
+                             lambda ctx: emit_depthwise_inplace(ctx, facts))
         if e is not None and e.kind == "rows":
             direction = e.direction
             if _concat(op):
                 return _Lowering(("nnrt/kernels/shape.h",),
                                  lambda ctx: emit_concat_rows(ctx, direction))
-            chunks = self._chunks(op, direction)
             return _Lowering((*_headers_for(op), "nnrt/kernels/tiling.h"),
-                             lambda ctx: emit_window_rows(ctx, direction, chunks))
+                             lambda ctx: emit_window_rows(ctx, direction, facts))
         if _explicit(op):
-            return _Lowering(_headers_for(op), emit_window)
+            return _Lowering(_headers_for(op), lambda ctx: emit_window(ctx, facts))
         return None
-
-    def _chunks(self, op: Op, direction: str) -> Bands | None:
-        """Bands of rows (pointwise convs: runs of pixels, even where possible: the
-        matrix core takes pixel pairs) per kernel call that the planned offsets allow
-        (None: one row per call)."""
-        sp = spatial_of(self.graph, op)
-        if sp is None or sp.kind != WINDOW:
-            return None
-        x, y = op.inputs[0], op.outputs[0]
-        if self.is_view(x) or self.is_view(y):
-            return None  # strided inside a concatenation's output
-        # aliases (element-wise in place) start at their root's offset: bytes as planned
-        delta = self.plan.buffer_of(y).offset - self.plan.buffer_of(x).offset
-        if _pointwise(self.graph, op, sp):
-            tx, ty = self.graph.tensors[x], self.graph.tensors[y]
-            ix, oy = tx.shape[3] * DTYPE_SIZE[tx.dtype], ty.shape[3] * DTYPE_SIZE[ty.dtype]
-            steps = [(q * ix, (q + 1) * ix, q * oy, (q + 1) * oy)
-                     for q in range(ty.shape[1] * ty.shape[2])]
-            return Bands(tuple(row_chunks(steps, delta, direction, 2)), True)
-        return Bands(tuple(row_chunks(row_steps(self.graph, sp, x), delta, direction)), False)

@@ -34,21 +34,23 @@ down once per gap that opens beneath it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..arith import align
 from ..errors import PlanError
 from ..ir import Graph
 from ..plan import Plan
+from ..planfacts import (
+    ALLOCATORS,
+    DYN_BYTES_PER_HANDLE,
+    DYN_STATE_BYTES,
+    DynamicPlan,
+    DynBlock,
+    DynStep,
+)
 
-#: "dynamic": compact after every op (Liberis & Lane); "dynamic-lazy": compact only
-#: when an allocation needs the room (same arena bound, fewer bytes moved).
-ALLOCATORS: tuple[str, ...] = ("static", "dynamic", "dynamic-lazy")
-
-#: Bytes of the allocator's state (``nnrt_dyn_t``) on a 32-bit target.
-DYN_STATE_BYTES = 48
-#: Bytes per handle of the caller's tables (``NNRT_DYN_TABLE_BYTES``).
-DYN_BYTES_PER_HANDLE = 10
+# The dynamic plan's types are data the planned model carries (nnopt.planfacts).
+__all__ = ["ALLOCATORS", "DYN_BYTES_PER_HANDLE", "DYN_STATE_BYTES", "DynArena", "DynBlock",
+           "DynStep", "DynamicPlan", "aligned_live_peak", "dynamic_plan", "summary_lines"]
 
 
 class DynArena:
@@ -116,70 +118,6 @@ class DynArena:
             self.compactions += 1
             self.bytes_moved += moved
         return moved
-
-
-@dataclass(frozen=True)
-class DynBlock:
-    """One handle: a root tensor buffer (with its aliases) or an op's scratch."""
-
-    handle: int
-    size: int
-    first: int  # schedule position of its allocation (0 for graph inputs: the prologue)
-    last: int  # schedule position after which it is freed
-    tensor: int | None = None  # root tensor
-    scratch_of: int | None = None  # op index
-
-    @property
-    def name(self) -> str:
-        """C identifier of the handle in generated code."""
-        return f"H_T{self.tensor}" if self.tensor is not None else f"H_S{self.scratch_of}"
-
-
-@dataclass(frozen=True)
-class DynStep:
-    position: int
-    op: int  # op index
-    alloc: tuple[int, ...]  # handles allocated before the op, in this order
-    free: tuple[int, ...]  # handles freed after the op (then one compaction)
-    moved_bytes: int  # predicted bytes moved (eager: after the op; lazy: by its allocs)
-    top_bytes: int  # predicted live bytes (aligned) while the op runs
-    compact: bool = True  # the generated code compacts after the op
-
-
-@dataclass(frozen=True)
-class DynamicPlan:
-    """What the dynamic mode does and what it costs, for one Plan."""
-
-    blocks: tuple[DynBlock, ...]  # by handle
-    prologue: tuple[int, ...]  # handles allocated before the first op (graph inputs)
-    steps: tuple[DynStep, ...]
-    handle_of: dict[int, int]  # tensor (root or alias) -> handle
-    scratch_handle: dict[int, int]  # op index -> handle
-    arena_bytes: int  # the arena: aligned live-sum peak (eager: the high-water mark)
-    bytes_moved: int  # per inference
-    compactions: int  # compactions that moved something, per inference
-    alignment: int
-    high_water: int = 0  # largest end of the live block (lazy: up to arena_bytes)
-    lazy: bool = False
-
-    @property
-    def table_bytes(self) -> int:
-        """SRAM besides the arena: allocator state and handle tables (32-bit target)."""
-        return DYN_STATE_BYTES + DYN_BYTES_PER_HANDLE * len(self.blocks)
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "arena_bytes": self.arena_bytes,
-            "bytes_moved": self.bytes_moved,
-            "compactions": self.compactions,
-            "compaction": "lazy" if self.lazy else "after every op",
-            "high_water": self.high_water,
-            "handles": len(self.blocks),
-            "table_bytes": self.table_bytes,
-            "alignment": self.alignment,
-            "steps": [{"position": s.position, "op": s.op, "top_bytes": s.top_bytes,
-                       "moved_bytes": s.moved_bytes} for s in self.steps],
-        }
 
 
 def aligned_live_peak(plan: Plan) -> int:
