@@ -220,6 +220,14 @@ POOL_CASES: dict[str, bytes] = {
                                        max_pool=PoolOptions("VALID", 2, 2, 2, 2)),
     "saturated_conv_pool": conv2d_model((1, 6, 6, 4), 3, (3, 3), output_quant=(0.002, 0),
                                         seed=45, max_pool=PoolOptions("VALID", 2, 2, 2, 2)),
+    # lenet5's first conv: one input channel, 5x5, the matrix core per pool window
+    "one_channel_5x5_pool2": conv2d_model((1, 14, 13, 1), 6, (5, 5), padding="VALID",
+                                          seed=48, max_pool=PoolOptions("VALID", 2, 2, 2, 2)),
+    "batch2_per_tensor_pool2": conv2d_model((2, 7, 7, 3), 5, (3, 3), per_channel=False,
+                                            seed=49, max_pool=PoolOptions("VALID", 2, 2, 2, 2)),
+    # columns over NNRT_CONV_POOL_STACK_BYTES (K = 3 * 3 * 32): the reference loops
+    "deep_conv_pool_reference": conv2d_model((1, 6, 6, 32), 4, (3, 3), seed=50,
+                                             max_pool=PoolOptions("VALID", 2, 2, 2, 2)),
 }
 FLOAT_POOL_CASES: dict[str, bytes] = {
     "f_conv_pool2": conv2d_model((1, 8, 8, 3), 4, (3, 3), dtype="float32", seed=46,
