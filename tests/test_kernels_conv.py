@@ -47,6 +47,19 @@ def grouped_conv_model(seed: int = 0) -> bytes:
     return b.build([x], [y])
 
 
+def grouped_float_conv_model(seed: int = 0) -> bytes:
+    """A grouped float32 CONV_2D (input depth 6, filter depth 3: two groups of 5 filters,
+    one block of four channels and one left over per group)."""
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder()
+    x = b.tensor((1, 6, 5, 6), "float32")
+    w = b.const(rng.standard_normal((10, 3, 3, 3)).astype(np.float32))
+    bias = b.const(rng.standard_normal(10).astype(np.float32))
+    y = b.tensor((1, 6, 5, 10), "float32")
+    b.op("CONV_2D", [x, w, bias], [y], ConvOptions("SAME", 1, 1))
+    return b.build([x], [y])
+
+
 INT8_CASES: dict[str, bytes] = {
     "valid_3x3_s2_odd": conv2d_model((1, 9, 7, 5), 6, (3, 3), strides=(2, 2),
                                      padding="VALID", seed=2),
@@ -111,6 +124,7 @@ FLOAT_CASES: dict[str, bytes] = {
     "f_dw_m3_s2_dil2_relu": depthwise_conv2d_model(
         (1, 11, 9, 2), (3, 3), depth_multiplier=3, strides=(2, 2), dilation=(2, 2),
         activation="RELU", dtype="float32", seed=37),
+    "f_grouped": grouped_float_conv_model(38),
 }
 
 
@@ -220,6 +234,14 @@ POOL_CASES: dict[str, bytes] = {
                                        max_pool=PoolOptions("VALID", 2, 2, 2, 2)),
     "saturated_conv_pool": conv2d_model((1, 6, 6, 4), 3, (3, 3), output_quant=(0.002, 0),
                                         seed=45, max_pool=PoolOptions("VALID", 2, 2, 2, 2)),
+    # lenet5's first conv: one input channel, 5x5, the matrix core per pool window
+    "one_channel_5x5_pool2": conv2d_model((1, 14, 13, 1), 6, (5, 5), padding="VALID",
+                                          seed=48, max_pool=PoolOptions("VALID", 2, 2, 2, 2)),
+    "batch2_per_tensor_pool2": conv2d_model((2, 7, 7, 3), 5, (3, 3), per_channel=False,
+                                            seed=49, max_pool=PoolOptions("VALID", 2, 2, 2, 2)),
+    # columns over NNRT_CONV_POOL_STACK_BYTES (K = 3 * 3 * 32): the reference loops
+    "deep_conv_pool_reference": conv2d_model((1, 6, 6, 32), 4, (3, 3), seed=50,
+                                             max_pool=PoolOptions("VALID", 2, 2, 2, 2)),
 }
 FLOAT_POOL_CASES: dict[str, bytes] = {
     "f_conv_pool2": conv2d_model((1, 8, 8, 3), 4, (3, 3), dtype="float32", seed=46,

@@ -47,6 +47,8 @@ CASES: dict[str, bytes] = {
     "f_flatten_relu_n1_to_1": fully_connected_model((1, 2, 2, 3), 4, depth=12,
                                                     activation="RELU_N1_TO_1",
                                                     dtype="float32", seed=24),
+    # two blocks of four outputs and one left over, the depth one past a multiple of 4
+    "f_units9_depth37": fully_connected_model((2, 37), 9, dtype="float32", seed=25),
 }
 
 

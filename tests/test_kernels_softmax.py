@@ -163,7 +163,11 @@ def test_int8_shapes(lib: ctypes.CDLL) -> None:
     # the last axis of 1-D to 4-D tensors; long rows with spread values
     cases: list[Case] = [((7,), "int8", (0.1, 0), 1.0), ((2, 3, 4, 13), "int8", (0.08, -5), 1.0),
                          ((1, 1000), "int8", (0.2, 10), 1.0), ((3, 1, 1001), "int16", (0.5, 0),
-                                                                 1.0)]
+                                                                 1.0),
+                         # either side of the exp table (over 128 elements), differences
+                         # below diff_min among them (scale 1: diff_min -31)
+                         ((1, 128), "int8", (1.0, 0), 1.0), ((1, 129), "int8", (1.0, 0), 1.0),
+                         ((3, 43), "int16", (1.0, 0), 1.0), ((96, 32), "int8", (0.039, -6), 1.0)]
     check_cases(lib, cases, seed=3)
 
 

@@ -12,52 +12,95 @@
 #include "../internal/fused_pool.h"
 #include "../internal/window.h"
 
+/* The window of conv pixel (oy, ox): its origin and the filter taps inside the input. */
+typedef struct {
+    int32_t y0, x0, fy_start, fy_end, fx_start, fx_end;
+} window_t;
+
+/*
+ * t[j] = the sum over the window of input x weight row w[j] (four output channels of
+ * one group side by side: each input value read once), each in TFLM's order
+ * [filter_y][filter_x][in_channel] from 0.0f: the four accumulators see the additions
+ * of the one-channel loop.
+ */
+static void conv_sum4(const nnrt_conv_geom_t *g, const window_t *win, const float *in_g,
+                      const float *const w[4], float t[4])
+{
+    const int32_t fc = g->filter_c;
+    const size_t row_stride = (size_t)g->input_w * (size_t)g->input_c;
+    const size_t w_row = (size_t)g->filter_w * (size_t)fc;
+    float a0 = 0.0f;
+    float a1 = 0.0f;
+    float a2 = 0.0f;
+    float a3 = 0.0f;
+    for (int32_t fy = win->fy_start; fy < win->fy_end; ++fy) {
+        const float *in_row = in_g + (size_t)(win->y0 + fy * g->dilation_h) * row_stride;
+        for (int32_t fx = win->fx_start; fx < win->fx_end; ++fx) {
+            const float *xp =
+                in_row + (size_t)(win->x0 + fx * g->dilation_w) * (size_t)g->input_c;
+            const size_t at = (size_t)fy * w_row + (size_t)fx * (size_t)fc;
+            const float *w0 = w[0] + at;
+            const float *w1 = w[1] + at;
+            const float *w2 = w[2] + at;
+            const float *w3 = w[3] + at;
+            for (int32_t ic = 0; ic < fc; ++ic) {
+                const float xv = xp[ic];
+                a0 += xv * w0[ic];
+                a1 += xv * w1[ic];
+                a2 += xv * w2[ic];
+                a3 += xv * w3[ic];
+            }
+        }
+    }
+    t[0] = a0;
+    t[1] = a1;
+    t[2] = a2;
+    t[3] = a3;
+}
+
 /*
  * All OC outputs of conv pixel (oy, ox) of one batch, bias added and clamped, then
- * stored (keep_max == 0) or merged into out[] by maximum (keep_max != 0).
+ * stored (keep_max == 0) or merged into out[] by maximum (keep_max != 0). A group's
+ * channels four at a time; a last block of fewer repeats its first row in the slots
+ * past the group's end (computed, not stored).
  */
 static void conv_pixel(const nnrt_conv_f32_params_t *p, const float *in_b,
                        const float *filter, const float *bias, int32_t oy, int32_t ox,
                        float *out, int keep_max)
 {
     const nnrt_conv_geom_t *g = &p->geom;
-    const int32_t y0 = oy * g->stride_h - g->pad_top;
-    const int32_t x0 = ox * g->stride_w - g->pad_left;
-    const int32_t fy_start = first_inside(y0, g->dilation_h);
-    const int32_t fy_end = end_inside(y0, g->dilation_h, g->input_h, g->filter_h);
-    const int32_t fx_start = first_inside(x0, g->dilation_w);
-    const int32_t fx_end = end_inside(x0, g->dilation_w, g->input_w, g->filter_w);
+    window_t win;
+    win.y0 = oy * g->stride_h - g->pad_top;
+    win.x0 = ox * g->stride_w - g->pad_left;
+    win.fy_start = first_inside(win.y0, g->dilation_h);
+    win.fy_end = end_inside(win.y0, g->dilation_h, g->input_h, g->filter_h);
+    win.fx_start = first_inside(win.x0, g->dilation_w);
+    win.fx_end = end_inside(win.x0, g->dilation_w, g->input_w, g->filter_w);
     const int32_t fc = g->filter_c;
     const int32_t groups = g->input_c / fc;
     const int32_t per_group = g->output_c / groups;
-    const size_t row_stride = (size_t)g->input_w * (size_t)g->input_c;
     const size_t filter_size = (size_t)g->filter_h * (size_t)g->filter_w * (size_t)fc;
     const float act_min = p->act_min;
     const float act_max = p->act_max;
 
-    int32_t oc = 0;
     for (int32_t grp = 0; grp < groups; ++grp) {
         const float *in_g = in_b + (size_t)grp * (size_t)fc;
-        for (int32_t k = 0; k < per_group; ++k, ++oc) {
-            const float *w_oc = filter + (size_t)oc * filter_size;
-            float total = 0.0f;
-            for (int32_t fy = fy_start; fy < fy_end; ++fy) {
-                const float *in_row = in_g + (size_t)(y0 + fy * g->dilation_h) * row_stride;
-                const float *w_row = w_oc + (size_t)fy * (size_t)g->filter_w * (size_t)fc;
-                for (int32_t fx = fx_start; fx < fx_end; ++fx) {
-                    const float *xp =
-                        in_row + (size_t)(x0 + fx * g->dilation_w) * (size_t)g->input_c;
-                    const float *wp = w_row + (size_t)fx * (size_t)fc;
-                    for (int32_t ic = 0; ic < fc; ++ic) {
-                        total += xp[ic] * wp[ic];
-                    }
-                }
+        for (int32_t k = 0; k < per_group; k += 4) {
+            const int32_t oc = grp * per_group + k;
+            const int32_t n = per_group - k < 4 ? per_group - k : 4;
+            const float *w[4];
+            for (int32_t j = 0; j < 4; ++j) {
+                w[j] = filter + (size_t)(oc + (j < n ? j : 0)) * filter_size;
             }
-            float v = total + (bias != NULL ? bias[oc] : 0.0f);
-            v = v < act_min ? act_min : v;
-            v = act_max < v ? act_max : v;
-            if (!keep_max || out[oc] < v) {
-                out[oc] = v;
+            float t[4];
+            conv_sum4(g, &win, in_g, w, t);
+            for (int32_t j = 0; j < n; ++j) {
+                float v = t[j] + (bias != NULL ? bias[oc + j] : 0.0f);
+                v = v < act_min ? act_min : v;
+                v = act_max < v ? act_max : v;
+                if (!keep_max || out[oc + j] < v) {
+                    out[oc + j] = v;
+                }
             }
         }
     }

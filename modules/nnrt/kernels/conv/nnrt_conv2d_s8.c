@@ -4,8 +4,10 @@
  * reference ConvPerChannel: taps outside the input are skipped, every tap adds
  * w * (x + input_offset) to an int32 accumulator.
  *
- * One group and no pool (the common case) runs nnrt_conv2d_opt_s8(); these reference
- * loops serve grouped convolutions and the fused pool.
+ * One group and no pool (the common case) runs nnrt_conv2d_opt_s8(); one group with a
+ * fused pool the matrix core per pool window (internal/nnrt_conv_gemm_pool_s8.c, its
+ * buffer on the stack) where that buffer fits NNRT_CONV_POOL_STACK_BYTES; these
+ * reference loops serve grouped convolutions and the other fused pools.
  */
 #include <stddef.h>
 
@@ -13,6 +15,7 @@
 #include "nnrt/kernels/quant.h"
 
 #include "../internal/conv_check.h"
+#include "../internal/conv_gemm.h"
 #include "../internal/conv_pixel.h"
 #include "../internal/fused_pool.h"
 
@@ -26,6 +29,10 @@ nnrt_status_t nnrt_conv2d_s8(const nnrt_conv_s8_params_t *params, const int8_t *
     const nnrt_conv_pool_t *pool = params->pool;
     if (pool == NULL && g->filter_c == g->input_c) {
         return nnrt_conv2d_opt_s8(params, input, filter, bias, output);
+    }
+    if (g->filter_c == g->input_c
+        && nnrt_conv_gemm_pool_s8(params, input, filter, bias, output)) {
+        return NNRT_OK;
     }
 #define PIXEL(in_b, oy, ox, out, max)                                                   \
     nnrt_conv_pixel_s8(params, in_b, filter, bias, oy, ox, out, max)

@@ -25,4 +25,19 @@ size_t nnrt_conv_gemm_s8(const nnrt_conv_s8_params_t *params, const int8_t *inpu
                          const int8_t *filter, const int32_t *bias, int8_t *output,
                          void *scratch);
 
+/** Stack bytes nnrt_conv_gemm_pool_s8() may take for its columns, staging and two
+ * pixels' outputs (a larger geometry runs the reference loops). */
+#define NNRT_CONV_POOL_STACK_BYTES 1024
+
+/**
+ * A one-group convolution with its fused max pool (params->pool not NULL) through the
+ * matrix core (internal/nnrt_conv_gemm_pool_s8.c), without scratch: the conv pixels of
+ * each pool window two at a time, their columns and outputs in a stack buffer of at
+ * most NNRT_CONV_POOL_STACK_BYTES, max-merged into the pooled output, then clamped to
+ * the pool's range. Returns 0 (nothing written) when the geometry's buffer does not fit
+ * there, else 1. Arguments are checked by the caller.
+ */
+int nnrt_conv_gemm_pool_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
+                           const int8_t *filter, const int32_t *bias, int8_t *output);
+
 #endif /* NNRT_KERNELS_INTERNAL_CONV_GEMM_H_ */

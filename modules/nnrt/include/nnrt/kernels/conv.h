@@ -31,7 +31,10 @@
  * fastest one that fits the op at build time, so a firmware links only what it uses):
  * - nnrt_conv2d_s8(): any geometry, groups, fused pool; no scratch. One group without
  *   a pool runs nnrt_conv2d_opt_s8(): the matrix core below with its columns in the
- *   part of the output not yet written; otherwise the reference loops.
+ *   part of the output not yet written; one group with a fused pool runs the same core
+ *   over each pool window's conv pixels, two at a time, with their columns in a stack
+ *   buffer of at most 1 KB (geometries whose columns need more: the reference loops);
+ *   otherwise the reference loops.
  * - nnrt_depthwise_conv2d_s8(): any geometry, multiplier, fused pool; no scratch.
  *   Without a pool (filters up to 25 taps) it runs nnrt_depthwise_conv2d_opt_s8():
  *   output channels in groups of four with their weights pre-extended once

@@ -17,7 +17,9 @@
  * then input, output, then the extents.
  *
  * @p output may equal @p input (each element is read before it is written); other
- * overlap is not supported. No scratch memory.
+ * overlap is not supported. No scratch memory; the quantised kernels keep a 1 KB
+ * table of the 256 possible exps on the stack and fill it when the softmax has more
+ * than 128 elements (each exp then computed once, not twice per element).
  *
  * Status: NNRT_OK, or NNRT_ERR_ARG for a NULL pointer, a negative @p rows, a @p depth
  * < 1 or a parameter out of range (nothing is written then).
