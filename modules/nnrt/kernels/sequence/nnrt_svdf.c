@@ -8,6 +8,7 @@
 #include "nnrt/kernels/quant.h"
 #include "nnrt/kernels/sequence.h"
 #include "../internal/dot.h"
+#include "../internal/requant.h"
 #include "../internal/simd.h"
 
 static int svdf_dims_bad(int32_t batches, int32_t input_size, int32_t filters, int32_t units,
@@ -110,9 +111,8 @@ static int32_t svdf_row_s8(int8_t *row, const int8_t *w, int32_t memory, int8_t 
                     }                                                                      \
                 }                                                                          \
                 for (int32_t k = 0; k < k_end; ++k) {                                      \
-                    int32_t a = nnrt_multiply_by_quantized_multiplier(acc[k], p->mult1,    \
-                                                                      p->shift1);          \
-                    a = nnrt_clamp_i32(a, TMIN, TMAX) + p->state_zero_point;               \
+                    int32_t a = nnrt_clamp_i32(nnrt_rqf(acc[k], &rq1, 0), TMIN, TMAX)     \
+                                + p->state_zero_point;                                     \
                     const size_t r = (size_t)(f + k) * (size_t)mem;                        \
                     out[f + k] = ROW(st + r, (const T *)weights_time + r, mem,             \
                                      (T)svdf_wrap(a, TMIN, TMAX), p->state_zero_point);    \
@@ -136,6 +136,11 @@ nnrt_status_t nnrt_svdf_s8(const nnrt_svdf_s8_params_t *params, const int8_t *in
     }
     int32_t *filt = (int32_t *)scratch;
     int32_t *units = filt + (size_t)p->batches * (size_t)p->num_filters;
+    nnrt_rqf_t rq1;
+    nnrt_rqf_t rq2;
+
+    nnrt_rqf_init(&rq1, p->mult1, p->shift1);
+    nnrt_rqf_init(&rq2, p->mult2, p->shift2);
 
     if (p->state_bytes == 2) {
         SVDF_INT_BODY(int16_t, INT16_MIN, INT16_MAX, svdf_row_s16);
@@ -154,8 +159,7 @@ nnrt_status_t nnrt_svdf_s8(const nnrt_svdf_s8_params_t *params, const int8_t *in
     }
     const size_t n = (size_t)p->batches * (size_t)p->num_units;
     for (size_t i = 0; i < n; ++i) {
-        int32_t v = nnrt_multiply_by_quantized_multiplier(units[i], p->mult2, p->shift2);
-        output[i] = (int8_t)nnrt_clamp_i32(v + p->output_zero_point, INT8_MIN, INT8_MAX);
+        output[i] = (int8_t)nnrt_sat8(nnrt_rqf(units[i], &rq2, p->output_zero_point));
     }
     return NNRT_OK;
 }
