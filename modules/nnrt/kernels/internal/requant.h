@@ -113,6 +113,16 @@ static inline int32_t nnrt_sat8(int32_t v)
 #endif
 }
 
+/** v clamped to int16 (one SSAT where the core has it). */
+static inline int16_t nnrt_sat16(int32_t v)
+{
+#if NNRT_SAT
+    return (int16_t)__ssat(v, 16);
+#else
+    return (int16_t)(v < INT16_MIN ? INT16_MIN : (v > INT16_MAX ? INT16_MAX : v));
+#endif
+}
+
 /** v clamped to the activation range [lo, hi] (within [-128, 127]), as int8. */
 static inline int8_t nnrt_act8(int32_t v, int32_t lo, int32_t hi)
 {
