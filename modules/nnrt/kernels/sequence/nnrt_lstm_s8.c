@@ -32,13 +32,13 @@ static void lstm_fc(const int8_t *x, int32_t x_zp, const int8_t *w, const int32_
             }
             nnrt_dot3_s8(xb, w + (size_t)o * (size_t)depth, depth, depth, -x_zp, acc);
             for (int k = 0; k < 3; ++k) {
-                ob[o + k] = nnrt_sat16(nnrt_rqf(acc[k], &q, 0));
+                ob[o + k] = nnrt_sat16(nnrt_rqf_nonpos(acc[k], &q, 0));
             }
         }
         for (; o < units; ++o) {
             const int32_t a = nnrt_dot1_s8(xb, w + (size_t)o * (size_t)depth, depth, -x_zp,
                                            (bias != NULL) ? bias[o] : 0);
-            ob[o] = nnrt_sat16(nnrt_rqf(a, &q, 0));
+            ob[o] = nnrt_sat16(nnrt_rqf_nonpos(a, &q, 0));
         }
     }
 }
