@@ -36,6 +36,18 @@ static int32_t svdf_wrap(int32_t v, int32_t lo, int32_t hi)
  * product; integer sums, so the order of the terms does not change them.
  */
 
+/* The row step from element m on (the elements the word loops left), one at a time. */
+#define SVDF_ROW_REST(T)                                                                   \
+    do {                                                                                   \
+        for (; m + 1 < memory; ++m) {                                                      \
+            const int32_t s = row[m + 1];                                                  \
+            row[m] = (T)s;                                                                 \
+            sum += (int32_t)w[m] * (s - zp);                                               \
+        }                                                                                  \
+        row[memory - 1] = v;                                                               \
+        sum += (int32_t)w[memory - 1] * ((int32_t)v - zp);                                 \
+    } while (0)
+
 /* int16 row: shift, append v, return sum_m w[m] * (row[m] - zp). */
 static int32_t svdf_row_s16(int16_t *row, const int16_t *w, int32_t memory, int16_t v,
                             int32_t zp)
@@ -53,13 +65,8 @@ static int32_t svdf_row_s16(int16_t *row, const int16_t *w, int32_t memory, int1
         }
     }
 #endif
-    for (; m + 1 < memory; ++m) {
-        const int32_t s = row[m + 1];
-        row[m] = (int16_t)s;
-        sum += (int32_t)w[m] * (s - zp);
-    }
-    row[memory - 1] = v;
-    return sum + (int32_t)w[memory - 1] * ((int32_t)v - zp);
+    SVDF_ROW_REST(int16_t);
+    return sum;
 }
 
 /* int8 row: as svdf_row_s16 */
@@ -78,13 +85,8 @@ static int32_t svdf_row_s8(int8_t *row, const int8_t *w, int32_t memory, int8_t 
         sum = __smlad(nnrt_sxtab16_ror8(off2, s), nnrt_sxtb16_ror8(wv), sum);
     }
 #endif
-    for (; m + 1 < memory; ++m) {
-        const int32_t s = row[m + 1];
-        row[m] = (int8_t)s;
-        sum += (int32_t)w[m] * (s - zp);
-    }
-    row[memory - 1] = v;
-    return sum + (int32_t)w[memory - 1] * ((int32_t)v - zp);
+    SVDF_ROW_REST(int8_t);
+    return sum;
 }
 
 /* For each batch: per group of (up to) three filters, the feature dot products (the
