@@ -37,7 +37,7 @@ Quant = tuple[float, int] | None
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory: pytest.TempPathFactory) -> ctypes.CDLL:
-    return kernel_library(tmp_path_factory, "quantize", "quantize")
+    return kernel_library(tmp_path_factory, "quantize", "quantize", "internal")
 
 
 class Affine(ctypes.Structure):

@@ -432,7 +432,9 @@ def test_reset_restores_the_first_invocation(cbuild: Any, tmp_path: Path) -> Non
     main = tmp_path / "gen" / "svdf_reset.c"  # beside the model's header
     shutil.copyfile(c_source("svdf_reset.c"), main)
     exe = cbuild.program("svdf_reset", [main, gen.c_file,
-                                        *kernel_sources("sequence", pattern="nnrt_svdf.c")])
+                                        *kernel_sources("sequence", pattern="nnrt_svdf.c"),
+                                        *kernel_sources("internal", pattern="nnrt_dot_s8.c"),
+                                        *kernel_sources("internal", pattern="nnrt_rq_s8.c")])
     out = cbuild.run(exe)
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.split() == ["reset-equal", "carried-differs"]

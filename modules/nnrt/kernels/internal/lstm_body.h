@@ -25,6 +25,7 @@
 #include "nnrt/kernels/activation.h"
 #include "nnrt/kernels/quant.h"
 #include "nnrt/kernels/sequence.h"
+#include "requant.h"
 
 #define LSTM_TANH 4
 #define LSTM_SIGMOID 6
@@ -44,23 +45,12 @@ static void lstm_gate(const LSTM_PARAMS_T *p, int g, const LSTM_ACT_T *x,
     lstm_fc(h, p->hidden_zero_point, p->w_recurrent[g], NULL, p->recurrent_mult[g],
             p->recurrent_shift[g], rows, p->state_size, p->state_size, tmp);
     for (int32_t i = 0; i < n; ++i) {
-        out[i] = (int16_t)nnrt_clamp_i32((int32_t)out[i] + tmp[i], INT16_MIN, INT16_MAX);
+        out[i] = nnrt_sat16((int32_t)out[i] + tmp[i]);
     }
     if (activation == LSTM_TANH) {
         (void)nnrt_tanh_s16(&lstm_q3_12, out, out, n);
     } else {
         (void)nnrt_logistic_s16(&lstm_q3_12, out, out, n);
-    }
-}
-
-/* out = clamp16(rescale(a * b)) (TFLM's MulElementwise, offsets 0). */
-static void lstm_mul(const int16_t *a, const int16_t *b, int32_t mult, int32_t shift,
-                     int32_t n, int16_t *out)
-{
-    for (int32_t i = 0; i < n; ++i) {
-        const int32_t v = nnrt_multiply_by_quantized_multiplier((int32_t)a[i] * b[i], mult,
-                                                                (int)shift);
-        out[i] = (int16_t)nnrt_clamp_i32(v, INT16_MIN, INT16_MAX);
     }
 }
 
@@ -80,27 +70,32 @@ static void lstm_step(const LSTM_PARAMS_T *p, const LSTM_ACT_T *x, LSTM_ACT_T *h
     lstm_gate(p, 1, x, h, rows, LSTM_SIGMOID, forget, tmp);
     lstm_gate(p, 0, x, h, rows, LSTM_SIGMOID, in_gate, tmp);
     lstm_gate(p, 2, x, h, rows, p->cell_activation, cell_gate, tmp);
-    lstm_mul(forget, c, p->forget_mult, p->forget_shift, n, c);
-    lstm_mul(in_gate, cell_gate, p->update_mult, p->update_shift, n, in_gate);
+    /* c = clip(sat16(clamp16(rescale(f * c)) + clamp16(rescale(i * g)))) in one pass
+     * (TFLM's two MulElementwise, the saturating add and the clip; no clip: the int16
+     * range, which the saturation already holds) */
+    nnrt_rqf_t fq;
+    nnrt_rqf_t uq;
+    const int32_t hi = (p->cell_clip > 0) ? p->cell_clip : INT16_MAX;
+    const int32_t lo = (p->cell_clip > 0) ? -p->cell_clip : INT16_MIN;
+
+    nnrt_rqf_init(&fq, p->forget_mult, p->forget_shift);
+    nnrt_rqf_init(&uq, p->update_mult, p->update_shift);
     for (int32_t i = 0; i < n; ++i) {
-        c[i] = (int16_t)nnrt_clamp_i32((int32_t)c[i] + in_gate[i], INT16_MIN, INT16_MAX);
-    }
-    if (p->cell_clip > 0) {
-        const int16_t hi = (int16_t)p->cell_clip;
-        const int16_t lo = (int16_t)-p->cell_clip;
-        for (int32_t i = 0; i < n; ++i) {
-            const int16_t v = (c[i] < hi) ? c[i] : hi;
-            c[i] = (v < lo) ? lo : v;
-        }
+        const int32_t fc = nnrt_sat16(nnrt_rqf((int32_t)forget[i] * c[i], &fq, 0));
+        const int32_t ig = nnrt_sat16(nnrt_rqf((int32_t)in_gate[i] * cell_gate[i], &uq, 0));
+        int32_t v = nnrt_sat16(fc + ig);
+        v = (v < hi) ? v : hi; /* std::min(clip, v) */
+        c[i] = (int16_t)((v < lo) ? lo : v);
     }
     /* output gate into in_gate's buffer, tanh(c) into forget's */
     lstm_gate(p, 3, x, h, rows, LSTM_SIGMOID, in_gate, tmp);
     (void)nnrt_tanh_s16(&cell_tanh, c, forget, n);
+    nnrt_rqf_t hq;
+
+    nnrt_rqf_init(&hq, p->hidden_mult, p->hidden_shift);
     for (int32_t i = 0; i < n; ++i) {
-        const int32_t v = nnrt_multiply_by_quantized_multiplier(
-            (int32_t)forget[i] * in_gate[i], p->hidden_mult, (int)p->hidden_shift);
-        h[i] = (LSTM_ACT_T)nnrt_clamp_i32(v + p->hidden_zero_point, LSTM_ACT_MIN,
-                                          LSTM_ACT_MAX);
+        const int32_t v = nnrt_rqf((int32_t)forget[i] * in_gate[i], &hq, p->hidden_zero_point);
+        h[i] = (LSTM_ACT_T)nnrt_clamp_i32(v, LSTM_ACT_MIN, LSTM_ACT_MAX);
     }
     memcpy(out, h, (size_t)n * sizeof(LSTM_ACT_T));
 }

@@ -103,6 +103,19 @@ static inline int32_t nnrt_rqf(int32_t acc, const nnrt_rqf_t *q, int32_t out_off
     return nnrt_rq_ref(acc, q->mult, q->shift, out_off);
 }
 
+/** As nnrt_rqf(), with shifts -1 and 0 inline too (nnrt_rq_nonpos()): for loops whose
+ *  one channel may have a real multiplier in [0.25, 1) (an LSTM gate's). */
+static inline int32_t nnrt_rqf_nonpos(int32_t acc, const nnrt_rqf_t *q, int32_t out_off)
+{
+    if (q->fast) {
+        return nnrt_rqf_fast(acc, q->mult, q->half, q->rsh) + out_off;
+    }
+    if (q->shift <= 0) {
+        return nnrt_rq_nonpos(acc, q->mult, -q->shift) + out_off;
+    }
+    return nnrt_rq_ref(acc, q->mult, q->shift, out_off);
+}
+
 /** v clamped to [-128, 127] (one SSAT where the core has it). */
 static inline int32_t nnrt_sat8(int32_t v)
 {
@@ -110,6 +123,16 @@ static inline int32_t nnrt_sat8(int32_t v)
     return __ssat(v, 8);
 #else
     return v < -128 ? -128 : (v > 127 ? 127 : v);
+#endif
+}
+
+/** v clamped to int16 (one SSAT where the core has it). */
+static inline int16_t nnrt_sat16(int32_t v)
+{
+#if NNRT_SAT
+    return (int16_t)__ssat(v, 16);
+#else
+    return (int16_t)(v < INT16_MIN ? INT16_MIN : (v > INT16_MAX ? INT16_MAX : v));
 #endif
 }
 

@@ -1,6 +1,7 @@
 /* QUANTIZE between integer types (TFLM reference_ops::Requantize<In, Out>). */
 #include "nnrt/kernels/quant.h"
 #include "nnrt/kernels/quantize.h"
+#include "../internal/requant.h"
 
 /* Element size in bytes of the integer types handled here, 0 for the others. */
 static size_t int_size(nnrt_dtype_t t)
@@ -100,6 +101,19 @@ nnrt_status_t nnrt_requantize(const nnrt_requantize_params_t *params, const void
     const int32_t out_zp = params->output_zero_point;
     const int32_t mult = params->multiplier;
     const int shift = (int)params->shift;
+    if (input_type == NNRT_INT16 && output_type == NNRT_INT8) {
+        /* the int16 -> int8 of quantised audio front ends, without the per-element type
+         * dispatch: the same arithmetic (internal/requant.h) */
+        const int16_t *x = (const int16_t *)input;
+        int8_t *y = (int8_t *)output;
+        nnrt_rqf_t q;
+
+        nnrt_rqf_init(&q, mult, shift);
+        for (int32_t i = 0; i < size; ++i) {
+            y[i] = (int8_t)nnrt_sat8(nnrt_rqf((int32_t)x[i] - in_zp, &q, out_zp));
+        }
+        return NNRT_OK;
+    }
     /* In place with a wider output: walk backward so that no input is overwritten
      * before it is read. */
     const int backward = int_size(output_type) > int_size(input_type);

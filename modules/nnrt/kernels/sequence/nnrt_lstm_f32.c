@@ -20,20 +20,58 @@ static float lstm_clamp(float v)
     return (FLT_MAX < v) ? FLT_MAX : v;
 }
 
+/* sum_d x[d] * w0[d] and sum_d x[d] * w1[d], each from 0 in the order d = 0, 1, ... (the
+ * reference's): two weight rows per pass over x, four inputs per iteration, so each
+ * input is loaded once for both rows and the loop's compare and branch come once per
+ * eight products. */
+static void lstm_dot2(const float *x, const float *w0, const float *w1, int32_t depth,
+                      float *t0, float *t1)
+{
+    float a0 = 0.0f;
+    float a1 = 0.0f;
+    int32_t d = 0;
+
+    for (; d + 4 <= depth; d += 4) {
+        const float x0 = x[d];
+        const float x1 = x[d + 1];
+        const float x2 = x[d + 2];
+        const float x3 = x[d + 3];
+        a0 += x0 * w0[d];
+        a1 += x0 * w1[d];
+        a0 += x1 * w0[d + 1];
+        a1 += x1 * w1[d + 1];
+        a0 += x2 * w0[d + 2];
+        a1 += x2 * w1[d + 2];
+        a0 += x3 * w0[d + 3];
+        a1 += x3 * w1[d + 3];
+    }
+    for (; d < depth; ++d) {
+        a0 += x[d] * w0[d];
+        a1 += x[d] * w1[d];
+    }
+    *t0 = a0;
+    *t1 = a1;
+}
+
 /* out[b][o] = clamp(sum_d x[b][d] * w[o][d] + bias[o]) (bias NULL: + 0), TFLM's
- * reference FullyConnected. */
+ * reference FullyConnected (its summation order, lstm_dot2). */
 static void lstm_fc(const float *x, const float *w, const float *bias, int32_t rows,
                     int32_t depth, int32_t units, float *out)
 {
     for (int32_t b = 0; b < rows; ++b) {
-        for (int32_t o = 0; o < units; ++o) {
+        const float *xb = x + (size_t)b * (size_t)depth;
+        float *ob = out + (size_t)b * (size_t)units;
+        for (int32_t o = 0; o < units; o += 2) {
             const float *wo = w + (size_t)o * (size_t)depth;
-            float total = 0.0f;
-            for (int32_t d = 0; d < depth; ++d) {
-                total += x[(size_t)b * (size_t)depth + (size_t)d] * wo[d];
+            /* an odd last row: its own weights twice (the second result unused) */
+            const float *w1 = (o + 1 < units) ? wo + depth : wo;
+            float t0;
+            float t1;
+            lstm_dot2(xb, wo, w1, depth, &t0, &t1);
+            ob[o] = lstm_clamp(t0 + (bias != NULL ? bias[o] : 0.0f));
+            if (o + 1 < units) {
+                ob[o + 1] = lstm_clamp(t1 + (bias != NULL ? bias[o + 1] : 0.0f));
             }
-            out[(size_t)b * (size_t)units + (size_t)o] =
-                lstm_clamp(total + (bias != NULL ? bias[o] : 0.0f));
         }
     }
 }

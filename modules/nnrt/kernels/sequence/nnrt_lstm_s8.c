@@ -10,12 +10,16 @@
 #include "nnrt/kernels/quant.h"
 #include "nnrt/kernels/sequence.h"
 #include "../internal/dot.h"
+#include "../internal/requant.h"
 
 /* int32 sums of w * (x - x_zp) + bias, rescaled by the 32-bit multiplier */
 static void lstm_fc(const int8_t *x, int32_t x_zp, const int8_t *w, const int32_t *bias,
                     int32_t mult, int32_t shift, int32_t rows, int32_t depth,
                     int32_t units, int16_t *out)
 {
+    nnrt_rqf_t q;
+
+    nnrt_rqf_init(&q, mult, shift);
     for (int32_t b = 0; b < rows; ++b) {
         const int8_t *xb = x + (size_t)b * (size_t)depth;
         int16_t *ob = out + (size_t)b * (size_t)units;
@@ -28,17 +32,13 @@ static void lstm_fc(const int8_t *x, int32_t x_zp, const int8_t *w, const int32_
             }
             nnrt_dot3_s8(xb, w + (size_t)o * (size_t)depth, depth, depth, -x_zp, acc);
             for (int k = 0; k < 3; ++k) {
-                ob[o + k] = (int16_t)nnrt_clamp_i32(
-                    nnrt_multiply_by_quantized_multiplier(acc[k], mult, (int)shift),
-                    INT16_MIN, INT16_MAX);
+                ob[o + k] = nnrt_sat16(nnrt_rqf_nonpos(acc[k], &q, 0));
             }
         }
         for (; o < units; ++o) {
             const int32_t a = nnrt_dot1_s8(xb, w + (size_t)o * (size_t)depth, depth, -x_zp,
                                            (bias != NULL) ? bias[o] : 0);
-            ob[o] = (int16_t)nnrt_clamp_i32(
-                nnrt_multiply_by_quantized_multiplier(a, mult, (int)shift), INT16_MIN,
-                INT16_MAX);
+            ob[o] = nnrt_sat16(nnrt_rqf_nonpos(a, &q, 0));
         }
     }
 }

@@ -7,6 +7,9 @@
 
 #include "nnrt/kernels/quant.h"
 #include "nnrt/kernels/sequence.h"
+#include "../internal/dot.h"
+#include "../internal/requant.h"
+#include "../internal/simd.h"
 
 static int svdf_dims_bad(int32_t batches, int32_t input_size, int32_t filters, int32_t units,
                          int32_t rank, int32_t memory)
@@ -24,41 +27,98 @@ static int32_t svdf_wrap(int32_t v, int32_t lo, int32_t hi)
     return (int32_t)(((uint32_t)v - (uint32_t)lo) % span) + lo;
 }
 
-/* state[b][f][memory - 1] of the newest column, and the dot product over the time. */
-#define SVDF_INT_BODY(T, TMIN, TMAX)                                                       \
+/*
+ * The state's flat shift by one element (sequence.h step 1) followed by the newest
+ * column (step 2) is, row by row, row[m] = row[m + 1] for m < memory - 1 and
+ * row[memory - 1] = v: the last element of a row receives the next row's first, which
+ * the newest column overwrites. So each filter's row shifts, takes its new value and
+ * yields its time product (step 3) in one pass over it, right after its feature dot
+ * product; integer sums, so the order of the terms does not change them.
+ */
+
+/* The row step from element m on (the elements the word loops left), one at a time. */
+#define SVDF_ROW_REST(T)                                                                   \
     do {                                                                                   \
-        T *st = (T *)state;                                                                \
-        const T *wt = (const T *)weights_time;                                             \
-        const size_t total = (size_t)p->batches * (size_t)p->num_filters                  \
-                             * (size_t)p->memory_size;                                     \
-        for (size_t i = 0; i + 1 < total; ++i) {                                           \
-            st[i] = st[i + 1];                                                             \
+        for (; m + 1 < memory; ++m) {                                                      \
+            const int32_t s = row[m + 1];                                                  \
+            row[m] = (T)s;                                                                 \
+            sum += (int32_t)w[m] * (s - zp);                                               \
         }                                                                                  \
+        row[memory - 1] = v;                                                               \
+        sum += (int32_t)w[memory - 1] * ((int32_t)v - zp);                                 \
+    } while (0)
+
+/* int16 row: shift, append v, return sum_m w[m] * (row[m] - zp). */
+static int32_t svdf_row_s16(int16_t *row, const int16_t *w, int32_t memory, int16_t v,
+                            int32_t zp)
+{
+    int32_t sum = 0;
+    int32_t m = 0;
+#if NNRT_DSP
+    if (zp == 0) {
+        /* two shifted elements per unaligned word load from row + 1, before either
+         * is overwritten (row[2k], row[2k+1] are written after row[2k+1..2k+2] are read) */
+        for (; m + 2 < memory; m += 2) {
+            const uint32_t s = nnrt_ld32(row + m + 1);
+            nnrt_st32(row + m, s);
+            sum = __smlad(s, nnrt_ld32(w + m), sum);
+        }
+    }
+#endif
+    SVDF_ROW_REST(int16_t);
+    return sum;
+}
+
+/* int8 row: as svdf_row_s16 */
+static int32_t svdf_row_s8(int8_t *row, const int8_t *w, int32_t memory, int8_t v,
+                           int32_t zp)
+{
+    int32_t sum = 0;
+    int32_t m = 0;
+#if NNRT_DSP
+    const uint32_t off2 = nnrt_pair16(-zp);
+    for (; m + 4 < memory; m += 4) {
+        const uint32_t s = nnrt_ld32(row + m + 1);
+        const uint32_t wv = nnrt_ld32(w + m);
+        nnrt_st32(row + m, s);
+        sum = __smlad(__sxtab16(off2, s), __sxtb16(wv), sum);
+        sum = __smlad(nnrt_sxtab16_ror8(off2, s), nnrt_sxtb16_ror8(wv), sum);
+    }
+#endif
+    SVDF_ROW_REST(int8_t);
+    return sum;
+}
+
+/* For each batch: per group of (up to) three filters, the feature dot products (the
+ * fast dot of the fully connected layer), requantised into the state type, then each
+ * filter's row step: filt[b][f] = its time product. */
+#define SVDF_INT_BODY(T, TMIN, TMAX, ROW)                                                  \
+    do {                                                                                   \
+        const int32_t mem = p->memory_size;                                                \
+        const int32_t depth = p->input_size;                                               \
         for (int32_t b = 0; b < p->batches; ++b) {                                         \
-            const int8_t *x = input + (size_t)b * (size_t)p->input_size;                   \
-            T *col = st + (size_t)b * (size_t)p->num_filters * (size_t)p->memory_size     \
-                     + (size_t)(p->memory_size - 1);                                       \
-            for (int32_t f = 0; f < p->num_filters; ++f) {                                 \
-                const int8_t *w = weights_feature + (size_t)f * (size_t)p->input_size;     \
-                int32_t acc = 0;                                                           \
-                for (int32_t c = 0; c < p->input_size; ++c) {                              \
-                    acc += (int32_t)w[c] * ((int32_t)x[c] - p->input_zero_point);          \
+            const int8_t *x = input + (size_t)b * (size_t)depth;                           \
+            T *st = (T *)state + (size_t)b * (size_t)p->num_filters * (size_t)mem;         \
+            int32_t *out = filt + (size_t)b * (size_t)p->num_filters;                      \
+            for (int32_t f = 0; f < p->num_filters; f += 3) {                              \
+                const int32_t k_end = (p->num_filters - f < 3) ? p->num_filters - f : 3;   \
+                const int8_t *w = weights_feature + (size_t)f * (size_t)depth;             \
+                int32_t acc[3] = {0, 0, 0};                                                \
+                if (k_end == 3) {                                                          \
+                    nnrt_dot3_s8(x, w, depth, depth, -p->input_zero_point, acc);           \
+                } else {                                                                   \
+                    for (int32_t k = 0; k < k_end; ++k) {                                  \
+                        acc[k] = nnrt_dot1_s8(x, w + (size_t)k * (size_t)depth, depth,    \
+                                              -p->input_zero_point, 0);                    \
+                    }                                                                      \
                 }                                                                          \
-                acc = nnrt_multiply_by_quantized_multiplier(acc, p->mult1, p->shift1);     \
-                acc = nnrt_clamp_i32(acc, TMIN, TMAX) + p->state_zero_point;               \
-                col[(size_t)f * (size_t)p->memory_size] = (T)svdf_wrap(acc, TMIN, TMAX);   \
-            }                                                                              \
-        }                                                                                  \
-        for (int32_t b = 0; b < p->batches; ++b) {                                         \
-            const T *s = st + (size_t)b * (size_t)p->num_filters * (size_t)p->memory_size; \
-            const T *w = wt;                                                               \
-            int32_t *acc = filt + (size_t)b * (size_t)p->num_filters;                      \
-            for (int32_t f = 0; f < p->num_filters; ++f) {                                 \
-                int32_t sum = 0;                                                           \
-                for (int32_t m = 0; m < p->memory_size; ++m) {                             \
-                    sum += (int32_t)*w++ * ((int32_t)*s++ - p->state_zero_point);          \
+                for (int32_t k = 0; k < k_end; ++k) {                                      \
+                    int32_t a = nnrt_clamp_i32(nnrt_rqf(acc[k], &rq1, 0), TMIN, TMAX)     \
+                                + p->state_zero_point;                                     \
+                    const size_t r = (size_t)(f + k) * (size_t)mem;                        \
+                    out[f + k] = ROW(st + r, (const T *)weights_time + r, mem,             \
+                                     (T)svdf_wrap(a, TMIN, TMAX), p->state_zero_point);    \
                 }                                                                          \
-                acc[f] = sum;                                                              \
             }                                                                              \
         }                                                                                  \
     } while (0)
@@ -78,11 +138,16 @@ nnrt_status_t nnrt_svdf_s8(const nnrt_svdf_s8_params_t *params, const int8_t *in
     }
     int32_t *filt = (int32_t *)scratch;
     int32_t *units = filt + (size_t)p->batches * (size_t)p->num_filters;
+    nnrt_rqf_t rq1;
+    nnrt_rqf_t rq2;
+
+    nnrt_rqf_init(&rq1, p->mult1, p->shift1);
+    nnrt_rqf_init(&rq2, p->mult2, p->shift2);
 
     if (p->state_bytes == 2) {
-        SVDF_INT_BODY(int16_t, INT16_MIN, INT16_MAX);
+        SVDF_INT_BODY(int16_t, INT16_MIN, INT16_MAX, svdf_row_s16);
     } else {
-        SVDF_INT_BODY(int8_t, INT8_MIN, INT8_MAX);
+        SVDF_INT_BODY(int8_t, INT8_MIN, INT8_MAX, svdf_row_s8);
     }
     for (int32_t b = 0; b < p->batches; ++b) {
         int32_t *out = units + (size_t)b * (size_t)p->num_units;
@@ -96,8 +161,7 @@ nnrt_status_t nnrt_svdf_s8(const nnrt_svdf_s8_params_t *params, const int8_t *in
     }
     const size_t n = (size_t)p->batches * (size_t)p->num_units;
     for (size_t i = 0; i < n; ++i) {
-        int32_t v = nnrt_multiply_by_quantized_multiplier(units[i], p->mult2, p->shift2);
-        output[i] = (int8_t)nnrt_clamp_i32(v + p->output_zero_point, INT8_MIN, INT8_MAX);
+        output[i] = (int8_t)nnrt_sat8(nnrt_rqf(units[i], &rq2, p->output_zero_point));
     }
     return NNRT_OK;
 }
