@@ -71,6 +71,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import tflm_cache
 import tflm_firmware
 from common import run_worker
 
@@ -166,6 +167,8 @@ class Row:
     tflm_cmsis_nn_stack_bytes: int | None = None
     tflm_cmsis_nn_bit_exact: bool | None = None
     tflm_cmsis_nn_error: str | None = None
+    tflm_cmsis_nn_measured_at: str | None = None  # UTC, when the figures were measured
+    tflm_cmsis_nn_cached: bool = False  # the figures came from the cache (tflm_cache.py)
     tflm_ref_instructions: int | None = None
     tflm_ref_rom_bytes: int | None = None
     tflm_ref_ram_bytes: int | None = None
@@ -174,6 +177,8 @@ class Row:
     tflm_ref_stack_bytes: int | None = None
     tflm_ref_bit_exact: bool | None = None
     tflm_ref_error: str | None = None
+    tflm_ref_measured_at: str | None = None
+    tflm_ref_cached: bool = False
     ratio_cmsis_nn: float | None = None  # instructions / tflm_cmsis_nn_instructions
     ratio_ref: float | None = None  # instructions / tflm_ref_instructions
 
@@ -492,6 +497,20 @@ class TflmContext:
     variants: tuple[str, ...] = tflm_firmware.VARIANTS
     ops: set[str] = field(default_factory=set)  # operators of every model of the run
     libs: dict[str, tflm_firmware.Library | str] = field(default_factory=dict)
+    results: tflm_cache.ResultCache | None = None  # measurements kept across runs
+    _identity: dict[str, Any] | None = None
+
+    def identity(self) -> dict[str, Any]:
+        """The key parts shared by every model of the run (sources, harness, tools),
+        computed once."""
+        if self._identity is None:
+            assert self.sources is not None
+            s = self.sources
+            self._identity = {"sources": tflm_cache.source_identity(s.tflm, s.cmsis_nn,
+                                                                    s.cmsis),
+                              "harness": tflm_cache.harness_identity(M7_BOARD),
+                              "tools": tflm_cache.tool_identity()}
+        return self._identity
 
     def library(self, variant: str) -> tflm_firmware.Library:
         """The variant's library, built on first use; TflmUnavailable if it cannot be."""
@@ -528,7 +547,8 @@ def tflm_context(args: argparse.Namespace, models: list[Path]) -> TflmContext | 
         except Exception:  # not a .tflite: its row says so
             continue
     variants = tuple(v for v in tflm_firmware.VARIANTS if v in args.tflm_variants.split(","))
-    return TflmContext(src, None, cache, jobs=args.jobs, ops=ops, variants=variants)
+    return TflmContext(src, None, cache, jobs=args.jobs, ops=ops, variants=variants,
+                       results=tflm_cache.ResultCache(cache / "results", args.tflm_cache))
 
 
 #: Probe arena of a TFLM firmware when the interpreter's (64-bit) minimum is unknown:
@@ -538,12 +558,45 @@ PROBE_ARENA = 360 * 1024
 
 def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: list[bytes],
                  expected: Oracle, k: int, work: Path) -> None:
-    """TFLM (``variant``) firmware of one model: a probe build reads the arena TFLM
-    needs on the 32-bit target, the measured build has exactly that arena."""
+    """TFLM (``variant``) figures of one model: from the cache when an earlier run
+    measured them with the same key (:mod:`tflm_cache`), else measured
+    (:func:`measure_tflm_firmware`) and stored, failures the firmware itself reports
+    included (not those of the library build or of QEMU)."""
     p = f"tflm_{variant}_"
-    board = load_board(M7_BOARD)
+    key: tuple[str, dict[str, Any]] | None = None
+    if fw.results is not None and fw.results.mode != "off":
+        key = tflm_cache.measurement_key(
+            variant=variant, make_args=tflm_firmware.make_args(variant),
+            model=model.read_bytes(), inputs=inputs, invocations=k,
+            expected=expected.outputs, **fw.identity())
+        hit = fw.results.get(key[0])
+        if hit is not None:
+            for name in tflm_cache.MEASURED_FIELDS:
+                setattr(row, p + name, getattr(hit, name))
+            setattr(row, p + "measured_at", hit.measured_at)
+            setattr(row, p + "cached", True)
+            return
     try:
         lib = fw.library(variant)
+    except tflm_firmware.TflmUnavailable as err:
+        setattr(row, p + "error", str(err)[:300])
+        return
+    keep = measure_tflm_firmware(row, lib, model, inputs, expected, k, work)
+    setattr(row, p + "measured_at", tflm_cache.now_utc())
+    if keep and key is not None and fw.results is not None:
+        fw.results.put(key[0], key[1], tflm_cache.Measurement(
+            **{name: getattr(row, p + name) for name in tflm_cache.MEASURED_FIELDS},
+            measured_at=getattr(row, p + "measured_at")))
+
+
+def measure_tflm_firmware(row: Row, lib: tflm_firmware.Library, model: Path,
+                          inputs: list[bytes], expected: Oracle, k: int, work: Path) -> bool:
+    """TFLM firmware of one model with ``lib``: a probe build reads the arena TFLM
+    needs on the 32-bit target, the measured build has exactly that arena. Returns
+    whether the outcome belongs to the model (False: QEMU failed to run it)."""
+    p = f"tflm_{lib.variant}_"
+    board = load_board(M7_BOARD)
+    try:
         work.mkdir(parents=True, exist_ok=True)
         harness = tflm_firmware.build_harness(lib, model, work)
         probe_arena = row.tflm_min_arena or PROBE_ARENA
@@ -564,11 +617,11 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
             raise tflm_firmware.TflmUnavailable(_tflm_failure(res))
     except tflm_firmware.TflmUnavailable as err:
         setattr(row, p + "error", str(err)[:300])
-        return
+        return True
     except NnoptError as err:  # the link (does not fit the board) or QEMU
         msg = _first_line(err)
         setattr(row, p + "error", msg if "fit" in msg else f"firmware: {msg}")
-        return
+        return "fit" in msg
     report = check_elf(exe, board)
     stack = sum(s.size for s in report.sections if s.category == "stack")
     setattr(row, p + "instructions", res.instructions)
@@ -582,6 +635,7 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
     setattr(row, p + "bit_exact", diff is None)
     if diff is not None:
         setattr(row, p + "error", f"output differs from the interpreter's: {diff}")
+    return True
 
 
 def smallest_arena(harness: tflm_firmware.Harness, board: Board, used: int,
@@ -888,6 +942,10 @@ def notes(r: Row) -> str:
     # the same reason for both TFLM variants once
     if len(parts) >= 2 and parts[-1].split(": ", 1)[1] == parts[-2].split(": ", 1)[1]:
         parts[-2:] = ["TFLM: " + parts[-1].split(": ", 1)[1]]
+    cached = sorted({str(getattr(r, f"tflm_{v}_measured_at")) for v in ("cmsis_nn", "ref")
+                     if getattr(r, f"tflm_{v}_cached")})
+    if cached:
+        parts.append("TFLM from the cache ⁸, measured " + ", ".join(cached))
     return "; ".join(p.replace("|", "/") for p in parts)
 
 
@@ -961,7 +1019,10 @@ def markdown(rows: list[Row]) -> list[str]:
         f"--specialize {rows[0].specialize if rows else 'auto'}), included in code ³. "
         "⁷ TFLM's ELF: ROM (the whole .tflite included), RAM (data + bss, stack "
         "excluded), its static arena (arena_used_bytes() on the 32-bit target, the "
-        "firmware linked with exactly that), code = ROM minus the .tflite array.",
+        "firmware linked with exactly that), code = ROM minus the .tflite array. "
+        "⁸ TFLM's figures of an earlier run with the same model, inputs, interpreter "
+        "outputs, TFLM / CMSIS-NN / CMSIS source, harness, compilers, QEMU and flags "
+        "(benchmarks/tflm_cache.py; --tflm-cache refresh measures them again).",
     ]
     return out
 
@@ -1062,6 +1123,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tflm-variants", default=",".join(tflm_firmware.VARIANTS),
                    help="TFLM kernel variants to measure (default: %(default)s)")
     p.add_argument("--jobs", type=int, default=2, help="make -j of TFLM's library builds")
+    p.add_argument("--tflm-cache", choices=tflm_cache.MODES, default="use",
+                   help="TFLM's measurements kept across runs (tflm_cache.py, keyed by the "
+                   "model, inputs, TFLM/CMSIS-NN source, harness, compiler and flags): "
+                   "'use' them (default), 'refresh' (measure again, store), 'off'")
     p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")
     p.add_argument("--profile", type=Path, metavar="MODEL",
                    help="print instructions per operator of one model instead")

@@ -192,22 +192,23 @@ def test_axis_span_is_the_union_of_windows(p: tuple[int, ...], a: int, n: int) -
 # ----- models built here -----
 
 def _chain(*, dw_stride: int = 1, dilation: int = 1, pad_op: bool = True,
-           pool: str | None = None, seed: int = 0, c: int = 8, kernel: int = 3) -> bytes:
-    """input -> 1x1 conv (ReLU) -> [PAD] -> depthwise KxK -> [pool] -> 1x1 conv; c
-    channels in the middle."""
+           pool: str | None = None, seed: int = 0, c: int = 8, kernel: int = 3,
+           width: int = 9, act: str = "RELU6", dw_scale: float = 0.06) -> bytes:
+    """input -> 1x1 conv (ReLU) -> [PAD] -> depthwise KxK (``act``, output scale
+    ``dw_scale``) -> [pool] -> 1x1 conv; c channels in the middle, 11 x ``width``."""
     rng = np.random.default_rng(seed)
     b = ModelBuilder()
-    x = b.tensor((1, 11, 9, 3), "int8", scale=0.05, zero_point=-3)
+    x = b.tensor((1, 11, width, 3), "int8", scale=0.05, zero_point=-3)
     w1 = b.const(random_int8(rng, (c, 1, 1, 3), -127, 127), scale=[0.01] * c, axis=0)
-    y1 = b.tensor((1, 11, 9, c), "int8", scale=0.04, zero_point=-128)
+    y1 = b.tensor((1, 11, width, c), "int8", scale=0.04, zero_point=-128)
     b.op("CONV_2D", [x, w1, -1], [y1], ConvOptions("VALID", 1, 1, activation="RELU"))
-    src, h, w = y1, 11, 9
+    src, h, w = y1, 11, width
     padding = "SAME"
     if pad_op:
         pads = b.const(np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))
-        p = b.tensor((1, 13, 11, c), "int8", scale=0.04, zero_point=-128)
+        p = b.tensor((1, 13, width + 2, c), "int8", scale=0.04, zero_point=-128)
         b.op("PAD", [y1, pads], [p])
-        src, h, w, padding = p, 13, 11, "VALID"
+        src, h, w, padding = p, 13, width + 2, "VALID"
     eff = (kernel - 1) * dilation + 1
     if padding == "SAME":
         oh, ow = -(-h // dw_stride), -(-w // dw_stride)
@@ -216,15 +217,15 @@ def _chain(*, dw_stride: int = 1, dilation: int = 1, pad_op: bool = True,
     wd = b.const(random_int8(rng, (1, kernel, kernel, c), -127, 127), scale=list(rng.uniform(
         0.005, 0.02, c)), axis=3)
     bd = b.const(rng.integers(-500, 500, c).astype(np.int32), scale=[1e-4] * c, axis=0)
-    y2 = b.tensor((1, oh, ow, c), "int8", scale=0.06, zero_point=5)
+    y2 = b.tensor((1, oh, ow, c), "int8", scale=dw_scale, zero_point=5)
     b.op("DEPTHWISE_CONV_2D", [src, wd, bd], [y2],
-         ConvOptions(padding, dw_stride, dw_stride, dilation, dilation, "RELU6", 1))
+         ConvOptions(padding, dw_stride, dw_stride, dilation, dilation, act, 1))
     last = y2
     if pool is not None:
         pads2 = b.const(np.array([[0, 0], [1, 1], [1, 1], [0, 0]], np.int32))
-        p2 = b.tensor((1, oh + 2, ow + 2, c), "int8", scale=0.06, zero_point=5)
+        p2 = b.tensor((1, oh + 2, ow + 2, c), "int8", scale=dw_scale, zero_point=5)
         b.op("PAD", [y2, pads2], [p2])
-        y3 = b.tensor((1, oh, ow, c), "int8", scale=0.06, zero_point=5)
+        y3 = b.tensor((1, oh, ow, c), "int8", scale=dw_scale, zero_point=5)
         b.op(pool, [p2], [y3], PoolOptions("VALID", 1, 1, 3, 3))
         last = y3
     w4 = b.const(random_int8(rng, (4, 1, 1, c), -127, 127), scale=[0.01] * 4, axis=0)
@@ -272,10 +273,17 @@ def test_folded_pads_and_inplace_depthwise_bit_exact(kw: dict[str, object]) -> N
 @pytest.mark.parametrize("kw", [
     {}, {"dw_stride": 2}, {"dilation": 2}, {"pad_op": False, "c": 6},
     {"c": 3, "dw_stride": 2}, {"c": 12, "kernel": 5}, {"c": 4, "kernel": 7},
-], ids=["s1", "s2", "dilation2", "same-c6", "c3", "c12-5x5", "c4-7x7"])
+    {"act": "NONE"}, {"pad_op": False, "dw_scale": 0.0015}, {"width": 62}, {"width": 63},
+    {"width": 70, "dw_stride": 2, "pad_op": False},
+], ids=["s1", "s2", "dilation2", "same-c6", "c3", "c12-5x5", "c4-7x7", "ring-full-range",
+        "ring-reference-requant", "ring-one-strip", "wider-than-a-strip", "wide-s2"])
 def test_inplace_depthwise_bit_exact_on_cortex_m7(kw: dict[str, object]) -> None:
     """The SIMD groups of 4 channels (DSP), the scalar tail (C % 4) and windows too large
-    for the grouped path, as Cortex-M7 firmware against TFLM."""
+    for the grouped path, as Cortex-M7 firmware against TFLM; 3x3 undilated groups
+    through the ring path of internal/dw_ring.h (activation range all of int8 or not;
+    some channels' requantisation outside the fast form, shift >= -1; an output row of
+    exactly one ring strip, 62 columns), rows wider than one strip through the group
+    path (63 columns; 35 at stride 2)."""
     data = _chain(**kw)  # type: ignore[arg-type]
     pm = bit_exact(data, FORCED, seeds=(0, 1), target="qemu-m7")
     dw = next(e.op for e in pm.plan.inplace_ops if e.kind == "depthwise_channel")

@@ -9,7 +9,10 @@
  * SMLABB / SMLATT (the scheme of internal/nnrt_dw_s8.c, whose interface takes whole
  * tensors only); 3x3 undilated windows inside the input unrolled. The 4 outputs go to
  * the row's ring slot as one word; a row is stored over the group's channels as soon
- * as no row still to compute reads the input it overlays.
+ * as no row still to compute reads the input it overlays. 3x3 undilated groups whose
+ * output row fits one strip of the classic kernel's ring path (internal/dw_ring.h)
+ * take that path instead, one output row at a time: the input rows a row reads are
+ * converted into the ring (a copy) before any row is stored over them.
  * Other cores, and the last C % 4 channels: one channel at a time in portable C.
  */
 #include <stddef.h>
@@ -18,6 +21,7 @@
 #include "nnrt/kernels/inplace.h"
 #include "nnrt/kernels/quant.h"
 
+#include "../internal/dw_ring.h"
 #include "../internal/requant.h"
 #include "../internal/simd.h"
 
@@ -328,6 +332,11 @@ nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *para
     group_t k;
     const int grouped_taps = g->filter_h * g->filter_w <= INPLACE_MAX_TAPS;
 #endif
+#if NNRT_DW_RING
+    nnrt_dw_ring_t ring_path;
+    const int ring_fits = nnrt_dw_ring_fits(g) && g->output_w <= nnrt_dw_ring_per_strip(g);
+    int use_ring = 0;
+#endif
     for (int32_t b = 0; b < g->batches; ++b) {
         int8_t *out_b = buffer + (size_t)b * out_pixels * ch;
         const int8_t *in_b = buffer + (size_t)b * in_batch;
@@ -341,6 +350,14 @@ nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *para
             const int simd = n == 4 && grouped_taps;
             if (simd) {
                 prep4(params, filter, bias, c0, &k);
+            }
+#endif
+#if NNRT_DW_RING
+            use_ring = simd && ring_fits;
+            if (use_ring) {
+                nnrt_dw_ring_init(&ring_path, k.wx, k.b, k.q, params->input_offset,
+                                  params->output_offset, params->act_min, params->act_max);
+                nnrt_dw_ring_strip(&ring_path, g, 0, g->output_w);
             }
 #endif
             int32_t done = 0; /* rows stored over the buffer */
@@ -368,6 +385,12 @@ nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *para
                     break;
                 }
                 int8_t *slot = scratch + (size_t)(oy % ring) * ow * n;
+#if NNRT_DW_RING
+                if (use_ring) {
+                    nnrt_dw_ring_rows(&ring_path, g, in_b + c0, oy, 1, slot, 0, 4);
+                    continue;
+                }
+#endif
 #if NNRT_DSP
                 if (simd) {
                     row4(params, &k, in_b + c0, oy, (uint8_t *)slot);

@@ -22,6 +22,7 @@
 
 #include "conv_check.h"
 #include "dw.h"
+#include "dw_ring.h"
 #include "requant.h"
 #include "simd.h"
 #include "window.h"
@@ -416,282 +417,19 @@ static NNRT_NOINLINE void run4b(const run_t *k, const int8_t *base, int8_t *out,
     }
 }
 
-/* The ring path's assembly needs more registers than an unoptimised build (-O0,
- * Zephyr's CONFIG_NO_OPTIMIZATIONS: frame pointer, operands spilled) leaves ("impossible
- * constraints"): such builds take the group paths below, the same arithmetic. */
-#if defined(__OPTIMIZE__)
-#define NNRT_DW_RING 1
-#else
-#define NNRT_DW_RING 0
-#endif
-
 #if NNRT_DW_RING
-/*
- * The ring path: depth multiplier 1, 3x3 undilated, every channel of the group in the
- * fast form with the output offset folded into its rounding addend. The group's input
- * rows are converted once into int16 pairs with the input offset added ([x0 x2] [x1 x3]
- * per column, SXTAB16), padded on both sides to the width the windows span with zero
- * pairs (the taps TFLM skips contribute exactly 0), and held in a ring of three rows on
- * the stack (a row outside the input is all zeros). Every output pixel then runs the
- * same nine taps with two loads each (no border case, no conversion per tap), and its
- * four outputs are packed into one word, clamped with SSUB8 / SEL and stored at once.
- */
-
-/* Columns of 4 channels in a ring row: 3 * 8 * DW_RING_COLS bytes of stack (1.5 KB).
- * Wider outputs run in strips of output columns whose windows fit. */
-#define DW_RING_COLS 64
-
-/* One channel's output stage on the ring path: nnrt_rqf_fast(acc, mult, add, rsh) with
- * add = 2^(rsh-1) + (output offset << rsh), which equals the fast form plus the offset
- * exactly (the offset term is a multiple of 2^rsh) and cannot overflow while
- * |add| < 2^30 (|high word| <= 2^30, requant.h). A channel outside that form (shift -1
- * and above, or an addend that does not fit) has rsh = -1 and add = its TFLM shift: the
- * reference requantisation, out of line (ring_rq_ref()). */
-typedef struct {
-    int32_t mult;
-    int32_t add;
-    int32_t rsh;
-} dw_rq_t;
-
-/* r from q and the output offset; returns 1 when it takes the folded fast form. */
-static int ring_rq(const nnrt_rqf_t *q, int32_t out_off, dw_rq_t *r)
-{
-    r->mult = q->mult;
-    if (q->fast) {
-        const int64_t add = (int64_t)q->half + (int64_t)out_off * ((int64_t)1 << q->rsh);
-        if (add < ((int64_t)1 << 30) && add > -((int64_t)1 << 30)) {
-            r->add = (int32_t)add;
-            r->rsh = q->rsh;
-            return 1;
-        }
-    }
-    r->add = q->shift;
-    r->rsh = -1;
-    return 0;
-}
-
-/* A channel with rsh = -1: the reference requantisation, clamped to int8. */
-static NNRT_COLD NNRT_NOINLINE int32_t ring_rq_ref(int32_t acc, const dw_rq_t *r,
-                                                   int32_t out_off)
-{
-    return nnrt_sat8(nnrt_rq_ref(acc, r->mult, r->add, out_off));
-}
-
-/* Column j's pairs [x0 x2] (low word) and [x1 x3] (high word) as one 64-bit value. */
-static inline uint64_t ring_pairs(uint32_t even, uint32_t odd)
-{
-    return (uint64_t)even | ((uint64_t)odd << 32);
-}
-
-/* 0, hidden from GCC: the zero stores below stay stores instead of memset() calls
- * (a call per border column costs more than the column). */
-static inline uint64_t ring_zero(void)
-{
-    uint32_t lo = 0;
-    uint32_t hi = 0;
-    __asm__("" : "+r"(lo), "+r"(hi));
-    return ring_pairs(lo, hi);
-}
-
-/* A strip of output columns: ring column j holds input column x0 + j, j < cols. */
-typedef struct {
-    int32_t x0;
-    int32_t cols;
-} ring_strip_t;
-
-/* The ring columns of strip st inside the input's width: [lo, hi). */
-static inline void ring_span(const nnrt_conv_geom_t *g, const ring_strip_t *st, int32_t *lo,
-                             int32_t *hi)
-{
-    const int32_t l = st->x0 < 0 ? -st->x0 : 0;
-    const int32_t h = g->input_w - st->x0;
-    *lo = l < st->cols ? l : st->cols;
-    *hi = h < st->cols ? h : st->cols;
-    *hi = *hi > *lo ? *hi : *lo;
-}
-
-/* The border columns of ring row `row` (outside the input's width): zero pairs for the
- * whole strip (ring_fill() writes only the columns inside). */
-static void ring_borders(uint64_t *row, const nnrt_conv_geom_t *g, const ring_strip_t *st)
-{
-    int32_t lo;
-    int32_t hi;
-    ring_span(g, st, &lo, &hi);
-    const uint64_t z = ring_zero();
-    for (int32_t j = 0; j < lo; ++j) {
-        row[j] = z;
-    }
-    for (int32_t j = hi; j < st->cols; ++j) {
-        row[j] = z;
-    }
-}
-
-/* Row `in_row` of the group (its input column 0; NULL: a row outside the input, all
- * zeros) into the columns of ring row `row` inside the input. */
-static void ring_fill(uint64_t *row, const int8_t *in_row, const nnrt_conv_geom_t *g,
-                      const ring_strip_t *st, uint32_t off2)
-{
-    int32_t lo;
-    int32_t hi;
-    ring_span(g, st, &lo, &hi);
-    if (in_row == NULL) {
-        const uint64_t z = ring_zero();
-        for (int32_t j = lo; j < hi; ++j) {
-            row[j] = z;
-        }
-        return;
-    }
-    const size_t c = (size_t)g->input_c;
-    const int8_t *src = in_row + (ptrdiff_t)(st->x0 + lo) * (ptrdiff_t)c;
-    if (g->filter_c != 1) {
-        /* 4 output channels of one input channel: its value in all four halves */
-        for (int32_t j = lo; j < hi; ++j, src += c) {
-            const uint32_t v = *(const uint8_t *)src;
-            const uint32_t xx = __sxtab16(off2, v | (v << 16));
-            row[j] = ring_pairs(xx, xx);
-        }
-        return;
-    }
-    for (int32_t j = lo; j < hi; ++j, src += c) {
-        const uint32_t v = nnrt_ld32(src);
-        row[j] = ring_pairs(__sxtab16(off2, v), nnrt_sxtab16_ror8(off2, v));
-    }
-}
-
-/* What every pixel of the ring path reads: weight pairs, biases, output stages. */
-typedef struct {
-    uint64_t wx[9];  /* tap t: [w0 w2] (low word), [w1 w3] (high word) */
-    int32_t b[4];
-    dw_rq_t rq[4];
-    int32_t out_off; /* for the channels outside the fast form */
-} ring_k_t;
-
-/*
- * One tap of the ring path: column pairs p[j] and weight pairs wx[t], one LDRD each,
- * four SMLABB / SMLATT. In assembly because GCC splits the 64-bit loads into single
- * words (and hoists and spills the loop-invariant weights one word at a time).
- */
-#define RING_TAP(p, j, t)                                                                     \
-    do {                                                                                      \
-        uint32_t xe_;                                                                         \
-        uint32_t xo_;                                                                         \
-        uint32_t we_;                                                                         \
-        uint32_t wo_;                                                                         \
-        __asm__("ldrd %[xe], %[xo], [%[pp], #%c[po]]\n\t"                                     \
-                "ldrd %[we], %[wo], [%[wp], #%c[wof]]\n\t"                                    \
-                "smlabb %[a0], %[xe], %[we], %[a0]\n\t"                                       \
-                "smlatt %[a2], %[xe], %[we], %[a2]\n\t"                                       \
-                "smlabb %[a1], %[xo], %[wo], %[a1]\n\t"                                       \
-                "smlatt %[a3], %[xo], %[wo], %[a3]"                                           \
-                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),                 \
-                  [xe] "=&r"(xe_), [xo] "=&r"(xo_), [we] "=&r"(we_), [wo] "=&r"(wo_)          \
-                : [pp] "r"(p), [wp] "r"(wx), [po] "n"(8 * (j)), [wof] "n"(8 * (t)),           \
-                  "m"(*(const uint64_t(*)[3])(const void *)(p)),                              \
-                  "m"(*(const uint64_t(*)[9])(const void *)(wx)));                            \
-    } while (0)
-
-/* nnrt_sat8(nnrt_rqf_fast(acc, r->mult, r->add, r->rsh)) (requant.h) with the start
- * value in one EOR from the sign (k40 = 0x40000000 in a register). */
-static inline int32_t ring_rq1(int32_t acc, const dw_rq_t *r, uint32_t k40)
-{
-    uint32_t lo;
-    int32_t hi;
-    __asm__("asr %[hi], %[acc], #31\n\t"
-            "eor %[lo], %[k], %[hi], lsl #31\n\t"
-            "smlal %[lo], %[hi], %[acc], %[m]\n\t"
-            "add %[hi], %[hi], %[add]\n\t"
-            "asr %[hi], %[hi], %[rsh]\n\t"
-            "ssat %[hi], #8, %[hi]"
-            : [hi] "=&r"(hi), [lo] "=&r"(lo)
-            : [acc] "r"(acc), [k] "r"(k40), [m] "r"(r->mult), [add] "r"(r->add),
-              [rsh] "r"(r->rsh));
-    return hi;
-}
-
-/* Channel i's output: the fast form, or (mixed groups only) the reference. */
-#define RING_OUT(acc, i)                                                                      \
-    (mixed && rq[i].rsh < 0 ? ring_rq_ref(acc, &rq[i], kc->out_off)                           \
-                            : ring_rq1(acc, &rq[i], k40))
-
-/* One output row of the group from ring rows p0, p1, p2 (its window rows). Constants at
- * each call: full, the activation range is all of int8 (bytes stored as they are);
- * mixed, some channel of the group is outside the fast form (then full is 0). */
-static NNRT_ALWAYS_INLINE void ring_row(const uint64_t *p0, const uint64_t *p1,
-                                        const uint64_t *p2, int8_t *out, int32_t n,
-                                        size_t step, size_t oc_n, const ring_k_t *kc, int full,
-                                        int mixed, uint32_t lo4, uint32_t hi4)
-{
-    const uint64_t *wx = kc->wx;
-    const dw_rq_t *rq = kc->rq;
-    const uint32_t k40 = 0x40000000u;
-    for (int32_t i = 0; i < n; ++i, p0 += step, p1 += step, p2 += step, out += oc_n) {
-        int32_t a0;
-        int32_t a1;
-        int32_t a2;
-        int32_t a3;
-        __asm__("ldrd %[a0], %[a1], [%[b]]\n\t"
-                "ldrd %[a2], %[a3], [%[b], #8]"
-                : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=r"(a2), [a3] "=r"(a3)
-                : [b] "r"(kc->b), "m"(*(const int32_t(*)[4])kc->b));
-        RING_TAP(p0, 0, 0);
-        RING_TAP(p0, 1, 1);
-        RING_TAP(p0, 2, 2);
-        RING_TAP(p1, 0, 3);
-        RING_TAP(p1, 1, 4);
-        RING_TAP(p1, 2, 5);
-        RING_TAP(p2, 0, 6);
-        RING_TAP(p2, 1, 7);
-        RING_TAP(p2, 2, 8);
-        const int32_t v0 = RING_OUT(a0, 0);
-        const int32_t v1 = RING_OUT(a1, 1);
-        const int32_t v2 = RING_OUT(a2, 2);
-        const int32_t v3 = RING_OUT(a3, 3);
-        if (full) {
-            out[0] = (int8_t)v0;
-            out[1] = (int8_t)v1;
-            out[2] = (int8_t)v2;
-            out[3] = (int8_t)v3;
-            continue;
-        }
-        /* [v0 v2] and [v1 v3] as halfwords (PKHBT), their low bytes interleaved */
-        const uint32_t v02 = ((uint32_t)v0 & 0xFFFFu) | ((uint32_t)v2 << 16);
-        const uint32_t v13 = ((uint32_t)v1 & 0xFFFFu) | ((uint32_t)v3 << 16);
-        uint32_t word = __uxtb16(v02) | (__uxtb16(v13) << 8);
-        /* per byte: max with lo, then min with hi (GE flags of SSUB8 select) */
-        (void)__ssub8((int32_t)word, (int32_t)lo4);
-        word = __sel(word, lo4);
-        (void)__ssub8((int32_t)hi4, (int32_t)word);
-        word = __sel(word, hi4);
-        nnrt_st32(out, word);
-    }
-}
-
-/* All outputs of channels [oc, oc + 4) through the ring (ring_ok() said yes). */
+/* All outputs of channels [oc, oc + 4) through the ring (nnrt_dw_ring_fits() said yes):
+ * strips of output columns, every output row of a strip in turn (dw_ring.h). */
 static NNRT_NOINLINE void group4_ring(const nnrt_conv_s8_params_t *p, const int8_t *input,
-                                      int8_t *output, int32_t oc, const run_t *k,
-                                      const dw_rq_t rq_in[4])
+                                      int8_t *output, int32_t oc, const run_t *k)
 {
     const nnrt_conv_geom_t *g = &p->geom;
     const size_t c = (size_t)g->input_c;
-    uint64_t ring[3][DW_RING_COLS];
-    ring_k_t kc;
-    const uint32_t *w = (const uint32_t *)k->w;
-    for (int32_t t = 0; t < 9; ++t) {
-        kc.wx[t] = ring_pairs(w[2 * t], w[2 * t + 1]);
-    }
-    memcpy(kc.b, k->b0, sizeof(kc.b));
-    memcpy(kc.rq, rq_in, sizeof(kc.rq));
-    kc.out_off = k->out_off;
-    const int mixed = rq_in[0].rsh < 0 || rq_in[1].rsh < 0 || rq_in[2].rsh < 0
-                      || rq_in[3].rsh < 0;
-    const uint32_t off2 = nnrt_pair16(k->in_off);
-    const int full = k->full;
-    const uint32_t lo4 = ((uint32_t)k->lo & 0xFFu) * 0x01010101u;
-    const uint32_t hi4 = ((uint32_t)k->hi & 0xFFu) * 0x01010101u;
-    const size_t step = (size_t)g->stride_w;
+    nnrt_dw_ring_t ring;
+    nnrt_dw_ring_init(&ring, (const uint32_t *)k->w, k->b0, k->q, k->in_off, k->out_off, k->lo,
+                      k->hi);
     const size_t oc_n = k->oc_n;
-    /* output columns per strip: the ring's width of windows */
-    const int32_t per_strip = (DW_RING_COLS - 3) / g->stride_w + 1;
+    const int32_t per_strip = nnrt_dw_ring_per_strip(g);
     const size_t out_rs = (size_t)g->output_w * oc_n;
     for (int32_t bt = 0; bt < g->batches; ++bt) {
         const int8_t *in_b = input + oc / g->filter_c
@@ -699,54 +437,11 @@ static NNRT_NOINLINE void group4_ring(const nnrt_conv_s8_params_t *p, const int8
         int8_t *out_b = output + oc + (size_t)bt * (size_t)g->output_h * out_rs;
         for (int32_t ox0 = 0; ox0 < g->output_w; ox0 += per_strip) {
             const int32_t n = g->output_w - ox0 < per_strip ? g->output_w - ox0 : per_strip;
-            const ring_strip_t st = {ox0 * g->stride_w - g->pad_left, (n - 1) * g->stride_w + 3};
-            for (int32_t r = 0; r < 3; ++r) {
-                ring_borders(ring[r], g, &st);
-            }
-            /* Input row y (y >= -2: pad_top <= 2) lives in ring row (y + 3) % 3 (three
-             * consecutive rows never collide); held[] says which y a ring row has. */
-            int32_t held[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-            int8_t *out = out_b + (size_t)ox0 * oc_n;
-            for (int32_t oy = 0; oy < g->output_h; ++oy, out += out_rs) {
-                const int32_t y0 = oy * g->stride_h - g->pad_top;
-                const uint64_t *rows[3];
-                for (int32_t r = 0; r < 3; ++r) {
-                    const int32_t y = y0 + r;
-                    const int32_t s = (int32_t)((uint32_t)(y + 3) % 3u);
-                    if (held[s] != y) {
-                        const int inside = y >= 0 && y < g->input_h;
-                        ring_fill(ring[s],
-                                  inside ? in_b + (size_t)y * (size_t)g->input_w * c : NULL, g,
-                                  &st, off2);
-                        held[s] = y;
-                    }
-                    rows[r] = ring[s];
-                }
-                if (mixed) {
-                    ring_row(rows[0], rows[1], rows[2], out, n, step, oc_n, &kc, 0, 1, lo4,
-                             hi4);
-                } else if (full) {
-                    ring_row(rows[0], rows[1], rows[2], out, n, step, oc_n, &kc, 1, 0, lo4,
-                             hi4);
-                } else {
-                    ring_row(rows[0], rows[1], rows[2], out, n, step, oc_n, &kc, 0, 0, lo4,
-                             hi4);
-                }
-            }
+            nnrt_dw_ring_strip(&ring, g, ox0, n);
+            nnrt_dw_ring_rows(&ring, g, in_b, 0, g->output_h, out_b + (size_t)ox0 * oc_n, out_rs,
+                              oc_n);
         }
     }
-}
-
-/* The ring path's conditions beyond a 3x3 undilated multiplier-1 group; fills rq. */
-static int ring_ok(const nnrt_conv_geom_t *g, const run_t *k, dw_rq_t rq[4])
-{
-    if (g->pad_left < 0 || g->pad_top < 0 || g->pad_top > 2) {
-        return 0;
-    }
-    for (int32_t i = 0; i < 4; ++i) {
-        (void)ring_rq(&k->q[i], k->out_off, &rq[i]);
-    }
-    return 1;
 }
 #endif /* NNRT_DW_RING */
 
@@ -782,10 +477,8 @@ static NNRT_NOINLINE void group4(const nnrt_conv_s8_params_t *p, const int8_t *i
     const int unrolled = !bcast && g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1
                          && g->dilation_w == 1;
 #if NNRT_DW_RING
-    dw_rq_t rq[4];
-    if (g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1 && g->dilation_w == 1
-        && ring_ok(g, k, rq)) {
-        group4_ring(p, input, output, oc, k, rq);
+    if (nnrt_dw_ring_fits(g)) {
+        group4_ring(p, input, output, oc, k);
         return;
     }
 #endif
