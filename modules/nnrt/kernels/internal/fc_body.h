@@ -18,11 +18,19 @@
 #include "requant.h"
 #include "simd.h"
 
+/* 1 when v is known at build time: the specialised functions of nnrt/kernels/spec.h
+ * (their parameters are `static const`), 0 in the generic kernel and at -O0. */
+#if defined(__OPTIMIZE__) && defined(__GNUC__)
+#define NNRT_FC_BUILD_CONST(v) __builtin_constant_p(v)
+#else
+#define NNRT_FC_BUILD_CONST(v) 0
+#endif
+
 #if NNRT_DSP && defined(__OPTIMIZE__) && defined(__GNUC__)
-/* 1 when nnrt_fc_dot4() applies: the depth is a build-time constant (the specialised
- * functions of nnrt/kernels/spec.h) and rows 1-3 are in reach of LDR's 12-bit
- * immediate offset. The generic kernel (run-time depth) takes nnrt_dot3_s8(). */
-#define NNRT_FC_DOT4(depth) (__builtin_constant_p(depth) && (depth) >= 4 && 3 * (depth) <= 4095)
+/* 1 when nnrt_fc_dot4() applies: the depth is a build-time constant and rows 1-3 are
+ * in reach of LDR's 12-bit immediate offset. The generic kernel (run-time depth)
+ * takes nnrt_dot3_s8(). */
+#define NNRT_FC_DOT4(depth) (NNRT_FC_BUILD_CONST(depth) && (depth) >= 4 && 3 * (depth) <= 4095)
 
 /*
  * acc[r] += sum_{d < depth} w[r * depth + d] * (x[d] + in_off) for r < 4, depth a
@@ -91,9 +99,10 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_dot4(const int8_t *x, const int8_t *w, in
 #endif
 
 /* Units o .. o + rows - 1 (rows <= 4) of one input row: start values, dot products,
- * output stage. Called with rows a constant for the whole groups, so that the loops
- * over the units unroll and the accumulators stay in registers (a variable count made
- * GCC copy the bias with memcpy() and keep the accumulators on the stack). */
+ * output stage. The specialised functions call it with rows a constant for the whole
+ * groups, so that the loops over the units unroll and the accumulators stay in
+ * registers (a variable count made GCC copy the bias with memcpy() and keep the
+ * accumulators on the stack); the generic kernel keeps one instance (its code size). */
 static NNRT_ALWAYS_INLINE void nnrt_fc_units(const nnrt_fc_s8_params_t *params,
                                              const int8_t *input, const int8_t *weights,
                                              const int32_t *bias, int8_t *output, int32_t o,
@@ -159,11 +168,14 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_body(const nnrt_fc_s8_params_t *params,
 
     for (int32_t b = 0; b < params->batches; ++b, input += depth, output += units) {
         int32_t o = 0;
-        for (; o + group <= units; o += group) {
-            nnrt_fc_units(params, input, weights, bias, output, o, group, all_fast);
+        if (NNRT_FC_BUILD_CONST(units)) {
+            for (; o + group <= units; o += group) {
+                nnrt_fc_units(params, input, weights, bias, output, o, group, all_fast);
+            }
         }
-        if (o < units) {
-            nnrt_fc_units(params, input, weights, bias, output, o, units - o, all_fast);
+        for (; o < units; o += group) {
+            const int32_t rows = units - o < group ? units - o : group;
+            nnrt_fc_units(params, input, weights, bias, output, o, rows, all_fast);
         }
     }
 }
