@@ -20,13 +20,21 @@ void nnrt_dot3_s8(const int8_t *x, const int8_t *w, int32_t w_stride, int32_t n,
 #if NNRT_DSP
     const uint32_t off2 = nnrt_pair16(input_offset);
     const int8_t *x_end = x + n;
-    /* The n % 4 leading inputs first: after the loop nothing but the accumulators and
-     * acc stay live, which leaves the loop the registers it needs. */
-    for (const int8_t *x_head = x + (n & 3); x != x_head; ++x, ++w0, ++w1, ++w2) {
-        const int32_t xv = (int32_t)*x + input_offset;
-        a0 += *w0 * xv;
-        a1 += *w1 * xv;
-        a2 += *w2 * xv;
+    /* The n % 4 leading inputs first: after the loop only the accumulators and acc stay
+     * live, which leaves the loop the registers it needs (the test skips the setup of
+     * this loop when n % 4 == 0). */
+    if ((n & 3) != 0) {
+        const int32_t t = n & 3;
+        for (int32_t d = 0; d < t; ++d) {
+            const int32_t xv = (int32_t)x[d] + input_offset;
+            a0 += w0[d] * xv;
+            a1 += w1[d] * xv;
+            a2 += w2[d] * xv;
+        }
+        x += t;
+        w0 += t;
+        w1 += t;
+        w2 += t;
     }
     /* One chunk of 4 inputs: the input word turned by SXTAB16 into [x0 x2] [x1 x3]
      * (offset added; the second in place of the word), per row one weight word split
