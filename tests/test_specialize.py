@@ -274,7 +274,7 @@ def test_auto_rule() -> None:
     assert choose("auto", [big, small, Candidate(3, 20), Candidate(4, 30)]) == {1}
     assert choose("auto", [Candidate(5, 150), Candidate(6, 120), Candidate(7, 10)]) == set()
     fc = [Candidate(10, 128, "fc"), Candidate(11, 8, "fc"), Candidate(12, 640, "fc")]
-    assert choose("auto", fc) == {10, 11, 12}  # 128 x 20 >= 2,000; one small: 250 < 770
+    assert choose("auto", fc) == {10, 11, 12}  # 128 x 20 >= 2,000; one small: 360 < 770
     assert choose("auto", [Candidate(13, 8, "fc"), Candidate(14, 8, "fc"),
                            Candidate(15, 8, "fc"), Candidate(16, 99, "fc")]) == set()
     assert choose("force", [small]) == {2}
