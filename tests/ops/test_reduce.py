@@ -20,7 +20,8 @@ from nnopt.ir import ReducerOptions
 from nnopt.lowering import check_graph
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
-from support.cases import Results, assert_case_matches, oracle_results
+from support.cases import Results, assert_case_matches, assert_cortex_m7_matches, oracle_results
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
 PRELU_SHAPES = [((1, 5, 7, 3), (3,)), ((2, 4, 6), (1, 6)), ((1, 3, 4, 5), (1, 1, 1, 5)),
@@ -210,3 +211,11 @@ def test_cumsum_refuses_what_tflm_does_not_allocate(dtype: str) -> None:
     with pytest.raises(UnsupportedError, match=rf"op 0 \(CUMSUM\).*{dtype.upper()}.*int8 or "
                                                "float32"):
         check_graph(load_model_bytes(b.build([x], [y])))
+
+
+@pytest.mark.qemu
+@pytest.mark.slow
+@needs_qemu
+def test_cases_on_cortex_m7() -> None:
+    """Every case as Cortex-M7 firmware under QEMU, against TFLM on the host."""
+    assert_cortex_m7_matches(MODEL, INPUTS, OUT_OF)

@@ -58,6 +58,22 @@ def mismatched_cases(results: Results, *, float_close: bool = False) -> list[str
     return bad
 
 
+def assert_cortex_m7_matches(model: bytes, inputs: Sequence[np.ndarray],
+                             out_of: Mapping[str, int]) -> None:
+    """Each case of a multi-op model as nucleo_f767zi (Cortex-M7) firmware under QEMU
+    against TFLM on the host: integer and bool tensors bit-exact, float32 within 1e-5
+    relative (the target's libm computes sinf/expf/expm1f ..., TFLM's host build
+    glibc's)."""
+    from nnopt.boards import load_board
+    ref, got = tflm_and_cortex_m7(model, inputs, board=load_board("nucleo_f767zi"))
+    for cid, t in out_of.items():
+        r, g = ref[t], got[t]
+        assert g.shape == r.shape and g.dtype == r.dtype, cid
+        if r.dtype == np.float32:
+            np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-30, err_msg=cid)
+        else:
+            np.testing.assert_array_equal(g, r, err_msg=cid)
+
 
 def tflm_and_cortex_m7(model: bytes, inputs: Sequence[np.ndarray], *, board: Any = None
                        ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
