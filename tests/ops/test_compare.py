@@ -15,7 +15,7 @@ from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
 from support.cases import Results, assert_case_matches, assert_cortex_m7_matches, oracle_results
-from support.markers import needs_qemu
+from support.markers import slow_on_qemu
 from support.tflite_builder import ModelBuilder
 
 COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
@@ -126,9 +126,7 @@ def test_comparisons_tflm_does_not_invoke_are_refused(dtype: str) -> None:
         check_graph(load_model_bytes(b.build([x1, x2], [y])))
 
 
-@pytest.mark.qemu
-@pytest.mark.slow
-@needs_qemu
+@slow_on_qemu
 def test_cases_on_cortex_m7() -> None:
     """Every case as Cortex-M7 firmware under QEMU, against TFLM on the host."""
     assert_cortex_m7_matches(MODEL, INPUTS, OUT_OF)

@@ -30,7 +30,7 @@ from nnopt.ir import ConvOptions, DetectionPostProcessOptions
 from nnopt.lowering import check_graph
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
-from support.markers import needs_qemu
+from support.markers import slow_on_qemu
 from support.tflite_builder import ModelBuilder, random_int8
 
 CODE = "TFLite_Detection_PostProcess"
@@ -364,9 +364,7 @@ def test_invalid_boxes_fail_the_run_as_in_tflm() -> None:
         run_nnopt(model, inputs)
 
 
-@pytest.mark.qemu
-@pytest.mark.slow
-@needs_qemu
+@slow_on_qemu
 def test_detection_postprocess_on_cortex_m7() -> None:
     """Every case (one firmware build): num_detections and the selected classes exact,
     boxes and scores within 1e-5 relative (the decoding's exp is newlib's double exp on

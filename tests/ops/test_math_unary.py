@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from support.cases import Results, assert_case_matches, assert_cortex_m7_matches, oracle_results
-from support.markers import needs_qemu
+from support.markers import slow_on_qemu
 from support.tflite_builder import ModelBuilder
 
 FLOAT_OPS = ("FLOOR", "CEIL", "ROUND", "SIN", "COS", "SQUARE", "ABS")
@@ -138,9 +138,7 @@ def test_bit_exact(results: Results, cid: str) -> None:
     assert_case_matches(*results[cid], same_dtype=True)
 
 
-@pytest.mark.qemu
-@pytest.mark.slow
-@needs_qemu
+@slow_on_qemu
 def test_cases_on_cortex_m7() -> None:
     """Every case as Cortex-M7 firmware under QEMU, against TFLM on the host."""
     assert_cortex_m7_matches(MODEL, INPUTS, OUT_OF)
