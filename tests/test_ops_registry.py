@@ -171,7 +171,6 @@ def test_the_family_map_names_every_place_once() -> None:
 # run for all their cases): {test file: the families whose ops it also tests}. Splitting
 # one by family removes its entry; the test below fails until the entry goes too.
 NOT_YET_SPLIT = {
-    "ops/test_matmul.py": ("elementwise",),  # SQUARED_DIFFERENCE beside BATCH_MATMUL
 }
 
 

@@ -106,7 +106,11 @@ def _build() -> tuple[bytes, dict[str, int]]:
             out_of[f"abs-int16-{k}-{so}"] = y
     for k, ((si, zi), (so, zo)) in enumerate([((0.05, -128), (0.05, -128)),
                                               ((0.003, -100), (0.2, -128)),
-                                              ((0.5, -128), (0.01, 0))]):
+                                              ((0.5, -128), (0.01, 0)),
+                                              ((0.02, -128), (0.05, -128)),
+                                              ((0.5, -128), (0.01, -100)),
+                                              ((1e-4, -20), (0.7, -128)),
+                                              ((3.0, 5), (0.002, 0))]):
         valid = np.arange(zi, 128, dtype=np.int64)
         data = np.resize(valid, 16 * 16).astype(np.int8).reshape(16, 16)
         x = b.tensor((16, 16), "int8", data=data, scale=si, zero_point=zi)

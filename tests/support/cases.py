@@ -18,6 +18,22 @@ from nnopt.testing.harness import run_nnopt, run_tflm
 Results = dict[str, tuple[np.ndarray, np.ndarray]]
 
 
+def random_values(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    """Random case data: float32 standard normal, integers over the whole type."""
+    if dtype == "float32":
+        return rng.standard_normal(shape).astype(np.float32)
+    info = np.iinfo(np.dtype(dtype))
+    return rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
+
+
+def random_quant(rng: np.random.Generator, dtype: str) -> dict[str, Any]:
+    """A random per-tensor quantisation (none for float32; int16 symmetric)."""
+    if dtype == "float32":
+        return {}
+    scale = float(rng.uniform(0.001, 0.1)) if dtype == "int8" else float(rng.uniform(1e-4, 1e-3))
+    return {"scale": scale, "zero_point": int(rng.integers(-20, 20)) if dtype == "int8" else 0}
+
+
 def oracle_results(model: bytes, inputs: Sequence[np.ndarray], out_of: Mapping[str, int],
                    *, sanitize: bool = False) -> Results:
     """Run ``model`` under TFLM and as nnopt's generated code (host, file order; under

@@ -48,7 +48,7 @@ FAMILIES: Mapping[str, Family] = {f.name: f for f in (
     _f("pool", ("pool",), ("pool",), ("pool.h",), ("ops/test_pool.py",)),
     _f("fc", ("fc",), ("fc",), ("fc.h",), ("ops/test_fc.py",)),
     _f("elementwise", ("elementwise",), ("elementwise",), ("elementwise.h",),
-       ("ops/test_elementwise.py", "ops/test_matmul.py")),
+       ("ops/test_elementwise.py", "ops/test_elementwise_squared_difference.py")),
     _f("activation", ("activation", "elu", "prelu"), ("activation",), ("activation.h",),
        ("ops/test_activation.py", "ops/test_activation_s16.py",
         "ops/test_activation_prelu_elu.py")),
