@@ -167,13 +167,6 @@ def test_the_family_map_names_every_place_once() -> None:
     assert headers | set(SHARED_HEADERS) == public
 
 
-# Multi-op case models that still hold another family's operators (one build, one oracle
-# run for all their cases): {test file: the families whose ops it also tests}. Splitting
-# one by family removes its entry; the test below fails until the entry goes too.
-NOT_YET_SPLIT = {
-}
-
-
 def _tested_opcodes(test_file: Path) -> set[str]:
     """The opcodes a test file names as string literals (the ops it builds)."""
     return _string_literals(test_file) & SUPPORTED_OPS
@@ -181,25 +174,19 @@ def _tested_opcodes(test_file: Path) -> set[str]:
 
 def test_every_op_is_tested_in_its_family_file() -> None:
     """Each family's tests are tests/ops/test_<family>.py (first) and
-    tests/ops/test_<family>_<aspect>.py; each of its ops is built by one of them; a file
-    of another family's name is listed in NOT_YET_SPLIT, and only while it is needed."""
+    tests/ops/test_<family>_<aspect>.py, and each of its ops is built by one of them;
+    every file of tests/ops/ is some family's."""
     from nnopt.ops import _FAMILIES
     from nnopt.ops.families import FAMILIES
     tests = PACKAGE.parents[1] / "tests"
-    borrowed: dict[str, set[str]] = {}
     for f in _FAMILIES:
         fam = FAMILIES[f.__name__.rsplit(".", 1)[1]]
         assert fam.tests[0] == f"ops/test_{fam.name}.py", fam.name
-        own = [t for t in fam.tests if re.fullmatch(rf"ops/test_{fam.name}(_\w+)?\.py", t)]
-        for t in set(fam.tests) - set(own):
-            borrowed.setdefault(t, set()).add(fam.name)
+        for t in fam.tests:
+            assert re.fullmatch(rf"ops/test_{fam.name}(_\w+)?\.py", t), (fam.name, t)
         named = set().union(*(_tested_opcodes(tests / t) for t in fam.tests))
         untested = {d.opcode for d in f.DEFINITIONS} - named
         assert not untested, f"{fam.name}: no test in {fam.tests} builds {sorted(untested)}"
-        for t in set(fam.tests) - set(own):
-            got = _tested_opcodes(tests / t) & {d.opcode for d in f.DEFINITIONS}
-            assert got, f"{t} is listed for {fam.name} but builds none of its ops"
-    assert borrowed == {t: set(f) for t, f in NOT_YET_SPLIT.items()}
     in_ops = {str(p.relative_to(tests)) for p in (tests / "ops").glob("test_*.py")}
     assert in_ops == {t for fam in FAMILIES.values() for t in fam.tests}
 

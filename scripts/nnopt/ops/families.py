@@ -4,8 +4,7 @@ A family (``conv``, ``pool`` …) is the module of :mod:`nnopt.ops` holding its
 definitions; the same name finds its lowering modules (:mod:`nnopt.lowering`), its C
 kernels (``modules/nnrt/kernels/<dir>/``, one public function per file) and public
 headers (``modules/nnrt/include/nnrt/kernels/<header>``), and its tests
-(``tests/ops/test_<name>.py`` first, then any ``tests/ops/test_<name>_<aspect>.py``; a
-file of another family's name is a multi-op case model not yet split by family).
+(``tests/ops/test_<name>.py`` first, then any ``tests/ops/test_<name>_<aspect>.py``).
 Paths are relative to the repository root; ``tests/test_ops_registry.py`` checks that
 every one exists and that every definition, lowering module and kernel directory
 belongs to exactly one family.
