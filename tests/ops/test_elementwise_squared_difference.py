@@ -5,13 +5,11 @@ oracle run; on the host and as Cortex-M7 firmware)."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from support.cases import (
     Results,
-    assert_case_matches,
     assert_cortex_m7_matches,
-    oracle_results,
+    case_model_tests,
     random_quant,
     random_values,
 )
@@ -68,14 +66,7 @@ MODEL, OUT_OF = _build()
 INPUTS = [np.arange(-6, 6, dtype=np.int8).reshape(1, 3, 4) * 10]
 
 
-@pytest.fixture(scope="module")
-def results() -> Results:
-    return oracle_results(MODEL, INPUTS, OUT_OF)
-
-
-@pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: Results, cid: str) -> None:
-    assert_case_matches(*results[cid], float_close=True)
+results, test_bit_exact = case_model_tests(MODEL, INPUTS, OUT_OF, float_close=True)
 
 
 def test_int8_outputs_are_not_degenerate(results: Results) -> None:

@@ -9,9 +9,11 @@ reduction), tiny and huge values (SQUARE to inf); odd shapes."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from support.cases import Results, assert_case_matches, assert_cortex_m7_matches, oracle_results
+from support.cases import (
+    assert_cortex_m7_matches,
+    case_model_tests,
+)
 from support.markers import slow_on_qemu
 from support.tflite_builder import ModelBuilder
 
@@ -132,14 +134,7 @@ MODEL, OUT_OF = _build()
 INPUTS = [np.linspace(-6.5, 6.5, 20, dtype=np.float32).reshape(1, 4, 5)]
 
 
-@pytest.fixture(scope="module")
-def results() -> Results:
-    return oracle_results(MODEL, INPUTS, OUT_OF)
-
-
-@pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: Results, cid: str) -> None:
-    assert_case_matches(*results[cid], same_dtype=True)
+results, test_bit_exact = case_model_tests(MODEL, INPUTS, OUT_OF, same_dtype=True)
 
 
 @slow_on_qemu

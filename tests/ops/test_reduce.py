@@ -16,7 +16,10 @@ from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ReducerOptions
 from nnopt.lowering import check_graph
-from support.cases import Results, assert_case_matches, assert_cortex_m7_matches, oracle_results
+from support.cases import (
+    assert_cortex_m7_matches,
+    case_model_tests,
+)
 from support.markers import slow_on_qemu
 from support.tflite_builder import ModelBuilder
 
@@ -103,14 +106,7 @@ MODEL, OUT_OF = _build()
 INPUTS = [np.arange(-12, 12, dtype=np.int8).reshape(1, 4, 6) * 5]
 
 
-@pytest.fixture(scope="module")
-def results() -> Results:
-    return oracle_results(MODEL, INPUTS, OUT_OF)
-
-
-@pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: Results, cid: str) -> None:
-    assert_case_matches(*results[cid])
+results, test_bit_exact = case_model_tests(MODEL, INPUTS, OUT_OF)
 
 
 @pytest.mark.parametrize(("opcode", "dtype", "out_scale", "match"), [

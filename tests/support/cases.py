@@ -43,6 +43,25 @@ def oracle_results(model: bytes, inputs: Sequence[np.ndarray], out_of: Mapping[s
     return {cid: (ref[t], got[t]) for cid, t in out_of.items()}
 
 
+def case_model_tests(model: bytes, inputs: Sequence[np.ndarray], out_of: Mapping[str, int],
+                     **match: bool) -> tuple[Any, Any]:
+    """A case model's ``results`` fixture (module scope: one TFLM run, one nnopt run)
+    and its ``test_bit_exact`` parametrised over the case ids (each compared with
+    :func:`assert_case_matches` and ``match``). Assign both at module level:
+    ``results, test_bit_exact = case_model_tests(MODEL, INPUTS, OUT_OF)``."""
+
+    @pytest.fixture(scope="module", name="results")
+    def results() -> Results:
+        return oracle_results(model, inputs, out_of)
+
+    @pytest.mark.parametrize("cid", sorted(out_of))
+    def test_bit_exact(results: Results, cid: str) -> None:
+        ref, got = results[cid]
+        assert_case_matches(ref, got, **match)
+
+    return results, test_bit_exact
+
+
 def assert_case_matches(ref: np.ndarray, got: np.ndarray, *, same_dtype: bool = False,
                         same_bits: bool = False, float_close: bool = False) -> None:
     """``got`` has ``ref``'s shape (and dtype, with ``same_dtype``) and its values:
