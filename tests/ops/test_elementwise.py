@@ -137,14 +137,16 @@ def _cases_model() -> tuple[bytes, dict[str, int], list[np.ndarray]]:
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    return oracle_results(*_cases_model())
+    model, out_of, ins = _cases_model()
+    return oracle_results(model, ins, out_of)
 
 
 @pytest.mark.slow
 def test_cases_sanitized() -> None:
     """The element-wise cases built with ASan/UBSan: any out-of-bounds access or
     undefined behaviour in these kernels fails the run."""
-    assert not mismatched_cases(oracle_results(*_cases_model(), sanitize=True))
+    model, out_of, ins = _cases_model()
+    assert not mismatched_cases(oracle_results(model, ins, out_of, sanitize=True))
 
 
 @pytest.mark.slow
