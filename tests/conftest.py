@@ -73,6 +73,11 @@ def models_dir() -> Path:
     return MODELS
 
 
+@pytest.fixture(scope="module")
+def mbed_ok(mbed: MbedtlsSources) -> None:
+    """Skips the test without the mbedTLS sources (the swap tests' ``usefixtures``)."""
+
+
 @pytest.fixture
 def cbuild(tmp_path: Path) -> CBuild:
     """Host C builds (tests/support/cbuild.py) into the test's temporary directory."""

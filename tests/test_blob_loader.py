@@ -34,8 +34,8 @@ from nnopt.testing.blob import EXIT, BlobRun, run_blob
 from nnopt.testing.harness import random_inputs, run_tflm
 from support.cases import assert_outputs_match, compare_trace, output_arrays
 from support.markers import needs_qemu
+from support.model_checks import SLOW
 from support.tflite_builder import ModelBuilder
-from test_models_bitexact import SLOW
 
 FUZZER = REPO / "tests" / "alloc" / "blob_fuzz_main.c"
 # Models whose every op the blob format carries.

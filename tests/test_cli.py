@@ -102,7 +102,7 @@ def test_run_host_matches_oracle(tmp_path: Path) -> None:
 
 
 def test_run_wrong_input_size(tmp_path: Path) -> None:
-    # (7 bytes of this 1-byte input are 7 invocations: tests/test_stateful.py)
+    # (7 bytes of this 1-byte input are 7 invocations: tests/ops/test_sequence.py)
     (tmp_path / "in.bin").write_bytes(b"")
     res = nnopt("run", str(model_path("tflm/hello_world_int8.tflite")), "--input",
                 str(tmp_path / "in.bin"))

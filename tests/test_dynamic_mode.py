@@ -23,7 +23,7 @@ from nnopt.runner import RunOutput, run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
 from support.cases import assert_outputs_match, compare_trace, output_arrays
 from support.markers import needs_qemu
-from test_models_bitexact import SLOW
+from support.model_checks import SLOW
 
 QEMU_SUBSET = ["keras/swiftnet_like.tflite", "mlperf_tiny/vww_96_int8.tflite",
                "keras/mobilenet_v3_small_075_96.tflite"]

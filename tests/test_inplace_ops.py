@@ -29,16 +29,12 @@ from nnopt.passes.inplace_ops import (
 )
 from nnopt.passes.lifetimes import Buffer
 from nnopt.passes.regions import Axis, spatial_of
-from nnopt.plan import Plan
-from nnopt.planner import PlannedModel, PlanOptions, plan_model
-from nnopt.testing.harness import random_inputs
+from nnopt.planner import PlanOptions
 from support.markers import needs_qemu
+from support.model_checks import SLOW, bit_exact, verify_plan
 from support.tflite_builder import ModelBuilder, random_int8
-from test_models_bitexact import check_every_tensor
 
 FORCED = PlanOptions(inplace_ops="force", tiling="off")
-SLOW = {"tflm/mobilenet_v2_quantized_1x3x224x224.tflite", "keras/densenet121_64.tflite",
-        "families/crnn_lstm_b.tflite", "families/gru_imu_b.tflite"}
 
 
 def _buf(key: str, size: int, first: int, last: int) -> Buffer:
@@ -234,16 +230,6 @@ def _chain(*, dw_stride: int = 1, dilation: int = 1, pad_op: bool = True,
     return b.build([x], [y4])
 
 
-def bit_exact(data: bytes, options: PlanOptions, seeds: Sequence[int] = (0,),
-              target: str = "host") -> PlannedModel:
-    """Plan, run on ``target`` and compare every tensor with TFLM; the planned model."""
-    graph = load_model_bytes(data)
-    pm = plan_model(graph, options, data)
-    for seed in seeds:
-        check_every_tensor(data, random_inputs(data, seed), options=options, target=target)
-    return pm
-
-
 @pytest.mark.parametrize("kw", [
     {}, {"dw_stride": 2}, {"dilation": 2}, {"pad_op": False}, {"pool": "MAX_POOL_2D"},
     {"pool": "AVERAGE_POOL_2D", "dw_stride": 2},
@@ -371,19 +357,6 @@ def _params() -> list[object]:
 def test_shared_model_bit_exact_with_inplace_ops_forced(rel: str) -> None:
     data = model_path(rel).read_bytes()
     verify_plan(bit_exact(data, FORCED).plan)
-
-
-def verify_plan(plan: Plan) -> None:
-    """Re-check a finished plan's offsets from its JSON-level records: root buffers and
-    scratch strictly, except the overlaps the plan lists as permitted."""
-    bufs = [Buffer(f"t{b.tensor}", b.tensor, b.size, b.first, b.last)
-            for b in plan.buffers if b.alias_of is None]
-    bufs += [Buffer(f"s{s.op}", None, s.size, s.position, s.position) for s in plan.scratch]
-    offsets = {f"t{b.tensor}": b.offset for b in plan.buffers if b.alias_of is None}
-    offsets |= {f"s{s.op}": s.offset for s in plan.scratch}
-    perms = [Overlap(f"t{o.src}", f"t{o.dst}", o.first, o.last, o.forward_max,
-                     o.backward_min, o.reason) for o in plan.overlaps]
-    verify_offsets(bufs, offsets, plan.alignment, plan.arena_bytes, perms)
 
 
 # ----- the in-place depthwise kernel's scratch rule -----

@@ -7,39 +7,19 @@ the first tensor that differs names the op that broke.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 import numpy as np
 import pytest
 
 from conftest import ALL_MODELS, model_path
-from nnopt.frontend.tflite import load_model_bytes
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
-from support.cases import assert_outputs_match, compare
+from support.cases import assert_outputs_match
+from support.model_checks import SLOW, check_every_tensor
 
-# Models too large for the host-time budget of the default test run are marked slow.
-# The unrolled RNNs (480 and 540 ops) plan twice (views and copies) and build 500-op C.
-SLOW = {"tflm/mobilenet_v2_quantized_1x3x224x224.tflite", "keras/densenet121_64.tflite",
-        "families/crnn_lstm_b.tflite", "families/gru_imu_b.tflite"}
 SANITIZED = ["tflm/hello_world_int8.tflite", "mlperf_tiny/kws_ref_model.tflite",
              "keras/lenet5_float.tflite", "keras/swiftnet_like.tflite",
              "keras/mobilenet_v3_small_075_96.tflite"]
 
-
-
-def check_every_tensor(data: bytes, inputs: Sequence[np.ndarray], *, float_close: bool = True,
-                       **run: Any) -> None:
-    """nnopt's generated code (:func:`run_nnopt` with ``run``) against TFLM on
-    ``inputs``: every traced tensor in execution order (:func:`compare`), then the
-    outputs (float32 within 1e-5 relative with ``float_close``, otherwise exactly)."""
-    graph = load_model_bytes(data)
-    ref_out, ref_all = run_tflm(data, inputs)
-    outs, trace = run_nnopt(data, inputs, **run)
-    ref_all.update({t: o for t, o in zip(graph.outputs, ref_out, strict=True)})
-    compare(graph, trace, ref_all, [op.index for op in graph.ops])
-    assert_outputs_match(outs, ref_out, float_close=float_close)
 
 def _params() -> list[object]:
     out = []

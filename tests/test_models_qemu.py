@@ -19,7 +19,7 @@ from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
 from support.cases import compare_trace
-from test_models_bitexact import SLOW
+from support.model_checks import SLOW
 
 pytestmark = [
     pytest.mark.qemu,

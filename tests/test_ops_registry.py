@@ -165,3 +165,52 @@ def test_the_family_map_names_every_place_once() -> None:
     headers = {h for f in FAMILIES.values() for h in f.headers}
     public = {p.name for p in (root / "modules/nnrt/include/nnrt/kernels").glob("*.h")}
     assert headers | set(SHARED_HEADERS) == public
+
+
+def _tested_opcodes(test_file: Path) -> set[str]:
+    """The opcodes a test file names as string literals (the ops it builds)."""
+    return _string_literals(test_file) & SUPPORTED_OPS
+
+
+def test_every_op_is_tested_in_its_family_file() -> None:
+    """Each family's tests are tests/ops/test_<family>.py (first) and
+    tests/ops/test_<family>_<aspect>.py, and each of its ops is built by one of them;
+    every file of tests/ops/ is some family's."""
+    from nnopt.ops import _FAMILIES
+    from nnopt.ops.families import FAMILIES
+    tests = PACKAGE.parents[1] / "tests"
+    for f in _FAMILIES:
+        fam = FAMILIES[f.__name__.rsplit(".", 1)[1]]
+        assert fam.tests[0] == f"ops/test_{fam.name}.py", fam.name
+        for t in fam.tests:
+            assert re.fullmatch(rf"ops/test_{fam.name}(_\w+)?\.py", t), (fam.name, t)
+        named = set().union(*(_tested_opcodes(tests / t) for t in fam.tests))
+        untested = {d.opcode for d in f.DEFINITIONS} - named
+        assert not untested, f"{fam.name}: no test in {fam.tests} builds {sorted(untested)}"
+    in_ops = {str(p.relative_to(tests)) for p in (tests / "ops").glob("test_*.py")}
+    assert in_ops == {t for fam in FAMILIES.values() for t in fam.tests}
+
+
+def _test_imports(source: str) -> list[str]:
+    """The test modules (``test_*``, at any package depth) a module's source imports."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                 [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        out += [n for n in names if n.rsplit(".", 1)[-1].startswith("test_")]
+    return out
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared helpers live in tests/support/ (a package) and fixtures in conftest.py: no
+    test module imports another test module."""
+    tests = PACKAGE.parents[1] / "tests"
+    bad = {str(p.relative_to(tests)): found for p in sorted(tests.rglob("test_*.py"))
+           if (found := _test_imports(p.read_text()))}
+    assert not bad
+
+
+def test_the_import_check_sees_test_imports() -> None:
+    src = ("import test_x\nfrom ops.test_y import z\nfrom support.cases import q\n"
+           "def f() -> None:\n    import test_w\n")
+    assert _test_imports(src) == ["test_x", "ops.test_y", "test_w"]

@@ -8,7 +8,7 @@ Convolution2DTransposeBias), so their oracle is the full TFLite runtime
 nnopt is bit-exact with them), else its default XNNPACK delegate (the only LiteRT
 kernel of Convolution2DTransposeBias: within :data:`XNNPACK_ATOL` of it, XNNPACK's own
 float summation order). The models TFLM runs are in the TFLM tests (conftest's
-ALL_MODELS: test_models_bitexact, test_models_qemu, test_stateful).
+ALL_MODELS: test_models_bitexact, test_models_qemu, ops/test_sequence).
 """
 
 from __future__ import annotations

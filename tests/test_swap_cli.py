@@ -8,60 +8,25 @@ output file), every time.
 from __future__ import annotations
 
 import json
-import os
 import re
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import REPO, model_path
+from conftest import model_path
 from nnopt.swap import sealed_blob as B
 from nnopt.testing.harness import random_inputs, run_tflm
-from test_swap_e2e import mbed_ok  # noqa: F401  (fixture: skip without mbedTLS sources)
+from support.swap_checks import KWS, assert_matches_tflm, clean_error, nnopt, write_inputs
 
 pytestmark = pytest.mark.usefixtures("mbed_ok")
 
 KEY = "a5" * 32  # ChaCha20-Poly1305 (nucleo_f767zi's, and the default without a board)
 OTHER_KEY = "5a" * 32
 MNV2 = "tflm/mobilenet_v2_quantized_1x3x224x224.tflite"
-KWS = "mlperf_tiny/kws_ref_model.tflite"
 VWW = "mlperf_tiny/vww_96_int8.tflite"
-
-
-def nnopt(*args: str | Path, env: dict[str, str] | None = None
-          ) -> subprocess.CompletedProcess[str]:
-    e = {k: v for k, v in os.environ.items() if not k.startswith("NNOPT_SWAP_KEY")}
-    return subprocess.run([sys.executable, "-m", "nnopt.cli", *map(str, args)],
-                          capture_output=True, text=True, cwd=REPO, timeout=1800,
-                          env={**e, **(env or {})})
-
-
-def clean_error(res: subprocess.CompletedProcess[str], code: int = 1) -> str:
-    """A user error: the exit code, an `error:` line, no traceback."""
-    assert res.returncode == code, res.stdout + res.stderr
-    assert "Traceback" not in res.stderr and "internal error" not in res.stderr, res.stderr
-    assert "error: " in res.stderr
-    return res.stderr
-
-
-def write_inputs(model: Path, tmp: Path, seed: int) -> tuple[list[np.ndarray], list[str]]:
-    xs = random_inputs(model.read_bytes(), seed=seed)
-    args: list[str] = []
-    for i, x in enumerate(xs):
-        p = tmp / f"in{seed}_{i}.bin"
-        p.write_bytes(np.ascontiguousarray(x).tobytes())
-        args += ["-i", str(p)]
-    return xs, args
-
-
-def assert_matches_tflm(model: Path, xs: list[np.ndarray], out: Path) -> None:
-    want, _ = run_tflm(model.read_bytes(), xs)
-    got = np.frombuffer(out.read_bytes(), dtype=want[0].dtype).reshape(want[0].shape)
-    np.testing.assert_array_equal(got, want[0])
 
 
 # ----- optimize -----

@@ -20,69 +20,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO, model_path
 from nnopt.boards import load_board
 from nnopt.cdefs import Status
-from nnopt.firmware.toolchain import BuildSpec, Target, build, run
-from nnopt.frontend.tflite import load_model
-from nnopt.paths import nnrt_dir
-from nnopt.planner import PlanOptions, plan_model
-from nnopt.swap import SwapOptions, plan_swap, write_model_blob
+from nnopt.firmware.toolchain import Target, run
 from nnopt.swap import sealed_blob as B
 from nnopt.swap.costmodel import AEAD_CYCLES_PER_BYTE, AEAD_CYCLES_PER_CHUNK
 from nnopt.swap.mbedtls_build import (
     MbedtlsSources,
-    library_defines,
-    mbedtls_library,
 )
-from nnopt.swap.placement import blob_chunks
+from support.swap_checks import EXIT, RealBlob, make_blob, reader
 
-HARNESS = REPO / "tests" / "swap" / "swap_reader_main.c"
-EXIT = {s: (0 if s == Status.OK else 10 - int(s)) for s in Status}
 _LINE = re.compile(r"swap: status=(-?\d+) chunk=(-?\d+) chunks=(\d+) bytes=(\d+) "
                    r"decrypt=(\d+) wait=(\d+)")
-
-
-def reader(mbed: MbedtlsSources, target: Target, *, sanitize: bool = False,
-           board: str | None = None) -> Path:
-    b = load_board(board) if board else None
-    spec = BuildSpec(
-        target=target,
-        sources=(HARNESS, nnrt_dir() / "src" / "swap" / "swap.c",
-                 nnrt_dir() / "src" / "swap" / "swap_psa.c"),
-        include_dirs=mbed.include_dirs, defines=library_defines(mbed, target), sanitize=sanitize,
-        board=b, libraries=(mbedtls_library(target, board=b, sanitize=sanitize),))
-    return build(spec)
-
-
-@dataclass(frozen=True)
-class RealBlob:
-    path: Path
-    key: bytes
-    layout: bytes
-    algorithm: int
-    plain: list[bytes]  # per chunk
-    parsed: B.ParsedSwapBlob
-
-    def args(self, path: Path | None = None, key: bytes | None = None) -> list[str]:
-        return ["-b", str(path or self.path), "-k", (key or self.key).hex(),
-                "-l", self.layout.hex(), "-a", str(self.algorithm),
-                "-n", str(len(self.plain))]
-
-
-def make_blob(tmp: Path, model: str, algorithm: str, staging: int) -> RealBlob:
-    """A real blob: the model's weights forced into swap mode, chunked for `staging`."""
-    g = load_model(model_path(model))
-    pm = plan_model(g, PlanOptions(check_kernels=False))
-    s = plan_swap(pm.graph, pm.plan, None, SwapOptions(mode="force", algorithm=algorithm,
-                                                       staging_bytes=staging))
-    alg = B.algorithm_id(algorithm)
-    key = bytes(random.Random(alg).randrange(256) for _ in range(B.KEY_BYTES[alg]))
-    wb = write_model_blob(tmp / f"{Path(model).stem}_{algorithm}.bin", pm.graph, s,
-                          "f" * 64, key)
-    data = wb.path.read_bytes()
-    return RealBlob(wb.path, key, wb.layout_id, alg, [c.data for c in blob_chunks(pm.graph, s)],
-                    B.parse_swap_blob(data))
 
 
 @pytest.fixture(scope="module")

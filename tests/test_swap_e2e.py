@@ -17,7 +17,6 @@ import pytest
 from conftest import REPO, model_path
 from nnopt.boards import Board, load_board
 from nnopt.cdefs import Status
-from nnopt.errors import ToolchainError
 from nnopt.firmware.toolchain import BuildSpec, Target, build, run
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import NUMPY_DTYPE
@@ -34,14 +33,6 @@ SHIM = REPO / "tests" / "swap" / "swap_model_main.c"
 EXIT_INVOKE = 5  # modules/nnrt/harness/runner_main.c
 _STATS = re.compile(r"swap: chunks=(\d+) bytes=(\d+) decrypt=(\d+) wait=(\d+) "
                     r"flash_reads=(\d+) flash_stall=(\d+)")
-
-
-@pytest.fixture(scope="module")
-def mbed_ok() -> None:
-    try:
-        mbedtls_sources()
-    except ToolchainError as err:
-        pytest.skip(f"mbedTLS sources unavailable: {err.message}")
 
 
 @dataclass(frozen=True)

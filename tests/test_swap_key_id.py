@@ -35,9 +35,17 @@ from nnopt.swap.provision import (
     parse_key_id,
     provision,
 )
-from test_swap_cli import KWS, assert_matches_tflm, clean_error, nnopt, write_inputs
-from test_swap_driver import EXIT, RealBlob, make_blob, reader
-from test_swap_e2e import mbed_ok  # noqa: F401  (fixture: skip without mbedTLS sources)
+from support.swap_checks import (
+    EXIT,
+    KWS,
+    RealBlob,
+    assert_matches_tflm,
+    clean_error,
+    make_blob,
+    nnopt,
+    reader,
+    write_inputs,
+)
 
 pytestmark = pytest.mark.usefixtures("mbed_ok")
 

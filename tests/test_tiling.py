@@ -37,7 +37,7 @@ from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
 from support.cases import compare_trace
 from support.markers import needs_qemu
-from test_inplace_ops import bit_exact, verify_plan
+from support.model_checks import bit_exact, verify_plan
 
 AUTO = PlanOptions(inplace_ops="auto", tiling="auto")  # the CLI's defaults
 FORCED = PlanOptions(inplace_ops="force", tiling="force")

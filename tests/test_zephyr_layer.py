@@ -22,7 +22,7 @@ Zephyr and still says something the real build does not (or says it without Zeph
   options reach the compiler and its blob is written, CMSIS-NN builds generate without
   specialised kernels. The stand-in runs the generation only: compiling the generated
   model with guessed flags is what Twister does with Zephyr's own (and the bare-metal
-  tests with the M3/M7 flags, tests/test_kernels_fast.py at -O0), and the tamper
+  tests with the M3/M7 flags, tests/ops/test_conv_fast.py at -O0), and the tamper
   scenarios, whose model is swapnn.qemu's, differ only in the blob QEMU loads, which
   only a real run shows;
 - ``west nn-check`` on a fake build directory holding real ARM ELFs.

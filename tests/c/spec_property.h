@@ -1,4 +1,4 @@
-/* The harness of the specialised-kernel property program (tests/test_specialize.py):
+/* The harness of the specialised-kernel property program (tests/ops/test_conv_specialize.py):
  * the generated program is this file followed by the cases, written by Python as code
  * generation writes them, and a main() calling check()/check_fc() on each. */
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * The reset of a stateful generated model (tests/test_stateful.py): invoke, invoke,
+ * The reset of a stateful generated model (tests/ops/test_sequence.py): invoke, invoke,
  * invoke, reset, invoke. Prints "reset-equal" when the output after the reset is the
  * first invocation's again, and "carried-differs" when the third differs from the first
  * (the state was carried). Built with the model generated as "svdf8" in its directory.

@@ -18,6 +18,22 @@ from nnopt.testing.harness import run_nnopt, run_tflm
 Results = dict[str, tuple[np.ndarray, np.ndarray]]
 
 
+def random_values(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    """Random case data: float32 standard normal, integers over the whole type."""
+    if dtype == "float32":
+        return rng.standard_normal(shape).astype(np.float32)
+    info = np.iinfo(np.dtype(dtype))
+    return rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
+
+
+def random_quant(rng: np.random.Generator, dtype: str) -> dict[str, Any]:
+    """A random per-tensor quantisation (none for float32; int16 symmetric)."""
+    if dtype == "float32":
+        return {}
+    scale = float(rng.uniform(0.001, 0.1)) if dtype == "int8" else float(rng.uniform(1e-4, 1e-3))
+    return {"scale": scale, "zero_point": int(rng.integers(-20, 20)) if dtype == "int8" else 0}
+
+
 def oracle_results(model: bytes, inputs: Sequence[np.ndarray], out_of: Mapping[str, int],
                    *, sanitize: bool = False) -> Results:
     """Run ``model`` under TFLM and as nnopt's generated code (host, file order; under
@@ -25,6 +41,25 @@ def oracle_results(model: bytes, inputs: Sequence[np.ndarray], out_of: Mapping[s
     _, ref = run_tflm(model, inputs)
     _, got = run_nnopt(model, inputs, options=PlanOptions(order="file"), sanitize=sanitize)
     return {cid: (ref[t], got[t]) for cid, t in out_of.items()}
+
+
+def case_model_tests(model: bytes, inputs: Sequence[np.ndarray], out_of: Mapping[str, int],
+                     **match: bool) -> tuple[Any, Any]:
+    """A case model's ``results`` fixture (module scope: one TFLM run, one nnopt run)
+    and its ``test_bit_exact`` parametrised over the case ids (each compared with
+    :func:`assert_case_matches` and ``match``). Assign both at module level:
+    ``results, test_bit_exact = case_model_tests(MODEL, INPUTS, OUT_OF)``."""
+
+    @pytest.fixture(scope="module", name="results")
+    def results() -> Results:
+        return oracle_results(model, inputs, out_of)
+
+    @pytest.mark.parametrize("cid", sorted(out_of))
+    def test_bit_exact(results: Results, cid: str) -> None:
+        ref, got = results[cid]
+        assert_case_matches(ref, got, **match)
+
+    return results, test_bit_exact
 
 
 def assert_case_matches(ref: np.ndarray, got: np.ndarray, *, same_dtype: bool = False,
@@ -57,6 +92,22 @@ def mismatched_cases(results: Results, *, float_close: bool = False) -> list[str
             bad.append(cid)
     return bad
 
+
+def assert_cortex_m7_matches(model: bytes, inputs: Sequence[np.ndarray],
+                             out_of: Mapping[str, int]) -> None:
+    """Each case of a multi-op model as nucleo_f767zi (Cortex-M7) firmware under QEMU
+    against TFLM on the host: integer and bool tensors bit-exact, float32 within 1e-5
+    relative (the target's libm computes sinf/expf/expm1f ..., TFLM's host build
+    glibc's)."""
+    from nnopt.boards import load_board
+    ref, got = tflm_and_cortex_m7(model, inputs, board=load_board("nucleo_f767zi"))
+    for cid, t in out_of.items():
+        r, g = ref[t], got[t]
+        assert g.shape == r.shape and g.dtype == r.dtype, cid
+        if r.dtype == np.float32:
+            np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-30, err_msg=cid)
+        else:
+            np.testing.assert_array_equal(g, r, err_msg=cid)
 
 
 def tflm_and_cortex_m7(model: bytes, inputs: Sequence[np.ndarray], *, board: Any = None

@@ -10,7 +10,10 @@
 - STRIDED_SLICE with begin/end/shrink-axis masks and negative strides, up to 4-D as
   TFLM (which ignores ellipsis/new-axis masks and ``offset``: refused here);
 - RESHAPE / SQUEEZE / EXPAND_DIMS: a byte copy for when the planner did not alias the
-  output onto the input (it normally does: no code then).
+  output onto the input (it normally does: no code then);
+- BROADCAST_ARGS (int32 or int64 1-D shape vectors, as TFLM): folded here to a constant
+  copied out when both shapes are constants, ``nnrt_broadcast_args`` when either is
+  computed at run time.
 
 TRANSPOSE, SLICE and STRIDED_SLICE all become one strided view (start offset and one
 byte stride per output dimension) copied densely by ``nnrt_strided_copy_x8``; begin/end
@@ -26,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..cdefs import C_TYPE, DTYPE_SIZE, MAX_DIMS, DType
-from ..ir import ConcatOptions, Graph, Op, StridedSliceOptions, Tensor
+from ..ir import NUMPY_DTYPE, ConcatOptions, Graph, Op, StridedSliceOptions, Tensor
 from .base import EmitContext, LoweringBase
 from .call import Arg, Body, Done, KernelCheck, Params, PtrList, Raw
 from .common import c_call, c_params, merge_dims, padded, per_tensor_quant, refuse, tensor_desc
@@ -403,6 +406,72 @@ class CopyLowering(LoweringBase):
         return c_call("nnrt_copy_x8", [ctx.ptr(x.index), ctx.ptr(y.index), f"{x.nbytes}u"])
 
 
+# ----- BROADCAST_ARGS -----
+
+_SHAPE_VECTORS = (DType.INT32, DType.INT64)
+
+
+def broadcast_args(shape1: np.ndarray, shape2: np.ndarray, n: int | None = None
+                   ) -> np.ndarray:
+    """BROADCAST_ARGS as TFLM's ``reference_ops::BroadcastArgs``: the broadcast of two
+    shape vectors, ``n`` entries (default: the longer's) aligned at the last, an absent
+    entry counting as 1, compared and written as C ints (int64 entries wrap to 32 bits).
+    Raises ValueError where two entries differ and neither is 1 (TFLM aborts)."""
+    n = max(len(shape1), len(shape2)) if n is None else n
+
+    def from_end(v: np.ndarray, i: int) -> int:
+        return int(np.asarray(v[len(v) - 1 - i]).astype(np.int32)) if i < len(v) else 1
+
+    out = np.empty(n, dtype=shape1.dtype)
+    for i in range(n):
+        a, b = from_end(shape1, i), from_end(shape2, i)
+        if a != b and 1 not in (a, b):
+            raise ValueError(f"entries {a} and {b} do not broadcast")
+        out[n - 1 - i] = b if a == 1 else a
+    return out
+
+
+class BroadcastArgsLowering(LoweringBase):
+    headers: Sequence[str] = ("nnrt/kernels/shape.h",)
+    dtypes: Sequence[str] = tuple(d.name.lower() for d in _SHAPE_VECTORS)
+
+    def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor]:
+        if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
+            raise refuse(op, "needs 2 inputs and 1 output", "BROADCAST_ARGS(shape1, shape2)")
+        s1, s2 = (graph.tensors[t] for t in op.inputs)
+        y = graph.tensors[op.outputs[0]]
+        for t in (s1, s2, y):
+            if t.dtype not in _SHAPE_VECTORS or t.dtype != y.dtype or len(t.shape) != 1:
+                raise refuse(op, tensor_desc(t), "1-D int32 or int64 shape vectors, all "
+                             "three of one type (TFLM)")
+        return s1, s2, y
+
+    def _folded(self, graph: Graph, op: Op) -> np.ndarray | None:
+        """The output when both shapes are constants (the op then emits no kernel)."""
+        s1, s2, y = self._tensors(graph, op)
+        if not (s1.is_constant and s2.is_constant):
+            return None
+        try:
+            return broadcast_args(s1.array(), s2.array(), y.shape[0])
+        except ValueError as err:
+            raise refuse(op, f"shapes {s1.array().tolist()} and {s2.array().tolist()}: "
+                         f"{err}", "shapes whose entries are equal or 1") from None
+
+    def check(self, graph: Graph, op: Op) -> None:
+        self._folded(graph, op)
+
+    def emit(self, ctx: EmitContext) -> Body:
+        s1, s2, y = self._tensors(ctx.graph, ctx.op)
+        folded = self._folded(ctx.graph, ctx.op)
+        if folded is not None:
+            values = ctx.const_array("shape", folded.astype(NUMPY_DTYPE[y.dtype]).view(np.int8))
+            return c_call("nnrt_copy_x8", [values, ctx.ptr(y.index), f"{y.nbytes}u"])
+        return c_call("nnrt_broadcast_args", [
+            ctx.ptr(s1.index), f"{s1.num_elements}u", ctx.ptr(s2.index),
+            f"{s2.num_elements}u", ctx.ptr(y.index), f"{y.num_elements}u",
+            f"{DTYPE_SIZE[y.dtype]}u"])
+
+
 SLICE = SliceLowering()
 STRIDED_SLICE = StridedSliceLowering()
 # the slicing lowerings, also asked whether a slice is a view (contiguous_slice)
@@ -411,3 +480,4 @@ TRANSPOSE = TransposeLowering()
 CONCAT = ConcatLowering()
 PAD = PadLowering()
 COPY = CopyLowering()
+BROADCAST_ARGS = BroadcastArgsLowering()

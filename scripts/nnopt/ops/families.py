@@ -3,7 +3,8 @@
 A family (``conv``, ``pool`` …) is the module of :mod:`nnopt.ops` holding its
 definitions; the same name finds its lowering modules (:mod:`nnopt.lowering`), its C
 kernels (``modules/nnrt/kernels/<dir>/``, one public function per file) and public
-headers (``modules/nnrt/include/nnrt/kernels/<header>``), and its tests (``tests/``).
+headers (``modules/nnrt/include/nnrt/kernels/<header>``), and its tests
+(``tests/ops/test_<name>.py`` first, then any ``tests/ops/test_<name>_<aspect>.py``).
 Paths are relative to the repository root; ``tests/test_ops_registry.py`` checks that
 every one exists and that every definition, lowering module and kernel directory
 belongs to exactly one family.
@@ -23,7 +24,7 @@ class Family:
     lowerings: tuple[str, ...]  # modules of nnopt.lowering holding its lowerings
     kernels: tuple[str, ...]  # directories under modules/nnrt/kernels/
     headers: tuple[str, ...]  # headers under modules/nnrt/include/nnrt/kernels/
-    tests: tuple[str, ...]  # test files under tests/
+    tests: tuple[str, ...]  # test files under tests/, ops/test_<name>.py first
 
     def paths(self) -> tuple[str, ...]:
         """Every place, as a path from the repository root."""
@@ -41,38 +42,38 @@ def _f(name: str, lowerings: tuple[str, ...], kernels: tuple[str, ...],
 
 FAMILIES: Mapping[str, Family] = {f.name: f for f in (
     _f("conv", ("conv", "transpose_conv", "specialize"), ("conv",), ("conv.h", "spec.h"),
-       ("test_kernels_conv.py", "test_kernels_conv16x8.py", "test_kernels_transpose_conv.py",
-        "test_kernels_fast.py", "test_specialize.py")),
-    _f("pool", ("pool",), ("pool",), ("pool.h",), ("test_kernels_pool.py",)),
-    _f("fc", ("fc",), ("fc",), ("fc.h",), ("test_kernels_fc.py",)),
+       ("ops/test_conv.py", "ops/test_conv_16x8.py", "ops/test_conv_transpose.py",
+        "ops/test_conv_fast.py", "ops/test_conv_specialize.py")),
+    _f("pool", ("pool",), ("pool",), ("pool.h",), ("ops/test_pool.py",)),
+    _f("fc", ("fc",), ("fc",), ("fc.h",), ("ops/test_fc.py",)),
     _f("elementwise", ("elementwise",), ("elementwise",), ("elementwise.h",),
-       ("test_kernels_elementwise.py",)),
+       ("ops/test_elementwise.py", "ops/test_elementwise_squared_difference.py")),
     _f("activation", ("activation", "table_unary", "elu", "prelu"), ("activation",),
        ("activation.h",),
-       ("test_kernels_activation.py", "test_kernels_sigmoid16.py",
-        "test_kernels_prelu_elu_reduce.py")),
+       ("ops/test_activation.py", "ops/test_activation_s16.py",
+        "ops/test_activation_prelu_elu.py")),
     _f("math", ("math_f32", "rsqrt", "abs", "add_n"), ("math",), ("math.h",),
-       ("test_kernels_math.py", "test_kernels_math_unary.py")),
+       ("ops/test_math.py", "ops/test_math_unary.py")),
     _f("quantize", ("quantize",), ("quantize",), ("quantize.h", "quant.h"),
-       ("test_kernels_quantize.py",)),
-    _f("softmax", ("softmax",), ("softmax",), ("softmax.h",), ("test_kernels_softmax.py",)),
-    _f("shape", ("shape",), ("shape",), ("shape.h",), ("test_kernels_shape.py",)),
+       ("ops/test_quantize.py",)),
+    _f("softmax", ("softmax",), ("softmax",), ("softmax.h",), ("ops/test_softmax.py",)),
+    _f("shape", ("shape",), ("shape",), ("shape.h",), ("ops/test_shape.py",)),
     _f("resize", ("resize",), ("resize",), ("resize.h",),
-       ("test_kernels_resize.py", "test_kernels_resize_bilinear.py")),
-    _f("layout", ("layout",), (), (), ("test_kernels_layout.py",)),
+       ("ops/test_resize.py", "ops/test_resize_bilinear.py")),
+    _f("layout", ("layout",), (), (), ("ops/test_layout.py",)),
     _f("reduce", ("reduce", "reduce_all"), ("reduce",), ("reduce.h",),
-       ("test_kernels_prelu_elu_reduce.py", "test_kernels_reduce_all.py")),
-    _f("compare", ("compare",), ("compare",), ("compare.h",), ("test_kernels_compare.py",)),
+       ("ops/test_reduce.py", "ops/test_reduce_all.py")),
+    _f("compare", ("compare",), ("compare",), ("compare.h",), ("ops/test_compare.py",)),
     _f("normalize", ("normalize",), ("normalize",), ("normalize.h",),
-       ("test_kernels_math_unary.py",)),
-    _f("structure", ("structure",), (), (), ("test_kernels_structure.py",)),
-    _f("matmul", ("matmul",), ("matmul",), ("matmul.h",), ("test_kernels_matmul.py",)),
-    _f("sequence", ("sequence",), ("sequence",), ("sequence.h",), ("test_stateful.py",)),
-    _f("variable", ("variable",), (), (), ("test_variables_control_flow.py",)),
+       ("ops/test_normalize.py",)),
+    _f("structure", ("structure",), (), (), ("ops/test_structure.py",)),
+    _f("matmul", ("matmul",), ("matmul",), ("matmul.h",), ("ops/test_matmul.py",)),
+    _f("sequence", ("sequence",), ("sequence",), ("sequence.h",), ("ops/test_sequence.py",)),
+    _f("variable", ("variable",), (), (), ("ops/test_variable.py",)),
     _f("update_slice", ("update_slice",), ("update_slice",), ("update_slice.h",),
-       ("test_kernels_update_slice.py",)),
+       ("ops/test_update_slice.py",)),
     _f("detection", ("detection",), ("detection",), ("detection.h",),
-       ("test_kernels_detection.py",)),
+       ("ops/test_detection.py",)),
 )}
 """Family name -> its places. Kernel directories shared by every family
 (``internal/`` private bodies, ``cmsis/`` the CMSIS-NN glue, ``tiling/`` the patch

@@ -1,5 +1,6 @@
-"""RESHAPE, SQUEEZE, EXPAND_DIMS (aliases), PAD, PADV2, TRANSPOSE, SLICE, STRIDED_SLICE
-and CONCATENATION: options, traits, spatial access. The lowerings are in
+"""RESHAPE, SQUEEZE, EXPAND_DIMS (aliases), PAD, PADV2, TRANSPOSE, SLICE, STRIDED_SLICE,
+CONCATENATION and BROADCAST_ARGS (no options; folded when both shapes are constants):
+options, traits, spatial access. The lowerings are in
 :mod:`nnopt.lowering.shape`."""
 
 from __future__ import annotations
@@ -118,4 +119,6 @@ DEFINITIONS = (
     OpDef("CONCATENATION", "CONCAT", shape_lowering.CONCAT,
           Options("ConcatenationOptions", _read_concat, _write_concat), concat=True,
           spatial=concat_spatial, infer_shape=shapes.concatenation),
+    OpDef("BROADCAST_ARGS", "BARGS", shape_lowering.BROADCAST_ARGS, blob=False,
+          fold=shape_lowering.broadcast_args),
 )

@@ -71,7 +71,7 @@ static inline int32_t nnrt_rqf_fast(int32_t acc, int32_t mult, int32_t half, int
  * rounding addend goes into the start value); for e = 0 only SRDHM,
  * floor((acc * m + 2^30) / 2^31), which TFLM's nudge makes exact for both signs. One
  * 64-bit multiply-accumulate in every case (checked against the reference in
- * tests/test_kernels_fast.py).
+ * tests/ops/test_conv_fast.py).
  */
 static inline int32_t nnrt_rq_nonpos(int32_t acc, int32_t mult, int32_t e)
 {

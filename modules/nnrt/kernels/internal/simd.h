@@ -8,7 +8,7 @@
  * __smlabb ...). Otherwise (Cortex-M0/M3, the host, or -DNNRT_PORTABLE_ONLY) the same
  * kernels run portable C99 loops with the same blocking. Both give identical results:
  * every path accumulates the same exact int32 sums and requantises them with the same
- * arithmetic (tests/test_kernels_fast.py checks it).
+ * arithmetic (tests/ops/test_conv_fast.py checks it).
  */
 #ifndef NNRT_KERNELS_INTERNAL_SIMD_H_
 #define NNRT_KERNELS_INTERNAL_SIMD_H_

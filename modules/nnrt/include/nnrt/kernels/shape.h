@@ -2,8 +2,8 @@
  * @file shape.h
  * @brief Data movement: CONCATENATION, PAD/PADV2, TRANSPOSE, SLICE, STRIDED_SLICE, the
  *        layout operators (DEPTH_TO_SPACE, SPACE_TO_DEPTH, REVERSE_V2, BROADCAST_TO,
- *        MIRROR_PAD, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND, FILL, ZEROS_LIKE, SHAPE) and
- *        the copy fallback of RESHAPE/SQUEEZE/EXPAND_DIMS.
+ *        MIRROR_PAD, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND, FILL, ZEROS_LIKE, SHAPE),
+ *        BROADCAST_ARGS and the copy fallback of RESHAPE/SQUEEZE/EXPAND_DIMS.
  *
  * These operators move elements without arithmetic, so the kernels are type-agnostic
  * (`_x8`: any element type, moved as bytes). `nnopt.lowering.shape` folds the element
@@ -223,6 +223,20 @@ nnrt_status_t nnrt_space_to_batch_x8(const nnrt_space_to_batch_params_t *params,
  * @return NNRT_OK or NNRT_ERR_ARG for NULL pointers.
  */
 nnrt_status_t nnrt_copy_x8(const void *input, void *output, size_t bytes);
+
+/**
+ * BROADCAST_ARGS of two runtime shape vectors (with constant ones the compiler writes
+ * the result as a constant instead): output[n-1-i] from the i-th entries from the end
+ * of `shape1` (`n1` entries) and `shape2` (`n2`), an absent entry counting as 1; an
+ * entry of 1 takes the other, otherwise the two must be equal. As TFLM's
+ * reference_ops::BroadcastArgs the entries are compared and written as C ints (an
+ * int64 entry wraps to 32 bits, then widens back).
+ * @param width element bytes of all three vectors: 4 (int32) or 8 (int64).
+ * @return NNRT_OK; NNRT_ERR_ARG for NULL pointers (with entries), a width other than
+ *         4 or 8, or two entries that differ with neither 1 (where TFLM aborts).
+ */
+nnrt_status_t nnrt_broadcast_args(const void *shape1, size_t n1, const void *shape2,
+                                  size_t n2, void *output, size_t n, size_t width);
 
 #ifdef __cplusplus
 }

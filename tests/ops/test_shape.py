@@ -15,19 +15,22 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from nnopt.codegen.c_model import generate
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConcatOptions, StridedSliceOptions
 from nnopt.lowering import check_graph
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import run_nnopt, run_tflm
-from support.cases import Results, assert_case_matches, oracle_results
+from support.cases import Results, assert_case_matches, mismatched_cases, oracle_results
 from support.cbuild import CBuild, c_source, kernel_sources
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
 QUANT: dict[str, Any] = {"scale": 0.07, "zero_point": -5}
@@ -237,12 +240,10 @@ def add_cases(b: ModelBuilder) -> dict[str, int]:
     return c.out_of
 
 
-def _build(extra: tuple[Any, ...] = ()) -> tuple[bytes, dict[str, int]]:
-    """The shape cases (and the cases of ``extra`` modules) in one model."""
+def _build() -> tuple[bytes, dict[str, int]]:
+    """The shape cases in one model."""
     b = ModelBuilder("shape cases")
     out_of = add_cases(b)
-    for module in extra:
-        out_of.update({f"{module.__name__}/{k}": v for k, v in module.add_cases(b).items()})
     # The graph input: an aliased RESHAPE (no copy) feeding a transpose.
     x = b.tensor((2, 6), "int8", name="x", **QUANT)
     r = b.tensor((3, 4), "int8", name="x/reshaped", **QUANT)
@@ -272,17 +273,11 @@ def test_bit_exact(results: Results, cid: str) -> None:
 
 
 @pytest.mark.slow
-def test_all_families_sanitized() -> None:
-    """The shape, pool and element-wise cases in one model built with ASan/UBSan: any
-    out-of-bounds access or undefined behaviour in these kernels fails the run."""
-    import test_kernels_elementwise
-    import test_kernels_pool
-
-    model, out_of = _build((test_kernels_pool, test_kernels_elementwise))
-    _, ref = run_tflm(model, INPUTS)
-    _, got = run_nnopt(model, INPUTS, sanitize=True, options=PlanOptions(order="file"))
-    bad = [cid for cid, t in out_of.items() if not np.array_equal(got[t], ref[t])]
-    assert not bad
+def test_cases_sanitized() -> None:
+    """The shape cases built with ASan/UBSan: any out-of-bounds access or undefined
+    behaviour in these kernels fails the run (the pool and element-wise files run
+    theirs)."""
+    assert not mismatched_cases(oracle_results(MODEL, INPUTS, OUT_OF, sanitize=True))
 
 
 def test_reshape_aliasing() -> None:
@@ -365,3 +360,80 @@ def test_shape_kernels_c(cbuild: CBuild) -> None:
                                         *kernel_sources("shape")], debug=True)
     res = cbuild.run(exe)
     assert res.returncode == 0 and res.stdout.strip() == "OK", res.stdout + res.stderr
+
+
+# ----- BROADCAST_ARGS -----
+
+def _broadcast_args_model() -> tuple[bytes, dict[str, int]]:
+    """BROADCAST_ARGS folded (both shapes constant: int32 and int64, unequal lengths,
+    an int64 entry past 2^32 that TFLM's C ints wrap) and at run time (a graph-input
+    shape, int32 and int64; SHAPE's output)."""
+    b = ModelBuilder("broadcast args")
+    out_of: dict[str, int] = {}
+    folded = [("int32", [2, 1, 5], [3, 1]), ("int32", [1], [4, 1, 7, 1]),
+              ("int64", [1, 4], [3, 1, 1]), ("int64", [2**32 + 6, 1], [6, 9]),
+              ("int32", [2], [5, 1])]
+    for k, (dtype, s1, s2) in enumerate(folded):
+        y = b.tensor((max(len(s1), len(s2)),), dtype)
+        b.op("BROADCAST_ARGS", [b.const(np.asarray(s1, dtype=dtype)),
+                                b.const(np.asarray(s2, dtype=dtype))], [y])
+        out_of[f"folded-{dtype}-{k}"] = y
+    s32 = b.tensor((3,), "int32", name="s32")
+    s64 = b.tensor((2,), "int64", name="s64")
+    y32 = b.tensor((4,), "int32", name="y32")
+    b.op("BROADCAST_ARGS", [s32, b.const(np.asarray([6, 1, 1, 4], dtype=np.int32))], [y32])
+    y64 = b.tensor((3,), "int64", name="y64")
+    b.op("BROADCAST_ARGS", [b.const(np.asarray([2, 1, 1], dtype=np.int64)), s64], [y64])
+    x = b.tensor((1, 3, 1), "int8", name="x", scale=0.1, zero_point=0)
+    shape = b.tensor((3,), "int32")
+    b.op("SHAPE", [x], [shape])
+    ys = b.tensor((3,), "int32", name="ys")
+    b.op("BROADCAST_ARGS", [shape, b.const(np.asarray([2, 1, 8], dtype=np.int32))], [ys])
+    out_of.update({"runtime-int32": y32, "runtime-int64": y64, "runtime-of-shape": ys})
+    return b.build([s32, s64, x], [y32, y64, ys]), out_of
+
+
+BROADCAST_ARGS_INPUTS = [np.asarray([1, 5, 4], dtype=np.int32), np.asarray([3, 7], dtype=np.int64),
+                         np.zeros((1, 3, 1), dtype=np.int8)]
+
+
+@pytest.mark.parametrize("target", ["host", pytest.param("qemu-m7", marks=[
+    pytest.mark.qemu, pytest.mark.slow, needs_qemu])])
+def test_broadcast_args_bit_exact(target: str) -> None:
+    model, out_of = _broadcast_args_model()
+    _, ref = run_tflm(model, BROADCAST_ARGS_INPUTS)
+    _, got = run_nnopt(model, BROADCAST_ARGS_INPUTS, target=target,
+                       options=PlanOptions(order="file"))
+    for cid, t in out_of.items():
+        assert_case_matches(ref[t], got[t], same_dtype=True, same_bits=True)
+        assert got[t].dtype == ref[t].dtype, cid
+    assert got[out_of["folded-int64-3"]].tolist() == [6, 9]  # 2^32 + 6 wrapped, as TFLM
+
+
+def test_broadcast_args_folds_constant_shapes(tmp_path: Path) -> None:
+    """Constant shapes: the result is a constant copied out (no BROADCAST_ARGS kernel);
+    the 3 runtime ones call the kernel."""
+    model, _ = _broadcast_args_model()
+    generate(plan_model(load_model_bytes(model), PlanOptions()), tmp_path, name="m")
+    c = "\n".join(p.read_text() for p in tmp_path.glob("*.c"))
+    assert c.count("nnrt_broadcast_args(") == 3
+
+
+def _broadcast_args_refusal(dtype: str, s1: list[int], s2: list[int]) -> str:
+    b = ModelBuilder()
+    x = b.tensor((1,), "int8", scale=0.1, zero_point=0)
+    y = b.tensor((max(len(s1), len(s2)),), dtype)
+    b.op("BROADCAST_ARGS", [b.const(np.asarray(s1, dtype=dtype)),
+                            b.const(np.asarray(s2, dtype=dtype))], [y])
+    z = b.tensor((1,), "int8", scale=0.1, zero_point=0)
+    b.op("RELU", [x], [z])
+    with pytest.raises(UnsupportedError) as err:
+        check_graph(load_model_bytes(b.build([x], [y, z])))
+    return err.value.message
+
+
+def test_broadcast_args_refuses_by_name() -> None:
+    msg = _broadcast_args_refusal("int32", [2, 3], [4, 3])
+    assert "(BROADCAST_ARGS)" in msg and "[2, 3] and [4, 3]" in msg and "equal or 1" in msg
+    msg = _broadcast_args_refusal("int16", [2], [1])
+    assert "(BROADCAST_ARGS)" in msg and "int32 or int64" in msg

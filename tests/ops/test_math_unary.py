@@ -1,8 +1,7 @@
 """FLOOR, CEIL, ROUND, SIN, COS, SQUARE, ABS (float32; ABS int8 on all 256 inputs and
 int16; RSQRT int8 on every valid input), LOGICAL_NOT (bool) and CAST (every
 pair TFLM's cast.cc takes), FLOOR_DIV and FLOOR_MOD (float32, broadcasting, divisors
-of both signs), ADD_N (2 to 5 inputs, float32 and int8 with TFLM's zero-point quirk),
-LOG_SOFTMAX and L2_NORMALIZATION (float32, zero rows, large logits; int8 too): bit-exact
+of both signs), ADD_N (2 to 5 inputs, float32 and int8 with TFLM's zero-point quirk): bit-exact
 against TFLite Micro in one multi-op model (one build, one oracle run). The inputs hold
 halves (ROUND's ties go to even), negative zero, large magnitudes (SIN/COS argument
 reduction), tiny and huge values (SQUARE to inf); odd shapes."""
@@ -10,12 +9,12 @@ reduction), tiny and huge values (SQUARE to inf); odd shapes."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from nnopt.errors import UnsupportedError
-from nnopt.frontend.tflite import load_model_bytes
-from nnopt.lowering import check_graph
-from support.cases import Results, assert_case_matches, oracle_results
+from support.cases import (
+    assert_cortex_m7_matches,
+    case_model_tests,
+)
+from support.markers import slow_on_qemu
 from support.tflite_builder import ModelBuilder
 
 FLOAT_OPS = ("FLOOR", "CEIL", "ROUND", "SIN", "COS", "SQUARE", "ABS")
@@ -92,30 +91,6 @@ def _build() -> tuple[bytes, dict[str, int]]:
             yq = b.tensor(shape, "int8", scale=so, zero_point=zo)
             b.op("ADD_N", xq, [yq])
             out_of[f"add_n-int8-{k}-q{j}"] = yq
-    for opcode in ("LOG_SOFTMAX", "L2_NORMALIZATION"):
-        for k, shape in enumerate([(1, 10), (3, 5, 7), (2, 1), (4,), (2, 2, 3, 9)]):
-            data = (rng.standard_normal(shape) * 4).astype(np.float32)
-            if k == 1:
-                data[0, 0] = 0.0  # an all-zero row: L2's epsilon
-                data[1, 2] = 80.0  # large logits: LOG_SOFTMAX's max shift
-            x = b.tensor(shape, "float32", data=data)
-            y = b.tensor(shape, "float32")
-            b.op(opcode, [x], [y])
-            out_of[f"{opcode.lower()}-{k}"] = y
-    # int8 LOG_SOFTMAX (output scale 16/256, zero point 127): input scales from fine to
-    # coarse (diff_min cuts rows), rows of one value, every byte in one row, long rows
-    ls8 = [((1, 10), 0.1, -3), ((3, 5, 7), 0.02, 0), ((2, 1), 0.5, 10), ((4, 256), 0.05, 0),
-           ((6, 33), 1.0, -128), ((2, 2, 40), 0.003, 5), ((5, 12), 0.25, 0)]
-    for k, (shape, si, zi) in enumerate(ls8):
-        data = rng.integers(-128, 128, shape).astype(np.int8)
-        if k == 3:
-            data = np.resize(np.arange(-128, 128, dtype=np.int8), shape)
-        if k == 6:
-            data[0, :] = 17  # a constant row
-        x = b.tensor(shape, "int8", data=data, scale=si, zero_point=zi)
-        y = b.tensor(shape, "int8", scale=16 / 256, zero_point=127)
-        b.op("LOG_SOFTMAX", [x], [y])
-        out_of[f"log_softmax-int8-{k}"] = y
     every_byte = np.arange(-128, 128, dtype=np.int8).reshape(16, 16)
     for k, ((si, zi), (so, zo)) in enumerate([((0.05, 0), (0.05, 0)), ((0.05, 7), (0.03, -100)),
                                               ((0.1, -128), (0.2, -128)), ((0.02, 3), (0.02, -5))]):
@@ -133,22 +108,17 @@ def _build() -> tuple[bytes, dict[str, int]]:
             out_of[f"abs-int16-{k}-{so}"] = y
     for k, ((si, zi), (so, zo)) in enumerate([((0.05, -128), (0.05, -128)),
                                               ((0.003, -100), (0.2, -128)),
-                                              ((0.5, -128), (0.01, 0))]):
+                                              ((0.5, -128), (0.01, 0)),
+                                              ((0.02, -128), (0.05, -128)),
+                                              ((0.5, -128), (0.01, -100)),
+                                              ((1e-4, -20), (0.7, -128)),
+                                              ((3.0, 5), (0.002, 0))]):
         valid = np.arange(zi, 128, dtype=np.int64)
         data = np.resize(valid, 16 * 16).astype(np.int8).reshape(16, 16)
         x = b.tensor((16, 16), "int8", data=data, scale=si, zero_point=zi)
         y = b.tensor((16, 16), "int8", scale=so, zero_point=zo)
         b.op("RSQRT", [x], [y])
         out_of[f"rsqrt-int8-{k}"] = y
-    for k, (shape, zp) in enumerate([((3, 10), 0), ((2, 3, 5), -7), ((4, 1), 3), ((1, 64), 0)]):
-        data = rng.integers(-128, 128, shape).astype(np.int8)
-        if k == 0:
-            data[0] = zp  # an all-zero row
-            data[1] = 127  # the largest sum of squares
-        x = b.tensor(shape, "int8", data=data, scale=0.05, zero_point=zp)
-        y = b.tensor(shape, "int8", scale=1 / 128, zero_point=0)
-        b.op("L2_NORMALIZATION", [x], [y])
-        out_of[f"l2_normalization-int8-{k}"] = y
     # graph input through a chain (in place over dying inputs)
     x = b.tensor((1, 4, 5), "float32", name="x")
     cur = x
@@ -164,21 +134,10 @@ MODEL, OUT_OF = _build()
 INPUTS = [np.linspace(-6.5, 6.5, 20, dtype=np.float32).reshape(1, 4, 5)]
 
 
-@pytest.fixture(scope="module")
-def results() -> Results:
-    return oracle_results(MODEL, INPUTS, OUT_OF)
+results, test_bit_exact = case_model_tests(MODEL, INPUTS, OUT_OF, same_dtype=True)
 
 
-@pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: Results, cid: str) -> None:
-    assert_case_matches(*results[cid], same_dtype=True)
-
-
-def test_int8_log_softmax_refuses_an_output_quantisation_tflm_rejects() -> None:
-    """TFLM's Prepare requires output scale 16/256 and zero point 127."""
-    b = ModelBuilder()
-    x = b.tensor((2, 5), "int8", scale=0.1, zero_point=0)
-    y = b.tensor((2, 5), "int8", scale=0.1, zero_point=127)
-    b.op("LOG_SOFTMAX", [x], [y])
-    with pytest.raises(UnsupportedError, match=r"op 0 \(LOG_SOFTMAX\).*scale 16/256"):
-        check_graph(load_model_bytes(b.build([x], [y])))
+@slow_on_qemu
+def test_cases_on_cortex_m7() -> None:
+    """Every case as Cortex-M7 firmware under QEMU, against TFLM on the host."""
+    assert_cortex_m7_matches(MODEL, INPUTS, OUT_OF)

@@ -23,12 +23,14 @@ import numpy as np
 import pytest
 from flatbuffers import flexbuffers  # type: ignore[import-untyped]
 
+from nnopt.boards import load_board
 from nnopt.errors import ModelError, NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConvOptions, DetectionPostProcessOptions
 from nnopt.lowering import check_graph
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
+from support.markers import slow_on_qemu
 from support.tflite_builder import ModelBuilder, random_int8
 
 CODE = "TFLite_Detection_PostProcess"
@@ -360,3 +362,18 @@ def test_invalid_boxes_fail_the_run_as_in_tflm() -> None:
         run_tflm(model, inputs)
     with pytest.raises(NnoptError):
         run_nnopt(model, inputs)
+
+
+@slow_on_qemu
+def test_detection_postprocess_on_cortex_m7() -> None:
+    """Every case (one firmware build): num_detections and the selected classes exact,
+    boxes and scores within 1e-5 relative (the decoding's exp is newlib's double exp on
+    the target, glibc's in TFLM's host build)."""
+    _, ref = run_tflm(MODEL, INPUTS)
+    _, got = run_nnopt(MODEL, INPUTS, target="qemu-m7",
+                       board=load_board("nucleo_f767zi"), options=PlanOptions(order="file"))
+    for cid, case in CASES.items():
+        try:
+            compare(case, ref, got, rtol=1e-5)
+        except AssertionError as err:
+            raise AssertionError(f"{cid}: {err}") from err

@@ -34,7 +34,7 @@ from support.cbuild import c_source, kernel_sources
 from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 INVOCATIONS = 4
 KEYWORD = [REPO / "models" / "keyword_scrambled.tflite",
            REPO / "models" / "keyword_scrambled_8bit.tflite"]

@@ -30,7 +30,7 @@ from nnopt.testing.harness import run_nnopt, run_tflm
 from support.cbuild import kernel_sources
 from support.tflite_builder import ModelBuilder
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TABLE_C = REPO / "modules/nnrt/kernels/activation/nnrt_sigmoid_table_u16.c"
 # power-of-two scales (2^-12: both ops' power-of-two path; 2^-11: TANH's, LOGISTIC's
 # general path; 2^-13, 2^-15: general) and three general ones

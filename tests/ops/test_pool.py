@@ -25,7 +25,7 @@ from nnopt.ir import PoolOptions
 from nnopt.lowering import check_graph
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt
-from support.cases import Results, oracle_results
+from support.cases import Results, mismatched_cases, oracle_results
 from support.cbuild import CBuild, c_source, kernel_sources
 from support.tflite_builder import ModelBuilder, pool2d_model, unary_model
 
@@ -278,3 +278,11 @@ def test_in_place_pooling_c(cbuild: CBuild) -> None:
                          debug=True)
     res = cbuild.run(exe)
     assert res.returncode == 0 and res.stdout.strip().endswith("OK"), res.stdout + res.stderr
+
+
+@pytest.mark.slow
+def test_cases_sanitized() -> None:
+    """The pool and MEAN cases built with ASan/UBSan: any out-of-bounds access or
+    undefined behaviour in these kernels fails the run."""
+    model, out_of, ins = _cases_model()
+    assert not mismatched_cases(oracle_results(model, ins, out_of, sanitize=True))

@@ -24,6 +24,7 @@ from nnopt.lowering import check_graph
 from nnopt.lowering.elementwise import broadcast_descriptor
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
+from support.cases import mismatched_cases, oracle_results
 from support.tflite_builder import ModelBuilder, binary_model
 
 Q = tuple[float, int]
@@ -125,18 +126,28 @@ def add_cases(b: ModelBuilder, seed: int = 7) -> dict[str, int]:
     return out_of
 
 
-@pytest.fixture(scope="module")
-def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def _cases_model() -> tuple[bytes, dict[str, int], list[np.ndarray]]:
     b = ModelBuilder("elementwise cases")
     out_of = add_cases(b)
     x = b.tensor((4,), "int8", name="x", scale=0.1, zero_point=0)  # drives one last op
     z = b.tensor((4,), "int8", name="z", scale=0.1, zero_point=0)
     b.op("MAXIMUM", [x, x], [z])
     model = b.build([x], [z])
-    ins = random_inputs(model, seed=3)
-    _, ref = run_tflm(model, ins)
-    _, got = run_nnopt(model, ins, options=PlanOptions(order="file"))
-    return {cid: (ref[t], got[t]) for cid, t in out_of.items()}
+    return model, out_of, random_inputs(model, seed=3)
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    model, out_of, ins = _cases_model()
+    return oracle_results(model, ins, out_of)
+
+
+@pytest.mark.slow
+def test_cases_sanitized() -> None:
+    """The element-wise cases built with ASan/UBSan: any out-of-bounds access or
+    undefined behaviour in these kernels fails the run."""
+    model, out_of, ins = _cases_model()
+    assert not mismatched_cases(oracle_results(model, ins, out_of, sanitize=True))
 
 
 @pytest.mark.slow

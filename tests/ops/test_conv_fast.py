@@ -8,7 +8,7 @@ the reference requantisation run), activation ranges and data, runs every varian
 fused pool, ``nnrt_depthwise_conv2d_s8`` / ``_opt_s8`` with depth multipliers 1/2/3/4/8,
 ``nnrt_fully_connected_s8``) and compares each output byte with the textbook loops of
 TFLM's reference kernels written out in the test (the arithmetic the oracle tests in
-test_kernels_conv.py / test_kernels_fc.py check against the tflite-micro interpreter).
+ops/test_conv.py / ops/test_fc.py check against the tflite-micro interpreter).
 It also checks the folded requantisation of internal/requant.h (and its form for any
 shift <= 0, nnrt_rq_nonpos(), which ADD/SUB use) against
 nnrt_multiply_by_quantized_multiplier() on random and edge accumulators.

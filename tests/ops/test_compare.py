@@ -14,7 +14,11 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering import check_graph
-from support.cases import Results, assert_case_matches, oracle_results
+from support.cases import (
+    assert_cortex_m7_matches,
+    case_model_tests,
+)
+from support.markers import slow_on_qemu
 from support.tflite_builder import ModelBuilder
 
 COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
@@ -92,14 +96,7 @@ MODEL, OUT_OF = _build()
 INPUTS = [np.arange(-12, 12, dtype=np.int8).reshape(1, 4, 6) * 3]
 
 
-@pytest.fixture(scope="module")
-def results() -> Results:
-    return oracle_results(MODEL, INPUTS, OUT_OF)
-
-
-@pytest.mark.parametrize("cid", sorted(OUT_OF))
-def test_bit_exact(results: Results, cid: str) -> None:
-    assert_case_matches(*results[cid], same_dtype=True)
+results, test_bit_exact = case_model_tests(MODEL, INPUTS, OUT_OF, same_dtype=True)
 
 
 def test_ordered_comparison_of_bools_is_refused() -> None:
@@ -123,3 +120,9 @@ def test_comparisons_tflm_does_not_invoke_are_refused(dtype: str) -> None:
     b.op("EQUAL", [x1, x2], [y])
     with pytest.raises(UnsupportedError, match=rf"op 0 \(EQUAL\).*{dtype.upper()}"):
         check_graph(load_model_bytes(b.build([x1, x2], [y])))
+
+
+@slow_on_qemu
+def test_cases_on_cortex_m7() -> None:
+    """Every case as Cortex-M7 firmware under QEMU, against TFLM on the host."""
+    assert_cortex_m7_matches(MODEL, INPUTS, OUT_OF)
