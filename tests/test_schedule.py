@@ -433,14 +433,11 @@ def test_wide_graphs_solved_exactly(n_branches: int, length: int, seed: int,
     """Liberis & Lane report 89 s (8 branches x 4 ops) and 325 s (10 x 3) for their
     downset search; these are proven optimal here with a few thousand downsets."""
     p = branches(n_branches, length, seed, same=same)
-    t0 = time.monotonic()
     s = schedule(p, time_budget_s=60)
-    elapsed = time.monotonic() - t0
     check_schedule(p, s)
     assert s.optimal and s.strategy == "exact"
     assert s.peak <= file_peak(p)
-    assert s.explored_states < 60_000  # deterministic proxy for "a few seconds"
-    assert elapsed < 30  # generous: shared CI machines
+    assert s.explored_states < 60_000  # "a few thousand", counted, not timed
 
 
 def test_optimum_above_the_static_bound_is_proven() -> None:
@@ -547,14 +544,13 @@ LOAD_BOUND = {"families/gru_imu_b.tflite"}
                                               else []) for r in ALL_MODELS])
 def test_every_shared_model_plans_quickly(rel: str) -> None:
     p = schedule_problem(load_model(model_path(rel)))
-    t0 = time.monotonic()
     s = schedule(p, time_budget_s=10)  # the planner's default
-    elapsed = time.monotonic() - t0
     check_schedule(p, s)
     assert s.peak <= file_peak(p)
-    assert s.optimal and not s.timed_out  # every shared model is proven optimal
-    # a few seconds even on a loaded machine (densenet: ~0.1 s; the GRU: ~2 s of CPU)
-    assert elapsed < (60 if rel in LOAD_BOUND else 10)
+    # every shared model is proven optimal within the default budget's count of states
+    # (deterministic: how long it took on this machine is a benchmark's business,
+    # benchmarks/bench_planner.py, not a test's)
+    assert s.optimal and not s.timed_out
 
 
 def test_search_stops_at_a_state_count_not_at_the_clock() -> None:
@@ -567,9 +563,10 @@ def test_search_stops_at_a_state_count_not_at_the_clock() -> None:
     s = schedule(p, time_budget_s=seconds, wall_budget_s=60)
     assert not s.optimal and not s.timed_out
     assert s == schedule(p, state_budget=300, time_budget_s=60)
-    real = time.monotonic
+    real = time.process_time
     start = real()
-    with patch.object(schedule_mod.time, "monotonic", lambda: start + 20 * (real() - start)):
+    with patch.object(time, "process_time",
+                      lambda: start + 20 * (real() - start)):
         assert schedule(p, time_budget_s=seconds, wall_budget_s=60) == s
 
 
@@ -578,7 +575,7 @@ def test_wall_clock_guard_stops_the_search_and_says_so() -> None:
     order is the heuristic one, and the result says the clock stopped it."""
     p = layered(10, 6, 0)
     ticks = iter(range(0, 10**9, 3600))
-    with patch.object(schedule_mod.time, "monotonic", lambda: float(next(ticks))):
+    with patch.object(time, "process_time", lambda: float(next(ticks))):
         s = schedule(p, time_budget_s=10)
     check_schedule(p, s)
     assert s.timed_out and not s.optimal

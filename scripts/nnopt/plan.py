@@ -333,7 +333,8 @@ class Plan:
     # The planning budget (passes.budget): {"seconds": limit or None (mapped onto a
     # count of work per search), "exhausted": the searches whose count ran out (their
     # best so far kept), "wall_clock_guard" (only when it fired): the searches the
-    # wall-clock guard stopped, whose result then depends on the load, "fallback":
+    # time guard (the planner's CPU time) stopped, whose result then depends on the
+    # machine, "fallback":
     # "classic" when the classic plan was smaller than what the searches found (cut
     # short, or not below the live peak)}.
     planning_time_budget: dict[str, Any] = field(default_factory=dict)

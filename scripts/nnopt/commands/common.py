@@ -52,7 +52,7 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--schedule-budget", type=float, default=10.0, metavar="SECONDS",
                    help="budget of the exact order search before falling back to the "
                    "heuristic, as a count of expanded states (25,000 per second: the same "
-                   "plan under any load; the wall clock stops it only past 3x this and the "
+                   "plan under any load; the planner's CPU time stops it only past 3x this and the "
                    "--plan-budget guard) "
                    "(default 10)")
     g.add_argument("--plan-budget", type=float, default=DEFAULT_PLAN_BUDGET_S,
@@ -60,7 +60,7 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    help="budget of the planning searches (order search, tiling and "
                    "in-place candidates, concatenation views, arena strategies, hill "
                    "climbing), in seconds mapped onto a count of work per search (the same "
-                   "plan under any load; the wall clock stops them only at 3x this, at "
+                   "plan under any load; the planner's CPU time stops them only at 3x this, at "
                    "least 60 s); past a count nnopt keeps the best plan found so far, never "
                    "worse than the classic plan, and the report says what was cut short "
                    f"(default {DEFAULT_PLAN_BUDGET_S:g}; --schedule-budget still caps the "

@@ -71,7 +71,8 @@ How :func:`schedule` finds an order (``strategy="optimal"``):
   a count and the same problem gets the same order on any machine under any load), the
   best order found by the search or the beams is returned with ``optimal=False`` and the
   bound the probe proved (at least the static bound), unless another segment's proven
-  bound already covers it. The wall clock is only a guard (``wall_budget_s``, default
+  bound already covers it. A clock is only a guard (``wall_budget_s`` seconds of the
+  planner's CPU time, :func:`nnopt.passes.budget.guard_clock`, default
   :data:`WALL_GUARD` times ``time_budget_s``): when it runs out first, the interrupted
   segment and every later one get the heuristic order (greedy and beams) and the static
   bound, exactly what ``strategy="heuristic"`` gives, and the result says so
@@ -85,11 +86,11 @@ How :func:`schedule` finds an order (``strategy="optimal"``):
 from __future__ import annotations
 
 import heapq
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import PlanError
+from .budget import guard_clock
 
 __all__ = ["STATES_PER_SECOND", "WALL_GUARD", "Schedule", "ScheduleProblem", "live_profile",
            "peak_of", "schedule"]
@@ -106,8 +107,8 @@ STATES_PER_SECOND = 25_000
 #: States the first probe of a segment may expand (at most the budget): an eighth of
 #: the default 2,000,000, where the probe proves gru_imu_b's order optimal (181,119).
 PROBE_STATES = 250_000
-#: The wall clock stops the search only past this many times ``time_budget_s``: a guard
-#: for a machine too slow or too loaded for the count to stop it first.
+#: The guard clock (the planner's CPU time) stops the search only past this many times
+#: ``time_budget_s``: a guard for a machine too slow for the count to stop it first.
 WALL_GUARD = 3.0
 
 
@@ -414,7 +415,7 @@ class _Budget:
         self.timed_out = False
 
     def out_of_time(self) -> bool:
-        if time.monotonic() > self.deadline:
+        if guard_clock() > self.deadline:
             self.timed_out = True
         return self.timed_out
 
@@ -998,7 +999,7 @@ def schedule(problem: ScheduleProblem, *, strategy: str = "optimal",
     file_ok = all(not g.pred[v] >> v for v in range(g.n))
     states = min(max(state_budget, 0), int(max(time_budget_s, 0.0) * STATES_PER_SECOND))
     wall = WALL_GUARD * time_budget_s if wall_budget_s is None else wall_budget_s
-    budget = _Budget(states, time.monotonic() + max(wall, 0.0))
+    budget = _Budget(states, guard_clock() + max(wall, 0.0))
     segs_ops = _segments(g)
     segs: list[_Seg] = []
     explored = 0

@@ -84,8 +84,9 @@ def budget_note(plan: Plan) -> str:
         note = (f"; plan budget ({info.get('seconds'):g} s of work) exhausted in "
                 f"{', '.join(counted)}: best plan found so far kept")
     if clock:
-        note += (f"; the wall-clock guard stopped {', '.join(clock)} (machine too slow or "
-                 "too loaded): best plan found so far kept, it depends on the load")
+        note += (f"; the time guard stopped {', '.join(clock)} (machine too slow: "
+                 "planning CPU time past the guard): best plan found so far kept, it "
+                 "depends on the machine")
     if info.get("fallback") == "classic":
         note += " (the classic plan, smaller)"
     return note + " (--plan-budget SECONDS to search longer)"
