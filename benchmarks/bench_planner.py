@@ -68,7 +68,7 @@ from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model
 from nnopt.ir import Graph
 from nnopt.ops import SUPPORTED_OPS
-from nnopt.passes.budget import DEFAULT_PLAN_BUDGET_S
+from nnopt.passes.plan_budget import DEFAULT_PLAN_BUDGET_S
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.tflite_builder import ModelBuilder
 

@@ -17,7 +17,7 @@ from nnopt.ir import Graph
 from nnopt.passes.arena import arena_lower_bound
 from nnopt.passes.below_bound import LayoutIndex, _Config, _layout, alias_layout
 from nnopt.passes.fuse import fuse_max_pool
-from nnopt.passes.inplace import plan_inplace
+from nnopt.passes.inplace_elementwise import plan_inplace
 from nnopt.passes.inplace_ops import (
     concat_views,
     depthwise_candidates,

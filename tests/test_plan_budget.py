@@ -23,8 +23,8 @@ from nnopt.passes.arena import (
     plan_arena,
     verify_offsets,
 )
-from nnopt.passes.budget import PlanBudget
 from nnopt.passes.lifetimes import Buffer
+from nnopt.passes.plan_budget import PlanBudget
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.report.text import budget_note
 

@@ -9,7 +9,7 @@ relative output path. Every file written (generated C and header, plan and repor
 JSON, memory pictures in PNG and SVG, the model blob where the blob format has the
 model's kernels, and for the shipped model the sealed swap blob of a given key) must
 be byte-identical, the JSON with its ``planning_seconds`` timing aside. The time
-guard (passes.budget.GUARD_FACTOR, the order search's WALL_GUARD) is moved out of the
+guard (passes.plan_budget.GUARD_FACTOR, the order search's WALL_GUARD) is moved out of the
 way in the slowed run: on this shared machine the slowed clock can pass it, and the
 guard is what the plan says depends on the machine; it has its own test here.
 """
@@ -31,7 +31,7 @@ import pytest
 from conftest import model_path
 from nnopt.cli import main
 from nnopt.frontend.tflite import load_model
-from nnopt.passes import budget as budget_mod
+from nnopt.passes import plan_budget as budget_mod
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.report.text import budget_note
 

@@ -330,7 +330,7 @@ class Plan:
     # Out-of-core execution (nnopt.swap.placement.plan_swap); None when swapping was
     # not planned. In the JSON: SwapPlan.to_json().
     swap: SwapPlan | None = None
-    # The planning budget (passes.budget): {"seconds": limit or None (mapped onto a
+    # The planning budget (passes.plan_budget): {"seconds": limit or None (mapped onto a
     # count of work per search), "exhausted": the searches whose count ran out (their
     # best so far kept), "wall_clock_guard" (only when it fired): the searches the
     # time guard (the planner's CPU time) stopped, whose result then depends on the

@@ -25,11 +25,10 @@ from .passes.below_bound import (
     plan_below,
     plan_records,
 )
-from .passes.budget import DEFAULT_PLAN_BUDGET_S, PlanBudget, Progress
 from .passes.dynamic import ALLOCATORS, dynamic_plan
 from .passes.facts import plan_facts
 from .passes.fuse import Fusion, fuse_max_pool
-from .passes.inplace import plan_inplace
+from .passes.inplace_elementwise import plan_inplace
 from .passes.inplace_ops import fold_pads, variant_query
 from .passes.lifetimes import (
     Buffer,
@@ -40,6 +39,7 @@ from .passes.lifetimes import (
     view_offsets,
     view_parents,
 )
+from .passes.plan_budget import DEFAULT_PLAN_BUDGET_S, PlanBudget, Progress
 from .passes.schedule import WALL_GUARD, peak_of, schedule
 from .passes.state import plan_state
 from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
@@ -73,7 +73,7 @@ class PlanOptions:
     # tiling without a budget: at most this % more (estimated, passes.cost) instructions
     max_extra_instructions: float = DEFAULT_MAX_EXTRA_INSTRUCTIONS
     # One budget for every search of the plan, in seconds mapped onto counts of work
-    # per search (passes.budget; None: unlimited); past a count the best plan so far,
+    # per search (passes.plan_budget; None: unlimited); past a count the best plan so far,
     # never worse than the classic one. The wall clock only guards.
     plan_budget_s: float | None = DEFAULT_PLAN_BUDGET_S
     progress: Progress | None = field(default=None, compare=False)  # (stage, done, total)

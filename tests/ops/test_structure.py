@@ -305,7 +305,7 @@ def test_planner_keeps_copies_where_a_view_would_hold_its_input_longer() -> None
     # x splits into a small a and a large b; b feeds two wide FCs while a waits for the
     # final concatenation: as a view, a keeps all of x alive through them; as a copy,
     # only its own 16 bytes. The planner plans both and keeps the copies.
-    from nnopt.passes.budget import PlanBudget
+    from nnopt.passes.plan_budget import PlanBudget
     from nnopt.planner import _plan, plan_model
 
     b = ModelBuilder()

@@ -26,7 +26,7 @@ from a similar run (:func:`first_fit_within`) re-place only the buffers whose ea
 neighbours in time changed, and in turn those next to a buffer that moved
 (:func:`_refit`), abandoning a candidate once it exceeds the limit;
 :func:`arena_lower_bound` (also with permitted overlaps) lets callers reject a
-candidate without placing it, and a :class:`~nnopt.passes.budget.PlanBudget` bounds
+candidate without placing it, and a :class:`~nnopt.passes.plan_budget.PlanBudget` bounds
 the strategies' work (strategies run, hill-climbing swaps tried: counts, not seconds).
 
 Every offset is a multiple of ``align``; sizes are padded to ``align`` when placed.
@@ -55,9 +55,9 @@ from itertools import accumulate
 
 from ..arith import align as round_up
 from ..errors import PlanError
-from .budget import PlanBudget
 from .intervals import TimeIndex, lowest_fit, time_neighbours
 from .lifetimes import Buffer
+from .plan_budget import PlanBudget
 
 
 @dataclass(frozen=True)

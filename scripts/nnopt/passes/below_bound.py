@@ -61,7 +61,6 @@ from .arena import (
     is_first_fit,
     plan_arena,
 )
-from .budget import PlanBudget
 from .cost import inplace_depthwise_cost, model_cost, rows_cost, tiling_overhead
 from .inplace_ops import (
     ConcatView,
@@ -76,6 +75,7 @@ from .inplace_ops import (
     stream_candidates,
 )
 from .lifetimes import Buffer, alias_roots, buffers_for, live_profile
+from .plan_budget import PlanBudget
 from .regions import model_macs
 from .tiling import (
     Tiling,
@@ -408,7 +408,7 @@ def plan_below(graph: Graph, order: Sequence[int], aliases: Mapping[int, int],
     """Decide and place. ``aliases`` are the element-wise in-place aliases already made
     (output -> input); ``scratch`` the kernels' scratch bytes per op index.
 
-    ``budget``: the planning budget (``passes.budget``). Each candidate search stops
+    ``budget``: the planning budget (``passes.plan_budget``). Each candidate search stops
     when its count of work runs out, keeping the decisions made so far, and reports
     progress."""
     _check_mode("in-place", opts.inplace_ops)

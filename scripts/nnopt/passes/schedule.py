@@ -72,7 +72,7 @@ How :func:`schedule` finds an order (``strategy="optimal"``):
   best order found by the search or the beams is returned with ``optimal=False`` and the
   bound the probe proved (at least the static bound), unless another segment's proven
   bound already covers it. A clock is only a guard (``wall_budget_s`` seconds of the
-  planner's CPU time, :func:`nnopt.passes.budget.guard_clock`, default
+  planner's CPU time, :func:`nnopt.passes.plan_budget.guard_clock`, default
   :data:`WALL_GUARD` times ``time_budget_s``): when it runs out first, the interrupted
   segment and every later one get the heuristic order (greedy and beams) and the static
   bound, exactly what ``strategy="heuristic"`` gives, and the result says so
@@ -90,7 +90,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import PlanError
-from .budget import guard_clock
+from .plan_budget import guard_clock
 
 __all__ = ["STATES_PER_SECOND", "WALL_GUARD", "Schedule", "ScheduleProblem", "live_profile",
            "peak_of", "schedule"]

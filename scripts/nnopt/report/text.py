@@ -68,7 +68,7 @@ def expansion_lines(expansions: tuple[Expansion, ...]) -> list[str]:
 
 
 def budget_note(plan: Plan) -> str:
-    """What the planning budget (counts of work, passes.budget) or its wall-clock guard
+    """What the planning budget (counts of work, passes.plan_budget) or its wall-clock guard
     cut short (empty when nothing was)."""
     info = plan.planning_time_budget
     cut = info.get("exhausted") or []
