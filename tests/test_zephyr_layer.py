@@ -684,8 +684,11 @@ def test_cmsis_nn_builds_generate_without_specialised_kernels(tmp_path: Path,
     ninja = (tmp_path / "build" / "build.ninja").read_text()
     command = next(line for line in ninja.splitlines() if " optimize " in line)
     assert ("--specialize off" in command) == cmsis_nn, command
-    # hello_world's three FC ops are specialised by default
-    assert ("_spec_" in r.model_c.read_text()) != cmsis_nn
+    # (whether `auto` specialises hello_world's three tiny FCs depends on the measured
+    # size of a specialised FC, lowering/specialize.py FAMILIES; with 360 B it does not,
+    # so the generated file cannot tell the two builds apart: the command line does)
+    if cmsis_nn:
+        assert "_spec_" not in r.model_c.read_text()
 
 
 def test_board_mapping_accepts_both_qualifier_spellings(tmp_path: Path) -> None:

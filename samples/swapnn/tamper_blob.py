@@ -15,7 +15,7 @@ authentication failure, at the chunk named below:
 The build's key is the one the compiler sealed with: --swap-key/--swap-key-file are not
 passed by the sample, so it is $NNOPT_SWAP_KEY / $NNOPT_SWAP_KEY_FILE when set, else the
 key the compiler generated (<name>_swap.key, --key-file). The blob format and its sealing
-are nnopt.swap.blob's (parse_swap_blob, read_blob, seal_blob).
+are nnopt.swap.sealed_blob's (parse_swap_blob, read_blob, seal_blob).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from nnopt.errors import BlobError, NnoptError, describe_error
-from nnopt.swap.blob import (
+from nnopt.swap.sealed_blob import (
     KEY_BYTES,
     key_from_config,
     parse_key_text,

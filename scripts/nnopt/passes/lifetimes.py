@@ -9,7 +9,7 @@
   the input's root buffer at their byte offset (:func:`view_offsets`); the root then
   lives as long as its last view. The op's kernel finds them in place and copies
   nothing.
-- In place: decided after scheduling by :func:`.inplace.plan_inplace`.
+- In place: decided after scheduling by :func:`.inplace_elementwise.plan_inplace`.
 - :func:`schedule_problem` turns a graph into the scheduler's abstract problem, with
   constants dropped and aliases folded onto their roots.
 """

@@ -4,7 +4,7 @@ chunks through two staging buffers while the previous chunk is computed.
 - :mod:`.costmodel`: latency with and without overlap, I/O-bound layers.
 - :mod:`.placement`: internal vs external flash, chunking, staging size, prefetch
   order (:func:`plan_swap` -> :class:`SwapPlan`).
-- :mod:`.blob`: the versioned, sealed external-flash image (writer and reader).
+- :mod:`.sealed_blob`: the versioned, sealed external-flash image (writer and reader).
 - :mod:`.mbedtls_build`: mbedTLS from Debian's source package for the C runtime.
 
 How the compiler, code generator, runner and CLI call these: ``README.md`` here.

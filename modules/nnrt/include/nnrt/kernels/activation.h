@@ -14,7 +14,7 @@
  * All parameters are computed by the compiler (scripts/nnopt/lowering/activation.py)
  * with TFLM's Prepare-time formulas; the kernels only do the per-element arithmetic.
  * A multiplier/shift pair encodes real = multiplier * 2^shift / 2^31 (see
- * nnopt.quantize.quantize_multiplier and quant.h).
+ * nnopt.multiplier.quantize_multiplier and quant.h).
  *
  * Status: NNRT_OK, or NNRT_ERR_ARG for a NULL pointer, a negative size or a parameter
  * outside its documented range (nothing is written then).

@@ -3,7 +3,7 @@
  * @brief Fixed-point arithmetic of TFLite Micro's reference int8 kernels.
  *
  * Rounding-doubling high multiply and rounding right shift as in gemmlowp; a real
- * multiplier is (multiplier in Q31, shift) from nnopt.quantize.quantize_multiplier().
+ * multiplier is (multiplier in Q31, shift) from nnopt.multiplier.quantize_multiplier().
  * Inline so that every kernel gets the same, bit-exact arithmetic.
  */
 #ifndef NNRT_KERNELS_QUANT_H_
