@@ -22,6 +22,18 @@
 #include "nnrt/kernels/conv.h"
 
 /**
+ * The conv output rows [*start, *end) of pool output row (or column) `p`: the pool
+ * window at p * stride - pad, clipped to the `extent` conv outputs along that axis.
+ */
+static inline void nnrt_pool_window(int32_t p, int32_t stride, int32_t pad, int32_t filter,
+                                    int32_t extent, int32_t *start, int32_t *end)
+{
+    const int32_t w0 = p * stride - pad;
+    *start = w0 < 0 ? 0 : w0;
+    *end = w0 + filter < extent ? w0 + filter : extent;
+}
+
+/**
  * Drive a reference convolution over its output, pool fused or not.
  *
  * @param T       element type of input and output (int8_t, float)
@@ -52,15 +64,13 @@
                 continue;                                                                    \
             }                                                                                \
             for (int32_t py_ = 0; py_ < (pool)->output_h; ++py_) {                           \
-                const int32_t wy0_ = py_ * (pool)->stride_h - (pool)->pad_top;               \
-                const int32_t wy_start_ = wy0_ < 0 ? 0 : wy0_;                               \
-                const int32_t wy_end_ = wy0_ + (pool)->filter_h < (g)->output_h              \
-                                            ? wy0_ + (pool)->filter_h : (g)->output_h;       \
+                int32_t wy_start_, wy_end_;                                                  \
+                nnrt_pool_window(py_, (pool)->stride_h, (pool)->pad_top, (pool)->filter_h,   \
+                                 (g)->output_h, &wy_start_, &wy_end_);                       \
                 for (int32_t px_ = 0; px_ < (pool)->output_w; ++px_) {                       \
-                    const int32_t wx0_ = px_ * (pool)->stride_w - (pool)->pad_left;          \
-                    const int32_t wx_start_ = wx0_ < 0 ? 0 : wx0_;                           \
-                    const int32_t wx_end_ = wx0_ + (pool)->filter_w < (g)->output_w          \
-                                                ? wx0_ + (pool)->filter_w : (g)->output_w;   \
+                    int32_t wx_start_, wx_end_;                                              \
+                    nnrt_pool_window(px_, (pool)->stride_w, (pool)->pad_left,                \
+                                     (pool)->filter_w, (g)->output_w, &wx_start_, &wx_end_); \
                     for (int32_t c_ = 0; c_ < oc_n_; ++c_) {                                 \
                         (output)[c_] = (LOWEST);                                             \
                     }                                                                        \

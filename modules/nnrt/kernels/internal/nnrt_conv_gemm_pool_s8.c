@@ -1,7 +1,7 @@
 /*
  * A one-group int8 convolution with a fused max pool through the matrix core of
  * nnrt_conv_gemm_s8() (internal/conv_gemm_body.h): for each pool output, the conv
- * pixels of its window (clipped to the conv output, as internal/fused_pool.h) are
+ * pixels of its window (nnrt_pool_window() of internal/fused_pool.h) are
  * staged and converted two at a time, the 2-pixel core writes their requantised,
  * clamped outputs into a stack buffer, and each is max-merged into the pooled output,
  * which starts at INT8_MIN and is clamped to the pool's activation range at the end:
@@ -18,6 +18,7 @@
 
 #include "conv_gemm.h"
 #include "conv_gemm_body.h"
+#include "fused_pool.h"
 #include "gemm.h"
 #include "simd.h"
 
@@ -80,15 +81,13 @@ NNRT_NOINLINE int nnrt_conv_gemm_pool_s8(const nnrt_conv_s8_params_t *params,
     for (int32_t b = 0; b < g->batches; ++b) {
         const int8_t *in_b = input + (size_t)b * in_batch;
         for (int32_t py = 0; py < pool->output_h; ++py) {
-            const int32_t wy0 = py * pool->stride_h - pool->pad_top;
-            const int32_t wy_s = wy0 < 0 ? 0 : wy0;
-            const int32_t wy_e = wy0 + pool->filter_h < g->output_h ? wy0 + pool->filter_h
-                                                                    : g->output_h;
+            int32_t wy_s, wy_e;
+            nnrt_pool_window(py, pool->stride_h, pool->pad_top, pool->filter_h, g->output_h,
+                             &wy_s, &wy_e);
             for (int32_t px = 0; px < pool->output_w; ++px) {
-                const int32_t wx0 = px * pool->stride_w - pool->pad_left;
-                const int32_t wx_s = wx0 < 0 ? 0 : wx0;
-                const int32_t wx_e = wx0 + pool->filter_w < g->output_w ? wx0 + pool->filter_w
-                                                                        : g->output_w;
+                int32_t wx_s, wx_e;
+                nnrt_pool_window(px, pool->stride_w, pool->pad_left, pool->filter_w,
+                                 g->output_w, &wx_s, &wx_e);
                 for (size_t c = 0; c < oc; ++c) {
                     output[c] = INT8_MIN;
                 }
