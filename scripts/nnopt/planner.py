@@ -25,7 +25,7 @@ from .passes.below_bound import (
     plan_below,
     plan_records,
 )
-from .passes.dynamic import ALLOCATORS, dynamic_plan
+from .passes.dynamic import dynamic_plan
 from .passes.facts import plan_facts
 from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace_elementwise import plan_inplace
@@ -43,7 +43,7 @@ from .passes.plan_budget import DEFAULT_PLAN_BUDGET_S, PlanBudget, Progress
 from .passes.schedule import WALL_GUARD, peak_of, schedule
 from .passes.state import plan_state
 from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
-from .planfacts import PlanFacts
+from .planfacts import ALLOCATORS, PlanFacts
 
 ORDERS = ("file", "optimal")
 

@@ -17,8 +17,8 @@ from ..ir import Graph
 from ..lowering.specialize import SPECIALIZE_MODES
 from ..passes.arena import STRATEGIES
 from ..passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS, MODES
-from ..passes.dynamic import ALLOCATORS
 from ..passes.plan_budget import DEFAULT_PLAN_BUDGET_S
+from ..planfacts import ALLOCATORS
 from ..planner import ORDERS, PlanOptions
 from ..swap.placement import SWAP_MODES
 from ..swap.provision import parse_key_id

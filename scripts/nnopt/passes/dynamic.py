@@ -39,18 +39,12 @@ from ..arith import align
 from ..errors import PlanError
 from ..ir import Graph
 from ..plan import Plan
-from ..planfacts import (
-    ALLOCATORS,
-    DYN_BYTES_PER_HANDLE,
-    DYN_STATE_BYTES,
-    DynamicPlan,
-    DynBlock,
-    DynStep,
-)
 
-# The dynamic plan's types are data the planned model carries (nnopt.planfacts).
-__all__ = ["ALLOCATORS", "DYN_BYTES_PER_HANDLE", "DYN_STATE_BYTES", "DynArena", "DynBlock",
-           "DynStep", "DynamicPlan", "aligned_live_peak", "dynamic_plan", "summary_lines"]
+# The dynamic plan's types (and ALLOCATORS, DYN_*) are data the planned model carries:
+# nnopt.planfacts, imported from there.
+from ..planfacts import DynamicPlan, DynBlock, DynStep
+
+__all__ = ["DynArena", "aligned_live_peak", "dynamic_plan", "summary_lines"]
 
 
 class DynArena:
