@@ -83,7 +83,7 @@ from nnopt.firmware.toolchain import BuildSpec, Target, build, default_cache_dir
 from nnopt.frontend.tflite import load_model_bytes, model_name
 from nnopt.inputs import random_inputs
 from nnopt.ir import ConvOptions, Graph
-from nnopt.lowering.conv import out_size_and_padding
+from nnopt.arith import out_size_and_padding
 from nnopt.lowering.specialize import SPECIALIZE_MODES, specialized_symbols
 from nnopt.memory_budget import check_budget
 from nnopt.passes.regions import op_macs
@@ -1154,7 +1154,16 @@ def main(argv: list[str] | None = None) -> int:
             opts = PlanOptions(inplace_ops=args.inplace_ops or "off",
                                tiling=args.tiling or "off",
                                max_extra_macs=args.max_extra_macs)
-        return profile(args.profile, args.target, opts, args.specialize)
+        if not args.profile.is_file():
+            print(f"bench_firmware: model file not found: {args.profile}\n"
+                  "hint: the shared models are under ../shared/models/<group>/ "
+                  "(e.g. mlperf_tiny/kws_ref_model.tflite)", file=sys.stderr)
+            return 2
+        try:
+            return profile(args.profile, args.target, opts, args.specialize)
+        except NnoptError as err:
+            print(f"bench_firmware: {args.profile.name}: {err}", file=sys.stderr)
+            return 2
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:

@@ -248,3 +248,15 @@ def test_flatbuffer_inputs_match_nnopt_random_inputs() -> None:
     ref = random_inputs(load_model_bytes(data), 3)
     assert len(ours) == len(ref) == 1
     assert ours[0].dtype == ref[0].dtype and np.array_equal(ours[0], ref[0])
+
+
+def test_profile_of_bad_input_is_a_clear_error(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """--profile of a missing or corrupt model: exit 2 with the problem named, no traceback."""
+    assert bf.main(["--profile", str(tmp_path / "nope.tflite")]) == 2
+    assert "model file not found" in capsys.readouterr().err
+    bad = tmp_path / "bad.tflite"
+    bad.write_bytes(b"\x00" * 64)
+    assert bf.main(["--profile", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.tflite" in err and "TFL3" in err and "Traceback" not in err
