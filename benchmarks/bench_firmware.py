@@ -75,6 +75,7 @@ import tflm_cache
 import tflm_firmware
 from common import run_worker
 
+from nnopt.arith import out_size_and_padding
 from nnopt.boards import Board, load_board
 from nnopt.driver import generate
 from nnopt.elfcheck import check_elf
@@ -83,7 +84,6 @@ from nnopt.firmware.toolchain import BuildSpec, Target, build, default_cache_dir
 from nnopt.frontend.tflite import load_model_bytes, model_name
 from nnopt.inputs import random_inputs
 from nnopt.ir import ConvOptions, Graph
-from nnopt.arith import out_size_and_padding
 from nnopt.lowering.specialize import SPECIALIZE_MODES, specialized_symbols
 from nnopt.memory_budget import check_budget
 from nnopt.passes.regions import op_macs
