@@ -408,14 +408,27 @@ def test_board_files_are_named_after_real_boards() -> None:
             assert f.stem in normalized, f"{f.relative_to(REPO)}: not a board we use"
 
 
-def test_swapnn_qemu_loader_address_is_the_overlay_region() -> None:
-    cml = (SAMPLES / "swapnn" / "CMakeLists.txt").read_text()
-    overlay = (SAMPLES / "swapnn" / "boards" / "mps2_an385.overlay").read_text()
-    (addr,) = re.findall(r"set\(SWAPNN_QEMU_BLOB_ADDR (0x[0-9a-fA-F]+)\)", cml)
+def swapnn_qemu_blob_addrs(cml: str) -> dict[str, int]:
+    """The QEMU loader address of samples/swapnn's CMakeLists.txt, per board overlay."""
+    m = re.search(r'if\(BOARD MATCHES "an500"\)\s*set\(SWAPNN_QEMU_BLOB_ADDR (0x[0-9a-fA-F]+)\)'
+                  r"\s*else\(\)\s*set\(SWAPNN_QEMU_BLOB_ADDR (0x[0-9a-fA-F]+)\)", cml)
+    assert m, "SWAPNN_QEMU_BLOB_ADDR per board not found in samples/swapnn/CMakeLists.txt"
+    return {"mps2_an500_qemu": int(m.group(1), 16), "mps2_an385": int(m.group(2), 16)}
+
+
+@pytest.mark.parametrize("board", ["mps2_an385", "mps2_an500_qemu"])
+def test_swapnn_qemu_loader_address_is_the_overlay_region(board: str) -> None:
+    """QEMU's loader writes the blob where the board's overlay puts the flash simulator:
+    the PSRAM, at 0x21000000 on the AN385 and 0x60000000 on the AN500 (QEMU hw/arm/mps2.c);
+    at the AN385's address the AN500 firmware read zeros ("no weight blob")."""
+    addr = swapnn_qemu_blob_addrs((SAMPLES / "swapnn" / "CMakeLists.txt").read_text())[board]
+    overlay = (SAMPLES / "swapnn" / "boards" / f"{board}.overlay").read_text()
     node = re.search(r"nnrt_xflash_mem: memory@([0-9a-fA-F]+)\s*\{[^}]*reg = <(0x[0-9a-fA-F]+)",
                      overlay)
     assert node, "nnrt_xflash_mem not found in the overlay"
-    assert int(addr, 16) == int(node.group(1), 16) == int(node.group(2), 16)
+    assert addr == int(node.group(1), 16) == int(node.group(2), 16)
+    psram = {"mps2_an385": 0x21000000, "mps2_an500_qemu": 0x60000000}[board]
+    assert addr == psram, f"{board}: the flash simulator is not on the PSRAM"
 
 
 def _merged_scenarios(yml: Path) -> Iterator[tuple[str, dict[str, object]]]:
