@@ -75,6 +75,19 @@ def _cases() -> list[Case]:
                         (0.1, -128), (0.03, 127), (0.004, 127)))
         out.append(Case(f"{opcode}-s8-zp-extremes-rev", opcode, "int8", (4, 9), (9,),
                         (0.1, 127), (0.3, -128), (0.5, -128)))
+    # int8 ADD of >= 512 output elements takes the tabled loop (nnrt_add_s8.c,
+    # add_tabled()): same shape, broadcast, zero points at the ends, activation, scale
+    # ratio; 2,048 random elements meet every one of the 256 values of each input
+    qa, qb, qo = quant["ADD"]
+    for name, sa, sb, qs, act in (
+            ("same", (1, 16, 16, 8), (1, 16, 16, 8), (qa, qb, qo), "NONE"),
+            ("chan", (1, 16, 16, 8), (8,), (qa, qb, qo), "NONE"),
+            ("zp-extremes", (1, 8, 8, 32), (1, 8, 8, 32),
+             ((0.1, -128), (0.03, 127), (0.004, 127)), "NONE"),
+            ("relu", (2, 16, 64), (2, 16, 64), (qa, qb, (0.02, -10)), "RELU"),
+            ("scale-ratio", (1, 32, 64), (1, 32, 64), ((0.9, 0), (0.0007, 10), (1.0, 0)),
+             "NONE")):
+        out.append(Case(f"ADD-s8-tabled-{name}", "ADD", "int8", sa, sb, *qs, act=act))
     # MUL whose real multiplier is above one (positive shift), and tiny (large right shift)
     out.append(Case("MUL-s8-mult-gt1", "MUL", "int8", (3, 8), (8,), (0.5, 1), (0.4, -2),
                     (0.01, 0)))
