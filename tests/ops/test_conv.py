@@ -19,6 +19,7 @@ from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConvOptions, PoolOptions
 from nnopt.lowering import EmitContext, check_graph, lowering_for
 from nnopt.lowering.call import AddressOf, TensorArg, call_of, params_of, render
+from nnopt.lowering.conv import weight_requant
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from support.cbuild import CBuild, c_source, kernel_sources
@@ -375,3 +376,24 @@ def test_kernel_argument_checks(cbuild: CBuild) -> None:
                                         *kernel_sources("conv", "fc", "internal")])
     proc = cbuild.run(exe)
     assert proc.returncode == 0, f"{proc.returncode} checks failed\n{proc.stderr}"
+
+
+def test_dead_channel_keeps_the_fast_form_and_is_bit_exact() -> None:
+    """A channel whose real multiplier is below 2^-32 (TFLM's (0, 0); vww_96_int8 has
+    such channels) gets shift -31, inside the fast form, so the layer keeps its fast
+    requantisation; it still outputs the zero point, bit-exact with the oracle."""
+    model = conv2d_model((1, 8, 8, 16), 8, (1, 1), weight_scales=[1e-13] + [0.01] * 7,
+                         output_quant=(0.05, 3), seed=11)
+    graph = load_model_bytes(model)
+    op = graph.ops[0]
+    x, w = (graph.tensors[i] for i in op.inputs[:2])
+    y = graph.tensors[op.outputs[0]]
+    _, mults, shifts = weight_requant(op, x, w, y, 8, 0)
+    assert mults[0] == 0 and shifts[0] == -31
+    assert all(-31 <= s <= -2 for s in shifts)
+    for seed in (0, 1):
+        inputs = random_inputs(model, seed)
+        ref, _ = run_tflm(model, inputs)
+        ours, _ = run_nnopt(model, inputs)
+        assert np.array_equal(ours[0], ref[0].reshape(ours[0].shape))
+        assert (ours[0][..., 0] == 3).all()  # the dead channel: the output zero point

@@ -199,6 +199,13 @@ def weight_requant(op: Op, x: Tensor, w: Tensor, y: Tensor, channels: int, axis:
         else:
             real = float(s_in) * float(s_w) / float(s_out)
         m, s = quantize_multiplier(real)
+        if m == 0:
+            # A channel whose real multiplier is below 2^-32 (TFLM encodes it as (0, 0);
+            # vww_96_int8 has such dead channels) requantises to 0 at any shift, in
+            # TFLM's arithmetic and in every nnrt form; shift -31 keeps it inside the fast
+            # form (internal/requant.h: shifts -31..-2), so one such channel no longer
+            # sends the whole layer down the per-channel reference path.
+            s = -31
         mults.append(m)
         shifts.append(s)
     return per_channel, mults, shifts
