@@ -55,11 +55,15 @@ static float rand_float(void)
 
 /* The header's inline function as one symbol (the test reads its machine code). */
 __attribute__((noinline)) void dot4_under_test(const float *x, const float *const w[4],
-                                               int32_t n, float acc[4]);
+                                               int32_t n, float acc[4], int unroll);
 __attribute__((noinline)) void dot4_under_test(const float *x, const float *const w[4],
-                                               int32_t n, float acc[4])
+                                               int32_t n, float acc[4], int unroll)
 {
-    nnrt_dot4_f32(x, w, n, acc);
+    if (unroll) {
+        nnrt_dot4_f32(x, w, n, acc, 1);
+    } else {
+        nnrt_dot4_f32(x, w, n, acc, 0);
+    }
 }
 
 static int same_bits(float a, float b)
@@ -113,7 +117,7 @@ static void run_case(int32_t i)
         }
         want[r] = a;
     }
-    dot4_under_test(&x_buf[x0], w, n, acc);
+    dot4_under_test(&x_buf[x0], w, n, acc, (int)(rnd() & 1u));
     for (int r = 0; r < 4; ++r) {
         hash_float(acc[r]);
         if (!same_bits(acc[r], want[r]) && !(acc[r] != acc[r] && want[r] != want[r])) {

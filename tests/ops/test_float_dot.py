@@ -99,7 +99,8 @@ def test_fpu_build_runs_the_vldm_blocks() -> None:
 
     blocks = r"vldmia\s+\w+!, \{s\d+-s\d+\}"  # four registers at once
     for name in ("m7-fpu", "m7-fpu-O0"):
-        assert len(re.findall(blocks, dot4(name))) == 5, name
+        n = len(re.findall(blocks, dot4(name)))  # five per inlined copy
+        assert n >= 5 and n % 5 == 0, name
     assert re.search(blocks, dot4("m7-portable")) is None
 
 

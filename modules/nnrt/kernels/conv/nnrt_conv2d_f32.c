@@ -42,7 +42,7 @@ static void conv_sum4(const nnrt_conv_geom_t *g, const window_t *win, const floa
             const size_t at = (size_t)fy * w_row + (size_t)fx * (size_t)fc;
             const float *const wr[4] = {w[0] + at, w[1] + at, w[2] + at, w[3] + at};
             nnrt_dot4_f32(in_row + (size_t)(win->x0 + fx * g->dilation_w) * (size_t)g->input_c,
-                          wr, step * fc, acc);
+                          wr, step * fc, acc, 0);
         }
     }
     t[0] = acc[0];

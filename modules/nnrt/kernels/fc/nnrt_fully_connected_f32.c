@@ -49,7 +49,7 @@ nnrt_status_t nnrt_fully_connected_f32(const nnrt_fc_f32_params_t *params, const
             const float *w0 = weights + (size_t)o * (size_t)depth;
             const float *const w[4] = {w0, w0 + depth, w0 + 2 * depth, w0 + 3 * depth};
             float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-            nnrt_dot4_f32(x, w, depth, t);
+            nnrt_dot4_f32(x, w, depth, t, 1);
             for (int32_t j = 0; j < 4; ++j) {
                 output[o + j] = fc_out(t[j], bias, o + j, act_min, act_max);
             }

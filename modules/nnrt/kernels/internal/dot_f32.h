@@ -21,7 +21,7 @@
 #define NNRT_VFP_DOT 0
 #endif
 
-/* input i and value i of each row into the accumulators (immediate offsets) */
+/* input i and value i of each row into the accumulators */
 #define NNRT_DOT4_F32_STEP_(i)                                                             \
     do {                                                                                   \
         const float xv_ = x[i];                                                            \
@@ -37,10 +37,12 @@
  * VLDM loads (the inputs and each row's four values, the pointers post-incremented: 5
  * loads per 16 products instead of 20) and the same VMUL and VADD per product, in the
  * same order per row (the rows interleaved: no row waits on its own last addition);
- * elsewhere the C loop, unrolled by four.
+ * elsewhere the C loop, unrolled by four if `unroll` (a constant: what pays on a core
+ * without FPU depends on the run lengths, long for the fully connected layer, short for
+ * most convolutions).
  */
 static NNRT_ALWAYS_INLINE void nnrt_dot4_f32(const float *x, const float *const w[4],
-                                             int32_t n, float acc[4])
+                                             int32_t n, float acc[4], int unroll)
 {
     const float *w0 = w[0];
     const float *w1 = w[1];
@@ -50,7 +52,9 @@ static NNRT_ALWAYS_INLINE void nnrt_dot4_f32(const float *x, const float *const 
     float a1 = acc[1];
     float a2 = acc[2];
     float a3 = acc[3];
+    int32_t d = 0;
 #if NNRT_VFP_DOT
+    (void)unroll;
     int32_t blocks = n >> 2;
     if (blocks > 0) {
         __asm__ volatile(
@@ -102,25 +106,15 @@ static NNRT_ALWAYS_INLINE void nnrt_dot4_f32(const float *x, const float *const 
         n &= 3;
     }
 #else
-    for (; n >= 4; n -= 4) {
-        NNRT_DOT4_F32_STEP_(0);
-        NNRT_DOT4_F32_STEP_(1);
-        NNRT_DOT4_F32_STEP_(2);
-        NNRT_DOT4_F32_STEP_(3);
-        x += 4;
-        w0 += 4;
-        w1 += 4;
-        w2 += 4;
-        w3 += 4;
+    for (; unroll && d + 4 <= n; d += 4) {
+        NNRT_DOT4_F32_STEP_(d);
+        NNRT_DOT4_F32_STEP_(d + 1);
+        NNRT_DOT4_F32_STEP_(d + 2);
+        NNRT_DOT4_F32_STEP_(d + 3);
     }
 #endif
-    for (; n > 0; --n) {
-        NNRT_DOT4_F32_STEP_(0);
-        ++x;
-        ++w0;
-        ++w1;
-        ++w2;
-        ++w3;
+    for (; d < n; ++d) {
+        NNRT_DOT4_F32_STEP_(d);
     }
     acc[0] = a0;
     acc[1] = a1;
