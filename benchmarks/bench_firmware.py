@@ -3,10 +3,19 @@
 
 For every model it lists (default: the groups ``anchors`` = the five models of
 ANCHORS.md's TFLM firmware table, ``families`` = MODELS_DIR/families/, ``keras``,
-``realworld`` = the shared real-world .tflite models, ``stateful`` = the SVDF and LSTM
-models of ``models/``; ``--groups`` picks and orders them, ``--no-families`` is the
-anchors alone, ``--stateful`` the stateful ones alone, ``--all`` every ``*.tflite``
-under MODELS_DIR), in one run, from the same random inputs (seed 1):
+``realworld`` = the shared real-world models (.tflite and .onnx), ``stateful`` = the SVDF
+and LSTM models of ``models/``, ``onnx`` = the ONNX models users bring through the
+PyTorch path, MODELS_DIR/onnx/ (float and QDQ int8); ``--groups`` picks and orders
+them, ``--no-families`` is the anchors alone, ``--stateful`` the stateful ones alone,
+``--all`` every ``*.tflite`` and ``*.onnx`` under MODELS_DIR), in one run, from the
+same random inputs (seed 1):
+
+- **ONNX models** (:mod:`converted_models`): TFLM reads no ONNX, so each is converted
+  once, as a user comparing the two would: ``nnopt convert MODEL.onnx -o MODEL.tflite``
+  with the input shapes and values of ``converted_models.CONVERT_INPUTS`` (deterministic
+  bytes). TFLM, nnopt and the interpreter all run that .tflite; the row says so, with
+  the command, and whether nnopt's generated C from the .onnx itself is the same
+  (``onnx_same_code``: then nnopt's figures are the ONNX model's too).
 
 - **nnopt**: instructions per inference of its generated firmware under QEMU with
   ``-icount shift=0`` (SysTick, 40-instruction resolution, deterministic): Cortex-M7
@@ -47,7 +56,8 @@ over (instructions: the first); their table adds the persistent state beside the
 
 ``--profile MODEL`` prints instructions per operator instead (QEMU, one inference;
 the generated code is built with NNRT_TRACE and a harness that reads the instruction
-counter after every operator), with MACs and instructions per MAC.
+counter after every operator), with MACs and instructions per MAC; of an ONNX model,
+those of the .tflite its row measures.
 
     python benchmarks/bench_firmware.py [MODEL ...] [--groups G,...] [--all | --stateful]
                                         [--no-families] [--models-dir DIR] [--json PATH]
@@ -71,9 +81,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import converted_models
 import tflm_cache
 import tflm_firmware
 from common import run_worker
+from converted_models import Converted
 
 from nnopt.arith import out_size_and_padding
 from nnopt.boards import Board, load_board
@@ -181,6 +193,11 @@ class Row:
     tflm_ref_cached: bool = False
     ratio_cmsis_nn: float | None = None  # instructions / tflm_cmsis_nn_instructions
     ratio_ref: float | None = None  # instructions / tflm_ref_instructions
+    # an ONNX model (path): both sides ran the .tflite nnopt convert wrote from it
+    convert_command: str | None = None  # the nnopt convert command line
+    converted_path: str | None = None  # the .tflite measured
+    converted_sha256: str | None = None
+    onnx_same_code: bool | None = None  # nnopt's C from the .onnx == from the .tflite
 
 
 def count_macs(g: Graph, ops: list[int] | None = None) -> int:
@@ -336,11 +353,15 @@ def _plan(data: bytes, name: str, board: Board, opts: PlanOptions | None = None,
     """The plan of the firmware: the board's budget, or ``opts`` (their own budget, if
     any) built for ``board``; kernels specialised to the model per ``specialize``."""
     g = load_model_bytes(data, name=name)
-    opts = replace(opts, specialize=specialize) if opts else PlanOptions(
-        board=board, specialize=specialize)
-    pm = plan_model(g, opts, source_bytes=data)
+    pm = plan_model(g, _options(board, opts, specialize), source_bytes=data)
     check_budget(pm.plan, board)
     return pm
+
+
+def _options(board: Board, opts: PlanOptions | None, specialize: str) -> PlanOptions:
+    """The plan options of :func:`_plan`."""
+    return replace(opts, specialize=specialize) if opts else PlanOptions(
+        board=board, specialize=specialize)
 
 
 def _stateful_tflite(data: bytes) -> bool:
@@ -389,15 +410,17 @@ def _first_line(err: BaseException) -> str:
 
 def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
             specialize: str = "auto", group: str = "",
-            fw: TflmContext | None = None) -> Row:
+            fw: TflmContext | None = None, converted: Converted | None = None) -> Row:
     """nnopt's firmware figures for one model and, with ``fw``, TFLM's (both kernel
     variants) from the same inputs, all checked against the tflite-micro interpreter.
-    What cannot be measured is recorded in the row (``error``, ``tflm_*_error``)."""
+    What cannot be measured is recorded in the row (``error``, ``tflm_*_error``).
+    ``converted``: ``path`` is the .tflite nnopt convert wrote from that ONNX model."""
     data = path.read_bytes()
     name = model_name(path)  # a C identifier (oww_hey_rhasspy_v0.1 has a dot)
     m7 = load_board(M7_BOARD)
-    rel = os.fspath(path.relative_to(root)) if path.is_relative_to(root) else os.fspath(path)
-    row = Row(model=path.stem, path=rel, ops=0, macs=0, group=group, specialize=specialize)
+    row = Row(model=path.stem, path=_rel(path, root), ops=0, macs=0, group=group,
+              specialize=specialize)
+    _converted_fields(row, converted)
     pm: PlannedModel | None = None
     try:
         pm = _plan(data, name, m7, specialize=specialize)
@@ -405,6 +428,13 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
         row.error = f"does not fit {M7_BOARD}: {_first_line(err)}"
     except NnoptError as err:
         row.error = _first_line(err)
+    if converted is not None and pm is not None:
+        try:
+            row.onnx_same_code = converted_models.same_code(
+                converted, pm, _options(m7, None, specialize))
+        except NnoptError as err:  # the row keeps the converted model's figures
+            print(f"bench_firmware: {converted.rel}: not planned from the .onnx: "
+                  f"{_first_line(err)}", file=sys.stderr)
     try:
         source = pm.source if pm is not None else load_model_bytes(data, name=name,
                                                                     unsupported="plan")
@@ -454,6 +484,46 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
     row.ratio_cmsis_nn = ratio(row.instructions, row.tflm_cmsis_nn_instructions)
     row.ratio_ref = ratio(row.instructions, row.tflm_ref_instructions)
     return row
+
+
+def _rel(path: Path, root: Path) -> str:
+    return os.fspath(path.relative_to(root)) if path.is_relative_to(root) else os.fspath(path)
+
+
+def _converted_fields(row: Row, conv: Converted | None) -> None:
+    """An ONNX model's row: its own path, how it was converted, into what."""
+    if conv is None:
+        return
+    row.path = conv.rel
+    row.convert_command = conv.command()
+    row.converted_path = os.fspath(conv.tflite) if conv.tflite else None
+    row.converted_sha256 = conv.sha256
+
+
+def unconverted_row(group: str, conv: Converted, fw: TflmContext | None) -> Row:
+    """The row of an ONNX model nnopt convert could not write: neither side runs."""
+    assert conv.error is not None
+    row = Row(model=conv.source.stem, path=conv.rel, ops=0, macs=0, group=group,
+              error=conv.error)
+    _converted_fields(row, conv)
+    for variant in fw.variants if fw is not None else ():
+        setattr(row, f"tflm_{variant}_error", "no .tflite to run: the conversion failed")
+    return row
+
+
+def convert_onnx(paths: list[tuple[str, Path]], root: Path
+                 ) -> list[tuple[str, Path, Converted | None]]:
+    """(group, file measured, its conversion) of every model: an ONNX model's file is
+    the .tflite nnopt convert wrote (its own path when the conversion failed)."""
+    out: list[tuple[str, Path, Converted | None]] = []
+    cache = default_cache_dir() / "converted"
+    for group, q in paths:
+        if not converted_models.is_onnx(q):
+            out.append((group, q, None))
+            continue
+        conv = converted_models.convert(q, _rel(q, root), cache)
+        out.append((group, conv.tflite or q, conv))
+    return out
 
 
 def _measure_nnopt(row: Row, pm: PlannedModel, inputs: list[bytes], data: bytes, tmp: Path,
@@ -942,6 +1012,11 @@ def notes(r: Row) -> str:
     # the same reason for both TFLM variants once
     if len(parts) >= 2 and parts[-1].split(": ", 1)[1] == parts[-2].split(": ", 1)[1]:
         parts[-2:] = ["TFLM: " + parts[-1].split(": ", 1)[1]]
+    if r.converted_path is not None:
+        same = {True: "nnopt's C from the .onnx is the same",
+                False: "nnopt's C from the .onnx differs",
+                None: "nnopt's C from the .onnx not compared"}[r.onnx_same_code]
+        parts.append(f"ONNX: both run `{r.convert_command}` ⁹ ({same})")
     cached = sorted({str(getattr(r, f"tflm_{v}_measured_at")) for v in ("cmsis_nn", "ref")
                      if getattr(r, f"tflm_{v}_cached")})
     if cached:
@@ -1022,7 +1097,10 @@ def markdown(rows: list[Row]) -> list[str]:
         "firmware linked with exactly that), code = ROM minus the .tflite array. "
         "⁸ TFLM's figures of an earlier run with the same model, inputs, interpreter "
         "outputs, TFLM / CMSIS-NN / CMSIS source, harness, compilers, QEMU and flags "
-        "(benchmarks/tflm_cache.py; --tflm-cache refresh measures them again).",
+        "(benchmarks/tflm_cache.py; --tflm-cache refresh measures them again). "
+        "⁹ TFLM reads no ONNX: nnopt, TFLM and the interpreter run the .tflite this "
+        "command writes (the graph nnopt imports from the ONNX file; "
+        "benchmarks/converted_models.py).",
     ]
     return out
 
@@ -1075,7 +1153,8 @@ def plot(rows: list[Row], dest: Path) -> bool:
 
 def model_groups(root: Path, groups: list[str]) -> list[tuple[str, Path]]:
     """(group, model file) of every model of ``groups``, in that order: the ANCHORS.md
-    models, MODELS_DIR/families, keras, realworld (.tflite), the stateful ones."""
+    models, the stateful ones, or MODELS_DIR/<group>/'s .tflite and .onnx files
+    (families, keras, realworld, onnx)."""
     out: list[tuple[str, Path]] = []
     for g in groups:
         if g == "anchors":
@@ -1084,11 +1163,12 @@ def model_groups(root: Path, groups: list[str]) -> list[tuple[str, Path]]:
         elif g == "stateful":
             out += [(g, find_model(rel) or root / rel) for rel in STATEFUL_FILES]
         else:
-            out += [(g, p) for p in sorted((root / g).glob("*.tflite"))]
+            out += [(g, p) for p in sorted([*(root / g).glob("*.tflite"),
+                                            *(root / g).glob("*.onnx")])]
     return out
 
 
-GROUPS = ("anchors", "families", "keras", "realworld", "stateful")
+GROUPS = ("anchors", "families", "keras", "realworld", "stateful", "onnx")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1099,7 +1179,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--groups", default=",".join(GROUPS),
                    help="model groups, in order (default: %(default)s)")
     p.add_argument("--all", action="store_true",
-                   help="every *.tflite under --models-dir (group: its folder)")
+                   help="every *.tflite and *.onnx under --models-dir (group: its folder)")
     p.add_argument("--stateful", action="store_true",
                    help="the stateful models alone (TFLM's SVDF keyword benchmark and MNIST "
                    "LSTM, models/)")
@@ -1159,8 +1239,14 @@ def main(argv: list[str] | None = None) -> int:
                   "hint: the shared models are under ../shared/models/<group>/ "
                   "(e.g. mlperf_tiny/kws_ref_model.tflite)", file=sys.stderr)
             return 2
+        target = args.profile.resolve()
+        if converted_models.is_onnx(target):  # the .tflite the table's rows measure
+            ((_, target, conv),) = convert_onnx([("", target)], root)
+            if conv is not None and conv.error is not None:
+                print(f"bench_firmware: {args.profile.name}: {conv.error}", file=sys.stderr)
+                return 2
         try:
-            return profile(args.profile, args.target, opts, args.specialize)
+            return profile(target, args.target, opts, args.specialize)
         except NnoptError as err:
             print(f"bench_firmware: {args.profile.name}: {err}", file=sys.stderr)
             return 2
@@ -1174,7 +1260,8 @@ def main(argv: list[str] | None = None) -> int:
         paths = [(m.resolve().parent.name, m.resolve()) for m in args.models]
     elif args.all:
         paths = [(q.parent.name, q) for q in
-                 sorted(root.rglob("*.tflite"), key=lambda q: (q.parent.name, q.name))]
+                 sorted([*root.rglob("*.tflite"), *root.rglob("*.onnx")],
+                        key=lambda q: (q.parent.name, q.name))]
     elif args.stateful:
         paths = model_groups(root, ["stateful"])
     else:
@@ -1184,21 +1271,26 @@ def main(argv: list[str] | None = None) -> int:
         print("bench_firmware: model file(s) not found: "
               + ", ".join(os.fspath(q) for q in missing), file=sys.stderr)
         return 2
-    fw = tflm_context(args, [q for _, q in paths])
+    runs = convert_onnx(paths, root)
+    fw = tflm_context(args, [q for _, q, conv in runs if conv is None or conv.error is None])
     rows: list[Row] = []
-    for group, path in paths:
+    for group, path, conv in runs:
         print(f"bench_firmware: {path.name}", file=sys.stderr, flush=True)
         base = root if path.is_relative_to(root) else path.parent
         try:
-            row = measure(path, base, m3=not args.no_m3,
-                          tflm=not (args.no_tflm or args.no_tflm_min_arena),
-                          timeout_s=args.tflm_timeout, specialize=args.specialize,
-                          group=group, fw=fw)
+            if conv is not None and conv.error is not None:
+                row = unconverted_row(group, conv, fw)
+            else:
+                row = measure(path, base, m3=not args.no_m3,
+                              tflm=not (args.no_tflm or args.no_tflm_min_arena),
+                              timeout_s=args.tflm_timeout, specialize=args.specialize,
+                              group=group, fw=fw, converted=conv)
         except Exception as err:  # a bug or a model nothing reads: its row, not the run
             print(f"bench_firmware: {path.name}: {type(err).__name__}: {err}",
                   file=sys.stderr)
             row = Row(model=path.stem, path=os.fspath(path), ops=0, macs=0, group=group,
                       error=f"{type(err).__name__}: {str(err)[:160]}")
+            _converted_fields(row, conv)
         rows.append(row)
         if args.json:  # after every model: a long run keeps what it measured
             write_doc(rows, args.json)

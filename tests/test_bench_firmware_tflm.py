@@ -14,11 +14,13 @@ import numpy as np
 import pytest
 
 from nnopt.paths import find_model
+from support import onnx_models
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import bench_firmware as bf  # noqa: E402
+import converted_models as cm  # noqa: E402
 import tflm_firmware as tf  # noqa: E402
 
 HEADER = """
@@ -260,3 +262,149 @@ def test_profile_of_bad_input_is_a_clear_error(tmp_path: Path,
     assert bf.main(["--profile", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "bad.tflite" in err and "TFL3" in err and "Traceback" not in err
+
+
+# ----- ONNX models: converted by nnopt convert (benchmarks/converted_models.py) -----
+
+def _onnx_file(tmp_path: Path, data: bytes, rel: str = "onnx/m.onnx") -> Path:
+    path = tmp_path / "models" / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def test_onnx_models_convert_once_to_the_same_bytes(tmp_path: Path) -> None:
+    """Converted twice: the same bytes at the same content-addressed path (TFLM's cache
+    key is the model's bytes), written by the same code as `nnopt convert`."""
+    from nnopt.cli import main
+
+    src = _onnx_file(tmp_path, onnx_models.cnn_model())
+    a = cm.convert(src, "onnx/m.onnx", tmp_path / "cache")
+    b = cm.convert(src, "onnx/m.onnx", tmp_path / "cache")
+    assert a.error is None and a.tflite is not None and a.tflite == b.tflite
+    data = a.tflite.read_bytes()
+    assert data[4:8] == b"TFL3" and a.sha256 is not None and a.sha256[:16] in str(a.tflite)
+    assert a.command() == "nnopt convert onnx/m.onnx -o m.tflite"
+    assert main(["convert", str(src), "-o", str(tmp_path / "cli.tflite")]) == 0
+    assert (tmp_path / "cli.tflite").read_bytes() == data
+
+
+def test_convert_inputs_table_is_the_command_line(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model the table pins converts with its shapes; the row's command, run, writes
+    the same bytes; without its entry the conversion fails with the CLI's hint."""
+    import shlex
+
+    from nnopt.cli import main
+
+    src = _onnx_file(tmp_path, onnx_models.dynamic_model(), "realworld/dyn.onnx")
+    bare = cm.convert(src, "realworld/dyn.onnx", tmp_path / "cache")
+    assert bare.tflite is None and bare.error is not None
+    assert bare.error.startswith("nnopt convert: ") and "--input-shape" in bare.error
+    monkeypatch.setitem(cm.CONVERT_INPUTS, "realworld/dyn.onnx",
+                        cm.ConvertInputs({"input": (1, 3, 9, 8)}))
+    conv = cm.convert(src, "realworld/dyn.onnx", tmp_path / "cache")
+    assert conv.error is None and conv.tflite is not None
+    assert conv.command() == ("nnopt convert realworld/dyn.onnx -o dyn.tflite "
+                              "--input-shape input=1,3,9,8")
+    argv = shlex.split(conv.command())[1:]
+    argv[1] = str(src)
+    argv[argv.index("-o") + 1] = str(tmp_path / "cli.tflite")
+    assert main(argv) == 0
+    assert (tmp_path / "cli.tflite").read_bytes() == conv.tflite.read_bytes()
+    assert cm.ConvertInputs({}, {"sr": (16000.0,)}).cli_args() == ["--input-value",
+                                                                   "sr=16000"]
+
+
+def test_convert_inputs_table_names_shared_models() -> None:
+    """Every entry is a shared ONNX model (skipped without them), and its converted
+    graph keeps no dynamic dimension."""
+    from nnopt.frontend.tflite import load_model_bytes
+    from nnopt.paths import shared_models_dir
+
+    root = shared_models_dir()
+    if not (root / "realworld").is_dir():
+        pytest.skip(f"shared models not found under {root}")
+    for rel, inputs in cm.CONVERT_INPUTS.items():
+        path = root / rel
+        assert path.is_file(), rel
+        g = load_model_bytes(path.read_bytes(), input_shapes=inputs.shapes,
+                             input_values=inputs.values or None)
+        assert all(min(g.tensors[t].shape, default=1) >= 1 for t in g.inputs), rel
+
+
+def test_model_groups_list_onnx_models(tmp_path: Path) -> None:
+    root = tmp_path / "models"
+    for rel in ("realworld/a.tflite", "realworld/b.onnx", "onnx/c.onnx", "onnx/notes.md",
+                "keras/d.tflite"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(b"")
+    assert [(g, p.name) for g, p in bf.model_groups(root, ["realworld", "onnx", "keras"])] \
+        == [("realworld", "a.tflite"), ("realworld", "b.onnx"), ("onnx", "c.onnx"),
+            ("keras", "d.tflite")]
+    assert bf.GROUPS[:5] == ("anchors", "families", "keras", "realworld", "stateful")
+    assert "onnx" in bf.GROUPS
+
+
+def test_a_model_that_does_not_convert_keeps_its_row(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    """An ONNX model nnopt convert refuses: a row with the reason for both sides, in
+    the table and the JSON, exit 0, no traceback (no QEMU, no TFLM build needed)."""
+    src = _onnx_file(tmp_path, onnx_models.unsupported_model(), "onnx/erf.onnx")
+    dest = tmp_path / "fw.json"
+    assert bf.main([str(src), "--models-dir", str(tmp_path / "models"), "--no-tflm",
+                    "--no-m3", "--json", str(dest)]) == 0
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err
+    (row,) = json.loads(dest.read_text())["rows"]
+    assert row["path"] == "onnx/erf.onnx" and row["model"] == "erf"
+    assert row["error"].startswith("nnopt convert: ") and "Erf" in row["error"]
+    assert row["convert_command"] == "nnopt convert onnx/erf.onnx -o erf.tflite"
+    assert row["converted_path"] is None and row["instructions"] is None
+    assert "| onnx | erf |" in out.out and "nnopt: nnopt convert: " in out.out
+    fw = bf.TflmContext(None, "TFLM source missing", tmp_path)
+    conv = cm.convert(src, "onnx/erf.onnx", tmp_path / "cache")
+    r = bf.unconverted_row("onnx", conv, fw)
+    assert r.tflm_cmsis_nn_error == r.tflm_ref_error == ("no .tflite to run: the "
+                                                         "conversion failed")
+    assert bf.notes(r).count("conversion failed") == 1  # said once for both variants
+
+
+def test_profile_of_an_onnx_model_that_does_not_convert(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    src = _onnx_file(tmp_path, onnx_models.dynamic_model(), "onnx/dyn.onnx")
+    assert bf.main(["--profile", str(src), "--models-dir", str(tmp_path / "models")]) == 2
+    err = capsys.readouterr().err
+    assert "dyn.onnx: nnopt convert: " in err and "--input-shape" in err
+    assert "Traceback" not in err
+
+
+def test_converted_row_notes_and_markdown() -> None:
+    r = bf.Row(model="m", path="onnx/m.onnx", ops=1, macs=10, group="onnx",
+               instructions=50, convert_command="nnopt convert onnx/m.onnx -o m.tflite",
+               converted_path="/c/m.tflite", onnx_same_code=True)
+    assert bf.notes(r) == ("ONNX: both run `nnopt convert onnx/m.onnx -o m.tflite` ⁹ "
+                           "(nnopt's C from the .onnx is the same)")
+    r.onnx_same_code = False
+    assert "differs" in bf.notes(r)
+    text = "\n".join(bf.markdown([r]))
+    assert "| onnx | m |" in text and "⁹ TFLM reads no ONNX" in text
+
+
+def test_same_code_of_an_onnx_model_and_its_conversion(tmp_path: Path) -> None:
+    """nnopt plans the .onnx and the converted .tflite into the same C (planning and
+    code generation only)."""
+    from nnopt.boards import load_board
+    from nnopt.planner import PlanOptions
+
+    src = _onnx_file(tmp_path, onnx_models.cnn_model())
+    conv = cm.convert(src, "onnx/m.onnx", tmp_path / "cache")
+    assert conv.tflite is not None
+    opts = PlanOptions(board=load_board(bf.M7_BOARD))
+    pm = bf._plan(conv.tflite.read_bytes(), "m", load_board(bf.M7_BOARD))
+    assert cm.same_code(conv, pm, opts)
+    other = _onnx_file(tmp_path, onnx_models.cnn_model(seed=5), "onnx/other.onnx")
+    assert not cm.same_code(cm.Converted(other, "onnx/other.onnx", cm.ConvertInputs()),
+                            pm, opts)

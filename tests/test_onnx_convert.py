@@ -55,6 +55,24 @@ def test_convert_shared_models_bit_exact_in_tflm(tmp_path: Path, name: str) -> N
     _convert_and_compare(tmp_path, path.read_bytes())
 
 
+def test_wide_concat_and_reflect_pad_run_in_tflm(tmp_path: Path) -> None:
+    """TFLM's CONCATENATION takes at most 10 inputs: wider ones are imported as trees
+    (so the converted file runs in the interpreter, bit-exactly as nnopt runs the ONNX
+    model); a 'reflect' Pad is TFLite's MIRROR_PAD, its mode written into the file."""
+    from nnopt.frontend.onnx.builder import MAX_CONCAT_INPUTS
+    from nnopt.ir import MirrorPadOptions
+
+    model = onnx_models.wide_concat_model()
+    g = load_model_bytes(model)
+    cats = [op for op in g.ops if op.opcode == "CONCATENATION"]
+    assert len(cats) > 2 and max(len(op.inputs) for op in cats) <= MAX_CONCAT_INPUTS
+    (mirror,) = [op for op in g.ops if op.opcode == "MIRROR_PAD"]
+    assert mirror.options == MirrorPadOptions("REFLECT")
+    _convert_and_compare(tmp_path, model)
+    back = load_model_bytes((tmp_path / "m.tflite").read_bytes())
+    assert [op.options for op in back.ops if op.opcode == "MIRROR_PAD"] == [mirror.options]
+
+
 def test_convert_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = tmp_path / "d.onnx"
     src.write_bytes(onnx_models.dynamic_model())

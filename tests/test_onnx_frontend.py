@@ -137,4 +137,5 @@ def test_pad_wrap_reflect_edge_match_onnxruntime() -> None:
     model = onnx_models.pad_modes_model()
     ops = [op.opcode for op in load_model_bytes(model).ops]
     assert "SLICE" in ops and "CONCATENATION" in ops  # built from slices, as TFLM runs
+    assert "MIRROR_PAD" in ops  # reflect: TFLite's own operator
     _check_float(model)

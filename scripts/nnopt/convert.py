@@ -10,7 +10,11 @@ padding, scratch-free kernels) cannot be expressed: the graph must be an importe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+
 from .errors import UnsupportedError
+from .frontend.tflite import load_model
 from .ir import NUMPY_DTYPE as _NP
 from .ir import (
     ActivationOptions,
@@ -21,6 +25,16 @@ from .ir import (
 )
 from .ops import definition
 from .tflite_builder import ModelBuilder
+
+
+def convert_file(model: Path, input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+                 input_values: Mapping[str, tuple[float, ...]] | None = None
+                 ) -> tuple[Graph, bytes]:
+    """``nnopt convert MODEL``: the graph nnopt imports from ``model`` (``--input-shape``
+    and ``--input-value`` applied) and its .tflite bytes (deterministic: the same file,
+    shapes and values give the same bytes)."""
+    graph = load_model(model, input_shapes or None, input_values=input_values or None)
+    return graph, graph_to_tflite(graph, f"nnopt convert {model.name}")
 
 
 def graph_to_tflite(graph: Graph, description: str = "nnopt convert") -> bytes:

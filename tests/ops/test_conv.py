@@ -28,6 +28,7 @@ from support.tflite_builder import (
     combine_models,
     conv2d_model,
     depthwise_conv2d_model,
+    grouped_float_conv_model,
     random_int8,
 )
 
@@ -44,19 +45,6 @@ def grouped_conv_model(seed: int = 0) -> bytes:
                 axis=0)
     bias = b.const(rng.integers(-1000, 1000, 6).astype(np.int32), scale=[1e-4] * 6)
     y = b.tensor((1, 6, 5, 6), "int8", scale=0.3, zero_point=-5)
-    b.op("CONV_2D", [x, w, bias], [y], ConvOptions("SAME", 1, 1))
-    return b.build([x], [y])
-
-
-def grouped_float_conv_model(seed: int = 0) -> bytes:
-    """A grouped float32 CONV_2D (input depth 6, filter depth 3: two groups of 5 filters,
-    one block of four channels and one left over per group)."""
-    rng = np.random.default_rng(seed)
-    b = ModelBuilder()
-    x = b.tensor((1, 6, 5, 6), "float32")
-    w = b.const(rng.standard_normal((10, 3, 3, 3)).astype(np.float32))
-    bias = b.const(rng.standard_normal(10).astype(np.float32))
-    y = b.tensor((1, 6, 5, 10), "float32")
     b.op("CONV_2D", [x, w, bias], [y], ConvOptions("SAME", 1, 1))
     return b.build([x], [y])
 
@@ -125,7 +113,9 @@ FLOAT_CASES: dict[str, bytes] = {
     "f_dw_m3_s2_dil2_relu": depthwise_conv2d_model(
         (1, 11, 9, 2), (3, 3), depth_multiplier=3, strides=(2, 2), dilation=(2, 2),
         activation="RELU", dtype="float32", seed=37),
-    "f_grouped": grouped_float_conv_model(38),
+    # input depth 6, filter depth 3: two groups of 5 filters, one block of four channels
+    # and one left over per group
+    "f_grouped": grouped_float_conv_model((1, 6, 5, 6), 10, 3, seed=38),
 }
 
 

@@ -216,3 +216,18 @@ def pad_modes_model(seed: int = 19) -> bytes:
     ed = b.node("Pad", [c, b.const(np.array([0, 1, 1, 0, 0, 0, 0, 2], np.int64))],
                 mode="edge")
     return b.model({"input": (1, 2, 5, 6)}, [wr, rf, ed], opset=19)
+
+
+def wide_concat_model(seed: int = 23) -> bytes:
+    """A Concat of 23 inputs and an 'edge' Pad of 13 columns (14 pieces): more than
+    TFLM's CONCATENATION takes (10), so nnopt builds them as trees of concatenations;
+    and a 'reflect' Pad (TFLite's MIRROR_PAD)."""
+    b = OnnxBuilder(seed)
+    parts = [b.node("Mul", ["input", b.const(np.array(0.5 + k, np.float32))])
+             for k in range(23)]
+    cat = b.node("Concat", parts, axis=1)  # (1, 23 * 4, 6)
+    edge = b.node("Pad", ["input", b.const(np.array([0, 0, 0, 0, 0, 13], np.int64))],
+                  mode="edge")
+    refl = b.node("Pad", ["input", b.const(np.array([0, 1, 2, 0, 2, 5], np.int64))],
+                  mode="reflect")
+    return b.model({"input": (1, 4, 6)}, [cat, edge, refl])

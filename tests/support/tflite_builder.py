@@ -217,6 +217,21 @@ def _append_max_pool(b: ModelBuilder, src: int, shape: tuple[int, ...], dtype: s
     return out
 
 
+def grouped_float_conv_model(input_shape: Sequence[int], filters: int, filter_depth: int,
+                             kernel: Sequence[int] = (3, 3), seed: int = 0) -> bytes:
+    """A grouped float32 CONV_2D, SAME, stride 1: input depth C, filter depth
+    ``filter_depth`` (C / filter_depth groups of filters / groups filters each), with
+    bias; weights and bias ~ N(0, 1)."""
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder()
+    x = b.tensor(tuple(input_shape), "float32")
+    w = b.const(rng.standard_normal((filters, *kernel, filter_depth)).astype(np.float32))
+    bias = b.const(rng.standard_normal(filters).astype(np.float32))
+    y = b.tensor((*input_shape[:3], filters), "float32")
+    b.op("CONV_2D", [x, w, bias], [y], ConvOptions("SAME", 1, 1))
+    return b.build([x], [y])
+
+
 def depthwise_conv2d_model(input_shape: Sequence[int], kernel: Sequence[int], *,
                            depth_multiplier: int = 1, **kwargs: Any) -> bytes:
     """A DEPTHWISE_CONV_2D model; see :func:`conv2d_model` for the other arguments."""

@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..convert import graph_to_tflite
+from ..convert import convert_file
 from ..errors import NnoptError
-from .common import add_input_value_argument, load_model_arg, progress
+from .common import add_input_value_argument, input_shapes_arg, input_values_arg, progress
 
 DESCRIPTION = """\
 Write the graph nnopt imports from MODEL (an ONNX file from torch.onnx.export, or a
@@ -32,8 +32,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     progress(f"reading {args.model}")
-    graph = load_model_arg(args)
-    data = graph_to_tflite(graph, f"nnopt convert {args.model.name}")
+    graph, data = convert_file(args.model, input_shapes_arg(args), input_values_arg(args))
     try:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_bytes(data)

@@ -43,7 +43,7 @@ def _f(name: str, lowerings: tuple[str, ...], kernels: tuple[str, ...],
 FAMILIES: Mapping[str, Family] = {f.name: f for f in (
     _f("conv", ("conv", "transpose_conv", "specialize"), ("conv",), ("conv.h", "spec.h"),
        ("ops/test_conv.py", "ops/test_conv_16x8.py", "ops/test_conv_transpose.py",
-        "ops/test_conv_fast.py", "ops/test_conv_specialize.py")),
+        "ops/test_conv_fast.py", "ops/test_conv_specialize.py", "ops/test_conv_float.py")),
     _f("pool", ("pool",), ("pool",), ("pool.h",), ("ops/test_pool.py",)),
     _f("fc", ("fc",), ("fc",), ("fc.h",), ("ops/test_fc.py",)),
     _f("elementwise", ("elementwise",), ("elementwise",), ("elementwise.h",),

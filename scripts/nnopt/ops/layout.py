@@ -17,7 +17,7 @@ import tflite
 
 from ..ir import BlockSizeOptions, MirrorPadOptions, OpOptions
 from ..lowering import layout as layout_lowering
-from .base import OpDef, Options, table
+from .base import OpDef, Options, table, write_fields, writer
 
 MIRROR_MODES = {tflite.MirrorPadMode.REFLECT: "REFLECT",
                 tflite.MirrorPadMode.SYMMETRIC: "SYMMETRIC"}
@@ -39,13 +39,28 @@ def _read_mirror_pad(op: Any) -> OpOptions:
                             if o is not None else "REFLECT")
 
 
+_write_block_size = write_fields(BlockSizeOptions)
+
+
+def _mirror_pad_fields(o: MirrorPadOptions) -> dict[str, int]:
+    codes = {v: k for k, v in MIRROR_MODES.items()}
+    if o.mode not in codes:
+        raise ValueError(f"mirror pad {o.mode}; REFLECT or SYMMETRIC")
+    return {"mode": codes[o.mode]}
+
+
+_write_mirror_pad = writer(MirrorPadOptions, _mirror_pad_fields)
+
+
 DEFINITIONS = (
     OpDef("DEPTH_TO_SPACE", "D2S", layout_lowering.DEPTH_TO_SPACE,
-          Options("DepthToSpaceOptions", _read_depth_to_space), blob=False),
+          Options("DepthToSpaceOptions", _read_depth_to_space, _write_block_size),
+          blob=False),
     OpDef("SPACE_TO_DEPTH", "S2D", layout_lowering.SPACE_TO_DEPTH,
-          Options("SpaceToDepthOptions", _read_space_to_depth), blob=False),
+          Options("SpaceToDepthOptions", _read_space_to_depth, _write_block_size),
+          blob=False),
     OpDef("MIRROR_PAD", "MPAD", layout_lowering.MIRROR_PAD,
-          Options("MirrorPadOptions", _read_mirror_pad), blob=False),
+          Options("MirrorPadOptions", _read_mirror_pad, _write_mirror_pad), blob=False),
     OpDef("REVERSE_V2", "REVERSE", layout_lowering.REVERSE, Options("ReverseV2Options"),
           blob=False),
     OpDef("BROADCAST_TO", "BCAST", layout_lowering.BROADCAST_TO, Options("BroadcastToOptions"),

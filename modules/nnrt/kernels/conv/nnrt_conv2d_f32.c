@@ -9,6 +9,7 @@
 
 #include "nnrt/kernels/conv.h"
 
+#include "../internal/dot_f32.h"
 #include "../internal/fused_pool.h"
 #include "../internal/window.h"
 
@@ -21,7 +22,10 @@ typedef struct {
  * t[j] = the sum over the window of input x weight row w[j] (four output channels of
  * one group side by side: each input value read once), each in TFLM's order
  * [filter_y][filter_x][in_channel] from 0.0f: the four accumulators see the additions
- * of the one-channel loop.
+ * of the one-channel loop. The taps run through nnrt_dot4_f32 (VLDM blocks on an FPU
+ * core): a filter row's taps are one run in memory when its columns are adjacent
+ * (dilation 1) and the group is the whole input (filter_c == input_c), else each
+ * column's in_channel taps are one.
  */
 static void conv_sum4(const nnrt_conv_geom_t *g, const window_t *win, const float *in_g,
                       const float *const w[4], float t[4])
@@ -29,33 +33,22 @@ static void conv_sum4(const nnrt_conv_geom_t *g, const window_t *win, const floa
     const int32_t fc = g->filter_c;
     const size_t row_stride = (size_t)g->input_w * (size_t)g->input_c;
     const size_t w_row = (size_t)g->filter_w * (size_t)fc;
-    float a0 = 0.0f;
-    float a1 = 0.0f;
-    float a2 = 0.0f;
-    float a3 = 0.0f;
-    for (int32_t fy = win->fy_start; fy < win->fy_end; ++fy) {
+    const int32_t cols = win->fx_end - win->fx_start;
+    const int32_t step = g->dilation_w == 1 && g->input_c == fc ? cols : 1; /* per run */
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int32_t fy = win->fy_start; fy < win->fy_end && cols > 0; ++fy) {
         const float *in_row = in_g + (size_t)(win->y0 + fy * g->dilation_h) * row_stride;
-        for (int32_t fx = win->fx_start; fx < win->fx_end; ++fx) {
-            const float *xp =
-                in_row + (size_t)(win->x0 + fx * g->dilation_w) * (size_t)g->input_c;
+        for (int32_t fx = win->fx_start; fx < win->fx_end; fx += step) {
             const size_t at = (size_t)fy * w_row + (size_t)fx * (size_t)fc;
-            const float *w0 = w[0] + at;
-            const float *w1 = w[1] + at;
-            const float *w2 = w[2] + at;
-            const float *w3 = w[3] + at;
-            for (int32_t ic = 0; ic < fc; ++ic) {
-                const float xv = xp[ic];
-                a0 += xv * w0[ic];
-                a1 += xv * w1[ic];
-                a2 += xv * w2[ic];
-                a3 += xv * w3[ic];
-            }
+            const float *const wr[4] = {w[0] + at, w[1] + at, w[2] + at, w[3] + at};
+            nnrt_dot4_f32(in_row + (size_t)(win->x0 + fx * g->dilation_w) * (size_t)g->input_c,
+                          wr, step * fc, acc, 0);
         }
     }
-    t[0] = a0;
-    t[1] = a1;
-    t[2] = a2;
-    t[3] = a3;
+    t[0] = acc[0];
+    t[1] = acc[1];
+    t[2] = acc[2];
+    t[3] = acc[3];
 }
 
 /*

@@ -1,14 +1,15 @@
 /*
  * float32 fully connected, in the summation order of TFLM's reference FullyConnected
  * (see fc.h): each output's products are added to one accumulator in input order,
- * then the bias. Four outputs run side by side over the input (each input value read
- * once for the four weight rows) with the depth unrolled by four, so that the loads
- * take immediate offsets and the loop overhead is shared: each accumulator still sees
- * the same additions in the same order as the one-output loop.
+ * then the bias. Four outputs run side by side over the input (nnrt_dot4_f32: each
+ * input value read once for the four weight rows; VLDM blocks on an FPU core): each
+ * accumulator still sees the same additions in the same order as the one-output loop.
  */
 #include <stddef.h>
 
 #include "nnrt/kernels/fc.h"
+
+#include "../internal/dot_f32.h"
 
 /* Clamp and store one output: total + bias, within [act_min, act_max]. */
 static inline float fc_out(float total, const float *bias, int32_t o, float act_min,
@@ -29,43 +30,6 @@ static inline float fc_dot1(const float *x, const float *w, int32_t depth)
     return total;
 }
 
-/* t[j] = the in-order dot product of x with row j of the four rows at w (stride depth). */
-static inline void fc_dot4(const float *x, const float *w, int32_t depth, float t[4])
-{
-    const float *w0 = w;
-    const float *w1 = w0 + depth;
-    const float *w2 = w1 + depth;
-    const float *w3 = w2 + depth;
-    float a0 = 0.0f;
-    float a1 = 0.0f;
-    float a2 = 0.0f;
-    float a3 = 0.0f;
-    int32_t d = 0;
-/* input d + i into the four accumulators (written out four times: immediate offsets) */
-#define FC_STEP(i)                                                                         \
-    do {                                                                                   \
-        const float xv = x[d + (i)];                                                       \
-        a0 += xv * w0[d + (i)];                                                            \
-        a1 += xv * w1[d + (i)];                                                            \
-        a2 += xv * w2[d + (i)];                                                            \
-        a3 += xv * w3[d + (i)];                                                            \
-    } while (0)
-    for (; d + 4 <= depth; d += 4) {
-        FC_STEP(0);
-        FC_STEP(1);
-        FC_STEP(2);
-        FC_STEP(3);
-    }
-    for (; d < depth; ++d) {
-        FC_STEP(0);
-    }
-#undef FC_STEP
-    t[0] = a0;
-    t[1] = a1;
-    t[2] = a2;
-    t[3] = a3;
-}
-
 nnrt_status_t nnrt_fully_connected_f32(const nnrt_fc_f32_params_t *params, const float *input,
                                        const float *weights, const float *bias, float *output)
 {
@@ -82,8 +46,10 @@ nnrt_status_t nnrt_fully_connected_f32(const nnrt_fc_f32_params_t *params, const
         const float *x = input + (size_t)b * (size_t)depth;
         int32_t o = 0;
         for (; o + 4 <= units; o += 4) {
-            float t[4];
-            fc_dot4(x, weights + (size_t)o * (size_t)depth, depth, t);
+            const float *w0 = weights + (size_t)o * (size_t)depth;
+            const float *const w[4] = {w0, w0 + depth, w0 + 2 * depth, w0 + 3 * depth};
+            float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            nnrt_dot4_f32(x, w, depth, t, 1);
             for (int32_t j = 0; j < 4; ++j) {
                 output[o + j] = fc_out(t[j], bias, o + j, act_min, act_max);
             }

@@ -1,11 +1,43 @@
 /*
  * Dense copy of a view whose input offset is separable per output axis (MIRROR_PAD,
  * BATCH_TO_SPACE_ND): offset = sum over dims of that dim's table entry. Rows whose
- * innermost table steps by one element are copied with one memcpy.
+ * innermost table steps by one element are copied with one memcpy; other rows run by
+ * run (a run: consecutive entries one element apart, e.g. the unpadded middle of a
+ * MIRROR_PAD row), a lone element by a fixed-size copy the compiler inlines.
  */
 #include <string.h>
 
 #include "nnrt/kernels/shape.h"
+
+static void copy_element(uint8_t *out, const uint8_t *in, size_t es)
+{
+    if (es == 4u) {
+        memcpy(out, in, 4u);
+    } else if (es == 2u) {
+        memcpy(out, in, 2u);
+    } else {
+        *out = *in;
+    }
+}
+
+/* One row of n elements, element i from in + inner[i]. */
+static void copy_runs(uint8_t *out, const uint8_t *in, const int32_t *inner, size_t n,
+                      size_t es)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i + 1u;
+        while (j < n && inner[j] == inner[j - 1u] + (int32_t)es) {
+            ++j;
+        }
+        if (j - i == 1u) {
+            copy_element(out + i * es, in + inner[i], es);
+        } else {
+            memcpy(out + i * es, in + inner[i], (j - i) * es);
+        }
+        i = j;
+    }
+}
 
 nnrt_status_t nnrt_gather_axes_x8(const nnrt_gather_axes_params_t *params, const void *input,
                                   void *output)
@@ -51,9 +83,7 @@ nnrt_status_t nnrt_gather_axes_x8(const nnrt_gather_axes_params_t *params, const
         if (contiguous) {
             memcpy(out, in + row + inner[0], n * es);
         } else {
-            for (size_t i = 0; i < n; ++i) {
-                memcpy(out + i * es, in + row + inner[i], es);
-            }
+            copy_runs(out, in + row, inner, n, es);
         }
         out += n * es;
         int32_t d = last - 1;

@@ -8,6 +8,7 @@ import numpy as np
 from ....cdefs import DType
 from ....ir import (
     ConcatOptions,
+    MirrorPadOptions,
 )
 from ..importer import Importer
 from ..prepare import Node
@@ -130,28 +131,31 @@ def pad(im: Importer, node: Node) -> None:
     per = {a: (pads[i], pads[i + len(axes)]) for i, a in enumerate(axes)}
     if any(p < 0 for pr in per.values() for p in pr):
         raise im.refuse(f"negative pads {pads}", "non-negative pads")
-    if mode != "constant":
-        perm = perm_of(im, xn)
+    if mode == "reflect":
+        for a, (b, e) in per.items():
+            if max(b, e) >= xs[a]:
+                raise im.refuse(f"reflect pads {b}, {e} of an axis of {xs[a]}",
+                                "reflect pads smaller than the axis")
+    perm = perm_of(im, xn)
+    if mode in ("edge", "wrap"):
         cur = im.act(xn, perm)
         for i, p in enumerate(perm):
             b, e = per.get(p, (0, 0))
-            if mode == "reflect" and max(b, e) >= xs[p]:
-                raise im.refuse(f"reflect pads {b}, {e} of an axis of {xs[p]}",
-                                "reflect pads smaller than the axis")
             if b or e:
                 cur = _edge_pad(im, cur, i, b, e, mode, node.outputs[0])
         im.bind(node.outputs[0], cur, perm)
         return
-    value_in = im.opt_input(node, 2)
-    value = float(im.const(value_in).reshape(-1)[0]) if value_in else 0.0
-    perm = perm_of(im, xn)
     x = im.act(xn, perm)
     xt = im.b.tensors[x]
     paddings = np.array([per.get(p, (0, 0)) for p in perm], dtype=np.int32)
     ir = tuple(xt.shape[i] + int(paddings[i].sum()) for i in range(rank))
     y = im.out_tensor(node.outputs[0], ir, xt.quant if im.qout is not None else None)
     pt = im.b.const(f"{node.name}.paddings", paddings)
-    if value == 0.0:
+    value_in = im.opt_input(node, 2)
+    value = float(im.const(value_in).reshape(-1)[0]) if value_in else 0.0
+    if mode == "reflect":  # TFLite's own operator: one op, which TFLM runs as well
+        im.b.op("MIRROR_PAD", [x, pt], [y], MirrorPadOptions("REFLECT"))
+    elif value == 0.0:
         im.b.op("PAD", [x, pt], [y])
     else:
         if im.qout is not None:
@@ -239,14 +243,11 @@ def tile(im: Importer, node: Node) -> None:
 
 def _edge_pad(im: Importer, x: int, ax: int, before: int, after: int, mode: str,
               name: str) -> int:
-    """Reflect, edge or wrap padding of one axis: slices of width 1 concatenated around
-    x (wrap: the axis repeated periodically, as numpy's ``np.pad(mode="wrap")``, pads
-    of any width)."""
+    """Edge or wrap padding of one axis: slices of width 1 concatenated around x (wrap:
+    the axis repeated periodically, as numpy's ``np.pad(mode="wrap")``, pads of any
+    width)."""
     shape = list(im.b.tensors[x].shape)
     n = shape[ax]
-    reflect = mode == "reflect"
-    if reflect and max(before, after) >= n:
-        raise AssertionError("checked by the caller")
 
     def col(i: int) -> int:
         begin = [0] * len(shape)
@@ -258,8 +259,8 @@ def _edge_pad(im: Importer, x: int, ax: int, before: int, after: int, mode: str,
         left = [col((k - before) % n) for k in range(before)]
         right = [col(k % n) for k in range(after)]
         return concat_copies(im, [*left, x, *right], ax, f"{name}.ax{ax}")
-    left = [col(before - k if reflect else 0) for k in range(before)]
-    right = [col(n - 2 - k if reflect else n - 1) for k in range(after)]
+    left = [col(0) for _ in range(before)]
+    right = [col(n - 1) for _ in range(after)]
     return concat_copies(im, [*left, x, *right], ax, f"{name}.ax{ax}")
 
 
