@@ -175,17 +175,27 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
 
 
 def fc_lines(op_index: int, model: str, params: Params, params_name: str,
-             weights_ident: str, bias_ident: str | None, shifts: Sequence[int]) -> list[str]:
-    """File-scope C of a specialised int8 fully connected op (nnrt/kernels/spec.h)."""
+             weights_ident: str, bias_ident: str | None, shifts: Sequence[int],
+             pairs_depth: int | None = None) -> list[str]:
+    """File-scope C of a specialised int8 fully connected op (nnrt/kernels/spec.h);
+    ``pairs_depth``: the weights are in the row-pair layout (``nnrt_fc_pairs_body()``,
+    with an input buffer of that many int16 on the function's stack)."""
     name = spec_symbol(model, op_index)
     all_fast = int(all(-31 <= sh <= -2 for sh in shifts))
+    args = f"input, {weights_ident}, {bias_ident or 'NULL'}, output, {all_fast}"
+    if pairs_depth is None:
+        what, body = "", [f"    nnrt_fc_body(&{params_name}, {args});"]
+    else:
+        what = ", weights in the row-pair layout"
+        body = [f"    NNRT_FC_PAIRS_XBUF(xs, {pairs_depth});",
+                f"    nnrt_fc_pairs_body(&{params_name}, {args}, xs);"]
     return [
-        f"/* op {op_index}: fully connected specialised to its shapes (nnrt/kernels/spec.h) */",
+        f"/* op {op_index}: fully connected specialised to its shapes{what} "
+        "(nnrt/kernels/spec.h) */",
         *render_params(params, params_name),
         f"static NNRT_SPEC_NOINLINE nnrt_status_t {name}(const int8_t *input, int8_t *output)",
         "{",
-        f"    nnrt_fc_body(&{params_name}, input, {weights_ident}, "
-        f"{bias_ident or 'NULL'}, output, {all_fast});",
+        *body,
         "    return NNRT_OK;",
         "}",
         "",

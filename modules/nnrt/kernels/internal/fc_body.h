@@ -98,6 +98,28 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_dot4(const int8_t *x, const int8_t *w, in
 #define NNRT_FC_DOT4(depth) 0
 #endif
 
+/* The output stage of unit o: its sum acc (bias included) requantised with the unit's
+ * (per channel) or the layer's multiplier and shift, offset, clamped. */
+static NNRT_ALWAYS_INLINE int8_t nnrt_fc_out(const nnrt_fc_s8_params_t *params, int32_t acc,
+                                             int32_t o, int all_fast)
+{
+    const int32_t qi = params->per_channel ? o : 0;
+    const int32_t e = -params->shift[qi] - 2; /* fast form: e' in [0, 29] */
+    int32_t v;
+    if (all_fast || (uint32_t)e <= 29u) {
+        v = nnrt_rqf_fast(acc, params->multiplier[qi], 1 << e, e + 1) + params->output_offset;
+    } else {
+        nnrt_rqf_t q;
+        nnrt_rqf_init(&q, params->multiplier[qi], params->shift[qi]);
+        v = nnrt_rqf(acc, &q, params->output_offset);
+    }
+    v = nnrt_sat8(v);
+    if (params->act_min != INT8_MIN || params->act_max != INT8_MAX) {
+        v = v < params->act_min ? params->act_min : (v > params->act_max ? params->act_max : v);
+    }
+    return (int8_t)v;
+}
+
 /* Units o .. o + rows - 1 (rows <= 4) of one input row: start values, dot products,
  * output stage. The specialised functions call it with rows a constant for the whole
  * groups, so that the loops over the units unroll and the accumulators stay in
@@ -111,7 +133,6 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_units(const nnrt_fc_s8_params_t *params,
     const int32_t depth = params->accum_depth;
     const int32_t in_off = params->input_offset;
     const int32_t w_off = params->weights_offset;
-    const int32_t out_off = params->output_offset;
     const int8_t *w = weights + (size_t)o * (size_t)depth;
     int32_t acc[4] = {0, 0, 0, 0};
     for (int32_t r = 0; r < rows; ++r) {
@@ -136,22 +157,7 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_units(const nnrt_fc_s8_params_t *params,
         }
     }
     for (int32_t r = 0; r < rows; ++r) {
-        const int32_t qi = params->per_channel ? o + r : 0;
-        const int32_t e = -params->shift[qi] - 2; /* fast form: e' in [0, 29] */
-        int32_t v;
-        if (all_fast || (uint32_t)e <= 29u) {
-            v = nnrt_rqf_fast(acc[r], params->multiplier[qi], 1 << e, e + 1) + out_off;
-        } else {
-            nnrt_rqf_t q;
-            nnrt_rqf_init(&q, params->multiplier[qi], params->shift[qi]);
-            v = nnrt_rqf(acc[r], &q, out_off);
-        }
-        v = nnrt_sat8(v);
-        if (params->act_min != INT8_MIN || params->act_max != INT8_MAX) {
-            v = v < params->act_min ? params->act_min
-                                    : (v > params->act_max ? params->act_max : v);
-        }
-        output[o + r] = (int8_t)v;
+        output[o + r] = nnrt_fc_out(params, acc[r], o + r, all_fast);
     }
 }
 
