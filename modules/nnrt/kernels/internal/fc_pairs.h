@@ -261,10 +261,11 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_pairs_body(const nnrt_fc_s8_params_t *par
             int32_t s2 = (bias != NULL ? bias[o + 2] : 0) + base;
             int32_t s3 = (bias != NULL ? bias[o + 3] : 0) + base;
             nnrt_fc_pairs4(xs, gw, depth, &s0, &s1, &s2, &s3);
-            output[o] = nnrt_fc_out(params, s0, o, all_fast);
-            output[o + 1] = nnrt_fc_out(params, s1, o + 1, all_fast);
-            output[o + 2] = nnrt_fc_out(params, s2, o + 2, all_fast);
-            output[o + 3] = nnrt_fc_out(params, s3, o + 3, all_fast);
+            const nnrt_fc_outs_t q = nnrt_fc_outs(params, o);
+            output[o] = nnrt_fc_out(&q, 0, s0, all_fast);
+            output[o + 1] = nnrt_fc_out(&q, 1, s1, all_fast);
+            output[o + 2] = nnrt_fc_out(&q, 2, s2, all_fast);
+            output[o + 3] = nnrt_fc_out(&q, 3, s3, all_fast);
         }
         if (whole < units) {
             nnrt_fc_units(params, input, weights, bias, output, whole, units - whole,
