@@ -20,16 +20,13 @@ from __future__ import annotations
 import math
 import random
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from nnopt.boards import load_board
 from nnopt.codegen.c_model import generate
-from nnopt.firmware import BuildSpec, build, run
 from nnopt.firmware import toolchain as tc
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import FullyConnectedOptions
@@ -39,14 +36,12 @@ from nnopt.lowering.specialize import fc_lines
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from nnopt.tflite_builder import ModelBuilder
-from support.cbuild import c_source, kernel_sources
+from support.cbuild import c_source
+from support.property import HAVE_QEMU, assert_passed, assert_same_hash, program, run_builds
 from support.tflite_builder import combine_models, fully_connected_model
 
-HAVE_QEMU = shutil.which("qemu-system-arm") is not None and shutil.which(
-    "arm-none-eabi-gcc") is not None
 CASES = 28  # random ops of the property program (and 3 of the largest sums)
 PRELUDE = c_source("fc_pairs_property.h").read_text()
-C_TESTS = c_source("fc_pairs_property.h").parent  # test_rng.h
 
 
 def _decode(p: np.ndarray, units: int, depth: int) -> np.ndarray:
@@ -199,10 +194,7 @@ def property_program(seed: int) -> str:
         d, c = _case_c(k, case)
         decls += d
         calls.append(c)
-    main = ["int main(void)", "{", *calls, '    say("cases", (uint32_t)cases);',
-            '    say("fails", (uint32_t)fails);', '    say("hash", hash);',
-            "    return fails == 0 ? 0 : 1;", "}", ""]
-    return "\n".join([PRELUDE, '#include "nnrt/sections.h"', *decls, *main])
+    return program(PRELUDE, ['#include "nnrt/sections.h"', *decls], calls)
 
 
 #: name -> (target, optimisation): -O0 runs the C form of the assembly (Zephyr's
@@ -216,19 +208,7 @@ BUILDS: dict[str, tuple[tc.Target, str]] = {
 def property_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     src = tmp_path_factory.mktemp("pairs") / "fc_pairs_property.c"
     src.write_text(property_program(seed=20261203))
-    out: dict[str, str] = {}
-    for name, (target, opt) in BUILDS.items():
-        if target != "host" and not HAVE_QEMU:
-            continue
-        board = load_board(tc.DEFAULT_BOARDS[target]) if target != "host" else None
-        exe = build(BuildSpec(target=target, sources=(src, *kernel_sources("fc", "internal")),
-                              include_dirs=(C_TESTS,), board=board, opt=opt,
-                              sanitize=target == "host"))
-        res = run(exe, target, [], board=board, timeout_s=600)
-        assert res.exit_code == 0, f"{name}: exit {res.exit_code}\n{res.stdout[-2000:]}" \
-                                   f"{res.stderr[-2000:]}"
-        out[name] = res.stdout
-    return out
+    return run_builds(src, BUILDS, ("fc", "internal"))
 
 
 @pytest.mark.slow
@@ -237,17 +217,12 @@ def test_row_pairs_match_the_generic_kernel(property_results: dict[str, str],
                                             name: str) -> None:
     if name not in property_results:
         pytest.skip("qemu-system-arm / arm-none-eabi-gcc not installed")
-    text = property_results[name]
-    assert re.search(rf"^cases {CASES + 3}$", text, re.MULTILINE), text[-2000:]
-    assert re.search(r"^fails 0$", text, re.MULTILINE), text[-2000:]
+    assert_passed(property_results[name], CASES + 3)
 
 
 @pytest.mark.slow
 def test_every_build_gives_the_same_bytes(property_results: dict[str, str]) -> None:
-    hashes = {n: re.findall(r"^hash (\d+)$", t, re.MULTILINE)
-              for n, t in property_results.items()}
-    assert all(len(h) == 1 for h in hashes.values()), hashes
-    assert len({h[0] for h in hashes.values()}) == 1, hashes
+    assert_same_hash(property_results)
 
 
 def test_property_program_covers_the_kernel() -> None:
@@ -359,3 +334,16 @@ def test_shared_weights_stay_row_major_and_match_the_interpreter(tmp_path: Path)
     ref, _ = run_tflm(model, inputs)
     ours, _ = run_nnopt(model, inputs, options=opts, sanitize=True)
     assert np.array_equal(ours[0], ref[0].reshape(ours[0].shape))
+
+
+def test_auto_rule_counts_what_the_row_pairs_save() -> None:
+    """``--specialize auto``: a fully connected op whose weights take the row-pair layout
+    saves half an instruction per MAC more, so fewer outputs reach the threshold."""
+    from nnopt.lowering.specialize import Candidate, choose, fc_gain_per_output
+
+    plain = [Candidate(1, 40, "fc"), Candidate(2, 40, "fc")]  # 40 x 20 < 2,000: small
+    assert choose("auto", plain) == set()  # two copies: 2 x 620 > 770
+    pairs = [Candidate(1, 40, "fc", fc_gain_per_output(128, True)),
+             Candidate(2, 40, "fc", fc_gain_per_output(128, False))]
+    assert choose("auto", pairs) == {1, 2}  # 40 x 84 >= 2,000; the other alone: small
+    assert fc_gain_per_output(128, False) == 20 and fc_gain_per_output(9, True) == 24

@@ -127,13 +127,17 @@ def specialized_fc_ops(graph: Graph, mode: str) -> frozenset[int]:
         if op.opcode != "FULLY_CONNECTED" or len(op.inputs) < 2:
             continue
         try:
-            batches, _, units, bias = _shapes(graph, op)
+            batches, depth, units, bias = _shapes(graph, op)
         except UnsupportedError:
             continue
         x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
         if (x.dtype == DType.INT8 and w.is_constant
                 and (bias is None or bias.is_constant)):
-            candidates.append(specialize.Candidate(op.index, batches * units, "fc"))
+            pairs = (depth <= PAIRS_MAX_DEPTH and graph.consumers.get(w.index) == (op.index,)
+                     and pair_layout(w.array()) is not None)
+            candidates.append(specialize.Candidate(
+                op.index, batches * units, "fc",
+                specialize.fc_gain_per_output(depth, pairs)))
     return specialize.choose(mode, candidates)
 
 

@@ -65,6 +65,18 @@ static inline int32_t nnrt_fc_pairs_h(const int8_t *p)
     return v;
 }
 
+/* One weight word of the C form: the mixed sum *m and the exact sum *a of a unit pair
+ * over inputs xi, xj (one multiply-accumulate each, signed, so that GCC keeps the
+ * chains: one MLA per product on Cortex-M3). */
+static inline void nnrt_fc_pairs_word(const int8_t *v, int32_t xi, int32_t xj, int32_t *m,
+                                      int32_t *a)
+{
+    *m += nnrt_fc_pairs_h(v) * xi;
+    *m += nnrt_fc_pairs_h(v + 2) * xj;
+    *a += v[0] * xi;
+    *a += v[2] * xj;
+}
+
 /*
  * xs[] = the input row with input_offset added, in the chunk order (see above); returns
  * sum(x + input_offset) when `sum` is set (the weights offset needs it), else 0.
@@ -169,30 +181,12 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_pairs_block(const int16_t **xp, const int
 #undef NNRT_FC_PAIRS_OPERANDS
 #else
     /* The same sums: the halfword h = 256 * w_b + w_a times the input (mixed sum), the
-     * low byte w_a times the input (exact sum); one multiply-accumulate each, in the
-     * order of the inputs (signed, so that GCC keeps the chains: one MLA per product
-     * on Cortex-M3). */
+     * low byte w_a times the input (exact sum). */
     for (; x != x_end; x += 4, w += 16) {
-        const int32_t x0 = x[0]; /* x_d */
-        const int32_t x2 = x[1]; /* x_{d+2} */
-        const int32_t x1 = x[2]; /* x_{d+1} */
-        const int32_t x3 = x[3]; /* x_{d+3} */
-        m0 += nnrt_fc_pairs_h(w) * x0;
-        m0 += nnrt_fc_pairs_h(w + 2) * x2;
-        a0 += w[0] * x0;
-        a0 += w[2] * x2;
-        m2 += nnrt_fc_pairs_h(w + 4) * x0;
-        m2 += nnrt_fc_pairs_h(w + 6) * x2;
-        a2 += w[4] * x0;
-        a2 += w[6] * x2;
-        m0 += nnrt_fc_pairs_h(w + 8) * x1;
-        m0 += nnrt_fc_pairs_h(w + 10) * x3;
-        a0 += w[8] * x1;
-        a0 += w[10] * x3;
-        m2 += nnrt_fc_pairs_h(w + 12) * x1;
-        m2 += nnrt_fc_pairs_h(w + 14) * x3;
-        a2 += w[12] * x1;
-        a2 += w[14] * x3;
+        nnrt_fc_pairs_word(w, x[0], x[1], &m0, &a0);       /* x_d, x_{d+2} */
+        nnrt_fc_pairs_word(w + 4, x[0], x[1], &m2, &a2);
+        nnrt_fc_pairs_word(w + 8, x[2], x[3], &m0, &a0);   /* x_{d+1}, x_{d+3} */
+        nnrt_fc_pairs_word(w + 12, x[2], x[3], &m2, &a2);
     }
 #endif
     *xp = x;
