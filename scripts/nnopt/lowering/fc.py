@@ -15,6 +15,14 @@ Supported (bit-exact with TFLM's reference kernels, see ``nnrt/kernels/fc.h``):
   output zero points 0, weights per tensor (TFLM applies their zero point) or per
   channel (symmetric), an optional int64 bias, requantisation shifts <= 7;
 
+The int8 ops code generation specialises (:func:`specialized_fc_ops`) have their
+weights written in the row-pair layout of nnrt's ``internal/fc_pairs.h``
+(:func:`pair_layout`) when the op alone reads them and its depth is at most
+:data:`PAIRS_MAX_DEPTH`: the array in the model source holds that layout instead of the
+tensor's own order (``EmitContext.laid_out_weight``, one copy), and the specialised
+function runs ``nnrt_fc_pairs_body()``. Every other reader (the generic kernel, streamed
+weights, the model blob, weights several ops share) keeps the row-major order.
+
 Refused with an :class:`UnsupportedError` naming op and tensor: a 16x8 op with an int32
 bias (the installed TFLM runs it with a 32-bit accumulator whose rounding nnrt does not
 reproduce), uint8, hybrid (float32 activations with int8 weights), int4 weights, asymmetric
