@@ -10,14 +10,10 @@
 #include "nnrt/kernels/spec.h"
 #include "nnrt/port.h"
 
-#define MAXB 4096
-static int8_t in_buf[MAXB];
-static int8_t out_gen[MAXB];
-static int8_t out_spec[MAXB];
+#include "property_report.h"
+
 static uint32_t scratch_buf[MAXB / 4];
 
-#define TEST_RNG_SEED 2463534242u
-#include "test_rng.h"
 static void fill8(int8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; ++i) {
@@ -29,29 +25,6 @@ static void fill32(int32_t *p, size_t n)
     for (size_t i = 0; i < n; ++i) {
         p[i] = (int32_t)(rnd() % 80001u) - 40000;
     }
-}
-
-static uint32_t hash = 2166136261u;
-static int fails;
-static int spec_cases;
-static char line[64];
-/* v in decimal at line[n]; the position after it */
-static size_t put_dec(size_t n, uint32_t v)
-{
-    if (v >= 10u) {
-        n = put_dec(n, v / 10u);
-    }
-    line[n] = (char)('0' + (int)(v % 10u));
-    return n + 1;
-}
-/* "<what> <v>" on a line of its own */
-static void say(const char *what, uint32_t v)
-{
-    size_t n = strlen(what);
-    memcpy(line, what, n);
-    line[n++] = ' ';
-    line[put_dec(n, v)] = '\0';
-    nnrt_port_log(line);
 }
 
 /* One case: the generic kernel and the specialised one on the same data. */
@@ -67,29 +40,6 @@ static void check(const nnrt_conv_s8_params_t *p, const int8_t *w, const int32_t
         : nnrt_conv2d_opt_s8(p, in_buf, w, b, out_gen);
     memset(scratch_buf, 0x77, sizeof(scratch_buf));
     nnrt_status_t s2 = spec(in_buf, out_spec, with_scratch ? (void *)scratch_buf : NULL);
-    if (s1 != NNRT_OK || s2 != NNRT_OK || memcmp(out_gen, out_spec, out_n) != 0) {
-        ++fails;
-    }
-    for (size_t i = 0; i < out_n; ++i) {
-        hash = (hash ^ (uint8_t)out_spec[i]) * 16777619u;
-    }
-    ++spec_cases;
-}
-
-/* One fully connected case: generic and specialised on the same data. */
-static void check_fc(const nnrt_fc_s8_params_t *p, const int8_t *w, const int32_t *b,
-                     size_t in_n, size_t out_n, nnrt_status_t (*spec)(const int8_t *, int8_t *))
-{
-    fill8(in_buf, in_n);
-    memset(out_gen, 0x55, out_n);
-    memset(out_spec, 0x2a, out_n);
-    nnrt_status_t s1 = nnrt_fully_connected_s8(p, in_buf, w, b, out_gen);
-    nnrt_status_t s2 = spec(in_buf, out_spec);
-    if (s1 != NNRT_OK || s2 != NNRT_OK || memcmp(out_gen, out_spec, out_n) != 0) {
-        ++fails;
-    }
-    for (size_t i = 0; i < out_n; ++i) {
-        hash = (hash ^ (uint8_t)out_spec[i]) * 16777619u;
-    }
-    ++spec_cases;
+    report_case(out_spec, out_n,
+                s1 == NNRT_OK && s2 == NNRT_OK && memcmp(out_gen, out_spec, out_n) == 0);
 }

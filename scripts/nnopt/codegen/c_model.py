@@ -141,6 +141,9 @@ class ModelEmitter:
         self.headers: set[str] = set()
         self.non_finite = False  # a float constant is infinite or NaN: <math.h>
         self.weight_names: dict[int, str] = {}
+        # constant tensors written in a lowering's layout (laid_out_weight): tensor ->
+        # layout name; nothing else may then name their array
+        self.weight_layouts: dict[int, str] = {}
         # RESHAPE-like ops whose output the plan stores in their input's buffer.
         # The plan facts the planner recorded (nnopt.planfacts): nothing is re-derived.
         facts = planned.facts
@@ -183,6 +186,25 @@ class ModelEmitter:
             return None
         return self._weight(tensor)
 
+    def laid_out_weight_for(self, op_index: int) -> Callable[[int, str, np.ndarray],
+                                                              str | None]:
+        def laid_out_weight(t: int, layout: str, arr: np.ndarray) -> str | None:
+            """Constant tensor t written as ``arr`` (:attr:`EmitContext.laid_out_weight`):
+            only when op ``op_index`` alone reads t and nothing has written t yet."""
+            tensor = self.g.tensors[t]
+            if self.weight_layouts.get(t) == layout and self.g.consumers.get(t) == (op_index,):
+                return self.weight_names[t]  # the same op again (same layout, same bytes)
+            if (not tensor.is_constant or t in self.ext.external or t in self.weight_names
+                    or self.g.consumers.get(t, ()) != (op_index,) or t in self.g.outputs):
+                return None
+            plain = tensor.array()
+            if arr.dtype != plain.dtype or arr.size != plain.size:
+                raise PlanError(f"tensor {t}: its {layout} layout has {arr.size} "
+                                f"{arr.dtype} values, the tensor {plain.size} {plain.dtype}")
+            self.weight_layouts[t] = layout
+            return self._weight(tensor, arr, f" in the {layout} layout")
+        return laid_out_weight
+
     def scratch_ptr(self, op_index: int) -> str:
         if op_index not in self.scratch:
             return "NULL"
@@ -191,14 +213,19 @@ class ModelEmitter:
             return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
         return f"((void *)({self.name}_arena + {self.scratch[op_index]}u))"
 
-    def _weight(self, tensor: Tensor) -> str:
+    def _weight(self, tensor: Tensor, laid_out: np.ndarray | None = None,
+                note: str = "") -> str:
+        if tensor.index in self.weight_layouts and laid_out is None:
+            raise PlanError(f"tensor {tensor.index} is written in the "
+                            f"{self.weight_layouts[tensor.index]} layout of the op that "
+                            "reads it: nothing else may read its array")
         if tensor.index not in self.weight_names:
-            arr = tensor.array()
+            arr = tensor.array() if laid_out is None else laid_out
             ident = f"w{tensor.index}"
             ctype = _C_TYPES[arr.dtype]
             self.non_finite |= _has_non_finite(arr)
             self.const_decls.append(
-                f"/* tensor {tensor.index}: {tensor.name[:60]} {list(tensor.shape)} */\n"
+                f"/* tensor {tensor.index}: {tensor.name[:60]} {list(tensor.shape)}{note} */\n"
                 f"NNRT_WEIGHTS static const {ctype} {ident}[{max(arr.size, 1)}] = {{\n"
                 f"{_c_literal_list(arr)}\n}};")
             self.weight_names[tensor.index] = ident
@@ -245,6 +272,7 @@ class ModelEmitter:
                 c_scratch=self.scratch_ptr(op.index),
                 specialize=self.specialize, model=self.name, decl=self.decl_for(op.index),
                 weight_array=self.weight_array,
+                laid_out_weight=self.laid_out_weight_for(op.index),
             )
             run, structs, checks = prepare_of(low.emit(ctx), f"op{op.index}_",
                                                defined.checks)
@@ -264,7 +292,8 @@ class ModelEmitter:
                                    c_scratch=self.scratch_ptr(op.index),
                                    specialize=self.specialize, model=self.name,
                                    decl=self.decl_for(op.index),
-                                   weight_array=self.weight_array),
+                                   weight_array=self.weight_array,
+                                   laid_out_weight=self.laid_out_weight_for(op.index)),
             lambda off: f"((void *)({self.name}_arena + {off}u))", self.ptr,
             dynamic=self.dyn is not None)
         self.extra_decls += decls

@@ -41,6 +41,14 @@ class EmitContext:
     weight_array: Callable[[int], str | None] = lambda t: None
     """The identifier of constant tensor t's array in the model source, or None (not a
     plain constant there: streamed, a slice ...); specialised functions name it."""
+    laid_out_weight: Callable[[int, str, np.ndarray], str | None] = (
+        lambda t, layout, arr: None)
+    """``laid_out_weight(t, layout, arr)``: constant tensor t's array written as ``arr``
+    (its bytes rearranged by the lowering into the layout its kernel reads, named
+    ``layout``; same dtype and size) instead of its own order, once: the model source then
+    holds no other copy of t. The identifier, or None where the caller cannot (another
+    op reads t, t is streamed or already written, a caller without the hook): then the
+    lowering keeps t's own order."""
 
     def ptr(self, t: int) -> TensorArg:
         """The data pointer of tensor t, as a call argument. The caller's pointer is

@@ -15,6 +15,14 @@ Supported (bit-exact with TFLM's reference kernels, see ``nnrt/kernels/fc.h``):
   output zero points 0, weights per tensor (TFLM applies their zero point) or per
   channel (symmetric), an optional int64 bias, requantisation shifts <= 7;
 
+The int8 ops code generation specialises (:func:`specialized_fc_ops`) have their
+weights written in the row-pair layout of nnrt's ``internal/fc_pairs.h``
+(:func:`pair_layout`) when the op alone reads them and its depth is at most
+:data:`PAIRS_MAX_DEPTH`: the array in the model source holds that layout instead of the
+tensor's own order (``EmitContext.laid_out_weight``, one copy), and the specialised
+function runs ``nnrt_fc_pairs_body()``. Every other reader (the generic kernel, streamed
+weights, the model blob, weights several ops share) keeps the row-major order.
+
 Refused with an :class:`UnsupportedError` naming op and tensor: a 16x8 op with an int32
 bias (the installed TFLM runs it with a 32-bit accumulator whose rounding nnrt does not
 reproduce), uint8, hybrid (float32 activations with int8 weights), int4 weights, asymmetric
@@ -79,6 +87,43 @@ def _shapes(graph: Graph, op: Op) -> tuple[int, int, int, Tensor | None]:
     return batches, depth, units, bias
 
 
+#: Name of the row-pair weight layout (the comment on the array in the model source).
+PAIRS_LAYOUT = "row-pair"
+#: The deepest input row the row-pair kernel takes: its int16 copy of the row is on the
+#: stack of the specialised function (2 bytes per input, 2 KB at most).
+PAIRS_MAX_DEPTH = 1024
+
+
+def pair_layout(w: np.ndarray) -> np.ndarray | None:
+    """int8 weights ``[units, depth]`` in the row-pair layout of nnrt's
+    ``internal/fc_pairs.h`` (whose comment describes it; this is its one definition in
+    Python): per whole group of 4 units, per chunk of 4 inputs, 4 words of two units x
+    two inputs, each halfword the int16 ``256 * w_b + w_a``; then the group's
+    ``depth % 4`` last inputs row-major; the ``units % 4`` last units row-major. Same
+    size and dtype. None when the layout does not apply: fewer than 4 units or inputs,
+    or a pair whose halfword is not an int16 (``w_b = -128`` with ``w_a < 0``)."""
+    units, depth = w.shape
+    if units < 4 or depth < 4 or w.dtype != np.int8:
+        return None
+    groups, d4, tail = units // 4, depth & ~3, depth % 4
+    rows = w[:4 * groups].astype(np.int16).reshape(groups, 2, 2, depth)  # [g][pair][a|b]
+    low, high = rows[:, :, 0, :], rows[:, :, 1, :]
+    h = high - (low < 0)  # the high byte of each halfword 256 * w_b + w_a
+    if (h < -128).any():
+        return None
+    chunks = d4 // 4
+    # input d = 4 c + 2 m + q: chunk c, word parity q (inputs d, d + 2 / d + 1, d + 3),
+    # m the first or second halfword of the word
+    def by_word(v: np.ndarray) -> np.ndarray:  # [g][p][d4] -> [g][c][q][p][m]
+        return v[:, :, :d4].reshape(groups, 2, chunks, 2, 2).transpose(0, 2, 4, 1, 3)
+    words = np.stack([by_word(low), by_word(h)], axis=-1)  # bytes [w_a, h_b] per halfword
+    blocks = np.concatenate([words.reshape(groups, 16 * chunks),
+                             w[:4 * groups].reshape(groups, 4, depth)[:, :, d4:]
+                             .reshape(groups, 4 * tail)], axis=1)
+    out = np.concatenate([blocks.reshape(-1), w[4 * groups:].reshape(-1)])
+    return out.astype(np.int8)
+
+
 def specialized_fc_ops(graph: Graph, mode: str) -> frozenset[int]:
     """The int8 fully connected ops of ``graph`` with constant weights that code
     generation specialises under ``mode`` (``--specialize``,
@@ -90,13 +135,17 @@ def specialized_fc_ops(graph: Graph, mode: str) -> frozenset[int]:
         if op.opcode != "FULLY_CONNECTED" or len(op.inputs) < 2:
             continue
         try:
-            batches, _, units, bias = _shapes(graph, op)
+            batches, depth, units, bias = _shapes(graph, op)
         except UnsupportedError:
             continue
         x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
         if (x.dtype == DType.INT8 and w.is_constant
                 and (bias is None or bias.is_constant)):
-            candidates.append(specialize.Candidate(op.index, batches * units, "fc"))
+            pairs = (depth <= PAIRS_MAX_DEPTH and graph.consumers.get(w.index) == (op.index,)
+                     and pair_layout(w.array()) is not None)
+            candidates.append(specialize.Candidate(
+                op.index, batches * units, "fc",
+                specialize.fc_gain_per_output(depth, pairs)))
     return specialize.choose(mode, candidates)
 
 
@@ -131,8 +180,6 @@ class FullyConnectedLowering(LoweringBase):
         x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
         y = graph.tensors[op.outputs[0]]
         kind = refuse_dtypes(op, graph, x, w, y, bias)
-        b_arg: Arg = ctx.ptr(bias.index) if bias is not None else NULL
-        args = (ctx.ptr(x.index), ctx.ptr(w.index), b_arg, ctx.ptr(y.index))
         if kind == "s16":
             self.check(graph, op)
             s_out, _ = per_tensor_quant(op, y)
@@ -163,23 +210,46 @@ class FullyConnectedLowering(LoweringBase):
                 "act_min": lo, "act_max": hi, "per_channel": 1 if per_channel else 0,
                 "multiplier": Raw(mult), "shift": Raw(shift)})
             fn = "nnrt_fully_connected_s8"
-            w_ident = ctx.weight_array(w.index)
-            b_ident = ctx.weight_array(bias.index) if bias is not None else None
-            if (ctx.decl is not None and w_ident is not None
-                    and (bias is None or b_ident is not None)
-                    and op.index in specialized_fc_ops(graph, ctx.specialize)):
-                ctx.decl(specialize.fc_lines(op.index, ctx.model, params,
-                                             f"op{op.index}_params", w_ident, b_ident,
-                                             shifts))
-                return [Call(specialize.spec_symbol(ctx.model, op.index),
-                             (TensorArg(x.index), TensorArg(y.index)), wrap=False)]
+            if (ctx.decl is not None and op.index in specialized_fc_ops(graph, ctx.specialize)
+                    and (bias is None or bias.is_constant)):
+                spec = self.specialized(ctx, w, bias, depth, params, shifts)
+                if spec is not None:
+                    return spec
         else:
             lo_f, hi_f = activation_range_float(op.options.activation)
             params = Params("nnrt_fc_f32_params_t", {
                 "batches": batches, "accum_depth": depth, "output_depth": units,
                 "act_min": Dec(lo_f), "act_max": Dec(hi_f)})
             fn = "nnrt_fully_connected_f32"
+        b_arg: Arg = ctx.ptr(bias.index) if bias is not None else NULL
+        args = (ctx.ptr(x.index), ctx.ptr(w.index), b_arg, ctx.ptr(y.index))
         return [params, Call(fn, (AddressOf("params"), *args), wrap=False)]
+
+    @staticmethod
+    def specialized(ctx: EmitContext, w: Tensor, bias: Tensor | None, depth: int,
+                    params: Params, shifts: Sequence[int]) -> Body | None:
+        """The call of the op's specialised function (declared through ``ctx.decl``),
+        its weights in the row-pair layout when that applies and the model source can
+        hold them so (the op alone reads them, ``depth`` <= :data:`PAIRS_MAX_DEPTH`);
+        None when the weights or the bias are no plain array there."""
+        op = ctx.op
+        w_ident = None
+        if depth <= PAIRS_MAX_DEPTH:
+            arranged = pair_layout(w.array())
+            if arranged is not None:
+                w_ident = ctx.laid_out_weight(w.index, PAIRS_LAYOUT, arranged)
+        pairs = w_ident is not None
+        w_ident = w_ident or ctx.weight_array(w.index)
+        b_ident = ctx.weight_array(bias.index) if bias is not None else None
+        if w_ident is None or (bias is not None and b_ident is None):
+            return None
+        assert ctx.decl is not None
+        ctx.decl(specialize.fc_lines(op.index, ctx.model, params, f"op{op.index}_params",
+                                     w_ident, b_ident, shifts, pairs_depth=depth if pairs
+                                     else None))
+        x, y = op.inputs[0], op.outputs[0]
+        return [Call(specialize.spec_symbol(ctx.model, op.index),
+                     (TensorArg(x), TensorArg(y)), wrap=False)]
 
 
 FULLY_CONNECTED = FullyConnectedLowering()

@@ -15,7 +15,9 @@ QEMU, benchmarks/README-kernels.md): the matrix-core convolution
 instructions per output value (30 and more with a shallow im2col input such as an RGB
 first layer) for 550-850 bytes of code per op; the int8 fully connected op 20-30 per
 output value for about 350 bytes (four units per pass over the input, measured on
-kws_ref_model and ad01_int8). ``auto`` (:func:`choose`) specialises the ops whose
+kws_ref_model and ad01_int8), and with its weights in the row-pair layout
+(``internal/fc_pairs.h``: the op alone reads them) 0.7-1.3 instructions per MAC for
+510-620 bytes (:func:`fc_gain_per_output`). ``auto`` (:func:`choose`) specialises the ops whose
 estimated saving (:data:`FAMILIES`: instructions per output value, a lower bound of
 the measurements) reaches :data:`MIN_SAVED` instructions per inference, and the
 smaller ones of a family too when their copies together take less ROM than the
@@ -52,7 +54,7 @@ class Family:
 
 FAMILIES: dict[str, Family] = {
     "conv": Family(gain_per_output=10, spec_bytes=850, generic_bytes=2_100),
-    "fc": Family(gain_per_output=20, spec_bytes=360, generic_bytes=770),
+    "fc": Family(gain_per_output=20, spec_bytes=620, generic_bytes=770),
 }
 
 def check_mode(mode: str) -> str:
@@ -64,11 +66,23 @@ def check_mode(mode: str) -> str:
 
 @dataclass(frozen=True)
 class Candidate:
-    """An op that has a specialised form: its index, family and output values."""
+    """An op that has a specialised form: its index, family and output values;
+    ``gain_per_output`` when the op's own estimate replaces its family's (a fully
+    connected op whose weights take the row-pair layout: :func:`fc_gain_per_output`)."""
 
     op_index: int
     outputs: int
     family: str = "conv"
+    gain_per_output: int | None = None
+
+
+def fc_gain_per_output(depth: int, row_pairs: bool) -> int:
+    """Instructions a specialised int8 fully connected op saves per output value, lower
+    bound: the family's 20, and with its weights in the row-pair layout half an
+    instruction per MAC more (measured 0.73-1.3 per MAC over the generic kernel with
+    `bench_firmware.py --profile`, ``--specialize off`` against ``auto``: ad01_int8's
+    depths 8, 128 and 640, lenet5_int8's 84 and 120, kws_ref_model's 64)."""
+    return FAMILIES["fc"].gain_per_output + (depth // 2 if row_pairs else 0)
 
 
 def choose(mode: str, candidates: Sequence[Candidate]) -> frozenset[int]:
@@ -80,7 +94,8 @@ def choose(mode: str, candidates: Sequence[Candidate]) -> frozenset[int]:
     chosen: set[int] = set()
     for name, fam in FAMILIES.items():
         mine = [c for c in candidates if c.family == name]
-        big = {c.op_index for c in mine if c.outputs * fam.gain_per_output >= MIN_SAVED}
+        big = {c.op_index for c in mine
+               if c.outputs * (c.gain_per_output or fam.gain_per_output) >= MIN_SAVED}
         small = [c.op_index for c in mine if c.op_index not in big]
         if small and len(small) * fam.spec_bytes < fam.generic_bytes:
             big.update(small)  # cheaper than linking the generic kernel for them
@@ -175,17 +190,27 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
 
 
 def fc_lines(op_index: int, model: str, params: Params, params_name: str,
-             weights_ident: str, bias_ident: str | None, shifts: Sequence[int]) -> list[str]:
-    """File-scope C of a specialised int8 fully connected op (nnrt/kernels/spec.h)."""
+             weights_ident: str, bias_ident: str | None, shifts: Sequence[int],
+             pairs_depth: int | None = None) -> list[str]:
+    """File-scope C of a specialised int8 fully connected op (nnrt/kernels/spec.h);
+    ``pairs_depth``: the weights are in the row-pair layout (``nnrt_fc_pairs_body()``,
+    with an input buffer of that many int16 on the function's stack)."""
     name = spec_symbol(model, op_index)
     all_fast = int(all(-31 <= sh <= -2 for sh in shifts))
+    args = f"input, {weights_ident}, {bias_ident or 'NULL'}, output, {all_fast}"
+    if pairs_depth is None:
+        what, body = "", [f"    nnrt_fc_body(&{params_name}, {args});"]
+    else:
+        what = ", weights in the row-pair layout"
+        body = [f"    NNRT_FC_PAIRS_XBUF(xs, {pairs_depth});",
+                f"    nnrt_fc_pairs_body(&{params_name}, {args}, xs);"]
     return [
-        f"/* op {op_index}: fully connected specialised to its shapes (nnrt/kernels/spec.h) */",
+        f"/* op {op_index}: fully connected specialised to its shapes{what} "
+        "(nnrt/kernels/spec.h) */",
         *render_params(params, params_name),
         f"static NNRT_SPEC_NOINLINE nnrt_status_t {name}(const int8_t *input, int8_t *output)",
         "{",
-        f"    nnrt_fc_body(&{params_name}, input, {weights_ident}, "
-        f"{bias_ident or 'NULL'}, output, {all_fast});",
+        *body,
         "    return NNRT_OK;",
         "}",
         "",

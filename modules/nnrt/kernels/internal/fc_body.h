@@ -98,6 +98,50 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_dot4(const int8_t *x, const int8_t *w, in
 #define NNRT_FC_DOT4(depth) 0
 #endif
 
+/* What the output stage of units o, o + 1 ... reads of the parameters, read once: the
+ * int8 stores of a loop over the units would otherwise make GCC read them again (a
+ * store through int8_t * may alias anything). */
+typedef struct {
+    const int32_t *mult;  /* unit o's multiplier (per channel) or the layer's */
+    const int32_t *shift; /* unit o's shift or the layer's */
+    int32_t step;         /* 1 per channel, 0 per tensor */
+    int32_t out_off;
+    int32_t act_min;
+    int32_t act_max;
+} nnrt_fc_outs_t;
+
+static NNRT_ALWAYS_INLINE nnrt_fc_outs_t nnrt_fc_outs(const nnrt_fc_s8_params_t *params,
+                                                      int32_t o)
+{
+    const int32_t step = params->per_channel ? 1 : 0;
+    const nnrt_fc_outs_t q = {params->multiplier + step * o, params->shift + step * o, step,
+                              params->output_offset, params->act_min, params->act_max};
+    return q;
+}
+
+/* The output stage of unit o + r: its sum acc (bias included) requantised, offset,
+ * clamped. */
+static NNRT_ALWAYS_INLINE int8_t nnrt_fc_out(const nnrt_fc_outs_t *q, int32_t r, int32_t acc,
+                                             int all_fast)
+{
+    const int32_t mult = q->mult[q->step * r];
+    const int32_t shift = q->shift[q->step * r];
+    const int32_t e = -shift - 2; /* fast form: e' in [0, 29] */
+    int32_t v;
+    if (all_fast || (uint32_t)e <= 29u) {
+        v = nnrt_rqf_fast(acc, mult, 1 << e, e + 1) + q->out_off;
+    } else {
+        nnrt_rqf_t rq;
+        nnrt_rqf_init(&rq, mult, shift);
+        v = nnrt_rqf(acc, &rq, q->out_off);
+    }
+    v = nnrt_sat8(v);
+    if (q->act_min != INT8_MIN || q->act_max != INT8_MAX) {
+        v = v < q->act_min ? q->act_min : (v > q->act_max ? q->act_max : v);
+    }
+    return (int8_t)v;
+}
+
 /* Units o .. o + rows - 1 (rows <= 4) of one input row: start values, dot products,
  * output stage. The specialised functions call it with rows a constant for the whole
  * groups, so that the loops over the units unroll and the accumulators stay in
@@ -111,7 +155,6 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_units(const nnrt_fc_s8_params_t *params,
     const int32_t depth = params->accum_depth;
     const int32_t in_off = params->input_offset;
     const int32_t w_off = params->weights_offset;
-    const int32_t out_off = params->output_offset;
     const int8_t *w = weights + (size_t)o * (size_t)depth;
     int32_t acc[4] = {0, 0, 0, 0};
     for (int32_t r = 0; r < rows; ++r) {
@@ -135,23 +178,9 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_units(const nnrt_fc_s8_params_t *params,
             }
         }
     }
+    const nnrt_fc_outs_t q = nnrt_fc_outs(params, o);
     for (int32_t r = 0; r < rows; ++r) {
-        const int32_t qi = params->per_channel ? o + r : 0;
-        const int32_t e = -params->shift[qi] - 2; /* fast form: e' in [0, 29] */
-        int32_t v;
-        if (all_fast || (uint32_t)e <= 29u) {
-            v = nnrt_rqf_fast(acc[r], params->multiplier[qi], 1 << e, e + 1) + out_off;
-        } else {
-            nnrt_rqf_t q;
-            nnrt_rqf_init(&q, params->multiplier[qi], params->shift[qi]);
-            v = nnrt_rqf(acc[r], &q, out_off);
-        }
-        v = nnrt_sat8(v);
-        if (params->act_min != INT8_MIN || params->act_max != INT8_MAX) {
-            v = v < params->act_min ? params->act_min
-                                    : (v > params->act_max ? params->act_max : v);
-        }
-        output[o + r] = (int8_t)v;
+        output[o + r] = nnrt_fc_out(&q, r, acc[r], all_fast);
     }
 }
 

@@ -14,7 +14,8 @@
  * Specialised so far: the matrix-core convolution (nnrt_conv2d_im2col_s8(),
  * nnrt_conv2d_1x1_s8(), nnrt_conv2d_opt_s8(): nnrt_spec_conv_gemm_s8() below) and the
  * int8 fully connected (nnrt_fully_connected_s8(): generated code calls its body
- * nnrt_fc_body() of internal/fc_body.h directly).
+ * nnrt_fc_body() of internal/fc_body.h directly, or nnrt_fc_pairs_body() of
+ * internal/fc_pairs.h when it wrote the weights in that file's row-pair layout).
  *
  * It lives among the public headers, although only generated code includes it, because
  * generated code spells it `nnrt/kernels/spec.h`: moving it to kernels/internal/ would
@@ -37,6 +38,7 @@
 #include "internal/conv_gemm_body.h"
 #include "internal/conv_pixel.h"
 #include "internal/fc_body.h"
+#include "internal/fc_pairs.h"
 #include "internal/gemm_body.h"
 #include "internal/simd.h"
 
