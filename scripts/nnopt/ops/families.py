@@ -45,7 +45,7 @@ FAMILIES: Mapping[str, Family] = {f.name: f for f in (
        ("ops/test_conv.py", "ops/test_conv_16x8.py", "ops/test_conv_transpose.py",
         "ops/test_conv_fast.py", "ops/test_conv_specialize.py", "ops/test_conv_float.py")),
     _f("pool", ("pool",), ("pool",), ("pool.h",), ("ops/test_pool.py",)),
-    _f("fc", ("fc",), ("fc",), ("fc.h",), ("ops/test_fc.py",)),
+    _f("fc", ("fc",), ("fc",), ("fc.h",), ("ops/test_fc.py", "ops/test_fc_pairs.py")),
     _f("elementwise", ("elementwise",), ("elementwise",), ("elementwise.h",),
        ("ops/test_elementwise.py", "ops/test_elementwise_squared_difference.py")),
     _f("activation", ("activation", "table_unary", "elu", "prelu"), ("activation",),
