@@ -76,29 +76,37 @@ static inline size_t nnrt_conv_gemm_bytes_body(const nnrt_conv_geom_t *g, int on
 }
 
 /*
- * nnrt_conv_gemm_s8() (conv_gemm.h) for the core mm (its filter, bias and output stage:
- * the caller's, run-time or constant) with each pixel pair's outputs computed by
- * px2() (nnrt_gemm_s8_2px(), or a specialised instance of nnrt_gemm_2px_body());
- * cols_inline: 1 converts the columns inline (a specialised caller: the depth is a
- * constant), 0 through nnrt_cols_put_s8(); need = nnrt_conv_gemm_bytes_body(g, one) and
- * one = nnrt_conv_pointwise(g), from the caller (out of line in the generic core).
+ * nnrt_conv_gemm_s8() (conv_gemm.h) from output pixel `from` on, for the core mm (its
+ * filter, bias and output stage: the caller's, run-time or constant) with each pixel
+ * pair's outputs computed by px2() (nnrt_gemm_s8_2px(), or a specialised instance of
+ * nnrt_gemm_2px_body()); cols_inline: 1 converts the columns inline (a specialised
+ * caller: the depth is a constant), 0 through nnrt_cols_put_s8(); need =
+ * nnrt_conv_gemm_bytes_body(g, one) and one = nnrt_conv_pointwise(g), from the caller
+ * (out of line in the generic core).
  */
 static NNRT_ALWAYS_INLINE size_t nnrt_conv_gemm_body(const nnrt_conv_s8_params_t *params,
                                                      const nnrt_gemm_s8_t *mm,
                                                      const int8_t *input, int8_t *output,
                                                      void *scratch, nnrt_gemm_2px_fn px2,
-                                                     int cols_inline, size_t need, int one)
+                                                     int cols_inline, size_t need, int one,
+                                                     size_t from)
 {
     const nnrt_conv_geom_t *g = &params->geom;
     const int32_t k = g->filter_h * g->filter_w * g->input_c;
     const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
     const size_t oc = (size_t)g->output_c;
-    const size_t pixels = (size_t)g->batches * (size_t)g->output_h * (size_t)g->output_w;
+    const size_t per_batch = (size_t)g->output_h * (size_t)g->output_w;
+    const size_t pixels = (size_t)g->batches * per_batch;
     int32_t b = 0;
     int32_t oy = 0;
     int32_t ox = 0;
+    if (from != 0) {
+        b = (int32_t)(from / per_batch);
+        oy = (int32_t)(from % per_batch / (size_t)g->output_w);
+        ox = (int32_t)(from % (size_t)g->output_w);
+    }
 
-    for (size_t q = 0; q < pixels; q += 2) {
+    for (size_t q = from; q < pixels; q += 2) {
         const int pair2 = q + 1 < pixels;
         void *cols = scratch;
         if (cols == NULL) {
