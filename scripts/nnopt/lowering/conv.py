@@ -523,11 +523,14 @@ class ConvLowering(LoweringBase):
         return self.variant(graph, op).scratch
 
     def window_call(self, ctx: EmitContext, geom: dict[str, Any],
-                    variant: Variant | None) -> KernelCall:
+                    variant: Variant | None, records: bool = False) -> KernelCall:
         """The call on whole tensors with the geometry ``geom`` (padding as given) and
         the kernel ``variant`` (None: the generic entry): callers running the op on
         sub-views change its geometry. The parameters are the ones :meth:`emit`
-        writes."""
+        writes; records: the caller runs the op's specialised core where it has one
+        (``codegen.views.spec_core``), so an op whose core takes channel records
+        (:meth:`records`) gets parameters without multipliers and shifts, and no bias
+        argument."""
         graph, op = ctx.graph, ctx.op
         o = op.options
         assert isinstance(o, ConvOptions)
@@ -544,8 +547,8 @@ class ConvLowering(LoweringBase):
                 scratch = (ScratchArg(),)
         # channel records: the sub-views run the specialised core (codegen.views), which
         # reads neither the bias nor these params' multipliers and shifts
-        rec = (kind == "s8" and variant is not None and variant.function in SPECIALIZABLE
-               and self.records(ctx))
+        rec = (records and kind == "s8" and variant is not None
+               and variant.function in SPECIALIZABLE and self.records(ctx))
         w_arg = ctx.ptr(w.index)
         b_arg: Arg = ctx.ptr(bias.index) if bias is not None and not rec else NULL
         args = (AddressOf("params"), TensorArg(x.index), w_arg, b_arg, TensorArg(y.index),

@@ -10,8 +10,11 @@
  * into a staging area (kernel rows with memcpy, padding as the input zero point, which
  * the offset turns into 0; a 1x1 filter without padding reads the input pixel itself),
  * converted in one aligned pass into the int16 columns of the matrix core and
- * multiplied with the [OC, KH*KW*C] filter. Bit-exact with TFLM's reference
- * convolution (a padding tap adds w * 0, TFLM skips it: the same sum).
+ * multiplied with the [OC, KH*KW*C] filter. Where C is a multiple of 4 (and the filter
+ * is not dilated horizontally) the kernel rows of a patch inside the input are converted
+ * straight from the input, without the staging copy (nnrt_conv_cols_direct()).
+ * Bit-exact with TFLM's reference convolution (a padding tap adds w * 0, TFLM skips it:
+ * the same sum).
  */
 #ifndef NNRT_KERNELS_INTERNAL_CONV_GEMM_BODY_H_
 #define NNRT_KERNELS_INTERNAL_CONV_GEMM_BODY_H_
@@ -59,6 +62,39 @@ static inline void nnrt_conv_stage_patch(const nnrt_conv_geom_t *g, int32_t in_o
     }
 }
 
+/*
+ * The columns of pixel p (output pixel (oy, ox), in_b: its batch's input) converted
+ * straight from the input, one kernel row at a time, where the patch lies inside the
+ * input (returns 0, nothing written, where it does not), the input depth is a multiple
+ * of 4 and the filter is not dilated horizontally: every kernel row is then a run of
+ * the input starting at a whole chunk of the columns. No int8 staging copy (a memcpy per
+ * kernel row, then the conversion of the copy).
+ */
+static NNRT_ALWAYS_INLINE int nnrt_conv_cols_direct(const nnrt_conv_geom_t *g, int32_t in_off,
+                                                    const int8_t *in_b, int32_t oy,
+                                                    int32_t ox, void *cols, int32_t k,
+                                                    int32_t p, int cols_inline)
+{
+    const int32_t y0 = oy * g->stride_h - g->pad_top;
+    const int32_t x0 = ox * g->stride_w - g->pad_left;
+    if (y0 < 0 || y0 + (g->filter_h - 1) * g->dilation_h >= g->input_h || x0 < 0
+        || x0 + g->filter_w > g->input_w) {
+        return 0;
+    }
+    const int32_t row = g->filter_w * g->input_c;
+    const size_t in_row = (size_t)g->input_w * (size_t)g->input_c;
+    const int8_t *src = in_b + (size_t)y0 * in_row + (size_t)x0 * (size_t)g->input_c;
+    for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+        const int8_t *x = src + (size_t)(fy * g->dilation_h) * in_row;
+        if (cols_inline) {
+            nnrt_cols_put_body(cols, k, p, fy * row, x, row, in_off);
+        } else {
+            nnrt_cols_put_s8(cols, k, p, fy * row, x, row, in_off);
+        }
+    }
+    return 1;
+}
+
 /* A 1x1 filter without padding whose pixels all lie inside the input: every pixel's
  * column is its input vector, no staging. */
 static inline int nnrt_conv_pointwise(const nnrt_conv_geom_t *g)
@@ -97,6 +133,8 @@ static NNRT_ALWAYS_INLINE size_t nnrt_conv_gemm_body(const nnrt_conv_s8_params_t
     const size_t oc = (size_t)g->output_c;
     const size_t per_batch = (size_t)g->output_h * (size_t)g->output_w;
     const size_t pixels = (size_t)g->batches * per_batch;
+    /* im2col straight from the input where every kernel row starts a whole chunk */
+    const int direct = !one && (g->input_c & 3) == 0 && g->dilation_w == 1;
     int32_t b = 0;
     int32_t oy = 0;
     int32_t ox = 0;
@@ -122,16 +160,19 @@ static NNRT_ALWAYS_INLINE size_t nnrt_conv_gemm_body(const nnrt_conv_s8_params_t
         for (int p = 0; p < 2; ++p) {
             const int8_t *in_b = input + (size_t)b * in_batch;
             const int8_t *src = stage;
-            if (one) {
-                src = in_b + ((size_t)oy * (size_t)g->stride_h * (size_t)g->input_w
-                              + (size_t)ox * (size_t)g->stride_w) * (size_t)g->input_c;
-            } else {
-                nnrt_conv_stage_patch(g, params->input_offset, in_b, oy, ox, stage);
-            }
-            if (cols_inline) {
-                nnrt_cols_put_body(cols, k, p, 0, src, k, params->input_offset);
-            } else {
-                nnrt_cols_put_s8(cols, k, p, 0, src, k, params->input_offset);
+            if (!direct || !nnrt_conv_cols_direct(g, params->input_offset, in_b, oy, ox,
+                                                  cols, k, p, cols_inline)) {
+                if (one) {
+                    src = in_b + ((size_t)oy * (size_t)g->stride_h * (size_t)g->input_w
+                                  + (size_t)ox * (size_t)g->stride_w) * (size_t)g->input_c;
+                } else {
+                    nnrt_conv_stage_patch(g, params->input_offset, in_b, oy, ox, stage);
+                }
+                if (cols_inline) {
+                    nnrt_cols_put_body(cols, k, p, 0, src, k, params->input_offset);
+                } else {
+                    nnrt_cols_put_s8(cols, k, p, 0, src, k, params->input_offset);
+                }
             }
             if (p == 0 && !pair2) {
                 continue; /* pixel 1 repeats pixel 0: its outputs are not stored */

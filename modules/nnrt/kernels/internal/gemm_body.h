@@ -49,6 +49,59 @@ static inline size_t nnrt_gemm_dsp_pos(int32_t k, int32_t p, int32_t kk)
 }
 #endif
 
+#if NNRT_DSP
+/*
+ * `words` whole chunks of one pixel's columns: 4 int8 values of x (any alignment) each,
+ * plus the offset, as the words [x0 x2] [x1 x3] at dst, dst + 4 (then dst + 16 ...).
+ * At -O1 and above two chunks a loop iteration in assembly: LDR, 2 SXTAB16 and one STRD
+ * a chunk (GCC's loop took 8-9 instructions, re-making the offset constant).
+ */
+static NNRT_ALWAYS_INLINE void nnrt_cols_words(uint8_t *dst, const int8_t *x, int32_t words,
+                                               uint32_t off2)
+{
+    if (words & 1) {
+        const uint32_t v = nnrt_ld32(x);
+        nnrt_st32(dst, __sxtab16(off2, v));
+        nnrt_st32(dst + 4, nnrt_sxtab16_ror8(off2, v));
+        x += 4;
+        dst += 16;
+    }
+    int32_t n = words >> 1;
+#if defined(__OPTIMIZE__)
+    if (n > 0) {
+        uint32_t v0;
+        uint32_t v1;
+        uint32_t a;
+        uint32_t b;
+        __asm__ volatile("1:\n\t"
+                         "ldr %[v0], [%[x]], #4\n\t"
+                         "ldr %[v1], [%[x]], #4\n\t"
+                         "sxtab16 %[a], %[off], %[v0]\n\t"
+                         "sxtab16 %[b], %[off], %[v0], ror #8\n\t"
+                         "strd %[a], %[b], [%[d]], #16\n\t"
+                         "sxtab16 %[a], %[off], %[v1]\n\t"
+                         "sxtab16 %[b], %[off], %[v1], ror #8\n\t"
+                         "strd %[a], %[b], [%[d]], #16\n\t"
+                         "subs %[n], %[n], #1\n\t"
+                         "bne 1b\n\t"
+                         : [x] "+r"(x), [d] "+r"(dst), [n] "+r"(n), [v0] "=&r"(v0),
+                           [v1] "=&r"(v1), [a] "=&r"(a), [b] "=&r"(b)
+                         : [off] "r"(off2)
+                         : "cc", "memory");
+    }
+#else
+    for (; n > 0; --n, x += 8, dst += 32) {
+        const uint32_t v0 = nnrt_ld32(x);
+        const uint32_t v1 = nnrt_ld32(x + 4);
+        nnrt_st32(dst, __sxtab16(off2, v0));
+        nnrt_st32(dst + 4, nnrt_sxtab16_ror8(off2, v0));
+        nnrt_st32(dst + 16, __sxtab16(off2, v1));
+        nnrt_st32(dst + 20, nnrt_sxtab16_ror8(off2, v1));
+    }
+#endif
+}
+#endif
+
 /* nnrt_cols_put_s8() (gemm.h). */
 static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t p, int32_t k0,
                                                   const int8_t *x, int32_t n,
@@ -58,15 +111,10 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t
     int32_t i = 0;
 #if NNRT_DSP
     if ((k0 & 3) == 0) {
-        const uint32_t off2 = nnrt_pair16(input_offset);
         const int32_t full = 4 * (k >> 2) - k0; /* depth positions left in whole chunks */
-        const int32_t m = (n < full ? n : full) & ~3;
-        uint8_t *dst = c + 16 * (size_t)(k0 >> 2) + 8 * (size_t)p;
-        for (; i < m; i += 4, dst += 16) {
-            const uint32_t v = nnrt_ld32(x + i);
-            nnrt_st32(dst, __sxtab16(off2, v));
-            nnrt_st32(dst + 4, nnrt_sxtab16_ror8(off2, v));
-        }
+        i = (n < full ? n : full) & ~3;
+        nnrt_cols_words(c + 16 * (size_t)(k0 >> 2) + 8 * (size_t)p, x, i >> 2,
+                        nnrt_pair16(input_offset));
     }
     for (; i < n; ++i) {
         nnrt_gemm_st16(c, nnrt_gemm_dsp_pos(k, p, k0 + i), (int32_t)x[i] + input_offset);
@@ -334,7 +382,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
  * All channel pairs [0, oc & ~1) of one pixel pair (pixel 1's outputs oc bytes after
  * pixel 0's) from the channel records, in one block of assembly: GCC's allocation of
  * the loop around the depth loop spilled and recomputed the output stage per pair
- * (about 90 instructions a pair); here 35 besides the depth loop, none spilled.
+ * (about 90 instructions a pair); here 33 besides the depth loop, none spilled.
  *
  * 13 registers: the four accumulators and the filter pointer throughout; the others
  * change role between the depth loop (cols pointer and end, 4 column words, 2 weight
@@ -350,6 +398,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
  *   (hi << 31) (EOR: hi's low bit is the sign, the addend being even), SMLAL, ASR by
  *   rsh, SSAT, the clamps of a narrower range (immediates), STRB post-indexed:
  *   nnrt_rq_fold() + the output offset in 6 instructions;
+ * - a channel's record in one LDM;
  * - the loop ends after the pair whose second rsh has NNRT_GEMM_RQ_LAST set (TST).
  *
  * Bit-exact with nnrt_gemm_pair1_rq(): the same sums in the same int32 arithmetic and
@@ -418,27 +467,27 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
     ".endif\n\t"                                                                              \
     ".endif\n\t" store "\n\t"
 #define NNRT_GA_CHANNEL(acc0, acc1)                                                           \
-    "ldrd %[m], %[ad], [%[r]], #8\n\t"                                                        \
-    "ldr %[rs], [%[r]], #4\n\t"                                                               \
+    "ldm %[r]!, {%[m], %[ad], %[rs]}\n\t"                                                     \
     NNRT_GA_OUT(acc1, "strb %[hi], [%[o], #%c[oc]]")                                          \
     NNRT_GA_OUT(acc0, "strb %[hi], [%[o]], #1")
 
 static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, const void *cols,
                                                    int8_t *out0)
 {
-    /* pinned, in ascending order: the one PUSH / POP list of the loop (the assembler
-     * wants its registers ascending; the others are GCC's choice) */
+    /* pinned, each list in ascending order: the PUSH / POP of the loop and the LDM of
+     * a record (register lists load and store in register order; the others are GCC's
+     * choice; r7, a frame pointer in some builds, is left to GCC) */
     register const void *q __asm__("r4") = cols;
     register int8_t *o __asm__("r5") = out0;
     register const int32_t *r __asm__("r6") = g->rq;
+    register int32_t m __asm__("r8");
+    register int32_t ad __asm__("r9");
+    register int32_t rs __asm__("r10");
     const int8_t *w = g->filter;
     int32_t a00;
     int32_t a01;
     int32_t a10;
     int32_t a11;
-    int32_t m;
-    int32_t ad;
-    int32_t rs;
     int32_t lo;
     int32_t hi;
     __asm__ volatile(
