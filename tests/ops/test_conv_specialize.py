@@ -130,6 +130,8 @@ def _case(r: random.Random, k: int) -> tuple[list[str], str]:
     while True:
         n = r.randint(1, 2)
         ih, iw, ic = r.randint(1, 9), r.randint(1, 9), r.randint(1, 12)
+        if r.random() < 0.2:
+            ic = 3  # an RGB input: depths with a K % 4 tail of 3 (the tail as a chunk)
         oc = r.randint(1, 11)
         pointwise = r.random() < 0.3
         kh, kw = (1, 1) if pointwise else (r.randint(1, 4), r.randint(1, 4))
@@ -271,6 +273,7 @@ def test_property_program_covers_the_channel_records() -> None:
     assert {"1", "2"} <= {st for _, _, st in cores}
     assert any(int(oc) % 2 for _, oc, _ in cores) and any(int(oc) % 2 == 0 for _, oc, _ in cores)
     assert any(int(k) % 4 for k, _, _ in cores) and any(int(k) < 4 for k, _, _ in cores)
+    assert any(int(k) % 4 == 3 and int(k) > 4 for k, _, _ in cores)
 
 
 def _fold(acc: int, mult: int, addend: int, rsh: int) -> int:

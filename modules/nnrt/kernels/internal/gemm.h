@@ -12,7 +12,8 @@
  * Cols layout (private to nnrt_gemm_s8.c; writers go through nnrt_cols_put_s8):
  * - DSP: K is cut into chunks of 4; chunk j of pixel p is the two words
  *   [x0 x2] [x1 x3] (int16 halves) at word 4j + 2p, matching __sxtb16 / ror-8 of a
- *   weight word; the K % 4 tail follows at halfword 8 * (K / 4) + 4p + t.
+ *   weight word; the K % 4 tail is a partial last chunk in the same layout (its
+ *   positions past K are not read, or read against a weight of 0).
  * - portable: pixel p's K int16 values at halfword p * K.
  * Both fit NNRT_GEMM_COLS_BYTES(K) bytes; the buffer must be 4-byte aligned.
  */

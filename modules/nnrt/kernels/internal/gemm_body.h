@@ -37,15 +37,11 @@ static inline int32_t nnrt_gemm_ld16(const uint8_t *base, size_t index)
 }
 
 #if NNRT_DSP
-/* Halfword index of depth position kk of pixel p in the DSP layout. */
-static inline size_t nnrt_gemm_dsp_pos(int32_t k, int32_t p, int32_t kk)
+/* Halfword index of depth position kk of pixel p in the DSP layout (the tail too). */
+static inline size_t nnrt_gemm_dsp_pos(int32_t p, int32_t kk)
 {
-    const int32_t kc = k >> 2;
-    if (kk < 4 * kc) {
-        const int32_t e = kk & 3;
-        return (size_t)(8 * (kk >> 2) + 4 * p + (((e & 1) << 1) | (e >> 1)));
-    }
-    return (size_t)(8 * kc + 4 * p + (kk - 4 * kc));
+    const int32_t e = kk & 3;
+    return (size_t)(8 * (kk >> 2) + 4 * p + (((e & 1) << 1) | (e >> 1)));
 }
 #endif
 
@@ -110,14 +106,14 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t
     uint8_t *c = (uint8_t *)cols;
     int32_t i = 0;
 #if NNRT_DSP
+    (void)k; /* the layout of a position does not depend on the depth */
     if ((k0 & 3) == 0) {
-        const int32_t full = 4 * (k >> 2) - k0; /* depth positions left in whole chunks */
-        i = (n < full ? n : full) & ~3;
+        i = n & ~3; /* whole chunks (the last may be the partial one: n past k) */
         nnrt_cols_words(c + 16 * (size_t)(k0 >> 2) + 8 * (size_t)p, x, i >> 2,
                         nnrt_pair16(input_offset));
     }
     for (; i < n; ++i) {
-        nnrt_gemm_st16(c, nnrt_gemm_dsp_pos(k, p, k0 + i), (int32_t)x[i] + input_offset);
+        nnrt_gemm_st16(c, nnrt_gemm_dsp_pos(p, k0 + i), (int32_t)x[i] + input_offset);
     }
 #else
     int16_t *dst = (int16_t *)cols + (size_t)p * (size_t)k + (size_t)k0;
@@ -125,6 +121,21 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t
     for (; i < n; ++i) {
         dst[i] = (int16_t)((int32_t)x[i] + input_offset);
     }
+#endif
+}
+
+/*
+ * nnrt_cols_put_body() of a whole column (k0 = 0, n = k) from a source readable up to
+ * a multiple of 4 bytes (a staged patch: its area holds (k + 3) & ~3): on DSP cores the
+ * partial last chunk converted whole, its positions past k read against weights of 0.
+ */
+static NNRT_ALWAYS_INLINE void nnrt_cols_put_padded_body(void *cols, int32_t k, int32_t p,
+                                                         const int8_t *x, int32_t input_offset)
+{
+#if NNRT_DSP
+    nnrt_cols_put_body(cols, k, p, 0, x, (k + 3) & ~3, input_offset);
+#else
+    nnrt_cols_put_body(cols, k, p, 0, x, k, input_offset);
 #endif
 }
 
@@ -213,9 +224,9 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_mac_2x2(const void *cols, int32_t k, co
     }
 #undef NNRT_GEMM_CHUNK
 #undef NNRT_GEMM_CHUNK_OPERANDS
-    for (int32_t t = 0; t < (k & 3); ++t) {
-        const int32_t x0 = nnrt_gemm_ld16(c, (size_t)t);
-        const int32_t x1 = nnrt_gemm_ld16(c, (size_t)(4 + t));
+    for (int32_t t = 0; t < (k & 3); ++t) { /* the partial last chunk */
+        const int32_t x0 = nnrt_gemm_ld16(c, nnrt_gemm_dsp_pos(0, t));
+        const int32_t x1 = nnrt_gemm_ld16(c, nnrt_gemm_dsp_pos(1, t));
         a00 += w0[t] * x0;
         a01 += w0[t] * x1;
         a10 += w1[t] * x0;
@@ -435,11 +446,12 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
 #define NNRT_GA_FIRST                                                                         \
     NNRT_GA_LOADS NNRT_GA_MACS("%[a00]", "%[a01]", "%[a00]", "%[a00]")                        \
     NNRT_GA_ROW1 NNRT_GA_MACS("%[a10]", "%[a11]", "%[a10]", "%[a10]")
-/* depth position k - tail + t of the K % 4 tail (C at the tail of the columns) */
-#define NNRT_GA_TAIL(t)                                                                       \
+/* depth position k - tail + t of the K % 4 tail (C at the partial last chunk of the
+ * columns: position t at halfword ((t & 1) << 1) | (t >> 1), pixel 1's 8 bytes on) */
+#define NNRT_GA_TAIL(t, h)                                                                    \
     ".if %c[tail] > " #t "\n\t"                                                               \
-    "ldrsh " NNRT_GA_X0 ", [" NNRT_GA_C ", #2 * " #t "]\n\t"                                  \
-    "ldrsh " NNRT_GA_X1 ", [" NNRT_GA_C ", #8 + 2 * " #t "]\n\t"                              \
+    "ldrsh " NNRT_GA_X0 ", [" NNRT_GA_C ", #2 * " #h "]\n\t"                                  \
+    "ldrsh " NNRT_GA_X1 ", [" NNRT_GA_C ", #8 + 2 * " #h "]\n\t"                              \
     "ldrsb " NNRT_GA_WV ", [%[w], #" #t "]\n\t"                                               \
     "ldrsb " NNRT_GA_WE ", [%[w], #%c[k] + " #t "]\n\t"                                       \
     "mla %[a00], " NNRT_GA_WV ", " NNRT_GA_X0 ", %[a00]\n\t"                                  \
@@ -447,6 +459,22 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
     "mla %[a10], " NNRT_GA_WE ", " NNRT_GA_X0 ", %[a10]\n\t"                                  \
     "mla %[a11], " NNRT_GA_WE ", " NNRT_GA_X1 ", %[a11]\n\t"                                  \
     ".endif\n\t"
+/* a tail of 3 as one more chunk: each row's last 4 bytes shifted down a byte (the
+ * missing fourth weight 0, so the chunk's unused column position adds nothing); needs
+ * a whole chunk before it (the load starts a byte before the tail) */
+#define NNRT_GA_TAIL3                                                                         \
+    "ldrd " NNRT_GA_X0 ", " NNRT_GA_X1 ", [" NNRT_GA_C "]\n\t"                                \
+    "ldrd " NNRT_GA_X2 ", " NNRT_GA_X3 ", [" NNRT_GA_C ", #8]\n\t"                            \
+    "ldr " NNRT_GA_WV ", [%[w], #-1]\n\t"                                                     \
+    "lsr " NNRT_GA_WV ", " NNRT_GA_WV ", #8\n\t"                                              \
+    "sxtb16 " NNRT_GA_WE ", " NNRT_GA_WV "\n\t"                                               \
+    "sxtb16 " NNRT_GA_WV ", " NNRT_GA_WV ", ror #8\n\t"                                       \
+    NNRT_GA_MACS("%[a00]", "%[a01]", "%[a00]", "%[a01]")                                      \
+    "ldr " NNRT_GA_WV ", [%[w], #%c[k] - 1]\n\t"                                              \
+    "lsr " NNRT_GA_WV ", " NNRT_GA_WV ", #8\n\t"                                              \
+    "sxtb16 " NNRT_GA_WE ", " NNRT_GA_WV "\n\t"                                               \
+    "sxtb16 " NNRT_GA_WV ", " NNRT_GA_WV ", ror #8\n\t"                                       \
+    NNRT_GA_MACS("%[a10]", "%[a11]", "%[a10]", "%[a11]")
 /* one output: acc requantised by the record in m / ad / rs, stored by `store` */
 #define NNRT_GA_OUT(acc, store)                                                               \
     "add %[hi], %[ad], " acc ", asr #31\n\t"                                                  \
@@ -519,7 +547,11 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, cons
         "mov %[a01], %[a00]\n\t"
         "mov %[a11], %[a10]\n\t"
         ".endif\n\t"
-        NNRT_GA_TAIL(0) NNRT_GA_TAIL(1) NNRT_GA_TAIL(2)
+        ".if %c[tail] == 3 && %c[kc] > 0\n\t"
+        NNRT_GA_TAIL3
+        ".else\n\t"
+        NNRT_GA_TAIL(0, 0) NNRT_GA_TAIL(1, 2) NNRT_GA_TAIL(2, 1)
+        ".endif\n\t"
         "addw %[w], %[w], #%c[k] + %c[tail]\n\t"
         "pop {%[q], %[o], %[r]}\n\t"
         NNRT_GA_CHANNEL("%[a00]", "%[a01]")
@@ -549,6 +581,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, cons
 #undef NNRT_GA_CHUNK
 #undef NNRT_GA_FIRST
 #undef NNRT_GA_TAIL
+#undef NNRT_GA_TAIL3
 #undef NNRT_GA_OUT
 #undef NNRT_GA_CHANNEL
 #endif
