@@ -270,6 +270,7 @@ def test_property_program_covers_the_channel_records() -> None:
     cores = re.findall(r"\{\n    (\d+), (\d+), c\d+_w, NULL, NULL, NULL, [01], -?\d+, -?\d+, "
                        r"-?\d+, ([12]), c\d+_rq,\n", text)
     assert len(cores) >= 8, len(cores)
+    assert len(re.findall(r"nnrt_gemm_pair_body_rq\(&c\d+_core, x, oc, n\)", text)) == len(cores)
     assert {"1", "2"} <= {st for _, _, st in cores}
     assert any(int(oc) % 2 for _, oc, _ in cores) and any(int(oc) % 2 == 0 for _, oc, _ in cores)
     assert any(int(k) % 4 for k, _, _ in cores) and any(int(k) < 4 for k, _, _ in cores)

@@ -236,7 +236,7 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
     core = core_symbol(s.op_index)
     px2 = pair_symbol(s.model, s.op_index)
     stage = 2 if (s.act_min, s.act_max) == (-128, 127) else 1
-    all_fast = int(s.records_ident is not None or all(-31 <= sh <= -2 for sh in s.shifts))
+    all_fast = int(all(-31 <= sh <= -2 for sh in s.shifts))
     if s.records_ident is not None:
         arrays = f"NULL, NULL, NULL, {int(s.per_channel)}"
     else:
@@ -253,7 +253,8 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
         f"static NNRT_SPEC_NOINLINE void {name}_pair(const nnrt_gemm_pass_t *x, int32_t oc, "
         "int32_t n)",
         "{",
-        f"    nnrt_gemm_pair_body(&{core}, x, oc, n, {all_fast});",
+        f"    nnrt_gemm_pair_body_rq(&{core}, x, oc, n);" if s.records_ident is not None
+        else f"    nnrt_gemm_pair_body(&{core}, x, oc, n, {all_fast});",
         "}",
         f"static void {px2}(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, "
         "int8_t *out1)",

@@ -380,12 +380,13 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
 
 #if NNRT_DSP && defined(__OPTIMIZE__)
 /*
- * Whether the assembly pair loop below takes the core g: records, and the depth,
- * channel count and activation range known at build time (a specialised op; GCC folds
- * its constant core), the offsets it uses within the immediate ranges of LDR / STRB.
+ * Whether the assembly pair loop below takes the core g (one with channel records):
+ * its depth, channel count and activation range known at build time (a specialised op;
+ * GCC folds its constant core), the offsets it uses within the immediate ranges of
+ * LDR / STRB.
  */
 #define NNRT_GEMM_ASM_OK(g)                                                                   \
-    ((g)->rq != NULL && __builtin_constant_p((g)->k) && __builtin_constant_p((g)->oc)        \
+    (__builtin_constant_p((g)->k) && __builtin_constant_p((g)->oc)                            \
      && __builtin_constant_p((g)->act_min) && __builtin_constant_p((g)->act_max)            \
      && __builtin_constant_p((g)->stage) && (g)->k <= 4092 && (g)->oc <= 4094)
 
@@ -590,11 +591,9 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, cons
  * The channel pairs of one pixel pair (nnrt_gemm_pair_fn: [oc0, n), or portable builds
  * the pair oc0, oc0 + n) through nnrt_gemm_pair1(), for the core g (x->g is not read: a
  * specialised caller passes its constant core here). DSP builds: one call runs all
- * pairs (no call, prologue and epilogue per pair); with channel records and constant
- * depth (a specialised op, -O1 and above) the pairs of two stored pixels in assembly,
- * an odd last channel in C. Portable builds: one pair per call, as before: there the
- * pair loop's own values spill in the portable depth loop and the per-pair constant d
- * is lost (Cortex-M3: +0.9-2 % per model, measured).
+ * pairs (no call, prologue and epilogue per pair). Portable builds: one pair per call,
+ * as before: there the pair loop's own values spill in the portable depth loop and the
+ * per-pair constant d is lost (Cortex-M3: +0.9-2 % per model, measured).
  */
 static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body(const nnrt_gemm_s8_t *g,
                                                    const nnrt_gemm_pass_t *x, int32_t oc0,
@@ -604,34 +603,47 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body(const nnrt_gemm_s8_t *g,
     /* locals: the byte stores may alias *x, which would be reloaded after each */
     int8_t *const out0 = x->out0;
     int8_t *const out1 = x->out1;
-    int32_t oc = oc0;
-    if (g->rq != NULL) {
-#if defined(__OPTIMIZE__)
-        if (NNRT_GEMM_ASM_OK(g)) {
-            if (oc0 == 0 && n == g->oc && n >= 2 && out1 == out0 + g->oc) {
-                nnrt_gemm_pairs_asm(g, x->cols, out0);
-                oc = n & ~1;
-            }
-            if (oc < n) { /* an odd last channel, a lone pixel: C, once in libnnrt */
-                nnrt_gemm_pairs_rq_s8(g, x, oc, n);
-            }
-            return;
-        }
-#endif
-        for (; oc < n; oc += 2) {
-            nnrt_gemm_pair1_rq(g, x->cols, out0, out1, oc, oc + 1 < n ? 1 : 0);
-        }
-        return;
-    }
-    for (; oc < n; oc += 2) {
+    for (int32_t oc = oc0; oc < n; oc += 2) {
         nnrt_gemm_pair1(g, x->cols, out0, out1, oc, oc + 1 < n ? 1 : 0, all_fast);
     }
 #else
-    if (g->rq != NULL) {
-        nnrt_gemm_pair1_rq(g, x->cols, x->out0, x->out1, oc0, n);
+    nnrt_gemm_pair1(g, x->cols, x->out0, x->out1, oc0, n, all_fast);
+#endif
+}
+
+/*
+ * nnrt_gemm_pair_body() for a core with channel records (g->rq: a specialised op whose
+ * channels all have one, nnopt.lowering.specialize.gemm_records()). DSP builds with
+ * constant depth (-O1 and above): the pairs of two stored pixels in assembly
+ * (nnrt_gemm_pairs_asm()), an odd last channel or a lone pixel through
+ * nnrt_gemm_pairs_rq_s8() (C, once in libnnrt); -O0: the same in C, inline. Portable
+ * builds: one pair per call, as nnrt_gemm_pair_body().
+ */
+static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rq(const nnrt_gemm_s8_t *g,
+                                                      const nnrt_gemm_pass_t *x, int32_t oc0,
+                                                      int32_t n)
+{
+#if NNRT_DSP
+    int8_t *const out0 = x->out0;
+    int8_t *const out1 = x->out1;
+    int32_t oc = oc0;
+#if defined(__OPTIMIZE__)
+    if (NNRT_GEMM_ASM_OK(g)) {
+        if (oc0 == 0 && n == g->oc && n >= 2 && out1 == out0 + g->oc) {
+            nnrt_gemm_pairs_asm(g, x->cols, out0);
+            oc = n & ~1;
+        }
+        if (oc < n) {
+            nnrt_gemm_pairs_rq_s8(g, x, oc, n);
+        }
         return;
     }
-    nnrt_gemm_pair1(g, x->cols, x->out0, x->out1, oc0, n, all_fast);
+#endif
+    for (; oc < n; oc += 2) {
+        nnrt_gemm_pair1_rq(g, x->cols, out0, out1, oc, oc + 1 < n ? 1 : 0);
+    }
+#else
+    nnrt_gemm_pair1_rq(g, x->cols, x->out0, x->out1, oc0, n);
 #endif
 }
 
