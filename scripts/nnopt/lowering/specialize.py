@@ -13,9 +13,13 @@ Where it pays (measured per op with ``bench_firmware.py --profile``, Cortex-M7 u
 QEMU, benchmarks/README-kernels.md): the matrix-core convolution
 (``nnrt_conv2d_im2col_s8``, and ``nnrt_conv2d_opt_s8`` without scratch) saves 10-15
 instructions per output value (30 and more with a shallow im2col input such as an RGB
-first layer) for 550-850 bytes of code per op; the int8 fully connected op 20-30 per
-output value for about 350 bytes (four units per pass over the input, measured on
-kws_ref_model and ad01_int8). ``auto`` (:func:`choose`) specialises the ops whose
+first layer) for 550-850 bytes of code per op; since its channel records and assembly
+pair loop (:func:`gemm_records`, benchmarks/README.md "The int8 matrix core's
+per-output cost") 23 per output of kws_ref_model's pointwise convs and 34 of its first
+conv, for 630-1,450 bytes per op (pretrainedResnet_quant; a scratch-free op inlines the
+core twice, for the pixels whose columns go on the stack). The int8 fully connected op
+20-30 per output value for about 350 bytes (four units per pass over the input,
+measured on kws_ref_model and ad01_int8). ``auto`` (:func:`choose`) specialises the ops whose
 estimated saving (:data:`FAMILIES`: instructions per output value, a lower bound of
 the measurements) reaches :data:`MIN_SAVED` instructions per inference, and the
 smaller ones of a family too when their copies together take less ROM than the
@@ -48,7 +52,7 @@ class Family:
     """What specialising one kind of op costs and gains (Cortex-M7, measured)."""
 
     gain_per_output: int  # instructions saved per output value, lower bound
-    spec_bytes: int  # ROM of one specialised op, largest measured
+    spec_bytes: int  # ROM of one specialised op (the rule's figure: see the docstring)
     generic_bytes: int  # ROM of the generic kernel a model links when one op uses it
 
 
