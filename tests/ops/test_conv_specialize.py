@@ -354,6 +354,27 @@ def test_specialize_off_emits_no_specialised_function(tmp_path: Path) -> None:
         assert "nnrt_conv2d" not in body and "nnrt_fully_connected" not in body
 
 
+@pytest.mark.parametrize("opts", [{}, {"inplace_ops": "auto", "tiling": "auto"}],
+                         ids=["classic", "default"])
+def test_channel_records_replace_the_requantisation_arrays(tmp_path: Path,
+                                                           opts: dict[str, str]) -> None:
+    """A specialised conv with channel records emits them instead of its multiplier and
+    shift arrays and bias (no ROM twice), in the whole op and in its bands and tiles;
+    vww_96_int8's layers whose tiny-multiplier channels keep constant outputs have
+    them too."""
+    rel = "mlperf_tiny/vww_96_int8.tflite"
+    text = generate(_planned(rel, **opts), tmp_path / "g").c_file.read_text()
+    cores = dict(re.findall(r"static const nnrt_gemm_s8_t op(\d+)_core = \{\n    (.*),\n", text))
+    with_rq = sorted(int(k) for k, v in cores.items() if v.endswith(f"op{k}_rq"))
+    assert {0, 2, 10, 12, 14, 24, 26} <= set(with_rq), with_rq
+    graph = load_model_bytes(model_path(rel).read_bytes(), name="vww_96_int8")
+    for k in with_rq:
+        assert f"op{k}_mult[" not in text and f"op{k}_shift[" not in text
+        bias = graph.ops[k].inputs[2]
+        assert not re.search(rf"\bw{bias}\[", text), k  # the bias lives in the records
+        assert ", NULL, NULL, NULL, 1, " in cores[str(k)]
+
+
 def test_auto_rule() -> None:
     """auto: ops with enough estimated saving; small ones only where their copies take
     less ROM than the generic kernel they alone would link; per family."""
