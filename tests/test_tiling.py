@@ -323,7 +323,7 @@ def test_estimate_orders_tilings_like_measured_instructions() -> None:
 @needs_qemu
 @pytest.mark.parametrize(("rel", "inplace_cap", "tiled_cap"),
                          [(PERSON, 1.03, 1.09),
-                          ("mlperf_tiny/kws_ref_model.tflite", 1.01, 1.01)],
+                          ("mlperf_tiny/kws_ref_model.tflite", 1.06, 1.06)],
                          ids=["person_detect", "kws"])
 def test_below_bound_plans_run_at_classic_speed_on_cortex_m7(rel: str, inplace_cap: float,
                                                              tiled_cap: float) -> None:
@@ -337,7 +337,12 @@ def test_below_bound_plans_run_at_classic_speed_on_cortex_m7(rel: str, inplace_c
     against 5.05 M (1.004, 46 % less); before, without that path, 15.18 M (1.097) and
     5.78 M (1.146). The default plan of person_detect adds a tiled stage of its first
     four ops (4x3 patches), whose patches cost 0.80 M instructions more than the same
-    ops whole (14.96 M, 1.082)."""
+    ops whole (14.96 M, 1.082). With the matrix core's channel records and assembly
+    pair loop (benchmarks/README.md, "The int8 matrix core's per-output cost") the
+    classic plans got faster: person_detect 12.41 M classic, 12.74 M in place (1.027),
+    13.46 M tiled (1.085); kws 4.35 M classic, 4.59 M in place and default (1.055), of
+    which 224 K are the in-place depthwise ring's 56 K instructions per op more than the
+    classic depthwise kernel (unchanged) and 23 K the first conv's row bands."""
     board = load_board("nucleo_f767zi")
     data = model_path(rel).read_bytes()
     inputs = [x.tobytes() for x in random_inputs(data, 1)]

@@ -32,14 +32,18 @@ from nnopt.errors import NnoptError
 from nnopt.firmware import BuildSpec, build, run
 from nnopt.firmware import toolchain as tc
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.lowering.call import Params, Raw
+from nnopt.lowering.activation import multiply_by_quantized_multiplier
+from nnopt.lowering.call import Params, Raw, render_params
 from nnopt.lowering.conv import cols_bytes, im2col_bytes, out_size_and_padding
 from nnopt.lowering.specialize import (
+    RQ_LAST,
     Candidate,
     ConvGemmSpec,
     choose,
     conv_gemm_lines,
     fc_lines,
+    fold_channel,
+    records_for,
     specialized_rom_bytes,
 )
 from nnopt.planner import PlanOptions, plan_model
@@ -47,7 +51,7 @@ from support.cases import compare_trace
 from support.cbuild import c_source, kernel_sources
 from support.property import HAVE_QEMU, assert_passed, assert_same_hash, program, run_builds
 
-CASES = 48  # convolutions
+CASES = 80  # convolutions
 FC_CASES = 24  # fully connected ops
 
 #: The harness the generated property program starts with (C in tests/c/; its text, so
@@ -123,6 +127,8 @@ def _case(r: random.Random, k: int) -> tuple[list[str], str]:
     while True:
         n = r.randint(1, 2)
         ih, iw, ic = r.randint(1, 9), r.randint(1, 9), r.randint(1, 12)
+        if r.random() < 0.2:
+            ic = 3  # an RGB input: depths with a K % 4 tail of 3 (the tail as a chunk)
         oc = r.randint(1, 11)
         pointwise = r.random() < 0.3
         kh, kw = (1, 1) if pointwise else (r.randint(1, 4), r.randint(1, 4))
@@ -145,21 +151,35 @@ def _case(r: random.Random, k: int) -> tuple[list[str], str]:
             "output_w": ow, "output_c": oc, "filter_h": kh, "filter_w": kw, "filter_c": ic,
             "stride_h": sh, "stride_w": sw, "dilation_h": dh, "dilation_w": dw,
             "pad_top": pt, "pad_left": pl}
-    params = Params("nnrt_conv_s8_params_t", {
-        "geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out, "act_min": q.lo,
-        "act_max": q.hi, "per_channel": int(per_channel), "multiplier": Raw(f"c{k}_mult"),
-        "shift": Raw(f"c{k}_shift"), "pool": Raw("NULL")})
-    decls = [f"static int8_t c{k}_w[{depth * oc}];",
-             f"static int32_t c{k}_b[{oc}];", *q.tables(k)]
+    weights = np.array([r.randint(-128, 127) for _ in range(depth * oc)], dtype=np.int64)
+    biases = [r.randint(-40000, 40000) if q.has_bias else 0 for _ in range(oc)]
+    # channel records, as code generation makes them (where every channel has one), in
+    # half the cases that can have them: the others run the arrays
+    rec = records_for(weights.reshape(oc, depth), biases, q.mults * (1 if per_channel else oc),
+                      q.shifts * (1 if per_channel else oc), q.z_in, q.z_out, q.lo, q.hi)
+    if r.random() < 0.3:
+        rec = None
+    fields = {"geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out,
+              "act_min": q.lo, "act_max": q.hi, "per_channel": int(per_channel),
+              "multiplier": Raw(f"c{k}_mult"), "shift": Raw(f"c{k}_shift"), "pool": Raw("NULL")}
+    generic = Params("nnrt_conv_s8_params_t", fields)
+    params = generic if rec is None else Params(
+        "nnrt_conv_s8_params_t", {**fields, "multiplier": Raw("NULL"), "shift": Raw("NULL")})
+    decls = [f"static const int8_t c{k}_w[{depth * oc}] = {{{', '.join(map(str, weights))}}};",
+             *q.tables(k), *render_params(generic, f"c{k}_gparams")]
+    if q.has_bias:
+        decls.append(f"static const int32_t c{k}_b[{oc}] = {{{', '.join(map(str, biases))}}};")
+    if rec is not None:
+        decls.append(f"static const int32_t c{k}_rq[{len(rec)}] = {{{', '.join(map(str, rec))}}};")
     decls += conv_gemm_lines(ConvGemmSpec(
         op_index=k, model="t", params=params, params_name=f"c{k}_params", depth=depth,
         channels=oc, filter_ident=f"c{k}_w", bias_ident=f"c{k}_b" if q.has_bias else None,
         mult_ident=f"c{k}_mult", shift_ident=f"c{k}_shift", per_channel=per_channel,
-        output_offset=q.z_out, act_min=q.lo, act_max=q.hi, shifts=q.shifts))
+        output_offset=q.z_out, act_min=q.lo, act_max=q.hi, shifts=q.shifts,
+        records_ident=None if rec is None else f"c{k}_rq"))
     # the generated code names its core op<k>_core: one per case here
     decls = [d.replace(f"op{k}_core", f"c{k}_core") for d in decls]
-    call = (f"    fill8(c{k}_w, sizeof(c{k}_w));\n    fill32(c{k}_b, {oc});\n"
-            f"    check(&c{k}_params, c{k}_w, {f'c{k}_b' if q.has_bias else 'NULL'}, {in_n}u, "
+    call = (f"    check(&c{k}_gparams, c{k}_w, {f'c{k}_b' if q.has_bias else 'NULL'}, {in_n}u, "
             f"{out_n}u, {int(scratch)}, t_spec_op{k});")
     return decls, call
 
@@ -179,8 +199,11 @@ def property_program(cases: int, seed: int) -> str:
     return program(PRELUDE, decls, calls)
 
 
+#: -O0: the specialised pair loop's C form instead of its assembly (Zephyr's
+#: CONFIG_NO_OPTIMIZATIONS)
 BUILDS: dict[str, tuple[tc.Target, str]] = {
-    "host-sanitized": ("host", "-O2"), "m7-dsp": ("qemu-m7", "-O2"), "m3": ("qemu-m3", "-O2")}
+    "host-sanitized": ("host", "-O2"), "m7-dsp": ("qemu-m7", "-O2"),
+    "m7-dsp-O0": ("qemu-m7", "-O0"), "m3": ("qemu-m3", "-O2")}
 
 
 @pytest.fixture(scope="module")
@@ -211,9 +234,74 @@ def test_property_program_covers_both_requantisations_and_scratch_modes() -> Non
     assert len(re.findall(r"nnrt_gemm_pair_body\(&c\d+_core, x, oc, n, 0\)", text)) >= 5
     calls = re.findall(r"check\(.*, (\d), t_spec_op\d+\);", text)
     assert {"0", "1"} <= set(calls)
-    assert re.search(r"_shift, [01], -?\d+, -128, 127, 2,\n", text)  # SSAT only
-    assert re.search(r"_shift, [01], -?\d+, -?\d+, -?\d+, 1,\n", text)  # clamped
+    assert re.search(r"_shift, [01], -?\d+, -128, 127, 2, NULL,\n", text)  # SSAT only
+    assert re.search(r"_shift, [01], -?\d+, -?\d+, -?\d+, 1, NULL,\n", text)  # clamped
     assert "NULL, c" in text and "_b, c" in text
+
+
+def test_property_program_covers_the_channel_records() -> None:
+    """Cores with channel records (the assembly pair loop at -O2): SSAT only and
+    clamped, odd channel counts, depths with a K % 4 tail and below 4, and channels
+    stored by their constant output."""
+    text = property_program(CASES, seed=20261129)
+    cores = re.findall(r"\{\n    (\d+), (\d+), c\d+_w, NULL, NULL, NULL, [01], -?\d+, -?\d+, "
+                       r"-?\d+, ([12]), c\d+_rq,\n", text)
+    assert len(cores) >= 8, len(cores)
+    assert len(re.findall(r"nnrt_gemm_pair_body_rq\(&c\d+_core, x, oc, n\)", text)) == len(cores)
+    assert {"1", "2"} <= {st for _, _, st in cores}
+    assert any(int(oc) % 2 for _, oc, _ in cores) and any(int(oc) % 2 == 0 for _, oc, _ in cores)
+    assert any(int(k) % 4 for k, _, _ in cores) and any(int(k) < 4 for k, _, _ in cores)
+    assert any(int(k) % 4 == 3 and int(k) > 4 for k, _, _ in cores)
+
+
+def _fold(acc: int, mult: int, addend: int, rsh: int) -> int:
+    """nnrt_rq_fold() (internal/requant.h) in Python integers: the 64-bit start value
+    from the high word's parity, as the C and the assembly build it."""
+    hi = (addend + (acc >> 31)) & 0xFFFFFFFF
+    lo = ((hi << 31) & 0xFFFFFFFF) ^ 0x40000000
+    start = (hi << 32) | lo
+    start -= (1 << 64) if start >= (1 << 63) else 0
+    h = ((start + acc * mult) >> 32) & 0xFFFFFFFF
+    h -= (1 << 32) if h >= (1 << 31) else 0
+    return h >> (rsh & 0xFF)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_channel_records_requantise_as_tflm(seed: int) -> None:
+    """Every channel record (folded form, or a constant output) gives TFLM's output byte
+    for the accumulators the conv can reach: their two ends, zero and random ones in
+    between; and the layout holds what the assembly loop relies on."""
+    r = random.Random(seed)
+    oc, depth = r.randint(1, 9), r.randint(1, 40)
+    z_in, z_out = r.randint(-128, 127), r.randint(-128, 127)
+    lo, hi = sorted((r.randint(-128, 127), r.randint(-128, 127)))
+    w = np.array([[r.randint(-128, 127) for _ in range(depth)] for _ in range(oc)])
+    if r.random() < 0.3:
+        w //= 64  # small weights: a narrow accumulator range, constant channels
+    biases = [r.randint(-40000, 40000) for _ in range(oc)]
+    mults = [r.choice((0, 1 << 30, r.randint(1 << 30, (1 << 31) - 1))) for _ in range(oc)]
+    shifts = [-31 if m == 0 else _shift(r) for m in mults]
+    rec = records_for(w, biases, mults, shifts, z_in, z_out, lo, hi)
+    if rec is None:
+        assert any(fold_channel(m, s, z_out) is None for m, s in zip(mults, shifts, strict=True))
+        return
+    assert len(rec) == 8 * (oc // 2) + 5 * (oc % 2)
+    for c in range(oc):
+        base = 8 * (c // 2)
+        bias = rec[base + c % 2]
+        m, addend, rsh = rec[base + 2 + 3 * (c % 2):base + 5 + 3 * (c % 2)]
+        assert bias == biases[c]
+        assert 2 <= rsh & 0xFF <= 30 and addend % 2 == 0 and abs(addend) <= 1 << 30
+        assert (rsh & RQ_LAST != 0) == (oc >= 2 and c == 2 * (oc // 2) - 1)
+        v_lo, v_hi = -128 - z_in, 127 - z_in
+        a_lo = bias + int(np.minimum(w[c] * v_lo, w[c] * v_hi).sum())
+        a_hi = bias + int(np.maximum(w[c] * v_lo, w[c] * v_hi).sum())
+        accs = [a_lo, a_hi, 0, -1, 1] + [r.randint(a_lo, a_hi) for _ in range(200)]
+        accs = [a for a in accs if a_lo <= a <= a_hi]
+        want = np.clip(multiply_by_quantized_multiplier(np.array(accs), mults[c], shifts[c])
+                       + z_out, lo, hi)
+        got = [min(max(_fold(a, m, addend, rsh), -128, lo), hi) for a in accs]
+        assert got == [int(v) for v in want], (c, mults[c], shifts[c])
 
 
 # ----- code generation -----
@@ -241,6 +329,27 @@ def test_specialize_off_emits_no_specialised_function(tmp_path: Path) -> None:
         body = text.split(f"static nnrt_status_t op_{k}(void)")[1].split("}")[0]
         assert f"vww_96_int8_spec_op{k}(" in body
         assert "nnrt_conv2d" not in body and "nnrt_fully_connected" not in body
+
+
+@pytest.mark.parametrize("opts", [{}, {"inplace_ops": "auto", "tiling": "auto"}],
+                         ids=["classic", "default"])
+def test_channel_records_replace_the_requantisation_arrays(tmp_path: Path,
+                                                           opts: dict[str, str]) -> None:
+    """A specialised conv with channel records emits them instead of its multiplier and
+    shift arrays and bias (no ROM twice), in the whole op and in its bands and tiles;
+    vww_96_int8's layers whose tiny-multiplier channels keep constant outputs have
+    them too."""
+    rel = "mlperf_tiny/vww_96_int8.tflite"
+    text = generate(_planned(rel, **opts), tmp_path / "g").c_file.read_text()
+    cores = dict(re.findall(r"static const nnrt_gemm_s8_t op(\d+)_core = \{\n    (.*),\n", text))
+    with_rq = sorted(int(k) for k, v in cores.items() if v.endswith(f"op{k}_rq"))
+    assert {0, 2, 10, 12, 14, 24, 26} <= set(with_rq), with_rq
+    graph = load_model_bytes(model_path(rel).read_bytes(), name="vww_96_int8")
+    for k in with_rq:
+        assert f"op{k}_mult[" not in text and f"op{k}_shift[" not in text
+        bias = graph.ops[k].inputs[2]
+        assert not re.search(rf"\bw{bias}\[", text), k  # the bias lives in the records
+        assert ", NULL, NULL, NULL, 1, " in cores[str(k)]
 
 
 def test_auto_rule() -> None:

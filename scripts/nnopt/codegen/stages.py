@@ -28,7 +28,7 @@ from ..ops import known
 from ..ops.base import WINDOW
 from ..plan import Plan, StageEntry, TileEntry
 from ..planfacts import PlanFacts
-from .views import SpecCore, kernel_call, memo_consts, spec_core
+from .views import SpecCore, check_spec, kernel_call, memo_consts, spec_core
 
 Region = tuple[int, int, int, int]
 
@@ -190,8 +190,9 @@ class StageEmitter:
                 ) -> tuple[list[str], list[str]]:
         sp = self.facts.window(op, "has no window geometry")
         ctx = memo_consts(ctx)
-        k = kernel_call(ctx, sp, self.facts)
+        k = kernel_call(ctx, sp, self.facts, spec=True)
         sc: SpecCore | None = spec_core(ctx, k)  # the op's specialised matrix core
+        check_spec(k, sc)
         for h in ("nnrt/kernels/conv.h", "nnrt/kernels/pool.h"):
             if k.ptype.startswith("nnrt_pool" if "pool" in h else "nnrt_conv"):
                 self.headers.add(h)

@@ -77,10 +77,13 @@ def _geom_fields(graph: Graph, op: Op, sp: Spatial) -> dict[str, Any]:
             "dilation_w": o.dilation_w, "pad_top": sp.h.pad, "pad_left": sp.w.pad}
 
 
-def kernel_call(ctx: EmitContext, sp: Spatial, facts: PlanFacts) -> KernelCall:
+def kernel_call(ctx: EmitContext, sp: Spatial, facts: PlanFacts,
+                spec: bool = False) -> KernelCall:
     """The registered lowering's call of a window op over whole tensors, with the
     geometry of its access pattern (explicit padding included) and the kernel variant
-    the plan recorded."""
+    the plan recorded. spec: the caller runs the op's specialised matrix core where
+    :func:`spec_core` gives one (then its parameters may leave the requantisation to
+    the core's channel records: :func:`check_spec`)."""
     graph, op = ctx.graph, ctx.op
     geom = _geom_fields(graph, op, sp)
     low = lowering_for(op)
@@ -92,7 +95,8 @@ def kernel_call(ctx: EmitContext, sp: Spatial, facts: PlanFacts) -> KernelCall:
     # sub-view of it (same filter, channels and padding kind), with the same scratch,
     # which the planner reserved; folded padding: the variant of the padded geometry.
     query = facts.variant(op)
-    return low.window_call(ctx, geom, low.variant(*query) if query is not None else None)
+    return low.window_call(ctx, geom, low.variant(*query) if query is not None else None,
+                           records=spec)
 
 
 def memo_consts(ctx: EmitContext) -> EmitContext:
@@ -124,6 +128,14 @@ def spec_core(ctx: EmitContext, k: KernelCall) -> SpecCore | None:
         return low.spec_core(ctx)
     except NnoptError:
         return None  # the lowering does not take this geometry whole: generic calls
+
+
+def check_spec(k: KernelCall, sc: SpecCore | None) -> None:
+    """Parameters without multipliers (the core's channel records hold them) go only to
+    a specialised core: never to the generic kernel."""
+    if sc is None and k.fields.get("multiplier") == Raw("NULL"):
+        raise PlanError(f"{k.fn}: parameters for a specialised core's channel records, "
+                        "but the op has no specialised core here")
 
 
 def _spec_call(sc: SpecCore, k: KernelCall, at: Pointers, params: str, x: str, y: str) -> str:
@@ -174,9 +186,10 @@ def emit_window(ctx: EmitContext, facts: PlanFacts) -> Body:
     """A window op over whole tensors, its padding (explicit or not) in the geometry."""
     sp = facts.window(ctx.op, "has no window geometry")
     ctx = memo_consts(ctx)
-    k = kernel_call(ctx, sp, facts)
+    k = kernel_call(ctx, sp, facts, spec=True)
     x, y = ctx.op.inputs[0], ctx.op.outputs[0]
     sc = spec_core(ctx, k)
+    check_spec(k, sc)
     if sc is None:  # the registered call, its pointers cast to the element type
         args = list(k.call.args)
         args[1], args[k.y_at] = TensorArg(x, k.elem, True), TensorArg(y, k.elem)
@@ -195,8 +208,9 @@ def emit_window_rows(ctx: EmitContext, direction: str, facts: PlanFacts) -> Body
     graph, op = ctx.graph, ctx.op
     sp = facts.window(op, "cannot run row by row")
     chunks = facts.bands.get(op.index)
-    k = kernel_call(ctx, sp, facts)
+    k = kernel_call(ctx, sp, facts, spec=True)
     sc = spec_core(ctx, k)
+    check_spec(k, sc)
 
     def call(x_ptr: str, y_ptr: str) -> str:
         return k.expr("p", x_ptr, y_ptr, ctx.pointers) if sc is None else _spec_call(

@@ -81,6 +81,7 @@ from .call import (
     lit,
 )
 from .common import per_tensor_quant
+from .specialize import SPECIALIZABLE
 
 _SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
                    "per-channel) and int32 bias; int16 activations (zero point 0) with int8 "
@@ -414,8 +415,9 @@ def _op_variant(g: _ConvGeom, op: Op, kind: str) -> Variant:
 
 @dataclass(frozen=True)
 class _Requant:
-    """An int8 conv's offsets, activation range and per-channel requantisation (its
-    multiplier and shift arrays emitted as constants)."""
+    """An int8 conv's offsets, activation range and per-channel requantisation: its
+    multiplier and shift arrays emitted as constants, or ("NULL" both) the channel
+    records of its specialised matrix core (``records``: their array)."""
 
     z_in: int
     z_out: int
@@ -425,9 +427,32 @@ class _Requant:
     shifts: list[int]
     mult: str
     shift: str
+    records: str | None = None
 
 
-def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool) -> _Requant:
+def _records(graph: Graph, op: Op) -> list[int] | None:
+    """The channel records of the int8 conv op's specialised matrix core, or None (a
+    channel outside the folded form): :func:`.specialize.records_for`."""
+    assert isinstance(op.options, ConvOptions)
+    x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+    y = graph.tensors[op.outputs[0]]
+    _, z_in = per_tensor_quant(op, x)
+    s_out, z_out = per_tensor_quant(op, y)
+    channels = y.shape[3]
+    per_channel, mults, shifts = weight_requant(op, x, w, y, channels, 0)
+    lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
+    if not per_channel:
+        mults, shifts = mults * channels, shifts * channels
+    bias = _bias(graph, op, channels)
+    biases = [int(v) for v in bias.array()] if bias is not None else [0] * channels
+    return specialize.records_for(w.array().reshape(channels, -1), biases, mults, shifts,
+                                  z_in, z_out, lo, hi)
+
+
+def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool,
+             records: bool = False) -> _Requant:
+    """records: the op's specialised matrix core takes channel records
+    (:meth:`ConvLowering.records`)."""
     op = ctx.op
     assert isinstance(op.options, ConvOptions)
     _, z_in = per_tensor_quant(op, x)
@@ -435,6 +460,10 @@ def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool)
     per_channel, mults, shifts = weight_requant(op, x, w, y, y.shape[3],
                                                 3 if depthwise else 0)
     lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
+    rec = _records(ctx.graph, op) if records else None
+    if rec is not None:
+        return _Requant(z_in, z_out, lo, hi, per_channel, shifts, "NULL", "NULL",
+                        ctx.const_array("rq", np.array(rec, dtype=np.int32)))
     mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
     shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
     return _Requant(z_in, z_out, lo, hi, per_channel, shifts, mult, shift)
@@ -494,11 +523,14 @@ class ConvLowering(LoweringBase):
         return self.variant(graph, op).scratch
 
     def window_call(self, ctx: EmitContext, geom: dict[str, Any],
-                    variant: Variant | None) -> KernelCall:
+                    variant: Variant | None, records: bool = False) -> KernelCall:
         """The call on whole tensors with the geometry ``geom`` (padding as given) and
         the kernel ``variant`` (None: the generic entry): callers running the op on
         sub-views change its geometry. The parameters are the ones :meth:`emit`
-        writes."""
+        writes; records: the caller runs the op's specialised core where it has one
+        (``codegen.views.spec_core``), so an op whose core takes channel records
+        (:meth:`records`) gets parameters without multipliers and shifts, and no bias
+        argument."""
         graph, op = ctx.graph, ctx.op
         o = op.options
         assert isinstance(o, ConvOptions)
@@ -513,8 +545,12 @@ class ConvLowering(LoweringBase):
             fn = variant.function
             if variant.scratch:
                 scratch = (ScratchArg(),)
+        # channel records: the sub-views run the specialised core (codegen.views), which
+        # reads neither the bias nor these params' multipliers and shifts
+        rec = (records and kind == "s8" and variant is not None
+               and variant.function in SPECIALIZABLE and self.records(ctx))
         w_arg = ctx.ptr(w.index)
-        b_arg: Arg = ctx.ptr(bias.index) if bias is not None else NULL
+        b_arg: Arg = ctx.ptr(bias.index) if bias is not None and not rec else NULL
         args = (AddressOf("params"), TensorArg(x.index), w_arg, b_arg, TensorArg(y.index),
                 *scratch)
         fields: dict[str, Any] = {"geom": geom}
@@ -523,7 +559,7 @@ class ConvLowering(LoweringBase):
             fields.update(_requant16(ctx, x, w, y, dw))
             return KernelCall(Params("nnrt_conv_s16_params_t", fields), Call(fn, args), elem)
         if kind == "s8":
-            q = _requant(ctx, x, w, y, dw)
+            q = _requant(ctx, x, w, y, dw, rec)
             fields.update({"input_offset": -q.z_in, "output_offset": q.z_out,
                            "act_min": q.lo, "act_max": q.hi,
                            "per_channel": 1 if q.per_channel else 0,
@@ -549,6 +585,16 @@ class ConvLowering(LoweringBase):
                                     specialize.pair_symbol(ctx.model, ctx.op.index),
                                     specialize.spec_symbol(ctx.model, ctx.op.index))
 
+    def records(self, ctx: EmitContext) -> bool:
+        """Whether the int8 conv ctx.op gets a specialised matrix core that takes
+        channel records (where its channels have them: :func:`_requant`): the mode
+        specialises it, its weights are an array of the model source, ``ctx.decl``
+        takes declarations. One rule for the op's own body and its sub-views."""
+        graph, op = ctx.graph, ctx.op
+        return (ctx.decl is not None and op.index in specialized_ops(graph, ctx.specialize)
+                and ctx.weight_array(op.inputs[1]) is not None
+                and _records(graph, op) is not None)
+
     def _declare_spec(self, ctx: EmitContext, g: _ConvGeom, params: Params, bias: Tensor | None,
                       q: _Requant) -> bool:
         """Declare the specialised function of an int8 conv (True) where the mode, the
@@ -556,8 +602,10 @@ class ConvLowering(LoweringBase):
         graph, op = ctx.graph, ctx.op
         w = graph.tensors[op.inputs[1]]
         w_ident = ctx.weight_array(w.index)
-        b_ident = ctx.weight_array(bias.index) if bias is not None else None
-        if (ctx.decl is None or w_ident is None or (bias is not None and b_ident is None)
+        b_ident = (ctx.weight_array(bias.index) if bias is not None and q.records is None
+                   else None)
+        if (ctx.decl is None or w_ident is None
+                or (bias is not None and b_ident is None and q.records is None)
                 or op.index not in specialized_ops(graph, ctx.specialize)):
             return False
         ctx.decl(specialize.conv_gemm_lines(specialize.ConvGemmSpec(
@@ -566,7 +614,7 @@ class ConvLowering(LoweringBase):
             depth=g.filter_h * g.filter_w * g.input_c, channels=g.output_c,
             filter_ident=w_ident, bias_ident=b_ident, mult_ident=q.mult,
             shift_ident=q.shift, per_channel=q.per_channel, output_offset=q.z_out,
-            act_min=q.lo, act_max=q.hi, shifts=q.shifts)))
+            act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=q.records)))
         return True
 
     def emit(self, ctx: EmitContext) -> Body:
@@ -600,7 +648,8 @@ class ConvLowering(LoweringBase):
                 "act_max": phi, "act_min_f": Dec(flo), "act_max_f": Dec(fhi)}, "pool"))
             pool = AddressOf("pool")
         variant = _op_variant(g, op, kind)
-        b_arg: Arg = ctx.ptr(bias.index) if bias is not None else NULL
+        rec = int8 and self.records(ctx)
+        b_arg: Arg = ctx.ptr(bias.index) if bias is not None and not rec else NULL
         scratch: tuple[Arg, ...] = (ScratchArg(),) if variant.scratch else ()
         args = (ctx.ptr(x.index), ctx.ptr(w.index), b_arg, ctx.ptr(y.index), *scratch)
         if kind == "s16":
@@ -608,7 +657,7 @@ class ConvLowering(LoweringBase):
             params = Params("nnrt_conv_s16_params_t",
                             {"geom": geom, **_requant16(ctx, x, w, y, g.depthwise)})
         elif int8:
-            q = _requant(ctx, x, w, y, g.depthwise)
+            q = _requant(ctx, x, w, y, g.depthwise, rec)
             params = Params("nnrt_conv_s8_params_t", {
                 "geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out,
                 "act_min": q.lo, "act_max": q.hi, "per_channel": 1 if q.per_channel else 0,

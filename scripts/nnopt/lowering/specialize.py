@@ -13,9 +13,13 @@ Where it pays (measured per op with ``bench_firmware.py --profile``, Cortex-M7 u
 QEMU, benchmarks/README-kernels.md): the matrix-core convolution
 (``nnrt_conv2d_im2col_s8``, and ``nnrt_conv2d_opt_s8`` without scratch) saves 10-15
 instructions per output value (30 and more with a shallow im2col input such as an RGB
-first layer) for 550-850 bytes of code per op; the int8 fully connected op 20-30 per
-output value for about 350 bytes (four units per pass over the input, measured on
-kws_ref_model and ad01_int8), and with its weights in the row-pair layout
+first layer) for 550-850 bytes of code per op; since its channel records and assembly
+pair loop (:func:`gemm_records`, benchmarks/README.md "The int8 matrix core's
+per-output cost") 23 per output of kws_ref_model's pointwise convs and 34 of its first
+conv, for 630-1,450 bytes per op (pretrainedResnet_quant; a scratch-free op inlines the
+core twice, for the pixels whose columns go on the stack). The int8 fully connected op
+20-30 per output value for about 350 bytes (four units per pass over the input,
+measured on kws_ref_model and ad01_int8), and with its weights in the row-pair layout
 (``internal/fc_pairs.h``: the op alone reads them) 0.7-1.3 instructions per MAC for
 510-620 bytes (:func:`fc_gain_per_output`). ``auto`` (:func:`choose`) specialises the ops whose
 estimated saving (:data:`FAMILIES`: instructions per output value, a lower bound of
@@ -30,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from ..errors import NnoptError
 from .call import Params, render_params
@@ -48,7 +54,7 @@ class Family:
     """What specialising one kind of op costs and gains (Cortex-M7, measured)."""
 
     gain_per_output: int  # instructions saved per output value, lower bound
-    spec_bytes: int  # ROM of one specialised op, largest measured
+    spec_bytes: int  # ROM of one specialised op (the rule's figure: see the docstring)
     generic_bytes: int  # ROM of the generic kernel a model links when one op uses it
 
 
@@ -108,9 +114,100 @@ def spec_symbol(model: str, op_index: int) -> str:
     return f"{model}_spec_op{op_index}"
 
 
+#: NNRT_GEMM_RQ_LAST (internal/gemm.h): in the rsh word of the last channel pair's
+#: second channel, the end of the assembly pair loop.
+RQ_LAST = 0x100
+
+
+def fold_channel(mult: int, shift: int, offset: int) -> tuple[int, int, int] | None:
+    """One channel's (multiplier, addend, rsh) in the folded fast form of
+    ``nnrt_rq_fold()`` (internal/requant.h): shifts -31..-3, addend = 2^(rsh-1) +
+    (offset << rsh) within [-2^30, 2^30] (the high word of the 64-bit sum, at most 2^30
+    in magnitude, plus the addend must not overflow); None outside it."""
+    if not -31 <= shift <= -3:
+        return None
+    rsh = -shift - 1
+    addend = (1 << (rsh - 1)) + (offset << rsh)
+    if not -(1 << 30) <= addend <= (1 << 30):
+        return None
+    return mult, addend, rsh
+
+
+def gemm_records(biases: Sequence[int], mults: Sequence[int], shifts: Sequence[int],
+                 offset: int, constant: Sequence[int | None]) -> list[int] | None:
+    """The channel records of a specialised matrix core (internal/gemm.h: per channel
+    pair both biases, then multiplier, addend and rsh of each channel), or None when a
+    channel has no folded form. ``constant[c]``: channel c's output byte when it is the
+    same for every accumulator the op can reach (then multiplier 0, the byte as the
+    offset: exact for any accumulator), else None. ``mults`` / ``shifts``: one per
+    channel."""
+    folded: list[tuple[int, int, int]] = []
+    for m, s, v in zip(mults, shifts, constant, strict=True):
+        f = fold_channel(0, -3, v) if v is not None else fold_channel(m, s, offset)
+        if f is None:
+            return None
+        folded.append(f)
+    words: list[int] = []
+    n = len(folded)
+    for c in range(0, n, 2):
+        if c + 1 < n:
+            words += [biases[c], biases[c + 1], *folded[c], *folded[c + 1]]
+        else:
+            words += [biases[c], 0, *folded[c]]
+    if n >= 2:
+        words[8 * (n // 2) - 1] |= RQ_LAST
+    return words
+
+
+def constant_outputs(weights: np.ndarray, biases: Sequence[int], mults: Sequence[int],
+                     shifts: Sequence[int], z_in: int, z_out: int, lo: int, hi: int
+                     ) -> list[int | None]:
+    """Per output channel of a one-group int8 conv (``weights``: [channels, depth]): its
+    output byte when TFLM's requantisation gives the same byte for every accumulator
+    the op can reach, else None. The reachable accumulators lie between the bias plus,
+    per weight, the smaller (larger) of w * (x - z_in) over int8 x (a padding tap adds
+    w * 0, inside that range); the requantisation is monotonic in the accumulator, so
+    its two ends decide (vww_96_int8 has hundreds of channels with a tiny multiplier
+    whose shift leaves no room for the output offset in the addend, all constant)."""
+    from .activation import multiply_by_quantized_multiplier
+
+    w = np.asarray(weights, dtype=np.int64)
+    b = np.asarray(biases, dtype=np.int64)
+    v_lo, v_hi = -128 - z_in, 127 - z_in
+    acc_lo = b + np.minimum(w * v_lo, w * v_hi).sum(axis=1)
+    acc_hi = b + np.maximum(w * v_lo, w * v_hi).sum(axis=1)
+    out: list[int | None] = []
+    for c in range(w.shape[0]):
+        if acc_lo[c] < -(1 << 31) or acc_hi[c] >= (1 << 31):
+            out.append(None)  # int32 wraps: not TFLM's arithmetic any more
+            continue
+        ends = multiply_by_quantized_multiplier(np.array([acc_lo[c], acc_hi[c]]), mults[c],
+                                                shifts[c]) + z_out
+        a, z = (int(v) for v in np.clip(ends, lo, hi))
+        out.append(a if a == z else None)
+    return out
+
+
+def records_for(weights: np.ndarray, biases: Sequence[int], mults: Sequence[int],
+                shifts: Sequence[int], z_in: int, z_out: int, lo: int, hi: int
+                ) -> list[int] | None:
+    """:func:`gemm_records` of a one-group int8 conv with constant weights ([channels,
+    depth]) and biases, one multiplier and shift per channel: a channel outside the
+    folded form is stored as its constant output where it has one
+    (:func:`constant_outputs`)."""
+    fast = [fold_channel(m, s, z_out) is not None for m, s in zip(mults, shifts, strict=True)]
+    constant: list[int | None] = [None] * len(fast)
+    if not all(fast):
+        constant = [None if f else v for v, f in zip(
+            constant_outputs(weights, biases, mults, shifts, z_in, z_out, lo, hi), fast,
+            strict=True)]
+    return gemm_records(biases, mults, shifts, z_out, constant)
+
+
 @dataclass(frozen=True)
 class ConvGemmSpec:
-    """What the specialised matrix-core convolution of one op needs."""
+    """What the specialised matrix-core convolution of one op needs: its bias,
+    multiplier and shift arrays, or (records_ident) its channel records instead."""
 
     op_index: int
     model: str
@@ -127,6 +224,7 @@ class ConvGemmSpec:
     act_min: int
     act_max: int
     shifts: Sequence[int]
+    records_ident: str | None = None
 
 
 @dataclass(frozen=True)
@@ -158,20 +256,24 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
     px2 = pair_symbol(s.model, s.op_index)
     stage = 2 if (s.act_min, s.act_max) == (-128, 127) else 1
     all_fast = int(all(-31 <= sh <= -2 for sh in s.shifts))
-    bias = f"{s.bias_ident}" if s.bias_ident else "NULL"
+    if s.records_ident is not None:
+        arrays = f"NULL, NULL, NULL, {int(s.per_channel)}"
+    else:
+        arrays = (f"{s.bias_ident or 'NULL'}, {s.mult_ident}, {s.shift_ident}, "
+                  f"{int(s.per_channel)}")
     return [
         f"/* op {s.op_index}: matrix-core convolution specialised to depth {s.depth}, "
         f"{s.channels} channels (nnrt/kernels/spec.h) */",
         *render_params(s.params, s.params_name),
         f"static const nnrt_gemm_s8_t {core} = {{",
-        f"    {s.depth}, {s.channels}, {s.filter_ident}, {bias}, {s.mult_ident}, "
-        f"{s.shift_ident}, {int(s.per_channel)}, {s.output_offset}, {s.act_min}, "
-        f"{s.act_max}, {stage},",
+        f"    {s.depth}, {s.channels}, {s.filter_ident}, {arrays}, {s.output_offset}, "
+        f"{s.act_min}, {s.act_max}, {stage}, {s.records_ident or 'NULL'},",
         "};",
         f"static NNRT_SPEC_NOINLINE void {name}_pair(const nnrt_gemm_pass_t *x, int32_t oc, "
         "int32_t n)",
         "{",
-        f"    nnrt_gemm_pair_body(&{core}, x, oc, n, {all_fast});",
+        f"    nnrt_gemm_pair_body_rq(&{core}, x, oc, n);" if s.records_ident is not None
+        else f"    nnrt_gemm_pair_body(&{core}, x, oc, n, {all_fast});",
         "}",
         f"static void {px2}(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, "
         "int8_t *out1)",

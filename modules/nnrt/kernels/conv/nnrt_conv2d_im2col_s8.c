@@ -36,6 +36,6 @@ nnrt_status_t nnrt_conv2d_im2col_s8(const nnrt_conv_s8_params_t *params, const i
         return NNRT_OK;
     }
 #endif
-    nnrt_conv_gemm_s8(params, input, filter, bias, output, scratch);
+    nnrt_conv_gemm_s8(params, input, filter, bias, output, scratch, 0);
     return NNRT_OK;
 }

@@ -35,7 +35,7 @@ nnrt_status_t nnrt_conv2d_s8(const nnrt_conv_s8_params_t *params, const int8_t *
         return NNRT_OK;
     }
 #define PIXEL(in_b, oy, ox, out, max)                                                   \
-    nnrt_conv_pixel_s8(params, in_b, filter, bias, oy, ox, out, max)
+    nnrt_conv_pixel_s8(params, in_b, filter, bias, NULL, oy, ox, out, max)
 #define CLAMP(out, c) out[c] = (int8_t)nnrt_clamp_i32(out[c], pool->act_min, pool->act_max)
     NNRT_CONV_POOL_DRIVE(int8_t, g, pool, input, output, INT8_MIN, PIXEL, CLAMP);
 #undef PIXEL

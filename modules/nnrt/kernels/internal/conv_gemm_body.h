@@ -10,8 +10,11 @@
  * into a staging area (kernel rows with memcpy, padding as the input zero point, which
  * the offset turns into 0; a 1x1 filter without padding reads the input pixel itself),
  * converted in one aligned pass into the int16 columns of the matrix core and
- * multiplied with the [OC, KH*KW*C] filter. Bit-exact with TFLM's reference
- * convolution (a padding tap adds w * 0, TFLM skips it: the same sum).
+ * multiplied with the [OC, KH*KW*C] filter. Where C is a multiple of 4 (and the filter
+ * is not dilated horizontally) the kernel rows of a patch inside the input are converted
+ * straight from the input, without the staging copy (nnrt_conv_cols_direct()).
+ * Bit-exact with TFLM's reference convolution (a padding tap adds w * 0, TFLM skips it:
+ * the same sum).
  */
 #ifndef NNRT_KERNELS_INTERNAL_CONV_GEMM_BODY_H_
 #define NNRT_KERNELS_INTERNAL_CONV_GEMM_BODY_H_
@@ -59,6 +62,39 @@ static inline void nnrt_conv_stage_patch(const nnrt_conv_geom_t *g, int32_t in_o
     }
 }
 
+/*
+ * The columns of pixel p (output pixel (oy, ox), in_b: its batch's input) converted
+ * straight from the input, one kernel row at a time, where the patch lies inside the
+ * input (returns 0, nothing written, where it does not), the input depth is a multiple
+ * of 4 and the filter is not dilated horizontally: every kernel row is then a run of
+ * the input starting at a whole chunk of the columns. No int8 staging copy (a memcpy per
+ * kernel row, then the conversion of the copy).
+ */
+static NNRT_ALWAYS_INLINE int nnrt_conv_cols_direct(const nnrt_conv_geom_t *g, int32_t in_off,
+                                                    const int8_t *in_b, int32_t oy,
+                                                    int32_t ox, void *cols, int32_t k,
+                                                    int32_t p, int cols_inline)
+{
+    const int32_t y0 = oy * g->stride_h - g->pad_top;
+    const int32_t x0 = ox * g->stride_w - g->pad_left;
+    if (y0 < 0 || y0 + (g->filter_h - 1) * g->dilation_h >= g->input_h || x0 < 0
+        || x0 + g->filter_w > g->input_w) {
+        return 0;
+    }
+    const int32_t row = g->filter_w * g->input_c;
+    const size_t in_row = (size_t)g->input_w * (size_t)g->input_c;
+    const int8_t *src = in_b + (size_t)y0 * in_row + (size_t)x0 * (size_t)g->input_c;
+    for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+        const int8_t *x = src + (size_t)(fy * g->dilation_h) * in_row;
+        if (cols_inline) {
+            nnrt_cols_put_body(cols, k, p, fy * row, x, row, in_off);
+        } else {
+            nnrt_cols_put_s8(cols, k, p, fy * row, x, row, in_off);
+        }
+    }
+    return 1;
+}
+
 /* A 1x1 filter without padding whose pixels all lie inside the input: every pixel's
  * column is its input vector, no staging. */
 static inline int nnrt_conv_pointwise(const nnrt_conv_geom_t *g)
@@ -76,29 +112,39 @@ static inline size_t nnrt_conv_gemm_bytes_body(const nnrt_conv_geom_t *g, int on
 }
 
 /*
- * nnrt_conv_gemm_s8() (conv_gemm.h) for the core mm (its filter, bias and output stage:
- * the caller's, run-time or constant) with each pixel pair's outputs computed by
- * px2() (nnrt_gemm_s8_2px(), or a specialised instance of nnrt_gemm_2px_body());
- * cols_inline: 1 converts the columns inline (a specialised caller: the depth is a
- * constant), 0 through nnrt_cols_put_s8(); need = nnrt_conv_gemm_bytes_body(g, one) and
- * one = nnrt_conv_pointwise(g), from the caller (out of line in the generic core).
+ * nnrt_conv_gemm_s8() (conv_gemm.h) from output pixel `from` on, for the core mm (its
+ * filter, bias and output stage: the caller's, run-time or constant) with each pixel
+ * pair's outputs computed by px2() (nnrt_gemm_s8_2px(), or a specialised instance of
+ * nnrt_gemm_2px_body()); cols_inline: 1 converts the columns inline (a specialised
+ * caller: the depth is a constant), 0 through nnrt_cols_put_s8(); need =
+ * nnrt_conv_gemm_bytes_body(g, one) and one = nnrt_conv_pointwise(g), from the caller
+ * (out of line in the generic core).
  */
 static NNRT_ALWAYS_INLINE size_t nnrt_conv_gemm_body(const nnrt_conv_s8_params_t *params,
                                                      const nnrt_gemm_s8_t *mm,
                                                      const int8_t *input, int8_t *output,
                                                      void *scratch, nnrt_gemm_2px_fn px2,
-                                                     int cols_inline, size_t need, int one)
+                                                     int cols_inline, size_t need, int one,
+                                                     size_t from)
 {
     const nnrt_conv_geom_t *g = &params->geom;
     const int32_t k = g->filter_h * g->filter_w * g->input_c;
     const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
     const size_t oc = (size_t)g->output_c;
-    const size_t pixels = (size_t)g->batches * (size_t)g->output_h * (size_t)g->output_w;
+    const size_t per_batch = (size_t)g->output_h * (size_t)g->output_w;
+    const size_t pixels = (size_t)g->batches * per_batch;
+    /* im2col straight from the input where every kernel row starts a whole chunk */
+    const int direct = !one && (g->input_c & 3) == 0 && g->dilation_w == 1;
     int32_t b = 0;
     int32_t oy = 0;
     int32_t ox = 0;
+    if (from != 0) {
+        b = (int32_t)(from / per_batch);
+        oy = (int32_t)(from % per_batch / (size_t)g->output_w);
+        ox = (int32_t)(from % (size_t)g->output_w);
+    }
 
-    for (size_t q = 0; q < pixels; q += 2) {
+    for (size_t q = from; q < pixels; q += 2) {
         const int pair2 = q + 1 < pixels;
         void *cols = scratch;
         if (cols == NULL) {
@@ -114,16 +160,21 @@ static NNRT_ALWAYS_INLINE size_t nnrt_conv_gemm_body(const nnrt_conv_s8_params_t
         for (int p = 0; p < 2; ++p) {
             const int8_t *in_b = input + (size_t)b * in_batch;
             const int8_t *src = stage;
-            if (one) {
-                src = in_b + ((size_t)oy * (size_t)g->stride_h * (size_t)g->input_w
-                              + (size_t)ox * (size_t)g->stride_w) * (size_t)g->input_c;
-            } else {
-                nnrt_conv_stage_patch(g, params->input_offset, in_b, oy, ox, stage);
-            }
-            if (cols_inline) {
-                nnrt_cols_put_body(cols, k, p, 0, src, k, params->input_offset);
-            } else {
-                nnrt_cols_put_s8(cols, k, p, 0, src, k, params->input_offset);
+            if (!direct || !nnrt_conv_cols_direct(g, params->input_offset, in_b, oy, ox,
+                                                  cols, k, p, cols_inline)) {
+                if (one) {
+                    src = in_b + ((size_t)oy * (size_t)g->stride_h * (size_t)g->input_w
+                                  + (size_t)ox * (size_t)g->stride_w) * (size_t)g->input_c;
+                } else {
+                    nnrt_conv_stage_patch(g, params->input_offset, in_b, oy, ox, stage);
+                }
+                if (cols_inline && !one) { /* the staging area: (k + 3) & ~3 bytes */
+                    nnrt_cols_put_padded_body(cols, k, p, stage, params->input_offset);
+                } else if (cols_inline) {
+                    nnrt_cols_put_body(cols, k, p, 0, src, k, params->input_offset);
+                } else {
+                    nnrt_cols_put_s8(cols, k, p, 0, src, k, params->input_offset);
+                }
             }
             if (p == 0 && !pair2) {
                 continue; /* pixel 1 repeats pixel 0: its outputs are not stored */

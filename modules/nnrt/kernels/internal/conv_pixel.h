@@ -13,11 +13,13 @@
 /**
  * All OC outputs of conv output pixel (oy, ox) of one batch (in_b: its input):
  * requantised and clamped, then stored (keep_max == 0) or merged into out[] by maximum
- * (keep_max != 0, the fused pool).
+ * (keep_max != 0, the fused pool). rq: NULL, or the channel records of a specialised
+ * one-group op (internal/gemm.h), which then replace bias and p's multipliers and
+ * shifts.
  */
 void nnrt_conv_pixel_s8(const nnrt_conv_s8_params_t *p, const int8_t *in_b,
-                        const int8_t *filter, const int32_t *bias, int32_t oy, int32_t ox,
-                        int8_t *out, int keep_max);
+                        const int8_t *filter, const int32_t *bias, const int32_t *rq,
+                        int32_t oy, int32_t ox, int8_t *out, int keep_max);
 
 /**
  * Output pixels [done, all) of a convolution without pool, one at a time (the pixels
@@ -26,14 +28,15 @@ void nnrt_conv_pixel_s8(const nnrt_conv_s8_params_t *p, const int8_t *in_b,
  */
 static inline void nnrt_conv_pixels_from(const nnrt_conv_s8_params_t *params,
                                          const int8_t *input, const int8_t *filter,
-                                         const int32_t *bias, int8_t *output, size_t done)
+                                         const int32_t *bias, const int32_t *rq,
+                                         int8_t *output, size_t done)
 {
     const nnrt_conv_geom_t *g = &params->geom;
     const size_t per_batch = (size_t)g->output_h * (size_t)g->output_w;
     const size_t pixels = (size_t)g->batches * per_batch;
     const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
     for (size_t px = done; px < pixels; ++px) {
-        nnrt_conv_pixel_s8(params, input + px / per_batch * in_batch, filter, bias,
+        nnrt_conv_pixel_s8(params, input + px / per_batch * in_batch, filter, bias, rq,
                            (int32_t)(px % per_batch / (size_t)g->output_w),
                            (int32_t)(px % (size_t)g->output_w),
                            output + px * (size_t)g->output_c, 0);

@@ -12,7 +12,8 @@
  * Cols layout (private to nnrt_gemm_s8.c; writers go through nnrt_cols_put_s8):
  * - DSP: K is cut into chunks of 4; chunk j of pixel p is the two words
  *   [x0 x2] [x1 x3] (int16 halves) at word 4j + 2p, matching __sxtb16 / ror-8 of a
- *   weight word; the K % 4 tail follows at halfword 8 * (K / 4) + 4p + t.
+ *   weight word; the K % 4 tail is a partial last chunk in the same layout (its
+ *   positions past K are not read, or read against a weight of 0).
  * - portable: pixel p's K int16 values at halfword p * K.
  * Both fit NNRT_GEMM_COLS_BYTES(K) bytes; the buffer must be 4-byte aligned.
  */
@@ -21,6 +22,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "requant.h"
 
 /** Bytes of cols for two pixels of depth k (both layouts). */
 #define NNRT_GEMM_COLS_BYTES(k) ((size_t)16 * (((size_t)(k) + 3u) / 4u))
@@ -39,9 +42,47 @@ typedef struct {
     int32_t act_max;
     int32_t stage;              /* from nnrt_gemm_s8_stage(): 1 clamp to the activation
                                    range, 2 the range is all of int8 (SSAT only) */
+    const int32_t *rq;          /* NULL, or the channel records below (then bias,
+                                   multiplier and shift are not read) */
 } nnrt_gemm_s8_t;
 
-/** The output stage for g (every field but `stage` set): once per call. */
+/*
+ * Channel records: the output stage of every channel prepared at build time (code
+ * generation, nnopt.lowering.specialize.gemm_records()) for a specialised op whose
+ * channels all take the folded fast form of requant.h (nnrt_rq_fold(): shift -31..-3,
+ * the output offset inside the addend). Per channel pair (2j, 2j + 1), 8 words:
+ *
+ *   bias(2j) bias(2j+1) | mult addend rsh (2j) | mult addend rsh (2j+1)
+ *
+ * an odd last channel: its bias, one unused word, its mult addend rsh. The biases come
+ * first so that one LDRD starts both accumulator pairs; rsh is in [2, 30] (an even
+ * addend: the assembly pair loop takes the start value's sign bit from the parity of
+ * its high word), and bit 8 of the last pair's second rsh marks the end of the pairs
+ * (a register shift reads only the bottom byte). A channel whose output is the same
+ * for every reachable accumulator is stored as multiplier 0, rsh 2.
+ */
+#define NNRT_GEMM_RQ_WORDS(oc) (8 * ((size_t)(oc) / 2u) + 5 * ((size_t)(oc) & 1u))
+#define NNRT_GEMM_RQ_LAST 0x100
+
+/* Channel c's bias, and its words mult, addend, rsh, in the records rq. */
+static inline int32_t nnrt_gemm_rq_bias(const int32_t *rq, int32_t c)
+{
+    return rq[8 * (c >> 1) + (c & 1)];
+}
+
+static inline const int32_t *nnrt_gemm_rq_ch(const int32_t *rq, int32_t c)
+{
+    return rq + 8 * (c >> 1) + 2 + 3 * (c & 1);
+}
+
+/* One output of a channel by its record r = {mult, addend, rsh (bottom byte)}: the
+ * requantised value plus the output offset, not clamped. */
+static inline int32_t nnrt_gemm_rq_out(int32_t acc, const int32_t *r)
+{
+    return nnrt_rq_fold(acc, r[0], r[1], r[2] & 0xFF);
+}
+
+/** The output stage for g (every field but `stage` and `rq` set): once per call. */
 int nnrt_gemm_s8_stage(const nnrt_gemm_s8_t *g);
 
 /** Channels oc and oc + d of a pixel pair with the reference requantisation (a channel

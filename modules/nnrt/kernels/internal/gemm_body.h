@@ -37,15 +37,64 @@ static inline int32_t nnrt_gemm_ld16(const uint8_t *base, size_t index)
 }
 
 #if NNRT_DSP
-/* Halfword index of depth position kk of pixel p in the DSP layout. */
-static inline size_t nnrt_gemm_dsp_pos(int32_t k, int32_t p, int32_t kk)
+/* Halfword index of depth position kk of pixel p in the DSP layout (the tail too). */
+static inline size_t nnrt_gemm_dsp_pos(int32_t p, int32_t kk)
 {
-    const int32_t kc = k >> 2;
-    if (kk < 4 * kc) {
-        const int32_t e = kk & 3;
-        return (size_t)(8 * (kk >> 2) + 4 * p + (((e & 1) << 1) | (e >> 1)));
+    const int32_t e = kk & 3;
+    return (size_t)(8 * (kk >> 2) + 4 * p + (((e & 1) << 1) | (e >> 1)));
+}
+#endif
+
+#if NNRT_DSP
+/*
+ * `words` whole chunks of one pixel's columns: 4 int8 values of x (any alignment) each,
+ * plus the offset, as the words [x0 x2] [x1 x3] at dst, dst + 4 (then dst + 16 ...).
+ * At -O1 and above two chunks a loop iteration in assembly: LDR, 2 SXTAB16 and one STRD
+ * a chunk (GCC's loop took 8-9 instructions, re-making the offset constant).
+ */
+static NNRT_ALWAYS_INLINE void nnrt_cols_words(uint8_t *dst, const int8_t *x, int32_t words,
+                                               uint32_t off2)
+{
+    if (words & 1) {
+        const uint32_t v = nnrt_ld32(x);
+        nnrt_st32(dst, __sxtab16(off2, v));
+        nnrt_st32(dst + 4, nnrt_sxtab16_ror8(off2, v));
+        x += 4;
+        dst += 16;
     }
-    return (size_t)(8 * kc + 4 * p + (kk - 4 * kc));
+    int32_t n = words >> 1;
+#if defined(__OPTIMIZE__)
+    if (n > 0) {
+        uint32_t v0;
+        uint32_t v1;
+        uint32_t a;
+        uint32_t b;
+        __asm__ volatile("1:\n\t"
+                         "ldr %[v0], [%[x]], #4\n\t"
+                         "ldr %[v1], [%[x]], #4\n\t"
+                         "sxtab16 %[a], %[off], %[v0]\n\t"
+                         "sxtab16 %[b], %[off], %[v0], ror #8\n\t"
+                         "strd %[a], %[b], [%[d]], #16\n\t"
+                         "sxtab16 %[a], %[off], %[v1]\n\t"
+                         "sxtab16 %[b], %[off], %[v1], ror #8\n\t"
+                         "strd %[a], %[b], [%[d]], #16\n\t"
+                         "subs %[n], %[n], #1\n\t"
+                         "bne 1b\n\t"
+                         : [x] "+r"(x), [d] "+r"(dst), [n] "+r"(n), [v0] "=&r"(v0),
+                           [v1] "=&r"(v1), [a] "=&r"(a), [b] "=&r"(b)
+                         : [off] "r"(off2)
+                         : "cc", "memory");
+    }
+#else
+    for (; n > 0; --n, x += 8, dst += 32) {
+        const uint32_t v0 = nnrt_ld32(x);
+        const uint32_t v1 = nnrt_ld32(x + 4);
+        nnrt_st32(dst, __sxtab16(off2, v0));
+        nnrt_st32(dst + 4, nnrt_sxtab16_ror8(off2, v0));
+        nnrt_st32(dst + 16, __sxtab16(off2, v1));
+        nnrt_st32(dst + 20, nnrt_sxtab16_ror8(off2, v1));
+    }
+#endif
 }
 #endif
 
@@ -57,19 +106,14 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t
     uint8_t *c = (uint8_t *)cols;
     int32_t i = 0;
 #if NNRT_DSP
+    (void)k; /* the layout of a position does not depend on the depth */
     if ((k0 & 3) == 0) {
-        const uint32_t off2 = nnrt_pair16(input_offset);
-        const int32_t full = 4 * (k >> 2) - k0; /* depth positions left in whole chunks */
-        const int32_t m = (n < full ? n : full) & ~3;
-        uint8_t *dst = c + 16 * (size_t)(k0 >> 2) + 8 * (size_t)p;
-        for (; i < m; i += 4, dst += 16) {
-            const uint32_t v = nnrt_ld32(x + i);
-            nnrt_st32(dst, __sxtab16(off2, v));
-            nnrt_st32(dst + 4, nnrt_sxtab16_ror8(off2, v));
-        }
+        i = n & ~3; /* whole chunks (the last may be the partial one: n past k) */
+        nnrt_cols_words(c + 16 * (size_t)(k0 >> 2) + 8 * (size_t)p, x, i >> 2,
+                        nnrt_pair16(input_offset));
     }
     for (; i < n; ++i) {
-        nnrt_gemm_st16(c, nnrt_gemm_dsp_pos(k, p, k0 + i), (int32_t)x[i] + input_offset);
+        nnrt_gemm_st16(c, nnrt_gemm_dsp_pos(p, k0 + i), (int32_t)x[i] + input_offset);
     }
 #else
     int16_t *dst = (int16_t *)cols + (size_t)p * (size_t)k + (size_t)k0;
@@ -77,6 +121,21 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t
     for (; i < n; ++i) {
         dst[i] = (int16_t)((int32_t)x[i] + input_offset);
     }
+#endif
+}
+
+/*
+ * nnrt_cols_put_body() of a whole column (k0 = 0, n = k) from a source readable up to
+ * a multiple of 4 bytes (a staged patch: its area holds (k + 3) & ~3): on DSP cores the
+ * partial last chunk converted whole, its positions past k read against weights of 0.
+ */
+static NNRT_ALWAYS_INLINE void nnrt_cols_put_padded_body(void *cols, int32_t k, int32_t p,
+                                                         const int8_t *x, int32_t input_offset)
+{
+#if NNRT_DSP
+    nnrt_cols_put_body(cols, k, p, 0, x, (k + 3) & ~3, input_offset);
+#else
+    nnrt_cols_put_body(cols, k, p, 0, x, k, input_offset);
 #endif
 }
 
@@ -165,9 +224,9 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_mac_2x2(const void *cols, int32_t k, co
     }
 #undef NNRT_GEMM_CHUNK
 #undef NNRT_GEMM_CHUNK_OPERANDS
-    for (int32_t t = 0; t < (k & 3); ++t) {
-        const int32_t x0 = nnrt_gemm_ld16(c, (size_t)t);
-        const int32_t x1 = nnrt_gemm_ld16(c, (size_t)(4 + t));
+    for (int32_t t = 0; t < (k & 3); ++t) { /* the partial last chunk */
+        const int32_t x0 = nnrt_gemm_ld16(c, nnrt_gemm_dsp_pos(0, t));
+        const int32_t x1 = nnrt_gemm_ld16(c, nnrt_gemm_dsp_pos(1, t));
         a00 += w0[t] * x0;
         a01 += w0[t] * x1;
         a10 += w1[t] * x0;
@@ -227,11 +286,41 @@ typedef struct {
     int8_t *out1;
 } nnrt_gemm_pass_t;
 
+/** Channels [oc, n) of a pixel pair from the channel records of g, in C (libnnrt):
+ * what the assembly pair loop of a specialised op leaves. */
+void nnrt_gemm_pairs_rq_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc,
+                           int32_t n);
+
 /** The channel pairs of a pixel pair: the function each caller instantiates from
  * nnrt_gemm_pair_body() and hands to nnrt_gemm_2px_body(). DSP builds: channels
  * [oc, n). Portable builds: one pair, channels oc and oc + n (n = 1; 0 for an odd last
  * channel), a constant at each call so that GCC's clones fold it. */
 typedef void (*nnrt_gemm_pair_fn)(const nnrt_gemm_pass_t *x, int32_t oc, int32_t n);
+
+/* The four outputs of a block (before the output stage: offset added, not clamped):
+ * saturated, clamped to the activation range where stage 1, stored. */
+static NNRT_ALWAYS_INLINE void nnrt_gemm_put4(const nnrt_gemm_s8_t *g, int32_t v00,
+                                              int32_t v01, int32_t v10, int32_t v11,
+                                              int8_t *out0, int8_t *out1, int32_t oc,
+                                              int32_t oc1)
+{
+    v00 = nnrt_sat8(v00);
+    v01 = nnrt_sat8(v01);
+    v10 = nnrt_sat8(v10);
+    v11 = nnrt_sat8(v11);
+    if (g->stage == 1) {
+        const int32_t lo = g->act_min;
+        const int32_t hi = g->act_max;
+        v00 = v00 < lo ? lo : (v00 > hi ? hi : v00);
+        v01 = v01 < lo ? lo : (v01 > hi ? hi : v01);
+        v10 = v10 < lo ? lo : (v10 > hi ? hi : v10);
+        v11 = v11 < lo ? lo : (v11 > hi ? hi : v11);
+    }
+    out0[oc] = (int8_t)v00;
+    out1[oc] = (int8_t)v01;
+    out0[oc1] = (int8_t)v10;
+    out1[oc1] = (int8_t)v11;
+}
 
 /*
  * Channels oc and oc + d (d = 1; d = 0 for an odd last channel) of one pixel pair, for
@@ -263,31 +352,248 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1(const nnrt_gemm_s8_t *g, const vo
     const int32_t off = g->output_offset;
     const int32_t m0 = g->multiplier[q0];
     const int32_t m1 = g->multiplier[q1];
-    int32_t v00 = nnrt_sat8(nnrt_rqf_fast(a[0], m0, 1 << e0, e0 + 1) + off);
-    int32_t v01 = nnrt_sat8(nnrt_rqf_fast(a[1], m0, 1 << e0, e0 + 1) + off);
-    int32_t v10 = nnrt_sat8(nnrt_rqf_fast(a[2], m1, 1 << e1, e1 + 1) + off);
-    int32_t v11 = nnrt_sat8(nnrt_rqf_fast(a[3], m1, 1 << e1, e1 + 1) + off);
-    if (g->stage == 1) {
-        const int32_t lo = g->act_min;
-        const int32_t hi = g->act_max;
-        v00 = v00 < lo ? lo : (v00 > hi ? hi : v00);
-        v01 = v01 < lo ? lo : (v01 > hi ? hi : v01);
-        v10 = v10 < lo ? lo : (v10 > hi ? hi : v10);
-        v11 = v11 < lo ? lo : (v11 > hi ? hi : v11);
-    }
-    out0[oc] = (int8_t)v00;
-    out1[oc] = (int8_t)v01;
-    out0[oc1] = (int8_t)v10;
-    out1[oc1] = (int8_t)v11;
+    nnrt_gemm_put4(g, nnrt_rqf_fast(a[0], m0, 1 << e0, e0 + 1) + off,
+                   nnrt_rqf_fast(a[1], m0, 1 << e0, e0 + 1) + off,
+                   nnrt_rqf_fast(a[2], m1, 1 << e1, e1 + 1) + off,
+                   nnrt_rqf_fast(a[3], m1, 1 << e1, e1 + 1) + off, out0, out1, oc, oc1);
 }
+
+/* nnrt_gemm_pair1() for a core with channel records (g->rq): the biases and output
+ * stage from the records, the same values. */
+static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const void *cols,
+                                                  int8_t *out0, int8_t *out1, int32_t oc,
+                                                  int32_t d)
+{
+    const int32_t k = g->k;
+    const int32_t oc1 = oc + d;
+    const int8_t *w0 = g->filter + (size_t)oc * (size_t)k;
+    const int32_t b0 = nnrt_gemm_rq_bias(g->rq, oc);
+    const int32_t b1 = nnrt_gemm_rq_bias(g->rq, oc1);
+    int32_t a[4] = {b0, b0, b1, b1};
+    nnrt_gemm_mac_2x2(cols, k, w0, w0 + (size_t)d * (size_t)k, a);
+    const int32_t *r0 = nnrt_gemm_rq_ch(g->rq, oc);
+    const int32_t *r1 = nnrt_gemm_rq_ch(g->rq, oc1);
+    nnrt_gemm_put4(g, nnrt_gemm_rq_out(a[0], r0), nnrt_gemm_rq_out(a[1], r0),
+                   nnrt_gemm_rq_out(a[2], r1), nnrt_gemm_rq_out(a[3], r1), out0, out1, oc,
+                   oc1);
+}
+
+#if NNRT_DSP && defined(__OPTIMIZE__)
+/*
+ * Whether the assembly pair loop below takes the core g (one with channel records):
+ * its depth, channel count and activation range known at build time (a specialised op;
+ * GCC folds its constant core), the offsets it uses within the immediate ranges of
+ * LDR / STRB.
+ */
+#define NNRT_GEMM_ASM_OK(g)                                                                   \
+    (__builtin_constant_p((g)->k) && __builtin_constant_p((g)->oc)                            \
+     && __builtin_constant_p((g)->act_min) && __builtin_constant_p((g)->act_max)            \
+     && __builtin_constant_p((g)->stage) && (g)->k <= 4092 && (g)->oc <= 4094)
+
+/*
+ * All channel pairs [0, oc & ~1) of one pixel pair (pixel 1's outputs oc bytes after
+ * pixel 0's) from the channel records, in one block of assembly: GCC's allocation of
+ * the loop around the depth loop spilled and recomputed the output stage per pair
+ * (about 90 instructions a pair); here 33 besides the depth loop, none spilled.
+ *
+ * 13 registers: the four accumulators and the filter pointer throughout; the others
+ * change role between the depth loop (cols pointer and end, 4 column words, 2 weight
+ * halves) and the output stage (output pointer, record pointer, the constant 2^30,
+ * mult / addend / rsh, the 64-bit sum), the three live ones pushed across the depth
+ * loop (PUSH / POP: one instruction each). The columns' start and end stay on the stack
+ * (one LDRD a pair). Per pair:
+ *
+ * - LDRD of both biases: the first chunk's SMLADs accumulate onto them (no moves);
+ * - the depth loop of nnrt_gemm_mac_2x2(), row 1's weights at row 0 + k (an immediate
+ *   offset: no second filter pointer), its K % 4 tail as MLAs;
+ * - per output: hi = addend + (acc >> 31) (ADD with a shifted operand), lo = 2^30 ^
+ *   (hi << 31) (EOR: hi's low bit is the sign, the addend being even), SMLAL, ASR by
+ *   rsh, SSAT, the clamps of a narrower range (immediates), STRB post-indexed:
+ *   nnrt_rq_fold() + the output offset in 6 instructions;
+ * - a channel's record in one LDM;
+ * - the loop ends after the pair whose second rsh has NNRT_GEMM_RQ_LAST set (TST).
+ *
+ * Bit-exact with nnrt_gemm_pair1_rq(): the same sums in the same int32 arithmetic and
+ * the same 64-bit start value.
+ */
+/* register roles: depth loop / output stage */
+#define NNRT_GA_C "%[o]"   /* cols pointer / output pointer */
+#define NNRT_GA_END "%[r]" /* cols end / record pointer */
+#define NNRT_GA_X0 "%[q]"  /* column word / 2^30 (cols base on entry) */
+#define NNRT_GA_X1 "%[m]"  /* column word / multiplier */
+#define NNRT_GA_X2 "%[ad]" /* column word / addend */
+#define NNRT_GA_X3 "%[rs]" /* column word / rsh */
+#define NNRT_GA_WV "%[lo]" /* weight halves / low word of the sum */
+#define NNRT_GA_WE "%[hi]" /* weight halves / high word of the sum */
+/* one chunk of 4 depth positions (as nnrt_gemm_mac_2x2()); first: onto the biases */
+#define NNRT_GA_LOADS                                                                         \
+    "ldrd " NNRT_GA_X0 ", " NNRT_GA_X1 ", [" NNRT_GA_C "], #8\n\t"                            \
+    "ldr " NNRT_GA_WV ", [%[w]], #4\n\t"                                                      \
+    "ldrd " NNRT_GA_X2 ", " NNRT_GA_X3 ", [" NNRT_GA_C "], #8\n\t"                            \
+    "sxtb16 " NNRT_GA_WE ", " NNRT_GA_WV "\n\t"                                               \
+    "sxtb16 " NNRT_GA_WV ", " NNRT_GA_WV ", ror #8\n\t"
+#define NNRT_GA_ROW1                                                                          \
+    "ldr " NNRT_GA_WV ", [%[w], #%c[k] - 4]\n\t"                                              \
+    "sxtb16 " NNRT_GA_WE ", " NNRT_GA_WV "\n\t"                                               \
+    "sxtb16 " NNRT_GA_WV ", " NNRT_GA_WV ", ror #8\n\t"
+#define NNRT_GA_MACS(a0, a1, s0, s1)                                                          \
+    "smlad " a1 ", " NNRT_GA_X2 ", " NNRT_GA_WE ", " s1 "\n\t"                                \
+    "smlad " a0 ", " NNRT_GA_X0 ", " NNRT_GA_WE ", " s0 "\n\t"                                \
+    "smlad " a0 ", " NNRT_GA_X1 ", " NNRT_GA_WV ", " a0 "\n\t"                                \
+    "smlad " a1 ", " NNRT_GA_X3 ", " NNRT_GA_WV ", " a1 "\n\t"
+#define NNRT_GA_CHUNK                                                                         \
+    NNRT_GA_LOADS NNRT_GA_MACS("%[a00]", "%[a01]", "%[a00]", "%[a01]")                        \
+    NNRT_GA_ROW1 NNRT_GA_MACS("%[a10]", "%[a11]", "%[a10]", "%[a11]")
+#define NNRT_GA_FIRST                                                                         \
+    NNRT_GA_LOADS NNRT_GA_MACS("%[a00]", "%[a01]", "%[a00]", "%[a00]")                        \
+    NNRT_GA_ROW1 NNRT_GA_MACS("%[a10]", "%[a11]", "%[a10]", "%[a10]")
+/* depth position k - tail + t of the K % 4 tail (C at the partial last chunk of the
+ * columns: position t at halfword ((t & 1) << 1) | (t >> 1), pixel 1's 8 bytes on) */
+#define NNRT_GA_TAIL(t, h)                                                                    \
+    ".if %c[tail] > " #t "\n\t"                                                               \
+    "ldrsh " NNRT_GA_X0 ", [" NNRT_GA_C ", #2 * " #h "]\n\t"                                  \
+    "ldrsh " NNRT_GA_X1 ", [" NNRT_GA_C ", #8 + 2 * " #h "]\n\t"                              \
+    "ldrsb " NNRT_GA_WV ", [%[w], #" #t "]\n\t"                                               \
+    "ldrsb " NNRT_GA_WE ", [%[w], #%c[k] + " #t "]\n\t"                                       \
+    "mla %[a00], " NNRT_GA_WV ", " NNRT_GA_X0 ", %[a00]\n\t"                                  \
+    "mla %[a01], " NNRT_GA_WV ", " NNRT_GA_X1 ", %[a01]\n\t"                                  \
+    "mla %[a10], " NNRT_GA_WE ", " NNRT_GA_X0 ", %[a10]\n\t"                                  \
+    "mla %[a11], " NNRT_GA_WE ", " NNRT_GA_X1 ", %[a11]\n\t"                                  \
+    ".endif\n\t"
+/* a tail of 3 as one more chunk: each row's last 4 bytes shifted down a byte (the
+ * missing fourth weight 0, so the chunk's unused column position adds nothing); needs
+ * a whole chunk before it (the load starts a byte before the tail) */
+#define NNRT_GA_TAIL3                                                                         \
+    "ldrd " NNRT_GA_X0 ", " NNRT_GA_X1 ", [" NNRT_GA_C "]\n\t"                                \
+    "ldrd " NNRT_GA_X2 ", " NNRT_GA_X3 ", [" NNRT_GA_C ", #8]\n\t"                            \
+    "ldr " NNRT_GA_WV ", [%[w], #-1]\n\t"                                                     \
+    "lsr " NNRT_GA_WV ", " NNRT_GA_WV ", #8\n\t"                                              \
+    "sxtb16 " NNRT_GA_WE ", " NNRT_GA_WV "\n\t"                                               \
+    "sxtb16 " NNRT_GA_WV ", " NNRT_GA_WV ", ror #8\n\t"                                       \
+    NNRT_GA_MACS("%[a00]", "%[a01]", "%[a00]", "%[a01]")                                      \
+    "ldr " NNRT_GA_WV ", [%[w], #%c[k] - 1]\n\t"                                              \
+    "lsr " NNRT_GA_WV ", " NNRT_GA_WV ", #8\n\t"                                              \
+    "sxtb16 " NNRT_GA_WE ", " NNRT_GA_WV "\n\t"                                               \
+    "sxtb16 " NNRT_GA_WV ", " NNRT_GA_WV ", ror #8\n\t"                                       \
+    NNRT_GA_MACS("%[a10]", "%[a11]", "%[a10]", "%[a11]")
+/* one output: acc requantised by the record in m / ad / rs, stored by `store` */
+#define NNRT_GA_OUT(acc, store)                                                               \
+    "add %[hi], %[ad], " acc ", asr #31\n\t"                                                  \
+    "eor %[lo], %[q], %[hi], lsl #31\n\t"                                                     \
+    "smlal %[lo], %[hi], " acc ", %[m]\n\t"                                                   \
+    "asr %[hi], %[hi], %[rs]\n\t"                                                             \
+    "ssat %[hi], #8, %[hi]\n\t"                                                               \
+    ".if %c[stage] == 1\n\t"                                                                  \
+    ".if %c[lo8] > -128\n\t"                                                                  \
+    "cmp %[hi], #%c[lo8]\n\t"                                                                 \
+    "it lt\n\t"                                                                               \
+    "movlt %[hi], #%c[lo8]\n\t"                                                               \
+    ".endif\n\t"                                                                              \
+    ".if %c[hi8] < 127\n\t"                                                                   \
+    "cmp %[hi], #%c[hi8]\n\t"                                                                 \
+    "it gt\n\t"                                                                               \
+    "movgt %[hi], #%c[hi8]\n\t"                                                               \
+    ".endif\n\t"                                                                              \
+    ".endif\n\t" store "\n\t"
+#define NNRT_GA_CHANNEL(acc0, acc1)                                                           \
+    "ldm %[r]!, {%[m], %[ad], %[rs]}\n\t"                                                     \
+    NNRT_GA_OUT(acc1, "strb %[hi], [%[o], #%c[oc]]")                                          \
+    NNRT_GA_OUT(acc0, "strb %[hi], [%[o]], #1")
+
+static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, const void *cols,
+                                                   int8_t *out0)
+{
+    /* pinned, each list in ascending order: the PUSH / POP of the loop and the LDM of
+     * a record (register lists load and store in register order; the others are GCC's
+     * choice; r7, a frame pointer in some builds, is left to GCC) */
+    register const void *q __asm__("r4") = cols;
+    register int8_t *o __asm__("r5") = out0;
+    register const int32_t *r __asm__("r6") = g->rq;
+    register int32_t m __asm__("r8");
+    register int32_t ad __asm__("r9");
+    register int32_t rs __asm__("r10");
+    const int8_t *w = g->filter;
+    int32_t a00;
+    int32_t a01;
+    int32_t a10;
+    int32_t a11;
+    int32_t lo;
+    int32_t hi;
+    __asm__ volatile(
+        /* the columns' start and end on the stack, 2^30 in q */
+        ".if %c[kb] < 4096\n\t"
+        "addw %[hi], %[q], #%c[kb]\n\t"
+        ".else\n\t"
+        "movw %[hi], #%c[kb]\n\t"
+        "add %[hi], %[hi], %[q]\n\t"
+        ".endif\n\t"
+        "strd %[q], %[hi], [sp, #-8]!\n\t"
+        "mov %[q], #0x40000000\n"
+        "1:\n\t"
+        "ldrd %[a00], %[a10], [%[r]], #8\n\t"
+        "push {%[q], %[o], %[r]}\n\t"
+        "ldrd " NNRT_GA_C ", " NNRT_GA_END ", [sp, #12]\n\t"
+        ".if %c[kc] > 0\n\t"
+        NNRT_GA_FIRST
+        ".if (%c[kc] - 1) & 1\n\t"
+        NNRT_GA_CHUNK
+        ".endif\n\t"
+        ".if %c[kc] > 2\n"
+        "2:\n\t"
+        NNRT_GA_CHUNK NNRT_GA_CHUNK
+        "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\t"
+        "bne 2b\n\t"
+        ".endif\n\t"
+        ".else\n\t"
+        "mov %[a01], %[a00]\n\t"
+        "mov %[a11], %[a10]\n\t"
+        ".endif\n\t"
+        ".if %c[tail] == 3 && %c[kc] > 0\n\t"
+        NNRT_GA_TAIL3
+        ".else\n\t"
+        NNRT_GA_TAIL(0, 0) NNRT_GA_TAIL(1, 2) NNRT_GA_TAIL(2, 1)
+        ".endif\n\t"
+        "addw %[w], %[w], #%c[k] + %c[tail]\n\t"
+        "pop {%[q], %[o], %[r]}\n\t"
+        NNRT_GA_CHANNEL("%[a00]", "%[a01]")
+        NNRT_GA_CHANNEL("%[a10]", "%[a11]")
+        "tst %[rs], #%c[last]\n\t"
+        "beq 1b\n\t"
+        "add sp, sp, #8\n\t"
+        : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11),
+          [w] "+r"(w), [o] "+r"(o), [r] "+r"(r), [q] "+r"(q), [m] "=&r"(m), [ad] "=&r"(ad),
+          [rs] "=&r"(rs), [lo] "=&r"(lo), [hi] "=&r"(hi)
+        : [k] "i"(g->k), [kc] "i"(g->k >> 2), [kb] "i"(16 * (g->k >> 2)),
+          [tail] "i"(g->k & 3), [oc] "i"(g->oc), [stage] "i"(g->stage),
+          [lo8] "i"(g->act_min), [hi8] "i"(g->act_max), [last] "i"(NNRT_GEMM_RQ_LAST)
+        : "cc", "memory");
+}
+#undef NNRT_GA_C
+#undef NNRT_GA_END
+#undef NNRT_GA_X0
+#undef NNRT_GA_X1
+#undef NNRT_GA_X2
+#undef NNRT_GA_X3
+#undef NNRT_GA_WV
+#undef NNRT_GA_WE
+#undef NNRT_GA_LOADS
+#undef NNRT_GA_ROW1
+#undef NNRT_GA_MACS
+#undef NNRT_GA_CHUNK
+#undef NNRT_GA_FIRST
+#undef NNRT_GA_TAIL
+#undef NNRT_GA_TAIL3
+#undef NNRT_GA_OUT
+#undef NNRT_GA_CHANNEL
+#endif
 
 /*
  * The channel pairs of one pixel pair (nnrt_gemm_pair_fn: [oc0, n), or portable builds
  * the pair oc0, oc0 + n) through nnrt_gemm_pair1(), for the core g (x->g is not read: a
  * specialised caller passes its constant core here). DSP builds: one call runs all
  * pairs (no call, prologue and epilogue per pair). Portable builds: one pair per call,
- * as before: there the pair loop's own values spill in the portable depth loop and
- * the per-pair constant d is lost (Cortex-M3: +0.9-2 % per model, measured).
+ * as before: there the pair loop's own values spill in the portable depth loop and the
+ * per-pair constant d is lost (Cortex-M3: +0.9-2 % per model, measured).
  */
 static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body(const nnrt_gemm_s8_t *g,
                                                    const nnrt_gemm_pass_t *x, int32_t oc0,
@@ -302,6 +608,42 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body(const nnrt_gemm_s8_t *g,
     }
 #else
     nnrt_gemm_pair1(g, x->cols, x->out0, x->out1, oc0, n, all_fast);
+#endif
+}
+
+/*
+ * nnrt_gemm_pair_body() for a core with channel records (g->rq: a specialised op whose
+ * channels all have one, nnopt.lowering.specialize.gemm_records()). DSP builds with
+ * constant depth (-O1 and above): the pairs of two stored pixels in assembly
+ * (nnrt_gemm_pairs_asm()), an odd last channel or a lone pixel through
+ * nnrt_gemm_pairs_rq_s8() (C, once in libnnrt); -O0: the same in C, inline. Portable
+ * builds: one pair per call, as nnrt_gemm_pair_body().
+ */
+static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rq(const nnrt_gemm_s8_t *g,
+                                                      const nnrt_gemm_pass_t *x, int32_t oc0,
+                                                      int32_t n)
+{
+#if NNRT_DSP
+    int8_t *const out0 = x->out0;
+    int8_t *const out1 = x->out1;
+    int32_t oc = oc0;
+#if defined(__OPTIMIZE__)
+    if (NNRT_GEMM_ASM_OK(g)) {
+        if (oc0 == 0 && n == g->oc && n >= 2 && out1 == out0 + g->oc) {
+            nnrt_gemm_pairs_asm(g, x->cols, out0);
+            oc = n & ~1;
+        }
+        if (oc < n) {
+            nnrt_gemm_pairs_rq_s8(g, x, oc, n);
+        }
+        return;
+    }
+#endif
+    for (; oc < n; oc += 2) {
+        nnrt_gemm_pair1_rq(g, x->cols, out0, out1, oc, oc + 1 < n ? 1 : 0);
+    }
+#else
+    nnrt_gemm_pair1_rq(g, x->cols, x->out0, x->out1, oc0, n);
 #endif
 }
 

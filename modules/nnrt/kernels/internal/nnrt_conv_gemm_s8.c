@@ -26,15 +26,15 @@ NNRT_COLD size_t nnrt_conv_gemm_bytes(const nnrt_conv_geom_t *g)
 
 size_t nnrt_conv_gemm_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
                          const int8_t *filter, const int32_t *bias, int8_t *output,
-                         void *scratch)
+                         void *scratch, size_t from)
 {
     const nnrt_conv_geom_t *g = &params->geom;
     nnrt_gemm_s8_t mm = {
         g->filter_h * g->filter_w * g->input_c, g->output_c, filter, bias,
         params->multiplier, params->shift, params->per_channel, params->output_offset,
-        params->act_min, params->act_max, 0,
+        params->act_min, params->act_max, 0, NULL,
     };
     mm.stage = nnrt_gemm_s8_stage(&mm);
     return nnrt_conv_gemm_body(params, &mm, input, output, scratch, nnrt_gemm_s8_2px, 0,
-                               nnrt_conv_gemm_bytes(g), pointwise(g));
+                               nnrt_conv_gemm_bytes(g), pointwise(g), from);
 }

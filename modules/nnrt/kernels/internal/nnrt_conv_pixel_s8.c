@@ -13,12 +13,13 @@
 
 #include "conv_pixel.h"
 #include "dot.h"
+#include "gemm.h"
 #include "requant.h"
 #include "window.h"
 
 void nnrt_conv_pixel_s8(const nnrt_conv_s8_params_t *p, const int8_t *in_b,
-                        const int8_t *filter, const int32_t *bias, int32_t oy, int32_t ox,
-                        int8_t *out, int keep_max)
+                        const int8_t *filter, const int32_t *bias, const int32_t *rq,
+                        int32_t oy, int32_t ox, int8_t *out, int keep_max)
 {
     const nnrt_conv_geom_t *g = &p->geom;
     const int32_t y0 = oy * g->stride_h - g->pad_top;
@@ -35,13 +36,15 @@ void nnrt_conv_pixel_s8(const nnrt_conv_s8_params_t *p, const int8_t *in_b,
     /* taps per dot product: a whole kernel row of whole pixels, or one tap */
     const int32_t run = g->dilation_w == 1 && fc == g->input_c ? fx_e - fx_s : 1;
     const int32_t out_off = p->output_offset;
-    nnrt_rqf_t q;
-    nnrt_rqf_init(&q, p->multiplier[0], p->shift[0]);
+    nnrt_rqf_t q = {0, 0, 0, 0, 0};
+    if (rq == NULL) {
+        nnrt_rqf_init(&q, p->multiplier[0], p->shift[0]);
+    }
 
     for (int32_t oc = 0; oc < g->output_c; ++oc) {
         const int8_t *in_g = in_b + (size_t)(oc / per_group * fc);
         const int8_t *w_oc = filter + (size_t)oc * filter_size;
-        int32_t acc = bias != NULL ? bias[oc] : 0;
+        int32_t acc = rq != NULL ? nnrt_gemm_rq_bias(rq, oc) : bias != NULL ? bias[oc] : 0;
         for (int32_t fy = fy_s; fy < fy_e; ++fy) {
             const int8_t *in_row = in_g + (size_t)(y0 + fy * g->dilation_h) * row_stride;
             const int8_t *w_row = w_oc + (size_t)fy * (size_t)g->filter_w * (size_t)fc;
@@ -51,10 +54,16 @@ void nnrt_conv_pixel_s8(const nnrt_conv_s8_params_t *p, const int8_t *in_b,
                                    p->input_offset, acc);
             }
         }
-        if (p->per_channel) {
-            nnrt_rqf_init(&q, p->multiplier[oc], p->shift[oc]);
+        int32_t r;
+        if (rq != NULL) {
+            r = nnrt_gemm_rq_out(acc, nnrt_gemm_rq_ch(rq, oc));
+        } else {
+            if (p->per_channel) {
+                nnrt_rqf_init(&q, p->multiplier[oc], p->shift[oc]);
+            }
+            r = nnrt_rqf(acc, &q, out_off);
         }
-        const int8_t v = nnrt_act8(nnrt_rqf(acc, &q, out_off), p->act_min, p->act_max);
+        const int8_t v = nnrt_act8(r, p->act_min, p->act_max);
         if (!keep_max || v > out[oc]) {
             out[oc] = v;
         }

@@ -31,6 +31,14 @@ static NNRT_NOINLINE void pair(const nnrt_gemm_pass_t *x, int32_t oc, int32_t n)
     nnrt_gemm_pair_body(x->g, x, oc, n, 0);
 }
 
+void nnrt_gemm_pairs_rq_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc,
+                           int32_t n)
+{
+    for (; oc < n; oc += 2) {
+        nnrt_gemm_pair1_rq(g, x->cols, x->out0, x->out1, oc, oc + 1 < n ? 1 : 0);
+    }
+}
+
 void nnrt_gemm_s8_2px(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, int8_t *out1)
 {
     nnrt_gemm_2px_body(g, cols, out0, out1, pair);

@@ -65,6 +65,26 @@ static inline int32_t nnrt_rqf_fast(int32_t acc, int32_t mult, int32_t half, int
 }
 
 /**
+ * The fast form with the output offset folded in (a channel "record", prepared at build
+ * time): addend = 2^(rsh-1) + (out_off << rsh), so that
+ *
+ *   (h + 2^(rsh-1)) >> rsh + out_off == (h + addend) >> rsh
+ *
+ * exactly (out_off << rsh is a multiple of 2^rsh). Valid where h + addend cannot
+ * overflow: |h| <= 2^30, so addend in [-2^30, 2^30], and for rsh >= 2 (an even addend);
+ * the caller checks both. The addend goes into the high word of the 64-bit start value,
+ * hi = addend + (acc >> 31), whose low bit is then the sign of acc: the low word, +-2^30
+ * by that sign, is 2^30 ^ (hi << 31). Not clamped.
+ */
+static inline int32_t nnrt_rq_fold(int32_t acc, int32_t mult, int32_t addend, int32_t rsh)
+{
+    const uint32_t hi = (uint32_t)addend + (uint32_t)(acc >> 31);
+    const uint32_t lo = (hi << 31) ^ 0x40000000u;
+    const int64_t u = (int64_t)(((uint64_t)hi << 32) | lo) + (int64_t)acc * mult;
+    return (int32_t)(u >> 32) >> rsh;
+}
+
+/**
  * acc * mult * 2^-e by TFLM's two steps, for any shift e = -shift in [0, 31] and
  * mult >= 0 (no offset, not clamped): the fast form for e >= 2; for e = 1 the same fold
  * as above, floor((u + 2^31) / 2^32), in 64 bits (2^31 is not a multiple of 2^32: the

@@ -196,9 +196,10 @@ nnrt_status_t nnrt_depthwise_conv2d_s8(const nnrt_conv_s8_params_t *params,
 /**
  * int8 convolution with one group (`filter_c == C`) and no fused pool, without scratch:
  * the matrix core of nnrt_conv2d_im2col_s8() with its columns in the part of the
- * output not written yet (no extra memory), the last pixels, where that space runs out,
- * three channels per input word. Results identical to nnrt_conv2d_s8(), which calls it
- * for such geometries. Errors as nnrt_conv2d_1x1_s8().
+ * output not written yet (no extra memory); the last pixels, where that space runs out,
+ * through the same core with their columns in at most 1 KB of stack where they fit,
+ * else three channels per input word. Results identical to nnrt_conv2d_s8(), which
+ * calls it for such geometries. Errors as nnrt_conv2d_1x1_s8().
  */
 nnrt_status_t nnrt_conv2d_opt_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
                                  const int8_t *filter, const int32_t *bias, int8_t *output);

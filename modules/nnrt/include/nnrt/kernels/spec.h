@@ -51,18 +51,23 @@
  * requantisation, output stage), px2 its instance of nnrt_gemm_2px_body(). With
  * scratch (nnrt_conv_gemm_bytes() bytes) nnrt_conv2d_im2col_s8() /
  * nnrt_conv2d_1x1_s8(); scratch == NULL: nnrt_conv2d_opt_s8() (columns in the output,
- * the last pixels one at a time). Arguments were checked at build time.
+ * the last pixels' on the stack where they fit, else one pixel at a time). Arguments were checked at build time.
  */
 static NNRT_ALWAYS_INLINE nnrt_status_t nnrt_spec_conv_gemm_s8(
     const nnrt_conv_s8_params_t *params, const nnrt_gemm_s8_t *core, const int8_t *input,
     int8_t *output, void *scratch, nnrt_gemm_2px_fn px2)
 {
     const int one = nnrt_conv_pointwise(&params->geom);
-    const size_t done = nnrt_conv_gemm_body(params, core, input, output, scratch, px2, 1,
-                                            nnrt_conv_gemm_bytes_body(&params->geom, one),
-                                            one);
+    const size_t need = nnrt_conv_gemm_bytes_body(&params->geom, one);
+    size_t done = nnrt_conv_gemm_body(params, core, input, output, scratch, px2, 1, need,
+                                      one, 0);
     if (scratch == NULL) {
-        nnrt_conv_pixels_from(params, input, core->filter, core->bias, output, done);
+        if (nnrt_conv_gemm_tail_fits(&params->geom, need, done)) {
+            uint32_t cols[NNRT_CONV_TAIL_STACK_BYTES / 4]; /* 4-byte aligned */
+            done = nnrt_conv_gemm_body(params, core, input, output, cols, px2, 1, need, one,
+                                       done);
+        }
+        nnrt_conv_pixels_from(params, input, core->filter, core->bias, core->rq, output, done);
     }
     return NNRT_OK;
 }
