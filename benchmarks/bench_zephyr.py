@@ -138,6 +138,25 @@ class Setup:
     jobs: int
     tflm_build: str = "release"  # TFLM's release defines ("release") or none ("zephyr")
     nnopt_options: tuple[str, ...] = ()  # more `nnopt optimize` arguments
+    picolibc_buildtype: str = ""  # "": the picolibc build Zephyr links; else this one
+
+    def side_dir(self, model_dir: Path, side: str) -> Path:
+        """The build directory of one side of a model: one per set of options, so that
+        runs with and without them do not reconfigure each other's."""
+        if side == "nnopt":
+            opts = self.nnopt_options
+            name = "nnopt" + ("-" + hashlib.sha256("\0".join(opts).encode()).hexdigest()[:8]
+                              if opts else "")
+        else:
+            name = f"tflm_{side}" + ("" if self.tflm_build == "release"
+                                     else f"_{self.tflm_build}")
+        if self.picolibc_buildtype:
+            name += f"_picolibc-{self.picolibc_buildtype}"
+        return model_dir / name
+
+    def defines(self) -> dict[str, str]:
+        """The configure-time variables every application of the run gets."""
+        return {"BENCH_PICOLIBC_BUILDTYPE": self.picolibc_buildtype}
 
 
 def zephyr_version(zephyr_base: Path) -> str:
@@ -227,7 +246,8 @@ def find_setup(args: argparse.Namespace, environ: dict[str, str] | None = None) 
                                           tool.get("PATH", "")])})
     tool.pop("ZEPHYR_MODULES", None)  # passed to cmake
     return Setup(base, zephyr_version(base), modules, tool, root, args.jobs,
-                 args.tflm_build, tuple(shlex.split(args.nnopt_options)))
+                 args.tflm_build, tuple(shlex.split(args.nnopt_options)),
+                 args.picolibc_buildtype)
 
 
 # ----- one side: configure, build, run -----
@@ -328,7 +348,8 @@ class App:
         defs = {"BOARD": ZEPHYR_BOARD,
                 "ZEPHYR_MODULES": ";".join(os.fspath(m) for m in self.setup.modules),
                 "TOOLCHAIN_HAS_PICOLIBC": "ON",
-                "Python3_EXECUTABLE": sys.executable, **self.defines, **extra}
+                "Python3_EXECUTABLE": sys.executable, **self.setup.defines(), **self.defines,
+                **extra}
         return [f"-D{k}={v}" for k, v in sorted(defs.items())]
 
     def build(self, extra: dict[str, str] | None = None) -> Path:
@@ -399,14 +420,10 @@ def _compare(side: Side, out: AppRun, expected: Oracle | None, k: int) -> None:
 def measure_nnopt(setup: Setup, model: Path, model_dir: Path, defines: dict[str, str],
                   expected: Oracle | None, k: int, timeout_s: float,
                   log: Callable[[str], None]) -> Side:
-    opts = setup.nnopt_options
-    # one build directory per set of options, so that runs with and without them do not
-    # reconfigure each other's
-    bdir = model_dir / ("nnopt-" + hashlib.sha256("\0".join(opts).encode()).hexdigest()[:8]
-                        if opts else "nnopt")
+    bdir = setup.side_dir(model_dir, "nnopt")
     side = Side(build_dir=os.fspath(bdir))
-    app = App(setup, "nnopt_app", bdir, {**defines, "BENCH_NNOPT_OPTIONS": ";".join(opts)},
-              log)
+    app = App(setup, "nnopt_app", bdir,
+              {**defines, "BENCH_NNOPT_OPTIONS": ";".join(setup.nnopt_options)}, log)
     t0 = time.monotonic()
     elf = app.build()
     side.build_seconds = time.monotonic() - t0
@@ -446,8 +463,7 @@ def measure_tflm(setup: Setup, variant: str, model_dir: Path, defines: dict[str,
     """TFLM ``variant``: with the arena of the last run (``bench-arena.json``), else with
     the configure-time default, then the smallest that allocates
     (:func:`tflm_firmware.search_arena` from ``arena_used_bytes()``)."""
-    bdir = model_dir / (f"tflm_{variant}" if setup.tflm_build == "release"
-                        else f"tflm_{variant}_{setup.tflm_build}")
+    bdir = setup.side_dir(model_dir, variant)
     side = Side(build_dir=os.fspath(bdir))
     app = App(setup, "tflm_app", bdir, {**defines, "BENCH_TFLM_KERNELS": variant,
                                         "BENCH_TFLM_BUILD": setup.tflm_build}, log)
@@ -591,8 +607,21 @@ TFLM_BUILD_NOTES = {
 }
 
 
-def markdown(rows: list[Row], sides: Sequence[str] = SIDES, tflm_build: str = "release",
-             nnopt_options: Sequence[str] = ()) -> list[str]:
+def setup_notes(setup: Setup | None) -> str:
+    """How the run built TFLM, nnopt's plan and the libc (the defaults without a setup)."""
+    build = setup.tflm_build if setup else "release"
+    opts = setup.nnopt_options if setup else ()
+    libc = setup.picolibc_buildtype if setup else ""
+    return (TFLM_BUILD_NOTES[build] + " nnopt: "
+            + (f"nnopt_add_model(... OPTIONS {shlex.join(opts)})." if opts
+               else "the plan nnopt_add_model() makes (`nnopt optimize --board mps2_an500`).")
+            + " libc: the toolchain's picolibc, "
+            + (f"its {libc} build linked (--picolibc-buildtype={libc})." if libc
+               else "the build Zephyr links (--specs=picolibc.specs)."))
+
+
+def markdown(rows: list[Row], sides: Sequence[str] = SIDES,
+             setup: Setup | None = None) -> list[str]:
     """The table (one row per model) and its notes."""
     def get(r: Row, s: str) -> Side:
         return r.sides.get(s) or Side()
@@ -628,9 +657,7 @@ def markdown(rows: list[Row], sides: Sequence[str] = SIDES, tflm_build: str = "r
         "invocation. ² `nnopt.elfcheck` on zephyr.elf (board mps2_an500): data + bss + "
         "noinit, the kernel's stacks included (16 KB main, 2 KB interrupt on every side). "
         "³ nnopt's planned arena; TFLM's static arena, the smallest (in 16-byte steps) "
-        "that allocates on the target. " + TFLM_BUILD_NOTES[tflm_build] + " nnopt: "
-        + (f"nnopt_add_model(... OPTIONS {shlex.join(nnopt_options)})." if nnopt_options
-           else "the plan nnopt_add_model() makes (`nnopt optimize --board mps2_an500`)."),
+        "that allocates on the target. " + setup_notes(setup),
     ]
     return out
 
@@ -644,6 +671,7 @@ def document(rows: list[Row], setup: Setup | None) -> dict[str, Any]:
             "zephyr": setup.version if setup else None, "commit": commit or None,
             "tflm_build": setup.tflm_build if setup else None,
             "nnopt_options": list(setup.nnopt_options) if setup else None,
+            "picolibc_buildtype": (setup.picolibc_buildtype or "default") if setup else None,
             "modules": [os.fspath(m) for m in setup.modules] if setup else None,
             "seed": SEED, "counter": "k_cycle_get_32 (Cortex-M SysTick), QEMU -icount shift=0",
             "instructions_per_cycle": per, "resolution_instructions": per,
@@ -678,6 +706,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="more `nnopt optimize` arguments for nnopt_add_model(), e.g. "
                    "\"--inplace-ops off --tiling off\" (bench_firmware.py's plan; default: "
                    "none, the plan nnopt_add_model() makes)")
+    p.add_argument("--picolibc-buildtype", default="", metavar="TYPE",
+                   help="link this build of the toolchain's picolibc on every side "
+                   "(--picolibc-buildtype of picolibc.specs, e.g. 'release', whose memcpy "
+                   "and memset copy words; default: the one Zephyr links, which copies "
+                   "bytes)")
     p.add_argument("--no-tflm", action="store_true", help="nnopt alone")
     p.add_argument("--no-nnopt", action="store_true", help="TFLM alone")
     p.add_argument("--zephyr-base", type=Path,
@@ -730,7 +763,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(measure(setup, m.resolve(), sides, args.timeout, log))
         if args.json:
             write_json(rows, setup, args.json)
-    print("\n".join(markdown(rows, sides, setup.tflm_build, setup.nnopt_options)))
+    print("\n".join(markdown(rows, sides, setup)))
     failed = [(r.model, s) for r in rows for s, side in r.sides.items()
               if side.instructions is None]
     for model, s in failed:

@@ -320,9 +320,25 @@ def test_table_from_fake_rows() -> None:
     assert "4 invocations, the first timed" in m2
     assert all(ln.count("|") == lines[0].count("|") for ln in (m1, m2))
     assert "40 instructions per cycle" in text and "TFLM's release defines" in text
-    assert "DCHECKs on" in "\n".join(bz.markdown(_rows(), tflm_build="zephyr"))
-    assert "OPTIONS --tiling off" in "\n".join(bz.markdown(_rows(), nnopt_options=["--tiling",
-                                                                                 "off"]))
+    assert "the build Zephyr links" in text
+    other = bz.Setup(Path("/z"), "4.1.0", (), {}, Path("/b"), 2, tflm_build="zephyr",
+                     nnopt_options=("--tiling", "off"), picolibc_buildtype="release")
+    notes = "\n".join(bz.markdown(_rows(), setup=other))
+    assert "DCHECKs on" in notes and "OPTIONS --tiling off" in notes
+    assert "--picolibc-buildtype=release" in notes
+
+
+def test_build_directories_per_side_and_options(tmp_path: Path) -> None:
+    plain = bz.Setup(tmp_path, "4.1.0", (), {}, tmp_path, 2)
+    names = [plain.side_dir(tmp_path, s).name for s in bz.SIDES]
+    assert names == ["nnopt", "tflm_cmsis_nn", "tflm_ref"]
+    other = bz.Setup(tmp_path, "4.1.0", (), {}, tmp_path, 2, tflm_build="zephyr",
+                     nnopt_options=("--tiling", "off"), picolibc_buildtype="release")
+    names = [other.side_dir(tmp_path, s).name for s in bz.SIDES]
+    assert names[0].startswith("nnopt-") and names[0].endswith("_picolibc-release")
+    assert names[1:] == ["tflm_cmsis_nn_zephyr_picolibc-release",
+                         "tflm_ref_zephyr_picolibc-release"]
+    assert other.defines() == {"BENCH_PICOLIBC_BUILDTYPE": "release"}
 
 
 def test_table_of_some_sides_only() -> None:
@@ -349,7 +365,8 @@ def _setup_or_reason() -> str | None:
 
     try:
         bz.find_setup(argparse.Namespace(zephyr_base=None, build_root=None, jobs=2,
-                                         tflm_build="release", nnopt_options=""))
+                                         tflm_build="release", nnopt_options="",
+                                         picolibc_buildtype=""))
     except bz.SetupError as err:
         return str(err)
     return None

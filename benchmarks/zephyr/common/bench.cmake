@@ -9,6 +9,13 @@
 #   BENCH_INPUTS       one file per model input: that input's bytes for every
 #                      invocation, back to back (the seeded inputs the driver draws)
 #   BENCH_INVOCATIONS  inferences in a row (default 1; the state carries over)
+#   BENCH_PICOLIBC_BUILDTYPE
+#                      empty (the default): the picolibc build Zephyr links (the
+#                      toolchain's default one, --specs=picolibc.specs:
+#                      lib/libc/picolibc/CMakeLists.txt); else that build type of the
+#                      toolchain's picolibc at link time (--picolibc-buildtype, which
+#                      picolibc.specs reads; Debian's has "release", whose memcpy and
+#                      memset copy words where the default build's copy bytes)
 
 include_guard(GLOBAL)
 
@@ -25,6 +32,11 @@ if(NOT BENCH_INPUTS)
 endif()
 if(NOT BENCH_INVOCATIONS)
   set(BENCH_INVOCATIONS 1)
+endif()
+if(BENCH_PICOLIBC_BUILDTYPE)
+  # the link only: the headers are the default build's (cmake/modules/extensions.cmake,
+  # zephyr_link_libraries: on the final link of zephyr.elf)
+  zephyr_link_libraries(--picolibc-buildtype=${BENCH_PICOLIBC_BUILDTYPE})
 endif()
 
 # bench_add_io(<target>): common/bench_io.c, and bench_data.c holding the inputs as
