@@ -101,7 +101,8 @@ DEFAULT_MODELS = ("tflm/person_detect.tflite", "mlperf_tiny/vww_96_int8.tflite",
 WORKSPACE_HINT = ("a Zephyr 4.1 workspace with the tflite-micro and cmsis-nn modules: set "
                   "ZEPHYR_BASE (and ZEPHYR_MODULES), NNOPT_ZEPHYR_WORKSPACE, or pass "
                   "--zephyr-base (README.md: Zephyr quick start; tflite-micro is an "
-                  "optional module: west config manifest.project-filter -- +tflite-micro)")
+                  "optional module: west config manifest.project-filter -- +tflite-micro, "
+                  "as Zephyr's samples/modules/tflite-micro/hello_world/README.rst says)")
 TOOL_HINTS = {
     "cmake": "apt-get install cmake",
     "ninja": "apt-get install ninja-build",
@@ -742,6 +743,12 @@ def main(argv: list[str] | None = None) -> int:
               + "; hint: the shared models are under ../shared/models/<group>/ (e.g. "
               "mlperf_tiny/kws_ref_model.tflite)", file=sys.stderr)
         return 2
+    not_tflite = [m for m in models if m.read_bytes()[4:8] != b"TFL3"]
+    if not_tflite:
+        print("bench_zephyr: not a .tflite model (no TFL3 file identifier): "
+              + ", ".join(map(os.fspath, not_tflite)) + "; hint: pass TFLite flatbuffers "
+              "(ONNX models: convert them with `nnopt convert` first)", file=sys.stderr)
+        return 2
     try:
         setup = find_setup(args)
     except SetupError as err:
@@ -760,7 +767,13 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[Row] = []
     for i, m in enumerate(models, 1):
         log(f"[{i}/{len(models)}] {m}")
-        rows.append(measure(setup, m.resolve(), sides, args.timeout, log))
+        try:
+            rows.append(measure(setup, m.resolve(), sides, args.timeout, log))
+        except Exception as err:  # a bug or a model nothing reads: its row, not the run
+            why = f"{type(err).__name__}: {str(err)[:200]}"
+            log(f"{m.name}: {why}")
+            rows.append(Row(model=m.stem, path=os.fspath(m),
+                            sides={s: Side(error=why) for s in sides}))
         if args.json:
             write_json(rows, setup, args.json)
     print("\n".join(markdown(rows, sides, setup)))

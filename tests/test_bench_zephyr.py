@@ -125,6 +125,14 @@ def test_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert "model file(s) not found" in err and "nope.tflite" in err and "hint" in err
 
 
+def test_not_a_tflite_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.tflite"
+    bad.write_bytes(b"\x00" * 64)
+    assert bz.main([str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "not a .tflite model" in err and "bad.tflite" in err and "Traceback" not in err
+
+
 def test_default_models_are_the_five_anchors() -> None:
     names = [p.stem for p in bz.default_models()]
     assert names == ["person_detect", "vww_96_int8", "kws_ref_model", "pretrainedResnet_quant",
