@@ -71,12 +71,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -84,8 +82,20 @@ from typing import Any
 import converted_models
 import tflm_cache
 import tflm_firmware
-from common import run_worker
+from common import geomean, ratio
 from converted_models import Converted
+from oracle import (
+    SEED,
+    STATEFUL_INVOCATIONS,
+    Oracle,
+    compare_outputs,
+    input_blobs,
+    model_steps,
+    oracle_outputs,
+    stateful_tflite,
+    tflm_min_arena,
+)
+from tflm_firmware import search_arena
 
 from nnopt.arith import out_size_and_padding
 from nnopt.boards import Board, load_board
@@ -94,7 +104,6 @@ from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError, NnoptError
 from nnopt.firmware.toolchain import BuildSpec, Target, build, default_cache_dir, run
 from nnopt.frontend.tflite import load_model_bytes, model_name
-from nnopt.inputs import random_inputs
 from nnopt.ir import ConvOptions, Graph
 from nnopt.lowering.specialize import SPECIALIZE_MODES, specialized_symbols
 from nnopt.memory_budget import check_budget
@@ -105,7 +114,6 @@ from nnopt.runner import build_runtime, run_planned
 
 M7_BOARD = "nucleo_f767zi"
 M3_BOARD = "mps2_an385"
-SEED = 1
 
 #: TFLM as Cortex-M7 release firmware under QEMU mps2-an500 as ANCHORS.md ("TFLM as
 #: Cortex-M7 firmware") measured it elsewhere: (code bytes = ROM - .tflite, RAM = data +
@@ -135,7 +143,6 @@ ANCHOR_FILES = {
 #: models/SOURCES.md).
 STATEFUL_FILES = ("keyword_scrambled.tflite", "keyword_scrambled_8bit.tflite",
                   "trained_lstm.tflite", "trained_lstm_int8.tflite")
-STATEFUL_INVOCATIONS = 4
 
 
 @dataclass
@@ -292,60 +299,6 @@ def model_const_bytes(exe: Path, model: str) -> int:
     return total
 
 
-# ----- TFLM minimum arena (child process) -----
-
-def tflm_worker(model: Path) -> int:
-    """Child: bisect the smallest arena_size that loads and runs the model."""
-    import numpy as np
-    from tflite_micro.python.tflite_micro import runtime
-
-    data = model.read_bytes()
-    g = load_model_bytes(data)
-    inputs = random_inputs(g, SEED)
-
-    def probe(n: int) -> bool:
-        try:
-            interp = runtime.Interpreter.from_bytes(data, arena_size=n)
-            for i, x in enumerate(inputs):
-                interp.set_input(np.ascontiguousarray(x), i)
-            interp.invoke()
-        except (RuntimeError, ValueError):
-            return False
-        return True
-
-    def ok(n: int) -> bool:
-        # in a forked child: the interpreter crashes (SIGSEGV) on some arenas that are
-        # too small (TFLM's keyword_scrambled), which counts as a failure there
-        pid = os.fork()
-        if pid == 0:
-            os._exit(0 if probe(n) else 1)
-        _, status = os.waitpid(pid, 0)
-        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-
-    hi = 1 << 16
-    while not ok(hi):
-        hi *= 2
-        if hi > 1 << 30:
-            print("tflm: does not load with 1 GiB", file=sys.stderr)
-            return 1
-    lo = 0  # fails (or untested 0)
-    while hi - lo > 16:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    # TFLM aligns internally; finish byte-exact over the last 16.
-    while hi - 1 > lo and ok(hi - 1):
-        hi -= 1
-    print(f"tflm-min-arena {hi}")
-    return 0
-
-
-def tflm_min_arena(model: Path, timeout_s: float) -> tuple[int | None, str | None]:
-    return run_worker(Path(__file__).resolve(), model, r"tflm-min-arena (\d+)", timeout_s,
-                      stream="stdout")
-
 # ----- nnopt -----
 
 def _plan(data: bytes, name: str, board: Board, opts: PlanOptions | None = None,
@@ -362,45 +315,6 @@ def _options(board: Board, opts: PlanOptions | None, specialize: str) -> PlanOpt
     """The plan options of :func:`_plan`."""
     return replace(opts, specialize=specialize) if opts else PlanOptions(
         board=board, specialize=specialize)
-
-
-def _stateful_tflite(data: bytes) -> bool:
-    """Whether a .tflite model keeps state between invocations (variable tensors or
-    resource variables), read from the flatbuffer (for models nnopt cannot plan)."""
-    import tflite
-
-    model = tflite.Model.GetRootAsModel(data, 0)
-    for k in range(model.SubgraphsLength()):
-        sg = model.Subgraphs(k)
-        if any(sg.Tensors(i).IsVariable() for i in range(sg.TensorsLength())):
-            return True
-    return tflm_firmware.resource_variables(data) > 0
-
-
-_NP_TYPES = {0: "float32", 1: "float16", 2: "int32", 3: "uint8", 4: "int64", 6: "bool",
-             7: "int16", 9: "int8"}  # tflite.TensorType -> numpy
-
-
-def flatbuffer_inputs(data: bytes, seed: int) -> list[Any]:
-    """Random inputs as :func:`nnopt.inputs.random_inputs` draws them (integers over their
-    range, floats from N(0, 1)), from the .tflite's input tensors: for models whose graph
-    nnopt cannot read (TFLM may still run them)."""
-    import numpy as np
-    import tflite
-
-    sg = tflite.Model.GetRootAsModel(data, 0).Subgraphs(0)
-    rng = np.random.default_rng(seed)
-    out: list[Any] = []
-    for i in range(sg.InputsLength()):
-        t = sg.Tensors(sg.Inputs(i))
-        dt = np.dtype(_NP_TYPES.get(t.Type(), "float32"))
-        shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
-        if dt.kind in "iu":
-            info = np.iinfo(dt)
-            out.append(rng.integers(int(info.min), int(info.max) + 1, size=shape, dtype=dt))
-        else:
-            out.append(rng.standard_normal(shape).astype(dt))
-    return out
 
 
 def _first_line(err: BaseException) -> str:
@@ -441,13 +355,11 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
     except NnoptError as err:
         source = None
         row.error = row.error or _first_line(err)
-    stateful = bool(pm.plan.state) if pm is not None else _stateful_tflite(data)
+    stateful = bool(pm.plan.state) if pm is not None else stateful_tflite(data)
     k = STATEFUL_INVOCATIONS if stateful else 1
     row.invocations = k
-    steps = ([random_inputs(source, SEED + j) for j in range(k)] if source is not None
-             else [flatbuffer_inputs(data, SEED + j) for j in range(k)])
-    inputs = [b"".join(s[i].tobytes() for s in steps) for i in range(len(steps[0]))] \
-        if steps else []
+    steps = model_steps(data, source, k)
+    inputs = input_blobs(steps)
     if pm is not None:
         row.ops, row.macs = len(pm.graph.ops), count_macs(pm.graph)
         row.arena_bytes = pm.plan.arena_bytes
@@ -719,127 +631,9 @@ def smallest_arena(harness: tflm_firmware.Harness, board: Board, used: int,
     return search_arena(allocates, used, known_ok)
 
 
-def search_arena(allocates: Callable[[int], bool], used: int, known_ok: int) -> int:
-    """The smallest multiple of 16 ``n`` with ``allocates(n)``, from ``used`` (TFLM's
-    ``arena_used_bytes()``, usually enough) up (steps doubling) and bisected back down,
-    below ``known_ok`` (which allocates); assumes more arena never fails."""
-    lo = -(-used // 16) * 16
-    if allocates(lo):
-        return lo
-    step, hi = 16, known_ok
-    while lo + step < known_ok:
-        if allocates(lo + step):
-            hi = lo + step
-            break
-        lo, step = lo + step, step * 2
-    while hi - lo > 16:  # lo fails, hi allocates
-        mid = (lo + hi) // 32 * 16
-        if allocates(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 def _tflm_failure(res: tflm_firmware.FirmwareRun) -> str:
     last = (res.log.splitlines() or ["no output"])[-1]
     return f"TFLM firmware exit {res.exit_code}: {last[:160]}"
-
-
-@dataclass(frozen=True)
-class Oracle:
-    """The interpreter's outputs (each output's invocations back to back) and their
-    numpy dtypes."""
-
-    outputs: list[bytes]
-    dtypes: list[str]
-
-
-def compare_outputs(got: list[bytes], expected: Oracle) -> str | None:
-    """None when every output is byte-identical, else what differs (bytes, and the
-    largest difference of the values)."""
-    import numpy as np
-
-    if len(got) != len(expected.outputs):
-        return f"{len(got)} outputs, the interpreter has {len(expected.outputs)}"
-    for o, (a, b) in enumerate(zip(got, expected.outputs, strict=True)):
-        if len(a) != len(b):
-            return f"output {o}: {len(a)} bytes, the interpreter's {len(b)}"
-        if a != b:
-            n = sum(x != y for x, y in zip(a, b, strict=True))
-            dt = np.dtype(expected.dtypes[o])
-            va = np.frombuffer(a, dt).astype(np.float64)
-            vb = np.frombuffer(b, dt).astype(np.float64)
-            return (f"output {o}: {n} of {len(a)} bytes differ, max |diff| "
-                    f"{float(np.max(np.abs(va - vb))):.3g} ({dt})")
-    return None
-
-
-def oracle_outputs(data: bytes, steps: list[list[Any]],
-                   arena: int | None) -> tuple[Oracle | None, str | None]:
-    """The tflite-micro Python interpreter's outputs for ``steps`` (one list of input
-    arrays per invocation, state carried over), each output's invocations back to back;
-    run in a forked child (the interpreter can crash). (None, reason) on failure."""
-    import pickle
-
-    import numpy as np
-    import tflite
-
-    n_out = tflite.Model.GetRootAsModel(data, 0).Subgraphs(0).OutputsLength()
-
-    with tempfile.TemporaryDirectory(prefix="bench-oracle-") as tmp:
-        dest = Path(tmp) / "out.pickle"
-        pid = os.fork()
-        if pid == 0:  # child
-            code = 1
-            try:
-                from tflite_micro.python.tflite_micro import runtime
-
-                size = max(arena or 0, 1 << 20) * 2
-                while True:  # grown x4 on allocation failure, up to 1 GiB
-                    try:
-                        interp = runtime.Interpreter.from_bytes(data, arena_size=size)
-                        break
-                    except RuntimeError:
-                        if size >= 1 << 30:
-                            raise
-                        size *= 4
-                outs = [b""] * n_out
-                dtypes = [""] * n_out
-                for step in steps:
-                    for i, x in enumerate(step):
-                        interp.set_input(np.ascontiguousarray(x), i)
-                    interp.invoke()
-                    for o in range(n_out):
-                        y = np.ascontiguousarray(interp.get_output(o))
-                        outs[o] += y.tobytes()
-                        dtypes[o] = y.dtype.str
-                dest.write_bytes(pickle.dumps((outs, dtypes)))
-                code = 0
-            except Exception as err:  # any failure: reported by the parent
-                dest.with_suffix(".err").write_text(f"{type(err).__name__}: {err}")
-            finally:
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and dest.is_file():
-            outs, dtypes = pickle.loads(dest.read_bytes())
-            return Oracle(list(outs), list(dtypes)), None
-        err_file = dest.with_suffix(".err")
-        why = err_file.read_text()[:200] if err_file.is_file() else f"status {status}"
-        return None, f"tflite-micro interpreter fails: {why}"
-
-
-def ratio(a: int | None, b: int | None) -> float | None:
-    """a / b, None when either is missing (or b is 0)."""
-    return None if a is None or not b else a / b
-
-
-def geomean(values: list[float]) -> float | None:
-    """Geometric mean of positive values (None when there are none)."""
-    vals = [v for v in values if v > 0]
-    if not vals:
-        return None
-    return math.exp(sum(math.log(v) for v in vals) / len(vals))
 
 
 def group_geomeans(rows: list[Row]) -> list[dict[str, Any]]:
@@ -1223,10 +1017,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="kernels specialised to the model in the generated code: 'auto' "
                    "where it pays (default), 'off', 'force'")
     p.add_argument("--tflm-timeout", type=float, default=600.0, help=argparse.SUPPRESS)
-    p.add_argument("--tflm-worker", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    if args.tflm_worker:
-        return tflm_worker(args.tflm_worker)
     root = args.models_dir.resolve()
     if args.profile:
         opts = None

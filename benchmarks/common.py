@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import subprocess
@@ -91,6 +92,19 @@ def run_worker(script: Path, model: Path, pattern: str, timeout_s: float, *,
 def tflm_head(model: Path, timeout_s: float) -> tuple[int | None, str | None]:
     """TFLM's planned non-persistent arena bytes, or (None, reason)."""
     return run_worker(Path(__file__).resolve(), model, HEAD_RE.pattern, timeout_s)
+
+def ratio(a: int | None, b: int | None) -> float | None:
+    """a / b, None when either is missing (or b is 0)."""
+    return None if a is None or not b else a / b
+
+
+def geomean(values: list[float]) -> float | None:
+    """Geometric mean of positive values (None when there are none)."""
+    vals = [v for v in values if v > 0]
+    if not vals:
+        return None
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] != "--tflm-worker":

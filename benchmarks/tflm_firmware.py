@@ -29,7 +29,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -505,3 +505,25 @@ def model_array_bytes(exe: Path) -> int:
             for sym in symtab.get_symbol_by_name(MODEL_SYMBOL) or []:
                 return int(sym["st_size"])
     return 0
+
+
+def search_arena(allocates: Callable[[int], bool], used: int, known_ok: int) -> int:
+    """The smallest multiple of 16 ``n`` with ``allocates(n)``, from ``used`` (TFLM's
+    ``arena_used_bytes()``, usually enough) up (steps doubling) and bisected back down,
+    below ``known_ok`` (which allocates); assumes more arena never fails."""
+    lo = -(-used // 16) * 16
+    if allocates(lo):
+        return lo
+    step, hi = 16, known_ok
+    while lo + step < known_ok:
+        if allocates(lo + step):
+            hi = lo + step
+            break
+        lo, step = lo + step, step * 2
+    while hi - lo > 16:  # lo fails, hi allocates
+        mid = (lo + hi) // 32 * 16
+        if allocates(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi

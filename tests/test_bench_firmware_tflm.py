@@ -21,6 +21,7 @@ sys.path.insert(0, str(BENCH))
 
 import bench_firmware as bf  # noqa: E402
 import converted_models as cm  # noqa: E402
+import oracle  # noqa: E402
 import tflm_firmware as tf  # noqa: E402
 
 HEADER = """
@@ -95,9 +96,9 @@ def test_model_operators_of_a_shipped_model() -> None:
     assert tf.model_operators(data) == ["AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D",
                                         "FULLY_CONNECTED", "RESHAPE", "SOFTMAX"]
     assert tf.resource_variables(data) == 0
-    assert not bf._stateful_tflite(data)
+    assert not oracle.stateful_tflite(data)
     lstm = find_model("trained_lstm.tflite")
-    assert lstm is not None and bf._stateful_tflite(lstm.read_bytes())
+    assert lstm is not None and oracle.stateful_tflite(lstm.read_bytes())
 
 
 def test_select_kernels_keeps_used_and_support_files(tmp_path: Path) -> None:
@@ -233,7 +234,7 @@ def test_search_arena_finds_the_smallest(need: int) -> None:
         tried.append(n)
         return n >= need
 
-    got = bf.search_arena(allocates, 2_580, 65_536)
+    got = tf.search_arena(allocates, 2_580, 65_536)
     assert got == -(-need // 16) * 16
     assert all(n % 16 == 0 for n in tried)
     assert len(tried) < 2 * 13  # doubling up, bisecting down: logarithmic
@@ -246,7 +247,7 @@ def test_flatbuffer_inputs_match_nnopt_random_inputs() -> None:
     path = find_model("kws_ref_model.tflite")
     assert path is not None
     data = path.read_bytes()
-    ours = bf.flatbuffer_inputs(data, 3)
+    ours = oracle.flatbuffer_inputs(data, 3)
     ref = random_inputs(load_model_bytes(data), 3)
     assert len(ours) == len(ref) == 1
     assert ours[0].dtype == ref[0].dtype and np.array_equal(ours[0], ref[0])

@@ -34,6 +34,7 @@ from nnopt.frontend.tflite import load_model
 from nnopt.passes import plan_budget as budget_mod
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.report.text import budget_note
+from nnopt.zephyr_build import workspace_modules
 
 #: The heaviest shared models to plan (the default plan's CPU time: ~1.5, 1.1, 0.3 s),
 #: then the shipped mobilenet_v2 224x224 (~2.8 s), which CI without ../shared runs.
@@ -165,18 +166,12 @@ BUILD_VERSION = "nnopt-reproducible"
 
 
 def _zephyr_modules(zephyr_base: Path) -> str:
-    """$ZEPHYR_MODULES, else every module (a folder with zephyr/module.yml) of the
-    workspace around ZEPHYR_BASE, up to three levels below its parent."""
+    """$ZEPHYR_MODULES, else every module of the workspace around ZEPHYR_BASE
+    (:func:`nnopt.zephyr_build.workspace_modules`) but this checkout."""
     env = os.environ.get("ZEPHYR_MODULES")
     if env:
         return env
-    top = zephyr_base.parent
-    found = sorted({p.parent.parent for pattern in ("*/zephyr/module.yml",
-                                                     "*/*/zephyr/module.yml",
-                                                     "*/*/*/zephyr/module.yml",
-                                                     "*/*/*/*/zephyr/module.yml")
-                    for p in top.glob(pattern) if p.parent.parent != zephyr_base})
-    return ";".join(str(p) for p in found if REPO not in (p, *p.parents))
+    return ";".join(str(p) for p in workspace_modules(zephyr_base, exclude=REPO))
 
 
 def _zephyr_build(build: Path, zephyr_base: Path, modules: str) -> bytes:

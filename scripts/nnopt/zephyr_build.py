@@ -1,9 +1,15 @@
 """Zephyr build directories: find one, read its CMake cache, locate its ELF, and map its
-board to an nnopt board. Used by ``west nn-check`` (a thin shell over this)."""
+board to an nnopt board. Used by ``west nn-check`` (a thin shell over this). Also what a
+Zephyr build outside west needs from the environment: the toolchain variables and the
+workspace's modules (tests/support/twister.py, tests/test_reproducible.py,
+benchmarks/bench_zephyr.py)."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 from .boards import known_boards, load_board
@@ -118,3 +124,32 @@ def board_of_build(build_dir: Path) -> str:
                             hint=f"pass --board (known: {', '.join(known_boards())}) or add "
                             "boards/nnopt/<name>.yaml with zephyr_board: " + target)
     return board
+
+
+def toolchain_env(env: Mapping[str, str]) -> dict[str, str] | str:
+    """``env`` with a Zephyr toolchain: its own ``ZEPHYR_TOOLCHAIN_VARIANT``, else the GNU
+    Arm toolchain on its PATH (``gnuarmemb``, ``GNUARMEMB_TOOLCHAIN_PATH`` the prefix of
+    ``arm-none-eabi-gcc``); or why there is none."""
+    if env.get("ZEPHYR_TOOLCHAIN_VARIANT"):
+        return dict(env)
+    gcc = shutil.which("arm-none-eabi-gcc", path=env.get("PATH"))
+    if gcc is None:
+        return ("no Zephyr toolchain: set ZEPHYR_TOOLCHAIN_VARIANT (zephyr SDK) or install "
+                "gcc-arm-none-eabi for gnuarmemb")
+    return {**env, "ZEPHYR_TOOLCHAIN_VARIANT": "gnuarmemb",
+            "GNUARMEMB_TOOLCHAIN_PATH": os.fspath(Path(gcc).resolve().parent.parent)}
+
+
+def workspace_modules(zephyr_base: Path, exclude: Path | None = None) -> list[Path]:
+    """Every Zephyr module (a folder with ``zephyr/module.yml``) of the workspace around
+    ``zephyr_base``, up to four levels below its parent (``modules/lib/cmsis-nn``,
+    ``optional/modules/lib/tflite-micro``), sorted; not Zephyr itself, nor anything in
+    ``exclude`` (a checkout added to the modules separately)."""
+    top = zephyr_base.resolve().parent
+    found = {p.parent.parent.resolve() for depth in range(1, 5)
+             for p in top.glob("/".join(["*"] * depth) + "/zephyr/module.yml")}
+    found.discard(zephyr_base.resolve())
+    if exclude is not None:
+        ex = exclude.resolve()
+        found = {p for p in found if ex not in (p, *p.parents)}
+    return sorted(found)

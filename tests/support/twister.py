@@ -21,12 +21,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+from nnopt.zephyr_build import toolchain_env
 
 WORKSPACE_VAR = "NNOPT_ZEPHYR_WORKSPACE"
 JOBS_VAR = "NNOPT_TWISTER_JOBS"
@@ -60,17 +61,6 @@ class Setup:
         return f"{fields['VERSION_MAJOR']}.{fields['VERSION_MINOR']}.{fields['PATCHLEVEL']}"
 
 
-def _toolchain_env(env: dict[str, str]) -> dict[str, str] | str:
-    if env.get("ZEPHYR_TOOLCHAIN_VARIANT"):
-        return env
-    gcc = shutil.which("arm-none-eabi-gcc", path=env.get("PATH"))
-    if gcc is None:
-        return ("no Zephyr toolchain: set ZEPHYR_TOOLCHAIN_VARIANT (zephyr SDK) or install "
-                "gcc-arm-none-eabi for gnuarmemb")
-    return {**env, "ZEPHYR_TOOLCHAIN_VARIANT": "gnuarmemb",
-            "GNUARMEMB_TOOLCHAIN_PATH": os.fspath(Path(gcc).resolve().parent.parent)}
-
-
 def _west_manifest_path(top: Path, west: Path, env: dict[str, str]) -> Path:
     proc = subprocess.run([os.fspath(west), "list", "-f", "{abspath}", "manifest"], cwd=top,
                           env=env, capture_output=True, text=True, check=False)
@@ -94,7 +84,7 @@ def find_setup(repo: Path, env: dict[str, str]) -> Setup | str:
     if missing:
         return (f"Twister's Python packages are missing ({', '.join(missing)}): "
                 "pip install -r $ZEPHYR_BASE/scripts/requirements-run-test.txt")
-    tool = _toolchain_env(env)
+    tool = toolchain_env(env)
     if isinstance(tool, str):
         return tool
     env = dict(tool)
