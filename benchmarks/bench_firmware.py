@@ -5,7 +5,9 @@ For every model it lists (default: the groups ``anchors`` = the five models of
 ANCHORS.md's TFLM firmware table, ``families`` = MODELS_DIR/families/, ``keras``,
 ``realworld`` = the shared real-world models (.tflite and .onnx), ``stateful`` = the SVDF
 and LSTM models of ``models/``, ``onnx`` = the ONNX models users bring through the
-PyTorch path, MODELS_DIR/onnx/ (float and QDQ int8); ``--groups`` picks and orders
+PyTorch path, MODELS_DIR/onnx/ (float and QDQ int8), ``tflm`` = TFLM's own example
+models, MODELS_DIR/tflm/ but the anchor among them (hello_world, micro_speech,
+MobileNet v2 224); ``--groups`` picks and orders
 them, ``--no-families`` is the anchors alone, ``--stateful`` the stateful ones alone,
 ``--all`` every ``*.tflite`` and ``*.onnx`` under MODELS_DIR), in one run, from the
 same random inputs (seed 1):
@@ -948,8 +950,9 @@ def plot(rows: list[Row], dest: Path) -> bool:
 def model_groups(root: Path, groups: list[str]) -> list[tuple[str, Path]]:
     """(group, model file) of every model of ``groups``, in that order: the ANCHORS.md
     models, the stateful ones, or MODELS_DIR/<group>/'s .tflite and .onnx files
-    (families, keras, realworld, onnx)."""
+    (families, keras, realworld, onnx, tflm: an anchor is listed once, as an anchor)."""
     out: list[tuple[str, Path]] = []
+    anchors = {Path(rel) for rel in ANCHOR_FILES.values()}
     for g in groups:
         if g == "anchors":
             out += [(g, root / rel if (root / rel).is_file() else find_model(rel) or root / rel)
@@ -958,11 +961,12 @@ def model_groups(root: Path, groups: list[str]) -> list[tuple[str, Path]]:
             out += [(g, find_model(rel) or root / rel) for rel in STATEFUL_FILES]
         else:
             out += [(g, p) for p in sorted([*(root / g).glob("*.tflite"),
-                                            *(root / g).glob("*.onnx")])]
+                                            *(root / g).glob("*.onnx")])
+                    if Path(g, p.name) not in anchors]
     return out
 
 
-GROUPS = ("anchors", "families", "keras", "realworld", "stateful", "onnx")
+GROUPS = ("anchors", "families", "keras", "realworld", "stateful", "onnx", "tflm")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -347,6 +347,21 @@ def test_model_groups_list_onnx_models(tmp_path: Path) -> None:
     assert "onnx" in bf.GROUPS
 
 
+def test_model_groups_list_an_anchor_once(tmp_path: Path) -> None:
+    """TFLM's example models are the tflm group, but person_detect (an anchor, in the
+    same folder) stays in the anchors only."""
+    root = tmp_path / "models"
+    for rel in ("tflm/person_detect.tflite", "tflm/micro_speech_quantized.tflite",
+                "tflm/hello_world_int8.tflite"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(b"")
+    listed = [(g, p.name) for g, p in bf.model_groups(root, ["anchors", "tflm"])]
+    assert ("anchors", "person_detect.tflite") in listed
+    assert [x for x in listed if x[0] == "tflm"] == [
+        ("tflm", "hello_world_int8.tflite"), ("tflm", "micro_speech_quantized.tflite")]
+    assert "tflm" in bf.GROUPS
+
+
 def test_a_model_that_does_not_convert_keeps_its_row(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]
                                                      ) -> None:
