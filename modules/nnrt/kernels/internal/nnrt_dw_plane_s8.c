@@ -1,0 +1,570 @@
+/*
+ * The plane path of the int8 depthwise kernels (dw_plane.h): the view, per-channel
+ * constants, the ring of converted input lines, and the line loop in assembly.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dw_plane.h"
+
+#if NNRT_DW_PLANE
+/* Words of a plane line for n outputs: its int16 values, even, covering what the
+ * assembly loads past the last window (x(n + 2), x(2n + 1)). */
+static int32_t line_words(int32_t n, int32_t s)
+{
+    return s == 1 ? (n + 4) / 2 : n + 1;
+}
+
+/* Estimated instructions of one output line of n outputs in the assembly. */
+static int32_t line_cost(int32_t n)
+{
+    return 20 + 60 * (n / 4) + 16 * (n & 2) + 21 * (n & 1);
+}
+
+void nnrt_dwp_view(nnrt_dwp_view_t *v, const nnrt_conv_geom_t *g, int allow_transposed)
+{
+    const int32_t c = g->input_c;
+    const int32_t oc = g->output_c;
+    const int transposed = allow_transposed && g->stride_h <= 2
+                           && (int64_t)g->output_w * line_cost(g->output_h)
+                                  < (int64_t)g->output_h * line_cost(g->output_w);
+    v->transposed = transposed;
+    if (!transposed) {
+        v->n = g->output_w;
+        v->lines = g->output_h;
+        v->s = g->stride_w;
+        v->sl = g->stride_h;
+        v->pad = g->pad_left;
+        v->len = g->input_w;
+        v->first = -g->pad_top;
+        v->count = g->input_h;
+        v->step = c;
+        v->line = g->input_w * c;
+        v->out_step = oc;
+        v->out_line = g->output_w * oc;
+    } else {
+        v->n = g->output_h;
+        v->lines = g->output_w;
+        v->s = g->stride_h;
+        v->sl = g->stride_w;
+        v->pad = g->pad_top;
+        v->len = g->input_h;
+        v->first = -g->pad_left;
+        v->count = g->input_w;
+        v->step = g->input_w * c;
+        v->line = c;
+        v->out_step = g->output_w * oc;
+        v->out_line = oc;
+    }
+}
+
+int32_t nnrt_dwp_per_strip(const nnrt_dwp_view_t *v, int32_t planes)
+{
+    const int32_t w = NNRT_DWP_WORDS / (3 * planes);
+    return v->s == 1 ? 2 * w - 3 : w - 1;
+}
+
+/* Channel oc's start value and output stage from s2 = 2 * sum(w) (its weights set);
+ * 0, and zero constants, when it is outside the plane path's requantisation. */
+static NNRT_NOINLINE int channel_rq(nnrt_dwp_ch_t *c, const nnrt_conv_s8_params_t *p,
+                                    const int32_t *bias, int32_t oc, int32_t s2)
+{
+    const int32_t qi = p->per_channel ? oc : 0;
+    const int32_t mult = p->multiplier[qi];
+    const int32_t e = mult == 0 ? 1 : -p->shift[qi]; /* multiplier 0: the offset, any shift */
+    const int32_t b = bias != NULL ? bias[oc] : 0;
+    /* |acc| <= |b| + 9 * 128 * 256 < 2^30: its double is exact; for e <= 22 the addend
+     * is below 2^30 for any output offset (|offset| <= 128) */
+    int ok = e >= 1 && e <= 22 && b < (1 << 30) - 294912 && b > -(1 << 30) + 294912;
+    int32_t add = 0;
+    if (ok) {
+        add = (1 << (e - 1)) + p->output_offset * (1 << e);
+    }
+    c->mult = ok ? mult : 0;
+    c->add = add;
+    c->e = ok ? e : 1;
+    const int32_t b2 = ok ? 2 * b + p->input_offset * s2 : 0;
+    c->b[0] = b2;
+    c->b[1] = b2;
+    c->b[2] = b2;
+    c->b[3] = b2;
+    if (!ok) {
+        for (int32_t i = 0; i < 6; ++i) {
+            c->w[i] = 0;
+        }
+    }
+    return ok;
+}
+
+/* Pairs [a.bottom b.bottom] and [a.top b.top] of a filter line's doubled weights:
+ * a, b, d hold taps 0, 1, 2 of two channels (bottom halves one, top halves the other). */
+static inline void line_pairs(nnrt_dwp_ch_t *lo, nnrt_dwp_ch_t *hi, int32_t r, uint32_t a,
+                              uint32_t b, uint32_t d)
+{
+    lo->w[2 * r] = nnrt_pkh_bottoms(a, b);
+    lo->w[2 * r + 1] = nnrt_pkh_bottoms(b, d);
+    hi->w[2 * r] = nnrt_pkh_tops(a, b);
+    hi->w[2 * r + 1] = nnrt_pkh_tops(b, d);
+}
+
+uint32_t nnrt_dwp_channels(nnrt_dwp_ch_t *c, const nnrt_dwp_view_t *v,
+                           const nnrt_conv_s8_params_t *p, const int8_t *filter,
+                           const int32_t *bias, int32_t oc, int32_t n)
+{
+    const size_t taps = (size_t)p->geom.output_c; /* filter bytes from one tap to the next */
+    /* filter bytes between the view's taps along a line and across lines */
+    const size_t along = v->transposed ? 3 * taps : taps;
+    const size_t across = v->transposed ? taps : 3 * taps;
+    uint32_t bad = 0;
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        /* four neighbouring channels: a tap is one word, as doubled pairs [c0 c2] [c1 c3] */
+        uint32_t se = 0;
+        uint32_t so = 0;
+        const int8_t *f = filter + (size_t)(oc + i);
+        for (int32_t r = 0; r < 3; ++r, f += across) {
+            uint32_t ev[3];
+            uint32_t od[3];
+            for (int32_t k = 0; k < 3; ++k) {
+                const uint32_t wv = nnrt_ld32(f + (size_t)k * along);
+                ev[k] = __sxtb16(wv);
+                od[k] = nnrt_sxtb16_ror8(wv);
+                ev[k] = __sadd16(ev[k], ev[k]);
+                od[k] = __sadd16(od[k], od[k]);
+                se = __sadd16(se, ev[k]);
+                so = __sadd16(so, od[k]);
+            }
+            line_pairs(&c[i], &c[i + 2], r, ev[0], ev[1], ev[2]);
+            line_pairs(&c[i + 1], &c[i + 3], r, od[0], od[1], od[2]);
+        }
+        bad |= (uint32_t)!channel_rq(&c[i], p, bias, oc + i, (int16_t)se) << i;
+        bad |= (uint32_t)!channel_rq(&c[i + 1], p, bias, oc + i + 1, (int16_t)so) << (i + 1);
+        bad |= (uint32_t)!channel_rq(&c[i + 2], p, bias, oc + i + 2, (int32_t)se >> 16) << (i + 2);
+        bad |= (uint32_t)!channel_rq(&c[i + 3], p, bias, oc + i + 3, (int32_t)so >> 16) << (i + 3);
+    }
+    for (; i < n; ++i) {
+        int32_t s2 = 0;
+        const int8_t *f = filter + (size_t)(oc + i);
+        for (int32_t r = 0; r < 3; ++r, f += across) {
+            const int32_t w0 = 2 * f[0];
+            const int32_t w1 = 2 * f[along];
+            const int32_t w2 = 2 * f[2 * along];
+            c[i].w[2 * r] = ((uint32_t)w0 & 0xFFFFu) | ((uint32_t)w1 << 16);
+            c[i].w[2 * r + 1] = ((uint32_t)w1 & 0xFFFFu) | ((uint32_t)w2 << 16);
+            s2 += w0 + w1 + w2;
+        }
+        bad |= (uint32_t)!channel_rq(&c[i], p, bias, oc + i, s2) << i;
+    }
+    return bad;
+}
+
+void nnrt_dwp_strip(nnrt_dwp_ring_t *r, nnrt_dwp_job_t *j, int32_t ox0, int32_t n)
+{
+    const nnrt_dwp_view_t *v = r->v;
+    r->wpw = line_words(n, v->s);
+    r->lines = NNRT_DWP_WORDS / (r->planes * r->wpw);
+    r->x0 = ox0 * v->s - v->pad;
+    const int32_t wn = (n - 1) * v->s + 3;
+    int32_t lo = r->x0 < 0 ? -r->x0 : 0;
+    int32_t hi = v->len - r->x0;
+    hi = hi < wn ? hi : wn;
+    hi = hi > 0 ? hi : 0;
+    lo = lo < hi ? lo : hi;
+    r->pairs = (wn + 1) / 2;
+    r->zl = lo / 2;
+    r->lodd = lo & 1;
+    /* values after the left pair [zero point, value] */
+    const int32_t rest = hi - lo - r->lodd;
+    r->lodd = rest >= 0 ? r->lodd : 0;
+    r->np = rest > 0 ? rest / 2 : 0;
+    r->rodd = rest > 0 ? rest & 1 : 0;
+    r->off = (r->x0 + lo) * v->step;
+    r->filled = 0;
+    r->adv = v->s * (8 * (n / 4) + 2 * (n & 2));
+    j->quads = n / 4;
+    j->tail = n % 4;
+    j->step = v->out_step;
+    j->ps = r->planes > 1 ? 4 * r->lines * r->wpw : 0;
+    j->o_next = v->out_line - n * v->out_step;
+}
+
+/* Four channels' values a and b (one word each: neighbouring positions) as the pairs
+ * [a_c b_c] of their planes d[c], post-incremented. */
+#define PUT4(d0, d1, d2, d3, a, b)                                                            \
+    do {                                                                                      \
+        const uint32_t ea_ = __sxtb16(a);                                                     \
+        const uint32_t eb_ = __sxtb16(b);                                                     \
+        const uint32_t oa_ = nnrt_sxtb16_ror8(a);                                             \
+        const uint32_t ob_ = nnrt_sxtb16_ror8(b);                                             \
+        *(d0)++ = nnrt_pkh_bottoms(ea_, eb_);                                                 \
+        *(d1)++ = nnrt_pkh_bottoms(oa_, ob_);                                                 \
+        *(d2)++ = nnrt_pkh_tops(ea_, eb_);                                                    \
+        *(d3)++ = nnrt_pkh_tops(oa_, ob_);                                                    \
+    } while (0)
+
+/* The strip's part of one input line s (NULL: a line outside the input) as pairs of
+ * four planes (d, ps words apart), post-incremented: zl pairs of zero points, the
+ * straddling pair [z, value] (lodd), np pairs of values, the pair [value, z] (rodd),
+ * zero points to the end. */
+static NNRT_ALWAYS_INLINE void line4(const nnrt_dwp_ring_t *r, uint32_t *d, size_t ps,
+                                     const int8_t *s, size_t step, uint32_t zz, int32_t zr)
+{
+    const uint32_t z4 = ((uint32_t)r->z & 0xFFu) * 0x01010101u; /* in every byte */
+    uint32_t *d1 = d + ps;
+    uint32_t *d2 = d1 + ps;
+    uint32_t *d3 = d2 + ps;
+    int32_t k = r->pairs;
+    if (s != NULL) {
+        for (k = r->zl; k > 0; --k) {
+            *d++ = zz;
+            *d1++ = zz;
+            *d2++ = zz;
+            *d3++ = zz;
+        }
+        if (r->lodd) {
+            const uint32_t b = nnrt_ld32(s);
+            s += step;
+            PUT4(d, d1, d2, d3, z4, b);
+        }
+        for (k = r->np; k > 0; --k) {
+            const uint32_t a = nnrt_ld32(s);
+            const uint32_t b = nnrt_ld32(s + step);
+            s += 2 * step;
+            PUT4(d, d1, d2, d3, a, b);
+        }
+        if (r->rodd) {
+            const uint32_t a = nnrt_ld32(s);
+            PUT4(d, d1, d2, d3, a, z4);
+        }
+        k = zr;
+    }
+    for (; k > 0; --k) {
+        *d++ = zz;
+        *d1++ = zz;
+        *d2++ = zz;
+        *d3++ = zz;
+    }
+}
+
+/* The same for one plane (one channel). */
+static NNRT_ALWAYS_INLINE void line1(const nnrt_dwp_ring_t *r, uint32_t *d, const int8_t *s,
+                                     size_t step, uint32_t zz, int32_t zr)
+{
+    int32_t k = r->pairs;
+    if (s != NULL) {
+        for (k = r->zl; k > 0; --k) {
+            *d++ = zz;
+        }
+        if (r->lodd) {
+            *d++ = (zz & 0xFFFFu) | ((uint32_t)(int32_t)*s << 16);
+            s += step;
+        }
+        k = r->np;
+        if (step == 1) {
+            /* contiguous values (one input channel): four per word load */
+            for (; k >= 2; k -= 2, s += 4) {
+                const uint32_t x = nnrt_ld32(s);
+                const uint32_t e = __sxtb16(x);
+                const uint32_t o = nnrt_sxtb16_ror8(x);
+                *d++ = nnrt_pkh_bottoms(e, o);
+                *d++ = nnrt_pkh_tops(e, o);
+            }
+        }
+        for (; k > 0; --k, s += 2 * step) {
+            *d++ = nnrt_pkh_bottoms((uint32_t)(int32_t)s[0], (uint32_t)(int32_t)s[step]);
+        }
+        if (r->rodd) {
+            *d++ = nnrt_pkh_bottoms((uint32_t)(int32_t)*s, zz);
+        }
+        k = zr;
+    }
+    for (; k > 0; --k) {
+        *d++ = zz;
+    }
+}
+
+/* Ring lines [l, end) (counted from v->first): their input lines converted. */
+static NNRT_NOINLINE void fill(const nnrt_dwp_ring_t *r, int32_t l, int32_t end)
+{
+    const nnrt_dwp_view_t *v = r->v;
+    const size_t step = (size_t)v->step;
+    const size_t ps = (size_t)r->lines * (size_t)r->wpw;
+    const uint32_t zz = ((uint32_t)r->z & 0xFFFFu) * 0x00010001u;
+    const int32_t zr = r->pairs - r->zl - r->lodd - r->np - r->rodd;
+    int32_t at = l % r->lines;
+    for (int32_t y = v->first + l; l < end; ++l, ++y) {
+        uint32_t *d = r->buf + at * r->wpw;
+        at = at + 1 < r->lines ? at + 1 : 0;
+        const int8_t *s = y >= 0 && y < v->count ? r->in + y * v->line + r->off : NULL;
+        if (r->planes > 1) {
+            line4(r, d, ps, s, step, zz, zr);
+        } else {
+            line1(r, d, s, step, zz, zr);
+        }
+    }
+}
+
+int32_t nnrt_dwp_lines(nnrt_dwp_ring_t *r, nnrt_dwp_job_t *j, int32_t ol, int32_t max_k)
+{
+    const nnrt_dwp_view_t *v = r->v;
+    const int32_t lines = r->lines;
+    const int32_t wpw = r->wpw;
+    const int32_t top = ol * v->sl;
+    const int32_t slot = top % lines;
+    int32_t k = 1;
+    if (slot + 3 <= lines) {
+        k = (lines - slot - 3) / v->sl + 1;
+        k = k < max_k ? k : max_k;
+        k = k > 1 ? k : 1;
+    }
+    const int32_t end = top + (k - 1) * v->sl + 3;
+    const int32_t l = r->filled > top ? r->filled : top;
+    if (l < end) {
+        fill(r, l, end);
+        r->filled = end;
+    }
+    j->p[0] = r->buf + slot * wpw;
+    j->p[1] = r->buf + (slot + 1 < lines ? slot + 1 : 0) * wpw;
+    j->p[2] = r->buf + (slot + 2 < lines ? slot + 2 : slot + 2 - lines) * wpw;
+    j->p_next = 4 * v->sl * wpw - r->adv;
+    j->rows = k;
+    return k;
+}
+
+void nnrt_dwp_pass(const nnrt_dwp_view_t *v, uint32_t *buf, const nnrt_dwp_ch_t *ch, int32_t nch,
+                   int32_t planes, const int8_t *in, int8_t *out, int32_t z)
+{
+    nnrt_dwp_ring_t r;
+    nnrt_dwp_job_t j;
+    r.v = v;
+    r.buf = buf;
+    r.in = in;
+    r.planes = planes;
+    r.z = z;
+    const int32_t per = nnrt_dwp_per_strip(v, planes);
+    for (int32_t ox0 = 0; ox0 < v->n; ox0 += per) {
+        nnrt_dwp_strip(&r, &j, ox0, v->n - ox0 < per ? v->n - ox0 : per);
+        for (int32_t ol = 0; ol < v->lines; ol += j.rows) {
+            nnrt_dwp_lines(&r, &j, ol, v->lines - ol);
+            j.out = out + ol * v->out_line + ox0 * v->out_step;
+            j.nch = nch;
+            j.ch = ch;
+            nnrt_dwp_run(&j, v->s);
+        }
+    }
+}
+
+int nnrt_dwp_converts_first(const nnrt_dwp_view_t *v, int32_t planes)
+{
+    const int32_t wpw = line_words(v->n, v->s);
+    return v->n <= nnrt_dwp_per_strip(v, planes)
+           && (int64_t)((v->lines - 1) * v->sl + 3) * planes * wpw <= NNRT_DWP_WORDS;
+}
+
+void nnrt_dwp_clamp(int8_t *x, size_t n, int32_t lo, int32_t hi)
+{
+    for (size_t i = 0; i < n; ++i) {
+        int32_t v = x[i];
+        v = v < lo ? lo : v;
+        v = v > hi ? hi : v;
+        x[i] = (int8_t)v;
+    }
+}
+
+/*
+ * The line loop (nnrt_dwp_job_t at r0). Its stack frame: the current channel's
+ * constants (nnrt_dwp_ch_t, offset 0), the job (52), the lines left (104); everything
+ * the loops reload is sp-relative, so that all 14 registers are free:
+ *   r0, r1, r2: the three plane lines of the windows; r3: output; lr: output step;
+ *   r4-r7: four accumulators; r12: quads left on the line;
+ *   r8-r11: plane pairs and a filter line's weights, then multiplier, addend, shift and
+ *   a temporary of the requantisation.
+ * In assembly because it needs every register and the 64-bit loads (LDRD, LDM) GCC
+ * does not form from the C; a naked function (no operands) also assembles at -O0.
+ */
+#define J_MULT "16"
+#define J_E "24"
+#define J_W0 "28"
+#define J_W1 "36"
+#define J_W2 "44"
+#define J_JOB "52"
+#define J_P0 "52"
+#define J_P2 "60"
+#define J_OUT "64"
+#define J_QUADS "68"
+#define J_TAIL "72"
+#define J_ROWS "76"
+#define J_PNEXT "80"
+#define J_ONEXT "84"
+#define J_STEP "88"
+#define J_PS "92"
+#define J_NCH "96"
+#define J_CH "100"
+#define J_LEFT "104"
+#define J_SIZE "108"
+
+/* Requantise accumulator A (r8 multiplier, r9 addend, r10 shift; r11 scratch). */
+#define DWP_RQ(A)                                                                             \
+    "add r11, r9, " A ", asr #31\n\t"                                                        \
+    "smmlar " A ", " A ", r8, r11\n\t"                                                        \
+    "asr " A ", " A ", r10\n\t"                                                               \
+    "ssat " A ", #8, " A "\n\t"
+
+#define DWP_RQ_LOAD                                                                           \
+    "ldrd r8, r9, [sp, #" J_MULT "]\n\t"                                                      \
+    "ldr r10, [sp, #" J_E "]\n\t"
+
+/* One filter line of a single output (both strides): P0 = [x0 x1], P2 = [x2 x3]. */
+#define DWP_ROW1(P, W)                                                                        \
+    "ldrd r10, r11, [sp, #" W "]\n\t"                                                         \
+    "ldrd r8, r9, [" P "]\n\t"                                                                \
+    "smlad r4, r8, r10, r4\n\t"                                                               \
+    "smlabt r4, r9, r11, r4\n\t"
+
+/* Stride 1: four outputs of one filter line from P0 P2 P4 (outputs 0-3 read x0..x5). */
+#define DWP_S1_ROW4(P, W)                                                                     \
+    "ldrd r10, r11, [sp, #" W "]\n\t"                                                         \
+    "ldrd r8, r9, [" P "], #8\n\t"                                                            \
+    "smlad r4, r8, r10, r4\n\t"                                                               \
+    "smlatb r5, r8, r10, r5\n\t"                                                              \
+    "ldr r8, [" P "]\n\t"                                                                     \
+    "smlabt r4, r9, r11, r4\n\t"                                                              \
+    "smlad r5, r9, r11, r5\n\t"                                                               \
+    "smlad r6, r9, r10, r6\n\t"                                                               \
+    "smlatb r7, r9, r10, r7\n\t"                                                              \
+    "smlabt r6, r8, r11, r6\n\t"                                                              \
+    "smlad r7, r8, r11, r7\n\t"
+
+#define DWP_S1_ROW2(P, W)                                                                     \
+    "ldrd r10, r11, [sp, #" W "]\n\t"                                                         \
+    "ldrd r8, r9, [" P "], #4\n\t"                                                            \
+    "smlad r4, r8, r10, r4\n\t"                                                               \
+    "smlatb r5, r8, r10, r5\n\t"                                                              \
+    "smlabt r4, r9, r11, r4\n\t"                                                              \
+    "smlad r5, r9, r11, r5\n\t"
+
+/* Stride 2: output i from x(2i), x(2i+1), x(2i+2). */
+#define DWP_S2_ROW4(P, W)                                                                     \
+    "ldrd r10, r11, [sp, #" W "]\n\t"                                                         \
+    "ldrd r8, r9, [" P "], #8\n\t"                                                            \
+    "smlad r4, r8, r10, r4\n\t"                                                               \
+    "smlabt r4, r9, r11, r4\n\t"                                                              \
+    "smlad r5, r9, r10, r5\n\t"                                                               \
+    "ldrd r8, r9, [" P "], #8\n\t"                                                            \
+    "smlabt r5, r8, r11, r5\n\t"                                                              \
+    "smlad r6, r8, r10, r6\n\t"                                                               \
+    "smlabt r6, r9, r11, r6\n\t"                                                              \
+    "smlad r7, r9, r10, r7\n\t"                                                               \
+    "ldr r8, [" P "]\n\t"                                                                     \
+    "smlabt r7, r8, r11, r7\n\t"
+
+#define DWP_S2_ROW2(P, W)                                                                     \
+    "ldrd r10, r11, [sp, #" W "]\n\t"                                                         \
+    "ldrd r8, r9, [" P "], #8\n\t"                                                            \
+    "smlad r4, r8, r10, r4\n\t"                                                               \
+    "smlabt r4, r9, r11, r4\n\t"                                                              \
+    "smlad r5, r9, r10, r5\n\t"                                                               \
+    "ldr r8, [" P "]\n\t"                                                                     \
+    "smlabt r5, r8, r11, r5\n\t"
+
+/* The whole loop: channels, their lines, quads / pair / single output per line. */
+#define DWP_BODY(L, ROW4, ROW2)                                                               \
+    "push {r4-r11, lr}\n\t"                                                                   \
+    "sub sp, sp, #" J_SIZE "\n\t"                                                             \
+    "ldmia r0, {r1-r12, lr}\n\t"                                                              \
+    "add r0, sp, #" J_JOB "\n\t"                                                              \
+    "stmia r0, {r1-r12, lr}\n"                                                                \
+    L "_ch:\n\t"                                                                              \
+    "ldr r0, [sp, #" J_CH "]\n\t"                                                             \
+    "ldmia r0!, {r1-r12, lr}\n\t"                                                             \
+    "str r0, [sp, #" J_CH "]\n\t"                                                             \
+    "stmia sp, {r1-r12, lr}\n\t"                                                              \
+    "ldr r12, [sp, #" J_ROWS "]\n\t"                                                          \
+    "str r12, [sp, #" J_LEFT "]\n\t"                                                          \
+    "add r0, sp, #" J_JOB "\n\t"                                                              \
+    "ldmia r0, {r0-r3}\n\t"                                                                   \
+    "ldr lr, [sp, #" J_STEP "]\n"                                                             \
+    L "_row:\n\t"                                                                             \
+    "ldr r12, [sp, #" J_QUADS "]\n\t"                                                         \
+    "cmp r12, #0\n\t"                                                                         \
+    "beq " L "_tail\n"                                                                        \
+    L "_quad:\n\t"                                                                            \
+    "ldmia sp, {r4-r7}\n\t"                                                                   \
+    ROW4("r0", J_W0) ROW4("r1", J_W1) ROW4("r2", J_W2)                                        \
+    DWP_RQ_LOAD DWP_RQ("r4") DWP_RQ("r5") DWP_RQ("r6") DWP_RQ("r7")                           \
+    "strb r4, [r3]\n\t"                                                                       \
+    "strb r5, [r3, lr]\n\t"                                                                   \
+    "add r3, r3, lr, lsl #1\n\t"                                                              \
+    "strb r6, [r3]\n\t"                                                                       \
+    "strb r7, [r3, lr]\n\t"                                                                   \
+    "add r3, r3, lr, lsl #1\n\t"                                                              \
+    "subs r12, r12, #1\n\t"                                                                   \
+    "bne " L "_quad\n"                                                                        \
+    L "_tail:\n\t"                                                                            \
+    "ldr r12, [sp, #" J_TAIL "]\n\t"                                                          \
+    "tst r12, #2\n\t"                                                                         \
+    "beq " L "_single\n\t"                                                                    \
+    "ldrd r4, r5, [sp]\n\t"                                                                   \
+    ROW2("r0", J_W0) ROW2("r1", J_W1) ROW2("r2", J_W2)                                        \
+    DWP_RQ_LOAD DWP_RQ("r4") DWP_RQ("r5")                                                     \
+    "strb r4, [r3]\n\t"                                                                       \
+    "strb r5, [r3, lr]\n\t"                                                                   \
+    "add r3, r3, lr, lsl #1\n"                                                                \
+    L "_single:\n\t"                                                                          \
+    "tst r12, #1\n\t"                                                                         \
+    "beq " L "_next\n\t"                                                                      \
+    "ldr r4, [sp]\n\t"                                                                        \
+    DWP_ROW1("r0", J_W0) DWP_ROW1("r1", J_W1) DWP_ROW1("r2", J_W2)                            \
+    DWP_RQ_LOAD DWP_RQ("r4")                                                                  \
+    "strb r4, [r3]\n\t"                                                                       \
+    "add r3, r3, lr\n"                                                                        \
+    L "_next:\n\t"                                                                            \
+    "ldr r12, [sp, #" J_PNEXT "]\n\t"                                                         \
+    "add r0, r0, r12\n\t"                                                                     \
+    "add r1, r1, r12\n\t"                                                                     \
+    "add r2, r2, r12\n\t"                                                                     \
+    "ldr r12, [sp, #" J_ONEXT "]\n\t"                                                         \
+    "add r3, r3, r12\n\t"                                                                     \
+    "ldr r12, [sp, #" J_LEFT "]\n\t"                                                          \
+    "subs r12, r12, #1\n\t"                                                                   \
+    "str r12, [sp, #" J_LEFT "]\n\t"                                                          \
+    "bne " L "_row\n\t"                                                                       \
+    "ldr r12, [sp, #" J_PS "]\n\t"                                                            \
+    "ldrd r0, r1, [sp, #" J_P0 "]\n\t"                                                        \
+    "ldr r2, [sp, #" J_P2 "]\n\t"                                                             \
+    "add r0, r0, r12\n\t"                                                                     \
+    "add r1, r1, r12\n\t"                                                                     \
+    "add r2, r2, r12\n\t"                                                                     \
+    "strd r0, r1, [sp, #" J_P0 "]\n\t"                                                        \
+    "str r2, [sp, #" J_P2 "]\n\t"                                                             \
+    "ldr r3, [sp, #" J_OUT "]\n\t"                                                            \
+    "adds r3, r3, #1\n\t"                                                                     \
+    "str r3, [sp, #" J_OUT "]\n\t"                                                            \
+    "ldr r12, [sp, #" J_NCH "]\n\t"                                                           \
+    "subs r12, r12, #1\n\t"                                                                   \
+    "str r12, [sp, #" J_NCH "]\n\t"                                                           \
+    "bne " L "_ch\n\t"                                                                        \
+    "add sp, sp, #" J_SIZE "\n\t"                                                             \
+    "pop {r4-r11, pc}\n\t"
+
+__attribute__((naked, noinline)) static void dwp_lines_s1(
+    __attribute__((unused)) const nnrt_dwp_job_t *j)
+{
+    __asm__ volatile(DWP_BODY(".Ldwp_s1", DWP_S1_ROW4, DWP_S1_ROW2));
+}
+
+__attribute__((naked, noinline)) static void dwp_lines_s2(
+    __attribute__((unused)) const nnrt_dwp_job_t *j)
+{
+    __asm__ volatile(DWP_BODY(".Ldwp_s2", DWP_S2_ROW4, DWP_S2_ROW2));
+}
+
+void nnrt_dwp_run(const nnrt_dwp_job_t *j, int32_t stride)
+{
+    if (stride == 1) {
+        dwp_lines_s1(j);
+    } else {
+        dwp_lines_s2(j);
+    }
+}
+#endif /* NNRT_DW_PLANE */
