@@ -407,13 +407,11 @@ nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *para
     nnrt_dwp_view_t pv;
     int whole = 0;
     int plane = 0;
-    if (grouped_taps && nnrt_dwp_fits(g)) {
-        nnrt_dwp_view(&pv, g, 1);
+    if (grouped_taps && nnrt_dwp_view(&pv, g, 1) && pv.asm3) {
         whole = nnrt_dwp_converts_first(&pv, 4);
-        if (!whole) {
-            nnrt_dwp_view(&pv, g, 0);
-        }
-        plane = whole || g->output_w <= nnrt_dwp_per_strip(&pv, 4);
+        plane = whole
+                || (nnrt_dwp_view(&pv, g, 0) && pv.asm3
+                    && g->output_w <= nnrt_dwp_per_strip(&pv, 4));
     }
 #endif
     for (int32_t b = 0; b < g->batches; ++b) {

@@ -87,6 +87,9 @@ nnrt_status_t nnrt_depthwise_conv2d_s8(const nnrt_conv_s8_params_t *params,
         nnrt_dw_fast_s8(params, input, filter, bias, output);
         return NNRT_OK;
     }
+    if (pool == NULL && nnrt_dw_plane_s8(params, input, filter, bias, output)) {
+        return NNRT_OK;
+    }
 #define PIXEL(in_b, oy, ox, out, max) dw_pixel(params, in_b, filter, bias, oy, ox, out, max)
 #define CLAMP(out, c) out[c] = (int8_t)nnrt_clamp_i32(out[c], pool->act_min, pool->act_max)
     NNRT_CONV_POOL_DRIVE(int8_t, g, pool, input, output, INT8_MIN, PIXEL, CLAMP);

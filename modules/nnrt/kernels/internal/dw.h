@@ -16,4 +16,10 @@
 void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
                      const int8_t *filter, const int32_t *bias, int8_t *output);
 
+/** Any filter size (params->pool NULL, checked arguments): the plane path of
+ *  internal/dw_plane.h when it takes the geometry and every channel (DSP cores);
+ *  returns 0 (nothing written) otherwise. */
+int nnrt_dw_plane_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
+                     const int8_t *filter, const int32_t *bias, int8_t *output);
+
 #endif /* NNRT_KERNELS_INTERNAL_DW_H_ */

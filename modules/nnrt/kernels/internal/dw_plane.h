@@ -62,6 +62,11 @@
 /* Channels of one call of the assembly (their constants live on the caller's stack). */
 #define NNRT_DWP_MAX_CH 8
 
+/* The generic path (filters other than 3x3): at most this many filter lines and taps
+ * per line, and this many words of a channel's paired weights (on the stack). */
+#define NNRT_DWP_MAX_K 16
+#define NNRT_DWP_GEN_WORDS 96
+
 /* One channel's constants, as the assembly reads them (13 words). */
 typedef struct {
     int32_t b[4];          /* the doubled start value, four times (one LDM per quad) */
@@ -103,7 +108,12 @@ typedef struct {
     int32_t line;          /* input bytes between lines */
     int32_t out_step;      /* output bytes between neighbours along */
     int32_t out_line;      /* output bytes between lines */
+    int32_t kw;            /* filter taps along */
+    int32_t kh;            /* filter lines */
+    int32_t f_along;       /* filter bytes between taps along */
+    int32_t f_across;      /* filter bytes between filter lines */
     int32_t transposed;
+    int32_t asm3;          /* 3x3: the assembly; else the generic C */
 } nnrt_dwp_view_t;
 
 /* A strip of a few planes as a ring of lines (the buffer's planes one after the
@@ -128,16 +138,10 @@ typedef struct {
     int32_t z;             /* input zero point */
 } nnrt_dwp_ring_t;
 
-/** 1 when the plane path takes a geometry: 3x3, undilated, stride_w 1 or 2. */
-static inline int nnrt_dwp_fits(const nnrt_conv_geom_t *g)
-{
-    return g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1 && g->dilation_w == 1
-           && g->stride_w <= 2;
-}
-
 /** The view of g along rows, or along columns when allow_transposed, stride_h is 1 or 2
- *  and that takes fewer instructions (tall narrow maps). */
-void nnrt_dwp_view(nnrt_dwp_view_t *v, const nnrt_conv_geom_t *g, int allow_transposed);
+ *  and that takes fewer instructions (tall narrow maps) or rows cannot (stride_w above
+ *  2); 1 when the plane path takes g so (undilated, the filter within the bounds). */
+int nnrt_dwp_view(nnrt_dwp_view_t *v, const nnrt_conv_geom_t *g, int allow_transposed);
 
 /** Outputs per strip when `planes` planes share the buffer. */
 int32_t nnrt_dwp_per_strip(const nnrt_dwp_view_t *v, int32_t planes);
@@ -164,6 +168,18 @@ int32_t nnrt_dwp_lines(nnrt_dwp_ring_t *r, nnrt_dwp_job_t *j, int32_t ol, int32_
  *  channel reads its plane); out is channel 0's first output. */
 void nnrt_dwp_pass(const nnrt_dwp_view_t *v, uint32_t *buf, const nnrt_dwp_ch_t *ch, int32_t nch,
                    int32_t planes, const int8_t *in, int8_t *out, int32_t z);
+
+/** The generic path (v->asm3 0): output channels [oc, oc + nch) of one batch (in: their
+ *  input, four neighbouring channels (planes 4) or one; out: channel oc's first
+ *  output), one channel at a time. Returns the channels outside the plane path (bit i:
+ *  channel oc + i), not computed. */
+uint32_t nnrt_dwp_gen_pass(const nnrt_dwp_view_t *v, uint32_t *buf,
+                           const nnrt_conv_s8_params_t *p, const int8_t *filter,
+                           const int32_t *bias, int32_t oc, int32_t nch, int32_t planes,
+                           const int8_t *in, int8_t *out);
+
+/** 1 when every output channel takes the plane path's requantisation. */
+int nnrt_dwp_all_fast(const nnrt_conv_s8_params_t *p, const int32_t *bias);
 
 /** 1 when nnrt_dwp_pass() with `planes` planes converts every input line it reads
  *  before it writes any output (one strip, the lines all in the ring). */

@@ -4,36 +4,37 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "dw_plane.h"
 
 #if NNRT_DW_PLANE
-/* Words of a plane line for n outputs: its int16 values, even, covering what the
- * assembly loads past the last window (x(n + 2), x(2n + 1)). */
-static int32_t line_words(int32_t n, int32_t s)
+/* Words of a plane line for n outputs: its int16 values, even, with room for the pair
+ * the kernels load past the last window. */
+static int32_t line_words(const nnrt_dwp_view_t *v, int32_t n)
 {
-    return s == 1 ? (n + 4) / 2 : n + 1;
+    return ((n - 1) * v->s + v->kw + 2) / 2;
 }
 
-/* Estimated instructions of one output line of n outputs in the assembly. */
+/* Estimated instructions of one output line of n outputs in the 3x3 assembly. */
 static int32_t line_cost(int32_t n)
 {
     return 20 + 60 * (n / 4) + 16 * (n & 2) + 21 * (n & 1);
 }
 
-void nnrt_dwp_view(nnrt_dwp_view_t *v, const nnrt_conv_geom_t *g, int allow_transposed)
+/* The view of g along rows (transposed 0) or columns. */
+static void view_along(nnrt_dwp_view_t *v, const nnrt_conv_geom_t *g, int transposed)
 {
     const int32_t c = g->input_c;
     const int32_t oc = g->output_c;
-    const int transposed = allow_transposed && g->stride_h <= 2
-                           && (int64_t)g->output_w * line_cost(g->output_h)
-                                  < (int64_t)g->output_h * line_cost(g->output_w);
     v->transposed = transposed;
     if (!transposed) {
         v->n = g->output_w;
         v->lines = g->output_h;
         v->s = g->stride_w;
         v->sl = g->stride_h;
+        v->kw = g->filter_w;
+        v->kh = g->filter_h;
         v->pad = g->pad_left;
         v->len = g->input_w;
         v->first = -g->pad_top;
@@ -47,6 +48,8 @@ void nnrt_dwp_view(nnrt_dwp_view_t *v, const nnrt_conv_geom_t *g, int allow_tran
         v->lines = g->output_w;
         v->s = g->stride_h;
         v->sl = g->stride_w;
+        v->kw = g->filter_h;
+        v->kh = g->filter_w;
         v->pad = g->pad_top;
         v->len = g->input_h;
         v->first = -g->pad_left;
@@ -56,44 +59,87 @@ void nnrt_dwp_view(nnrt_dwp_view_t *v, const nnrt_conv_geom_t *g, int allow_tran
         v->out_step = g->output_w * oc;
         v->out_line = oc;
     }
+    /* filter bytes between the view's taps along a line and across lines */
+    v->f_along = (transposed ? g->filter_w : 1) * oc;
+    v->f_across = (transposed ? 1 : g->filter_w) * oc;
+    v->asm3 = v->kh == 3 && v->kw == 3;
+}
+
+/* Words of one channel's constants on the generic path (per filter line: pairs
+ * [E0 O0 E1 O1 ...] at stride 1, [E0 E1 ...] at stride 2; see gen_channel()). */
+static int32_t gen_words(const nnrt_dwp_view_t *v)
+{
+    return v->kh * (v->s == 1 ? 2 * (v->kw / 2 + 1) : (v->kw + 1) / 2);
+}
+
+int nnrt_dwp_view(nnrt_dwp_view_t *v, const nnrt_conv_geom_t *g, int allow_transposed)
+{
+    if (g->dilation_h != 1 || g->dilation_w != 1) {
+        return 0;
+    }
+    const int rows = g->stride_w <= 2;
+    const int cols = allow_transposed && g->stride_h <= 2;
+    int transposed;
+    if (g->filter_h == 3 && g->filter_w == 3) {
+        transposed = cols && (!rows || (int64_t)g->output_w * line_cost(g->output_h)
+                                           < (int64_t)g->output_h * line_cost(g->output_w));
+    } else {
+        /* pairs along rows, unless the filter is one column */
+        transposed = cols && (!rows || (g->filter_w == 1 && g->filter_h > 1));
+    }
+    if (!rows && !transposed) {
+        return 0;
+    }
+    view_along(v, g, transposed);
+    return v->kh <= NNRT_DWP_MAX_K && v->kw <= NNRT_DWP_MAX_K && (v->asm3 || gen_words(v) <= NNRT_DWP_GEN_WORDS)
+           && nnrt_dwp_per_strip(v, 1) > 0;
 }
 
 int32_t nnrt_dwp_per_strip(const nnrt_dwp_view_t *v, int32_t planes)
 {
-    const int32_t w = NNRT_DWP_WORDS / (3 * planes);
-    return v->s == 1 ? 2 * w - 3 : w - 1;
+    /* the most words a line may have (kh lines of every plane), then its outputs */
+    const int32_t w = NNRT_DWP_WORDS / (v->kh * planes);
+    const int32_t n = (2 * w - v->kw - 2) / v->s + 1;
+    return n > 0 ? n : 0;
 }
 
-/* Channel oc's start value and output stage from s2 = 2 * sum(w) (its weights set);
- * 0, and zero constants, when it is outside the plane path's requantisation. */
-static NNRT_NOINLINE int channel_rq(nnrt_dwp_ch_t *c, const nnrt_conv_s8_params_t *p,
-                                    const int32_t *bias, int32_t oc, int32_t s2)
+/* Channel oc's output stage (mae: multiplier, addend, shift) and its doubled start
+ * value from s2 = 2 * sum(w) over `taps` taps into b[0, nb); 0, and zeros, when it is
+ * outside the plane path's requantisation. */
+static NNRT_NOINLINE int channel_rq(int32_t *b, int32_t nb, int32_t *mae,
+                                    const nnrt_conv_s8_params_t *p, const int32_t *bias,
+                                    int32_t oc, int32_t s2, int32_t taps)
 {
     const int32_t qi = p->per_channel ? oc : 0;
     const int32_t mult = p->multiplier[qi];
     const int32_t e = mult == 0 ? 1 : -p->shift[qi]; /* multiplier 0: the offset, any shift */
-    const int32_t b = bias != NULL ? bias[oc] : 0;
-    /* |acc| <= |b| + 9 * 128 * 256 < 2^30: its double is exact; for e <= 22 the addend
-     * is below 2^30 for any output offset (|offset| <= 128) */
-    int ok = e >= 1 && e <= 22 && b < (1 << 30) - 294912 && b > -(1 << 30) + 294912;
-    int32_t add = 0;
-    if (ok) {
-        add = (1 << (e - 1)) + p->output_offset * (1 << e);
-    }
-    c->mult = ok ? mult : 0;
-    c->add = add;
-    c->e = ok ? e : 1;
-    const int32_t b2 = ok ? 2 * b + p->input_offset * s2 : 0;
-    c->b[0] = b2;
-    c->b[1] = b2;
-    c->b[2] = b2;
-    c->b[3] = b2;
-    if (!ok) {
-        for (int32_t i = 0; i < 6; ++i) {
-            c->w[i] = 0;
-        }
+    const int32_t bv = bias != NULL ? bias[oc] : 0;
+    /* |acc| <= |b| + taps * 128 * 256 < 2^30: its double is exact; for e <= 22 the
+     * addend is below 2^30 for any output offset (|offset| <= 128) */
+    const int32_t room = (1 << 30) - taps * 32768;
+    const int ok = e >= 1 && e <= 22 && bv < room && bv > -room;
+    mae[0] = ok ? mult : 0;
+    mae[1] = ok ? (1 << (e - 1)) + p->output_offset * (1 << e) : 0;
+    mae[2] = ok ? e : 1;
+    const int32_t b2 = ok ? 2 * bv + p->input_offset * s2 : 0;
+    b[0] = b2;
+    for (int32_t i = 1; i < nb; ++i) {
+        b[i] = b2;
     }
     return ok;
+}
+
+int nnrt_dwp_all_fast(const nnrt_conv_s8_params_t *p, const int32_t *bias)
+{
+    const nnrt_conv_geom_t *g = &p->geom;
+    int32_t b;
+    int32_t mae[3];
+    for (int32_t oc = 0; oc < g->output_c; ++oc) {
+        if (!channel_rq(&b, 1, mae, p, bias, oc, 0, g->filter_h * g->filter_w)) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* Pairs [a.bottom b.bottom] and [a.top b.top] of a filter line's doubled weights:
@@ -107,14 +153,23 @@ static inline void line_pairs(nnrt_dwp_ch_t *lo, nnrt_dwp_ch_t *hi, int32_t r, u
     hi->w[2 * r + 1] = nnrt_pkh_tops(b, d);
 }
 
+/* The 3x3 channel's constants from s2 (weights set); zero weights when it is out. */
+static NNRT_ALWAYS_INLINE int ch3_rq(nnrt_dwp_ch_t *c, const nnrt_conv_s8_params_t *p, const int32_t *bias,
+                  int32_t oc, int32_t s2)
+{
+    const int ok = channel_rq(c->b, 4, &c->mult, p, bias, oc, s2, 9);
+    if (!ok) {
+        memset(c->w, 0, sizeof(c->w));
+    }
+    return ok;
+}
+
 uint32_t nnrt_dwp_channels(nnrt_dwp_ch_t *c, const nnrt_dwp_view_t *v,
                            const nnrt_conv_s8_params_t *p, const int8_t *filter,
                            const int32_t *bias, int32_t oc, int32_t n)
 {
-    const size_t taps = (size_t)p->geom.output_c; /* filter bytes from one tap to the next */
-    /* filter bytes between the view's taps along a line and across lines */
-    const size_t along = v->transposed ? 3 * taps : taps;
-    const size_t across = v->transposed ? taps : 3 * taps;
+    const size_t along = (size_t)v->f_along;
+    const size_t across = (size_t)v->f_across;
     uint32_t bad = 0;
     int32_t i = 0;
     for (; i + 4 <= n; i += 4) {
@@ -137,10 +192,10 @@ uint32_t nnrt_dwp_channels(nnrt_dwp_ch_t *c, const nnrt_dwp_view_t *v,
             line_pairs(&c[i], &c[i + 2], r, ev[0], ev[1], ev[2]);
             line_pairs(&c[i + 1], &c[i + 3], r, od[0], od[1], od[2]);
         }
-        bad |= (uint32_t)!channel_rq(&c[i], p, bias, oc + i, (int16_t)se) << i;
-        bad |= (uint32_t)!channel_rq(&c[i + 1], p, bias, oc + i + 1, (int16_t)so) << (i + 1);
-        bad |= (uint32_t)!channel_rq(&c[i + 2], p, bias, oc + i + 2, (int32_t)se >> 16) << (i + 2);
-        bad |= (uint32_t)!channel_rq(&c[i + 3], p, bias, oc + i + 3, (int32_t)so >> 16) << (i + 3);
+        bad |= (uint32_t)!ch3_rq(&c[i], p, bias, oc + i, (int16_t)se) << i;
+        bad |= (uint32_t)!ch3_rq(&c[i + 1], p, bias, oc + i + 1, (int16_t)so) << (i + 1);
+        bad |= (uint32_t)!ch3_rq(&c[i + 2], p, bias, oc + i + 2, (int32_t)se >> 16) << (i + 2);
+        bad |= (uint32_t)!ch3_rq(&c[i + 3], p, bias, oc + i + 3, (int32_t)so >> 16) << (i + 3);
     }
     for (; i < n; ++i) {
         int32_t s2 = 0;
@@ -153,18 +208,19 @@ uint32_t nnrt_dwp_channels(nnrt_dwp_ch_t *c, const nnrt_dwp_view_t *v,
             c[i].w[2 * r + 1] = ((uint32_t)w1 & 0xFFFFu) | ((uint32_t)w2 << 16);
             s2 += w0 + w1 + w2;
         }
-        bad |= (uint32_t)!channel_rq(&c[i], p, bias, oc + i, s2) << i;
+        bad |= (uint32_t)!ch3_rq(&c[i], p, bias, oc + i, s2) << i;
     }
     return bad;
 }
 
-void nnrt_dwp_strip(nnrt_dwp_ring_t *r, nnrt_dwp_job_t *j, int32_t ox0, int32_t n)
+/* The strip of outputs [ox0, ox0 + n) of every line: the ring's geometry. */
+static void ring_strip(nnrt_dwp_ring_t *r, int32_t ox0, int32_t n)
 {
     const nnrt_dwp_view_t *v = r->v;
-    r->wpw = line_words(n, v->s);
+    r->wpw = line_words(v, n);
     r->lines = NNRT_DWP_WORDS / (r->planes * r->wpw);
     r->x0 = ox0 * v->s - v->pad;
-    const int32_t wn = (n - 1) * v->s + 3;
+    const int32_t wn = (n - 1) * v->s + v->kw;
     int32_t lo = r->x0 < 0 ? -r->x0 : 0;
     int32_t hi = v->len - r->x0;
     hi = hi < wn ? hi : wn;
@@ -180,6 +236,12 @@ void nnrt_dwp_strip(nnrt_dwp_ring_t *r, nnrt_dwp_job_t *j, int32_t ox0, int32_t 
     r->rodd = rest > 0 ? rest & 1 : 0;
     r->off = (r->x0 + lo) * v->step;
     r->filled = 0;
+}
+
+void nnrt_dwp_strip(nnrt_dwp_ring_t *r, nnrt_dwp_job_t *j, int32_t ox0, int32_t n)
+{
+    const nnrt_dwp_view_t *v = r->v;
+    ring_strip(r, ox0, n);
     r->adv = v->s * (8 * (n / 4) + 2 * (n & 2));
     j->quads = n / 4;
     j->tail = n % 4;
@@ -304,25 +366,37 @@ static NNRT_NOINLINE void fill(const nnrt_dwp_ring_t *r, int32_t l, int32_t end)
     }
 }
 
-int32_t nnrt_dwp_lines(nnrt_dwp_ring_t *r, nnrt_dwp_job_t *j, int32_t ol, int32_t max_k)
+/* Convert the lines output lines [ol, ol + k) read, k <= max_k as long as their windows
+ * stay in consecutive ring lines (at least 1); *slot: the ring line of line ol's first
+ * window line. Returns k. */
+static int32_t ring_run(nnrt_dwp_ring_t *r, int32_t ol, int32_t max_k, int32_t *slot)
 {
     const nnrt_dwp_view_t *v = r->v;
     const int32_t lines = r->lines;
-    const int32_t wpw = r->wpw;
     const int32_t top = ol * v->sl;
-    const int32_t slot = top % lines;
+    *slot = top % lines;
     int32_t k = 1;
-    if (slot + 3 <= lines) {
-        k = (lines - slot - 3) / v->sl + 1;
+    if (*slot + v->kh <= lines) {
+        k = (lines - *slot - v->kh) / v->sl + 1;
         k = k < max_k ? k : max_k;
         k = k > 1 ? k : 1;
     }
-    const int32_t end = top + (k - 1) * v->sl + 3;
+    const int32_t end = top + (k - 1) * v->sl + v->kh;
     const int32_t l = r->filled > top ? r->filled : top;
     if (l < end) {
         fill(r, l, end);
         r->filled = end;
     }
+    return k;
+}
+
+int32_t nnrt_dwp_lines(nnrt_dwp_ring_t *r, nnrt_dwp_job_t *j, int32_t ol, int32_t max_k)
+{
+    const nnrt_dwp_view_t *v = r->v;
+    const int32_t lines = r->lines;
+    const int32_t wpw = r->wpw;
+    int32_t slot;
+    const int32_t k = ring_run(r, ol, max_k, &slot);
     j->p[0] = r->buf + slot * wpw;
     j->p[1] = r->buf + (slot + 1 < lines ? slot + 1 : 0) * wpw;
     j->p[2] = r->buf + (slot + 2 < lines ? slot + 2 : slot + 2 - lines) * wpw;
@@ -356,9 +430,9 @@ void nnrt_dwp_pass(const nnrt_dwp_view_t *v, uint32_t *buf, const nnrt_dwp_ch_t 
 
 int nnrt_dwp_converts_first(const nnrt_dwp_view_t *v, int32_t planes)
 {
-    const int32_t wpw = line_words(v->n, v->s);
     return v->n <= nnrt_dwp_per_strip(v, planes)
-           && (int64_t)((v->lines - 1) * v->sl + 3) * planes * wpw <= NNRT_DWP_WORDS;
+           && (int64_t)((v->lines - 1) * v->sl + v->kh) * planes * line_words(v, v->n)
+                  <= NNRT_DWP_WORDS;
 }
 
 void nnrt_dwp_clamp(int8_t *x, size_t n, int32_t lo, int32_t hi)
@@ -369,6 +443,196 @@ void nnrt_dwp_clamp(int8_t *x, size_t n, int32_t lo, int32_t hi)
         v = v > hi ? hi : v;
         x[i] = (int8_t)v;
     }
+}
+
+/* acc requantised (fast form of dw_plane.h; mae: multiplier, addend, shift) and
+ * clamped to int8. */
+static inline int32_t gen_rq(int32_t acc, const int32_t *mae)
+{
+    int32_t t;
+    __asm__("add %0, %2, %1, asr #31\n\t"
+            "smmlar %0, %1, %3, %0\n\t"
+            "asr %0, %0, %4\n\t"
+            "ssat %0, #8, %0"
+            : "=&r"(t)
+            : "r"(acc), "r"(mae[1]), "r"(mae[0]), "r"(mae[2]));
+    return t;
+}
+
+/*
+ * The generic path (filters of at most NNRT_DWP_MAX_K lines and taps per line, and at most
+ * NNRT_DWP_GEN_WORDS words of
+ * constants), in C: per filter line the doubled weights as even pairs E_q = [w2q
+ * w2q+1] and, at stride 1, odd pairs O_q = [w2q-1 w2q] (zero outside the filter).
+ * Stride 1: outputs i (even) and i + 1 take SMLAD(P(i + 2q), E_q) and
+ * SMLAD(P(i + 2q), O_q), one load for both; stride 2: outputs i and i + 1 take
+ * SMLAD(P(2i + 2q), E_q) and SMLAD(P(2i + 2q + 2), E_q).
+ */
+typedef struct {
+    int32_t b;             /* doubled start value */
+    int32_t mae[3];        /* multiplier, addend, shift */
+    uint32_t w[NNRT_DWP_GEN_WORDS];
+} gen_ch_t;
+
+/* Doubled int16 weights [a b] (a, b int8). */
+static inline uint32_t gen_pair(int32_t a, int32_t b)
+{
+    return nnrt_pkh_bottoms((uint32_t)(2 * a), (uint32_t)(2 * b));
+}
+
+/* Output channel oc's constants; 0 when it is outside the plane path. */
+static int gen_channel(gen_ch_t *c, const nnrt_dwp_view_t *v, const nnrt_conv_s8_params_t *p,
+                       const int8_t *filter, const int32_t *bias, int32_t oc)
+{
+    const int32_t kw = v->kw;
+    const int32_t s1 = v->s == 1;
+    const size_t along = (size_t)v->f_along;
+    uint32_t *w = c->w;
+    int32_t sum = 0;
+    const int8_t *line = filter + oc;
+    for (int32_t r = 0; r < v->kh; ++r, line += v->f_across) {
+        const int8_t *f = line;
+        int32_t prev = 0; /* tap 2q - 1 */
+        int32_t k = kw;
+        for (; k >= 2; k -= 2, f += 2 * along) {
+            const int32_t a = f[0];
+            const int32_t b = f[along];
+            *w++ = gen_pair(a, b);
+            if (s1) {
+                *w++ = gen_pair(prev, a);
+            }
+            prev = b;
+            sum += a + b;
+        }
+        /* the last pairs: [w(kw-1) 0] (odd kw), and at stride 1 [w(kw-2) w(kw-1)] or
+         * [0 0] [w(kw-1) 0] (even kw) */
+        const int32_t a = k == 1 ? f[0] : 0;
+        if (k == 1 || s1) {
+            *w++ = gen_pair(a, 0);
+        }
+        if (s1) {
+            *w++ = gen_pair(prev, a);
+        }
+        sum += a;
+    }
+    return channel_rq(&c->b, 1, c->mae, p, bias, oc, 2 * sum, v->kh * kw);
+}
+
+/* Unroll the next loop (a constant trip count at the calls of gen_line()). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define GEN_UNROLL _Pragma("GCC unroll 8")
+#else
+#define GEN_UNROLL
+#endif
+
+/* One output line of one channel: its n outputs from the plane lines lp[0, kh); s1:
+ * stride 1; pw: words per filter line in c->w; ne: its even pairs (constants at the
+ * calls below, so that the pair loops unroll). */
+static NNRT_ALWAYS_INLINE void gen_line(const uint32_t *const *lp, int32_t kh, int32_t step,
+                                        int32_t n, const gen_ch_t *c, int8_t *out,
+                                        const int32_t s1, const int32_t pw, const int32_t ne)
+{
+    int32_t i = 0;
+    for (; i + 2 <= n; i += 2, out += 2 * step) {
+        int32_t a0 = c->b;
+        int32_t a1 = c->b;
+        const uint32_t *w = c->w;
+        for (int32_t r = 0; r < kh; ++r, w += pw) {
+            if (s1) {
+                const uint32_t *x = lp[r] + i / 2;
+                GEN_UNROLL
+                for (int32_t q = 0; q < pw; q += 2) {
+                    const uint32_t xv = x[q / 2];
+                    a0 = __smlad(xv, w[q], a0);
+                    a1 = __smlad(xv, w[q + 1], a1);
+                }
+            } else {
+                const uint32_t *x = lp[r] + i;
+                GEN_UNROLL
+                for (int32_t q = 0; q < pw; ++q) {
+                    a0 = __smlad(x[q], w[q], a0);
+                    a1 = __smlad(x[q + 1], w[q], a1);
+                }
+            }
+        }
+        out[0] = (int8_t)gen_rq(a0, c->mae);
+        out[step] = (int8_t)gen_rq(a1, c->mae);
+    }
+    if (i < n) {
+        int32_t a0 = c->b;
+        const uint32_t *w = c->w;
+        for (int32_t r = 0; r < kh; ++r, w += pw) {
+            const uint32_t *x = lp[r] + (s1 ? i / 2 : i);
+            GEN_UNROLL
+            for (int32_t q = 0; q < ne; ++q) {
+                a0 = __smlad(x[q], w[s1 ? 2 * q : q], a0);
+            }
+        }
+        out[0] = (int8_t)gen_rq(a0, c->mae);
+    }
+}
+
+/* gen_line() for the filter widths of the models at hand (5 taps at stride 1, 5 or 6
+ * and 7 or 8 at stride 2) with the pair loops unrolled, and for any other. */
+static NNRT_NOINLINE void gen_line_any(const uint32_t *const *lp, const nnrt_dwp_view_t *v,
+                                       int32_t n, const gen_ch_t *c, int8_t *out)
+{
+    const int32_t s1 = v->s == 1;
+    const int32_t ne = (v->kw + 1) / 2;
+    const int32_t pw = s1 ? 2 * (v->kw / 2 + 1) : ne;
+    if (s1 && pw == 6) {
+        gen_line(lp, v->kh, v->out_step, n, c, out, 1, 6, 3);
+    } else if (!s1 && pw == 3) {
+        gen_line(lp, v->kh, v->out_step, n, c, out, 0, 3, 3);
+    } else if (!s1 && pw == 4) {
+        gen_line(lp, v->kh, v->out_step, n, c, out, 0, 4, 4);
+    } else {
+        gen_line(lp, v->kh, v->out_step, n, c, out, s1, pw, ne);
+    }
+}
+
+uint32_t nnrt_dwp_gen_pass(const nnrt_dwp_view_t *v, uint32_t *buf,
+                           const nnrt_conv_s8_params_t *p, const int8_t *filter,
+                           const int32_t *bias, int32_t oc, int32_t nch, int32_t planes,
+                           const int8_t *in, int8_t *out)
+{
+    nnrt_dwp_ring_t r;
+    gen_ch_t c;
+    r.v = v;
+    r.buf = buf;
+    r.in = in;
+    r.planes = planes;
+    r.z = -p->input_offset;
+    uint32_t bad = 0;
+    const int32_t per = nnrt_dwp_per_strip(v, planes);
+    for (int32_t ox0 = 0; ox0 < v->n; ox0 += per) {
+        const int32_t n = v->n - ox0 < per ? v->n - ox0 : per;
+        ring_strip(&r, ox0, n);
+        const size_t ps = planes > 1 ? (size_t)r.lines * (size_t)r.wpw : 0;
+        int32_t k;
+        for (int32_t ol = 0; ol < v->lines; ol += k) {
+            int32_t slot;
+            k = ring_run(&r, ol, v->lines - ol, &slot);
+            for (int32_t i = 0; i < nch; ++i) {
+                if (!gen_channel(&c, v, p, filter, bias, oc + i)) {
+                    bad |= 1u << i; /* the caller computes it */
+                    continue;
+                }
+                int8_t *o = out + i + ol * v->out_line + ox0 * v->out_step;
+                const uint32_t *plane = buf + (size_t)i * ps;
+                int32_t at = slot;
+                for (int32_t l = 0; l < k; ++l, o += v->out_line, at += v->sl) {
+                    /* the run's lines are consecutive in the ring, but for k = 1 */
+                    const uint32_t *lp[NNRT_DWP_MAX_K];
+                    for (int32_t t = 0, a = at; t < v->kh; ++t, ++a) {
+                        lp[t] = plane + (size_t)(a < r.lines ? a : a - r.lines) * (size_t)r.wpw;
+                    }
+                    gen_line_any(lp, v, n, &c, o);
+                }
+            }
+        }
+    }
+    return bad;
 }
 
 /*

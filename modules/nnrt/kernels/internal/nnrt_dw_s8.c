@@ -295,20 +295,18 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
 #endif
 
 #if NNRT_DW_PLANE
-/* Every output channel through the plane path (dw_plane.h): groups of four channels
- * (depth multiplier 1: their four input channels converted together) or up to
+/* Every output channel through the plane path (dw_plane.h, view v): groups of four
+ * channels (depth multiplier 1: their four input channels converted together) or up to
  * NNRT_DWP_MAX_CH output channels of one input channel (they share its plane), per
- * batch. A channel outside the path's requantisation takes channel1() after its
- * group. */
-static NNRT_NOINLINE void plane_all(const nnrt_conv_s8_params_t *p, const int8_t *input,
-                                    const int8_t *filter, const int32_t *bias, int8_t *output,
-                                    run_t *k)
+ * batch. A channel outside the path's requantisation takes channel1() after its group
+ * (k NULL: the caller made sure there is none). */
+static NNRT_NOINLINE void plane_all(const nnrt_conv_s8_params_t *p, const nnrt_dwp_view_t *v,
+                                    const int8_t *input, const int8_t *filter,
+                                    const int32_t *bias, int8_t *output, run_t *k)
 {
     const nnrt_conv_geom_t *g = &p->geom;
     uint32_t buf[NNRT_DWP_WORDS];
     nnrt_dwp_ch_t ch[NNRT_DWP_MAX_CH];
-    nnrt_dwp_view_t v;
-    nnrt_dwp_view(&v, g, 1);
     const int32_t m = g->filter_c;
     const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
     const size_t out_batch = (size_t)g->output_h * (size_t)g->output_w * (size_t)g->output_c;
@@ -319,13 +317,18 @@ static NNRT_NOINLINE void plane_all(const nnrt_conv_s8_params_t *p, const int8_t
         } else {
             nch = m - oc0 % m < NNRT_DWP_MAX_CH ? m - oc0 % m : NNRT_DWP_MAX_CH;
         }
-        const uint32_t bad = nnrt_dwp_channels(ch, &v, p, filter, bias, oc0, nch);
+        uint32_t bad = v->asm3 ? nnrt_dwp_channels(ch, v, p, filter, bias, oc0, nch) : 0;
         for (int32_t b = 0; b < g->batches; ++b) {
-            nnrt_dwp_pass(&v, buf, ch, nch, m == 1 ? nch : 1,
-                          input + (size_t)b * in_batch + (size_t)(oc0 / m),
-                          output + (size_t)b * out_batch + (size_t)oc0, -p->input_offset);
+            const int8_t *in = input + (size_t)b * in_batch + (size_t)(oc0 / m);
+            int8_t *out = output + (size_t)b * out_batch + (size_t)oc0;
+            if (v->asm3) {
+                nnrt_dwp_pass(v, buf, ch, nch, m == 1 ? nch : 1, in, out, -p->input_offset);
+            } else {
+                bad |= nnrt_dwp_gen_pass(v, buf, p, filter, bias, oc0, nch, m == 1 ? nch : 1,
+                                         in, out);
+            }
         }
-        for (int32_t i = 0; bad != 0 && i < nch; ++i) {
+        for (int32_t i = 0; bad != 0 && k != NULL && i < nch; ++i) {
             if ((bad >> i) & 1u) {
                 channel1(p, input, filter, bias, output, oc0 + i, k, 1);
             }
@@ -336,6 +339,25 @@ static NNRT_NOINLINE void plane_all(const nnrt_conv_s8_params_t *p, const int8_t
     }
 }
 #endif
+
+int nnrt_dw_plane_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
+                     const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+#if NNRT_DW_PLANE
+    nnrt_dwp_view_t v;
+    if (nnrt_dwp_view(&v, &params->geom, 1) && nnrt_dwp_all_fast(params, bias)) {
+        plane_all(params, &v, input, filter, bias, output, NULL);
+        return 1;
+    }
+#else
+    (void)params;
+    (void)input;
+    (void)filter;
+    (void)bias;
+    (void)output;
+#endif
+    return 0;
+}
 
 #if NNRT_DSP
 /* One tap of a group: the 4 inputs at ptr, weight pairs wp[0] = [w0 w2], wp[1] = [w1 w3]. */
@@ -559,8 +581,11 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
     k.full = k.lo == INT8_MIN && k.hi == INT8_MAX;
     k.fast = 0;
 #if NNRT_DW_PLANE
-    if (nnrt_dwp_fits(g)) {
-        plane_all(params, input, filter, bias, output, &k);
+    /* other filters than 3x3 take the plane path's C loops where a channel has enough
+     * outputs to repay its set-up (9 per channel: slower than the group path below) */
+    nnrt_dwp_view_t pv;
+    if (nnrt_dwp_view(&pv, g, 1) && (pv.asm3 || pv.n * pv.lines >= 16)) {
+        plane_all(params, &pv, input, filter, bias, output, &k);
         return;
     }
 #endif
