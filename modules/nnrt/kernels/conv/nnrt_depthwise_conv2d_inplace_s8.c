@@ -342,11 +342,7 @@ static int plane_group(const nnrt_conv_s8_params_t *p, const nnrt_dwp_view_t *v,
     const size_t c = (size_t)g->input_c;
     nnrt_dwp_ring_t r;
     nnrt_dwp_job_t j;
-    r.v = v;
-    r.buf = buf;
-    r.in = in_b;
-    r.planes = 4;
-    r.z = -p->input_offset;
+    nnrt_dwp_ring(&r, v, buf, in_b, 4, -p->input_offset);
     nnrt_dwp_strip(&r, &j, 0, g->output_w);
     j.step = 4; /* ring slots: 4 channels per pixel, rows one after the other */
     j.o_next = 0;

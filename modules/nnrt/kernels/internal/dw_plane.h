@@ -1,6 +1,7 @@
 /*
  * Internal to the nnrt kernels: the "plane" path of the int8 depthwise kernels on DSP
- * cores (3x3, undilated, stride 1 or 2 along a line), shared by the classic kernel
+ * cores (undilated filters up to NNRT_DWP_MAX_K x NNRT_DWP_MAX_K with a stride of 1 or 2
+ * along a line; 3x3 in assembly, the others in C), shared by the classic kernel
  * (nnrt_dw_s8.c) and the in-place one (conv/nnrt_depthwise_conv2d_inplace_s8.c). Not a
  * public header.
  *
@@ -8,9 +9,9 @@
  * converted per channel into an int16 plane on the stack: raw input values, and the
  * input zero point wherever a window leaves the input. With the input offset folded
  * into the start value, b = bias + in_off * sum(w), every output is b + sum(w * x) over
- * all nine taps of the plane: a tap TFLM skips contributes w * (x + in_off) = 0 there,
- * exactly. Two neighbouring outputs of a line then share their loads: with a filter
- * row's weights as the pairs A = [w0 w1], B = [w1 w2] and the plane's values as pairs
+ * all taps of the plane: a tap TFLM skips contributes w * (x + in_off) = 0 there,
+ * exactly. Two neighbouring outputs of a line then share their loads: for a 3x3 filter
+ * line's weights as the pairs A = [w0 w1], B = [w1 w2] and the plane's values as pairs
  * P0 = [x0 x1], P2 = [x2 x3] (one LDRD),
  *
  *   out0 += SMLAD(P0, A) + SMLABT(P2, B),  out1 += SMLATB(P0, A) + SMLAD(P2, B)
@@ -18,21 +19,23 @@
  * (stride 2: out_i += SMLAD(P(2i), A) + SMLABT(P(2i+2), B)): 3 MACs per instruction
  * pair. The assembly of nnrt_dw_plane_s8.c runs four outputs of a line at a time (a
  * pair and a single one at the end), all the lines of a run of a few channels in one
- * call.
+ * call. Other filters take the same pairing in C (nnrt_dwp_gen_pass()).
  *
  * Requantisation in four instructions per output, with the weights and the start value
- * doubled (exact while |acc| < 2^30, checked per channel): TFLM's result for
- * e = -shift >= 1 is floor((u + 2^(30+e)) / 2^(31+e)), u = acc * m +- 2^30 by the sign
- * of acc (internal/requant.h). Doubled, 2u = 2acc * m + 2^31 - [acc < 0] 2^32, so
- * floor(2u / 2^32) = SMMLAR(2acc, m) - [acc < 0], and with 2^(31+e) a multiple of 2^32
+ * doubled (exact while |acc| < 2^30: |b| < 2^30 - taps * 2^15, checked per channel):
+ * TFLM's result for e = -shift >= 1 is floor((u + 2^(30+e)) / 2^(31+e)),
+ * u = acc * m +- 2^30 by the sign of acc (internal/requant.h). Doubled,
+ * 2u = 2acc * m + 2^31 - [acc < 0] 2^32, so floor(2u / 2^32) = SMMLAR(2acc, m) - [acc < 0]
+ * (SMMLAR: the high word of Ra * 2^32 + Rn * Rm + 2^31), and with 2^(31+e) a multiple of
+ * 2^32
  *
  *   out = SMMLAR(2acc, m, add + (2acc >> 31)) >> e,  add = 2^(e-1) + out_off 2^e
  *
  * then SSAT to int8 (the output offset, a multiple of 2^e, passes the shift exactly).
- * No overflow: the high word is within +-2^30 and |add| < 2^30 (checked). A channel
- * outside that form (shift >= 0, a huge bias, an addend that does not fit) gets zero
- * constants here and the caller's general path afterwards; an activation range
- * narrower than int8 is applied to the stored bytes at the end (nnrt_dwp_clamp()).
+ * No overflow: the high word is within +-2^30 and |add| < 2^30 (e <= 22). A channel
+ * outside that form (shift >= 0 or below -22, a huge bias) gets zero constants here and
+ * the caller's general path afterwards; an activation range narrower than int8 is
+ * applied to the stored bytes at the end (nnrt_dwp_clamp()).
  *
  * The plane of a strip of lines is a ring of lines (nnrt_dwp_ring_t): every input line
  * is converted once, and a run of output lines whose windows lie in consecutive ring
@@ -137,6 +140,18 @@ typedef struct {
     int32_t adv;           /* plane bytes an output line's outputs advance over */
     int32_t z;             /* input zero point */
 } nnrt_dwp_ring_t;
+
+/** A ring of `planes` planes for view v in buf, over input in (channel 0's at line 0,
+ *  position 0), z the input zero point; nnrt_dwp_strip() starts a strip. */
+static inline void nnrt_dwp_ring(nnrt_dwp_ring_t *r, const nnrt_dwp_view_t *v, uint32_t *buf,
+                                 const int8_t *in, int32_t planes, int32_t z)
+{
+    r->v = v;
+    r->buf = buf;
+    r->in = in;
+    r->planes = planes;
+    r->z = z;
+}
 
 /** The view of g along rows, or along columns when allow_transposed, stride_h is 1 or 2
  *  and that takes fewer instructions (tall narrow maps) or rows cannot (stride_w above

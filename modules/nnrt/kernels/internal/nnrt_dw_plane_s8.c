@@ -410,11 +410,7 @@ void nnrt_dwp_pass(const nnrt_dwp_view_t *v, uint32_t *buf, const nnrt_dwp_ch_t 
 {
     nnrt_dwp_ring_t r;
     nnrt_dwp_job_t j;
-    r.v = v;
-    r.buf = buf;
-    r.in = in;
-    r.planes = planes;
-    r.z = z;
+    nnrt_dwp_ring(&r, v, buf, in, planes, z);
     const int32_t per = nnrt_dwp_per_strip(v, planes);
     for (int32_t ox0 = 0; ox0 < v->n; ox0 += per) {
         nnrt_dwp_strip(&r, &j, ox0, v->n - ox0 < per ? v->n - ox0 : per);
@@ -598,11 +594,7 @@ uint32_t nnrt_dwp_gen_pass(const nnrt_dwp_view_t *v, uint32_t *buf,
 {
     nnrt_dwp_ring_t r;
     gen_ch_t c;
-    r.v = v;
-    r.buf = buf;
-    r.in = in;
-    r.planes = planes;
-    r.z = -p->input_offset;
+    nnrt_dwp_ring(&r, v, buf, in, planes, -p->input_offset);
     uint32_t bad = 0;
     const int32_t per = nnrt_dwp_per_strip(v, planes);
     for (int32_t ox0 = 0; ox0 < v->n; ox0 += per) {
