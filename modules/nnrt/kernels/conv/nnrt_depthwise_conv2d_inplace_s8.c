@@ -309,8 +309,7 @@ static void row4(const nnrt_conv_s8_params_t *p, const group_t *k, const int8_t 
 }
 #endif
 
-#if NNRT_DW_PLANE
-/* Output row `done` of the group, from its ring slot, stored over the buffer. */
+/* An output row of a group of 4 channels, from its ring slot, stored over the buffer. */
 static void store_row(const int8_t *slot, int8_t *dst, size_t ow, size_t ch)
 {
     for (size_t x = 0; x < ow; ++x) {
@@ -318,6 +317,7 @@ static void store_row(const int8_t *slot, int8_t *dst, size_t ow, size_t ch)
     }
 }
 
+#if NNRT_DW_PLANE
 /* Channels [c0, c0 + 4) of one batch (in_b, out_b: its input and output at channel c0)
  * through the plane path (internal/dw_plane.h); 0 when a channel is outside it. `whole`:
  * every input line the group reads fits the plane buffer, converted before any output
@@ -441,9 +441,7 @@ nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *para
                     const int8_t *slot = scratch + (size_t)(done % ring) * ow * n;
                     int8_t *dst = out_b + (size_t)done * ow * ch + (size_t)c0;
                     if (n == 4) {
-                        for (size_t x = 0; x < ow; ++x) {
-                            nnrt_st32(dst + x * ch, nnrt_ld32(slot + 4 * x));
-                        }
+                        store_row(slot, dst, ow, ch);
                     } else {
                         for (size_t x = 0; x < ow; ++x) {
                             for (size_t i = 0; i < n; ++i) {

@@ -73,9 +73,7 @@
 /* One channel's constants, as the assembly reads them (13 words). */
 typedef struct {
     int32_t b[4];          /* the doubled start value, four times (one LDM per quad) */
-    int32_t mult;          /* Q31 multiplier */
-    int32_t add;           /* 2^(e-1) + output offset * 2^e */
-    int32_t e;             /* right shift, 1..31 */
+    int32_t mae[3];        /* Q31 multiplier, addend 2^(e-1) + output offset * 2^e, shift e */
     uint32_t w[6];         /* filter line r: w[2r] = A = [2w0 2w1], w[2r+1] = B = [2w1 2w2] */
 } nnrt_dwp_ch_t;
 

@@ -91,8 +91,8 @@ int nnrt_dwp_view(nnrt_dwp_view_t *v, const nnrt_conv_geom_t *g, int allow_trans
         return 0;
     }
     view_along(v, g, transposed);
-    return v->kh <= NNRT_DWP_MAX_K && v->kw <= NNRT_DWP_MAX_K && (v->asm3 || gen_words(v) <= NNRT_DWP_GEN_WORDS)
-           && nnrt_dwp_per_strip(v, 1) > 0;
+    return v->kh <= NNRT_DWP_MAX_K && v->kw <= NNRT_DWP_MAX_K
+           && (v->asm3 || gen_words(v) <= NNRT_DWP_GEN_WORDS) && nnrt_dwp_per_strip(v, 1) > 0;
 }
 
 int32_t nnrt_dwp_per_strip(const nnrt_dwp_view_t *v, int32_t planes)
@@ -154,10 +154,10 @@ static inline void line_pairs(nnrt_dwp_ch_t *lo, nnrt_dwp_ch_t *hi, int32_t r, u
 }
 
 /* The 3x3 channel's constants from s2 (weights set); zero weights when it is out. */
-static NNRT_ALWAYS_INLINE int ch3_rq(nnrt_dwp_ch_t *c, const nnrt_conv_s8_params_t *p, const int32_t *bias,
-                  int32_t oc, int32_t s2)
+static NNRT_ALWAYS_INLINE int ch3_rq(nnrt_dwp_ch_t *c, const nnrt_conv_s8_params_t *p,
+                                     const int32_t *bias, int32_t oc, int32_t s2)
 {
-    const int ok = channel_rq(c->b, 4, &c->mult, p, bias, oc, s2, 9);
+    const int ok = channel_rq(c->b, 4, c->mae, p, bias, oc, s2, 9);
     if (!ok) {
         memset(c->w, 0, sizeof(c->w));
     }
@@ -456,13 +456,12 @@ static inline int32_t gen_rq(int32_t acc, const int32_t *mae)
 }
 
 /*
- * The generic path (filters of at most NNRT_DWP_MAX_K lines and taps per line, and at most
- * NNRT_DWP_GEN_WORDS words of
- * constants), in C: per filter line the doubled weights as even pairs E_q = [w2q
- * w2q+1] and, at stride 1, odd pairs O_q = [w2q-1 w2q] (zero outside the filter).
- * Stride 1: outputs i (even) and i + 1 take SMLAD(P(i + 2q), E_q) and
- * SMLAD(P(i + 2q), O_q), one load for both; stride 2: outputs i and i + 1 take
- * SMLAD(P(2i + 2q), E_q) and SMLAD(P(2i + 2q + 2), E_q).
+ * The generic path (other filters than 3x3, at most NNRT_DWP_MAX_K lines and taps per
+ * line and NNRT_DWP_GEN_WORDS words of constants), in C: per filter line the doubled
+ * weights as even pairs E_q = [w2q w2q+1] and, at stride 1, odd pairs
+ * O_q = [w2q-1 w2q] (zero outside the filter). Stride 1: outputs i (even) and i + 1
+ * take SMLAD(P(i + 2q), E_q) and SMLAD(P(i + 2q), O_q), one load for both; stride 2:
+ * outputs i and i + 1 take SMLAD(P(2i + 2q), E_q) and SMLAD(P(2i + 2q + 2), E_q).
  */
 typedef struct {
     int32_t b;             /* doubled start value */
