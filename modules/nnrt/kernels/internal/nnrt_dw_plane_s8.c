@@ -178,20 +178,23 @@ uint32_t nnrt_dwp_channels(nnrt_dwp_ch_t *c, const nnrt_dwp_view_t *v,
         uint32_t so = 0;
         const int8_t *f = filter + (size_t)(oc + i);
         for (int32_t r = 0; r < 3; ++r, f += across) {
-            uint32_t ev[3];
-            uint32_t od[3];
-            for (int32_t k = 0; k < 3; ++k) {
-                const uint32_t wv = nnrt_ld32(f + (size_t)k * along);
-                ev[k] = __sxtb16(wv);
-                od[k] = nnrt_sxtb16_ror8(wv);
-                ev[k] = __sadd16(ev[k], ev[k]);
-                od[k] = __sadd16(od[k], od[k]);
-                se = __sadd16(se, ev[k]);
-                so = __sadd16(so, od[k]);
-            }
-            line_pairs(&c[i], &c[i + 2], r, ev[0], ev[1], ev[2]);
-            line_pairs(&c[i + 1], &c[i + 3], r, od[0], od[1], od[2]);
+            const uint32_t t0 = nnrt_ld32(f);
+            const uint32_t t1 = nnrt_ld32(f + along);
+            const uint32_t t2 = nnrt_ld32(f + 2 * along);
+            const uint32_t e0 = __sxtb16(t0);
+            const uint32_t e1 = __sxtb16(t1);
+            const uint32_t e2 = __sxtb16(t2);
+            const uint32_t o0 = nnrt_sxtb16_ror8(t0);
+            const uint32_t o1 = nnrt_sxtb16_ror8(t1);
+            const uint32_t o2 = nnrt_sxtb16_ror8(t2);
+            se = __sadd16(se, __sadd16(__sadd16(e0, e1), e2));
+            so = __sadd16(so, __sadd16(__sadd16(o0, o1), o2));
+            line_pairs(&c[i], &c[i + 2], r, __sadd16(e0, e0), __sadd16(e1, e1), __sadd16(e2, e2));
+            line_pairs(&c[i + 1], &c[i + 3], r, __sadd16(o0, o0), __sadd16(o1, o1),
+                       __sadd16(o2, o2));
         }
+        se = __sadd16(se, se); /* sums of the doubled weights */
+        so = __sadd16(so, so);
         bad |= (uint32_t)!ch3_rq(&c[i], p, bias, oc + i, (int16_t)se) << i;
         bad |= (uint32_t)!ch3_rq(&c[i + 1], p, bias, oc + i + 1, (int16_t)so) << (i + 1);
         bad |= (uint32_t)!ch3_rq(&c[i + 2], p, bias, oc + i + 2, (int32_t)se >> 16) << (i + 2);
@@ -214,7 +217,7 @@ uint32_t nnrt_dwp_channels(nnrt_dwp_ch_t *c, const nnrt_dwp_view_t *v,
 }
 
 /* The strip of outputs [ox0, ox0 + n) of every line: the ring's geometry. */
-static void ring_strip(nnrt_dwp_ring_t *r, int32_t ox0, int32_t n)
+static NNRT_ALWAYS_INLINE void ring_strip(nnrt_dwp_ring_t *r, int32_t ox0, int32_t n)
 {
     const nnrt_dwp_view_t *v = r->v;
     r->wpw = line_words(v, n);
@@ -369,7 +372,8 @@ static NNRT_NOINLINE void fill(const nnrt_dwp_ring_t *r, int32_t l, int32_t end)
 /* Convert the lines output lines [ol, ol + k) read, k <= max_k as long as their windows
  * stay in consecutive ring lines (at least 1); *slot: the ring line of line ol's first
  * window line. Returns k. */
-static int32_t ring_run(nnrt_dwp_ring_t *r, int32_t ol, int32_t max_k, int32_t *slot)
+static NNRT_ALWAYS_INLINE int32_t ring_run(nnrt_dwp_ring_t *r, int32_t ol, int32_t max_k,
+                                           int32_t *slot)
 {
     const nnrt_dwp_view_t *v = r->v;
     const int32_t lines = r->lines;
