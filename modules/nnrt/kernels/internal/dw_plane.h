@@ -68,7 +68,7 @@
 /* The generic path (filters other than 3x3): at most this many filter lines and taps
  * per line, and this many words of a channel's paired weights (on the stack). */
 #define NNRT_DWP_MAX_K 16
-#define NNRT_DWP_GEN_WORDS 96
+#define NNRT_DWP_GEN_WORDS 64
 
 /* One channel's constants, as the assembly reads them (13 words). */
 typedef struct {
