@@ -16,9 +16,11 @@
 void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
                      const int8_t *filter, const int32_t *bias, int8_t *output);
 
-/** Any filter size (params->pool NULL, checked arguments): the plane path of
- *  internal/dw_plane.h when it takes the geometry and every channel (DSP cores);
- *  returns 0 (nothing written) otherwise. */
+/** Other filters than 3x3 (params->pool NULL, checked arguments): the plane path of
+ *  internal/dw_plane.h in C when it takes the geometry and every channel, and a
+ *  channel has enough outputs (DSP cores); returns 0 (nothing written) otherwise. The
+ *  generic entry nnrt_depthwise_conv2d_s8() calls it, not the fast one, so that
+ *  firmware with 3x3 depthwise ops only does not link it. */
 int nnrt_dw_plane_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
                      const int8_t *filter, const int32_t *bias, int8_t *output);
 

@@ -182,10 +182,22 @@ int32_t nnrt_dwp_lines(nnrt_dwp_ring_t *r, nnrt_dwp_job_t *j, int32_t ol, int32_
 void nnrt_dwp_pass(const nnrt_dwp_view_t *v, uint32_t *buf, const nnrt_dwp_ch_t *ch, int32_t nch,
                    int32_t planes, const int8_t *in, int8_t *out, int32_t z);
 
-/** The generic path (v->asm3 0): output channels [oc, oc + nch) of one batch (in: their
- *  input, four neighbouring channels (planes 4) or one; out: channel oc's first
- *  output), one channel at a time. Returns the channels outside the plane path (bit i:
- *  channel oc + i), not computed. */
+/** A pass over output channels [oc, oc + nch) (nch <= NNRT_DWP_MAX_CH) of one batch
+ *  (in: their input, four neighbouring channels (planes 4) or one; out: channel oc's
+ *  first output). Returns the channels outside the plane path (bit i: channel oc + i),
+ *  not computed or not correctly. */
+typedef uint32_t (*nnrt_dwp_pass_fn)(const nnrt_dwp_view_t *v, uint32_t *buf,
+                                     const nnrt_conv_s8_params_t *p, const int8_t *filter,
+                                     const int32_t *bias, int32_t oc, int32_t nch,
+                                     int32_t planes, const int8_t *in, int8_t *out);
+
+/** The 3x3 path (v->asm3): the channels' constants (nnrt_dwp_channels()), then
+ *  nnrt_dwp_pass(). */
+uint32_t nnrt_dwp_pass3(const nnrt_dwp_view_t *v, uint32_t *buf, const nnrt_conv_s8_params_t *p,
+                        const int8_t *filter, const int32_t *bias, int32_t oc, int32_t nch,
+                        int32_t planes, const int8_t *in, int8_t *out);
+
+/** The generic path (v->asm3 0), one channel at a time. */
 uint32_t nnrt_dwp_gen_pass(const nnrt_dwp_view_t *v, uint32_t *buf,
                            const nnrt_conv_s8_params_t *p, const int8_t *filter,
                            const int32_t *bias, int32_t oc, int32_t nch, int32_t planes,

@@ -27,41 +27,34 @@ static void view_along(nnrt_dwp_view_t *v, const nnrt_conv_geom_t *g, int transp
 {
     const int32_t c = g->input_c;
     const int32_t oc = g->output_c;
+    /* per axis [rows, columns]: the view's lines run across one, along the other */
+    const int32_t out[2] = {g->output_h, g->output_w};
+    const int32_t in[2] = {g->input_h, g->input_w};
+    const int32_t stride[2] = {g->stride_h, g->stride_w};
+    const int32_t filt[2] = {g->filter_h, g->filter_w};
+    const int32_t pad[2] = {g->pad_top, g->pad_left};
+    const int32_t in_step[2] = {g->input_w * c, c};      /* input bytes per row, column */
+    const int32_t out_step[2] = {g->output_w * oc, oc};
+    const int32_t f_step[2] = {g->filter_w * oc, oc};   /* filter bytes */
+    const int along = !transposed;
+    const int across = transposed;
     v->transposed = transposed;
-    if (!transposed) {
-        v->n = g->output_w;
-        v->lines = g->output_h;
-        v->s = g->stride_w;
-        v->sl = g->stride_h;
-        v->kw = g->filter_w;
-        v->kh = g->filter_h;
-        v->pad = g->pad_left;
-        v->len = g->input_w;
-        v->first = -g->pad_top;
-        v->count = g->input_h;
-        v->step = c;
-        v->line = g->input_w * c;
-        v->out_step = oc;
-        v->out_line = g->output_w * oc;
-    } else {
-        v->n = g->output_h;
-        v->lines = g->output_w;
-        v->s = g->stride_h;
-        v->sl = g->stride_w;
-        v->kw = g->filter_h;
-        v->kh = g->filter_w;
-        v->pad = g->pad_top;
-        v->len = g->input_h;
-        v->first = -g->pad_left;
-        v->count = g->input_w;
-        v->step = g->input_w * c;
-        v->line = c;
-        v->out_step = g->output_w * oc;
-        v->out_line = oc;
-    }
-    /* filter bytes between the view's taps along a line and across lines */
-    v->f_along = (transposed ? g->filter_w : 1) * oc;
-    v->f_across = (transposed ? 1 : g->filter_w) * oc;
+    v->n = out[along];
+    v->lines = out[across];
+    v->s = stride[along];
+    v->sl = stride[across];
+    v->kw = filt[along];
+    v->kh = filt[across];
+    v->pad = pad[along];
+    v->len = in[along];
+    v->first = -pad[across];
+    v->count = in[across];
+    v->step = in_step[along];
+    v->line = in_step[across];
+    v->out_step = out_step[along];
+    v->out_line = out_step[across];
+    v->f_along = f_step[along];
+    v->f_across = f_step[across];
     v->asm3 = v->kh == 3 && v->kw == 3;
 }
 
@@ -426,6 +419,16 @@ void nnrt_dwp_pass(const nnrt_dwp_view_t *v, uint32_t *buf, const nnrt_dwp_ch_t 
             nnrt_dwp_run(&j, v->s);
         }
     }
+}
+
+uint32_t nnrt_dwp_pass3(const nnrt_dwp_view_t *v, uint32_t *buf, const nnrt_conv_s8_params_t *p,
+                        const int8_t *filter, const int32_t *bias, int32_t oc, int32_t nch,
+                        int32_t planes, const int8_t *in, int8_t *out)
+{
+    nnrt_dwp_ch_t ch[NNRT_DWP_MAX_CH];
+    const uint32_t bad = nnrt_dwp_channels(ch, v, p, filter, bias, oc, nch);
+    nnrt_dwp_pass(v, buf, ch, nch, planes, in, out, -p->input_offset);
+    return bad;
 }
 
 int nnrt_dwp_converts_first(const nnrt_dwp_view_t *v, int32_t planes)

@@ -295,18 +295,20 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
 #endif
 
 #if NNRT_DW_PLANE
-/* Every output channel through the plane path (dw_plane.h, view v): groups of four
- * channels (depth multiplier 1: their four input channels converted together) or up to
+/* Every output channel through the plane path (dw_plane.h, view v), pass being
+ * nnrt_dwp_pass3() (3x3) or nnrt_dwp_gen_pass() (other filters; a pointer, so that a
+ * firmware links only the one its entry takes): groups of four channels (depth
+ * multiplier 1: their four input channels converted together) or up to
  * NNRT_DWP_MAX_CH output channels of one input channel (they share its plane), per
  * batch. A channel outside the path's requantisation takes channel1() after its group
  * (k NULL: the caller made sure there is none). */
 static NNRT_NOINLINE void plane_all(const nnrt_conv_s8_params_t *p, const nnrt_dwp_view_t *v,
                                     const int8_t *input, const int8_t *filter,
-                                    const int32_t *bias, int8_t *output, run_t *k)
+                                    const int32_t *bias, int8_t *output, run_t *k,
+                                    nnrt_dwp_pass_fn pass)
 {
     const nnrt_conv_geom_t *g = &p->geom;
     uint32_t buf[NNRT_DWP_WORDS];
-    nnrt_dwp_ch_t ch[NNRT_DWP_MAX_CH];
     const int32_t m = g->filter_c;
     const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
     const size_t out_batch = (size_t)g->output_h * (size_t)g->output_w * (size_t)g->output_c;
@@ -317,16 +319,11 @@ static NNRT_NOINLINE void plane_all(const nnrt_conv_s8_params_t *p, const nnrt_d
         } else {
             nch = m - oc0 % m < NNRT_DWP_MAX_CH ? m - oc0 % m : NNRT_DWP_MAX_CH;
         }
-        uint32_t bad = v->asm3 ? nnrt_dwp_channels(ch, v, p, filter, bias, oc0, nch) : 0;
+        uint32_t bad = 0;
         for (int32_t b = 0; b < g->batches; ++b) {
-            const int8_t *in = input + (size_t)b * in_batch + (size_t)(oc0 / m);
-            int8_t *out = output + (size_t)b * out_batch + (size_t)oc0;
-            if (v->asm3) {
-                nnrt_dwp_pass(v, buf, ch, nch, m == 1 ? nch : 1, in, out, -p->input_offset);
-            } else {
-                bad |= nnrt_dwp_gen_pass(v, buf, p, filter, bias, oc0, nch, m == 1 ? nch : 1,
-                                         in, out);
-            }
+            bad |= pass(v, buf, p, filter, bias, oc0, nch, m == 1 ? nch : 1,
+                        input + (size_t)b * in_batch + (size_t)(oc0 / m),
+                        output + (size_t)b * out_batch + (size_t)oc0);
         }
         for (int32_t i = 0; bad != 0 && k != NULL && i < nch; ++i) {
             if ((bad >> i) & 1u) {
@@ -344,9 +341,14 @@ int nnrt_dw_plane_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
                      const int8_t *filter, const int32_t *bias, int8_t *output)
 {
 #if NNRT_DW_PLANE
+    /* a channel with few outputs does not repay the set-up (a 3x3 map of a 5x5 filter:
+     * slower than the group paths), but for filters beyond the group paths' taps */
+    const nnrt_conv_geom_t *g = &params->geom;
     nnrt_dwp_view_t v;
-    if (nnrt_dwp_view(&v, &params->geom, 1) && nnrt_dwp_all_fast(params, bias)) {
-        plane_all(params, &v, input, filter, bias, output, NULL);
+    if (nnrt_dwp_view(&v, g, 1) && !v.asm3
+        && (v.n * v.lines >= 16 || (int64_t)g->filter_h * g->filter_w > NNRT_DW_MAX_TAPS)
+        && nnrt_dwp_all_fast(params, bias)) {
+        plane_all(params, &v, input, filter, bias, output, NULL, nnrt_dwp_gen_pass);
         return 1;
     }
 #else
@@ -581,11 +583,9 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
     k.full = k.lo == INT8_MIN && k.hi == INT8_MAX;
     k.fast = 0;
 #if NNRT_DW_PLANE
-    /* other filters than 3x3 take the plane path's C loops where a channel has enough
-     * outputs to repay its set-up (9 per channel: slower than the group path below) */
     nnrt_dwp_view_t pv;
-    if (nnrt_dwp_view(&pv, g, 1) && (pv.asm3 || pv.n * pv.lines >= 16)) {
-        plane_all(params, &pv, input, filter, bias, output, &k);
+    if (nnrt_dwp_view(&pv, g, 1) && pv.asm3) {
+        plane_all(params, &pv, input, filter, bias, output, &k, nnrt_dwp_pass3);
         return;
     }
 #endif
