@@ -32,7 +32,7 @@ import pytest
 from nnopt.boards import load_board
 from nnopt.firmware import BuildSpec, build, run
 from nnopt.firmware import toolchain as tc
-from nnopt.lowering.conv import DW_MAX_TAPS, cols_bytes, im2col_bytes
+from nnopt.lowering.conv import DW_MAX_TAPS, DW_PLANE_MIN_OUTPUTS, cols_bytes, im2col_bytes
 from nnopt.paths import nnrt_dir
 from support.cbuild import c_source, kernel_sources
 from support.markers import needs_qemu
@@ -135,6 +135,8 @@ def test_depthwise_tap_limit_matches_the_kernels() -> None:
     header = (nnrt_dir() / "kernels" / "internal" / "dw.h").read_text()
     m = re.search(r"#define NNRT_DW_MAX_TAPS (\d+)", header)
     assert m is not None and int(m.group(1)) == DW_MAX_TAPS
+    m = re.search(r"#define NNRT_DW_PLANE_MIN_OUTPUTS (\d+)", header)
+    assert m is not None and int(m.group(1)) == DW_PLANE_MIN_OUTPUTS
 
 
 @pytest.mark.qemu

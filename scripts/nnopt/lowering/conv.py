@@ -335,6 +335,11 @@ def _kind(graph: Graph, op: Op) -> str:
 #: ``NNRT_DW_MAX_TAPS``: the largest KH * KW of ``nnrt_depthwise_conv2d_opt_s8``.
 DW_MAX_TAPS = 25
 
+#: ``NNRT_DW_PLANE_MIN_OUTPUTS``: outputs per channel from which the generic depthwise
+#: entry runs a filter other than 3x3 (of at most ``DW_MAX_TAPS`` taps) through its
+#: plane path; below, the fast entry is as fast and links less.
+DW_PLANE_MIN_OUTPUTS = 16
+
 
 def cols_bytes(depth: int) -> int:
     """``NNRT_GEMM_COLS_BYTES``: int16 columns of two pixels of ``depth`` values (the
@@ -366,9 +371,11 @@ def choose_variant(g: _ConvGeom, kind: str) -> Variant:
         return Variant("nnrt_depthwise_conv2d_s8" if g.depthwise else "nnrt_conv2d_s8", 0)
     if g.depthwise:
         # 3x3 filters: the fast entry (the plane path in assembly on DSP cores); others
-        # the generic one, which also has the plane path in C: a firmware whose
-        # depthwise ops are all 3x3 does not link that
-        fast = g.filter_h == 3 and g.filter_w == 3
+        # the generic one where its plane path in C takes them (every filter over
+        # DW_MAX_TAPS taps): a firmware whose depthwise ops are all 3x3 links neither
+        taps = g.filter_h * g.filter_w
+        fast = (g.filter_h == 3 and g.filter_w == 3) or (
+            taps <= DW_MAX_TAPS and g.output_h * g.output_w < DW_PLANE_MIN_OUTPUTS)
         return Variant("nnrt_depthwise_conv2d_opt_s8" if fast else "nnrt_depthwise_conv2d_s8", 0)
     if g.filter_c != g.input_c:  # grouped
         return Variant("nnrt_conv2d_s8", 0)

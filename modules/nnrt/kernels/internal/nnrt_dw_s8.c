@@ -294,6 +294,31 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
 }
 #endif
 
+/* What the paths of one call share (k; tap offsets in toff, tap numbers in ident). */
+static void run_setup(run_t *k, const nnrt_conv_s8_params_t *p, int32_t toff[NNRT_DW_MAX_TAPS],
+                      uint8_t ident[NNRT_DW_MAX_TAPS])
+{
+    const nnrt_conv_geom_t *g = &p->geom;
+    k->g = g;
+    k->taps = g->filter_h * g->filter_w;
+    for (int32_t t = 0; t < k->taps; ++t) {
+        const int32_t fy = t / g->filter_w;
+        const int32_t fx = t % g->filter_w;
+        toff[t] = (fy * g->dilation_h * g->input_w + fx * g->dilation_w) * g->input_c;
+        ident[t] = (uint8_t)t;
+    }
+    k->toff = toff;
+    k->ident = ident;
+    k->x_step = (size_t)g->stride_w * (size_t)g->input_c;
+    k->oc_n = (size_t)g->output_c;
+    k->in_off = p->input_offset;
+    k->out_off = p->output_offset;
+    k->lo = p->act_min;
+    k->hi = p->act_max;
+    k->full = k->lo == INT8_MIN && k->hi == INT8_MAX;
+    k->fast = 0;
+}
+
 #if NNRT_DW_PLANE
 /* Every output channel through the plane path (dw_plane.h, view v), pass being
  * nnrt_dwp_pass3() (3x3) or nnrt_dwp_gen_pass() (other filters; a pointer, so that a
@@ -341,13 +366,22 @@ int nnrt_dw_plane_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
                      const int8_t *filter, const int32_t *bias, int8_t *output)
 {
 #if NNRT_DW_PLANE
-    /* a channel with few outputs does not repay the set-up (a 3x3 map of a 5x5 filter:
-     * slower than the group paths), but for filters beyond the group paths' taps */
     const nnrt_conv_geom_t *g = &params->geom;
+    const int small = (int64_t)g->filter_h * g->filter_w <= NNRT_DW_MAX_TAPS;
     nnrt_dwp_view_t v;
-    if (nnrt_dwp_view(&v, g, 1) && !v.asm3
-        && (v.n * v.lines >= 16 || (int64_t)g->filter_h * g->filter_w > NNRT_DW_MAX_TAPS)
-        && nnrt_dwp_all_fast(params, bias)) {
+    if ((small && (int64_t)g->output_h * g->output_w < NNRT_DW_PLANE_MIN_OUTPUTS)
+        || !nnrt_dwp_view(&v, g, 1) || v.asm3) {
+        return 0;
+    }
+    if (small) { /* a channel outside the plane path: channel1() */
+        int32_t toff[NNRT_DW_MAX_TAPS];
+        uint8_t ident[NNRT_DW_MAX_TAPS];
+        run_t k;
+        run_setup(&k, params, toff, ident);
+        plane_all(params, &v, input, filter, bias, output, &k, nnrt_dwp_gen_pass);
+        return 1;
+    }
+    if (nnrt_dwp_all_fast(params, bias)) { /* else the caller's reference loops */
         plane_all(params, &v, input, filter, bias, output, NULL, nnrt_dwp_gen_pass);
         return 1;
     }
@@ -564,24 +598,7 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
     int32_t toff[NNRT_DW_MAX_TAPS];
     uint8_t ident[NNRT_DW_MAX_TAPS];
     run_t k;
-    k.g = g;
-    k.taps = g->filter_h * g->filter_w;
-    for (int32_t t = 0; t < k.taps; ++t) {
-        const int32_t fy = t / g->filter_w;
-        const int32_t fx = t % g->filter_w;
-        toff[t] = (fy * g->dilation_h * g->input_w + fx * g->dilation_w) * g->input_c;
-        ident[t] = (uint8_t)t;
-    }
-    k.toff = toff;
-    k.ident = ident;
-    k.x_step = (size_t)g->stride_w * (size_t)g->input_c;
-    k.oc_n = (size_t)g->output_c;
-    k.in_off = params->input_offset;
-    k.out_off = params->output_offset;
-    k.lo = params->act_min;
-    k.hi = params->act_max;
-    k.full = k.lo == INT8_MIN && k.hi == INT8_MAX;
-    k.fast = 0;
+    run_setup(&k, params, toff, ident);
 #if NNRT_DW_PLANE
     nnrt_dwp_view_t pv;
     if (nnrt_dwp_view(&pv, g, 1) && pv.asm3) {
