@@ -295,8 +295,9 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
 #endif
 
 /* What the paths of one call share (k; tap offsets in toff, tap numbers in ident). */
-static void run_setup(run_t *k, const nnrt_conv_s8_params_t *p, int32_t toff[NNRT_DW_MAX_TAPS],
-                      uint8_t ident[NNRT_DW_MAX_TAPS])
+static NNRT_ALWAYS_INLINE void run_setup(run_t *k, const nnrt_conv_s8_params_t *p,
+                                         int32_t toff[NNRT_DW_MAX_TAPS],
+                                         uint8_t ident[NNRT_DW_MAX_TAPS])
 {
     const nnrt_conv_geom_t *g = &p->geom;
     k->g = g;
@@ -601,7 +602,7 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
     run_setup(&k, params, toff, ident);
 #if NNRT_DW_PLANE
     nnrt_dwp_view_t pv;
-    if (nnrt_dwp_view(&pv, g, 1) && pv.asm3) {
+    if (g->filter_h == 3 && g->filter_w == 3 && nnrt_dwp_view(&pv, g, 1)) {
         plane_all(params, &pv, input, filter, bias, output, &k, nnrt_dwp_pass3);
         return;
     }
