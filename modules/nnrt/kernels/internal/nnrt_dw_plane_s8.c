@@ -565,7 +565,6 @@ static NNRT_ALWAYS_INLINE void gen_line(const uint32_t *const *lp, int32_t kh, i
         const uint32_t *w = c->w;
         for (int32_t r = 0; r < kh; ++r, w += pw) {
             const uint32_t *x = lp[r] + (s1 ? i / 2 : i);
-            GEN_UNROLL
             for (int32_t q = 0; q < ne; ++q) {
                 a0 = __smlad(x[q], w[s1 ? 2 * q : q], a0);
             }
