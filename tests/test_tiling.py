@@ -332,12 +332,13 @@ def test_below_bound_plans_run_at_classic_speed_on_cortex_m7(rel: str, inplace_c
     (with the tiled stage where auto takes one) within ``tiled_cap``, at a smaller arena.
 
     The in-place kernel (nnrt_depthwise_conv2d_inplace_s8.c) takes the classic kernel's
-    3x3 ring path (internal/dw_ring.h) for its 3x3 groups: in place person_detect runs
-    14.16 M instructions against 13.83 M classic (1.024, for 33 % less arena), kws 5.07 M
-    against 5.05 M (1.004, 46 % less); before, without that path, 15.18 M (1.097) and
-    5.78 M (1.146). The default plan of person_detect adds a tiled stage of its first
-    four ops (4x3 patches), whose patches cost 0.80 M instructions more than the same
-    ops whole (14.96 M, 1.082)."""
+    3x3 plane path (internal/dw_plane.h) for its 3x3 groups: in place person_detect runs
+    12.28 M instructions against 12.14 M classic (1.011, for 33 % less arena), kws
+    4.21 M against 4.41 M (0.953, 46 % less; the in-place plan's 1x1 convs run in row
+    bands, faster than whole). The default plan of person_detect adds a tiled stage of
+    its first four ops (4x3 patches): 12.93 M (1.065, 65 % less). Measured at the plane
+    path's commit (branch i23d); at the ring path before it 14.16 M / 13.83 M, 5.07 M /
+    5.05 M and 14.96 M."""
     board = load_board("nucleo_f767zi")
     data = model_path(rel).read_bytes()
     inputs = [x.tobytes() for x in random_inputs(data, 1)]
