@@ -259,17 +259,21 @@ def test_folded_pads_and_inplace_depthwise_bit_exact(kw: dict[str, object]) -> N
 @pytest.mark.parametrize("kw", [
     {}, {"dw_stride": 2}, {"dilation": 2}, {"pad_op": False, "c": 6},
     {"c": 3, "dw_stride": 2}, {"c": 12, "kernel": 5}, {"c": 4, "kernel": 7},
-    {"act": "NONE"}, {"pad_op": False, "dw_scale": 0.0015}, {"width": 62}, {"width": 63},
+    {"act": "NONE"}, {"pad_op": False, "dw_scale": 0.0015},
+    {"pad_op": False, "dw_scale": 0.001}, {"width": 63}, {"width": 64},
     {"width": 70, "dw_stride": 2, "pad_op": False},
-], ids=["s1", "s2", "dilation2", "same-c6", "c3", "c12-5x5", "c4-7x7", "ring-full-range",
-        "ring-reference-requant", "ring-one-strip", "wider-than-a-strip", "wide-s2"])
+], ids=["s1", "s2", "dilation2", "same-c6", "c3", "c12-5x5", "c4-7x7", "plane-full-range",
+        "plane-shift-1", "plane-shift-0", "plane-one-strip", "wider-than-a-strip", "wide-s2"])
 def test_inplace_depthwise_bit_exact_on_cortex_m7(kw: dict[str, object]) -> None:
     """The SIMD groups of 4 channels (DSP), the scalar tail (C % 4) and windows too large
     for the grouped path, as Cortex-M7 firmware against TFLM; 3x3 undilated groups
-    through the ring path of internal/dw_ring.h (activation range all of int8 or not;
-    some channels' requantisation outside the fast form, shift >= -1; an output row of
-    exactly one ring strip, 62 columns), rows wider than one strip through the group
-    path (63 columns; 35 at stride 2)."""
+    through the plane path of internal/dw_plane.h: every input line of the group
+    converted before any output is stored (the default 9 columns), or runs of output
+    rows through the scratch ring (activation range all of int8 or not; shifts -1 and
+    -2; shift 0 in some channels, outside the plane path's form, which sends their
+    groups to the group path; an output row of exactly one strip of four planes, 63
+    columns); rows wider than one strip through the group path (64 columns; 35 at
+    stride 2)."""
     data = _chain(**kw)  # type: ignore[arg-type]
     pm = bit_exact(data, FORCED, seeds=(0, 1), target="qemu-m7")
     dw = next(e.op for e in pm.plan.inplace_ops if e.kind == "depthwise_channel")

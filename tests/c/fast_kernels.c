@@ -4,6 +4,7 @@
 
 #include "nnrt/kernels/conv.h"
 #include "nnrt/kernels/fc.h"
+#include "nnrt/kernels/inplace.h"
 #include "nnrt/kernels/quant.h"
 #include "nnrt/port.h"
 
@@ -12,6 +13,7 @@
 
 #define MAXB 8192
 static int8_t in_buf[MAXB];
+static int8_t io_buf[MAXB]; /* the in-place kernel's buffer */
 static int8_t w_buf[MAXB];
 static int8_t out_fast[MAXB];
 static int8_t out_ref[MAXB];
@@ -71,8 +73,19 @@ static void rand_quant(int32_t n, int32_t *per_channel)
         mult_buf[i] = (int32_t)((1u << 30) + (rnd() % (1u << 30)));
         shift_buf[i] = rand_shift();
         bias_buf[i] = rint_(-40000, 40000);
-        if (rnd() % 16u == 0) { /* huge, yet no int32 overflow of the sums */
+        switch (rnd() % 32u) {
+        case 0:
+        case 1: /* huge, yet no int32 overflow of the sums */
             bias_buf[i] = (int32_t)(rnd() >> 2) - (1 << 29);
+            break;
+        case 2: /* around 2^30: the depthwise plane path's limit of exact doubled sums */
+            bias_buf[i] = (int32_t)((rnd() & 1u) ? 1 : -1) * ((1 << 30) + rint_(-400000, 400000));
+            break;
+        case 3: /* a dead channel (TFLM's multiplier 0 for a real multiplier below 2^-32) */
+            mult_buf[i] = 0;
+            break;
+        default:
+            break;
         }
     }
 }
@@ -204,7 +217,7 @@ static void compare(const char *what, int32_t n_case, size_t n)
 }
 
 /* ---- the families ---- */
-enum { K_1X1, K_IM2COL, K_GENERIC, K_POOL, K_DW, K_DW3 };
+enum { K_1X1, K_IM2COL, K_GENERIC, K_POOL, K_DW, K_DW3, K_DWBIG, K_DWIN };
 
 static int rand_conv(nnrt_conv_s8_params_t *p, nnrt_conv_pool_t *pool, int kind)
 {
@@ -220,19 +233,43 @@ static int rand_conv(nnrt_conv_s8_params_t *p, nnrt_conv_pool_t *pool, int kind)
     g->stride_w = rint_(1, 3);
     g->dilation_h = kind == K_1X1 ? 1 : rint_(1, 2);
     g->dilation_w = kind == K_1X1 ? 1 : rint_(1, 2);
-    if (kind == K_DW3) { /* the depthwise ring path's shape: 3x3, undilated */
+    if (kind == K_DW3 || kind == K_DWIN) { /* the depthwise plane path: 3x3, undilated */
         g->input_h = rint_(1, 8);
-        g->input_w = rint_(1, 70); /* rows past the ring's width too */
+        g->input_w = rint_(1, 70); /* lines past a strip of four planes too */
         g->input_c = (rnd() & 1u) ? 4 * rint_(1, 4) : rint_(1, 16);
+        switch (rnd() % 8u) {
+        case 0: /* tall and narrow: the plane runs along columns */
+            g->input_h = rint_(9, 40);
+            g->input_w = rint_(1, 6);
+            break;
+        case 1: /* one or two lines wider than a strip of one plane */
+            g->input_h = rint_(1, 2);
+            g->input_w = rint_(250, 560);
+            g->input_c = rint_(1, 2);
+            break;
+        default:
+            break;
+        }
         g->filter_h = 3;
         g->filter_w = 3;
         g->dilation_h = 1;
         g->dilation_w = 1;
         g->filter_c = 1;
-        if (rnd() % 4u == 0) { /* 4 or 8 output channels per input channel */
-            g->filter_c = 4 * rint_(1, 2);
+        if (kind == K_DW3 && rnd() % 4u == 0) { /* 1-8 output channels per input channel */
+            g->filter_c = rint_(1, 8);
             g->input_c = rint_(1, 3);
         }
+        g->output_c = g->input_c * g->filter_c;
+    } else if (kind == K_DWBIG) { /* filters of more than 25 taps: the generic entry */
+        g->input_h = rint_(1, 16);
+        g->input_w = rint_(1, 16);
+        g->filter_h = rint_(1, 12);
+        g->filter_w = rint_(1, 12);
+        g->dilation_h = (rnd() % 4u) == 0 ? 2 : 1;
+        g->dilation_w = 1;
+        static const int32_t mults[] = {1, 1, 2, 4, 8};
+        g->filter_c = mults[rnd() % 5u];
+        g->input_c = g->filter_c > 1 ? rint_(1, 3) : rint_(1, 9);
         g->output_c = g->input_c * g->filter_c;
     } else if (kind == K_DW) {
         static const int32_t mults[] = {1, 1, 1, 2, 3, 4, 8};
@@ -260,6 +297,25 @@ static int rand_conv(nnrt_conv_s8_params_t *p, nnrt_conv_pool_t *pool, int kind)
                || !rand_axis(g->input_w, g->filter_w, g->stride_w, g->dilation_w, &g->output_w,
                              &g->pad_left)) {
         return 0;
+    }
+    if (kind == K_DWIN && (rnd() % 3u) == 0) {
+        /* rows too long for all of a group's lines in the plane buffer (runs of rows
+         * through the scratch ring), output rows wider than the input's: each overlays
+         * input rows ahead of the one it reads */
+        g->input_h = rint_(3, 12);
+        g->input_w = rint_(16, 61);
+        g->input_c = 4 * rint_(1, 2);
+        g->output_c = g->input_c;
+        g->stride_h = 1;
+        g->stride_w = 1;
+        g->pad_top = 0;
+        g->output_h = g->input_h - 2;
+        g->pad_left = 2;
+        g->output_w = g->input_w + 2;
+    }
+    if (kind == K_DWIN
+        && (int64_t)g->output_h * g->output_w > (int64_t)g->input_h * g->input_w) {
+        return 0; /* the in-place kernel's contract */
     }
     p->input_offset = rint_(-127, 128);
     p->output_offset = rint_(-128, 127);
@@ -317,10 +373,22 @@ static void run_conv(int kind, int32_t n_case)
         break;
     case K_DW:
     case K_DW3:
+    case K_DWBIG:
         s = (n_case & 1) && g->filter_h * g->filter_w <= 25
                 ? nnrt_depthwise_conv2d_opt_s8(&p, in_buf, w_buf, bias, out_fast)
                 : nnrt_depthwise_conv2d_s8(&p, in_buf, w_buf, bias, out_fast);
         break;
+    case K_DWIN: {
+        /* the in-place kernel: the input in the buffer, the output over it */
+        const size_t in_n = (size_t)g->batches * g->input_h * g->input_w * g->input_c;
+        if (nnrt_depthwise_conv2d_inplace_s8_get_buffer_size(g) > sizeof(scratch_buf)) {
+            return;
+        }
+        memcpy(io_buf, in_buf, in_n);
+        s = nnrt_depthwise_conv2d_inplace_s8(&p, io_buf, w_buf, bias, (int8_t *)scratch_buf);
+        memcpy(out_fast, io_buf, out_n);
+        break;
+    }
     case K_POOL: {
         static int8_t conv_out[MAXB];
         memcpy(conv_out, out_ref, out_n);
@@ -346,7 +414,7 @@ static void run_conv(int kind, int32_t n_case)
         return;
     }
     static const char *names[] = {"conv1x1", "im2col", "conv", "conv+pool", "depthwise",
-                                  "depthwise3x3"};
+                                  "depthwise3x3", "depthwise-big", "depthwise-inplace"};
     compare(names[kind], n_case, out_n);
 }
 
@@ -435,7 +503,7 @@ int main(int argc, char **argv)
     (void)argv;
     run_requant();
     for (int32_t i = 0; i < NCASES; ++i) {
-        for (int kind = K_1X1; kind <= K_DW3; ++kind) {
+        for (int kind = K_1X1; kind <= K_DWIN; ++kind) {
             run_conv(kind, i);
         }
         run_fc(i);

@@ -5,7 +5,8 @@ One C program (``tests/c/fast_kernels.c``) draws random geometries, zero points,
 per-tensor requantisation (shifts across the whole range, so that both the fast and
 the reference requantisation run), activation ranges and data, runs every variant
 (``nnrt_conv2d_1x1_s8``, ``nnrt_conv2d_im2col_s8``, ``nnrt_conv2d_s8`` with and without a
-fused pool, ``nnrt_depthwise_conv2d_s8`` / ``_opt_s8`` with depth multipliers 1/2/3/4/8,
+fused pool, ``nnrt_depthwise_conv2d_s8`` / ``_opt_s8`` with depth multipliers 1-8 and
+filters of up to 12 x 12 taps, ``nnrt_depthwise_conv2d_inplace_s8``,
 ``nnrt_fully_connected_s8``) and compares each output byte with the textbook loops of
 TFLM's reference kernels written out in the test (the arithmetic the oracle tests in
 ops/test_conv.py / ops/test_fc.py check against the tflite-micro interpreter).
@@ -31,7 +32,7 @@ import pytest
 from nnopt.boards import load_board
 from nnopt.firmware import BuildSpec, build, run
 from nnopt.firmware import toolchain as tc
-from nnopt.lowering.conv import DW_MAX_TAPS, cols_bytes, im2col_bytes
+from nnopt.lowering.conv import DW_MAX_TAPS, DW_PLANE_MIN_OUTPUTS, cols_bytes, im2col_bytes
 from nnopt.paths import nnrt_dir
 from support.cbuild import c_source, kernel_sources
 from support.markers import needs_qemu
@@ -41,8 +42,9 @@ CASES = 250  # random cases per kernel family and build
 
 BUILDS: dict[str, tuple[tc.Target, dict[str, str]]] = {
     "m7-dsp": ("qemu-m7", {}),
-    # unoptimised: the gemm chunk and the 3x3 depthwise ring run their C form, not
-    # their assembly (too few registers at -O0; Zephyr's CONFIG_NO_OPTIMIZATIONS)
+    # unoptimised: the gemm chunk runs its C form, not its assembly (too few registers
+    # at -O0; Zephyr's CONFIG_NO_OPTIMIZATIONS); the depthwise plane path's assembly is
+    # a naked function without operands and runs here too
     "m7-dsp-O0": ("qemu-m7", {}),
     "m7-portable": ("qemu-m7", {"NNRT_PORTABLE_ONLY": "1"}),
     "m3": ("qemu-m3", {}),
@@ -133,6 +135,8 @@ def test_depthwise_tap_limit_matches_the_kernels() -> None:
     header = (nnrt_dir() / "kernels" / "internal" / "dw.h").read_text()
     m = re.search(r"#define NNRT_DW_MAX_TAPS (\d+)", header)
     assert m is not None and int(m.group(1)) == DW_MAX_TAPS
+    m = re.search(r"#define NNRT_DW_PLANE_MIN_OUTPUTS (\d+)", header)
+    assert m is not None and int(m.group(1)) == DW_PLANE_MIN_OUTPUTS
 
 
 @pytest.mark.qemu

@@ -30,10 +30,11 @@ rule of its ``*_get_buffer_size()``: 16 bytes per 4 values of a pixel's input co
 plus an int8 copy of one patch except for a 1x1 filter without padding, whose input
 pixels are read in place; ``nnrt_conv2d_1x1_s8`` computes the same with the same
 scratch and stays in the API, but is not emitted, so that a firmware links one entry),
-depthwise ones without a fused pool ``nnrt_depthwise_conv2d_opt_s8``; grouped ones and
-fused pools the generic entries. A firmware links only the kernels its ops name. Where
-the planner wants no scratch (``scratch_free``, memory first) a one-group conv runs
-``nnrt_conv2d_opt_s8``, which keeps its columns in its own not-yet-written output.
+3x3 depthwise ones without a fused pool ``nnrt_depthwise_conv2d_opt_s8``; other
+depthwise filters, grouped ones and fused pools the generic entries. A firmware links
+only the kernels its ops name. Where the planner wants no scratch (``scratch_free``,
+memory first) a one-group conv runs ``nnrt_conv2d_opt_s8``, which keeps its columns in
+its own not-yet-written output.
 
 The activation-range and padding arithmetic is TFLM's (:mod:`nnopt.arith`); the
 weight requantisation here (:func:`weight_requant`) is shared with ``lowering.fc``, the
@@ -335,6 +336,11 @@ def _kind(graph: Graph, op: Op) -> str:
 #: ``NNRT_DW_MAX_TAPS``: the largest KH * KW of ``nnrt_depthwise_conv2d_opt_s8``.
 DW_MAX_TAPS = 25
 
+#: ``NNRT_DW_PLANE_MIN_OUTPUTS``: outputs per channel from which the generic depthwise
+#: entry runs a filter other than 3x3 (of at most ``DW_MAX_TAPS`` taps) through its
+#: plane path; below, the fast entry is as fast and links less.
+DW_PLANE_MIN_OUTPUTS = 16
+
 
 def cols_bytes(depth: int) -> int:
     """``NNRT_GEMM_COLS_BYTES``: int16 columns of two pixels of ``depth`` values (the
@@ -365,7 +371,12 @@ def choose_variant(g: _ConvGeom, kind: str) -> Variant:
     if g.pool is not None:
         return Variant("nnrt_depthwise_conv2d_s8" if g.depthwise else "nnrt_conv2d_s8", 0)
     if g.depthwise:
-        fast = g.filter_h * g.filter_w <= DW_MAX_TAPS
+        # 3x3 filters: the fast entry (the plane path in assembly on DSP cores); others
+        # the generic one where its plane path in C takes them (every filter over
+        # DW_MAX_TAPS taps): a firmware whose depthwise ops are all 3x3 links neither
+        taps = g.filter_h * g.filter_w
+        fast = (g.filter_h == 3 and g.filter_w == 3) or (
+            taps <= DW_MAX_TAPS and g.output_h * g.output_w < DW_PLANE_MIN_OUTPUTS)
         return Variant("nnrt_depthwise_conv2d_opt_s8" if fast else "nnrt_depthwise_conv2d_s8", 0)
     if g.filter_c != g.input_c:  # grouped
         return Variant("nnrt_conv2d_s8", 0)

@@ -9,10 +9,12 @@
  * SMLABB / SMLATT (the scheme of internal/nnrt_dw_s8.c, whose interface takes whole
  * tensors only); 3x3 undilated windows inside the input unrolled. The 4 outputs go to
  * the row's ring slot as one word; a row is stored over the group's channels as soon
- * as no row still to compute reads the input it overlays. 3x3 undilated groups whose
- * output row fits one strip of the classic kernel's ring path (internal/dw_ring.h)
- * take that path instead, one output row at a time: the input rows a row reads are
- * converted into the ring (a copy) before any row is stored over them.
+ * as no row still to compute reads the input it overlays. 3x3 undilated groups with
+ * stride_w 1 or 2 take the classic kernel's plane path (internal/dw_plane.h) instead:
+ * when every input line the group reads fits the plane buffer, all are converted (a
+ * copy) before any output goes over the buffer; otherwise, for rows of one strip, runs
+ * of output rows go through the scratch ring, each row stored once the input lines it
+ * overlays are converted or no longer read.
  * Other cores, and the last C % 4 channels: one channel at a time in portable C.
  */
 #include <stddef.h>
@@ -21,7 +23,7 @@
 #include "nnrt/kernels/inplace.h"
 #include "nnrt/kernels/quant.h"
 
-#include "../internal/dw_ring.h"
+#include "../internal/dw_plane.h"
 #include "../internal/requant.h"
 #include "../internal/simd.h"
 
@@ -307,6 +309,68 @@ static void row4(const nnrt_conv_s8_params_t *p, const group_t *k, const int8_t 
 }
 #endif
 
+/* An output row of a group of 4 channels, from its ring slot, stored over the buffer. */
+static void store_row(const int8_t *slot, int8_t *dst, size_t ow, size_t ch)
+{
+    for (size_t x = 0; x < ow; ++x) {
+        nnrt_st32(dst + x * ch, nnrt_ld32(slot + 4 * x));
+    }
+}
+
+#if NNRT_DW_PLANE
+/* Channels [c0, c0 + 4) of one batch (in_b, out_b: its input and output at channel c0)
+ * through the plane path (internal/dw_plane.h); 0 when a channel is outside it. `whole`:
+ * every input line the group reads fits the plane buffer, converted before any output
+ * is written, so the outputs go straight over the buffer (view v, maybe transposed).
+ * Otherwise (v along rows, one strip) runs of output rows go to the scratch ring and
+ * each row is stored over the buffer once no input line still to convert lies under
+ * it. */
+static int plane_group(const nnrt_conv_s8_params_t *p, const nnrt_dwp_view_t *v, int whole,
+                       uint32_t *buf, const int8_t *filter, const int32_t *bias, int32_t c0,
+                       const int8_t *in_b, int8_t *out_b, int8_t *scratch, int32_t ring)
+{
+    const nnrt_conv_geom_t *g = &p->geom;
+    nnrt_dwp_ch_t ch[4];
+    if (nnrt_dwp_channels(ch, v, p, filter, bias, c0, 4) != 0) {
+        return 0;
+    }
+    if (whole) {
+        nnrt_dwp_pass(v, buf, ch, 4, 4, in_b, out_b, -p->input_offset);
+        return 1;
+    }
+    const size_t ow = (size_t)g->output_w;
+    const size_t c = (size_t)g->input_c;
+    nnrt_dwp_ring_t r;
+    nnrt_dwp_job_t j;
+    nnrt_dwp_ring(&r, v, buf, in_b, 4, -p->input_offset);
+    nnrt_dwp_strip(&r, &j, 0, g->output_w);
+    j.step = 4; /* ring slots: 4 channels per pixel, rows one after the other */
+    j.o_next = 0;
+    int32_t done = 0;
+    for (int32_t ol = 0; ol < g->output_h;) {
+        int32_t k = g->output_h - ol;
+        k = k < ring - (ol - done) ? k : ring - (ol - done);
+        k = k < ring - ol % ring ? k : ring - ol % ring;
+        nnrt_dwp_lines(&r, &j, ol, k);
+        j.out = scratch + (size_t)(ol % ring) * ow * 4;
+        j.nch = 4;
+        j.ch = ch;
+        nnrt_dwp_run(&j, v->s);
+        ol += j.rows;
+        /* input rows below `bound` are converted or never read again */
+        int32_t bound = v->first + r.filled;
+        const int32_t next = ol * g->stride_h - g->pad_top;
+        bound = ol == g->output_h ? INT32_MAX : (bound > next ? bound : next);
+        while (done < ol && ((done + 1) * g->output_w - 1) / g->input_w < bound) {
+            store_row(scratch + (size_t)(done % ring) * ow * 4, out_b + (size_t)done * ow * c,
+                      ow, c);
+            ++done;
+        }
+    }
+    return 1;
+}
+#endif
+
 nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *params,
                                                int8_t *buffer, const int8_t *filter,
                                                const int32_t *bias, int8_t *scratch)
@@ -332,10 +396,19 @@ nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *para
     group_t k;
     const int grouped_taps = g->filter_h * g->filter_w <= INPLACE_MAX_TAPS;
 #endif
-#if NNRT_DW_RING
-    nnrt_dw_ring_t ring_path;
-    const int ring_fits = nnrt_dw_ring_fits(g) && g->output_w <= nnrt_dw_ring_per_strip(g);
-    int use_ring = 0;
+#if NNRT_DW_PLANE
+    /* the plane path: every line of a group converted first (any view), or runs of
+     * output rows through the scratch ring (rows of one strip) */
+    uint32_t pbuf[NNRT_DWP_WORDS];
+    nnrt_dwp_view_t pv;
+    int whole = 0;
+    int plane = 0;
+    if (grouped_taps && nnrt_dwp_view(&pv, g, 1) && pv.asm3) {
+        whole = nnrt_dwp_converts_first(&pv, 4);
+        plane = whole
+                || (nnrt_dwp_view(&pv, g, 0) && pv.asm3
+                    && g->output_w <= nnrt_dwp_per_strip(&pv, 4));
+    }
 #endif
     for (int32_t b = 0; b < g->batches; ++b) {
         int8_t *out_b = buffer + (size_t)b * out_pixels * ch;
@@ -346,18 +419,17 @@ nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *para
             const int32_t left = g->input_c - c0;
             const size_t n = (size_t)(left < NNRT_DW_INPLACE_GROUP ? left
                                                                    : NNRT_DW_INPLACE_GROUP);
+#if NNRT_DW_PLANE
+            if (n == 4 && plane
+                && plane_group(params, &pv, whole, pbuf, filter, bias, c0, in_b + c0,
+                               out_b + c0, scratch, ring)) {
+                continue;
+            }
+#endif
 #if NNRT_DSP
             const int simd = n == 4 && grouped_taps;
             if (simd) {
                 prep4(params, filter, bias, c0, &k);
-            }
-#endif
-#if NNRT_DW_RING
-            use_ring = simd && ring_fits;
-            if (use_ring) {
-                nnrt_dw_ring_init(&ring_path, k.wx, k.b, k.q, params->input_offset,
-                                  params->output_offset, params->act_min, params->act_max);
-                nnrt_dw_ring_strip(&ring_path, g, 0, g->output_w);
             }
 #endif
             int32_t done = 0; /* rows stored over the buffer */
@@ -369,9 +441,7 @@ nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *para
                     const int8_t *slot = scratch + (size_t)(done % ring) * ow * n;
                     int8_t *dst = out_b + (size_t)done * ow * ch + (size_t)c0;
                     if (n == 4) {
-                        for (size_t x = 0; x < ow; ++x) {
-                            nnrt_st32(dst + x * ch, nnrt_ld32(slot + 4 * x));
-                        }
+                        store_row(slot, dst, ow, ch);
                     } else {
                         for (size_t x = 0; x < ow; ++x) {
                             for (size_t i = 0; i < n; ++i) {
@@ -385,12 +455,6 @@ nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *para
                     break;
                 }
                 int8_t *slot = scratch + (size_t)(oy % ring) * ow * n;
-#if NNRT_DW_RING
-                if (use_ring) {
-                    nnrt_dw_ring_rows(&ring_path, g, in_b + c0, oy, 1, slot, 0, 4);
-                    continue;
-                }
-#endif
 #if NNRT_DSP
                 if (simd) {
                     row4(params, &k, in_b + c0, oy, (uint8_t *)slot);
@@ -403,5 +467,12 @@ nnrt_status_t nnrt_depthwise_conv2d_inplace_s8(const nnrt_conv_s8_params_t *para
             }
         }
     }
+#if NNRT_DW_PLANE
+    if (plane && (params->act_min != INT8_MIN || params->act_max != INT8_MAX)) {
+        /* the plane path stores bytes clamped to int8 only */
+        nnrt_dwp_clamp(buffer, (size_t)g->batches * out_pixels * ch, params->act_min,
+                       params->act_max);
+    }
+#endif
     return NNRT_OK;
 }

@@ -3,9 +3,10 @@
  * requantisation, with an optional max pool folded into the output (see conv.h).
  * Arithmetic of TFLM's reference DepthwiseConvPerChannel: taps outside the input are
  * skipped, every tap adds w * (x + input_offset) to an int32 accumulator. Without a
- * fused pool (and for kernels up to NNRT_DW_MAX_TAPS taps) the fast path of
- * internal/nnrt_dw_s8.c runs instead, with the same results; these loops serve the
- * fused pool.
+ * fused pool the plane path of internal/dw_plane.h for filters other than 3x3 (DSP
+ * cores, nnrt_dw_plane_s8()), else for kernels up to NNRT_DW_MAX_TAPS taps the fast path
+ * of internal/nnrt_dw_s8.c runs instead, with the same results; these loops serve the
+ * fused pool and what is left.
  */
 #include <stddef.h>
 
@@ -83,6 +84,9 @@ nnrt_status_t nnrt_depthwise_conv2d_s8(const nnrt_conv_s8_params_t *params,
 #endif
     const nnrt_conv_geom_t *g = &params->geom;
     const nnrt_conv_pool_t *pool = params->pool;
+    if (pool == NULL && nnrt_dw_plane_s8(params, input, filter, bias, output)) {
+        return NNRT_OK;
+    }
     if (pool == NULL && (int64_t)g->filter_h * g->filter_w <= NNRT_DW_MAX_TAPS) {
         nnrt_dw_fast_s8(params, input, filter, bias, output);
         return NNRT_OK;

@@ -4,9 +4,12 @@
  * skipped, exact int32 sums), requantised once per output (internal/requant.h).
  *
  * Output channels are the outer loop, so that everything per channel is prepared once
- * per call. DSP cores, depth multiplier 1: groups of four channels, their weights of
- * every tap sign-extended once into the int16 pairs [w0 w2] [w1 w3] (8 * KH * KW bytes
- * of stack), the requantisation constants and the biases; then every output pixel: per
+ * per call. DSP cores, 3x3 undilated with stride_w 1 or 2 (any depth multiplier): the
+ * plane path of internal/dw_plane.h (input lines converted once into int16 planes, two
+ * neighbouring outputs sharing their loads through SMLAD, in assembly). Other shapes on
+ * DSP cores, depth multiplier 1: groups of four channels, their weights of every tap
+ * sign-extended once into the int16 pairs [w0 w2] [w1 w3] (8 * KH * KW bytes of
+ * stack), the requantisation constants and the biases; then every output pixel: per
  * tap one word of inputs, SXTAB16 adding the input offset to two at a time, four
  * SMLABB / SMLATT. Runs of pixels whose window lies inside the input use the tap
  * offsets of the whole window (3x3 undilated windows fully unrolled); border pixels a
@@ -22,7 +25,7 @@
 
 #include "conv_check.h"
 #include "dw.h"
-#include "dw_ring.h"
+#include "dw_plane.h"
 #include "requant.h"
 #include "simd.h"
 #include "window.h"
@@ -291,6 +294,108 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
 }
 #endif
 
+/* What the paths of one call share (k; tap offsets in toff, tap numbers in ident). */
+static NNRT_ALWAYS_INLINE void run_setup(run_t *k, const nnrt_conv_s8_params_t *p,
+                                         int32_t toff[NNRT_DW_MAX_TAPS],
+                                         uint8_t ident[NNRT_DW_MAX_TAPS])
+{
+    const nnrt_conv_geom_t *g = &p->geom;
+    k->g = g;
+    k->taps = g->filter_h * g->filter_w;
+    for (int32_t t = 0; t < k->taps; ++t) {
+        const int32_t fy = t / g->filter_w;
+        const int32_t fx = t % g->filter_w;
+        toff[t] = (fy * g->dilation_h * g->input_w + fx * g->dilation_w) * g->input_c;
+        ident[t] = (uint8_t)t;
+    }
+    k->toff = toff;
+    k->ident = ident;
+    k->x_step = (size_t)g->stride_w * (size_t)g->input_c;
+    k->oc_n = (size_t)g->output_c;
+    k->in_off = p->input_offset;
+    k->out_off = p->output_offset;
+    k->lo = p->act_min;
+    k->hi = p->act_max;
+    k->full = k->lo == INT8_MIN && k->hi == INT8_MAX;
+    k->fast = 0;
+}
+
+#if NNRT_DW_PLANE
+/* Every output channel through the plane path (dw_plane.h, view v), pass being
+ * nnrt_dwp_pass3() (3x3) or nnrt_dwp_gen_pass() (other filters; a pointer, so that a
+ * firmware links only the one its entry takes): groups of four channels (depth
+ * multiplier 1: their four input channels converted together) or up to
+ * NNRT_DWP_MAX_CH output channels of one input channel (they share its plane), per
+ * batch. A channel outside the path's requantisation takes channel1() after its group
+ * (k NULL: the caller made sure there is none). */
+static NNRT_NOINLINE void plane_all(const nnrt_conv_s8_params_t *p, const nnrt_dwp_view_t *v,
+                                    const int8_t *input, const int8_t *filter,
+                                    const int32_t *bias, int8_t *output, run_t *k,
+                                    nnrt_dwp_pass_fn pass)
+{
+    const nnrt_conv_geom_t *g = &p->geom;
+    uint32_t buf[NNRT_DWP_WORDS];
+    const int32_t m = g->filter_c;
+    const size_t in_batch = (size_t)g->input_h * (size_t)g->input_w * (size_t)g->input_c;
+    const size_t out_batch = (size_t)g->output_h * (size_t)g->output_w * (size_t)g->output_c;
+    int32_t nch = 1;
+    for (int32_t oc0 = 0; oc0 < g->output_c; oc0 += nch) {
+        if (m == 1) {
+            nch = oc0 + 4 <= g->output_c ? 4 : 1;
+        } else {
+            nch = m - oc0 % m < NNRT_DWP_MAX_CH ? m - oc0 % m : NNRT_DWP_MAX_CH;
+        }
+        uint32_t bad = 0;
+        for (int32_t b = 0; b < g->batches; ++b) {
+            bad |= pass(v, buf, p, filter, bias, oc0, nch, m == 1 ? nch : 1,
+                        input + (size_t)b * in_batch + (size_t)(oc0 / m),
+                        output + (size_t)b * out_batch + (size_t)oc0);
+        }
+        for (int32_t i = 0; bad != 0 && k != NULL && i < nch; ++i) {
+            if ((bad >> i) & 1u) {
+                channel1(p, input, filter, bias, output, oc0 + i, k, 1);
+            }
+        }
+    }
+    if (p->act_min != INT8_MIN || p->act_max != INT8_MAX) {
+        nnrt_dwp_clamp(output, (size_t)g->batches * out_batch, p->act_min, p->act_max);
+    }
+}
+#endif
+
+int nnrt_dw_plane_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
+                     const int8_t *filter, const int32_t *bias, int8_t *output)
+{
+#if NNRT_DW_PLANE
+    const nnrt_conv_geom_t *g = &params->geom;
+    const int small = (int64_t)g->filter_h * g->filter_w <= NNRT_DW_MAX_TAPS;
+    nnrt_dwp_view_t v;
+    if ((small && (int64_t)g->output_h * g->output_w < NNRT_DW_PLANE_MIN_OUTPUTS)
+        || !nnrt_dwp_view(&v, g, 1) || v.asm3) {
+        return 0;
+    }
+    if (small) { /* a channel outside the plane path: channel1() */
+        int32_t toff[NNRT_DW_MAX_TAPS];
+        uint8_t ident[NNRT_DW_MAX_TAPS];
+        run_t k;
+        run_setup(&k, params, toff, ident);
+        plane_all(params, &v, input, filter, bias, output, &k, nnrt_dwp_gen_pass);
+        return 1;
+    }
+    if (nnrt_dwp_all_fast(params, bias)) { /* else the caller's reference loops */
+        plane_all(params, &v, input, filter, bias, output, NULL, nnrt_dwp_gen_pass);
+        return 1;
+    }
+#else
+    (void)params;
+    (void)input;
+    (void)filter;
+    (void)bias;
+    (void)output;
+#endif
+    return 0;
+}
+
 #if NNRT_DSP
 /* One tap of a group: the 4 inputs at ptr, weight pairs wp[0] = [w0 w2], wp[1] = [w1 w3]. */
 #define DW_TAP4(ptr, wp)                                                                      \
@@ -417,34 +522,6 @@ static NNRT_NOINLINE void run4b(const run_t *k, const int8_t *base, int8_t *out,
     }
 }
 
-#if NNRT_DW_RING
-/* All outputs of channels [oc, oc + 4) through the ring (nnrt_dw_ring_fits() said yes):
- * strips of output columns, every output row of a strip in turn (dw_ring.h). */
-static NNRT_NOINLINE void group4_ring(const nnrt_conv_s8_params_t *p, const int8_t *input,
-                                      int8_t *output, int32_t oc, const run_t *k)
-{
-    const nnrt_conv_geom_t *g = &p->geom;
-    const size_t c = (size_t)g->input_c;
-    nnrt_dw_ring_t ring;
-    nnrt_dw_ring_init(&ring, (const uint32_t *)k->w, k->b0, k->q, k->in_off, k->out_off, k->lo,
-                      k->hi);
-    const size_t oc_n = k->oc_n;
-    const int32_t per_strip = nnrt_dw_ring_per_strip(g);
-    const size_t out_rs = (size_t)g->output_w * oc_n;
-    for (int32_t bt = 0; bt < g->batches; ++bt) {
-        const int8_t *in_b = input + oc / g->filter_c
-                             + (size_t)bt * (size_t)g->input_h * (size_t)g->input_w * c;
-        int8_t *out_b = output + oc + (size_t)bt * (size_t)g->output_h * out_rs;
-        for (int32_t ox0 = 0; ox0 < g->output_w; ox0 += per_strip) {
-            const int32_t n = g->output_w - ox0 < per_strip ? g->output_w - ox0 : per_strip;
-            nnrt_dw_ring_strip(&ring, g, ox0, n);
-            nnrt_dw_ring_rows(&ring, g, in_b, 0, g->output_h, out_b + (size_t)ox0 * oc_n, out_rs,
-                              oc_n);
-        }
-    }
-}
-#endif /* NNRT_DW_RING */
-
 /* Output channels [oc, oc + 4): depth multiplier 1 (4 input channels) or a multiple of
  * 4 (one input channel). */
 static NNRT_NOINLINE void group4(const nnrt_conv_s8_params_t *p, const int8_t *input,
@@ -476,12 +553,6 @@ static NNRT_NOINLINE void group4(const nnrt_conv_s8_params_t *p, const int8_t *i
     const int bcast = g->filter_c != 1;
     const int unrolled = !bcast && g->filter_h == 3 && g->filter_w == 3 && g->dilation_h == 1
                          && g->dilation_w == 1;
-#if NNRT_DW_RING
-    if (nnrt_dw_ring_fits(g)) {
-        group4_ring(p, input, output, oc, k);
-        return;
-    }
-#endif
     int32_t lo;
     int32_t hi;
     inside_columns(g, &lo, &hi);
@@ -528,24 +599,14 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
     int32_t toff[NNRT_DW_MAX_TAPS];
     uint8_t ident[NNRT_DW_MAX_TAPS];
     run_t k;
-    k.g = g;
-    k.taps = g->filter_h * g->filter_w;
-    for (int32_t t = 0; t < k.taps; ++t) {
-        const int32_t fy = t / g->filter_w;
-        const int32_t fx = t % g->filter_w;
-        toff[t] = (fy * g->dilation_h * g->input_w + fx * g->dilation_w) * g->input_c;
-        ident[t] = (uint8_t)t;
+    run_setup(&k, params, toff, ident);
+#if NNRT_DW_PLANE
+    nnrt_dwp_view_t pv;
+    if (g->filter_h == 3 && g->filter_w == 3 && nnrt_dwp_view(&pv, g, 1)) {
+        plane_all(params, &pv, input, filter, bias, output, &k, nnrt_dwp_pass3);
+        return;
     }
-    k.toff = toff;
-    k.ident = ident;
-    k.x_step = (size_t)g->stride_w * (size_t)g->input_c;
-    k.oc_n = (size_t)g->output_c;
-    k.in_off = params->input_offset;
-    k.out_off = params->output_offset;
-    k.lo = params->act_min;
-    k.hi = params->act_max;
-    k.full = k.lo == INT8_MIN && k.hi == INT8_MAX;
-    k.fast = 0;
+#endif
     int32_t oc = 0;
     for (; oc < g->output_c; ++oc) {
 #if NNRT_DSP

@@ -82,6 +82,22 @@ static inline uint32_t nnrt_sxtab16_ror8(uint32_t a, uint32_t x)
     return r;
 }
 
+/** [lo.bottom, hi.bottom] and [lo.top, hi.top]: PKHBT / PKHTB, which GCC 12 does not
+ *  form from the equivalent C (it takes two instructions). */
+static inline uint32_t nnrt_pkh_bottoms(uint32_t lo, uint32_t hi)
+{
+    uint32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(lo), "r"(hi));
+    return r;
+}
+
+static inline uint32_t nnrt_pkh_tops(uint32_t lo, uint32_t hi)
+{
+    uint32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(hi), "r"(lo));
+    return r;
+}
+
 /** Both halfwords of a packed pair set to v (a 16-bit value). */
 static inline uint32_t nnrt_pair16(int32_t v)
 {
