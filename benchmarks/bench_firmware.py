@@ -173,6 +173,8 @@ class Row:
     state_bytes: int = 0  # persistent state (variable tensors), beside the arena
     invocations: int = 1  # inferences per firmware run (state carried over)
     bit_exact: bool | None = None  # nnopt's outputs == the tflite-micro interpreter's
+    # (on the M7 and, when it ran, the M3 firmware)
+    m3_bit_exact: bool | None = None  # the M3 firmware's alone (None: no M3 run)
     error: str | None = None  # why nnopt has no figures for this model
     # TFLM as the same kind of M7 firmware (tflm_firmware.py), per kernel variant:
     # instructions (first invocation), ROM (all flash regions) and RAM (data + bss,
@@ -378,10 +380,16 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
     with tempfile.TemporaryDirectory(prefix="bench-fw-") as tmp:
         if pm is not None:
             try:
-                outs = _measure_nnopt(row, pm, inputs, data, Path(tmp), m3=m3,
-                                      specialize=specialize)
+                outs, outs3 = _measure_nnopt(row, pm, inputs, data, Path(tmp), m3=m3,
+                                             specialize=specialize)
                 if expected is not None:
-                    row.bit_exact = compare_outputs(outs, expected) is None
+                    diff = compare_outputs(outs, expected)
+                    if outs3 is not None:
+                        diff3 = compare_outputs(outs3, expected)
+                        row.m3_bit_exact = diff3 is None
+                        if diff3 is not None:
+                            row.error = f"Cortex-M3 output differs from the interpreter's: {diff3}"
+                    row.bit_exact = diff is None and row.m3_bit_exact is not False
             except NnoptError as err:
                 row.error = _first_line(err)
         if fw is not None:
@@ -441,8 +449,9 @@ def convert_onnx(paths: list[tuple[str, Path]], root: Path
 
 
 def _measure_nnopt(row: Row, pm: PlannedModel, inputs: list[bytes], data: bytes, tmp: Path,
-                   *, m3: bool, specialize: str) -> list[bytes]:
-    """Fill ``row`` with nnopt's firmware figures; return its outputs."""
+                   *, m3: bool, specialize: str) -> tuple[list[bytes], list[bytes] | None]:
+    """Fill ``row`` with nnopt's firmware figures; return its outputs on the M7 and
+    (``m3``) on the M3 firmware."""
     m7 = load_board(M7_BOARD)
     res = run_planned(pm, inputs, target="qemu-m7", board=m7, workdir=tmp / "m7")
     row.instructions = res.instructions
@@ -465,7 +474,8 @@ def _measure_nnopt(row: Row, pm: PlannedModel, inputs: list[bytes], data: bytes,
         pm3 = _plan(data, pm.plan.model, board3, specialize=specialize)
         res3 = run_planned(pm3, inputs, target="qemu-m3", board=board3, workdir=tmp / "m3")
         row.m3_instructions = res3.instructions
-    return list(res.outputs)
+        return list(res.outputs), list(res3.outputs)
+    return list(res.outputs), None
 
 
 # ----- TFLM firmware, side by side -----
@@ -875,7 +885,9 @@ def markdown(rows: list[Row]) -> list[str]:
     out += [
         "",
         "¹ outputs byte-identical with the tflite-micro Python interpreter's (every "
-        "invocation): nnopt / TFLM CMSIS-NN / TFLM ref. Instructions: the first "
+        "invocation): nnopt (its M7 firmware and, unless --no-m3, its M3 firmware: "
+        "the M3 column's run is checked too) / TFLM CMSIS-NN / TFLM ref. Instructions: "
+        "the first "
         "invocation, counted around invoke()/Invoke() with the same SysTick counter "
         "(QEMU -icount shift=0, 40-instruction resolution) in firmware with the same "
         "startup, port and linker script (nucleo_f767zi regions, QEMU mps2-an500); "

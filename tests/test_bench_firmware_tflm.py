@@ -8,6 +8,7 @@ import dataclasses
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -217,6 +218,39 @@ def test_compare_outputs() -> None:
     got = [np.array([1.0, 2.5], np.float32).tobytes()]
     assert bf.compare_outputs(got, f32) == (
         "output 0: 1 of 8 bytes differ, max |diff| 0.5 (float32)")
+
+
+def _fake_firmware(m3_flip: bool) -> Callable[..., tuple[list[bytes], list[bytes] | None]]:
+    """A stand-in for _measure_nnopt: the interpreter's own outputs on the "M7" and,
+    with one byte flipped when ``m3_flip``, on the "M3"."""
+    def fake(row: bf.Row, pm: object, inputs: list[bytes], data: bytes, tmp: Path, *,
+             m3: bool, specialize: str) -> tuple[list[bytes], list[bytes] | None]:
+        expected, why = oracle.oracle_outputs(data, oracle.model_steps(data, None, 1), None)
+        assert expected is not None, why
+        outs = list(expected.outputs)
+        row.instructions = row.m3_instructions = 1000
+        m3_outs = [bytes([outs[0][0] ^ 1]) + outs[0][1:], *outs[1:]] if m3_flip else outs
+        return outs, (m3_outs if m3 else None)
+    return fake
+
+
+@pytest.mark.parametrize("m3_flip", [False, True])
+def test_m3_outputs_count_toward_bit_exact(m3_flip: bool, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """nnopt's bit-exact verdict covers its Cortex-M3 firmware too: an M3 output that
+    differs from the interpreter's makes the row not bit-exact and says why."""
+    monkeypatch.setattr(bf, "_measure_nnopt", _fake_firmware(m3_flip))
+    path = find_model("hello_world_int8.tflite")
+    assert path is not None
+    row = bf.measure(path, path.parent, m3=True, tflm=False, timeout_s=60)
+    assert row.bit_exact is (not m3_flip)
+    assert row.m3_bit_exact is (not m3_flip)
+    if m3_flip:
+        assert row.error is not None and row.error.startswith("Cortex-M3 output differs")
+    else:
+        assert row.error is None
+    row = bf.measure(path, path.parent, m3=False, tflm=False, timeout_s=60)
+    assert row.bit_exact is True and row.m3_bit_exact is None
 
 
 def test_plot_writes_a_png(tmp_path: Path) -> None:
