@@ -334,6 +334,18 @@ def failure_line(log: str) -> str:
     return (lines[-1] if lines else "no output")[:300]
 
 
+def configured_source(build_dir: Path) -> Path | None:
+    """The source directory CMake configured ``build_dir`` from (its CMakeCache.txt's
+    CMAKE_HOME_DIRECTORY), or None when it has no cache."""
+    cache = build_dir / "CMakeCache.txt"
+    if not cache.is_file():
+        return None
+    for line in cache.read_text(errors="replace").splitlines():
+        if line.startswith("CMAKE_HOME_DIRECTORY:"):
+            return Path(line.split("=", 1)[1].strip()).resolve()
+    return None
+
+
 class App:
     """One application's build directory for one model and side."""
 
@@ -359,6 +371,14 @@ class App:
         stamp = self.dir / "bench-configure.json"
         self.dir.mkdir(parents=True, exist_ok=True)
         log = self.dir / "bench-build.log"
+        other = configured_source(self.dir)
+        if other is not None and other != self.source.resolve():
+            # made from another checkout (CMake refuses a second source directory): its
+            # cache goes, the objects stay for ninja to reuse or replace
+            self.log(f"{self.dir} was configured from {other}: configuring it afresh")
+            (self.dir / "CMakeCache.txt").unlink()
+            shutil.rmtree(self.dir / "CMakeFiles", ignore_errors=True)
+            stamp.unlink(missing_ok=True)
         configured = ((self.dir / "build.ninja").is_file() and stamp.is_file()
                       and json.loads(stamp.read_text()) == args)
         with log.open("w") as f:

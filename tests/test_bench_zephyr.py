@@ -405,3 +405,38 @@ def test_small_model_through_both_applications(tmp_path: Path) -> None:
     assert row["ratio_ref"] == pytest.approx(row["sides"]["nnopt"]["instructions"]
                                              / row["sides"]["ref"]["instructions"])
     assert rc == 0
+
+
+def test_build_dir_of_another_checkout_is_configured_afresh(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build directory that CMake configured from another checkout's app (a worktree,
+    a moved clone) would make CMake refuse ("does not match the source ... used to
+    generate cache"): its cache goes and CMake runs from this checkout's app."""
+    bdir = tmp_path / "nnopt"
+    (bdir / "CMakeFiles").mkdir(parents=True)
+    (bdir / "CMakeCache.txt").write_text(
+        "# cache\nCMAKE_HOME_DIRECTORY:INTERNAL=/elsewhere/benchmarks/zephyr/nnopt_app\n")
+    (bdir / "build.ninja").write_text("")
+    assert bz.configured_source(bdir) == Path("/elsewhere/benchmarks/zephyr/nnopt_app")
+    assert bz.configured_source(tmp_path) is None
+    calls: list[list[str]] = []
+
+    def fake_run(cmd: list[str], **_: Any) -> Any:
+        calls.append(cmd)
+        return type("Done", (), {"returncode": 1})()
+
+    monkeypatch.setattr(bz.subprocess, "run", fake_run)
+    setup = bz.Setup(tmp_path, "4.1.0", (), {}, tmp_path, 2)
+    messages: list[str] = []
+    app = bz.App(setup, "nnopt_app", bdir, {}, messages.append)
+    with pytest.raises(bz.BenchError, match="configuration failed"):
+        app.build()
+    assert not (bdir / "CMakeCache.txt").exists() and not (bdir / "CMakeFiles").exists()
+    assert calls and calls[0][:3] == ["nice", "cmake", "-GNinja"]
+    assert any("configured from /elsewhere" in m for m in messages)
+    # a directory configured from this checkout keeps its cache
+    (bdir / "CMakeCache.txt").write_text(
+        f"CMAKE_HOME_DIRECTORY:INTERNAL={bz.APPS / 'nnopt_app'}\n")
+    with pytest.raises(bz.BenchError):
+        app.build()
+    assert (bdir / "CMakeCache.txt").exists()
