@@ -173,8 +173,10 @@ class Row:
     state_bytes: int = 0  # persistent state (variable tensors), beside the arena
     invocations: int = 1  # inferences per firmware run (state carried over)
     bit_exact: bool | None = None  # nnopt's outputs == the tflite-micro interpreter's
-    # (on the M7 and, when it ran, the M3 firmware)
-    m3_bit_exact: bool | None = None  # the M3 firmware's alone (None: no M3 run)
+    # on the M7 and, when it ran, on the M3 firmware == the interpreter's or, where
+    # they differ, == TFLM's own M3 firmware's (m3_same_as_tflm_m3)
+    m3_bit_exact: bool | None = None  # the M3 firmware's == the interpreter's (None: no
+    # M3 run)
     error: str | None = None  # why nnopt has no figures for this model
     # TFLM as the same kind of M7 firmware (tflm_firmware.py), per kernel variant:
     # instructions (first invocation), ROM (all flash regions) and RAM (data + bss,
@@ -202,8 +204,40 @@ class Row:
     tflm_ref_error: str | None = None
     tflm_ref_measured_at: str | None = None
     tflm_ref_cached: bool = False
+    tflm_cmsis_nn_outputs_sha256: list[str] | None = None
+    tflm_ref_outputs_sha256: list[str] | None = None
+    # TFLM as Cortex-M3 firmware (mps2_an385, the same harness; tflm_firmware.M3_VARIANTS),
+    # measured beside nnopt's M3 firmware: the same fields
+    tflm_cmsis_nn_m3_instructions: int | None = None
+    tflm_cmsis_nn_m3_rom_bytes: int | None = None
+    tflm_cmsis_nn_m3_ram_bytes: int | None = None
+    tflm_cmsis_nn_m3_arena_bytes: int | None = None
+    tflm_cmsis_nn_m3_code_bytes: int | None = None
+    tflm_cmsis_nn_m3_stack_bytes: int | None = None
+    tflm_cmsis_nn_m3_bit_exact: bool | None = None
+    tflm_cmsis_nn_m3_error: str | None = None
+    tflm_cmsis_nn_m3_measured_at: str | None = None
+    tflm_cmsis_nn_m3_cached: bool = False
+    tflm_cmsis_nn_m3_outputs_sha256: list[str] | None = None
+    tflm_ref_m3_instructions: int | None = None
+    tflm_ref_m3_rom_bytes: int | None = None
+    tflm_ref_m3_ram_bytes: int | None = None
+    tflm_ref_m3_arena_bytes: int | None = None
+    tflm_ref_m3_code_bytes: int | None = None
+    tflm_ref_m3_stack_bytes: int | None = None
+    tflm_ref_m3_bit_exact: bool | None = None
+    tflm_ref_m3_error: str | None = None
+    tflm_ref_m3_measured_at: str | None = None
+    tflm_ref_m3_cached: bool = False
+    tflm_ref_m3_outputs_sha256: list[str] | None = None
+    # nnopt's M3 outputs byte-identical with those of TFLM's M3 firmware (every M3
+    # variant that ran): where the M3's libm (newlib's soft-float expf/logf) differs
+    # from the host's, TFLM on the same core is the reference (None: not compared)
+    m3_same_as_tflm_m3: bool | None = None
     ratio_cmsis_nn: float | None = None  # instructions / tflm_cmsis_nn_instructions
     ratio_ref: float | None = None  # instructions / tflm_ref_instructions
+    ratio_m3_cmsis_nn: float | None = None  # m3_instructions / tflm_cmsis_nn_m3_instructions
+    ratio_m3_ref: float | None = None  # m3_instructions / tflm_ref_m3_instructions
     # an ONNX model (path): both sides ran the .tflite nnopt convert wrote from it
     convert_command: str | None = None  # the nnopt convert command line
     converted_path: str | None = None  # the .tflite measured
@@ -377,19 +411,19 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
     oracle_error: str | None = None
     if steps:
         expected, oracle_error = oracle_outputs(data, steps, row.tflm_min_arena)
+    outs3: list[bytes] | None = None
+    m7_exact: bool | None = None
+    m3_diff: str | None = None
     with tempfile.TemporaryDirectory(prefix="bench-fw-") as tmp:
         if pm is not None:
             try:
                 outs, outs3 = _measure_nnopt(row, pm, inputs, data, Path(tmp), m3=m3,
                                              specialize=specialize)
                 if expected is not None:
-                    diff = compare_outputs(outs, expected)
+                    m7_exact = compare_outputs(outs, expected) is None
                     if outs3 is not None:
-                        diff3 = compare_outputs(outs3, expected)
-                        row.m3_bit_exact = diff3 is None
-                        if diff3 is not None:
-                            row.error = f"Cortex-M3 output differs from the interpreter's: {diff3}"
-                    row.bit_exact = diff is None and row.m3_bit_exact is not False
+                        m3_diff = compare_outputs(outs3, expected)
+                        row.m3_bit_exact = m3_diff is None
             except NnoptError as err:
                 row.error = _first_line(err)
         if fw is not None:
@@ -403,9 +437,39 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
                 assert expected is not None
                 measure_tflm(row, fw, variant, path, inputs, expected, k,
                              Path(tmp) / f"tflm-{variant}")
+    if outs3 is not None and expected is not None:
+        judge_m3(row, outs3)
+    if m7_exact is not None:
+        settle_bit_exact(row, m7_exact, m3_diff)
     row.ratio_cmsis_nn = ratio(row.instructions, row.tflm_cmsis_nn_instructions)
     row.ratio_ref = ratio(row.instructions, row.tflm_ref_instructions)
+    row.ratio_m3_cmsis_nn = ratio(row.m3_instructions, row.tflm_cmsis_nn_m3_instructions)
+    row.ratio_m3_ref = ratio(row.m3_instructions, row.tflm_ref_m3_instructions)
     return row
+
+
+def judge_m3(row: Row, outs3: list[bytes]) -> None:
+    """Compare nnopt's M3 outputs with TFLM's M3 firmwares' (by digest): where the M3
+    differs from the host interpreter only through the core's libm, TFLM's own kernels
+    on the same core and libc are the reference of 'bit-exact with TFLM'."""
+    digests = [tflm_cache.sha256_hex(b) for b in outs3]
+    theirs = [d for v in tflm_firmware.M3_VARIANTS
+              if (d := getattr(row, f"tflm_{v}_outputs_sha256")) is not None]
+    if not theirs:
+        return
+    row.m3_same_as_tflm_m3 = all(d == digests for d in theirs)
+
+
+def settle_bit_exact(row: Row, m7_exact: bool, m3_diff: str | None) -> None:
+    """``row.bit_exact`` from the M7 verdict and the M3 one (``m3_diff``: how the M3
+    outputs differ from the interpreter's, None if they do not or there was no M3 run):
+    an M3 that differs from the interpreter but is byte-identical with TFLM's own M3
+    firmware (:func:`judge_m3`) counts as bit-exact with TFLM; one that differs from
+    both is the row's error."""
+    m3_ok = m3_diff is None or row.m3_same_as_tflm_m3 is True
+    row.bit_exact = m7_exact and m3_ok
+    if not m3_ok:
+        row.error = row.error or f"Cortex-M3 output differs from the interpreter's: {m3_diff}"
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -492,19 +556,20 @@ class TflmContext:
     ops: set[str] = field(default_factory=set)  # operators of every model of the run
     libs: dict[str, tflm_firmware.Library | str] = field(default_factory=dict)
     results: tflm_cache.ResultCache | None = None  # measurements kept across runs
-    _identity: dict[str, Any] | None = None
+    _identity: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def identity(self) -> dict[str, Any]:
-        """The key parts shared by every model of the run (sources, harness, tools),
-        computed once."""
-        if self._identity is None:
+    def identity(self, variant: str = "ref") -> dict[str, Any]:
+        """The key parts shared by every model of the run for the core ``variant`` is
+        built for (sources, harness, tools), computed once per core."""
+        spec = tflm_firmware.variant_spec(variant)
+        if spec.target not in self._identity:
             assert self.sources is not None
             s = self.sources
-            self._identity = {"sources": tflm_cache.source_identity(s.tflm, s.cmsis_nn,
-                                                                    s.cmsis),
-                              "harness": tflm_cache.harness_identity(M7_BOARD),
-                              "tools": tflm_cache.tool_identity()}
-        return self._identity
+            self._identity[spec.target] = {
+                "sources": tflm_cache.source_identity(s.tflm, s.cmsis_nn, s.cmsis),
+                "harness": tflm_cache.harness_identity(spec.board, spec.target),
+                "tools": tflm_cache.tool_identity()}
+        return self._identity[spec.target]
 
     def library(self, variant: str) -> tflm_firmware.Library:
         """The variant's library, built on first use; TflmUnavailable if it cannot be."""
@@ -540,7 +605,9 @@ def tflm_context(args: argparse.Namespace, models: list[Path]) -> TflmContext | 
             ops.update(tflm_firmware.model_operators(m.read_bytes()))
         except Exception:  # not a .tflite: its row says so
             continue
-    variants = tuple(v for v in tflm_firmware.VARIANTS if v in args.tflm_variants.split(","))
+    asked = [v.strip() for v in args.tflm_variants.split(",") if v.strip()]
+    variants = tuple(v for v in tflm_firmware.ALL_VARIANTS if v in asked
+                     and not (args.no_m3 and v in tflm_firmware.M3_VARIANTS))
     return TflmContext(src, None, cache, jobs=args.jobs, ops=ops, variants=variants,
                        results=tflm_cache.ResultCache(cache / "results", args.tflm_cache))
 
@@ -562,7 +629,7 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
         key = tflm_cache.measurement_key(
             variant=variant, make_args=tflm_firmware.make_args(variant),
             model=model.read_bytes(), inputs=inputs, invocations=k,
-            expected=expected.outputs, **fw.identity())
+            expected=expected.outputs, **fw.identity(variant))
         hit = fw.results.get(key[0])
         if hit is not None:
             for name in tflm_cache.MEASURED_FIELDS:
@@ -589,13 +656,13 @@ def measure_tflm_firmware(row: Row, lib: tflm_firmware.Library, model: Path,
     needs on the 32-bit target, the measured build has exactly that arena. Returns
     whether the outcome belongs to the model (False: QEMU failed to run it)."""
     p = f"tflm_{lib.variant}_"
-    board = load_board(M7_BOARD)
+    board = load_board(tflm_firmware.variant_spec(lib.variant).board)
     try:
         work.mkdir(parents=True, exist_ok=True)
         harness = tflm_firmware.build_harness(lib, model, work)
         probe_arena = row.tflm_min_arena or PROBE_ARENA
         exe = tflm_firmware.link_firmware(harness, probe_arena, board)
-        probe = tflm_firmware.run_firmware(exe, board, [], [], 1)
+        probe = tflm_firmware.run_firmware(exe, board, [], [], 1, target=lib.target)
         if probe.exit_code != 0 or probe.arena_used is None:
             raise tflm_firmware.TflmUnavailable(_tflm_failure(probe))
         arena = smallest_arena(harness, board, probe.arena_used, probe_arena)
@@ -606,7 +673,8 @@ def measure_tflm_firmware(row: Row, lib: tflm_firmware.Library, model: Path,
             in_files.append(f)
         out_files = [work / f"out{o}.bin" for o in range(len(expected.outputs))]
         exe = tflm_firmware.link_firmware(harness, arena, board)
-        res = tflm_firmware.run_firmware(exe, board, in_files, out_files, k)
+        res = tflm_firmware.run_firmware(exe, board, in_files, out_files, k,
+                                         target=lib.target)
         if res.exit_code != 0 or res.instructions is None:
             raise tflm_firmware.TflmUnavailable(_tflm_failure(res))
     except tflm_firmware.TflmUnavailable as err:
@@ -625,6 +693,7 @@ def measure_tflm_firmware(row: Row, lib: tflm_firmware.Library, model: Path,
     setattr(row, p + "code_bytes", report.rom_used - tflm_firmware.model_array_bytes(exe))
     setattr(row, p + "stack_bytes", res.stack)
     got = [f.read_bytes() if f.is_file() else b"" for f in out_files]
+    setattr(row, p + "outputs_sha256", [tflm_cache.sha256_hex(b) for b in got])
     diff = compare_outputs(got, expected)
     setattr(row, p + "bit_exact", diff is None)
     if diff is not None:
@@ -638,7 +707,8 @@ def smallest_arena(harness: tflm_firmware.Harness, board: Board, used: int,
     (:func:`search_arena`, each probe a link and a QEMU run without inference)."""
     def allocates(n: int) -> bool:
         exe = tflm_firmware.link_firmware(harness, n, board)
-        return tflm_firmware.run_firmware(exe, board, [], [], 1).exit_code == 0
+        return tflm_firmware.run_firmware(exe, board, [], [], 1,
+                                          target=harness.lib.target).exit_code == 0
 
     return search_arena(allocates, used, known_ok)
 
@@ -650,7 +720,8 @@ def _tflm_failure(res: tflm_firmware.FirmwareRun) -> str:
 
 def group_geomeans(rows: list[Row]) -> list[dict[str, Any]]:
     """Per model group (in first-seen order, then all): geometric means of
-    ours / TFLM CMSIS-NN and ours / TFLM reference over the rows that have both."""
+    ours / TFLM CMSIS-NN and ours / TFLM reference (Cortex-M7, and Cortex-M3:
+    ``*_m3_*``) over the rows that have both."""
     groups: list[str] = []
     for r in rows:
         if r.group not in groups:
@@ -658,11 +729,13 @@ def group_geomeans(rows: list[Row]) -> list[dict[str, Any]]:
     out = []
     for g in [*groups, "all"]:
         sel = [r for r in rows if g == "all" or r.group == g]
-        cm = [r.ratio_cmsis_nn for r in sel if r.ratio_cmsis_nn is not None]
-        ref = [r.ratio_ref for r in sel if r.ratio_ref is not None]
-        out.append({"group": g, "models": len(sel), "cmsis_nn_n": len(cm),
-                    "geomean_ratio_cmsis_nn": geomean(cm), "ref_n": len(ref),
-                    "geomean_ratio_ref": geomean(ref)})
+        doc: dict[str, Any] = {"group": g, "models": len(sel)}
+        for key, label in (("ratio_cmsis_nn", "cmsis_nn"), ("ratio_ref", "ref"),
+                           ("ratio_m3_cmsis_nn", "m3_cmsis_nn"), ("ratio_m3_ref", "m3_ref")):
+            vals = [getattr(r, key) for r in sel if getattr(r, key) is not None]
+            doc[f"{label}_n"] = len(vals)
+            doc[f"geomean_{key}"] = geomean(vals)
+        out.append(doc)
     return out
 
 
@@ -811,20 +884,23 @@ def notes(r: Row) -> str:
     parts = []
     if r.error:
         parts.append(f"nnopt: {r.error}")
-    for v, label in (("cmsis_nn", "TFLM CMSIS-NN"), ("ref", "TFLM ref")):
-        e = getattr(r, f"tflm_{v}_error")
-        if e:
-            parts.append(f"{label}: {e}")
-    # the same reason for both TFLM variants once
-    if len(parts) >= 2 and parts[-1].split(": ", 1)[1] == parts[-2].split(": ", 1)[1]:
-        parts[-2:] = ["TFLM: " + parts[-1].split(": ", 1)[1]]
+    if r.m3_bit_exact is False and r.m3_same_as_tflm_m3:
+        parts.append("nnopt M3: differs from the interpreter, identical to TFLM's M3 "
+                     "firmware (the M3's libm) ¹⁰")
+    for core, variants in (("", ("cmsis_nn", "ref")), (" M3", ("cmsis_nn_m3", "ref_m3"))):
+        errs = [(label, getattr(r, f"tflm_{v}_error"))
+                for v, label in zip(variants, ("TFLM CMSIS-NN", "TFLM ref"), strict=True)]
+        errs = [(label, e) for label, e in errs if e]
+        if len(errs) == 2 and errs[0][1] == errs[1][1]:  # the same reason once
+            errs = [("TFLM", errs[0][1])]
+        parts += [f"{label}{core}: {e}" for label, e in errs]
     if r.converted_path is not None:
         same = {True: "nnopt's C from the .onnx is the same",
                 False: "nnopt's C from the .onnx differs",
                 None: "nnopt's C from the .onnx not compared"}[r.onnx_same_code]
         parts.append(f"ONNX: both run `{r.convert_command}` ⁹ ({same})")
-    cached = sorted({str(getattr(r, f"tflm_{v}_measured_at")) for v in ("cmsis_nn", "ref")
-                     if getattr(r, f"tflm_{v}_cached")})
+    cached = sorted({str(getattr(r, f"tflm_{v}_measured_at"))
+                     for v in tflm_firmware.ALL_VARIANTS if getattr(r, f"tflm_{v}_cached")})
     if cached:
         parts.append("TFLM from the cache ⁸, measured " + ", ".join(cached))
     return "; ".join(p.replace("|", "/") for p in parts)
@@ -846,13 +922,17 @@ def markdown(rows: list[Row]) -> list[str]:
                    f"{_n(r.m3_instructions)} | {exact} | {notes(r)} |")
     out += [
         "",
-        "| group | models | ours/CMSIS-NN geomean (n) | ours/ref geomean (n) |",
-        "|---|---:|---:|---:|",
+        "| group | models | ours/CMSIS-NN geomean (n) | ours/ref geomean (n) | "
+        "M3: ours/CMSIS-NN geomean (n) | M3: ours/ref geomean (n) |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for g in group_geomeans(rows):
         out.append(f"| {g['group']} | {g['models']} | "
                    f"{_f(g['geomean_ratio_cmsis_nn'])} ({g['cmsis_nn_n']}) | "
-                   f"{_f(g['geomean_ratio_ref'])} ({g['ref_n']}) |")
+                   f"{_f(g['geomean_ratio_ref'])} ({g['ref_n']}) | "
+                   f"{_f(g['geomean_ratio_m3_cmsis_nn'])} ({g['m3_cmsis_nn_n']}) | "
+                   f"{_f(g['geomean_ratio_m3_ref'])} ({g['m3_ref_n']}) |")
+    out += m3_markdown(rows)
     out += [
         "",
         "| model | ROM | runtime code ² | spec ROM ⁶ | code ³ | RAM ⁴ | arena (scratch) | "
@@ -908,8 +988,37 @@ def markdown(rows: list[Row]) -> list[str]:
         "(benchmarks/tflm_cache.py; --tflm-cache refresh measures them again). "
         "⁹ TFLM reads no ONNX: nnopt, TFLM and the interpreter run the .tflite this "
         "command writes (the graph nnopt imports from the ONNX file; "
-        "benchmarks/converted_models.py).",
+        "benchmarks/converted_models.py). "
+        "¹⁰ Cortex-M3 (mps2_an385, QEMU mps2-an385; TFLM's cortex_m_generic cortex-m3 "
+        "build, soft float, CMSIS-NN's portable C path): outputs against the "
+        "interpreter's, and nnopt's against TFLM's own M3 firmwares' (byte-identical: "
+        "'= TFLM'). The M3's newlib has soft-float expf/logf that differ from the "
+        "host's glibc in the last bit for some inputs: a float model using them differs "
+        "from the host interpreter on the M3 in TFLM too, and nnopt is then bit-exact "
+        "with TFLM on that core.",
     ]
+    return out
+
+
+def m3_markdown(rows: list[Row]) -> list[str]:
+    """The Cortex-M3 table: nnopt's M3 firmware beside TFLM's (when any ran)."""
+    if not any(r.m3_instructions is not None or r.tflm_ref_m3_instructions is not None
+               or r.tflm_cmsis_nn_m3_instructions is not None for r in rows):
+        return []
+    out = [
+        "",
+        "| group | model | nnopt M3 instr | TFLM CMSIS-NN M3 | TFLM ref M3 | "
+        "ours/CMSIS-NN M3 | ours/ref M3 | bit-exact M3 ¹⁰: nnopt / = TFLM / "
+        "TFLM CMSIS-NN / TFLM ref |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        same = {None: "-", True: "yes", False: "**no**"}[r.m3_same_as_tflm_m3]
+        exact = " / ".join([_exact(r.m3_bit_exact), same, _exact(r.tflm_cmsis_nn_m3_bit_exact),
+                            _exact(r.tflm_ref_m3_bit_exact)])
+        out.append(f"| {r.group} | {r.model} | {_n(r.m3_instructions)} | "
+                   f"{_n(r.tflm_cmsis_nn_m3_instructions)} | {_n(r.tflm_ref_m3_instructions)} | "
+                   f"{_f(r.ratio_m3_cmsis_nn, True)} | {_f(r.ratio_m3_ref, True)} | {exact} |")
     return out
 
 
@@ -1010,8 +1119,10 @@ def main(argv: list[str] | None = None) -> int:
                    "$NNOPT_ZEPHYR_WORKSPACE or the parent of $ZEPHYR_BASE)")
     p.add_argument("--cmsis-nn-dir", type=Path, help="CMSIS-NN source (default: as --tflm-dir)")
     p.add_argument("--cmsis-dir", type=Path, help="CMSIS_6 source (default: as --tflm-dir)")
-    p.add_argument("--tflm-variants", default=",".join(tflm_firmware.VARIANTS),
-                   help="TFLM kernel variants to measure (default: %(default)s)")
+    p.add_argument("--tflm-variants", default=",".join(tflm_firmware.ALL_VARIANTS),
+                   help="TFLM builds to measure: reference / CMSIS-NN kernels on the "
+                   "Cortex-M7, and the same on the Cortex-M3 (*_m3; not with --no-m3) "
+                   "(default: %(default)s)")
     p.add_argument("--jobs", type=int, default=2, help="make -j of TFLM's library builds")
     p.add_argument("--tflm-cache", choices=tflm_cache.MODES, default="use",
                    help="TFLM's measurements kept across runs (tflm_cache.py, keyed by the "
@@ -1062,6 +1173,12 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"bench_firmware: unknown group(s) {', '.join(unknown)}; groups: "
               f"{', '.join(GROUPS)}", file=sys.stderr)
+        return 2
+    bad = [v for v in args.tflm_variants.split(",")
+           if v.strip() and v.strip() not in tflm_firmware.ALL_VARIANTS]
+    if bad:
+        print(f"bench_firmware: unknown TFLM variant(s) {', '.join(bad)}; variants: "
+              f"{', '.join(tflm_firmware.ALL_VARIANTS)}", file=sys.stderr)
         return 2
     if args.models:
         paths = [(m.resolve().parent.name, m.resolve()) for m in args.models]

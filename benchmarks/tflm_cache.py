@@ -3,8 +3,8 @@
 TFLM's side of the comparison costs minutes per model (a probe build, the arena search,
 the measured run) and changes only when what determines it changes; nnopt's side changes
 with every kernel. :class:`ResultCache` keeps one TFLM variant's figures of one model
-(instructions, ROM, RAM, arena, code, stack, the bit-exact verdict and its reason) under
-a key (:func:`measurement_key`) over everything they depend on:
+(instructions, ROM, RAM, arena, code, stack, the bit-exact verdict and its reason, the
+outputs' digests) under a key (:func:`measurement_key`) over everything they depend on:
 
 - the model file's bytes, the inputs fed (every invocation) and the tflite-micro Python
   interpreter's outputs for them (the oracle of the bit-exact verdict);
@@ -35,7 +35,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nnopt.firmware.toolchain import Target
 
 FORMAT = 1
 MODES = ("use", "refresh", "off")  # read and write / write only / neither
@@ -57,6 +60,9 @@ class Measurement:
     bit_exact: bool | None
     error: str | None
     measured_at: str  # UTC, "YYYY-MM-DD HH:MM UTC"
+    # SHA-256 of each output (every invocation back to back), to compare with another
+    # firmware's outputs on the same core (None: an entry from before they were kept)
+    outputs_sha256: list[str] | None = None
 
 
 MEASURED_FIELDS = tuple(f.name for f in fields(Measurement) if f.name != "measured_at")
@@ -66,7 +72,7 @@ def now_utc() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _sha256(data: bytes) -> str:
+def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
@@ -84,7 +90,7 @@ def tree_digest(root: Path, skip: tuple[str, ...] = (".git",)) -> str:
     for rel, p in sorted(paths):
         h.update(rel.encode() + b"\0")
         if p.is_file():
-            h.update(_sha256(p.read_bytes()).encode())
+            h.update(sha256_hex(p.read_bytes()).encode())
         h.update(b"\n")
     return h.hexdigest()
 
@@ -112,9 +118,10 @@ def tool_identity(tools: tuple[str, ...] = TOOLS) -> dict[str, str]:
     return out
 
 
-def harness_identity(board_name: str) -> dict[str, Any]:
-    """What the firmware around TFLM's library is made of, for ``board_name``: the
-    harness files, nnrt's bare-metal port, the linker script, flags and defines."""
+def harness_identity(board_name: str, target: Target = "qemu-m7") -> dict[str, Any]:
+    """What the firmware around TFLM's library is made of, for ``board_name`` and
+    nnopt's firmware ``target``: the harness files, nnrt's bare-metal port, the linker
+    script, flags and defines."""
     from nnopt.boards import load_board
     from nnopt.firmware.linker import linker_script
     from nnopt.firmware.toolchain import base_defines, port_sources, target_flags
@@ -122,12 +129,12 @@ def harness_identity(board_name: str) -> dict[str, Any]:
 
     board = load_board(board_name)
     files = [HERE / f for f in HARNESS_FILES]
-    files += [*port_sources("qemu-m7"), nnrt_dir() / "include" / "nnrt" / "port.h"]
+    files += [*port_sources(target), nnrt_dir() / "include" / "nnrt" / "port.h"]
     return {
-        "files": {p.name: _sha256(p.read_bytes()) for p in files},
-        "linker_script": _sha256(linker_script(board).encode()),
-        "flags": target_flags("qemu-m7", board, False),
-        "defines": base_defines("qemu-m7", board),
+        "files": {p.name: sha256_hex(p.read_bytes()) for p in files},
+        "linker_script": sha256_hex(linker_script(board).encode()),
+        "flags": target_flags(target, board, False),
+        "defines": base_defines(target, board),
     }
 
 
@@ -141,15 +148,15 @@ def measurement_key(*, variant: str, make_args: Sequence[str], model: bytes,
         "format": FORMAT,
         "variant": variant,
         "make_args": list(make_args),
-        "model": _sha256(model),
-        "inputs": [_sha256(b) for b in inputs],
+        "model": sha256_hex(model),
+        "inputs": [sha256_hex(b) for b in inputs],
         "invocations": invocations,
-        "expected": [_sha256(b) for b in expected],
+        "expected": [sha256_hex(b) for b in expected],
         "sources": sources,
         "harness": harness,
         "tools": tools,
     }
-    return _sha256(json.dumps(parts, sort_keys=True).encode()), parts
+    return sha256_hex(json.dumps(parts, sort_keys=True).encode()), parts
 
 
 class ResultCache:

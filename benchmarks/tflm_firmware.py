@@ -36,9 +36,34 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from nnopt.boards import Board
+    from nnopt.firmware.toolchain import Target
 
-VARIANTS = ("ref", "cmsis_nn")
-TFLM_MAKE_ARGS = ("TARGET=cortex_m_generic", "TARGET_ARCH=cortex-m7+fp", "BUILD_TYPE=release",
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A TFLM build measured: its kernels, the core it is built for, and where nnopt's
+    bare-metal firmware for that core runs."""
+
+    kernels: str  # "ref" (TFLM's reference kernels) or "cmsis_nn" (OPTIMIZED_KERNEL_DIR)
+    arch: str  # TFLM's TARGET_ARCH
+    target: Target  # nnopt's firmware target (startup, port, QEMU machine)
+    board: str  # nnopt board whose regions the firmware is linked for
+
+
+#: The Cortex-M7 builds of the main comparison (``tflm_<variant>_*`` fields), then the
+#: Cortex-M3 ones (no FPU, no DSP: CMSIS-NN's portable C path, newlib's soft-float libm),
+#: measured beside nnopt's M3 firmware.
+VARIANT_SPECS = {
+    "ref": Variant("ref", "cortex-m7+fp", "qemu-m7", "nucleo_f767zi"),
+    "cmsis_nn": Variant("cmsis_nn", "cortex-m7+fp", "qemu-m7", "nucleo_f767zi"),
+    "ref_m3": Variant("ref", "cortex-m3", "qemu-m3", "mps2_an385"),
+    "cmsis_nn_m3": Variant("cmsis_nn", "cortex-m3", "qemu-m3", "mps2_an385"),
+}
+VARIANTS = ("ref", "cmsis_nn")  # Cortex-M7
+M3_VARIANTS = ("ref_m3", "cmsis_nn_m3")
+ALL_VARIANTS = (*VARIANTS, *M3_VARIANTS)
+TFLM_MAKE_ARGS = ("TARGET=cortex_m_generic", "TARGET_ARCH={arch}", "BUILD_TYPE=release",
                   "TOOLCHAIN=gcc",
                   # the examples' and benchmarks' test rules (not the library's)
                   "MICRO_LITE_EXAMPLE_TESTS=", "MICRO_LITE_BENCHMARKS=",
@@ -47,6 +72,7 @@ TFLM_MAKE_ARGS = ("TARGET=cortex_m_generic", "TARGET_ARCH=cortex-m7+fp", "BUILD_
                   # here uses it, and CPU is scarce
                   "MICROLITE_CC_SIGNAL_KERNEL_SRCS=")
 MAKEFILE = "tensorflow/lite/micro/tools/make/Makefile"
+DOWNLOADS = "tensorflow/lite/micro/tools/make/downloads"
 RESOLVER_H = "tensorflow/lite/micro/micro_mutable_op_resolver.h"
 HARNESS_TEMPLATE = Path(__file__).with_name("tflm_harness.cc.in")
 CXX = "arm-none-eabi-g++"
@@ -79,6 +105,30 @@ typedef enum IRQn {
 #include "core_cm7.h"
 #endif
 """
+
+
+#: ARMCM3.h, the same for the Cortex-M3 builds (:data:`M3_VARIANTS`): no FPU, MPU.
+ARMCM3_H = """\
+/* Generic Cortex-M3 device header for TFLM's cortex_m_generic target (written by
+ * nnopt's benchmarks/tflm_firmware.py; the Cortex_DFP pack is not available offline). */
+#ifndef ARMCM3_H
+#define ARMCM3_H
+typedef enum IRQn {
+  NonMaskableInt_IRQn = -14, HardFault_IRQn = -13, MemoryManagement_IRQn = -12,
+  BusFault_IRQn = -11, UsageFault_IRQn = -10, SVCall_IRQn = -5, DebugMonitor_IRQn = -4,
+  PendSV_IRQn = -2, SysTick_IRQn = -1, Interrupt0_IRQn = 0
+} IRQn_Type;
+#define __CM3_REV 0x0201U
+#define __MPU_PRESENT 1U
+#define __VTOR_PRESENT 1U
+#define __NVIC_PRIO_BITS 3U
+#define __Vendor_SysTickConfig 0U
+#include "core_cm3.h"
+#endif
+"""
+
+#: Device headers written into the build tree's CMSIS download folder, by file name.
+DEVICE_HEADERS = {"ARMCM7": ARMCM7_H, "ARMCM3": ARMCM3_H}
 
 
 class TflmUnavailable(Exception):
@@ -159,6 +209,7 @@ def prepare_tree(src: Sources, cache: Path) -> Path:
     tree = cache / f"tflm-{_tree_key(src)}"
     stamp = tree / ".nnopt-tree-ready"
     if stamp.is_file():
+        _device_headers(tree)  # a tree prepared before a header was added
         return tree
     if tree.exists():
         shutil.rmtree(tree)
@@ -176,21 +227,38 @@ def prepare_tree(src: Sources, cache: Path) -> Path:
     for f in ("LICENSE",):
         if (src.cmsis / f).is_file():
             (cmsis / f).symlink_to(src.cmsis / f)
-    dev = cmsis / "Cortex_DFP/Device/ARMCM7/Include"
-    dev.mkdir(parents=True)
-    (dev / "ARMCM7.h").write_text(ARMCM7_H)
+    _device_headers(tree)
     stamp.write_text("ok\n")
     return tree
 
 
+def _device_headers(tree: Path) -> None:
+    """The generic device headers (:data:`DEVICE_HEADERS`) where TFLM's cortex_m_generic
+    target looks for them, those missing written."""
+    for name, text in DEVICE_HEADERS.items():
+        dev = tree / DOWNLOADS / f"cmsis/Cortex_DFP/Device/{name}/Include"
+        if not (dev / f"{name}.h").is_file():
+            dev.mkdir(parents=True, exist_ok=True)
+            (dev / f"{name}.h").write_text(text)
+
+
+def variant_spec(variant: str) -> Variant:
+    """The build of ``variant`` (one of :data:`ALL_VARIANTS`)."""
+    try:
+        return VARIANT_SPECS[variant]
+    except KeyError:
+        raise ValueError(f"unknown TFLM variant {variant!r} (one of "
+                         f"{', '.join(ALL_VARIANTS)})") from None
+
+
 def make_args(variant: str) -> list[str]:
-    """TFLM's Makefile variables for a kernel variant ('ref' or 'cmsis_nn')."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown TFLM variant {variant!r}")
+    """TFLM's Makefile variables for a variant (:data:`VARIANT_SPECS`)."""
+    spec = variant_spec(variant)
     cc = shutil.which(CXX)
     root = str(Path(cc).parent) + "/" if cc else "/usr/bin/"
-    args = [*TFLM_MAKE_ARGS, f"TARGET_TOOLCHAIN_ROOT={root}"]
-    if variant == "cmsis_nn":
+    args = [a.format(arch=spec.arch) for a in TFLM_MAKE_ARGS]
+    args.append(f"TARGET_TOOLCHAIN_ROOT={root}")
+    if spec.kernels == "cmsis_nn":
         args.append("OPTIMIZED_KERNEL_DIR=cmsis_nn")
     return args
 
@@ -201,6 +269,7 @@ class Library:
     tree: Path
     archive: Path
     cxxflags: tuple[str, ...]  # TFLM's CXXFLAGS + INCLUDES (absolute), for the harness
+    target: Target = "qemu-m7"  # nnopt's firmware target of its core (Variant.target)
 
 
 def _check_cxx() -> None:
@@ -304,7 +373,7 @@ def build_library(src: Sources, variant: str, cache: Path, ops: Iterable[str],
             raise TflmUnavailable(f"TFLM {variant} library build failed (log {out}): "
                                   + " | ".join(tail))
         stamp.write_text("\n".join(chosen) + "\n")
-    return Library(variant, tree, archive, cxxflags)
+    return Library(variant, tree, archive, cxxflags, variant_spec(variant).target)
 
 
 def _absolute_includes(flags: Sequence[str], tree: Path) -> list[str]:
@@ -472,14 +541,15 @@ def link_firmware(harness: Harness, arena_bytes: int, board: Board) -> Path:
                             capture_output=True, text=True, check=True).stdout.strip()
     libs = [harness.archive, harness.lib.archive] + (
         [Path(supcxx)] if os.path.isabs(supcxx) else [])
-    return build(BuildSpec(target="qemu-m7", sources=(TFLM_MAIN_C,), board=board,
+    return build(BuildSpec(target=harness.lib.target, sources=(TFLM_MAIN_C,), board=board,
                            defines={"NNOPT_TFLM_ARENA_BYTES": str(arena_bytes)},
                            libraries=tuple(libs)))
 
 
 def run_firmware(exe: Path, board: Board, inputs: Sequence[Path], outputs: Sequence[Path],
-                 invocations: int, timeout_s: float = 1200) -> FirmwareRun:
-    """Run a TFLM firmware under QEMU and read what it printed."""
+                 invocations: int, timeout_s: float = 1200,
+                 target: Target = "qemu-m7") -> FirmwareRun:
+    """Run a TFLM firmware (built for ``target``) under QEMU and read what it printed."""
     from nnopt.firmware.toolchain import run
 
     args = ["-n", str(invocations)]
@@ -487,7 +557,7 @@ def run_firmware(exe: Path, board: Board, inputs: Sequence[Path], outputs: Seque
         args += ["-i", str(p.resolve())]
     for p in outputs:
         args += ["-o", str(p.resolve())]
-    res = run(exe, "qemu-m7", args, board=board, timeout_s=timeout_s)
+    res = run(exe, target, args, board=board, timeout_s=timeout_s)
     vals = {k: int(v) for k, v in _LOG_RE.findall(res.stdout)}
     return FirmwareRun(res.instructions, vals.get("instructions_total"),
                        vals.get("arena_used"), vals.get("stack"), res.exit_code,

@@ -23,6 +23,7 @@ sys.path.insert(0, str(BENCH))
 import bench_firmware as bf  # noqa: E402
 import converted_models as cm  # noqa: E402
 import oracle  # noqa: E402
+import tflm_cache as tc  # noqa: E402
 import tflm_firmware as tf  # noqa: E402
 
 HEADER = """
@@ -135,6 +136,25 @@ def test_make_args_variants() -> None:
             "BUILD_TYPE=release"} <= set(ref)
     with pytest.raises(ValueError):
         tf.make_args("fast")
+    # the M7 builds' arguments, in their order (part of the cached measurements' key)
+    assert ref[:4] == ["TARGET=cortex_m_generic", "TARGET_ARCH=cortex-m7+fp",
+                       "BUILD_TYPE=release", "TOOLCHAIN=gcc"]
+    ref3, cm3 = tf.make_args("ref_m3"), tf.make_args("cmsis_nn_m3")
+    assert "TARGET_ARCH=cortex-m3" in ref3 and "TARGET_ARCH=cortex-m7+fp" not in ref3
+    assert not any(a.startswith("OPTIMIZED_KERNEL_DIR") for a in ref3)
+    assert {"TARGET_ARCH=cortex-m3", "OPTIMIZED_KERNEL_DIR=cmsis_nn"} <= set(cm3)
+    assert tf.variant_spec("ref_m3").target == "qemu-m3"
+    assert tf.variant_spec("ref_m3").board == bf.M3_BOARD
+    assert tf.variant_spec("cmsis_nn").board == bf.M7_BOARD
+    assert set(tf.ALL_VARIANTS) == set(tf.VARIANT_SPECS)
+
+
+def test_unknown_tflm_variant_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    path = find_model("hello_world_int8.tflite")
+    assert path is not None
+    assert bf.main([str(path), "--tflm-variants", "ref,fast"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown TFLM variant(s) fast" in err and "ref_m3" in err
 
 
 def test_ratio_and_geomean() -> None:
@@ -251,6 +271,53 @@ def test_m3_outputs_count_toward_bit_exact(m3_flip: bool, tmp_path: Path,
         assert row.error is None
     row = bf.measure(path, path.parent, m3=False, tflm=False, timeout_s=60)
     assert row.bit_exact is True and row.m3_bit_exact is None
+
+
+class _M3Context(bf.TflmContext):
+    def library(self, variant: str) -> tf.Library:
+        raise AssertionError("measure_tflm is replaced")
+
+
+@pytest.mark.parametrize("tflm_like_nnopt", [True, False])
+def test_m3_output_identical_with_tflm_m3_is_bit_exact_with_tflm(
+        tflm_like_nnopt: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An M3 output that differs from the host interpreter's (the M3's libm) but is
+    byte-identical with TFLM's own M3 firmware's counts as bit-exact with TFLM, and the
+    row says so; one that differs from TFLM's M3 output too stays the row's error."""
+    monkeypatch.setattr(bf, "_measure_nnopt", _fake_firmware(True))
+    seen: dict[str, list[bytes]] = {}
+
+    def fake_tflm(row: bf.Row, fw: bf.TflmContext, variant: str, model: Path,
+                  inputs: list[bytes], expected: bf.Oracle, k: int, work: Path) -> None:
+        outs = list(expected.outputs)
+        if tflm_like_nnopt:  # TFLM's M3 firmware: the same last-bit difference
+            outs[0] = bytes([outs[0][0] ^ 1]) + outs[0][1:]
+        seen[variant] = outs
+        setattr(row, f"tflm_{variant}_instructions", 4000)
+        setattr(row, f"tflm_{variant}_bit_exact", not tflm_like_nnopt)
+        setattr(row, f"tflm_{variant}_outputs_sha256", [tc.sha256_hex(b) for b in outs])
+
+    monkeypatch.setattr(bf, "measure_tflm", fake_tflm)
+    path = find_model("hello_world_int8.tflite")
+    assert path is not None
+    fw = _M3Context(None, None, tmp_path, variants=("ref_m3", "cmsis_nn_m3"))
+    row = bf.measure(path, path.parent, m3=True, tflm=False, timeout_s=60, fw=fw)
+    assert set(seen) == {"ref_m3", "cmsis_nn_m3"}
+    assert row.m3_bit_exact is False
+    assert row.m3_same_as_tflm_m3 is tflm_like_nnopt
+    assert row.bit_exact is tflm_like_nnopt
+    assert row.ratio_m3_ref == row.ratio_m3_cmsis_nn == 0.25
+    table = "\n".join(bf.m3_markdown([row]))
+    if tflm_like_nnopt:
+        assert row.error is None
+        assert "identical to TFLM's M3 firmware" in bf.notes(row)
+        assert "| **no** / yes / **no** / **no** |" in table
+    else:
+        assert row.error is not None and row.error.startswith("Cortex-M3 output differs")
+        assert "| **no** / **no** / yes / yes |" in table
+    assert bf.m3_markdown([bf.Row(model="m", path="m", ops=1, macs=1)]) == []
+    geo = bf.group_geomeans([row])[-1]
+    assert geo["m3_ref_n"] == 1 and geo["geomean_ratio_m3_ref"] == pytest.approx(0.25)
 
 
 def test_plot_writes_a_png(tmp_path: Path) -> None:

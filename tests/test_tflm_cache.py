@@ -78,6 +78,45 @@ def test_harness_identity_names_the_harness_and_port() -> None:
     assert ident["defines"]["NNRT_PORT_BAREMETAL"] == "1"
 
 
+def test_harness_identity_of_each_core() -> None:
+    """The M3 builds are keyed by their own port, flags and linker script; the M7's
+    parts are those of the default target."""
+    m7 = tc.harness_identity(bf.M7_BOARD)
+    assert m7 == tc.harness_identity(bf.M7_BOARD, "qemu-m7")
+    m3 = tc.harness_identity(bf.M3_BOARD, "qemu-m3")
+    assert m3["flags"] != m7["flags"] and "-mcpu=cortex-m3" in m3["flags"]
+    assert m3["linker_script"] != m7["linker_script"]
+
+
+def test_an_entry_without_output_digests_still_loads(tmp_path: Path) -> None:
+    cache = tc.ResultCache(tmp_path)
+    cache.put("cd34", {}, _measurement())
+    doc = (tmp_path / "cd" / "cd34.json").read_text().replace(
+        '"outputs_sha256": null', '"_": 0').replace(',\n  "_": 0', "")
+    (tmp_path / "cd" / "cd34.json").write_text(doc)
+    assert "outputs_sha256" not in doc
+    got = cache.get("cd34")
+    assert got is not None and got.instructions == 123 and got.outputs_sha256 is None
+
+
+def test_prepared_tree_gets_the_device_headers(tmp_path: Path) -> None:
+    """Both cores' generic device headers are in the build tree, a tree prepared
+    before one existed included."""
+    static = {f"third_party_static/{d}/x": "" for d in ("flatbuffers", "gemmlowp", "ruy",
+                                                          "kissfft")}
+    src = tf.Sources(_tree(tmp_path / "tflm", {tf.MAKEFILE: "", **static}),
+                     _tree(tmp_path / "cmsis_nn", {"b.c": "2"}),
+                     _tree(tmp_path / "cmsis", {"CMSIS/Core/Include/core_cm7.h": "3"}))
+    tree = tf.prepare_tree(src, tmp_path / "cache")
+    dev = tree / tf.DOWNLOADS / "cmsis/Cortex_DFP/Device"
+    m3 = dev / "ARMCM3/Include/ARMCM3.h"
+    assert '#include "core_cm3.h"' in m3.read_text()
+    assert '#include "core_cm7.h"' in (dev / "ARMCM7/Include/ARMCM7.h").read_text()
+    m3.unlink()
+    assert tf.prepare_tree(src, tmp_path / "cache") == tree
+    assert m3.read_text() == tf.ARMCM3_H
+
+
 def _measurement(n: int = 123) -> tc.Measurement:
     return tc.Measurement(instructions=n, rom_bytes=10, ram_bytes=20, arena_bytes=16,
                           code_bytes=5, stack_bytes=8, bit_exact=False,
