@@ -34,8 +34,16 @@ same random inputs (seed 1):
   it), linked with the same startup, port and linker script as nnopt's firmware and
   counted the same way (around ``Invoke()``). Without the source, the TFLM columns are
   empty and say what is missing; nnopt's are measured all the same.
+- **TFLM on the Cortex-M3** (``ref_m3``, ``cmsis_nn_m3``; not with ``--no-m3``): the same
+  two builds for ``cortex-m3`` (soft float; CMSIS-NN's portable C path), linked like
+  nnopt's M3 firmware (mps2_an385) and run beside it: its own table, ratios and
+  geometric means.
 - **bit-exact**: the outputs of both, every invocation, against the ``tflite-micro``
-  Python interpreter's.
+  Python interpreter's. On the M3, nnopt's outputs are also compared with TFLM's M3
+  firmware's (``m3_same_as_tflm_m3``): the M3's newlib has soft-float ``expf``/``logf``
+  that differ from the host's glibc in the last bit for some inputs, so a float model
+  that uses them differs from the host interpreter on the M3 in TFLM too; nnopt's row
+  is bit-exact when its M3 outputs are byte-identical with TFLM's there.
 - **ROM / RAM** from :func:`nnopt.elfcheck.check_elf` on each ELF (the real board's
   regions): ROM = text + rodata (weights or the whole .tflite included) + data load
   image, RAM = data + bss (arena included), without the stack reservation.
@@ -65,7 +73,8 @@ those of the .tflite its row measures.
                                         [--no-families] [--models-dir DIR] [--json PATH]
                                         [--plot PATH] [--no-tflm] [--no-tflm-firmware]
                                         [--tflm-dir DIR] [--cmsis-nn-dir DIR]
-                                        [--cmsis-dir DIR] [--jobs N] [--no-m3]
+                                        [--cmsis-dir DIR] [--tflm-variants V,...]
+                                        [--jobs N] [--no-m3]
                                         [--profile MODEL]
 """
 
