@@ -95,6 +95,10 @@ DEPTHWISE_CASES: dict[str, bytes] = {
     "dw_saturate_zp_extremes": depthwise_conv2d_model(
         (2, 6, 6, 3), (3, 3), depth_multiplier=2, input_quant=(0.05, -128),
         output_quant=(0.001, 127), weight_scales=[1e-3, 1e-2, 1e-1, 1e-3, 1e-2, 1e-1], seed=27),
+    # more taps than the fast path takes (30 > DW_MAX_TAPS): the generic loops, four
+    # outputs of an input channel at a time and the fifth alone, borders included
+    "dw_m5_6x5_wide": depthwise_conv2d_model((1, 13, 12, 2), (6, 5), depth_multiplier=5,
+                                             strides=(2, 2), dilation=(1, 2), seed=28),
 }
 
 FLOAT_CASES: dict[str, bytes] = {
