@@ -28,7 +28,7 @@ typedef struct {
  * column's in_channel taps are one.
  */
 static void conv_sum4(const nnrt_conv_geom_t *g, const window_t *win, const float *in_g,
-                      const float *const w[4], float t[4])
+                      const float *const w[4], float t[4], int32_t rows)
 {
     const int32_t fc = g->filter_c;
     const size_t row_stride = (size_t)g->input_w * (size_t)g->input_c;
@@ -40,9 +40,19 @@ static void conv_sum4(const nnrt_conv_geom_t *g, const window_t *win, const floa
         const float *in_row = in_g + (size_t)(win->y0 + fy * g->dilation_h) * row_stride;
         for (int32_t fx = win->fx_start; fx < win->fx_end; fx += step) {
             const size_t at = (size_t)fy * w_row + (size_t)fx * (size_t)fc;
+            const float *xr = in_row + (size_t)(win->x0 + fx * g->dilation_w) * (size_t)g->input_c;
+#if !NNRT_VFP_DOT
+            if (rows < 4) { /* no FPU: the used rows alone */
+                for (int32_t j = 0; j < rows; ++j) {
+                    nnrt_dot1_f32(xr, w[j] + at, step * fc, &acc[j]);
+                }
+                continue;
+            }
+#else
+            (void)rows;
+#endif
             const float *const wr[4] = {w[0] + at, w[1] + at, w[2] + at, w[3] + at};
-            nnrt_dot4_f32(in_row + (size_t)(win->x0 + fx * g->dilation_w) * (size_t)g->input_c,
-                          wr, step * fc, acc, 0);
+            nnrt_dot4_f32(xr, wr, step * fc, acc, 0);
         }
     }
     t[0] = acc[0];
@@ -55,7 +65,7 @@ static void conv_sum4(const nnrt_conv_geom_t *g, const window_t *win, const floa
  * All OC outputs of conv pixel (oy, ox) of one batch, bias added and clamped, then
  * stored (keep_max == 0) or merged into out[] by maximum (keep_max != 0). A group's
  * channels four at a time; a last block of fewer repeats its first row in the slots
- * past the group's end (computed, not stored).
+ * past the group's end (computed on an FPU core, not stored; skipped without FPU).
  */
 static void conv_pixel(const nnrt_conv_f32_params_t *p, const float *in_b,
                        const float *filter, const float *bias, int32_t oy, int32_t ox,
@@ -86,7 +96,7 @@ static void conv_pixel(const nnrt_conv_f32_params_t *p, const float *in_b,
                 w[j] = filter + (size_t)(oc + (j < n ? j : 0)) * filter_size;
             }
             float t[4];
-            conv_sum4(g, &win, in_g, w, t);
+            conv_sum4(g, &win, in_g, w, t, n);
             for (int32_t j = 0; j < n; ++j) {
                 float v = t[j] + (bias != NULL ? bias[oc + j] : 0.0f);
                 v = v < act_min ? act_min : v;

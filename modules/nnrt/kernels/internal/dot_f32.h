@@ -124,4 +124,17 @@ static NNRT_ALWAYS_INLINE void nnrt_dot4_f32(const float *x, const float *const 
 
 #undef NNRT_DOT4_F32_STEP_
 
+/** *acc += x[d] * w[d] for d = 0, 1, ... n - 1 in turn: one row of nnrt_dot4_f32(), in
+ * the same order (for the rows of a last block of fewer than four on a core without
+ * FPU, where computing unused rows would cost soft-float calls). */
+static NNRT_ALWAYS_INLINE void nnrt_dot1_f32(const float *x, const float *w, int32_t n,
+                                             float *acc)
+{
+    float a = *acc;
+    for (int32_t d = 0; d < n; ++d) {
+        a += x[d] * w[d];
+    }
+    *acc = a;
+}
+
 #endif /* NNRT_KERNELS_INTERNAL_DOT_F32_H_ */
