@@ -9,7 +9,10 @@
  * fused pool and what is left (on cores without the plane path, the Cortex-M3, filters
  * over NNRT_DW_MAX_TAPS taps such as micro_speech's 10x8). With a depth multiplier of 4
  * or more they take four outputs of an input channel at a time, each input value loaded
- * and offset once for the four (micro_speech on the M3: 3.96 M -> 1.58 M instructions).
+ * and offset once for the four; a window wholly inside the input starts from
+ * in_off * sum(w) instead (weight sums per call, up to DW_WSUM_MAX channels), and the
+ * output stage takes the fast requantisation form (micro_speech on the M3: 3.96 M ->
+ * 1.45 M instructions).
  */
 #include <stddef.h>
 
@@ -19,10 +22,15 @@
 #include "../internal/conv_check.h"
 #include "../internal/dw.h"
 #include "../internal/fused_pool.h"
+#include "../internal/requant.h"
 #include "../internal/window.h"
 #include "../cmsis/nnrt_cmsis.h"
 
-/* Output channel oc of a pixel from its tap sum acc: bias, requantisation, clamp, then
+/* Output channels whose weight sums the generic loops keep on the stack (4 bytes each). */
+#define DW_WSUM_MAX 64
+
+/* Output channel oc of a pixel from its tap sum acc: bias, requantisation (the fast form
+ * of internal/requant.h where the shift allows, else the reference), clamp, then
  * stored (keep_max == 0) or merged into out[] by maximum (keep_max != 0). */
 static inline void dw_store(const nnrt_conv_s8_params_t *p, const int32_t *bias, int32_t oc,
                             int32_t acc, int8_t *out, int keep_max)
@@ -31,8 +39,12 @@ static inline void dw_store(const nnrt_conv_s8_params_t *p, const int32_t *bias,
         acc += bias[oc];
     }
     const int32_t qi = p->per_channel ? oc : 0;
-    acc = nnrt_multiply_by_quantized_multiplier(acc, p->multiplier[qi], p->shift[qi]);
-    acc = nnrt_clamp_i32(acc + p->output_offset, p->act_min, p->act_max);
+    const int32_t sh = p->shift[qi];
+    acc = nnrt_rqf_fast_shift(sh)
+              ? nnrt_rqf_fast(acc, p->multiplier[qi], (int32_t)1 << (-sh - 2), -sh - 1)
+                    + p->output_offset
+              : nnrt_rq_ref(acc, p->multiplier[qi], sh, p->output_offset);
+    acc = nnrt_clamp_i32(acc, p->act_min, p->act_max);
     if (!keep_max || acc > out[oc]) {
         out[oc] = (int8_t)acc;
     }
@@ -43,8 +55,8 @@ static inline void dw_store(const nnrt_conv_s8_params_t *p, const int32_t *bias,
  * then stored (keep_max == 0) or merged into out[] by maximum (keep_max != 0).
  */
 static void dw_pixel(const nnrt_conv_s8_params_t *p, const int8_t *in_b,
-                     const int8_t *filter, const int32_t *bias, int32_t oy, int32_t ox,
-                     int8_t *out, int keep_max)
+                     const int8_t *filter, const int32_t *bias, const uint32_t *wsum,
+                     int32_t oy, int32_t ox, int8_t *out, int keep_max)
 {
     const nnrt_conv_geom_t *g = &p->geom;
     const int32_t y0 = oy * g->stride_h - g->pad_top;
@@ -59,13 +71,43 @@ static void dw_pixel(const nnrt_conv_s8_params_t *p, const int8_t *in_b,
     const size_t row_stride = (size_t)g->input_w * ch;
     const int32_t in_off = p->input_offset;
     const size_t x_step = (size_t)g->dilation_w * ch;
+    const size_t y_step = (size_t)g->dilation_h * row_stride;
     const int32_t nx = fx_end - fx_start;
+    const int full = wsum != NULL && fy_start == 0 && fy_end == g->filter_h && fx_start == 0
+                     && nx == g->filter_w;
     int32_t oc = 0;
     for (int32_t ic = 0; ic < g->input_c; ++ic) {
         int32_t m = 0;
         /* Four outputs of this input channel at a time: each input value loaded and
          * offset once for all four; per output the same taps in the same order. */
         for (; m + 4 <= mult; m += 4, oc += 4) {
+            if (full) {
+                /* The whole window inside: the input offset folded into the start
+                 * value, in_off * sum(w) (exact: wrapping uint32, as the int32 sum of
+                 * w * (x + in_off) wraps), so each tap is one load and four MLAs. */
+                uint32_t u[4];
+                for (int32_t j = 0; j < 4; ++j) {
+                    u[j] = (uint32_t)in_off * wsum[oc + j];
+                }
+                const int8_t *xr = in_b + (size_t)y0 * row_stride
+                                   + (size_t)x0 * ch + (size_t)ic;
+                const int8_t *w = filter + (size_t)oc;
+                for (int32_t fy = 0; fy < g->filter_h; ++fy, xr += y_step) {
+                    const int8_t *x = xr;
+                    const int8_t *const x_end = x + (size_t)nx * x_step;
+                    for (; x != x_end; x += x_step, w += och) {
+                        const uint32_t v = (uint32_t)(int32_t)*x;
+                        u[0] += (uint32_t)(int32_t)w[0] * v;
+                        u[1] += (uint32_t)(int32_t)w[1] * v;
+                        u[2] += (uint32_t)(int32_t)w[2] * v;
+                        u[3] += (uint32_t)(int32_t)w[3] * v;
+                    }
+                }
+                for (int32_t j = 0; j < 4; ++j) {
+                    dw_store(p, bias, oc + j, (int32_t)u[j], out, keep_max);
+                }
+                continue;
+            }
             int32_t acc[4] = {0, 0, 0, 0};
             for (int32_t fy = fy_start; fy < fy_end && nx > 0; ++fy) {
                 const int8_t *x = in_b + (size_t)(y0 + fy * g->dilation_h) * row_stride
@@ -123,7 +165,24 @@ nnrt_status_t nnrt_depthwise_conv2d_s8(const nnrt_conv_s8_params_t *params,
         nnrt_dw_fast_s8(params, input, filter, bias, output);
         return NNRT_OK;
     }
-#define PIXEL(in_b, oy, ox, out, max) dw_pixel(params, in_b, filter, bias, oy, ox, out, max)
+    /* Per output channel the sum of its weights, for windows inside the input (depth
+     * multiplier >= 4: the four-output loops; a stack array, so up to DW_WSUM_MAX
+     * channels). */
+    uint32_t wsum_buf[DW_WSUM_MAX];
+    const uint32_t *wsum = NULL;
+    if (g->filter_c >= 4 && g->output_c <= DW_WSUM_MAX) {
+        const int32_t taps = g->filter_h * g->filter_w;
+        for (int32_t oc = 0; oc < g->output_c; ++oc) {
+            uint32_t sum = 0;
+            for (int32_t t = 0; t < taps; ++t) {
+                sum += (uint32_t)(int32_t)filter[(size_t)t * (size_t)g->output_c + (size_t)oc];
+            }
+            wsum_buf[oc] = sum;
+        }
+        wsum = wsum_buf;
+    }
+#define PIXEL(in_b, oy, ox, out, max)                                                         \
+    dw_pixel(params, in_b, filter, bias, wsum, oy, ox, out, max)
 #define CLAMP(out, c) out[c] = (int8_t)nnrt_clamp_i32(out[c], pool->act_min, pool->act_max)
     NNRT_CONV_POOL_DRIVE(int8_t, g, pool, input, output, INT8_MIN, PIXEL, CLAMP);
 #undef PIXEL
