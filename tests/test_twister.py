@@ -131,6 +131,26 @@ def test_a_workspace_that_is_not_one_is_an_error(tmp_path: Path) -> None:
         assert isinstance(found, str) and "pip install" in found
 
 
+def test_a_workspace_without_west_gives_its_zephyr_and_modules(tmp_path: Path) -> None:
+    """NNOPT_ZEPHYR_WORKSPACE may name a tree of make-workspace.sh (no .west/), as the
+    benchmarks use it: its zephyr/ and the modules around it, this checkout added."""
+    (tmp_path / "zephyr" / "scripts").mkdir(parents=True)
+    (tmp_path / "zephyr" / "VERSION").write_text("VERSION_MAJOR = 4\n")
+    (tmp_path / "zephyr" / "scripts" / "twister").write_text("")
+    mod = tmp_path / "modules" / "lib" / "cmsis-nn"
+    (mod / "zephyr").mkdir(parents=True)
+    (mod / "zephyr" / "module.yml").write_text("name: cmsis-nn\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("ZEPHYR_BASE", "ZEPHYR_MODULES")}
+    env.update({WORKSPACE_VAR: os.fspath(tmp_path), "ZEPHYR_TOOLCHAIN_VARIANT": "zephyr"})
+    found = find_setup(REPO, env)
+    if isinstance(found, str):  # Twister's packages or a toolchain missing here
+        assert "pip install" in found or "toolchain" in found.lower()
+        return
+    assert found.zephyr_base == (tmp_path / "zephyr").resolve()
+    assert found.env["ZEPHYR_MODULES"].split(";") == [os.fspath(mod.resolve()),
+                                                      os.fspath(REPO)]
+
+
 def test_command_selects_the_platform_and_the_project_roots(tmp_path: Path) -> None:
     setup = Setup(Path("/z"), ("west", "twister"), tmp_path, {}, ())
     cmd = twister_command(setup, REPO, "nucleo_f767zi", tmp_path / "out", build_only=True)

@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from nnopt.zephyr_build import toolchain_env
+from nnopt.zephyr_build import toolchain_env, workspace_modules
 
 WORKSPACE_VAR = "NNOPT_ZEPHYR_WORKSPACE"
 JOBS_VAR = "NNOPT_TWISTER_JOBS"
@@ -70,8 +70,23 @@ def _west_manifest_path(top: Path, west: Path, env: dict[str, str]) -> Path:
     return Path(proc.stdout.strip())
 
 
+def tree_modules(top: Path, repo: Path) -> list[Path]:
+    """The modules of a workspace without west: every folder at west's module places,
+    ``modules/<group>/<name>`` and ``optional/modules/<group>/<name>`` (the list
+    make-workspace.sh prints; CMSIS_6 has no zephyr/module.yml, Zephyr knows it by
+    name), with any other folder holding a ``zephyr/module.yml``; not this checkout."""
+    found = {p.resolve() for pattern in ("modules/*/*", "optional/modules/*/*")
+             for p in top.glob(pattern) if p.is_dir()}
+    found.update(m.resolve() for m in workspace_modules(top / "zephyr", exclude=repo))
+    return sorted(m for m in found if repo.resolve() not in (m, *m.parents))
+
+
 def find_setup(repo: Path, env: dict[str, str]) -> Setup | str:
-    """The Twister setup the environment gives, or why there is none (a skip reason).
+    """The Twister setup the environment gives, or why there is none (a skip reason):
+    a west workspace (``NNOPT_ZEPHYR_WORKSPACE``), a workspace without west
+    (``NNOPT_ZEPHYR_WORKSPACE`` naming a tree with ``zephyr/`` and its modules, as
+    ../shared/zephyr/make-workspace.sh makes: the modules found around it unless
+    ``ZEPHYR_MODULES`` lists them), or ``ZEPHYR_BASE`` + ``ZEPHYR_MODULES``.
 
     Raises TwisterSetupError when a variable names a workspace that cannot be used."""
     missing = [m for m in TWISTER_IMPORTS if importlib.util.find_spec(m) is None]
@@ -88,10 +103,18 @@ def find_setup(repo: Path, env: dict[str, str]) -> Setup | str:
     if isinstance(tool, str):
         return tool
     env = dict(tool)
+    if ws and not (Path(ws) / ".west").is_dir() and (Path(ws) / "zephyr" / "VERSION").is_file():
+        # a tree of ../shared/zephyr/make-workspace.sh (no west): its zephyr/ and the
+        # modules around it, as ZEPHYR_BASE + ZEPHYR_MODULES would give them
+        base = os.fspath(Path(ws) / "zephyr")
+        if not env.get("ZEPHYR_MODULES"):
+            env["ZEPHYR_MODULES"] = ";".join(os.fspath(m) for m in tree_modules(Path(ws), repo))
+        ws = None
     if ws:
         top = Path(ws).resolve()
         if not (top / ".west").is_dir():
-            raise TwisterSetupError(f"{WORKSPACE_VAR}={ws} is not a west workspace (no .west/); "
+            raise TwisterSetupError(f"{WORKSPACE_VAR}={ws} is not a west workspace (no .west/) "
+                                    "nor a Zephyr tree with its modules (no zephyr/VERSION); "
                                     "Hint: make one with west init -l + west update")
         if not west.is_file():
             raise TwisterSetupError(f"{WORKSPACE_VAR} is set but there is no west next to "
