@@ -79,53 +79,42 @@ CXX = "arm-none-eabi-g++"
 CXX_HINT = ("C++ for arm-none-eabi (TFLM is C++): apt-get install "
             "libstdc++-arm-none-eabi-newlib")
 
-#: ARMCM7.h, the generic Cortex-M7 device header TFLM's cortex_m_generic target includes
-#: (micro_time.cc); the device's interrupt numbers and core configuration, then CMSIS'
-#: core_cm7.h.
-ARMCM7_H = """\
-/* Generic Cortex-M7 device header for TFLM's cortex_m_generic target (written by
+def _device_header(core: str, config: str) -> str:
+    """A generic device header ``ARMCM<core>.h`` as TFLM's cortex_m_generic target includes
+    it (micro_time.cc; the Cortex_DFP pack is not in the workspace): the interrupt numbers
+    every Cortex-M has, the core's configuration macros (``config``), then CMSIS'
+    ``core_cm<core>.h``."""
+    return f"""\
+/* Generic Cortex-M{core} device header for TFLM's cortex_m_generic target (written by
  * nnopt's benchmarks/tflm_firmware.py; the Cortex_DFP pack is not available offline). */
-#ifndef ARMCM7_H
-#define ARMCM7_H
-typedef enum IRQn {
+#ifndef ARMCM{core}_H
+#define ARMCM{core}_H
+typedef enum IRQn {{
   NonMaskableInt_IRQn = -14, HardFault_IRQn = -13, MemoryManagement_IRQn = -12,
   BusFault_IRQn = -11, UsageFault_IRQn = -10, SVCall_IRQn = -5, DebugMonitor_IRQn = -4,
   PendSV_IRQn = -2, SysTick_IRQn = -1, Interrupt0_IRQn = 0
-} IRQn_Type;
-#define __CM7_REV 0x0000U
+}} IRQn_Type;
+{config}#include "core_cm{core}.h"
+#endif
+"""
+
+
+_CORE_CONFIG = """\
 #define __MPU_PRESENT 1U
 #define __VTOR_PRESENT 1U
 #define __NVIC_PRIO_BITS 3U
 #define __Vendor_SysTickConfig 0U
+"""
+#: ARMCM7.h: with the FPU (double precision), caches and DTCM.
+ARMCM7_H = _device_header("7", "#define __CM7_REV 0x0000U\n" + _CORE_CONFIG + """\
 #define __FPU_PRESENT 1U
 #define __FPU_DP 1U
 #define __ICACHE_PRESENT 1U
 #define __DCACHE_PRESENT 1U
 #define __DTCM_PRESENT 1U
-#include "core_cm7.h"
-#endif
-"""
-
-
-#: ARMCM3.h, the same for the Cortex-M3 builds (:data:`M3_VARIANTS`): no FPU, MPU.
-ARMCM3_H = """\
-/* Generic Cortex-M3 device header for TFLM's cortex_m_generic target (written by
- * nnopt's benchmarks/tflm_firmware.py; the Cortex_DFP pack is not available offline). */
-#ifndef ARMCM3_H
-#define ARMCM3_H
-typedef enum IRQn {
-  NonMaskableInt_IRQn = -14, HardFault_IRQn = -13, MemoryManagement_IRQn = -12,
-  BusFault_IRQn = -11, UsageFault_IRQn = -10, SVCall_IRQn = -5, DebugMonitor_IRQn = -4,
-  PendSV_IRQn = -2, SysTick_IRQn = -1, Interrupt0_IRQn = 0
-} IRQn_Type;
-#define __CM3_REV 0x0201U
-#define __MPU_PRESENT 1U
-#define __VTOR_PRESENT 1U
-#define __NVIC_PRIO_BITS 3U
-#define __Vendor_SysTickConfig 0U
-#include "core_cm3.h"
-#endif
-"""
+""")
+#: ARMCM3.h, for the Cortex-M3 builds (:data:`M3_VARIANTS`): no FPU.
+ARMCM3_H = _device_header("3", "#define __CM3_REV 0x0201U\n" + _CORE_CONFIG)
 
 #: Device headers written into the build tree's CMSIS download folder, by file name.
 DEVICE_HEADERS = {"ARMCM7": ARMCM7_H, "ARMCM3": ARMCM3_H}
