@@ -172,6 +172,22 @@ def _lstm_s8_model() -> tuple[bytes, int]:
     return b.build([x, xt], [y1, y2, y3]), 6
 
 
+def _lstm_s8_deep_model() -> tuple[bytes, int]:
+    """Two int8 LSTM cases whose gate FCs leave the three-row loops a tail: input depth
+    30 (seven chunks of four and two) with 9 units, and depth 300, above the depth that
+    cores without DSP offset into int16 on the stack (256; above it their gate FCs add
+    the offset per call), with 7 units (two groups of three and one)."""
+    rng = np.random.default_rng(22)
+    b = ModelBuilder("lstm int8 deep rows")
+    x = b.tensor((2, 3, 30), "int8", name="x", scale=0.05, zero_point=-3)
+    xd = b.tensor((1, 2, 300), "int8", name="xd", scale=0.03, zero_point=9)
+    y1 = _lstm_s8(b, rng, x, 0.05, (2, 3, 30), 9, LstmOptions("TANH", 0.0, 0.0, False),
+                  2**-11, (0.008, 3))
+    y2 = _lstm_s8(b, rng, xd, 0.03, (1, 2, 300), 7, LstmOptions("TANH", 0.0, 0.0, False),
+                  2**-11, (0.0075, -4))
+    return b.build([x, xd], [y1, y2]), 4
+
+
 # the 16x8 model's clipped LSTM: its cell clip, quantised on its 2^-11 cell scale
 S16_CLIP, S16_CLIP_Q = 0.25, 512
 
@@ -213,6 +229,7 @@ INT8_MODEL, INT8_STATES = _int8_model()
 LSTM_MODEL, LSTM_STATES = _lstm_model()
 LSTM_S8_MODEL, LSTM_S8_STATES = _lstm_s8_model()
 LSTM_S16_MODEL, LSTM_S16_STATES = _lstm_s16_model()
+LSTM_S8_DEEP_MODEL, LSTM_S8_DEEP_STATES = _lstm_s8_deep_model()
 FLOAT_MODEL, FLOAT_STATES = _float_model()
 
 
@@ -277,6 +294,11 @@ def test_float_lstm_bit_exact_over_invocations() -> None:
 
 def test_int8_lstm_bit_exact_over_invocations() -> None:
     _assert_invocations_equal(LSTM_S8_MODEL)
+
+
+def test_int8_lstm_deep_rows_bit_exact_over_invocations() -> None:
+    _assert_invocations_equal(LSTM_S8_DEEP_MODEL)
+    assert _assert_last_trace_equal(LSTM_S8_DEEP_MODEL) == 2 + LSTM_S8_DEEP_STATES
 
 
 def test_16x8_lstm_bit_exact_over_invocations() -> None:
@@ -368,6 +390,12 @@ def test_stateful_on_cortex_m7() -> None:
 @needs_qemu
 def test_stateful_on_cortex_m3() -> None:
     _assert_invocations_equal(INT8_MODEL, target="qemu-m3")
+    # the int8 LSTM's gate FCs without DSP: the row offset once into int16 (Thumb-2
+    # assembly), and above 256 inputs the calls that add it
+    _assert_invocations_equal(LSTM_S8_MODEL, target="qemu-m3")
+    assert _assert_last_trace_equal(LSTM_S8_DEEP_MODEL, target="qemu-m3") \
+        == 2 + LSTM_S8_DEEP_STATES
+    _assert_invocations_equal(TRAINED_LSTM_INT8.read_bytes(), target="qemu-m3")
     assert _assert_last_trace_equal(KEYWORD[0].read_bytes(), target="qemu-m3") == 22
 
 

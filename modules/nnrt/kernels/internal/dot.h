@@ -20,4 +20,16 @@ void nnrt_dot3_s8(const int8_t *x, const int8_t *w, int32_t w_stride, int32_t n,
 int32_t nnrt_dot1_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t input_offset,
                      int32_t acc);
 
+/**
+ * acc[r] += sum_{d < n} w[r * w_stride + d] * x[d] for r < 3, x an input row with its
+ * offset already added (int16). For cores without the DSP extension, where adding the
+ * offset costs one instruction per input and call: a caller that takes several calls
+ * over one input row adds it once (nnrt_lstm_s8's gate FCs on the Cortex-M3).
+ */
+void nnrt_dot3_s16x8(const int16_t *x, const int8_t *w, int32_t w_stride, int32_t n,
+                     int32_t acc[3]);
+
+/** sum_{d < n} w[d] * x[d] + acc, x as for nnrt_dot3_s16x8(). */
+int32_t nnrt_dot1_s16x8(const int16_t *x, const int8_t *w, int32_t n, int32_t acc);
+
 #endif /* NNRT_KERNELS_INTERNAL_DOT_H_ */
