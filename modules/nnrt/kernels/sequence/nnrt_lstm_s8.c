@@ -20,6 +20,48 @@
 #define LSTM_FC_STACK_DEPTH 256
 #endif
 
+/* One row of a gate FC: int32 sums of w * (xb - x_zp) + bias, rescaled. xo is the row
+ * already offset into int16, or NULL for dot products that add the offset; inlined once
+ * per case, so each copy keeps one path and its registers. */
+static NNRT_ALWAYS_INLINE void lstm_fc_row(const int8_t *xb, const int16_t *xo, int32_t x_zp,
+                                           const int8_t *w, const int32_t *bias,
+                                           const nnrt_rqf_t *q, int32_t depth,
+                                           int32_t units, int16_t *ob)
+{
+    int32_t o = 0;
+    int32_t acc[3];
+
+    /* integer sums: the order of the terms does not change them */
+    for (; o + 3 <= units; o += 3) {
+        const int8_t *wo = w + (size_t)o * (size_t)depth;
+
+        /* one test of bias for the three (a test per unit costs the Cortex-M3 a loop) */
+        if (bias != NULL) {
+            acc[0] = bias[o];
+            acc[1] = bias[o + 1];
+            acc[2] = bias[o + 2];
+        } else {
+            acc[0] = acc[1] = acc[2] = 0;
+        }
+        if (xo != NULL) {
+            nnrt_dot3_s16x8(xo, wo, depth, depth, acc);
+        } else {
+            nnrt_dot3_s8(xb, wo, depth, depth, -x_zp, acc);
+        }
+        for (int k = 0; k < 3; ++k) {
+            ob[o + k] = nnrt_sat16(nnrt_rqf_nonpos(acc[k], q, 0));
+        }
+    }
+    for (; o < units; ++o) {
+        const int8_t *wo = w + (size_t)o * (size_t)depth;
+        const int32_t b0 = (bias != NULL) ? bias[o] : 0;
+        const int32_t a = (xo != NULL) ? nnrt_dot1_s16x8(xo, wo, depth, b0)
+                                       : nnrt_dot1_s8(xb, wo, depth, -x_zp, b0);
+
+        ob[o] = nnrt_sat16(nnrt_rqf_nonpos(a, q, 0));
+    }
+}
+
 /* int32 sums of w * (x - x_zp) + bias, rescaled by the 32-bit multiplier */
 static void lstm_fc(const int8_t *x, int32_t x_zp, const int8_t *w, const int32_t *bias,
                     int32_t mult, int32_t shift, int32_t rows, int32_t depth,
@@ -34,49 +76,17 @@ static void lstm_fc(const int8_t *x, int32_t x_zp, const int8_t *w, const int32_
     for (int32_t b = 0; b < rows; ++b) {
         const int8_t *xb = x + (size_t)b * (size_t)depth;
         int16_t *ob = out + (size_t)b * (size_t)units;
-        int32_t o = 0;
-        int32_t acc[3];
+
 #if !NNRT_DSP
         if (depth <= LSTM_FC_STACK_DEPTH) {
             for (int32_t d = 0; d < depth; ++d) {
                 xo[d] = (int16_t)((int32_t)xb[d] - x_zp);
             }
-            for (; o + 3 <= units; o += 3) {
-                if (bias != NULL) {
-                    acc[0] = bias[o];
-                    acc[1] = bias[o + 1];
-                    acc[2] = bias[o + 2];
-                } else {
-                    acc[0] = acc[1] = acc[2] = 0;
-                }
-                nnrt_dot3_s16x8(xo, w + (size_t)o * (size_t)depth, depth, depth, acc);
-                for (int k = 0; k < 3; ++k) {
-                    ob[o + k] = nnrt_sat16(nnrt_rqf_nonpos(acc[k], &q, 0));
-                }
-            }
-            for (; o < units; ++o) {
-                const int32_t a = nnrt_dot1_s16x8(xo, w + (size_t)o * (size_t)depth, depth,
-                                                  (bias != NULL) ? bias[o] : 0);
-                ob[o] = nnrt_sat16(nnrt_rqf_nonpos(a, &q, 0));
-            }
+            lstm_fc_row(xb, xo, x_zp, w, bias, &q, depth, units, ob);
             continue;
         }
 #endif
-        /* integer sums: the order of the terms does not change them */
-        for (; o + 3 <= units; o += 3) {
-            for (int k = 0; k < 3; ++k) {
-                acc[k] = (bias != NULL) ? bias[o + k] : 0;
-            }
-            nnrt_dot3_s8(xb, w + (size_t)o * (size_t)depth, depth, depth, -x_zp, acc);
-            for (int k = 0; k < 3; ++k) {
-                ob[o + k] = nnrt_sat16(nnrt_rqf_nonpos(acc[k], &q, 0));
-            }
-        }
-        for (; o < units; ++o) {
-            const int32_t a = nnrt_dot1_s8(xb, w + (size_t)o * (size_t)depth, depth, -x_zp,
-                                           (bias != NULL) ? bias[o] : 0);
-            ob[o] = nnrt_sat16(nnrt_rqf_nonpos(a, &q, 0));
-        }
+        lstm_fc_row(xb, NULL, x_zp, w, bias, &q, depth, units, ob);
     }
 }
 
