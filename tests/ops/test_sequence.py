@@ -380,6 +380,9 @@ def test_stateful_on_cortex_m7() -> None:
     assert _assert_last_trace_equal(LSTM_S8_MODEL, target="qemu-m7") == 3 + LSTM_S8_STATES
     _assert_invocations_equal(LSTM_S16_MODEL, target="qemu-m7")
     assert _assert_last_trace_equal(LSTM_S16_MODEL, target="qemu-m7") == 3 + LSTM_S16_STATES
+    # the int8 LSTM's gate FCs with DSP: one- and three-unit tails, depths 30 and 300
+    assert _assert_last_trace_equal(LSTM_S8_DEEP_MODEL, target="qemu-m7") \
+        == 2 + LSTM_S8_DEEP_STATES
     _assert_invocations_equal(TRAINED_LSTM_INT8.read_bytes(), target="qemu-m7")
     assert _assert_last_trace_equal(TRAINED_LSTM.read_bytes(), target="qemu-m7") == 6
     assert _assert_last_trace_equal(KEYWORD[1].read_bytes(), target="qemu-m7") == 22
