@@ -114,6 +114,64 @@ def test_run_needs_input_or_seed() -> None:
     assert main(["run", str(model_path("tflm/hello_world_int8.tflite"))]) == 1
 
 
+@pytest.mark.parametrize("argv", [
+    ["optimize", "MODEL", "--bogus-flag"],
+    ["optimize", "MODEL", "--sram", "abc"],
+    ["run", "MODEL", "--target", "qemu-m4"],
+    ["optimize"],
+    ["check-elf", "x.elf"],
+    ["no-such-command"],
+    [],
+])
+def test_usage_errors_exit_64(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Command-line mistakes exit 64 (EX_USAGE), never 2 (over budget) or 1: a CI script
+    tells a typo from "does not fit"."""
+    argv = [str(model_path("tflm/hello_world_int8.tflite")) if a == "MODEL" else a
+            for a in argv]
+    try:
+        status = main(argv)
+    except SystemExit as exc:
+        status = exc.code  # argparse's errors leave through Parser.error
+    assert status == 64, argv
+    err = capsys.readouterr().err
+    assert "usage: nnopt" in err and "Traceback" not in err
+    if argv:
+        assert "error:" in err and "hint: see `nnopt" in err
+
+
+def test_option_value_errors_found_after_parsing_exit_64() -> None:
+    """Checks the commands make past argparse (conflicting or out-of-range values) are
+    usage errors too: nnopt.errors.UsageError."""
+    hello = str(model_path("tflm/hello_world_int8.tflite"))
+    assert main(["optimize", hello, "--max-extra-macs", "-1", "--table", "none"]) == 64
+    assert main(["optimize", hello, "--allocator", "dynamic", "--tiling", "force"]) == 64
+    assert main(["check-elf", hello, "-b", "nucleo_f767zi", "--top", "-1"]) == 64
+
+
+@pytest.mark.parametrize("sub", ["optimize", "run", "check-elf", "convert", "ops"])
+def test_help_documents_the_exit_status(sub: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([sub, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for line in ("exit status:", "0   success", "2   over the memory budget",
+                 "64  usage error", "1   any other error"):
+        assert line in out, (sub, line)
+
+
+def test_exit_statuses_live_in_one_place() -> None:
+    from nnopt import errors
+
+    assert (errors.EXIT_OK, errors.EXIT_ERROR, errors.EXIT_OVER_BUDGET,
+            errors.INTERNAL_ERROR_EXIT, errors.EXIT_USAGE) == (0, 1, 2, 3, 64)
+    assert errors.BudgetError("x").exit_code == errors.EXIT_OVER_BUDGET
+    assert errors.UsageError("x").exit_code == errors.EXIT_USAGE
+    assert errors.UnknownBoardError("x").exit_code == errors.EXIT_USAGE
+    assert errors.ModelError("x").exit_code == errors.EXIT_ERROR
+    assert errors.describe_error(errors.UsageError("bad", hint="h")) == ("error: bad\nhint: h",
+                                                                          64)
+
+
 @pytest.mark.parametrize("sub", ["optimize", "run", "check-elf"])
 def test_help(sub: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
@@ -124,7 +182,7 @@ def test_help(sub: str, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_unknown_board() -> None:
     res = nnopt("optimize", str(model_path("tflm/hello_world_int8.tflite")), "-b", "nope")
-    assert res.returncode == 1 and "unknown board 'nope'" in res.stderr
+    assert res.returncode == 64 and "unknown board 'nope'" in res.stderr
     assert "nucleo_f767zi" in res.stderr
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from .errors import BoardError
+from .errors import BoardError, UnknownBoardError
 from .paths import boards_dir
 
 
@@ -106,7 +106,7 @@ def load_board(name: str) -> Board:
     key = name.replace("/", "_")
     path = boards_dir() / f"{key}.yaml"
     if not path.is_file():
-        raise BoardError(
+        raise UnknownBoardError(
             f"unknown board {name!r}",
             hint="known boards: " + ", ".join(known_boards())
             + " (add one as boards/nnopt/<name>.yaml)",

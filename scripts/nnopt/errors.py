@@ -9,11 +9,33 @@ from __future__ import annotations
 
 import os
 
+#: The exit statuses of ``nnopt`` (and of ``west nn-optimize`` / ``nn-check``), in one
+#: place: each error class below carries its own as ``exit_code``.
+EXIT_OK = 0
+#: Any error that is neither a usage error nor over budget (bad model, toolchain ...).
+EXIT_ERROR = 1
+#: The model (or firmware) does not fit the memory budget: a CI script can tell it apart.
+EXIT_OVER_BUDGET = 2
+#: An internal error (a bug in nnopt, not a user error).
+INTERNAL_ERROR_EXIT = 3
+#: A command-line mistake: unknown option, bad option value, missing argument, unknown
+#: board (``EX_USAGE`` of BSD's sysexits.h).
+EXIT_USAGE = 64
+
+#: What ``nnopt --help`` and every command's ``--help`` say about the exit status.
+EXIT_STATUS_HELP = f"""\
+exit status:
+  {EXIT_OK:<3} success (the model fits, or no budget was given)
+  {EXIT_OVER_BUDGET:<3} over the memory budget (the report is still printed)
+  {EXIT_USAGE:<3} usage error: unknown option, bad option value, unknown board
+  {EXIT_ERROR:<3} any other error: bad model, unsupported operator, toolchain
+  {INTERNAL_ERROR_EXIT:<3} internal error (a bug in nnopt: please report it)"""
+
 
 class NnoptError(Exception):
     """Root of every error nnopt reports to a user."""
 
-    exit_code: int = 1
+    exit_code: int = EXIT_ERROR
 
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message)
@@ -41,11 +63,23 @@ class PlanError(NnoptError):
 class BudgetError(NnoptError):
     """The model (or firmware) does not fit the memory budget."""
 
-    exit_code = 2
+    exit_code = EXIT_OVER_BUDGET
+
+
+class UsageError(NnoptError):
+    """A command-line mistake: an option's value is invalid or options conflict."""
+
+    exit_code = EXIT_USAGE
 
 
 class BoardError(NnoptError):
     """Unknown board or malformed board data."""
+
+
+class UnknownBoardError(BoardError, UsageError):
+    """A board name that names no board (a usage error: exit status 64)."""
+
+    exit_code = EXIT_USAGE
 
 
 class ToolchainError(NnoptError):
@@ -60,9 +94,6 @@ class BlobError(NnoptError):
     """An external-flash or model blob is corrupt, truncated or fails authentication."""
 
 
-#: Exit status of an internal error (a bug in nnopt, not a user error).
-INTERNAL_ERROR_EXIT = 3
-
 _BUG_NOTE = ("This is a bug in nnopt; rerun with NNOPT_DEBUG=1 for details and report it "
              "with the model.")
 
@@ -73,7 +104,8 @@ def describe_error(exc: Exception, *, error_label: str = "error: ",
     nn-check``) shows for an exception that stopped a command, and its exit status.
 
     An :class:`NnoptError`: ``error_label`` + its message, then ``hint_label`` + its hint
-    on a second line when it has one; status ``exit_code`` (2 over budget, 1 otherwise).
+    on a second line when it has one; status ``exit_code``
+    (:data:`EXIT_OVER_BUDGET`, :data:`EXIT_USAGE`, else :data:`EXIT_ERROR`).
     Any other exception is a bug in nnopt: ``internal error: Type: text`` and where to
     report it, status :data:`INTERNAL_ERROR_EXIT`. Never a traceback (front ends show one
     only with ``NNOPT_DEBUG`` set). The labels follow each front end's conventions: the

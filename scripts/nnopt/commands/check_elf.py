@@ -9,17 +9,14 @@ from typing import Any
 
 from ..boards import load_board
 from ..elfcheck import check_elf, format_report
-from ..errors import NnoptError
+from ..errors import EXIT_OVER_BUDGET, NnoptError, UsageError
 
 DESCRIPTION = """\
 Read a linked firmware ELF (pyelftools) and report, for every memory region of the
 board, what uses it: code, read-only data, weights and the .data load image in flash;
 data, bss, arena, noinit, stack and heap in RAM; and the largest symbols. Works on
 ELFs linked for the real part (e.g. build/zephyr/zephyr.elf) and on nnopt's QEMU
-firmware (the board's emulated addresses); the address map is detected.
-
-Exit status: 0 within budget, 2 over budget (with what is over by how much and a hint),
-1 when the file cannot be read as a 32-bit Arm ELF."""
+firmware (the board's emulated addresses); the address map is detected."""
 
 
 def add_parser(sub: Any) -> None:
@@ -37,7 +34,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.top < 0:
-        raise NnoptError(f"--top must be 0 or more, not {args.top}")
+        raise UsageError(f"--top must be 0 or more, not {args.top}")
     board = load_board(args.board)
     report = check_elf(args.firmware, board)
     print(format_report(report, top=args.top))
@@ -46,4 +43,4 @@ def run(args: argparse.Namespace) -> int:
             args.json.write_text(json.dumps(report.to_json(), indent=2) + "\n")
         except OSError as err:
             raise NnoptError(f"cannot write {args.json}: {err.strerror or err}") from err
-    return 2 if report.over_budget else 0
+    return EXIT_OVER_BUDGET if report.over_budget else 0

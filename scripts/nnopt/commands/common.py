@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..boards import known_boards, load_board
 from ..driver import CompileRequest, SwapKey
-from ..errors import NnoptError
+from ..errors import NnoptError, UsageError
 from ..frontend.onnx import parse_input_shapes, parse_input_values
 from ..frontend.tflite import load_model
 from ..ir import Graph
@@ -179,19 +179,19 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
         # The dynamic allocator moves whole tensors: overlapping buffers and tiles are
         # static-plan techniques.
         if "force" in (inplace_ops, tiling):
-            raise NnoptError("--inplace-ops/--tiling force need the static allocator",
+            raise UsageError("--inplace-ops/--tiling force need the static allocator",
                              hint="drop --allocator or the force option")
         inplace_ops = tiling = "off"
     if getattr(args, "max_extra_macs", 15.0) < 0:
-        raise NnoptError("--max-extra-macs must not be negative",
+        raise UsageError("--max-extra-macs must not be negative",
                          hint="give a percentage >= 0 (0: tiling only if it adds no MACs)")
     max_instr = getattr(args, "max_extra_instructions", DEFAULT_MAX_EXTRA_INSTRUCTIONS)
     if max_instr < 0:
-        raise NnoptError("--max-extra-instructions must not be negative",
+        raise UsageError("--max-extra-instructions must not be negative",
                          hint="give a percentage >= 0 (0: tiling only if it costs nothing)")
     plan_budget = getattr(args, "plan_budget", DEFAULT_PLAN_BUDGET_S)
     if plan_budget is not None and plan_budget < 0:
-        raise NnoptError("--plan-budget must not be negative",
+        raise UsageError("--plan-budget must not be negative",
                          hint="give seconds >= 0 (0: the first plan each search finds)")
     Messages.quiet = bool(getattr(args, "quiet", False))
     return PlanOptions(

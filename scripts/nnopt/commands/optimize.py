@@ -36,9 +36,7 @@ Weights that do not fit internal flash stream from the board's external flash
 next to the sources (and, when no key is configured, a new key <name>_swap.key). The
 key is compiled into the sources, unless --swap-key-id names the PSA key the device
 holds: then the sources contain no key byte (the blob is sealed with the configured
-key, which the device must hold under that id; see `nnopt swap-provision`).
-
-Exit status: 0 fits (or no budget given), 2 over budget, 1 any other error."""
+key, which the device must hold under that id; see `nnopt swap-provision`)."""
 
 
 def add_parser(sub: Any) -> None:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import driver
 from ..boards import load_board
-from ..errors import NnoptError
+from ..errors import NnoptError, UsageError
 from ..inputs import random_inputs
 from ..ir import NUMPY_DTYPE
 from ..run_stats import run_stats
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if key_id is not None:
         check_key_store(args.target, args.swap_key_store)  # before planning and building
     elif args.swap_key_store is not None:
-        raise NnoptError("--swap-key-store needs --swap-key-id",
+        raise UsageError("--swap-key-store needs --swap-key-id",
                          hint="name the key to use: --swap-key-id ID")
     loaded = driver.load(args.model, input_shapes=input_shapes_arg(args),
                          input_values=input_values_arg(args))
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
                       blob=args.blob, swap_key_id=key_id, key_store=args.swap_key_store)
     outs = args.output or []
     if outs and len(outs) != len(res.outputs):
-        raise NnoptError(f"model has {len(res.outputs)} outputs, {len(outs)} --output given")
+        raise UsageError(f"model has {len(res.outputs)} outputs, {len(outs)} --output given")
     for path, data in zip(outs, res.outputs, strict=False):
         path.write_bytes(data)
         print(f"wrote {path} ({len(data)} bytes)")

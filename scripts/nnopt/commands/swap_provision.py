@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ..errors import NnoptError
+from ..errors import UsageError
 from ..swap.pipeline import configured_key_for
 from ..swap.provision import deprovision, parse_key_id, provision
 from ..swap.sealed_blob import ALGORITHMS, algorithm_id
@@ -56,13 +56,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"removed key id 0x{key_id:08x} from {args.key_store}")
         return 0
     if args.algorithm is None:
-        raise NnoptError("swap-provision needs --algorithm",
+        raise UsageError("swap-provision needs --algorithm",
                          hint="the blob's AEAD: " + " or ".join(sorted(ALGORITHMS)) +
                          " (the board's external_flash.crypto)")
     alg = algorithm_id(args.algorithm)
     cfg = configured_key_for(alg, key_hex=args.swap_key, key_file=args.swap_key_file)
     if cfg is None:
-        raise NnoptError("no swap key given",
+        raise UsageError("no swap key given",
                          hint="pass --swap-key HEX or --swap-key-file PATH (or set "
                          "$NNOPT_SWAP_KEY): the key the blob is sealed with")
     path = provision(args.key_store, key_id, cfg[0], alg, replace=args.replace)
