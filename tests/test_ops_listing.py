@@ -180,3 +180,15 @@ def test_custom_operators_are_listed_by_their_custom_code() -> None:
         assert o.custom == (not hasattr(tflite.BuiltinOperator, o.opcode)), o.opcode
     assert OPS["TFLite_Detection_PostProcess"].custom
     assert OPS["TFLite_Detection_PostProcess"].to_json()["custom"] is True
+
+
+def test_listing_does_not_call_n_ary_ops_binary(capsys: pytest.CaptureFixture[str]) -> None:
+    """ADD_N adds n inputs and SELECT_V2 picks from three: the listing says "several
+    inputs", never "binary" (the JSON keeps the registry's trait)."""
+    from nnopt.cli import main
+
+    assert main(["ops"]) == 0
+    rows = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines() if ln.strip()}
+    assert "element-wise (several inputs, in place)" in rows["ADD_N"]
+    assert "element-wise (one input, in place)" in rows["ABS"]
+    assert not any("binary" in r for r in rows.values())

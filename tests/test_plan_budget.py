@@ -290,7 +290,7 @@ def test_quiet_silences_progress(capsys: pytest.CaptureFixture[str]) -> None:
 def test_negative_plan_budget_refused(capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["optimize", str(model_path("tflm/hello_world_int8.tflite")),
                "--plan-budget", "-1"])
-    assert rc == 1
+    assert rc == 64  # a usage error
     err = capsys.readouterr().err
     assert "--plan-budget must not be negative" in err and "Traceback" not in err
 

@@ -341,7 +341,7 @@ def test_run_by_key_id_bitexact_and_refusals(kws_key_id: Path, tmp_path: Path) -
     refused(run_by("42", target="qemu-m7"), "no persistent key store")
     refused(run_by("42", key_store=tmp_path / "missing"), "is not a directory")
     res = nnopt("run", path, "--swap", "force", "--swap-key-store", store, "--seed", "1")
-    assert "--swap-key-store needs --swap-key-id" in clean_error(res, 1)
+    assert "--swap-key-store needs --swap-key-id" in clean_error(res, 64)
     res = nnopt("run", path, "--swap", "force", "--swap-key-id", "42", "--swap-key-store",
                 store, "--seed", "1")  # no --blob and no key to seal this run's blob
     assert "no key is configured" in clean_error(res, 1)
@@ -363,7 +363,7 @@ def test_optimize_and_provision_refusals(tmp_path: Path) -> None:
                               "chacha20-poly1305"]
     assert "outside" in clean_error(nnopt(*args, "--swap-key-id", "0", "--swap-key", KEY.hex()))
     assert "needs 32" in clean_error(nnopt(*args, "--swap-key-id", "1", "--swap-key", "abcd"))
-    assert "no swap key given" in clean_error(nnopt(*args, "--swap-key-id", "1"))
+    assert "no swap key given" in clean_error(nnopt(*args, "--swap-key-id", "1"), 64)
     ok = nnopt(*args, "--swap-key-id", "1", "--swap-key", KEY.hex())
     assert ok.returncode == 0, ok.stderr
     assert (its_file(store, 1).stat().st_mode & 0o077) == 0  # owner only

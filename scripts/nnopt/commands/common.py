@@ -26,109 +26,77 @@ from .progress_line import Messages, ProgressLine
 
 
 def add_plan_arguments(p: argparse.ArgumentParser) -> None:
+    """The planning options of ``optimize`` and ``run``, in groups; one line of help each
+    (what each does in full: docs/cli.md, generated from this parser, and
+    docs/reading-the-report.md)."""
     m = p.add_argument_group("model input")
     m.add_argument("--input-shape", action="append", metavar="NAME=D1,D2,...",
-                   help="fix the dynamic dimensions of input NAME (ONNX, and .tflite "
-                   "models with a dynamic shape signature), e.g. "
-                   "--input-shape input=1,3,32,32 (repeatable)")
+                   help="fix input NAME's dynamic dimensions, e.g. input=1,3,32,32 "
+                   "(repeatable)")
     add_input_value_argument(m)
-    g = p.add_argument_group("planning")
+    g = p.add_argument_group("budget and planning")
     g.add_argument("-b", "--board", metavar="NAME",
-                   help="target board; its SRAM is the budget (known: "
-                   + ", ".join(_safe_boards()) + ")")
+                   help="target board, its SRAM the budget (" + ", ".join(_safe_boards())
+                   + ")")
     g.add_argument("--sram", metavar="BYTES", type=_bytes_arg,
-                   help="SRAM budget for the arena in bytes (k/K and m/M suffixes allowed); "
-                   "overrides the board's")
+                   help="SRAM budget in bytes (k/M suffixes); overrides the board's")
     g.add_argument("--order", choices=ORDERS, default="optimal",
-                   help="operator order: 'file' keeps the model's, 'optimal' minimises the "
-                   "peak of live memory (default)")
+                   help="operator order: 'optimal' minimises the live peak (default), "
+                   "'file' keeps the model's")
     g.add_argument("--arena-strategy", action="append", choices=sorted(STRATEGIES),
-                   metavar="NAME", help="arena layout strategy to try (repeatable; default: "
+                   metavar="NAME", help="arena layout strategy to try (repeatable; default "
                    "all, smallest wins): " + ", ".join(sorted(STRATEGIES)))
     g.add_argument("--no-fuse", action="store_true",
                    help="do not fold max-pools into the producing convolution")
     g.add_argument("--no-inplace", action="store_true",
                    help="do not run element-wise ops in place over a dying input")
     g.add_argument("--schedule-budget", type=float, default=10.0, metavar="SECONDS",
-                   help="budget of the exact order search before falling back to the "
-                   "heuristic, as a count of expanded states (25,000 per second: the same "
-                   "plan under any load; the planner's CPU time stops it only past 3x this and the "
-                   "--plan-budget guard) "
-                   "(default 10)")
+                   help="work budget of the exact order search (default 10)")
     g.add_argument("--plan-budget", type=float, default=DEFAULT_PLAN_BUDGET_S,
                    metavar="SECONDS",
-                   help="budget of the planning searches (order search, tiling and "
-                   "in-place candidates, concatenation views, arena strategies, hill "
-                   "climbing), in seconds mapped onto a count of work per search (the same "
-                   "plan under any load; the planner's CPU time stops them only at 3x this, at "
-                   "least 60 s); past a count nnopt keeps the best plan found so far, never "
-                   "worse than the classic plan, and the report says what was cut short "
-                   f"(default {DEFAULT_PLAN_BUDGET_S:g}; --schedule-budget still caps the "
-                   "order search alone)")
+                   help="work budget of all planning searches; the best plan so far is "
+                   f"kept (default {DEFAULT_PLAN_BUDGET_S:g})")
     g.add_argument("-q", "--quiet", action="store_true",
-                   help="no progress messages on stderr (warnings and errors still)")
+                   help="no progress messages on stderr")
     g.add_argument("--allocator", choices=ALLOCATORS, default="static",
-                   help="'static': buffers at planned offsets (default); 'dynamic': nnrt's "
-                   "defragmenting allocator compacts live tensors after each op (arena = "
-                   "aligned live-sum peak, at the cost of bytes moved); 'dynamic-lazy': "
-                   "the same arena, compacting only when an allocation needs the room "
-                   "(fewer bytes moved)")
+                   help="'static' planned offsets (default); 'dynamic' / 'dynamic-lazy' "
+                   "nnrt's compacting allocator")
     b = p.add_argument_group("below the per-op bound (static allocator)")
     b.add_argument("--inplace-ops", choices=MODES, default="auto",
-                   help="PAD folded into the next window op, depthwise convolution in place "
-                   "(a few rows of 4 channels of scratch), concatenation inputs written into "
-                   "their slices, outputs overlapping the rows of a dying input: 'auto' where "
-                   "it lowers the arena (default), 'off', or 'force' wherever valid")
+                   help="PAD folding, depthwise in place, concatenation slices, row "
+                   "overlaps: where it pays (auto, default), off, or force")
     b.add_argument("--tiling", choices=MODES, default="auto",
-                   help="run the memory-heavy first stage patch by patch (MCUNetV2): "
-                   "'auto' chooses split point and patch grid (default; with a budget the "
-                   "least extra compute that fits), 'off', or 'force'")
+                   help="run the first stage patch by patch (MCUNetV2): auto (default), "
+                   "off, or force")
     b.add_argument("--max-extra-macs", type=float, default=15.0, metavar="PERCENT",
-                   help="without a budget, tiling may add at most this share of the "
-                   "model's multiply-accumulates (default 15)")
+                   help="without a budget, tiling's limit of extra MACs (default 15)")
     b.add_argument("--max-extra-instructions", type=float,
                    default=DEFAULT_MAX_EXTRA_INSTRUCTIONS, metavar="PERCENT",
-                   help="without a budget, tiling may add at most this share of the "
-                   "model's instructions, as estimated by nnopt's Cortex-M7 cost model "
-                   "(halo recompute at the first layers' instructions per MAC, kernel "
-                   "calls per patch, tile copies; default "
-                   f"{DEFAULT_MAX_EXTRA_INSTRUCTIONS:g}); with a budget, the tiling that "
-                   "fits with the fewest estimated instructions is chosen")
+                   help="without a budget, tiling's limit of extra instructions, Cortex-M7 "
+                   f"cost model (default {DEFAULT_MAX_EXTRA_INSTRUCTIONS:g})")
     k = p.add_argument_group("code generation")
     k.add_argument("--specialize", choices=SPECIALIZE_MODES, default="auto",
-                   help="kernels specialised to the model: the generated code calls the "
-                   "runtime's kernel bodies with the op's shapes, strides, padding and "
-                   "quantisation as constants (bit-exact, faster, more ROM; --stats reports "
-                   "it as specialized_rom_bytes): 'auto' where it pays (default), 'off', or "
-                   "'force' wherever a specialised form exists")
-    s = p.add_argument_group("out-of-core execution (weights streamed from external flash)")
+                   help="kernels specialised to the model's shapes (faster, more ROM): "
+                   "auto (default), off, or force")
+    s = p.add_argument_group("out-of-core: weights streamed from external flash")
     s.add_argument("--swap", choices=SWAP_MODES, default="auto",
-                   help="'auto' (default): on a board with external flash, stream the weights "
-                   "that do not fit internal flash; 'force': stream every streamable weight "
-                   "(also without a board); 'off': keep every weight internal")
+                   help="auto: stream what does not fit internal flash (default); force; off")
     s.add_argument("--swap-key", metavar="HEX",
-                   help="AEAD key the weight blob is sealed with: 32 hex digits "
-                   "(aes-128-gcm) or 64 (chacha20-poly1305); else --swap-key-file, "
-                   "$NNOPT_SWAP_KEY, $NNOPT_SWAP_KEY_FILE. Compiled into the generated code "
-                   "(readable from the MCU's flash) unless --swap-key-id is given")
+                   help="AEAD key of the weight blob, 32 or 64 hex digits (else "
+                   "--swap-key-file, $NNOPT_SWAP_KEY, $NNOPT_SWAP_KEY_FILE)")
     s.add_argument("--swap-key-file", type=Path, metavar="PATH",
                    help="file holding the key as hex text or raw bytes")
     s.add_argument("--swap-key-id", metavar="ID",
-                   help="production: the generated code opens the blob with the PSA key of "
-                   "this id that the device holds (provisioned into its key store, e.g. "
-                   "persistent in PSA ITS) and contains no key byte; decimal or 0x hex in "
-                   "0x1..0x3fffffff. The blob is still sealed with the key above, which "
-                   "must be the one provisioned")
+                   help="production: open the blob with the device's PSA key ID; no key "
+                   "byte in the generated code")
     s.add_argument("--swap-staging", type=_bytes_arg, metavar="BYTES",
-                   help="plaintext bytes of each of the two staging buffers (default: chosen "
-                   "by the cost model)")
+                   help="bytes of each of the two staging buffers (default: cost model)")
 
 
 def add_input_value_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     p.add_argument("--input-value", action="append", metavar="NAME=V1,V2,...",
-                   help="ONNX models: pin input NAME to this value at build time (it is "
-                   "no longer an input; If/Loop that depend on it are resolved), e.g. "
-                   "--input-value sr=16000 (repeatable)")
+                   help="ONNX: pin input NAME to a constant at build time, e.g. sr=16000 "
+                   "(repeatable)")
 
 
 def input_values_arg(args: argparse.Namespace) -> dict[str, tuple[float, ...]]:

@@ -26,11 +26,18 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+#: How the listing names the registry's ``elementwise`` trait: "binary" there means
+#: "combines several inputs element by element" (ADD, but also ADD_N's n inputs and
+#: SELECT_V2's three), so it reads "several inputs" here; the JSON keeps the trait.
+_ELEMENTWISE_TEXT = {"unary": "one input", "binary": "several inputs"}
+
+
 def _traits(elementwise: str | None, alias: bool, window: str | None,
             custom: bool = False) -> str:
     out = ["custom"] if custom else []
     if elementwise:
-        out.append(f"element-wise ({elementwise}, in place)")
+        out.append(f"element-wise ({_ELEMENTWISE_TEXT.get(elementwise, elementwise)}, "
+                   "in place)")
     if alias:
         out.append("alias")
     if window:

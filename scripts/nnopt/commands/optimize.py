@@ -13,8 +13,18 @@ from typing import Any
 
 from .. import driver
 from ..frontend.onnx import internal_layout, is_onnx
+from ..passes.baseline import tflm_arena_bytes
 from ..passes.dynamic import summary_lines
-from ..report.text import expansion_lines, op_table, summary, swap_summary, swap_table
+from ..planner import plan_model
+from ..report.text import (
+    expansion_lines,
+    headline,
+    op_table,
+    summary,
+    swap_summary,
+    swap_table,
+    why_lines,
+)
 from .common import (
     add_plan_arguments,
     compile_request,
@@ -25,23 +35,17 @@ from .common import (
 )
 
 DESCRIPTION = """\
-Plan a .tflite (or ONNX) model for a microcontroller and report its memory:
-the peak SRAM as shipped (file order) and after optimisation (operator reordering,
-max-pool fusion, in-place element-wise ops), the lower bound, the arena layout, and a
-picture of the arena over time. With -o, also writes the generated C sources
-(<name>_model.c/.h), the plan and the report there.
-
-Weights that do not fit internal flash stream from the board's external flash
-(--swap auto, the default): with -o the sealed weight blob <name>_swap.bin is written
-next to the sources (and, when no key is configured, a new key <name>_swap.key). The
-key is compiled into the sources, unless --swap-key-id names the PSA key the device
-holds: then the sources contain no key byte (the blob is sealed with the configured
-key, which the device must hold under that id; see `nnopt swap-provision`)."""
+Plan a .tflite (or ONNX) model for a microcontroller and report its memory. The first
+line is the answer: the arena, TFLM's for the same model, and whether it fits the
+budget; then why (reordering, in place, tiling). With -o DIR, also write the generated
+C (<name>_model.c/.h), the plan, the JSON report and the memory picture into DIR (and,
+when weights stream from external flash, the sealed weight blob <name>_swap.bin).
+Every term and option in full: docs/reading-the-report.md and docs/cli.md."""
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("optimize", help="plan a model, report memory, generate C",
-                       description=DESCRIPTION,
+                       description=DESCRIPTION, usage="%(prog)s MODEL [options]",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(p)
     p.set_defaults(func=run)
@@ -49,21 +53,39 @@ def add_parser(sub: Any) -> None:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", type=Path, metavar="MODEL",
-                   help="the model to plan: MODEL.tflite, or MODEL.onnx (torch.onnx.export; "
-                   "recognised by content)")
-    p.add_argument("-o", "--out", type=Path, metavar="OUTDIR",
-                   help="write generated C, <name>_plan.json, <name>_report.json and "
-                   "<name>_memory.png here")
-    p.add_argument("--json", type=Path, metavar="PATH", help="write the JSON report here")
-    p.add_argument("--plot", type=Path, metavar="PATH",
-                   help="write the memory-over-time picture here (.png or .svg)")
-    p.add_argument("--table", choices=("auto", "full", "none"), default="auto",
+                   help="MODEL.tflite, or MODEL.onnx (recognised by content)")
+    o = p.add_argument_group("output")
+    o.add_argument("-o", "--out", "--output-dir", dest="out", type=Path, metavar="DIR",
+                   help="write the generated C, plan, JSON report and picture into DIR")
+    o.add_argument("--json", type=Path, metavar="PATH", help="write the JSON report here")
+    o.add_argument("--plot", type=Path, metavar="PATH",
+                   help="write the memory picture here (.png or .svg)")
+    o.add_argument("--table", choices=("auto", "full", "none"), default="auto",
                    help="per-op table: 'auto' shortens long models around the peak")
-    p.add_argument("--emit", action="append", choices=driver.EMIT_KINDS, metavar="KIND",
-                   help="with -o, what to write (repeatable): 'c' the generated sources "
-                   "(default), 'blob' a model blob <name>.nnmb that nnrt's loader runs "
-                   "without regenerated C (dynamic allocator; see nnrt/loader.h)")
+    o.add_argument("--emit", action="append", choices=driver.EMIT_KINDS, metavar="KIND",
+                   help="with -o, what to write (repeatable): 'c' sources (default), "
+                   "'blob' a model blob <name>.nnmb for nnrt's loader")
     add_plan_arguments(p)
+
+
+#: Plan once more without the budget (to say what tiling would have given) only for
+#: models of at most this many ops: planning again is quick there (vww_96_int8, 31 ops:
+#: about a second), and the report stays the same under any load.
+ALTERNATIVE_PLAN_OPS = 120
+
+
+def tiled_alternative(compiled: driver.Compiled, request: driver.CompileRequest) -> int | None:
+    """The arena a plan without the budget reaches when the budget made tiling
+    unnecessary (``--tiling auto``, static allocator, fits untiled), or None: not
+    applicable, the alternative does not tile, or planning is too slow to repeat."""
+    plan = compiled.planned.plan
+    if (plan.stages or plan.sram_budget_bytes is None or request.allocator != "static"
+            or plan.options.get("tiling") != "auto" or plan.sram_bytes > plan.sram_budget_bytes
+            or len(compiled.loaded.graph.ops) > ALTERNATIVE_PLAN_OPS):
+        return None
+    opts = replace(request.options, board=None, sram=None, progress=None)
+    alt = plan_model(compiled.loaded.graph, opts, source_bytes=compiled.loaded.data).plan
+    return alt.arena_bytes if alt.stages and alt.arena_bytes < plan.arena_bytes else None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -79,6 +101,12 @@ def run(args: argparse.Namespace) -> int:
     plan = compiled.planned.plan
     graph = compiled.planned.graph
     out = sys.stdout
+    print(headline(plan, arena_bytes=compiled.arena_bytes,
+                   tflm_bytes=tflm_arena_bytes(loaded.graph, plan.alignment)), file=out)
+    for why in why_lines(plan, tiled_alternative=tiled_alternative(compiled, request),
+                         allocator=request.allocator):
+        print(f"  {why}", file=out)
+    print("", file=out)
     print("\n".join(summary(plan)), file=out)
     for note in expansion_lines(loaded.graph.expansions):
         print(note, file=out)

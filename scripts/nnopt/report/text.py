@@ -10,6 +10,109 @@ def _kb(n: int) -> str:
     return f"{n:,}"
 
 
+def share(used: int, budget: int) -> str:
+    """``used`` as a share of ``budget`` that reads well: ``9.5 %``, ``<0.1 %``, and past
+    the budget ``over by 1,234 B (1.3 x the budget)`` (never ``8576.0 % used``)."""
+    budget = max(budget, 1)
+    if used > budget:
+        return f"over by {_kb(used - budget)} B ({used / budget:.1f} x the budget)"
+    pct = 100 * used / budget
+    if 0 < pct < 0.1:
+        return "<0.1 %"
+    return f"{pct:.1f} %" if pct < 10 else f"{pct:.0f} %"
+
+
+def headline(plan: Plan, *, arena_bytes: int | None = None,
+             tflm_bytes: int | None = None) -> str:
+    """The report's first line, the answer: the arena, against TFLM's planner, and
+    whether it fits the budget, e.g. ``arena 37,280 B (TFLM 73,728 B, -49 %), fits
+    nucleo_f767zi (9.5 %)``. ``arena_bytes``: the arena the chosen allocator needs
+    (default the static plan's); ``tflm_bytes``: TFLM's planned arena
+    (:func:`nnopt.passes.baseline.tflm_arena_bytes`), None to leave it out."""
+    arena = plan.arena_bytes if arena_bytes is None else arena_bytes
+    text = f"arena {_kb(arena)} B"
+    if tflm_bytes:
+        delta = 100 * (arena - tflm_bytes) / tflm_bytes
+        cmp = "the same" if round(delta) == 0 else f"{delta:+.0f} %".replace("+", "+")
+        text += f" (TFLM {_kb(tflm_bytes)} B, {cmp})"
+    sram = arena + plan.state_bytes
+    if plan.state_bytes:
+        text += f" + {_kb(plan.state_bytes)} B persistent state"
+    budget = plan.sram_budget_bytes
+    if budget is None:
+        return text + "; no budget given (--board NAME or --sram BYTES)"
+    where = plan.board or f"--sram {_kb(budget)} B"
+    if sram <= budget:
+        return text + f", fits {where} ({share(sram, budget)})"
+    return text + f", does NOT fit {where}: {share(sram, budget)}"
+
+
+def why_lines(plan: Plan, *, tiled_alternative: int | None = None,
+              allocator: str = "static") -> list[str]:
+    """Why the arena is what it is, one technique a line: reordering, fusion, in-place
+    execution, tiling (and why tiling was not used). ``tiled_alternative``: the arena a
+    plan without the budget reached with tiling, when the budget made tiling
+    unnecessary; ``allocator``: the command's --allocator."""
+    lines: list[str] = []
+    before, after = plan.peak_live_bytes_file_order, plan.peak_live_bytes_unfused
+    if after < before:
+        lines.append(f"reordering: live peak {_kb(before)} -> {_kb(after)} B "
+                     f"(-{100 * (before - after) / before:.0f} %)")
+    elif plan.options.get("order") == "file":
+        lines.append("reordering: off (--order file)")
+    else:
+        lines.append(f"reordering: no gain, the file's order already has the least live "
+                     f"peak ({_kb(before)} B)")
+    pools = sum(1 for f in plan.fusions if f.kind != "pad")
+    pads = sum(1 for f in plan.fusions if f.kind == "pad")
+    folded = [f"{pools} max-pool(s) fused" if pools else "",
+              f"{pads} pad(s) folded" if pads else ""]
+    kinds: dict[str, int] = {}
+    for e in plan.inplace_ops:
+        kinds[e.kind] = kinds.get(e.kind, 0) + 1
+    used = sum(1 for o in plan.overlaps if o.mode != "disjoint")
+    inplace = [f"{len(plan.inplace)} element-wise op(s)" if plan.inplace else "",
+               f"{kinds['depthwise_channel']} depthwise conv(s)"
+               if kinds.get("depthwise_channel") else "",
+               f"{kinds['rows']} row-by-row output(s)" if kinds.get("rows") else "",
+               f"{kinds['concat_slice']} concatenation input(s) in their slice"
+               if kinds.get("concat_slice") else "",
+               f"{used} overlapping buffer(s)" if used else ""]
+    done = [x for x in folded + inplace if x]
+    if done:
+        below = ""
+        if plan.arena_bytes < plan.lower_bound_bytes:
+            below = (f": {100 * (1 - plan.arena_bytes / plan.lower_bound_bytes):.0f} % "
+                     f"below the op bound {_kb(plan.lower_bound_bytes)} B")
+        lines.append("in place: " + ", ".join(done) + below)
+    elif plan.options.get("inplace_ops") == "off" and not plan.options.get("inplace", True):
+        lines.append("in place: off (--no-inplace --inplace-ops off)")
+    lines.append("tiling: " + _tiling_why(plan, tiled_alternative, allocator))
+    return lines
+
+
+def _tiling_why(plan: Plan, tiled_alternative: int | None, allocator: str) -> str:
+    if plan.stages:
+        extra = sum(st.macs - st.base_macs for st in plan.stages)
+        st = plan.stages[0]
+        return (f"the first {len(st.ops)} ops run in {st.grid[0] * st.grid[1]} patches "
+                f"(+{100 * extra / max(plan.base_macs, 1):.1f} % MACs)")
+    mode = plan.options.get("tiling", "auto")
+    if mode == "off":
+        return ("off (the dynamic allocator moves whole tensors)"
+                if allocator != "static" else "off (--tiling off)")
+    budget = plan.sram_budget_bytes
+    if budget is not None and plan.sram_bytes <= budget:
+        alt = (f" (tiled would be {_kb(tiled_alternative)} B)"
+               if tiled_alternative is not None and tiled_alternative < plan.arena_bytes
+               else "")
+        return "not needed: fits the budget without it" + alt
+    if budget is not None:
+        return "no patch-based plan brings it within the budget"
+    return ("none lowers the arena within --max-extra-macs / --max-extra-instructions "
+            "(or the model has no tileable first stage)")
+
+
 def summary(plan: Plan) -> list[str]:
     gap = plan.peak_live_bytes_file_order - plan.peak_live_bytes
     lines = [
@@ -48,10 +151,11 @@ def summary(plan: Plan) -> list[str]:
     if plan.sram_budget_bytes is not None:
         where = f"board {plan.board}" if plan.board else "--sram"
         ok = plan.sram_bytes <= plan.sram_budget_bytes
+        ratio = plan.sram_bytes / max(plan.sram_budget_bytes, 1)
         lines.append(f"  budget ({where}): {_kb(plan.sram_budget_bytes)} B -> "
-                     + ("fits" if ok
-                        else f"OVER by {_kb(plan.sram_bytes - plan.sram_budget_bytes)} B")
-                     + f" ({100 * plan.sram_bytes / max(plan.sram_budget_bytes, 1):.1f} % used)")
+                     + (f"fits ({share(plan.sram_bytes, plan.sram_budget_bytes)} used)" if ok
+                        else f"OVER by {_kb(plan.sram_bytes - plan.sram_budget_bytes)} B "
+                        f"({ratio:.1f} x the budget)"))
     lines.append(f"  planned in {plan.planning_seconds:.2f} s" + budget_note(plan))
     return lines
 
