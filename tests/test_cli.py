@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from conftest import REPO, model_path
 from nnopt.cli import main
+from nnopt.firmware import qemu_available
 from nnopt.testing.harness import run_tflm
 from support.tflite_builder import ModelBuilder
 
@@ -110,8 +112,46 @@ def test_run_wrong_input_size(tmp_path: Path) -> None:
     assert "needs 1 bytes, got 0" in res.stderr and "Traceback" not in res.stderr
 
 
-def test_run_needs_input_or_seed() -> None:
-    assert main(["run", str(model_path("tflm/hello_world_int8.tflite"))]) == 1
+def test_run_defaults_to_a_seeded_random_input_and_prints_real_values(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No --input: a random input from --seed (default 0); each output printed with its
+    name, shape, quantisation, raw values and dequantised values; -o DIR writes the
+    raw outputs there, --keep-elf copies the executable."""
+    from nnopt.frontend.tflite import load_model
+    from nnopt.inputs import random_inputs
+
+    path = model_path("mlperf_tiny/vww_96_int8.tflite")
+    out, elf = tmp_path / "outs", tmp_path / "fw" / "vww.elf"
+    assert main(["run", str(path), "-q", "-o", str(out), "--keep-elf", str(elf)]) == 0
+    text = capsys.readouterr().out
+    g = load_model(path)
+    t = g.tensors[g.outputs[0]]
+    assert t.quant is not None
+    raw = np.frombuffer((out / "vww_96_int8_output0.bin").read_bytes(), dtype=np.int8)
+    # the oracle on the same seeded input
+    want = run_tflm(path.read_bytes(), random_inputs(g, 0))[0][0]
+    assert raw.tobytes() == np.asarray(want).tobytes()
+    lines = text.splitlines()
+    assert lines[0] == (f'output 0 "{t.name}": int8 [1, 2], scale {t.quant.scale[0]:.6g} '
+                        f"zero point {t.quant.zero_point[0]}")
+    assert lines[1] == f"  raw:         [{raw[0]}, {raw[1]}]"
+    real = (raw.astype(np.float64) - t.quant.zero_point[0]) * t.quant.scale[0]
+    assert lines[2] == f"  dequantised: [{real[0]:.4g}, {real[1]:.4g}]"
+    assert elf.is_file() and f"executable: {elf}" in text
+    # the same seed, the same input; another seed, another input (here another output)
+    assert main(["run", str(path), "-q", "--seed", "0"]) == 0
+    assert capsys.readouterr().out.splitlines()[:3] == lines[:3]
+
+
+def test_run_dash_o_file_is_a_deprecated_alias(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(model_path("tflm/hello_world_int8.tflite"))
+    assert main(["run", path, "-q", "-o", str(tmp_path / "a.bin")]) == 0
+    assert "-o FILE is deprecated" in capsys.readouterr().err
+    assert main(["run", path, "-q", "--output", str(tmp_path / "b.bin")]) == 0
+    assert (tmp_path / "a.bin").read_bytes() == (tmp_path / "b.bin").read_bytes()
+    assert main(["run", path, "-q", "--output", "x.bin", "--output", "y.bin"]) == 64
+    assert main(["run", path, "-q", "-o", str(tmp_path / "d"), "--output", "y.bin"]) == 64
 
 
 @pytest.mark.parametrize("argv", [
@@ -212,3 +252,20 @@ def test_one_error_report_for_every_front_end(monkeypatch: pytest.MonkeyPatch,
     assert cli.main([]) == 3
     err = capsys.readouterr().err
     assert err.strip() == text and "Traceback" not in err
+
+
+@pytest.mark.qemu
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None or not qemu_available(),
+                    reason="needs arm-none-eabi-gcc and qemu-system-arm")
+def test_run_keep_elf_gives_check_elf_the_firmware(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The firmware `nnopt run --target qemu-m7` built and ran is the one --keep-elf
+    copies, and `nnopt check-elf` reads it against the board's budget."""
+    elf = tmp_path / "fw.elf"
+    path = str(model_path("tflm/hello_world_int8.tflite"))
+    assert main(["run", path, "-q", "--target", "qemu-m7", "--keep-elf", str(elf)]) == 0
+    out = capsys.readouterr().out
+    assert f"firmware: {elf}" in out and "instructions per inference:" in out
+    assert main(["check-elf", str(elf), "-b", "nucleo_f767zi"]) == 0
+    text = capsys.readouterr().out
+    assert re.search(r"arena [0-9,]+", text) and "fits board nucleo_f767zi" in text

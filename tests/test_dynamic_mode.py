@@ -183,8 +183,8 @@ def test_cli_reports_and_runs_dynamic(tmp_path: Path, capsys: pytest.CaptureFixt
     c = (tmp_path / "out" / "vww_96_int8_model.c").read_text()
     assert "nnrt_dyn_compact(&vww_96_int8_heap)" in c
     assert main(["run", model, "--allocator", "dynamic", "--seed", "1",
-                 "-o", str(tmp_path / "dyn.bin"), "--stats", str(tmp_path / "s.json")]) == 0
-    assert main(["run", model, "--seed", "1", "-o", str(tmp_path / "static.bin")]) == 0
+                 "--output", str(tmp_path / "dyn.bin"), "--stats", str(tmp_path / "s.json")]) == 0
+    assert main(["run", model, "--seed", "1", "--output", str(tmp_path / "static.bin")]) == 0
     assert (tmp_path / "dyn.bin").read_bytes() == (tmp_path / "static.bin").read_bytes()
     stats = json.loads((tmp_path / "s.json").read_text())
     assert stats["allocator"] == "dynamic" and stats["bytes_moved"] == dyn.bytes_moved

@@ -123,7 +123,7 @@ def test_run_forced_swap_bitexact_on_host(model: str, tmp_path: Path) -> None:
     path = model_path(model)
     xs, args = write_inputs(path, tmp_path, seed=5)
     out, stats = tmp_path / "out.bin", tmp_path / "stats.json"
-    res = nnopt("run", path, "--swap", "force", "--swap-key", KEY, *args, "-o", out,
+    res = nnopt("run", path, "--swap", "force", "--swap-key", KEY, *args, "--output", out,
                 "--stats", stats)
     assert res.returncode == 0, res.stderr
     assert_matches_tflm(path, xs, out)
@@ -143,7 +143,7 @@ def test_run_forced_swap_bitexact_on_qemu_m7(model: str, tmp_path: Path) -> None
     xs, args = write_inputs(path, tmp_path, seed=6)
     out, stats = tmp_path / "out.bin", tmp_path / "stats.json"
     res = nnopt("run", path, "--target", "qemu-m7", "--board", "nucleo_f767zi", "--swap",
-                "force", "--swap-key", KEY, *args, "-o", out, "--stats", stats)
+                "force", "--swap-key", KEY, *args, "--output", out, "--stats", stats)
     assert res.returncode == 0, res.stderr
     assert_matches_tflm(path, xs, out)
     st = json.loads(stats.read_text())
@@ -165,7 +165,7 @@ def test_run_mobilenet_v2_streamed_bitexact(target: str, tmp_path: Path) -> None
     xs, args = write_inputs(path, tmp_path, seed=7)
     out, stats = tmp_path / "out.bin", tmp_path / "stats.json"
     res = nnopt("run", path, "--target", target, "--board", "mps2_an385", "--swap", "force",
-                "--swap-key", "c3" * 16, *args, "-o", out, "--stats", stats)
+                "--swap-key", "c3" * 16, *args, "--output", out, "--stats", stats)
     assert res.returncode == 0, res.stderr
     assert_matches_tflm(path, xs, out)
     swap = json.loads(stats.read_text())["swap"]
@@ -186,7 +186,7 @@ def test_run_mobilenet_v2_on_qemu_m7_within_nucleo_f767zi(tmp_path: Path) -> Non
     xs, args = write_inputs(path, tmp_path, seed=7)
     out, stats = tmp_path / "out.bin", tmp_path / "stats.json"
     res = nnopt("run", path, "--target", "qemu-m7", "--board", "nucleo_f767zi",
-                "--swap-key", KEY, *args, "-o", out, "--stats", stats)
+                "--swap-key", KEY, *args, "--output", out, "--stats", stats)
     if res.returncode == 2 and "activation arena" in res.stderr:
         pytest.skip("the activation arena does not fit the F767's SRAM without tiling")
     assert res.returncode == 0, res.stderr
@@ -215,7 +215,7 @@ def run_blob(blob: Path, tmp: Path, *extra: str, target: str = "host",
     out.unlink(missing_ok=True)
     key_args = ["--swap-key", key] if key is not None else []
     res = nnopt("run", model_path(KWS), "--target", target, "--swap", "force", *key_args,
-                "--blob", blob, "--seed", "3", "-o", out, *extra, env=env)
+                "--blob", blob, "--seed", "3", "--output", out, *extra, env=env)
     return res, out
 
 
@@ -224,7 +224,7 @@ def test_run_on_the_optimize_blob_is_bitexact(kws_blob: Path, tmp_path: Path) ->
     xs, args = write_inputs(path, tmp_path, seed=8)
     out = tmp_path / "out.bin"
     res = nnopt("run", path, "--swap", "force", "--swap-key", KEY, "--blob", kws_blob,
-                *args, "-o", out)
+                *args, "--output", out)
     assert res.returncode == 0, res.stderr
     assert_matches_tflm(path, xs, out)
     # key precedence: --swap-key over $NNOPT_SWAP_KEY; the key file, and the variable

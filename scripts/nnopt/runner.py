@@ -22,7 +22,7 @@ import os
 import shutil
 import struct
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -198,7 +198,8 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
                 workdir: Path | None = None, allocator: str = "static",
                 swap_key: bytes | None = None, blob: Path | None = None,
                 swap_key_id: int | None = None, key_store: Path | None = None,
-                extras: RuntimeExtras = NO_EXTRAS) -> RunOutput:
+                extras: RuntimeExtras = NO_EXTRAS,
+                progress: Callable[[str], None] | None = None) -> RunOutput:
     """Run the planned model on ``target``: one inference, or k in sequence when every
     input holds k whole tensors back to back (the model's state carried from one to the
     next; each output then holds the k results back to back; ``trace`` keeps the last
@@ -208,7 +209,9 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
     the sources, sealed with ``swap_key``). With ``swap_key_id`` the build holds no key
     and opens the blob by that PSA key id: host only, run inside ``key_store`` (a
     directory of PSA ITS files, :mod:`nnopt.swap.provision`). ``extras``: see
-    :class:`RuntimeExtras`."""
+    :class:`RuntimeExtras`. ``progress`` is told each stage as it starts (building,
+    running), for the command's progress line."""
+    say = progress or (lambda _stage: None)
     if swap_key_id is not None:
         check_key_store(target, key_store)
         if blob is not None:
@@ -219,6 +222,8 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
     with tempfile.TemporaryDirectory(prefix="nnopt-run-") as tmp:
         work = (workdir or Path(tmp)).resolve()
         work.mkdir(parents=True, exist_ok=True)
+        firmware = "executable" if target == "host" else "firmware"
+        say(f"building the {target} {firmware} (cached by content)")
         exe = build_planned(planned, target, work / "gen", board=board, trace=trace,
                             sanitize=sanitize, allocator=allocator, swap_key=swap_key,
                             swap_key_id=swap_key_id, extras=extras)
@@ -244,6 +249,8 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
         if trace:
             trace_file.write_bytes(b"")
             args += ["-t", str(trace_file)]
+        say(f"running {k} inference(s) on {target}"
+            + ("" if target == "host" else " (emulated by QEMU)"))
         res = run(exe, target, args, board=board,
                   cwd=key_store if swap_key_id is not None else None)
         if res.exit_code != 0 and blob_path is not None:

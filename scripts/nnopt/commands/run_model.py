@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from .. import driver
 from ..boards import load_board
 from ..errors import NnoptError, UsageError
 from ..inputs import random_inputs
-from ..ir import NUMPY_DTYPE
+from ..report.outputs import output_lines
 from ..run_stats import run_stats
 from ..runner import run_planned
 from ..swap.provision import check_key_store
@@ -30,61 +29,86 @@ from .common import (
     planning_progress,
     progress,
     swap_key_id,
+    warn,
 )
+from .progress_line import Stages
 
 DESCRIPTION = """\
-Run one inference of a model with nnopt's generated code and write the outputs.
-Input and output files hold the raw bytes of the tensors (e.g. int8 NHWC). An input
-file holding k whole tensors back to back (every input the same k) runs k inferences
-in sequence in one program, a stateful model's state (variable tensors: SVDF) carried
-from one to the next; each output file then receives the k outputs back to back. Accepts
-every planning option of `nnopt optimize` and executes exactly that plan. The build is
-cached by content, so a second run with the same model and options does not compile.
+Compile the model with nnopt's generated code and run one inference: on this machine
+(--target host) or as Cortex-M firmware under QEMU (qemu-m7, qemu-m3). Without --input
+the input is random from --seed (default 0). Prints each output's name, shape and
+values, dequantised for quantised outputs; -o DIR writes the raw output tensors there.
+The firmware ELF is cached by content: its path is printed, --keep-elf PATH copies it
+(for `nnopt check-elf`). Accepts every planning option of `nnopt optimize` and runs
+exactly that plan. Input and output files hold raw tensor bytes (e.g. int8 NHWC); k
+tensors back to back run k inferences in sequence, a stateful model's state carried
+over. Streamed weights, key stores, QEMU details: docs/cli.md."""
 
-Targets: host (this machine's C compiler), qemu-m7 (Cortex-M7 firmware under
-qemu-system-arm -M mps2-an500, linked within the board's budget), qemu-m3 (Cortex-M3,
-mps2-an385).
-
-Streamed weights (--swap): the executable reads them from a sealed blob, by default
-the one generated for this run; --blob runs on a given blob file instead (with the
-key it was sealed with). A blob that fails authentication or is malformed stops the
-run with an error and no output is written. --swap-key-id ID builds the code without
-key bytes, opening the blob by PSA key id; on the host the key store is a directory of
-PSA ITS files (--swap-key-store DIR, written by `nnopt swap-provision`); a missing key
-or one whose type, algorithm or usage does not fit stops the run the same way. QEMU
-targets have no persistent key store: they take key bytes only."""
+#: QEMU board run when no --board is given, per target.
+DEFAULT_BOARDS = {"qemu-m7": "nucleo_f767zi", "qemu-m3": "mps2_an385"}
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="compile and run one inference (host or QEMU)",
-                       description=DESCRIPTION,
+                       description=DESCRIPTION, usage="%(prog)s MODEL [options]",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", type=Path, metavar="MODEL",
                    help="MODEL.tflite, or MODEL.onnx (inputs/outputs in ONNX layout and dtype)")
-    p.add_argument("--target", choices=("host", "qemu-m7", "qemu-m3"), default="host",
+    r = p.add_argument_group("run")
+    r.add_argument("--target", choices=("host", "qemu-m7", "qemu-m3"), default="host",
                    help="where to run (default: host)")
-    p.add_argument("-i", "--input", type=Path, action="append", metavar="IN.bin",
-                   help="raw input tensor bytes (repeat for several inputs); k tensors "
-                   "back to back run k invocations in sequence, state carried over")
-    p.add_argument("-o", "--output", type=Path, action="append", metavar="OUT.bin",
-                   help="where to write each output tensor (repeat for several outputs); "
-                   "k invocations write k tensors back to back")
-    p.add_argument("--seed", type=int, metavar="N",
-                   help="without --input: run on a random input from this seed")
-    p.add_argument("--stats", type=Path, metavar="PATH",
-                   help="write JSON stats (instructions per inference on QEMU, arena bytes; "
-                        "QEMU targets: rom_bytes/ram_bytes of the firmware ELF from the ELF "
-                        "check, stack reservation included; specialized_rom_bytes: code of "
-                        "the kernels specialised to the model, from the ELF's symbols)")
-    p.add_argument("--blob", type=Path, metavar="PATH",
-                   help="streamed weights: run on this blob (e.g. the <name>_swap.bin "
-                   "`nnopt optimize` wrote) instead of one generated for this run; needs "
-                   "the key it was sealed with (--swap-key / --swap-key-file)")
-    p.add_argument("--swap-key-store", type=Path, metavar="DIR",
-                   help="with --swap-key-id (host): the key store holding that key, a "
-                   "directory of PSA ITS files (see `nnopt swap-provision`)")
+    r.add_argument("-i", "--input", type=Path, action="append", metavar="IN.bin",
+                   help="raw input tensor bytes, one file per input (repeatable); "
+                   "default: random from --seed")
+    r.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed of the random input when no --input is given (default 0)")
+    o = p.add_argument_group("output")
+    o.add_argument("-o", "--out", "--output-dir", dest="out_dir", type=Path, action="append",
+                   metavar="DIR",
+                   help="write each output tensor's raw bytes into DIR as "
+                   "<model>_output<i>.bin (as `optimize -o DIR`)")
+    o.add_argument("--output", type=Path, action="append", metavar="OUT.bin",
+                   help="write output i to this file instead (repeat, one per output)")
+    o.add_argument("--keep-elf", type=Path, metavar="PATH",
+                   help="copy the firmware ELF (or host executable) here, e.g. for "
+                   "`nnopt check-elf PATH -b BOARD`")
+    o.add_argument("--stats", type=Path, metavar="PATH",
+                   help="write JSON stats: instructions (QEMU), arena, ROM/RAM of the ELF")
+    w = p.add_argument_group("streamed weights")
+    w.add_argument("--blob", type=Path, metavar="PATH",
+                   help="run on this sealed weight blob (e.g. optimize's <name>_swap.bin) "
+                   "with the key it was sealed with")
+    w.add_argument("--swap-key-store", type=Path, metavar="DIR",
+                   help="with --swap-key-id (host): the directory of PSA ITS key files")
     add_plan_arguments(p)
     p.set_defaults(func=run)
+
+
+def output_files(args: argparse.Namespace, model: str, n_outputs: int) -> list[Path]:
+    """Where the outputs go: --output files, or <model>_output<i>.bin in the -o DIR.
+    ``-o OUT.bin`` (a file, the old meaning of -o here) still works, with a warning."""
+    files: list[Path] = list(args.output or [])
+    dirs: list[Path] = []
+    for path in args.out_dir or []:
+        if path.suffix and not path.is_dir():
+            warn(f"-o {path}: -o names a directory now (as in `nnopt optimize`); "
+                 f"use --output {path} for a file (-o FILE is deprecated)")
+            files.append(path)
+        else:
+            dirs.append(path)
+    if len(dirs) > 1 or (dirs and files):
+        raise UsageError("give one -o DIR, or --output files, not both",
+                         hint="-o DIR writes <model>_output<i>.bin for every output")
+    if dirs:
+        try:
+            dirs[0].mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise NnoptError(f"cannot create {dirs[0]}: {err.strerror}") from err
+        return [dirs[0] / f"{model}_output{i}.bin" for i in range(n_outputs)]
+    if files and len(files) != n_outputs:
+        raise UsageError(f"the model has {n_outputs} output(s), {len(files)} --output "
+                         "given", hint="give one --output per output, or -o DIR")
+    return files
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,13 +129,11 @@ def run(args: argparse.Namespace) -> int:
                 inputs.append(path.read_bytes())
             except OSError as err:
                 raise NnoptError(f"cannot read input file {path}: {err.strerror}") from err
-    elif args.seed is not None:
-        inputs = [x.tobytes() for x in random_inputs(graph, args.seed)]
     else:
-        raise NnoptError("no input given", hint="pass --input IN.bin or --seed N")
-    if args.board is None and args.target.startswith("qemu"):
-        default = "nucleo_f767zi" if args.target == "qemu-m7" else "mps2_an385"
-        opts = replace(opts, board=load_board(default))
+        inputs = [x.tobytes() for x in random_inputs(graph, args.seed)]
+        progress(f"input: random from seed {args.seed} (--input IN.bin for your own)")
+    if args.board is None and args.target in DEFAULT_BOARDS:
+        opts = replace(opts, board=load_board(DEFAULT_BOARDS[args.target]))
     popts, line = planning_progress(opts, len(loaded.graph.ops))
     try:
         compiled = driver.plan(compile_request(args, popts), loaded, progress=progress)
@@ -121,27 +143,28 @@ def run(args: argparse.Namespace) -> int:
     over = compiled.budget_error()
     if over is not None:
         raise over
-    progress(f"building and running on {args.target}")
-    res = run_planned(pm, inputs, target=args.target, board=opts.board,
-                      allocator=args.allocator,
-                      swap_key=driver.run_key(compiled, blob=args.blob, progress=progress),
-                      blob=args.blob, swap_key_id=key_id, key_store=args.swap_key_store)
-    outs = args.output or []
-    if outs and len(outs) != len(res.outputs):
-        raise UsageError(f"model has {len(res.outputs)} outputs, {len(outs)} --output given")
-    for path, data in zip(outs, res.outputs, strict=False):
-        path.write_bytes(data)
+    outs = output_files(args, pm.plan.model, len(pm.graph.outputs))
+    with Stages() as stages:
+        res = run_planned(pm, inputs, target=args.target, board=opts.board,
+                          allocator=args.allocator,
+                          swap_key=driver.run_key(compiled, blob=args.blob, progress=progress),
+                          blob=args.blob, swap_key_id=key_id, key_store=args.swap_key_store,
+                          progress=stages)
+    print("\n".join(output_lines(pm.graph, res.outputs, res.invocations)))
+    for path, data in zip(outs, res.outputs, strict=False):  # outs: none or all
+        try:
+            path.write_bytes(data)
+        except OSError as err:
+            raise NnoptError(f"cannot write {path}: {err.strerror}") from err
         print(f"wrote {path} ({len(data)} bytes)")
-    if not outs:
-        for i, (t, data) in enumerate(zip(pm.graph.outputs, res.outputs, strict=True)):
-            arr = np.frombuffer(data, dtype=NUMPY_DTYPE[pm.graph.tensors[t].dtype])
-            print(f"output {i}: {np.array2string(arr[:32], max_line_width=100)}"
-                  + (" ..." if arr.size > 32 else ""))
     if res.invocations > 1:
         print(f"ran {res.invocations} invocations in sequence (state carried over)")
     if res.instructions is not None:
         print(f"instructions per inference: {res.instructions:,}"
               + (" (the first)" if res.invocations > 1 else ""))
+    if res.executable is not None:
+        print(f"{'executable' if args.target == 'host' else 'firmware'}: "
+              f"{keep_elf(res.executable, args.keep_elf)}")
     if args.stats:
         dyn = compiled.dynamic
         stats = run_stats(pm, res, target=args.target, board=opts.board,
@@ -149,3 +172,17 @@ def run(args: argparse.Namespace) -> int:
                           bytes_moved=dyn.bytes_moved if dyn is not None else None)
         args.stats.write_text(json.dumps(stats, indent=1))
     return 0
+
+
+def keep_elf(executable: Path, keep: Path | None) -> Path:
+    """The executable, copied to ``keep`` when given (the build cache's copy may be
+    evicted); the path to show."""
+    if keep is None:
+        return executable
+    try:
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(executable, keep)
+    except OSError as err:
+        raise NnoptError(f"cannot copy the firmware to {keep}: {err.strerror}",
+                         hint="check that the directory is writable") from err
+    return keep
