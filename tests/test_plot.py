@@ -94,7 +94,9 @@ def test_small_model_labels_every_op(vww: PlannedModel) -> None:
     fig = build_figure(vww.plan, vww.graph)
     labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert len(labels) == 31
-    assert labels[0] == "0 CONV" and labels[1] == "1 DWCONV" and labels[-1] == "30 SOFTMAX"
+    # position, opcode and the layer name from the model's tensor names
+    assert labels[0] == "0 CONV conv2d" and labels[1] == "1 DWCONV depthwise_conv2d"
+    assert labels[-1] == "30 SOFTMAX Identity_int8"
     _layout_checks(fig)
 
 
@@ -133,3 +135,71 @@ def test_scratch_and_empty_plans_render(vww: PlannedModel, tmp_path: Path) -> No
     empty = dataclasses.replace(plan, schedule=(), steps=(), buffers=(), scratch=())
     render(empty, vww.graph, tmp_path / "empty.svg")
     assert (tmp_path / "empty.svg").stat().st_size > 0
+
+
+def _by_gid(fig: Figure) -> dict[str, list[object]]:
+    found: dict[str, list[object]] = {}
+    for artist in fig.findobj():
+        gid = artist.get_gid()
+        if gid:
+            found.setdefault(gid, []).append(artist)
+    return found
+
+
+def test_live_sum_arena_budget_stage_and_in_place_are_distinct_elements(
+        ) -> None:
+    """What the picture must show at a glance (issue 41): live sum and arena in
+    different styles, the budget line, the tiled stage and the in-place ops marked."""
+    from matplotlib.colors import to_hex
+
+    from nnopt.boards import load_board
+    from nnopt.planner import plan_model as plan
+
+    graph = load_model(model_path("mlperf_tiny/vww_96_int8.tflite"))
+    full = dataclasses.replace(NOK, tiling="auto", inplace_ops="auto")
+    tiled = plan(graph, full)
+    assert tiled.plan.stages, "vww without a budget plans a tiled first stage"
+    fig = build_figure(tiled.plan, tiled.graph)
+    found = _by_gid(fig)
+    for gid in ("live-sum", "arena", "tiled-stage-0", "tiled-stage-label-0", "in-place",
+                "label-arena"):
+        assert gid in found, gid
+    live, arena = found["live-sum"][0], found["arena"][0]
+    assert live.get_linestyle() == "solid" and arena.get_linestyle() != "solid"
+    assert to_hex(live.get_edgecolor()) != to_hex(arena.get_color())
+    assert "8x7 patches" in found["tiled-stage-label-0"][0].get_text()
+    # the stage spans the stage's steps
+    st = tiled.plan.stages[0]
+    band = found["tiled-stage-0"][0]
+    assert band.get_x() == st.first and band.get_x() + band.get_width() == st.last + 1
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert any(t.startswith("tiled stage") for t in legend)
+    assert any(t.startswith("op runs in place") for t in legend)
+    assert "budget" not in found and not any(t.startswith("budget") for t in legend)
+
+    # a budget near the data: a line; far above it: an arrow saying how much is used
+    near = plan(graph, dataclasses.replace(full, sram=40_000))
+    found = _by_gid(build_figure(near.plan, near.graph))
+    assert "budget" in found and "budget-above" not in found
+    assert found["budget"][0].get_ydata()[0] == pytest.approx(40_000 / 1024)
+    board = plan(graph, dataclasses.replace(full, board=load_board("nucleo_f767zi")))
+    fig = build_figure(board.plan, board.graph)
+    found = _by_gid(fig)
+    assert "budget" not in found and "uses 9.5 % of it" in found["budget-above"][0].get_text()
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert any(t.startswith("budget nucleo_f767zi 384.0 KiB") for t in legend)
+
+
+@pytest.mark.parametrize(("name", "layer"), [
+    ("model/activation/Relu;model/batch_normalization/FusedBatchNormV3;"
+     "model/conv2d/BiasAdd;model/conv2d/Conv2D1", "conv2d"),
+    ("functional_1/max_pooling2d_1/MaxPool2d", "max_pooling2d_1"),
+    ("Identity", "Identity"),
+    ("t12", ""),
+    ("", ""),
+    ("a/" + "x" * 40 + "/Relu", "x" * 21 + "~"),
+])
+def test_layer_names(name: str, layer: str) -> None:
+    from nnopt.report.plot import layer_name
+
+    assert layer_name(name) == layer

@@ -1,18 +1,23 @@
 """The memory-over-time picture of a plan: the arena as a map of (schedule step, offset).
 
 - x: schedule positions (step ``i`` spans ``[i, i + 1)``), ticks labelled with the op's
-  position and a short opcode; thinned to every k-th step when they would not fit,
-  the peak step always labelled.
+  position, a short opcode and, where the model names its tensors, the layer name of
+  the op's output (:func:`layer_name`); thinned to every k-th step when they would not
+  fit, the peak step always labelled.
 - y: arena offset in KiB. Every buffer is a rectangle at its planned offset across the
   steps where its tensor lives; tensors that share another's bytes (RESHAPE aliases,
   in-place element-wise outputs) are drawn hatched over the root's bytes for their own
   part of the lifetime. Colour by kind: activation, alias, scratch, graph input, graph
   output; a stateful model's persistent state (variable tensors) as bands above the
   arena across every step.
-- Lines: the live-sum curve (bytes live at each step), the arena size, the lower bound
-  (largest op inputs+outputs on the imported graph: no order beats it, fusion and
+- Lines, each in its own style: the live-sum curve (bytes live at each step: a black
+  step line), the arena size (thick dashed, labelled on the line), the budget (red,
+  labelled; when it is far above the data, an arrow at the top says how far), the lower
+  bound (largest op inputs+outputs on the imported graph: no order beats it, fusion and
   in-place execution can) and the file-order live peak. The peak step is shaded and
-  marked. Values are in the legend, which sits right of the axes, outside the data.
+  marked; a tiled stage (run patch by patch) is a green band with its patch count, and
+  ops that run in place (output over a dying input) have a mark under their step.
+  Values are in the legend, which sits right of the axes, outside the data.
 
 The figure is sized to the op count (wider for more ops, capped) with fixed margins, so
 labels never collide. Rendering uses matplotlib's Agg (PNG) or SVG canvas directly, no
@@ -50,10 +55,22 @@ KIND_STYLE: dict[str, tuple[str, str]] = {  # kind -> (face colour, legend label
     "state": ("#999933", "persistent state (above the arena, kept across invocations)"),
 }
 KIND_ORDER = ("input", "activation", "alias", "scratch", "output", "state")
+LIVE_COLOUR = "#000000"  # the live sum: a solid black step line
+ARENA_COLOUR = "#4B0082"  # the arena: thick dashes, its value written on the line
+ARENA_DASH = (0, (7, 3))
+BUDGET_COLOUR = "#C00000"
+STAGE_COLOUR, STAGE_EDGE, STAGE_ALPHA = "#009E73", "#006B4F", 0.13
+INPLACE_COLOUR = "#CC79A7"
+#: The budget line is drawn when it is at most this many times the data's height;
+#: higher, an arrow at the top says where it is (the data would be squashed).
+BUDGET_IN_VIEW = 1.6
 
 
 # Layout, in inches. Fixed margins keep tick labels and legend outside the data.
 _LEFT, _RIGHT, _BOTTOM, _TOP = 0.85, 3.6, 1.25, 0.85
+_CHAR_W = 0.058  # inches per character of a 7 pt monospace tick label
+_NAME_MAX = 22  # characters of a layer name on the x axis
+_TEXT_CHAR_W = 0.052  # inches per character of a 6.5 pt buffer label
 _PLOT_H_SMALL, _PLOT_H_LARGE, _LARGE = 5.0, 6.5, 80  # plot height; taller above _LARGE ops
 _PER_STEP = 0.11  # plot width per op before capping
 _MIN_W, _MAX_W = 7.0, 16.0
@@ -115,10 +132,13 @@ def build_figure(plan: Plan, graph: Graph) -> Figure:
     steps_n = max(len(plan.steps), 1)
     plot_w = min(max(_PER_STEP * steps_n + 1.0, _MIN_W), _MAX_W)
     plot_h = _PLOT_H_LARGE if steps_n > _LARGE else _PLOT_H_SMALL
-    fig_w, fig_h = _LEFT + plot_w + _RIGHT, _BOTTOM + plot_h + _TOP
+    longest = max((len(_tick_label(plan, graph, p)) for p in range(len(plan.steps))),
+                  default=0)
+    bottom = max(_BOTTOM, 0.55 + _CHAR_W * longest)  # rotated tick labels + axis label
+    fig_w, fig_h = _LEFT + plot_w + _RIGHT, bottom + plot_h + _TOP
     with matplotlib.rc_context(_RC):
         fig = Figure(figsize=(fig_w, fig_h), dpi=_DPI)
-        ax = fig.add_axes((_LEFT / fig_w, _BOTTOM / fig_h, plot_w / fig_w, plot_h / fig_h))
+        ax = fig.add_axes((_LEFT / fig_w, bottom / fig_h, plot_w / fig_w, plot_h / fig_h))
         _draw(fig, ax, plan, graph, steps_n, (plot_w, plot_h))
     return fig
 
@@ -148,7 +168,8 @@ def _draw(fig: Figure, ax: Axes, plan: Plan, graph: Graph, n: int,
     live = [s.live_bytes / KIB for s in plan.steps] or [0.0]
     with_scratch = [(s.live_bytes + s.scratch_bytes) / KIB for s in plan.steps] or [0.0]
     edges = list(range(len(live) + 1))
-    ax.stairs(live, edges, color="#222222", linewidth=1.4, zorder=4, baseline=None)
+    ax.stairs(live, edges, color=LIVE_COLOUR, linewidth=1.6, zorder=4, baseline=None,
+              gid="live-sum")
     has_scratch = any(s.scratch_bytes for s in plan.steps)
     if has_scratch:
         ax.stairs(with_scratch, edges, color="#222222", linewidth=0.9, linestyle=(0, (1, 1)),
@@ -157,9 +178,12 @@ def _draw(fig: Figure, ax: Axes, plan: Plan, graph: Graph, n: int,
     arena = plan.arena_bytes / KIB
     lower = plan.lower_bound_bytes / KIB
     file_peak = plan.peak_live_bytes_file_order / KIB
-    ax.axhline(arena, color="#000000", linewidth=1.3, zorder=5)
-    ax.axhline(lower, color="#D55E00", linewidth=1.2, linestyle=(0, (5, 3)), zorder=5)
-    ax.axhline(file_peak, color="#0072B2", linewidth=1.2, linestyle=(0, (1.5, 1.5)), zorder=5)
+    ax.axhline(arena, color=ARENA_COLOUR, linewidth=2.2, linestyle=ARENA_DASH, zorder=5,
+               gid="arena")
+    ax.axhline(lower, color="#D55E00", linewidth=1.2, linestyle=(0, (5, 3)), zorder=5,
+               gid="lower-bound")
+    ax.axhline(file_peak, color="#0072B2", linewidth=1.2, linestyle=(0, (1.5, 1.5)), zorder=5,
+               gid="file-order-peak")
 
     peak_pos = max(range(len(plan.steps)), key=lambda i: (plan.steps[i].live_bytes, -i),
                    default=0)
@@ -170,16 +194,26 @@ def _draw(fig: Figure, ax: Axes, plan: Plan, graph: Graph, n: int,
 
     # Axes.
     top = max([arena, lower, file_peak, *with_scratch] + [r.y + r.height for r in rects])
-    ymax = top * 1.06 if top > 0 else 1.0
+    budget = (plan.sram_budget_bytes / KIB if plan.sram_budget_bytes is not None else None)
+    budget_drawn = budget is not None and budget <= BUDGET_IN_VIEW * max(top, 1e-9)
+    if budget_drawn and budget is not None:
+        top = max(top, budget)
+    ymax = top * 1.08 if top > 0 else 1.0
     plot_w, plot_h = plot_size
     ax.set_xlim(0, n)
     ax.set_ylim(0, ymax)
+    _mark_stages(ax, plan, ymax)
+    _mark_inplace(ax, plan, graph)
+    _line_label(ax, n, arena, f"arena {_kib(plan.arena_bytes)}", ARENA_COLOUR, ymax)
+    if budget is not None:
+        _draw_budget(ax, plan, n, budget, budget_drawn, ymax)
     # Tensor names in the lower-left corner of buffers big enough to carry one (small
     # models only: on large ones they would be noise). The corner keeps them off the
     # live-sum curve, which runs along buffer tops.
     if n <= _LARGE:
         for r in rects:
-            if (r.kind != "scratch" and r.width * plot_w / n >= _TEXT_MIN_W
+            if (r.kind != "scratch"
+                    and r.width * plot_w / n >= max(_TEXT_MIN_W, _TEXT_CHAR_W * len(r.label))
                     and r.height * plot_h / ymax >= _TEXT_MIN_H):
                 ax.annotate(r.label, (r.x, r.y), xytext=(2.5, 2), textcoords="offset points",
                             ha="left", va="bottom", fontsize=6.5, color="#1A1A1A", zorder=3,
@@ -209,14 +243,14 @@ def _draw(fig: Figure, ax: Axes, plan: Plan, graph: Graph, n: int,
 
     # Legend, right of the axes.
     handles: list[object] = [
-        Line2D([], [], color="#222222", linewidth=1.4,
+        Line2D([], [], color=LIVE_COLOUR, linewidth=1.6,
                label=f"live sum (peak {_kib(plan.peak_live_bytes)})"),
     ]
     if has_scratch:
         handles.append(Line2D([], [], color="#222222", linewidth=0.9, linestyle=(0, (1, 1)),
                               label="live sum + scratch"))
     handles += [
-        Line2D([], [], color="#000000", linewidth=1.3,
+        Line2D([], [], color=ARENA_COLOUR, linewidth=2.2, linestyle=ARENA_DASH,
                label=f"arena {_kib(plan.arena_bytes)}"),
         Line2D([], [], color="#D55E00", linewidth=1.2, linestyle=(0, (5, 3)),
                label=f"lower bound (op in+out) {_kib(plan.lower_bound_bytes)}"
@@ -230,6 +264,18 @@ def _draw(fig: Figure, ax: Axes, plan: Plan, graph: Graph, n: int,
                label=f"peak at step {peak_pos}"
                + (f" ({_op_label(plan, graph, peak_pos)})" if plan.steps else "")),
     ]
+    if plan.sram_budget_bytes is not None:
+        handles.append(Line2D([], [], color=BUDGET_COLOUR, linewidth=2.0,
+                              label=f"budget {_budget_name(plan)} "
+                              f"{_kib(plan.sram_budget_bytes)}"))
+    if plan.stages:
+        handles.append(Patch(facecolor=STAGE_COLOUR, alpha=STAGE_ALPHA, edgecolor=STAGE_EDGE,
+                             label="tiled stage, run patch by patch\n(the live sum "
+                             "counts its whole tensors)"))
+    if _inplace_positions(plan, graph):
+        handles.append(Line2D([], [], color=INPLACE_COLOUR, marker="^", linestyle="none",
+                              markersize=5, label="op runs in place (output over a dying "
+                              "input)"))
     present = {r.kind for r in rects}
     for kind in KIND_ORDER:
         if kind in present:
@@ -244,6 +290,103 @@ def _draw(fig: Figure, ax: Axes, plan: Plan, graph: Graph, n: int,
     if not plan.steps:
         ax.text(0.5, 0.5, "the model has no operators", transform=ax.transAxes,
                 ha="center", va="center")
+
+
+def _budget_name(plan: Plan) -> str:
+    return plan.board if plan.board else "(--sram)"
+
+
+def _line_label(ax: Axes, n: int, y: float, text: str, colour: str, ymax: float) -> None:
+    """``text`` on the right end of the horizontal line at ``y``, just above it."""
+    ax.annotate(text, (n, y), xytext=(-3, 2), textcoords="offset points", ha="right",
+                va="bottom", fontsize=7.5, color=colour, fontweight="bold", zorder=7,
+                annotation_clip=False, gid="label-" + text.split()[0])
+
+
+def _draw_budget(ax: Axes, plan: Plan, n: int, budget: float, drawn: bool,
+                 ymax: float) -> None:
+    """The budget as a red line, or, far above the data, an arrow at the top saying how
+    much of it the model uses."""
+    assert plan.sram_budget_bytes is not None
+    label = f"budget {_budget_name(plan)} {_kib(plan.sram_budget_bytes)}"
+    if drawn:
+        ax.axhline(budget, color=BUDGET_COLOUR, linewidth=2.0, zorder=5, gid="budget")
+        _line_label(ax, n, budget, label, BUDGET_COLOUR, ymax)
+        return
+    used = 100 * plan.sram_bytes / max(plan.sram_budget_bytes, 1)
+    ax.annotate(f"{label} is above: the model uses {used:.1f} % of it", (n, ymax),
+                xytext=(-3, -3), textcoords="offset points", ha="right", va="top",
+                fontsize=7.5, color=BUDGET_COLOUR, fontweight="bold", zorder=7,
+                arrowprops={"arrowstyle": "-|>", "color": BUDGET_COLOUR, "linewidth": 1.2},
+                gid="budget-above")
+
+
+def _mark_stages(ax: Axes, plan: Plan, ymax: float) -> None:
+    """Each tiled stage: a green band over its steps, its patch grid written at the top."""
+    for k, st in enumerate(plan.stages):
+        ax.axvspan(st.first, st.last + 1, facecolor=STAGE_COLOUR, alpha=STAGE_ALPHA,
+                   edgecolor=STAGE_EDGE, linewidth=1.0, zorder=0.5, gid=f"tiled-stage-{k}")
+        ax.text((st.first + st.last + 1) / 2, ymax * 0.985,
+                f"tiled\n{st.grid[0]}x{st.grid[1]} patches", ha="center", va="top",
+                fontsize=7, color=STAGE_EDGE, fontweight="bold", zorder=7,
+                gid=f"tiled-stage-label-{k}")
+
+
+def _inplace_positions(plan: Plan, graph: Graph) -> list[int]:
+    """Schedule positions of the ops whose output shares a dying input's bytes:
+    element-wise ops in place, depthwise in place, row-by-row outputs, used overlaps."""
+    pos = {op: i for i, op in enumerate(plan.schedule)}
+    ops = {e.op for e in plan.inplace_ops}
+    producer = graph.producer
+    ops |= {producer[o] for o, _ in plan.inplace if o in producer}
+    ops |= {producer[o.dst] for o in plan.overlaps if o.mode != "disjoint" and o.dst in producer}
+    return sorted(pos[o] for o in ops if o in pos)
+
+
+def _mark_inplace(ax: Axes, plan: Plan, graph: Graph) -> None:
+    xs = [p + 0.5 for p in _inplace_positions(plan, graph)]
+    if xs:
+        ax.plot(xs, [0.0] * len(xs), transform=ax.get_xaxis_transform(), marker="^",
+                markersize=5, color=INPLACE_COLOUR, linestyle="none", zorder=7,
+                clip_on=False, gid="in-place")
+
+
+def layer_name(tensor_name: str) -> str:
+    """A short layer name from a TFLite tensor name, or "" when the model has none:
+    ``model/activation/Relu;model/conv2d/BiasAdd;...`` -> ``conv2d`` (the first of the
+    fused names that is not an activation or a batch norm, the scope below the model's),
+    ``functional_1/max_pooling2d_1/MaxPool2d`` -> ``max_pooling2d_1``."""
+    layers: list[str] = []
+    for part in tensor_name.split(";"):
+        bits = [b for b in part.split("/") if b]
+        if not bits:
+            continue
+        layers.append(bits[1] if len(bits) >= 3 else bits[-1])
+    if not layers:
+        return ""
+    chosen = next((x for x in layers if not x.startswith(_NOT_LAYERS)), layers[0])
+    if chosen.isdigit() or (chosen.startswith("t") and chosen[1:].isdigit()):
+        return ""
+    return chosen if len(chosen) <= _NAME_MAX else chosen[:_NAME_MAX - 1] + "~"
+
+
+_NOT_LAYERS = ("activation", "batch_normalization", "re_lu", "relu", "Relu", "bn")
+
+
+def _tensor_label(graph: Graph, t: int) -> str:
+    if 0 <= t < len(graph.tensors):
+        name = layer_name(graph.tensors[t].name)
+        if name:
+            return name
+    return f"t{t}"
+
+
+def _tick_label(plan: Plan, graph: Graph, position: int) -> str:
+    step = plan.steps[position]
+    label = f"{position} {_op_label(plan, graph, position)}"
+    op = graph.op_by_index.get(step.op)
+    name = layer_name(graph.tensors[op.outputs[0]].name) if op and op.outputs else ""
+    return f"{label} {name}" if name else label
 
 
 def _same_as(nbytes: int, plan: Plan) -> str:
@@ -284,7 +427,7 @@ def _x_ticks(ax: Axes, plan: Plan, graph: Graph, n: int, plot_w: float,
     shown = {p for p in shown if abs(p - peak_pos) >= nice or p == peak_pos} | {peak_pos}
     ticks = sorted(shown)
     ax.set_xticks([p + 0.5 for p in ticks])
-    ax.set_xticklabels([f"{p} {_op_label(plan, graph, p)}" for p in ticks], rotation=90,
+    ax.set_xticklabels([_tick_label(plan, graph, p) for p in ticks], rotation=90,
                        fontsize=7, fontfamily="monospace")
     for p, label in zip(ticks, ax.get_xticklabels(), strict=True):
         if p == peak_pos:
@@ -338,7 +481,8 @@ def _rectangles(plan: Plan, graph: Graph) -> list[_Rect]:
         else:
             kind = "activation"
         rects.append(_Rect(first, last - first + 1, b.offset / KIB, b.size / KIB, kind,
-                           b.alias_of is not None, f"t{b.tensor}"))
+                           b.alias_of is not None,
+                           _tensor_label(graph, b.tensor) if valid else f"t{b.tensor}"))
     for s in plan.scratch:
         rects.append(_Rect(s.position, 1, s.offset / KIB, s.size / KIB, "scratch", False,
                            f"scratch of op {s.op}"))
