@@ -200,6 +200,6 @@ def test_live_sum_arena_budget_stage_and_in_place_are_distinct_elements(
     ("a/" + "x" * 40 + "/Relu", "x" * 21 + "~"),
 ])
 def test_layer_names(name: str, layer: str) -> None:
-    from nnopt.report.plot import layer_name
+    from nnopt.report.names import layer_name
 
     assert layer_name(name) == layer

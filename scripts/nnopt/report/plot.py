@@ -36,6 +36,7 @@ from ..errors import NnoptError
 from ..ir import ConvOptions, Graph
 from ..ops import DEFINITIONS
 from ..plan import Plan
+from .names import layer_name
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -69,7 +70,6 @@ BUDGET_IN_VIEW = 1.6
 # Layout, in inches. Fixed margins keep tick labels and legend outside the data.
 _LEFT, _RIGHT, _BOTTOM, _TOP = 0.85, 3.6, 1.25, 0.85
 _CHAR_W = 0.058  # inches per character of a 7 pt monospace tick label
-_NAME_MAX = 22  # characters of a layer name on the x axis
 _TEXT_CHAR_W = 0.052  # inches per character of a 6.5 pt buffer label
 _PLOT_H_SMALL, _PLOT_H_LARGE, _LARGE = 5.0, 6.5, 80  # plot height; taller above _LARGE ops
 _PER_STEP = 0.11  # plot width per op before capping
@@ -349,28 +349,6 @@ def _mark_inplace(ax: Axes, plan: Plan, graph: Graph) -> None:
         ax.plot(xs, [0.0] * len(xs), transform=ax.get_xaxis_transform(), marker="^",
                 markersize=5, color=INPLACE_COLOUR, linestyle="none", zorder=7,
                 clip_on=False, gid="in-place")
-
-
-def layer_name(tensor_name: str) -> str:
-    """A short layer name from a TFLite tensor name, or "" when the model has none:
-    ``model/activation/Relu;model/conv2d/BiasAdd;...`` -> ``conv2d`` (the first of the
-    fused names that is not an activation or a batch norm, the scope below the model's),
-    ``functional_1/max_pooling2d_1/MaxPool2d`` -> ``max_pooling2d_1``."""
-    layers: list[str] = []
-    for part in tensor_name.split(";"):
-        bits = [b for b in part.split("/") if b]
-        if not bits:
-            continue
-        layers.append(bits[1] if len(bits) >= 3 else bits[-1])
-    if not layers:
-        return ""
-    chosen = next((x for x in layers if not x.startswith(_NOT_LAYERS)), layers[0])
-    if chosen.isdigit() or (chosen.startswith("t") and chosen[1:].isdigit()):
-        return ""
-    return chosen if len(chosen) <= _NAME_MAX else chosen[:_NAME_MAX - 1] + "~"
-
-
-_NOT_LAYERS = ("activation", "batch_normalization", "re_lu", "relu", "Relu", "bn")
 
 
 def _tensor_label(graph: Graph, t: int) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..ir import Expansion, Graph
 from ..plan import Plan, SwapPlan
+from .names import layer_name
 
 
 def _kb(n: int) -> str:
@@ -263,7 +264,9 @@ def op_table(plan: Plan, graph: Graph, max_rows: int | None = None) -> list[str]
             rows.append(f"{'...':>4}")
         last_i = s.position
         op = graph.op_by_index[s.op]
-        outs = ", ".join(f"t{t}{list(graph.tensors[t].shape)}" for t in op.outputs)
+        outs = ", ".join(f"t{t}{list(graph.tensors[t].shape)}"
+                         + (f" {name}" if (name := layer_name(graph.tensors[t].name)) else "")
+                         for t in op.outputs)
         mark = "  <- peak" if s.live_bytes == peak else ""
         rows.append(f"{s.position:>4} {s.op:>4} {s.opcode:<20} {s.live_bytes:>11,} "
                     f"{s.scratch_bytes:>8,}  {outs}{mark}")
