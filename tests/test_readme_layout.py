@@ -1,6 +1,8 @@
-"""The README's layout table matches the tree: every path it lists exists, and every
-module and package of ``scripts/nnopt/`` (and every module of ``passes/``, which the
-table lists one by one) is listed."""
+"""The README is a door: at most 150 lines, no line over 200 characters, the first
+command within the first 40 lines, and every link resolves. The repository layout table
+(docs/layout.md) matches the tree: every path it lists exists, and every module and
+package of ``scripts/nnopt/`` (and every module of ``passes/``, which the table lists one
+by one) is listed."""
 
 from __future__ import annotations
 
@@ -14,10 +16,38 @@ PACKAGE = ROOT / "scripts" / "nnopt"
 FULLY_LISTED = ("", "passes")
 
 
+README = ROOT / "README.md"
+LAYOUT = ROOT / "docs" / "layout.md"
+
+
+def test_readme_is_short() -> None:
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines (at most 150)"
+    long = [i + 1 for i, line in enumerate(lines) if len(line) > 200]
+    assert not long, f"README.md lines over 200 characters: {long}"
+    first = next(i for i, line in enumerate(lines) if line.lstrip("$ ").startswith("nnopt "))
+    assert first < 40, "the first command comes after line 40"
+
+
+def test_readme_links_resolve() -> None:
+    text = README.read_text()
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert len(links) >= 10
+    for link in links:
+        if link.startswith(("http://", "https://")):
+            continue
+        path = ROOT / link.split("#", 1)[0]
+        assert path.exists(), f"README.md links a file that is not in the repository: {link}"
+    # every file path the README names in backticks exists too (templates aside)
+    for span in re.findall(r"`([^`\s]+/[^`\s]*)`", text):
+        top = span.split("/", 1)[0]
+        if not re.search(r"[<*$]", span) and top != "build" and (ROOT / top).is_dir():
+            assert (ROOT / span).exists(), f"README.md names a missing path: {span}"
+
+
 def _rows() -> dict[str, str]:
     """The layout table: its first column's path -> its second column's text."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    section = LAYOUT.read_text()
     rows = {}
     for line in section.splitlines():
         cells = line.split(" | ")
@@ -67,17 +97,17 @@ def test_every_row_path_exists() -> None:
     rows = _rows()
     assert "scripts/nnopt/" in rows and len(rows) > 5
     missing = [p for p in rows for part in p.split("`, `") if not (ROOT / part).exists()]
-    assert not missing, f"README layout rows name missing paths: {missing}"
+    assert not missing, f"docs/layout.md rows name missing paths: {missing}"
 
 
 def test_every_listed_module_exists() -> None:
     listed = _listed(_rows()["scripts/nnopt/"])
     assert len(listed) > 30
     missing = [p for p in listed if not (PACKAGE / p).exists()]
-    assert not missing, f"README layout lists missing scripts/nnopt/ paths: {missing}"
+    assert not missing, f"docs/layout.md lists missing scripts/nnopt/ paths: {missing}"
 
 
 def test_every_module_is_listed() -> None:
     listed = set(_listed(_rows()["scripts/nnopt/"]))
     unlisted = sorted(m for pkg in FULLY_LISTED for m in _modules(pkg) - listed)
-    assert not unlisted, f"README layout does not list: {unlisted}"
+    assert not unlisted, f"docs/layout.md does not list: {unlisted}"
