@@ -2,7 +2,7 @@
 without CMSIS-NN: the glue compiles to nothing by default, the macro switches it on in
 every hooked kernel, the Kconfig option selects only symbols Zephyr's cmsis-nn module
 defines, and RuntimeExtras carries defines, include directories and libraries into the
-runtime build (the way a CMSIS-NN build is linked side by side; see README.md)."""
+runtime build (the way a CMSIS-NN build is linked side by side; see docs/zephyr.md)."""
 
 from __future__ import annotations
 
@@ -125,7 +125,8 @@ def test_cmsis_option_selects_the_groups_the_glue_calls() -> None:
 
 
 def test_no_stale_cmsis_option_name() -> None:
-    for f in (REPO / "west.yml", REPO / "README.md", NNRT / "CMakeLists.txt",
+    for f in (REPO / "west.yml", REPO / "README.md", REPO / "docs" / "zephyr.md",
+              NNRT / "CMakeLists.txt",
               NNRT / "Kconfig"):
         assert "NN_USE_CMSIS_NN" not in f.read_text().replace("NNRT_USE_CMSIS_NN", ""), f
 

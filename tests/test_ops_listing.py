@@ -153,21 +153,21 @@ def test_cli_table_names_the_count(capsys: pytest.CaptureFixture[str]) -> None:
     assert any(line.split()[:1] == ["ELU"] and "int8" in line for line in out.splitlines())
 
 
-def test_readme_states_the_listed_operator_count() -> None:
-    """README.md's operator count is the one `nnopt ops` prints (and every op it lists is
-    one nnopt supports): adding an operator without updating it fails here."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+def test_docs_state_the_listed_operator_count() -> None:
+    """docs/models.md's operator count is the one `nnopt ops` prints (and every op it
+    lists is one nnopt supports): adding an operator without updating it fails here."""
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "models.md").read_text()
     m = re.search(r"\*\*(\d+) builtins; TFLM registers (\d+)\*\*", readme)
-    assert m, "README.md no longer states the operator count as '**N builtins; TFLM ...'"
+    assert m, "docs/models.md no longer states the operator count as '**N builtins; TFLM ...'"
     ops = supported_operators()
     n = sum(not o.custom for o in ops)
-    assert int(m.group(1)) == n, f"README.md says {m.group(1)} builtins, nnopt ops lists {n}"
+    assert int(m.group(1)) == n, f"docs/models.md says {m.group(1)} builtins, nnopt ops lists {n}"
     assert f"Every one of the {n} is also a TFLM builtin" in readme
     custom = sorted(o.opcode for o in ops if o.custom)
     c = re.search(r"\*\*(\d+) custom operators?\*\*", readme)
-    assert c, "README.md no longer states the custom operator count as '**N custom ...'"
+    assert c, "docs/models.md no longer states the custom operator count as '**N custom ...'"
     assert int(c.group(1)) == len(custom), \
-        f"README.md says {c.group(1)} custom operators, nnopt ops lists {custom}"
+        f"docs/models.md says {c.group(1)} custom operators, nnopt ops lists {custom}"
     assert all(code in readme for code in custom)
 
 

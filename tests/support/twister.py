@@ -95,7 +95,7 @@ def find_setup(repo: Path, env: dict[str, str]) -> Setup | str:
     base = env.get("ZEPHYR_BASE")
     if not ws and not base:
         return (f"no Zephyr workspace: set {WORKSPACE_VAR} to a west workspace of this "
-                "checkout (README: Zephyr quick start), or ZEPHYR_BASE and ZEPHYR_MODULES")
+                "checkout (docs/zephyr.md: Quick start), or ZEPHYR_BASE and ZEPHYR_MODULES")
     if missing:
         return (f"Twister's Python packages are missing ({', '.join(missing)}): "
                 "pip install -r $ZEPHYR_BASE/scripts/requirements-run-test.txt")
