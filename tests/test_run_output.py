@@ -7,6 +7,7 @@ import io
 import time
 
 import numpy as np
+import pytest
 
 from nnopt.commands.progress_line import Messages, Stages
 from nnopt.ir import DType, Graph, Quant, Tensor
@@ -45,7 +46,8 @@ class _Tty(io.StringIO):
         return True
 
 
-def test_stages_print_one_line_each_in_a_log() -> None:
+def test_stages_print_one_line_each_in_a_log(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Messages, "quiet", False)  # an earlier command's -q stays set
     log = io.StringIO()
     with Stages(log) as stages:
         stages("building the qemu-m7 firmware")
@@ -54,7 +56,9 @@ def test_stages_print_one_line_each_in_a_log() -> None:
                               "nnopt: running on qemu-m7\n")
 
 
-def test_stages_show_the_elapsed_seconds_on_a_terminal() -> None:
+def test_stages_show_the_elapsed_seconds_on_a_terminal(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Messages, "quiet", False)
     tty = _Tty()
     with Stages(tty, interval_s=0.02) as stages:
         stages("building")
@@ -64,13 +68,10 @@ def test_stages_show_the_elapsed_seconds_on_a_terminal() -> None:
     assert text.endswith("\n")
 
 
-def test_stages_are_silent_with_quiet() -> None:
+def test_stages_are_silent_with_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Messages, "quiet", True)
     tty = _Tty()
-    Messages.quiet = True
-    try:
-        with Stages(tty, interval_s=0.01) as stages:
-            stages("building")
-            time.sleep(0.05)
-    finally:
-        Messages.quiet = False
+    with Stages(tty, interval_s=0.01) as stages:
+        stages("building")
+        time.sleep(0.05)
     assert tty.getvalue() == ""
