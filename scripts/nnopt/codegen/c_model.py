@@ -34,8 +34,9 @@ from .. import __version__
 from ..cdefs import DType
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
-from ..lowering import EmitContext, lowering_for
+from ..lowering import EmitContext
 from ..lowering.call import Call, Pointers, prepare_of, render, render_params, render_prepare
+from ..ops import lowering_for
 from ..planfacts import ALLOCATORS, DynamicPlan
 from ..planner import PlannedModel
 from .stages import StageCalls

@@ -21,10 +21,10 @@ import numpy as np
 from ..cdefs import DTYPE_SIZE, DType
 from ..errors import PlanError
 from ..ir import Graph, Op
-from ..lowering import EmitContext, lowering_for
+from ..lowering import EmitContext
 from ..lowering.call import Params, c_value, render_params
 from ..lowering.elementwise import BinaryLowering
-from ..ops import known
+from ..ops import known, lowering_for
 from ..ops.base import WINDOW
 from ..plan import Plan, StageEntry, TileEntry
 from ..planfacts import PlanFacts

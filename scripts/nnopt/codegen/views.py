@@ -33,7 +33,7 @@ import numpy as np
 from ..cdefs import DTYPE_SIZE, DType
 from ..errors import NnoptError, PlanError
 from ..ir import ConcatOptions, ConvOptions, Graph, Op, PoolOptions
-from ..lowering import EmitContext, lowering_for
+from ..lowering import EmitContext
 from ..lowering.call import (
     Body,
     Call,
@@ -49,7 +49,7 @@ from ..lowering.call import (
 from ..lowering.conv import ConvLowering
 from ..lowering.pool import PoolLowering
 from ..lowering.specialize import SPECIALIZABLE, SpecNames
-from ..ops import known
+from ..ops import known, lowering_for
 from ..ops.base import Spatial
 from ..plan import Plan
 from ..planfacts import PlanFacts

@@ -1,7 +1,7 @@
 """The lowering toolkit: what every family module of :mod:`nnopt.lowering` builds with.
 
 - errors: :func:`refuse` (the one error of a ``check()``: op, what is wrong, what is
-  supported, in the message itself since :func:`nnopt.lowering.check_graph` keeps only
+  supported, in the message itself since :func:`nnopt.ops.check_graph` keeps only
   messages) and :func:`tensor_desc`;
 - quantisation and activation checks: :func:`per_tensor_quant` (per-tensor, positive
   finite scale, int8 zero point), :func:`check_activation`, :func:`act_range_s8` /
