@@ -12,9 +12,13 @@ A refactor that must not change what nnopt writes is proved with this script: ru
 and ``.onnx`` under ``models/`` and ``../shared/models`` in three variants (the default
 options, ``--board nucleo_f767zi`` and ``--allocator dynamic``), each into its own
 directory, with a fixed ``--swap-key`` so that sealed weight blobs are reproducible. A
-model nnopt refuses leaves its error text (``error.txt``), compared like any output.
+model nnopt refuses leaves its error text (``error.txt``), compared like any output; a
+model the blob cannot carry leaves ``blob_error.txt`` and is run again for the C alone.
 The JSON plan and report are compared without their wall-clock fields (``*seconds*``).
-``hashes.txt`` in the snapshot root lists every file's SHA-256."""
+``hashes.txt`` in the snapshot root lists every file's SHA-256.
+
+To snapshot a commit while editing the tree, run nnopt from an export of it:
+``git archive COMMIT | tar -x -C /tmp/src`` and ``PYTHONPATH=/tmp/src/scripts``."""
 
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ import io
 import json
 import multiprocessing
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -50,23 +55,34 @@ def models() -> list[tuple[str, Path]]:
     return found
 
 
-def run_one(job: tuple[str, str, Path, Path]) -> str:
+def _optimize(argv: list[str]) -> tuple[int, str]:
     from nnopt.cli import main
 
-    variant, ident, model, out = job
-    target = out / variant / ident
-    target.mkdir(parents=True, exist_ok=True)
-    argv = ["optimize", str(model), "-o", str(target), "--emit", "c", "--emit", "blob",
-            "--table", "none", "-q", "--swap-key", KEY, *VARIANTS[variant]]
     err = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         try:
             status = main(argv)
         except SystemExit as exc:  # argparse
             status = int(exc.code or 0)
-    if status not in (0, 2):
-        (target / "error.txt").write_text(f"exit {status}\n{err.getvalue()}")
-    return f"{variant}/{ident}: exit {status}"
+    return status, err.getvalue()
+
+
+def run_one(job: tuple[str, str, Path, Path]) -> str:
+    variant, ident, model, out = job
+    target = out / variant / ident
+    target.mkdir(parents=True, exist_ok=True)
+    base = ["optimize", str(model), "-o", str(target), "--table", "none", "-q",
+            "--swap-key", KEY, *VARIANTS[variant]]
+    t0 = time.perf_counter()
+    status, err = _optimize([*base, "--emit", "c", "--emit", "blob"])
+    note = ""
+    if status not in (0, 2):  # no blob for this model (or no model): the C alone
+        (target / "blob_error.txt").write_text(f"exit {status}\n{err}")
+        status, err = _optimize([*base, "--emit", "c"])
+        note = ", no blob"
+        if status not in (0, 2):
+            (target / "error.txt").write_text(f"exit {status}\n{err}")
+    return f"{variant}/{ident}: exit {status}{note} ({time.perf_counter() - t0:.1f} s)"
 
 
 def _strip_clock(value: Any) -> Any:
