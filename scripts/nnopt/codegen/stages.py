@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cdefs import DTYPE_SIZE, DType
+from ..cdefs import C_TYPE, DTYPE_SIZE, DType
 from ..errors import PlanError
 from ..ir import Graph, Op
 from ..lowering import EmitContext
@@ -238,7 +238,7 @@ class StageEmitter:
         yt = self.g.tensors[y]
         yout = self.buf(y, ptr)
         _, _, c, e = self._dims(y)
-        elem = {DType.INT8: "int8_t", DType.FLOAT32: "float"}[yt.dtype]
+        elem = C_TYPE[yt.dtype]
         self.headers.add("nnrt/kernels/elementwise.h")
         operands: list[tuple[str, list[int], list[list[int]]]] = []
         for t in op.inputs[:2]:

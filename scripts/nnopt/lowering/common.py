@@ -61,9 +61,11 @@ def per_tensor_quant(op: Op, t: Tensor) -> tuple[float, int]:
 
 
 def check_activation(op: Op, activation: str) -> None:
+    """Refuse a fused activation no kernel applies (the one such check of every
+    lowering with a fused activation: conv, transpose conv, fc, pool, element-wise)."""
     if activation not in FUSED_ACTIVATIONS:
         raise refuse(op, f"fused activation {activation} is not supported",
-                     "fused activation NONE, RELU, RELU6, RELU_N1_TO_1")
+                     "fused activation " + ", ".join(FUSED_ACTIVATIONS))
 
 
 def act_range_s8(op: Op, activation: str, out: Tensor) -> tuple[int, int]:

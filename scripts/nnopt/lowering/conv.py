@@ -51,7 +51,6 @@ import numpy as np
 
 from ..arith import (
     FLT_MAX,
-    FUSED_ACTIVATIONS,
     INT8_MAX,
     INT8_MIN,
     activation_range_float,
@@ -81,7 +80,7 @@ from .call import (
     TensorArg,
     lit,
 )
-from .common import per_tensor_quant
+from .common import check_activation, per_tensor_quant
 from .specialize import SPECIALIZABLE
 
 _SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
@@ -94,13 +93,6 @@ _SUPPORTED_HINT_16X8 = ("16x8 quantisation: int16 input and output with zero poi
 
 
 # ----- checks and requantisation (shared with lowering.fc) -----
-
-def check_activation(op: Op, activation: str) -> None:
-    if activation not in FUSED_ACTIVATIONS:
-        raise UnsupportedError(
-            f"op {op.index} ({op.opcode}): fused activation {activation} is not supported",
-            hint="supported fused activations: " + ", ".join(FUSED_ACTIVATIONS))
-
 
 def refuse_dtypes(op: Op, graph: Graph, x: Tensor, w: Tensor, y: Tensor,
                   bias: Tensor | None) -> str:

@@ -95,7 +95,9 @@ from .plan_budget import guard_clock
 __all__ = ["STATES_PER_SECOND", "WALL_GUARD", "Schedule", "ScheduleProblem", "live_profile",
            "peak_of", "schedule"]
 
-STRATEGIES = ("optimal", "heuristic", "file")
+#: The order strategies :func:`schedule` takes (``--order`` offers "optimal" and "file").
+#: Not the arena's placement strategies (:data:`nnopt.passes.arena.STRATEGIES`).
+ORDER_STRATEGIES = ("optimal", "heuristic", "file")
 
 #: Downsets the exact search may expand per second of ``time_budget_s``: the count
 #: that stops it (the same on any machine and load). Measured: gru_imu_b's search
@@ -408,7 +410,12 @@ def _sub_problems(g: _Graph, segs: list[list[int]]) -> list[ScheduleProblem]:
 _DYN_MAX_OPS = 120  # segments up to this size use the dynamic bound in the search
 
 
-class _Budget:
+class _SearchLimit:
+    """How far one order search may go: expanded downsets (the deterministic count) and
+    the guard clock's deadline. Neither the board's memory budget
+    (:mod:`nnopt.memory_budget`) nor the plan's work budget
+    (:class:`~nnopt.passes.plan_budget.PlanBudget`), from which the count is derived."""
+
     def __init__(self, states: int, deadline: float) -> None:
         self.states = states
         self.deadline = deadline
@@ -790,7 +797,7 @@ class _Decision:
     bound: int  # for "none": no completion of the root peaks lower than this
 
 
-def _decide(sp: _Space, T: int, fail: dict[int, int], limit: int, budget: _Budget,
+def _decide(sp: _Space, T: int, fail: dict[int, int], limit: int, budget: _SearchLimit,
             counter: list[int]) -> _Decision:
     """Is there an order whose every step costs at most T? Depth first over downsets.
 
@@ -924,7 +931,7 @@ class _Heuristic:
         return self.result if self.result[1] < peak else (order, peak)
 
 
-def _exact(sp: _Space, order: list[int], ub: int, target: int, budget: _Budget,
+def _exact(sp: _Space, order: list[int], ub: int, target: int, budget: _SearchLimit,
            heur: _Heuristic) -> _Result:
     """The segment's optimum (or an order no worse than ``target``, a proven bound of the
     whole problem), starting from the incumbent ``order`` of peak ``ub``.
@@ -990,16 +997,16 @@ def schedule(problem: ScheduleProblem, *, strategy: str = "optimal",
     The exact search stops after ``min(state_budget, time_budget_s *
     STATES_PER_SECOND)`` expanded downsets (deterministic), or at the wall-clock guard
     ``wall_budget_s`` (default ``WALL_GUARD * time_budget_s``) if that comes first."""
-    if strategy not in STRATEGIES:
+    if strategy not in ORDER_STRATEGIES:
         raise PlanError(f"unknown schedule strategy {strategy!r}",
-                        hint="use one of: " + ", ".join(STRATEGIES))
+                        hint="use one of: " + ", ".join(ORDER_STRATEGIES))
     g = _compile(problem)
     if strategy == "file":
         _check_order(g, range(g.n))
     file_ok = all(not g.pred[v] >> v for v in range(g.n))
     states = min(max(state_budget, 0), int(max(time_budget_s, 0.0) * STATES_PER_SECOND))
     wall = WALL_GUARD * time_budget_s if wall_budget_s is None else wall_budget_s
-    budget = _Budget(states, guard_clock() + max(wall, 0.0))
+    budget = _SearchLimit(states, guard_clock() + max(wall, 0.0))
     segs_ops = _segments(g)
     segs: list[_Seg] = []
     explored = 0
