@@ -370,7 +370,7 @@ C_CHECKS: dict[str, str] = {
 _SCALAR_MEMBER = {I32: "i", F32: "f", "u32": "u"}
 
 
-def _opt_field(ctype: str) -> str | None:
+def _optional_field(ctype: str) -> str | None:
     return next((name for name, kind in STRUCTS[ctype] if kind == OPT), None)
 
 
@@ -403,7 +403,7 @@ def _c_glue(k: Kernel) -> list[str]:
         body += ["    if (s == NNRT_OK && c->opt) {",
                  f"        s = nnrt_blob_decode(c, {obase}_fields, {obase.upper()}_FIELDS, "
                  "&opt);",
-                 f"        p.{_opt_field(k.struct)} = &opt;", "    }"]
+                 f"        p.{_optional_field(k.struct)} = &opt;", "    }"]
     body += ["    if (s != NNRT_OK || c->pos != c->words) {", "        return NNRT_ERR_FORMAT;",
              "    }",
              f"    s = {check}(c{', &p' if k.struct else ''});",

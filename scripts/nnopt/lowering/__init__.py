@@ -20,7 +20,7 @@ generator owns everything else (files, arena, weights, the API); a lowering only
   ``<model>_prepare()`` runs once on the op's parameters.
 - ``emit(ctx)``: the body of ``static nnrt_status_t op_<k>(void)`` as data
   (:data:`.call.Body`: parameter structs and the kernel call, see :mod:`.call`), built
-  with ``c_params(ctype, fields)`` and ``c_call(fn, args)`` (``lowering.elementwise``).
+  with ``c_params(ctype, fields)`` and ``c_call(fn, args)`` (``lowering.common``).
   ``ctx.ptr(t)`` is any tensor's data pointer (activation in the arena or constant
   array, :class:`.call.TensorArg`), ``ctx.const_array(...)`` names extra constant data
   (per-channel multipliers …), ``ctx.scratch`` is the scratch buffer. Kernel headers
