@@ -44,10 +44,8 @@ from . import specialize
 from .base import EmitContext, LoweringBase
 from .call import NULL, AddressOf, Arg, Body, Call, Dec, KernelCheck, Params, Raw, TensorArg
 from .common import check_activation, per_tensor_quant
-from .conv import (
-    refuse_dtypes,
-    weight_requant,
-)
+from .conv_checks import refuse_dtypes
+from .conv_requant import weight_requant
 
 
 def _shapes(graph: Graph, op: Op) -> tuple[int, int, int, Tensor | None]:

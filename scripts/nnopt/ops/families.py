@@ -41,7 +41,8 @@ def _f(name: str, lowerings: tuple[str, ...], kernels: tuple[str, ...],
 
 
 FAMILIES: Mapping[str, Family] = {f.name: f for f in (
-    _f("conv", ("conv", "transpose_conv", "specialize"), ("conv",), ("conv.h", "spec.h"),
+    _f("conv", ("conv", "conv_checks", "conv_geometry", "conv_variant", "conv_requant",
+                "transpose_conv", "specialize"), ("conv",), ("conv.h", "spec.h"),
        ("ops/test_conv.py", "ops/test_conv_16x8.py", "ops/test_conv_transpose.py",
         "ops/test_conv_fast.py", "ops/test_conv_specialize.py", "ops/test_conv_float.py")),
     _f("pool", ("pool",), ("pool",), ("pool.h",), ("ops/test_pool.py",)),
