@@ -76,7 +76,7 @@ from .call import (
 )
 from .common import per_tensor_quant
 from .conv_checks import _SUPPORTED_HINT_16X8, refuse_dtypes
-from .conv_geometry import _bias, _ConvGeom, _geometry, _kind
+from .conv_geometry import _bias, _ConvGeom, _geometry, _is_depthwise, _kind
 from .conv_requant import _records, _Requant, _requant, _requant16, weight_requant
 from .conv_variant import Variant, _op_variant, specialized_ops
 from .specialize import SPECIALIZABLE
@@ -159,7 +159,7 @@ class ConvLowering(LoweringBase):
         x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
         y = graph.tensors[op.outputs[0]]
         bias = graph.tensors[op.inputs[2]] if len(op.inputs) > 2 and op.inputs[2] >= 0 else None
-        dw = op.opcode == "DEPTHWISE_CONV_2D"
+        dw = _is_depthwise(op)
         kind = _kind(graph, op)
         fn = f"nnrt_{'depthwise_conv2d' if dw else 'conv2d'}_{kind}"
         scratch: tuple[Arg, ...] = ()

@@ -8,6 +8,7 @@ from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import Graph, Op, Tensor
 from .common import per_tensor_quant
+from .conv_geometry import _is_depthwise
 
 _SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
                    "per-channel) and int32 bias; int16 activations (zero point 0) with int8 "
@@ -77,7 +78,7 @@ def _check_16x8(op: Op, x: Tensor, w: Tensor, y: Tensor, bias: Tensor | None) ->
             f"{where}: 16x8 bias tensor {bias.index} ({bias.name}) is "
             f"{bias.dtype.name.lower()}; nnrt takes int64 (TFLM's int32-bias 16x8 path is "
             "not implemented)", hint=_SUPPORTED_HINT_16X8)
-    if bias is None and op.opcode == "DEPTHWISE_CONV_2D":
+    if bias is None and _is_depthwise(op):
         raise UnsupportedError(
             f"{where}: a 16x8 depthwise convolution without bias (TFLM's kernel requires "
             "one)", hint=_SUPPORTED_HINT_16X8)

@@ -72,7 +72,7 @@ def _geometry(graph: Graph, op: Op) -> _ConvGeom:
         raise UnsupportedError(f"{where}: invalid padding/stride/dilation {o}")
     check_activation(op, o.activation)
     n, h, wd, c = x.shape
-    depthwise = op.opcode == "DEPTHWISE_CONV_2D"
+    depthwise = _is_depthwise(op)
     if depthwise:
         one, kh, kw, oc = w.shape
         if one != 1 or oc % c != 0:
@@ -132,3 +132,8 @@ def _kind(graph: Graph, op: Op) -> str:
     """The kernel kind of a checked op, from its input dtype: "s8", "s16" or "f32"."""
     dt = graph.tensors[op.inputs[0]].dtype
     return "s8" if dt == DType.INT8 else ("s16" if dt == DType.INT16 else "f32")
+
+
+def _is_depthwise(op: Op) -> bool:
+    """Whether the op is the depthwise form (the one place this lowering names it)."""
+    return op.opcode == "DEPTHWISE_CONV_2D"
