@@ -270,6 +270,15 @@ def test_nnrt_headers_include_no_circle() -> None:
     assert not found, f"include circles in modules/nnrt:\n{message}"
 
 
+def test_public_headers_include_no_private_one() -> None:
+    """A header under include/ is the public API: it includes only public headers, never
+    the kernels' private bodies (kernels/internal/)."""
+    graph = include_graph()
+    leaks = sorted(f"{h}: {t}" for h, ts in graph.items() if h.startswith("include/")
+                   for t in ts if not t.startswith("include/"))
+    assert not leaks, "public nnrt headers including private ones:\n" + "\n".join(leaks)
+
+
 if __name__ == "__main__":
     g, nested = import_graph()
     print(f"function-level imports of nnopt modules: {len(nested)}")
