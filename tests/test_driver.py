@@ -130,19 +130,21 @@ def test_the_model_blob_plan_is_planned_and_said(tmp_path: Path) -> None:
     """With --emit blob, driver.plan makes the plan the blob carries: this plan when it
     uses nothing nnrt's loader does not run, else a second plan with in-place ops and
     tiling off, named in the progress (issue 43: no hidden work at write time)."""
-    model = model_path("keras/lenet5_int8.tflite")
     said: list[str] = []
-    forced = driver.plan(driver.CompileRequest(
-        model, PlanOptions(inplace_ops="force"), out_dir=tmp_path, emit=("blob",)),
-        progress=said.append)
-    assert forced.planned.plan.inplace_ops  # the request's plan runs ops in place
-    assert forced.blob_replanned and forced.blob_planned is not None
-    assert not forced.blob_planned.plan.inplace_ops and not forced.blob_planned.plan.stages
+    auto = PlanOptions(inplace_ops="auto", tiling="auto")  # nnopt optimize's defaults
+    inplace = driver.plan(driver.CompileRequest(
+        model_path("tflm/micro_speech_quantized.tflite"), auto, out_dir=tmp_path,
+        emit=("blob",)), progress=said.append)
+    plan = inplace.planned.plan
+    assert plan.inplace_ops or plan.overlaps or plan.stages  # what the loader cannot run
+    assert inplace.blob_replanned and inplace.blob_planned is not None
+    blob_plan = inplace.blob_planned.plan
+    assert not (blob_plan.inplace_ops or blob_plan.overlaps or blob_plan.stages)
     assert any("planning the model blob again" in s for s in said)
     said.clear()
-    classic = driver.plan(driver.CompileRequest(
-        model, PlanOptions(inplace_ops="off", tiling="off"), out_dir=tmp_path,
-        emit=("blob",)), progress=said.append)
+    model = model_path("keras/lenet5_int8.tflite")
+    classic = driver.plan(driver.CompileRequest(model, auto, out_dir=tmp_path,
+                                                emit=("blob",)), progress=said.append)
     assert not classic.blob_replanned and classic.blob_planned is not None
     assert classic.blob_planned.plan is classic.planned.plan
     assert not any("model blob" in s for s in said)
