@@ -279,6 +279,16 @@ def test_public_headers_include_no_private_one() -> None:
     assert not leaks, "public nnrt headers including private ones:\n" + "\n".join(leaks)
 
 
+
+#: The longest a module of the compiler may grow (issue 43): past it, split by job.
+MAX_MODULE_LINES = 900
+
+
+def test_no_compiler_module_over_the_line_limit() -> None:
+    long = sorted(f"{m}: {n} lines" for m, p in modules().items()
+                  if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES)
+    assert not long, "split these modules by job:\n" + "\n".join(long)
+
 if __name__ == "__main__":
     g, nested = import_graph()
     print(f"function-level imports of nnopt modules: {len(nested)}")
