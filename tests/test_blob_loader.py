@@ -93,6 +93,29 @@ def test_c_tables_match_the_schema() -> None:
     assert m is not None and m.group(1) == S.c_constants()
 
 
+def test_checker_prototypes_in_the_header_their_definitions_include() -> None:
+    """The family checkers' prototypes are generated into blob_checks.h, which the kernel
+    table and every loader_<family>.c defining a checker include (issue 43): the
+    compiler checks each definition against the prototype the table calls."""
+    loader = nnrt_dir() / "src" / "loader"
+    checks = (loader / "blob_checks.h").read_text()
+    assert checks == S.c_checks(), "regenerate: python -m nnopt.blob.schema checks > " \
+        "modules/nnrt/src/loader/blob_checks.h"
+    assert '#include "blob_checks.h"' in (loader / "blob_dispatch.c").read_text()
+    assert "nnrt_status_t nnrt_blob_check_" not in S.c_dispatch()  # declared once
+    defined: dict[str, str] = {}
+    for src in sorted(loader.glob("loader_*.c")):
+        text = src.read_text()
+        names = re.findall(r"^nnrt_status_t (nnrt_blob_check_\w+)\(", text, re.M)
+        if names:
+            assert '#include "blob_checks.h"' in text, src.name
+        for name in names:
+            assert name not in defined, (name, src.name, defined.get(name))
+            defined[name] = src.name
+    declared = set(re.findall(r"^nnrt_status_t (nnrt_blob_check_\w+)\(", checks, re.M))
+    assert declared == set(defined), declared ^ set(defined)
+
+
 # ----- running -----
 
 @pytest.mark.parametrize("rel", [pytest.param(r, marks=[pytest.mark.slow] if r in SLOW else [],

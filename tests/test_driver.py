@@ -124,3 +124,32 @@ def test_streamed_weights_generate_sources_and_blob(tmp_path: Path) -> None:
     assert res.written.new_key is None  # the configured key sealed it
     # the run's key policy: the configured key
     assert driver.run_key(res.compiled) == bytes.fromhex(KEY)
+
+
+def test_the_model_blob_plan_is_planned_and_said(tmp_path: Path) -> None:
+    """With --emit blob, driver.plan makes the plan the blob carries: this plan when it
+    uses nothing nnrt's loader does not run, else a second plan with in-place ops and
+    tiling off, named in the progress (issue 43: no hidden work at write time)."""
+    said: list[str] = []
+    auto = PlanOptions(inplace_ops="auto", tiling="auto")  # nnopt optimize's defaults
+    inplace = driver.plan(driver.CompileRequest(
+        model_path("tflm/micro_speech_quantized.tflite"), auto, out_dir=tmp_path,
+        emit=("blob",)), progress=said.append)
+    plan = inplace.planned.plan
+    assert plan.inplace_ops or plan.overlaps or plan.stages  # what the loader cannot run
+    assert inplace.blob_replanned and inplace.blob_planned is not None
+    blob_plan = inplace.blob_planned.plan
+    assert not (blob_plan.inplace_ops or blob_plan.overlaps or blob_plan.stages)
+    assert any("planning the model blob again" in s for s in said)
+    said.clear()
+    model = model_path("keras/lenet5_int8.tflite")
+    classic = driver.plan(driver.CompileRequest(model, auto, out_dir=tmp_path,
+                                                emit=("blob",)), progress=said.append)
+    assert not classic.blob_replanned and classic.blob_planned is not None
+    assert classic.blob_planned.plan is classic.planned.plan
+    assert not any("model blob" in s for s in said)
+    without = driver.plan(driver.CompileRequest(model, out_dir=tmp_path, emit=("c",)))
+    assert without.blob_planned is None
+    with pytest.raises(NnoptError, match="no plan for the model blob"):
+        driver.write(driver.Compiled(without.request.__class__(
+            model, out_dir=tmp_path, emit=("blob",)), without.loaded, without.planned, None))

@@ -10,6 +10,7 @@ module named only (not to its parent packages), as import-linter/grimp count the
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -208,6 +209,85 @@ def test_pass_imports_sees_a_planted_pass_import() -> None:
         planted = {t for t, _ in _imports(tree, "nnopt.codegen.planted", False, known)}
         assert pass_imports({"nnopt.codegen.planted": planted}), source
 
+
+def subpackage_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph collapsed to nnopt's sub-packages and top-level modules
+    (``nnopt.ops.conv`` counts as ``nnopt.ops``): an edge where any module of one
+    imports any module of the other."""
+    def unit(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    out: dict[str, set[str]] = {unit(m): set() for m in graph}
+    for m, targets in graph.items():
+        out[unit(m)].update(unit(t) for t in targets if unit(t) != unit(m))
+    return out
+
+
+def test_no_two_subpackages_import_each_other() -> None:
+    """One concept in one place: no circle between sub-packages (issue 43: nnopt.ops
+    holds the look-ups by opcode, nnopt.lowering imports no definition)."""
+    packages = subpackage_graph(import_graph()[0])
+    assert "nnopt.lowering" in packages["nnopt.ops"]  # definitions hold lowerings
+    found = cycles(packages)
+    message = "\n".join(" -> ".join(one_cycle(packages, c)) for c in found)
+    assert not found, f"sub-packages of nnopt importing each other:\n{message}"
+
+
+def test_subpackage_graph_sees_a_planted_circle() -> None:
+    graph = {"nnopt.ops.conv": {"nnopt.lowering.conv"}, "nnopt.lowering.conv": set(),
+             "nnopt.lowering": {"nnopt.ops"}, "nnopt.ops": set()}
+    assert cycles(subpackage_graph(graph)) == [["nnopt.lowering", "nnopt.ops"]]
+
+
+NNRT = REPO / "modules" / "nnrt"
+#: where ``#include "..."`` resolves in nnrt's builds: the file's own directory first,
+#: then the include directories of modules/nnrt/CMakeLists.txt
+INCLUDE_DIRS = (NNRT / "include", NNRT / "kernels", NNRT / "src")
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+
+
+def include_graph() -> dict[str, set[str]]:
+    """{header: nnrt headers it includes} for every header under modules/nnrt, as
+    paths relative to modules/nnrt (system headers left out)."""
+    graph: dict[str, set[str]] = {}
+    for header in sorted(NNRT.rglob("*.h")):
+        targets: set[str] = set()
+        for name in _INCLUDE.findall(header.read_text()):
+            for base in (header.parent, *INCLUDE_DIRS):
+                found = base / name
+                if found.is_file():
+                    targets.add(str(found.resolve().relative_to(NNRT.resolve())))
+                    break
+        graph[str(header.relative_to(NNRT))] = targets
+    return graph
+
+
+def test_nnrt_headers_include_no_circle() -> None:
+    graph = include_graph()
+    assert "include/nnrt/defs.h" in graph["include/nnrt/model.h"]  # the graph is seen
+    found = cycles(graph)
+    message = "\n".join(" -> ".join(one_cycle(graph, c)) for c in found)
+    assert not found, f"include circles in modules/nnrt:\n{message}"
+
+
+def test_public_headers_include_no_private_one() -> None:
+    """A header under include/ is the public API: it includes only public headers, never
+    the kernels' private bodies (kernels/internal/)."""
+    graph = include_graph()
+    leaks = sorted(f"{h}: {t}" for h, ts in graph.items() if h.startswith("include/")
+                   for t in ts if not t.startswith("include/"))
+    assert not leaks, "public nnrt headers including private ones:\n" + "\n".join(leaks)
+
+
+
+#: The longest a module of the compiler may grow (issue 43): past it, split by job.
+MAX_MODULE_LINES = 900
+
+
+def test_no_compiler_module_over_the_line_limit() -> None:
+    long = sorted(f"{m}: {n} lines" for m, p in modules().items()
+                  if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES)
+    assert not long, "split these modules by job:\n" + "\n".join(long)
 
 if __name__ == "__main__":
     g, nested = import_graph()

@@ -9,7 +9,7 @@ import pytest
 from nnopt.blob.writer import StructRef, TensorList, capture
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ActivationOptions, ConcatOptions, Graph
-from nnopt.lowering import EmitContext, lowering_for
+from nnopt.lowering import EmitContext
 from nnopt.lowering.call import (
     NULL,
     AddressOf,
@@ -30,6 +30,7 @@ from nnopt.lowering.call import (
     render,
 )
 from nnopt.lowering.common import c_call, c_params, cast
+from nnopt.ops import lowering_for
 from support.tflite_builder import ModelBuilder
 
 Q = {"scale": 0.05, "zero_point": 3}

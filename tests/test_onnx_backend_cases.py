@@ -20,7 +20,7 @@ from onnx import numpy_helper  # noqa: E402
 
 from nnopt.errors import UnsupportedError  # noqa: E402
 from nnopt.frontend.tflite import load_model_bytes  # noqa: E402
-from nnopt.lowering import check_graph  # noqa: E402
+from nnopt.ops import check_graph  # noqa: E402
 from nnopt.testing.harness import run_nnopt  # noqa: E402
 
 DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"

@@ -19,9 +19,8 @@ from nnopt import cli
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ReducerOptions
-from nnopt.lowering import check_graph, registered_opcodes
 from nnopt.oplist import supported_operators
-from nnopt.ops import DEFINITIONS
+from nnopt.ops import DEFINITIONS, check_graph, registered_opcodes
 from support.tflite_builder import ModelBuilder
 
 PROBE_DTYPES = ("int8", "uint8", "int16", "int32", "int64", "float32", "bool")

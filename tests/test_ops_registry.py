@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from nnopt import lowering
 from nnopt.frontend.tflite import load_model
-from nnopt.ops import DEFINITIONS, SUPPORTED_OPS, definition, known
+from nnopt.ops import DEFINITIONS, SUPPORTED_OPS, definition, known, lowering_for
 from nnopt.passes.regions import spatial_of
 
 PACKAGE = Path(__file__).resolve().parents[1] / "scripts" / "nnopt"
@@ -88,7 +87,7 @@ def test_every_definition_has_its_lowering() -> None:
         module = type(d.lowering).__module__
         assert module.startswith("nnopt.lowering."), (code, module)
         assert (PACKAGE / "lowering" / f"{module.rsplit('.', 1)[1]}.py").is_file(), code
-        assert lowering.lowering_for(_op(code)) is d.lowering
+        assert lowering_for(_op(code)) is d.lowering
 
 
 def _kernel_headers() -> str:
@@ -165,6 +164,9 @@ def test_the_family_map_names_every_place_once() -> None:
     headers = {h for f in FAMILIES.values() for h in f.headers}
     public = {p.name for p in (root / "modules/nnrt/include/nnrt/kernels").glob("*.h")}
     assert headers | set(SHARED_HEADERS) == public
+    # specialisation's cost figures are per family of this map (lowering.specialize)
+    from nnopt.lowering.specialize import SPEC_COSTS
+    assert set(SPEC_COSTS) <= set(FAMILIES)
 
 
 def _tested_opcodes(test_file: Path) -> set[str]:

@@ -17,6 +17,7 @@ from conftest import ALL_MODELS, model_path
 from nnopt.errors import PlanError
 from nnopt.frontend.tflite import load_model
 from nnopt.passes import schedule as schedule_mod
+from nnopt.passes import schedule_search, schedule_space
 from nnopt.passes.lifetimes import schedule_problem
 from nnopt.passes.schedule import Schedule, ScheduleProblem, live_profile, peak_of, schedule
 
@@ -351,7 +352,8 @@ def test_shuffled_ops_and_other_strategies(p: ScheduleProblem) -> None:
             schedule(p, strategy="file")
 
 
-def _no_heuristic(sp: schedule_mod._Space, width: int, strong: bool) -> tuple[list[int], int, int]:
+def _no_heuristic(sp: schedule_space._Space, width: int, strong: bool
+                  ) -> tuple[list[int], int, int]:
     """Stands in for the beams: the lowest-index topological order of the segment."""
     order: list[int] = []
     done = 0
@@ -368,7 +370,7 @@ def test_exact_search_alone_equals_brute_force(p: ScheduleProblem) -> None:
     """White box: with the heuristics replaced by a plain topological order, the
     optimum comes from the depth-first search itself."""
     assume(count_orders(p) <= 3000)
-    with patch.object(schedule_mod, "_beam", _no_heuristic):
+    with patch.object(schedule_search, "_beam", _no_heuristic):
         s = schedule(p)
     check_schedule(p, s)
     assert s.optimal and s.peak == brute_force(p)
@@ -419,7 +421,7 @@ def test_wide_graphs_match_reference_search(n_branches: int, length: int, seed: 
     s = schedule(p, time_budget_s=60)
     check_schedule(p, s)
     assert s.optimal and s.peak == reference_search(p)
-    with patch.object(schedule_mod, "_beam", _no_heuristic):
+    with patch.object(schedule_search, "_beam", _no_heuristic):
         assert schedule(p, time_budget_s=60).peak == s.peak
 
 

@@ -48,6 +48,12 @@ C_TYPE = {
     DType.BOOL: "bool",
 }
 
+# the C element type of a constant array the code generator writes, by numpy dtype name:
+# C_TYPE's, but a bool array as uint8_t (its 0/1 bytes written as integers) and uint32
+# (words some kernels take, of no tensor dtype)
+ARRAY_C_TYPE = {**{d.name.lower(): c for d, c in C_TYPE.items()},
+                "bool": "uint8_t", "uint32": "uint32_t"}
+
 MAX_DIMS = 6  # NNRT_MAX_DIMS
 ARENA_ALIGN = 16  # NNRT_ARENA_ALIGN: byte alignment of every arena buffer
 

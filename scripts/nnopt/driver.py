@@ -8,8 +8,11 @@ was written, and the budget verdict). The steps are also callable one by one:
 - :func:`load`: the model file as a Graph (and its bytes, hashed into the Plan);
 - :func:`plan`: the planning passes, the swap step (``nnopt.swap.pipeline``) and the
   dynamic allocator's plan (recorded in the planned model's facts, computed once:
-  codegen and the blob writer read it), pure; with an output directory, a key id
-  without a configured key is refused here, before anything is written;
+  codegen and the blob writer read it), pure; with ``--emit blob`` also the plan the
+  model blob carries (:func:`plan_for_blob`: a second plan when the first uses what
+  nnrt's loader does not run, said in the progress and in ``Compiled.blob_replanned``);
+  with an output directory, a key id without a configured key is refused here, before
+  anything is written;
 - :func:`generate`: the C sources of a planned model (``nnopt.codegen.c_model``, or
   ``nnopt.swap.codegen`` with the sealed blob when weights stream), in a directory;
 - :func:`write`: every output of ``nnopt optimize`` (plan, report, picture, sources,
@@ -103,6 +106,10 @@ class Compiled:
     loaded: LoadedModel
     planned: PlannedModel
     dynamic: DynamicPlan | None  # the dynamic allocator's plan (allocator != static)
+    # the plan the model blob carries (with ``--emit blob``; :func:`plan_for_blob`), and
+    # whether it is a second plan of its own (in-place ops and tiling off)
+    blob_planned: PlannedModel | None = None
+    blob_replanned: bool = False
 
     @property
     def arena_bytes(self) -> int:
@@ -180,11 +187,31 @@ def plan(request: CompileRequest, loaded: LoadedModel | None = None, *,
                             opts.board, request.swap, request.swap_staging)
     if request.allocator != "static":
         planned = with_dynamic(planned, request.allocator)  # the one dynamic plan
-    compiled = Compiled(request, model, planned, planned.facts.dynamic)
+    blob_planned = None
+    if request.out_dir and "blob" in request.emit:
+        blob_planned = plan_for_blob(planned, model, opts, progress=progress)
+    compiled = Compiled(request, model, planned, planned.facts.dynamic, blob_planned,
+                        blob_planned is not None and blob_planned.plan is not planned.plan)
     if request.out_dir and request.key.key_id is not None and swap_of(planned.plan) \
             and configured_swap_key(compiled) is None:
         raise _no_key_for_id()
     return compiled
+
+
+def plan_for_blob(planned: PlannedModel, loaded: LoadedModel, options: PlanOptions, *,
+                  progress: Callable[[str], None] = _quiet) -> PlannedModel:
+    """The plan a model blob carries, with its dynamic plan (the request's when it has
+    one). nnrt's loader runs the classic plan: overlapping buffers, in-place ops and
+    tiles are static-plan techniques, so a plan using them is planned again from
+    ``options`` with ``inplace_ops`` and ``tiling`` off (a second :func:`~nnopt.planner.plan_model`,
+    named in the progress)."""
+    plan_ = planned.plan
+    if plan_.overlaps or plan_.inplace_ops or plan_.stages:
+        progress("planning the model blob again: in-place ops and tiling off (nnrt's "
+                 "loader runs the classic plan)")
+        opts = replace(options, inplace_ops="off", tiling="off")
+        planned = plan_model(loaded.graph, opts, source_bytes=loaded.data)
+    return with_dynamic(planned, "any")
 
 
 def configured_swap_key(compiled: Compiled) -> bytes | None:
@@ -329,17 +356,14 @@ def write(compiled: Compiled, *, progress: Callable[[str], None] = _quiet,
 
 
 def _write_model_blob(compiled: Compiled, out: Path) -> ModelBlob:
-    """<name>.nnmb for nnrt's loader; the loader runs the classic plan (overlapping
-    buffers, in-place ops and tiles are static-plan techniques), so such a plan is
-    re-planned without them."""
-    bpm = compiled.planned
-    plan_ = bpm.plan
-    if plan_.overlaps or plan_.inplace_ops or plan_.stages:
-        opts = replace(compiled.request.options, inplace_ops="off", tiling="off")
-        bpm = plan_model(compiled.loaded.graph, opts, source_bytes=compiled.loaded.data)
-    bpm = with_dynamic(bpm, "any")  # the request's dynamic plan when it has one
+    """<name>.nnmb for nnrt's loader, of the plan :func:`plan` made for it."""
+    bpm = compiled.blob_planned
+    if bpm is None:
+        raise PlanError("no plan for the model blob: this Compiled was not made by "
+                        "driver.plan with 'blob' in the request's emit",
+                        hint="plan with CompileRequest(emit=('blob',), out_dir=...)")
     blob = write_blob(bpm)
-    path = out / f"{plan_.model}.nnmb"
+    path = out / f"{compiled.planned.plan.model}.nnmb"
     path.write_bytes(blob)
     return ModelBlob(path, len(blob), bpm.facts.dynamic_events().arena_bytes)
 

@@ -1,7 +1,10 @@
 """A Plan against the memory budgets of its board: the arena against the SRAM budget,
 the weights kept internal against the internal flash, and for streamed weights the
 staging buffers and the external flash (:func:`check_budget`, a pure check that raises
-one :class:`~nnopt.errors.BudgetError` naming every overflow)."""
+one :class:`~nnopt.errors.BudgetError` naming every overflow).
+
+"Budget" here is memory: the board's SRAM and flash. The planning work budget is
+:mod:`nnopt.passes.plan_budget` (``--plan-budget``), a different thing."""
 
 from __future__ import annotations
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .lowering import accepted_dtypes, registered_opcodes
-from .ops import DEFINITIONS
+from .ops import DEFINITIONS, accepted_dtypes, registered_opcodes
 
 
 @dataclass(frozen=True)

@@ -35,10 +35,10 @@ def nnrt_dir() -> Path:
 def nnrt_include_dirs() -> tuple[Path, Path]:
     """The include path of everything built against nnrt (the runtime, generated model
     code, harnesses): the public API (``modules/nnrt/include``: ``nnrt/...``) and the
-    private kernel headers (``modules/nnrt/kernels``: ``internal/...``), which only
-    ``nnrt/kernels/spec.h`` -- the bodies that specialised generated code instantiates --
-    reaches from outside the kernels. Zephyr's build exports the same two
-    (modules/nnrt/CMakeLists.txt)."""
+    private kernel headers (``modules/nnrt/kernels``: ``internal/...``, and
+    ``nnrt/kernels/spec.h``, the bodies that specialised generated code instantiates,
+    which only generated code includes from outside the kernels). Zephyr's build
+    exports the same two (modules/nnrt/CMakeLists.txt)."""
     return nnrt_dir() / "include", nnrt_dir() / "kernels"
 
 

@@ -261,9 +261,6 @@ class SwapPlan:
             "fits": self.fits_internal_flash and self.fits_staging,
         }
 
-    def chunks_of(self, op: int) -> tuple[ChunkEntry, ...]:
-        return tuple(c for c in self.chunks if c.op == op)
-
     def weights_with_pools(self, weights: Sequence[WeightEntry]) -> tuple[WeightEntry, ...]:
         """The Plan's weight entries with ``pool="external"`` for streamed tensors."""
         ext = set(self.external_tensors)

@@ -16,8 +16,8 @@ from .boards import Board
 from .cdefs import ARENA_ALIGN
 from .errors import PlanError
 from .ir import ConvOptions, Graph, TransposeConvOptions
-from .lowering import check_graph, lowering_for
 from .lowering.specialize import check_mode
+from .ops import check_graph, lowering_for
 from .passes.arena import ArenaPlan, plan_arena
 from .passes.below_bound import (
     DEFAULT_MAX_EXTRA_INSTRUCTIONS,

@@ -25,7 +25,7 @@ from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import Graph, LeakyReluOptions
 from nnopt.lowering import activation as act
-from nnopt.lowering import check_graph
+from nnopt.ops import check_graph
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.cbuild import kernel_library, ptr
 from support.graphs import load_past_import_checks

@@ -23,8 +23,8 @@ import pytest
 
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.lowering import check_graph
 from nnopt.lowering.activation import sigmoid_s16_params
+from nnopt.ops import check_graph
 from nnopt.sigmoid_table import STEP, render_c, sigmoid_table_u16
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.cbuild import kernel_sources

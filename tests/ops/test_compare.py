@@ -13,7 +13,7 @@ import pytest
 
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.lowering import check_graph
+from nnopt.ops import check_graph
 from support.cases import (
     assert_cortex_m7_matches,
     case_model_tests,

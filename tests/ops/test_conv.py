@@ -17,9 +17,10 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConvOptions, PoolOptions
-from nnopt.lowering import EmitContext, check_graph, lowering_for
+from nnopt.lowering import EmitContext
 from nnopt.lowering.call import AddressOf, TensorArg, call_of, params_of, render
-from nnopt.lowering.conv import weight_requant
+from nnopt.lowering.conv_requant import weight_requant
+from nnopt.ops import check_graph, lowering_for
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from support.cbuild import CBuild, c_source, kernel_sources

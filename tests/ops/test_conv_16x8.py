@@ -19,7 +19,7 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConvOptions, FullyConnectedOptions
-from nnopt.lowering import check_graph
+from nnopt.ops import check_graph
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.cases import mismatched_cases

@@ -32,7 +32,12 @@ import pytest
 from nnopt.boards import load_board
 from nnopt.firmware import BuildSpec, build, run
 from nnopt.firmware import toolchain as tc
-from nnopt.lowering.conv import DW_MAX_TAPS, DW_PLANE_MIN_OUTPUTS, cols_bytes, im2col_bytes
+from nnopt.lowering.conv_variant import (
+    DW_MAX_TAPS,
+    DW_PLANE_MIN_OUTPUTS,
+    cols_bytes,
+    im2col_bytes,
+)
 from nnopt.paths import nnrt_dir
 from support.cbuild import c_source, kernel_sources
 from support.markers import needs_qemu

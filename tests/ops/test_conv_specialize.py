@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from conftest import model_path
+from nnopt.arith import out_size_and_padding
 from nnopt.boards import load_board
 from nnopt.codegen.c_model import generate
 from nnopt.elfcheck import check_elf, format_report
@@ -34,7 +35,7 @@ from nnopt.firmware import toolchain as tc
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering.activation import multiply_by_quantized_multiplier
 from nnopt.lowering.call import Params, Raw, render_params
-from nnopt.lowering.conv import cols_bytes, im2col_bytes, out_size_and_padding
+from nnopt.lowering.conv_variant import cols_bytes, im2col_bytes
 from nnopt.lowering.specialize import (
     RQ_LAST,
     Candidate,

@@ -17,8 +17,8 @@ from nnopt.errors import UnsupportedError
 from nnopt.firmware import BuildSpec, build, run
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import Tensor, TransposeConvOptions
-from nnopt.lowering import check_graph
 from nnopt.lowering.transpose_conv import gemm_scratch_bytes, padding
+from nnopt.ops import check_graph
 from nnopt.planner import PlanOptions
 from support.cases import (
     Results,
@@ -248,7 +248,7 @@ def test_swap_keeps_its_weights_whole_in_internal_flash() -> None:
 def test_cases_exercise_both_int8_kernels() -> None:
     """The int8 cases run the phase-split matrix core (scratch) and the gather kernel
     (filters smaller than the stride; scratch-free plans): both are checked above."""
-    from nnopt.lowering import lowering_for
+    from nnopt.ops import lowering_for
     from nnopt.planner import plan_model
 
     pm = plan_model(load_model_bytes(MODEL), PlanOptions(order="file"))

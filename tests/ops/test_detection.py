@@ -27,7 +27,7 @@ from nnopt.boards import load_board
 from nnopt.errors import ModelError, NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConvOptions, DetectionPostProcessOptions
-from nnopt.lowering import check_graph
+from nnopt.ops import check_graph
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.markers import slow_on_qemu

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import SoftmaxOptions
-from nnopt.lowering import check_graph
 from nnopt.lowering.elementwise import broadcast_descriptor
+from nnopt.ops import check_graph
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from support.cases import mismatched_cases, oracle_results

@@ -12,8 +12,9 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import FullyConnectedOptions
-from nnopt.lowering import EmitContext, lowering_for
+from nnopt.lowering import EmitContext
 from nnopt.lowering.call import render
+from nnopt.ops import lowering_for
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from support.tflite_builder import ModelBuilder, combine_models, fully_connected_model

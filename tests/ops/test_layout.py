@@ -15,8 +15,8 @@ import pytest
 from nnopt.boards import load_board
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.lowering import check_graph
 from nnopt.lowering.layout import mirror_index
+from nnopt.ops import check_graph
 from support.cases import (
     Results,
     assert_case_matches,

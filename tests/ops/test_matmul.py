@@ -11,8 +11,8 @@ import pytest
 
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.lowering import check_graph
 from nnopt.multiplier import quantize_multiplier
+from nnopt.ops import check_graph
 from support.cases import (
     Results,
     assert_case_matches,

@@ -22,7 +22,7 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import PoolOptions
-from nnopt.lowering import check_graph
+from nnopt.ops import check_graph
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt
 from support.cases import Results, mismatched_cases, oracle_results

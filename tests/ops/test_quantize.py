@@ -18,8 +18,8 @@ import pytest
 from nnopt.cdefs import DType
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.lowering import check_graph
 from nnopt.lowering.quantize import DEQUANTIZE_PAIRS, QUANTIZE_PAIRS, requantize_params
+from nnopt.ops import check_graph
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.cbuild import kernel_library, ptr
 from support.graphs import load_past_import_checks

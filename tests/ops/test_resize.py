@@ -13,8 +13,8 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ResizeOptions
-from nnopt.lowering import check_graph
 from nnopt.lowering.resize import nearest_indices
+from nnopt.ops import check_graph
 from support.cases import Results, assert_case_matches, oracle_results
 from support.resize_cases import add_graph_input_case, add_resize_cases
 from support.tflite_builder import ModelBuilder

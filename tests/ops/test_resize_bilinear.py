@@ -16,8 +16,8 @@ from nnopt.boards import load_board
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ResizeOptions
-from nnopt.lowering import check_graph
 from nnopt.lowering.resize import bilinear_float, bilinear_q10
+from nnopt.ops import check_graph
 from nnopt.planner import PlanOptions
 from support.cases import (
     Results,

@@ -26,7 +26,7 @@ from nnopt.blob.writer import write_blob
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import NUMPY_DTYPE, LstmOptions, SvdfOptions
-from nnopt.lowering import check_graph
+from nnopt.ops import check_graph
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.runner import run_planned
 from nnopt.testing.harness import random_inputs, run_nnopt_invocations, run_tflm_invocations

@@ -25,7 +25,7 @@ from nnopt.codegen.c_model import generate
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import ConcatOptions, StridedSliceOptions
-from nnopt.lowering import check_graph
+from nnopt.ops import check_graph
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.cases import Results, assert_case_matches, mismatched_cases, oracle_results

@@ -18,8 +18,8 @@ import pytest
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import SoftmaxOptions
-from nnopt.lowering import check_graph
 from nnopt.lowering.softmax import softmax_params
+from nnopt.ops import check_graph
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.cbuild import kernel_library, ptr
 from support.tflite_builder import ModelBuilder

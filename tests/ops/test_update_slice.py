@@ -12,7 +12,7 @@ import pytest
 
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.lowering import check_graph
+from nnopt.ops import check_graph
 from nnopt.planner import PlanOptions
 from nnopt.testing.harness import run_nnopt, run_tflm
 from support.cases import differing_tensors

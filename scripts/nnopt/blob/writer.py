@@ -29,7 +29,7 @@ from ..arith import align
 from ..cdefs import DType
 from ..errors import BlobError, UnsupportedError
 from ..ir import NUMPY_DTYPE, Graph, Op
-from ..lowering import EmitContext, lowering_for
+from ..lowering import EmitContext
 from ..lowering.call import (
     AddressOf,
     Body,
@@ -45,7 +45,7 @@ from ..lowering.call import (
     ScratchArg,
     TensorArg,
 )
-from ..ops import DEFINITIONS
+from ..ops import DEFINITIONS, lowering_for
 from ..planner import PlannedModel
 from . import schema as S
 

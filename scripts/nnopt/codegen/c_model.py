@@ -31,21 +31,16 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
-from ..cdefs import DType
+from ..cdefs import ARRAY_C_TYPE, DType
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
-from ..lowering import EmitContext, lowering_for
+from ..lowering import EmitContext
 from ..lowering.call import Call, Pointers, prepare_of, render, render_params, render_prepare
+from ..ops import lowering_for
 from ..planfacts import ALLOCATORS, DynamicPlan
 from ..planner import PlannedModel
 from .stages import StageCalls
 from .views import ViewLowerings
-
-_C_TYPES = {
-    np.dtype(np.int8): "int8_t", np.dtype(np.uint8): "uint8_t", np.dtype(np.int16): "int16_t",
-    np.dtype(np.int32): "int32_t", np.dtype(np.uint32): "uint32_t",
-    np.dtype(np.int64): "int64_t", np.dtype(np.float32): "float", np.dtype(np.bool_): "uint8_t",
-}
 
 
 @dataclass(frozen=True)
@@ -222,7 +217,7 @@ class ModelEmitter:
         if tensor.index not in self.weight_names:
             arr = tensor.array() if laid_out is None else laid_out
             ident = f"w{tensor.index}"
-            ctype = _C_TYPES[arr.dtype]
+            ctype = ARRAY_C_TYPE[arr.dtype.name]
             self.non_finite |= _has_non_finite(arr)
             self.const_decls.append(
                 f"/* tensor {tensor.index}: {tensor.name[:60]} {list(tensor.shape)}{note} */\n"
@@ -235,7 +230,7 @@ class ModelEmitter:
         def const_array(suffix: str, arr: np.ndarray) -> str:
             a = np.asarray(arr)
             ident = f"op{op_index}_{suffix}"
-            ctype = _C_TYPES[a.dtype]
+            ctype = ARRAY_C_TYPE[a.dtype.name]
             self.non_finite |= _has_non_finite(a)
             self.extra_decls.append(
                 f"NNRT_WEIGHTS static const {ctype} {ident}[{max(a.size, 1)}] = {{\n"

@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from ..cdefs import DTYPE_SIZE, DType
+from ..cdefs import C_TYPE, DTYPE_SIZE, DType
 from ..errors import PlanError
 from ..ir import Graph, Op
-from ..lowering import EmitContext, lowering_for
+from ..lowering import EmitContext
 from ..lowering.call import Params, c_value, render_params
 from ..lowering.elementwise import BinaryLowering
-from ..ops import known
+from ..ops import known, lowering_for
 from ..ops.base import WINDOW
 from ..plan import Plan, StageEntry, TileEntry
 from ..planfacts import PlanFacts
@@ -238,7 +238,7 @@ class StageEmitter:
         yt = self.g.tensors[y]
         yout = self.buf(y, ptr)
         _, _, c, e = self._dims(y)
-        elem = {DType.INT8: "int8_t", DType.FLOAT32: "float"}[yt.dtype]
+        elem = C_TYPE[yt.dtype]
         self.headers.add("nnrt/kernels/elementwise.h")
         operands: list[tuple[str, list[int], list[list[int]]]] = []
         for t in op.inputs[:2]:

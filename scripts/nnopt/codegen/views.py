@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from ..cdefs import DTYPE_SIZE, DType
+from ..cdefs import DTYPE_SIZE
 from ..errors import NnoptError, PlanError
 from ..ir import ConcatOptions, ConvOptions, Graph, Op, PoolOptions
-from ..lowering import EmitContext, lowering_for
+from ..lowering import EmitContext
 from ..lowering.call import (
     Body,
     Call,
@@ -49,12 +49,10 @@ from ..lowering.call import (
 from ..lowering.conv import ConvLowering
 from ..lowering.pool import PoolLowering
 from ..lowering.specialize import SPECIALIZABLE, SpecNames
-from ..ops import known
+from ..ops import known, lowering_for
 from ..ops.base import Spatial
 from ..plan import Plan
 from ..planfacts import PlanFacts
-
-C_ELEM = {DType.INT8: "int8_t", DType.FLOAT32: "float"}
 
 
 def _geom_fields(graph: Graph, op: Op, sp: Spatial) -> dict[str, Any]:

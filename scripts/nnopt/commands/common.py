@@ -12,8 +12,6 @@ from ..boards import known_boards, load_board
 from ..driver import CompileRequest, SwapKey
 from ..errors import NnoptError, UsageError
 from ..frontend.onnx import parse_input_shapes, parse_input_values
-from ..frontend.tflite import load_model
-from ..ir import Graph
 from ..lowering.specialize import SPECIALIZE_MODES
 from ..passes.arena import STRATEGIES
 from ..passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS, MODES
@@ -107,13 +105,6 @@ def input_values_arg(args: argparse.Namespace) -> dict[str, tuple[float, ...]]:
 def input_shapes_arg(args: argparse.Namespace) -> dict[str, tuple[int, ...]]:
     """--input-shape NAME=D1,D2,... (repeatable) as {name: shape}."""
     return parse_input_shapes(getattr(args, "input_shape", None) or [])
-
-
-def load_model_arg(args: argparse.Namespace) -> Graph:
-    """The model named on the command line (.tflite, or ONNX by content), with
-    --input-shape and --input-value applied."""
-    return load_model(args.model, input_shapes_arg(args) or None,
-                      input_values=input_values_arg(args) or None)
 
 
 def _safe_boards() -> list[str]:

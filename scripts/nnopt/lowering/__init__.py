@@ -3,7 +3,9 @@
 Each operator family lives in one module of this package (``conv.py``, ``pool.py`` …)
 and defines :class:`~.base.Lowering` objects (module constants, ``conv.CONV``); each
 operator's definition holds its lowering (``OpDef.lowering``, :mod:`nnopt.ops`), so
-:func:`lowering_for` is a look-up of the definition. Lowerings derive from
+the look-ups by opcode (:func:`nnopt.ops.lowering_for`, :func:`nnopt.ops.check_graph`,
+:func:`nnopt.ops.accepted_dtypes`) live with the registry: this package imports no
+operator definition. Lowerings derive from
 :class:`~.base.LoweringBase` (no headers, no checks, no scratch by default). The code
 generator owns everything else (files, arena, weights, the API); a lowering only:
 
@@ -18,7 +20,7 @@ generator owns everything else (files, arena, weights, the API); a lowering only
   ``<model>_prepare()`` runs once on the op's parameters.
 - ``emit(ctx)``: the body of ``static nnrt_status_t op_<k>(void)`` as data
   (:data:`.call.Body`: parameter structs and the kernel call, see :mod:`.call`), built
-  with ``c_params(ctype, fields)`` and ``c_call(fn, args)`` (``lowering.elementwise``).
+  with ``c_params(ctype, fields)`` and ``c_call(fn, args)`` (``lowering.common``).
   ``ctx.ptr(t)`` is any tensor's data pointer (activation in the arena or constant
   array, :class:`.call.TensorArg`), ``ctx.const_array(...)`` names extra constant data
   (per-channel multipliers …), ``ctx.scratch`` is the scratch buffer. Kernel headers
@@ -35,62 +37,6 @@ declares the op's specialised matrix core for them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
-from ..errors import UnsupportedError
-from ..ir import Graph, Op
 from .base import EmitContext, Lowering, LoweringBase
 
-# The operator definitions (nnopt.ops) import this package's family modules to hold
-# their lowerings, so the look-ups below import nnopt.ops when called, not here.
-
-__all__ = ["EmitContext", "Lowering", "LoweringBase", "accepted_dtypes", "check_graph",
-           "lowering_for", "registered_opcodes"]
-
-
-def lowering_for(op: Op) -> Lowering:
-    """The lowering of the op's definition; UnsupportedError for an opcode nnopt lacks."""
-    from ..ops import definition
-    return definition(op).lowering
-
-
-def registered_opcodes() -> list[str]:
-    """Every opcode with a lowering (every defined one), sorted."""
-    from ..ops import DEFINITIONS
-    return sorted(DEFINITIONS)
-
-
-def accepted_dtypes(opcode: str) -> tuple[str, ...]:
-    """The element types the opcode's lowering accepts, as its lowering declares them
-    (``dtypes``, or ``dtypes_by_opcode`` where one lowering serves opcodes that differ):
-    "int8", or "int8->int16" where the output type differs from the input's. Empty for
-    an opcode without a lowering or a lowering that declares none."""
-    from ..ops import DEFINITIONS
-    d = DEFINITIONS.get(opcode)
-    if d is None:
-        return ()
-    low = d.lowering
-    per_op: Mapping[str, Sequence[str]] | None = getattr(low, "dtypes_by_opcode", None)
-    if per_op is not None and opcode in per_op:
-        return tuple(per_op[opcode])
-    return tuple(getattr(low, "dtypes", ()))
-
-
-def check_graph(graph: Graph) -> None:
-    """Raise UnsupportedError listing every op the runtime cannot execute."""
-    problems: list[str] = []
-    hints: list[str] = []
-    for op in graph.ops:
-        try:
-            lowering_for(op).check(graph, op)
-        except UnsupportedError as err:
-            problems.append(err.message)
-            if err.hint and err.hint not in hints:
-                hints.append(err.hint)
-    if problems:
-        raise UnsupportedError(
-            "the model cannot be compiled: " + "; ".join(problems[:10])
-            + (f"; and {len(problems) - 10} more" if len(problems) > 10 else ""),
-            hint="; ".join(hints[:3]) if hints
-            else "operators with kernels: " + ", ".join(registered_opcodes()),
-        )
+__all__ = ["EmitContext", "Lowering", "LoweringBase"]

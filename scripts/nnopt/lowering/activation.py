@@ -15,8 +15,8 @@ TFLite:
 int8 LOGISTIC, TANH and HARD_SWISH are lowered to a 256-entry lookup table computed
 here by a numpy emulation of the same fixed-point arithmetic (:func:`int8_table`), which
 the tests prove equal to TFLM and to the direct C kernels on all 256 inputs: one load
-per element instead of tens of multiplies, for 256 bytes of flash. Set
-:data:`INT8_TABLES` to False to emit the direct kernels instead.
+per element instead of tens of multiplies, for 256 bytes of flash (the direct kernels,
+``nnrt_sigmoid_s8`` and the like, stay in nnrt for the tables' tests and for C callers).
 """
 
 from __future__ import annotations
@@ -32,9 +32,6 @@ from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, Dec, KernelCheck, Params, Raw, TensorArg, lit, lit_f32
 from .common import refuse
-
-#: Lower int8 LOGISTIC/TANH/HARD_SWISH to a table lookup (else the direct kernels).
-INT8_TABLES = True
 
 _I32_MIN = -(2**31)
 _I32_MAX = 2**31 - 1
@@ -486,13 +483,10 @@ class ActivationLowering(LoweringBase):
             p, ctype = hard_swish_params(op, x, y), "nnrt_hard_swish_s8_params_t"
         else:
             p, ctype = sigmoid_params(op, x), "nnrt_sigmoid_s8_params_t"
-        if INT8_TABLES:
-            table = ctx.const_array("table", int8_table(op.opcode, p))
-            fields = ", ".join(f"{k} {v}" for k, v in p.items())
-            return [Call("nnrt_table_lookup_s8", (Raw(table), src, dst, n), wrap=False,
-                         note=f"{op.opcode} int8 as a 256-entry table, from {ctype}: {fields}")]
-        return [c_struct(ctype, dict(p)),
-                Call(f"nnrt_{name}_s8", (params, src, dst, n), wrap=False)]
+        table = ctx.const_array("table", int8_table(op.opcode, p))
+        fields = ", ".join(f"{k} {v}" for k, v in p.items())
+        return [Call("nnrt_table_lookup_s8", (Raw(table), src, dst, n), wrap=False,
+                     note=f"{op.opcode} int8 as a 256-entry table, from {ctype}: {fields}")]
 
 
 ACTIVATION = ActivationLowering()

@@ -15,7 +15,7 @@ function as typed objects, never C text:
 - :class:`Code`: C lines that code running an op on sub-views writes around rendered
   calls (``codegen.views`` loops), with its final status.
 
-``lowering.elementwise.c_params`` / ``c_call`` and ``EmitContext.ptr`` build these
+``lowering.common.c_params`` / ``c_call`` and ``EmitContext.ptr`` build these
 objects. :func:`render` writes a body as C (the model emitter, the weight-streaming
 code in assignment form); the model-blob writer (:mod:`nnopt.blob.writer`) encodes the
 same objects; specialisation renders a body's :class:`Params` under its own name.

@@ -1,7 +1,7 @@
 """The lowering toolkit: what every family module of :mod:`nnopt.lowering` builds with.
 
 - errors: :func:`refuse` (the one error of a ``check()``: op, what is wrong, what is
-  supported, in the message itself since :func:`nnopt.lowering.check_graph` keeps only
+  supported, in the message itself since :func:`nnopt.ops.check_graph` keeps only
   messages) and :func:`tensor_desc`;
 - quantisation and activation checks: :func:`per_tensor_quant` (per-tensor, positive
   finite scale, int8 zero point), :func:`check_activation`, :func:`act_range_s8` /
@@ -61,9 +61,11 @@ def per_tensor_quant(op: Op, t: Tensor) -> tuple[float, int]:
 
 
 def check_activation(op: Op, activation: str) -> None:
+    """Refuse a fused activation no kernel applies (the one such check of every
+    lowering with a fused activation: conv, transpose conv, fc, pool, element-wise)."""
     if activation not in FUSED_ACTIVATIONS:
         raise refuse(op, f"fused activation {activation} is not supported",
-                     "fused activation NONE, RELU, RELU6, RELU_N1_TO_1")
+                     "fused activation " + ", ".join(FUSED_ACTIVATIONS))
 
 
 def act_range_s8(op: Op, activation: str, out: Tensor) -> tuple[int, int]:

@@ -44,25 +44,18 @@ per-tensor check is :func:`.common.per_tensor_quant`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
-
-import numpy as np
 
 from ..arith import (
     FLT_MAX,
-    FUSED_ACTIVATIONS,
     INT8_MAX,
     INT8_MIN,
     activation_range_float,
     activation_range_int8,
-    activation_range_int16,
-    out_size_and_padding,
 )
-from ..cdefs import DType
 from ..errors import UnsupportedError
-from ..ir import ConvOptions, Graph, Op, PoolOptions, Tensor
-from ..multiplier import quantize_multiplier
+from ..ir import ConvOptions, Graph, Op, Tensor
 from . import specialize
 from .base import EmitContext, LoweringBase
 from .call import (
@@ -82,417 +75,35 @@ from .call import (
     lit,
 )
 from .common import per_tensor_quant
+from .conv_checks import _SUPPORTED_HINT_16X8, refuse_dtypes
+from .conv_geometry import _bias, _ConvGeom, _geometry, _is_depthwise, _kind
+from .conv_requant import _records, _Requant, _requant, _requant16, weight_requant
+from .conv_variant import Variant, _op_variant, specialized_ops
 from .specialize import SPECIALIZABLE
 
-_SUPPORTED_HINT = ("supported: int8 activations with symmetric int8 weights (per-tensor or "
-                   "per-channel) and int32 bias; int16 activations (zero point 0) with int8 "
-                   "weights and an int64 bias (16x8); or float32 activations, weights and "
-                   "bias")
-_SUPPORTED_HINT_16X8 = ("16x8 quantisation: int16 input and output with zero point 0, "
-                        "int8 weights, an optional int64 bias (required by a depthwise "
-                        "conv), requantisation shifts <= 7")
 
-
-# ----- checks and requantisation (shared with lowering.fc) -----
-
-def check_activation(op: Op, activation: str) -> None:
-    if activation not in FUSED_ACTIVATIONS:
-        raise UnsupportedError(
-            f"op {op.index} ({op.opcode}): fused activation {activation} is not supported",
-            hint="supported fused activations: " + ", ".join(FUSED_ACTIVATIONS))
-
-
-def refuse_dtypes(op: Op, graph: Graph, x: Tensor, w: Tensor, y: Tensor,
-                  bias: Tensor | None) -> str:
-    """Raise for an unsupported dtype combination; the kind: "s8" (int8), "s16" (int16
-    activations with int8 weights, 16x8) or "f32"."""
-    where = f"op {op.index} ({op.opcode})"
-    if x.dtype == DType.INT16:
-        _check_16x8(op, x, w, y, bias)
-        return "s16"
-    if x.dtype == DType.UINT8 or w.dtype == DType.UINT8:
-        raise UnsupportedError(
-            f"{where}: tensor {x.index if x.dtype == DType.UINT8 else w.index} is uint8 "
-            "(legacy asymmetric quantisation)",
-            hint=_SUPPORTED_HINT + "; re-convert the model with int8 quantisation")
-    if x.dtype == DType.FLOAT32 and w.dtype != DType.FLOAT32:
-        raise UnsupportedError(
-            f"{where}: hybrid op: float32 input {x.index} ({x.name}) with "
-            f"{w.dtype.name.lower()} weights {w.index} ({w.name})",
-            hint=_SUPPORTED_HINT + "; use full-integer quantisation or a float model")
-    if x.dtype not in (DType.INT8, DType.FLOAT32) or w.dtype != x.dtype:
-        raise UnsupportedError(
-            f"{where}: input {x.index} is {x.dtype.name.lower()} with weights {w.index} "
-            f"{w.dtype.name.lower()}", hint=_SUPPORTED_HINT)
-    if y.dtype != x.dtype:
-        raise UnsupportedError(
-            f"{where}: output tensor {y.index} ({y.name}) is {y.dtype.name.lower()} but the "
-            f"input is {x.dtype.name.lower()}", hint=_SUPPORTED_HINT)
-    int8 = x.dtype == DType.INT8
-    if bias is not None:
-        want = DType.INT32 if int8 else DType.FLOAT32
-        if bias.dtype != want:
-            raise UnsupportedError(
-                f"{where}: bias tensor {bias.index} ({bias.name}) is "
-                f"{bias.dtype.name.lower()}, expected {want.name.lower()}",
-                hint=_SUPPORTED_HINT)
-    return "s8" if int8 else "f32"
-
-
-def _check_16x8(op: Op, x: Tensor, w: Tensor, y: Tensor, bias: Tensor | None) -> None:
-    """The 16x8 quantisation nnrt's kernels take (TFLM's int64-bias arithmetic): int16
-    input and output with zero points 0, int8 weights, an int64 bias (a depthwise conv
-    must have one: TFLM's 16x8 depthwise kernel reads it unconditionally)."""
-    where = f"op {op.index} ({op.opcode})"
-    if w.dtype != DType.INT8 or y.dtype != DType.INT16:
-        raise UnsupportedError(
-            f"{where}: int16 input {x.index} ({x.name}) with {w.dtype.name.lower()} weights "
-            f"{w.index} and a {y.dtype.name.lower()} output {y.index}",
-            hint=_SUPPORTED_HINT_16X8)
-    for t, role in ((x, "input"), (y, "output")):
-        if per_tensor_quant(op, t)[1] != 0:
-            raise UnsupportedError(
-                f"{where}: int16 {role} tensor {t.index} ({t.name}) has a non-zero zero "
-                "point", hint=_SUPPORTED_HINT_16X8)
-    if bias is not None and bias.dtype != DType.INT64:
-        raise UnsupportedError(
-            f"{where}: 16x8 bias tensor {bias.index} ({bias.name}) is "
-            f"{bias.dtype.name.lower()}; nnrt takes int64 (TFLM's int32-bias 16x8 path is "
-            "not implemented)", hint=_SUPPORTED_HINT_16X8)
-    if bias is None and op.opcode == "DEPTHWISE_CONV_2D":
-        raise UnsupportedError(
-            f"{where}: a 16x8 depthwise convolution without bias (TFLM's kernel requires "
-            "one)", hint=_SUPPORTED_HINT_16X8)
-
-
-def weight_requant(op: Op, x: Tensor, w: Tensor, y: Tensor, channels: int, axis: int,
-                   *, fc_per_tensor_rule: bool = False) -> tuple[bool, list[int], list[int]]:
-    """Per-channel flag and (multiplier, shift) lists of an int8 conv/FC.
-
-    Conv/depthwise/per-channel FC: ``double(s_in) * double(s_w) / double(s_out)``;
-    per-tensor FC (``fc_per_tensor_rule``): TFLM first multiplies the two scales in
-    float32 (``GetQuantizedConvolutionMultipler``).
-    """
-    where = f"op {op.index} ({op.opcode})"
-    s_in, _ = per_tensor_quant(op, x)
-    s_out, _ = per_tensor_quant(op, y)
-    q = w.quant
-    if q is None or not q.scale:
-        raise UnsupportedError(
-            f"{where}: weights tensor {w.index} ({w.name}) has no quantisation parameters",
-            hint=_SUPPORTED_HINT)
-    per_channel = q.per_channel
-    if per_channel and (len(q.scale) != channels or q.axis != axis):
-        raise UnsupportedError(
-            f"{where}: weights tensor {w.index} ({w.name}) has {len(q.scale)} scales on "
-            f"axis {q.axis}; expected 1 or {channels} on axis {axis}",
-            hint="per-channel weights are quantised along the output channels")
-    if any(z != 0 for z in q.zero_point) and (per_channel or not fc_per_tensor_rule):
-        raise UnsupportedError(
-            f"{where}: weights tensor {w.index} ({w.name}) is asymmetric "
-            f"(zero point {max(q.zero_point, key=abs)})",
-            hint="int8 weights must be symmetric (zero point 0), as the TFLite "
-                 "quantisation spec requires")
-    mults: list[int] = []
-    shifts: list[int] = []
-    for s_w in q.scale:
-        if fc_per_tensor_rule and not per_channel:
-            real = float(np.float32(s_in) * np.float32(s_w)) / float(s_out)
-        else:
-            real = float(s_in) * float(s_w) / float(s_out)
-        m, s = quantize_multiplier(real)
-        if m == 0:
-            # A channel whose real multiplier is below 2^-32 (TFLM encodes it as (0, 0);
-            # vww_96_int8 has such dead channels) requantises to 0 at any shift, in
-            # TFLM's arithmetic and in every nnrt form; shift -31 keeps it inside the fast
-            # form (internal/requant.h: shifts -31..-2), so one such channel no longer
-            # sends the whole layer down the per-channel reference path.
-            s = -31
-        mults.append(m)
-        shifts.append(s)
-    return per_channel, mults, shifts
-
-
-# ----- the conv geometry -----
-
-@dataclass(frozen=True)
-class _PoolGeom:
-    output_h: int
-    output_w: int
-    filter_h: int
-    filter_w: int
-    stride_h: int
-    stride_w: int
-    pad_top: int
-    pad_left: int
-    activation: str
-
-
-@dataclass(frozen=True)
-class _ConvGeom:
-    depthwise: bool
-    batches: int
-    input_h: int
-    input_w: int
-    input_c: int
-    output_h: int
-    output_w: int
-    output_c: int
-    filter_h: int
-    filter_w: int
-    filter_c: int  # conv: filter input depth; depthwise: depth multiplier
-    stride_h: int
-    stride_w: int
-    dilation_h: int
-    dilation_w: int
-    pad_top: int
-    pad_left: int
-    pool: _PoolGeom | None
-
-
-def _geometry(graph: Graph, op: Op) -> _ConvGeom:
-    """Validate shapes and options; the kernel geometry of the op."""
-    where = f"op {op.index} ({op.opcode})"
-    o = op.options
-    if not isinstance(o, ConvOptions):
-        raise UnsupportedError(f"{where}: missing convolution options")
-    if len(op.inputs) < 2 or len(op.outputs) != 1 or op.inputs[0] < 0 or op.inputs[1] < 0:
-        raise UnsupportedError(f"{where}: expected input, filter, optional bias and one "
-                               "output")
-    x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
-    y = graph.tensors[op.outputs[0]]
-    for t, role in ((x, "input"), (w, "filter"), (y, "output")):
-        if len(t.shape) != 4:
-            raise UnsupportedError(f"{where}: {role} tensor {t.index} ({t.name}) has shape "
-                                   f"{list(t.shape)}; expected 4-D",
-                                   hint="convolutions take [N,H,W,C] tensors")
-    if o.padding not in ("SAME", "VALID") or min(o.stride_h, o.stride_w, o.dilation_h,
-                                                   o.dilation_w) < 1:
-        raise UnsupportedError(f"{where}: invalid padding/stride/dilation {o}")
-    check_activation(op, o.activation)
-    n, h, wd, c = x.shape
-    depthwise = op.opcode == "DEPTHWISE_CONV_2D"
-    if depthwise:
-        one, kh, kw, oc = w.shape
-        if one != 1 or oc % c != 0:
-            raise UnsupportedError(f"{where}: filter {w.index} shape {list(w.shape)} does not "
-                                   f"fit a depthwise conv of {c} input channels")
-        fc = oc // c
-        if o.depth_multiplier != fc:
-            raise UnsupportedError(
-                f"{where}: depth_multiplier option is {o.depth_multiplier} but the filter "
-                f"shape {list(w.shape)} implies {fc}",
-                hint="re-convert the model; TFLM would compute garbage for this op")
-    else:
-        oc, kh, kw, fc = w.shape
-        if fc < 1 or c % fc != 0 or oc % (c // fc) != 0:
-            raise UnsupportedError(f"{where}: filter {w.index} shape {list(w.shape)} does not "
-                                   f"fit an input of {c} channels")
-    oh, pad_t = out_size_and_padding(o.padding, h, kh, o.stride_h, o.dilation_h)
-    ow, pad_l = out_size_and_padding(o.padding, wd, kw, o.stride_w, o.dilation_w)
-    if oh < 1 or ow < 1:
-        raise UnsupportedError(f"{where}: the filter does not fit the input "
-                               f"({h}x{wd} with {kh}x{kw}, {o.padding})")
-    pool = None
-    final = (n, oh, ow, oc)
-    if o.fused_max_pool is not None:
-        p: PoolOptions = o.fused_max_pool
-        if p.padding not in ("SAME", "VALID") or min(p.stride_h, p.stride_w, p.filter_h,
-                                                       p.filter_w) < 1:
-            raise UnsupportedError(f"{where}: invalid fused max-pool options {p}")
-        check_activation(op, p.activation)
-        ph, ppad_t = out_size_and_padding(p.padding, oh, p.filter_h, p.stride_h, 1)
-        pw, ppad_l = out_size_and_padding(p.padding, ow, p.filter_w, p.stride_w, 1)
-        if ph < 1 or pw < 1:
-            raise UnsupportedError(f"{where}: fused max pool {p.filter_h}x{p.filter_w} does "
-                                   f"not fit the {oh}x{ow} conv output")
-        pool = _PoolGeom(ph, pw, p.filter_h, p.filter_w, p.stride_h, p.stride_w,
-                         ppad_t, ppad_l, p.activation)
-        final = (n, ph, pw, oc)
-    if tuple(y.shape) != final:
-        raise UnsupportedError(
-            f"{where}: output tensor {y.index} ({y.name}) has shape {list(y.shape)}, "
-            f"expected {list(final)} from the input, filter and options")
-    return _ConvGeom(depthwise, n, h, wd, c, oh, ow, oc, kh, kw, fc, o.stride_h, o.stride_w,
-                     o.dilation_h, o.dilation_w, pad_t, pad_l, pool)
-
-
-def _bias(graph: Graph, op: Op, channels: int) -> Tensor | None:
-    if len(op.inputs) < 3 or op.inputs[2] < 0:
-        return None
-    b = graph.tensors[op.inputs[2]]
-    if b.num_elements != channels:
-        raise UnsupportedError(f"op {op.index} ({op.opcode}): bias tensor {b.index} "
-                               f"({b.name}) has {b.num_elements} elements, expected {channels}")
-    return b
-
-
-def _kind(graph: Graph, op: Op) -> str:
-    """The kernel kind of a checked op, from its input dtype: "s8", "s16" or "f32"."""
-    dt = graph.tensors[op.inputs[0]].dtype
-    return "s8" if dt == DType.INT8 else ("s16" if dt == DType.INT16 else "f32")
-
-
-#: ``NNRT_DW_MAX_TAPS``: the largest KH * KW of ``nnrt_depthwise_conv2d_opt_s8``.
-DW_MAX_TAPS = 25
-
-#: ``NNRT_DW_PLANE_MIN_OUTPUTS``: outputs per channel from which the generic depthwise
-#: entry runs a filter other than 3x3 (of at most ``DW_MAX_TAPS`` taps) through its
-#: plane path; below, the fast entry is as fast and links less.
-DW_PLANE_MIN_OUTPUTS = 16
-
-
-def cols_bytes(depth: int) -> int:
-    """``NNRT_GEMM_COLS_BYTES``: int16 columns of two pixels of ``depth`` values (the
-    scratch of ``nnrt_conv2d_1x1_s8`` / ``nnrt_conv2d_im2col_s8``)."""
-    return 16 * ((depth + 3) // 4)
-
-
-def im2col_bytes(filter_h: int, filter_w: int, channels: int) -> int:
-    """``nnrt_conv2d_im2col_s8_get_buffer_size``: the columns plus an int8 staging copy
-    of one patch."""
-    depth = filter_h * filter_w * channels
-    return cols_bytes(depth) + (depth + 3) // 4 * 4
-
-
-@dataclass(frozen=True)
-class Variant:
-    """The nnrt kernel an op runs (chosen at build time) and its scratch bytes."""
-
-    function: str
-    scratch: int
-
-
-def choose_variant(g: _ConvGeom, kind: str) -> Variant:
-    """The fastest kernel of ``nnrt/kernels/conv.h`` that takes this geometry and
-    ``kind`` (``refuse_dtypes``); a firmware links only the variants its ops name."""
-    if kind != "s8":  # float32 and 16x8: one generic kernel each, no scratch
-        return Variant(f"nnrt_{'depthwise_conv2d' if g.depthwise else 'conv2d'}_{kind}", 0)
-    if g.pool is not None:
-        return Variant("nnrt_depthwise_conv2d_s8" if g.depthwise else "nnrt_conv2d_s8", 0)
-    if g.depthwise:
-        # 3x3 filters: the fast entry (the plane path in assembly on DSP cores); others
-        # the generic one where its plane path in C takes them (every filter over
-        # DW_MAX_TAPS taps): a firmware whose depthwise ops are all 3x3 links neither
-        taps = g.filter_h * g.filter_w
-        fast = (g.filter_h == 3 and g.filter_w == 3) or (
-            taps <= DW_MAX_TAPS and g.output_h * g.output_w < DW_PLANE_MIN_OUTPUTS)
-        return Variant("nnrt_depthwise_conv2d_opt_s8" if fast else "nnrt_depthwise_conv2d_s8", 0)
-    if g.filter_c != g.input_c:  # grouped
-        return Variant("nnrt_conv2d_s8", 0)
-    if g.filter_h == 1 and g.filter_w == 1 and g.pad_top == 0 and g.pad_left == 0:
-        # the im2col entry reads a pointwise conv's input pixels in place (no staging,
-        # scratch = the columns only): one entry serves both, the 1x1 one is not linked
-        return Variant("nnrt_conv2d_im2col_s8", cols_bytes(g.input_c))
-    return Variant("nnrt_conv2d_im2col_s8", im2col_bytes(g.filter_h, g.filter_w, g.input_c))
-
-
-def specialized_ops(graph: Graph, mode: str) -> frozenset[int]:
-    """The convolutions of ``graph`` that code generation specialises under ``mode``
-    (``--specialize``): int8 ones that run the matrix core with constant weights, as
-    :func:`nnopt.lowering.specialize.choose` rules."""
-    candidates: list[specialize.Candidate] = []
-    if specialize.check_mode(mode) == "off":
-        return frozenset()
-    for op in graph.ops:
-        if op.opcode != "CONV_2D" or len(op.inputs) < 2:
-            continue
-        try:
-            g = _geometry(graph, op)
-            bias = _bias(graph, op, g.output_c)
-        except UnsupportedError:
-            continue  # run on views (folded padding ...): not emitted by this lowering
-        x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
-        if (x.dtype != DType.INT8 or not w.is_constant
-                or (bias is not None and not bias.is_constant)):
-            continue
-        if _op_variant(g, op, "s8").function in specialize.SPECIALIZABLE:
-            candidates.append(specialize.Candidate(
-                op.index, g.batches * g.output_h * g.output_w * g.output_c))
-    return specialize.choose(mode, candidates)
-
-
-def _op_variant(g: _ConvGeom, op: Op, kind: str) -> Variant:
-    """choose_variant, unless the planner asked for no scratch at this op (memory
-    first): then ``nnrt_conv2d_opt_s8``: the same matrix core with its columns in the
-    op's own output (only the last pixels slower). Called directly, not through
-    ``nnrt_conv2d_s8``, so that the generic entry (grouped convs, fused pools) is linked
-    only by models that have such ops."""
-    v = choose_variant(g, kind)
-    if v.scratch and getattr(op.options, "scratch_free", False):
-        return Variant("nnrt_conv2d_opt_s8", 0)
-    return v
-
-
-@dataclass(frozen=True)
-class _Requant:
-    """An int8 conv's offsets, activation range and per-channel requantisation: its
-    multiplier and shift arrays emitted as constants, or ("NULL" both) the channel
-    records of its specialised matrix core (``records``: their array)."""
-
-    z_in: int
-    z_out: int
-    lo: int
-    hi: int
-    per_channel: bool
-    shifts: list[int]
-    mult: str
-    shift: str
-    records: str | None = None
-
-
-def _records(graph: Graph, op: Op) -> list[int] | None:
-    """The channel records of the int8 conv op's specialised matrix core, or None (a
-    channel outside the folded form): :func:`.specialize.records_for`."""
+def _conv_params(ctx: EmitContext, kind: str, geom: Any, depthwise: bool, records: bool,
+                 pool: Any) -> tuple[Params, _Requant | None]:
+    """The parameter struct of the op's kernel call, the one builder of both the op's
+    own body (:meth:`ConvLowering.emit`) and its call on sub-views
+    (:meth:`ConvLowering.window_call`), so that a parameter changes in one place; and
+    for an int8 conv its requantisation (the constants the struct points at)."""
+    graph, op = ctx.graph, ctx.op
     assert isinstance(op.options, ConvOptions)
     x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
     y = graph.tensors[op.outputs[0]]
-    _, z_in = per_tensor_quant(op, x)
-    s_out, z_out = per_tensor_quant(op, y)
-    channels = y.shape[3]
-    per_channel, mults, shifts = weight_requant(op, x, w, y, channels, 0)
-    lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
-    if not per_channel:
-        mults, shifts = mults * channels, shifts * channels
-    bias = _bias(graph, op, channels)
-    biases = [int(v) for v in bias.array()] if bias is not None else [0] * channels
-    return specialize.records_for(w.array().reshape(channels, -1), biases, mults, shifts,
-                                  z_in, z_out, lo, hi)
-
-
-def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool,
-             records: bool = False) -> _Requant:
-    """records: the op's specialised matrix core takes channel records
-    (:meth:`ConvLowering.records`)."""
-    op = ctx.op
-    assert isinstance(op.options, ConvOptions)
-    _, z_in = per_tensor_quant(op, x)
-    s_out, z_out = per_tensor_quant(op, y)
-    per_channel, mults, shifts = weight_requant(op, x, w, y, y.shape[3],
-                                                3 if depthwise else 0)
-    lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
-    rec = _records(ctx.graph, op) if records else None
-    if rec is not None:
-        return _Requant(z_in, z_out, lo, hi, per_channel, shifts, "NULL", "NULL",
-                        ctx.const_array("rq", np.array(rec, dtype=np.int32)))
-    mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
-    shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
-    return _Requant(z_in, z_out, lo, hi, per_channel, shifts, mult, shift)
-
-
-def _requant16(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor,
-               depthwise: bool) -> dict[str, Any]:
-    """The fields of ``nnrt_conv_s16_params_t`` after the geometry: the int16 activation
-    range and the per-channel requantisation (constant arrays)."""
-    op = ctx.op
-    assert isinstance(op.options, ConvOptions)
-    s_out, _ = per_tensor_quant(op, y)
-    per_channel, mults, shifts = weight_requant(op, x, w, y, y.shape[3],
-                                                3 if depthwise else 0)
-    lo, hi = activation_range_int16(op.options.activation, s_out, 0)
-    return {"act_min": lo, "act_max": hi, "per_channel": 1 if per_channel else 0,
-            "multiplier": Raw(ctx.const_array("mult", np.array(mults, dtype=np.int32))),
-            "shift": Raw(ctx.const_array("shift", np.array(shifts, dtype=np.int32)))}
+    if kind == "s16":
+        return Params("nnrt_conv_s16_params_t",
+                      {"geom": geom, **_requant16(ctx, x, w, y, depthwise)}), None
+    if kind == "s8":
+        q = _requant(ctx, x, w, y, depthwise, records)
+        return Params("nnrt_conv_s8_params_t", {
+            "geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out,
+            "act_min": q.lo, "act_max": q.hi, "per_channel": 1 if q.per_channel else 0,
+            "multiplier": Raw(q.mult), "shift": Raw(q.shift), "pool": pool}), q
+    lo_f, hi_f = activation_range_float(op.options.activation)
+    return Params("nnrt_conv_f32_params_t", {
+        "geom": geom, "act_min": Dec(lo_f), "act_max": Dec(hi_f), "pool": pool}), None
 
 
 class ConvLowering(LoweringBase):
@@ -548,7 +159,7 @@ class ConvLowering(LoweringBase):
         x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
         y = graph.tensors[op.outputs[0]]
         bias = graph.tensors[op.inputs[2]] if len(op.inputs) > 2 and op.inputs[2] >= 0 else None
-        dw = op.opcode == "DEPTHWISE_CONV_2D"
+        dw = _is_depthwise(op)
         kind = _kind(graph, op)
         fn = f"nnrt_{'depthwise_conv2d' if dw else 'conv2d'}_{kind}"
         scratch: tuple[Arg, ...] = ()
@@ -564,22 +175,9 @@ class ConvLowering(LoweringBase):
         b_arg: Arg = ctx.ptr(bias.index) if bias is not None and not rec else NULL
         args = (AddressOf("params"), TensorArg(x.index), w_arg, b_arg, TensorArg(y.index),
                 *scratch)
-        fields: dict[str, Any] = {"geom": geom}
         elem = {"s8": "int8_t", "s16": "int16_t", "f32": "float"}[kind]
-        if kind == "s16":
-            fields.update(_requant16(ctx, x, w, y, dw))
-            return KernelCall(Params("nnrt_conv_s16_params_t", fields), Call(fn, args), elem)
-        if kind == "s8":
-            q = _requant(ctx, x, w, y, dw, rec)
-            fields.update({"input_offset": -q.z_in, "output_offset": q.z_out,
-                           "act_min": q.lo, "act_max": q.hi,
-                           "per_channel": 1 if q.per_channel else 0,
-                           "multiplier": Raw(q.mult), "shift": Raw(q.shift),
-                           "pool": Raw("NULL")})
-            return KernelCall(Params("nnrt_conv_s8_params_t", fields), Call(fn, args), elem)
-        flo, fhi = activation_range_float(o.activation)
-        fields.update({"act_min": Dec(flo), "act_max": Dec(fhi), "pool": Raw("NULL")})
-        return KernelCall(Params("nnrt_conv_f32_params_t", fields), Call(fn, args), elem)
+        params, _ = _conv_params(ctx, kind, geom, dw, rec, Raw("NULL"))
+        return KernelCall(params, Call(fn, args), elem)
 
     def spec_core(self, ctx: EmitContext) -> specialize.SpecNames | None:
         """Declare the op's specialised matrix core (``ctx.decl``) where
@@ -665,22 +263,11 @@ class ConvLowering(LoweringBase):
         args = (ctx.ptr(x.index), ctx.ptr(w.index), b_arg, ctx.ptr(y.index), *scratch)
         if kind == "s16":
             self.check(graph, op)  # no fused pool, shifts within TFLM's 16x8 range
-            params = Params("nnrt_conv_s16_params_t",
-                            {"geom": geom, **_requant16(ctx, x, w, y, g.depthwise)})
-        elif int8:
-            q = _requant(ctx, x, w, y, g.depthwise, rec)
-            params = Params("nnrt_conv_s8_params_t", {
-                "geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out,
-                "act_min": q.lo, "act_max": q.hi, "per_channel": 1 if q.per_channel else 0,
-                "multiplier": Raw(q.mult), "shift": Raw(q.shift), "pool": pool})
-            if self._declare_spec(ctx, g, params, bias, q):
-                return [Call(specialize.spec_symbol(ctx.model, op.index),
-                             (TensorArg(x.index), TensorArg(y.index),
-                              ScratchArg() if variant.scratch else NULL), wrap=False)]
-        else:
-            lo_f, hi_f = activation_range_float(op.options.activation)
-            params = Params("nnrt_conv_f32_params_t", {
-                "geom": geom, "act_min": Dec(lo_f), "act_max": Dec(hi_f), "pool": pool})
+        params, q = _conv_params(ctx, kind, geom, g.depthwise, rec, pool)
+        if q is not None and self._declare_spec(ctx, g, params, bias, q):
+            return [Call(specialize.spec_symbol(ctx.model, op.index),
+                         (TensorArg(x.index), TensorArg(y.index),
+                          ScratchArg() if variant.scratch else NULL), wrap=False)]
         return [*body, params, Call(variant.function, (AddressOf("params"), *args), wrap=False)]
 
 

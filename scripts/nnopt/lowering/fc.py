@@ -43,12 +43,9 @@ from ..ir import FullyConnectedOptions, Graph, Op, Tensor
 from . import specialize
 from .base import EmitContext, LoweringBase
 from .call import NULL, AddressOf, Arg, Body, Call, Dec, KernelCheck, Params, Raw, TensorArg
-from .common import per_tensor_quant
-from .conv import (
-    check_activation,
-    refuse_dtypes,
-    weight_requant,
-)
+from .common import check_activation, per_tensor_quant
+from .conv_checks import refuse_dtypes
+from .conv_requant import weight_requant
 
 
 def _shapes(graph: Graph, op: Op) -> tuple[int, int, int, Tensor | None]:

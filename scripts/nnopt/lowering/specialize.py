@@ -22,7 +22,7 @@ core twice, for the pixels whose columns go on the stack). The int8 fully connec
 measured on kws_ref_model and ad01_int8), and with its weights in the row-pair layout
 (``internal/fc_pairs.h``: the op alone reads them) 0.7-1.3 instructions per MAC for
 510-620 bytes (:func:`fc_gain_per_output`). ``auto`` (:func:`choose`) specialises the ops whose
-estimated saving (:data:`FAMILIES`: instructions per output value, a lower bound of
+estimated saving (:data:`SPEC_COSTS`: instructions per output value, a lower bound of
 the measurements) reaches :data:`MIN_SAVED` instructions per inference, and the
 smaller ones of a family too when their copies together take less ROM than the
 generic kernel they alone would link. ``force`` specialises every op that has a
@@ -50,17 +50,20 @@ MIN_SAVED = 2_000
 
 
 @dataclass(frozen=True)
-class Family:
-    """What specialising one kind of op costs and gains (Cortex-M7, measured)."""
+class SpecCost:
+    """What specialising the ops of one kernel family costs and gains (Cortex-M7,
+    measured). Keyed by the family's name in the family map
+    (:data:`nnopt.ops.families.FAMILIES`, which this package cannot import: the
+    operator definitions import the lowerings)."""
 
     gain_per_output: int  # instructions saved per output value, lower bound
     spec_bytes: int  # ROM of one specialised op (the rule's figure: see the docstring)
     generic_bytes: int  # ROM of the generic kernel a model links when one op uses it
 
 
-FAMILIES: dict[str, Family] = {
-    "conv": Family(gain_per_output=10, spec_bytes=850, generic_bytes=2_100),
-    "fc": Family(gain_per_output=20, spec_bytes=620, generic_bytes=770),
+SPEC_COSTS: dict[str, SpecCost] = {
+    "conv": SpecCost(gain_per_output=10, spec_bytes=850, generic_bytes=2_100),
+    "fc": SpecCost(gain_per_output=20, spec_bytes=620, generic_bytes=770),
 }
 
 def check_mode(mode: str) -> str:
@@ -88,7 +91,7 @@ def fc_gain_per_output(depth: int, row_pairs: bool) -> int:
     instruction per MAC more (measured 0.73-1.3 per MAC over the generic kernel with
     `bench_firmware.py --profile`, ``--specialize off`` against ``auto``: ad01_int8's
     depths 8, 128 and 640, lenet5_int8's 84 and 120, kws_ref_model's 64)."""
-    return FAMILIES["fc"].gain_per_output + (depth // 2 if row_pairs else 0)
+    return SPEC_COSTS["fc"].gain_per_output + (depth // 2 if row_pairs else 0)
 
 
 def choose(mode: str, candidates: Sequence[Candidate]) -> frozenset[int]:
@@ -98,7 +101,7 @@ def choose(mode: str, candidates: Sequence[Candidate]) -> frozenset[int]:
     if mode == "force":
         return frozenset(c.op_index for c in candidates)
     chosen: set[int] = set()
-    for name, fam in FAMILIES.items():
+    for name, fam in SPEC_COSTS.items():
         mine = [c for c in candidates if c.family == name]
         big = {c.op_index for c in mine
                if c.outputs * (c.gain_per_output or fam.gain_per_output) >= MIN_SAVED}

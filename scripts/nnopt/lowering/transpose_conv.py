@@ -41,8 +41,8 @@ from ..cdefs import DType
 from ..ir import Graph, Op, Tensor, TransposeConvOptions
 from .base import EmitContext, LoweringBase
 from .call import Arg, Body, Raw
-from .common import c_call, c_params, per_tensor_quant, refuse, tensor_desc
-from .conv import check_activation, weight_requant
+from .common import c_call, c_params, check_activation, per_tensor_quant, refuse, tensor_desc
+from .conv_requant import weight_requant
 
 _SUPPORTED = ("int8 input and output with symmetric int8 weights [OC,KH,KW,IC] (per "
               "channel on axis 0 or per tensor) and an optional int32 bias; int16 input "

@@ -12,10 +12,11 @@ lowering in :mod:`nnopt.lowering`, its kernel and header in ``modules/nnrt``, it
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from ..errors import UnsupportedError
-from ..ir import Op
+from ..ir import Graph, Op
+from ..lowering.base import Lowering
 from .base import OpDef
 from .families import FAMILIES
 
@@ -45,3 +46,51 @@ def known(op: Op) -> OpDef | None:
 
 def supported_list() -> str:
     return ", ".join(sorted(SUPPORTED_OPS))
+
+
+# The look-ups of a lowering by opcode: the registry's, since each definition holds
+# its lowering (nnopt.lowering imports no definition).
+
+def lowering_for(op: Op) -> Lowering:
+    """The lowering of the op's definition; UnsupportedError for an opcode nnopt lacks."""
+    return definition(op).lowering
+
+
+def registered_opcodes() -> list[str]:
+    """Every opcode with a lowering (every defined one), sorted."""
+    return sorted(DEFINITIONS)
+
+
+def accepted_dtypes(opcode: str) -> tuple[str, ...]:
+    """The element types the opcode's lowering accepts, as its lowering declares them
+    (``dtypes``, or ``dtypes_by_opcode`` where one lowering serves opcodes that differ):
+    "int8", or "int8->int16" where the output type differs from the input's. Empty for
+    an opcode without a lowering or a lowering that declares none."""
+    d = DEFINITIONS.get(opcode)
+    if d is None:
+        return ()
+    low = d.lowering
+    per_op: Mapping[str, Sequence[str]] | None = getattr(low, "dtypes_by_opcode", None)
+    if per_op is not None and opcode in per_op:
+        return tuple(per_op[opcode])
+    return tuple(getattr(low, "dtypes", ()))
+
+
+def check_graph(graph: Graph) -> None:
+    """Raise UnsupportedError listing every op the runtime cannot execute."""
+    problems: list[str] = []
+    hints: list[str] = []
+    for op in graph.ops:
+        try:
+            lowering_for(op).check(graph, op)
+        except UnsupportedError as err:
+            problems.append(err.message)
+            if err.hint and err.hint not in hints:
+                hints.append(err.hint)
+    if problems:
+        raise UnsupportedError(
+            "the model cannot be compiled: " + "; ".join(problems[:10])
+            + (f"; and {len(problems) - 10} more" if len(problems) > 10 else ""),
+            hint="; ".join(hints[:3]) if hints
+            else "operators with kernels: " + ", ".join(registered_opcodes()),
+        )

@@ -41,7 +41,8 @@ def _f(name: str, lowerings: tuple[str, ...], kernels: tuple[str, ...],
 
 
 FAMILIES: Mapping[str, Family] = {f.name: f for f in (
-    _f("conv", ("conv", "transpose_conv", "specialize"), ("conv",), ("conv.h", "spec.h"),
+    _f("conv", ("conv", "conv_checks", "conv_geometry", "conv_variant", "conv_requant",
+                "transpose_conv", "specialize"), ("conv",), ("conv.h",),
        ("ops/test_conv.py", "ops/test_conv_16x8.py", "ops/test_conv_transpose.py",
         "ops/test_conv_fast.py", "ops/test_conv_specialize.py", "ops/test_conv_float.py")),
     _f("pool", ("pool",), ("pool",), ("pool.h",), ("ops/test_pool.py",)),
@@ -77,8 +78,9 @@ FAMILIES: Mapping[str, Family] = {f.name: f for f in (
 )}
 """Family name -> its places. Kernel directories shared by every family
 (``internal/`` private bodies, ``cmsis/`` the CMSIS-NN glue, ``tiling/`` the patch
-and band drivers) and the headers of those (``fixedpoint.h``, ``inplace.h``,
+and band drivers, ``nnrt/`` the private ``nnrt/kernels/spec.h`` of generated code)
+and the headers of those (``fixedpoint.h``, ``inplace.h``,
 ``tiling.h``) belong to none."""
 
-SHARED_KERNEL_DIRS = ("internal", "cmsis", "tiling")
+SHARED_KERNEL_DIRS = ("internal", "cmsis", "tiling", "nnrt")
 SHARED_HEADERS = ("fixedpoint.h", "inplace.h", "tiling.h")

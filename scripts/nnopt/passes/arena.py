@@ -1,8 +1,11 @@
 """Arena offsets: place every buffer in one arena so that no two live ones overlap.
 
-One interface (``Strategy``: buffers -> offsets), several strategies picked by name
-from :data:`STRATEGIES`; :func:`plan_arena` runs the requested ones and keeps the
-smallest plan (ties: the first in the list). :func:`verify_offsets` checks the plan
+One registry of strategies with one signature, as TVM's unified static memory planner
+keeps its algorithms: :data:`STRATEGIES` maps a name to an :class:`ArenaStrategy`,
+whose ``place`` takes an :class:`ArenaRequest` (buffers, alignment, permitted overlaps,
+the work budget, a proven lower bound to stop at) and returns the offsets;
+:func:`plan_arena` runs the requested ones alike and keeps the smallest plan (ties: the
+first in the list). :func:`verify_offsets` checks the plan
 kept: two buffers whose lifetimes intersect must not intersect in space.
 
 - ``greedy_by_size`` — TFLM's GreedyMemoryPlanner idea: largest first (ties: higher
@@ -114,8 +117,19 @@ class ArenaPlan:
     candidates: Mapping[str, int]  # every strategy tried -> arena bytes it reached
 
 
-Strategy = Callable[..., dict[str, int]]
-"""``strategy(buffers, align, overlaps=()) -> offsets``."""
+@dataclass(frozen=True)
+class ArenaRequest:
+    """What every arena strategy receives (the one signature of :data:`STRATEGIES`)."""
+
+    buffers: Sequence[Buffer]
+    align: int
+    overlaps: Sequence[Overlap] = ()
+    budget: PlanBudget | None = None  # bounds a search's work (hill climbing's swaps)
+    bound: int | None = None  # a proven lower bound a search may stop at (None: its own)
+
+
+#: ``place(request) -> offsets`` (buffer key -> byte offset), unverified.
+Strategy = Callable[[ArenaRequest], dict[str, int]]
 
 
 def _span(b: Buffer) -> tuple[int, int]:
@@ -253,12 +267,6 @@ def greedy_by_lifetime(buffers: Sequence[Buffer], align: int,
     return _first_fit(_by_lifetime(buffers), align, overlaps)
 
 
-#: The strategies that are one first fit of a sorted order (the order of each).
-_FIRST_FIT_ORDERS: dict[str, Callable[[Sequence[Buffer]], list[Buffer]]] = {
-    "greedy_by_size": _by_size, "greedy_by_lifetime": _by_lifetime,
-}
-
-
 class _Near:
     """Buffer key -> the buffers it meets in time, for one buffer set: built whole
     (:func:`~nnopt.passes.intervals.time_neighbours`) when first asked, or, for a set
@@ -346,7 +354,8 @@ class FirstFitRun:
 
 def is_first_fit(strategy: str) -> bool:
     """Whether ``strategy`` is one first fit of a sorted order."""
-    return strategy in _FIRST_FIT_ORDERS
+    entry = STRATEGIES.get(strategy)
+    return entry is not None and entry.first_fit_order is not None
 
 
 def first_fit_within(buffers: Sequence[Buffer], limit: int | None, *, align: int = 16,
@@ -358,7 +367,9 @@ def first_fit_within(buffers: Sequence[Buffer], limit: int | None, *, align: int
     prefix of the order that ``ref`` placed the same way (the same buffers in the same
     places of the order, the same permissions among them) keeps ``ref``'s offsets,
     since a first fit places a prefix whatever follows it; the rest is placed anew."""
-    order = tuple(_FIRST_FIT_ORDERS[strategy](buffers))
+    sort = STRATEGIES[strategy].first_fit_order
+    assert sort is not None, strategy
+    order = tuple(sort(buffers))
     perms = _permits(overlaps)
     start = 0
     if ref is not None:
@@ -457,7 +468,8 @@ def fits_within(buffers: Sequence[Buffer], limit: int, *, align: int = 16,
     for a first-fit strategy (it stops at the first buffer that would end above the
     limit, and the offsets are not verified: a caller keeping the configuration plans
     it for real with :func:`plan_arena`, which verifies)."""
-    sort = _FIRST_FIT_ORDERS.get(strategy)
+    entry = STRATEGIES.get(strategy)
+    sort = entry.first_fit_order if entry is not None else None
     if sort is None:
         plan = plan_arena(buffers, align=align, strategies=(strategy,), overlaps=overlaps,
                           budget=budget)
@@ -729,12 +741,27 @@ def hill_climb(buffers: Sequence[Buffer], align: int,
     return offsets
 
 
-STRATEGIES: dict[str, Strategy] = {
-    "greedy_by_size": greedy_by_size,
-    "greedy_by_lifetime": greedy_by_lifetime,
-    "two_ended": two_ended,
-    "hill_climb": hill_climb,
-}
+@dataclass(frozen=True)
+class ArenaStrategy:
+    """An entry of the registry: its name, how it places, and for a strategy that is
+    one first fit of a sorted order, that order (which callers may run incrementally:
+    :func:`first_fit_within`, :func:`fits_within`)."""
+
+    name: str
+    place: Strategy
+    first_fit_order: Callable[[Sequence[Buffer]], list[Buffer]] | None = None
+
+
+#: Every arena strategy, in the order :func:`plan_arena` tries them.
+STRATEGIES: Mapping[str, ArenaStrategy] = {s.name: s for s in (
+    ArenaStrategy("greedy_by_size",
+                  lambda r: greedy_by_size(r.buffers, r.align, r.overlaps), _by_size),
+    ArenaStrategy("greedy_by_lifetime",
+                  lambda r: greedy_by_lifetime(r.buffers, r.align, r.overlaps), _by_lifetime),
+    ArenaStrategy("two_ended", lambda r: two_ended(r.buffers, r.align, r.overlaps)),
+    ArenaStrategy("hill_climb", lambda r: hill_climb(r.buffers, r.align, r.overlaps,
+                                                     budget=r.budget, bound=r.bound)),
+)}
 
 
 def verify_offsets(buffers: Sequence[Buffer], offsets: Mapping[str, int], align: int,
@@ -815,14 +842,11 @@ def plan_arena(buffers: Sequence[Buffer], *, align: int = 16,
         except KeyError:
             raise PlanError(f"unknown arena strategy {name!r}",
                             hint="strategies: " + ", ".join(STRATEGIES)) from None
-        if name == "hill_climb" and (budget is not None or overlaps):
-            # An earlier strategy at the lower bound wins every tie: hill climbing
-            # need not search past reaching it (its size is the bound either way).
-            at_bound = best is not None and best.arena_bytes <= lower
-            offsets = hill_climb(buffers, align, overlaps, budget=budget,
-                                 bound=lower if at_bound else None)
-        else:
-            offsets = strategy(buffers, align, overlaps) if overlaps else strategy(buffers, align)
+        # An earlier strategy at the lower bound wins every tie: a search need not go
+        # past reaching it (its size is the bound either way).
+        at_bound = best is not None and best.arena_bytes <= lower
+        offsets = strategy.place(ArenaRequest(buffers, align, overlaps, budget,
+                                              lower if at_bound else None))
         size = arena_size(buffers, offsets, align)
         candidates[name] = size
         if best is None or size < best.arena_bytes:

@@ -1,5 +1,5 @@
 """One planning budget for every search of a plan, counted in work, and where progress
-goes.
+goes. (Work, not memory: the board's memory budget is :mod:`nnopt.memory_budget`.)
 
 Each search that can change the plan counts its own deterministic unit of work
 (:data:`WORK_UNITS`) and asks :meth:`PlanBudget.spend` before each step; the budget of

@@ -48,9 +48,9 @@ import numpy as np
 from ..codegen.c_model import Extension, GeneratedSources, ModelEmitter
 from ..errors import PlanError, UnsupportedError
 from ..ir import Graph, Op, Quant, Tensor
-from ..lowering import EmitContext, lowering_for
+from ..lowering import EmitContext
 from ..lowering.call import Body, render
-from ..ops import known
+from ..ops import known, lowering_for
 from ..planner import PlannedModel
 from . import swap_layout_id, write_model_blob
 from .placement import ChunkEntry, SwapPlan

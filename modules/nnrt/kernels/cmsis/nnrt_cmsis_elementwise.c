@@ -1,6 +1,6 @@
 /*
- * CMSIS-NN glue for int8 ADD and SOFTMAX (see nnrt_cmsis.h); compiled to nothing
- * without NNRT_USE_CMSIS_NN.
+ * CMSIS-NN glue for int8 ADD (see nnrt_cmsis.h; SOFTMAX's is nnrt_cmsis_softmax.c);
+ * compiled to nothing without NNRT_USE_CMSIS_NN.
  *
  * ADD: arm_elementwise_add_s8() takes TFLM's parameters as nnrt stores them (input
  * offsets = minus zero points, left shift 20, per-input and output multipliers with
@@ -8,9 +8,6 @@
  * like TFLM's tensorflow/lite/micro/kernels/cmsis_nn/add.cc, broadcast shapes keep the
  * portable path. Element i is written after inputs i are read, so output == input
  * (nnrt's in-place ADD) is safe.
- *
- * SOFTMAX: arm_softmax_s8() with TFLM's (input multiplier, left shift, diff_min), as
- * tensorflow/lite/micro/kernels/cmsis_nn/softmax.cc calls it.
  */
 #include "nnrt_cmsis.h"
 
@@ -52,14 +49,6 @@ int nnrt_cmsis_add_s8(const nnrt_add_s8_params_t *params, const int8_t *input1,
                                   params->output_offset, params->output_multiplier,
                                   params->output_shift, params->act_min, params->act_max, n)
            == ARM_CMSIS_NN_SUCCESS;
-}
-
-int nnrt_cmsis_softmax_s8(const nnrt_softmax_s8_params_t *params, const int8_t *input,
-                          int8_t *output, int32_t rows, int32_t depth)
-{
-    arm_softmax_s8(input, rows, depth, params->input_multiplier, params->input_left_shift,
-                   params->diff_min, output);
-    return 1;
 }
 
 #else

@@ -8,38 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blob_checks.h"
 #include "blob_schema.h"
 #include "loader_check.h"
-#include "nnrt/kernels/activation.h"
-#include "nnrt/kernels/conv.h"
-#include "nnrt/kernels/elementwise.h"
-#include "nnrt/kernels/fc.h"
-#include "nnrt/kernels/pool.h"
-#include "nnrt/kernels/shape.h"
-#include "nnrt/kernels/softmax.h"
-
-/* The family checkers (loader_<family>.c). */
-nnrt_status_t nnrt_blob_check_add_s8(nnrt_blob_call_t *c, const nnrt_add_s8_params_t *p);
-nnrt_status_t nnrt_blob_check_binary_f32(nnrt_blob_call_t *c, const nnrt_binary_f32_params_t *p);
-nnrt_status_t nnrt_blob_check_clamp_s8(nnrt_blob_call_t *c);
-nnrt_status_t nnrt_blob_check_concat_x8(nnrt_blob_call_t *c, const nnrt_concat_params_t *p);
-nnrt_status_t nnrt_blob_check_conv_f32(nnrt_blob_call_t *c, const nnrt_conv_f32_params_t *p);
-nnrt_status_t nnrt_blob_check_conv_s8(nnrt_blob_call_t *c, const nnrt_conv_s8_params_t *p);
-nnrt_status_t nnrt_blob_check_copy_x8(nnrt_blob_call_t *c);
-nnrt_status_t nnrt_blob_check_fc_f32(nnrt_blob_call_t *c, const nnrt_fc_f32_params_t *p);
-nnrt_status_t nnrt_blob_check_fc_s8(nnrt_blob_call_t *c, const nnrt_fc_s8_params_t *p);
-nnrt_status_t nnrt_blob_check_mean_f32(nnrt_blob_call_t *c, const nnrt_mean_geom_t *p);
-nnrt_status_t nnrt_blob_check_mean_s8(nnrt_blob_call_t *c, const nnrt_mean_s8_params_t *p);
-nnrt_status_t nnrt_blob_check_minmax(nnrt_blob_call_t *c, const nnrt_broadcast_t *p);
-nnrt_status_t nnrt_blob_check_mul_s8(nnrt_blob_call_t *c, const nnrt_mul_s8_params_t *p);
-nnrt_status_t nnrt_blob_check_pad_x8(nnrt_blob_call_t *c, const nnrt_pad_params_t *p);
-nnrt_status_t nnrt_blob_check_pool_f32(nnrt_blob_call_t *c, const nnrt_pool_f32_params_t *p);
-nnrt_status_t nnrt_blob_check_pool_s8(nnrt_blob_call_t *c, const nnrt_pool_s8_params_t *p);
-nnrt_status_t nnrt_blob_check_softmax_f32(nnrt_blob_call_t *c);
-nnrt_status_t nnrt_blob_check_softmax_s8(nnrt_blob_call_t *c, const nnrt_softmax_s8_params_t *p);
-nnrt_status_t nnrt_blob_check_strided_copy_x8(nnrt_blob_call_t *c, const nnrt_strided_copy_params_t *p);
-nnrt_status_t nnrt_blob_check_table_lookup_s8(nnrt_blob_call_t *c);
-nnrt_status_t nnrt_blob_check_unary_f32(nnrt_blob_call_t *c);
 
 /* 1: nnrt_conv2d_s8(struct:nnrt_conv_s8_params_t, tensor, tensor, tensor?, tensor) */
 static nnrt_status_t k_conv2d_s8(nnrt_blob_call_t *c)

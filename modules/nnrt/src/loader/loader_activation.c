@@ -4,6 +4,7 @@
  * after it read the scalars: the kernels' own contract (nnrt_*_check(),
  * nnrt/kernels/activation.h), then the element count bounded by the tensors.
  */
+#include "blob_checks.h"
 #include "loader_check.h"
 #include "nnrt/kernels/activation.h"
 

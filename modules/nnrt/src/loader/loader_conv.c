@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "blob_checks.h"
 #include "loader_check.h"
 #include "nnrt/kernels/conv.h"
 

@@ -6,6 +6,7 @@
  * bounded by the tensors, and the loader's tighter bounds on offsets, multipliers and
  * the left shift.
  */
+#include "blob_checks.h"
 #include "loader_check.h"
 #include "nnrt/kernels/elementwise.h"
 

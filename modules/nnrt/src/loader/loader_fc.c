@@ -4,6 +4,7 @@
  * (nnrt_fc_s8_check(), nnrt/kernels/fc.h), then tensor sizes, per-channel
  * requantisation, and no int32 accumulator overflow.
  */
+#include "blob_checks.h"
 #include "loader_check.h"
 #include "nnrt/kernels/fc.h"
 

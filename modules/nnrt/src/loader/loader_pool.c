@@ -4,6 +4,7 @@
  * the record. The kernels' own contract is nnrt_pool_*_check() (nnrt/kernels/pool.h);
  * here the tensors' sizes and the loader's bounds.
  */
+#include "blob_checks.h"
 #include "loader_check.h"
 #include "nnrt/kernels/pool.h"
 

@@ -5,6 +5,7 @@
  * contract (nnrt_concat_check() & co., nnrt/kernels/shape.h), then every byte read or
  * written lies in its tensor.
  */
+#include "blob_checks.h"
 #include "loader_check.h"
 #include "nnrt/kernels/shape.h"
 

@@ -4,6 +4,7 @@
  * (float32: beta first). The kernels' own contract (nnrt_softmax_*_check(),
  * nnrt/kernels/softmax.h), then tensor sizes and the loader's bound on the multiplier.
  */
+#include "blob_checks.h"
 #include "loader_check.h"
 #include "nnrt/kernels/softmax.h"
 

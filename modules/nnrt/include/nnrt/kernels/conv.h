@@ -28,7 +28,10 @@
  * the conv output like TFLM's max pool (SAME padding never wins).
  *
  * Variants (all int8 kernels give identical results; `nnopt.lowering.conv` picks the
- * fastest one that fits the op at build time, so a firmware links only what it uses):
+ * fastest one that fits the op at build time, so a firmware links only what it uses).
+ * Naming: `_opt_` in a kernel name (nnrt_conv2d_opt_s8(), nnrt_depthwise_conv2d_opt_s8())
+ * means the scratch-free fast variant, the one a plan with no scratch buffer runs; the
+ * names stay because generated model sources call them:
  * - nnrt_conv2d_s8(): any geometry, groups, fused pool; no scratch. One group without
  *   a pool runs nnrt_conv2d_opt_s8(): the matrix core below with its columns in the
  *   part of the output not yet written; one group with a fused pool runs the same core

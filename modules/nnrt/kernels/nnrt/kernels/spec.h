@@ -17,10 +17,11 @@
  * nnrt_fc_body() of internal/fc_body.h directly, or nnrt_fc_pairs_body() of
  * internal/fc_pairs.h when it wrote the weights in that file's row-pair layout).
  *
- * It lives among the public headers, although only generated code includes it, because
- * generated code spells it `nnrt/kernels/spec.h`: moving it to kernels/internal/ would
- * change that line in every specialised model's source. Anything else that includes it
- * needs the private include directory modules/nnrt/kernels as well.
+ * Private, like the bodies it includes: it lives under the private include directory
+ * modules/nnrt/kernels (as kernels/nnrt/kernels/spec.h), which only the runtime and the
+ * generated model sources have on their include path, so generated code keeps its
+ * spelling `nnrt/kernels/spec.h` while the public include/ holds public headers only
+ * (tests/test_import_graph.py checks that no public header includes a private one).
  */
 #ifndef NNRT_KERNELS_SPEC_H_
 #define NNRT_KERNELS_SPEC_H_
