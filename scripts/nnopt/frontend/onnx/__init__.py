@@ -2,9 +2,10 @@
 
 :func:`load_onnx_bytes` prepares the model (:mod:`.prepare`: opset upgrade, shape
 inference, constant folding, BatchNormalization folding) and imports it
-(:mod:`.importer`, :mod:`.handlers`). The model's inputs and outputs keep their ONNX
-shape, layout and dtype; inside, activations are NHWC where nnopt's kernels want it,
-with TRANSPOSE ops at the boundary (RESHAPE where only size-1 axes move).
+(:mod:`.importer`, :mod:`.handlers`); uint8 QDQ runs on the int8 kernels
+(:mod:`.uint8`). The model's inputs and outputs keep their ONNX shape, layout and
+dtype; inside, activations are NHWC where nnopt's kernels want it, with TRANSPOSE ops
+at the boundary (RESHAPE where only size-1 axes move).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .control import parse_input_values
 from .handlers import HANDLERS, QUANT_INPUTS
 from .importer import Importer
 from .prepare import is_onnx, looks_like_onnx, parse_input_shapes, prepare
+from .uint8 import shift_uint8
 
 __all__ = ["internal_layout", "is_onnx", "load_onnx_bytes", "looks_like_onnx",
            "parse_input_shapes", "parse_input_values"]
@@ -27,6 +29,8 @@ def load_onnx_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
                     input_shapes: Mapping[str, tuple[int, ...]] | None = None,
                     input_values: Mapping[str, tuple[float, ...]] | None = None) -> Graph:
     prep = prepare(data, name, source, input_shapes, input_values)
+    shift_uint8(prep)  # uint8 QDQ onto the int8 kernels
+    prep.index_consumers()
     graph = Importer(prep, source, HANDLERS, QUANT_INPUTS).run()
     try:
         graph.verify()
