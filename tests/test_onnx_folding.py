@@ -79,7 +79,7 @@ def test_pad_chain_on_cortex_m7_bit_exact_with_host() -> None:
 def test_mutated_pad_chain_fails_cleanly_or_loads(seed: int) -> None:
     """The re-inference path under corrupt input: a clean NnoptError or a graph."""
     from nnopt.errors import NnoptError
-    from test_model_fuzz import mutate
+    from support.mutation import mutate
 
     _, data = mutate(PAD_CHAIN, seed)
     try:

@@ -140,7 +140,7 @@ def test_uint8_input_read_by_another_node_refused_by_name() -> None:
 
 @pytest.mark.parametrize("seed", range(30))
 def test_mutated_uint8_model_fails_cleanly_or_loads(seed: int) -> None:
-    from test_model_fuzz import mutate
+    from support.mutation import mutate
 
     _, data = mutate(_boundary_model(), seed)
     try:

@@ -16,6 +16,9 @@ kernels compute them in Prepare:
   the output multiplier ``(2 max)^2 / ((1 << 14) * s_out)`` (any size); float32: the
   plain ``(a - b)^2`` without activation; int16 (zero points 0) with left_shift 0 and
   int32 (wrapping square) as TFLM's kernel also takes them;
+- int32 ADD and MUL (``add.cc``, ``mul_common.cc``): the wrapping sum / product, MUL's
+  clamped to ``CalculateActivationRange<int32_t>`` (ADD's int32 Eval ignores the fused
+  activation: the whole int32 range);
 - fused activation ranges as TFLM's ``CalculateActivationRange(Quantized)``.
 
 Broadcasting becomes a strided walk (:func:`broadcast_descriptor`) with size-1 dims
@@ -27,12 +30,13 @@ builders) are in :mod:`.common`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..arith import activation_range_int32
 from ..cdefs import MAX_DIMS, DType
 from ..ir import ActivationOptions, Graph, Op, Tensor
 from ..multiplier import quantize_multiplier
@@ -139,10 +143,48 @@ class BinaryLowering(LoweringBase):
         KernelCheck(("nnrt_add_f32", "nnrt_sub_f32", "nnrt_mul_f32"), "nnrt_binary_f32_check",
                     _HEADER),
         KernelCheck(("nnrt_maximum_s8", "nnrt_minimum_s8", "nnrt_maximum_f32",
-                     "nnrt_minimum_f32"), "nnrt_broadcast_check", _HEADER))
-    dtypes: Sequence[str] = ("int8", "float32")
+                     "nnrt_minimum_f32"), "nnrt_broadcast_check", _HEADER),
+        KernelCheck(("nnrt_add_s32", "nnrt_mul_s32", "nnrt_div_s32"), "nnrt_binary_s32_check",
+                    _HEADER))
+    dtypes_by_opcode: Mapping[str, Sequence[str]] = {
+        "ADD": ("int8", "int32", "float32"), "SUB": ("int8", "float32"),
+        "MUL": ("int8", "int32", "float32"), "MAXIMUM": ("int8", "float32"),
+        "MINIMUM": ("int8", "float32")}
+    #: the opcodes with an int32 kernel (TFLM's Eval takes int32 for ADD and MUL, not SUB)
+    int32_opcodes: frozenset[str] = frozenset({"ADD", "MUL"})
+
+    def _int32(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor] | None:
+        """The operands of an int32 op of :attr:`int32_opcodes` (checked), else None."""
+        a, b, out = _operands(graph, op)
+        if out.dtype != DType.INT32 or op.opcode not in self.int32_opcodes:
+            return None
+        for t in (a, b):
+            if t.dtype != DType.INT32:
+                raise refuse(op, f"{tensor_desc(t)}: unsupported dtype combination",
+                             "int32 inputs for an int32 output")
+        if broadcast_descriptor(a.shape, b.shape, out.shape) is None:
+            raise refuse(op, f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast "
+                         f"to the output shape {list(out.shape)}", "numpy broadcasting")
+        check_activation(op, _activation(op))
+        return a, b, out
+
+    def _emit_int32(self, ctx: EmitContext, a: Tensor, b: Tensor, out: Tensor) -> Body:
+        bc = broadcast_descriptor(a.shape, b.shape, out.shape)
+        assert bc is not None
+        if out.num_elements == 0:
+            return [Done()]
+        # TFLM's int32 ADD clamps to the whole int32 range whatever the fused activation
+        lo, hi = activation_range_int32("NONE" if ctx.op.opcode == "ADD"
+                                        else _activation(ctx.op))
+        args = [cast(ctx, a.index, "int32_t", True), cast(ctx, b.index, "int32_t", True),
+                cast(ctx, out.index, "int32_t", False)]
+        return [*c_params("nnrt_binary_s32_params_t",
+                          {"bcast": bc.c(), "act_min": lo, "act_max": hi}),
+                *c_call(f"nnrt_{ctx.op.opcode.lower()}_s32", ["&params", *args])]
 
     def check(self, graph: Graph, op: Op) -> None:
+        if self._int32(graph, op) is not None:
+            return
         a, b, out = _operands(graph, op)
         for t in (a, b, out):
             if t.dtype not in (DType.INT8, DType.FLOAT32) or t.dtype != out.dtype:
@@ -215,6 +257,9 @@ class BinaryLowering(LoweringBase):
 
     def emit(self, ctx: EmitContext) -> Body:
         g, op = ctx.graph, ctx.op
+        wide = self._int32(g, op)
+        if wide is not None:
+            return self._emit_int32(ctx, *wide)
         a, b, out = _operands(g, op)
         bc = broadcast_descriptor(a.shape, b.shape, out.shape)
         assert bc is not None
