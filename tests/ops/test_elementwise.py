@@ -394,3 +394,25 @@ def test_refuses_int32_mul_of_mixed_inputs() -> None:
     b.op("MUL", [x, w], [y])
     msg = _refusal(b.build([x, w], [y]))
     assert "op 0 (MUL)" in msg and "int32 inputs for an int32 output" in msg
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int32"])
+def test_int16_int32_maximum_minimum_bit_exact_with_tflm(dtype: str) -> None:
+    rng = np.random.default_rng(45)
+    info = np.iinfo(dtype)
+    b = ModelBuilder(f"pick_{dtype}")
+    q = {"scale": 0.01, "zero_point": 0} if dtype == "int16" else {}
+    a = b.tensor((2, 3, 8), dtype, name="a", **q)
+    c = b.tensor((3, 1), dtype, name="c", **q)
+    outs = []
+    for opcode in ("MAXIMUM", "MINIMUM"):
+        y = b.tensor((2, 3, 8), dtype, name=opcode.lower(), **q)
+        b.op(opcode, [a, c], [y])
+        outs.append(y)
+    model = b.build([a, c], outs)
+    xs = [rng.integers(info.min, info.max, (2, 3, 8), endpoint=True).astype(dtype),
+          rng.integers(info.min, info.max, (3, 1), endpoint=True).astype(dtype)]
+    ref, _ = run_tflm(model, xs)
+    got, _ = run_nnopt(model, xs)
+    for g, r in zip(got, ref, strict=True):
+        np.testing.assert_array_equal(g, np.asarray(r).reshape(g.shape))

@@ -345,3 +345,19 @@ def uint8_boundary(qdq: bytes) -> bytes:
     g.node.extend(keep)
     onnx.checker.check_model(m)
     return m.SerializeToString()
+
+
+def depth_model(seed: int = 45, ceil_mode: int = 0) -> bytes:
+    """3-D ops (NCDHW) as a video or volumetric model writes them: a padded, strided,
+    dilated Conv3d, a padded MaxPool3d and an AveragePool3d, then a 6-D Transpose of a
+    pixel-shuffle (size-1 axes that collapse to 4-D)."""
+    b = OnnxBuilder(seed)
+    c = b.node("Conv", ["input", b.w(4, 2, 3, 3, 3), b.w(4)], pads=[1, 1, 0, 1, 0, 1],
+               strides=[2, 1, 1], dilations=[1, 1, 2])  # (1, 4, 3, 5, 3)
+    r = b.node("Relu", [c])
+    mp = b.node("MaxPool", [r], kernel_shape=[2, 2, 2], strides=[1, 2, 2],
+                pads=[1, 0, 0, 0, 0, 0], ceil_mode=ceil_mode)  # (1, 4, 3, 2, 1)
+    ap = b.node("AveragePool", [mp], kernel_shape=[3, 1, 1])  # (1, 4, 1, 2, 1)
+    sq = b.node("Reshape", [ap, b.const(np.array([1, 1, 2, 2, 2, 1], np.int64))])
+    t = b.node("Transpose", [sq], perm=[0, 1, 4, 2, 5, 3])  # (1, 1, 2, 2, 1, 2)
+    return b.model({"input": (1, 2, 5, 6, 6)}, [t, mp], opset=17)

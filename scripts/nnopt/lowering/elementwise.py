@@ -11,7 +11,8 @@ kernels compute them in Prepare:
   of the Q31 multipliers; the ``tflite-micro`` build used as the oracle divides in
   double, and a test pins a case where the two differ.)
 - int8 MUL (``mul_common.cc``): one multiplier ``s1 * s2 / s_out`` in double;
-- MAXIMUM/MINIMUM: no parameters (TFLM compares the raw values);
+- MAXIMUM/MINIMUM: no parameters (TFLM compares the raw values), int8, int16, int32 and
+  float32;
 - int8 SQUARED_DIFFERENCE (``squared_difference.cc``): ADD's scheme with left_shift 7,
   the output multiplier ``(2 max)^2 / ((1 << 14) * s_out)`` (any size); float32: the
   plain ``(a - b)^2`` without activation; int16 (zero points 0) with left_shift 0 and
@@ -143,25 +144,33 @@ class BinaryLowering(LoweringBase):
         KernelCheck(("nnrt_add_f32", "nnrt_sub_f32", "nnrt_mul_f32"), "nnrt_binary_f32_check",
                     _HEADER),
         KernelCheck(("nnrt_maximum_s8", "nnrt_minimum_s8", "nnrt_maximum_f32",
-                     "nnrt_minimum_f32"), "nnrt_broadcast_check", _HEADER),
+                     "nnrt_minimum_f32", "nnrt_maximum_s16", "nnrt_minimum_s16",
+                     "nnrt_maximum_s32", "nnrt_minimum_s32"), "nnrt_broadcast_check",
+                    _HEADER),
         KernelCheck(("nnrt_add_s32", "nnrt_mul_s32", "nnrt_div_s32"), "nnrt_binary_s32_check",
                     _HEADER))
     dtypes_by_opcode: Mapping[str, Sequence[str]] = {
         "ADD": ("int8", "int32", "float32"), "SUB": ("int8", "float32"),
-        "MUL": ("int8", "int32", "float32"), "MAXIMUM": ("int8", "float32"),
-        "MINIMUM": ("int8", "float32")}
-    #: the opcodes with an int32 kernel (TFLM's Eval takes int32 for ADD and MUL, not SUB)
-    int32_opcodes: frozenset[str] = frozenset({"ADD", "MUL"})
+        "MUL": ("int8", "int32", "float32"), "MAXIMUM": ("int8", "int16", "int32", "float32"),
+        "MINIMUM": ("int8", "int16", "int32", "float32")}
+    #: the opcodes with integer kernels beyond int8, as TFLM's Eval takes them: int32 ADD
+    #: and MUL (not SUB), raw int16/int32 MAXIMUM and MINIMUM
+    wide_dtypes: Mapping[str, frozenset[DType]] = {
+        "ADD": frozenset({DType.INT32}), "MUL": frozenset({DType.INT32}),
+        "MAXIMUM": frozenset({DType.INT16, DType.INT32}),
+        "MINIMUM": frozenset({DType.INT16, DType.INT32})}
 
     def _int32(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor] | None:
-        """The operands of an int32 op of :attr:`int32_opcodes` (checked), else None."""
+        """The operands of an op of :attr:`wide_dtypes` in one of its types (checked),
+        else None."""
         a, b, out = _operands(graph, op)
-        if out.dtype != DType.INT32 or op.opcode not in self.int32_opcodes:
+        if out.dtype not in self.wide_dtypes.get(op.opcode, frozenset()):
             return None
         for t in (a, b):
-            if t.dtype != DType.INT32:
+            if t.dtype != out.dtype:
                 raise refuse(op, f"{tensor_desc(t)}: unsupported dtype combination",
-                             "int32 inputs for an int32 output")
+                             f"{out.dtype.name.lower()} inputs for an "
+                             f"{out.dtype.name.lower()} output")
         if broadcast_descriptor(a.shape, b.shape, out.shape) is None:
             raise refuse(op, f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast "
                          f"to the output shape {list(out.shape)}", "numpy broadcasting")
@@ -173,14 +182,19 @@ class BinaryLowering(LoweringBase):
         assert bc is not None
         if out.num_elements == 0:
             return [Done()]
+        ctype = C_TYPE[out.dtype]
+        args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
+                cast(ctx, out.index, ctype, False)]
+        fn = f"nnrt_{ctx.op.opcode.lower()}_{'s16' if out.dtype == DType.INT16 else 's32'}"
+        if ctx.op.opcode in ("MAXIMUM", "MINIMUM"):
+            return [*c_params("nnrt_broadcast_t", bc.c(), "bcast"),
+                    *c_call(fn, ["&bcast", *args])]
         # TFLM's int32 ADD clamps to the whole int32 range whatever the fused activation
         lo, hi = activation_range_int32("NONE" if ctx.op.opcode == "ADD"
                                         else _activation(ctx.op))
-        args = [cast(ctx, a.index, "int32_t", True), cast(ctx, b.index, "int32_t", True),
-                cast(ctx, out.index, "int32_t", False)]
         return [*c_params("nnrt_binary_s32_params_t",
                           {"bcast": bc.c(), "act_min": lo, "act_max": hi}),
-                *c_call(f"nnrt_{ctx.op.opcode.lower()}_s32", ["&params", *args])]
+                *c_call(fn, ["&params", *args])]
 
     def check(self, graph: Graph, op: Op) -> None:
         if self._int32(graph, op) is not None:

@@ -131,7 +131,7 @@ class DivLowering(BinaryLowering):
         *BinaryLowering.checks,
         KernelCheck(("nnrt_div_s8",), "nnrt_div_s8_check", "nnrt/kernels/math.h"))
     dtypes_by_opcode: Mapping[str, Sequence[str]] = {"DIV": ("int8", "int32", "float32")}
-    int32_opcodes: frozenset[str] = frozenset({"DIV"})
+    wide_dtypes: Mapping[str, frozenset[DType]] = {"DIV": frozenset({DType.INT32})}
 
     def check(self, graph: Graph, op: Op) -> None:
         if self._int32(graph, op) is not None:

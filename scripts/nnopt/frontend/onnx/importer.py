@@ -96,6 +96,14 @@ class Importer:
             return src
         if is_memory_noop(x.shape, perm):
             return self._reshape(src, shape, name)
+        if len(perm) > MAX_TRANSPOSE_RANK:
+            # TFLM's TRANSPOSE takes 5-D: without the size-1 axes and with the axes
+            # that stay neighbours merged, the same data movement may need fewer
+            red_shape, red_perm = collapse_transpose(x.shape, perm)
+            if len(red_perm) <= MAX_TRANSPOSE_RANK:
+                flat = self._reshape(src, red_shape, f"{name}.collapsed")
+                moved = self._transpose(flat, red_perm, f"{name}.moved")
+                return self._reshape(moved, shape, name)
         out = self.b.tensor(name, shape, x.dtype, x.quant)
         p = self.b.const(f"{name}.perm", np.array(perm, dtype=np.int32))
         self.b.op("TRANSPOSE", [src, p], [out])
@@ -433,6 +441,30 @@ def _drop_unused(graph: Graph) -> Graph:
 
     ops = tuple(replace(op, inputs=m(op.inputs), outputs=m(op.outputs)) for op in graph.ops)
     return Graph(graph.name, tensors, ops, m(graph.inputs), m(graph.outputs))
+
+
+MAX_TRANSPOSE_RANK = 5  # TFLM's TRANSPOSE (nnopt's lowering refuses more)
+
+
+def collapse_transpose(shape: Sequence[int], perm: Sequence[int]
+                       ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The smallest transpose moving the same bytes as ``perm`` on ``shape``: size-1
+    axes dropped and axes that stay neighbours (in order) merged. Returns the input
+    shape and the permutation of the reduced problem."""
+    keep = [a for a in range(len(shape)) if shape[a] != 1]
+    pos = {a: i for i, a in enumerate(keep)}
+    groups: list[list[int]] = []  # input axes, in output order
+    for a in perm:
+        if shape[a] == 1:
+            continue
+        if groups and pos[a] == pos[groups[-1][-1]] + 1:
+            groups[-1].append(a)
+        else:
+            groups.append([a])
+    by_input = sorted(groups, key=lambda g: pos[g[0]])
+    red_shape = tuple(math.prod(shape[a] for a in g) for g in by_input) or (1,)
+    red_perm = tuple(by_input.index(g) for g in groups) or (0,)
+    return red_shape, red_perm
 
 
 def same_padding(size: int, k: int, s: int, d: int) -> tuple[int, int]:

@@ -238,6 +238,17 @@ nnrt_status_t nnrt_maximum_s8(const nnrt_broadcast_t *bcast, const int8_t *input
 nnrt_status_t nnrt_minimum_s8(const nnrt_broadcast_t *bcast, const int8_t *input1,
                               const int8_t *input2, int8_t *output);
 
+/** MAXIMUM / MINIMUM on raw int16 and int32 values (TFLM's maximum_minimum.cc).
+ *  In-place capable. */
+nnrt_status_t nnrt_maximum_s16(const nnrt_broadcast_t *bcast, const int16_t *input1,
+                               const int16_t *input2, int16_t *output);
+nnrt_status_t nnrt_minimum_s16(const nnrt_broadcast_t *bcast, const int16_t *input1,
+                               const int16_t *input2, int16_t *output);
+nnrt_status_t nnrt_maximum_s32(const nnrt_broadcast_t *bcast, const int32_t *input1,
+                               const int32_t *input2, int32_t *output);
+nnrt_status_t nnrt_minimum_s32(const nnrt_broadcast_t *bcast, const int32_t *input1,
+                               const int32_t *input2, int32_t *output);
+
 /** d = requant(in1) - requant(in2); out = clamp(requant(d * d)). In-place capable. */
 nnrt_status_t nnrt_squared_difference_s8(const nnrt_add_s8_params_t *params,
                                          const int8_t *input1, const int8_t *input2,
