@@ -32,32 +32,13 @@ from nnopt.ir import ConvOptions, Quant
 from nnopt.paths import find_model
 from nnopt.planner import plan_model
 from nnopt.runner import run_planned
+from support.mutation import mutate
 from support.tflite_builder import ModelBuilder
 
 # Shipped in models/ (a plain clone has them), small enough to plan in milliseconds.
 FUZZ_MODELS = ("tflm/hello_world_int8.tflite", "tflm/hello_world_float.tflite",
                "tflm/micro_speech_quantized.tflite", "mlperf_tiny/kws_ref_model.tflite",
                "keras/lenet5_int8.tflite", "keras/swiftnet_like.tflite")
-SPECIAL_WORDS = (0, 1, 0xFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0x7F800000, 0x7FC00000)
-
-
-def mutate(data: bytes, seed: int) -> tuple[str, bytes]:
-    """One deterministic mutation of ``data``: bit flips, a truncation or an overwritten
-    32-bit word (special values: 0, -1, INT_MIN, float inf/NaN, or random)."""
-    rng = np.random.default_rng(seed)
-    b = bytearray(data)
-    kind = ("flip", "truncate", "word")[seed % 3]
-    if kind == "flip":
-        for _ in range(int(rng.integers(1, 9))):
-            b[int(rng.integers(0, len(b)))] ^= 1 << int(rng.integers(0, 8))
-    elif kind == "truncate":
-        del b[int(rng.integers(0, len(b))):]
-    else:
-        i = int(rng.integers(0, len(b) // 4)) * 4
-        word = int(rng.choice(SPECIAL_WORDS)) if rng.random() < 0.6 else int(
-            rng.integers(0, 2**32))
-        b[i:i + 4] = word.to_bytes(4, "little")
-    return kind, bytes(b)
 
 
 @contextmanager

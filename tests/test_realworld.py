@@ -23,7 +23,7 @@ import pytest
 
 from conftest import LITERT_MODELS, model_path
 from nnopt.cli import main
-from nnopt.errors import UnsupportedError
+from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.testing.harness import random_inputs, run_litert, run_nnopt
 from support.markers import needs_qemu
@@ -496,6 +496,131 @@ def test_if_branch_of_another_size_refused_by_name() -> None:
     with pytest.raises(UnsupportedError, match=r"input 0 \(t0\) differs in dtype, size or "
                        "quantisation from IF input 0"):
         load_model_bytes(b.build([xi, c], [yo]))
+
+
+# ----- zero-element constants: RESHAPE to a scalar (issue 44) -----
+
+def _scalar_branch(kind: str) -> tuple[ModelBuilder, list[int], list[int]]:
+    """A branch that squeezes its [1, 1] score to a scalar (RESHAPE with the shape
+    operand ``[]``: a constant of shape [0] with an empty buffer) and back."""
+    s = ModelBuilder()
+    x = s.tensor((1, 1), "float32")
+    r = s.tensor((), "float32")
+    s.op("RESHAPE", [x, s.const(np.zeros((0,), np.int32))], [r])
+    y = s.tensor((), "float32")
+    s.op("LOGISTIC" if kind == "then" else "TANH", [r], [y])
+    o = s.tensor((1, 1), "float32")
+    s.op("RESHAPE", [y, s.const(np.array([1, 1], np.int32))], [o])
+    return s, [x], [o]
+
+
+def scalar_if_model() -> bytes:
+    """As openWakeWord's classifier writes its IF: the condition is
+    ``RESHAPE(GREATER_EQUAL(score, 0), shape=[])`` with the shape a constant of shape [0]
+    and an empty buffer (TF's converter's squeeze to a scalar); the branches reshape to
+    a scalar too."""
+    b = ModelBuilder("scalar_if")
+    x = b.tensor((1, 4), "float32", name="x")
+    s = b.tensor((1, 1), "float32", name="s")
+    b.op("SUM", [x, b.const(np.array([1], np.int32))], [s], {"keep_dims": True})
+    g = b.tensor((1, 1), "bool", name="g")
+    b.op("GREATER_EQUAL", [s, b.const(np.zeros((1, 1), np.float32))], [g])
+    c = b.tensor((), "bool", name="c")
+    b.op("RESHAPE", [g, b.const(np.zeros((0,), np.int32), name="empty_shape")], [c])
+    y = b.tensor((1, 1), "float32", name="y")
+    b.op("IF", [c, s], [y], {"then_subgraph_index": b.add_subgraph(*_scalar_branch("then")),
+                             "else_subgraph_index": b.add_subgraph(*_scalar_branch("else"))})
+    return b.build([x], [y, c])
+
+
+SCALAR_IF = scalar_if_model()
+
+
+def test_zero_element_constant_is_a_constant() -> None:
+    g = load_model_bytes(SCALAR_IF)
+    (empty,) = [t for t in g.tensors if t.name == "empty_shape"]
+    assert empty.shape == (0,) and empty.data == b""
+    assert not any(op.opcode == "IF" for op in g.ops)
+    assert [g.tensors[t].shape for t in g.outputs] == [(1, 1), ()]
+
+
+def _assert_scalar_if_bit_exact(target: str) -> None:
+    from nnopt.testing.harness import run_nnopt_invocations, run_tflm_invocations
+
+    rng = np.random.default_rng(7)
+    steps = [[(rng.standard_normal((1, 4)) + (-1) ** k).astype(np.float32)]
+             for k in range(6)]
+    ref = run_tflm_invocations(SCALAR_IF, steps)
+    got = run_nnopt_invocations(SCALAR_IF, steps, target=target)
+    for k, (r, o) in enumerate(zip(ref, got, strict=True)):
+        for a, b in zip(r, o, strict=True):
+            np.testing.assert_array_equal(b, a.reshape(b.shape), err_msg=f"invocation {k}")
+    assert {bool(r[1]) for r in ref} == {True, False}  # both branches taken
+
+
+def test_reshape_to_scalar_in_main_graph_and_branches_bit_exact() -> None:
+    _assert_scalar_if_bit_exact("host")
+
+
+@pytest.mark.qemu
+@needs_qemu
+def test_reshape_to_scalar_in_main_graph_and_branches_on_cortex_m7() -> None:
+    _assert_scalar_if_bit_exact("qemu-m7")
+
+
+def test_zero_element_tensor_that_an_op_writes_stays_an_activation() -> None:
+    """Only a zero-element tensor nothing writes is a constant: a graph input of shape
+    [0] is still an input (and refused by name, not taken for a constant)."""
+    b = ModelBuilder("empty_in")
+    x = b.tensor((0,), "int32", name="x")
+    y = b.tensor((1, 1), "float32", name="y")
+    w = b.tensor((1, 1), "float32", name="w")
+    b.op("RESHAPE", [w, x], [y])
+    g_bytes = b.build([x, w], [y])
+    try:
+        g = load_model_bytes(g_bytes)
+    except NnoptError:
+        return
+    assert not g.tensors[x].is_constant
+
+
+def _empty_operand_model(kind: str) -> bytes:
+    b = ModelBuilder(f"empty_{kind}")
+    x = b.tensor((1, 4), "float32", name="x")
+    y = b.tensor((1, 4), "float32", name="y")
+    if kind == "concat":
+        b.op("CONCATENATION", [x, b.const(np.zeros((1, 0), np.float32))], [y], {"axis": 1})
+    else:  # an empty axes list: the identity
+        b.op(kind.upper(), [x, b.const(np.zeros((0,), np.int32))], [y], {"keep_dims": True})
+    return b.build([x], [y])
+
+
+@pytest.mark.parametrize("kind", ["mean", "sum", "concat"])
+def test_empty_axes_and_empty_operands_bit_exact(kind: str) -> None:
+    from nnopt.testing.harness import run_nnopt_invocations, run_tflm_invocations
+
+    data = _empty_operand_model(kind)
+    steps = [[np.random.default_rng(1).standard_normal((1, 4)).astype(np.float32)]]
+    ref = run_tflm_invocations(data, steps)
+    got = run_nnopt_invocations(data, steps)
+    np.testing.assert_array_equal(got[0][0], ref[0][0])
+
+
+def test_malformed_zero_element_constants_refused_cleanly() -> None:
+    b = ModelBuilder("empty_add")
+    x = b.tensor((1, 4), "float32", name="x")
+    y = b.tensor((1, 4), "float32", name="y")
+    b.op("ADD", [x, b.const(np.zeros((0,), np.float32))], [y])
+    from nnopt.planner import PlanOptions, plan_model
+    with pytest.raises(UnsupportedError, match="do not broadcast"):
+        plan_model(load_model_bytes(b.build([x], [y])), PlanOptions())
+    b = ModelBuilder("empty_out")
+    x = b.tensor((1, 4), "float32", name="x")
+    y = b.tensor((1, 4), "float32", name="y")
+    e = b.tensor((0,), "float32", name="e")
+    b.op("RELU", [x], [y])
+    with pytest.raises(NnoptError, match="graph output 2 is never produced"):
+        load_model_bytes(b.build([x], [y, e]))
 
 
 # ----- the wake-word models TFLM runs: state carried over invocations -----

@@ -75,6 +75,14 @@ def activation_range_float(activation: str) -> tuple[float, float]:
                                                          else hi_real)
 
 
+def activation_range_int32(activation: str) -> tuple[int, int]:
+    """``CalculateActivationRange<int32_t>``: the real bounds as integers, NONE the
+    whole int32 range."""
+    lo_real, hi_real = ACTIVATION_REAL.get(activation, (None, None))
+    return (-(1 << 31) if lo_real is None else int(lo_real)), (
+        (1 << 31) - 1 if hi_real is None else int(hi_real))
+
+
 def bounded_below(activation: str) -> bool:
     """True for a fused activation that clamps from below (RELU, RELU6, RELU_N1_TO_1)."""
     return ACTIVATION_REAL.get(activation, (None, None))[0] is not None

@@ -25,6 +25,7 @@ from nnopt.ops import check_graph
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from support.cases import mismatched_cases, oracle_results
+from support.markers import needs_qemu
 from support.tflite_builder import ModelBuilder, binary_model
 
 Q = tuple[float, int]
@@ -323,3 +324,95 @@ def test_non_finite_float_constants_bit_exact() -> None:
     assert (ref[probs] == 0).sum() == 5  # the masked positions, as TFLM computes them
     for t in (probs, shifted):
         np.testing.assert_array_equal(got[t].view(np.uint32), ref[t].view(np.uint32))
+
+
+# ----- int32 ADD and MUL (issue 44: TFLM's Eval takes int32; SUB's does not) -----
+
+def _int32_model() -> tuple[bytes, list[np.ndarray]]:
+    """CAST float32 -> int32 then MUL (as a converter writes an index computation), and
+    ADD / MUL of int32 inputs with every fused activation and broadcasting."""
+    rng = np.random.default_rng(44)
+    b = ModelBuilder("int32_binary")
+    x = b.tensor((2, 3, 8), "float32", name="x")
+    a = b.tensor((2, 3, 8), "int32", name="a")
+    c = b.tensor((1, 8), "int32", name="c")
+    xi = b.tensor((2, 3, 8), "int32", name="xi")
+    b.op("CAST", [x], [xi])
+    outs = []
+    y = b.tensor((2, 3, 8), "int32", name="cast_mul")
+    b.op("MUL", [xi, b.const(np.arange(1, 9, dtype=np.int32).reshape(1, 8))], [y])
+    outs.append(y)
+    for opcode, act in itertools.product(("ADD", "MUL"), ("NONE", "RELU", "RELU6",
+                                                          "RELU_N1_TO_1")):
+        y = b.tensor((2, 3, 8), "int32", name=f"{opcode.lower()}_{act.lower()}")
+        b.op(opcode, [a, c], [y], {"fused_activation_function": act})
+        outs.append(y)
+    model = b.build([x, a, c], outs)
+    av = rng.integers(-(2**31), 2**31, (2, 3, 8), dtype=np.int64).astype(np.int32)
+    av[0] = rng.integers(-9, 9, (3, 8))  # small values: the activations bite
+    xs = [(rng.standard_normal((2, 3, 8)) * 50).astype(np.float32), av,
+          rng.integers(-3000, 3000, (1, 8)).astype(np.int32)]
+    return model, xs
+
+
+def test_int32_add_and_mul_bit_exact_with_tflm() -> None:
+    model, xs = _int32_model()
+    g = load_model_bytes(model)
+    assert {g.tensors[op.outputs[0]].dtype.name for op in g.ops if op.opcode == "MUL"} \
+        == {"INT32"}
+    ref, _ = run_tflm(model, xs)
+    got, _ = run_nnopt(model, xs)
+    assert len(got) == len(ref) == 9
+    for k, (a, r) in enumerate(zip(got, ref, strict=True)):
+        np.testing.assert_array_equal(a, np.asarray(r).reshape(a.shape), err_msg=str(k))
+    np.testing.assert_array_equal(got[2], got[1])  # TFLM's int32 ADD ignores its RELU
+    assert np.any(got[6] != got[5])  # ... MUL's clamps
+
+
+@pytest.mark.qemu
+@needs_qemu
+def test_int32_add_and_mul_on_cortex_m7_bit_exact_with_tflm() -> None:
+    from nnopt.boards import load_board
+
+    model, xs = _int32_model()
+    ref, _ = run_tflm(model, xs)
+    got, _ = run_nnopt(model, xs, target="qemu-m7", board=load_board("nucleo_f767zi"))
+    for a, r in zip(got, ref, strict=True):
+        np.testing.assert_array_equal(a, np.asarray(r).reshape(a.shape))
+
+
+def test_refuses_int32_sub_by_name() -> None:
+    msg = _refusal(binary_model("SUB", (2, 3), (2, 3), dtype="int32"))
+    assert "op 0 (SUB)" in msg and "INT32" in msg
+
+
+def test_refuses_int32_mul_of_mixed_inputs() -> None:
+    b = ModelBuilder("mixed")
+    x = b.tensor((4,), "int32", name="x")
+    w = b.tensor((4,), "float32", name="w")
+    y = b.tensor((4,), "int32", name="y")
+    b.op("MUL", [x, w], [y])
+    msg = _refusal(b.build([x, w], [y]))
+    assert "op 0 (MUL)" in msg and "int32 inputs for an int32 output" in msg
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int32"])
+def test_int16_int32_maximum_minimum_bit_exact_with_tflm(dtype: str) -> None:
+    rng = np.random.default_rng(45)
+    info = np.iinfo(dtype)
+    b = ModelBuilder(f"pick_{dtype}")
+    q = {"scale": 0.01, "zero_point": 0} if dtype == "int16" else {}
+    a = b.tensor((2, 3, 8), dtype, name="a", **q)
+    c = b.tensor((3, 1), dtype, name="c", **q)
+    outs = []
+    for opcode in ("MAXIMUM", "MINIMUM"):
+        y = b.tensor((2, 3, 8), dtype, name=opcode.lower(), **q)
+        b.op(opcode, [a, c], [y])
+        outs.append(y)
+    model = b.build([a, c], outs)
+    xs = [rng.integers(info.min, info.max, (2, 3, 8), endpoint=True).astype(dtype),
+          rng.integers(info.min, info.max, (3, 1), endpoint=True).astype(dtype)]
+    ref, _ = run_tflm(model, xs)
+    got, _ = run_nnopt(model, xs)
+    for g, r in zip(got, ref, strict=True):
+        np.testing.assert_array_equal(g, np.asarray(r).reshape(g.shape))

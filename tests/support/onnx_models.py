@@ -231,3 +231,133 @@ def wide_concat_model(seed: int = 23) -> bytes:
     refl = b.node("Pad", ["input", b.const(np.array([0, 1, 2, 0, 2, 5], np.int64))],
                   mode="reflect")
     return b.model({"input": (1, 4, 6)}, [cat, edge, refl])
+
+
+def torch_pad_chain_model(seed: int = 44, pad: int = 8, length: int = 64,
+                          shape_of_pad: bool = True) -> bytes:
+    """``F.pad(x, (pad, pad), mode='reflect')`` as ``torch.onnx.export`` writes it (Silero
+    VAD's STFT front): the pads come from ``Constant -> ConstantOfShape -> Concat ->
+    Reshape -> Slice (step -1, end INT64_MIN+1) -> Transpose -> Reshape -> Cast``, which
+    ONNX's shape inference does not see through; then an Unsqueeze and a strided Conv
+    read the padded signal."""
+    b = OnnxBuilder(seed)
+
+    def constant(arr: np.ndarray) -> str:
+        b.k += 1
+        out = f"const{b.k}"
+        b.nodes.append(helper.make_node("Constant", [], [out], name=f"Constant_{b.k}",
+                                        value=numpy_helper.from_array(arr)))
+        return out
+
+    p = constant(np.array([pad, pad], np.int64))
+    zeros = b.node("ConstantOfShape", [constant(np.array([4], np.int64))],
+                   value=numpy_helper.from_array(np.zeros(1, np.int64)))
+    cat = b.node("Concat", [p, zeros], axis=0)
+    rows = b.node("Reshape", [cat, constant(np.array([-1, 2], np.int64))])
+    rev = b.node("Slice", [rows, constant(np.array([-1], np.int64)),
+                           constant(np.array([-(2**63) + 1], np.int64)),
+                           constant(np.array([0], np.int64)),
+                           constant(np.array([-1], np.int64))])
+    tr = b.node("Transpose", [rev], perm=[1, 0])
+    flat = b.node("Reshape", [tr, constant(np.array([-1], np.int64))])
+    pads = b.node("Cast", [flat], to=TensorProto.INT64)
+    x = b.node("Unsqueeze", ["input", constant(np.array([1], np.int64))])  # (1, 1, L)
+    padded = b.node("Pad", [x, pads], mode="reflect")  # (1, 1, L + 2 pad)
+    u = b.node("Unsqueeze", [padded, constant(np.array([2], np.int64))])  # (1, 1, 1, L')
+    conv = b.node("Conv", [u, b.w(6, 1, 1, 16), b.w(6)], strides=[1, 8])
+    if not shape_of_pad:
+        return b.model({"input": (1, length)}, [conv], opset=17)
+    # the Reshape's shape is read off the padded value (Shape -> Slice -> Concat), which
+    # folds once the re-inference gave the Pad its shape
+    n = b.node("Slice", [b.node("Shape", [padded]), constant(np.array([2], np.int64)),
+                         constant(np.array([3], np.int64))])
+    flat = b.node("Reshape", [padded, b.node("Concat", [constant(np.array([1], np.int64)), n],
+                                             axis=0)])
+    return b.model({"input": (1, length)}, [conv, b.node("Tanh", [flat])], opset=17)
+
+
+def quantize_static_default(model: bytes, seed: int = 0, samples: int = 8,
+                            weights_uint8: bool = False, per_channel: bool = False) -> bytes:
+    """``model`` quantised by ``onnxruntime.quantization.quantize_static`` as its older
+    releases do by default (and most published QDQ models are): QDQ, **uint8
+    activations** (``QuantType.QUInt8``; onnxruntime 1.32's default is QInt8, so it is
+    asked for), int8 weights (uint8 with ``weights_uint8``), min/max calibration over
+    ``samples`` seeded normal inputs."""
+    import logging
+    import tempfile
+    from pathlib import Path
+
+    from onnxruntime import quantization as q
+
+    m = onnx.load_model_from_string(model)
+    shapes = {i.name: [int(d.dim_value) for d in i.type.tensor_type.shape.dim]
+              for i in m.graph.input}
+    rng = np.random.default_rng(seed)
+    data = [{k: rng.standard_normal(s).astype(np.float32) for k, s in shapes.items()}
+            for _ in range(samples)]
+
+    class Reader(q.CalibrationDataReader):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self.it = iter(data)
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            return next(self.it, None)
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            src, dst = Path(d) / "f.onnx", Path(d) / "q.onnx"
+            src.write_bytes(model)
+            q.quantize_static(str(src), str(dst), Reader(), per_channel=per_channel,
+                              activation_type=q.QuantType.QUInt8,
+                              weight_type=q.QuantType.QUInt8 if weights_uint8
+                              else q.QuantType.QInt8)
+            return dst.read_bytes()
+    finally:
+        root.setLevel(level)
+
+
+def uint8_boundary(qdq: bytes) -> bytes:
+    """A QDQ model whose input QuantizeLinear and output DequantizeLinears are cut off:
+    it takes its input and gives those outputs as uint8 (as a camera or a codec hands
+    them)."""
+    m = onnx.load_model_from_string(qdq)
+    g = m.graph
+    (inp,) = g.input
+    q = next(n for n in g.node if n.op_type == "QuantizeLinear" and n.input[0] == inp.name)
+    for n in g.node:
+        n.input[:] = [inp.name if i == q.output[0] else i for i in n.input]
+    inp.type.tensor_type.elem_type = TensorProto.UINT8
+    cut = [q]
+    for out in g.output:
+        dq = next((n for n in g.node if n.op_type == "DequantizeLinear"
+                   and n.output[0] == out.name), None)
+        if dq is None:  # an output the quantiser left in float32
+            continue
+        if not any(dq.output[0] in n.input for n in g.node):
+            cut.append(dq)
+        out.name = dq.input[0]
+        out.type.tensor_type.elem_type = TensorProto.UINT8
+    keep = [n for n in g.node if all(n is not c for c in cut)]
+    del g.node[:]
+    g.node.extend(keep)
+    onnx.checker.check_model(m)
+    return m.SerializeToString()
+
+
+def depth_model(seed: int = 45, ceil_mode: int = 0) -> bytes:
+    """3-D ops (NCDHW) as a video or volumetric model writes them: a padded, strided,
+    dilated Conv3d, a padded MaxPool3d and an AveragePool3d, then a 6-D Transpose of a
+    pixel-shuffle (size-1 axes that collapse to 4-D)."""
+    b = OnnxBuilder(seed)
+    c = b.node("Conv", ["input", b.w(4, 2, 3, 3, 3), b.w(4)], pads=[1, 1, 0, 1, 0, 1],
+               strides=[2, 1, 1], dilations=[1, 1, 2])  # (1, 4, 3, 5, 3)
+    r = b.node("Relu", [c])
+    mp = b.node("MaxPool", [r], kernel_shape=[2, 2, 2], strides=[1, 2, 2],
+                pads=[1, 0, 0, 0, 0, 0], ceil_mode=ceil_mode)  # (1, 4, 3, 2, 1)
+    ap = b.node("AveragePool", [mp], kernel_shape=[3, 1, 1])  # (1, 4, 1, 2, 1)
+    sq = b.node("Reshape", [ap, b.const(np.array([1, 1, 2, 2, 2, 1], np.int64))])
+    t = b.node("Transpose", [sq], perm=[0, 1, 4, 2, 5, 3])  # (1, 1, 2, 2, 1, 2)
+    return b.model({"input": (1, 2, 5, 6, 6)}, [t, mp], opset=17)

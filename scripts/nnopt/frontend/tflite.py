@@ -10,7 +10,7 @@ operator's options are read by its definition (:mod:`nnopt.ops`).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -123,6 +123,17 @@ def load_model_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
         raise ModelError(f"{source} is not a valid model graph: {err.message}") from err
     validate.check_quantization(graph, source)
     return graph
+
+
+def _empty_constants(tensors: list[Tensor], ops: Sequence[Op], inputs: Sequence[int]) -> None:
+    """A tensor of zero elements that no op writes and that is no input is a constant
+    (its buffer is empty: the converter writes a RESHAPE to a scalar with the shape
+    operand ``[]``, an empty axes list so): its data is the empty byte string."""
+    written = {t for op in ops for t in op.outputs} | set(inputs)
+    for i, t in enumerate(tensors):
+        if (t.data is None and not t.variable and t.shape and t.num_elements == 0
+                and i not in written):
+            tensors[i] = replace(t, data=b"")
 
 
 def _opcode_name(model: Any, op: Any) -> str:
@@ -284,6 +295,7 @@ def _read_subgraph(model: Any, data: bytes, source: str, index: int, generic: bo
         ops.append(Op(k, opcode, ins, outs, options))
     inputs = tuple(int(x) for x in sg.InputsAsNumpy()) if sg.InputsLength() else ()
     outputs = tuple(int(x) for x in sg.OutputsAsNumpy()) if sg.OutputsLength() else ()
+    _empty_constants(tensors, ops, inputs)
     n_ops = len(ops)
     ops, moved = densify.fold(tensors, ops, list(sparse), where, source)
     for t in half_values:  # a float16 DENSIFY output is a (widened) constant now

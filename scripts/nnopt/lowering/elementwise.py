@@ -11,11 +11,15 @@ kernels compute them in Prepare:
   of the Q31 multipliers; the ``tflite-micro`` build used as the oracle divides in
   double, and a test pins a case where the two differ.)
 - int8 MUL (``mul_common.cc``): one multiplier ``s1 * s2 / s_out`` in double;
-- MAXIMUM/MINIMUM: no parameters (TFLM compares the raw values);
+- MAXIMUM/MINIMUM: no parameters (TFLM compares the raw values), int8, int16, int32 and
+  float32;
 - int8 SQUARED_DIFFERENCE (``squared_difference.cc``): ADD's scheme with left_shift 7,
   the output multiplier ``(2 max)^2 / ((1 << 14) * s_out)`` (any size); float32: the
   plain ``(a - b)^2`` without activation; int16 (zero points 0) with left_shift 0 and
   int32 (wrapping square) as TFLM's kernel also takes them;
+- int32 ADD and MUL (``add.cc``, ``mul_common.cc``): the wrapping sum / product, MUL's
+  clamped to ``CalculateActivationRange<int32_t>`` (ADD's int32 Eval ignores the fused
+  activation: the whole int32 range);
 - fused activation ranges as TFLM's ``CalculateActivationRange(Quantized)``.
 
 Broadcasting becomes a strided walk (:func:`broadcast_descriptor`) with size-1 dims
@@ -27,12 +31,13 @@ builders) are in :mod:`.common`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..arith import activation_range_int32
 from ..cdefs import MAX_DIMS, DType
 from ..ir import ActivationOptions, Graph, Op, Tensor
 from ..multiplier import quantize_multiplier
@@ -139,10 +144,61 @@ class BinaryLowering(LoweringBase):
         KernelCheck(("nnrt_add_f32", "nnrt_sub_f32", "nnrt_mul_f32"), "nnrt_binary_f32_check",
                     _HEADER),
         KernelCheck(("nnrt_maximum_s8", "nnrt_minimum_s8", "nnrt_maximum_f32",
-                     "nnrt_minimum_f32"), "nnrt_broadcast_check", _HEADER))
-    dtypes: Sequence[str] = ("int8", "float32")
+                     "nnrt_minimum_f32", "nnrt_maximum_s16", "nnrt_minimum_s16",
+                     "nnrt_maximum_s32", "nnrt_minimum_s32"), "nnrt_broadcast_check",
+                    _HEADER),
+        KernelCheck(("nnrt_add_s32", "nnrt_mul_s32", "nnrt_div_s32"), "nnrt_binary_s32_check",
+                    _HEADER))
+    dtypes_by_opcode: Mapping[str, Sequence[str]] = {
+        "ADD": ("int8", "int32", "float32"), "SUB": ("int8", "float32"),
+        "MUL": ("int8", "int32", "float32"), "MAXIMUM": ("int8", "int16", "int32", "float32"),
+        "MINIMUM": ("int8", "int16", "int32", "float32")}
+    #: the opcodes with integer kernels beyond int8, as TFLM's Eval takes them: int32 ADD
+    #: and MUL (not SUB), raw int16/int32 MAXIMUM and MINIMUM
+    wide_dtypes: Mapping[str, frozenset[DType]] = {
+        "ADD": frozenset({DType.INT32}), "MUL": frozenset({DType.INT32}),
+        "MAXIMUM": frozenset({DType.INT16, DType.INT32}),
+        "MINIMUM": frozenset({DType.INT16, DType.INT32})}
+
+    def _int32(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor] | None:
+        """The operands of an op of :attr:`wide_dtypes` in one of its types (checked),
+        else None."""
+        a, b, out = _operands(graph, op)
+        if out.dtype not in self.wide_dtypes.get(op.opcode, frozenset()):
+            return None
+        for t in (a, b):
+            if t.dtype != out.dtype:
+                raise refuse(op, f"{tensor_desc(t)}: unsupported dtype combination",
+                             f"{out.dtype.name.lower()} inputs for an "
+                             f"{out.dtype.name.lower()} output")
+        if broadcast_descriptor(a.shape, b.shape, out.shape) is None:
+            raise refuse(op, f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast "
+                         f"to the output shape {list(out.shape)}", "numpy broadcasting")
+        check_activation(op, _activation(op))
+        return a, b, out
+
+    def _emit_int32(self, ctx: EmitContext, a: Tensor, b: Tensor, out: Tensor) -> Body:
+        bc = broadcast_descriptor(a.shape, b.shape, out.shape)
+        assert bc is not None
+        if out.num_elements == 0:
+            return [Done()]
+        ctype = C_TYPE[out.dtype]
+        args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
+                cast(ctx, out.index, ctype, False)]
+        fn = f"nnrt_{ctx.op.opcode.lower()}_{'s16' if out.dtype == DType.INT16 else 's32'}"
+        if ctx.op.opcode in ("MAXIMUM", "MINIMUM"):
+            return [*c_params("nnrt_broadcast_t", bc.c(), "bcast"),
+                    *c_call(fn, ["&bcast", *args])]
+        # TFLM's int32 ADD clamps to the whole int32 range whatever the fused activation
+        lo, hi = activation_range_int32("NONE" if ctx.op.opcode == "ADD"
+                                        else _activation(ctx.op))
+        return [*c_params("nnrt_binary_s32_params_t",
+                          {"bcast": bc.c(), "act_min": lo, "act_max": hi}),
+                *c_call(fn, ["&params", *args])]
 
     def check(self, graph: Graph, op: Op) -> None:
+        if self._int32(graph, op) is not None:
+            return
         a, b, out = _operands(graph, op)
         for t in (a, b, out):
             if t.dtype not in (DType.INT8, DType.FLOAT32) or t.dtype != out.dtype:
@@ -215,6 +271,9 @@ class BinaryLowering(LoweringBase):
 
     def emit(self, ctx: EmitContext) -> Body:
         g, op = ctx.graph, ctx.op
+        wide = self._int32(g, op)
+        if wide is not None:
+            return self._emit_int32(ctx, *wide)
         a, b, out = _operands(g, op)
         bc = broadcast_descriptor(a.shape, b.shape, out.shape)
         assert bc is not None

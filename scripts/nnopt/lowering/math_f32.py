@@ -1,5 +1,5 @@
 """EXP, LOG, SQRT, RSQRT, ABS, NEG, FLOOR, CEIL, ROUND, SIN, COS, SQUARE and DIV,
-float32, and LOGICAL_NOT, bool -> ``nnrt/kernels/math.h``.
+float32 (DIV also int8 and int32), and LOGICAL_NOT, bool -> ``nnrt/kernels/math.h``.
 
 TFLM's reference kernels compute these with the C/C++ math library (std::exp ...) and
 ``x1 / x2``; nnrt's do the same per element, so the results are bit-exact on a target
@@ -10,15 +10,25 @@ are refused (:class:`UnsupportedError`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
 
 from ..cdefs import MAX_DIMS, DType
 from ..errors import UnsupportedError
 from ..ir import Graph, Op, Tensor
+from ..multiplier import quantize_multiplier
 from .activation import UNARY_F32_CHECK, check_io
 from .base import EmitContext, LoweringBase
 from .call import Arg, Body, Done, KernelCheck
-from .common import c_call, c_params, cast, refuse, tensor_desc
-from .elementwise import BinaryLowering, Broadcast, _operands, broadcast_descriptor
+from .common import act_range_s8, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
+from .elementwise import (
+    BinaryLowering,
+    Broadcast,
+    _activation,
+    _operands,
+    broadcast_descriptor,
+)
 
 UNARY_FLOAT = ("EXP", "LOG", "SQRT", "NEG", "FLOOR", "CEIL", "ROUND", "SIN",
                "COS", "SQUARE")
@@ -112,15 +122,46 @@ class FloorDivModLowering(LoweringBase):
 
 
 class DivLowering(BinaryLowering):
+    """DIV as TFLM's div.cc takes it: float32, int32 (unquantised, truncating) and int8
+    (reference DivElementwise: the multiplier of ``s1 / (s2 * s_out)``, computed in
+    float32 as TFLM's Prepare does, then QuantizeMultiplier in double)."""
+
     headers: Sequence[str] = ("nnrt/kernels/math.h",)
-    dtypes: Sequence[str] = ("float32",)
+    checks: Sequence[KernelCheck] = (
+        *BinaryLowering.checks,
+        KernelCheck(("nnrt_div_s8",), "nnrt_div_s8_check", "nnrt/kernels/math.h"))
+    dtypes_by_opcode: Mapping[str, Sequence[str]] = {"DIV": ("int8", "int32", "float32")}
+    wide_dtypes: Mapping[str, frozenset[DType]] = {"DIV": frozenset({DType.INT32})}
 
     def check(self, graph: Graph, op: Op) -> None:
+        if self._int32(graph, op) is not None:
+            return
         a, b, out = _operands(graph, op)
-        if any(t.dtype != DType.FLOAT32 for t in (a, b, out)):
-            raise UnsupportedError(f"op {op.index} (DIV): only float32 is supported",
-                                   hint="DIV of float32 tensors")
+        if any(t.dtype != out.dtype for t in (a, b)) or out.dtype not in (DType.FLOAT32,
+                                                                          DType.INT8):
+            raise UnsupportedError(
+                f"op {op.index} (DIV): {tensor_desc(out)} of "
+                f"{a.dtype.name.lower()} / {b.dtype.name.lower()}",
+                hint="DIV of float32, int8 (per-tensor quantised) or int32 tensors, the "
+                "same for both inputs and the output (TFLM's div.cc)")
         super().check(graph, op)
+
+    def params_s8(self, op: Op, a: Tensor, b: Tensor, out: Tensor) -> dict[str, Any]:
+        s1, z1 = per_tensor_quant(op, a)
+        s2, z2 = per_tensor_quant(op, b)
+        so, zo = per_tensor_quant(op, out)
+        lo, hi = act_range_s8(op, _activation(op), out)
+        real = float(np.float32(s1) / (np.float32(s2) * np.float32(so)))
+        m, sh = quantize_multiplier(real)
+        if not -31 <= sh <= 21:
+            raise refuse(op, f"the output multiplier {real:g} (shift {sh}) is outside the "
+                         "kernel's range", "int8 DIV with s1 / (s2 * s_out) in [2^-32, 2^21)")
+        return {"input1_offset": -z1, "input2_offset": -z2, "output_multiplier": m,
+                "output_shift": sh, "output_offset": zo, "act_min": lo, "act_max": hi}
+
+    @staticmethod
+    def param_type(op: Op, int8: bool) -> str | None:
+        return "nnrt_mul_s8_params_t" if int8 else "nnrt_binary_f32_params_t"
 
 
 UNARY_MATH = UnaryMathLowering()

@@ -2,9 +2,11 @@
 
 :func:`load_onnx_bytes` prepares the model (:mod:`.prepare`: opset upgrade, shape
 inference, constant folding, BatchNormalization folding) and imports it
-(:mod:`.importer`, :mod:`.handlers`). The model's inputs and outputs keep their ONNX
-shape, layout and dtype; inside, activations are NHWC where nnopt's kernels want it,
-with TRANSPOSE ops at the boundary (RESHAPE where only size-1 axes move).
+(:mod:`.importer`, :mod:`.handlers`); uint8 QDQ runs on the int8 kernels
+(:mod:`.uint8`), 3-D Conv and pooling on the 2-D ones (:mod:`.depth`). The model's
+inputs and outputs keep their ONNX shape, layout and dtype; inside, activations are
+NHWC where nnopt's kernels want it, with TRANSPOSE ops at the boundary (RESHAPE where
+only size-1 axes move).
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from ...errors import ModelError, NnoptError
 from ...ir import Graph
 from .. import validate
 from .control import parse_input_values
+from .depth import split_depth
 from .handlers import HANDLERS, QUANT_INPUTS
 from .importer import Importer
 from .prepare import is_onnx, looks_like_onnx, parse_input_shapes, prepare
+from .uint8 import shift_uint8
 
 __all__ = ["internal_layout", "is_onnx", "load_onnx_bytes", "looks_like_onnx",
            "parse_input_shapes", "parse_input_values"]
@@ -27,6 +31,9 @@ def load_onnx_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
                     input_shapes: Mapping[str, tuple[int, ...]] | None = None,
                     input_values: Mapping[str, tuple[float, ...]] | None = None) -> Graph:
     prep = prepare(data, name, source, input_shapes, input_values)
+    shift_uint8(prep)  # uint8 QDQ onto the int8 kernels
+    split_depth(prep)  # 3-D window ops as 2-D ones over depth slices
+    prep.index_consumers()
     graph = Importer(prep, source, HANDLERS, QUANT_INPUTS).run()
     try:
         graph.verify()

@@ -96,6 +96,14 @@ class Importer:
             return src
         if is_memory_noop(x.shape, perm):
             return self._reshape(src, shape, name)
+        if len(perm) > MAX_TRANSPOSE_RANK:
+            # TFLM's TRANSPOSE takes 5-D: without the size-1 axes and with the axes
+            # that stay neighbours merged, the same data movement may need fewer
+            red_shape, red_perm = collapse_transpose(x.shape, perm)
+            if len(red_perm) <= MAX_TRANSPOSE_RANK:
+                flat = self._reshape(src, red_shape, f"{name}.collapsed")
+                moved = self._transpose(flat, red_perm, f"{name}.moved")
+                return self._reshape(moved, shape, name)
         out = self.b.tensor(name, shape, x.dtype, x.quant)
         p = self.b.const(f"{name}.perm", np.array(perm, dtype=np.int32))
         self.b.op("TRANSPOSE", [src, p], [out])
@@ -203,15 +211,7 @@ class Importer:
         HANDLERS, QUANT_INPUTS = self.handlers, self.quant_inputs
         graph_inputs: list[int] = []
         for name in self.p.inputs:
-            dt = self.p.dtypes.get(name)
-            if dt != np.float32:
-                raise UnsupportedError(f"{self.source}: input {name!r} is {dt}",
-                                       hint="supported: float32 model inputs; an input "
-                                       "with a fixed value (e.g. a sample rate) can be "
-                                       f"pinned at build time: --input-value {name}=V")
-            t = self.b.tensor(name, self.shape(name), DType.FLOAT32)
-            graph_inputs.append(t)
-            self.values[name] = Value(t, identity(len(self.shape(name))))
+            graph_inputs.append(self._graph_input(name))
         unknown: dict[str, list[str]] = {}
         for node in self.p.nodes:
             if node.op_type not in HANDLERS or node.domain not in ("", "ai.onnx"):
@@ -248,12 +248,68 @@ class Importer:
         for name in self.p.outputs:
             v = self.value(name)
             t = self.act(name, identity(len(self.shape(name))))
-            if t in graph_inputs or self.b.tensors[t].is_constant or t in graph_outputs:
+            if self.p.dtypes.get(name) == np.uint8 and self.b.tensors[t].dtype == DType.INT8:
+                t = self._boundary(t, name, DType.UINT8)  # uint8 at the boundary (.uint8)
+            elif t in graph_inputs or self.b.tensors[t].is_constant or t in graph_outputs:
                 t = self._copy(t, name)
             del v
             graph_outputs.append(t)
         graph = self.b.graph(graph_inputs, graph_outputs)
         return _drop_unused(graph)
+
+    def _graph_input(self, name: str) -> int:
+        """The IR input of ONNX input ``name``: float32 as it is; uint8 (what a QDQ
+        model's DequantizeLinear reads) as uint8, converted to the int8 of the shifted
+        zero point (:mod:`.uint8`) by a QUANTIZE."""
+        dt = self.p.dtypes.get(name)
+        shape = self.shape(name)
+        if dt == np.uint8:
+            q = self._dequantized_input(name)
+            t = self.b.tensor(name, shape, DType.UINT8,
+                              Quant(q.scale, (q.zero_point[0] + 128,)))
+            y = self.b.tensor(f"{name}.int8", shape, DType.INT8, q)
+            self.b.op("QUANTIZE", [t], [y])
+            self.values[name] = Value(y, identity(len(shape)), "q")
+            return t
+        if dt != np.float32:
+            raise UnsupportedError(f"{self.source}: input {name!r} is {dt}",
+                                   hint="supported: float32 model inputs, uint8 inputs "
+                                   "that DequantizeLinear reads; an input with a fixed "
+                                   "value (e.g. a sample rate) can be pinned at build "
+                                   f"time: --input-value {name}=V")
+        t = self.b.tensor(name, shape, DType.FLOAT32)
+        self.values[name] = Value(t, identity(len(shape)))
+        return t
+
+    def _dequantized_input(self, name: str) -> Quant:
+        """The one per-tensor quantisation that every reader of uint8 input ``name``
+        (each a DequantizeLinear) gives it."""
+        readers = [self.p.nodes[k] for k in self.p.consumers.get(name, [])]
+        quants = set()
+        for r in readers:
+            if r.op_type != "DequantizeLinear" or r.inputs[0] != name:
+                raise UnsupportedError(
+                    f"{self.source}: uint8 input {name!r} is read by {r.op_type} node "
+                    f"{r.name!r}", hint="supported: uint8 inputs read by DequantizeLinear")
+            self.node = r
+            quants.add(self._quant_params(r))
+        self.node = None
+        if len(quants) != 1:
+            raise UnsupportedError(
+                f"{self.source}: uint8 input {name!r} is dequantised with "
+                f"{len(quants)} different parameters", hint="supported: uint8 inputs read "
+                "by DequantizeLinear nodes of one scale and zero point")
+        return quants.pop()
+
+    def _boundary(self, t: int, name: str, dtype: DType) -> int:
+        """int8 tensor ``t`` as ``dtype`` (uint8: the zero point 128 up) for output
+        ``name``."""
+        x = self.b.tensors[t]
+        assert x.quant is not None
+        out = self.b.tensor(f"{name}.{dtype.name.lower()}", x.shape, dtype,
+                            Quant(x.quant.scale, (x.quant.zero_point[0] + 128,)))
+        self.b.op("QUANTIZE", [t], [out])
+        return out
 
     def _copy(self, t: int, name: str) -> int:
         x = self.b.tensors[t]
@@ -287,8 +343,15 @@ class Importer:
         if q.op_type != "QuantizeLinear" or q.inputs[0] != out:
             self.qact, self._act_node = "NONE", None
             return None
-        if node.op_type in _CONST_WEIGHTS and self.opt_input(node, 1) not in self.qconst:
+        if node.op_type in _CONST_WEIGHTS and (
+                self.opt_input(node, 1) not in self.qconst
+                or np.any(self.qconst[self.opt_input(node, 1)][2] != 0)):
+            # asymmetric weights (uint8 weights: quantize_static's weight_type=QUInt8)
+            # have no int8 kernel: the op runs in float32 on the dequantized weights
             return None
+        if node.op_type == "Gemm" and (float(node.attrs.get("alpha", 1.0)) != 1.0
+                                       or float(node.attrs.get("beta", 1.0)) != 1.0):
+            return None  # a scaled Gemm (torch's Linear after a Mul folded in): float32
         try:
             self._quant_params(q)
         except UnsupportedError:
@@ -378,6 +441,30 @@ def _drop_unused(graph: Graph) -> Graph:
 
     ops = tuple(replace(op, inputs=m(op.inputs), outputs=m(op.outputs)) for op in graph.ops)
     return Graph(graph.name, tensors, ops, m(graph.inputs), m(graph.outputs))
+
+
+MAX_TRANSPOSE_RANK = 5  # TFLM's TRANSPOSE (nnopt's lowering refuses more)
+
+
+def collapse_transpose(shape: Sequence[int], perm: Sequence[int]
+                       ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The smallest transpose moving the same bytes as ``perm`` on ``shape``: size-1
+    axes dropped and axes that stay neighbours (in order) merged. Returns the input
+    shape and the permutation of the reduced problem."""
+    keep = [a for a in range(len(shape)) if shape[a] != 1]
+    pos = {a: i for i, a in enumerate(keep)}
+    groups: list[list[int]] = []  # input axes, in output order
+    for a in perm:
+        if shape[a] == 1:
+            continue
+        if groups and pos[a] == pos[groups[-1][-1]] + 1:
+            groups[-1].append(a)
+        else:
+            groups.append([a])
+    by_input = sorted(groups, key=lambda g: pos[g[0]])
+    red_shape = tuple(math.prod(shape[a] for a in g) for g in by_input) or (1,)
+    red_perm = tuple(by_input.index(g) for g in groups) or (0,)
+    return red_shape, red_perm
 
 
 def same_padding(size: int, k: int, s: int, d: int) -> tuple[int, int]:

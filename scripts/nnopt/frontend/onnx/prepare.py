@@ -22,6 +22,9 @@ from ...errors import ModelError, NnoptError, UnsupportedError
 from . import control
 
 MIN_OPSET, MAX_OPSET = 6, 21
+#: rounds of shape inference over the folded graph (each can reveal shapes that a Shape,
+#: a Reshape or a Pad needed to fold further); a real model settles in one or two
+MAX_INFER_ROUNDS = 8
 TARGET_OPSET = 21
 
 # Never folded into constants: the QDQ importer reads them as quantisation parameters.
@@ -161,6 +164,10 @@ def prepare(data: bytes, name: str, source: str,
                          ) from err
     prep = _read_graph(model, name, source, opset)
     _fold_constants(prep, source)
+    for _ in range(MAX_INFER_ROUNDS):  # shapes that only the folded constants reveal
+        if not _infer_again(model, prep):
+            break
+        _fold_constants(prep, source)
     _drop_identities(prep)
     _fold_batch_norms(prep)
     prep.index_consumers()
@@ -280,6 +287,48 @@ def _fold_constants(prep: Prepared, source: str) -> None:
             raise UnsupportedError(f"{source}: output {out!r} is a constant",
                                    hint="nnopt compiles graphs whose outputs depend on "
                                    "their inputs")
+
+
+def _infer_again(model: Any, prep: Prepared) -> bool:
+    """ONNX shape inference (with data propagation) once more, over the graph as folded:
+    the folded values as initializers, the nodes still to import. A pads, shape or axes
+    operand that a chain of constants computes (``torch.onnx.export``'s ``F.pad``:
+    ``ConstantOfShape -> Concat -> Reshape -> Slice -> Transpose -> Reshape -> Cast``) is
+    a constant now, so its consumer's output gets a static shape. Fills the shapes (and
+    dtypes) still missing; True when it found one."""
+    import onnx
+    from onnx import numpy_helper
+
+    missing = {o for n in prep.nodes for o in n.outputs if o and o not in prep.shapes}
+    if not missing:
+        return False
+    kept = {o for n in prep.nodes for o in n.outputs if o}
+    new = onnx.ModelProto()
+    new.CopyFrom(model)
+    g = new.graph
+    nodes = [n for n in model.graph.node if any(o in kept for o in n.output)]
+    del g.node[:]
+    g.node.extend(nodes)
+    del g.value_info[:]
+    have = {t.name for t in g.initializer}
+    used = {i for n in nodes for i in n.input if i}
+    try:
+        for name in sorted((used & prep.consts.keys()) - have):
+            g.initializer.append(numpy_helper.from_array(np.asarray(prep.consts[name]), name))
+        inferred = onnx.shape_inference.infer_shapes(new, strict_mode=True, data_prop=True)
+    except Exception:  # the importer names the value that stays without a shape
+        return False
+    found = False
+    for vi in [*inferred.graph.value_info, *inferred.graph.output]:
+        if vi.name not in missing or not vi.type.HasField("tensor_type"):
+            continue
+        tt = vi.type.tensor_type
+        if tt.HasField("shape") and all(d.HasField("dim_value") for d in tt.shape.dim):
+            prep.shapes[vi.name] = tuple(int(d.dim_value) for d in tt.shape.dim)
+            if tt.elem_type and vi.name not in prep.dtypes:
+                prep.dtypes[vi.name] = _np_dtype(tt.elem_type)
+            found = True
+    return found
 
 
 def _set_const(prep: Prepared, name: str, value: np.ndarray) -> None:

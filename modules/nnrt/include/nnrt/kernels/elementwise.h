@@ -112,6 +112,14 @@ typedef struct {
     int32_t act_max;            /**< in [act_min, 127] */
 } nnrt_mul_s8_params_t;
 
+/** int32 ADD/MUL (and DIV, math.h): broadcast and TFLM's int32 activation range
+ *  (CalculateActivationRange<int32_t>: INT32_MIN..INT32_MAX for none). */
+typedef struct {
+    nnrt_broadcast_t bcast;
+    int32_t act_min;
+    int32_t act_max;            /**< >= act_min */
+} nnrt_binary_s32_params_t;
+
 /** float32 ADD/SUB/MUL: broadcast and fused activation range. */
 typedef struct {
     nnrt_broadcast_t bcast;
@@ -174,6 +182,10 @@ static inline int nnrt_binary_f32_params_ok(const nnrt_binary_f32_params_t *para
     return nnrt_broadcast_valid(&params->bcast);
 }
 
+/** nnrt_add_s32() / nnrt_mul_s32() / nnrt_div_s32(): a valid broadcast and range. */
+#define NNRT_BINARY_S32_PARAMS_BAD(params)                                                  \
+    (!nnrt_broadcast_valid(&(params)->bcast) || (params)->act_min > (params)->act_max)
+
 /** The checks as status codes (NULL parameters: NNRT_ERR_ARG). */
 static inline nnrt_status_t nnrt_broadcast_check(const nnrt_broadcast_t *bcast)
 {
@@ -186,6 +198,10 @@ static inline nnrt_status_t nnrt_add_s8_check(const nnrt_add_s8_params_t *params
 static inline nnrt_status_t nnrt_mul_s8_check(const nnrt_mul_s8_params_t *params)
 {
     return params != NULL && !NNRT_MUL_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
+}
+static inline nnrt_status_t nnrt_binary_s32_check(const nnrt_binary_s32_params_t *params)
+{
+    return params != NULL && !NNRT_BINARY_S32_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
 }
 static inline nnrt_status_t nnrt_binary_f32_check(const nnrt_binary_f32_params_t *params)
 {
@@ -204,6 +220,16 @@ nnrt_status_t nnrt_sub_s8(const nnrt_add_s8_params_t *params, const int8_t *inpu
 nnrt_status_t nnrt_mul_s8(const nnrt_mul_s8_params_t *params, const int8_t *input1,
                           const int8_t *input2, int8_t *output);
 
+/** int32 (TFLM's int32 reference Add): out = clamp(in1 + in2), the sum wrapping as two's
+ *  complement. In-place capable. */
+nnrt_status_t nnrt_add_s32(const nnrt_binary_s32_params_t *params, const int32_t *input1,
+                           const int32_t *input2, int32_t *output);
+
+/** int32 (TFLM's int32 reference Mul): out = clamp(in1 * in2), the product wrapping as
+ *  two's complement. In-place capable. */
+nnrt_status_t nnrt_mul_s32(const nnrt_binary_s32_params_t *params, const int32_t *input1,
+                           const int32_t *input2, int32_t *output);
+
 /** out = in1 > in2 ? in1 : in2 on the raw int8 values. In-place capable. */
 nnrt_status_t nnrt_maximum_s8(const nnrt_broadcast_t *bcast, const int8_t *input1,
                               const int8_t *input2, int8_t *output);
@@ -211,6 +237,17 @@ nnrt_status_t nnrt_maximum_s8(const nnrt_broadcast_t *bcast, const int8_t *input
 /** out = in1 < in2 ? in1 : in2 on the raw int8 values. In-place capable. */
 nnrt_status_t nnrt_minimum_s8(const nnrt_broadcast_t *bcast, const int8_t *input1,
                               const int8_t *input2, int8_t *output);
+
+/** MAXIMUM / MINIMUM on raw int16 and int32 values (TFLM's maximum_minimum.cc).
+ *  In-place capable. */
+nnrt_status_t nnrt_maximum_s16(const nnrt_broadcast_t *bcast, const int16_t *input1,
+                               const int16_t *input2, int16_t *output);
+nnrt_status_t nnrt_minimum_s16(const nnrt_broadcast_t *bcast, const int16_t *input1,
+                               const int16_t *input2, int16_t *output);
+nnrt_status_t nnrt_maximum_s32(const nnrt_broadcast_t *bcast, const int32_t *input1,
+                               const int32_t *input2, int32_t *output);
+nnrt_status_t nnrt_minimum_s32(const nnrt_broadcast_t *bcast, const int32_t *input1,
+                               const int32_t *input2, int32_t *output);
 
 /** d = requant(in1) - requant(in2); out = clamp(requant(d * d)). In-place capable. */
 nnrt_status_t nnrt_squared_difference_s8(const nnrt_add_s8_params_t *params,

@@ -86,6 +86,27 @@ nnrt_status_t nnrt_abs_s16(const nnrt_abs_s16_params_t *params, const int16_t *i
 nnrt_status_t nnrt_rsqrt_s8(const int8_t *table, int32_t input_zero_point,
                             const int8_t *input, int8_t *output, int32_t size);
 
+/** int8 DIV, TFLM's reference DivElementwise: the offset divisor's Q31 reciprocal, the
+ *  dividend normalised by its headroom, one requantisation (the int8 MUL parameter
+ *  struct, multiplier of s1 / (s2 * s_out)); a divisor equal to its zero point gives
+ *  the output zero point (TFLM: undefined). In-place capable. */
+nnrt_status_t nnrt_div_s8(const nnrt_mul_s8_params_t *params, const int8_t *input1,
+                          const int8_t *input2, int8_t *output);
+
+/** nnrt_div_s8(): 1 unless an output shift in [-31, 21] (the total shift then stays a
+ *  right shift: the dividend's headroom is at least 22) and an int8 activation range. */
+#define NNRT_DIV_S8_PARAMS_BAD(params)                                                      \
+    (NNRT_MUL_S8_PARAMS_BAD(params) || (params)->output_shift > 21)
+static inline nnrt_status_t nnrt_div_s8_check(const nnrt_mul_s8_params_t *params)
+{
+    return params != NULL && !NNRT_DIV_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
+}
+
+/** int32 DIV: out = clamp(in1 / in2) truncated toward zero (C and TFLM); a zero divisor
+ *  gives 0 and INT32_MIN / -1 gives INT32_MIN (TFLM: undefined). In-place capable. */
+nnrt_status_t nnrt_div_s32(const nnrt_binary_s32_params_t *params, const int32_t *input1,
+                           const int32_t *input2, int32_t *output);
+
 /** out = act(in1 / in2). In-place capable (see elementwise.h). */
 nnrt_status_t nnrt_div_f32(const nnrt_binary_f32_params_t *params, const float *input1,
                            const float *input2, float *output);
