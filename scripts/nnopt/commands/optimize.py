@@ -64,7 +64,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--emit", action="append", choices=driver.EMIT_KINDS, metavar="KIND",
                    help="with -o, what to write (repeatable): 'c' the generated sources "
                    "(default), 'blob' a model blob <name>.nnmb that nnrt's loader runs "
-                   "without regenerated C (dynamic allocator; see nnrt/loader.h)")
+                   "without regenerated C (dynamic allocator; see nnrt/loader.h), 'tflite' "
+                   "<name>_nnopt.tflite for stock TFLM: nnopt's operator order and TFLM's "
+                   "offline memory plan, TFLM's arena before and after measured with the "
+                   "tflite-micro interpreter (see docs/tflm.md)")
     add_plan_arguments(p)
 
 
@@ -114,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
     if mb is not None:
         print(f"wrote {mb.path} ({mb.bytes:,} bytes; the loader needs an arena of "
               f"{mb.arena_bytes:,} bytes)", file=out)
+    if written.tflm is not None:
+        print("\n".join(written.tflm.lines()), file=out)
+        if written.tflm.path is not None:
+            print(f"wrote {written.tflm.path}", file=out)
     for path in (*written.reports, *written.plots):
         print(f"wrote {path}", file=out)
     over = compiled.budget_error()
