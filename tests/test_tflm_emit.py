@@ -142,6 +142,9 @@ def test_onnx_is_refused_with_a_hint(tmp_path: Path) -> None:
 
 def _never_worse(path: Path, tmp_path: Path) -> None:
     data = path.read_bytes()
+    if not interpreter.loads(data, interpreter.MAX_ARENA >> 4):
+        pytest.skip("the tflite-micro interpreter does not run this model (float16 weights "
+                    "or an operator TFLM lacks): nothing to compare with")
     res = emit_tflite(data, path.stem, tmp_path, time_budget_s=2.0)
     if res.path is None:  # nothing written: said why, and nothing is in the directory
         assert res.notes and not list(tmp_path.glob("*.tflite"))
