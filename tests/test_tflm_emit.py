@@ -171,3 +171,41 @@ def test_never_worse_on_shared_models(rel: str, tmp_path: Path) -> None:
     if not SHARED_TFLITE:
         pytest.skip(f"shared models not found at {MODELS}")
     _never_worse(MODELS / rel, tmp_path)
+
+
+def test_cfiles_header_and_data_for_zephyrs_tflm(tmp_path: Path) -> None:
+    """nnopt.tflm.cfiles (nnopt_add_tflm_model's second step): the arena macros from the
+    report, both models in flash, 16-byte aligned, with their lengths."""
+    import shutil
+
+    from nnopt.tflm.cfiles import main as cfiles_main
+
+    data = branchy_model()
+    model = tmp_path / "branchy.tflite"
+    model.write_bytes(data)
+    res = emit_tflite(data, "branchy", tmp_path)
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"tflm_emit": res.to_json()}))
+    assert cfiles_main([str(report), str(model), str(tmp_path), "branchy"]) == 0
+    h = (tmp_path / "branchy_tflm.h").read_text()
+    assert f"#define BRANCHY_TFLM_ARENA_BYTES {res.arena_after}u" in h
+    assert f"#define BRANCHY_TFLM_ARENA_BYTES_BEFORE {res.arena_before}u" in h
+    assert "#define BRANCHY_TFLM_NNOPT 1" in h
+    cc = shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no host gcc")
+    main_c = tmp_path / "main.c"
+    main_c.write_text('#include <stdio.h>\n#include <stdint.h>\n#include "branchy_tflm.h"\n'
+                      "int main(void) { printf(\"%u %u %d\\n\", branchy_tflm_model_len, "
+                      "branchy_tflm_original_len, (int)((uintptr_t)branchy_tflm_model % 16));"
+                      " fwrite(branchy_tflm_model, 1, branchy_tflm_model_len, stderr);"
+                      " return 0; }\n")
+    exe = tmp_path / "t"
+    subprocess.run([cc, "-I", str(tmp_path), str(main_c), str(tmp_path / "branchy_tflm_data.c"),
+                    "-o", str(exe)], check=True)
+    run = subprocess.run([str(exe)], capture_output=True, check=True)
+    assert run.stdout.decode().split() == [str(len(res.path.read_bytes())), str(len(data)), "0"]
+    assert run.stderr == res.path.read_bytes()
+    # no usable model: a report without tflm_emit is refused with a message
+    report.write_text("{}")
+    assert cfiles_main([str(report), str(model), str(tmp_path), "branchy"]) == 1
