@@ -12,6 +12,7 @@ few models crash the interpreter on an arena too small). This is the host's figu
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import pickle
 from collections.abc import Callable, Sequence
@@ -46,6 +47,7 @@ def _in_child(fn: Callable[[], T]) -> T | None:
         code = 1
         try:
             os.close(read_fd)
+            faulthandler.disable()  # a crash here is an answer, not a report (pytest's)
             null = os.open(os.devnull, os.O_WRONLY)
             os.dup2(null, 1)
             os.dup2(null, 2)
