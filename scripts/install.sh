@@ -11,7 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc libc6-dev make dpkg-dev
-              git python3-venv libmbedtls-dev valgrind)
+              git python3-venv libmbedtls-dev valgrind cmake
+              # TFLM under Zephyr (samples/tflm_offline): C++ with the toolchain's picolibc
+              picolibc-arm-none-eabi libstdc++-arm-none-eabi-picolibc)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

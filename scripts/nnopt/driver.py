@@ -48,10 +48,11 @@ from .swap.codegen import generate_swapped
 from .swap.pipeline import configured_key, plan_swap_for, swap_of, write_new_key
 from .swap.provision import KeyStoreError
 from .swap.sealed_blob import algorithm_id, generate_key
+from .tflm.emit import TflmEmit, emit_tflite
 
 #: What ``write`` can emit into the output directory: the generated C sources, a model
-#: blob for nnrt's loader.
-EMIT_KINDS: tuple[str, ...] = ("c", "blob")
+#: blob for nnrt's loader, the .tflite reordered and offline-planned for stock TFLM.
+EMIT_KINDS: tuple[str, ...] = ("c", "blob", "tflite")
 
 
 def _quiet(msg: str) -> None:
@@ -152,6 +153,7 @@ class Written:
     reports: tuple[Path, ...] = ()
     plots: tuple[Path, ...] = ()
     report: dict[str, Any] = field(default_factory=dict)  # the JSON report's content
+    tflm: TflmEmit | None = None  # --emit tflite: what TFLM needs before and after
 
 
 @dataclass(frozen=True)
@@ -318,7 +320,7 @@ def write(compiled: Compiled, *, progress: Callable[[str], None] = _quiet,
     report = report_json(compiled)
     json_paths = [request.report_path] if request.report_path else []
     plot_paths = [request.plot_path] if request.plot_path else []
-    plan_json = generated = new_key = model_blob = None
+    plan_json = generated = new_key = model_blob = tflm = None
     out = request.out_dir
     if out:
         out.mkdir(parents=True, exist_ok=True)
@@ -346,13 +348,30 @@ def write(compiled: Compiled, *, progress: Callable[[str], None] = _quiet,
         if "blob" in emit:
             progress("writing the model blob")
             model_blob = _write_model_blob(compiled, out)
+        if "tflite" in emit:
+            tflm = _write_tflm_model(compiled, out, progress)
+            report["tflm_arena_bytes_before"] = tflm.arena_before
+            report["tflm_arena_bytes_after"] = tflm.arena_after
+            report["tflm_emit"] = tflm.to_json()
     for path in json_paths:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(report, indent=1))
     for path in plot_paths:
         render(plan_, pm.graph, path)
     return Written(plan_json, generated, new_key, model_blob, tuple(json_paths),
-                   tuple(plot_paths), report)
+                   tuple(plot_paths), report, tflm)
+
+
+def _write_tflm_model(compiled: Compiled, out: Path,
+                      progress: Callable[[str], None]) -> TflmEmit:
+    """<name>_nnopt.tflite for stock TFLM (nnopt.tflm.emit): nnopt's order and offline
+    memory plan, or the fallback TFLM runs in less; nothing when none is no worse."""
+    if is_onnx(compiled.loaded.data):
+        raise NnoptError("--emit tflite rewrites a .tflite model; this one is ONNX",
+                         hint="convert it to .tflite first, or emit c / blob")
+    progress("planning for TFLM and measuring its arena (tflite-micro interpreter)")
+    return emit_tflite(compiled.loaded.data, compiled.planned.plan.model, out,
+                       time_budget_s=compiled.request.options.schedule_time_budget_s)
 
 
 def _write_model_blob(compiled: Compiled, out: Path) -> ModelBlob:

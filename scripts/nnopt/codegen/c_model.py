@@ -39,6 +39,7 @@ from ..lowering.call import Call, Pointers, prepare_of, render, render_params, r
 from ..ops import lowering_for
 from ..planfacts import ALLOCATORS, DynamicPlan
 from ..planner import PlannedModel
+from .header_doc import io_macros, sources_comment, usage_block
 from .stages import StageCalls
 from .views import ViewLowerings
 
@@ -530,7 +531,8 @@ class ModelEmitter:
         return "\n".join(head + self.const_decls + self.extra_decls + [""] + checked + ops
                          + tail)
 
-    def h_source(self) -> str:
+    def h_source(self, c_text: str | None = None) -> str:
+        """The header; ``c_text`` (the generated .c) lists the nnrt sources it needs."""
         guard = f"{self.name.upper()}_MODEL_H_"
         p = self.plan
         arena_bytes = self.dyn.arena_bytes if self.dyn is not None else p.arena_bytes
@@ -545,6 +547,9 @@ class ModelEmitter:
             f"#define {self.name.upper()}_WEIGHT_BYTES {p.weight_bytes}u",
             *([f"#define {self.name.upper()}_STATE_BYTES {p.state_bytes}u"] if p.state
               else []), "",
+            *io_macros(self.g, self.name), "",
+            *usage_block(self.g, self.name), "",
+            *([*sources_comment(c_text), ""] if c_text is not None else []),
             "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
             f"/** {p.model}: {len(p.schedule)} ops, arena {arena_bytes} B, "
             f"weights {p.weight_bytes} B. */",
@@ -574,5 +579,5 @@ def generate(planned: PlannedModel, out_dir: Path, name: str | None = None,
     c_file = out_dir / f"{ident}_model.c"
     h_file = out_dir / f"{ident}_model.h"
     c_file.write_text(c_text)
-    h_file.write_text(em.h_source())
+    h_file.write_text(em.h_source(c_text))
     return GeneratedSources(c_file, h_file, f"{ident}_model", tuple(em.specialized))

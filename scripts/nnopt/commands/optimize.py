@@ -64,7 +64,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="per-op table: 'auto' shortens long models around the peak")
     o.add_argument("--emit", action="append", choices=driver.EMIT_KINDS, metavar="KIND",
                    help="with -o, what to write (repeatable): 'c' sources (default), "
-                   "'blob' a model blob <name>.nnmb for nnrt's loader")
+                   "'blob' a model blob <name>.nnmb for nnrt's loader, 'tflite' "
+                   "<name>_nnopt.tflite for stock TFLM (nnopt's order and offline memory "
+                   "plan; docs/tflm.md)")
     add_plan_arguments(p)
 
 
@@ -140,6 +142,10 @@ def run(args: argparse.Namespace) -> int:
     if mb is not None:
         print(f"wrote {mb.path} ({mb.bytes:,} bytes; the loader needs an arena of "
               f"{mb.arena_bytes:,} bytes)", file=out)
+    if written.tflm is not None:
+        print("\n".join(written.tflm.lines()), file=out)
+        if written.tflm.path is not None:
+            print(f"wrote {written.tflm.path}", file=out)
     for path in (*written.reports, *written.plots):
         print(f"wrote {path}", file=out)
     over = compiled.budget_error()

@@ -417,7 +417,7 @@ def generate_swapped(planned: PlannedModel, out_dir: Path, swap: SwapPlan, key: 
     c_file = out_dir / f"{ident}_model.c"
     h_file = out_dir / f"{ident}_model.h"
     c_file.write_text(c_text)
-    h_file.write_text(em.h_source())
+    h_file.write_text(em.h_source(c_text))
     wb = write_model_blob(out_dir / f"{ident}_swap.bin", planned.graph, swap,
                           planned.plan.source_sha256, key, salt=salt)
     assert wb.layout_id == lid

@@ -1,0 +1,12 @@
+# nnrt's package version (the nnopt release it comes with): any request of the same
+# major version, at or below it, is compatible.
+set(PACKAGE_VERSION "0.1.0")
+if(PACKAGE_FIND_VERSION_MAJOR STREQUAL "" OR
+   (PACKAGE_FIND_VERSION_MAJOR EQUAL 0 AND NOT PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION))
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  if(PACKAGE_FIND_VERSION VERSION_EQUAL PACKAGE_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+else()
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+endif()
