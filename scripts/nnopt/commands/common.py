@@ -7,8 +7,9 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from ..boards import known_boards, load_board
+from ..boards import Board, known_boards
 from ..driver import CompileRequest, SwapKey
 from ..errors import NnoptError
 from ..frontend.onnx import parse_input_shapes, parse_input_values
@@ -22,6 +23,7 @@ from ..planfacts import ALLOCATORS
 from ..planner import ORDERS, PlanOptions
 from ..swap.placement import SWAP_MODES
 from ..swap.provision import parse_key_id
+from ..zephyr_tree import find_board
 from .progress_line import Messages, ProgressLine
 
 
@@ -34,8 +36,11 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     add_input_value_argument(m)
     g = p.add_argument_group("planning")
     g.add_argument("-b", "--board", metavar="NAME",
-                   help="target board; its SRAM is the budget (known: "
-                   + ", ".join(_safe_boards()) + ")")
+                   help="target board; its SRAM is the budget: one of nnopt's ("
+                   + ", ".join(_safe_boards()) + "), or any Zephyr board target "
+                   "(nrf52840dk/nrf52840) read from its devicetree when ZEPHYR_BASE or "
+                   "NNOPT_ZEPHYR_WORKSPACE names a Zephyr tree")
+    add_edt_argument(g)
     g.add_argument("--sram", metavar="BYTES", type=_bytes_arg,
                    help="SRAM budget for the arena in bytes (k/K and m/M suffixes allowed); "
                    "overrides the board's")
@@ -171,8 +176,25 @@ def _bytes_arg(text: str) -> int:
     return value
 
 
+def add_edt_argument(g: Any) -> None:
+    g.add_argument("--edt", type=Path, metavar="EDT_PICKLE",
+                   help="take the board from a Zephyr build's devicetree "
+                   "(<build>/zephyr/edt.pickle; needs ZEPHYR_BASE), named by --board")
+
+
+def board_arg(args: argparse.Namespace) -> Board | None:
+    """The board of ``--board`` / ``--edt``: a build's devicetree when ``--edt`` is given,
+    else nnopt's board file or the Zephyr board's devicetree (load_board), else None."""
+    edt = getattr(args, "edt", None)
+    if edt is not None:
+        from ..devicetree import board_from_edt_pickle  # lazy: Zephyr is optional
+
+        return board_from_edt_pickle(edt, args.board)
+    return find_board(args.board) if args.board else None
+
+
 def plan_options(args: argparse.Namespace) -> PlanOptions:
-    board = load_board(args.board) if args.board else None
+    board = board_arg(args)
     inplace_ops = getattr(args, "inplace_ops", "off")
     tiling = getattr(args, "tiling", "off")
     if getattr(args, "allocator", "static") != "static":
