@@ -19,7 +19,7 @@ ELFs linked for the real part (e.g. build/zephyr/zephyr.elf) and on nnopt's QEMU
 firmware (the board's emulated addresses); the address map is detected.
 
 Exit status: 0 within budget, 2 over budget (with what is over by how much and a hint),
-1 when the file cannot be read as a 32-bit Arm ELF."""
+1 when the file cannot be read as a 32-bit Arm or RISC-V ELF."""
 
 
 def add_parser(sub: Any) -> None:
