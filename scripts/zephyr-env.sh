@@ -57,10 +57,10 @@ fi
 ZB=$(cd "$ZB" && pwd)
 TOP=$(dirname "$ZB")
 
-# The board's CPU from its devicetree (or nnopt's board file).
+# The board's CPU from its devicetree (or nnopt's board file); its progress and errors
+# go to stderr.
 if ! INFO=$(ZEPHYR_BASE=$ZB PYTHONPATH="$REPO/scripts${PYTHONPATH:+:$PYTHONPATH}" \
-        "$PY" -m nnopt.cli board "$BOARD" --json 2>&1); then
-    echo "$INFO" >&2
+        "$PY" -m nnopt.cli board "$BOARD" --json); then
     exit 1
 fi
 CPU=$(printf '%s' "$INFO" | "$PY" -c 'import json, sys; print(json.load(sys.stdin)["cpu"])')

@@ -160,3 +160,63 @@ def test_twister_device_testing_on_qemu_behind_a_pty(setup: Setup, tmp_path: Pat
     assert results.counts()["passed"] >= 1, results.summary()
     handler = next(out.rglob("handler.log")).read_text(errors="replace")
     assert "hello: PASS" in handler
+
+
+# -- nnopt_add_model() in plain CMake (no Zephyr): several models keep their results --
+
+CMAKE_APP = """\
+cmake_minimum_required(VERSION 3.20)
+project(nnopt_two_models LANGUAGES C)
+add_executable(app main.c)
+set(CONFIG_NNRT y)
+set(PYTHON_EXECUTABLE "{python}")
+include("{repo}/zephyr/cmake/nnopt.cmake")
+nnopt_add_model(app MODEL "{repo}/models/hello_world_int8.tflite" BOARD mps2_an385
+                NO_ELF_CHECK OUT HELLO)
+nnopt_add_model(app MODEL "{repo}/models/lenet5_int8.tflite" BOARD nucleo_f767zi
+                NO_ELF_CHECK OUT LENET)
+nnopt_model_definitions(app MODEL hello_world_int8)
+get_target_property(models app NNOPT_MODELS)
+get_target_property(hello_dir app NNOPT_MODEL_DIR_hello_world_int8)
+get_target_property(lenet_budget app NNOPT_MODEL_BUDGET_lenet5_int8)
+get_target_property(defs app COMPILE_DEFINITIONS)
+file(WRITE "${{CMAKE_BINARY_DIR}}/results.json" "{{
+  \\"models\\": \\"${{models}}\\",
+  \\"hello\\": [\\"${{HELLO_NAME}}\\", \\"${{HELLO_DIR}}\\", \\"${{HELLO_BUDGET}}\\"],
+  \\"lenet\\": [\\"${{LENET_NAME}}\\", \\"${{LENET_DIR}}\\", \\"${{LENET_BUDGET}}\\"],
+  \\"last\\": \\"${{NNOPT_MODEL_NAME}}\\", \\"hello_dir\\": \\"${{hello_dir}}\\",
+  \\"lenet_budget\\": \\"${{lenet_budget}}\\"
+}}")
+file(WRITE "${{CMAKE_BINARY_DIR}}/defs.txt" "${{defs}}")
+"""
+
+
+def test_several_models_keep_their_own_results(tmp_path: Path) -> None:
+    """nnopt.cmake outside Zephyr (a host C project): two nnopt_add_model() calls, each
+    with its OUT variables and target properties; NNOPT_MODEL_NAME is the last call's."""
+    if subprocess.run(["cmake", "--version"], capture_output=True, check=False).returncode:
+        pytest.skip("cmake not installed")
+    src = tmp_path / "app"
+    src.mkdir()
+    (src / "main.c").write_text("int main(void) { return 0; }\n")
+    (src / "CMakeLists.txt").write_text(CMAKE_APP.format(python=sys.executable, repo=REPO))
+    build = tmp_path / "build"
+    env = {**os.environ, "PYTHONPATH": os.fspath(REPO / "scripts")}
+    proc = subprocess.run(["cmake", "-S", os.fspath(src), "-B", os.fspath(build)], env=env,
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    r = json.loads((build / "results.json").read_text())
+    assert r["models"] == "hello_world_int8;lenet5_int8"
+    assert r["hello"] == ["hello_world_int8", os.fspath(build / "nnopt" / "hello_world_int8"),
+                          "board mps2_an385"]
+    assert r["lenet"][0] == "lenet5_int8" and r["lenet"][2] == "board nucleo_f767zi"
+    assert r["hello_dir"] == r["hello"][1] and r["lenet_budget"] == "board nucleo_f767zi"
+    assert r["last"] == "lenet5_int8"
+    assert "MODEL_SYMBOL=hello_world_int8_model" in (build / "defs.txt").read_text()
+    # a model added twice to one target is refused (its sources would collide)
+    text = (src / "CMakeLists.txt").read_text().replace("lenet5_int8.tflite",
+                                                         "hello_world_int8.tflite")
+    (src / "CMakeLists.txt").write_text(text)
+    again = subprocess.run(["cmake", "-S", os.fspath(src), "-B", os.fspath(tmp_path / "b2")],
+                           env=env, capture_output=True, text=True, check=False)
+    assert again.returncode != 0 and "already added" in again.stderr.replace("\n", " ")
