@@ -463,16 +463,17 @@ def format_report(report: ElfReport, top: int = 10) -> str:
     where = (f"emulated addresses ({report.machine})" if report.address_map == "emulation"
              else "the board's addresses")
     lines = [f"{report.path}: board {report.board}, linked at {where}", ""]
-    header = f"{'region':<8} {'kind':<4} {'origin':>10} {'used':>11} {'size':>11} " \
+    w = max([8, *(len(r.name) for r in report.regions)])  # devicetree names run longer
+    header = f"{'region':<{w}} {'kind':<4} {'origin':>10} {'used':>11} {'size':>11} " \
              f"{'free':>11} {'use':>6}"
     lines.append(header)
     for r in report.regions:
-        lines.append(f"{r.name:<8} {r.kind:<4} {r.origin:#010x} {r.used:>11,} {r.size:>11,} "
+        lines.append(f"{r.name:<{w}} {r.kind:<4} {r.origin:#010x} {r.used:>11,} {r.size:>11,} "
                      f"{max(r.free, 0):>11,} {r.percent:>5.1f}%"
                      + (f"  OVER by {r.over:,}" if r.over else ""))
         if r.categories:
             parts = [f"{k} {v:,}" for k, v in r.categories.items()]
-            lines.append("         " + ", ".join(parts))
+            lines.append(" " * (w + 1) + ", ".join(parts))
     lines.append("")
     lines.append(f"ROM used {report.rom_used:,} B, RAM used {report.ram_used:,} B")
     spec = report.specialized
