@@ -252,3 +252,28 @@ def test_a_pickled_edt_gives_the_same_board(zephyr_env: dict[str, str],
     bad.write_bytes(b"not a pickle")
     with pytest.raises(DevicetreeError, match="not a pickled devicetree"):
         board_from_edt_pickle(bad, "x", base)
+
+
+def test_a_build_without_a_board_file_is_checked_against_its_devicetree(
+        tmp_path: Path) -> None:
+    """west nn-check's choice (nnopt.zephyr_build.budget_of_build): the board file for
+    a board that has one, else the build's edt.pickle and its cache's ZEPHYR_BASE."""
+    from nnopt.zephyr_build import BuildDirError, budget_of_build
+
+    def build(board: str, edt: bool) -> Path:
+        d = tmp_path / board.replace("/", "_")
+        (d / "zephyr").mkdir(parents=True)
+        (d / "CMakeCache.txt").write_text(f"CACHED_BOARD:STRING={board}\n"
+                                          "ZEPHYR_BASE:PATH=/z/zephyr\n"
+                                          "ZEPHYR_TOOLCHAIN_VARIANT:STRING=gnuarmemb\n")
+        if edt:
+            (d / "zephyr" / "edt.pickle").write_bytes(b"")
+        return d
+
+    nrf = build("nrf52840dk/nrf52840", True)
+    assert budget_of_build(nrf) == ("nrf52840dk/nrf52840", nrf / "zephyr" / "edt.pickle",
+                                    Path("/z/zephyr"))
+    assert budget_of_build(build("nucleo_f767zi/stm32f767xx", True)) == (
+        "nucleo_f767zi", None, None)
+    with pytest.raises(BuildDirError, match="no nnopt board"):
+        budget_of_build(build("frdm_k64f", False))

@@ -189,7 +189,7 @@ def board_arg(args: argparse.Namespace) -> Board | None:
     if edt is not None:
         from ..devicetree import board_from_edt_pickle  # lazy: Zephyr is optional
 
-        return board_from_edt_pickle(edt, args.board)
+        return board_from_edt_pickle(edt, args.board, getattr(args, "zephyr_base", None))
     return find_board(args.board) if args.board else None
 
 
