@@ -21,12 +21,7 @@ from pathlib import Path
 import pytest
 
 from nnopt.zephyr_tree import zephyr_board
-from support.twister import (
-    Setup,
-    TwisterSetupError,
-    find_setup,
-    read_results,
-)
+from support.twister import Setup, read_results, setup_or_skip
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -43,17 +38,7 @@ BOARDS = [
 
 @pytest.fixture(scope="module")
 def setup() -> Setup:
-    try:
-        found = find_setup(REPO, dict(os.environ))
-    except TwisterSetupError as e:
-        error = str(e)
-    else:
-        error = ""
-    if error:
-        pytest.fail(error, pytrace=False)
-    if isinstance(found, str):
-        pytest.skip(found)
-    return found
+    return setup_or_skip(REPO)
 
 
 def _build_env(setup: Setup) -> dict[str, str]:

@@ -136,6 +136,17 @@ function(_nnopt_check_python)
   set_property(GLOBAL PROPERTY _NNOPT_PYTHON_CHECKED TRUE)
 endfunction()
 
+# The board target being built (BOARD plus its qualifiers;
+# BOARD_QUALIFIERS has a leading '/' before Zephyr 4.4, see below): nucleo_h743zi/stm32h743xx.
+function(_nnopt_board_target out)
+  string(REGEX REPLACE "^/" "" qualifiers "${BOARD_QUALIFIERS}")
+  if(qualifiers STREQUAL "")
+    set(${out} "${BOARD}" PARENT_SCOPE)
+  else()
+    set(${out} "${BOARD}/${qualifiers}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 # Map the Zephyr board being built to an nnopt board name (boards/nnopt/<name>.yaml
 # whose zephyr_board matches), or "" if none does. Candidates go from the full board
 # target to the bare board name: mps2/an385 -> mps2/an385; nucleo_f767zi/stm32f767xx
@@ -143,11 +154,7 @@ endfunction()
 # before (doc/releases/migration-guide-4.4.rst); both spellings are accepted.
 function(nnopt_board_for_zephyr_board out)
   _nnopt_root(root)
-  string(REGEX REPLACE "^/" "" qualifiers "${BOARD_QUALIFIERS}")
-  set(target "${BOARD}")
-  if(NOT qualifiers STREQUAL "")
-    set(target "${BOARD}/${qualifiers}")
-  endif()
+  _nnopt_board_target(target)
   file(GLOB board_files ${root}/boards/nnopt/*.yaml)
   list(SORT board_files)
   while(NOT target STREQUAL "")
@@ -169,16 +176,6 @@ function(nnopt_board_for_zephyr_board out)
     endif()
   endwhile()
   set(${out} "" PARENT_SCOPE)
-endfunction()
-
-# The board target being built (BOARD plus its qualifiers): nucleo_h743zi/stm32h743xx.
-function(_nnopt_board_target out)
-  string(REGEX REPLACE "^/" "" qualifiers "${BOARD_QUALIFIERS}")
-  if(qualifiers STREQUAL "")
-    set(${out} "${BOARD}" PARENT_SCOPE)
-  else()
-    set(${out} "${BOARD}/${qualifiers}" PARENT_SCOPE)
-  endif()
 endfunction()
 
 # This build's devicetree as a pickled edtlib.EDT (cmake/modules/dts.cmake sets
