@@ -29,6 +29,7 @@ from support.twister import (
     TwisterSetupError,
     find_setup,
     read_results,
+    setup_or_skip,
     twister_command,
 )
 
@@ -39,17 +40,7 @@ PLATFORMS = [("mps2/an385", False), ("qemu_cortex_m3", False), ("mps2/an500/qemu
 
 @pytest.fixture(scope="module")
 def setup() -> Setup:
-    try:
-        found = find_setup(REPO, dict(os.environ))
-    except TwisterSetupError as e:
-        error = str(e)
-    else:
-        error = ""
-    if error:  # outside the except: the message alone, without the exception chain
-        pytest.fail(error, pytrace=False)
-    if isinstance(found, str):
-        pytest.skip(found)
-    return found
+    return setup_or_skip(REPO)
 
 
 @pytest.mark.slow

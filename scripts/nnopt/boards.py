@@ -19,6 +19,7 @@ class Region:
     kind: str  # "rom" or "ram"
     origin: int
     size: int
+    node: str = ""  # the devicetree node it came from ("sram0: /soc/memory@20000000")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Board:
     arena_region: str
     emulation: Emulation | None
     external_flash: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""  # where the data came from: the board file, or "devicetree <path>"
 
     @property
     def sram_bytes(self) -> int:
@@ -57,7 +59,8 @@ class Board:
     def from_data(cls, data: Mapping[str, Any], source: str = "<data>") -> Board:
         try:
             regions = {
-                name: Region(name, str(r["kind"]), int(r["origin"]), int(r["size"]))
+                name: Region(name, str(r["kind"]), int(r["origin"]), int(r["size"]),
+                             node=str(r.get("node") or ""))
                 for name, r in data["regions"].items()
             }
             for r in regions.values():
@@ -80,6 +83,7 @@ class Board:
                 arena_region=str(data.get("arena_region", "sram")),
                 emulation=emulation,
                 external_flash=dict(data.get("external_flash") or {}),
+                source=str(data.get("source") or source),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise BoardError(f"{source}: malformed board data ({err!r})",
@@ -101,11 +105,38 @@ def known_boards() -> list[str]:
     return sorted(p.stem for p in boards_dir().glob("*.yaml"))
 
 
+def builtin_board_file(name: str) -> Path | None:
+    """The board file for ``name``: ``boards/nnopt/<name>.yaml`` (``mps2/an385`` ->
+    ``mps2_an385.yaml``), else the file whose ``zephyr_board`` is the Zephyr board
+    target or its longest prefix (``nucleo_f767zi/stm32f767xx`` -> nucleo_f767zi);
+    None when no file describes the board."""
+    path = boards_dir() / f"{name.replace('/', '_')}.yaml"
+    if path.is_file():
+        return path
+    parts = [p for p in name.split("/") if p]
+    if parts:
+        parts[0] = parts[0].split("@", 1)[0]
+    by_zephyr: dict[str, Path] = {}
+    for p in sorted(boards_dir().glob("*.yaml")):
+        try:
+            data = yaml.safe_load(p.read_text())
+        except (OSError, yaml.YAMLError):
+            continue
+        if isinstance(data, dict):
+            by_zephyr.setdefault(str(data.get("zephyr_board", p.stem)), p)
+    for n in range(len(parts), 0, -1):
+        hit = by_zephyr.get("/".join(parts[:n]))
+        if hit is not None:
+            return hit
+    return None
+
+
 def load_board(name: str) -> Board:
-    """Load a board by name (``nucleo_f767zi``) or Zephyr name (``mps2/an385``)."""
-    key = name.replace("/", "_")
-    path = boards_dir() / f"{key}.yaml"
-    if not path.is_file():
+    """Load a board by name (``nucleo_f767zi``) or Zephyr board target (``mps2/an385``,
+    ``nucleo_f767zi/stm32f767xx``) from its board file in ``boards/nnopt/``. Any other
+    Zephyr board comes from its devicetree: :func:`nnopt.zephyr_tree.find_board`."""
+    path = builtin_board_file(name)
+    if path is None:
         raise UnknownBoardError(
             f"unknown board {name!r}",
             hint="known boards: " + ", ".join(known_boards())

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from . import __version__
-from .commands import check_elf, convert, ops, optimize, quantize, run_model, swap_provision
+from .commands import board, check_elf, convert, ops, optimize, quantize, run_model, swap_provision
 from .errors import (
     EXIT_STATUS_HELP,
     EXIT_USAGE,
@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     optimize.add_parser(sub)
     run_model.add_parser(sub)
     check_elf.add_parser(sub)
+    board.add_parser(sub)
     convert.add_parser(sub)
     quantize.add_parser(sub)
     swap_provision.add_parser(sub)

@@ -47,6 +47,9 @@ AddressMap = Literal["board", "emulation"]
 _CONTIGUOUS_SLACK = 4096
 _ELF_MAGIC = b"\x7fELF"
 _EM_ARM = 40
+#: ELF machines check-elf reads: 32-bit Arm (Cortex-M) and RISC-V (RV32 Zephyr boards,
+#: whose budget comes from their devicetree).
+_MACHINES = {_EM_ARM: "Arm", 243: "RISC-V"}
 
 
 @dataclass(frozen=True)
@@ -243,14 +246,14 @@ def _validate_header(path: Path) -> bytes:
     if data[4] != 1:
         cls = {2: "64-bit"}.get(data[4], f"class {data[4]}")
         raise ElfError(f"{path} is a {cls} ELF, not a 32-bit Arm firmware",
-                       hint="check-elf reads Cortex-M firmware (32-bit Arm ELF)")
+                       hint="check-elf reads 32-bit firmware (Cortex-M or RV32 ELF)")
     if data[5] not in (1, 2):
         raise ElfError(f"{path}: bad ELF data encoding {data[5]}", hint=hint)
     endian = "<" if data[5] == 1 else ">"
     e_type, machine = struct.unpack_from(endian + "HH", data, 16)
-    if machine != _EM_ARM:
-        raise ElfError(f"{path} is an ELF for machine {machine}, not Arm (40)",
-                       hint="check-elf reads Cortex-M firmware (32-bit Arm ELF)")
+    if machine not in _MACHINES:
+        raise ElfError(f"{path} is an ELF for machine {machine}, not Arm (40) or RISC-V (243)",
+                       hint="check-elf reads 32-bit firmware (Cortex-M or RV32 ELF)")
     if e_type != 2:  # ET_EXEC
         what = {1: "an object file (not linked)", 3: "a shared object",
                 4: "a core dump"}.get(e_type, f"of ELF type {e_type}")
@@ -460,16 +463,17 @@ def format_report(report: ElfReport, top: int = 10) -> str:
     where = (f"emulated addresses ({report.machine})" if report.address_map == "emulation"
              else "the board's addresses")
     lines = [f"{report.path}: board {report.board}, linked at {where}", ""]
-    header = f"{'region':<8} {'kind':<4} {'origin':>10} {'used':>11} {'size':>11} " \
+    w = max([8, *(len(r.name) for r in report.regions)])  # devicetree names run longer
+    header = f"{'region':<{w}} {'kind':<4} {'origin':>10} {'used':>11} {'size':>11} " \
              f"{'free':>11} {'use':>6}"
     lines.append(header)
     for r in report.regions:
-        lines.append(f"{r.name:<8} {r.kind:<4} {r.origin:#010x} {r.used:>11,} {r.size:>11,} "
+        lines.append(f"{r.name:<{w}} {r.kind:<4} {r.origin:#010x} {r.used:>11,} {r.size:>11,} "
                      f"{max(r.free, 0):>11,} {r.percent:>5.1f}%"
                      + (f"  OVER by {r.over:,}" if r.over else ""))
         if r.categories:
             parts = [f"{k} {v:,}" for k, v in r.categories.items()]
-            lines.append("         " + ", ".join(parts))
+            lines.append(" " * (w + 1) + ", ".join(parts))
     lines.append("")
     lines.append(f"ROM used {report.rom_used:,} B, RAM used {report.ram_used:,} B")
     spec = report.specialized

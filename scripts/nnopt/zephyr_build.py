@@ -126,6 +126,21 @@ def board_of_build(build_dir: Path) -> str:
     return board
 
 
+def budget_of_build(build_dir: Path) -> tuple[str, Path | None, Path | None]:
+    """(board, devicetree, Zephyr tree) of a Zephyr build directory: the nnopt board for
+    its Zephyr board when a board file describes it (devicetree None), else the build's
+    target with its own devicetree, ``zephyr/edt.pickle`` (cmake/modules/dts.cmake's
+    EDT_PICKLE), and the ZEPHYR_BASE of its CMake cache (whose edtlib reads it)."""
+    cache = read_cmake_cache(build_dir / "CMakeCache.txt")
+    target = cache.get("CACHED_BOARD") or cache.get("BOARD")
+    if target and nnopt_board_for(target) is None:
+        edt = build_dir / "zephyr" / "edt.pickle"
+        if edt.is_file():
+            base = cache.get("ZEPHYR_BASE")
+            return target, edt, Path(base) if base else None
+    return board_of_build(build_dir), None, None
+
+
 def toolchain_env(env: Mapping[str, str]) -> dict[str, str] | str:
     """``env`` with a Zephyr toolchain: its own ``ZEPHYR_TOOLCHAIN_VARIANT``, else the GNU
     Arm toolchain on its PATH (``gnuarmemb``, ``GNUARMEMB_TOOLCHAIN_PATH`` the prefix of

@@ -36,7 +36,9 @@ DESCRIPTION = """\
 Check the firmware of a Zephyr build directory against the memory budget of its board
 with `nnopt check-elf`: ROM and RAM per memory region, what uses them, the largest
 symbols. The board comes from the build's CMakeCache.txt (CACHED_BOARD) and is mapped
-to the nnopt board whose zephyr_board matches (boards/nnopt/*.yaml); --board overrides.
+to the nnopt board whose zephyr_board matches (boards/nnopt/*.yaml); a board without
+one is checked against the build's own devicetree (zephyr/edt.pickle, read with the
+ZEPHYR_BASE of its cache: docs/boards.md); --board overrides.
 
 Exit status: 0 within budget, 2 over budget, 1 any other error (as nnopt check-elf)."""
 
@@ -75,7 +77,8 @@ class NnCheck(WestCommand):
                             "directory if it is a build)")
         parser.add_argument("-b", "--board", metavar="NAME",
                             help="nnopt board whose budget applies (default: the one "
-                            "matching the build's Zephyr board)")
+                            "matching the build's Zephyr board, else the build's own "
+                            "devicetree, zephyr/edt.pickle)")
         parser.add_argument("--json", type=Path, metavar="PATH",
                             help="also write the report as JSON")
         parser.add_argument("--top", type=int, default=10, metavar="N",
@@ -95,9 +98,12 @@ class NnCheck(WestCommand):
         try:
             build_dir = zb.find_build_dir(args.build_dir, dir_fmt, Path.cwd())
             elf = zb.elf_path(build_dir)
-            board = args.board or zb.board_of_build(build_dir)
-            self.dbg(f"nn-check: {elf} against board {board}")
-            ns = argparse.Namespace(firmware=elf, board=board, json=args.json, top=args.top)
+            board, edt, zephyr_base = ((args.board, None, None) if args.board
+                                       else zb.budget_of_build(build_dir))
+            self.dbg(f"nn-check: {elf} against board {board}"
+                     + (f" (devicetree {edt})" if edt else ""))
+            ns = argparse.Namespace(firmware=elf, board=board, edt=edt, zephyr_base=zephyr_base,
+                                    json=args.json, top=args.top)
             status = int(check_elf.run(ns))
         except (KeyboardInterrupt, SystemExit):
             raise

@@ -145,6 +145,24 @@ def find_setup(repo: Path, env: dict[str, str]) -> Setup | str:
                  ("--board-root", os.fspath(repo / "boards")))
 
 
+def setup_or_skip(repo: Path) -> Setup:
+    """The environment's setup for a pytest fixture: the test fails when a variable names
+    an unusable workspace, and skips with the reason when there is none."""
+    import pytest
+
+    try:
+        found = find_setup(repo, dict(os.environ))
+    except TwisterSetupError as e:
+        error = str(e)
+    else:
+        error = ""
+    if error:  # outside the except: the message alone, without the exception chain
+        pytest.fail(error, pytrace=False)
+    if isinstance(found, str):
+        pytest.skip(found)
+    return found
+
+
 def twister_command(setup: Setup, repo: Path, platform: str, outdir: Path,
                     build_only: bool) -> list[str]:
     jobs = os.environ.get(JOBS_VAR, "2")

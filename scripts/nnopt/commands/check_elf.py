@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..boards import load_board
 from ..elfcheck import check_elf, format_report
 from ..errors import EXIT_OVER_BUDGET, NnoptError, UsageError
+from .common import add_edt_argument, board_arg
 
 DESCRIPTION = """\
 Read a linked firmware ELF (pyelftools) and report, for every memory region of the
@@ -24,8 +24,10 @@ def add_parser(sub: Any) -> None:
                        description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("firmware", type=Path, metavar="FIRMWARE.elf", help="the linked ELF")
-    p.add_argument("-b", "--board", required=True, metavar="NAME",
-                   help="board whose memory budget applies (e.g. nucleo_f767zi)")
+    p.add_argument("-b", "--board", metavar="NAME",
+                   help="board whose memory budget applies (e.g. nucleo_f767zi, or any "
+                   "Zephyr board target when ZEPHYR_BASE names a Zephyr tree)")
+    add_edt_argument(p)
     p.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON")
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="how many of the largest symbols to list (default 10)")
@@ -35,7 +37,10 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more, not {args.top}")
-    board = load_board(args.board)
+    board = board_arg(args)
+    if board is None:
+        raise UsageError("no board given", hint="pass --board NAME or --edt "
+                         "<build>/zephyr/edt.pickle")
     report = check_elf(args.firmware, board)
     print(format_report(report, top=args.top))
     if args.json is not None:

@@ -7,8 +7,9 @@ import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from ..boards import known_boards, load_board
+from ..boards import Board, known_boards
 from ..driver import CompileRequest, SwapKey
 from ..errors import NnoptError, UsageError
 from ..frontend.onnx import parse_input_shapes, parse_input_values
@@ -20,6 +21,7 @@ from ..planfacts import ALLOCATORS
 from ..planner import ORDERS, PlanOptions
 from ..swap.placement import SWAP_MODES
 from ..swap.provision import parse_key_id
+from ..zephyr_tree import find_board
 from .progress_line import Messages, ProgressLine
 
 
@@ -34,8 +36,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     add_input_value_argument(m)
     g = p.add_argument_group("budget and planning")
     g.add_argument("-b", "--board", metavar="NAME",
-                   help="target board, its SRAM the budget (" + ", ".join(_safe_boards())
-                   + ")")
+                   help="target board, its SRAM the budget: nnopt's (" + ", ".join(_safe_boards())
+                   + ") or any Zephyr board target, from its devicetree (docs/boards.md)")
+    add_edt_argument(g)
     g.add_argument("--sram", metavar="BYTES", type=_bytes_arg,
                    help="SRAM budget in bytes (k/M suffixes); overrides the board's")
     g.add_argument("--order", choices=ORDERS, default="optimal",
@@ -130,8 +133,25 @@ def _bytes_arg(text: str) -> int:
     return value
 
 
+def add_edt_argument(g: Any) -> None:
+    g.add_argument("--edt", type=Path, metavar="EDT_PICKLE",
+                   help="take the board from a Zephyr build's devicetree "
+                   "(<build>/zephyr/edt.pickle; needs ZEPHYR_BASE), named by --board")
+
+
+def board_arg(args: argparse.Namespace) -> Board | None:
+    """The board of ``--board`` / ``--edt``: a build's devicetree when ``--edt`` is given,
+    else nnopt's board file or the Zephyr board's devicetree (load_board), else None."""
+    edt = getattr(args, "edt", None)
+    if edt is not None:
+        from ..devicetree import board_from_edt_pickle  # lazy: Zephyr is optional
+
+        return board_from_edt_pickle(edt, args.board, getattr(args, "zephyr_base", None))
+    return find_board(args.board) if args.board else None
+
+
 def plan_options(args: argparse.Namespace) -> PlanOptions:
-    board = load_board(args.board) if args.board else None
+    board = board_arg(args)
     inplace_ops = getattr(args, "inplace_ops", "off")
     tiling = getattr(args, "tiling", "off")
     if getattr(args, "allocator", "static") != "static":
