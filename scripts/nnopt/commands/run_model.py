@@ -19,6 +19,7 @@ from ..errors import NnoptError
 from ..inputs import random_inputs
 from ..ir import NUMPY_DTYPE
 from ..run_stats import run_stats
+from ..runner import TARGETS as RUN_TARGETS
 from ..runner import run_planned
 from ..swap.provision import check_key_store
 from .common import (
@@ -43,7 +44,9 @@ cached by content, so a second run with the same model and options does not comp
 
 Targets: host (this machine's C compiler), qemu-m7 (Cortex-M7 firmware under
 qemu-system-arm -M mps2-an500, linked within the board's budget), qemu-m3 (Cortex-M3,
-mps2-an385).
+mps2-an385), qemu (firmware for the --board's own core on the QEMU machine that
+emulates it, linked within its budget: e.g. --board qemu_riscv32 runs RV32IMAC under
+qemu-system-riscv32 -M virt, --board hifive1 under -M sifive_e with the FE310's 16 KB).
 
 Streamed weights (--swap): the executable reads them from a sealed blob, by default
 the one generated for this run; --blob runs on a given blob file instead (with the
@@ -61,8 +64,9 @@ def add_parser(sub: Any) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", type=Path, metavar="MODEL",
                    help="MODEL.tflite, or MODEL.onnx (inputs/outputs in ONNX layout and dtype)")
-    p.add_argument("--target", choices=("host", "qemu-m7", "qemu-m3"), default="host",
-                   help="where to run (default: host)")
+    p.add_argument("--target", choices=RUN_TARGETS, default="host",
+                   help="where to run (default: host); qemu: the --board's core and "
+                   "QEMU machine")
     p.add_argument("-i", "--input", type=Path, action="append", metavar="IN.bin",
                    help="raw input tensor bytes (repeat for several inputs); k tensors "
                    "back to back run k invocations in sequence, state carried over")
@@ -109,6 +113,10 @@ def run(args: argparse.Namespace) -> int:
         inputs = [x.tobytes() for x in random_inputs(graph, args.seed)]
     else:
         raise NnoptError("no input given", hint="pass --input IN.bin or --seed N")
+    if args.board is None and args.target == "qemu":
+        raise NnoptError("--target qemu needs --board: the board's core picks the QEMU "
+                         "machine", hint="e.g. --board qemu_riscv32, --board hifive1, "
+                         "--board mps2_an385")
     if args.board is None and args.target.startswith("qemu"):
         default = "nucleo_f767zi" if args.target == "qemu-m7" else "mps2_an385"
         opts = replace(opts, board=load_board(default))
@@ -142,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
     if res.instructions is not None:
         print(f"instructions per inference: {res.instructions:,}"
               + (" (the first)" if res.invocations > 1 else ""))
+    if res.stack_bytes is not None:
+        print(f"stack used: {res.stack_bytes:,} B")
     if args.stats:
         dyn = compiled.dynamic
         stats = run_stats(pm, res, target=args.target, board=opts.board,
