@@ -18,6 +18,6 @@ if("${ARCH}" STREQUAL "riscv")
   get_filename_component(LIBGCC_DIR ${LIBGCC_FILE_NAME} DIRECTORY)
   # The property Zephyr's link line reads (-L before -lgcc): cmake/linker/ld/target.cmake.
   set_linker_property(PROPERTY lib_include_dir "-L\"${LIBGCC_DIR}\"")
-  message(STATUS "gnu-multilib: libgcc of -march=${nnopt_multilib_march} "
+  message(STATUS "nnopt TOOLCHAIN_ROOT: libgcc of -march=${nnopt_multilib_march} "
                  "-mabi=${riscv_mabi}: ${LIBGCC_FILE_NAME}")
 endif()

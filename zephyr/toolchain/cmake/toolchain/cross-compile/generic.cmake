@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 #
-# nnopt's Zephyr toolchain variant `gnu-multilib`: a GNU cross toolchain named by its
-# prefix (CROSS_COMPILE, e.g. /usr/bin/riscv64-unknown-elf-) exactly like Zephyr's
-# `cross-compile` variant, whose libgcc is taken from the multilib of the *base* ISA.
+# Zephyr's `cross-compile` toolchain variant as nnopt's TOOLCHAIN_ROOT provides it: a GNU
+# cross toolchain named by its prefix (CROSS_COMPILE, e.g. /usr/bin/riscv64-unknown-elf-)
+# exactly like Zephyr's own (same variant name, so Twister, whose RISC-V platforms list
+# "cross-compile" among their toolchains, selects them: scripts/pylib/twister/twisterlib/
+# platform.py), but whose libgcc is taken from the multilib of the *base* ISA.
 #
 # Why: Zephyr's cmake/compiler/gcc/target_riscv.cmake builds -march from Kconfig with
 # the Z* extensions appended (rv32imac_zicsr_zifencei for the FE310 and QEMU virt);
@@ -12,7 +14,7 @@
 # the link fails with "ELFCLASS64 incompatible". The compile flags stay Zephyr's.
 #
 # Use (scripts/zephyr-env-riscv.sh prints it):
-#   ZEPHYR_TOOLCHAIN_VARIANT=gnu-multilib TOOLCHAIN_ROOT=<nnopt>/zephyr/toolchain
+#   ZEPHYR_TOOLCHAIN_VARIANT=cross-compile TOOLCHAIN_ROOT=<nnopt>/zephyr/toolchain
 #   CROSS_COMPILE=/usr/bin/riscv64-unknown-elf-
 # Zephyr reads a TOOLCHAIN_ROOT's cmake/toolchain/<variant>/, cmake/compiler/<COMPILER>/,
 # cmake/linker/<LINKER>/ and cmake/bintools/<BINTOOLS>/ (cmake/modules/FindHostTools.cmake,
