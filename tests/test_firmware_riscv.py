@@ -174,3 +174,17 @@ def test_minstret_counts_every_instruction(cache: Path, board: str) -> None:
     assert one == again
     assert two - one == 2 * n  # exact: resolution 1 instruction
     assert 0 <= one - 2 * n < 16  # the counter reads around the loop
+
+
+def test_run_target_qemu_needs_a_board() -> None:
+    """`nnopt run --target qemu` without --board: a clear error with a hint, exit 1."""
+    import subprocess
+    import sys
+
+    model = HERE.parent / "models" / "hello_world_int8.tflite"
+    proc = subprocess.run([sys.executable, "-m", "nnopt", "run", str(model), "--target",
+                           "qemu", "--seed", "1"], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 1
+    assert "--target qemu needs --board" in proc.stderr and "hint:" in proc.stderr
+    assert "Traceback" not in proc.stderr
