@@ -24,19 +24,6 @@
 #define NNRT_PORT_INSTR_PER_TICK 1
 #endif
 
-/* ---- linker script symbols ------------------------------------------------- */
-extern uint32_t __nnrt_data_load[];
-extern uint32_t __nnrt_data_start[];
-extern uint32_t __nnrt_data_end[];
-extern uint32_t __nnrt_bss_start[];
-extern uint32_t __nnrt_bss_end[];
-
-typedef void (*nnrt_init_fn_t)(void);
-extern nnrt_init_fn_t __nnrt_init_array_start[];
-extern nnrt_init_fn_t __nnrt_init_array_end[];
-
-extern int main(int argc, char **argv);
-
 void nnrt_reset_handler(void);
 void nnrt_reset_c(void);
 void nnrt_trap_entry(void);
