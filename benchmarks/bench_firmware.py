@@ -23,6 +23,11 @@ same random inputs (seed 1):
   ``-icount shift=0`` (SysTick, 40-instruction resolution, deterministic): Cortex-M7
   (``qemu-m7``, board nucleo_f767zi, DSP/SIMD kernels) and Cortex-M3 (``qemu-m3``,
   board mps2_an385, the portable C kernels; ``--no-m3`` skips it).
+- **RV32IMAC** (``--rv32``): nnopt's firmware for ``qemu_riscv32`` (QEMU virt,
+  ``qemu-system-riscv32``, the portable C kernels, soft float, picolibc): instructions
+  from ``minstret`` (exact under ``-icount``), ROM/RAM from the ELF check, bit-exact
+  against the interpreter; its own table. No TFLM build for RISC-V here: the ratio
+  columns are the M7/M3 tables'.
 - **TFLM** as the same kind of Cortex-M7 firmware, reference kernels and CMSIS-NN
   kernels (:mod:`tflm_firmware`): TFLM's library built by its own Makefile
   (``cortex_m_generic``, ``cortex-m7+fp``, ``BUILD_TYPE=release``) once per variant
@@ -74,7 +79,7 @@ those of the .tflite its row measures.
                                         [--plot PATH] [--no-tflm] [--no-tflm-firmware]
                                         [--tflm-dir DIR] [--cmsis-nn-dir DIR]
                                         [--cmsis-dir DIR] [--tflm-variants V,...]
-                                        [--jobs N] [--no-m3]
+                                        [--jobs N] [--no-m3] [--rv32]
                                         [--profile MODEL]
 """
 
@@ -125,6 +130,7 @@ from nnopt.runner import build_runtime, run_planned
 
 M7_BOARD = "nucleo_f767zi"
 M3_BOARD = "mps2_an385"
+RV32_BOARD = "qemu_riscv32"  # --rv32: RV32IMAC on QEMU virt (target "qemu")
 
 #: TFLM as Cortex-M7 release firmware under QEMU mps2-an500 as ANCHORS.md ("TFLM as
 #: Cortex-M7 firmware") measured it elsewhere: (code bytes = ROM - .tflite, RAM = data +
@@ -243,6 +249,14 @@ class Row:
     # variant that ran): where the M3's libm (newlib's soft-float expf/logf) differs
     # from the host's, TFLM on the same core is the reference (None: not compared)
     m3_same_as_tflm_m3: bool | None = None
+    # nnopt's RV32IMAC firmware (--rv32, board qemu_riscv32): instructions (minstret,
+    # the first invocation), ROM / RAM of its ELF (stack reservation excluded), outputs
+    # == the interpreter's, or why it has no figures
+    rv32_instructions: int | None = None
+    rv32_rom_bytes: int | None = None
+    rv32_ram_bytes: int | None = None
+    rv32_bit_exact: bool | None = None
+    rv32_error: str | None = None
     ratio_cmsis_nn: float | None = None  # instructions / tflm_cmsis_nn_instructions
     ratio_ref: float | None = None  # instructions / tflm_ref_instructions
     ratio_m3_cmsis_nn: float | None = None  # m3_instructions / tflm_cmsis_nn_m3_instructions
@@ -370,7 +384,7 @@ def _first_line(err: BaseException) -> str:
 
 
 def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
-            specialize: str = "auto", group: str = "",
+            specialize: str = "auto", group: str = "", rv32: bool = False,
             fw: TflmContext | None = None, converted: Converted | None = None) -> Row:
     """nnopt's firmware figures for one model and, with ``fw``, TFLM's (both kernel
     variants) from the same inputs, all checked against the tflite-micro interpreter.
@@ -435,6 +449,9 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
                         row.m3_bit_exact = m3_diff is None
             except NnoptError as err:
                 row.error = _first_line(err)
+        if rv32 and pm is not None:
+            measure_rv32(row, data, pm.plan.model, inputs, expected, Path(tmp) / "rv32",
+                         specialize=specialize)
         if fw is not None:
             for variant in fw.variants:
                 why = fw.reason or oracle_error
@@ -455,6 +472,30 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
     row.ratio_m3_cmsis_nn = ratio(row.m3_instructions, row.tflm_cmsis_nn_m3_instructions)
     row.ratio_m3_ref = ratio(row.m3_instructions, row.tflm_ref_m3_instructions)
     return row
+
+
+def measure_rv32(row: Row, data: bytes, name: str, inputs: list[bytes],
+                 expected: Oracle | None, tmp: Path, *, specialize: str) -> None:
+    """nnopt's RV32IMAC firmware figures (``rv32_*``): planned for, linked within and
+    run on :data:`RV32_BOARD`; what stops it is ``rv32_error``."""
+    board = load_board(RV32_BOARD)
+    try:
+        pm = _plan(data, name, board, specialize=specialize)
+        res = run_planned(pm, inputs, target="qemu", board=board, workdir=tmp)
+    except NnoptError as err:
+        row.rv32_error = _first_line(err)
+        return
+    row.rv32_instructions = res.instructions
+    assert res.executable is not None
+    report = check_elf(res.executable, board)
+    stack = sum(s.size for s in report.sections if s.category == "stack")
+    row.rv32_rom_bytes = report.rom_used
+    row.rv32_ram_bytes = report.ram_used - stack
+    if expected is not None:
+        diff = compare_outputs(list(res.outputs), expected)
+        row.rv32_bit_exact = diff is None
+        if diff is not None:
+            row.rv32_error = f"RV32 output differs from the interpreter's: {diff}"
 
 
 def judge_m3(row: Row, outs3: list[bytes]) -> None:
@@ -942,6 +983,7 @@ def markdown(rows: list[Row]) -> list[str]:
                    f"{_f(g['geomean_ratio_m3_cmsis_nn'])} ({g['m3_cmsis_nn_n']}) | "
                    f"{_f(g['geomean_ratio_m3_ref'])} ({g['m3_ref_n']}) |")
     out += m3_markdown(rows)
+    out += rv32_markdown(rows)
     out += [
         "",
         "| model | ROM | runtime code ² | spec ROM ⁶ | code ³ | RAM ⁴ | arena (scratch) | "
@@ -1028,6 +1070,26 @@ def m3_markdown(rows: list[Row]) -> list[str]:
         out.append(f"| {r.group} | {r.model} | {_n(r.m3_instructions)} | "
                    f"{_n(r.tflm_cmsis_nn_m3_instructions)} | {_n(r.tflm_ref_m3_instructions)} | "
                    f"{_f(r.ratio_m3_cmsis_nn, True)} | {_f(r.ratio_m3_ref, True)} | {exact} |")
+    return out
+
+
+def rv32_markdown(rows: list[Row]) -> list[str]:
+    """The RV32IMAC table (--rv32): nnopt's qemu_riscv32 firmware beside its M3 one (the
+    other core without FPU or DSP), when any RV32 run was made."""
+    if not any(r.rv32_instructions is not None or r.rv32_error is not None for r in rows):
+        return []
+    out = [
+        "",
+        f"| group | model | nnopt RV32 instr ({RV32_BOARD}) | nnopt M3 instr | RV32 / M3 | "
+        "RV32 ROM | RV32 RAM | bit-exact RV32 | notes |",
+        "|---|---|---:|---:|---:|---:|---:|---|---|",
+    ]
+    for r in rows:
+        out.append(f"| {r.group} | {r.model} | {_n(r.rv32_instructions)} | "
+                   f"{_n(r.m3_instructions)} | "
+                   f"{_f(ratio(r.rv32_instructions, r.m3_instructions), True)} | "
+                   f"{_n(r.rv32_rom_bytes)} | {_n(r.rv32_ram_bytes)} | "
+                   f"{_exact(r.rv32_bit_exact)} | {r.rv32_error or ''} |")
     return out
 
 
@@ -1138,6 +1200,9 @@ def main(argv: list[str] | None = None) -> int:
                    "model, inputs, TFLM/CMSIS-NN source, harness, compiler and flags): "
                    "'use' them (default), 'refresh' (measure again, store), 'off'")
     p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")
+    p.add_argument("--rv32", action="store_true",
+                   help=f"also run nnopt's RV32IMAC firmware ({RV32_BOARD}, "
+                   "qemu-system-riscv32): its own table")
     p.add_argument("--profile", type=Path, metavar="MODEL",
                    help="print instructions per operator of one model instead")
     p.add_argument("--target", choices=("qemu-m7", "qemu-m3"), default="qemu-m7",
@@ -1214,7 +1279,7 @@ def main(argv: list[str] | None = None) -> int:
             if conv is not None and conv.error is not None:
                 row = unconverted_row(group, conv, fw)
             else:
-                row = measure(path, base, m3=not args.no_m3,
+                row = measure(path, base, m3=not args.no_m3, rv32=args.rv32,
                               tflm=not (args.no_tflm or args.no_tflm_min_arena),
                               timeout_s=args.tflm_timeout, specialize=args.specialize,
                               group=group, fw=fw, converted=conv)
@@ -1238,6 +1303,7 @@ def main(argv: list[str] | None = None) -> int:
 def write_doc(rows: list[Row], dest: str) -> None:
     """The JSON document: the rows, the geometric means per group, the run's setup."""
     doc: dict[str, Any] = {"seed": SEED, "m7_board": M7_BOARD, "m3_board": M3_BOARD,
+                           "rv32_board": RV32_BOARD,
                            "tflm_make": list(tflm_firmware.TFLM_MAKE_ARGS),
                            "anchors_from_anchors_md": ANCHORS,
                            "geomeans": group_geomeans(rows),

@@ -129,7 +129,9 @@ def harness_identity(board_name: str, target: Target = "qemu-m7") -> dict[str, A
 
     board = load_board(board_name)
     files = [HERE / f for f in HARNESS_FILES]
-    files += [*port_sources(target), nnrt_dir() / "include" / "nnrt" / "port.h"]
+    port = nnrt_dir() / "port" / "baremetal"
+    files += [*port_sources(target, board), *sorted(port.glob("*.h")),
+              nnrt_dir() / "include" / "nnrt" / "port.h"]
     return {
         "files": {p.name: sha256_hex(p.read_bytes()) for p in files},
         "linker_script": sha256_hex(linker_script(board).encode()),

@@ -13,7 +13,10 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc libc6-dev make dpkg-dev
               git python3-venv libmbedtls-dev valgrind cmake
               # TFLM under Zephyr (samples/tflm_offline): C++ with the toolchain's picolibc
-              picolibc-arm-none-eabi libstdc++-arm-none-eabi-picolibc)
+              picolibc-arm-none-eabi libstdc++-arm-none-eabi-picolibc
+              # RISC-V firmware (boards qemu_riscv32, hifive1): RV32IMAC compiler with the
+              # rv32imac/ilp32 multilib, its C library, qemu-system-riscv32
+              gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

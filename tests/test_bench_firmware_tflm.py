@@ -525,3 +525,16 @@ def test_same_code_of_an_onnx_model_and_its_conversion(tmp_path: Path) -> None:
     other = _onnx_file(tmp_path, onnx_models.cnn_model(seed=5), "onnx/other.onnx")
     assert not cm.same_code(cm.Converted(other, "onnx/other.onnx", cm.ConvertInputs()),
                             pm, opts)
+
+
+def test_rv32_markdown_table() -> None:
+    """The RV32 table appears only with RV32 figures; it shows the RV32/M3 ratio."""
+    row = bf.Row(model="m", path="m", ops=1, macs=1, group="g", m3_instructions=1000,
+                 rv32_instructions=1500, rv32_rom_bytes=20_000, rv32_ram_bytes=3_000,
+                 rv32_bit_exact=True)
+    table = "\n".join(bf.rv32_markdown([row]))
+    assert f"nnopt RV32 instr ({bf.RV32_BOARD})" in table
+    assert "| g | m | 1,500 | 1,000 | **1.50** | 20,000 | 3,000 | yes |" in table
+    failed = bf.Row(model="m", path="m", ops=1, macs=1, rv32_error="does not fit")
+    assert "does not fit" in "\n".join(bf.rv32_markdown([failed]))
+    assert bf.rv32_markdown([bf.Row(model="m", path="m", ops=1, macs=1)]) == []

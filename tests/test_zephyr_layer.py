@@ -132,13 +132,16 @@ class ZephyrBoard:
 
 # Board targets the samples and suites use, from each board's board.yml (and twister
 # yaml): boards/qemu/cortex_m3/board.yml (soc ti_lm3s6965), boards/arm/mps2/board.yml
-# (socs an385, an521...), boards/st/nucleo_f767zi/board.yml (soc stm32f767xx).
+# (socs an385, an521...), boards/st/nucleo_f767zi/board.yml (soc stm32f767xx),
+# boards/qemu/riscv32/board.yml.
 ZEPHYR_BOARDS: dict[str, ZephyrBoard] = {
     "qemu_cortex_m3": ZephyrBoard("qemu_cortex_m3", "ti_lm3s6965", "qemu_cortex_m3"),
     "mps2/an385": ZephyrBoard("mps2", "an385", "mps2_an385"),
     "nucleo_f767zi": ZephyrBoard("nucleo_f767zi", "stm32f767xx", "nucleo_f767zi"),
     # This repository's board extension of mps2 (boards/arm/mps2/board.yml).
     "mps2/an500/qemu": ZephyrBoard("mps2", "an500/qemu", "mps2_an500_qemu"),
+    # RV32IMAC on QEMU virt: boards/qemu/riscv32/board.yml (soc qemu_virt_riscv32).
+    "qemu_riscv32": ZephyrBoard("qemu_riscv32", "qemu_virt_riscv32", "qemu_riscv32"),
 }
 BOARD_ALIASES = {"qemu_cortex_m3/ti_lm3s6965": "qemu_cortex_m3",
                  "nucleo_f767zi/stm32f767xx": "nucleo_f767zi"}

@@ -12,6 +12,9 @@ import yaml
 from .errors import BoardError, UnknownBoardError
 from .paths import boards_dir
 
+#: Values of a board's ``arch`` (the firmware layer has a toolchain and port for each).
+ARCHES: tuple[str, ...] = ("arm", "riscv")
+
 
 @dataclass(frozen=True)
 class Region:
@@ -24,7 +27,7 @@ class Region:
 
 @dataclass(frozen=True)
 class Emulation:
-    machine: str  # qemu-system-arm -M value
+    machine: str  # QEMU -M value (qemu-system-arm or -riscv32, by the board's arch)
     origins: Mapping[str, int]  # region name -> address on the emulated machine
 
 
@@ -33,7 +36,7 @@ class Board:
     name: str
     description: str
     zephyr_board: str
-    cpu: str  # "cortex-m7", "cortex-m3", ...
+    cpu: str  # Arm: the -mcpu value ("cortex-m7"); RISC-V: the -march value ("rv32imac")
     fpu: str | None
     clock_hz: int
     regions: Mapping[str, Region]
@@ -41,6 +44,7 @@ class Board:
     emulation: Emulation | None
     external_flash: Mapping[str, Any] = field(default_factory=dict)
     source: str = ""  # where the data came from: the board file, or "devicetree <path>"
+    arch: str = "arm"  # instruction-set family the firmware layer builds for: arm, riscv
 
     @property
     def sram_bytes(self) -> int:
@@ -84,10 +88,14 @@ class Board:
                 emulation=emulation,
                 external_flash=dict(data.get("external_flash") or {}),
                 source=str(data.get("source") or source),
+                arch=str(data.get("arch", "arm")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise BoardError(f"{source}: malformed board data ({err!r})",
                              hint="see boards/nnopt/README.md for the format") from err
+        if board.arch not in ARCHES:
+            raise BoardError(f"{source}: arch {board.arch!r} is not one of "
+                             + ", ".join(ARCHES), hint="arch is 'arm' (default) or 'riscv'")
         if board.arena_region not in board.regions:
             raise BoardError(f"{source}: arena_region {board.arena_region!r} is not a region")
         return board

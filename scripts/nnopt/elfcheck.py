@@ -47,8 +47,7 @@ AddressMap = Literal["board", "emulation"]
 _CONTIGUOUS_SLACK = 4096
 _ELF_MAGIC = b"\x7fELF"
 _EM_ARM = 40
-#: ELF machines check-elf reads: 32-bit Arm (Cortex-M) and RISC-V (RV32 Zephyr boards,
-#: whose budget comes from their devicetree).
+#: e_machine values of the firmware check-elf reads: Cortex-M (Arm) and RV32 (RISC-V).
 _MACHINES = {_EM_ARM: "Arm", 243: "RISC-V"}
 
 
@@ -245,15 +244,15 @@ def _validate_header(path: Path) -> bytes:
         raise ElfError(f"{path} is not an ELF file", hint=hint)
     if data[4] != 1:
         cls = {2: "64-bit"}.get(data[4], f"class {data[4]}")
-        raise ElfError(f"{path} is a {cls} ELF, not a 32-bit Arm firmware",
-                       hint="check-elf reads 32-bit firmware (Cortex-M or RV32 ELF)")
+        raise ElfError(f"{path} is a {cls} ELF, not a 32-bit Arm or RISC-V firmware",
+                       hint="check-elf reads Cortex-M and RV32 firmware (32-bit ELF)")
     if data[5] not in (1, 2):
         raise ElfError(f"{path}: bad ELF data encoding {data[5]}", hint=hint)
     endian = "<" if data[5] == 1 else ">"
     e_type, machine = struct.unpack_from(endian + "HH", data, 16)
     if machine not in _MACHINES:
         raise ElfError(f"{path} is an ELF for machine {machine}, not Arm (40) or RISC-V (243)",
-                       hint="check-elf reads 32-bit firmware (Cortex-M or RV32 ELF)")
+                       hint="check-elf reads Cortex-M and RV32 firmware (32-bit ELF)")
     if e_type != 2:  # ET_EXEC
         what = {1: "an object file (not linked)", 3: "a shared object",
                 4: "a core dump"}.get(e_type, f"of ELF type {e_type}")

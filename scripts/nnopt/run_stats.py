@@ -36,6 +36,8 @@ def run_stats(pm: PlannedModel, res: RunOutput, *, target: str, board: Board | N
             report = check_elf(res.executable, board)
             stats["rom_bytes"] = report.rom_used
             stats["ram_bytes"] = report.ram_used
+    if res.stack_bytes is not None:
+        stats["stack_used_bytes"] = res.stack_bytes  # deepest use of the painted stack
     swap = swap_of(pm.plan)
     if swap is not None:
         stats["swap"] = swap.benchmark_row()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import struct
 import tempfile
@@ -37,7 +38,7 @@ from .swap.mbedtls_build import library_defines, mbedtls_library, mbedtls_source
 from .swap.pipeline import blob_error, build_defines, swap_of
 from .swap.provision import check_key_store
 
-TARGETS: tuple[str, ...] = ("host", "qemu-m7", "qemu-m3")
+TARGETS: tuple[str, ...] = ("host", "qemu-m7", "qemu-m3", "qemu")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class RunOutput:
     # allocator="dynamic" with trace: high_water, capacity, bytes_moved, compactions
     allocator_stats: dict[str, int] | None = None
     invocations: int = 1  # inferences run in sequence (the state carried over)
+    stack_bytes: int | None = None  # firmware: deepest stack use (painted stack), bytes
 
 #: Tensor index of the dynamic allocator's statistics record in a trace
 #: (NNRT_DYN_TRACE_STATS in nnrt/alloc.h).
@@ -79,6 +81,12 @@ class RuntimeExtras:
 
 
 NO_EXTRAS = RuntimeExtras()
+
+
+def _stack_used(stdout: str) -> int | None:
+    """The harness's ``nnrt: stack_used=N`` line (bare-metal ports paint the stack)."""
+    found = re.findall(r"^nnrt: stack_used=(\d+)\s*$", stdout, re.MULTILINE)
+    return int(found[-1]) if found else None
 
 
 def runtime_sources() -> list[Path]:
@@ -277,4 +285,5 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
             executable=exe,
             allocator_stats=stats,
             invocations=k,
+            stack_bytes=_stack_used(res.stdout),
         )

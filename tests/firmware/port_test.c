@@ -4,7 +4,8 @@
  *   port_test copy IN OUT N     read exactly N bytes of IN, transform, write OUT
  *   port_test args OUT A B ...  write the arguments after OUT, one per line, to OUT
  *   port_test exit CODE         exit with CODE
- *   port_test fault             read an unmapped address (bare metal: BusFault)
+ *   port_test fault             read an unmapped address (Cortex-M: BusFault; RISC-V:
+ *                               an illegal instruction)
  *   port_test loop N            count the instructions of N iterations of a 2-instruction
  *                               loop; prints "nnrt: instructions=<n>"
  *   port_test stack N           recurse N levels deep, 256 bytes of stack each
@@ -138,6 +139,12 @@ static void spin(uint32_t n)
                      : "+r"(n)
                      :
                      : "cc");
+#elif defined(__riscv)
+    /* exactly two instructions per iteration */
+    __asm__ volatile("1:\n\t"
+                     "addi %0, %0, -1\n\t"
+                     "bnez %0, 1b\n\t"
+                     : "+r"(n));
 #else
     volatile uint32_t i;
     for (i = 0; i < n; i++) {
@@ -221,6 +228,10 @@ int main(int argc, char **argv)
         nnrt_port_exit((int)code);
     }
     if (strcmp(argv[1], "fault") == 0) {
+#if defined(__riscv)
+        /* RISC-V: an illegal instruction (the all-zero word), the same on every machine. */
+        __asm__ volatile(".option push\n\t.option norvc\n\t.word 0\n\t.option pop");
+#endif
         /* Unmapped on QEMU mps2 (nothing between 0x21000000+16MB and 0x40000000). */
         uint32_t v = *(volatile uint32_t *)(uintptr_t)0x30000000u;
         log_number("read ", v);

@@ -18,6 +18,7 @@ from ..errors import NnoptError, UsageError
 from ..inputs import random_inputs
 from ..report.outputs import output_lines
 from ..run_stats import run_stats
+from ..runner import TARGETS as RUN_TARGETS
 from ..runner import run_planned
 from ..swap.provision import check_key_store
 from .common import (
@@ -35,14 +36,19 @@ from .progress_line import Stages
 
 DESCRIPTION = """\
 Compile the model with nnopt's generated code and run one inference: on this machine
-(--target host) or as Cortex-M firmware under QEMU (qemu-m7, qemu-m3). Without --input
+(--target host) or as firmware under QEMU (qemu-m7, qemu-m3, qemu). Without --input
 the input is random from --seed (default 0). Prints each output's name, shape and
 values, dequantised for quantised outputs; -o DIR writes the raw output tensors there.
 The firmware ELF is cached by content: its path is printed, --keep-elf PATH copies it
 (for `nnopt check-elf`). Accepts every planning option of `nnopt optimize` and runs
 exactly that plan. Input and output files hold raw tensor bytes (e.g. int8 NHWC); k
 tensors back to back run k inferences in sequence, a stateful model's state carried
-over. Streamed weights, key stores, QEMU details: docs/cli.md."""
+over. Streamed weights, key stores, QEMU details: docs/cli.md.
+
+Targets: host (this machine's C compiler), qemu-m7 (Cortex-M7, QEMU mps2-an500),
+qemu-m3 (Cortex-M3, mps2-an385), qemu (the --board's own core on the QEMU machine that
+emulates it, linked within its budget: e.g. --board hifive1 runs RV32IMAC under
+qemu-system-riscv32 -M sifive_e with the FE310's 16 KB)."""
 
 #: QEMU board run when no --board is given, per target.
 DEFAULT_BOARDS = {"qemu-m7": "nucleo_f767zi", "qemu-m3": "mps2_an385"}
@@ -55,8 +61,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("model", type=Path, metavar="MODEL",
                    help="MODEL.tflite, or MODEL.onnx (inputs/outputs in ONNX layout and dtype)")
     r = p.add_argument_group("run")
-    r.add_argument("--target", choices=("host", "qemu-m7", "qemu-m3"), default="host",
-                   help="where to run (default: host)")
+    r.add_argument("--target", choices=RUN_TARGETS, default="host",
+                   help="where to run (default: host); qemu: the --board's core and "
+                   "QEMU machine")
     r.add_argument("-i", "--input", type=Path, action="append", metavar="IN.bin",
                    help="raw input tensor bytes, one file per input (repeatable); "
                    "default: random from --seed")
@@ -132,6 +139,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         inputs = [x.tobytes() for x in random_inputs(graph, args.seed)]
         progress(f"input: random from seed {args.seed} (--input IN.bin for your own)")
+    if args.board is None and args.target == "qemu":
+        raise UsageError("--target qemu needs --board: the board's core picks the QEMU "
+                         "machine", hint="e.g. --board qemu_riscv32, --board hifive1, "
+                         "--board mps2_an385")
     if args.board is None and args.target in DEFAULT_BOARDS:
         opts = replace(opts, board=load_board(DEFAULT_BOARDS[args.target]))
     popts, line = planning_progress(opts, len(loaded.graph.ops))
@@ -162,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
     if res.instructions is not None:
         print(f"instructions per inference: {res.instructions:,}"
               + (" (the first)" if res.invocations > 1 else ""))
+    if res.stack_bytes is not None:
+        print(f"stack used: {res.stack_bytes:,} B")
     if res.executable is not None:
         print(f"{'executable' if args.target == 'host' else 'firmware'}: "
               f"{keep_elf(res.executable, args.keep_elf)}")

@@ -5,11 +5,16 @@ address it has either on the emulated machine (``addresses="emulation"``, the de
 what QEMU runs) or on the real part (``addresses="board"``: for ELF checks and a future
 flashing flow). ld then refuses any firmware that does not fit the real part::
 
-    flash (rom):  .isr_vector .text .rodata .ARM.extab/.exidx init arrays .nnrt_weights
+    flash (rom):  .isr_vector (Arm) or .nnrt_reset (RISC-V: the reset entry, first in
+                  the image) .text .rodata .ARM.extab/.exidx init arrays .nnrt_weights
                   and the load image of .data
     arena region: .stack (NOLOAD, lowest addresses), .data, .bss, .nnrt_arena (NOLOAD),
                   .heap (NOLOAD, only when asked for)
     dtcm:         .dtcm (NOLOAD, zeroed at reset), when the board has a ``dtcm`` region
+
+RISC-V scripts also gather the small-data sections (``.sdata``/``.sbss``/``.srodata``)
+and define ``__global_pointer$`` 2 KB into ``.data`` (the gp the startup loads, so ld
+can relax accesses near it to one gp-relative instruction).
 
 The stack sits at the bottom of the arena region so that an overflow runs off the
 region (on the emulated map it lands in memory QEMU ignores) instead of silently
@@ -127,6 +132,7 @@ def linker_script(board: Board, *, addresses: Addresses = "emulation",
         raise ToolchainError(f"board {board.name}: arena_region {ram} is not RAM")
     stack_region = layout.stack_region or ram
     has_dtcm = "dtcm" in board.regions and board.regions["dtcm"].kind == "ram"
+    riscv = board.arch == "riscv"
     where = (f"{board.emulation.machine} (emulation origins)"
              if addresses == "emulation" and board.emulation else "the real part")
 
@@ -151,9 +157,7 @@ def linker_script(board: Board, *, addresses: Addresses = "emulation",
         "",
         "SECTIONS",
         "{",
-        "  .isr_vector : ALIGN(128)",
-        "  {",
-        "    KEEP(*(.isr_vector))",
+        *(_RISCV_RESET if riscv else _ARM_VECTORS),
         f"  }} > {flash}",
         "",
         "  .text :",
@@ -166,6 +170,7 @@ def linker_script(board: Board, *, addresses: Addresses = "emulation",
         "  .rodata :",
         "  {",
         "    *(.rodata .rodata.* .gnu.linkonce.r.*)",
+        *(["    *(.srodata .srodata.*)"] if riscv else []),
         "    . = ALIGN(4);",
         f"  }} > {flash}",
         "",
@@ -202,14 +207,17 @@ def linker_script(board: Board, *, addresses: Addresses = "emulation",
         "  {",
         "    __nnrt_data_start = .;",
         "    *(.data .data.* .gnu.linkonce.d.*)",
+        *(["    *(.sdata .sdata.*)"] if riscv else []),
         "    . = ALIGN(4);",
         "    __nnrt_data_end = .;",
         f"  }} > {ram} AT> {flash}",
         "  __nnrt_data_load = LOADADDR(.data);",
+        *(["  __global_pointer$ = __nnrt_data_start + 0x800;"] if riscv else []),
         "",
         "  .bss (NOLOAD) : ALIGN(4)",
         "  {",
         "    __nnrt_bss_start = .;",
+        *(["    *(.sbss .sbss.*)"] if riscv else []),
         "    *(.bss .bss.* .gnu.linkonce.b.*)",
         "    *(COMMON)",
         "    . = ALIGN(4);",
@@ -254,11 +262,18 @@ def linker_script(board: Board, *, addresses: Addresses = "emulation",
         "",
         "  /* not loaded: debug information and attributes */",
         "  .comment 0 : { *(.comment) }",
-        "  .ARM.attributes 0 : { KEEP(*(.ARM.attributes)) }",
+        ("  .riscv.attributes 0 : { KEEP(*(.riscv.attributes)) }" if riscv
+         else "  .ARM.attributes 0 : { KEEP(*(.ARM.attributes)) }"),
         "}",
         "",
     ]
     return "\n".join(lines)
+
+
+#: The first output section: Cortex-M's vector table (read at the image's start).
+_ARM_VECTORS = ("  .isr_vector : ALIGN(128)", "  {", "    KEEP(*(.isr_vector))")
+#: RISC-V: the reset entry (riscv/startup.c), where QEMU's reset vector jumps.
+_RISCV_RESET = ("  .nnrt_reset :", "  {", "    KEEP(*(.nnrt_reset))")
 
 
 def _stack_lines(region: str) -> list[str]:

@@ -1,12 +1,17 @@
-"""QEMU facts and the ``qemu-system-arm`` command line for nnrt bare-metal firmware
-(:func:`nnopt.firmware.toolchain.run` uses them).
+"""QEMU facts and the QEMU command line for nnrt bare-metal firmware
+(:func:`nnopt.firmware.toolchain.run` uses them): ``qemu-system-arm`` or
+``qemu-system-riscv32`` by the board's arch (:mod:`nnopt.firmware.arch`), ``-M`` the
+board's ``emulation.machine``.
 
 QEMU runs with semihosting on the host's files (the program's arguments become the
 semihosting command line; the firmware's startup splits it into ``argv``) and with
 ``-icount shift=0``: every executed instruction advances virtual time by exactly 1 ns,
 so SysTick on the processor clock counts instructions deterministically. On the mps2
 machines the processor clock is 25 MHz, i.e. one tick per 40 instructions
-(:data:`INSTRUCTIONS_PER_TICK`, checked by tests/test_firmware.py).
+(:data:`INSTRUCTIONS_PER_TICK`, checked by tests/test_firmware.py). On RISC-V the
+port reads ``minstret``, which QEMU under ``-icount`` answers with the instruction count
+itself (target/riscv/csr.c): one count per instruction on ``virt`` and ``sifive_e``
+(checked by tests/test_firmware_riscv.py).
 
 A program reports a measured instruction count by printing a line
 ``nnrt: instructions=<N>`` (the harness does, around ``invoke()`` only);
@@ -22,13 +27,20 @@ from pathlib import Path
 
 from ..boards import Board
 from ..errors import ToolchainError
+from .arch import ARCH_TOOLS, arch_tools
 
-QEMU = "qemu-system-arm"
-QEMU_HINT = "install QEMU for Arm: apt-get install qemu-system-arm"
+QEMU = ARCH_TOOLS["arm"].qemu
+QEMU_HINT = ARCH_TOOLS["arm"].qemu_hint
 
 #: SysTick ticks (processor clock, SYST_CSR = 7) per executed instruction under
 #: ``-icount shift=0``: 1 ns per instruction, 25 MHz SYSCLK on QEMU's mps2 boards.
-INSTRUCTIONS_PER_TICK: Mapping[str, int] = {"mps2-an385": 40, "mps2-an500": 40}
+#: RISC-V machines: minstret, one count per instruction.
+INSTRUCTIONS_PER_TICK: Mapping[str, int] = {"mps2-an385": 40, "mps2-an500": 40,
+                                            "virt": 1, "sifive_e": 1}
+
+#: Extra QEMU options per machine: virt would otherwise boot OpenSBI before the
+#: firmware (Zephyr's boards/qemu/riscv32/board.cmake passes the same).
+MACHINE_ARGS: Mapping[str, tuple[str, ...]] = {"virt": ("-bios", "none")}
 
 #: Exit codes of the bare-metal port (modules/nnrt/include/nnrt/port.h).
 PORT_EXIT_CODES: Mapping[int, str] = {
@@ -43,9 +55,9 @@ CMDLINE_MAX = 1023
 _INSTRUCTIONS_RE = re.compile(r"^nnrt: instructions=(\d+)\s*$", re.MULTILINE)
 
 
-def qemu_available() -> bool:
-    """Whether ``qemu-system-arm`` is on PATH."""
-    return shutil.which(QEMU) is not None
+def qemu_available(arch: str = "arm") -> bool:
+    """Whether the QEMU binary of ``arch`` (``qemu-system-arm`` by default) is on PATH."""
+    return shutil.which(ARCH_TOOLS[arch].qemu) is not None
 
 
 def quote_arg(arg: str) -> str:
@@ -61,12 +73,13 @@ def semihosting_cmdline(exe: Path, args: Sequence[str]) -> str:
 
 
 def qemu_command(exe: Path, board: Board, args: Sequence[str]) -> list[str]:
-    """The full ``qemu-system-arm`` command line for running ``exe`` with ``args``."""
+    """The full QEMU command line for running ``exe`` with ``args`` on ``board``."""
     if board.emulation is None:
         raise ToolchainError(f"board {board.name} cannot be emulated (no emulation section)")
-    qemu = shutil.which(QEMU)
+    tools = arch_tools(board)
+    qemu = shutil.which(tools.qemu)
     if qemu is None:
-        raise ToolchainError(f"{QEMU} not found on PATH", hint=QEMU_HINT)
+        raise ToolchainError(f"{tools.qemu} not found on PATH", hint=tools.qemu_hint)
     cmdline = semihosting_cmdline(exe, args)
     if len(cmdline.encode()) > CMDLINE_MAX:
         raise ToolchainError(
@@ -77,7 +90,8 @@ def qemu_command(exe: Path, board: Board, args: Sequence[str]) -> list[str]:
     # QEMU's option parser: ',' separates keys, ',,' is a literal comma.
     sh_args = "".join(",arg=" + quote_arg(a).replace(",", ",,") for a in (str(exe), *args))
     return [
-        qemu, "-M", board.emulation.machine, "-nographic", "-monitor", "none",
+        qemu, "-M", board.emulation.machine, *MACHINE_ARGS.get(board.emulation.machine, ()),
+        "-nographic", "-monitor", "none",
         "-semihosting-config", "enable=on,target=native" + sh_args,
         "-icount", "shift=0",
         "-kernel", str(exe),

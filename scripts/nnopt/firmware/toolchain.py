@@ -1,11 +1,14 @@
-"""Compile and link C programs for the host or as bare-metal Cortex-M firmware, and
-run them (:func:`run`: directly on the host, under ``qemu-system-arm`` otherwise).
+"""Compile and link C programs for the host or as bare-metal firmware (Cortex-M, RV32),
+and run them (:func:`run`: directly on the host, under QEMU otherwise).
 
 :func:`build` turns a :class:`BuildSpec` into an executable: host ``gcc`` (optionally with
-ASan/UBSan) or ``arm-none-eabi-gcc`` with nnrt's bare-metal port and a linker script
-generated from the board (:mod:`nnopt.firmware.linker`). The nnrt port for the target
-is always added; the harness (``modules/nnrt/harness/runner_main.c``) is not: callers
-pass it in ``sources`` when they want it.
+ASan/UBSan) or the board's cross compiler (``arm-none-eabi-gcc``, ``riscv64-unknown-elf-gcc``:
+:mod:`nnopt.firmware.arch`) with nnrt's bare-metal port and a linker script generated
+from the board (:mod:`nnopt.firmware.linker`). Targets: ``host``; ``qemu-m7`` and
+``qemu-m3`` (a Cortex-M7 / M3 board, default nucleo_f767zi / mps2_an385); ``qemu``: the
+board's own core and QEMU machine, whatever its arch (a board must be given). The nnrt
+port for the target is always added; the harness (``modules/nnrt/harness/runner_main.c``)
+is not: callers pass it in ``sources`` when they want it.
 
 Builds are cached by content: the key hashes the compiler, every flag, the linker
 script and every source byte; each entry also records the headers the compiler read
@@ -31,10 +34,11 @@ from typing import Literal, get_args
 from ..boards import Board, load_board
 from ..errors import ToolchainError
 from ..paths import nnrt_dir, nnrt_include_dirs
+from .arch import ARCH_PORT_FILES, ARCH_TOOLS, arch_tools, machine_flags
 from .linker import Addresses, linker_script
 from .qemu import INSTRUCTIONS_PER_TICK, QEMU_HINT, parse_instructions, qemu_command
 
-Target = Literal["host", "qemu-m7", "qemu-m3"]
+Target = Literal["host", "qemu-m7", "qemu-m3", "qemu"]
 TARGETS: tuple[Target, ...] = get_args(Target)
 
 #: Board used for a QEMU target when the spec names none.
@@ -43,11 +47,10 @@ DEFAULT_BOARDS: Mapping[Target, str] = {"qemu-m7": "nucleo_f767zi", "qemu-m3": "
 TARGET_CPUS: Mapping[Target, str] = {"qemu-m7": "cortex-m7", "qemu-m3": "cortex-m3"}
 
 HOST_CC = "gcc"
-ARM_CC = "arm-none-eabi-gcc"
+ARM_CC = ARCH_TOOLS["arm"].cc
 _APT_HINTS = {
     HOST_CC: "install a host C compiler: apt-get install gcc",
-    ARM_CC: "install the Arm bare-metal toolchain: "
-            "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi",
+    **{t.cc: t.cc_hint for t in ARCH_TOOLS.values()},
 }
 WARNINGS = ("-std=c99", "-Wall", "-Wextra", "-Werror")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all",
@@ -63,7 +66,7 @@ class BuildSpec:
     sources: tuple[Path, ...]
     include_dirs: tuple[Path, ...] = ()
     defines: Mapping[str, str] = field(default_factory=dict)
-    board: Board | None = None  # qemu-*: default nucleo_f767zi (m7) / mps2_an385 (m3)
+    board: Board | None = None  # qemu-m7/m3: default nucleo_f767zi / mps2_an385; qemu: needed
     sanitize: bool = False  # host only: ASan + UBSan, first error aborts
     opt: str = "-O2"
     addresses: Addresses = "emulation"  # qemu-*: "board" links at the real part's map
@@ -84,11 +87,14 @@ def resolve_board(target: Target, board: Board | None) -> Board | None:
     """The board a target builds for; checks that it fits the target."""
     if target == "host":
         return board
-    if target not in TARGET_CPUS:
+    if target not in TARGET_CPUS and target != "qemu":
         raise ToolchainError(f"unknown target {target!r}",
                              hint="targets: " + ", ".join(TARGETS))
+    if target == "qemu" and board is None:
+        raise ToolchainError("target qemu needs a board (its core picks the QEMU machine)",
+                             hint="name one: --board qemu_riscv32, hifive1, mps2_an385, ...")
     b = board if board is not None else load_board(DEFAULT_BOARDS[target])
-    if b.cpu != TARGET_CPUS[target]:
+    if target != "qemu" and b.cpu != TARGET_CPUS[target]:
         raise ToolchainError(
             f"board {b.name} has a {b.cpu}, target {target} is a {TARGET_CPUS[target]}",
             hint=f"use a {TARGET_CPUS[target]} board with {target}")
@@ -107,10 +113,15 @@ def find_tool(name: str) -> str:
     return path
 
 
-def port_sources(target: Target) -> tuple[Path, ...]:
-    """The nnrt port files built into every program for ``target``."""
-    port = nnrt_dir() / "port" / ("host" if target == "host" else "baremetal")
-    return tuple(sorted(port.glob("*.c")))
+def port_sources(target: Target, board: Board | None = None) -> tuple[Path, ...]:
+    """The nnrt port files built into every program for ``target`` (bare metal: the
+    shared port files and those of the board's arch, :mod:`nnopt.firmware.arch`)."""
+    if target == "host":
+        return tuple(sorted((nnrt_dir() / "port" / "host").glob("*.c")))
+    port = nnrt_dir() / "port" / "baremetal"
+    shared = [p for p in sorted(port.glob("*.c")) if p.name not in ARCH_PORT_FILES]
+    own = arch_tools(board).port_files if board is not None else ARCH_TOOLS["arm"].port_files
+    return (*shared, *(port / f for f in own))
 
 
 def instructions_per_tick(machine: str) -> int:
@@ -126,12 +137,7 @@ def target_flags(target: Target, board: Board | None, sanitize: bool) -> list[st
         raise ToolchainError("sanitize=True is for the host target only",
                              hint="build with target='host' to use ASan/UBSan")
     assert board is not None
-    flags = [f"-mcpu={board.cpu}", "-mthumb"]
-    if board.fpu:
-        flags += [f"-mfpu={board.fpu}", "-mfloat-abi=hard"]
-    else:
-        flags += ["-mfloat-abi=soft"]
-    return flags
+    return machine_flags(board)
 
 
 def base_defines(target: Target, board: Board | None) -> dict[str, str]:
@@ -177,13 +183,14 @@ def _plan(spec: BuildSpec) -> _Plan:
         raise ToolchainError("nothing to build: no sources given")
     board = resolve_board(spec.target, spec.board)
     machine = target_flags(spec.target, board, spec.sanitize)
-    cc = find_tool(HOST_CC if spec.target == "host" else ARM_CC)
+    tools = arch_tools(board) if board is not None and spec.target != "host" else None
+    cc = find_tool(HOST_CC if tools is None else tools.cc)
     sources = [Path(s).resolve() for s in spec.sources]
     for s in sources:
         if not s.is_file():
             raise ToolchainError(f"source file {s} not found")
     if spec.kind == "executable":
-        sources += [p for p in port_sources(spec.target) if p not in sources]
+        sources += [p for p in port_sources(spec.target, board) if p not in sources]
     include_dirs = [*nnrt_include_dirs(), *(Path(d).resolve() for d in spec.include_dirs)]
     defines = base_defines(spec.target, board)
     defines.update({str(k): str(v) for k, v in spec.defines.items()})
@@ -196,7 +203,7 @@ def _plan(spec: BuildSpec) -> _Plan:
     script: str | None = None
     libs = [str(Path(lib).resolve()) for lib in spec.libraries]
     if spec.kind == "library":
-        ar = find_tool("ar" if spec.target == "host" else "arm-none-eabi-ar")
+        ar = find_tool("ar" if tools is None else tools.ar)
         return _Plan(spec.target, board, cc, cflags, [ar], sources, None, "libnnrt.a")
     if spec.target == "host":
         ldflags = [*libs, *machine, "-lm"]

@@ -2,7 +2,8 @@
  * Arm semihosting (the debugger-call interface QEMU implements with
  * `-semihosting-config enable=on,target=native`): internal to the bare-metal port.
  * Operation numbers and parameter blocks from the Arm "Semihosting for AArch32 and
- * AArch64" specification, v2.0.
+ * AArch64" specification, v2.0; RISC-V uses the same operations and blocks (the RISC-V
+ * Semihosting specification), only the trap differs (riscv/semihost_call.h).
  */
 #ifndef NNRT_PORT_BAREMETAL_SEMIHOST_H_
 #define NNRT_PORT_BAREMETAL_SEMIHOST_H_
@@ -30,6 +31,9 @@
 /* Reason code of a normal application exit (ADP_Stopped_ApplicationExit). */
 #define NNRT_SH_ADP_APPLICATION_EXIT 0x20026u
 
+#if defined(__riscv)
+#include "riscv/semihost_call.h"
+#else
 /** One semihosting call: `op` in r0, `arg` (a value or a block address) in r1. */
 static inline int32_t nnrt_semihost(uint32_t op, uintptr_t arg)
 {
@@ -38,6 +42,7 @@ static inline int32_t nnrt_semihost(uint32_t op, uintptr_t arg)
     __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
     return (int32_t)r0;
 }
+#endif
 
 /** Write a NUL-terminated string to the debug console (SYS_WRITE0). */
 void nnrt_semihost_write0(const char *text);

@@ -13,6 +13,7 @@
 
 #include "nnrt/port.h"
 #include "semihost.h"
+#include "startup_common.h"
 
 /* ---- System Control Space registers ---------------------------------------- */
 #define NNRT_REG(addr) (*(volatile uint32_t *)(uintptr_t)(addr))
@@ -40,68 +41,14 @@
 #define NNRT_PORT_INSTR_PER_TICK 40
 #endif
 
-#ifndef NNRT_PORT_CMDLINE_MAX
-#define NNRT_PORT_CMDLINE_MAX 1024
-#endif
-#ifndef NNRT_PORT_ARGV_MAX
-#define NNRT_PORT_ARGV_MAX 32
-#endif
-
-#define STACK_PAINT 0xA5C3A5C3u
-
-/* Exit code when the semihosting command line cannot be read or is too long. */
-#define EXIT_CMDLINE 102
-
-/* ---- linker script symbols ------------------------------------------------- */
-extern uint32_t __nnrt_stack_limit[];
-extern uint32_t __nnrt_stack_top[];
-extern uint32_t __nnrt_data_load[];
-extern uint32_t __nnrt_data_start[];
-extern uint32_t __nnrt_data_end[];
-extern uint32_t __nnrt_bss_start[];
-extern uint32_t __nnrt_bss_end[];
+/* ---- linker script symbols (the shared ones: startup_common.h) ------------- */
 extern uint32_t __nnrt_dtcm_start[];
 extern uint32_t __nnrt_dtcm_end[];
-
-typedef void (*nnrt_init_fn_t)(void);
-extern nnrt_init_fn_t __nnrt_init_array_start[];
-extern nnrt_init_fn_t __nnrt_init_array_end[];
-
-extern int main(int argc, char **argv);
 
 void nnrt_reset_handler(void);
 void nnrt_reset_c(void);
 void nnrt_fault_report(const uint32_t *frame, uint32_t exc_return);
 void nnrt_systick_handler(void);
-
-/* ---- text helpers (no printf on bare metal) ------------------------------- */
-typedef struct {
-    char buf[160];
-    size_t len;
-} line_t;
-
-static void line_str(line_t *l, const char *s)
-{
-    while (*s != '\0' && l->len + 1 < sizeof(l->buf)) {
-        l->buf[l->len++] = *s++;
-    }
-    l->buf[l->len] = '\0';
-}
-
-static void line_hex(line_t *l, uint32_t v)
-{
-    static const char digits[] = "0123456789abcdef";
-    char tmp[11];
-    int i;
-
-    tmp[0] = '0';
-    tmp[1] = 'x';
-    for (i = 0; i < 8; i++) {
-        tmp[2 + i] = digits[(v >> (28 - 4 * i)) & 0xFu];
-    }
-    tmp[10] = '\0';
-    line_str(l, tmp);
-}
 
 /* ---- SysTick instruction counter ------------------------------------------ */
 static volatile uint32_t systick_wraps;
@@ -144,38 +91,6 @@ uint64_t nnrt_port_counter(void)
 const char *nnrt_port_counter_unit(void)
 {
     return "instructions";
-}
-
-/* ---- stack painting -------------------------------------------------------- */
-size_t nnrt_port_stack_used(void)
-{
-    const uint32_t *p = __nnrt_stack_limit;
-
-    while (p < __nnrt_stack_top && *p == STACK_PAINT) {
-        p++;
-    }
-    return (size_t)((uintptr_t)__nnrt_stack_top - (uintptr_t)p);
-}
-
-/* ---- exit ------------------------------------------------------------------ */
-void nnrt_port_exit(int code)
-{
-    uintptr_t block[2];
-
-    if (__nnrt_stack_limit[0] != STACK_PAINT) {
-        nnrt_port_log_error("nnrt: stack overflow: the stack guard at the bottom of the "
-                            "stack was overwritten (raise the board's stack_size)");
-        code = NNRT_PORT_EXIT_STACK;
-    }
-    block[0] = NNRT_SH_ADP_APPLICATION_EXIT;
-    block[1] = (uintptr_t)(uint32_t)code;
-    (void)nnrt_semihost(NNRT_SH_SYS_EXIT_EXTENDED, (uintptr_t)block);
-    /* No SYS_EXIT_EXTENDED: plain SYS_EXIT can only say success or failure. */
-    (void)nnrt_semihost(NNRT_SH_SYS_EXIT,
-                        code == 0 ? NNRT_SH_ADP_APPLICATION_EXIT : 0x20023u /* error */);
-    for (;;) {
-        __asm__ volatile("wfi");
-    }
 }
 
 /* ---- faults ---------------------------------------------------------------- */
@@ -316,70 +231,6 @@ __attribute__((naked)) static void fault_entry(void)
                      "mov sp, r2\n\t"
                      "1:\n\t"
                      "b nnrt_fault_report\n\t");
-}
-
-/* ---- command line ---------------------------------------------------------- */
-static char cmdline[NNRT_PORT_CMDLINE_MAX];
-static char *argv_table[NNRT_PORT_ARGV_MAX + 1];
-
-/* Splits `s` in place: whitespace separates, "..." groups, \" and \\ escape in quotes. */
-static int split_cmdline(char *s, char **argv, int max)
-{
-    int argc = 0;
-    char *out = s;
-
-    while (*s != '\0') {
-        int quoted = 0;
-
-        while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') {
-            s++;
-        }
-        if (*s == '\0') {
-            break;
-        }
-        if (argc == max) {
-            return -1;
-        }
-        argv[argc++] = out;
-        while (*s != '\0' && (quoted || (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r'))) {
-            if (*s == '"') {
-                quoted = !quoted;
-                s++;
-            } else if (quoted && *s == '\\' && (s[1] == '"' || s[1] == '\\')) {
-                *out++ = s[1];
-                s += 2;
-            } else {
-                *out++ = *s++;
-            }
-        }
-        if (*s != '\0') {
-            s++;
-        }
-        *out++ = '\0';
-    }
-    argv[argc] = NULL;
-    return argc;
-}
-
-static int read_cmdline(char **argv)
-{
-    uintptr_t block[2];
-    int argc;
-
-    block[0] = (uintptr_t)cmdline;
-    block[1] = sizeof(cmdline);
-    if (nnrt_semihost(NNRT_SH_SYS_GET_CMDLINE, (uintptr_t)block) != 0) {
-        nnrt_port_log_error("nnrt: cannot read the semihosting command line (longer than "
-                            "NNRT_PORT_CMDLINE_MAX bytes?)");
-        nnrt_port_exit(EXIT_CMDLINE);
-    }
-    cmdline[sizeof(cmdline) - 1] = '\0';
-    argc = split_cmdline(cmdline, argv, NNRT_PORT_ARGV_MAX);
-    if (argc < 0) {
-        nnrt_port_log_error("nnrt: more than NNRT_PORT_ARGV_MAX command-line arguments");
-        nnrt_port_exit(EXIT_CMDLINE);
-    }
-    return argc;
 }
 
 /* ---- reset ----------------------------------------------------------------- */
