@@ -175,9 +175,9 @@ class Board:
                              hint="see boards/nnopt/README.md for the format") from err
         if board.arena_region not in board.regions:
             raise BoardError(f"{source}: arena_region {board.arena_region!r} is not a region")
-        for r in board.activation_regions:
-            if r not in board.regions or board.regions[r].kind != "ram":
-                raise BoardError(f"{source}: activation region {r!r} is not a RAM region",
+        for name in board.activation_regions:
+            if name not in board.regions or board.regions[name].kind != "ram":
+                raise BoardError(f"{source}: activation region {name!r} is not a RAM region",
                                  hint="RAM regions: " + ", ".join(
                                      x.name for x in board.ram_regions))
         if board.activation_regions and board.arena_region not in board.activation_regions:
