@@ -40,12 +40,17 @@ from .passes.lifetimes import (
     view_parents,
 )
 from .passes.plan_budget import DEFAULT_PLAN_BUDGET_S, PlanBudget, Progress
+from .passes.region_place import RegionCapacity, RegionPlan, place_regions
 from .passes.schedule import WALL_GUARD, peak_of, schedule
 from .passes.state import plan_state
 from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
 from .planfacts import ALLOCATORS, PlanFacts
 
 ORDERS = ("file", "optimal")
+#: Bytes of every other activation region kept free of the activations: NNRT_DTCM data
+#: (the kernels' small tables) and the staging buffers of streamed weights
+#: (nnopt.swap.placement takes what the region's arena leaves).
+REGION_RESERVE_BYTES = 8 * 1024
 
 
 @dataclass(frozen=True)
@@ -148,13 +153,34 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
             planned = replace(classic, plan=replace(classic.plan, planning_time_budget=info))
     # the whole planning time: every plan made (with copies of split outputs, the
     # classic fallback), not only the one kept
+    caps = _region_capacities(opts, planned.plan.state_bytes)
+    if caps and planned.plan.sram_bytes > (opts.budget_bytes or 0):
+        # The single arena does not fit the arena region: spread the classic plan's
+        # buffers over the board's activation regions (passes.region_place). Models
+        # that fit never get here: their plans stay as they were.
+        multi = _plan(graph, replace(opts, inplace_ops="off", tiling="off", progress=None),
+                      source_bytes, budget.fresh(), views=views, regions=caps)
+        if multi.plan.arenas:
+            planned = multi
     seconds = round(time.perf_counter() - t0, 3)
     plan = replace(planned.plan, planning_seconds=seconds)
     return replace(planned, plan=plan, recorded=plan_facts(planned.graph, plan))
 
 
+def _region_capacities(opts: PlanOptions, state_bytes: int) -> list[RegionCapacity]:
+    """The board's activation regions with the bytes their arenas may take (none: the
+    board declares one region, or an explicit --sram budget replaces the board's)."""
+    board = opts.board
+    if board is None or opts.sram is not None or len(board.activation_region_list) < 2:
+        return []
+    return [RegionCapacity(r.name, r.size - state_bytes if r.name == board.arena_region
+                           else r.size - REGION_RESERVE_BYTES, r.bandwidth_bytes_per_s)
+            for r in board.activation_region_list]
+
+
 def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
-          budget: PlanBudget, views: bool = True) -> PlannedModel:
+          budget: PlanBudget, views: bool = True,
+          regions: Sequence[RegionCapacity] = ()) -> PlannedModel:
     if opts.order not in ORDERS:
         raise PlanError(f"unknown order {opts.order!r}", hint="use --order file or optimal")
     t0 = time.perf_counter()
@@ -228,6 +254,20 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
         if scratch:
             g, scratch, buffers, arena = _memory_first(g, order, roots, scratch, buffers,
                                                        arena, opts, budget)
+    placed: RegionPlan | None = None
+    if regions and opts.board is not None and below is None:
+        home = opts.board.arena_region
+        placed = place_regions(buffers, regions, home, graph=g, align=opts.align,
+                               strategies=opts.arena_strategies)
+        if placed is not None:
+            arena = placed.arenas.get(home) or ArenaPlan("empty", {}, 0, {})
+    region_of = {k: r for k, r in placed.region_of.items() if r != placed.home} if placed else {}
+
+    def offset_of(key: str) -> int:
+        if key in region_of:
+            assert placed is not None
+            return placed.arenas[region_of[key]].offsets[key]
+        return arena.offsets[key]
 
     tensor_bufs = [b for b in buffers if b.tensor is not None]
     # live sum of whole tensors (before in-place depthwise and tiling replace some)
@@ -245,14 +285,16 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
     entries: list[BufferEntry] = []
     for b in tensor_bufs:
         assert b.tensor is not None
-        off = arena.offsets[b.key]
-        entries.append(BufferEntry(b.tensor, off, b.size, b.first, b.last))
+        off = offset_of(b.key)
+        reg = region_of.get(b.key, "")
+        entries.append(BufferEntry(b.tensor, off, b.size, b.first, b.last, region=reg))
         for a in b.aliases:  # a view, a concatenation input in its slice: at its offset
             entries.append(BufferEntry(a, off + offsets_in.get(a, 0), g.tensors[a].nbytes,
-                                       b.first, b.last, alias_of=b.tensor))
+                                       b.first, b.last, alias_of=b.tensor, region=reg))
     entries.sort(key=lambda e: e.tensor)
     scratch_entries = tuple(
-        ScratchEntry(b.scratch_of, arena.offsets[b.key], b.size, b.first)
+        ScratchEntry(b.scratch_of, offset_of(b.key), b.size, b.first,
+                     region_of.get(b.key, ""))
         for b in buffers if b.scratch_of is not None)
     used_consts = sorted({t for op in g.ops for t in op.inputs
                           if t >= 0 and g.tensors[t].is_constant})
@@ -294,6 +336,8 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
         state_bytes=state_bytes,
         **(plan_records(below, g, order) if below is not None else {}),
         views=_view_ops(g, entries) if views else (),
+        arenas={r: a.arena_bytes for r, a in placed.arenas.items() if r != placed.home}
+        if placed is not None else {},
     )
     return PlannedModel(graph, g, plan)
 

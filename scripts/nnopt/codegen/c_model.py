@@ -129,6 +129,10 @@ class ModelEmitter:
         self.offsets = {b.tensor: b.offset for b in self.plan.buffers}
         self.state = {e.tensor: e.offset for e in self.plan.state}  # persistent region
         self.scratch = {s.op: s.offset for s in self.plan.scratch}
+        # several arenas (passes.region_place): the arena of each buffer in another RAM
+        # region than the board's arena region
+        self.region_of = {b.tensor: b.region for b in self.plan.buffers if b.region}
+        self.scratch_region = {s.op: s.region for s in self.plan.scratch if s.region}
         self.const_decls: list[str] = []
         self.extra_decls: list[str] = []
         # the kernels' argument checks <name>_prepare() runs, and the parameter structs
@@ -157,6 +161,11 @@ class ModelEmitter:
             raise ValueError(f"unknown allocator {allocator!r}")
         self.dyn: DynamicPlan | None = (
             facts.dynamic_for(allocator) if allocator != "static" else None)
+        if self.plan.arenas and allocator != "static":
+            raise PlanError(f"the plan of {self.plan.model} spreads activations over "
+                            f"{len(self.plan.arenas) + 1} RAM regions; the {allocator} "
+                            "allocator manages one arena",
+                            hint="use --allocator static for this board")
 
     # ----- context callbacks -----
     def ptr(self, t: int) -> str:
@@ -176,7 +185,26 @@ class ModelEmitter:
                 return (f"((void *)((uint8_t *)nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
                         f" + {delta}u))")
             return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
-        return f"((void *)({self.name}_arena + {self.offsets[t]}u))"
+        return f"((void *)({self.arena_name(self.region_of.get(t, ''))} + {self.offsets[t]}u))"
+
+    def arena_name(self, region: str) -> str:
+        """The C array of an arena: ``<name>_arena`` (the board's arena region) or
+        ``<name>_arena_<region>``."""
+        return f"{self.name}_arena_{region}" if region else f"{self.name}_arena"
+
+    def region_arenas(self) -> list[str]:
+        """One declaration per arena in another region: the DTCM one in ``NNRT_DTCM``
+        (nnrt/sections.h: the bare-metal ``.dtcm`` section; on Zephyr
+        ``__dtcm_bss_section``, include/zephyr/linker/section_tags.h)."""
+        out = []
+        for region, size in sorted(self.plan.arenas.items()):
+            if region != "dtcm":
+                raise PlanError(f"no section for an arena in RAM region {region!r}",
+                                hint="the generated code places extra arenas in dtcm only")
+            out.append(f"/* Activation arena in {region}: {size} bytes "
+                       "(passes.region_place). */")
+            out.append(f"NNRT_DTCM static uint8_t {self.arena_name(region)}[{max(size, 16)}];")
+        return out
 
     def weight_array(self, t: int) -> str | None:
         """The array of constant tensor t in the model source (None: not a constant
@@ -211,7 +239,8 @@ class ModelEmitter:
         if self.dyn is not None:
             h = self.dyn.blocks[self.dyn.scratch_handle[op_index]]
             return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
-        return f"((void *)({self.name}_arena + {self.scratch[op_index]}u))"
+        region = self.scratch_region.get(op_index, "")
+        return f"((void *)({self.arena_name(region)} + {self.scratch[op_index]}u))"
 
     def _weight(self, tensor: Tensor, laid_out: np.ndarray | None = None,
                 note: str = "") -> str:
@@ -513,6 +542,7 @@ class ModelEmitter:
             f"/* Activation arena: {arena_bytes} bytes for the dynamic allocator (aligned "
             f"live-sum peak; {self.dyn.bytes_moved} bytes moved per inference). */",
             f"NNRT_ARENA static uint8_t {name}_arena[{max(arena_bytes, 16)}];",
+            *self.region_arenas(),
             "",
             *self.state_region(),
         ] + ([*self.dyn_state(self.dyn), ""] if self.dyn is not None else [])
