@@ -40,17 +40,18 @@ from .passes.lifetimes import (
     view_parents,
 )
 from .passes.plan_budget import DEFAULT_PLAN_BUDGET_S, PlanBudget, Progress
-from .passes.region_place import RegionCapacity, RegionPlan, place_regions
+from .passes.region_place import (
+    REGION_RESERVE_BYTES,
+    RegionCapacity,
+    RegionPlan,
+    place_regions,
+)
 from .passes.schedule import WALL_GUARD, peak_of, schedule
 from .passes.state import plan_state
 from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
 from .planfacts import ALLOCATORS, PlanFacts
 
 ORDERS = ("file", "optimal")
-#: Bytes of every other activation region kept free of the activations: NNRT_DTCM data
-#: (the kernels' small tables) and the staging buffers of streamed weights
-#: (nnopt.swap.placement takes what the region's arena leaves).
-REGION_RESERVE_BYTES = 8 * 1024
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,11 @@ from ..ir import Graph
 from .arena import ArenaPlan, plan_arena
 from .lifetimes import Buffer
 
+#: Bytes of every other activation region kept free of the activations: NNRT_DTCM data
+#: (the kernels' small tables) and the staging buffers of streamed weights
+#: (nnopt.swap.placement takes what the region's arena leaves).
+REGION_RESERVE_BYTES = 8 * 1024
+
 
 @dataclass(frozen=True)
 class RegionCapacity:
