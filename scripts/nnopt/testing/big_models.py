@@ -88,7 +88,9 @@ def _conv(b: ModelBuilder, rng: np.random.Generator, x: int, shape: tuple[int, .
         y = b.tensor(shape, "float32", name=f"conv{tag}")
         b.op("CONV_2D", [x, wi, bi], [y], opts)
         return y, 0.0, 0
-    ws = rng.uniform(0.002, 0.02, size=oc)
+    # He-like real weights (rms sqrt(2 / fan_in)) so that scales stay bounded over deep
+    # nets: an int8 weight has rms ~73
+    ws = math.sqrt(2.0 / fan_in) / 73.0 * rng.uniform(0.5, 1.5, size=oc)
     wi = b.const(_int8(rng, (oc, k, k, c)), name=f"w{tag}", scale=ws, zero_point=0, axis=0)
     bi = b.const(rng.integers(-3000, 3000, size=oc, endpoint=True).astype(np.int32),
                  name=f"b{tag}", scale=scale * ws, zero_point=0, axis=0)
