@@ -53,6 +53,23 @@ class StateEntry:
 
 
 @dataclass(frozen=True)
+class FeatureMapEntry:
+    """A feature map evicted to storage between two uses (passes.fm_evict): sealed and
+    written as tile ``tile`` after schedule position ``write_after`` from arena offset
+    ``src_offset``, read back and authenticated before ``read_before`` into
+    ``dst_offset`` (each with room for the 16-byte tag after ``bytes``)."""
+
+    tensor: int
+    tile: int
+    write_after: int
+    read_before: int
+    src_offset: int
+    dst_offset: int
+    bytes: int
+    device: str  # the board's storage device
+
+
+@dataclass(frozen=True)
 class WeightEntry:
     tensor: int
     size: int
@@ -354,6 +371,9 @@ class Plan:
     # the single arena did not fit): region name -> bytes; omitted when empty.
     # ``arena_bytes`` stays the arena region's arena.
     arenas: dict[str, int] = field(default_factory=dict)
+    # Feature maps out of core (passes.fm_evict): the tiles written to and read back
+    # from storage per inference; omitted when empty.
+    feature_maps: tuple[FeatureMapEntry, ...] = ()
 
     @property
     def activation_bytes(self) -> int:
@@ -394,6 +414,8 @@ class Plan:
                 del sc["region"]
         if not self.arenas:
             del d["arenas"]
+        if not self.feature_maps:
+            del d["feature_maps"]
         d["swap"] = self.swap.to_json() if self.swap is not None else None
         if not self.planning_time_budget:  # plans read from before the budget existed
             del d["planning_time_budget"]
@@ -441,6 +463,7 @@ class Plan:
             state_bytes=int(d.get("state_bytes", 0)),
             views=tuple(d.get("views", ())),
             arenas={str(k): int(v) for k, v in d.get("arenas", {}).items()},
+            feature_maps=tuple(FeatureMapEntry(**e) for e in d.get("feature_maps", ())),
         )
 
 
