@@ -10,29 +10,23 @@ NNRT_ERR_AUTH, never a wrong result."""
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from nnopt.boards import load_board
-from nnopt.codegen.c_model import generate
-from nnopt.firmware.toolchain import BuildSpec, Target, build, run
+from nnopt.firmware.toolchain import Target
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.memory_budget import check_budget
-from nnopt.paths import nnrt_dir
 from nnopt.plan import Plan
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
-from nnopt.runner import _parse_trace, runtime_sources
-from nnopt.swap.mbedtls_build import MbedtlsSources, mbedtls_library
+from nnopt.swap.mbedtls_build import MbedtlsSources
 from nnopt.testing.big_models import Layer, conv_chain
+from nnopt.testing.fm_model import build_fm_model, run_fm_model
 from nnopt.testing.harness import random_inputs, run_tflm
 from support.cases import compare_trace
 
 NUCLEO = load_board("nucleo_f767zi")
-SHIM = Path(__file__).parent / "swap" / "fm_model_main.c"
 LAYERS = [Layer(48), Layer(48), Layer(48), Layer(48, skip_from=1), Layer(48, skip_from=0),
           Layer(48, skip_from=-1), Layer(16, stride=2)]
 
@@ -67,69 +61,30 @@ def test_plan_evicts_within_sram() -> None:
     assert not off.feature_maps
 
 
-@dataclass(frozen=True)
-class Built:
-    exe: Path
-    pm: PlannedModel
-
-
-def _build(mbed: MbedtlsSources, tmp: Path, target: Target, board: str | None) -> Built:
+def _check(mbed: MbedtlsSources, tmp: Path, target: Target, board_name: str | None) -> None:
+    board = load_board(board_name) if board_name else None
     pm = _planned()
-    gen = generate(pm, tmp / "gen")
-    b = load_board(board) if board else None
-    defs = {"NNRT_HARNESS_MODEL": gen.symbol, "main": "nnrt_runner_main", "NNRT_TRACE": "1"}
-    runner_lib = build(BuildSpec(target=target, kind="library", board=b,
-                                 sources=(nnrt_dir() / "harness" / "runner_main.c",),
-                                 defines=defs))
-    runtime_lib = build(BuildSpec(target=target, kind="library", board=b,
-                                  sources=tuple(runtime_sources()),
-                                  include_dirs=mbed.include_dirs, defines=dict(mbed.defines)))
-    exe = build(BuildSpec(
-        target=target, board=b, sources=(gen.c_file, SHIM),
-        include_dirs=(gen.c_file.parent, *mbed.include_dirs),
-        defines={**mbed.defines, "NNRT_FM_ATTACH": "fm_model_fm_attach", "NNRT_TRACE": "1"},
-        libraries=(runner_lib, runtime_lib, mbedtls_library(target, board=b))))
-    return Built(exe, pm)
-
-
-def _run(bt: Built, target: Target, tmp: Path, board: str | None, extra: list[str],
-         inputs: list[np.ndarray]) -> tuple[int, str, bytes, dict[int, bytes]]:
-    for p in tmp.glob("run_*"):
-        p.unlink()
-    args = ["-f", str(tmp / "run_tiles.bin"), *extra]
-    k = int(extra[extra.index("-n") + 1]) if "-n" in extra else 1
-    for i, x in enumerate(inputs):  # -n K: K records per input file
-        (tmp / f"run_in{i}.bin").write_bytes(np.ascontiguousarray(x).tobytes() * k)
-        args += ["-i", str(tmp / f"run_in{i}.bin")]
-    args += ["-o", str(tmp / "run_out.bin"), "-t", str(tmp / "run_trace.bin")]
-    res = run(bt.exe, target, args, board=load_board(board) if board else None, timeout_s=900)
-    out = (tmp / "run_out.bin").read_bytes() if (tmp / "run_out.bin").is_file() else b""
-    tr = (tmp / "run_trace.bin").read_bytes() if (tmp / "run_trace.bin").is_file() else b""
-    return res.exit_code, res.stdout + res.stderr, out, _parse_trace(tr) if tr else {}
-
-
-def _check(mbed: MbedtlsSources, tmp: Path, target: Target, board: str | None) -> None:
-    bt = _build(mbed, tmp, target, board)
+    exe = build_fm_model(pm, tmp / "gen", target, board)
     data = _model()
     ins = random_inputs(data, 7)
     ref, ref_all = run_tflm(data, ins)
-    code, text, out, trace = _run(bt, target, tmp, board, [], ins)
-    assert code == 0, text
-    assert out == ref[0].tobytes()
-    compare_trace(bt.pm, trace, ref, ref_all)
-    n = len(bt.pm.plan.feature_maps)
-    m = re.search(r"fm: writes=(\d+) reads=(\d+)", text)
-    assert m is not None and (int(m[1]), int(m[2])) == (n, n), text
+    r = run_fm_model(exe, target, board, tmp, ins)
+    assert r.exit_code == 0, r.text
+    assert r.output == ref[0].tobytes()
+    compare_trace(pm, r.trace, ref, ref_all)
+    n = len(pm.plan.feature_maps)
+    assert (r.writes, r.reads) == (n, n), r.text
     # two inferences: every tile written and read once per inference
-    code, text, out, _ = _run(bt, target, tmp, board, ["-n", "2"], ins)
-    assert code == 0 and out[-len(ref[0].tobytes()):] == ref[0].tobytes(), text
-    m = re.search(r"fm: writes=(\d+) reads=(\d+)", text)
-    assert m is not None and (int(m[1]), int(m[2])) == (2 * n, 2 * n), text
+    r = run_fm_model(exe, target, board, tmp, ins, ["-n", "2"])
+    assert r.exit_code == 0 and r.output[-len(ref[0].tobytes()):] == ref[0].tobytes(), r.text
+    assert (r.writes, r.reads) == (2 * n, 2 * n), r.text
     # a flipped bit in the first tile written; a stale tile (inference 1's first tile
     # written again in place of inference 2's): NNRT_ERR_AUTH (-4), exit 5, no output
     for extra in (["-x", "0"], ["-n", "2", "-R", str(n), "0"]):
-        code, text, out, _ = _run(bt, target, tmp, board, extra, ins)
-        assert code == 5 and "status -4" in text, (extra, text)
+        r = run_fm_model(exe, target, board, tmp, ins, extra)
+        assert r.exit_code == 5 and "status -4" in r.text, (extra, r.text)
+        if "-n" not in extra:  # the failing inference wrote no output
+            assert r.output == b""
 
 
 def test_host_bit_exact_and_tampering_refused(mbed: MbedtlsSources, tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 /*
- * Entry point for a model whose feature maps go out of core (tests/test_swap_fm_model.py):
+ * Entry point for a model whose feature maps go out of core (nnopt.testing.fm_model:
+ * tests/test_swap_fm_model.py, benchmarks/bench_out_of_core.py):
  * takes `-f FILE` (the tile file: a host file, the semihosting file under QEMU) and the
  * attacks off the command line, attaches the model's tile store over a file device,
  * then runs the generic harness (modules/nnrt/harness/runner_main.c built as a library
@@ -20,7 +21,27 @@
 #include "nnrt/fmstore.h"
 #include "nnrt/port.h"
 
-#include "../c/test_text.h"
+/* Append the decimal digits of v at *p (advanced past them). */
+static void put_u32(char **p, uint32_t v)
+{
+    char digits[11];
+    int n = 0;
+
+    do {
+        digits[n++] = (char)('0' + (int)(v % 10u));
+        v /= 10u;
+    } while (v != 0u);
+    while (n > 0) {
+        *(*p)++ = digits[--n];
+    }
+}
+
+static void put_text(char **p, const char *s)
+{
+    while (*s != '\0') {
+        *(*p)++ = *s++;
+    }
+}
 
 #ifndef NNRT_FM_ATTACH
 #error "define NNRT_FM_ATTACH to the model's <name>_fm_attach"
@@ -116,10 +137,10 @@ int main(int argc, char **argv)
         return 10 + (int)(-(int)st);
     }
     rc = nnrt_runner_main(n, rest);
-    put_str(&p, "fm: writes=");
-    put_u64(&p, g_writes);
-    put_str(&p, " reads=");
-    put_u64(&p, g_reads);
+    put_text(&p, "fm: writes=");
+    put_u32(&p, g_writes);
+    put_text(&p, " reads=");
+    put_u32(&p, g_reads);
     *p = '\0';
     nnrt_port_log(line);
     return rc;
