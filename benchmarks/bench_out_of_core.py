@@ -43,6 +43,7 @@ from nnopt.runner import run_planned  # noqa: E402
 from nnopt.swap.fmap import plan_feature_maps  # noqa: E402
 from nnopt.swap.pipeline import plan_swap_for  # noqa: E402
 from nnopt.testing.big_models import Layer, conv_chain  # noqa: E402
+from nnopt.testing.fm_model import build_fm_model, run_fm_model  # noqa: E402
 from nnopt.testing.harness import random_inputs, run_tflm  # noqa: E402
 
 NUCLEO = load_board("nucleo_f767zi")
@@ -133,6 +134,52 @@ def measured(qemu: bool) -> None:
     print()
 
 
+def fm_models() -> dict[str, bytes]:
+    five = [Layer(48), Layer(48), Layer(48), Layer(48, skip_from=1), Layer(48, skip_from=0),
+            Layer(48, skip_from=-1), Layer(16, stride=2)]
+    return {"skip5_int8": conv_chain((1, 48, 48, 48), five, seed=4, name="skip5_int8"),
+            "skip5_f32": conv_chain((1, 36, 36, 24), [
+                Layer(24), Layer(24), Layer(24), Layer(24, skip_from=1), Layer(24, skip_from=0),
+                Layer(24, skip_from=-1), Layer(8, stride=2)],
+                dtype="float32", seed=4, name="skip5_f32")}
+
+
+def measured_fm(qemu: bool) -> None:
+    print("## Feature maps out of core (measured, QEMU mps2-an500, Cortex-M7, tiles "
+          "through the semihosting file)\n")
+    print("| model | peak live B | SRAM arena | tiles/inf | written B/inf | read B/inf | "
+          "instr. out of core | instr. one 1 MB SRAM arena | measured ratio | "
+          "predicted AEAD ratio | predicted slowdown (SD over SPI) | bit-exact |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, data in fm_models().items():
+        g = load_model_bytes(data, name=name)
+        pm = plan_model(g, PlanOptions(board=NUCLEO, feature_maps="auto"), source_bytes=data)
+        one = plan(data, name, ONE_ARENA)
+        fms = pm.plan.feature_maps
+        nbytes = sum(e.bytes + 16 for e in fms)
+        fm = plan_feature_maps(pm.graph, one.plan, NUCLEO,
+                               ram_bytes=NUCLEO.sram_bytes - pm.plan.state_bytes)
+        row = [name, f"{pm.plan.peak_live_bytes:,}", f"{pm.plan.arena_bytes:,}",
+               str(len(fms)), f"{nbytes:,}", f"{nbytes:,}"]
+        if qemu and shutil.which("qemu-system-arm") and fms:
+            ins = random_inputs(data, 5)
+            ref, _ = run_tflm(data, ins)
+            with tempfile.TemporaryDirectory() as tmp:
+                t = Path(tmp)
+                exe = build_fm_model(pm, t / "gen", "qemu-m7", NUCLEO)
+                r = run_fm_model(exe, "qemu-m7", NUCLEO, t, ins)
+                b = run_planned(one, [x.tobytes() for x in ins], target="qemu-m7",
+                                board=ONE_ARENA, workdir=t / "b")
+            ia, ib = r.instructions or 0, b.instructions or 0
+            aead = (fm.compute_s + fm.aead_s) / fm.compute_s if fm.compute_s else 1.0
+            row += [f"{ia:,}", f"{ib:,}", f"{ia / ib:.3f}" if ib else "-", f"{aead:.3f}",
+                    f"{fm.slowdown:.2f}", str(r.output == ref[0].tobytes())]
+        else:
+            row += ["-"] * 6
+        print("| " + " | ".join(row) + " |")
+    print()
+
+
 def predicted(realworld: bool) -> None:
     print("## Feature maps out of core (predicted by nnopt.swap.fmap, device: "
           f"{NUCLEO.feature_map_storage})\n")
@@ -183,6 +230,7 @@ def main() -> None:
                     help="also the MediaPipe models of ../shared/models/realworld")
     args = ap.parse_args()
     measured(not args.no_qemu)
+    measured_fm(not args.no_qemu)
     predicted(args.realworld)
     mobilenet_swap()
 
