@@ -35,6 +35,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests"))  # support.big_models: the tests' model builder
 
 from nnopt.boards import load_board  # noqa: E402
 from nnopt.frontend.tflite import load_model_bytes  # noqa: E402
@@ -42,9 +43,9 @@ from nnopt.planner import PlannedModel, PlanOptions, plan_model  # noqa: E402
 from nnopt.runner import run_planned  # noqa: E402
 from nnopt.swap.fmap import plan_feature_maps  # noqa: E402
 from nnopt.swap.pipeline import plan_swap_for  # noqa: E402
-from nnopt.testing.big_models import Layer, conv_chain  # noqa: E402
 from nnopt.testing.fm_model import build_fm_model, run_fm_model  # noqa: E402
 from nnopt.testing.harness import random_inputs, run_tflm  # noqa: E402
+from support.big_models import Layer, conv_chain  # noqa: E402
 
 NUCLEO = load_board("nucleo_f767zi")
 # The same part with one 1 MB SRAM arena (the "everything in emulated RAM" run: same

@@ -169,6 +169,10 @@ class ModelEmitter:
             raise ValueError(f"unknown allocator {allocator!r}")
         self.dyn: DynamicPlan | None = (
             facts.dynamic_for(allocator) if allocator != "static" else None)
+        if self.plan.feature_maps and allocator != "static":
+            raise PlanError(f"the plan of {self.plan.model} moves feature maps out of core "
+                            f"at fixed arena offsets; the {allocator} allocator moves them",
+                            hint="use --allocator static")
         if self.plan.arenas and allocator != "static":
             raise PlanError(f"the plan of {self.plan.model} spreads activations over "
                             f"{len(self.plan.arenas) + 1} RAM regions; the {allocator} "

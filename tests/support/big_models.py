@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir import ConvOptions
-from ..tflite_builder import ModelBuilder
+from nnopt.ir import ConvOptions
+from nnopt.tflite_builder import ModelBuilder
 
 
 @dataclass(frozen=True)
