@@ -32,7 +32,7 @@ def _exe(mbed: MbedtlsSources, target: Target, board: str | None = None,
     src = nnrt_dir() / "src" / "swap"
     spec = BuildSpec(target=target,
                      sources=(HARNESS, src / "fmstore.c", src / "tiledev_file.c",
-                              src / "swap_psa.c"),
+                              src / "tiledev_nor.c", src / "swap_psa.c"),
                      include_dirs=mbed.include_dirs, defines=library_defines(mbed, target),
                      sanitize=sanitize, board=b,
                      libraries=(mbedtls_library(target, board=b, sanitize=sanitize),))
@@ -59,6 +59,24 @@ def _check_all(exe: Path, target: Target, tmp: Path, board: str | None = None) -
         assert status == int(Status.ERR_AUTH), mode
         assert code == EXIT[Status.ERR_AUTH], mode
         assert tile == bad_tile, mode
+
+
+def test_host_nor_erases_before_write_and_wears_evenly(mbed: MbedtlsSources,
+                                                       tmp_path: Path) -> None:
+    """40 inferences of 4 tiles (3,064 sealed bytes each) round a 64 KB simulated NOR
+    (4 KB blocks, programming clears bits only) almost twice: every tile authenticates
+    (so every block was erased before its rewrite), and the blocks' erase counts differ
+    by at most one."""
+    exe = _exe(mbed, "host", sanitize=True)
+    res = run(exe, "host", [str(tmp_path / "unused.bin"), "nor"], timeout_s=300)
+    m = _LINE.search(res.stdout)
+    assert m is not None and res.exit_code == 0 and int(m[1]) == int(Status.OK), res.stdout
+    nor = re.search(r"nor: erases=(\d+) min=(\d+) max=(\d+)", res.stdout)
+    assert nor is not None, res.stdout
+    total, lo, hi = (int(x) for x in nor.groups())
+    written = 40 * 4 * TILE_SEALED
+    assert written // 4096 <= total <= written // 4096 + 16  # one erase per block entered
+    assert 1 <= lo and hi - lo <= 1
 
 
 def test_host_tiles_round_trip_and_attacks_refused(mbed: MbedtlsSources, tmp_path: Path) -> None:

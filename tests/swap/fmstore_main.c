@@ -10,7 +10,11 @@
  * flip:     one bit of tile 2 flipped in the file: get(2) must fail;
  * stale:    tile 2 not rewritten in inference 2 (its inference-1 copy is still there);
  * replay:   inference 2's tile 2 replaced by inference 1's sealed bytes;
- * wrongkey: tiles read back by a store holding another key.
+ * wrongkey: tiles read back by a store holding another key;
+ * nor:      40 inferences on a simulated NOR (64 KB, 4 KB erase blocks, programming
+ *           clears bits only: a missing erase corrupts the tile) through the NOR tile
+ *           device: every tile reads back, and prints "nor: erases=<n> min=<a> max=<b>"
+ *           (erases per block: even wear means max - min <= 1).
  * Prints "fm: status=<S> tile=<T> written=<W> read=<R>" (S the first failing status,
  * T its tile or -1) and exits 0 when every tile verified, 3 when a tile read back wrong
  * (never: that would be a wrong result), 10 + (-S) on a store error, 2 on bad usage.
@@ -39,6 +43,38 @@ static const uint8_t KEY_A[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
                                   17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
 static const uint8_t KEY_B[32] = {2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
                                   17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
+
+#define NOR_BLOCK 4096u
+static uint8_t g_nor[RING];
+static uint32_t g_nor_erases[RING / NOR_BLOCK];
+
+static nnrt_status_t nor_erase(void *ctx, uint32_t offset, uint32_t len)
+{
+    (void)ctx;
+    if (offset % NOR_BLOCK != 0u || len != NOR_BLOCK) {
+        return NNRT_ERR_ARG;
+    }
+    memset(g_nor + offset, 0xFF, len);
+    g_nor_erases[offset / NOR_BLOCK]++;
+    return NNRT_OK;
+}
+
+static nnrt_status_t nor_program(void *ctx, uint32_t offset, const void *src, size_t len)
+{
+    const uint8_t *b = (const uint8_t *)src;
+    (void)ctx;
+    for (size_t i = 0; i < len; i++) {
+        g_nor[offset + i] &= b[i]; /* NOR: programming can only clear bits */
+    }
+    return NNRT_OK;
+}
+
+static nnrt_status_t nor_read(void *ctx, uint32_t offset, void *dst, size_t len)
+{
+    (void)ctx;
+    memcpy(dst, g_nor + offset, len);
+    return NNRT_OK;
+}
 
 static void fill(uint32_t inference)
 {
@@ -132,7 +168,19 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *mode = argv[2];
-    if (nnrt_tiledev_file_init(&dev, &file, argv[1], RING) != NNRT_OK) {
+    static nnrt_tiledev_nor_t nor;
+    int is_nor = strcmp(mode, "nor") == 0;
+    if (is_nor) {
+        memset(g_nor, 0x00, sizeof(g_nor)); /* programmed, not erased: erases are needed */
+        nor.erase = nor_erase;
+        nor.program = nor_program;
+        nor.read = nor_read;
+        nor.size = RING;
+        nor.erase_block = NOR_BLOCK;
+        if (nnrt_tiledev_nor_init(&dev, &nor) != NNRT_OK) {
+            return 2;
+        }
+    } else if (nnrt_tiledev_file_init(&dev, &file, argv[1], RING) != NNRT_OK) {
         return 2;
     }
     memset(&cfg, 0, sizeof(cfg));
@@ -177,8 +225,8 @@ int main(int argc, char **argv)
     if (st != NNRT_OK || strcmp(mode, "flip") == 0) {
         return finish(st, bad, &s);
     }
-    /* inferences 2 and 3 */
-    for (uint32_t inf = 2; inf <= 3; inf++) {
+    /* inferences 2 and 3 (the NOR: 2 to 40) */
+    for (uint32_t inf = 2; inf <= (is_nor ? 40u : 3u); inf++) {
         int stale = strcmp(mode, "stale") == 0;
         int replay = strcmp(mode, "replay") == 0;
         if (replay
@@ -199,6 +247,24 @@ int main(int argc, char **argv)
         if (st != NNRT_OK) {
             return finish(st, bad, &s);
         }
+    }
+    if (is_nor) {
+        uint32_t lo = UINT32_MAX, hi = 0u, total = 0u;
+        char line[96];
+        char *q = line;
+        for (uint32_t b = 0; b < RING / NOR_BLOCK; b++) {
+            lo = g_nor_erases[b] < lo ? g_nor_erases[b] : lo;
+            hi = g_nor_erases[b] > hi ? g_nor_erases[b] : hi;
+            total += g_nor_erases[b];
+        }
+        put_str(&q, "nor: erases=");
+        put_u64(&q, total);
+        put_str(&q, " min=");
+        put_u64(&q, lo);
+        put_str(&q, " max=");
+        put_u64(&q, hi);
+        *q = '\0';
+        nnrt_port_log(line);
     }
     int rc = finish(NNRT_OK, -1, &s);
     nnrt_fmstore_close(&s);

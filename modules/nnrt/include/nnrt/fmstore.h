@@ -96,6 +96,24 @@ typedef struct {
 nnrt_status_t nnrt_tiledev_file_init(nnrt_tiledev_t *dev, nnrt_tiledev_file_t *f,
                                      const char *path, uint32_t size);
 
+/** A NOR-like medium (erase blocks, programming clears bits only): the calls a port
+ *  provides (Zephyr: flash_area_erase / flash_area_write / flash_area_read,
+ *  include/zephyr/storage/flash_map.h). */
+typedef struct {
+    nnrt_status_t (*erase)(void *ctx, uint32_t offset, uint32_t len);
+    nnrt_status_t (*program)(void *ctx, uint32_t offset, const void *src, size_t len);
+    nnrt_status_t (*read)(void *ctx, uint32_t offset, void *dst, size_t len);
+    void *ctx;
+    uint32_t size;        /**< bytes of the partition */
+    uint32_t erase_block; /**< bytes erased at once (a power of two) */
+    uint32_t erases;      /**< erase operations so far */
+} nnrt_tiledev_nor_t;
+
+/** A tile device over a NOR medium (src/swap/tiledev_nor.c): erase before write, each
+ *  erase block erased when the store's ring enters it (so once per pass of the ring:
+ *  even wear). */
+nnrt_status_t nnrt_tiledev_nor_init(nnrt_tiledev_t *dev, nnrt_tiledev_nor_t *nor);
+
 /** Import the key and set up the store; NNRT_ERR_ARG for bad arguments. */
 nnrt_status_t nnrt_fmstore_open(nnrt_fmstore_t *s, const nnrt_fmstore_config_t *cfg);
 /** Start an inference: the next counter value (tiles of earlier ones become stale). */
