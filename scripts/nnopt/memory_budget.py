@@ -43,6 +43,12 @@ def check_budget(plan: Plan, board: Board | None = None) -> None:
             f"{budget:,} bytes: over by {plan.sram_bytes - budget:,} bytes "
             f"(largest single op: {plan.lower_bound_bytes:,} bytes)" + _tiling_note(plan))
         hints.append("a board with more SRAM or a smaller input resolution")
+    for region, size in sorted(plan.arenas.items()):
+        cap = board.regions[region].size if board is not None and region in board.regions else 0
+        if board is not None and size > cap:
+            problems.append(f"the activation arena in {region} needs {size:,} bytes but "
+                            f"board {board.name}'s {region} has {cap:,} bytes")
+            hints.append("fewer activation regions (a board without activation_regions)")
     swap = plan.swap
     if board is not None and swap is not None and swap.enabled:
         _check_swap_budget(swap, board, problems, hints)

@@ -23,6 +23,9 @@ class BufferEntry:
     first: int  # position in `schedule`
     last: int
     alias_of: int | None = None  # root tensor when this tensor shares its bytes
+    # the RAM region whose arena holds it when the plan spreads activations over
+    # several regions (passes.region_place); "" = the arena region (omitted in JSON)
+    region: str = ""
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,7 @@ class ScratchEntry:
     offset: int
     size: int
     position: int  # position in `schedule`
+    region: str = ""  # as BufferEntry.region
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,23 @@ class StateEntry:
     # a resource variable's reset contents when not one byte throughout (CALL_ONCE's
     # init subgraph assigned it: nnopt.frontend.variables), as hex; "" otherwise
     init_data: str = ""
+
+
+@dataclass(frozen=True)
+class FeatureMapEntry:
+    """A feature map evicted to storage between two uses (passes.fm_evict): sealed and
+    written as tile ``tile`` after schedule position ``write_after`` from arena offset
+    ``src_offset``, read back and authenticated before ``read_before`` into
+    ``dst_offset`` (each with room for the 16-byte tag after ``bytes``)."""
+
+    tensor: int
+    tile: int
+    write_after: int
+    read_before: int
+    src_offset: int
+    dst_offset: int
+    bytes: int
+    device: str  # the board's storage device
 
 
 @dataclass(frozen=True)
@@ -343,6 +364,18 @@ class Plan:
     # as views of their input (no copy; passes.lifetimes.view_parents); omitted when
     # empty. The planner plans with and without them and keeps the smaller arena.
     views: tuple[int, ...] = ()
+    # Arenas in other RAM regions than the board's arena region (passes.region_place:
+    # the single arena did not fit): region name -> bytes; omitted when empty.
+    # ``arena_bytes`` stays the arena region's arena.
+    arenas: dict[str, int] = field(default_factory=dict)
+    # Feature maps out of core (passes.fm_evict): the tiles written to and read back
+    # from storage per inference; omitted when empty.
+    feature_maps: tuple[FeatureMapEntry, ...] = ()
+
+    @property
+    def activation_bytes(self) -> int:
+        """Every arena's bytes: the arena region's and the other regions'."""
+        return self.arena_bytes + sum(self.arenas.values())
 
     @property
     def sram_bytes(self) -> int:
@@ -371,6 +404,15 @@ class Plan:
         for b in d["buffers"]:
             if b["alias_of"] is None:
                 del b["alias_of"]
+            if not b["region"]:
+                del b["region"]
+        for sc in d["scratch"]:
+            if not sc["region"]:
+                del sc["region"]
+        if not self.arenas:
+            del d["arenas"]
+        if not self.feature_maps:
+            del d["feature_maps"]
         d["swap"] = self.swap.to_json() if self.swap is not None else None
         if not self.planning_time_budget:  # plans read from before the budget existed
             del d["planning_time_budget"]
@@ -417,6 +459,8 @@ class Plan:
             state=tuple(StateEntry(**e) for e in d.get("state", ())),
             state_bytes=int(d.get("state_bytes", 0)),
             views=tuple(d.get("views", ())),
+            arenas={str(k): int(v) for k, v in d.get("arenas", {}).items()},
+            feature_maps=tuple(FeatureMapEntry(**e) for e in d.get("feature_maps", ())),
         )
 
 

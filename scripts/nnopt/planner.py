@@ -27,6 +27,7 @@ from .passes.below_bound import (
 )
 from .passes.dynamic import dynamic_plan
 from .passes.facts import plan_facts
+from .passes.fm_evict import Eviction, evict
 from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace_elementwise import plan_inplace
 from .passes.inplace_ops import fold_pads, variant_query
@@ -40,9 +41,23 @@ from .passes.lifetimes import (
     view_parents,
 )
 from .passes.plan_budget import DEFAULT_PLAN_BUDGET_S, PlanBudget, Progress
+from .passes.region_place import (
+    REGION_RESERVE_BYTES,
+    RegionCapacity,
+    RegionPlan,
+    place_regions,
+)
 from .passes.schedule import WALL_GUARD, peak_of, schedule
 from .passes.state import plan_state
-from .plan import BufferEntry, FusionEntry, Plan, ScratchEntry, StepEntry, WeightEntry
+from .plan import (
+    BufferEntry,
+    FeatureMapEntry,
+    FusionEntry,
+    Plan,
+    ScratchEntry,
+    StepEntry,
+    WeightEntry,
+)
 from .planfacts import ALLOCATORS, PlanFacts
 
 ORDERS = ("file", "optimal")
@@ -77,6 +92,10 @@ class PlanOptions:
     # never worse than the classic one. The wall clock only guards.
     plan_budget_s: float | None = DEFAULT_PLAN_BUDGET_S
     progress: Progress | None = field(default=None, compare=False)  # (stage, done, total)
+    # Feature maps out of core (issue 39): "auto" evicts whole feature maps to the
+    # board's feature_map_storage when the activations fit no RAM region arrangement
+    # (passes.fm_evict); "off" never.
+    feature_maps: str = "off"
 
     @property
     def budget_bytes(self) -> int | None:
@@ -148,13 +167,44 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
             planned = replace(classic, plan=replace(classic.plan, planning_time_budget=info))
     # the whole planning time: every plan made (with copies of split outputs, the
     # classic fallback), not only the one kept
+    caps = _region_capacities(opts, planned.plan.state_bytes)
+    if caps and planned.plan.sram_bytes > (opts.budget_bytes or 0):
+        # The single arena does not fit the arena region: spread the classic plan's
+        # buffers over the board's activation regions (passes.region_place). Models
+        # that fit never get here: their plans stay as they were.
+        multi = _plan(graph, replace(opts, inplace_ops="off", tiling="off", progress=None),
+                      source_bytes, budget.fresh(), views=views, regions=caps)
+        if multi.plan.arenas:
+            planned = multi
+    board = opts.board
+    if (opts.feature_maps == "auto" and board is not None and board.feature_map_storage
+            and opts.budget_bytes is not None
+            and planned.plan.sram_bytes > opts.budget_bytes):
+        evicted = _plan(graph, replace(opts, inplace_ops="off", tiling="off", progress=None),
+                        source_bytes, budget.fresh(), views=views,
+                        evict_cap=opts.budget_bytes - planned.plan.state_bytes)
+        if evicted.plan.feature_maps:
+            planned = evicted
     seconds = round(time.perf_counter() - t0, 3)
     plan = replace(planned.plan, planning_seconds=seconds)
     return replace(planned, plan=plan, recorded=plan_facts(planned.graph, plan))
 
 
+def _region_capacities(opts: PlanOptions, state_bytes: int) -> list[RegionCapacity]:
+    """The board's activation regions with the bytes their arenas may take (none: the
+    board declares one region, or an explicit --sram budget replaces the board's)."""
+    board = opts.board
+    if board is None or opts.sram is not None or len(board.activation_region_list) < 2:
+        return []
+    return [RegionCapacity(r.name, r.size - state_bytes if r.name == board.arena_region
+                           else r.size - REGION_RESERVE_BYTES, r.bandwidth_bytes_per_s)
+            for r in board.activation_region_list]
+
+
 def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
-          budget: PlanBudget, views: bool = True) -> PlannedModel:
+          budget: PlanBudget, views: bool = True,
+          regions: Sequence[RegionCapacity] = (),
+          evict_cap: int | None = None) -> PlannedModel:
     if opts.order not in ORDERS:
         raise PlanError(f"unknown order {opts.order!r}", hint="use --order file or optimal")
     t0 = time.perf_counter()
@@ -228,6 +278,28 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
         if scratch:
             g, scratch, buffers, arena = _memory_first(g, order, roots, scratch, buffers,
                                                        arena, opts, budget)
+    placed: RegionPlan | None = None
+    if regions and opts.board is not None and below is None:
+        home = opts.board.arena_region
+        placed = place_regions(buffers, regions, home, graph=g, align=opts.align,
+                               strategies=opts.arena_strategies)
+        if placed is not None:
+            arena = placed.arenas.get(home) or ArenaPlan("empty", {}, 0, {})
+    region_of = {k: r for k, r in placed.region_of.items() if r != placed.home} if placed else {}
+    evictions: list[Eviction] = []
+    if evict_cap is not None and opts.board is not None and below is None:
+        found = _evictions(g, order, buffers, evict_cap, opts)
+        if found is not None:
+            evicted_arena, evictions = found
+            arena = evicted_arena
+
+    def offset_of(key: str) -> int:
+        if key in region_of:
+            assert placed is not None
+            return placed.arenas[region_of[key]].offsets[key]
+        if key not in arena.offsets and f"{key}@0" in arena.offsets:
+            return arena.offsets[f"{key}@0"]  # an evicted feature map: its first segment
+        return arena.offsets[key]
 
     tensor_bufs = [b for b in buffers if b.tensor is not None]
     # live sum of whole tensors (before in-place depthwise and tiling replace some)
@@ -245,14 +317,16 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
     entries: list[BufferEntry] = []
     for b in tensor_bufs:
         assert b.tensor is not None
-        off = arena.offsets[b.key]
-        entries.append(BufferEntry(b.tensor, off, b.size, b.first, b.last))
+        off = offset_of(b.key)
+        reg = region_of.get(b.key, "")
+        entries.append(BufferEntry(b.tensor, off, b.size, b.first, b.last, region=reg))
         for a in b.aliases:  # a view, a concatenation input in its slice: at its offset
             entries.append(BufferEntry(a, off + offsets_in.get(a, 0), g.tensors[a].nbytes,
-                                       b.first, b.last, alias_of=b.tensor))
+                                       b.first, b.last, alias_of=b.tensor, region=reg))
     entries.sort(key=lambda e: e.tensor)
     scratch_entries = tuple(
-        ScratchEntry(b.scratch_of, arena.offsets[b.key], b.size, b.first)
+        ScratchEntry(b.scratch_of, offset_of(b.key), b.size, b.first,
+                     region_of.get(b.key, ""))
         for b in buffers if b.scratch_of is not None)
     used_consts = sorted({t for op in g.ops for t in op.inputs
                           if t >= 0 and g.tensors[t].is_constant})
@@ -294,8 +368,45 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
         state_bytes=state_bytes,
         **(plan_records(below, g, order) if below is not None else {}),
         views=_view_ops(g, entries) if views else (),
+        arenas={r: a.arena_bytes for r, a in placed.arenas.items() if r != placed.home}
+        if placed is not None else {},
+        feature_maps=tuple(FeatureMapEntry(
+            e.tensor, e.tile, e.write_after, e.read_before, arena.offsets[e.src_key],
+            arena.offsets[e.dst_key], e.bytes, opts.board.feature_map_storage if opts.board
+            else "") for e in evictions),
     )
     return PlannedModel(graph, g, plan)
+
+
+def _evictions(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
+               opts: PlanOptions) -> tuple[ArenaPlan, list[Eviction]] | None:
+    """Whole feature maps out of core (passes.fm_evict) within ``cap`` bytes: the arena
+    of the segment buffers and the evictions, or None."""
+    root_of: dict[int, int] = {}
+    for b in buffers:
+        if b.tensor is not None:
+            root_of[b.tensor] = b.tensor
+            for a in b.aliases:
+                root_of[a] = b.tensor
+    uses: dict[int, list[int]] = {}
+    for pos, k in enumerate(order):
+        op = g.ops[k]
+        for t in dict.fromkeys((*op.inputs, *op.outputs)):
+            if t in root_of and pos not in uses.get(root_of[t], []):
+                uses.setdefault(root_of[t], []).append(pos)
+    io = set(g.inputs) | set(g.outputs)
+    evictable = frozenset(b.tensor for b in buffers if b.tensor is not None and not b.aliases
+                          and b.tensor not in io)
+    found = evict(buffers, uses, cap, evictable, opts.align)
+    if found is None:
+        return None
+    seg_buffers, evictions = found
+    if not evictions:
+        return None
+    arena = plan_arena(seg_buffers, align=opts.align, strategies=opts.arena_strategies)
+    if arena.arena_bytes > cap:
+        return None
+    return arena, evictions
 
 
 def _copies_lower_bound(g: Graph) -> int:

@@ -37,6 +37,7 @@ from ..ir import Graph, Op, Tensor
 from ..lowering import EmitContext
 from ..lowering.call import Call, Pointers, prepare_of, render, render_params, render_prepare
 from ..ops import lowering_for
+from ..plan import FeatureMapEntry
 from ..planfacts import ALLOCATORS, DynamicPlan
 from ..planner import PlannedModel
 from .header_doc import io_macros, sources_comment, usage_block
@@ -125,6 +126,17 @@ class ModelEmitter:
         self.offsets = {b.tensor: b.offset for b in self.plan.buffers}
         self.state = {e.tensor: e.offset for e in self.plan.state}  # persistent region
         self.scratch = {s.op: s.offset for s in self.plan.scratch}
+        # several arenas (passes.region_place): the arena of each buffer in another RAM
+        # region than the board's arena region
+        self.region_of = {b.tensor: b.region for b in self.plan.buffers if b.region}
+        self.scratch_region = {s.op: s.region for s in self.plan.scratch if s.region}
+        # feature maps out of core (Plan.feature_maps): a tensor's offset depends on the
+        # schedule position being emitted (cur_pos): the segment it is resident in
+        self.pos_of = {idx: i for i, idx in enumerate(self.plan.schedule)}
+        self.cur_pos: int | None = None
+        self.fm_by_tensor: dict[int, list[FeatureMapEntry]] = {}
+        for e in sorted(self.plan.feature_maps, key=lambda e: e.tile):
+            self.fm_by_tensor.setdefault(e.tensor, []).append(e)
         self.const_decls: list[str] = []
         self.extra_decls: list[str] = []
         # the kernels' argument checks <name>_prepare() runs, and the parameter structs
@@ -153,6 +165,15 @@ class ModelEmitter:
             raise ValueError(f"unknown allocator {allocator!r}")
         self.dyn: DynamicPlan | None = (
             facts.dynamic_for(allocator) if allocator != "static" else None)
+        if self.plan.feature_maps and allocator != "static":
+            raise PlanError(f"the plan of {self.plan.model} moves feature maps out of core "
+                            f"at fixed arena offsets; the {allocator} allocator moves them",
+                            hint="use --allocator static")
+        if self.plan.arenas and allocator != "static":
+            raise PlanError(f"the plan of {self.plan.model} spreads activations over "
+                            f"{len(self.plan.arenas) + 1} RAM regions; the {allocator} "
+                            "allocator manages one arena",
+                            hint="use --allocator static for this board")
 
     # ----- context callbacks -----
     def ptr(self, t: int) -> str:
@@ -172,7 +193,80 @@ class ModelEmitter:
                 return (f"((void *)((uint8_t *)nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
                         f" + {delta}u))")
             return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
-        return f"((void *)({self.name}_arena + {self.offsets[t]}u))"
+        off = self.offsets[t]
+        if t in self.fm_by_tensor and self.cur_pos is not None:
+            for e in self.fm_by_tensor[t]:
+                if e.read_before <= self.cur_pos:
+                    off = e.dst_offset  # read back into its later segment
+        return f"((void *)({self.arena_name(self.region_of.get(t, ''))} + {off}u))"
+
+    def fm_calls(self, pos: int, when: str) -> list[str]:
+        """The tile store's calls around the op at schedule position ``pos``: read back
+        (``before``) or seal and write (``after``) the evicted feature maps there."""
+        out = []
+        for e in sorted(self.plan.feature_maps, key=lambda e: e.tile):
+            if when == "before" and e.read_before == pos:
+                call = (f"nnrt_fmstore_get(&{self.name}_fm, {e.tile}u, "
+                        f"{self.name}_arena + {e.dst_offset}u, {e.bytes}u)")
+            elif when == "after" and e.write_after == pos:
+                call = (f"nnrt_fmstore_put(&{self.name}_fm, {e.tile}u, "
+                        f"{self.name}_arena + {e.src_offset}u, {e.bytes}u)")
+            else:
+                continue
+            out += [f"    /* tensor {e.tensor}: tile {e.tile} ({e.bytes} B) "
+                    f"{'read back from' if when == 'before' else 'sealed and written to'} "
+                    f"{e.device} */", f"    s = {call};",
+                    "    if (s != NNRT_OK) {", "        return s;", "    }"]
+        return out
+
+    def fm_state(self) -> list[str]:
+        """The tile store and ``<name>_fm_attach()`` when feature maps go out of core."""
+        if not self.plan.feature_maps:
+            return []
+        n = max(e.tile for e in self.plan.feature_maps) + 1
+        name = self.name
+        return [
+            f"/* Feature maps out of core: {n} sealed tiles per inference "
+            "(nnrt/fmstore.h). */",
+            f"static nnrt_fmstore_t {name}_fm;",
+            f"static uint32_t {name}_fm_offsets[{n}];",
+            f"static uint32_t {name}_fm_lengths[{n}];", "",
+            f"nnrt_status_t {name}_fm_attach(nnrt_tiledev_t *dev, const uint8_t *key, "
+            "size_t key_len,",
+            "                                uint32_t algorithm, const uint8_t salt[4])",
+            "{",
+            "    nnrt_fmstore_config_t cfg;",
+            "",
+            "    memset(&cfg, 0, sizeof(cfg));",
+            "    cfg.dev = dev;",
+            "    cfg.key = key;",
+            "    cfg.key_len = key_len;",
+            "    cfg.algorithm = algorithm;",
+            "    memcpy(cfg.salt, salt, sizeof(cfg.salt));",
+            f"    cfg.offsets = {name}_fm_offsets;",
+            f"    cfg.lengths = {name}_fm_lengths;",
+            f"    cfg.n_tiles = {n}u;",
+            f"    return nnrt_fmstore_open(&{name}_fm, &cfg);",
+            "}", ""]
+
+    def arena_name(self, region: str) -> str:
+        """The C array of an arena: ``<name>_arena`` (the board's arena region) or
+        ``<name>_arena_<region>``."""
+        return f"{self.name}_arena_{region}" if region else f"{self.name}_arena"
+
+    def region_arenas(self) -> list[str]:
+        """One declaration per arena in another region: the DTCM one in ``NNRT_DTCM``
+        (nnrt/sections.h: the bare-metal ``.dtcm`` section; on Zephyr
+        ``__dtcm_bss_section``, include/zephyr/linker/section_tags.h)."""
+        out = []
+        for region, size in sorted(self.plan.arenas.items()):
+            if region != "dtcm":
+                raise PlanError(f"no section for an arena in RAM region {region!r}",
+                                hint="the generated code places extra arenas in dtcm only")
+            out.append(f"/* Activation arena in {region}: {size} bytes "
+                       "(passes.region_place). */")
+            out.append(f"NNRT_DTCM static uint8_t {self.arena_name(region)}[{max(size, 16)}];")
+        return out
 
     def weight_array(self, t: int) -> str | None:
         """The array of constant tensor t in the model source (None: not a constant
@@ -207,7 +301,8 @@ class ModelEmitter:
         if self.dyn is not None:
             h = self.dyn.blocks[self.dyn.scratch_handle[op_index]]
             return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
-        return f"((void *)({self.name}_arena + {self.scratch[op_index]}u))"
+        region = self.scratch_region.get(op_index, "")
+        return f"((void *)({self.arena_name(region)} + {self.scratch[op_index]}u))"
 
     def _weight(self, tensor: Tensor, laid_out: np.ndarray | None = None,
                 note: str = "") -> str:
@@ -259,6 +354,7 @@ class ModelEmitter:
         for op in g.ops:
             if op.index in self.aliased_ops or self.stages.call(op.index) is not None:
                 continue  # aliased (shares its input's bytes) or run by a tiled stage
+            self.cur_pos = self.pos_of.get(op.index)
             defined = lowering_for(op)  # its definition's (the checks of its kernels)
             low = self.views.lowering_for(op) or defined
             self.headers.update(low.headers)
@@ -278,6 +374,7 @@ class ModelEmitter:
                 self.checked_params += render_params(st)
             self.checks += checks
             body = render(run, ctx.pointers)
+            self.cur_pos = None
             out.append(f"/* op {op.index}: {op.opcode} */\n"
                        f"static nnrt_status_t op_{op.index}(void)\n{{\n"
                        + "\n".join("    " + line if line else "" for line in body)
@@ -311,8 +408,13 @@ class ModelEmitter:
         inner = self.ext.inner_invoke or f"{self.name}_invoke"
         lines = [f"static nnrt_status_t {inner}(void)", "{",
                  "    nnrt_status_t s = NNRT_OK;", *self.state_check()]
-        for idx in self.plan.schedule:
+        if self.plan.feature_maps:
+            lines += [f"    s = nnrt_fmstore_begin(&{self.name}_fm); /* NNRT_ERR_ARG: not "
+                      "attached */", "    if (s != NNRT_OK) {", "        return s;", "    }"]
+        for pos, idx in enumerate(self.plan.schedule):
             op = self.g.op_by_index[idx]
+            self.cur_pos = pos
+            lines += self.fm_calls(pos, "before")
             staged = self.stages.call(idx)
             if staged == "":
                 lines.append(f"    /* op {idx} ({op.opcode}): in a tiled stage */")
@@ -325,6 +427,8 @@ class ModelEmitter:
                 lines.append("        return s;")
                 lines.append("    }")
             lines += self.trace_outputs(op)
+            lines += self.fm_calls(pos, "after")
+        self.cur_pos = None
         lines += ["    return s;", "}"]  # s is read even when every op was aliased away
         if self.ext.invoke_wrapper is not None and self.ext.inner_invoke is not None:
             lines += ["", *self.ext.invoke_wrapper(self.ext.inner_invoke)]
@@ -488,6 +592,8 @@ class ModelEmitter:
         g, plan, name = self.g, self.plan, self.name
         if self.dyn is not None:
             self.headers.add("nnrt/alloc.h")
+        if plan.feature_maps:
+            self.headers.add("nnrt/fmstore.h")
         arena_bytes = self.dyn.arena_bytes if self.dyn is not None else plan.arena_bytes
         head = [
             f"/* Generated by nnopt {__version__} from model '{plan.model}'"
@@ -498,7 +604,7 @@ class ModelEmitter:
             "#include <stddef.h>",
             "#include <stdint.h>",
             *(["#include <math.h>"] if self.non_finite else []),
-            *(["#include <string.h>"] if plan.state else []),
+            *(["#include <string.h>"] if plan.state or plan.feature_maps else []),
             "",
             '#include "nnrt/sections.h"',
         ] + [f'#include "{h}"' for h in sorted(self.headers)] + [
@@ -509,8 +615,10 @@ class ModelEmitter:
             f"/* Activation arena: {arena_bytes} bytes for the dynamic allocator (aligned "
             f"live-sum peak; {self.dyn.bytes_moved} bytes moved per inference). */",
             f"NNRT_ARENA static uint8_t {name}_arena[{max(arena_bytes, 16)}];",
+            *self.region_arenas(),
             "",
             *self.state_region(),
+            *self.fm_state(),
         ] + ([*self.dyn_state(self.dyn), ""] if self.dyn is not None else [])
         tail = [
             self.prepare(), "",
@@ -563,6 +671,15 @@ class ModelEmitter:
                "ResetVariableTensors does. */",
                f"nnrt_status_t {self.name}_reset(void);"] if p.state else []),
             *(["", *self.ext.header_lines] if self.ext.header_lines else []), "", *dyn_decl,
+            *(["#include \"nnrt/fmstore.h\"", "",
+               "/** Open the tile store the model's evicted feature maps go to (before the "
+               "first", " *  invoke(); invoke() returns NNRT_ERR_ARG until then): a "
+               "device, an AEAD key", " *  (NNRT_SWAP_ALG_*), a salt unique per key and "
+               "power cycle. */",
+               f"nnrt_status_t {self.name}_fm_attach(nnrt_tiledev_t *dev, const uint8_t "
+               "*key, size_t key_len,",
+               "                                uint32_t algorithm, const uint8_t salt[4]);",
+               ""] if p.feature_maps else []),
             "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", "",
         ])
 

@@ -157,6 +157,15 @@ def summary(plan: Plan) -> list[str]:
                      + (f"fits ({share(plan.sram_bytes, plan.sram_budget_bytes)} used)" if ok
                         else f"OVER by {_kb(plan.sram_bytes - plan.sram_budget_bytes)} B "
                         f"({ratio:.1f} x the budget)"))
+    for region, size in sorted(plan.arenas.items()):  # several arenas (passes.region_place)
+        n = sum(1 for b in plan.buffers if b.region == region and b.alias_of is None)
+        lines.append(f"  arena in {region} (several RAM regions)      {_kb(size):>12} B  "
+                     f"{n} buffer(s)")
+    if plan.feature_maps:  # feature maps out of core (passes.fm_evict)
+        moved = sum(e.bytes + 16 for e in plan.feature_maps)
+        lines.append(f"  feature maps out of core: {len(plan.feature_maps)} sealed tile(s) to "
+                     f"{plan.feature_maps[0].device}, {_kb(moved)} B written and read back "
+                     "per inference")
     lines.append(f"  planned in {plan.planning_seconds:.2f} s" + budget_note(plan))
     return lines
 

@@ -199,7 +199,8 @@ def _staging_budget(board: Board | None, plan: Plan, opts: SwapOptions) -> tuple
     size = board.regions[region].size
     if region == board.arena_region:
         return region, size - plan.arena_bytes - SRAM_RESERVE_BYTES
-    return region, size - DTCM_RESERVE_BYTES
+    # an activation arena the planner put in this region (passes.region_place)
+    return region, size - DTCM_RESERVE_BYTES - plan.arenas.get(region, 0)
 
 
 def _chunk_channels(t: TensorPlacement, staging: int) -> int:

@@ -35,6 +35,20 @@ nnrt_status_t nnrt_swap_crypto_open(uint32_t key_id, uint32_t algorithm, const u
  */
 nnrt_status_t nnrt_swap_crypto_check_key(uint32_t algorithm, uint32_t key_id);
 
+/** Import a volatile AEAD key that may seal and open (usage ENCRYPT | DECRYPT): the
+ *  feature-map tile store's key (nnrt/fmstore.h). NNRT_ERR_ARG for a wrong length. */
+nnrt_status_t nnrt_swap_crypto_import_rw(uint32_t algorithm, const uint8_t *key,
+                                         size_t key_len, uint32_t *key_id);
+
+/**
+ * Seal `plain_len` bytes at `buf` in place: on NNRT_OK `buf[0, plain_len)` holds the
+ * ciphertext and `buf[plain_len, plain_len + tag)` the tag (the caller provides that
+ * room). On an error `buf` is zeroed.
+ */
+nnrt_status_t nnrt_swap_crypto_seal(uint32_t key_id, uint32_t algorithm, const uint8_t *nonce,
+                                    const uint8_t *aad, size_t aad_len, uint8_t *buf,
+                                    size_t plain_len);
+
 /** Destroy a key imported by nnrt_swap_crypto_import(). */
 void nnrt_swap_crypto_destroy(uint32_t key_id);
 

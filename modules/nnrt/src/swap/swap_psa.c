@@ -92,8 +92,8 @@ nnrt_status_t nnrt_swap_crypto_init(void)
     return psa_crypto_init() == PSA_SUCCESS ? NNRT_OK : NNRT_ERR_CRYPTO;
 }
 
-nnrt_status_t nnrt_swap_crypto_import(uint32_t algorithm, const uint8_t *key, size_t key_len,
-                                      uint32_t *key_id)
+static nnrt_status_t import_key(uint32_t algorithm, const uint8_t *key, size_t key_len,
+                                uint32_t *key_id, psa_key_usage_t usage)
 {
     psa_key_attributes_t attr = PSA_KEY_ATTRIBUTES_INIT;
     psa_key_type_t type;
@@ -110,7 +110,7 @@ nnrt_status_t nnrt_swap_crypto_import(uint32_t algorithm, const uint8_t *key, si
     }
     psa_set_key_type(&attr, type);
     psa_set_key_bits(&attr, (size_t)(8u * want));
-    psa_set_key_usage_flags(&attr, PSA_KEY_USAGE_DECRYPT);
+    psa_set_key_usage_flags(&attr, usage);
     psa_set_key_algorithm(&attr, alg);
     st = psa_import_key(&attr, key, key_len, &id);
     psa_reset_key_attributes(&attr);
@@ -118,6 +118,46 @@ nnrt_status_t nnrt_swap_crypto_import(uint32_t algorithm, const uint8_t *key, si
         return NNRT_ERR_CRYPTO;
     }
     *key_id = (uint32_t)id;
+    return NNRT_OK;
+}
+
+nnrt_status_t nnrt_swap_crypto_import(uint32_t algorithm, const uint8_t *key, size_t key_len,
+                                      uint32_t *key_id)
+{
+    return import_key(algorithm, key, key_len, key_id, PSA_KEY_USAGE_DECRYPT);
+}
+
+nnrt_status_t nnrt_swap_crypto_import_rw(uint32_t algorithm, const uint8_t *key,
+                                         size_t key_len, uint32_t *key_id)
+{
+    return import_key(algorithm, key, key_len, key_id,
+                      PSA_KEY_USAGE_ENCRYPT | PSA_KEY_USAGE_DECRYPT);
+}
+
+nnrt_status_t nnrt_swap_crypto_seal(uint32_t key_id, uint32_t algorithm, const uint8_t *nonce,
+                                    const uint8_t *aad, size_t aad_len, uint8_t *buf,
+                                    size_t plain_len)
+{
+    psa_key_type_t type;
+    psa_algorithm_t alg;
+    size_t want;
+    size_t out_len = 0;
+    psa_status_t st;
+
+    if (nonce == NULL || buf == NULL || plain_len == 0u
+        || !alg_params(algorithm, &type, &alg, &want)) {
+        return NNRT_ERR_ARG;
+    }
+    (void)type;
+    (void)want;
+    /* in place, as psa_aead_decrypt above: input and output the same buffer */
+    st = psa_aead_encrypt((psa_key_id_t)key_id, alg, nonce, NNRT_SWAP_NONCE_BYTES, aad,
+                          aad_len, buf, plain_len, buf, plain_len + NNRT_SWAP_TAG_BYTES,
+                          &out_len);
+    if (st != PSA_SUCCESS || out_len != plain_len + NNRT_SWAP_TAG_BYTES) {
+        memset(buf, 0, plain_len + NNRT_SWAP_TAG_BYTES);
+        return NNRT_ERR_CRYPTO;
+    }
     return NNRT_OK;
 }
 
@@ -223,6 +263,27 @@ nnrt_status_t nnrt_swap_crypto_check_key(uint32_t algorithm, uint32_t key_id)
 {
     (void)algorithm;
     (void)key_id;
+    return NNRT_ERR_UNSUPPORTED;
+}
+
+nnrt_status_t nnrt_swap_crypto_import_rw(uint32_t algorithm, const uint8_t *key,
+                                         size_t key_len, uint32_t *key_id)
+{
+    return nnrt_swap_crypto_import(algorithm, key, key_len, key_id);
+}
+
+nnrt_status_t nnrt_swap_crypto_seal(uint32_t key_id, uint32_t algorithm, const uint8_t *nonce,
+                                    const uint8_t *aad, size_t aad_len, uint8_t *buf,
+                                    size_t plain_len)
+{
+    (void)key_id;
+    (void)algorithm;
+    (void)nonce;
+    (void)aad;
+    (void)aad_len;
+    if (buf != NULL) {
+        memset(buf, 0, plain_len + NNRT_SWAP_TAG_BYTES);
+    }
     return NNRT_ERR_UNSUPPORTED;
 }
 

@@ -1,0 +1,240 @@
+"""Out of core on nucleo_f767zi (issue 39): activations over SRAM + DTCM, and the
+feature-map swap plan for models larger than its RAM.
+
+Two tables:
+
+1. **Measured, several arenas**: models whose activations exceed SRAM but fit SRAM +
+   DTCM, run as Cortex-M7 firmware under QEMU (mps2-an500) twice: planned for
+   nucleo_f767zi (two arenas, sram + dtcm) and for the same part with a 1 MB SRAM (one
+   arena: the "everything in emulated RAM" run, same CPU, FPU and kernels).
+   Instructions of one inference, bytes moved to or from storage (none), outputs
+   compared with the tflite-micro interpreter.
+2. **Predicted, feature maps out of core** (nnopt.swap.fmap; planned, not yet run: the
+   runtime write path is future work): per model, RAM and ROM as planned, bytes written
+   and read per inference on the board's feature-map device (the SD card), predicted
+   slowdown against all in RAM, wear and I/O energy. With ``--realworld`` also the
+   MediaPipe models of ../shared/models/realworld.
+
+Also prints MobileNetV2's weight-swap figures on nucleo_f767zi (they must stay what
+scripts/nnopt/swap/README.md records).
+
+    PYTHONPATH=scripts python benchmarks/bench_out_of_core.py [--no-qemu] [--realworld]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shutil
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests"))  # support.big_models: the tests' model builder
+
+from nnopt.boards import load_board  # noqa: E402
+from nnopt.frontend.tflite import load_model_bytes  # noqa: E402
+from nnopt.planner import PlannedModel, PlanOptions, plan_model  # noqa: E402
+from nnopt.runner import run_planned  # noqa: E402
+from nnopt.swap.fmap import plan_feature_maps  # noqa: E402
+from nnopt.swap.pipeline import plan_swap_for  # noqa: E402
+from nnopt.testing.fm_model import build_fm_model, run_fm_model  # noqa: E402
+from nnopt.testing.harness import random_inputs, run_tflm  # noqa: E402
+from support.big_models import Layer, conv_chain  # noqa: E402
+
+NUCLEO = load_board("nucleo_f767zi")
+# The same part with one 1 MB SRAM arena (the "everything in emulated RAM" run: same
+# CPU, FPU and kernels; sram 0x20000000..0x20100000 and dtcm above it on mps2-an500)
+ONE_ARENA = replace(NUCLEO, name="nucleo_f767zi_1mb_sram", activation_regions=(), regions={
+    **NUCLEO.regions, "sram": replace(NUCLEO.regions["sram"], size=1 << 20)})
+
+
+def two_region_models() -> dict[str, bytes]:
+    skips = [Layer(48), Layer(48), Layer(48, skip_from=0), Layer(48, skip_from=-1),
+             Layer(32, stride=2), Layer(16)]
+    return {
+        "skip48_int8": conv_chain((1, 48, 48, 48), skips, seed=1, name="skip48_int8"),
+        "skip24_f32": conv_chain((1, 48, 48, 12), [Layer(12), Layer(12), Layer(12, skip_from=0),
+                                                   Layer(12, skip_from=-1), Layer(8, stride=2)],
+                                 dtype="float32", seed=1, name="skip24_f32"),
+    }
+
+
+def vgg_layers(width: float) -> list[Layer]:
+    cfg = [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512]
+    out: list[Layer] = []
+    stride = 1
+    for c in cfg:
+        if c == "M":
+            stride = 2
+            continue
+        out.append(Layer(max(1, int(int(c) * width)), stride=stride))
+        stride = 1
+    return out
+
+
+def resnet_layers(width: float) -> list[Layer]:
+    out = [Layer(int(64 * width), kernel=7, stride=2)]
+    for stage, (c, n) in enumerate([(64, 3), (128, 4), (256, 6), (512, 3)]):
+        for i in range(n):
+            s = 2 if i == 0 and stage > 0 else 1
+            out.append(Layer(int(c * width), stride=s))
+            out.append(Layer(int(c * width), skip_from=len(out) - 1))
+    return out
+
+
+def big_models() -> dict[str, bytes]:
+    return {
+        "vgg_like_f32_64": conv_chain((1, 64, 64, 3), vgg_layers(0.5), dtype="float32", seed=3,
+                                      name="vgg_like_f32_64"),
+        "resnet_like_int8_96": conv_chain((1, 96, 96, 3), resnet_layers(0.5), seed=3,
+                                          name="resnet_like_int8_96"),
+        "vgg16_like_f32_224": conv_chain((1, 224, 224, 3), vgg_layers(1.0), dtype="float32",
+                                         seed=3, name="vgg16_like_f32_224"),
+        "resnet_like_int8_224": conv_chain((1, 224, 224, 3), resnet_layers(1.0), seed=3,
+                                           name="resnet_like_int8_224"),
+    }
+
+
+def plan(data: bytes, name: str, board=NUCLEO) -> PlannedModel:  # type: ignore[no-untyped-def]
+    g = load_model_bytes(data, name=name)
+    return plan_model(g, PlanOptions(board=board, order="file", schedule_time_budget_s=2.0),
+                      source_bytes=data)
+
+
+def measured(qemu: bool) -> None:
+    print("## Several arenas (measured, QEMU mps2-an500, Cortex-M7)\n")
+    print("| model | peak live B | sram arena | dtcm arena | bytes to/from storage | "
+          "instr. nucleo (2 arenas) | instr. one 1 MB SRAM arena | ratio | bit-exact |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, data in two_region_models().items():
+        pm = plan(data, name)
+        one = plan(data, name, ONE_ARENA)
+        row = [name, f"{pm.plan.peak_live_bytes:,}", f"{pm.plan.arena_bytes:,}",
+               f"{pm.plan.arenas.get('dtcm', 0):,}", "0"]
+        if qemu and shutil.which("qemu-system-arm"):
+            ins = random_inputs(data, 5)
+            ref, _ = run_tflm(data, ins)
+            with tempfile.TemporaryDirectory() as tmp:
+                a = run_planned(pm, [x.tobytes() for x in ins], target="qemu-m7", board=NUCLEO,
+                                workdir=Path(tmp) / "a")
+                b = run_planned(one, [x.tobytes() for x in ins], target="qemu-m7", board=ONE_ARENA,
+                                workdir=Path(tmp) / "b")
+            exact = all(np.frombuffer(o, dtype=r.dtype).tobytes() == r.tobytes()
+                        for o, r in zip(a.outputs, ref, strict=True))
+            ia, ib = a.instructions or 0, b.instructions or 0
+            row += [f"{ia:,}", f"{ib:,}", f"{ia / ib:.3f}" if ib else "-", str(exact)]
+        else:
+            row += ["-", "-", "-", "-"]
+        print("| " + " | ".join(row) + " |")
+    print()
+
+
+def fm_models() -> dict[str, bytes]:
+    five = [Layer(48), Layer(48), Layer(48), Layer(48, skip_from=1), Layer(48, skip_from=0),
+            Layer(48, skip_from=-1), Layer(16, stride=2)]
+    return {"skip5_int8": conv_chain((1, 48, 48, 48), five, seed=4, name="skip5_int8"),
+            "skip5_f32": conv_chain((1, 36, 36, 24), [
+                Layer(24), Layer(24), Layer(24), Layer(24, skip_from=1), Layer(24, skip_from=0),
+                Layer(24, skip_from=-1), Layer(8, stride=2)],
+                dtype="float32", seed=4, name="skip5_f32")}
+
+
+def measured_fm(qemu: bool) -> None:
+    print("## Feature maps out of core (measured, QEMU mps2-an500, Cortex-M7, tiles "
+          "through the semihosting file)\n")
+    print("| model | peak live B | SRAM arena | tiles/inf | written B/inf | read B/inf | "
+          "instr. out of core | instr. one 1 MB SRAM arena | measured ratio | "
+          "predicted AEAD ratio | predicted slowdown (SD over SPI) | bit-exact |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, data in fm_models().items():
+        g = load_model_bytes(data, name=name)
+        pm = plan_model(g, PlanOptions(board=NUCLEO, feature_maps="auto"), source_bytes=data)
+        one = plan(data, name, ONE_ARENA)
+        fms = pm.plan.feature_maps
+        nbytes = sum(e.bytes + 16 for e in fms)
+        fm = plan_feature_maps(pm.graph, one.plan, NUCLEO,
+                               ram_bytes=NUCLEO.sram_bytes - pm.plan.state_bytes)
+        row = [name, f"{pm.plan.peak_live_bytes:,}", f"{pm.plan.arena_bytes:,}",
+               str(len(fms)), f"{nbytes:,}", f"{nbytes:,}"]
+        if qemu and shutil.which("qemu-system-arm") and fms:
+            ins = random_inputs(data, 5)
+            ref, _ = run_tflm(data, ins)
+            with tempfile.TemporaryDirectory() as tmp:
+                t = Path(tmp)
+                exe = build_fm_model(pm, t / "gen", "qemu-m7", NUCLEO)
+                r = run_fm_model(exe, "qemu-m7", NUCLEO, t, ins)
+                b = run_planned(one, [x.tobytes() for x in ins], target="qemu-m7",
+                                board=ONE_ARENA, workdir=t / "b")
+            ia, ib = r.instructions or 0, b.instructions or 0
+            aead = (fm.compute_s + fm.aead_s) / fm.compute_s if fm.compute_s else 1.0
+            row += [f"{ia:,}", f"{ib:,}", f"{ia / ib:.3f}" if ib else "-", f"{aead:.3f}",
+                    f"{fm.slowdown:.2f}", str(r.output == ref[0].tobytes())]
+        else:
+            row += ["-"] * 6
+        print("| " + " | ".join(row) + " |")
+    print()
+
+
+def predicted(realworld: bool) -> None:
+    print("## Feature maps out of core (predicted by nnopt.swap.fmap, device: "
+          f"{NUCLEO.feature_map_storage})\n")
+    print("| model | weights B | peak live B | RAM B | written B/inf | read B/inf | banded ops | "
+          "compute ms | predicted ms | slowdown | erase cycles/block/inf | life @1/s | "
+          "I/O energy mJ/inf |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    models = dict(big_models())
+    if realworld:
+        rw = ROOT.parent / "shared" / "models" / "realworld"
+        for f in ("mp_selfie_segmentation.tflite", "mp_face_detection_short_range.tflite"):
+            if (rw / f).is_file():
+                models[Path(f).stem] = (rw / f).read_bytes()
+    mnv2 = ROOT / "models" / "mobilenet_v2_quantized_1x3x224x224.tflite"
+    if mnv2.is_file():
+        models["mobilenet_v2_int8_224"] = mnv2.read_bytes()
+    for name, data in models.items():
+        pm = plan(data, name)
+        fm = plan_feature_maps(pm.graph, pm.plan, NUCLEO)
+        life = "-" if math.isinf(fm.life_years) else f"{fm.life_years:,.2f} y"
+        print(f"| {name} | {pm.plan.weight_bytes:,} | {pm.plan.peak_live_bytes:,} | "
+              f"{fm.ram_bytes:,} | {fm.written_bytes:,} | {fm.read_bytes:,} | "
+              f"{len(fm.banded_ops)} | {fm.compute_s * 1e3:,.0f} | {fm.predicted_s * 1e3:,.0f} | "
+              f"{fm.slowdown:.2f} | {fm.erase_cycles_per_inference:.3g} | {life} | "
+              f"{fm.energy_mj_per_inference:,.1f} |")
+    print()
+
+
+def mobilenet_swap() -> None:
+    mnv2 = ROOT / "models" / "mobilenet_v2_quantized_1x3x224x224.tflite"
+    if not mnv2.is_file():
+        return
+    data = mnv2.read_bytes()
+    g = load_model_bytes(data, name="mobilenet_v2")
+    pm = plan_swap_for(plan_model(g, PlanOptions(board=NUCLEO), source_bytes=data), NUCLEO)
+    s = pm.plan.swap
+    assert s is not None
+    print("## MobileNetV2 weight swap on nucleo_f767zi (must match swap/README.md)\n")
+    print(f"internal {s.internal_weight_bytes:,} B, external {s.external_weight_bytes:,} B, "
+          f"{len(s.chunks)} chunks, staging {s.staging_bytes:,} B, swap RAM {s.sram_bytes:,} B, "
+          f"predicted slowdown {s.predicted_slowdown:.3f}, arena {pm.plan.arena_bytes:,} B\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--no-qemu", action="store_true", help="plan only, run nothing")
+    ap.add_argument("--realworld", action="store_true",
+                    help="also the MediaPipe models of ../shared/models/realworld")
+    args = ap.parse_args()
+    measured(not args.no_qemu)
+    measured_fm(not args.no_qemu)
+    predicted(args.realworld)
+    mobilenet_swap()
+
+
+if __name__ == "__main__":
+    main()
