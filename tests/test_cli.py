@@ -154,12 +154,21 @@ def test_run_dash_o_file_is_a_deprecated_alias(tmp_path: Path,
     assert main(["run", path, "-q", "-o", str(tmp_path / "d"), "--output", "y.bin"]) == 64
 
 
+def test_check_elf_without_a_board_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """check-elf needs a board (--board or a build's --edt): without one, exit 64 and a
+    hint naming both."""
+    assert main(["check-elf", "x.elf"]) == 64
+    err = capsys.readouterr().err
+    assert "no board given" in err and "--board" in err and "--edt" in err
+    assert "Traceback" not in err
+
+
 @pytest.mark.parametrize("argv", [
     ["optimize", "MODEL", "--bogus-flag"],
     ["optimize", "MODEL", "--sram", "abc"],
     ["run", "MODEL", "--target", "qemu-m4"],
     ["optimize"],
-    ["check-elf", "x.elf"],
+    ["check-elf", "x.elf", "--top", "many"],
     ["no-such-command"],
     [],
 ])
