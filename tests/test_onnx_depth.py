@@ -13,7 +13,7 @@ import pytest
 from nnopt.errors import NnoptError, UnsupportedError
 from nnopt.frontend.onnx.importer import collapse_transpose
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.lowering import check_graph
+from nnopt.ops import check_graph
 from nnopt.testing.harness import run_nnopt
 from nnopt.testing.onnx_oracle import float_error, run_onnxruntime
 from support import onnx_models

@@ -129,7 +129,7 @@ def test_div_int8_small_quotients_are_rounded_not_undefined() -> None:
 def test_div_refusals_name_the_dtypes_and_scales() -> None:
     from nnopt.errors import UnsupportedError
     from nnopt.frontend.tflite import load_model_bytes
-    from nnopt.lowering import check_graph
+    from nnopt.ops import check_graph
 
     b = ModelBuilder("div_mixed")
     a = b.tensor((4,), "int16", name="a", scale=0.1, zero_point=0)
