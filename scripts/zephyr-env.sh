@@ -20,8 +20,8 @@
 #     /opt/zephyr-sdk-*): ZEPHYR_TOOLCHAIN_VARIANT=zephyr (cmake/modules/FindZephyr-sdk.cmake);
 #   - Arm: Debian's gcc-arm-none-eabi as gnuarmemb (cmake/toolchain/gnuarmemb/generic.cmake,
 #     GNUARMEMB_TOOLCHAIN_PATH = the prefix of bin/arm-none-eabi-gcc);
-#   - RISC-V: the host riscv64-unknown-elf GCC through Zephyr's cross-compile variant
-#     (cmake/toolchain/cross-compile/generic.cmake, CROSS_COMPILE = the tools' prefix).
+#   - RISC-V: the host riscv64-unknown-elf GCC through nnopt's copy of Zephyr's
+#     cross-compile variant (zephyr/toolchain/, printed by scripts/zephyr-env-riscv.sh).
 #
 # Exit status 1 (and a message on stderr, nothing on stdout) when the board or a
 # toolchain for it cannot be found.
@@ -67,7 +67,7 @@ CPU=$(printf '%s' "$INFO" | "$PY" -c 'import json, sys; print(json.load(sys.stdi
 case "$CPU" in
     cortex-a*) ARCH=arm64 ;;
     cortex-*) ARCH=arm ;;
-    riscv*) ARCH=riscv ;;
+    riscv*|rv32*|rv64*) ARCH=riscv ;;
     *) ARCH=unknown ;;
 esac
 
@@ -110,14 +110,13 @@ case "$ARCH" in
         echo "export GNUARMEMB_TOOLCHAIN_PATH=$PREFIX"
         ;;
     riscv)
-        # RISC-V: begin (to be merged with the RISC-V core issue's toolchain definition)
-        GCC=$(command -v riscv64-unknown-elf-gcc || true)
-        [ -n "$GCC" ] || die "no RISC-V toolchain for $BOARD" \
-            "apt-get install gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf, or install the Zephyr SDK"
-        echo "# RISC-V: the host riscv64-unknown-elf GCC through Zephyr's cross-compile variant"
-        echo "export ZEPHYR_TOOLCHAIN_VARIANT=cross-compile"
-        echo "export CROSS_COMPILE=${GCC%gcc}"
-        # RISC-V: end
+        # RISC-V: Debian's riscv64-unknown-elf GCC through nnopt's copy of Zephyr's
+        # cross-compile variant (TOOLCHAIN_ROOT, libgcc of the rv32imac/ilp32 multilib):
+        # scripts/zephyr-env-riscv.sh says why and prints the lines.
+        echo "# RISC-V: the host riscv64-unknown-elf GCC through nnopt's cross-compile variant"
+        "$(dirname "${BASH_SOURCE[0]}")/zephyr-env-riscv.sh" ||
+            die "no RISC-V toolchain for $BOARD" \
+                "apt-get install gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf, or install the Zephyr SDK"
         ;;
     *)
         die "no toolchain known for $BOARD (cpu $CPU)" \
