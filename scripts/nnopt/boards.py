@@ -105,6 +105,12 @@ def load_board(name: str) -> Board:
     """Load a board by name (``nucleo_f767zi``) or Zephyr name (``mps2/an385``)."""
     key = name.replace("/", "_")
     path = boards_dir() / f"{key}.yaml"
+    if not path.is_file() and "/" in name:
+        # a Zephyr board target with its qualifiers (mps2/an521/cpu0): the board whose
+        # zephyr_board it is
+        for b in (Board.from_file(f) for f in sorted(boards_dir().glob("*.yaml"))):
+            if b.zephyr_board == name:
+                return b
     if not path.is_file():
         raise BoardError(
             f"unknown board {name!r}",
