@@ -16,6 +16,7 @@ import numpy as np
 from .. import driver
 from ..boards import load_board
 from ..errors import NnoptError
+from ..firmware.toolchain import DEFAULT_BOARDS, TARGETS
 from ..inputs import random_inputs
 from ..ir import NUMPY_DTYPE
 from ..run_stats import run_stats
@@ -61,8 +62,11 @@ def add_parser(sub: Any) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", type=Path, metavar="MODEL",
                    help="MODEL.tflite, or MODEL.onnx (inputs/outputs in ONNX layout and dtype)")
-    p.add_argument("--target", choices=("host", "qemu-m7", "qemu-m3"), default="host",
-                   help="where to run (default: host)")
+    p.add_argument("--target", choices=TARGETS, default="host",
+                   help="where to run (default: host). qemu: the QEMU machine that emulates "
+                   "--board (default nucleo_f767zi), any core of docs/cores.md; qemu-m7 / "
+                   "qemu-m3: the same for a Cortex-M7 / M3 board (default nucleo_f767zi / "
+                   "mps2_an385)")
     p.add_argument("-i", "--input", type=Path, action="append", metavar="IN.bin",
                    help="raw input tensor bytes (repeat for several inputs); k tensors "
                    "back to back run k invocations in sequence, state carried over")
@@ -110,8 +114,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         raise NnoptError("no input given", hint="pass --input IN.bin or --seed N")
     if args.board is None and args.target.startswith("qemu"):
-        default = "nucleo_f767zi" if args.target == "qemu-m7" else "mps2_an385"
-        opts = replace(opts, board=load_board(default))
+        opts = replace(opts, board=load_board(DEFAULT_BOARDS[args.target]))
     popts, line = planning_progress(opts, len(loaded.graph.ops))
     try:
         compiled = driver.plan(compile_request(args, popts), loaded, progress=progress)
