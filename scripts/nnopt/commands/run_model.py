@@ -16,6 +16,7 @@ import numpy as np
 from .. import driver
 from ..boards import load_board
 from ..errors import NnoptError
+from ..firmware.linker import check_firmware_budget, firmware_arena_budget
 from ..firmware.toolchain import DEFAULT_BOARDS, TARGETS
 from ..inputs import random_inputs
 from ..ir import NUMPY_DTYPE
@@ -115,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
         raise NnoptError("no input given", hint="pass --input IN.bin or --seed N")
     if args.board is None and args.target.startswith("qemu"):
         opts = replace(opts, board=load_board(DEFAULT_BOARDS[args.target]))
+    if args.target != "host" and opts.board is not None and opts.sram is None:
+        # firmware: the stack shares the arena's region; plan (tile) for what is left
+        opts = replace(opts, sram=firmware_arena_budget(opts.board))
     popts, line = planning_progress(opts, len(loaded.graph.ops))
     try:
         compiled = driver.plan(compile_request(args, popts), loaded, progress=progress)
@@ -124,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
     over = compiled.budget_error()
     if over is not None:
         raise over
+    if args.target != "host" and opts.board is not None:
+        check_firmware_budget(pm.plan, opts.board)  # the stack shares the arena's SRAM
     progress(f"building and running on {args.target}")
     res = run_planned(pm, inputs, target=args.target, board=opts.board,
                       allocator=args.allocator,
