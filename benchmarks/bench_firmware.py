@@ -113,6 +113,7 @@ from nnopt.boards import Board, load_board
 from nnopt.driver import generate
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError, NnoptError
+from nnopt.firmware.linker import check_firmware_budget, firmware_arena_budget
 from nnopt.firmware.toolchain import BuildSpec, Target, build, default_cache_dir, run
 from nnopt.frontend.tflite import load_model_bytes, model_name
 from nnopt.ir import ConvOptions, Graph
@@ -125,6 +126,44 @@ from nnopt.runner import build_runtime, run_planned
 
 M7_BOARD = "nucleo_f767zi"
 M3_BOARD = "mps2_an385"
+
+
+@dataclass(frozen=True)
+class BenchCore:
+    """A core nnopt's firmware is measured on: its target and board (docs/cores.md)."""
+
+    target: Target
+    board: str
+
+
+#: Every core ``--cores`` can select, by short name (nnopt.firmware.cores). The M7 is
+#: the base of every row (TFLM side by side); the M3 keeps its own columns and table;
+#: the others fill ``Row.cores`` and the "every core" table. A new core is one entry.
+BENCH_CORES: dict[str, BenchCore] = {
+    "m7": BenchCore("qemu-m7", M7_BOARD),
+    "m3": BenchCore("qemu-m3", M3_BOARD),
+    "m4": BenchCore("qemu", "mps2_an386"),
+    "m33": BenchCore("qemu", "mps2_an521"),
+    "m55": BenchCore("qemu", "mps3_an547"),
+    "m0": BenchCore("qemu", "qemu_cortex_m0"),
+}
+#: Cores measured by default (the figures of benchmarks/README.md).
+DEFAULT_CORES = ("m7", "m3")
+
+
+@dataclass
+class CoreFigures:
+    """nnopt's firmware on one more core (``--cores``): instructions (first
+    invocation), ROM and RAM (data + bss, arena included, stack reservation excluded)
+    of its ELF on that board, its outputs against the interpreter's, or why not."""
+
+    board: str
+    instructions: int | None = None
+    rom_bytes: int | None = None
+    ram_bytes: int | None = None
+    arena_bytes: int | None = None
+    bit_exact: bool | None = None
+    error: str | None = None
 
 #: TFLM as Cortex-M7 release firmware under QEMU mps2-an500 as ANCHORS.md ("TFLM as
 #: Cortex-M7 firmware") measured it elsewhere: (code bytes = ROM - .tflite, RAM = data +
@@ -248,6 +287,8 @@ class Row:
     ratio_m3_cmsis_nn: float | None = None  # m3_instructions / tflm_cmsis_nn_m3_instructions
     ratio_m3_ref: float | None = None  # m3_instructions / tflm_ref_m3_instructions
     # an ONNX model (path): both sides ran the .tflite nnopt convert wrote from it
+    # nnopt on the other cores of --cores (m4, m33, m55, m0 ...), by short name
+    cores: dict[str, CoreFigures] = field(default_factory=dict)
     convert_command: str | None = None  # the nnopt convert command line
     converted_path: str | None = None  # the .tflite measured
     converted_sha256: str | None = None
@@ -371,7 +412,8 @@ def _first_line(err: BaseException) -> str:
 
 def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
             specialize: str = "auto", group: str = "",
-            fw: TflmContext | None = None, converted: Converted | None = None) -> Row:
+            fw: TflmContext | None = None, converted: Converted | None = None,
+            cores: tuple[str, ...] = ()) -> Row:
     """nnopt's firmware figures for one model and, with ``fw``, TFLM's (both kernel
     variants) from the same inputs, all checked against the tflite-micro interpreter.
     What cannot be measured is recorded in the row (``error``, ``tflm_*_error``).
@@ -435,6 +477,10 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
                         row.m3_bit_exact = m3_diff is None
             except NnoptError as err:
                 row.error = _first_line(err)
+        if source is not None and steps:
+            for core in cores:
+                row.cores[core] = measure_core(core, data, name, inputs, expected,
+                                               Path(tmp) / core, specialize)
         if fw is not None:
             for variant in fw.variants:
                 why = fw.reason or oracle_error
@@ -549,6 +595,44 @@ def _measure_nnopt(row: Row, pm: PlannedModel, inputs: list[bytes], data: bytes,
         row.m3_instructions = res3.instructions
         return list(res.outputs), list(res3.outputs)
     return list(res.outputs), None
+
+
+def measure_core(core: str, data: bytes, name: str, inputs: list[bytes],
+                 expected: Oracle | None, tmp: Path, specialize: str) -> CoreFigures:
+    """nnopt's firmware on ``core`` (BENCH_CORES): planned as ``nnopt run --target qemu
+    --board B`` plans it (the firmware's stack reserved beside the arena), run on the
+    board's QEMU machine; a model that does not fit the board gets the budget error."""
+    spec = BENCH_CORES[core]
+    board = load_board(spec.board)
+    out = CoreFigures(board=spec.board)
+    try:
+        opts = PlanOptions(board=board, sram=firmware_arena_budget(board),
+                           specialize=specialize)
+        pm = _plan(data, name, board, opts, specialize)
+        check_firmware_budget(pm.plan, board)
+    except BudgetError as err:
+        out.error = f"does not fit {spec.board}: {_first_line(err)}"
+        return out
+    except NnoptError as err:
+        out.error = _first_line(err)
+        return out
+    out.arena_bytes = pm.plan.arena_bytes
+    try:
+        res = run_planned(pm, inputs, target=spec.target, board=board, workdir=tmp)
+    except NnoptError as err:
+        out.error = _first_line(err)
+        return out
+    out.instructions = res.instructions
+    assert res.executable is not None
+    report = check_elf(res.executable, board)
+    stack = sum(s.size for s in report.sections if s.category == "stack")
+    out.rom_bytes, out.ram_bytes = report.rom_used, report.ram_used - stack
+    if expected is not None:
+        diff = compare_outputs(list(res.outputs), expected)
+        out.bit_exact = diff is None
+        if diff is not None:
+            out.error = f"output differs from the interpreter's: {diff}"
+    return out
 
 
 # ----- TFLM firmware, side by side -----
@@ -942,6 +1026,7 @@ def markdown(rows: list[Row]) -> list[str]:
                    f"{_f(g['geomean_ratio_m3_cmsis_nn'])} ({g['m3_cmsis_nn_n']}) | "
                    f"{_f(g['geomean_ratio_m3_ref'])} ({g['m3_ref_n']}) |")
     out += m3_markdown(rows)
+    out += cores_markdown(rows)
     out += [
         "",
         "| model | ROM | runtime code ² | spec ROM ⁶ | code ³ | RAM ⁴ | arena (scratch) | "
@@ -1028,6 +1113,32 @@ def m3_markdown(rows: list[Row]) -> list[str]:
         out.append(f"| {r.group} | {r.model} | {_n(r.m3_instructions)} | "
                    f"{_n(r.tflm_cmsis_nn_m3_instructions)} | {_n(r.tflm_ref_m3_instructions)} | "
                    f"{_f(r.ratio_m3_cmsis_nn, True)} | {_f(r.ratio_m3_ref, True)} | {exact} |")
+    return out
+
+
+def cores_markdown(rows: list[Row]) -> list[str]:
+    """nnopt's firmware on the other cores of ``--cores``: instructions, ROM / RAM and
+    bit-exact per core, the M7 beside them (TFLM on these cores: not measured yet)."""
+    cores = sorted({c for r in rows for c in r.cores},
+                   key=lambda c: list(BENCH_CORES).index(c))
+    if not cores:
+        return []
+    head = " | ".join(f"{c} ({BENCH_CORES[c].board}) instr | ROM / RAM | bit-exact"
+                      for c in cores)
+    out = ["", f"| group | model | M7 instr | {head} |",
+           "|---|---|---:|" + "---:|---|---|" * len(cores)]
+    for r in rows:
+        cells = []
+        for c in cores:
+            f = r.cores.get(c)
+            if f is None:
+                cells.append("- | - | -")
+            elif f.instructions is None:
+                cells.append(f"- | - | {f.error or '-'}")
+            else:
+                cells.append(f"{_n(f.instructions)} | {_n(f.rom_bytes)} / {_n(f.ram_bytes)} | "
+                             f"{_exact(f.bit_exact)}")
+        out.append(f"| {r.group} | {r.model} | {_n(r.instructions)} | {' | '.join(cells)} |")
     return out
 
 
@@ -1138,6 +1249,11 @@ def main(argv: list[str] | None = None) -> int:
                    "model, inputs, TFLM/CMSIS-NN source, harness, compiler and flags): "
                    "'use' them (default), 'refresh' (measure again, store), 'off'")
     p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")
+    p.add_argument("--cores", default=",".join(DEFAULT_CORES), metavar="C,...",
+                   help="cores to measure nnopt's firmware on: "
+                        + ", ".join(f"{c} ({b.board})" for c, b in BENCH_CORES.items())
+                        + f" (default {','.join(DEFAULT_CORES)}; m7 is every row's base: "
+                        "always measured)")
     p.add_argument("--profile", type=Path, metavar="MODEL",
                    help="print instructions per operator of one model instead")
     p.add_argument("--target", choices=("qemu-m7", "qemu-m3"), default="qemu-m7",
@@ -1177,6 +1293,15 @@ def main(argv: list[str] | None = None) -> int:
         except NnoptError as err:
             print(f"bench_firmware: {args.profile.name}: {err}", file=sys.stderr)
             return 2
+    cores = [c.strip() for c in args.cores.split(",") if c.strip()]
+    bad_cores = [c for c in cores if c not in BENCH_CORES]
+    if bad_cores:
+        print(f"bench_firmware: unknown core(s) {', '.join(bad_cores)}; cores: "
+              f"{', '.join(BENCH_CORES)}", file=sys.stderr)
+        return 2
+    if "m3" not in cores:
+        args.no_m3 = True
+    extra_cores = tuple(c for c in cores if c not in ("m7", "m3"))
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:
@@ -1217,7 +1342,7 @@ def main(argv: list[str] | None = None) -> int:
                 row = measure(path, base, m3=not args.no_m3,
                               tflm=not (args.no_tflm or args.no_tflm_min_arena),
                               timeout_s=args.tflm_timeout, specialize=args.specialize,
-                              group=group, fw=fw, converted=conv)
+                              group=group, fw=fw, converted=conv, cores=extra_cores)
         except Exception as err:  # a bug or a model nothing reads: its row, not the run
             print(f"bench_firmware: {path.name}: {type(err).__name__}: {err}",
                   file=sys.stderr)
