@@ -5,7 +5,8 @@ see tests/support/twister.py), one test per platform runs
 ``twister -p PLATFORM -T samples -T tests/zephyr``: mps2/an385, qemu_cortex_m3 and
 mps2/an500/qemu (Cortex-M7, this repository's board extension) in QEMU, nucleo_f767zi
 built only; and the other cores in QEMU: qemu_cortex_m0, mps2/an386/qemu (Cortex-M4,
-a board extension too), mps2/an521/cpu0 (M33), mps3/corstone300/an547 (M55). It reads Twister's twister.json and fails naming every failed scenario with
+a board extension too), mps2/an521/cpu0 (M33), mps3/corstone300/an547 (M55).
+It reads Twister's twister.json and fails naming every failed scenario with
 Twister's reason; it also fails when nothing passed (everything filtered out). Without a
 workspace these tests skip with the reason, so CI without Zephyr stays green; the
 twister.json reading itself is checked below without Zephyr.
