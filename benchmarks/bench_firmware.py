@@ -23,6 +23,11 @@ same random inputs (seed 1):
   ``-icount shift=0`` (SysTick, 40-instruction resolution, deterministic): Cortex-M7
   (``qemu-m7``, board nucleo_f767zi, DSP/SIMD kernels) and Cortex-M3 (``qemu-m3``,
   board mps2_an385, the portable C kernels; ``--no-m3`` skips it).
+- **nnopt on more cores** (``--cores m7,m3,m4,m33,m55,m0``, default ``m7,m3``;
+  ``BENCH_CORES``, docs/cores.md): the same model planned for each core's board as
+  ``nnopt run --target qemu --board B`` plans it and run on its QEMU machine:
+  instructions, ROM / RAM, bit-exact with the interpreter, or the budget error of a
+  board it does not fit; their own table. TFLM on those cores: not built yet.
 - **TFLM** as the same kind of Cortex-M7 firmware, reference kernels and CMSIS-NN
   kernels (:mod:`tflm_firmware`): TFLM's library built by its own Makefile
   (``cortex_m_generic``, ``cortex-m7+fp``, ``BUILD_TYPE=release``) once per variant
@@ -74,7 +79,7 @@ those of the .tflite its row measures.
                                         [--plot PATH] [--no-tflm] [--no-tflm-firmware]
                                         [--tflm-dir DIR] [--cmsis-nn-dir DIR]
                                         [--cmsis-dir DIR] [--tflm-variants V,...]
-                                        [--jobs N] [--no-m3]
+                                        [--jobs N] [--no-m3] [--cores C,...]
                                         [--profile MODEL]
 """
 

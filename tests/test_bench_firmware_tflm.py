@@ -525,3 +525,36 @@ def test_same_code_of_an_onnx_model_and_its_conversion(tmp_path: Path) -> None:
     other = _onnx_file(tmp_path, onnx_models.cnn_model(seed=5), "onnx/other.onnx")
     assert not cm.same_code(cm.Converted(other, "onnx/other.onnx", cm.ConvertInputs()),
                             pm, opts)
+
+
+# ---- nnopt on more cores (--cores) ------------------------------------------------------
+
+def test_every_bench_core_has_a_board_of_its_core() -> None:
+    """BENCH_CORES is data: each entry's board exists and carries a core nnopt builds
+    for, and the core-specific targets keep their own core."""
+    from nnopt.boards import load_board
+    from nnopt.firmware.cores import core_of
+
+    for short, spec in bf.BENCH_CORES.items():
+        assert core_of(load_board(spec.board)).short == short
+        assert spec.target in ("qemu", "qemu-m7", "qemu-m3")
+
+
+def test_unknown_core_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bf.main(["--cores", "m7,m99", "--no-tflm"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown core(s) m99" in err and "m0" in err
+
+
+def test_cores_table_shows_figures_and_refusals() -> None:
+    row = bf.Row(model="kws", path="kws.tflite", ops=13, macs=1, group="anchors",
+                 instructions=100)
+    row.cores["m4"] = bf.CoreFigures(board="mps2_an386", instructions=90, rom_bytes=5,
+                                     ram_bytes=6, bit_exact=True)
+    row.cores["m0"] = bf.CoreFigures(board="qemu_cortex_m0",
+                                     error="does not fit qemu_cortex_m0: over by 1 bytes")
+    text = "\n".join(bf.cores_markdown([row]))
+    assert "m4 (mps2_an386) instr" in text and "m0 (qemu_cortex_m0) instr" in text
+    assert text.index("m4 (") < text.index("m0 (")  # BENCH_CORES order
+    assert "| 90 | 5 / 6 | yes |" in text and "does not fit qemu_cortex_m0" in text
+    assert bf.cores_markdown([bf.Row(model="x", path="x", ops=0, macs=0)]) == []
