@@ -25,7 +25,8 @@ same random inputs (seed 1):
   board mps2_an385, the portable C kernels; ``--no-m3`` skips it).
 - **nnopt on more cores** (``--cores m7,m3,m4,m33,m55,m0``, default ``m7,m3``;
   ``BENCH_CORES``, docs/cores.md): the same model planned for each core's board as
-  ``nnopt run --target qemu --board B`` plans it and run on its QEMU machine:
+  the bench plans the M7's (the board's SRAM less the firmware's stack), run on its
+  QEMU machine:
   instructions, ROM / RAM, bit-exact with the interpreter, or the budget error of a
   board it does not fit; their own table. TFLM on those cores: not built yet.
 - **TFLM** as the same kind of Cortex-M7 firmware, reference kernels and CMSIS-NN
@@ -603,17 +604,19 @@ def _measure_nnopt(row: Row, pm: PlannedModel, inputs: list[bytes], data: bytes,
 
 
 def measure_core(core: str, data: bytes, name: str, inputs: list[bytes],
-                 expected: Oracle | None, tmp: Path, specialize: str) -> CoreFigures:
-    """nnopt's firmware on ``core`` (BENCH_CORES): planned as ``nnopt run --target qemu
-    --board B`` plans it (the firmware's stack reserved beside the arena), run on the
-    board's QEMU machine; a model that does not fit the board gets the budget error."""
+                 expected: Oracle | None, tmp: Path, specialize: str,
+                 base: PlanOptions | None = None) -> CoreFigures:
+    """nnopt's firmware on ``core`` (BENCH_CORES): planned with the bench's options (as
+    the M7 and M3 rows: no tiling or in-place ops unless asked) for the board's SRAM
+    less the firmware's stack, run on the board's QEMU machine; a model that does not
+    fit the board gets the budget error."""
     spec = BENCH_CORES[core]
     board = load_board(spec.board)
     out = CoreFigures(board=spec.board)
     try:
-        opts = PlanOptions(board=board, sram=firmware_arena_budget(board),
-                           specialize=specialize)
-        pm = _plan(data, name, board, opts, specialize)
+        pm = _plan(data, name, board, replace(base or PlanOptions(), board=board,
+                                              sram=firmware_arena_budget(board)),
+                   specialize)
         check_firmware_budget(pm.plan, board)
     except BudgetError as err:
         out.error = f"does not fit {spec.board}: {_first_line(err)}"

@@ -132,8 +132,11 @@ SHIPPED_LSTMS = ["trained_lstm_int8.tflite", "trained_lstm.tflite"]
 
 
 def _firmware_plan_options(board_name: str) -> PlanOptions:
+    """As `nnopt run --target qemu --board B` plans: in-place ops and tiling where they
+    pay (the CLI's defaults), for the board's SRAM less the firmware's stack."""
     board = load_board(board_name)
-    return PlanOptions(board=board, sram=firmware_arena_budget(board))
+    return PlanOptions(board=board, sram=firmware_arena_budget(board), inplace_ops="auto",
+                       tiling="auto")
 
 
 def _run_core(rel: str, board_name: str, tmp: Path) -> None:
