@@ -23,11 +23,12 @@ same random inputs (seed 1):
   ``-icount shift=0`` (SysTick, 40-instruction resolution, deterministic): Cortex-M7
   (``qemu-m7``, board nucleo_f767zi, DSP/SIMD kernels) and Cortex-M3 (``qemu-m3``,
   board mps2_an385, the portable C kernels; ``--no-m3`` skips it).
-- **RV32IMAC** (``--rv32``): nnopt's firmware for ``qemu_riscv32`` (QEMU virt,
-  ``qemu-system-riscv32``, the portable C kernels, soft float, picolibc): instructions
-  from ``minstret`` (exact under ``-icount``), ROM/RAM from the ELF check, bit-exact
-  against the interpreter; its own table. No TFLM build for RISC-V here: the ratio
-  columns are the M7/M3 tables'.
+- **nnopt on more cores** (``--cores m7,m3,m4,m33,m55,m0,rv32``, default ``m7,m3``;
+  ``BENCH_CORES``, docs/cores.md): the same model planned for each core's board as
+  the bench plans the M7's (the board's SRAM less the firmware's stack), run on its
+  QEMU machine:
+  instructions, ROM / RAM, bit-exact with the interpreter, or the budget error of a
+  board it does not fit; their own table. TFLM on those cores: not built yet.
 - **TFLM** as the same kind of Cortex-M7 firmware, reference kernels and CMSIS-NN
   kernels (:mod:`tflm_firmware`): TFLM's library built by its own Makefile
   (``cortex_m_generic``, ``cortex-m7+fp``, ``BUILD_TYPE=release``) once per variant
@@ -79,7 +80,7 @@ those of the .tflite its row measures.
                                         [--plot PATH] [--no-tflm] [--no-tflm-firmware]
                                         [--tflm-dir DIR] [--cmsis-nn-dir DIR]
                                         [--cmsis-dir DIR] [--tflm-variants V,...]
-                                        [--jobs N] [--no-m3] [--rv32]
+                                        [--jobs N] [--no-m3] [--cores C,...]
                                         [--profile MODEL]
 """
 
@@ -118,6 +119,7 @@ from nnopt.boards import Board, load_board
 from nnopt.driver import generate
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError, NnoptError
+from nnopt.firmware.linker import check_firmware_budget, firmware_arena_budget
 from nnopt.firmware.toolchain import BuildSpec, Target, build, default_cache_dir, run
 from nnopt.frontend.tflite import load_model_bytes, model_name
 from nnopt.ir import ConvOptions, Graph
@@ -130,7 +132,45 @@ from nnopt.runner import build_runtime, run_planned
 
 M7_BOARD = "nucleo_f767zi"
 M3_BOARD = "mps2_an385"
-RV32_BOARD = "qemu_riscv32"  # --rv32: RV32IMAC on QEMU virt (target "qemu")
+
+
+@dataclass(frozen=True)
+class BenchCore:
+    """A core nnopt's firmware is measured on: its target and board (docs/cores.md)."""
+
+    target: Target
+    board: str
+
+
+#: Every core ``--cores`` can select, by short name (nnopt.firmware.cores). The M7 is
+#: the base of every row (TFLM side by side); the M3 keeps its own columns and table;
+#: the others fill ``Row.cores`` and the "every core" table. A new core is one entry.
+BENCH_CORES: dict[str, BenchCore] = {
+    "m7": BenchCore("qemu-m7", M7_BOARD),
+    "m3": BenchCore("qemu-m3", M3_BOARD),
+    "m4": BenchCore("qemu", "mps2_an386"),
+    "m33": BenchCore("qemu", "mps2_an521"),
+    "m55": BenchCore("qemu", "mps3_an547"),
+    "m0": BenchCore("qemu", "qemu_cortex_m0"),
+    "rv32": BenchCore("qemu", "qemu_riscv32"),  # RV32IMAC, QEMU virt (minstret)
+}
+#: Cores measured by default (the figures of benchmarks/README.md).
+DEFAULT_CORES = ("m7", "m3")
+
+
+@dataclass
+class CoreFigures:
+    """nnopt's firmware on one more core (``--cores``): instructions (first
+    invocation), ROM and RAM (data + bss, arena included, stack reservation excluded)
+    of its ELF on that board, its outputs against the interpreter's, or why not."""
+
+    board: str
+    instructions: int | None = None
+    rom_bytes: int | None = None
+    ram_bytes: int | None = None
+    arena_bytes: int | None = None
+    bit_exact: bool | None = None
+    error: str | None = None
 
 #: TFLM as Cortex-M7 release firmware under QEMU mps2-an500 as ANCHORS.md ("TFLM as
 #: Cortex-M7 firmware") measured it elsewhere: (code bytes = ROM - .tflite, RAM = data +
@@ -249,19 +289,13 @@ class Row:
     # variant that ran): where the M3's libm (newlib's soft-float expf/logf) differs
     # from the host's, TFLM on the same core is the reference (None: not compared)
     m3_same_as_tflm_m3: bool | None = None
-    # nnopt's RV32IMAC firmware (--rv32, board qemu_riscv32): instructions (minstret,
-    # the first invocation), ROM / RAM of its ELF (stack reservation excluded), outputs
-    # == the interpreter's, or why it has no figures
-    rv32_instructions: int | None = None
-    rv32_rom_bytes: int | None = None
-    rv32_ram_bytes: int | None = None
-    rv32_bit_exact: bool | None = None
-    rv32_error: str | None = None
     ratio_cmsis_nn: float | None = None  # instructions / tflm_cmsis_nn_instructions
     ratio_ref: float | None = None  # instructions / tflm_ref_instructions
     ratio_m3_cmsis_nn: float | None = None  # m3_instructions / tflm_cmsis_nn_m3_instructions
     ratio_m3_ref: float | None = None  # m3_instructions / tflm_ref_m3_instructions
     # an ONNX model (path): both sides ran the .tflite nnopt convert wrote from it
+    # nnopt on the other cores of --cores (m4, m33, m55, m0 ...), by short name
+    cores: dict[str, CoreFigures] = field(default_factory=dict)
     convert_command: str | None = None  # the nnopt convert command line
     converted_path: str | None = None  # the .tflite measured
     converted_sha256: str | None = None
@@ -384,8 +418,9 @@ def _first_line(err: BaseException) -> str:
 
 
 def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
-            specialize: str = "auto", group: str = "", rv32: bool = False,
-            fw: TflmContext | None = None, converted: Converted | None = None) -> Row:
+            specialize: str = "auto", group: str = "",
+            fw: TflmContext | None = None, converted: Converted | None = None,
+            cores: tuple[str, ...] = ()) -> Row:
     """nnopt's firmware figures for one model and, with ``fw``, TFLM's (both kernel
     variants) from the same inputs, all checked against the tflite-micro interpreter.
     What cannot be measured is recorded in the row (``error``, ``tflm_*_error``).
@@ -449,9 +484,10 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
                         row.m3_bit_exact = m3_diff is None
             except NnoptError as err:
                 row.error = _first_line(err)
-        if rv32 and pm is not None:
-            measure_rv32(row, data, pm.plan.model, inputs, expected, Path(tmp) / "rv32",
-                         specialize=specialize)
+        if source is not None and steps:
+            for core in cores:
+                row.cores[core] = measure_core(core, data, name, inputs, expected,
+                                               Path(tmp) / core, specialize)
         if fw is not None:
             for variant in fw.variants:
                 why = fw.reason or oracle_error
@@ -472,30 +508,6 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
     row.ratio_m3_cmsis_nn = ratio(row.m3_instructions, row.tflm_cmsis_nn_m3_instructions)
     row.ratio_m3_ref = ratio(row.m3_instructions, row.tflm_ref_m3_instructions)
     return row
-
-
-def measure_rv32(row: Row, data: bytes, name: str, inputs: list[bytes],
-                 expected: Oracle | None, tmp: Path, *, specialize: str) -> None:
-    """nnopt's RV32IMAC firmware figures (``rv32_*``): planned for, linked within and
-    run on :data:`RV32_BOARD`; what stops it is ``rv32_error``."""
-    board = load_board(RV32_BOARD)
-    try:
-        pm = _plan(data, name, board, specialize=specialize)
-        res = run_planned(pm, inputs, target="qemu", board=board, workdir=tmp)
-    except NnoptError as err:
-        row.rv32_error = _first_line(err)
-        return
-    row.rv32_instructions = res.instructions
-    assert res.executable is not None
-    report = check_elf(res.executable, board)
-    stack = sum(s.size for s in report.sections if s.category == "stack")
-    row.rv32_rom_bytes = report.rom_used
-    row.rv32_ram_bytes = report.ram_used - stack
-    if expected is not None:
-        diff = compare_outputs(list(res.outputs), expected)
-        row.rv32_bit_exact = diff is None
-        if diff is not None:
-            row.rv32_error = f"RV32 output differs from the interpreter's: {diff}"
 
 
 def judge_m3(row: Row, outs3: list[bytes]) -> None:
@@ -590,6 +602,46 @@ def _measure_nnopt(row: Row, pm: PlannedModel, inputs: list[bytes], data: bytes,
         row.m3_instructions = res3.instructions
         return list(res.outputs), list(res3.outputs)
     return list(res.outputs), None
+
+
+def measure_core(core: str, data: bytes, name: str, inputs: list[bytes],
+                 expected: Oracle | None, tmp: Path, specialize: str,
+                 base: PlanOptions | None = None) -> CoreFigures:
+    """nnopt's firmware on ``core`` (BENCH_CORES): planned with the bench's options (as
+    the M7 and M3 rows: no tiling or in-place ops unless asked) for the board's SRAM
+    less the firmware's stack, run on the board's QEMU machine; a model that does not
+    fit the board gets the budget error."""
+    spec = BENCH_CORES[core]
+    board = load_board(spec.board)
+    out = CoreFigures(board=spec.board)
+    try:
+        pm = _plan(data, name, board, replace(base or PlanOptions(), board=board,
+                                              sram=firmware_arena_budget(board)),
+                   specialize)
+        check_firmware_budget(pm.plan, board)
+    except BudgetError as err:
+        out.error = f"does not fit {spec.board}: {_first_line(err)}"
+        return out
+    except NnoptError as err:
+        out.error = _first_line(err)
+        return out
+    out.arena_bytes = pm.plan.arena_bytes
+    try:
+        res = run_planned(pm, inputs, target=spec.target, board=board, workdir=tmp)
+    except NnoptError as err:
+        out.error = _first_line(err)
+        return out
+    out.instructions = res.instructions
+    assert res.executable is not None
+    report = check_elf(res.executable, board)
+    stack = sum(s.size for s in report.sections if s.category == "stack")
+    out.rom_bytes, out.ram_bytes = report.rom_used, report.ram_used - stack
+    if expected is not None:
+        diff = compare_outputs(list(res.outputs), expected)
+        out.bit_exact = diff is None
+        if diff is not None:
+            out.error = f"output differs from the interpreter's: {diff}"
+    return out
 
 
 # ----- TFLM firmware, side by side -----
@@ -983,7 +1035,7 @@ def markdown(rows: list[Row]) -> list[str]:
                    f"{_f(g['geomean_ratio_m3_cmsis_nn'])} ({g['m3_cmsis_nn_n']}) | "
                    f"{_f(g['geomean_ratio_m3_ref'])} ({g['m3_ref_n']}) |")
     out += m3_markdown(rows)
-    out += rv32_markdown(rows)
+    out += cores_markdown(rows)
     out += [
         "",
         "| model | ROM | runtime code ² | spec ROM ⁶ | code ³ | RAM ⁴ | arena (scratch) | "
@@ -1073,23 +1125,29 @@ def m3_markdown(rows: list[Row]) -> list[str]:
     return out
 
 
-def rv32_markdown(rows: list[Row]) -> list[str]:
-    """The RV32IMAC table (--rv32): nnopt's qemu_riscv32 firmware beside its M3 one (the
-    other core without FPU or DSP), when any RV32 run was made."""
-    if not any(r.rv32_instructions is not None or r.rv32_error is not None for r in rows):
+def cores_markdown(rows: list[Row]) -> list[str]:
+    """nnopt's firmware on the other cores of ``--cores``: instructions, ROM / RAM and
+    bit-exact per core, the M7 beside them (TFLM on these cores: not measured yet)."""
+    cores = sorted({c for r in rows for c in r.cores},
+                   key=lambda c: list(BENCH_CORES).index(c))
+    if not cores:
         return []
-    out = [
-        "",
-        f"| group | model | nnopt RV32 instr ({RV32_BOARD}) | nnopt M3 instr | RV32 / M3 | "
-        "RV32 ROM | RV32 RAM | bit-exact RV32 | notes |",
-        "|---|---|---:|---:|---:|---:|---:|---|---|",
-    ]
+    head = " | ".join(f"{c} ({BENCH_CORES[c].board}) instr | ROM / RAM | bit-exact"
+                      for c in cores)
+    out = ["", f"| group | model | M7 instr | {head} |",
+           "|---|---|---:|" + "---:|---|---|" * len(cores)]
     for r in rows:
-        out.append(f"| {r.group} | {r.model} | {_n(r.rv32_instructions)} | "
-                   f"{_n(r.m3_instructions)} | "
-                   f"{_f(ratio(r.rv32_instructions, r.m3_instructions), True)} | "
-                   f"{_n(r.rv32_rom_bytes)} | {_n(r.rv32_ram_bytes)} | "
-                   f"{_exact(r.rv32_bit_exact)} | {r.rv32_error or ''} |")
+        cells = []
+        for c in cores:
+            f = r.cores.get(c)
+            if f is None:
+                cells.append("- | - | -")
+            elif f.instructions is None:
+                cells.append(f"- | - | {f.error or '-'}")
+            else:
+                cells.append(f"{_n(f.instructions)} | {_n(f.rom_bytes)} / {_n(f.ram_bytes)} | "
+                             f"{_exact(f.bit_exact)}")
+        out.append(f"| {r.group} | {r.model} | {_n(r.instructions)} | {' | '.join(cells)} |")
     return out
 
 
@@ -1200,9 +1258,11 @@ def main(argv: list[str] | None = None) -> int:
                    "model, inputs, TFLM/CMSIS-NN source, harness, compiler and flags): "
                    "'use' them (default), 'refresh' (measure again, store), 'off'")
     p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")
-    p.add_argument("--rv32", action="store_true",
-                   help=f"also run nnopt's RV32IMAC firmware ({RV32_BOARD}, "
-                   "qemu-system-riscv32): its own table")
+    p.add_argument("--cores", default=",".join(DEFAULT_CORES), metavar="C,...",
+                   help="cores to measure nnopt's firmware on: "
+                        + ", ".join(f"{c} ({b.board})" for c, b in BENCH_CORES.items())
+                        + f" (default {','.join(DEFAULT_CORES)}; m7 is every row's base: "
+                        "always measured)")
     p.add_argument("--profile", type=Path, metavar="MODEL",
                    help="print instructions per operator of one model instead")
     p.add_argument("--target", choices=("qemu-m7", "qemu-m3"), default="qemu-m7",
@@ -1242,6 +1302,15 @@ def main(argv: list[str] | None = None) -> int:
         except NnoptError as err:
             print(f"bench_firmware: {args.profile.name}: {err}", file=sys.stderr)
             return 2
+    cores = [c.strip() for c in args.cores.split(",") if c.strip()]
+    bad_cores = [c for c in cores if c not in BENCH_CORES]
+    if bad_cores:
+        print(f"bench_firmware: unknown core(s) {', '.join(bad_cores)}; cores: "
+              f"{', '.join(BENCH_CORES)}", file=sys.stderr)
+        return 2
+    if "m3" not in cores:
+        args.no_m3 = True
+    extra_cores = tuple(c for c in cores if c not in ("m7", "m3"))
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:
@@ -1279,10 +1348,10 @@ def main(argv: list[str] | None = None) -> int:
             if conv is not None and conv.error is not None:
                 row = unconverted_row(group, conv, fw)
             else:
-                row = measure(path, base, m3=not args.no_m3, rv32=args.rv32,
+                row = measure(path, base, m3=not args.no_m3,
                               tflm=not (args.no_tflm or args.no_tflm_min_arena),
                               timeout_s=args.tflm_timeout, specialize=args.specialize,
-                              group=group, fw=fw, converted=conv)
+                              group=group, fw=fw, converted=conv, cores=extra_cores)
         except Exception as err:  # a bug or a model nothing reads: its row, not the run
             print(f"bench_firmware: {path.name}: {type(err).__name__}: {err}",
                   file=sys.stderr)
@@ -1303,7 +1372,7 @@ def main(argv: list[str] | None = None) -> int:
 def write_doc(rows: list[Row], dest: str) -> None:
     """The JSON document: the rows, the geometric means per group, the run's setup."""
     doc: dict[str, Any] = {"seed": SEED, "m7_board": M7_BOARD, "m3_board": M3_BOARD,
-                           "rv32_board": RV32_BOARD,
+                           "core_boards": {c: b.board for c, b in BENCH_CORES.items()},
                            "tflm_make": list(tflm_firmware.TFLM_MAKE_ARGS),
                            "anchors_from_anchors_md": ANCHORS,
                            "geomeans": group_geomeans(rows),

@@ -527,14 +527,34 @@ def test_same_code_of_an_onnx_model_and_its_conversion(tmp_path: Path) -> None:
                             pm, opts)
 
 
-def test_rv32_markdown_table() -> None:
-    """The RV32 table appears only with RV32 figures; it shows the RV32/M3 ratio."""
-    row = bf.Row(model="m", path="m", ops=1, macs=1, group="g", m3_instructions=1000,
-                 rv32_instructions=1500, rv32_rom_bytes=20_000, rv32_ram_bytes=3_000,
-                 rv32_bit_exact=True)
-    table = "\n".join(bf.rv32_markdown([row]))
-    assert f"nnopt RV32 instr ({bf.RV32_BOARD})" in table
-    assert "| g | m | 1,500 | 1,000 | **1.50** | 20,000 | 3,000 | yes |" in table
-    failed = bf.Row(model="m", path="m", ops=1, macs=1, rv32_error="does not fit")
-    assert "does not fit" in "\n".join(bf.rv32_markdown([failed]))
-    assert bf.rv32_markdown([bf.Row(model="m", path="m", ops=1, macs=1)]) == []
+# ---- nnopt on more cores (--cores) ------------------------------------------------------
+
+def test_every_bench_core_has_a_board_of_its_core() -> None:
+    """BENCH_CORES is data: each entry's board exists and carries a core nnopt builds
+    for, and the core-specific targets keep their own core."""
+    from nnopt.boards import load_board
+    from nnopt.firmware.cores import core_of
+
+    for short, spec in bf.BENCH_CORES.items():
+        assert core_of(load_board(spec.board)).short == short
+        assert spec.target in ("qemu", "qemu-m7", "qemu-m3")
+
+
+def test_unknown_core_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bf.main(["--cores", "m7,m99", "--no-tflm"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown core(s) m99" in err and "m0" in err
+
+
+def test_cores_table_shows_figures_and_refusals() -> None:
+    row = bf.Row(model="kws", path="kws.tflite", ops=13, macs=1, group="anchors",
+                 instructions=100)
+    row.cores["m4"] = bf.CoreFigures(board="mps2_an386", instructions=90, rom_bytes=5,
+                                     ram_bytes=6, bit_exact=True)
+    row.cores["m0"] = bf.CoreFigures(board="qemu_cortex_m0",
+                                     error="does not fit qemu_cortex_m0: over by 1 bytes")
+    text = "\n".join(bf.cores_markdown([row]))
+    assert "m4 (mps2_an386) instr" in text and "m0 (qemu_cortex_m0) instr" in text
+    assert text.index("m4 (") < text.index("m0 (")  # BENCH_CORES order
+    assert "| 90 | 5 / 6 | yes |" in text and "does not fit qemu_cortex_m0" in text
+    assert bf.cores_markdown([bf.Row(model="x", path="x", ops=0, macs=0)]) == []

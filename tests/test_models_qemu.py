@@ -5,6 +5,7 @@ that cannot fit are refused at plan time with numbers, not by the linker."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,10 +14,12 @@ from conftest import ALL_MODELS, model_path
 from nnopt.boards import load_board
 from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError
+from nnopt.firmware.linker import board_layout, check_firmware_budget, firmware_arena_budget
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.memory_budget import check_budget
+from nnopt.paths import shipped_models_dir
 from nnopt.planner import PlanOptions, plan_model
-from nnopt.runner import run_planned
+from nnopt.runner import build_planned, run_planned
 from nnopt.testing.harness import random_inputs, run_tflm
 from support.cases import compare_trace
 from support.model_checks import SLOW
@@ -29,6 +32,7 @@ pytestmark = [
                        reason="arm-none-eabi-gcc not installed"),
 ]
 
+SHIPPED_DIR = shipped_models_dir()
 NUCLEO = load_board("nucleo_f767zi")
 FLASH = NUCLEO.regions["flash"].size
 CODE_RESERVE = 64 * 1024  # runtime code, harness, vectors: generous
@@ -93,3 +97,131 @@ def test_too_big_is_refused_at_plan_time(rel: str) -> None:
     what = "activation arena" if plan.arena_bytes > NUCLEO.sram_bytes else "weights need"
     with pytest.raises(BudgetError, match=f"{what}.*over by"):
         check_budget(plan, NUCLEO)
+
+
+# ---- the other cores (docs/cores.md): the generic `qemu` target, the board's machine ----
+
+#: core -> its board (boards/nnopt/).
+CORE_BOARDS = {"m0": "qemu_cortex_m0", "m4": "mps2_an386", "m33": "mps2_an521",
+               "m55": "mps3_an547"}
+#: What every core runs: int8 CNN anchors that fit, float LeNet, LSTMs (int8 and float),
+#: depthwise convolutions (kws_ref_model, micro_speech, mobilenet_v3), the families'
+#: recurrent and transformer models. The Cortex-M0's 16 KB / 256 KB take fewer (below).
+CORE_MODELS = [
+    "tflm/hello_world_float.tflite", "tflm/micro_speech_quantized.tflite",
+    "keras/lenet5_float.tflite", "keras/lenet5_int8.tflite",
+    "mlperf_tiny/kws_ref_model.tflite", "mlperf_tiny/vww_96_int8.tflite",
+    "keras/mobilenet_v3_small_075_96.tflite", "families/kwt_b.tflite",
+    "families/crnn_lstm_b.tflite",
+]
+#: Models of CORE_MODELS and more that fit the nRF51822 (16 KB SRAM, 256 KB flash).
+M0_MODELS = [
+    "tflm/hello_world_int8.tflite", "tflm/hello_world_float.tflite",
+    "tflm/micro_speech_quantized.tflite", "keras/lenet5_int8.tflite",
+    "mlperf_tiny/kws_ref_model.tflite", "families/kwt_b.tflite",
+    "families/crnn_lstm_b.tflite", "families/gru_imu_b.tflite", "families/conv_ae_b.tflite",
+]
+#: ... and models that do not: refused with the budget error, never run.
+M0_TOO_BIG = {
+    "keras/lenet5_float.tflite": "weights need",  # 245,976 B of weights, 256 KB flash
+    "mlperf_tiny/ad01_int8.tflite": "weights need",
+    "mlperf_tiny/vww_96_int8.tflite": "activation arena",
+}
+#: Shipped models (models/), run on every core: the int8 and float LSTM.
+SHIPPED_LSTMS = ["trained_lstm_int8.tflite", "trained_lstm.tflite"]
+
+
+def _firmware_plan_options(board_name: str) -> PlanOptions:
+    """As `nnopt run --target qemu --board B` plans: in-place ops and tiling where they
+    pay (the CLI's defaults), for the board's SRAM less the firmware's stack."""
+    board = load_board(board_name)
+    return PlanOptions(board=board, sram=firmware_arena_budget(board), inplace_ops="auto",
+                       tiling="auto")
+
+
+def _run_core(rel: str, board_name: str, tmp: Path) -> None:
+    """As _run, on the generic target, planned as `nnopt run --target qemu` plans (the
+    firmware's stack reserved in the arena's region)."""
+    data = model_path(rel).read_bytes() if "/" in rel else (SHIPPED_DIR / rel).read_bytes()
+    board = load_board(board_name)
+    graph = load_model_bytes(data, name=Path(rel).stem)
+    pm = plan_model(graph, _firmware_plan_options(board_name), source_bytes=data)
+    check_budget(pm.plan, board)
+    check_firmware_budget(pm.plan, board)
+    inputs = random_inputs(data, 11)
+    ref_out, ref_all = run_tflm(data, inputs)
+    res = run_planned(pm, [x.tobytes() for x in inputs], target="qemu", board=board,
+                      trace=True, workdir=tmp)
+    compare_trace(pm, res.trace, ref_out, ref_all)
+    assert res.instructions is not None and res.instructions > 0
+    assert res.executable is not None
+    assert not check_elf(res.executable, board).over_budget
+
+
+def _core_cases() -> list[object]:
+    cases: list[object] = []
+    for core, board in CORE_BOARDS.items():
+        models = M0_MODELS if core == "m0" else CORE_MODELS
+        for rel in [*models, *SHIPPED_LSTMS]:
+            slow = [pytest.mark.slow] if rel in SLOW or "vww" in rel or "mobilenet" in rel \
+                else []
+            cases.append(pytest.param(board, rel, marks=slow, id=f"{core}-{Path(rel).stem}"))
+    return cases
+
+
+@pytest.mark.parametrize(("board", "rel"), _core_cases())
+def test_model_on_every_core(board: str, rel: str, tmp_path: Path) -> None:
+    """Bit-exact with the tflite-micro interpreter, every tensor: the DSP paths on the
+    M4 and M55, the portable C of the M33 without DSP (the AN521's CPU0) and of the
+    Armv6-M Cortex-M0 (Thumb-1, soft float), hard float on the M4F and M55."""
+    _run_core(rel, board, tmp_path)
+
+
+@pytest.mark.parametrize("rel", list(M0_TOO_BIG), ids=lambda r: Path(r).stem)
+def test_too_big_for_the_cortex_m0_is_refused(rel: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """`nnopt run --target qemu` on the 16 KB nRF51822: the budget error, no run."""
+    from nnopt.cli import main
+
+    assert main(["run", str(model_path(rel)), "--board", "qemu_cortex_m0",
+                 "--target", "qemu", "--seed", "1"]) != 0
+    err = capsys.readouterr().err
+    assert M0_TOO_BIG[rel] in err and "over by" in err and "qemu_cortex_m0" in err
+    assert "building and running" not in err  # refused before any build
+
+
+def test_firmware_budget_reserves_the_stack() -> None:
+    """The 16 KB part keeps its firmware.stack_size out of the arena's budget: an arena
+    that fits the region but not beside the stack is refused with both numbers."""
+    board = load_board("qemu_cortex_m0")
+    assert firmware_arena_budget(board) == 16384 - board_layout(board).stack_size
+    g = load_model_bytes(model_path("mlperf_tiny/kws_ref_model.tflite").read_bytes())
+    plan = plan_model(g, PlanOptions(board=board, tiling="off")).plan
+    assert firmware_arena_budget(board) < plan.sram_bytes <= 16384
+    with pytest.raises(BudgetError, match=r"16,384 bytes of sram, 4,096 of them .*over by"):
+        check_firmware_budget(plan, board)
+
+
+@pytest.mark.parametrize(("board", "dsp"), [("mps2_an386", True), ("mps3_an547", True),
+                                            ("mps2_an521", False), ("qemu_cortex_m0", False)])
+def test_each_core_takes_its_kernel_path(board: str, dsp: bool, tmp_path: Path) -> None:
+    """The DSP kernels (SMLAD, SXTB16) are in the firmware of the cores with the
+    extension and absent where the core has none (QEMU would fault on them); the
+    Cortex-M0 firmware is Thumb-1 (no 32-bit instruction but BL, MRS/MSR, DSB/ISB)."""
+    objdump = shutil.which("arm-none-eabi-objdump")
+    if objdump is None:
+        pytest.skip("arm-none-eabi-objdump not installed")
+    data = model_path("mlperf_tiny/kws_ref_model.tflite").read_bytes()
+    b = load_board(board)
+    pm = plan_model(load_model_bytes(data, name="kws"), _firmware_plan_options(board),
+                    source_bytes=data)
+    exe = build_planned(pm, "qemu", tmp_path, board=b)
+    text = subprocess.run([objdump, "-d", str(exe)], capture_output=True, text=True,
+                          check=True).stdout
+    mnemonics = {line.split("\t")[2].split()[0] for line in text.splitlines()
+                 if line.count("\t") >= 2 and line.split("\t")[2].strip()}
+    assert ({"smlad", "sxtb16"} <= mnemonics) == dsp
+    assert not (mnemonics & {"smlad", "sxtb16", "sxtab16", "smlabb"}) or dsp
+    if b.cpu == "cortex-m0":
+        assert not mnemonics & {"sdiv", "udiv", "mla", "mls", "it", "ite", "movw", "movt",
+                                "ssat", "usat", "clz", "ldrd", "strd", "smull", "vldm"}

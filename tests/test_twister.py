@@ -4,7 +4,9 @@ With a workspace (``NNOPT_ZEPHYR_WORKSPACE``, or ``ZEPHYR_BASE`` + ``ZEPHYR_MODU
 see tests/support/twister.py), one test per platform runs
 ``twister -p PLATFORM -T samples -T tests/zephyr``: mps2/an385, qemu_cortex_m3 and
 mps2/an500/qemu (Cortex-M7, this repository's board extension) in QEMU, nucleo_f767zi
-built only. It reads Twister's twister.json and fails naming every failed scenario with
+built only; and the other cores in QEMU: qemu_cortex_m0, mps2/an386/qemu (Cortex-M4,
+a board extension too), mps2/an521/cpu0 (M33), mps3/corstone300/an547 (M55).
+It reads Twister's twister.json and fails naming every failed scenario with
 Twister's reason; it also fails when nothing passed (everything filtered out). Without a
 workspace these tests skip with the reason, so CI without Zephyr stays green; the
 twister.json reading itself is checked below without Zephyr.
@@ -35,7 +37,11 @@ from support.twister import (
 
 # (board target, build only): the platforms the README's Twister figures are for.
 PLATFORMS = [("mps2/an385", False), ("qemu_cortex_m3", False), ("mps2/an500/qemu", False),
-             ("nucleo_f767zi", True)]
+             ("nucleo_f767zi", True),
+             # the other cores (docs/cores.md): M0, M4 (this repository's board
+             # extension), M33, M55, all in QEMU
+             ("qemu_cortex_m0", False), ("mps2/an386/qemu", False),
+             ("mps2/an521/cpu0", False), ("mps3/corstone300/an547", False)]
 
 
 @pytest.fixture(scope="module")

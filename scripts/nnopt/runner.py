@@ -31,6 +31,7 @@ from .boards import Board
 from .codegen.c_model import GeneratedSources
 from .driver import generate
 from .errors import NnoptError, ToolchainError
+from .firmware.toolchain import TARGETS as TOOLCHAIN_TARGETS
 from .firmware.toolchain import BuildSpec, Target, build, default_cache_dir, run
 from .paths import nnrt_dir
 from .planner import PlannedModel
@@ -38,7 +39,7 @@ from .swap.mbedtls_build import library_defines, mbedtls_library, mbedtls_source
 from .swap.pipeline import blob_error, build_defines, swap_of
 from .swap.provision import check_key_store
 
-TARGETS: tuple[str, ...] = ("host", "qemu-m7", "qemu-m3", "qemu")
+TARGETS: tuple[str, ...] = TOOLCHAIN_TARGETS
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
  *   port_test copy IN OUT N     read exactly N bytes of IN, transform, write OUT
  *   port_test args OUT A B ...  write the arguments after OUT, one per line, to OUT
  *   port_test exit CODE         exit with CODE
- *   port_test fault             read an unmapped address (Cortex-M: BusFault; RISC-V:
+ *   port_test fault [ADDR]      read an unmapped address (Cortex-M: BusFault; RISC-V:
  *                               an illegal instruction)
  *   port_test loop N            count the instructions of N iterations of a 2-instruction
  *                               loop; prints "nnrt: instructions=<n>"
@@ -131,12 +131,14 @@ static int cmd_args(int argc, char **argv)
 
 static void spin(uint32_t n)
 {
-#if defined(__arm__) && defined(__thumb2__)
-    /* exactly two instructions per iteration */
-    __asm__ volatile("1:\n\t"
+#if defined(__arm__)
+    /* exactly two instructions per iteration (Thumb-1 too: a low register; GCC hands
+     * Thumb-1 inline assembly over in divided syntax) */
+    __asm__ volatile(".syntax unified\n\t"
+                     "1:\n\t"
                      "subs %0, %0, #1\n\t"
                      "bne 1b\n\t"
-                     : "+r"(n)
+                     : "+l"(n)
                      :
                      : "cc");
 #elif defined(__riscv)
@@ -232,8 +234,14 @@ int main(int argc, char **argv)
         /* RISC-V: an illegal instruction (the all-zero word), the same on every machine. */
         __asm__ volatile(".option push\n\t.option norvc\n\t.word 0\n\t.option pop");
 #endif
-        /* Unmapped on QEMU mps2 (nothing between 0x21000000+16MB and 0x40000000). */
-        uint32_t v = *(volatile uint32_t *)(uintptr_t)0x30000000u;
+        /* Default: unmapped on QEMU mps2 (nothing between 0x21000000+16MB and
+         * 0x40000000); other machines pass an address unmapped on theirs. */
+        unsigned long addr = 0x30000000ul;
+        uint32_t v;
+        if (argc == 3 && parse_uint(argv[2], &addr) != 0) {
+            return 2;
+        }
+        v = *(volatile uint32_t *)(uintptr_t)addr;
         log_number("read ", v);
         return 0;
     }

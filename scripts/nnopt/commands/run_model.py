@@ -15,6 +15,8 @@ from typing import Any
 from .. import driver
 from ..boards import load_board
 from ..errors import NnoptError, UsageError
+from ..firmware.linker import check_firmware_budget, firmware_arena_budget
+from ..firmware.toolchain import DEFAULT_BOARDS
 from ..inputs import random_inputs
 from ..report.outputs import output_lines
 from ..run_stats import run_stats
@@ -49,9 +51,6 @@ Targets: host (this machine's C compiler), qemu-m7 (Cortex-M7, QEMU mps2-an500),
 qemu-m3 (Cortex-M3, mps2-an385), qemu (the --board's own core on the QEMU machine that
 emulates it, linked within its budget: e.g. --board hifive1 runs RV32IMAC under
 qemu-system-riscv32 -M sifive_e with the FE310's 16 KB)."""
-
-#: QEMU board run when no --board is given, per target.
-DEFAULT_BOARDS = {"qemu-m7": "nucleo_f767zi", "qemu-m3": "mps2_an385"}
 
 
 def add_parser(sub: Any) -> None:
@@ -145,6 +144,9 @@ def run(args: argparse.Namespace) -> int:
                          "--board mps2_an385")
     if args.board is None and args.target in DEFAULT_BOARDS:
         opts = replace(opts, board=load_board(DEFAULT_BOARDS[args.target]))
+    if args.target != "host" and opts.board is not None and opts.sram is None:
+        # firmware: the stack shares the arena's region; plan (tile) for what is left
+        opts = replace(opts, sram=firmware_arena_budget(opts.board))
     popts, line = planning_progress(opts, len(loaded.graph.ops))
     try:
         compiled = driver.plan(compile_request(args, popts), loaded, progress=progress)
@@ -154,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
     over = compiled.budget_error()
     if over is not None:
         raise over
+    if args.target != "host" and opts.board is not None:
+        check_firmware_budget(pm.plan, opts.board)  # the stack shares the arena's SRAM
     outs = output_files(args, pm.plan.model, len(pm.graph.outputs))
     with Stages() as stages:
         res = run_planned(pm, inputs, target=args.target, board=opts.board,

@@ -30,8 +30,9 @@ from typing import Any, Literal
 import yaml
 
 from ..boards import Board, Region
-from ..errors import BoardError, ToolchainError
+from ..errors import BoardError, BudgetError, ToolchainError
 from ..paths import boards_dir
+from ..plan import Plan
 
 Addresses = Literal["emulation", "board"]
 
@@ -287,3 +288,33 @@ def _stack_lines(region: str) -> list[str]:
         f"  }} > {region}",
         "",
     ]
+
+
+def firmware_arena_budget(board: Board) -> int:
+    """Bytes of the arena region left for the arena and the persistent state once the
+    firmware's stack (when it shares the region) and heap are reserved."""
+    layout = board_layout(board)
+    reserved = layout.heap_size
+    if (layout.stack_region or board.arena_region) == board.arena_region:
+        reserved += layout.stack_size
+    return board.regions[board.arena_region].size - reserved
+
+
+def check_firmware_budget(plan: Plan, board: Board) -> None:
+    """BudgetError when the plan's arena and persistent state do not fit the arena
+    region once the bare-metal firmware's stack and heap (``firmware:``) are reserved
+    there: the budget a QEMU run enforces beyond :func:`nnopt.memory_budget.check_budget`
+    (which knows the region, not the firmware). On a 16 KB part the 2 KB stack matters."""
+    region = board.regions[board.arena_region]
+    budget = firmware_arena_budget(board)
+    reserved = region.size - budget
+    if plan.sram_bytes > budget:
+        state = (f" plus {plan.state_bytes:,} bytes of persistent state"
+                 if plan.state_bytes else "")
+        raise BudgetError(
+            f"the activation arena needs {plan.arena_bytes:,} bytes{state} but board "
+            f"{board.name} has {region.size:,} bytes of {board.arena_region}, "
+            f"{reserved:,} of them the firmware's stack and heap: over by "
+            f"{plan.sram_bytes - budget:,} bytes",
+            hint="a board with more SRAM, a smaller input resolution, or a smaller "
+                 "firmware.stack_size in boards/nnopt/" + board.name + ".yaml")

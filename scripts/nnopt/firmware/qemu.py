@@ -6,9 +6,11 @@ board's ``emulation.machine``.
 QEMU runs with semihosting on the host's files (the program's arguments become the
 semihosting command line; the firmware's startup splits it into ``argv``) and with
 ``-icount shift=0``: every executed instruction advances virtual time by exactly 1 ns,
-so SysTick on the processor clock counts instructions deterministically. On the mps2
-machines the processor clock is 25 MHz, i.e. one tick per 40 instructions
-(:data:`INSTRUCTIONS_PER_TICK`, checked by tests/test_firmware.py). On RISC-V the
+so SysTick on the processor clock counts instructions deterministically: one tick per
+10^9 / SYSCLK instructions (:data:`SYSCLK_HZ` per machine, checked by
+tests/test_firmware.py). On the mps2 machines the processor clock is 25 MHz, one tick
+per 40 instructions (:data:`INSTRUCTIONS_PER_TICK`); where the ratio is a fraction
+(16 MHz: 62.5) the firmware scales by numerator / denominator. On RISC-V the
 port reads ``minstret``, which QEMU under ``-icount`` answers with the instruction count
 itself (target/riscv/csr.c): one count per instruction on ``virt`` and ``sifive_e``
 (checked by tests/test_firmware_riscv.py).
@@ -23,6 +25,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
 
 from ..boards import Board
@@ -32,15 +35,38 @@ from .arch import ARCH_TOOLS, arch_tools
 QEMU = ARCH_TOOLS["arm"].qemu
 QEMU_HINT = ARCH_TOOLS["arm"].qemu_hint
 
-#: SysTick ticks (processor clock, SYST_CSR = 7) per executed instruction under
-#: ``-icount shift=0``: 1 ns per instruction, 25 MHz SYSCLK on QEMU's mps2 boards.
-#: RISC-V machines: minstret, one count per instruction.
-INSTRUCTIONS_PER_TICK: Mapping[str, int] = {"mps2-an385": 40, "mps2-an500": 40,
-                                            "virt": 1, "sifive_e": 1}
+#: The processor clock that drives SysTick (SYST_CSR = 7) on each QEMU machine:
+#: hw/arm/mps2.c (mps2-an385/an386/an500: 25 MHz), hw/arm/mps2-tz.c (mps2-an521:
+#: 20 MHz, mps3-an547: 32 MHz), hw/arm/nrf51_soc.c (microbit: HCLK 16 MHz); each
+#: measured by tests/test_firmware.py (test_instructions_per_tick_calibration).
+SYSCLK_HZ: Mapping[str, int] = {
+    "mps2-an385": 25_000_000, "mps2-an386": 25_000_000, "mps2-an500": 25_000_000,
+    "mps2-an521": 20_000_000, "mps3-an547": 32_000_000, "microbit": 16_000_000,
+}
+
+#: Machines whose counter counts instructions themselves (RISC-V: minstret).
+INSTRUCTION_COUNTERS: frozenset[str] = frozenset({"virt", "sifive_e"})
+
+#: Instructions per SysTick tick under ``-icount shift=0`` (1 ns per instruction) on
+#: the machines where that is a whole number.
+INSTRUCTIONS_PER_TICK: Mapping[str, int] = {
+    **{m: 10**9 // hz for m, hz in SYSCLK_HZ.items() if 10**9 % hz == 0},
+    **{m: 1 for m in INSTRUCTION_COUNTERS}}
 
 #: Extra QEMU options per machine: virt would otherwise boot OpenSBI before the
 #: firmware (Zephyr's boards/qemu/riscv32/board.cmake passes the same).
 MACHINE_ARGS: Mapping[str, tuple[str, ...]] = {"virt": ("-bios", "none")}
+
+
+def instructions_per_tick_ratio(machine: str) -> Fraction:
+    """Instructions per counter tick on ``machine``: 1 where the counter counts
+    instructions (RISC-V minstret), else per SysTick tick (40 for a machine not listed:
+    the 25 MHz of the mps2 family)."""
+    if machine in INSTRUCTION_COUNTERS:
+        return Fraction(1)
+    hz = SYSCLK_HZ.get(machine)
+    return Fraction(40) if hz is None else Fraction(10**9, hz)
+
 
 #: Exit codes of the bare-metal port (modules/nnrt/include/nnrt/port.h).
 PORT_EXIT_CODES: Mapping[int, str] = {

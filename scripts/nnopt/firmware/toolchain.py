@@ -35,15 +35,19 @@ from ..boards import Board, load_board
 from ..errors import ToolchainError
 from ..paths import nnrt_dir, nnrt_include_dirs
 from .arch import ARCH_PORT_FILES, ARCH_TOOLS, arch_tools, machine_flags
+from .cores import core_name, core_of
 from .linker import Addresses, linker_script
-from .qemu import INSTRUCTIONS_PER_TICK, QEMU_HINT, parse_instructions, qemu_command
+from .qemu import QEMU_HINT, instructions_per_tick_ratio, parse_instructions, qemu_command
 
-Target = Literal["host", "qemu-m7", "qemu-m3", "qemu"]
+#: ``qemu``: the QEMU machine of the board (any core of :data:`nnopt.firmware.cores.CORES`);
+#: ``qemu-m7`` / ``qemu-m3``: the same, for a board with that core only (aliases kept).
+Target = Literal["host", "qemu", "qemu-m7", "qemu-m3"]
 TARGETS: tuple[Target, ...] = get_args(Target)
 
 #: Board used for a QEMU target when the spec names none.
-DEFAULT_BOARDS: Mapping[Target, str] = {"qemu-m7": "nucleo_f767zi", "qemu-m3": "mps2_an385"}
-#: CPU a QEMU target is for (the board's ``cpu`` must match).
+DEFAULT_BOARDS: Mapping[Target, str] = {"qemu": "nucleo_f767zi", "qemu-m7": "nucleo_f767zi",
+                                        "qemu-m3": "mps2_an385"}
+#: CPU a core-specific QEMU target is for (the board's ``cpu`` must match).
 TARGET_CPUS: Mapping[Target, str] = {"qemu-m7": "cortex-m7", "qemu-m3": "cortex-m3"}
 
 HOST_CC = "gcc"
@@ -87,14 +91,15 @@ def resolve_board(target: Target, board: Board | None) -> Board | None:
     """The board a target builds for; checks that it fits the target."""
     if target == "host":
         return board
-    if target not in TARGET_CPUS and target != "qemu":
+    if target not in DEFAULT_BOARDS:
         raise ToolchainError(f"unknown target {target!r}",
                              hint="targets: " + ", ".join(TARGETS))
     if target == "qemu" and board is None:
         raise ToolchainError("target qemu needs a board (its core picks the QEMU machine)",
                              hint="name one: --board qemu_riscv32, hifive1, mps2_an385, ...")
     b = board if board is not None else load_board(DEFAULT_BOARDS[target])
-    if target != "qemu" and b.cpu != TARGET_CPUS[target]:
+    core_of(b)  # a core nnopt builds for
+    if target in TARGET_CPUS and core_name(b.cpu) != TARGET_CPUS[target]:
         raise ToolchainError(
             f"board {b.name} has a {b.cpu}, target {target} is a {TARGET_CPUS[target]}",
             hint=f"use a {TARGET_CPUS[target]} board with {target}")
@@ -125,8 +130,9 @@ def port_sources(target: Target, board: Board | None = None) -> tuple[Path, ...]
 
 
 def instructions_per_tick(machine: str) -> int:
-    """SysTick ticks -> instructions on a QEMU machine (see nnopt.firmware.qemu)."""
-    return INSTRUCTIONS_PER_TICK.get(machine, 40)
+    """SysTick ticks -> instructions on a QEMU machine, rounded down where the
+    machine's clock makes it a fraction (see nnopt.firmware.qemu)."""
+    return int(instructions_per_tick_ratio(machine))
 
 
 def target_flags(target: Target, board: Board | None, sanitize: bool) -> list[str]:
@@ -145,10 +151,13 @@ def base_defines(target: Target, board: Board | None) -> dict[str, str]:
     if target == "host":
         return {"NNRT_PORT_HOST": "1"}
     assert board is not None and board.emulation is not None
+    ratio = instructions_per_tick_ratio(board.emulation.machine)
     defs = {
         "NNRT_PORT_BAREMETAL": "1",
-        "NNRT_PORT_INSTR_PER_TICK": str(instructions_per_tick(board.emulation.machine)),
+        "NNRT_PORT_INSTR_PER_TICK": str(ratio.numerator),
     }
+    if ratio.denominator != 1:  # e.g. 32 MHz: 125/4 instructions per tick
+        defs["NNRT_PORT_INSTR_PER_TICK_DEN"] = str(ratio.denominator)
     if "dtcm" in board.regions and board.regions["dtcm"].kind == "ram":
         defs["NNRT_HAS_DTCM"] = "1"
     return defs

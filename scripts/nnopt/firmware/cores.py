@@ -1,0 +1,80 @@
+"""The processor cores nnopt builds bare-metal firmware for: one :class:`Core` per
+core, keyed by the base of a board's ``cpu`` (its ``-mcpu`` value without ``+``
+extensions: ``cortex-m33+nodsp`` is a ``cortex-m33``).
+
+A core says which architecture profile it is (the startup code and the kernels select
+their paths from the compiler's ACLE macros, ``__ARM_ARCH_6M__``,
+``__ARM_FEATURE_DSP``, ``__ARM_FEATURE_MVE``; this table only documents what each
+takes), its short name (``nnopt run --target qemu`` and ``bench_firmware.py --cores``
+use it) and the QEMU program that emulates it. Everything else (FPU, DSP present or
+not) is the board's: ``-mcpu={board.cpu}`` plus ``-mfpu`` when the board has an FPU.
+
+Adding a core is one entry here, a board under ``boards/nnopt/`` and, for a new QEMU
+machine, its clock in :data:`nnopt.firmware.qemu.SYSCLK_HZ`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..boards import Board
+from ..errors import ToolchainError
+
+
+@dataclass(frozen=True)
+class Core:
+    """One processor core."""
+
+    short: str  # "m0", "m4", ...: --cores of bench_firmware.py, docs/cores.md
+    cpu: str  # -mcpu base value: "cortex-m0"
+    arch: str  # architecture profile: "armv6-m", "armv7-m", "armv7e-m", "armv8-m.main", ...
+    qemu: str  # the QEMU system emulator
+    kernels: str  # the kernel paths it takes (docs/cores.md)
+
+
+_ARM_QEMU = "qemu-system-arm"
+
+#: Every core nnopt's bare-metal firmware runs on, by -mcpu base value.
+CORES: Mapping[str, Core] = {
+    c.cpu: c for c in (
+        Core("m0", "cortex-m0", "armv6-m", _ARM_QEMU,
+             "portable C (Thumb-1: no DSP, no divide, no Thumb-2 inline assembly)"),
+        Core("m0plus", "cortex-m0plus", "armv6-m", _ARM_QEMU,
+             "portable C (as the Cortex-M0)"),
+        Core("m3", "cortex-m3", "armv7-m", _ARM_QEMU,
+             "portable C and the Thumb-2 inline assembly of the no-DSP paths"),
+        Core("m4", "cortex-m4", "armv7e-m", _ARM_QEMU,
+             "DSP (SMLAD, SXTB16, SSAT ...) as on the Cortex-M7"),
+        Core("m7", "cortex-m7", "armv7e-m", _ARM_QEMU,
+             "DSP (SMLAD, SXTB16, SSAT ...)"),
+        Core("m33", "cortex-m33", "armv8-m.main", _ARM_QEMU,
+             "DSP when the part has the extension, else as the Cortex-M3"),
+        Core("m55", "cortex-m55", "armv8.1-m.main", _ARM_QEMU,
+             "DSP (Helium kernels: not yet; the MVE is left to the compiler)"),
+    )
+}
+
+
+def core_name(cpu: str) -> str:
+    """The base ``-mcpu`` value of a board's ``cpu`` (``cortex-m33+nodsp`` -> cortex-m33)."""
+    return cpu.split("+", 1)[0]
+
+
+def core_of(board: Board) -> Core:
+    """The core of ``board``; ToolchainError naming the known ones if nnopt has none."""
+    core = CORES.get(core_name(board.cpu))
+    if core is None:
+        raise ToolchainError(
+            f"board {board.name} has a {board.cpu}, for which nnopt builds no firmware",
+            hint="cores: " + ", ".join(CORES) + " (add one in nnopt/firmware/cores.py)")
+    return core
+
+
+def core_by_short(short: str) -> Core:
+    """A core by its short name (``m33``)."""
+    for core in CORES.values():
+        if core.short == short:
+            return core
+    raise ToolchainError(f"unknown core {short!r}",
+                         hint="cores: " + ", ".join(c.short for c in CORES.values()))
