@@ -177,7 +177,7 @@ def test_minstret_counts_every_instruction(cache: Path, board: str) -> None:
 
 
 def test_run_target_qemu_needs_a_board() -> None:
-    """`nnopt run --target qemu` without --board: a clear error with a hint, exit 1."""
+    """`nnopt run --target qemu` without --board: a usage error (64) with a hint."""
     import subprocess
     import sys
 
@@ -185,6 +185,6 @@ def test_run_target_qemu_needs_a_board() -> None:
     proc = subprocess.run([sys.executable, "-m", "nnopt", "run", str(model), "--target",
                            "qemu", "--seed", "1"], capture_output=True, text=True,
                           check=False)
-    assert proc.returncode == 1
+    assert proc.returncode == 64
     assert "--target qemu needs --board" in proc.stderr and "hint:" in proc.stderr
     assert "Traceback" not in proc.stderr

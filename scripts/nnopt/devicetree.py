@@ -35,7 +35,7 @@ from types import ModuleType
 from typing import Any
 
 from .boards import Board, Region
-from .errors import BoardError
+from .errors import EXIT_USAGE, BoardError, UsageError
 
 #: Chosen node -> (region name, kind), in the order regions are taken.
 CHOSEN_REGIONS: tuple[tuple[str, str, str], ...] = (
@@ -71,6 +71,13 @@ PYTHON_DEVICETREE = Path("scripts") / "dts" / "python-devicetree" / "src"
 
 class DevicetreeError(BoardError):
     """A devicetree cannot be read or has no usable memory."""
+
+
+class UnknownZephyrBoardError(DevicetreeError, UsageError):
+    """A board name that is neither nnopt's nor one of the Zephyr tree's (or no tree to
+    look in): a usage error, like nnopt's own unknown board."""
+
+    exit_code = EXIT_USAGE
 
 
 def import_edtlib(zephyr_base: Path | None = None) -> ModuleType:

@@ -1,6 +1,6 @@
 """What nnopt supports, operator by operator: the registry's definitions
 (:mod:`nnopt.ops`) joined with the element types their lowerings accept
-(:func:`nnopt.lowering.accepted_dtypes`). Read by ``nnopt ops``; nothing here is
+(:func:`nnopt.ops.accepted_dtypes`). Read by ``nnopt ops``; nothing here is
 written by hand."""
 
 from __future__ import annotations

@@ -41,7 +41,13 @@ from pathlib import Path
 import yaml
 
 from .boards import Board, builtin_board_file, known_boards
-from .devicetree import DevicetreeError, board_data, board_from_edt, import_edtlib
+from .devicetree import (
+    DevicetreeError,
+    UnknownZephyrBoardError,
+    board_data,
+    board_from_edt,
+    import_edtlib,
+)
 
 WORKSPACE_VAR = "NNOPT_ZEPHYR_WORKSPACE"
 CACHE_VAR = "NNOPT_CACHE_DIR"
@@ -147,7 +153,8 @@ def resolve_target(target: str, boards: Mapping[str, ZephyrBoard],
             "`west boards` lists the tree's boards"
         if builtin:
             hint += "; nnopt's own boards: " + ", ".join(builtin)
-        raise DevicetreeError(f"unknown board {target!r}: not in the Zephyr tree", hint=hint)
+        raise UnknownZephyrBoardError(f"unknown board {target!r}: not in the Zephyr tree",
+                                      hint=hint)
     if not quals:
         socs = [q for q in board.qualifiers if "/" not in q]
         if len(socs) == 1:
@@ -261,7 +268,7 @@ def zephyr_board(target: str, *, builtin: Sequence[str] = (),
     env = os.environ if env is None else env
     base = find_zephyr_base(env)
     if base is None:
-        raise DevicetreeError(
+        raise UnknownZephyrBoardError(
             f"unknown board {target!r}: not one of nnopt's boards, and no Zephyr tree to "
             "read its devicetree from",
             hint="set ZEPHYR_BASE to a Zephyr tree (or NNOPT_ZEPHYR_WORKSPACE to a west "

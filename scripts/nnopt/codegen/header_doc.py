@@ -27,6 +27,7 @@ from ..ir import Graph
 from ..paths import nnrt_dir
 
 _CALL = re.compile(r"\b(nnrt_[A-Za-z0-9_]+)\s*\(")
+_REFERENCE = re.compile(r"\b(nnrt_[A-Za-z0-9_]+)\b")  # data too: nnrt_sigmoid_table_u16
 _DEFINITION = re.compile(r"^(?!static)[A-Za-z_][\w \*]*?\b(nnrt_\w+)\s*\([^;{]*\)\s*\{", re.M)
 _INSTANCE = re.compile(r"^[A-Z][A-Z0-9_]*\((nnrt_\w+)\s*,", re.M)
 _INCLUDE = re.compile(r'^#include "([\w./]+\.h)"', re.M)
@@ -113,7 +114,11 @@ def needed_sources(c_text: str) -> list[str]:
         if path is None or path in seen:
             continue
         seen.add(path)
-        todo += [f for f in set(_CALL.findall(_read(path))) if f in index]
+        # its calls (with those of the inline bodies of its headers), and the nnrt data
+        # it uses itself (a table defined in a file of its own)
+        refs = set(_CALL.findall(_read(path))) | set(
+            _REFERENCE.findall((nnrt_dir() / path).read_text(errors="replace")))
+        todo += [f for f in refs if f in index]
     return sorted(seen)
 
 

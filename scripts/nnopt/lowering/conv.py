@@ -24,7 +24,8 @@ Everything else is refused by :meth:`ConvLowering.check` with an :class:`Unsuppo
 names the op, the tensor and what is supported: uint8, hybrid float-activation/int8-weight
 models, int4 weights, asymmetric weights, TANH or SIGN_BIT fused activations.
 
-Variant selection (:func:`choose_variant`, build time): one-group int8 convolutions
+Variant selection (:func:`nnopt.lowering.conv_variant.choose_variant`, build time):
+one-group int8 convolutions
 run ``nnrt_conv2d_im2col_s8`` (scratch from :meth:`ConvLowering.scratch_bytes`, the
 rule of its ``*_get_buffer_size()``: 16 bytes per 4 values of a pixel's input column,
 plus an int8 copy of one patch except for a 1x1 filter without padding, whose input

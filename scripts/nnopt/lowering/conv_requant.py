@@ -114,7 +114,7 @@ def _records(graph: Graph, op: Op) -> list[int] | None:
 def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool,
              records: bool = False) -> _Requant:
     """records: the op's specialised matrix core takes channel records
-    (:meth:`ConvLowering.records`)."""
+    (:meth:`nnopt.lowering.conv.ConvLowering.records`)."""
     op = ctx.op
     assert isinstance(op.options, ConvOptions)
     _, z_in = per_tensor_quant(op, x)
