@@ -62,7 +62,7 @@ class NnOptimize(WestCommand):
         # No self.die() here: west has not given the command its config yet (die()
         # would recurse). An import failure is reported by do_run instead.
         try:
-            optimize, _ = _import_nnopt()
+            _import_nnopt()
         except ImportError as err:
             self._import_error = err
             parser: argparse.ArgumentParser = parser_adder.add_parser(
@@ -70,9 +70,11 @@ class NnOptimize(WestCommand):
                 f"(nnopt cannot be imported: {err})")
             parser.add_argument("args", nargs=argparse.REMAINDER)
             return parser
+        optimize, errors = _import_nnopt()
         parser = parser_adder.add_parser(
             self.name, help=self.help,
             description=f"{optimize.DESCRIPTION}\n\n{USAGE_NOTE}",
+            epilog=errors.EXIT_STATUS_HELP,  # nnopt's statuses (west's own typos: west's 2)
             formatter_class=argparse.RawDescriptionHelpFormatter)
         optimize.add_arguments(parser)
         return parser
