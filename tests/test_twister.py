@@ -5,7 +5,8 @@ see tests/support/twister.py), one test per platform runs
 ``twister -p PLATFORM -T samples -T tests/zephyr``: mps2/an385, qemu_cortex_m3 and
 mps2/an500/qemu (Cortex-M7, this repository's board extension) in QEMU, nucleo_f767zi
 built only; and the other cores in QEMU: qemu_cortex_m0, mps2/an386/qemu (Cortex-M4,
-a board extension too), mps2/an521/cpu0 (M33), mps3/corstone300/an547 (M55).
+a board extension too), mps2/an521/cpu0 (M33), mps3/corstone300/an547 (M55), and
+qemu_riscv32 (RISC-V, with scripts/zephyr-env-riscv.sh's toolchain).
 It reads Twister's twister.json and fails naming every failed scenario with
 Twister's reason; it also fails when nothing passed (everything filtered out). Without a
 workspace these tests skip with the reason, so CI without Zephyr stays green; the
@@ -41,7 +42,28 @@ PLATFORMS = [("mps2/an385", False), ("qemu_cortex_m3", False), ("mps2/an500/qemu
              # the other cores (docs/cores.md): M0, M4 (this repository's board
              # extension), M33, M55, all in QEMU
              ("qemu_cortex_m0", False), ("mps2/an386/qemu", False),
-             ("mps2/an521/cpu0", False), ("mps3/corstone300/an547", False)]
+             ("mps2/an521/cpu0", False), ("mps3/corstone300/an547", False),
+             # RISC-V (QEMU virt) with the host riscv64-unknown-elf GCC through
+             # scripts/zephyr-env-riscv.sh's toolchain variant
+             ("qemu_riscv32", False)]
+RISCV_PLATFORMS = {"qemu_riscv32"}
+
+
+def _platform_env(setup: Setup, platform: str) -> dict[str, str]:
+    """The setup's environment, with the RISC-V toolchain's for a RISC-V platform
+    (the `export` lines of scripts/zephyr-env-riscv.sh; skip when it has no compiler)."""
+    if platform not in RISCV_PLATFORMS:
+        return setup.env
+    proc = subprocess.run(["bash", os.fspath(REPO / "scripts" / "zephyr-env-riscv.sh")],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        pytest.skip(f"no RISC-V toolchain for Zephyr: {proc.stderr.strip()}")
+    env = dict(setup.env)
+    for line in proc.stdout.splitlines():
+        if line.startswith("export ") and "=" in line:
+            name, value = line[len("export "):].split("=", 1)
+            env[name] = value.strip("'\"")
+    return env
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +79,8 @@ def test_twister_passes_every_scenario(setup: Setup, tmp_path: Path, platform: s
                                        build_only: bool) -> None:
     out = tmp_path / "twister-out"
     cmd = twister_command(setup, REPO, platform, out, build_only)
-    proc = subprocess.run(cmd, cwd=setup.cwd, env=setup.env, capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(cmd, cwd=setup.cwd, env=_platform_env(setup, platform),
+                          capture_output=True, text=True, check=False)
     report = out / "twister.json"
     if not report.is_file():
         pytest.fail(f"Twister wrote no {report} (exit {proc.returncode}): "
