@@ -27,6 +27,7 @@
 #include "dw.h"
 #include "dw_plane.h"
 #include "requant.h"
+#include "rv32_dw.h"
 #include "simd.h"
 #include "window.h"
 
@@ -250,6 +251,13 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
     int32_t lo;
     int32_t hi;
     inside_columns(g, &lo, &hi);
+#if NNRT_RV32
+    /* the rectangle of taps inside, four channels at a time (internal/rv32_dw.h) */
+    nnrt_rv_dw_borders(p, input, filter, bias, output, lo, hi);
+    (void)m;
+    (void)c;
+    (void)oc_n;
+#else
     int32_t off[NNRT_DW_MAX_TAPS];
     uint8_t tap[NNRT_DW_MAX_TAPS];
     int32_t wof[NNRT_DW_MAX_TAPS];
@@ -291,6 +299,7 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
             }
         }
     }
+#endif
 }
 #endif
 
