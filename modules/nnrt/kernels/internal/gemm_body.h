@@ -21,6 +21,7 @@
 
 #include "gemm.h"
 #include "requant.h"
+#include "rv32_gemm.h"
 #include "simd.h"
 
 static inline void nnrt_gemm_st16(uint8_t *base, size_t index, int32_t v)
@@ -115,6 +116,10 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t
     for (; i < n; ++i) {
         nnrt_gemm_st16(c, nnrt_gemm_dsp_pos(p, k0 + i), (int32_t)x[i] + input_offset);
     }
+#elif NNRT_RV32
+    (void)c;
+    (void)i;
+    nnrt_rv_cols_put((int16_t *)cols + (size_t)p * (size_t)k + (size_t)k0, x, n, input_offset);
 #else
     int16_t *dst = (int16_t *)cols + (size_t)p * (size_t)k + (size_t)k0;
     (void)c;
@@ -602,7 +607,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, cons
 #endif
 
 /* RV32IM: blocks of 4 channels (after the output stage above, which it reuses) */
-#include "rv32_gemm.h"
+#include "rv32_gemm_pairs.h"
 
 /*
  * The channel pairs of one pixel pair (nnrt_gemm_pair_fn: [oc0, n), or portable builds

@@ -625,6 +625,17 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
             oc += 3;
             continue;
         }
+#elif NNRT_RV32
+        if (g->filter_c == 1 && oc + 4 <= g->output_c && g->filter_h == 3 && g->filter_w == 3
+            && g->dilation_h == 1 && g->dilation_w == 1) {
+            /* four channels at a time (internal/rv32_dw.h); borders() the rest */
+            int32_t lo;
+            int32_t hi;
+            inside_columns(g, &lo, &hi);
+            nnrt_rv_dw_group4_3x3(params, input, filter, bias, output, oc, lo, hi);
+            oc += 3;
+            continue;
+        }
 #endif
         channel1(params, input, filter, bias, output, oc, &k, NNRT_DSP);
     }

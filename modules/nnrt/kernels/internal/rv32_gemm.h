@@ -1,7 +1,8 @@
 /*
  * Internal to the nnrt kernels: the int8 matrix core (internal/gemm.h) on RV32IM, a core
- * without SIMD (NNRT_RV32, internal/simd.h). Included by internal/gemm_body.h only, after
- * the output stage it reuses (nnrt_gemm_out_pair(), nnrt_gemm_put4()).
+ * without SIMD (NNRT_RV32, internal/simd.h): the depth loop of a block and the column
+ * conversion (internal/gemm_body.h uses them; the loop over a pixel pair's channel blocks
+ * is internal/rv32_gemm_pairs.h).
  *
  * RV32IM has no multiply-accumulate: every MAC is a MUL and an ADD, so the depth loop
  * costs 2 instructions per MAC plus the loads. The portable 2 x 2 block (two pixels x two
@@ -114,52 +115,20 @@ static NNRT_ALWAYS_INLINE void nnrt_rv_gemm_mac_2x4(const void *cols, int32_t k,
 }
 #undef NNRT_RV_MAC_2X4
 
-/*
- * Channels [oc0, n) of one pixel pair for the core g: blocks of 4 channels, then the
- * last pair and an odd last channel through nnrt_gemm_pair1() / nnrt_gemm_pair1_rq().
- * rq: 1 the channel records of g (nnrt_gemm_pair_body_rq()), 0 bias / multiplier /
- * shift with all_fast as for nnrt_gemm_pair1().
- */
-static NNRT_ALWAYS_INLINE void nnrt_rv_gemm_pairs(const nnrt_gemm_s8_t *g,
-                                                  const nnrt_gemm_pass_t *x, int32_t oc0,
-                                                  int32_t n, int all_fast, int rq)
+/* dst[i] = x[i] + input_offset for i < n (the portable columns): four a loop iteration
+ * (GCC's loop took 6 instructions a value, the unrolled one 3.75). */
+static NNRT_ALWAYS_INLINE void nnrt_rv_cols_put(int16_t *dst, const int8_t *x, int32_t n,
+                                                int32_t input_offset)
 {
-    /* locals: the byte stores may alias *x, which would be reloaded after each */
-    const void *const cols = x->cols;
-    int8_t *const out0 = x->out0;
-    int8_t *const out1 = x->out1;
-    const int32_t k = g->k;
-    int32_t oc = oc0;
-    for (; oc + 4 <= n; oc += 4) {
-        int32_t a[8];
-        for (int32_t c = 0; c < 4; ++c) {
-            const int32_t b = rq ? nnrt_gemm_rq_bias(g->rq, oc + c)
-                                 : (g->bias != NULL ? g->bias[oc + c] : 0);
-            a[2 * c] = b;
-            a[2 * c + 1] = b;
-        }
-        nnrt_rv_gemm_mac_2x4(cols, k, g->filter + (size_t)oc * (size_t)k, a);
-        for (int32_t c = 0; c < 4; c += 2) {
-            if (rq) {
-                const int32_t *r0 = nnrt_gemm_rq_ch(g->rq, oc + c);
-                const int32_t *r1 = nnrt_gemm_rq_ch(g->rq, oc + c + 1);
-                nnrt_gemm_put4(g, nnrt_gemm_rq_out(a[2 * c], r0),
-                               nnrt_gemm_rq_out(a[2 * c + 1], r0),
-                               nnrt_gemm_rq_out(a[2 * c + 2], r1),
-                               nnrt_gemm_rq_out(a[2 * c + 3], r1), out0, out1, oc + c,
-                               oc + c + 1);
-            } else {
-                nnrt_gemm_out_pair(g, &a[2 * c], out0, out1, oc + c, 1, all_fast);
-            }
-        }
+    const int8_t *const x_end4 = x + (n & ~3);
+    for (; x != x_end4; x += 4, dst += 4) {
+        dst[0] = (int16_t)((int32_t)x[0] + input_offset);
+        dst[1] = (int16_t)((int32_t)x[1] + input_offset);
+        dst[2] = (int16_t)((int32_t)x[2] + input_offset);
+        dst[3] = (int16_t)((int32_t)x[3] + input_offset);
     }
-    for (; oc < n; oc += 2) {
-        const int32_t d = oc + 1 < n ? 1 : 0;
-        if (rq) {
-            nnrt_gemm_pair1_rq(g, cols, out0, out1, oc, d);
-        } else {
-            nnrt_gemm_pair1(g, cols, out0, out1, oc, d, all_fast);
-        }
+    for (int32_t i = 0; i < (n & 3); ++i) {
+        dst[i] = (int16_t)((int32_t)x[i] + input_offset);
     }
 }
 
