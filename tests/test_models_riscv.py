@@ -82,8 +82,3 @@ def test_lenet5_float_on_hifive1(tmp_path: Path) -> None:
     """Unlu's deployment: float LeNet-5 within the FE310's 16 KB of data RAM."""
     _run("keras/lenet5_float.tflite", "hifive1", tmp_path)
 
-
-def test_lenet5_int8_on_hifive1(tmp_path: Path) -> None:
-    """The RV32 int8 kernels (matrix core, fully connected) within the FE310's 16 KB:
-    their stack beside the arena."""
-    _run("keras/lenet5_int8.tflite", "hifive1", tmp_path)
