@@ -4,9 +4,10 @@ models: int8 anchors, float LeNet-5 (soft float: no FPU), LSTMs, depthwise-heavy
 networks; on qemu_riscv32 (QEMU virt) and on hifive1 (QEMU sifive_e, the FE310's 16 KB
 of DTIM: Unlu's LeNet-5 deployment), linked within the board's budget.
 
-RISC-V takes the runtime's portable C kernels: the Arm paths are guarded by
-__ARM_FEATURE_DSP / __ARM_FEATURE_SAT / __thumb2__ / __ARM_FP (kernels/internal/simd.h,
-dot_f32.h, nnrt_dot_s8.c)."""
+RISC-V skips the Arm paths (guarded by __ARM_FEATURE_DSP / __ARM_FEATURE_SAT /
+__thumb2__ / __ARM_FP: kernels/internal/simd.h, dot_f32.h, nnrt_dot_s8.c) and takes the
+RV32 kernels of kernels/internal/rv32_*.h (NNRT_RV32: the int8 matrix core, fully
+connected and depthwise) where they apply, the portable C elsewhere."""
 
 from __future__ import annotations
 
@@ -70,6 +71,8 @@ def _run(rel: str, board_name: str, tmp: Path) -> int:
     "trained_lstm_int8.tflite",                  # int8 LSTM
     pytest.param("keras/mobilenet_v3_small_075_96.tflite",  # depthwise, hard-swish, SE
                  marks=pytest.mark.slow),
+    pytest.param("tflm/person_detect.tflite",     # int8 anchor: 3x3 depthwise, 1x1 convs
+                 marks=pytest.mark.slow),
 ], ids=lambda r: Path(r).stem)
 def test_model_on_qemu_riscv32(rel: str, tmp_path: Path) -> None:
     _run(rel, "qemu_riscv32", tmp_path)
@@ -78,3 +81,4 @@ def test_model_on_qemu_riscv32(rel: str, tmp_path: Path) -> None:
 def test_lenet5_float_on_hifive1(tmp_path: Path) -> None:
     """Unlu's deployment: float LeNet-5 within the FE310's 16 KB of data RAM."""
     _run("keras/lenet5_float.tflite", "hifive1", tmp_path)
+

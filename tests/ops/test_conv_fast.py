@@ -34,6 +34,7 @@ import pytest
 from nnopt.boards import load_board
 from nnopt.firmware import BuildSpec, build, run
 from nnopt.firmware import toolchain as tc
+from nnopt.firmware.arch import arch_tools
 from nnopt.lowering.conv_variant import (
     DW_MAX_TAPS,
     DW_PLANE_MIN_OUTPUTS,
@@ -61,24 +62,29 @@ BUILDS: dict[str, tuple[tc.Target, dict[str, str]]] = {
     "m7-portable": ("qemu-m7", {"NNRT_PORTABLE_ONLY": "1"}),
     "m3": ("qemu-m3", {}),
     "host-sanitized": ("host", {}),
+    # RV32IMAC (QEMU virt): the register-blocked paths of internal/rv32_*.h; the same
+    # paths on the host with the sanitizers (NNRT_RV32_PATHS)
+    "rv32": ("qemu", {}),
+    "host-rv32-paths": ("host", {"NNRT_RV32_PATHS": "1"}),
 }
 
 
 #: The board of a build on the generic ``qemu`` target.
 BOARDS = {"m4-dsp": "mps2_an386", "m33-nodsp": "mps2_an521", "m55-dsp": "mps3_an547",
-          "m0": "qemu_cortex_m0"}
+          "m0": "qemu_cortex_m0", "rv32": "qemu_riscv32"}
 #: Builds that draw other cases (smaller buffers): not in the same-hash comparison.
 OTHER_CASES = {"m0"}
 
 
 def _run_build(name: str, tmp: Path) -> tuple[int, str]:
     target, defines = BUILDS[name]
-    if target != "host" and (shutil.which("qemu-system-arm") is None
-                             or shutil.which("arm-none-eabi-gcc") is None):
-        pytest.skip("qemu-system-arm / arm-none-eabi-gcc not installed")
-    src = c_source("fast_kernels.c")
     board = (load_board(BOARDS.get(name) or tc.DEFAULT_BOARDS[target]) if target != "host"
              else None)
+    if board is not None:
+        tools = arch_tools(board)
+        if shutil.which(tools.qemu) is None or shutil.which(tools.cc) is None:
+            pytest.skip(f"{tools.qemu} / {tools.cc} not installed")
+    src = c_source("fast_kernels.c")
     exe = build(BuildSpec(target=target, sources=(src, *kernel_sources("conv", "fc", "internal")),
                           defines={**defines, "NCASES": str(CASES)},
                           board=board, sanitize=target == "host",

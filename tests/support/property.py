@@ -12,6 +12,7 @@ from pathlib import Path
 from nnopt.boards import load_board
 from nnopt.firmware import BuildSpec, build, run
 from nnopt.firmware import toolchain as tc
+from nnopt.firmware.arch import arch_tools
 from support.cbuild import c_source, kernel_sources
 
 HAVE_QEMU = shutil.which("qemu-system-arm") is not None and shutil.which(
@@ -29,16 +30,21 @@ def program(prelude: str, decls: Sequence[str], calls: Sequence[str]) -> str:
     return "\n".join([prelude, *decls, *main])
 
 
-def run_builds(src: Path, builds: Mapping[str, tuple[tc.Target, str]],
+def run_builds(src: Path, builds: Mapping[str, tuple[tc.Target, str] | tuple[tc.Target, str, str]],
                families: Sequence[str]) -> dict[str, str]:
     """Build ``src`` with the kernel ``families`` for each ``name -> (target,
-    optimisation)`` (the host with ASan/UBSan; QEMU targets skipped without QEMU), run
-    it, and return each build's output; a run must exit 0."""
+    optimisation[, board])`` (the host with ASan/UBSan; a QEMU target on the target's
+    default board or the one named, skipped without its QEMU and compiler), run it, and
+    return each build's output; a run must exit 0."""
     out: dict[str, str] = {}
-    for name, (target, opt) in builds.items():
-        if target != "host" and not HAVE_QEMU:
-            continue
-        board = load_board(tc.DEFAULT_BOARDS[target]) if target != "host" else None
+    for name, spec in builds.items():
+        target, opt = spec[0], spec[1]
+        board = None
+        if target != "host":
+            board = load_board(spec[2] if len(spec) > 2 else tc.DEFAULT_BOARDS[target])
+            tools = arch_tools(board)
+            if shutil.which(tools.qemu) is None or shutil.which(tools.cc) is None:
+                continue
         exe = build(BuildSpec(target=target, sources=(src, *kernel_sources(*families)),
                               include_dirs=(C_TESTS,), board=board, opt=opt,
                               sanitize=target == "host"))

@@ -16,6 +16,7 @@
 
 #include "dot.h"
 #include "requant.h"
+#include "rv32_fc.h"
 #include "simd.h"
 
 /* 1 when v is known at build time: the specialised functions of nnrt/kernels/spec.h
@@ -98,6 +99,13 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_dot4(const int8_t *x, const int8_t *w, in
 #define NNRT_FC_DOT4(depth) 0
 #endif
 
+/* The most units of one pass over the input: 8 on RV32 (internal/rv32_fc.h), else 4. */
+#if NNRT_RV32
+#define NNRT_FC_GROUP_MAX 8
+#else
+#define NNRT_FC_GROUP_MAX 4
+#endif
+
 /* What the output stage of units o, o + 1 ... reads of the parameters, read once: the
  * int8 stores of a loop over the units would otherwise make GCC read them again (a
  * store through int8_t * may alias anything). */
@@ -142,7 +150,7 @@ static NNRT_ALWAYS_INLINE int8_t nnrt_fc_out(const nnrt_fc_outs_t *q, int32_t r,
     return (int8_t)v;
 }
 
-/* Units o .. o + rows - 1 (rows <= 4) of one input row: start values, dot products,
+/* Units o .. o + rows - 1 (rows <= NNRT_FC_GROUP_MAX) of one input row: start values, dot products,
  * output stage. The specialised functions call it with rows a constant for the whole
  * groups, so that the loops over the units unroll and the accumulators stay in
  * registers (a variable count made GCC copy the bias with memcpy() and keep the
@@ -156,10 +164,14 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_units(const nnrt_fc_s8_params_t *params,
     const int32_t in_off = params->input_offset;
     const int32_t w_off = params->weights_offset;
     const int8_t *w = weights + (size_t)o * (size_t)depth;
-    int32_t acc[4] = {0, 0, 0, 0};
+    int32_t acc[NNRT_FC_GROUP_MAX] = {0};
     for (int32_t r = 0; r < rows; ++r) {
         acc[r] = bias != NULL ? bias[o + r] : 0;
     }
+#if NNRT_RV32
+    /* RV32IM: 8 (or 4) rows share each input (internal/rv32_fc.h) */
+    nnrt_rv_fc_rows(input, w, depth, in_off, w_off, acc, rows);
+#else
 #if NNRT_DSP && defined(__OPTIMIZE__) && defined(__GNUC__)
     if (NNRT_FC_DOT4(depth) && rows == 4 && w_off == 0) {
         nnrt_fc_dot4(input, w, depth, in_off, acc);
@@ -178,6 +190,7 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_units(const nnrt_fc_s8_params_t *params,
             }
         }
     }
+#endif
     const nnrt_fc_outs_t q = nnrt_fc_outs(params, o);
     for (int32_t r = 0; r < rows; ++r) {
         output[o + r] = nnrt_fc_out(&q, r, acc[r], all_fast);
@@ -193,7 +206,7 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_body(const nnrt_fc_s8_params_t *params,
     const int32_t depth = params->accum_depth;
     const int32_t units = params->output_depth;
     /* output units per pass over the input */
-    const int32_t group = NNRT_FC_DOT4(depth) ? 4 : 3;
+    const int32_t group = NNRT_RV32 ? NNRT_FC_GROUP_MAX : NNRT_FC_DOT4(depth) ? 4 : 3;
 
     for (int32_t b = 0; b < params->batches; ++b, input += depth, output += units) {
         int32_t o = 0;

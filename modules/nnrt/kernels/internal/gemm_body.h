@@ -21,6 +21,7 @@
 
 #include "gemm.h"
 #include "requant.h"
+#include "rv32_gemm.h"
 #include "simd.h"
 
 static inline void nnrt_gemm_st16(uint8_t *base, size_t index, int32_t v)
@@ -115,6 +116,10 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t
     for (; i < n; ++i) {
         nnrt_gemm_st16(c, nnrt_gemm_dsp_pos(p, k0 + i), (int32_t)x[i] + input_offset);
     }
+#elif NNRT_RV32
+    (void)c;
+    (void)i;
+    nnrt_rv_cols_put((int16_t *)cols + (size_t)p * (size_t)k + (size_t)k0, x, n, input_offset);
 #else
     int16_t *dst = (int16_t *)cols + (size_t)p * (size_t)k + (size_t)k0;
     (void)c;
@@ -292,7 +297,7 @@ void nnrt_gemm_pairs_rq_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, i
                            int32_t n);
 
 /** The channel pairs of a pixel pair: the function each caller instantiates from
- * nnrt_gemm_pair_body() and hands to nnrt_gemm_2px_body(). DSP builds: channels
+ * nnrt_gemm_pair_body() and hands to nnrt_gemm_2px_body(). DSP and RV32 builds: channels
  * [oc, n). Portable builds: one pair, channels oc and oc + n (n = 1; 0 for an odd last
  * channel), a constant at each call so that GCC's clones fold it. */
 typedef void (*nnrt_gemm_pair_fn)(const nnrt_gemm_pass_t *x, int32_t oc, int32_t n);
@@ -323,6 +328,34 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_put4(const nnrt_gemm_s8_t *g, int32_t v
 }
 
 /*
+ * The output stage of channels oc and oc + d (d = 1; d = 0 for an odd last channel) of
+ * one pixel pair: their accumulators a (as nnrt_gemm_mac_2x2() leaves them) requantised
+ * in the fast form, or by the reference where a shift is outside it (all_fast: 1 when
+ * every shift is known to take the fast form, build time; 0: tested per pair).
+ */
+static NNRT_ALWAYS_INLINE void nnrt_gemm_out_pair(const nnrt_gemm_s8_t *g, const int32_t a[4],
+                                                  int8_t *out0, int8_t *out1, int32_t oc,
+                                                  int32_t d, int all_fast)
+{
+    const int32_t oc1 = oc + d;
+    const int32_t q0 = g->per_channel ? oc : 0;
+    const int32_t q1 = g->per_channel ? oc1 : 0;
+    const int32_t e0 = -g->shift[q0] - 2;
+    const int32_t e1 = -g->shift[q1] - 2;
+    if (!all_fast && ((uint32_t)e0 > 29u || (uint32_t)e1 > 29u)) {
+        nnrt_gemm_pair_ref(g, oc, d, a[0], a[1], a[2], a[3], out0, out1);
+        return;
+    }
+    const int32_t off = g->output_offset;
+    const int32_t m0 = g->multiplier[q0];
+    const int32_t m1 = g->multiplier[q1];
+    nnrt_gemm_put4(g, nnrt_rqf_fast(a[0], m0, 1 << e0, e0 + 1) + off,
+                   nnrt_rqf_fast(a[1], m0, 1 << e0, e0 + 1) + off,
+                   nnrt_rqf_fast(a[2], m1, 1 << e1, e1 + 1) + off,
+                   nnrt_rqf_fast(a[3], m1, 1 << e1, e1 + 1) + off, out0, out1, oc, oc1);
+}
+
+/*
  * Channels oc and oc + d (d = 1; d = 0 for an odd last channel) of one pixel pair, for
  * the core g. all_fast: 1 when every channel's shift is known to take the fast form
  * (build time), 0: tested per pair. Requantisation in the fast form (requant.h): with
@@ -341,21 +374,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1(const nnrt_gemm_s8_t *g, const vo
         a[2] = a[3] = g->bias[oc1];
     }
     nnrt_gemm_mac_2x2(cols, k, w0, w0 + (size_t)d * (size_t)k, a);
-    const int32_t q0 = g->per_channel ? oc : 0;
-    const int32_t q1 = g->per_channel ? oc1 : 0;
-    const int32_t e0 = -g->shift[q0] - 2;
-    const int32_t e1 = -g->shift[q1] - 2;
-    if (!all_fast && ((uint32_t)e0 > 29u || (uint32_t)e1 > 29u)) {
-        nnrt_gemm_pair_ref(g, oc, d, a[0], a[1], a[2], a[3], out0, out1);
-        return;
-    }
-    const int32_t off = g->output_offset;
-    const int32_t m0 = g->multiplier[q0];
-    const int32_t m1 = g->multiplier[q1];
-    nnrt_gemm_put4(g, nnrt_rqf_fast(a[0], m0, 1 << e0, e0 + 1) + off,
-                   nnrt_rqf_fast(a[1], m0, 1 << e0, e0 + 1) + off,
-                   nnrt_rqf_fast(a[2], m1, 1 << e1, e1 + 1) + off,
-                   nnrt_rqf_fast(a[3], m1, 1 << e1, e1 + 1) + off, out0, out1, oc, oc1);
+    nnrt_gemm_out_pair(g, a, out0, out1, oc, d, all_fast);
 }
 
 /* nnrt_gemm_pair1() for a core with channel records (g->rq): the biases and output
@@ -587,6 +606,9 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, cons
 #undef NNRT_GA_CHANNEL
 #endif
 
+/* RV32IM: blocks of 4 channels (after the output stage above, which it reuses) */
+#include "rv32_gemm_pairs.h"
+
 /*
  * The channel pairs of one pixel pair (nnrt_gemm_pair_fn: [oc0, n), or portable builds
  * the pair oc0, oc0 + n) through nnrt_gemm_pair1(), for the core g (x->g is not read: a
@@ -606,6 +628,8 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body(const nnrt_gemm_s8_t *g,
     for (int32_t oc = oc0; oc < n; oc += 2) {
         nnrt_gemm_pair1(g, x->cols, out0, out1, oc, oc + 1 < n ? 1 : 0, all_fast);
     }
+#elif NNRT_RV32
+    nnrt_rv_gemm_pairs(g, x, oc0, n, all_fast, 0);
 #else
     nnrt_gemm_pair1(g, x->cols, x->out0, x->out1, oc0, n, all_fast);
 #endif
@@ -642,6 +666,8 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rq(const nnrt_gemm_s8_t *g,
     for (; oc < n; oc += 2) {
         nnrt_gemm_pair1_rq(g, x->cols, out0, out1, oc, oc + 1 < n ? 1 : 0);
     }
+#elif NNRT_RV32
+    nnrt_rv_gemm_pairs(g, x, oc0, n, 0, 1);
 #else
     nnrt_gemm_pair1_rq(g, x->cols, x->out0, x->out1, oc0, n);
 #endif
@@ -658,7 +684,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_2px_body(const nnrt_gemm_s8_t *g, const
 {
     /* pixel 1 missing: it repeats pixel 0 and writes the same bytes again */
     const nnrt_gemm_pass_t x = {g, cols, out0, out1 != NULL ? out1 : out0};
-#if NNRT_DSP
+#if NNRT_DSP || NNRT_RV32
     pair(&x, 0, g->oc);
 #else
     int32_t oc = 0;

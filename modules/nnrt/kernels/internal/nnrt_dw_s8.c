@@ -27,6 +27,7 @@
 #include "dw.h"
 #include "dw_plane.h"
 #include "requant.h"
+#include "rv32_dw.h"
 #include "simd.h"
 #include "window.h"
 
@@ -250,6 +251,13 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
     int32_t lo;
     int32_t hi;
     inside_columns(g, &lo, &hi);
+#if NNRT_RV32
+    /* the rectangle of taps inside, four channels at a time (internal/rv32_dw.h) */
+    nnrt_rv_dw_borders(p, input, filter, bias, output, lo, hi);
+    (void)m;
+    (void)c;
+    (void)oc_n;
+#else
     int32_t off[NNRT_DW_MAX_TAPS];
     uint8_t tap[NNRT_DW_MAX_TAPS];
     int32_t wof[NNRT_DW_MAX_TAPS];
@@ -291,6 +299,7 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
             }
         }
     }
+#endif
 }
 #endif
 
@@ -613,6 +622,17 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
         const int32_t m = g->filter_c;
         if ((m == 1 && oc + 4 <= g->output_c) || (m % 4 == 0 && oc % m + 4 <= m)) {
             group4(params, input, filter, bias, output, oc, &k);
+            oc += 3;
+            continue;
+        }
+#elif NNRT_RV32
+        if (g->filter_c == 1 && oc + 4 <= g->output_c && g->filter_h == 3 && g->filter_w == 3
+            && g->dilation_h == 1 && g->dilation_w == 1) {
+            /* four channels at a time (internal/rv32_dw.h); borders() the rest */
+            int32_t lo;
+            int32_t hi;
+            inside_columns(g, &lo, &hi);
+            nnrt_rv_dw_group4_3x3(params, input, filter, bias, output, oc, lo, hi);
             oc += 3;
             continue;
         }

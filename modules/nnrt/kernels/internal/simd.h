@@ -33,6 +33,17 @@
 #include <arm_acle.h>
 #endif
 
+/* RV32 with the M extension (RV32IMAC: no SIMD, the P and V extensions are not used):
+ * the register-blocked C paths of internal/rv32_*.h. -DNNRT_RV32_PATHS selects them
+ * on another core too (the host's sanitizer build of tests/c/fast_kernels.c). */
+#if ((defined(__riscv) && defined(__riscv_xlen) && __riscv_xlen == 32 && defined(__riscv_mul)) \
+     || defined(NNRT_RV32_PATHS))                                                           \
+    && !NNRT_DSP && !defined(NNRT_PORTABLE_ONLY)
+#define NNRT_RV32 1
+#else
+#define NNRT_RV32 0
+#endif
+
 /* Inline even when large (functions instantiated with constant arguments); or never
  * (hot loops that get their own register allocation); cold: rarely run, compiled for
  * size (reference requantisation, argument checks, remainder channels). */
