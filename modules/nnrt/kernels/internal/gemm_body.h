@@ -115,6 +115,20 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t
     for (; i < n; ++i) {
         nnrt_gemm_st16(c, nnrt_gemm_dsp_pos(p, k0 + i), (int32_t)x[i] + input_offset);
     }
+#elif NNRT_GEMM_PACKED
+    /* word k0 + i: pixel 0 stores x + off + off * 2^23, pixel 1 adds its x * 2^23 */
+    uint32_t *dst = (uint32_t *)(void *)c + k0;
+    (void)k;
+    if (p == 0) {
+        const uint32_t base = (uint32_t)input_offset + ((uint32_t)input_offset << 23);
+        for (; i < n; ++i) {
+            dst[i] = base + (uint32_t)(int32_t)x[i];
+        }
+    } else {
+        for (; i < n; ++i) {
+            dst[i] += (uint32_t)(int32_t)x[i] << 23;
+        }
+    }
 #else
     int16_t *dst = (int16_t *)cols + (size_t)p * (size_t)k + (size_t)k0;
     (void)c;
@@ -232,6 +246,82 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_mac_2x2(const void *cols, int32_t k, co
         a10 += w1[t] * x0;
         a11 += w1[t] * x1;
     }
+#elif NNRT_GEMM_PACKED
+    /* Both pixels per SMLAL (gemm.h's packed columns): per channel the 64-bit sum
+     * (lo, hi) = sum_0 + sum_1 * 2^23, sum_0 split off every 128 positions (its low
+     * 23 bits, sign extended: |sum_0| < 2^22 by then) and the rest kept. */
+    const uint32_t *c = (const uint32_t *)cols;
+    uint32_t lo0 = 0;
+    uint32_t hi0 = 0;
+    uint32_t lo1 = 0;
+    uint32_t hi1 = 0;
+    const int32_t d1 = (int32_t)(w1 - w0) - 1; /* row 1 from row 0's advanced pointer */
+    for (int32_t rem = k; rem > 0;) {
+        int32_t n = rem < 128 ? rem : 128;
+        rem -= n;
+#if defined(__OPTIMIZE__)
+        /* 4 positions: their 4 column words in one LDM, per row and position LDRSB and
+         * SMLAL (row 1 at a register offset from row 0's post-indexed pointer): 19
+         * instructions per 16 multiply-adds with the loop's SUBS and BNE. */
+        int32_t q = n >> 2;
+        if (q > 0) {
+            uint32_t xa;
+            uint32_t xb;
+            uint32_t xc;
+            uint32_t xd;
+            int32_t wv;
+#define NNRT_GEMM_PK(x)                                                                       \
+    "ldrsb %[wv], [%[w], %[d1]]\n\t"                                                        \
+    "smlal %[lo1], %[hi1], " x ", %[wv]\n\t"
+            __asm__("1:\n\t"
+                    "ldm %[c]!, {%[xa], %[xb], %[xc], %[xd]}\n\t"
+                    "ldrsb %[wv], [%[w]], #1\n\t"
+                    "smlal %[lo0], %[hi0], %[xa], %[wv]\n\t"
+                    NNRT_GEMM_PK("%[xa]")
+                    "ldrsb %[wv], [%[w]], #1\n\t"
+                    "smlal %[lo0], %[hi0], %[xb], %[wv]\n\t"
+                    NNRT_GEMM_PK("%[xb]")
+                    "ldrsb %[wv], [%[w]], #1\n\t"
+                    "smlal %[lo0], %[hi0], %[xc], %[wv]\n\t"
+                    NNRT_GEMM_PK("%[xc]")
+                    "ldrsb %[wv], [%[w]], #1\n\t"
+                    "smlal %[lo0], %[hi0], %[xd], %[wv]\n\t"
+                    NNRT_GEMM_PK("%[xd]")
+                    "subs %[q], %[q], #1\n\t"
+                    "bne 1b\n\t"
+                    : [lo0] "+r"(lo0), [hi0] "+r"(hi0), [lo1] "+r"(lo1), [hi1] "+r"(hi1),
+                      [c] "+r"(c), [w] "+r"(w0), [q] "+r"(q), [xa] "=&r"(xa),
+                      [xb] "=&r"(xb), [xc] "=&r"(xc), [xd] "=&r"(xd), [wv] "=&r"(wv)
+                    : [d1] "r"(d1)
+                    : "cc", "memory");
+#undef NNRT_GEMM_PK
+            n &= 3;
+        }
+#endif
+        for (; n > 0; --n, ++c, ++w0) {
+            const int64_t x = (int32_t)c[0];
+            uint64_t t0 = ((uint64_t)hi0 << 32 | lo0) + (uint64_t)(x * w0[0]);
+            uint64_t t1 = ((uint64_t)hi1 << 32 | lo1) + (uint64_t)(x * w0[d1 + 1]);
+            lo0 = (uint32_t)t0;
+            hi0 = (uint32_t)(t0 >> 32);
+            lo1 = (uint32_t)t1;
+            hi1 = (uint32_t)(t1 >> 32);
+        }
+        /* the low 23 bits, sign extended (SBFX), moved to the pixel 0 sums */
+        const int32_t l0 = (int32_t)(lo0 << 9) >> 9;
+        const int32_t l1 = (int32_t)(lo1 << 9) >> 9;
+        const uint64_t r0 = ((uint64_t)hi0 << 32 | lo0) - (uint64_t)(int64_t)l0;
+        const uint64_t r1 = ((uint64_t)hi1 << 32 | lo1) - (uint64_t)(int64_t)l1;
+        a00 += l0;
+        a10 += l1;
+        lo0 = (uint32_t)r0;
+        hi0 = (uint32_t)(r0 >> 32);
+        lo1 = (uint32_t)r1;
+        hi1 = (uint32_t)(r1 >> 32);
+    }
+    /* what is left is sum_1 * 2^23 */
+    a01 += (int32_t)(lo0 >> 23 | hi0 << 9);
+    a11 += (int32_t)(lo1 >> 23 | hi1 << 9);
 #else
     const int16_t *x0 = (const int16_t *)cols;
     const int16_t *x1 = x0 + k;
