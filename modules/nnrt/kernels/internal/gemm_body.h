@@ -265,10 +265,11 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_mac_2x2(const void *cols, int32_t k, co
          * instructions per 16 multiply-adds with the loop's SUBS and BNE. */
         int32_t q = n >> 2;
         if (q > 0) {
-            uint32_t xa;
-            uint32_t xb;
-            uint32_t xc;
-            uint32_t xd;
+            /* pinned in ascending order: LDM fills its register list in register order */
+            register uint32_t xa __asm__("r8");
+            register uint32_t xb __asm__("r9");
+            register uint32_t xc __asm__("r10");
+            register uint32_t xd __asm__("r11");
             int32_t wv;
 #define NNRT_GEMM_PK(x)                                                                       \
     "ldrsb %[wv], [%[w], %[d1]]\n\t"                                                        \

@@ -149,9 +149,239 @@ static NNRT_ALWAYS_INLINE void run1_3x3_body(const run_t *k, const int8_t *base,
     }
 }
 
+#if defined(__thumb2__) && defined(__OPTIMIZE__) && !defined(NNRT_PORTABLE_ONLY)
+/*
+ * Thumb-2 without the DSP extension (Cortex-M3, the AN521's M33): two neighbouring
+ * outputs of a line in one 64-bit SMLAL sum. With stride s, outputs o and o + 1 of a
+ * filter line read the inputs x_0 .. x_{2+s} of the line; input j carries the packed
+ * weight P_j = w_j + w_{j-s} * 2^23 (each part 0 where its tap does not exist), so that
+ *
+ *   sum_j x_j * P_j = out_o + out_{o+1} * 2^23
+ *
+ * (raw inputs: the offset is in the start value). |out_o| <= 9 * 128 * 128 < 2^22, so
+ * with the sum started at 2^22 its low 23 bits are out_o + 2^22 and the rest, shifted
+ * down, out_{o+1}, both exact. Per filter line 3 + s loads and SMLALs for 6 MACs
+ * (scalar: 12); the sums of a run go to the stack, then one requantisation loop.
+ */
+#define NNRT_DW_PK 1
+/* Outputs per call of the assembly (their sums on the stack: 4 bytes each). */
+#define NNRT_DW_PK_MAX 64
+
+/* The filter line loads: row 0 .. 2 of pk_sums(), s = 1 (inputs q, q + c .. q + 3c). */
+#define NNRT_DW_PK_ROW1                                                                       \
+    "ldm %[pw]!, {%[pa], %[pb], %[pc]}\n\t"                                                 \
+    "ldrsb %[x], [%[q]]\n\t"                                                                \
+    "smlal %[lo], %[hi], %[x], %[pa]\n\t"                                                   \
+    "ldrsb %[x], [%[q], %[c]]\n\t"                                                          \
+    "smlal %[lo], %[hi], %[x], %[pb]\n\t"                                                   \
+    "ldrsb %[x], [%[q], %[c], lsl #1]\n\t"                                                  \
+    "smlal %[lo], %[hi], %[x], %[pc]\n\t"                                                   \
+    "ldr %[pa], [%[pw]], #4\n\t"                                                            \
+    "add %[q], %[q], %[c]\n\t"                                                              \
+    "ldrsb %[x], [%[q], %[c], lsl #1]\n\t"                                                  \
+    "smlal %[lo], %[hi], %[x], %[pa]\n\t"                                                   \
+    "add %[q], %[q], %[rsm]\n\t"
+/* s = 2: inputs q .. q + 4c */
+#define NNRT_DW_PK_ROW2                                                                       \
+    "ldm %[pw]!, {%[pa], %[pb], %[pc]}\n\t"                                                 \
+    "ldrsb %[x], [%[q]]\n\t"                                                                \
+    "smlal %[lo], %[hi], %[x], %[pa]\n\t"                                                   \
+    "ldrsb %[x], [%[q], %[c]]\n\t"                                                          \
+    "smlal %[lo], %[hi], %[x], %[pb]\n\t"                                                   \
+    "ldrsb %[x], [%[q], %[c], lsl #1]\n\t"                                                  \
+    "smlal %[lo], %[hi], %[x], %[pc]\n\t"                                                   \
+    "ldm %[pw]!, {%[pa], %[pb]}\n\t"                                                        \
+    "add %[q], %[q], %[c], lsl #1\n\t"                                                      \
+    "ldrsb %[x], [%[q], %[c]]\n\t"                                                          \
+    "smlal %[lo], %[hi], %[x], %[pa]\n\t"                                                   \
+    "ldrsb %[x], [%[q], %[c], lsl #1]\n\t"                                                  \
+    "smlal %[lo], %[hi], %[x], %[pb]\n\t"                                                   \
+    "add %[q], %[q], %[rsm]\n\t"
+
+/*
+ * The sums of `pairs` output pairs of one line from p (the first window's top-left
+ * input), stride s (1 or 2), packed weights pw (3 lines of 3 + s words), c the input
+ * depth, rs the input row stride: out[2i] = sum + 2^22 in its low 23 bits (the rest
+ * garbage-free: the field alone), out[2i + 1] = the second output's sum.
+ */
+static NNRT_ALWAYS_INLINE void pk_sums(const uint32_t *pw, const int8_t *p, int32_t c,
+                                       int32_t rs, int32_t pairs, int32_t *out, int s)
+{
+    /* pinned in ascending order: the LDM register lists */
+    register uint32_t pa __asm__("r8");
+    register uint32_t pb __asm__("r9");
+    register uint32_t pc __asm__("r10");
+    const int8_t *end = p + (size_t)pairs * (size_t)(2 * s) * (size_t)c;
+    const int32_t rsm = rs - s * c; /* from the last input a line's loads reach, less (s-1)c */
+    const int8_t *q;
+    uint32_t lo;
+    uint32_t hi;
+    int32_t x;
+    if (s == 1) {
+        __asm__ volatile("1:\n\t"
+                         "mov %[q], %[p]\n\t"
+                         "mov %[lo], #0x400000\n\t"
+                         "mov %[hi], #0\n\t"
+                         NNRT_DW_PK_ROW1 NNRT_DW_PK_ROW1 NNRT_DW_PK_ROW1
+                         "sub %[pw], %[pw], #48\n\t"
+                         "ubfx %[x], %[lo], #0, #23\n\t"
+                         "lsr %[lo], %[lo], #23\n\t"
+                         "orr %[lo], %[lo], %[hi], lsl #9\n\t"
+                         "strd %[x], %[lo], [%[o]], #8\n\t"
+                         "add %[p], %[p], %[c], lsl #1\n\t"
+                         "cmp %[p], %[end]\n\t"
+                         "bne 1b\n\t"
+                         : [pa] "=&r"(pa), [pb] "=&r"(pb), [pc] "=&r"(pc), [q] "=&r"(q),
+                           [lo] "=&r"(lo), [hi] "=&r"(hi), [x] "=&r"(x), [p] "+r"(p),
+                           [pw] "+r"(pw), [o] "+r"(out)
+                         : [c] "r"(c), [rsm] "r"(rsm), [end] "r"(end)
+                         : "cc", "memory");
+    } else {
+        __asm__ volatile("1:\n\t"
+                         "mov %[q], %[p]\n\t"
+                         "mov %[lo], #0x400000\n\t"
+                         "mov %[hi], #0\n\t"
+                         NNRT_DW_PK_ROW2 NNRT_DW_PK_ROW2 NNRT_DW_PK_ROW2
+                         "sub %[pw], %[pw], #60\n\t"
+                         "ubfx %[x], %[lo], #0, #23\n\t"
+                         "lsr %[lo], %[lo], #23\n\t"
+                         "orr %[lo], %[lo], %[hi], lsl #9\n\t"
+                         "strd %[x], %[lo], [%[o]], #8\n\t"
+                         "add %[p], %[p], %[c], lsl #2\n\t"
+                         "cmp %[p], %[end]\n\t"
+                         "bne 1b\n\t"
+                         : [pa] "=&r"(pa), [pb] "=&r"(pb), [pc] "=&r"(pc), [q] "=&r"(q),
+                           [lo] "=&r"(lo), [hi] "=&r"(hi), [x] "=&r"(x), [p] "+r"(p),
+                           [pw] "+r"(pw), [o] "+r"(out)
+                         : [c] "r"(c), [rsm] "r"(rsm), [end] "r"(end)
+                         : "cc", "memory");
+    }
+}
+#undef NNRT_DW_PK_ROW1
+#undef NNRT_DW_PK_ROW2
+
+/*
+ * The outputs of `pairs` pairs of sums from pk_sums() (start values st0 / st1 added):
+ * requantised by the folded form of requant.h (nnrt_rq_fold(): multiplier m, addend ad
+ * with the output offset in it, shift rs >= 2), SSAT, stored at o and o + ocn, ...: 19
+ * instructions a pair. Only for the activation range all of int8 (no clamps).
+ */
+static NNRT_ALWAYS_INLINE void pk_store(const int32_t *sums, int32_t pairs, uint32_t st0,
+                                        uint32_t st1, int32_t m, int32_t ad, int32_t rs,
+                                        int8_t *o, size_t ocn)
+{
+    const int32_t *end = sums + 2 * pairs;
+    const uint32_t q30 = 0x40000000u;
+    int32_t a;
+    int32_t lo;
+    int32_t hi;
+#define NNRT_DW_PK_OUT(st, store)                                                             \
+    "ldr %[a], [%[s]], #4\n\t"                                                              \
+    "add %[a], %[a], " st "\n\t"                                                            \
+    "add %[hi], %[ad], %[a], asr #31\n\t"                                                   \
+    "eor %[lo], %[q30], %[hi], lsl #31\n\t"                                                 \
+    "smlal %[lo], %[hi], %[a], %[m]\n\t"                                                    \
+    "asr %[hi], %[hi], %[rs]\n\t"                                                           \
+    "ssat %[hi], #8, %[hi]\n\t" store "\n\t"
+    __asm__ volatile("1:\n\t"
+                     NNRT_DW_PK_OUT("%[st0]", "strb %[hi], [%[o]]")
+                     NNRT_DW_PK_OUT("%[st1]", "strb %[hi], [%[o], %[ocn]]")
+                     "add %[o], %[o], %[ocn], lsl #1\n\t"
+                     "cmp %[s], %[end]\n\t"
+                     "bne 1b\n\t"
+                     : [s] "+r"(sums), [o] "+r"(o), [a] "=&r"(a), [lo] "=&r"(lo),
+                       [hi] "=&r"(hi)
+                     : [end] "r"(end), [st0] "r"(st0), [st1] "r"(st1), [m] "r"(m),
+                       [ad] "r"(ad), [rs] "r"(rs), [q30] "r"(q30), [ocn] "r"(ocn)
+                     : "cc", "memory");
+#undef NNRT_DW_PK_OUT
+}
+
+/* run1_3x3() for stride_w 1 or 2 (s) and a channel in the fast form: the pairs of each
+ * line through pk_sums(), then pk_store() (or C where the activation range is narrower
+ * than int8 or the folded form does not apply), an odd last output through
+ * run1_3x3_body(). */
+static NNRT_ALWAYS_INLINE void run1_3x3_pk(const run_t *k, const int8_t *base, int8_t *out,
+                                           int32_t n, int32_t rows, int s)
+{
+    const int32_t *w = (const int32_t *)k->w;
+    uint32_t pw[15];
+    uint32_t sumw = 0;
+    for (int32_t r = 0; r < 3; ++r) {
+        for (int32_t j = 0; j < 3 + s; ++j) {
+            const uint32_t a = j <= 2 ? (uint32_t)w[3 * r + j] : 0u;
+            const uint32_t b = j >= s && j - s <= 2 ? (uint32_t)w[3 * r + j - s] : 0u;
+            pw[r * (3 + s) + j] = a + (b << 23);
+        }
+        sumw += (uint32_t)w[3 * r] + (uint32_t)w[3 * r + 1] + (uint32_t)w[3 * r + 2];
+    }
+    const uint32_t start = (uint32_t)k->b0[0] + (uint32_t)k->in_off * sumw;
+    const uint32_t start0 = start - (1u << 22);
+    const int32_t c = k->g->input_c;
+    const int32_t rs = k->g->input_w * c;
+    const nnrt_rqf_t *q = k->q;
+    const int32_t mult = q->mult;
+    const int32_t half = q->half;
+    const int32_t rsh = q->rsh;
+    const int32_t out_off = k->out_off;
+    const int32_t lo = k->lo;
+    const int32_t hi = k->hi;
+    const size_t x_step = k->x_step;
+    const size_t oc_n = k->oc_n;
+    const size_t row_in = (size_t)k->g->stride_h * (size_t)rs;
+    const size_t row_out = (size_t)k->g->output_w * oc_n;
+    /* nnrt_rq_fold()'s form: rsh >= 2 (an even addend), |addend| <= 2^30 */
+    const int64_t addend = (int64_t)half + (int64_t)out_off * ((int64_t)1 << rsh);
+    const int fold = k->full && rsh >= 2 && addend >= -(1 << 30) && addend <= (1 << 30);
+    int32_t sums[NNRT_DW_PK_MAX];
+    for (int32_t y = 0; y < rows; ++y, base += row_in, out += row_out) {
+        const int8_t *b = base;
+        int8_t *o = out;
+        int32_t left = n;
+        while (left >= 2) {
+            const int32_t m = left < NNRT_DW_PK_MAX ? left & ~1 : NNRT_DW_PK_MAX;
+            pk_sums(pw, b, c, rs, m >> 1, sums, s);
+            if (fold) {
+                pk_store(sums, m >> 1, start0, start, mult, (int32_t)addend, rsh, o, oc_n);
+                o += (size_t)m * oc_n;
+            }
+            for (int32_t i = 0; !fold && i < m; i += 2, o += 2 * oc_n) {
+                const uint32_t a0 = start0 + (uint32_t)sums[i];
+                const uint32_t a1 = start + (uint32_t)sums[i + 1];
+                int32_t v0 = nnrt_rqf_fast((int32_t)a0, mult, half, rsh) + out_off;
+                int32_t v1 = nnrt_rqf_fast((int32_t)a1, mult, half, rsh) + out_off;
+                v0 = nnrt_sat8(v0);
+                v1 = nnrt_sat8(v1);
+                v0 = v0 < lo ? lo : (v0 > hi ? hi : v0);
+                v1 = v1 < lo ? lo : (v1 > hi ? hi : v1);
+                o[0] = (int8_t)v0;
+                o[oc_n] = (int8_t)v1;
+            }
+            b += (size_t)m * x_step;
+            left -= m;
+        }
+        if (left != 0) {
+            run1_3x3_body(k, b, o, 1, 1, 1);
+        }
+    }
+}
+#else
+#define NNRT_DW_PK 0
+#endif
+
 static NNRT_NOINLINE void run1_3x3(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
                                    int32_t rows)
 {
+#if NNRT_DW_PK
+    if (k->q->fast && n >= 2 && k->g->stride_w <= 2) {
+        if (k->g->stride_w == 1) {
+            run1_3x3_pk(k, base, out, n, rows, 1);
+        } else {
+            run1_3x3_pk(k, base, out, n, rows, 2);
+        }
+        return;
+    }
+#endif
     if (k->q->fast) {
         run1_3x3_body(k, base, out, n, rows, 1);
     } else {
