@@ -604,6 +604,83 @@ static void run_extremes(void)
     }
 }
 
+/*
+ * Depthwise 3x3 shapes the random draw rarely makes: long interior columns (the no-DSP
+ * path runs them along columns, with the side columns of 2 filter columns), long rows,
+ * strides 1 and 2 either way, SAME and VALID padding. Random data and requantisation;
+ * not hashed, mismatches count.
+ */
+static int32_t dw_shapes;
+static void run_dw_shapes(void)
+{
+    static const int8_t shapes[][6] = {
+        /* input_h, input_w, input_c, stride_h, stride_w, same */
+        {25, 5, 4, 1, 1, 1}, {25, 5, 3, 1, 1, 0}, {30, 6, 2, 2, 1, 1}, {31, 7, 2, 2, 2, 1},
+        {7, 40, 3, 1, 1, 1}, {8, 41, 2, 1, 2, 1}, {16, 16, 4, 1, 1, 1}, {12, 12, 5, 2, 2, 1},
+        {40, 3, 4, 1, 1, 1}, {9, 9, 1, 1, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); ++i) {
+        nnrt_conv_s8_params_t p;
+        memset(&p, 0, sizeof(p));
+        nnrt_conv_geom_t *g = &p.geom;
+        g->batches = 1;
+        g->input_h = shapes[i][0];
+        g->input_w = shapes[i][1];
+        g->input_c = shapes[i][2];
+        g->stride_h = shapes[i][3];
+        g->stride_w = shapes[i][4];
+        g->filter_h = 3;
+        g->filter_w = 3;
+        g->dilation_h = 1;
+        g->dilation_w = 1;
+        g->filter_c = 1;
+        g->output_c = g->input_c;
+        if (shapes[i][5]) { /* SAME: pad the total of (out - 1) * stride + 3 - in, half first */
+            g->output_h = (g->input_h + g->stride_h - 1) / g->stride_h;
+            g->output_w = (g->input_w + g->stride_w - 1) / g->stride_w;
+            const int32_t th = (g->output_h - 1) * g->stride_h + 3 - g->input_h;
+            const int32_t tw = (g->output_w - 1) * g->stride_w + 3 - g->input_w;
+            g->pad_top = th > 0 ? th / 2 : 0;
+            g->pad_left = tw > 0 ? tw / 2 : 0;
+        } else {
+            g->output_h = (g->input_h - 3) / g->stride_h + 1;
+            g->output_w = (g->input_w - 3) / g->stride_w + 1;
+            g->pad_top = 0;
+            g->pad_left = 0;
+        }
+        const size_t in_n = (size_t)g->input_h * g->input_w * g->input_c;
+        const size_t out_n = (size_t)g->output_h * g->output_w * g->output_c;
+        if (in_n > MAXB || out_n > MAXB) {
+            continue;
+        }
+        rand_data(in_buf, in_n);
+        rand_data(w_buf, (size_t)9 * g->output_c);
+        rand_act(&p.act_min, &p.act_max);
+        rand_quant(g->output_c, &p.per_channel);
+        p.input_offset = rint_(-127, 128);
+        p.output_offset = rint_(-128, 127);
+        p.multiplier = mult_buf;
+        p.shift = shift_buf;
+        conv_ref(&p, in_buf, w_buf, bias_buf, out_ref, 1);
+        const nnrt_status_t st = nnrt_depthwise_conv2d_s8(&p, in_buf, w_buf, bias_buf, out_fast);
+        ++dw_shapes;
+        if (st != NNRT_OK) {
+            say("dw-shapes-status", (int32_t)i, (int32_t)st);
+            ++fails;
+            continue;
+        }
+        for (size_t j = 0; j < out_n; ++j) {
+            if (out_fast[j] != out_ref[j]) {
+                if (fails < 20) {
+                    say("dw-shapes", (int32_t)i, (int32_t)j);
+                }
+                ++fails;
+                break;
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -616,8 +693,10 @@ int main(int argc, char **argv)
         run_fc(i);
     }
     run_extremes();
+    run_dw_shapes();
     say("gemm-in-output", in_output, 0);
     say("extremes", extremes, 0);
+    say("dw-shapes", dw_shapes, 0);
     say("fails", fails, 0);
     say("hash", (int32_t)(hash >> 16), (int32_t)(hash & 0xFFFFu));
     return fails == 0 ? 0 : 1;

@@ -166,6 +166,8 @@ static NNRT_ALWAYS_INLINE void run1_3x3_body(const run_t *k, const int8_t *base,
 #define NNRT_DW_PK 1
 /* Outputs per call of the assembly (their sums on the stack: 4 bytes each). */
 #define NNRT_DW_PK_MAX 64
+/* The shortest line the assembly takes (fewer outputs: the scalar loops). */
+#define NNRT_DW_PK_MIN 6
 
 /* The filter line loads: row 0 .. 2 of pk_sums(), s = 1 (inputs q, q + c .. q + 3c). */
 #define NNRT_DW_PK_ROW1                                                                       \
@@ -199,63 +201,51 @@ static NNRT_ALWAYS_INLINE void run1_3x3_body(const run_t *k, const int8_t *base,
     "add %[q], %[q], %[rsm]\n\t"
 
 /*
- * The sums of `pairs` output pairs of one line from p (the first window's top-left
- * input), stride s (1 or 2), packed weights pw (3 lines of 3 + s words), c the input
- * depth, rs the input row stride: out[2i] = sum + 2^22 in its low 23 bits (the rest
- * garbage-free: the field alone), out[2i + 1] = the second output's sum.
+ * The sums of `pairs` output pairs along one line from p (the first window's first
+ * input), stride s (1 or 2), nl filter lines (2 or 3) of packed weights pw (3 + s words
+ * each), ts the bytes between neighbouring taps of a filter line (the input depth along
+ * a row, the row stride along a column), ls the bytes between filter lines:
+ * out[2i] = the first output's sum + 2^22 in its low 23 bits, out[2i + 1] = the
+ * second output's sum.
  */
-static NNRT_ALWAYS_INLINE void pk_sums(const uint32_t *pw, const int8_t *p, int32_t c,
-                                       int32_t rs, int32_t pairs, int32_t *out, int s)
+static NNRT_ALWAYS_INLINE void pk_sums(const uint32_t *pw, const int8_t *p, int32_t ts,
+                                       int32_t ls, int32_t pairs, int32_t *out, int s, int nl)
 {
     /* pinned in ascending order: the LDM register lists */
     register uint32_t pa __asm__("r8");
     register uint32_t pb __asm__("r9");
     register uint32_t pc __asm__("r10");
-    const int8_t *end = p + (size_t)pairs * (size_t)(2 * s) * (size_t)c;
-    const int32_t rsm = rs - s * c; /* from the last input a line's loads reach, less (s-1)c */
+    const int8_t *end = p + (size_t)pairs * (size_t)(2 * s) * (size_t)ts;
+    const int32_t rsm = ls - s * ts; /* from where a line's loads leave q to the next */
     const int8_t *q;
     uint32_t lo;
     uint32_t hi;
     int32_t x;
-    if (s == 1) {
-        __asm__ volatile("1:\n\t"
-                         "mov %[q], %[p]\n\t"
-                         "mov %[lo], #0x400000\n\t"
-                         "mov %[hi], #0\n\t"
-                         NNRT_DW_PK_ROW1 NNRT_DW_PK_ROW1 NNRT_DW_PK_ROW1
-                         "sub %[pw], %[pw], #48\n\t"
-                         "ubfx %[x], %[lo], #0, #23\n\t"
-                         "lsr %[lo], %[lo], #23\n\t"
-                         "orr %[lo], %[lo], %[hi], lsl #9\n\t"
-                         "strd %[x], %[lo], [%[o]], #8\n\t"
-                         "add %[p], %[p], %[c], lsl #1\n\t"
-                         "cmp %[p], %[end]\n\t"
-                         "bne 1b\n\t"
-                         : [pa] "=&r"(pa), [pb] "=&r"(pb), [pc] "=&r"(pc), [q] "=&r"(q),
-                           [lo] "=&r"(lo), [hi] "=&r"(hi), [x] "=&r"(x), [p] "+r"(p),
-                           [pw] "+r"(pw), [o] "+r"(out)
-                         : [c] "r"(c), [rsm] "r"(rsm), [end] "r"(end)
-                         : "cc", "memory");
-    } else {
-        __asm__ volatile("1:\n\t"
-                         "mov %[q], %[p]\n\t"
-                         "mov %[lo], #0x400000\n\t"
-                         "mov %[hi], #0\n\t"
-                         NNRT_DW_PK_ROW2 NNRT_DW_PK_ROW2 NNRT_DW_PK_ROW2
-                         "sub %[pw], %[pw], #60\n\t"
-                         "ubfx %[x], %[lo], #0, #23\n\t"
-                         "lsr %[lo], %[lo], #23\n\t"
-                         "orr %[lo], %[lo], %[hi], lsl #9\n\t"
-                         "strd %[x], %[lo], [%[o]], #8\n\t"
-                         "add %[p], %[p], %[c], lsl #2\n\t"
-                         "cmp %[p], %[end]\n\t"
-                         "bne 1b\n\t"
-                         : [pa] "=&r"(pa), [pb] "=&r"(pb), [pc] "=&r"(pc), [q] "=&r"(q),
-                           [lo] "=&r"(lo), [hi] "=&r"(hi), [x] "=&r"(x), [p] "+r"(p),
-                           [pw] "+r"(pw), [o] "+r"(out)
-                         : [c] "r"(c), [rsm] "r"(rsm), [end] "r"(end)
-                         : "cc", "memory");
-    }
+    __asm__ volatile("1:\n\t"
+                     "mov %[q], %[p]\n\t"
+                     "mov %[lo], #0x400000\n\t"
+                     "mov %[hi], #0\n\t"
+                     ".rept %c[nl]\n\t"
+                     ".if %c[s] == 1\n\t"
+                     NNRT_DW_PK_ROW1
+                     ".else\n\t"
+                     NNRT_DW_PK_ROW2
+                     ".endif\n\t"
+                     ".endr\n\t"
+                     "sub %[pw], %[pw], #%c[back]\n\t"
+                     "ubfx %[x], %[lo], #0, #23\n\t"
+                     "lsr %[lo], %[lo], #23\n\t"
+                     "orr %[lo], %[lo], %[hi], lsl #9\n\t"
+                     "strd %[x], %[lo], [%[o]], #8\n\t"
+                     "add %[p], %[p], %[c], lsl #%c[s]\n\t"
+                     "cmp %[p], %[end]\n\t"
+                     "bne 1b\n\t"
+                     : [pa] "=&r"(pa), [pb] "=&r"(pb), [pc] "=&r"(pc), [q] "=&r"(q),
+                       [lo] "=&r"(lo), [hi] "=&r"(hi), [x] "=&r"(x), [p] "+r"(p),
+                       [pw] "+r"(pw), [o] "+r"(out)
+                     : [c] "r"(ts), [rsm] "r"(rsm), [end] "r"(end), [s] "i"(s), [nl] "i"(nl),
+                       [back] "i"(4 * nl * (3 + s))
+                     : "cc", "memory");
 }
 #undef NNRT_DW_PK_ROW1
 #undef NNRT_DW_PK_ROW2
@@ -297,72 +287,240 @@ static NNRT_ALWAYS_INLINE void pk_store(const int32_t *sums, int32_t pairs, uint
 #undef NNRT_DW_PK_OUT
 }
 
-/* run1_3x3() for stride_w 1 or 2 (s) and a channel in the fast form: the pairs of each
- * line through pk_sums(), then pk_store() (or C where the activation range is narrower
- * than int8 or the folded form does not apply), an odd last output through
- * run1_3x3_body(). */
-static NNRT_ALWAYS_INLINE void run1_3x3_pk(const run_t *k, const int8_t *base, int8_t *out,
-                                           int32_t n, int32_t rows, int s)
+/*
+ * The packed weights of nl filter lines from line fl0 on (pk_sums(): 3 + s words a
+ * line) from a channel's 3x3 weights w (row-major): lines along rows (vert 0: line l is
+ * filter row fl0 + l, its taps the columns) or along columns (vert 1: filter column
+ * fl0 + l, its taps the rows). Returns the sum of the weights of those lines.
+ */
+static NNRT_ALWAYS_INLINE uint32_t pk_weights(uint32_t *pw, const int32_t *w, int s, int nl,
+                                              int fl0, int vert)
 {
-    const int32_t *w = (const int32_t *)k->w;
-    uint32_t pw[15];
-    uint32_t sumw = 0;
-    for (int32_t r = 0; r < 3; ++r) {
-        for (int32_t j = 0; j < 3 + s; ++j) {
-            const uint32_t a = j <= 2 ? (uint32_t)w[3 * r + j] : 0u;
-            const uint32_t b = j >= s && j - s <= 2 ? (uint32_t)w[3 * r + j - s] : 0u;
-            pw[r * (3 + s) + j] = a + (b << 23);
+    uint32_t sum = 0;
+    for (int l = 0; l < nl; ++l) {
+        const int f = fl0 + l;
+        for (int j = 0; j < 3 + s; ++j) {
+            const int jb = j - s;
+            const uint32_t a = j <= 2 ? (uint32_t)w[vert ? 3 * j + f : 3 * f + j] : 0u;
+            const uint32_t b = jb >= 0 && jb <= 2 ? (uint32_t)w[vert ? 3 * jb + f : 3 * f + jb]
+                                                  : 0u;
+            pw[l * (3 + s) + j] = a + (b << 23);
         }
-        sumw += (uint32_t)w[3 * r] + (uint32_t)w[3 * r + 1] + (uint32_t)w[3 * r + 2];
+        for (int j = 0; j < 3; ++j) {
+            sum += (uint32_t)w[vert ? 3 * j + f : 3 * f + j];
+        }
     }
+    return sum;
+}
+
+/* Where pk_run() reads and writes: n outputs a line (input step in_step, output step
+ * o_step), nlo lines (the next from base + in_next, out + o_next). */
+typedef struct {
+    int32_t n;
+    int32_t nlo;
+    int32_t ts;      /* pk_sums() */
+    int32_t ls;
+    size_t in_step;
+    size_t o_step;
+    size_t in_next;
+    size_t o_next;
+    const int32_t *off; /* an odd last output: run1() with these taps; NULL: 3x3 */
+    const uint8_t *tap;
+    int32_t nt;
+} pk_walk_t;
+
+/* A channel along lines of stride s with nl filter lines (packed
+ * weights pw, their sum sumw): the pairs of each line through pk_sums(), then
+ * pk_store() (or C where the activation range is narrower than int8 or the folded form
+ * does not apply), an odd last output through run1_3x3_body() or run1(). */
+static NNRT_ALWAYS_INLINE void pk_run(const run_t *k, const uint32_t *pw, uint32_t sumw,
+                                      const int8_t *base, int8_t *out, const pk_walk_t *wk,
+                                      int s, int nl)
+{
     const uint32_t start = (uint32_t)k->b0[0] + (uint32_t)k->in_off * sumw;
     const uint32_t start0 = start - (1u << 22);
-    const int32_t c = k->g->input_c;
-    const int32_t rs = k->g->input_w * c;
     const nnrt_rqf_t *q = k->q;
     const int32_t mult = q->mult;
-    const int32_t half = q->half;
     const int32_t rsh = q->rsh;
     const int32_t out_off = k->out_off;
     const int32_t lo = k->lo;
     const int32_t hi = k->hi;
-    const size_t x_step = k->x_step;
-    const size_t oc_n = k->oc_n;
-    const size_t row_in = (size_t)k->g->stride_h * (size_t)rs;
-    const size_t row_out = (size_t)k->g->output_w * oc_n;
-    /* nnrt_rq_fold()'s form: rsh >= 2 (an even addend), |addend| <= 2^30 */
-    const int64_t addend = (int64_t)half + (int64_t)out_off * ((int64_t)1 << rsh);
-    const int fold = k->full && rsh >= 2 && addend >= -(1 << 30) && addend <= (1 << 30);
+    const size_t o_step = wk->o_step;
+    /* nnrt_rq_fold()'s form: the fast form with rsh >= 2 (an even addend),
+     * |addend| <= 2^30; other channels requantise in C (any shift) */
+    const int64_t addend = (int64_t)q->half + (int64_t)out_off * ((int64_t)1 << rsh);
+    const int fold = q->fast && k->full && rsh >= 2 && addend >= -(1 << 30)
+                     && addend <= (1 << 30);
     int32_t sums[NNRT_DW_PK_MAX];
-    for (int32_t y = 0; y < rows; ++y, base += row_in, out += row_out) {
+    for (int32_t y = 0; y < wk->nlo; ++y, base += wk->in_next, out += wk->o_next) {
         const int8_t *b = base;
         int8_t *o = out;
-        int32_t left = n;
+        int32_t left = wk->n;
         while (left >= 2) {
             const int32_t m = left < NNRT_DW_PK_MAX ? left & ~1 : NNRT_DW_PK_MAX;
-            pk_sums(pw, b, c, rs, m >> 1, sums, s);
+            pk_sums(pw, b, wk->ts, wk->ls, m >> 1, sums, s, nl);
             if (fold) {
-                pk_store(sums, m >> 1, start0, start, mult, (int32_t)addend, rsh, o, oc_n);
-                o += (size_t)m * oc_n;
+                pk_store(sums, m >> 1, start0, start, mult, (int32_t)addend, rsh, o, o_step);
+                o += (size_t)m * o_step;
             }
-            for (int32_t i = 0; !fold && i < m; i += 2, o += 2 * oc_n) {
+            for (int32_t i = 0; !fold && i < m; i += 2, o += 2 * o_step) {
                 const uint32_t a0 = start0 + (uint32_t)sums[i];
                 const uint32_t a1 = start + (uint32_t)sums[i + 1];
-                int32_t v0 = nnrt_rqf_fast((int32_t)a0, mult, half, rsh) + out_off;
-                int32_t v1 = nnrt_rqf_fast((int32_t)a1, mult, half, rsh) + out_off;
-                v0 = nnrt_sat8(v0);
-                v1 = nnrt_sat8(v1);
-                v0 = v0 < lo ? lo : (v0 > hi ? hi : v0);
-                v1 = v1 < lo ? lo : (v1 > hi ? hi : v1);
-                o[0] = (int8_t)v0;
-                o[oc_n] = (int8_t)v1;
+                o[0] = nnrt_act8(nnrt_rqf_nonpos((int32_t)a0, q, out_off), lo, hi);
+                o[o_step] = nnrt_act8(nnrt_rqf_nonpos((int32_t)a1, q, out_off), lo, hi);
             }
-            b += (size_t)m * x_step;
+            b += (size_t)m * wk->in_step;
             left -= m;
         }
         if (left != 0) {
-            run1_3x3_body(k, b, o, 1, 1, 1);
+            if (wk->off != NULL) {
+                run1(k, b, o, 1, wk->off, wk->tap, wk->nt);
+            } else if (q->fast) {
+                run1_3x3_body(k, b, o, 1, 1, 1);
+            } else {
+                run1_3x3_body(k, b, o, 1, 1, 0);
+            }
         }
+    }
+}
+
+/* pk_run() for stride s (1 or 2) and nl (2 or 3) lines: one instance each. */
+static NNRT_NOINLINE void pk_run_any(const run_t *k, const uint32_t *pw, uint32_t sumw,
+                                     const int8_t *base, int8_t *out, const pk_walk_t *wk,
+                                     int s, int nl)
+{
+    if (nl == 3) {
+        if (s == 1) {
+            pk_run(k, pw, sumw, base, out, wk, 1, 3);
+        } else {
+            pk_run(k, pw, sumw, base, out, wk, 2, 3);
+        }
+    } else if (s == 1) {
+        pk_run(k, pw, sumw, base, out, wk, 1, 2);
+    } else {
+        pk_run(k, pw, sumw, base, out, wk, 2, 2);
+    }
+}
+
+/*
+ * The interior run of run1_3x3() (n outputs a row, rows rows): along rows or, where the run is taller than wide, along columns (fewer odd
+ * last outputs), through pk_run(). Returns 0 (nothing done) where neither direction
+ * has a stride of at most 2 and NNRT_DW_PK_MIN outputs.
+ */
+static int run1_3x3_pk(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
+                       int32_t rows)
+{
+    const nnrt_conv_geom_t *g = k->g;
+    const int32_t c = g->input_c;
+    const int32_t rs = g->input_w * c;
+    /* lines of NNRT_DW_PK_MIN outputs or more: shorter ones do not repay the calls */
+    const int vert_ok = g->stride_h <= 2 && rows >= NNRT_DW_PK_MIN;
+    const int horiz_ok = g->stride_w <= 2 && n >= NNRT_DW_PK_MIN;
+    const int vert = vert_ok && (!horiz_ok || rows > n);
+    if (!vert && !horiz_ok) {
+        return 0;
+    }
+    uint32_t pw[15];
+    pk_walk_t wk;
+    const int s = vert ? g->stride_h : g->stride_w;
+    const int32_t *w = (const int32_t *)k->w;
+    uint32_t sumw;
+    if (s == 1) {
+        sumw = vert ? pk_weights(pw, w, 1, 3, 0, 1) : pk_weights(pw, w, 1, 3, 0, 0);
+    } else {
+        sumw = vert ? pk_weights(pw, w, 2, 3, 0, 1) : pk_weights(pw, w, 2, 3, 0, 0);
+    }
+    wk.off = NULL;
+    wk.tap = NULL;
+    wk.nt = 0;
+    if (vert) {
+        wk.n = rows;
+        wk.nlo = n;
+        wk.ts = rs;
+        wk.ls = c;
+        wk.in_step = (size_t)g->stride_h * (size_t)rs;
+        wk.o_step = (size_t)g->output_w * k->oc_n;
+        wk.in_next = k->x_step;
+        wk.o_next = k->oc_n;
+    } else {
+        wk.n = n;
+        wk.nlo = rows;
+        wk.ts = c;
+        wk.ls = rs;
+        wk.in_step = k->x_step;
+        wk.o_step = k->oc_n;
+        wk.in_next = (size_t)g->stride_h * (size_t)rs;
+        wk.o_next = (size_t)g->output_w * k->oc_n;
+    }
+    pk_run_any(k, pw, sumw, base, out, &wk, s, 3);
+    return 1;
+}
+
+/*
+ * The border columns of the interior rows whose window loses only its first (left) or
+ * last (right) filter column: output columns *l and *r (-1: none), taken by channel1()
+ * (pk_side()) instead of borders(). 3x3 undilated filters, stride_h <= 2.
+ */
+static void pk_sides(const nnrt_conv_geom_t *g, int32_t lo, int32_t hi, int32_t *l, int32_t *r)
+{
+    *l = -1;
+    *r = -1;
+    /* the interior rows (window inside the input's height): one run of NNRT_DW_PK_MIN */
+    const int32_t oy0 = (g->pad_top + g->stride_h - 1) / g->stride_h;
+    const int32_t last = g->input_h - 3 + g->pad_top; /* largest oy * stride_h */
+    const int32_t oy1 = last < 0 ? 0 : last / g->stride_h + 1;
+    if (g->filter_h != 3 || g->filter_w != 3 || g->dilation_h != 1 || g->dilation_w != 1
+        || g->stride_h > 2 || lo >= hi || g->input_w < 2
+        || (oy1 < g->output_h ? oy1 : g->output_h) - oy0 < NNRT_DW_PK_MIN) {
+        return;
+    }
+    if (lo >= 1 && (lo - 1) * g->stride_w - g->pad_left == -1) {
+        *l = lo - 1;
+    }
+    const int32_t x0 = hi * g->stride_w - g->pad_left;
+    if (hi < g->output_w && x0 >= 0 && x0 + 2 == g->input_w) {
+        *r = hi;
+    }
+}
+
+/* Output column ox (a side of pk_sides(): its window's filter columns fl0, fl0 + 1
+ * inside) of nr >= NNRT_DW_PK_MIN interior rows from y0, along the column through
+ * pk_run(). */
+static NNRT_NOINLINE void pk_side(const run_t *k, const int8_t *in_b, int8_t *out, int32_t y0,
+                                  int32_t ox, int32_t nr, int fl0)
+{
+    const nnrt_conv_geom_t *g = k->g;
+    const size_t c = (size_t)g->input_c;
+    const size_t rs = (size_t)g->input_w * c;
+    const int32_t x = ox * g->stride_w - g->pad_left + fl0; /* first inside column */
+    const int8_t *base = in_b + (size_t)y0 * rs + (size_t)x * c;
+    int32_t off[6];
+    uint8_t tap[6];
+    for (int32_t t = 0; t < 6; ++t) {
+        const int32_t fy = t >> 1;
+        const int32_t fx = t & 1;
+        off[t] = fy * (int32_t)rs + fx * (int32_t)c;
+        tap[t] = (uint8_t)(3 * fy + fl0 + fx);
+    }
+    {
+        uint32_t pw[10];
+        const int s = g->stride_h;
+        const int32_t *w = (const int32_t *)k->w;
+        const uint32_t sumw = s == 1 ? pk_weights(pw, w, 1, 2, fl0, 1)
+                                     : pk_weights(pw, w, 2, 2, fl0, 1);
+        pk_walk_t wk;
+        wk.n = nr;
+        wk.nlo = 1;
+        wk.ts = (int32_t)rs;
+        wk.ls = (int32_t)c;
+        wk.in_step = (size_t)s * rs;
+        wk.o_step = (size_t)g->output_w * k->oc_n;
+        wk.in_next = 0;
+        wk.o_next = 0;
+        wk.off = off;
+        wk.tap = tap;
+        wk.nt = 6;
+        pk_run_any(k, pw, sumw, base, out, &wk, s, 2);
     }
 }
 #else
@@ -373,12 +531,7 @@ static NNRT_NOINLINE void run1_3x3(const run_t *k, const int8_t *base, int8_t *o
                                    int32_t rows)
 {
 #if NNRT_DW_PK
-    if (k->q->fast && n >= 2 && k->g->stride_w <= 2) {
-        if (k->g->stride_w == 1) {
-            run1_3x3_pk(k, base, out, n, rows, 1);
-        } else {
-            run1_3x3_pk(k, base, out, n, rows, 2);
-        }
+    if (run1_3x3_pk(k, base, out, n, rows)) {
         return;
     }
 #endif
@@ -414,6 +567,11 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
     int32_t lo;
     int32_t hi;
     inside_columns(g, &lo, &hi);
+#if NNRT_DW_PK
+    int32_t sl;
+    int32_t sr;
+    pk_sides(g, lo, hi, &sl, &sr);
+#endif
     int32_t off[NNRT_DW_MAX_TAPS];
     uint8_t tap[NNRT_DW_MAX_TAPS];
     const int8_t *in_c = input + oc / g->filter_c;
@@ -434,6 +592,14 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
                 const int32_t x0 = lo * g->stride_w - g->pad_left;
                 run1_3x3(k, in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * c,
                          out + (size_t)lo * k->oc_n, hi - lo, nr);
+#if NNRT_DW_PK
+                if (sl >= 0) {
+                    pk_side(k, in_b, out + (size_t)sl * k->oc_n, y0, sl, nr, 1);
+                }
+                if (sr >= 0) {
+                    pk_side(k, in_b, out + (size_t)sr * k->oc_n, y0, sr, nr, 0);
+                }
+#endif
                 out += (size_t)nr * (size_t)g->output_w * k->oc_n;
                 oy += nr - 1;
                 continue;
@@ -480,6 +646,11 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
     int32_t lo;
     int32_t hi;
     inside_columns(g, &lo, &hi);
+    int32_t sl = -1; /* the sides channel1() takes */
+    int32_t sr = -1;
+#if NNRT_DW_PK
+    pk_sides(g, lo, hi, &sl, &sr);
+#endif
     int32_t off[NNRT_DW_MAX_TAPS];
     uint8_t tap[NNRT_DW_MAX_TAPS];
     int32_t wof[NNRT_DW_MAX_TAPS];
@@ -494,7 +665,7 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
             const int32_t y0 = oy * g->stride_h - g->pad_top;
             const int rows_in = y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->input_h;
             for (int32_t ox = 0; ox < g->output_w; ++ox, out += oc_n) {
-                if (rows_in && ox >= lo && ox < hi) {
+                if (rows_in && ((ox >= lo && ox < hi) || ox == sl || ox == sr)) {
                     continue;
                 }
                 const int32_t nt = clip_taps(g, y0, ox * g->stride_w - g->pad_left, off, tap);
@@ -786,6 +957,11 @@ static NNRT_NOINLINE void group4(const nnrt_conv_s8_params_t *p, const int8_t *i
     int32_t lo;
     int32_t hi;
     inside_columns(g, &lo, &hi);
+#if NNRT_DW_PK
+    int32_t sl;
+    int32_t sr;
+    pk_sides(g, lo, hi, &sl, &sr);
+#endif
     int32_t off[NNRT_DW_MAX_TAPS];
     uint8_t tap[NNRT_DW_MAX_TAPS];
     const int8_t *in_c = input + oc / g->filter_c;
