@@ -383,8 +383,8 @@ void nnrt_gemm_pairs_rq_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, i
                            int32_t n);
 
 /** The channel pairs of a pixel pair: the function each caller instantiates from
- * nnrt_gemm_pair_body() and hands to nnrt_gemm_2px_body(). DSP builds: channels
- * [oc, n). Portable builds: one pair, channels oc and oc + n (n = 1; 0 for an odd last
+ * nnrt_gemm_pair_body() and hands to nnrt_gemm_2px_body(). DSP and packed builds:
+ * channels [oc, n). Portable builds: one pair, channels oc and oc + n (n = 1; 0 for an odd last
  * channel), a constant at each call so that GCC's clones fold it. */
 typedef void (*nnrt_gemm_pair_fn)(const nnrt_gemm_pass_t *x, int32_t oc, int32_t n);
 
@@ -682,15 +682,16 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, cons
  * The channel pairs of one pixel pair (nnrt_gemm_pair_fn: [oc0, n), or portable builds
  * the pair oc0, oc0 + n) through nnrt_gemm_pair1(), for the core g (x->g is not read: a
  * specialised caller passes its constant core here). DSP builds: one call runs all
- * pairs (no call, prologue and epilogue per pair). Portable builds: one pair per call,
- * as before: there the pair loop's own values spill in the portable depth loop and the
- * per-pair constant d is lost (Cortex-M3: +0.9-2 % per model, measured).
+ * pairs (no call, prologue and epilogue per pair); so do the packed builds (Thumb-2
+ * without DSP: -0.5 to -1 % per anchor on the M33, measured). Portable builds: one pair
+ * per call, as before: there the pair loop's own values spill in the portable depth
+ * loop and the per-pair constant d is lost (Cortex-M3: +0.9-2 % per model, measured).
  */
 static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body(const nnrt_gemm_s8_t *g,
                                                    const nnrt_gemm_pass_t *x, int32_t oc0,
                                                    int32_t n, int all_fast)
 {
-#if NNRT_DSP
+#if NNRT_DSP || NNRT_GEMM_PACKED
     /* locals: the byte stores may alias *x, which would be reloaded after each */
     int8_t *const out0 = x->out0;
     int8_t *const out1 = x->out1;
@@ -707,18 +708,18 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body(const nnrt_gemm_s8_t *g,
  * channels all have one, nnopt.lowering.specialize.gemm_records()). DSP builds with
  * constant depth (-O1 and above): the pairs of two stored pixels in assembly
  * (nnrt_gemm_pairs_asm()), an odd last channel or a lone pixel through
- * nnrt_gemm_pairs_rq_s8() (C, once in libnnrt); -O0: the same in C, inline. Portable
- * builds: one pair per call, as nnrt_gemm_pair_body().
+ * nnrt_gemm_pairs_rq_s8() (C, once in libnnrt); -O0 and packed builds: the same in C,
+ * inline. Portable builds: one pair per call, as nnrt_gemm_pair_body().
  */
 static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rq(const nnrt_gemm_s8_t *g,
                                                       const nnrt_gemm_pass_t *x, int32_t oc0,
                                                       int32_t n)
 {
-#if NNRT_DSP
+#if NNRT_DSP || NNRT_GEMM_PACKED
     int8_t *const out0 = x->out0;
     int8_t *const out1 = x->out1;
     int32_t oc = oc0;
-#if defined(__OPTIMIZE__)
+#if NNRT_DSP && defined(__OPTIMIZE__)
     if (NNRT_GEMM_ASM_OK(g)) {
         if (oc0 == 0 && n == g->oc && n >= 2 && out1 == out0 + g->oc) {
             nnrt_gemm_pairs_asm(g, x->cols, out0);
@@ -749,7 +750,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_2px_body(const nnrt_gemm_s8_t *g, const
 {
     /* pixel 1 missing: it repeats pixel 0 and writes the same bytes again */
     const nnrt_gemm_pass_t x = {g, cols, out0, out1 != NULL ? out1 : out0};
-#if NNRT_DSP
+#if NNRT_DSP || NNRT_GEMM_PACKED
     pair(&x, 0, g->oc);
 #else
     int32_t oc = 0;
