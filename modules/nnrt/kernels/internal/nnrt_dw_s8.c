@@ -82,6 +82,8 @@ typedef struct {
     int32_t hi;
     int32_t fast;           /* DSP group: every channel in the fast form */
     int32_t full;           /* DSP group: the activation range is all of int8 */
+    int32_t sl;             /* no-DSP Thumb-2: the side columns of pk_sides(), or -1 */
+    int32_t sr;
 } run_t;
 
 /* One channel: n pixels from base, taps off[0..nt) with weights w[tap[i]]. */
@@ -531,7 +533,7 @@ static NNRT_NOINLINE void run1_3x3(const run_t *k, const int8_t *base, int8_t *o
                                    int32_t rows)
 {
 #if NNRT_DW_PK
-    if (run1_3x3_pk(k, base, out, n, rows)) {
+    if ((n >= NNRT_DW_PK_MIN || rows >= NNRT_DW_PK_MIN) && run1_3x3_pk(k, base, out, n, rows)) {
         return;
     }
 #endif
@@ -567,11 +569,6 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
     int32_t lo;
     int32_t hi;
     inside_columns(g, &lo, &hi);
-#if NNRT_DW_PK
-    int32_t sl;
-    int32_t sr;
-    pk_sides(g, lo, hi, &sl, &sr);
-#endif
     int32_t off[NNRT_DW_MAX_TAPS];
     uint8_t tap[NNRT_DW_MAX_TAPS];
     const int8_t *in_c = input + oc / g->filter_c;
@@ -593,11 +590,11 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
                 run1_3x3(k, in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * c,
                          out + (size_t)lo * k->oc_n, hi - lo, nr);
 #if NNRT_DW_PK
-                if (sl >= 0) {
-                    pk_side(k, in_b, out + (size_t)sl * k->oc_n, y0, sl, nr, 1);
+                if (k->sl >= 0) {
+                    pk_side(k, in_b, out + (size_t)k->sl * k->oc_n, y0, k->sl, nr, 1);
                 }
-                if (sr >= 0) {
-                    pk_side(k, in_b, out + (size_t)sr * k->oc_n, y0, sr, nr, 0);
+                if (k->sr >= 0) {
+                    pk_side(k, in_b, out + (size_t)k->sr * k->oc_n, y0, k->sr, nr, 0);
                 }
 #endif
                 out += (size_t)nr * (size_t)g->output_w * k->oc_n;
@@ -719,6 +716,14 @@ static NNRT_ALWAYS_INLINE void run_setup(run_t *k, const nnrt_conv_s8_params_t *
     k->hi = p->act_max;
     k->full = k->lo == INT8_MIN && k->hi == INT8_MAX;
     k->fast = 0;
+    k->sl = -1;
+    k->sr = -1;
+#if NNRT_DW_PK
+    int32_t lo;
+    int32_t hi;
+    inside_columns(g, &lo, &hi);
+    pk_sides(g, lo, hi, &k->sl, &k->sr);
+#endif
 }
 
 #if NNRT_DW_PLANE
@@ -957,11 +962,6 @@ static NNRT_NOINLINE void group4(const nnrt_conv_s8_params_t *p, const int8_t *i
     int32_t lo;
     int32_t hi;
     inside_columns(g, &lo, &hi);
-#if NNRT_DW_PK
-    int32_t sl;
-    int32_t sr;
-    pk_sides(g, lo, hi, &sl, &sr);
-#endif
     int32_t off[NNRT_DW_MAX_TAPS];
     uint8_t tap[NNRT_DW_MAX_TAPS];
     const int8_t *in_c = input + oc / g->filter_c;
