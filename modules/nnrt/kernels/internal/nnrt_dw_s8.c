@@ -252,6 +252,24 @@ static NNRT_ALWAYS_INLINE void pk_sums(const uint32_t *pw, const int8_t *p, int3
 #undef NNRT_DW_PK_ROW1
 #undef NNRT_DW_PK_ROW2
 
+/* pk_sums() for stride s (1 or 2) and nl (2 or 3) lines: one instance each, the rest
+ * of pk_run() shared (ROM). */
+static NNRT_NOINLINE void pk_sums_any(const uint32_t *pw, const int8_t *p, int32_t ts,
+                                      int32_t ls, int32_t pairs, int32_t *out, int s, int nl)
+{
+    if (nl == 3) {
+        if (s == 1) {
+            pk_sums(pw, p, ts, ls, pairs, out, 1, 3);
+        } else {
+            pk_sums(pw, p, ts, ls, pairs, out, 2, 3);
+        }
+    } else if (s == 1) {
+        pk_sums(pw, p, ts, ls, pairs, out, 1, 2);
+    } else {
+        pk_sums(pw, p, ts, ls, pairs, out, 2, 2);
+    }
+}
+
 /*
  * The outputs of `pairs` pairs of sums from pk_sums() (start values st0 / st1 added):
  * requantised by the folded form of requant.h (nnrt_rq_fold(): multiplier m, addend ad
@@ -335,9 +353,9 @@ typedef struct {
  * weights pw, their sum sumw): the pairs of each line through pk_sums(), then
  * pk_store() (or C where the activation range is narrower than int8 or the folded form
  * does not apply), an odd last output through run1_3x3_body() or run1(). */
-static NNRT_ALWAYS_INLINE void pk_run(const run_t *k, const uint32_t *pw, uint32_t sumw,
-                                      const int8_t *base, int8_t *out, const pk_walk_t *wk,
-                                      int s, int nl)
+static NNRT_NOINLINE void pk_run(const run_t *k, const uint32_t *pw, uint32_t sumw,
+                                 const int8_t *base, int8_t *out, const pk_walk_t *wk, int s,
+                                 int nl)
 {
     const uint32_t start = (uint32_t)k->b0[0] + (uint32_t)k->in_off * sumw;
     const uint32_t start0 = start - (1u << 22);
@@ -360,7 +378,7 @@ static NNRT_ALWAYS_INLINE void pk_run(const run_t *k, const uint32_t *pw, uint32
         int32_t left = wk->n;
         while (left >= 2) {
             const int32_t m = left < NNRT_DW_PK_MAX ? left & ~1 : NNRT_DW_PK_MAX;
-            pk_sums(pw, b, wk->ts, wk->ls, m >> 1, sums, s, nl);
+            pk_sums_any(pw, b, wk->ts, wk->ls, m >> 1, sums, s, nl);
             if (fold) {
                 pk_store(sums, m >> 1, start0, start, mult, (int32_t)addend, rsh, o, o_step);
                 o += (size_t)m * o_step;
@@ -383,24 +401,6 @@ static NNRT_ALWAYS_INLINE void pk_run(const run_t *k, const uint32_t *pw, uint32
                 run1_3x3_body(k, b, o, 1, 1, 0);
             }
         }
-    }
-}
-
-/* pk_run() for stride s (1 or 2) and nl (2 or 3) lines: one instance each. */
-static NNRT_NOINLINE void pk_run_any(const run_t *k, const uint32_t *pw, uint32_t sumw,
-                                     const int8_t *base, int8_t *out, const pk_walk_t *wk,
-                                     int s, int nl)
-{
-    if (nl == 3) {
-        if (s == 1) {
-            pk_run(k, pw, sumw, base, out, wk, 1, 3);
-        } else {
-            pk_run(k, pw, sumw, base, out, wk, 2, 3);
-        }
-    } else if (s == 1) {
-        pk_run(k, pw, sumw, base, out, wk, 1, 2);
-    } else {
-        pk_run(k, pw, sumw, base, out, wk, 2, 2);
     }
 }
 
@@ -454,7 +454,7 @@ static int run1_3x3_pk(const run_t *k, const int8_t *base, int8_t *out, int32_t 
         wk.in_next = (size_t)g->stride_h * (size_t)rs;
         wk.o_next = (size_t)g->output_w * k->oc_n;
     }
-    pk_run_any(k, pw, sumw, base, out, &wk, s, 3);
+    pk_run(k, pw, sumw, base, out, &wk, s, 3);
     return 1;
 }
 
@@ -522,7 +522,7 @@ static NNRT_NOINLINE void pk_side(const run_t *k, const int8_t *in_b, int8_t *ou
         wk.off = off;
         wk.tap = tap;
         wk.nt = 6;
-        pk_run_any(k, pw, sumw, base, out, &wk, s, 2);
+        pk_run(k, pw, sumw, base, out, &wk, s, 2);
     }
 }
 #else
