@@ -171,15 +171,19 @@ static NNRT_ALWAYS_INLINE void run1_3x3_body(const run_t *k, const int8_t *base,
 /* The shortest line the assembly takes (fewer outputs: the scalar loops). */
 #define NNRT_DW_PK_MIN 6
 
-/* The filter line loads: row 0 .. 2 of pk_sums(), s = 1 (inputs q, q + c .. q + 3c). */
-#define NNRT_DW_PK_ROW1                                                                       \
+/* The first three taps of a filter line: inputs q, q + c, q + 2c. */
+#define NNRT_DW_PK_TAPS3                                                                      \
     "ldm %[pw]!, {%[pa], %[pb], %[pc]}\n\t"                                                 \
     "ldrsb %[x], [%[q]]\n\t"                                                                \
     "smlal %[lo], %[hi], %[x], %[pa]\n\t"                                                   \
     "ldrsb %[x], [%[q], %[c]]\n\t"                                                          \
     "smlal %[lo], %[hi], %[x], %[pb]\n\t"                                                   \
     "ldrsb %[x], [%[q], %[c], lsl #1]\n\t"                                                  \
-    "smlal %[lo], %[hi], %[x], %[pc]\n\t"                                                   \
+    "smlal %[lo], %[hi], %[x], %[pc]\n\t"
+
+/* The filter line loads: row 0 .. 2 of pk_sums(), s = 1 (inputs q, q + c .. q + 3c). */
+#define NNRT_DW_PK_ROW1                                                                       \
+    NNRT_DW_PK_TAPS3                                                                          \
     "ldr %[pa], [%[pw]], #4\n\t"                                                            \
     "add %[q], %[q], %[c]\n\t"                                                              \
     "ldrsb %[x], [%[q], %[c], lsl #1]\n\t"                                                  \
@@ -187,13 +191,7 @@ static NNRT_ALWAYS_INLINE void run1_3x3_body(const run_t *k, const int8_t *base,
     "add %[q], %[q], %[rsm]\n\t"
 /* s = 2: inputs q .. q + 4c */
 #define NNRT_DW_PK_ROW2                                                                       \
-    "ldm %[pw]!, {%[pa], %[pb], %[pc]}\n\t"                                                 \
-    "ldrsb %[x], [%[q]]\n\t"                                                                \
-    "smlal %[lo], %[hi], %[x], %[pa]\n\t"                                                   \
-    "ldrsb %[x], [%[q], %[c]]\n\t"                                                          \
-    "smlal %[lo], %[hi], %[x], %[pb]\n\t"                                                   \
-    "ldrsb %[x], [%[q], %[c], lsl #1]\n\t"                                                  \
-    "smlal %[lo], %[hi], %[x], %[pc]\n\t"                                                   \
+    NNRT_DW_PK_TAPS3                                                                          \
     "ldm %[pw]!, {%[pa], %[pb]}\n\t"                                                        \
     "add %[q], %[q], %[c], lsl #1\n\t"                                                      \
     "ldrsb %[x], [%[q], %[c]]\n\t"                                                          \
@@ -251,6 +249,7 @@ static NNRT_ALWAYS_INLINE void pk_sums(const uint32_t *pw, const int8_t *p, int3
 }
 #undef NNRT_DW_PK_ROW1
 #undef NNRT_DW_PK_ROW2
+#undef NNRT_DW_PK_TAPS3
 
 /* pk_sums() for stride s (1 or 2) and nl (2 or 3) lines: one instance each, the rest
  * of pk_run() shared (ROM). */
