@@ -508,6 +508,179 @@ static void run_requant(void)
     }
 }
 
+/*
+ * Extreme sums, not drawn at random: deep 1x1 and im2col convolutions whose inputs and
+ * weights all sit at the ends of their ranges (x + input_offset = +-255, weights -128 or
+ * 127), so that every partial sum is as large as the arithmetic allows. The packed
+ * columns of the cores without SMLAD (internal/gemm.h: two pixels per SMLAL, pixel 0's
+ * sum split off every 128 positions) are exact only within that bound. Not hashed (the
+ * random cases' hash stays comparable); mismatches count.
+ */
+static int32_t extremes;
+static void run_extremes(void)
+{
+    static const int8_t xs[][2] = {{-128, -128}, {127, 127}, {-128, 127}, {127, -128}};
+    static const int32_t offs[] = {-127, 128};
+    static const int32_t depths[] = {128, 129, 389};
+    for (size_t di = 0; di < sizeof(depths) / sizeof(depths[0]); ++di) {
+        for (size_t oi = 0; oi < 2; ++oi) {
+            for (int32_t xwi = 0; xwi < 24; ++xwi) {
+                const int32_t xi = xwi % 4;      /* the inputs of the pixels */
+                const int32_t wi = xwi / 4 % 3;  /* the weights */
+                const int im2col = xwi / 12;     /* 1x1, or 1x3 through im2col */
+                nnrt_conv_s8_params_t p;
+                memset(&p, 0, sizeof(p));
+                nnrt_conv_geom_t *g = &p.geom;
+                const int32_t fw = im2col ? 3 : 1;
+                g->batches = 1;
+                g->input_h = 1;
+                g->input_w = 2 + fw; /* three output pixels: a pair and a lone one */
+                g->input_c = depths[di];
+                g->filter_h = 1;
+                g->filter_w = fw;
+                g->stride_h = 1;
+                g->stride_w = 1;
+                g->dilation_h = 1;
+                g->dilation_w = 1;
+                g->filter_c = g->input_c;
+                g->output_c = 2;
+                g->output_h = 1;
+                g->output_w = 3;
+                const int32_t c = g->input_c;
+                const int32_t k = fw * c;
+                if ((size_t)g->input_w * (size_t)c > MAXB || (size_t)2 * (size_t)k > MAXB) {
+                    continue;
+                }
+                for (int32_t px = 0; px < g->input_w; ++px) {
+                    memset(in_buf + (size_t)px * (size_t)c, xs[xi][px & 1], (size_t)c);
+                }
+                for (int32_t i = 0; i < 2 * k; ++i) {
+                    /* all -128, all 127, or the sign following the channel */
+                    w_buf[i] = (int8_t)(wi == 0 ? -128 : wi == 1 ? 127
+                                                           : (i < k ? -128 : 127));
+                }
+                mult_buf[0] = 1 << 30;
+                shift_buf[0] = -19; /* 1167 * 32640 / 2^20 fits int8 */
+                p.input_offset = offs[oi];
+                p.output_offset = 0;
+                p.act_min = -128;
+                p.act_max = 127;
+                p.per_channel = 0;
+                p.multiplier = mult_buf;
+                p.shift = shift_buf;
+                const size_t out_n = 6;
+                conv_ref(&p, in_buf, w_buf, NULL, out_ref, 0);
+                nnrt_status_t s;
+                if (im2col) {
+                    if (nnrt_conv2d_im2col_s8_get_buffer_size(&p) > sizeof(scratch_buf)) {
+                        continue;
+                    }
+                    s = nnrt_conv2d_im2col_s8(&p, in_buf, w_buf, NULL, out_fast,
+                                              scratch_buf);
+                } else {
+                    if (nnrt_conv2d_1x1_s8_get_buffer_size(&p) > sizeof(scratch_buf)) {
+                        continue;
+                    }
+                    s = nnrt_conv2d_1x1_s8(&p, in_buf, w_buf, NULL, out_fast, scratch_buf);
+                }
+                const int32_t n_case = (int32_t)(100 * di + 50 * oi + xwi);
+                ++extremes;
+                if (s != NNRT_OK) {
+                    say("extremes-status", n_case, (int32_t)s);
+                    ++fails;
+                    continue;
+                }
+                for (size_t i = 0; i < out_n; ++i) {
+                    if (out_fast[i] != out_ref[i]) {
+                        if (fails < 20) {
+                            say("extremes", n_case, (int32_t)i);
+                        }
+                        ++fails;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/*
+ * Depthwise 3x3 shapes the random draw rarely makes: long interior columns (the no-DSP
+ * path runs them along columns, with the side columns of 2 filter columns), long rows,
+ * strides 1 and 2 either way, SAME and VALID padding. Random data and requantisation;
+ * not hashed, mismatches count.
+ */
+static int32_t dw_shapes;
+static void run_dw_shapes(void)
+{
+    static const int8_t shapes[][6] = {
+        /* input_h, input_w, input_c, stride_h, stride_w, same */
+        {25, 5, 4, 1, 1, 1}, {25, 5, 3, 1, 1, 0}, {30, 6, 2, 2, 1, 1}, {31, 7, 2, 2, 2, 1},
+        {7, 40, 3, 1, 1, 1}, {8, 41, 2, 1, 2, 1}, {16, 16, 4, 1, 1, 1}, {12, 12, 5, 2, 2, 1},
+        {40, 3, 4, 1, 1, 1}, {9, 9, 1, 1, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); ++i) {
+        nnrt_conv_s8_params_t p;
+        memset(&p, 0, sizeof(p));
+        nnrt_conv_geom_t *g = &p.geom;
+        g->batches = 1;
+        g->input_h = shapes[i][0];
+        g->input_w = shapes[i][1];
+        g->input_c = shapes[i][2];
+        g->stride_h = shapes[i][3];
+        g->stride_w = shapes[i][4];
+        g->filter_h = 3;
+        g->filter_w = 3;
+        g->dilation_h = 1;
+        g->dilation_w = 1;
+        g->filter_c = 1;
+        g->output_c = g->input_c;
+        if (shapes[i][5]) { /* SAME: pad the total of (out - 1) * stride + 3 - in, half first */
+            g->output_h = (g->input_h + g->stride_h - 1) / g->stride_h;
+            g->output_w = (g->input_w + g->stride_w - 1) / g->stride_w;
+            const int32_t th = (g->output_h - 1) * g->stride_h + 3 - g->input_h;
+            const int32_t tw = (g->output_w - 1) * g->stride_w + 3 - g->input_w;
+            g->pad_top = th > 0 ? th / 2 : 0;
+            g->pad_left = tw > 0 ? tw / 2 : 0;
+        } else {
+            g->output_h = (g->input_h - 3) / g->stride_h + 1;
+            g->output_w = (g->input_w - 3) / g->stride_w + 1;
+            g->pad_top = 0;
+            g->pad_left = 0;
+        }
+        const size_t in_n = (size_t)g->input_h * g->input_w * g->input_c;
+        const size_t out_n = (size_t)g->output_h * g->output_w * g->output_c;
+        if (in_n > MAXB || out_n > MAXB) {
+            continue;
+        }
+        rand_data(in_buf, in_n);
+        rand_data(w_buf, (size_t)9 * g->output_c);
+        rand_act(&p.act_min, &p.act_max);
+        rand_quant(g->output_c, &p.per_channel);
+        p.input_offset = rint_(-127, 128);
+        p.output_offset = rint_(-128, 127);
+        p.multiplier = mult_buf;
+        p.shift = shift_buf;
+        conv_ref(&p, in_buf, w_buf, bias_buf, out_ref, 1);
+        const nnrt_status_t st = nnrt_depthwise_conv2d_s8(&p, in_buf, w_buf, bias_buf, out_fast);
+        ++dw_shapes;
+        if (st != NNRT_OK) {
+            say("dw-shapes-status", (int32_t)i, (int32_t)st);
+            ++fails;
+            continue;
+        }
+        for (size_t j = 0; j < out_n; ++j) {
+            if (out_fast[j] != out_ref[j]) {
+                if (fails < 20) {
+                    say("dw-shapes", (int32_t)i, (int32_t)j);
+                }
+                ++fails;
+                break;
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -519,7 +692,11 @@ int main(int argc, char **argv)
         }
         run_fc(i);
     }
+    run_extremes();
+    run_dw_shapes();
     say("gemm-in-output", in_output, 0);
+    say("extremes", extremes, 0);
+    say("dw-shapes", dw_shapes, 0);
     say("fails", fails, 0);
     say("hash", (int32_t)(hash >> 16), (int32_t)(hash & 0xFFFFu));
     return fails == 0 ? 0 : 1;

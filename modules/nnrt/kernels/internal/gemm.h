@@ -14,8 +14,16 @@
  *   [x0 x2] [x1 x3] (int16 halves) at word 4j + 2p, matching __sxtb16 / ror-8 of a
  *   weight word; the K % 4 tail is a partial last chunk in the same layout (its
  *   positions past K are not read, or read against a weight of 0).
+ * - packed (NNRT_GEMM_PACKED: Thumb-2 without the DSP extension, the Cortex-M3 and
+ *   the AN521's M33): one int32 word per depth position k, both pixels in it,
+ *   word k = x0 + x1 * 2^23 (x0, x1: the pixels' values with the offset added, in
+ *   [-255, 255] as the int8 zero point is in [-128, 127]). Pixel 0's writer stores
+ *   x0 + off * 2^23, pixel 1's adds its x * 2^23 (so pixel 0 is written first, as every
+ *   caller does). One SMLAL by a weight then accumulates both pixels' products in a
+ *   64-bit sum, sum_0 + sum_1 * 2^23; sum_0 is split off (its low 23 bits, sign
+ *   extended) every 128 positions, before it can reach 2^22 (128 * 128 * 255 < 2^22).
  * - portable: pixel p's K int16 values at halfword p * K.
- * Both fit NNRT_GEMM_COLS_BYTES(K) bytes; the buffer must be 4-byte aligned.
+ * All fit NNRT_GEMM_COLS_BYTES(K) bytes; the buffer must be 4-byte aligned.
  */
 #ifndef NNRT_KERNELS_INTERNAL_GEMM_H_
 #define NNRT_KERNELS_INTERNAL_GEMM_H_
@@ -24,6 +32,15 @@
 #include <stdint.h>
 
 #include "requant.h"
+#include "simd.h"
+
+/* The packed columns above (SMLAL: Armv7-M / Armv8-M mainline), on cores without the
+ * DSP extension's SMLAD. */
+#if defined(__thumb2__) && !NNRT_DSP && !defined(NNRT_PORTABLE_ONLY)
+#define NNRT_GEMM_PACKED 1
+#else
+#define NNRT_GEMM_PACKED 0
+#endif
 
 /** Bytes of cols for two pixels of depth k (both layouts). */
 #define NNRT_GEMM_COLS_BYTES(k) ((size_t)16 * (((size_t)(k) + 3u) / 4u))

@@ -120,6 +120,20 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t
     (void)c;
     (void)i;
     nnrt_rv_cols_put((int16_t *)cols + (size_t)p * (size_t)k + (size_t)k0, x, n, input_offset);
+#elif NNRT_GEMM_PACKED
+    /* word k0 + i: pixel 0 stores x + off + off * 2^23, pixel 1 adds its x * 2^23 */
+    uint32_t *dst = (uint32_t *)(void *)c + k0;
+    (void)k;
+    if (p == 0) {
+        const uint32_t base = (uint32_t)input_offset + ((uint32_t)input_offset << 23);
+        for (; i < n; ++i) {
+            dst[i] = base + (uint32_t)(int32_t)x[i];
+        }
+    } else {
+        for (; i < n; ++i) {
+            dst[i] += (uint32_t)(int32_t)x[i] << 23;
+        }
+    }
 #else
     int16_t *dst = (int16_t *)cols + (size_t)p * (size_t)k + (size_t)k0;
     (void)c;
@@ -237,6 +251,83 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_mac_2x2(const void *cols, int32_t k, co
         a10 += w1[t] * x0;
         a11 += w1[t] * x1;
     }
+#elif NNRT_GEMM_PACKED
+    /* Both pixels per SMLAL (gemm.h's packed columns): per channel the 64-bit sum
+     * (lo, hi) = sum_0 + sum_1 * 2^23, sum_0 split off every 128 positions (its low
+     * 23 bits, sign extended: |sum_0| < 2^22 by then) and the rest kept. */
+    const uint32_t *c = (const uint32_t *)cols;
+    uint32_t lo0 = 0;
+    uint32_t hi0 = 0;
+    uint32_t lo1 = 0;
+    uint32_t hi1 = 0;
+    const int32_t d1 = (int32_t)(w1 - w0) - 1; /* row 1 from row 0's advanced pointer */
+    for (int32_t rem = k; rem > 0;) {
+        int32_t n = rem < 128 ? rem : 128;
+        rem -= n;
+#if defined(__OPTIMIZE__)
+        /* 4 positions: their 4 column words in one LDM, per row and position LDRSB and
+         * SMLAL (row 1 at a register offset from row 0's post-indexed pointer): 19
+         * instructions per 16 multiply-adds with the loop's SUBS and BNE. */
+        int32_t q = n >> 2;
+        if (q > 0) {
+            /* pinned in ascending order: LDM fills its register list in register order */
+            register uint32_t xa __asm__("r8");
+            register uint32_t xb __asm__("r9");
+            register uint32_t xc __asm__("r10");
+            register uint32_t xd __asm__("r11");
+            int32_t wv;
+#define NNRT_GEMM_PK(x)                                                                       \
+    "ldrsb %[wv], [%[w], %[d1]]\n\t"                                                        \
+    "smlal %[lo1], %[hi1], " x ", %[wv]\n\t"
+            __asm__("1:\n\t"
+                    "ldm %[c]!, {%[xa], %[xb], %[xc], %[xd]}\n\t"
+                    "ldrsb %[wv], [%[w]], #1\n\t"
+                    "smlal %[lo0], %[hi0], %[xa], %[wv]\n\t"
+                    NNRT_GEMM_PK("%[xa]")
+                    "ldrsb %[wv], [%[w]], #1\n\t"
+                    "smlal %[lo0], %[hi0], %[xb], %[wv]\n\t"
+                    NNRT_GEMM_PK("%[xb]")
+                    "ldrsb %[wv], [%[w]], #1\n\t"
+                    "smlal %[lo0], %[hi0], %[xc], %[wv]\n\t"
+                    NNRT_GEMM_PK("%[xc]")
+                    "ldrsb %[wv], [%[w]], #1\n\t"
+                    "smlal %[lo0], %[hi0], %[xd], %[wv]\n\t"
+                    NNRT_GEMM_PK("%[xd]")
+                    "subs %[q], %[q], #1\n\t"
+                    "bne 1b\n\t"
+                    : [lo0] "+r"(lo0), [hi0] "+r"(hi0), [lo1] "+r"(lo1), [hi1] "+r"(hi1),
+                      [c] "+r"(c), [w] "+r"(w0), [q] "+r"(q), [xa] "=&r"(xa),
+                      [xb] "=&r"(xb), [xc] "=&r"(xc), [xd] "=&r"(xd), [wv] "=&r"(wv)
+                    : [d1] "r"(d1)
+                    : "cc", "memory");
+#undef NNRT_GEMM_PK
+            n &= 3;
+        }
+#endif
+        for (; n > 0; --n, ++c, ++w0) {
+            const int64_t x = (int32_t)c[0];
+            uint64_t t0 = ((uint64_t)hi0 << 32 | lo0) + (uint64_t)(x * w0[0]);
+            uint64_t t1 = ((uint64_t)hi1 << 32 | lo1) + (uint64_t)(x * w0[d1 + 1]);
+            lo0 = (uint32_t)t0;
+            hi0 = (uint32_t)(t0 >> 32);
+            lo1 = (uint32_t)t1;
+            hi1 = (uint32_t)(t1 >> 32);
+        }
+        /* the low 23 bits, sign extended (SBFX), moved to the pixel 0 sums */
+        const int32_t l0 = (int32_t)(lo0 << 9) >> 9;
+        const int32_t l1 = (int32_t)(lo1 << 9) >> 9;
+        const uint64_t r0 = ((uint64_t)hi0 << 32 | lo0) - (uint64_t)(int64_t)l0;
+        const uint64_t r1 = ((uint64_t)hi1 << 32 | lo1) - (uint64_t)(int64_t)l1;
+        a00 += l0;
+        a10 += l1;
+        lo0 = (uint32_t)r0;
+        hi0 = (uint32_t)(r0 >> 32);
+        lo1 = (uint32_t)r1;
+        hi1 = (uint32_t)(r1 >> 32);
+    }
+    /* what is left is sum_1 * 2^23 */
+    a01 += (int32_t)(lo0 >> 23 | hi0 << 9);
+    a11 += (int32_t)(lo1 >> 23 | hi1 << 9);
 #else
     const int16_t *x0 = (const int16_t *)cols;
     const int16_t *x1 = x0 + k;
@@ -297,8 +388,8 @@ void nnrt_gemm_pairs_rq_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, i
                            int32_t n);
 
 /** The channel pairs of a pixel pair: the function each caller instantiates from
- * nnrt_gemm_pair_body() and hands to nnrt_gemm_2px_body(). DSP and RV32 builds: channels
- * [oc, n). Portable builds: one pair, channels oc and oc + n (n = 1; 0 for an odd last
+ * nnrt_gemm_pair_body() and hands to nnrt_gemm_2px_body(). DSP, packed and RV32 builds:
+ * channels [oc, n). Portable builds: one pair, channels oc and oc + n (n = 1; 0 for an odd last
  * channel), a constant at each call so that GCC's clones fold it. */
 typedef void (*nnrt_gemm_pair_fn)(const nnrt_gemm_pass_t *x, int32_t oc, int32_t n);
 
@@ -613,15 +704,16 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, cons
  * The channel pairs of one pixel pair (nnrt_gemm_pair_fn: [oc0, n), or portable builds
  * the pair oc0, oc0 + n) through nnrt_gemm_pair1(), for the core g (x->g is not read: a
  * specialised caller passes its constant core here). DSP builds: one call runs all
- * pairs (no call, prologue and epilogue per pair). Portable builds: one pair per call,
- * as before: there the pair loop's own values spill in the portable depth loop and the
- * per-pair constant d is lost (Cortex-M3: +0.9-2 % per model, measured).
+ * pairs (no call, prologue and epilogue per pair); so do the packed builds (Thumb-2
+ * without DSP: -0.5 to -1 % per anchor on the M33, measured). Portable builds: one pair
+ * per call, as before: there the pair loop's own values spill in the portable depth
+ * loop and the per-pair constant d is lost (Cortex-M3: +0.9-2 % per model, measured).
  */
 static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body(const nnrt_gemm_s8_t *g,
                                                    const nnrt_gemm_pass_t *x, int32_t oc0,
                                                    int32_t n, int all_fast)
 {
-#if NNRT_DSP
+#if NNRT_DSP || NNRT_GEMM_PACKED
     /* locals: the byte stores may alias *x, which would be reloaded after each */
     int8_t *const out0 = x->out0;
     int8_t *const out1 = x->out1;
@@ -640,18 +732,18 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body(const nnrt_gemm_s8_t *g,
  * channels all have one, nnopt.lowering.specialize.gemm_records()). DSP builds with
  * constant depth (-O1 and above): the pairs of two stored pixels in assembly
  * (nnrt_gemm_pairs_asm()), an odd last channel or a lone pixel through
- * nnrt_gemm_pairs_rq_s8() (C, once in libnnrt); -O0: the same in C, inline. Portable
- * builds: one pair per call, as nnrt_gemm_pair_body().
+ * nnrt_gemm_pairs_rq_s8() (C, once in libnnrt); -O0 and packed builds: the same in C,
+ * inline. Portable builds: one pair per call, as nnrt_gemm_pair_body().
  */
 static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rq(const nnrt_gemm_s8_t *g,
                                                       const nnrt_gemm_pass_t *x, int32_t oc0,
                                                       int32_t n)
 {
-#if NNRT_DSP
+#if NNRT_DSP || NNRT_GEMM_PACKED
     int8_t *const out0 = x->out0;
     int8_t *const out1 = x->out1;
     int32_t oc = oc0;
-#if defined(__OPTIMIZE__)
+#if NNRT_DSP && defined(__OPTIMIZE__)
     if (NNRT_GEMM_ASM_OK(g)) {
         if (oc0 == 0 && n == g->oc && n >= 2 && out1 == out0 + g->oc) {
             nnrt_gemm_pairs_asm(g, x->cols, out0);
@@ -684,7 +776,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_2px_body(const nnrt_gemm_s8_t *g, const
 {
     /* pixel 1 missing: it repeats pixel 0 and writes the same bytes again */
     const nnrt_gemm_pass_t x = {g, cols, out0, out1 != NULL ? out1 : out0};
-#if NNRT_DSP || NNRT_RV32
+#if NNRT_DSP || NNRT_GEMM_PACKED || NNRT_RV32
     pair(&x, 0, g->oc);
 #else
     int32_t oc = 0;

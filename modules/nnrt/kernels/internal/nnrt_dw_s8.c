@@ -83,6 +83,8 @@ typedef struct {
     int32_t hi;
     int32_t fast;           /* DSP group: every channel in the fast form */
     int32_t full;           /* DSP group: the activation range is all of int8 */
+    int32_t sl;             /* no-DSP Thumb-2: the side columns of pk_sides(), or -1 */
+    int32_t sr;
 } run_t;
 
 /* One channel: n pixels from base, taps off[0..nt) with weights w[tap[i]]. */
@@ -150,9 +152,391 @@ static NNRT_ALWAYS_INLINE void run1_3x3_body(const run_t *k, const int8_t *base,
     }
 }
 
+#if defined(__thumb2__) && defined(__OPTIMIZE__) && !defined(NNRT_PORTABLE_ONLY)
+/*
+ * Thumb-2 without the DSP extension (Cortex-M3, the AN521's M33): two neighbouring
+ * outputs of a line in one 64-bit SMLAL sum. With stride s, outputs o and o + 1 of a
+ * filter line read the inputs x_0 .. x_{2+s} of the line; input j carries the packed
+ * weight P_j = w_j + w_{j-s} * 2^23 (each part 0 where its tap does not exist), so that
+ *
+ *   sum_j x_j * P_j = out_o + out_{o+1} * 2^23
+ *
+ * (raw inputs: the offset is in the start value). |out_o| <= 9 * 128 * 128 < 2^22, so
+ * with the sum started at 2^22 its low 23 bits are out_o + 2^22 and the rest, shifted
+ * down, out_{o+1}, both exact. Per filter line 3 + s loads and SMLALs for 6 MACs
+ * (scalar: 12); the sums of a run go to the stack, then one requantisation loop.
+ */
+#define NNRT_DW_PK 1
+/* Outputs per call of the assembly (their sums on the stack: 4 bytes each). */
+#define NNRT_DW_PK_MAX 64
+/* The shortest line the assembly takes (fewer outputs: the scalar loops). */
+#define NNRT_DW_PK_MIN 6
+
+/* The first three taps of a filter line: inputs q, q + c, q + 2c. */
+#define NNRT_DW_PK_TAPS3                                                                      \
+    "ldm %[pw]!, {%[pa], %[pb], %[pc]}\n\t"                                                 \
+    "ldrsb %[x], [%[q]]\n\t"                                                                \
+    "smlal %[lo], %[hi], %[x], %[pa]\n\t"                                                   \
+    "ldrsb %[x], [%[q], %[c]]\n\t"                                                          \
+    "smlal %[lo], %[hi], %[x], %[pb]\n\t"                                                   \
+    "ldrsb %[x], [%[q], %[c], lsl #1]\n\t"                                                  \
+    "smlal %[lo], %[hi], %[x], %[pc]\n\t"
+
+/* The filter line loads: row 0 .. 2 of pk_sums(), s = 1 (inputs q, q + c .. q + 3c). */
+#define NNRT_DW_PK_ROW1                                                                       \
+    NNRT_DW_PK_TAPS3                                                                          \
+    "ldr %[pa], [%[pw]], #4\n\t"                                                            \
+    "add %[q], %[q], %[c]\n\t"                                                              \
+    "ldrsb %[x], [%[q], %[c], lsl #1]\n\t"                                                  \
+    "smlal %[lo], %[hi], %[x], %[pa]\n\t"                                                   \
+    "add %[q], %[q], %[rsm]\n\t"
+/* s = 2: inputs q .. q + 4c */
+#define NNRT_DW_PK_ROW2                                                                       \
+    NNRT_DW_PK_TAPS3                                                                          \
+    "ldm %[pw]!, {%[pa], %[pb]}\n\t"                                                        \
+    "add %[q], %[q], %[c], lsl #1\n\t"                                                      \
+    "ldrsb %[x], [%[q], %[c]]\n\t"                                                          \
+    "smlal %[lo], %[hi], %[x], %[pa]\n\t"                                                   \
+    "ldrsb %[x], [%[q], %[c], lsl #1]\n\t"                                                  \
+    "smlal %[lo], %[hi], %[x], %[pb]\n\t"                                                   \
+    "add %[q], %[q], %[rsm]\n\t"
+
+/*
+ * The sums of `pairs` output pairs along one line from p (the first window's first
+ * input), stride s (1 or 2), nl filter lines (2 or 3) of packed weights pw (3 + s words
+ * each), ts the bytes between neighbouring taps of a filter line (the input depth along
+ * a row, the row stride along a column), ls the bytes between filter lines:
+ * out[2i] = the first output's sum + 2^22 in its low 23 bits, out[2i + 1] = the
+ * second output's sum.
+ */
+static NNRT_ALWAYS_INLINE void pk_sums(const uint32_t *pw, const int8_t *p, int32_t ts,
+                                       int32_t ls, int32_t pairs, int32_t *out, int s, int nl)
+{
+    /* pinned in ascending order: the LDM register lists */
+    register uint32_t pa __asm__("r8");
+    register uint32_t pb __asm__("r9");
+    register uint32_t pc __asm__("r10");
+    const int8_t *end = p + (size_t)pairs * (size_t)(2 * s) * (size_t)ts;
+    const int32_t rsm = ls - s * ts; /* from where a line's loads leave q to the next */
+    const int8_t *q;
+    uint32_t lo;
+    uint32_t hi;
+    int32_t x;
+    __asm__ volatile("1:\n\t"
+                     "mov %[q], %[p]\n\t"
+                     "mov %[lo], #0x400000\n\t"
+                     "mov %[hi], #0\n\t"
+                     ".rept %c[nl]\n\t"
+                     ".if %c[s] == 1\n\t"
+                     NNRT_DW_PK_ROW1
+                     ".else\n\t"
+                     NNRT_DW_PK_ROW2
+                     ".endif\n\t"
+                     ".endr\n\t"
+                     "sub %[pw], %[pw], #%c[back]\n\t"
+                     "ubfx %[x], %[lo], #0, #23\n\t"
+                     "lsr %[lo], %[lo], #23\n\t"
+                     "orr %[lo], %[lo], %[hi], lsl #9\n\t"
+                     "strd %[x], %[lo], [%[o]], #8\n\t"
+                     "add %[p], %[p], %[c], lsl #%c[s]\n\t"
+                     "cmp %[p], %[end]\n\t"
+                     "bne 1b\n\t"
+                     : [pa] "=&r"(pa), [pb] "=&r"(pb), [pc] "=&r"(pc), [q] "=&r"(q),
+                       [lo] "=&r"(lo), [hi] "=&r"(hi), [x] "=&r"(x), [p] "+r"(p),
+                       [pw] "+r"(pw), [o] "+r"(out)
+                     : [c] "r"(ts), [rsm] "r"(rsm), [end] "r"(end), [s] "i"(s), [nl] "i"(nl),
+                       [back] "i"(4 * nl * (3 + s))
+                     : "cc", "memory");
+}
+#undef NNRT_DW_PK_ROW1
+#undef NNRT_DW_PK_ROW2
+#undef NNRT_DW_PK_TAPS3
+
+/* pk_sums() for stride s (1 or 2) and nl (2 or 3) lines: one instance each, the rest
+ * of pk_run() shared (ROM). */
+static NNRT_NOINLINE void pk_sums_any(const uint32_t *pw, const int8_t *p, int32_t ts,
+                                      int32_t ls, int32_t pairs, int32_t *out, int s, int nl)
+{
+    if (nl == 3) {
+        if (s == 1) {
+            pk_sums(pw, p, ts, ls, pairs, out, 1, 3);
+        } else {
+            pk_sums(pw, p, ts, ls, pairs, out, 2, 3);
+        }
+    } else if (s == 1) {
+        pk_sums(pw, p, ts, ls, pairs, out, 1, 2);
+    } else {
+        pk_sums(pw, p, ts, ls, pairs, out, 2, 2);
+    }
+}
+
+/*
+ * The outputs of `pairs` pairs of sums from pk_sums() (start values st0 / st1 added):
+ * requantised by the folded form of requant.h (nnrt_rq_fold(): multiplier m, addend ad
+ * with the output offset in it, shift rs >= 2), SSAT, stored at o and o + ocn, ...: 19
+ * instructions a pair. Only for the activation range all of int8 (no clamps).
+ */
+static NNRT_ALWAYS_INLINE void pk_store(const int32_t *sums, int32_t pairs, uint32_t st0,
+                                        uint32_t st1, int32_t m, int32_t ad, int32_t rs,
+                                        int8_t *o, size_t ocn)
+{
+    const int32_t *end = sums + 2 * pairs;
+    const uint32_t q30 = 0x40000000u;
+    int32_t a;
+    int32_t lo;
+    int32_t hi;
+#define NNRT_DW_PK_OUT(st, store)                                                             \
+    "ldr %[a], [%[s]], #4\n\t"                                                              \
+    "add %[a], %[a], " st "\n\t"                                                            \
+    "add %[hi], %[ad], %[a], asr #31\n\t"                                                   \
+    "eor %[lo], %[q30], %[hi], lsl #31\n\t"                                                 \
+    "smlal %[lo], %[hi], %[a], %[m]\n\t"                                                    \
+    "asr %[hi], %[hi], %[rs]\n\t"                                                           \
+    "ssat %[hi], #8, %[hi]\n\t" store "\n\t"
+    __asm__ volatile("1:\n\t"
+                     NNRT_DW_PK_OUT("%[st0]", "strb %[hi], [%[o]]")
+                     NNRT_DW_PK_OUT("%[st1]", "strb %[hi], [%[o], %[ocn]]")
+                     "add %[o], %[o], %[ocn], lsl #1\n\t"
+                     "cmp %[s], %[end]\n\t"
+                     "bne 1b\n\t"
+                     : [s] "+r"(sums), [o] "+r"(o), [a] "=&r"(a), [lo] "=&r"(lo),
+                       [hi] "=&r"(hi)
+                     : [end] "r"(end), [st0] "r"(st0), [st1] "r"(st1), [m] "r"(m),
+                       [ad] "r"(ad), [rs] "r"(rs), [q30] "r"(q30), [ocn] "r"(ocn)
+                     : "cc", "memory");
+#undef NNRT_DW_PK_OUT
+}
+
+/*
+ * The packed weights of nl filter lines from line fl0 on (pk_sums(): 3 + s words a
+ * line) from a channel's 3x3 weights w (row-major): lines along rows (vert 0: line l is
+ * filter row fl0 + l, its taps the columns) or along columns (vert 1: filter column
+ * fl0 + l, its taps the rows). Returns the sum of the weights of those lines.
+ */
+static NNRT_ALWAYS_INLINE uint32_t pk_weights(uint32_t *pw, const int32_t *w, int s, int nl,
+                                              int fl0, int vert)
+{
+    uint32_t sum = 0;
+    for (int l = 0; l < nl; ++l) {
+        const int f = fl0 + l;
+        for (int j = 0; j < 3 + s; ++j) {
+            const int jb = j - s;
+            const uint32_t a = j <= 2 ? (uint32_t)w[vert ? 3 * j + f : 3 * f + j] : 0u;
+            const uint32_t b = jb >= 0 && jb <= 2 ? (uint32_t)w[vert ? 3 * jb + f : 3 * f + jb]
+                                                  : 0u;
+            pw[l * (3 + s) + j] = a + (b << 23);
+        }
+        for (int j = 0; j < 3; ++j) {
+            sum += (uint32_t)w[vert ? 3 * j + f : 3 * f + j];
+        }
+    }
+    return sum;
+}
+
+/* Where pk_run() reads and writes: n outputs a line (input step in_step, output step
+ * o_step), nlo lines (the next from base + in_next, out + o_next). */
+typedef struct {
+    int32_t n;
+    int32_t nlo;
+    int32_t ts;      /* pk_sums() */
+    int32_t ls;
+    size_t in_step;
+    size_t o_step;
+    size_t in_next;
+    size_t o_next;
+    const int32_t *off; /* an odd last output: run1() with these taps; NULL: 3x3 */
+    const uint8_t *tap;
+    int32_t nt;
+} pk_walk_t;
+
+/* A channel along lines of stride s with nl filter lines (packed
+ * weights pw, their sum sumw): the pairs of each line through pk_sums(), then
+ * pk_store() (or C where the activation range is narrower than int8 or the folded form
+ * does not apply), an odd last output through run1_3x3_body() or run1(). */
+static NNRT_NOINLINE void pk_run(const run_t *k, const uint32_t *pw, uint32_t sumw,
+                                 const int8_t *base, int8_t *out, const pk_walk_t *wk, int s,
+                                 int nl)
+{
+    const uint32_t start = (uint32_t)k->b0[0] + (uint32_t)k->in_off * sumw;
+    const uint32_t start0 = start - (1u << 22);
+    const nnrt_rqf_t *q = k->q;
+    const int32_t mult = q->mult;
+    const int32_t rsh = q->rsh;
+    const int32_t out_off = k->out_off;
+    const int32_t lo = k->lo;
+    const int32_t hi = k->hi;
+    const size_t o_step = wk->o_step;
+    /* nnrt_rq_fold()'s form: the fast form with rsh >= 2 (an even addend),
+     * |addend| <= 2^30; other channels requantise in C (any shift) */
+    const int64_t addend = (int64_t)q->half + (int64_t)out_off * ((int64_t)1 << rsh);
+    const int fold = q->fast && k->full && rsh >= 2 && addend >= -(1 << 30)
+                     && addend <= (1 << 30);
+    int32_t sums[NNRT_DW_PK_MAX];
+    for (int32_t y = 0; y < wk->nlo; ++y, base += wk->in_next, out += wk->o_next) {
+        const int8_t *b = base;
+        int8_t *o = out;
+        int32_t left = wk->n;
+        while (left >= 2) {
+            const int32_t m = left < NNRT_DW_PK_MAX ? left & ~1 : NNRT_DW_PK_MAX;
+            pk_sums_any(pw, b, wk->ts, wk->ls, m >> 1, sums, s, nl);
+            if (fold) {
+                pk_store(sums, m >> 1, start0, start, mult, (int32_t)addend, rsh, o, o_step);
+                o += (size_t)m * o_step;
+            }
+            for (int32_t i = 0; !fold && i < m; i += 2, o += 2 * o_step) {
+                const uint32_t a0 = start0 + (uint32_t)sums[i];
+                const uint32_t a1 = start + (uint32_t)sums[i + 1];
+                o[0] = nnrt_act8(nnrt_rqf_nonpos((int32_t)a0, q, out_off), lo, hi);
+                o[o_step] = nnrt_act8(nnrt_rqf_nonpos((int32_t)a1, q, out_off), lo, hi);
+            }
+            b += (size_t)m * wk->in_step;
+            left -= m;
+        }
+        if (left != 0) {
+            if (wk->off != NULL) {
+                run1(k, b, o, 1, wk->off, wk->tap, wk->nt);
+            } else if (q->fast) {
+                run1_3x3_body(k, b, o, 1, 1, 1);
+            } else {
+                run1_3x3_body(k, b, o, 1, 1, 0);
+            }
+        }
+    }
+}
+
+/*
+ * The interior run of run1_3x3() (n outputs a row, rows rows): along rows or, where the run is taller than wide, along columns (fewer odd
+ * last outputs), through pk_run(). Returns 0 (nothing done) where neither direction
+ * has a stride of at most 2 and NNRT_DW_PK_MIN outputs.
+ */
+static int run1_3x3_pk(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
+                       int32_t rows)
+{
+    const nnrt_conv_geom_t *g = k->g;
+    const int32_t c = g->input_c;
+    const int32_t rs = g->input_w * c;
+    /* lines of NNRT_DW_PK_MIN outputs or more: shorter ones do not repay the calls */
+    const int vert_ok = g->stride_h <= 2 && rows >= NNRT_DW_PK_MIN;
+    const int horiz_ok = g->stride_w <= 2 && n >= NNRT_DW_PK_MIN;
+    const int vert = vert_ok && (!horiz_ok || rows > n);
+    if (!vert && !horiz_ok) {
+        return 0;
+    }
+    uint32_t pw[15];
+    pk_walk_t wk;
+    const int s = vert ? g->stride_h : g->stride_w;
+    const int32_t *w = (const int32_t *)k->w;
+    uint32_t sumw;
+    if (s == 1) {
+        sumw = vert ? pk_weights(pw, w, 1, 3, 0, 1) : pk_weights(pw, w, 1, 3, 0, 0);
+    } else {
+        sumw = vert ? pk_weights(pw, w, 2, 3, 0, 1) : pk_weights(pw, w, 2, 3, 0, 0);
+    }
+    wk.off = NULL;
+    wk.tap = NULL;
+    wk.nt = 0;
+    if (vert) {
+        wk.n = rows;
+        wk.nlo = n;
+        wk.ts = rs;
+        wk.ls = c;
+        wk.in_step = (size_t)g->stride_h * (size_t)rs;
+        wk.o_step = (size_t)g->output_w * k->oc_n;
+        wk.in_next = k->x_step;
+        wk.o_next = k->oc_n;
+    } else {
+        wk.n = n;
+        wk.nlo = rows;
+        wk.ts = c;
+        wk.ls = rs;
+        wk.in_step = k->x_step;
+        wk.o_step = k->oc_n;
+        wk.in_next = (size_t)g->stride_h * (size_t)rs;
+        wk.o_next = (size_t)g->output_w * k->oc_n;
+    }
+    pk_run(k, pw, sumw, base, out, &wk, s, 3);
+    return 1;
+}
+
+/*
+ * The border columns of the interior rows whose window loses only its first (left) or
+ * last (right) filter column: output columns *l and *r (-1: none), taken by channel1()
+ * (pk_side()) instead of borders(). 3x3 undilated filters, stride_h <= 2.
+ */
+static void pk_sides(const nnrt_conv_geom_t *g, int32_t lo, int32_t hi, int32_t *l, int32_t *r)
+{
+    *l = -1;
+    *r = -1;
+    /* the interior rows (window inside the input's height): one run of NNRT_DW_PK_MIN */
+    const int32_t oy0 = (g->pad_top + g->stride_h - 1) / g->stride_h;
+    const int32_t last = g->input_h - 3 + g->pad_top; /* largest oy * stride_h */
+    const int32_t oy1 = last < 0 ? 0 : last / g->stride_h + 1;
+    if (g->filter_h != 3 || g->filter_w != 3 || g->dilation_h != 1 || g->dilation_w != 1
+        || g->stride_h > 2 || lo >= hi || g->input_w < 2
+        || (oy1 < g->output_h ? oy1 : g->output_h) - oy0 < NNRT_DW_PK_MIN) {
+        return;
+    }
+    if (lo >= 1 && (lo - 1) * g->stride_w - g->pad_left == -1) {
+        *l = lo - 1;
+    }
+    const int32_t x0 = hi * g->stride_w - g->pad_left;
+    if (hi < g->output_w && x0 >= 0 && x0 + 2 == g->input_w) {
+        *r = hi;
+    }
+}
+
+/* Output column ox (a side of pk_sides(): its window's filter columns fl0, fl0 + 1
+ * inside) of nr >= NNRT_DW_PK_MIN interior rows from y0, along the column through
+ * pk_run(). */
+static NNRT_NOINLINE void pk_side(const run_t *k, const int8_t *in_b, int8_t *out, int32_t y0,
+                                  int32_t ox, int32_t nr, int fl0)
+{
+    const nnrt_conv_geom_t *g = k->g;
+    const size_t c = (size_t)g->input_c;
+    const size_t rs = (size_t)g->input_w * c;
+    const int32_t x = ox * g->stride_w - g->pad_left + fl0; /* first inside column */
+    const int8_t *base = in_b + (size_t)y0 * rs + (size_t)x * c;
+    int32_t off[6];
+    uint8_t tap[6];
+    for (int32_t t = 0; t < 6; ++t) {
+        const int32_t fy = t >> 1;
+        const int32_t fx = t & 1;
+        off[t] = fy * (int32_t)rs + fx * (int32_t)c;
+        tap[t] = (uint8_t)(3 * fy + fl0 + fx);
+    }
+    {
+        uint32_t pw[10];
+        const int s = g->stride_h;
+        const int32_t *w = (const int32_t *)k->w;
+        const uint32_t sumw = s == 1 ? pk_weights(pw, w, 1, 2, fl0, 1)
+                                     : pk_weights(pw, w, 2, 2, fl0, 1);
+        pk_walk_t wk;
+        wk.n = nr;
+        wk.nlo = 1;
+        wk.ts = (int32_t)rs;
+        wk.ls = (int32_t)c;
+        wk.in_step = (size_t)s * rs;
+        wk.o_step = (size_t)g->output_w * k->oc_n;
+        wk.in_next = 0;
+        wk.o_next = 0;
+        wk.off = off;
+        wk.tap = tap;
+        wk.nt = 6;
+        pk_run(k, pw, sumw, base, out, &wk, s, 2);
+    }
+}
+#else
+#define NNRT_DW_PK 0
+#endif
+
 static NNRT_NOINLINE void run1_3x3(const run_t *k, const int8_t *base, int8_t *out, int32_t n,
                                    int32_t rows)
 {
+#if NNRT_DW_PK
+    if ((n >= NNRT_DW_PK_MIN || rows >= NNRT_DW_PK_MIN) && run1_3x3_pk(k, base, out, n, rows)) {
+        return;
+    }
+#endif
     if (k->q->fast) {
         run1_3x3_body(k, base, out, n, rows, 1);
     } else {
@@ -205,6 +589,14 @@ static NNRT_COLD NNRT_NOINLINE void channel1(const nnrt_conv_s8_params_t *p, con
                 const int32_t x0 = lo * g->stride_w - g->pad_left;
                 run1_3x3(k, in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * c,
                          out + (size_t)lo * k->oc_n, hi - lo, nr);
+#if NNRT_DW_PK
+                if (k->sl >= 0) {
+                    pk_side(k, in_b, out + (size_t)k->sl * k->oc_n, y0, k->sl, nr, 1);
+                }
+                if (k->sr >= 0) {
+                    pk_side(k, in_b, out + (size_t)k->sr * k->oc_n, y0, k->sr, nr, 0);
+                }
+#endif
                 out += (size_t)nr * (size_t)g->output_w * k->oc_n;
                 oy += nr - 1;
                 continue;
@@ -258,6 +650,11 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
     (void)c;
     (void)oc_n;
 #else
+    int32_t sl = -1; /* the sides channel1() takes */
+    int32_t sr = -1;
+#if NNRT_DW_PK
+    pk_sides(g, lo, hi, &sl, &sr);
+#endif
     int32_t off[NNRT_DW_MAX_TAPS];
     uint8_t tap[NNRT_DW_MAX_TAPS];
     int32_t wof[NNRT_DW_MAX_TAPS];
@@ -272,7 +669,7 @@ static NNRT_NOINLINE void borders(const nnrt_conv_s8_params_t *p, const int8_t *
             const int32_t y0 = oy * g->stride_h - g->pad_top;
             const int rows_in = y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->input_h;
             for (int32_t ox = 0; ox < g->output_w; ++ox, out += oc_n) {
-                if (rows_in && ox >= lo && ox < hi) {
+                if (rows_in && ((ox >= lo && ox < hi) || ox == sl || ox == sr)) {
                     continue;
                 }
                 const int32_t nt = clip_taps(g, y0, ox * g->stride_w - g->pad_left, off, tap);
@@ -327,6 +724,14 @@ static NNRT_ALWAYS_INLINE void run_setup(run_t *k, const nnrt_conv_s8_params_t *
     k->hi = p->act_max;
     k->full = k->lo == INT8_MIN && k->hi == INT8_MAX;
     k->fast = 0;
+    k->sl = -1;
+    k->sr = -1;
+#if NNRT_DW_PK
+    int32_t lo;
+    int32_t hi;
+    inside_columns(g, &lo, &hi);
+    pk_sides(g, lo, hi, &k->sl, &k->sr);
+#endif
 }
 
 #if NNRT_DW_PLANE
