@@ -15,6 +15,7 @@
 #include "nnrt/kernels/fc.h"
 
 #include "dot.h"
+#include "mve_dot.h"
 #include "requant.h"
 #include "simd.h"
 
@@ -160,6 +161,11 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_units(const nnrt_fc_s8_params_t *params,
     for (int32_t r = 0; r < rows; ++r) {
         acc[r] = bias != NULL ? bias[o + r] : 0;
     }
+#if NNRT_MVE
+    if (w_off == 0) {
+        nnrt_mve_dot_rows(input, w, depth, depth, in_off, acc, rows);
+    } else
+#endif
 #if NNRT_DSP && defined(__OPTIMIZE__) && defined(__GNUC__)
     if (NNRT_FC_DOT4(depth) && rows == 4 && w_off == 0) {
         nnrt_fc_dot4(input, w, depth, in_off, acc);
