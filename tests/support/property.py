@@ -30,15 +30,18 @@ def program(prelude: str, decls: Sequence[str], calls: Sequence[str]) -> str:
 
 
 def run_builds(src: Path, builds: Mapping[str, tuple[tc.Target, str]],
-               families: Sequence[str]) -> dict[str, str]:
+               families: Sequence[str], boards: Mapping[str, str] | None = None
+               ) -> dict[str, str]:
     """Build ``src`` with the kernel ``families`` for each ``name -> (target,
-    optimisation)`` (the host with ASan/UBSan; QEMU targets skipped without QEMU), run
-    it, and return each build's output; a run must exit 0."""
+    optimisation)`` (the host with ASan/UBSan; QEMU targets skipped without QEMU; a
+    build's board from ``boards``, else the target's default), run it, and return each
+    build's output; a run must exit 0."""
     out: dict[str, str] = {}
     for name, (target, opt) in builds.items():
         if target != "host" and not HAVE_QEMU:
             continue
-        board = load_board(tc.DEFAULT_BOARDS[target]) if target != "host" else None
+        board = (load_board((boards or {}).get(name) or tc.DEFAULT_BOARDS[target])
+                 if target != "host" else None)
         exe = build(BuildSpec(target=target, sources=(src, *kernel_sources(*families)),
                               include_dirs=(C_TESTS,), board=board, opt=opt,
                               sanitize=target == "host"))
