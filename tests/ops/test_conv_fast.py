@@ -17,10 +17,11 @@ nnrt_multiply_by_quantized_multiplier() on random and edge accumulators.
 The program is built for every core: Cortex-M7 with the DSP/SIMD paths, Cortex-M7
 with ``-DNNRT_PORTABLE_ONLY`` (the portable C paths on the same core), Cortex-M3 (no
 DSP extension), Cortex-M4 (DSP), Cortex-M55 (DSP, and Helium: internal/mve_*.h),
-Cortex-M33 without DSP (the AN521's CPU0) and Cortex-M0 (Armv6-M: Thumb-1, no divide) under QEMU, and the host with ASan/UBSan.
-Every build must report zero mismatches and the same hash of all outputs: the SIMD
-and portable paths give identical results. The Cortex-M0's 16 KB hold smaller buffers
-(``MAXB``), so it draws other cases: its hash is not compared, its mismatches are.
+Cortex-M33 without DSP (the AN521's CPU0) and Cortex-M0 (Armv6-M: Thumb-1, no divide)
+under QEMU, and the host with ASan/UBSan. Every build must report zero mismatches and
+the same hash of all outputs: the SIMD and portable paths give identical results. The
+Cortex-M0's 16 KB hold smaller buffers (``MAXB``), so it draws other cases: its hash is
+not compared, its mismatches are.
 """
 
 from __future__ import annotations
