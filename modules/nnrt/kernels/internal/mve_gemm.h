@@ -63,17 +63,22 @@ static NNRT_ALWAYS_INLINE void nnrt_mve_mac_2x2(const void *cols, int32_t k, con
     int32_t s0 = 0;
     int32_t s1 = 0;
     int32_t n = k;
+    /* 16 depths of the 2 x 2 block and both weight sums */
+#define NNRT_MVE_MAC_2X2()                                                                    \
+    do {                                                                                      \
+        a00 = vmladavaq_s8(a00, vx0, vw0);                                                    \
+        a01 = vmladavaq_s8(a01, vx1, vw0);                                                    \
+        s0 = vaddvaq_s8(s0, vw0);                                                             \
+        a10 = vmladavaq_s8(a10, vx0, vw1);                                                    \
+        a11 = vmladavaq_s8(a11, vx1, vw1);                                                    \
+        s1 = vaddvaq_s8(s1, vw1);                                                             \
+    } while (0)
     for (; n >= 16; n -= 16, x0 += 16, x1 += 16, w0 += 16, w1 += 16) {
         const int8x16_t vx0 = vldrbq_s8(x0);
         const int8x16_t vx1 = vldrbq_s8(x1);
         const int8x16_t vw0 = vldrbq_s8(w0);
         const int8x16_t vw1 = vldrbq_s8(w1);
-        a00 = vmladavaq_s8(a00, vx0, vw0);
-        a01 = vmladavaq_s8(a01, vx1, vw0);
-        s0 = vaddvaq_s8(s0, vw0);
-        a10 = vmladavaq_s8(a10, vx0, vw1);
-        a11 = vmladavaq_s8(a11, vx1, vw1);
-        s1 = vaddvaq_s8(s1, vw1);
+        NNRT_MVE_MAC_2X2();
     }
     if (n > 0) {
         const mve_pred16_t t = vctp8q((uint32_t)n);
@@ -81,13 +86,9 @@ static NNRT_ALWAYS_INLINE void nnrt_mve_mac_2x2(const void *cols, int32_t k, con
         const int8x16_t vx1 = vldrbq_z_s8(x1, t);
         const int8x16_t vw0 = vldrbq_z_s8(w0, t);
         const int8x16_t vw1 = vldrbq_z_s8(w1, t);
-        a00 = vmladavaq_s8(a00, vx0, vw0);
-        a01 = vmladavaq_s8(a01, vx1, vw0);
-        s0 = vaddvaq_s8(s0, vw0);
-        a10 = vmladavaq_s8(a10, vx0, vw1);
-        a11 = vmladavaq_s8(a11, vx1, vw1);
-        s1 = vaddvaq_s8(s1, vw1);
+        NNRT_MVE_MAC_2X2();
     }
+#undef NNRT_MVE_MAC_2X2
     const uint32_t off = (uint32_t)*nnrt_mve_cols_off((void *)(uintptr_t)cols, k);
     const uint32_t o0 = off * (uint32_t)s0;
     const uint32_t o1 = off * (uint32_t)s1;
