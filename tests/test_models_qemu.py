@@ -213,11 +213,14 @@ def test_firmware_budget_reserves_the_stack() -> None:
         check_firmware_budget(plan, board)
 
 
-@pytest.mark.parametrize(("board", "dsp"), [("mps2_an386", True), ("mps3_an547", True),
-                                            ("mps2_an521", False), ("qemu_cortex_m0", False)])
-def test_each_core_takes_its_kernel_path(board: str, dsp: bool, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("board", "dsp", "mve"), [
+    ("mps2_an386", True, False), ("mps3_an547", True, True), ("mps2_an521", False, False),
+    ("qemu_cortex_m0", False, False)])
+def test_each_core_takes_its_kernel_path(board: str, dsp: bool, mve: bool,
+                                         tmp_path: Path) -> None:
     """The DSP kernels (SMLAD, SXTB16) are in the firmware of the cores with the
     extension and absent where the core has none (QEMU would fault on them); the
+    Helium kernels (VMLADAVA.S8, internal/mve_*.h) are in the Cortex-M55's only; the
     Cortex-M0 firmware is Thumb-1 (no 32-bit instruction but BL, MRS/MSR, DSB/ISB)."""
     objdump = shutil.which("arm-none-eabi-objdump")
     if objdump is None:
@@ -227,11 +230,14 @@ def test_each_core_takes_its_kernel_path(board: str, dsp: bool, tmp_path: Path) 
     pm = plan_model(load_model_bytes(data, name="kws"), _firmware_plan_options(board),
                     source_bytes=data)
     exe = build_planned(pm, "qemu", tmp_path, board=b)
-    text = subprocess.run([objdump, "-d", str(exe)], capture_output=True, text=True,
-                          check=True).stdout
+    # decoded as Armv8.1-M (a superset of the older profiles: MVE decodes only so)
+    text = subprocess.run([objdump, "-d", "-marmv8.1-m.main", str(exe)],
+                          capture_output=True, text=True, check=True).stdout
     mnemonics = {line.split("\t")[2].split()[0] for line in text.splitlines()
                  if line.count("\t") >= 2 and line.split("\t")[2].strip()}
     assert ({"smlad", "sxtb16"} <= mnemonics) == dsp
+    assert ({"vmlava.s8", "vaddva.s8", "vqrdmulh.s32"} <= mnemonics) == mve, sorted(
+        m for m in mnemonics if m.startswith("v"))
     assert not (mnemonics & {"smlad", "sxtb16", "sxtab16", "smlabb"}) or dsp
     if b.cpu == "cortex-m0":
         assert not mnemonics & {"sdiv", "udiv", "mla", "mls", "it", "ite", "movw", "movt",

@@ -16,11 +16,12 @@ nnrt_multiply_by_quantized_multiplier() on random and edge accumulators.
 
 The program is built for every core: Cortex-M7 with the DSP/SIMD paths, Cortex-M7
 with ``-DNNRT_PORTABLE_ONLY`` (the portable C paths on the same core), Cortex-M3 (no
-DSP extension), Cortex-M4 and M55 (DSP), Cortex-M33 without DSP (the AN521's CPU0)
-and Cortex-M0 (Armv6-M: Thumb-1, no divide) under QEMU, and the host with ASan/UBSan.
-Every build must report zero mismatches and the same hash of all outputs: the SIMD
-and portable paths give identical results. The Cortex-M0's 16 KB hold smaller buffers
-(``MAXB``), so it draws other cases: its hash is not compared, its mismatches are.
+DSP extension), Cortex-M4 (DSP), Cortex-M55 (DSP, and Helium: internal/mve_*.h),
+Cortex-M33 without DSP (the AN521's CPU0) and Cortex-M0 (Armv6-M: Thumb-1, no divide)
+under QEMU, and the host with ASan/UBSan. Every build must report zero mismatches and
+the same hash of all outputs: the SIMD and portable paths give identical results. The
+Cortex-M0's 16 KB hold smaller buffers (``MAXB``), so it draws other cases: its hash is
+not compared, its mismatches are.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ BUILDS: dict[str, tuple[tc.Target, dict[str, str]]] = {
     # the other cores (docs/cores.md): generic target, the board of BOARDS
     "m4-dsp": ("qemu", {}),
     "m33-nodsp": ("qemu", {}),
-    "m55-dsp": ("qemu", {}),
+    # the Cortex-M55: the Helium (MVE) matrix core and dot products (internal/mve_*.h)
+    "m55-mve": ("qemu", {}),
     "m0": ("qemu", {"MAXB": "1024"}),
     # unoptimised: the gemm chunk runs its C form, not its assembly (too few registers
     # at -O0; Zephyr's CONFIG_NO_OPTIMIZATIONS); the depthwise plane path's assembly is
@@ -70,7 +72,7 @@ BUILDS: dict[str, tuple[tc.Target, dict[str, str]]] = {
 
 
 #: The board of a build on the generic ``qemu`` target.
-BOARDS = {"m4-dsp": "mps2_an386", "m33-nodsp": "mps2_an521", "m55-dsp": "mps3_an547",
+BOARDS = {"m4-dsp": "mps2_an386", "m33-nodsp": "mps2_an521", "m55-mve": "mps3_an547",
           "m0": "qemu_cortex_m0", "rv32": "qemu_riscv32"}
 #: Builds that draw other cases (smaller buffers): not in the same-hash comparison.
 OTHER_CASES = {"m0"}

@@ -204,10 +204,12 @@ def property_program(cases: int, seed: int) -> str:
 #: CONFIG_NO_OPTIMIZATIONS)
 #: rv32: RV32IMAC on QEMU virt (the register-blocked matrix core and FC of
 #: internal/rv32_*.h)
+#: m55-mve: the Helium pair loop and its vector output stage from the channel records
+#: (internal/mve_gemm.h) on the Cortex-M55 (QEMU mps3-an547)
 BUILDS: dict[str, tuple[tc.Target, str] | tuple[tc.Target, str, str]] = {
     "host-sanitized": ("host", "-O2"), "m7-dsp": ("qemu-m7", "-O2"),
     "m7-dsp-O0": ("qemu-m7", "-O0"), "m3": ("qemu-m3", "-O2"),
-    "rv32": ("qemu", "-O2", "qemu_riscv32")}
+    "rv32": ("qemu", "-O2", "qemu_riscv32"), "m55-mve": ("qemu", "-O2", "mps3_an547")}
 
 
 @pytest.fixture(scope="module")

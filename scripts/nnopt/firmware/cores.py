@@ -51,7 +51,8 @@ CORES: Mapping[str, Core] = {
         Core("m33", "cortex-m33", "armv8-m.main", _ARM_QEMU,
              "DSP when the part has the extension, else as the Cortex-M3"),
         Core("m55", "cortex-m55", "armv8.1-m.main", _ARM_QEMU,
-             "DSP (Helium kernels: not yet; the MVE is left to the compiler)"),
+             "DSP, and Helium (MVE) for the int8 matrix core, fully connected dot "
+             "products and depthwise (internal/mve_*.h)"),
         Core("rv32", "rv32imac", "rv32imac", "qemu-system-riscv32",
              "portable C (no DSP, soft float; board arch riscv: nnopt.firmware.arch)"),
     )

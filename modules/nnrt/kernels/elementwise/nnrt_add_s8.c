@@ -18,6 +18,7 @@
 #include "../internal/requant.h"
 #include "../internal/binary.h"
 #include "../internal/binary_quant.h"
+#include "../internal/mve_add.h"
 
 /* TFLM's two steps, for multipliers the fast form does not take (negative). */
 NNRT_ADD_SUB_S8_APPLY(apply_ref, NNRT_COLD NNRT_NOINLINE, +)
@@ -81,6 +82,11 @@ nnrt_status_t nnrt_add_s8(const nnrt_add_s8_params_t *params, const int8_t *inpu
         || NNRT_ADD_S8_PARAMS_BAD(params)) {
         return NNRT_ERR_ARG;
     }
+#if NNRT_MVE
+    if (nnrt_mve_add_s8(params, input1, input2, output)) {
+        return NNRT_OK;
+    }
+#endif
 #if NNRT_CMSIS_NN_ENABLED
     if (nnrt_cmsis_add_s8(params, input1, input2, output)) {
         return NNRT_OK;

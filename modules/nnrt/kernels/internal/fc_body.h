@@ -15,6 +15,7 @@
 #include "nnrt/kernels/fc.h"
 
 #include "dot.h"
+#include "mve_dot.h"
 #include "requant.h"
 #include "rv32_fc.h"
 #include "simd.h"
@@ -172,6 +173,11 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_units(const nnrt_fc_s8_params_t *params,
     /* RV32IM: 8 (or 4) rows share each input (internal/rv32_fc.h) */
     nnrt_rv_fc_rows(input, w, depth, in_off, w_off, acc, rows);
 #else
+#if NNRT_MVE
+    if (w_off == 0) {
+        nnrt_mve_dot_rows(input, w, depth, depth, in_off, acc, rows);
+    } else
+#endif
 #if NNRT_DSP && defined(__OPTIMIZE__) && defined(__GNUC__)
     if (NNRT_FC_DOT4(depth) && rows == 4 && w_off == 0) {
         nnrt_fc_dot4(input, w, depth, in_off, acc);

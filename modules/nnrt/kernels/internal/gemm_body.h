@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "gemm.h"
+#include "mve_gemm.h"
 #include "requant.h"
 #include "rv32_gemm.h"
 #include "simd.h"
@@ -106,7 +107,11 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t
 {
     uint8_t *c = (uint8_t *)cols;
     int32_t i = 0;
-#if NNRT_DSP
+#if NNRT_MVE
+    nnrt_mve_cols_put(cols, k, p, k0, x, n, input_offset);
+    (void)c;
+    (void)i;
+#elif NNRT_DSP
     (void)k; /* the layout of a position does not depend on the depth */
     if ((k0 & 3) == 0) {
         i = n & ~3; /* whole chunks (the last may be the partial one: n past k) */
@@ -151,7 +156,7 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_body(void *cols, int32_t k, int32_t
 static NNRT_ALWAYS_INLINE void nnrt_cols_put_padded_body(void *cols, int32_t k, int32_t p,
                                                          const int8_t *x, int32_t input_offset)
 {
-#if NNRT_DSP
+#if NNRT_DSP && !NNRT_MVE
     nnrt_cols_put_body(cols, k, p, 0, x, (k + 3) & ~3, input_offset);
 #else
     nnrt_cols_put_body(cols, k, p, 0, x, k, input_offset);
@@ -166,6 +171,10 @@ static NNRT_ALWAYS_INLINE void nnrt_cols_put_padded_body(void *cols, int32_t k, 
 static NNRT_ALWAYS_INLINE void nnrt_gemm_mac_2x2(const void *cols, int32_t k, const int8_t *w0,
                                                  const int8_t *w1, int32_t a[4])
 {
+#if NNRT_MVE
+    nnrt_mve_mac_2x2(cols, k, w0, w1, a);
+    return;
+#endif
     int32_t a00 = a[0];
     int32_t a01 = a[1];
     int32_t a10 = a[2];
@@ -496,7 +505,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
  * LDR / STRB.
  */
 #define NNRT_GEMM_ASM_OK(g)                                                                   \
-    (__builtin_constant_p((g)->k) && __builtin_constant_p((g)->oc)                            \
+    (!NNRT_MVE && __builtin_constant_p((g)->k) && __builtin_constant_p((g)->oc)                            \
      && __builtin_constant_p((g)->act_min) && __builtin_constant_p((g)->act_max)            \
      && __builtin_constant_p((g)->stage) && (g)->k <= 4092 && (g)->oc <= 4094)
 
@@ -713,7 +722,10 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body(const nnrt_gemm_s8_t *g,
                                                    const nnrt_gemm_pass_t *x, int32_t oc0,
                                                    int32_t n, int all_fast)
 {
-#if NNRT_DSP || NNRT_GEMM_PACKED
+#if NNRT_MVE
+    (void)all_fast;
+    nnrt_mve_pairs(g, x->cols, x->out0, x->out1, oc0, n);
+#elif NNRT_DSP || NNRT_GEMM_PACKED
     /* locals: the byte stores may alias *x, which would be reloaded after each */
     int8_t *const out0 = x->out0;
     int8_t *const out1 = x->out1;
@@ -739,7 +751,13 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rq(const nnrt_gemm_s8_t *g,
                                                       const nnrt_gemm_pass_t *x, int32_t oc0,
                                                       int32_t n)
 {
-#if NNRT_DSP || NNRT_GEMM_PACKED
+#if NNRT_MVE
+    if ((oc0 & 1) != 0 && oc0 < n) { /* the records' vector loads start at a pair */
+        nnrt_gemm_pair1_rq(g, x->cols, x->out0, x->out1, oc0, 0);
+        ++oc0;
+    }
+    nnrt_mve_pairs(g, x->cols, x->out0, x->out1, oc0, n);
+#elif NNRT_DSP || NNRT_GEMM_PACKED
     int8_t *const out0 = x->out0;
     int8_t *const out1 = x->out1;
     int32_t oc = oc0;

@@ -6,11 +6,16 @@
 #include <stdint.h>
 
 #include "dot.h"
+#include "mve_dot.h"
 #include "simd.h"
 
 void nnrt_dot3_s8(const int8_t *x, const int8_t *w, int32_t w_stride, int32_t n,
                   int32_t input_offset, int32_t acc[3])
 {
+#if NNRT_MVE
+    nnrt_mve_dot_rows(x, w, w_stride, n, input_offset, acc, 3);
+    return;
+#endif
     const int8_t *w0 = w;
     const int8_t *w1 = w0 + w_stride;
     const int8_t *w2 = w1 + w_stride;
@@ -141,6 +146,10 @@ void nnrt_dot3_s8(const int8_t *x, const int8_t *w, int32_t w_stride, int32_t n,
 int32_t nnrt_dot1_s8(const int8_t *x, const int8_t *w, int32_t n, int32_t input_offset,
                      int32_t acc)
 {
+#if NNRT_MVE
+    nnrt_mve_dot_rows(x, w, 0, n, input_offset, &acc, 1);
+    return acc;
+#endif
 #if NNRT_DSP
     const uint32_t off2 = nnrt_pair16(input_offset);
     const int8_t *x_end = x + (n & ~3);

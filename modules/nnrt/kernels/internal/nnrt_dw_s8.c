@@ -26,6 +26,7 @@
 #include "conv_check.h"
 #include "dw.h"
 #include "dw_plane.h"
+#include "mve_dw.h"
 #include "requant.h"
 #include "rv32_dw.h"
 #include "simd.h"
@@ -1010,6 +1011,11 @@ void nnrt_dw_fast_s8(const nnrt_conv_s8_params_t *params, const int8_t *input,
                      const int8_t *filter, const int32_t *bias, int8_t *output)
 {
     const nnrt_conv_geom_t *g = &params->geom;
+#if NNRT_MVE
+    if (nnrt_mve_dw_s8(params, input, filter, bias, output)) {
+        return;
+    }
+#endif
     int32_t toff[NNRT_DW_MAX_TAPS];
     uint8_t ident[NNRT_DW_MAX_TAPS];
     run_t k;
