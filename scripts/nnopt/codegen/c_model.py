@@ -417,7 +417,11 @@ class ModelEmitter:
         self.headers.update(headers)
         out += funcs
         if self.ext.op_function is not None:
-            out += [self.ext.op_function(self, op) for op in self.g.ops if op.index in own]
+            for op in self.g.ops:
+                if op.index in own:
+                    self.cur_pos = self.pos_of.get(op.index)  # out-of-core offsets
+                    out.append(self.ext.op_function(self, op))
+            self.cur_pos = None
         self.extra_decls += self.ext.declarations()
         return out
 

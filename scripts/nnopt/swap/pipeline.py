@@ -74,23 +74,32 @@ def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto"
         raise PlanError(f"unknown swap mode {mode!r}", hint="use auto, off or force")
     if mode == "off" or (mode == "auto" and (board is None or not board.external_flash)):
         return planned
-    swap = plan_swap(planned.graph, planned.plan, board, SwapOptions(
-        mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
-        kernel_channel_ranges=False,  # True once the kernels take a channel range
-        keep_internal=_unstreamable_ops(planned)))
+    opts = SwapOptions(mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
+                       kernel_channel_ranges=False,
+                       keep_internal=_unstreamable_ops(planned))
+    swap = plan_swap(planned.graph, planned.plan, board, opts)
+    if not (swap.fits_internal_flash and swap.fits_staging):
+        # layers too large for the staging buffers stream in output-channel slices
+        # (a strided slice through the slice buffer: nnopt.swap.codegen); only where
+        # the whole-layer plan does not fit, so the plans that fit stay as they were
+        sliced = plan_swap(planned.graph, planned.plan, board,
+                           replace(opts, kernel_channel_ranges=True))
+        if sliced.fits_internal_flash and sliced.fits_staging:
+            swap = sliced
     plan = replace(planned.plan, weights=swap.weights_with_pools(planned.plan.weights),
                    swap=swap)
     return replace(planned, plan=plan)
 
 
 def _unstreamable_ops(planned: PlannedModel) -> frozenset[int]:
-    """Ops whose weights must stay internal: those run inside a tiled stage (the stage
-    code calls their kernels per patch), and those run on sub-views (folded padding, in
-    place, row by row: nnopt.codegen.views) that could be cut into channel slices (one
-    output row); a streamed op on views runs the plan's lowering on a whole chunk."""
+    """Ops whose weights must stay internal: those run inside a tiled stage or in row
+    bands (the stage code calls their kernels per patch or band), and those run on
+    sub-views (folded padding, in place, row by row: nnopt.codegen.views) that could be
+    cut into channel slices (one output row); a streamed op on views runs the plan's
+    lowering on a whole chunk."""
     plan, graph = planned.plan, planned.graph
     ops: set[int] = set()
-    for stage in plan.stages:
+    for stage in (*plan.stages, *plan.bands):  # tiled stages, ops in row bands
         ops.update(stage.ops)
     viewed = {e.op for e in plan.inplace_ops}
     viewed.update(op.index for op in graph.ops

@@ -13,12 +13,16 @@ from pathlib import Path
 import numpy as np
 
 from ..boards import Board
-from ..codegen.c_model import generate
+from ..driver import generate
 from ..firmware.toolchain import BuildSpec, Target, build, run
 from ..paths import nnrt_dir
 from ..planner import PlannedModel
 from ..runner import _parse_trace, runtime_sources
 from ..swap.mbedtls_build import mbedtls_library, mbedtls_sources
+from ..swap.pipeline import build_defines
+
+#: The weight blob's key in these runs (a test key).
+SWAP_KEY = bytes(range(32))
 
 _FM = re.compile(r"fm: writes=(\d+) reads=(\d+)")
 _INSTR = re.compile(r"nnrt: instructions=(\d+)")
@@ -37,11 +41,14 @@ class FmRun:
 
 def build_fm_model(pm: PlannedModel, out_dir: Path, target: Target,
                    board: Board | None) -> Path:
-    """The executable (``-f TILES [-x N] [-R N M]`` then the runner's options)."""
+    """The executable (``-f TILES [-x N] [-R N M]`` then the runner's options; with
+    streamed weights ``-b <out_dir>/<name>_swap.bin``: :func:`weight_blob`)."""
     mbed = mbedtls_sources()
-    gen = generate(pm, out_dir)
+    generated = generate(pm, out_dir, key=SWAP_KEY)  # a blob beside when weights stream
+    gen = generated.sources
     name = gen.symbol.removesuffix("_model")
-    defs = {"NNRT_HARNESS_MODEL": gen.symbol, "main": "nnrt_runner_main", "NNRT_TRACE": "1"}
+    defs = {"NNRT_HARNESS_MODEL": gen.symbol, "main": "nnrt_runner_main", "NNRT_TRACE": "1",
+            **build_defines(target, board)}
     runner_lib = build(BuildSpec(target=target, kind="library", board=board,
                                  sources=(nnrt_dir() / "harness" / "runner_main.c",),
                                  defines=defs))
@@ -54,6 +61,12 @@ def build_fm_model(pm: PlannedModel, out_dir: Path, target: Target,
         include_dirs=(gen.c_file.parent, *mbed.include_dirs),
         defines={**mbed.defines, "NNRT_FM_ATTACH": f"{name}_fm_attach", "NNRT_TRACE": "1"},
         libraries=(runner_lib, runtime_lib, mbedtls_library(target, board=board))))
+
+
+def weight_blob(pm: PlannedModel, out_dir: Path) -> list[str]:
+    """The runner's ``-b BLOB`` when the plan streams weights (else nothing)."""
+    blob = out_dir / f"{pm.plan.model}_swap.bin"
+    return ["-b", str(blob)] if pm.plan.swap is not None and pm.plan.swap.enabled else []
 
 
 def run_fm_model(exe: Path, target: Target, board: Board | None, tmp: Path,
