@@ -396,6 +396,10 @@ class Plan:
     # it; and the feature maps stored as row chunks. Omitted when empty.
     bands: tuple[StageEntry, ...] = ()
     stored: tuple[StoredEntry, ...] = ()
+    # What the feature maps out of core move and cost (nnopt.swap.fmap.plan_traffic,
+    # recorded by the swap step): per tensor the bytes written and read per inference
+    # and the device, slowdown, wear, energy. JSON: ``swap.feature_maps``; empty: none.
+    feature_map_traffic: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def activation_bytes(self) -> int:
@@ -443,6 +447,10 @@ class Plan:
         if not self.stored:
             del d["stored"]
         d["swap"] = self.swap.to_json() if self.swap is not None else None
+        del d["feature_map_traffic"]
+        if self.feature_map_traffic:  # feature maps out of core: beside the weights
+            d["swap"] = {**(d["swap"] or {"enabled": False}),
+                         "feature_maps": dict(self.feature_map_traffic)}
         if not self.planning_time_budget:  # plans read from before the budget existed
             del d["planning_time_budget"]
         if self.state:
@@ -483,7 +491,9 @@ class Plan:
             inplace_ops=tuple(InplaceOpEntry(**o) for o in d.get("inplace_ops", ())),
             stages=tuple(_stage_from_json(x) for x in d.get("stages", ())),
             macs=int(d.get("macs", 0)), base_macs=int(d.get("base_macs", 0)),
-            swap=SwapPlan.from_json(d["swap"]) if d.get("swap") is not None else None,
+            swap=SwapPlan.from_json(d["swap"]) if d.get("swap") is not None
+            and "chunks" in d["swap"] else None,
+            feature_map_traffic=dict((d.get("swap") or {}).get("feature_maps", {})),
             planning_time_budget=dict(d.get("planning_time_budget", {})),
             state=tuple(StateEntry(**e) for e in d.get("state", ())),
             state_bytes=int(d.get("state_bytes", 0)),

@@ -68,6 +68,8 @@ from .plan import (
 from .planfacts import ALLOCATORS, PlanFacts
 
 ORDERS = ("file", "optimal")
+#: PlanOptions.feature_maps (``--feature-maps``)
+FEATURE_MAP_MODES = ("off", "auto")
 
 
 @dataclass(frozen=True)
