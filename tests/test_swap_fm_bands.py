@@ -9,6 +9,7 @@ their plans; weights too large for the staging buffers stream in channel slices.
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.swap.fmap import plan_traffic
 from nnopt.swap.mbedtls_build import MbedtlsSources
 from nnopt.swap.pipeline import plan_swap_for
-from nnopt.testing.fm_model import build_fm_model, run_fm_model, weight_blob
+from nnopt.testing.fm_model import build_fm_model, run_fm_model
 from nnopt.testing.harness import random_inputs, run_tflm
 from support.big_models import Layer, conv_chain
 from support.cases import compare_trace
@@ -62,7 +63,7 @@ def test_plan_bands_within_the_budget(dtype: str) -> None:
     for st in p.bands:
         out = st.tiles[-1]
         rows = [r[:2] for r in out.regions]  # the bands cover the output, in order
-        assert rows[0][0] == 0 and all(a[1] == b[0] for a, b in zip(rows, rows[1:]))
+        assert rows[0][0] == 0 and all(a[1] == b[0] for a, b in itertools.pairwise(rows))
         for te in st.tiles[:-1]:
             if te.kind == "gather":  # chunks of the stored input, whole chunks
                 m = stored[te.tensor]
@@ -177,8 +178,32 @@ def test_cli_feature_maps_option(tmp_path: Path) -> None:
     assert plan["bands"] and plan["stored"]
     assert plan["swap"]["feature_maps"]["tensors"]
     assert "bands_int8_fm_attach" in (tmp_path / "out" / "bands_int8_model.h").read_text()
+    # nnopt run: the tile store over a file, the output TFLM's
+    ins = random_inputs(_model("int8"), 3)
+    (tmp_path / "in.bin").write_bytes(ins[0].tobytes())
+    run = [sys.executable, "-m", "nnopt", "run", str(src), *base[5:-2], "--feature-maps",
+           "auto", "-i", str(tmp_path / "in.bin"), "-o", str(tmp_path / "out.bin")]
+    res = subprocess.run(run, capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr
+    ref, _ = run_tflm(_model("int8"), ins)
+    assert (tmp_path / "out.bin").read_bytes() == ref[0].tobytes()
     res = subprocess.run(base, capture_output=True, text=True, check=False)  # off: refused
     assert res.returncode == 2 and "ops in row bands" not in res.stdout
     res = subprocess.run([*base, "--feature-maps", "auto", "--allocator", "dynamic"],
                          capture_output=True, text=True, check=False)
     assert res.returncode == 64 and "static allocator" in res.stderr and "hint" in res.stderr
+
+
+def test_model_blob_refuses_several_arenas(tmp_path: Path) -> None:
+    # activations over SRAM + DTCM (two arenas): the blob's loader runs one arena
+    skips = [Layer(48), Layer(48), Layer(48, skip_from=0), Layer(48, skip_from=-1),
+             Layer(32, stride=2), Layer(16)]
+    src = tmp_path / "skip48.tflite"
+    src.write_bytes(conv_chain((1, 48, 48, 48), skips, seed=1, name="skip48"))
+    res = subprocess.run([sys.executable, "-m", "nnopt", "optimize", str(src), "--board",
+                          "nucleo_f767zi", "--emit", "blob", "-o", str(tmp_path / "out"),
+                          "--table", "none"], capture_output=True, text=True, check=False)
+    assert res.returncode == 1, res.stderr
+    assert "2 RAM regions (the arena region, dtcm)" in res.stderr
+    assert "hint: emit C instead (--emit c" in res.stderr
+    assert not list((tmp_path / "out").glob("*.nnmb"))
