@@ -105,6 +105,7 @@ def _check(tmp: Path, target: Target, board_name: str | None, dtype: str) -> Non
     tiles = sum(m.chunks for m in pm.plan.stored)
     assert r.writes == tiles, r.text  # each chunk written once per inference
     assert r.reads >= tiles  # and read at least once (halo rows: some twice)
+    assert (r.written_bytes, r.read_bytes) == (fm.written_bytes, fm.read_bytes)  # as planned
     assert fm.written_bytes == sum(m.chunk_bytes * (m.chunks - 1) + m.last_bytes + 16 * m.chunks
                                    for m in pm.plan.stored)
     if dtype != "int8":

@@ -24,7 +24,7 @@ from ..swap.pipeline import build_defines
 #: The weight blob's key in these runs (a test key).
 SWAP_KEY = bytes(range(32))
 
-_FM = re.compile(r"fm: writes=(\d+) reads=(\d+)")
+_FM = re.compile(r"fm: writes=(\d+) reads=(\d+)(?: written_bytes=(\d+) read_bytes=(\d+))?")
 _INSTR = re.compile(r"nnrt: instructions=(\d+)")
 
 
@@ -37,6 +37,8 @@ class FmRun:
     writes: int
     reads: int
     instructions: int | None
+    written_bytes: int = -1  # sealed bytes through the device, tags included
+    read_bytes: int = -1
 
 
 def build_fm_model(pm: PlannedModel, out_dir: Path, target: Target,
@@ -89,4 +91,5 @@ def run_fm_model(exe: Path, target: Target, board: Board | None, tmp: Path,
     m = _FM.search(text)
     return FmRun(res.exit_code, text, out.read_bytes() if out.is_file() else b"",
                  _parse_trace(tr.read_bytes()) if tr.is_file() else {},
-                 int(m[1]) if m else -1, int(m[2]) if m else -1, res.instructions)
+                 int(m[1]) if m else -1, int(m[2]) if m else -1, res.instructions,
+                 int(m[3]) if m and m[3] else -1, int(m[4]) if m and m[4] else -1)
