@@ -17,9 +17,10 @@ from .arith import Axis
 from .boards import Board
 from .cdefs import ARENA_ALIGN
 from .errors import PlanError
-from .ir import ConvOptions, Graph, TransposeConvOptions
+from .ir import ConvOptions, Graph, Op, TransposeConvOptions
 from .lowering.specialize import check_mode
-from .ops import check_graph, lowering_for
+from .ops import check_graph, known, lowering_for
+from .ops.base import POINT
 from .passes.arena import ArenaPlan, plan_arena
 from .passes.below_bound import (
     DEFAULT_MAX_EXTRA_INSTRUCTIONS,
@@ -413,8 +414,14 @@ def _bands(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
     idx_order = [g.ops[k].index for k in order]
 
     def spatial(idx: int) -> tuple[str, Axis] | None:
-        sp = spatial_of(g, g.op_by_index[idx])
-        return None if sp is None else (sp.kind, sp.h)
+        op = g.op_by_index[idx]
+        sp = spatial_of(g, op)
+        if sp is not None:
+            return sp.kind, sp.h
+        if _pads_channels_only(g, op):  # its rows are its input's rows, padded
+            h = g.tensors[op.outputs[0]].shape[1]
+            return POINT, Axis(h, h, 1, 1, 0)
+        return None
 
     io_tensors = set(g.inputs) | set(g.outputs)
     resident = frozenset(b.tensor for b in buffers if b.tensor is not None
@@ -446,6 +453,19 @@ def _bands(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
         first = sum(m.chunks for m in bp.stored.values())
         return bp, arena, [replace(e, tile=e.tile + first) for e in evictions]
     return None
+
+
+def _pads_channels_only(g: Graph, op: Op) -> bool:
+    """A padding op (the ``pad`` trait) of a batch-1 NHWC tensor whose constant paddings
+    leave the rows and columns alone: each output row is its input row, padded."""
+    d = known(op)
+    if d is None or not d.pad or len(op.inputs) < 2 or op.inputs[1] < 0:
+        return False
+    x, pads, y = (g.tensors[t] for t in (op.inputs[0], op.inputs[1], op.outputs[0]))
+    if not pads.is_constant or len(x.shape) != 4 or x.shape[0] != 1:
+        return False
+    arr = pads.array().reshape(-1, 2)
+    return arr.shape[0] == 4 and not arr[:3].any() and y.shape[:3] == x.shape[:3]
 
 
 def _band_records(g: Graph, banding: tuple[BandPlan, ArenaPlan], opts: PlanOptions

@@ -15,11 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from ..errors import PlanError
 from ..ir import Graph, Op
 from ..lowering import EmitContext
+from ..lowering.call import render
+from ..lowering.elementwise import BinaryLowering
+from ..ops import lowering_for
+from ..ops.base import WINDOW
 from ..plan import Plan, StageEntry, StoredEntry
 from ..planfacts import PlanFacts
-from .stages import StageEmitter, _table
+from .stages import StageEmitter, _is, _table
+from .views import memo_consts
 
 
 def _span(lines: list[str]) -> list[str]:
@@ -72,6 +78,73 @@ class BandEmitter(StageEmitter):
                     f"nnrt_fmstore_put(&{self.store}, {m.first_tile}u + c, {src} + "
                     f"(c - {name}[p][0]) * {m.chunk_bytes}u, {self._len(m)})")),
                 "}"]
+
+
+    # ----- ops the stage emitter has no tile call for (unary element-wise, channel PAD)
+    def emit(self, ptr: Callable[[int], str]) -> list[str]:
+        op = self.g.op_by_index[self.st.ops[0]]
+        sp = self.facts.spatial.get(op.index)
+        if sp is not None and (sp.kind == WINDOW or _is(op, "concat")
+                               or isinstance(lowering_for(op), BinaryLowering)):
+            return super().emit(ptr)
+        return self._rowwise(op, ptr)
+
+    def _rowwise(self, op: Op, ptr: Callable[[int], str]) -> list[str]:
+        """An op whose output rows read the same rows of its one activation input: its
+        registered lowering on band-shaped tensors (one call per band height)."""
+        acts = list(dict.fromkeys(self.g.activations(op)))
+        if len(acts) != 1 or len(op.outputs) != 1:
+            raise PlanError(f"op {op.index} ({op.opcode}) cannot run in row bands")
+        x, y = acts[0], op.outputs[0]
+        xin, yout = self.buf(x, ptr), self.buf(y, ptr)
+        _, _, cx, ex = self._dims(x)
+        io = f"bd{self.idx}_op{op.index}_io"
+        rows = []
+        for p in range(self.n):
+            a, b = self.tiles[y].regions[p][:2]
+            t = xin.regions[p]
+            rows.append([xin.offset[p] + (a - t[0]) * xin.row_pixels[p] * cx * ex,
+                         yout.offset[p], b - a])
+        self.decls.append(_table(io, "uint32_t", rows, 3))
+        ctx = memo_consts(self.ctx_for(op))
+        low = lowering_for(op)
+        self.headers.update(low.headers)
+        n0 = len(self.g.tensors)
+
+        def call(h: int) -> list[str]:
+            tx, ty = self.g.tensors[x], self.g.tensors[y]
+            x2 = replace(tx, index=n0, shape=(1, h, *tx.shape[2:]), name=f"{tx.name}[band]")
+            y2 = replace(ty, index=n0 + 1, shape=(1, h, *ty.shape[2:]),
+                         name=f"{ty.name}[band]")
+            g2 = replace(self.g, tensors=(*self.g.tensors, x2, y2))
+            op2 = replace(op, inputs=tuple(n0 if t == x else t for t in op.inputs),
+                          outputs=(n0 + 1,))
+
+            def ptr2(t: int) -> str:
+                if t == n0:
+                    return f"((void *)({xin.base} + {io}[p][0]))"
+                if t == n0 + 1:
+                    return f"((void *)({yout.base} + {io}[p][1]))"
+                return ctx.c_ptr(t)
+
+            c2 = replace(ctx, graph=g2, op=op2, c_ptr=ptr2, decl=None)
+            return render(low.emit(c2), c2.pointers, assign="s")
+
+        heights = sorted({r[2] for r in rows}, reverse=True)
+        body: list[str] = []
+        if x in self.tiles and self.tiles[x].kind == "gather":
+            body += self._gather(x, ptr)
+        body.append(f"/* op {op.index}: {op.opcode} on this band */")
+        for k, h in enumerate(heights):
+            cond = ("if" if k == 0 else "} else if") + f" ({io}[p][2] == {h}u) {{"
+            body += [cond, *_span(call(h))] if len(heights) > 1 else ["{", *_span(call(h))]
+        body += ["}", "if (s != NNRT_OK) {", "    return s;", "}"]
+        if self.tiles[y].kind == "scatter":
+            body += self._scatter(y, ptr)
+        return [f"/* op {op.index}: {op.opcode} in {self.n} row bands */",
+                f"static nnrt_status_t {self.name}(void)", "{", "    nnrt_status_t s;",
+                f"    for (uint32_t p = 0; p < {self.n}u; ++p) {{",
+                *["        " + b if b else "" for b in body], "    }", "    return NNRT_OK;", "}"]
 
 
 class BandCalls:

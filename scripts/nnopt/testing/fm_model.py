@@ -7,7 +7,7 @@ benchmark."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +39,7 @@ class FmRun:
     instructions: int | None
     written_bytes: int = -1  # sealed bytes through the device, tags included
     read_bytes: int = -1
+    outputs: list[bytes] = field(default_factory=list)
 
 
 def build_fm_model(pm: PlannedModel, out_dir: Path, target: Target,
@@ -72,9 +73,11 @@ def weight_blob(pm: PlannedModel, out_dir: Path) -> list[str]:
 
 
 def run_fm_model(exe: Path, target: Target, board: Board | None, tmp: Path,
-                 inputs: list[np.ndarray], extra: list[str] | None = None) -> FmRun:
+                 inputs: list[np.ndarray], extra: list[str] | None = None,
+                 outputs: int = 1) -> FmRun:
     """One run; ``extra``: the attacks (``-x N``, ``-R N M``) and runner options
-    (``-n K``: K records per input file are written)."""
+    (``-n K``: K records per input file are written); ``outputs``: the model's outputs
+    (``FmRun.output`` the first, ``FmRun.outputs`` all)."""
     extra = list(extra or [])
     for p in tmp.glob("run_*"):
         p.unlink()
@@ -83,13 +86,17 @@ def run_fm_model(exe: Path, target: Target, board: Board | None, tmp: Path,
     for i, x in enumerate(inputs):
         (tmp / f"run_in{i}.bin").write_bytes(np.ascontiguousarray(x).tobytes() * k)
         args += ["-i", str(tmp / f"run_in{i}.bin")]
-    args += ["-o", str(tmp / "run_out.bin"), "-t", str(tmp / "run_trace.bin")]
+    outs = [tmp / ("run_out.bin" if i == 0 else f"run_out{i}.bin") for i in range(outputs)]
+    for o in outs:
+        args += ["-o", str(o)]
+    args += ["-t", str(tmp / "run_trace.bin")]
     res = run(exe, target, args, board=board, timeout_s=900)
-    out = tmp / "run_out.bin"
+    out = outs[0]
     tr = tmp / "run_trace.bin"
     text = res.stdout + res.stderr
     m = _FM.search(text)
     return FmRun(res.exit_code, text, out.read_bytes() if out.is_file() else b"",
                  _parse_trace(tr.read_bytes()) if tr.is_file() else {},
                  int(m[1]) if m else -1, int(m[2]) if m else -1, res.instructions,
-                 int(m[3]) if m and m[3] else -1, int(m[4]) if m and m[4] else -1)
+                 int(m[3]) if m and m[3] else -1, int(m[4]) if m and m[4] else -1,
+                 [o.read_bytes() if o.is_file() else b"" for o in outs])
