@@ -45,7 +45,7 @@ from nnopt.runner import run_planned  # noqa: E402
 from nnopt.swap.fmap import plan_feature_maps, plan_traffic  # noqa: E402
 from nnopt.swap.pipeline import plan_swap_for  # noqa: E402
 from nnopt.testing.fm_model import build_fm_model, run_fm_model, weight_blob  # noqa: E402
-from nnopt.testing.harness import random_inputs, run_tflm  # noqa: E402
+from nnopt.testing.harness import random_inputs, run_litert, run_tflm  # noqa: E402
 from support.big_models import Layer, conv_chain  # noqa: E402
 
 NUCLEO = load_board("nucleo_f767zi")
@@ -200,18 +200,23 @@ def band_models() -> dict[str, tuple[bytes, int | None]]:
     }
 
 
-def measured_bands(qemu: bool) -> None:
+def measured_bands(qemu: bool, realworld: bool) -> None:
     print("## Ops in row bands, feature maps in storage (measured, QEMU mps2-an500, "
           "Cortex-M7, tiles through the semihosting file; weights streamed from the "
           "semihosting NOR where they exceed internal flash)\n")
     print("| model | weights internal / streamed B | peak live B | SRAM arena B | banded ops "
           "| tiles written/inf | written B/inf (measured / planned) | read B/inf (measured / "
           "planned) | weight B streamed/inf | instr. out of core | instr. all in RAM | "
-          "measured ratio | predicted compute ms | predicted ms (SD) | predicted slowdown "
+          "measured ratio | predicted AEAD ratio | predicted compute ms | predicted ms (SD) "
+          "| predicted slowdown "
           "| weight-swap slowdown | erase cycles/block/inf | life @1/s | I/O energy mJ/inf "
           "| bit-exact |")
-    print("|" + "---|" * 20)
-    for name, (data, sram) in band_models().items():
+    print("|" + "---|" * 21)
+    models = band_models()
+    face = ROOT.parent / "shared" / "models" / "realworld" / "mp_face_detection_short_range.tflite"
+    if realworld and face.is_file():
+        models["mp_face_detection_short_range"] = (face.read_bytes(), None)
+    for name, (data, sram) in models.items():
         g = load_model_bytes(data, name=name.split()[0])
         opts = PlanOptions(board=NUCLEO, sram=sram, order="file", feature_maps="auto")
         pm = plan_swap_for(plan_model(g, opts, source_bytes=data), NUCLEO)
@@ -228,11 +233,13 @@ def measured_bands(qemu: bool) -> None:
         exact = "-"
         if qemu and shutil.which("qemu-system-arm"):
             ins = random_inputs(data, 5)
-            ref, _ = run_tflm(data, ins)
+            mp = name.startswith("mp_")  # float16 weights: LiteRT's reference kernels
+            ref = run_litert(data, ins)[0] if mp else run_tflm(data, ins)[0]
             with tempfile.TemporaryDirectory() as tmp:
                 t = Path(tmp)
                 exe = build_fm_model(pm, t / "gen", "qemu-m7", NUCLEO)
-                r = run_fm_model(exe, "qemu-m7", NUCLEO, t, ins, weight_blob(pm, t / "gen"))
+                r = run_fm_model(exe, "qemu-m7", NUCLEO, t, ins, weight_blob(pm, t / "gen"),
+                                 outputs=len(ref))
                 m = re.search(r"swap_bytes=(\d+)", r.text)
                 base = "-"
                 ratio = "-"
@@ -246,11 +253,13 @@ def measured_bands(qemu: bool) -> None:
                     f"{r.read_bytes:,} / {fm.read_bytes:,}",
                     f"{int(m[1]):,}" if m else "0", f"{r.instructions or 0:,}", base]
             meas.append(ratio)
-            exact = str(r.exit_code == 0 and r.output == ref[0].tobytes())
+            exact = str(r.exit_code == 0 and all(
+                o == x.tobytes() for o, x in zip(r.outputs, ref, strict=True)))
         else:
             meas = [f"- / {fm.written_bytes:,}", f"- / {fm.read_bytes:,}", "-", "-", "-", "-"]
         row += meas
-        row += [f"{fm.compute_s * 1e3:,.0f}", f"{fm.predicted_s * 1e3:,.0f}",
+        aead = (fm.compute_s + fm.aead_s) / fm.compute_s if fm.compute_s else 1.0
+        row += [f"{aead:.3f}", f"{fm.compute_s * 1e3:,.0f}", f"{fm.predicted_s * 1e3:,.0f}",
                 f"{fm.slowdown:.2f}",
                 f"{s.predicted_slowdown:.3f}" if s is not None and s.enabled else "-",
                 f"{fm.erase_cycles_per_inference:.3g}", life,
@@ -315,7 +324,7 @@ def main() -> None:
     if args.only in (None, "evict"):
         measured_fm(not args.no_qemu)
     if args.only in (None, "bands"):
-        measured_bands(not args.no_qemu)
+        measured_bands(not args.no_qemu, args.realworld)
     if args.only not in (None, "predicted"):
         mobilenet_swap()
         return

@@ -5,9 +5,11 @@ predicted slowdown, flash wear and energy, from the board's storage data
 (``boards/nnopt/*.yaml`` ``storage:``, every figure cited there).
 
 A pure pass: :func:`plan_feature_maps` takes a planned model (its schedule and buffers)
-and a board and returns a :class:`FeatureMapPlan`. Not yet generated as code: the
-runtime's write path (sealed tiles with a per-inference nonce) is future work; this plan
-is what it will execute, and what the benchmark compares with the all-in-RAM run.
+and a board and returns a :class:`FeatureMapPlan`: the prediction for a model planned
+all in RAM (the benchmark's table of models beyond the RAM). :func:`plan_traffic` costs
+what a plan out of core actually moves (``Plan.feature_maps``, ``Plan.stored``,
+``Plan.bands``: the tiles the generated code writes and reads) with the same figures;
+the swap step records it (``Plan.feature_map_traffic``, JSON ``swap.feature_maps``).
 
 Algorithm:
 
