@@ -391,31 +391,26 @@ class ModelEmitter:
                        f"static nnrt_status_t op_{op.index}(void)\n{{\n"
                        + "\n".join("    " + line if line else "" for line in body)
                        + "\n}\n")
-        decls, funcs, headers = self.stages.emit(
-            lambda op: EmitContext(graph=g, op=op, c_ptr=self.ptr,
-                                   const_array=self.const_array_for(op.index),
-                                   c_scratch=self.scratch_ptr(op.index),
-                                   specialize=self.specialize, model=self.name,
-                                   decl=self.decl_for(op.index),
-                                   weight_array=self.weight_array,
-                                   laid_out_weight=self.laid_out_weight_for(op.index)),
-            lambda off: f"((void *)({self.name}_arena + {off}u))", self.ptr,
-            dynamic=self.dyn is not None)
-        self.extra_decls += decls
-        self.headers.update(headers)
-        out += funcs
-        decls, funcs, headers = self.bands.emit(
-            lambda op: EmitContext(graph=g, op=op, c_ptr=self.ptr,
-                                   const_array=self.const_array_for(op.index),
-                                   c_scratch=self.scratch_ptr(op.index),
-                                   specialize=self.specialize, model=self.name,
-                                   decl=self.decl_for(op.index),
-                                   weight_array=self.weight_array,
-                                   laid_out_weight=self.laid_out_weight_for(op.index)),
-            lambda off: f"((void *)({self.name}_arena + {off}u))", self.ptr)
-        self.extra_decls += decls
-        self.headers.update(headers)
-        out += funcs
+        def ctx_for(op: Op) -> EmitContext:
+            return EmitContext(graph=g, op=op, c_ptr=self.ptr,
+                               const_array=self.const_array_for(op.index),
+                               c_scratch=self.scratch_ptr(op.index),
+                               specialize=self.specialize, model=self.name,
+                               decl=self.decl_for(op.index),
+                               weight_array=self.weight_array,
+                               laid_out_weight=self.laid_out_weight_for(op.index))
+
+        def arena_at(off: int) -> str:
+            return f"((void *)({self.name}_arena + {off}u))"
+
+        emitters: list[Callable[[], tuple[list[str], list[str], set[str]]]] = [
+            lambda: self.stages.emit(ctx_for, arena_at, self.ptr, dynamic=self.dyn is not None),
+            lambda: self.bands.emit(ctx_for, arena_at, self.ptr)]  # ops in row bands
+        for emit in emitters:  # each one's constants, then its tables, in this order
+            decls, funcs, headers = emit()
+            self.extra_decls += decls
+            self.headers.update(headers)
+            out += funcs
         if self.ext.op_function is not None:
             for op in self.g.ops:
                 if op.index in own:
