@@ -9,6 +9,7 @@ their plans; weights too large for the staging buffers stream in channel slices.
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import model_path
 from nnopt.boards import load_board
 from nnopt.firmware.toolchain import Target
 from nnopt.frontend.tflite import load_model_bytes
@@ -26,7 +28,7 @@ from nnopt.swap.fmap import plan_traffic
 from nnopt.swap.mbedtls_build import MbedtlsSources
 from nnopt.swap.pipeline import plan_swap_for
 from nnopt.testing.fm_model import build_fm_model, run_fm_model
-from nnopt.testing.harness import random_inputs, run_tflm
+from nnopt.testing.harness import random_inputs, run_litert, run_tflm
 from support.big_models import Layer, conv_chain
 from support.cases import compare_trace
 
@@ -208,3 +210,25 @@ def test_model_blob_refuses_several_arenas(tmp_path: Path) -> None:
     assert "2 RAM regions (the arena region, dtcm)" in res.stderr
     assert "hint: emit C instead (--emit c" in res.stderr
     assert not list((tmp_path / "out").glob("*.nnmb"))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ai_edge_litert") is None,
+                    reason="ai-edge-litert (LiteRT, the face detector's oracle) not installed")
+def test_face_detector_in_row_bands_bit_exact_with_litert(mbed: MbedtlsSources,
+                                                          tmp_path: Path) -> None:
+    # MediaPipe's short-range face detector: 1.3 MB of float32 activations within the
+    # F767's 384 KB SRAM; convolutions, depthwise, max pool, ADD, RELU and PAD in bands
+    data = model_path("realworld/mp_face_detection_short_range.tflite").read_bytes()
+    g = load_model_bytes(data, name="face")
+    pm = plan_model(g, PlanOptions(board=NUCLEO, order="file", feature_maps="auto"),
+                    source_bytes=data)
+    p = pm.plan
+    assert p.peak_live_bytes > 1_300_000 and p.arena_bytes <= NUCLEO.sram_bytes
+    banded = {pm.graph.op_by_index[st.ops[0]].opcode for st in p.bands}
+    assert {"CONV_2D", "DEPTHWISE_CONV_2D", "ADD", "RELU", "PAD"} <= banded
+    exe = build_fm_model(pm, tmp_path / "gen", "host", None)
+    ins = random_inputs(data, 2)
+    ref = run_litert(data, ins)[0]
+    r = run_fm_model(exe, "host", None, tmp_path, ins, outputs=len(ref))
+    assert r.exit_code == 0, r.text
+    assert r.outputs == [x.tobytes() for x in ref]
