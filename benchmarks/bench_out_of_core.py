@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import shutil
 import sys
 import tempfile
@@ -41,10 +42,10 @@ from nnopt.boards import load_board  # noqa: E402
 from nnopt.frontend.tflite import load_model_bytes  # noqa: E402
 from nnopt.planner import PlannedModel, PlanOptions, plan_model  # noqa: E402
 from nnopt.runner import run_planned  # noqa: E402
-from nnopt.swap.fmap import plan_feature_maps  # noqa: E402
+from nnopt.swap.fmap import plan_feature_maps, plan_traffic  # noqa: E402
 from nnopt.swap.pipeline import plan_swap_for  # noqa: E402
-from nnopt.testing.fm_model import build_fm_model, run_fm_model  # noqa: E402
-from nnopt.testing.harness import random_inputs, run_tflm  # noqa: E402
+from nnopt.testing.fm_model import build_fm_model, run_fm_model, weight_blob  # noqa: E402
+from nnopt.testing.harness import random_inputs, run_litert, run_tflm  # noqa: E402
 from support.big_models import Layer, conv_chain  # noqa: E402
 
 NUCLEO = load_board("nucleo_f767zi")
@@ -88,10 +89,14 @@ def resnet_layers(width: float) -> list[Layer]:
     return out
 
 
+def vgg_like_f32_64() -> bytes:
+    return conv_chain((1, 64, 64, 3), vgg_layers(0.5), dtype="float32", seed=3,
+                      name="vgg_like_f32_64")
+
+
 def big_models() -> dict[str, bytes]:
     return {
-        "vgg_like_f32_64": conv_chain((1, 64, 64, 3), vgg_layers(0.5), dtype="float32", seed=3,
-                                      name="vgg_like_f32_64"),
+        "vgg_like_f32_64": vgg_like_f32_64(),
         "resnet_like_int8_96": conv_chain((1, 96, 96, 3), resnet_layers(0.5), seed=3,
                                           name="resnet_like_int8_96"),
         "vgg16_like_f32_224": conv_chain((1, 224, 224, 3), vgg_layers(1.0), dtype="float32",
@@ -181,6 +186,88 @@ def measured_fm(qemu: bool) -> None:
     print()
 
 
+def band_models() -> dict[str, tuple[bytes, int | None]]:
+    """Models whose ops exceed the RAM alone (row bands): (model, --sram budget or None
+    for the board's)."""
+    small = [Layer(16), Layer(16, stride=2), Layer(16, skip_from=1), Layer(8),
+             Layer(8, stride=2)]
+    return {
+        "bands_int8_40 (14,000 B budget)": (conv_chain((1, 40, 40, 4), small, seed=5,
+                                                       name="bands_int8"), 14_000),
+        "vgg_like_f32_64": (vgg_like_f32_64(), None),
+        "resnet_like_int8_224_w2": (conv_chain((1, 224, 224, 3), resnet_layers(0.5), seed=3,
+                                               name="resnet_like_int8_224_w2"), None),
+    }
+
+
+def measured_bands(qemu: bool, realworld: bool) -> None:
+    print("## Ops in row bands, feature maps in storage (measured, QEMU mps2-an500, "
+          "Cortex-M7, tiles through the semihosting file; weights streamed from the "
+          "semihosting NOR where they exceed internal flash)\n")
+    print("| model | weights internal / streamed B | peak live B | SRAM arena B | banded ops "
+          "| tiles written/inf | written B/inf (measured / planned) | read B/inf (measured / "
+          "planned) | weight B streamed/inf | instr. out of core | instr. all in RAM | "
+          "measured ratio | predicted AEAD ratio | predicted compute ms | predicted ms (SD) "
+          "| predicted slowdown "
+          "| weight-swap slowdown | erase cycles/block/inf | life @1/s | I/O energy mJ/inf "
+          "| bit-exact |")
+    print("|" + "---|" * 21)
+    models = band_models()
+    face = ROOT.parent / "shared" / "models" / "realworld" / "mp_face_detection_short_range.tflite"
+    if realworld and face.is_file():
+        models["mp_face_detection_short_range"] = (face.read_bytes(), None)
+    for name, (data, sram) in models.items():
+        g = load_model_bytes(data, name=name.split()[0])
+        opts = PlanOptions(board=NUCLEO, sram=sram, order="file", feature_maps="auto")
+        pm = plan_swap_for(plan_model(g, opts, source_bytes=data), NUCLEO)
+        p = pm.plan
+        fm = plan_traffic(pm.graph, p, NUCLEO)
+        s = p.swap
+        internal = s.internal_weight_bytes if s is not None else p.weight_bytes
+        external = s.external_weight_bytes if s is not None else 0
+        tiles = sum(m.chunks for m in p.stored)
+        life = "-" if math.isinf(fm.life_years) else f"{fm.life_years:,.2f} y"
+        row = [name, f"{internal:,} / {external:,}", f"{p.peak_live_bytes:,}",
+               f"{p.arena_bytes:,}", str(len(p.bands)), str(tiles)]
+        meas = ["-"] * 5
+        exact = "-"
+        if qemu and shutil.which("qemu-system-arm"):
+            ins = random_inputs(data, 5)
+            mp = name.startswith("mp_")  # float16 weights: LiteRT's reference kernels
+            ref = run_litert(data, ins)[0] if mp else run_tflm(data, ins)[0]
+            with tempfile.TemporaryDirectory() as tmp:
+                t = Path(tmp)
+                exe = build_fm_model(pm, t / "gen", "qemu-m7", NUCLEO)
+                r = run_fm_model(exe, "qemu-m7", NUCLEO, t, ins, weight_blob(pm, t / "gen"),
+                                 outputs=len(ref))
+                m = re.search(r"swap_bytes=(\d+)", r.text)
+                base = "-"
+                ratio = "-"
+                if p.peak_live_bytes < ONE_ARENA.sram_bytes and not external:
+                    one = plan(data, name.split()[0], ONE_ARENA)
+                    b = run_planned(one, [x.tobytes() for x in ins], target="qemu-m7",
+                                    board=ONE_ARENA, workdir=t / "b")
+                    base = f"{b.instructions or 0:,}"
+                    ratio = f"{(r.instructions or 0) / max(b.instructions or 1, 1):.3f}"
+            meas = [f"{r.written_bytes:,} / {fm.written_bytes:,}",
+                    f"{r.read_bytes:,} / {fm.read_bytes:,}",
+                    f"{int(m[1]):,}" if m else "0", f"{r.instructions or 0:,}", base]
+            meas.append(ratio)
+            exact = str(r.exit_code == 0 and all(
+                o == x.tobytes() for o, x in zip(r.outputs, ref, strict=True)))
+        else:
+            meas = [f"- / {fm.written_bytes:,}", f"- / {fm.read_bytes:,}", "-", "-", "-", "-"]
+        row += meas
+        aead = (fm.compute_s + fm.aead_s) / fm.compute_s if fm.compute_s else 1.0
+        row += [f"{aead:.3f}", f"{fm.compute_s * 1e3:,.0f}", f"{fm.predicted_s * 1e3:,.0f}",
+                f"{fm.slowdown:.2f}",
+                f"{s.predicted_slowdown:.3f}" if s is not None and s.enabled else "-",
+                f"{fm.erase_cycles_per_inference:.3g}", life,
+                f"{fm.energy_mj_per_inference:,.1f}", exact]
+        print("| " + " | ".join(row) + " |")
+    print()
+
+
 def predicted(realworld: bool) -> None:
     print("## Feature maps out of core (predicted by nnopt.swap.fmap, device: "
           f"{NUCLEO.feature_map_storage})\n")
@@ -229,9 +316,18 @@ def main() -> None:
     ap.add_argument("--no-qemu", action="store_true", help="plan only, run nothing")
     ap.add_argument("--realworld", action="store_true",
                     help="also the MediaPipe models of ../shared/models/realworld")
+    ap.add_argument("--only", choices=("regions", "evict", "bands", "predicted"),
+                    help="one table only (and MobileNetV2's swap line)")
     args = ap.parse_args()
-    measured(not args.no_qemu)
-    measured_fm(not args.no_qemu)
+    if args.only in (None, "regions"):
+        measured(not args.no_qemu)
+    if args.only in (None, "evict"):
+        measured_fm(not args.no_qemu)
+    if args.only in (None, "bands"):
+        measured_bands(not args.no_qemu, args.realworld)
+    if args.only not in (None, "predicted"):
+        mobilenet_swap()
+        return
     predicted(args.realworld)
     mobilenet_swap()
 

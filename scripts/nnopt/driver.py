@@ -377,6 +377,15 @@ def _write_tflm_model(compiled: Compiled, out: Path,
 def _write_model_blob(compiled: Compiled, out: Path) -> ModelBlob:
     """<name>.nnmb for nnrt's loader, of the plan :func:`plan` made for it."""
     bpm = compiled.blob_planned
+    static = bpm.plan if bpm is not None else compiled.planned.plan
+    if static.arenas or static.feature_maps or static.stored:
+        what = (f"spreads its activations over {len(static.arenas) + 1} RAM regions ("
+                + ", ".join(["the arena region", *sorted(static.arenas)]) + ")"
+                if static.arenas else "moves feature maps out of core (tile store)")
+        raise PlanError(f"the model blob cannot carry this plan: {static.model} "
+                        f"{what}, and nnrt's blob loader runs one arena in one region",
+                        hint="emit C instead (--emit c, the static allocator: one arena "
+                        "per RAM region, the tile store's calls in invoke())")
     if bpm is None:
         raise PlanError("no plan for the model blob: this Compiled was not made by "
                         "driver.plan with 'blob' in the request's emit",

@@ -70,6 +70,26 @@ class FeatureMapEntry:
 
 
 @dataclass(frozen=True)
+class StoredEntry:
+    """A feature map kept in storage as sealed row chunks (ops in row bands,
+    passes.fm_bands): tile ``first_tile + c`` holds rows ``[c * chunk_rows, ...)``,
+    ``chunk_bytes`` each (the last ``last_bytes``). Written whole after the positions
+    of ``put_after`` from the arena offset beside each, read whole before the positions
+    of ``get_before`` into theirs; the banded ops of ``Plan.bands`` move it band by
+    band."""
+
+    tensor: int
+    first_tile: int
+    chunks: int
+    chunk_rows: int
+    chunk_bytes: int
+    last_bytes: int
+    device: str
+    put_after: tuple[tuple[int, int], ...] = ()  # (position, arena offset)
+    get_before: tuple[tuple[int, int], ...] = ()  # (position, arena offset)
+
+
+@dataclass(frozen=True)
 class WeightEntry:
     tensor: int
     size: int
@@ -371,6 +391,15 @@ class Plan:
     # Feature maps out of core (passes.fm_evict): the tiles written to and read back
     # from storage per inference; omitted when empty.
     feature_maps: tuple[FeatureMapEntry, ...] = ()
+    # Ops in row bands (passes.fm_bands): each a one-op stage whose "gather" inputs are
+    # read from the tile store band by band and whose "scatter" output is written to
+    # it; and the feature maps stored as row chunks. Omitted when empty.
+    bands: tuple[StageEntry, ...] = ()
+    stored: tuple[StoredEntry, ...] = ()
+    # What the feature maps out of core move and cost (nnopt.swap.fmap.plan_traffic,
+    # recorded by the swap step): per tensor the bytes written and read per inference
+    # and the device, slowdown, wear, energy. JSON: ``swap.feature_maps``; empty: none.
+    feature_map_traffic: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def activation_bytes(self) -> int:
@@ -413,7 +442,15 @@ class Plan:
             del d["arenas"]
         if not self.feature_maps:
             del d["feature_maps"]
+        if not self.bands:
+            del d["bands"]
+        if not self.stored:
+            del d["stored"]
         d["swap"] = self.swap.to_json() if self.swap is not None else None
+        del d["feature_map_traffic"]
+        if self.feature_map_traffic:  # feature maps out of core: beside the weights
+            d["swap"] = {**(d["swap"] or {"enabled": False}),
+                         "feature_maps": dict(self.feature_map_traffic)}
         if not self.planning_time_budget:  # plans read from before the budget existed
             del d["planning_time_budget"]
         if self.state:
@@ -454,13 +491,19 @@ class Plan:
             inplace_ops=tuple(InplaceOpEntry(**o) for o in d.get("inplace_ops", ())),
             stages=tuple(_stage_from_json(x) for x in d.get("stages", ())),
             macs=int(d.get("macs", 0)), base_macs=int(d.get("base_macs", 0)),
-            swap=SwapPlan.from_json(d["swap"]) if d.get("swap") is not None else None,
+            swap=SwapPlan.from_json(d["swap"]) if d.get("swap") is not None
+            and "chunks" in d["swap"] else None,
+            feature_map_traffic=dict((d.get("swap") or {}).get("feature_maps", {})),
             planning_time_budget=dict(d.get("planning_time_budget", {})),
             state=tuple(StateEntry(**e) for e in d.get("state", ())),
             state_bytes=int(d.get("state_bytes", 0)),
             views=tuple(d.get("views", ())),
             arenas={str(k): int(v) for k, v in d.get("arenas", {}).items()},
             feature_maps=tuple(FeatureMapEntry(**e) for e in d.get("feature_maps", ())),
+            bands=tuple(_stage_from_json(x) for x in d.get("bands", ())),
+            stored=tuple(StoredEntry(**{**e, "put_after": tuple(map(tuple, e["put_after"])),
+                                        "get_before": tuple(map(tuple, e["get_before"]))})
+                         for e in d.get("stored", ())),
         )
 
 

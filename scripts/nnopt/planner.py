@@ -11,13 +11,16 @@ import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
+from .arith import Axis
 from .boards import Board
 from .cdefs import ARENA_ALIGN
 from .errors import PlanError
-from .ir import ConvOptions, Graph, TransposeConvOptions
+from .ir import ConvOptions, Graph, Op, TransposeConvOptions
 from .lowering.specialize import check_mode
-from .ops import check_graph, lowering_for
+from .ops import check_graph, known, lowering_for
+from .ops.base import POINT
 from .passes.arena import ArenaPlan, plan_arena
 from .passes.below_bound import (
     DEFAULT_MAX_EXTRA_INSTRUCTIONS,
@@ -27,6 +30,7 @@ from .passes.below_bound import (
 )
 from .passes.dynamic import dynamic_plan
 from .passes.facts import plan_facts
+from .passes.fm_bands import BandPlan, band_ops
 from .passes.fm_evict import Eviction, evict
 from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace_elementwise import plan_inplace
@@ -47,6 +51,7 @@ from .passes.region_place import (
     RegionPlan,
     place_regions,
 )
+from .passes.regions import spatial_of
 from .passes.schedule import WALL_GUARD, peak_of, schedule
 from .passes.state import plan_state
 from .plan import (
@@ -55,12 +60,17 @@ from .plan import (
     FusionEntry,
     Plan,
     ScratchEntry,
+    StageEntry,
     StepEntry,
+    StoredEntry,
+    TileEntry,
     WeightEntry,
 )
 from .planfacts import ALLOCATORS, PlanFacts
 
 ORDERS = ("file", "optimal")
+#: PlanOptions.feature_maps (``--feature-maps``)
+FEATURE_MAP_MODES = ("off", "auto")
 
 
 @dataclass(frozen=True)
@@ -185,6 +195,15 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
                         evict_cap=opts.budget_bytes - planned.plan.state_bytes)
         if evicted.plan.feature_maps:
             planned = evicted
+        else:
+            # an op alone exceeds the RAM: it runs in row bands, its feature maps in
+            # storage as sealed row chunks (passes.fm_bands)
+            banded = _plan(graph, replace(opts, inplace_ops="off", tiling="off", fuse=False,
+                                          inplace=False, progress=None),
+                           source_bytes, budget.fresh(), views=views,
+                           evict_cap=opts.budget_bytes - planned.plan.state_bytes, bands=True)
+            if banded.plan.bands:
+                planned = banded
     seconds = round(time.perf_counter() - t0, 3)
     plan = replace(planned.plan, planning_seconds=seconds)
     return replace(planned, plan=plan, recorded=plan_facts(planned.graph, plan))
@@ -204,7 +223,7 @@ def _region_capacities(opts: PlanOptions, state_bytes: int) -> list[RegionCapaci
 def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
           budget: PlanBudget, views: bool = True,
           regions: Sequence[RegionCapacity] = (),
-          evict_cap: int | None = None) -> PlannedModel:
+          evict_cap: int | None = None, bands: bool = False) -> PlannedModel:
     if opts.order not in ORDERS:
         raise PlanError(f"unknown order {opts.order!r}", hint="use --order file or optimal")
     t0 = time.perf_counter()
@@ -287,7 +306,13 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
             arena = placed.arenas.get(home) or ArenaPlan("empty", {}, 0, {})
     region_of = {k: r for k, r in placed.region_of.items() if r != placed.home} if placed else {}
     evictions: list[Eviction] = []
-    if evict_cap is not None and opts.board is not None and below is None:
+    banding: tuple[BandPlan, ArenaPlan] | None = None
+    if bands and evict_cap is not None and opts.board is not None and below is None:
+        found_bands = _bands(g, order, buffers, evict_cap, opts)
+        if found_bands is not None:
+            bp, arena, evictions = found_bands
+            banding = bp, arena
+    elif evict_cap is not None and opts.board is not None and below is None:
         found = _evictions(g, order, buffers, evict_cap, opts)
         if found is not None:
             evicted_arena, evictions = found
@@ -317,6 +342,8 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
     entries: list[BufferEntry] = []
     for b in tensor_bufs:
         assert b.tensor is not None
+        if banding is not None and b.tensor in banding[0].stored:
+            continue  # in storage as row chunks (Plan.stored), never whole at one offset
         off = offset_of(b.key)
         reg = region_of.get(b.key, "")
         entries.append(BufferEntry(b.tensor, off, b.size, b.first, b.last, region=reg))
@@ -374,8 +401,116 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
             e.tensor, e.tile, e.write_after, e.read_before, arena.offsets[e.src_key],
             arena.offsets[e.dst_key], e.bytes, opts.board.feature_map_storage if opts.board
             else "") for e in evictions),
+        **(_band_records(g, banding, opts) if banding is not None else {}),
     )
     return PlannedModel(graph, g, plan)
+
+
+def _bands(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
+           opts: PlanOptions) -> tuple[BandPlan, ArenaPlan, list[Eviction]] | None:
+    """Ops in row bands (passes.fm_bands), then whole feature maps evicted where the
+    rest still exceeds ``cap`` (passes.fm_evict): the band plan, the arena, the
+    evictions (tiles numbered after the stored chunks); None when no band size fits."""
+    idx_order = [g.ops[k].index for k in order]
+
+    def spatial(idx: int) -> tuple[str, Axis] | None:
+        op = g.op_by_index[idx]
+        sp = spatial_of(g, op)
+        if sp is not None:
+            return sp.kind, sp.h
+        if _pads_channels_only(g, op):  # its rows are its input's rows, padded
+            h = g.tensors[op.outputs[0]].shape[1]
+            return POINT, Axis(h, h, 1, 1, 0)
+        return None
+
+    io_tensors = set(g.inputs) | set(g.outputs)
+    resident = frozenset(b.tensor for b in buffers if b.tensor is not None
+                         and io_tensors & {b.tensor, *b.aliases})
+    for share in (2, 3, 4, 6, 8, 12, 16):
+        bp = band_ops(g, idx_order, buffers, spatial, cap, cap // share, resident, 0,
+                      opts.align)
+        if bp is None:
+            return None
+        bufs = list(bp.buffers)
+        root_of = {t: b.tensor for b in bufs if b.tensor is not None
+                   for t in (b.tensor, *b.aliases)}
+        uses: dict[int, list[int]] = {}
+        for pos, k in enumerate(order):
+            op = g.ops[k]
+            for t in dict.fromkeys((*op.inputs, *op.outputs)):
+                if t in root_of and pos not in uses.get(root_of[t], []):
+                    uses.setdefault(root_of[t], []).append(pos)
+        io = set(g.inputs) | set(g.outputs)
+        evictable = frozenset(b.tensor for b in bufs if b.tensor is not None and not b.aliases
+                              and b.tensor not in io)
+        found = evict(bufs, uses, cap, evictable, opts.align)
+        if found is None:
+            continue
+        seg_buffers, evictions = found
+        arena = plan_arena(seg_buffers, align=opts.align, strategies=opts.arena_strategies)
+        if arena.arena_bytes > cap:
+            continue
+        first = sum(m.chunks for m in bp.stored.values())
+        return bp, arena, [replace(e, tile=e.tile + first) for e in evictions]
+    return None
+
+
+def _pads_channels_only(g: Graph, op: Op) -> bool:
+    """A padding op (the ``pad`` trait) of a batch-1 NHWC tensor whose constant paddings
+    leave the rows and columns alone: each output row is its input row, padded."""
+    d = known(op)
+    if d is None or not d.pad or len(op.inputs) < 2 or op.inputs[1] < 0:
+        return False
+    x, pads, y = (g.tensors[t] for t in (op.inputs[0], op.inputs[1], op.outputs[0]))
+    if not pads.is_constant or len(x.shape) != 4 or x.shape[0] != 1:
+        return False
+    arr = pads.array().reshape(-1, 2)
+    return arr.shape[0] == 4 and not arr[:3].any() and y.shape[:3] == x.shape[:3]
+
+
+def _band_records(g: Graph, banding: tuple[BandPlan, ArenaPlan], opts: PlanOptions
+                  ) -> dict[str, Any]:
+    """Plan.bands and Plan.stored of a band plan placed in ``arena``."""
+    bp, arena = banding
+    device = opts.board.feature_map_storage if opts.board else ""
+    stages = []
+    for pos, bo in sorted(bp.banded.items()):
+        op = g.op_by_index[bo.op]
+        n = len(bo.bands)
+        tiles = []
+        for x in dict.fromkeys(g.activations(op)):
+            _, h, w, _c = g.tensors[x].shape
+            if x in bp.stored:
+                m = bp.stored[x]
+                regions = tuple((c0 * m.chunk_rows, min(h, c1 * m.chunk_rows), 0, w)
+                                for c0, c1 in bo.reads[x])
+                key = bo.buffers[x]
+                tiles.append(TileEntry(x, "gather", arena.offsets[key],
+                                       next(b.size for b in bp.buffers if b.key == key),
+                                       regions))
+            else:
+                tiles.append(TileEntry(x, "input", 0, 0, ((0, h, 0, w),) * n))
+        y = op.outputs[0]
+        w = g.tensors[y].shape[2]
+        regions = tuple((a, b, 0, w) for a, b in bo.bands)
+        if y in bp.stored:
+            key = bo.buffers[y]
+            tiles.append(TileEntry(y, "scatter", arena.offsets[key],
+                                   next(b.size for b in bp.buffers if b.key == key), regions))
+        else:
+            tiles.append(TileEntry(y, "output", 0, 0, regions))
+        stages.append(StageEntry((bo.op,), pos, pos, (n, 1), "forward",
+                                 tuple(t.tensor for t in tiles[:-1]), y, tuple(tiles), 0, 0))
+    stored = []
+    for t, m in sorted(bp.stored.items()):
+        stored.append(StoredEntry(
+            t, m.first_tile, m.chunks, m.chunk_rows, m.chunk_len(0), m.chunk_len(m.chunks - 1),
+            device,
+            tuple((p, arena.offsets[k]) for p, lst in sorted(bp.puts.items())
+                  for x, k in lst if x == t),
+            tuple((q, arena.offsets[k]) for q, lst in sorted(bp.gets.items())
+                  for x, k in lst if x == t)))
+    return {"bands": tuple(stages), "stored": tuple(stored)}
 
 
 def _evictions(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,

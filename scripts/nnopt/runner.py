@@ -136,7 +136,8 @@ def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
     if trace:
         defines["NNRT_TRACE"] = "1"
     include_dirs: tuple[Path, ...] = (out_dir, nnrt_dir() / "include", *extras.include_dirs)
-    if generated.blob is None:
+    out_of_core = bool(planned.plan.feature_maps or planned.plan.stored)
+    if generated.blob is None and not out_of_core:
         libs: tuple[Path, ...] = (build_runtime(target, board=board, sanitize=sanitize,
                                                 extras=extras),)
     else:
@@ -152,10 +153,21 @@ def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
         include_dirs += mbed.include_dirs
         defines.update(mbed_defines)
         defines.update(build_defines(target, board))
+    main_sources: tuple[Path, ...] = (nnrt_dir() / "harness" / "runner_main.c",)
+    if out_of_core:
+        # feature maps out of core: the tile store over a file (the semihosting file
+        # under QEMU) attached by harness/fm_model_main.c, the runner as its library
+        runner_lib = build(BuildSpec(
+            target=target, kind="library", board=board, sanitize=sanitize,
+            sources=main_sources, include_dirs=include_dirs,
+            defines={**defines, "main": "nnrt_runner_main"}))
+        libs = (runner_lib, *libs)
+        main_sources = (nnrt_dir() / "harness" / "fm_model_main.c",)
+        defines["NNRT_FM_ATTACH"] = gen.symbol.removesuffix("_model") + "_fm_attach"
     libs += extras.libraries
     spec = BuildSpec(
         target=target,
-        sources=(gen.c_file, nnrt_dir() / "harness" / "runner_main.c"),
+        sources=(gen.c_file, *main_sources),
         include_dirs=include_dirs,
         defines=defines,
         board=board,
@@ -237,6 +249,8 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
                             sanitize=sanitize, allocator=allocator, swap_key=swap_key,
                             swap_key_id=swap_key_id, extras=extras)
         args: list[str] = []
+        if planned.plan.feature_maps or planned.plan.stored:
+            args += ["-f", str(work / "tiles.bin")]  # the tile store's file
         blob_path: Path | None = None
         if swap_of(planned.plan) is not None:
             blob_path = blob or work / "gen" / f"{planned.plan.model}_swap.bin"

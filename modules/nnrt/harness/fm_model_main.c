@@ -10,8 +10,8 @@
  *   -R N M write the sealed bytes of write M again in place of write N (M < N: a stale
  *          tile from an earlier inference replayed)
  *
- * Build with -DNNRT_FM_ATTACH=<name>_fm_attach. Prints "fm: attach=<-status>
- * writes=<n> reads=<n>". Exit codes: the harness's; 10 + (-status) when attaching fails.
+ * Build with -DNNRT_FM_ATTACH=<name>_fm_attach. Prints "fm: writes=<n> reads=<n>
+ * written_bytes=<n> read_bytes=<n>" (device calls and sealed bytes, tags included). Exit codes: the harness's; 10 + (-status) when attaching fails.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -59,6 +59,7 @@ static nnrt_tiledev_file_t g_file;
 static nnrt_tiledev_t g_dev; /* the attacker between the store and the file */
 static long g_flip = -1, g_replay = -1, g_replay_src = -1;
 static uint32_t g_writes, g_reads;
+static uint32_t g_written_bytes, g_read_bytes; /* sealed bytes moved (tags included) */
 static uint32_t g_saved_off, g_saved_len; /* where write M went in the file */
 static uint8_t g_bounce[BOUNCE];
 static const uint8_t KEY[32] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 1, 2, 3, 4, 5, 6,
@@ -68,6 +69,7 @@ static nnrt_status_t evil_write(nnrt_tiledev_t *dev, uint32_t offset, const void
 {
     long n = (long)g_writes++;
     (void)dev;
+    g_written_bytes += (uint32_t)len;
     if (n == g_replay_src) {
         g_saved_off = offset;
         g_saved_len = (uint32_t)len;
@@ -96,6 +98,7 @@ static nnrt_status_t evil_read(nnrt_tiledev_t *dev, uint32_t offset, void *dst, 
 {
     (void)dev;
     g_reads++;
+    g_read_bytes += (uint32_t)len;
     return g_file_dev.read(&g_file_dev, offset, dst, len);
 }
 
@@ -141,6 +144,10 @@ int main(int argc, char **argv)
     put_u32(&p, g_writes);
     put_text(&p, " reads=");
     put_u32(&p, g_reads);
+    put_text(&p, " written_bytes=");
+    put_u32(&p, g_written_bytes);
+    put_text(&p, " read_bytes=");
+    put_u32(&p, g_read_bytes);
     *p = '\0';
     nnrt_port_log(line);
     return rc;

@@ -40,6 +40,7 @@ from ..ops import lowering_for
 from ..plan import FeatureMapEntry
 from ..planfacts import ALLOCATORS, DynamicPlan
 from ..planner import PlannedModel
+from .bands import BandCalls
 from .header_doc import io_macros, sources_comment, usage_block
 from .stages import StageCalls
 from .views import ViewLowerings
@@ -161,11 +162,14 @@ class ModelEmitter:
         # Ops the plan runs on sub-views (folded padding, row by row, in place, tiles).
         self.views = ViewLowerings(self.plan, self.g, facts)
         self.stages = StageCalls(self.plan, self.g, facts)
+        # ops in row bands, feature maps stored as row chunks (passes.fm_bands)
+        self.bands = BandCalls(self.plan, self.g, facts, f"{name}_fm")
+        self.out_of_core = bool(self.plan.feature_maps or self.plan.stored)
         if allocator not in ALLOCATORS:
             raise ValueError(f"unknown allocator {allocator!r}")
         self.dyn: DynamicPlan | None = (
             facts.dynamic_for(allocator) if allocator != "static" else None)
-        if self.plan.feature_maps and allocator != "static":
+        if self.out_of_core and allocator != "static":
             raise PlanError(f"the plan of {self.plan.model} moves feature maps out of core "
                             f"at fixed arena offsets; the {allocator} allocator moves them",
                             hint="use --allocator static")
@@ -193,6 +197,12 @@ class ModelEmitter:
                 return (f"((void *)((uint8_t *)nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
                         f" + {delta}u))")
             return f"nnrt_dyn_ptr(&{self.name}_heap, {h.name})"
+        seg = self.bands.segment(t, self.cur_pos) if self.cur_pos is not None else None
+        if seg is not None:  # a stored feature map, whole at this position
+            return f"((void *)({self.name}_arena + {seg}u))"
+        if t in self.bands.stored:
+            raise PlanError(f"tensor {t} is in storage as row chunks at this point: only "
+                            "its banded ops may use it")
         off = self.offsets[t]
         if t in self.fm_by_tensor and self.cur_pos is not None:
             for e in self.fm_by_tensor[t]:
@@ -217,13 +227,14 @@ class ModelEmitter:
                     f"{'read back from' if when == 'before' else 'sealed and written to'} "
                     f"{e.device} */", f"    s = {call};",
                     "    if (s != NNRT_OK) {", "        return s;", "    }"]
-        return out
+        return out + self.bands.whole(pos, when, f"{self.name}_arena")
 
     def fm_state(self) -> list[str]:
         """The tile store and ``<name>_fm_attach()`` when feature maps go out of core."""
-        if not self.plan.feature_maps:
+        if not self.out_of_core:
             return []
-        n = max(e.tile for e in self.plan.feature_maps) + 1
+        n = max([e.tile + 1 for e in self.plan.feature_maps]
+                + [m.first_tile + m.chunks for m in self.plan.stored])
         name = self.name
         return [
             f"/* Feature maps out of core: {n} sealed tiles per inference "
@@ -352,7 +363,8 @@ class ModelEmitter:
             self.g, ops=tuple(op for op in self.g.ops if op.index not in own))
         out = []
         for op in g.ops:
-            if op.index in self.aliased_ops or self.stages.call(op.index) is not None:
+            if op.index in self.aliased_ops or self.stages.call(op.index) is not None \
+                    or self.bands.call(op.index) is not None:
                 continue  # aliased (shares its input's bytes) or run by a tiled stage
             self.cur_pos = self.pos_of.get(op.index)
             defined = lowering_for(op)  # its definition's (the checks of its kernels)
@@ -379,21 +391,32 @@ class ModelEmitter:
                        f"static nnrt_status_t op_{op.index}(void)\n{{\n"
                        + "\n".join("    " + line if line else "" for line in body)
                        + "\n}\n")
-        decls, funcs, headers = self.stages.emit(
-            lambda op: EmitContext(graph=g, op=op, c_ptr=self.ptr,
-                                   const_array=self.const_array_for(op.index),
-                                   c_scratch=self.scratch_ptr(op.index),
-                                   specialize=self.specialize, model=self.name,
-                                   decl=self.decl_for(op.index),
-                                   weight_array=self.weight_array,
-                                   laid_out_weight=self.laid_out_weight_for(op.index)),
-            lambda off: f"((void *)({self.name}_arena + {off}u))", self.ptr,
-            dynamic=self.dyn is not None)
-        self.extra_decls += decls
-        self.headers.update(headers)
-        out += funcs
+        def ctx_for(op: Op) -> EmitContext:
+            return EmitContext(graph=g, op=op, c_ptr=self.ptr,
+                               const_array=self.const_array_for(op.index),
+                               c_scratch=self.scratch_ptr(op.index),
+                               specialize=self.specialize, model=self.name,
+                               decl=self.decl_for(op.index),
+                               weight_array=self.weight_array,
+                               laid_out_weight=self.laid_out_weight_for(op.index))
+
+        def arena_at(off: int) -> str:
+            return f"((void *)({self.name}_arena + {off}u))"
+
+        emitters: list[Callable[[], tuple[list[str], list[str], set[str]]]] = [
+            lambda: self.stages.emit(ctx_for, arena_at, self.ptr, dynamic=self.dyn is not None),
+            lambda: self.bands.emit(ctx_for, arena_at, self.ptr)]  # ops in row bands
+        for emit in emitters:  # each one's constants, then its tables, in this order
+            decls, funcs, headers = emit()
+            self.extra_decls += decls
+            self.headers.update(headers)
+            out += funcs
         if self.ext.op_function is not None:
-            out += [self.ext.op_function(self, op) for op in self.g.ops if op.index in own]
+            for op in self.g.ops:
+                if op.index in own:
+                    self.cur_pos = self.pos_of.get(op.index)  # out-of-core offsets
+                    out.append(self.ext.op_function(self, op))
+            self.cur_pos = None
         self.extra_decls += self.ext.declarations()
         return out
 
@@ -408,7 +431,7 @@ class ModelEmitter:
         inner = self.ext.inner_invoke or f"{self.name}_invoke"
         lines = [f"static nnrt_status_t {inner}(void)", "{",
                  "    nnrt_status_t s = NNRT_OK;", *self.state_check()]
-        if self.plan.feature_maps:
+        if self.out_of_core:
             lines += [f"    s = nnrt_fmstore_begin(&{self.name}_fm); /* NNRT_ERR_ARG: not "
                       "attached */", "    if (s != NNRT_OK) {", "        return s;", "    }"]
         for pos, idx in enumerate(self.plan.schedule):
@@ -422,7 +445,7 @@ class ModelEmitter:
             if idx in self.aliased_ops:
                 lines.append(f"    /* op {idx} ({op.opcode}): aliased, no code */")
             else:
-                lines.append(f"    s = {staged or f'op_{idx}'}();")
+                lines.append(f"    s = {staged or self.bands.call(idx) or f'op_{idx}'}();")
                 lines.append("    if (s != NNRT_OK) {")
                 lines.append("        return s;")
                 lines.append("    }")
@@ -440,6 +463,8 @@ class ModelEmitter:
         for t in op.outputs:
             if self.views.is_view(t):
                 continue  # strided inside a concatenation's output: traced there
+            if self.cur_pos is not None and self.bands.in_storage(t, self.cur_pos):
+                continue  # written band by band to storage: never whole in RAM
             lines.append(f"    nnrt_trace_tensor({t}u, {self.ptr(t)}, "
                          f"{self.g.tensors[t].nbytes}u);")
         return [*lines, *self.trace_state(op), "#endif"]
@@ -592,7 +617,7 @@ class ModelEmitter:
         g, plan, name = self.g, self.plan, self.name
         if self.dyn is not None:
             self.headers.add("nnrt/alloc.h")
-        if plan.feature_maps:
+        if self.out_of_core:
             self.headers.add("nnrt/fmstore.h")
         arena_bytes = self.dyn.arena_bytes if self.dyn is not None else plan.arena_bytes
         head = [
@@ -604,7 +629,7 @@ class ModelEmitter:
             "#include <stddef.h>",
             "#include <stdint.h>",
             *(["#include <math.h>"] if self.non_finite else []),
-            *(["#include <string.h>"] if plan.state or plan.feature_maps else []),
+            *(["#include <string.h>"] if plan.state or self.out_of_core else []),
             "",
             '#include "nnrt/sections.h"',
         ] + [f'#include "{h}"' for h in sorted(self.headers)] + [
@@ -679,7 +704,7 @@ class ModelEmitter:
                f"nnrt_status_t {self.name}_fm_attach(nnrt_tiledev_t *dev, const uint8_t "
                "*key, size_t key_len,",
                "                                uint32_t algorithm, const uint8_t salt[4]);",
-               ""] if p.feature_maps else []),
+               ""] if self.out_of_core else []),
             "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", "",
         ])
 

@@ -18,7 +18,7 @@ from ..passes.arena import STRATEGIES
 from ..passes.below_bound import DEFAULT_MAX_EXTRA_INSTRUCTIONS, MODES
 from ..passes.plan_budget import DEFAULT_PLAN_BUDGET_S
 from ..planfacts import ALLOCATORS
-from ..planner import ORDERS, PlanOptions
+from ..planner import FEATURE_MAP_MODES, ORDERS, PlanOptions
 from ..swap.placement import SWAP_MODES
 from ..swap.provision import parse_key_id
 from ..zephyr_tree import find_board
@@ -92,6 +92,11 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    "byte in the generated code")
     s.add_argument("--swap-staging", type=_bytes_arg, metavar="BYTES",
                    help="bytes of each of the two staging buffers (default: cost model)")
+    f = p.add_argument_group("out-of-core: feature maps in storage (static allocator)")
+    f.add_argument("--feature-maps", choices=FEATURE_MAP_MODES, default="off",
+                   help="auto: where the activations fit no RAM region, feature maps go "
+                   "to the board's feature_map_storage, sealed (ops too large run in row "
+                   "bands); off: never (default)")
 
 
 def add_input_value_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -172,6 +177,11 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
     if plan_budget is not None and plan_budget < 0:
         raise UsageError("--plan-budget must not be negative",
                          hint="give seconds >= 0 (0: the first plan each search finds)")
+    feature_maps = getattr(args, "feature_maps", "off")
+    if feature_maps != "off" and getattr(args, "allocator", "static") != "static":
+        raise UsageError("--feature-maps auto needs the static allocator (feature maps "
+                         "leave and return at planned arena offsets)",
+                         hint="drop --allocator, or --feature-maps")
     Messages.quiet = bool(getattr(args, "quiet", False))
     return PlanOptions(
         plan_budget_s=plan_budget,
@@ -187,6 +197,7 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
         board=board,
         sram=args.sram,
         specialize=getattr(args, "specialize", "auto"),
+        feature_maps=feature_maps,
     )
 
 

@@ -13,8 +13,8 @@ feature map (tiles are sealed in place).
 Rule (Belady's, over sizes): walking the schedule, when the resident feature maps and
 the op's scratch exceed the capacity, the resident tensor the current op does not use
 whose next use is furthest away (ties: the larger) leaves. Ops whose own inputs and
-outputs exceed the capacity are not handled here (row bands: ``nnopt.swap.fmap``
-plans them, code generation does not yet): the pass returns None.
+outputs exceed the capacity are not handled here (row bands: ``passes.fm_bands``,
+which runs first and leaves this pass the rest): the pass returns None.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..ir import Expansion, Graph
 from ..plan import Plan, SwapPlan
+from ..swap.fmap import report_lines
 from .names import layer_name
 
 
@@ -161,7 +162,9 @@ def summary(plan: Plan) -> list[str]:
         n = sum(1 for b in plan.buffers if b.region == region and b.alias_of is None)
         lines.append(f"  arena in {region} (several RAM regions)      {_kb(size):>12} B  "
                      f"{n} buffer(s)")
-    if plan.feature_maps:  # feature maps out of core (passes.fm_evict)
+    if plan.feature_map_traffic:  # feature maps out of core: traffic, slowdown, wear
+        lines += ["  " + x for x in report_lines(plan.feature_map_traffic)]
+    elif plan.feature_maps:  # feature maps out of core (passes.fm_evict)
         moved = sum(e.bytes + 16 for e in plan.feature_maps)
         lines.append(f"  feature maps out of core: {len(plan.feature_maps)} sealed tile(s) to "
                      f"{plan.feature_maps[0].device}, {_kb(moved)} B written and read back "

@@ -29,8 +29,12 @@ the unchanged lowering with the weight pointer replaced. A chunk covering output
 channels [c0, c1) of a layer whose output slice is contiguous (one output row: FC with
 batch 1, a conv with a 1x1 output) runs the lowering on a *sliced* op (filter, bias,
 per-channel scales and output restricted to [c0, c1), output pointer advanced by c0):
-today's kernels need no change for either. Other multi-chunk layers need kernels that
-compute an output-channel range (see README.md); :func:`streamed_op_body` refuses them.
+today's kernels need no change for either. Other multi-chunk layers (a conv with
+several output pixels: its channel slice is strided) run the sliced op into a dense
+**slice buffer** (``<name>_slice``, the largest slice's output) and copy it into its
+channels of the output (``nnrt_copy_2d_x8``): layers too large for the staging buffers
+stream in output-channel slices instead of being refused, at the cost of that buffer
+and one strided copy of the output per layer.
 
 :func:`generate_swapped` writes a complete model with the model emitter
 (:class:`nnopt.codegen.c_model.ModelEmitter`) and :func:`swap_extension`: the streamed
@@ -70,6 +74,7 @@ class SwapEmit:
     key: bytes | None  # compiled in (development), or None with key_id
     layout_id: bytes
     key_id: int | None = None  # PSA key id in the device's key store: no key bytes
+    slice_bytes: int = 0  # the slice buffer (strided channel slices), 0: none
 
     @property
     def ctx(self) -> str:
@@ -78,6 +83,21 @@ class SwapEmit:
     @property
     def buffer_bytes(self) -> int:
         return max(16, (self.swap.staging_bytes + TAG_BYTES + 15) // 16 * 16)
+
+
+def slice_buffer_bytes(graph: Graph, swap: SwapPlan) -> int:
+    """Bytes of the slice buffer: the largest dense output of a chunk of a layer whose
+    channel slices are strided (0: no such layer streams in slices)."""
+    out = 0
+    for c in swap.chunks:
+        op = graph.op_by_index[c.op]
+        w = graph.tensors[c.tensor]
+        if c.c0 == 0 and c.c1 == w.shape[c.axis]:
+            continue
+        if not _contiguous_slice(graph, op, c):
+            y = graph.tensors[op.outputs[0]]
+            out = max(out, y.nbytes // y.shape[-1] * (c.c1 - c.c0))
+    return out
 
 
 def _hex_list(data: bytes) -> str:
@@ -108,7 +128,12 @@ def declarations(se: SwapEmit) -> list[str]:
             f"static const uint8_t {ctx}_key[{len(se.key)}] = {{{_hex_list(se.key)}}};",
         ]
         key_cfg = [f"        .key = {ctx}_key,", f"        .key_len = sizeof({ctx}_key),"]
+    slice_decl = [
+        "/* Slice buffer: one channel slice's output of a layer whose slices are strided. */",
+        f"NNRT_ARENA static uint8_t {name}_slice[{(se.slice_bytes + 15) // 16 * 16}];",
+    ] if se.slice_bytes else []
     return [
+        *slice_decl,
         f"/* Swap: {n} weight chunks stream from external flash ({se.swap.algorithm}), "
         f"staging 2 x {se.buffer_bytes} B. */",
         f"NNRT_DTCM static uint8_t {name}_stage0[{se.buffer_bytes}];",
@@ -235,7 +260,8 @@ def _need_scratch(graph: Graph, op: Op, scratch: str) -> None:
 
 def _chunk_lowering(graph: Graph, op: Op, chunk: ChunkEntry, whole: bool,
                     ptr: Callable[[int], str], const_array: ConstArray,
-                    scratch: str = "NULL", view_emit: Emit | None = None) -> list[str]:
+                    scratch: str = "NULL", view_emit: Emit | None = None,
+                    slice_buf: str | None = None) -> list[str]:
     emit = view_emit or lowering_for(op).emit
     w_expr = "((const void *)w_chunk)"
     if whole:
@@ -252,7 +278,8 @@ def _chunk_lowering(graph: Graph, op: Op, chunk: ChunkEntry, whole: bool,
                         f"weights cannot stream in channel slices (chunk {chunk.index})",
                         hint="keep it internal: SwapOptions(keep_internal=...) "
                         "(nnopt.swap.pipeline.plan_swap_for does)")
-    if not _contiguous_slice(graph, op, chunk):
+    strided = not _contiguous_slice(graph, op, chunk)
+    if strided and slice_buf is None:
         raise UnsupportedError(
             f"op {op.index} ({op.opcode}): streaming output channels [{chunk.c0}, "
             f"{chunk.c1}) needs kernels that compute a channel range",
@@ -275,6 +302,8 @@ def _chunk_lowering(graph: Graph, op: Op, chunk: ChunkEntry, whole: bool,
     op2 = replace(op, inputs=tuple(inputs), outputs=(n + 1,))
     elem = y.nbytes // y.num_elements
     y_expr = f"((void *)((uint8_t *){ptr(y.index)} + {chunk.c0 * elem}u))"
+    if strided:
+        y_expr = f"((void *){slice_buf})"  # dense, copied into its channels below
 
     sliced: dict[int, str] = {}  # the sliced bias, declared once (pointers are idempotent)
 
@@ -294,7 +323,16 @@ def _chunk_lowering(graph: Graph, op: Op, chunk: ChunkEntry, whole: bool,
     _need_scratch(g2, op2, scratch)
     ctx = EmitContext(graph=g2, op=op2, c_ptr=ptr_slice, const_array=const_array,
                       c_scratch=scratch)
-    return render(emit(ctx), ctx.pointers, assign="s")
+    lines = render(emit(ctx), ctx.pointers, assign="s")
+    if strided:
+        width = (chunk.c1 - chunk.c0) * elem
+        pixels = y.num_elements // y.shape[-1]
+        lines += ["if (s == NNRT_OK) {",
+                  f"    /* channels [{chunk.c0}, {chunk.c1}) of every output pixel */",
+                  f"    s = nnrt_copy_2d_x8((const uint8_t *){slice_buf}, {width}, "
+                  f"(uint8_t *){ptr(y.index)} + {chunk.c0 * elem}u, {y.shape[-1] * elem}, "
+                  f"{pixels}, {width});", "}"]
+    return lines
 
 
 def streamed_op_body(graph: Graph, op: Op, chunks: Sequence[ChunkEntry], se: SwapEmit,
@@ -319,7 +357,8 @@ def streamed_op_body(graph: Graph, op: Op, chunks: Sequence[ChunkEntry], se: Swa
             raise PlanError(f"chunk {c.index} is not for op {op.index}")
         whole = c.c0 == 0 and c.c1 == w.shape[c.axis]
         body = _chunk_lowering(graph, op, c, whole, ptr, const_array_for_chunk(c.index),
-                               scratch, view_emit)
+                               scratch, view_emit,
+                               f"{se.name}_slice" if se.slice_bytes else None)
         lines += [
             f"/* chunk {c.index}: tensor {c.tensor} channels [{c.c0}, {c.c1}), "
             f"{c.plain_bytes} B */",
@@ -380,7 +419,8 @@ def swap_extension(se: SwapEmit) -> Extension:
     for c in se.swap.chunks:
         streamed.setdefault(c.op, []).append(c)
     return Extension(
-        attach=f"{se.name}_swap_attach", headers=("nnrt/swap.h",),
+        attach=f"{se.name}_swap_attach",
+        headers=("nnrt/swap.h", *(("nnrt/kernels/tiling.h",) if se.slice_bytes else ())),
         own_ops=frozenset(streamed),
         op_function=lambda em, op: _streamed_function(se, streamed, em, op),
         declarations=lambda: ["\n".join(declarations(se))],
@@ -411,7 +451,8 @@ def generate_swapped(planned: PlannedModel, out_dir: Path, swap: SwapPlan, key: 
     ident = name or planned.plan.model
     out_dir.mkdir(parents=True, exist_ok=True)
     lid = swap_layout_id(swap, planned.plan.source_sha256)
-    se = SwapEmit(ident, swap, None if key_id is not None else key, lid, key_id=key_id)
+    se = SwapEmit(ident, swap, None if key_id is not None else key, lid, key_id=key_id,
+                  slice_bytes=slice_buffer_bytes(planned.graph, swap))
     em = ModelEmitter(planned, ident, extension=swap_extension(se))
     c_text = em.c_source()
     c_file = out_dir / f"{ident}_model.c"

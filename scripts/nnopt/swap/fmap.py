@@ -5,9 +5,11 @@ predicted slowdown, flash wear and energy, from the board's storage data
 (``boards/nnopt/*.yaml`` ``storage:``, every figure cited there).
 
 A pure pass: :func:`plan_feature_maps` takes a planned model (its schedule and buffers)
-and a board and returns a :class:`FeatureMapPlan`. Not yet generated as code: the
-runtime's write path (sealed tiles with a per-inference nonce) is future work; this plan
-is what it will execute, and what the benchmark compares with the all-in-RAM run.
+and a board and returns a :class:`FeatureMapPlan`: the prediction for a model planned
+all in RAM (the benchmark's table of models beyond the RAM). :func:`plan_traffic` costs
+what a plan out of core actually moves (``Plan.feature_maps``, ``Plan.stored``,
+``Plan.bands``: the tiles the generated code writes and reads) with the same figures;
+the swap step records it (``Plan.feature_map_traffic``, JSON ``swap.feature_maps``).
 
 Algorithm:
 
@@ -48,7 +50,7 @@ from ..boards import Board, Storage
 from ..errors import PlanError
 from ..ir import ConvOptions, Graph
 from ..passes.region_place import REGION_RESERVE_BYTES
-from ..plan import Plan
+from ..plan import Plan, StoredEntry
 from .costmodel import CostParams, op_cycles
 
 #: Default inference rate for the wear figure: one inference per second, continuously.
@@ -101,7 +103,20 @@ class FeatureMapPlan:
         d = asdict(self)
         d["slowdown"] = round(self.slowdown, 4)
         d["sources"] = dict(self.sources)
+        for k in ("life_inferences", "life_years"):
+            if math.isinf(d[k]):
+                d[k] = None  # JSON has no infinity: never wears out
         return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> FeatureMapPlan:
+        f = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        f["tensors"] = tuple(TensorTraffic(**t) for t in d["tensors"])
+        f["banded_ops"] = tuple(d["banded_ops"])
+        for k in ("life_inferences", "life_years"):
+            if f[k] is None:
+                f[k] = math.inf
+        return cls(**f)
 
 
 def _halo_rows(graph: Graph, op_index: int) -> int:
@@ -221,8 +236,78 @@ def plan_feature_maps(graph: Graph, plan: Plan, board: Board, *,
                     reason.setdefault(victim, "evicted")
         io_per_pos[pos] = (r_bytes, w_bytes)
         resident = {t for t in resident if last.get(t, -1) > pos or t in graph.outputs}
+    traffic = {t: (size[t], written.get(t, 0), read.get(t, 0), reason[t]) for t in written}
+    return _costed(graph, plan, dev, name, ram_bytes, schedule, io_per_pos, traffic,
+                   tuple(banded), tile_bytes, inferences_per_s, reserved_on_device, params)
 
-    # cost
+
+def plan_traffic(graph: Graph, plan: Plan, board: Board, *,
+                 inferences_per_s: float = DEFAULT_INFERENCES_PER_S,
+                 reserved_on_device: int = 0, params: CostParams | None = None
+                 ) -> FeatureMapPlan:
+    """What a plan's feature maps out of core move and cost, from the tiles the
+    generated code writes and reads (``Plan.feature_maps``: whole feature maps evicted;
+    ``Plan.stored`` and ``Plan.bands``: row chunks, whole or band by band), each tile
+    with its 16-byte tag; costed as :func:`plan_feature_maps` (the same device, rates,
+    AEAD and compute figures)."""
+    tag = 16
+    dev_name = (plan.feature_maps[0].device if plan.feature_maps
+                else plan.stored[0].device if plan.stored else board.feature_map_storage)
+    if dev_name not in board.storage:
+        raise PlanError(f"board {board.name} has no storage device {dev_name!r}",
+                        hint="devices: " + (", ".join(board.storage) or "none"))
+    dev = board.storage[dev_name]
+    params = params or CostParams.for_board(board)
+    io: dict[int, list[int]] = {}
+    tw: dict[int, int] = {}
+    tr: dict[int, int] = {}
+    reason: dict[int, str] = {}
+
+    def move(pos: int, t: int, nbytes: int, write: bool, why: str) -> None:
+        io.setdefault(pos, [0, 0])[1 if write else 0] += nbytes
+        (tw if write else tr)[t] = (tw if write else tr).get(t, 0) + nbytes
+        reason.setdefault(t, why)
+
+    for e in plan.feature_maps:
+        move(e.write_after, e.tensor, e.bytes + tag, True, "evicted")
+        move(e.read_before, e.tensor, e.bytes + tag, False, "evicted")
+    stored = {m.tensor: m for m in plan.stored}
+
+    def chunk_len(m: StoredEntry, c: int) -> int:
+        return (m.last_bytes if c == m.chunks - 1 else m.chunk_bytes) + tag
+
+    for m in plan.stored:
+        whole = sum(chunk_len(m, c) for c in range(m.chunks))
+        for p, _ in m.put_after:
+            move(p, m.tensor, whole, True, "banded")
+        for q, _ in m.get_before:
+            move(q, m.tensor, whole, False, "banded")
+    for st in plan.bands:
+        for te in st.tiles:
+            sm = stored.get(te.tensor)
+            if sm is None or te.kind not in ("gather", "scatter"):
+                continue
+            for r in te.regions:
+                c0, c1 = r[0] // sm.chunk_rows, -(-r[1] // sm.chunk_rows)
+                move(st.first, sm.tensor, sum(chunk_len(sm, c) for c in range(c0, c1)),
+                     te.kind == "scatter", "banded")
+    size = {b.tensor: b.size for b in plan.buffers}
+    traffic = {t: (size.get(t, graph.tensors[t].nbytes), tw.get(t, 0), tr.get(t, 0),
+                   reason[t]) for t in reason}
+    ram = plan.arena_bytes + sum(plan.arenas.values())
+    return _costed(graph, plan, dev, dev_name, ram, list(plan.schedule),
+                   {p: (v[0], v[1]) for p, v in io.items()}, traffic,
+                   tuple(st.ops[0] for st in plan.bands), DEFAULT_TILE_BYTES,
+                   inferences_per_s, reserved_on_device, params)
+
+
+def _costed(graph: Graph, plan: Plan, dev: Storage, name: str, ram_bytes: int,
+            schedule: Sequence[int], io_per_pos: Mapping[int, tuple[int, int]],
+            traffic: Mapping[int, tuple[int, int, int, str]], banded: tuple[int, ...],
+            tile_bytes: int, inferences_per_s: float, reserved_on_device: int,
+            params: CostParams) -> FeatureMapPlan:
+    """The figures of a traffic (bytes read and written per schedule position; per
+    tensor: bytes, written, read, reason): slowdown, wear, energy."""
     compute = [op_cycles(graph, graph.op_by_index[i], params) / params.clock_hz
                for i in schedule]
     aead_bpc = params.aead_cycles_per_byte
@@ -240,19 +325,19 @@ def plan_feature_maps(graph: Graph, plan: Plan, board: Board, *,
         io_total += io
         aead_total += aead
         predicted += max(c, io) + aead
-    total_w = sum(written.values())
-    total_r = sum(read.values())
+    total_w = sum(v[1] for v in traffic.values())
+    total_r = sum(v[2] for v in traffic.values())
     free = max(dev.size - reserved_on_device, 1)
     per_block = total_w / free  # wear-aware rotation over the free space
     life = dev.endurance_cycles / per_block if per_block else math.inf
     years = life / inferences_per_s / SECONDS_PER_YEAR if per_block else math.inf
     energy_nj = (total_r * dev.read_energy_nj_per_byte + total_w * dev.write_energy_nj_per_byte
                  + erases * dev.erase_energy_nj_per_block)
-    tensors = tuple(TensorTraffic(t, size[t], written.get(t, 0), read.get(t, 0), name,
-                                  reason[t]) for t in sorted(written))
+    tensors = tuple(TensorTraffic(t, v[0], v[1], v[2], name, v[3])
+                    for t, v in sorted(traffic.items()))
     return FeatureMapPlan(
         device=name if tensors else "", ram_bytes=ram_bytes,
-        peak_live_bytes=plan.peak_live_bytes, tensors=tensors, banded_ops=tuple(banded),
+        peak_live_bytes=plan.peak_live_bytes, tensors=tensors, banded_ops=banded,
         written_bytes=total_w, read_bytes=total_r, tile_bytes=tile_bytes,
         compute_s=sum(compute), predicted_s=predicted, io_s=io_total, aead_s=aead_total,
         erase_cycles_per_inference=per_block, life_inferences=life, life_years=years,
@@ -265,8 +350,11 @@ def _sources(dev: Storage, params: CostParams) -> dict[str, str]:
             "aead": params.sources.get("aead_cycles_per_byte", "")}
 
 
-def report_lines(fm: FeatureMapPlan) -> list[str]:
-    """The report's lines: traffic, slowdown, wear and energy, with their sources."""
+def report_lines(fm: FeatureMapPlan | Mapping[str, Any]) -> list[str]:
+    """The report's lines: traffic, slowdown, wear and energy, with their sources (a
+    plan or its JSON, ``Plan.feature_map_traffic``)."""
+    if not isinstance(fm, FeatureMapPlan):
+        fm = FeatureMapPlan.from_json(fm)
     if not fm.enabled:
         return [f"feature maps: all in RAM ({fm.peak_live_bytes:,} B live peak <= "
                 f"{fm.ram_bytes:,} B)"]

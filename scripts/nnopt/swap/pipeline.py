@@ -18,6 +18,7 @@ from ..cdefs import Status
 from ..errors import BlobError, NnoptError, PlanError
 from ..plan import Plan, SwapPlan
 from ..planner import PlannedModel
+from .fmap import plan_traffic
 from .placement import SWAP_MODES, SwapOptions, plan_swap
 from .provision import KeyStoreError
 from .sealed_blob import algorithm_id, generate_key, key_from_config
@@ -72,34 +73,56 @@ def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto"
     """
     if mode not in SWAP_MODES:
         raise PlanError(f"unknown swap mode {mode!r}", hint="use auto, off or force")
+    if board is not None and (planned.plan.feature_maps or planned.plan.stored):
+        # feature maps out of core: what they move per inference and cost
+        fm = plan_traffic(planned.graph, planned.plan, board)
+        planned = replace(planned, plan=replace(planned.plan,
+                                                feature_map_traffic=fm.to_json()))
     if mode == "off" or (mode == "auto" and (board is None or not board.external_flash)):
         return planned
-    swap = plan_swap(planned.graph, planned.plan, board, SwapOptions(
-        mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
-        kernel_channel_ranges=False,  # True once the kernels take a channel range
-        keep_internal=_unstreamable_ops(planned)))
+    opts = SwapOptions(mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
+                       kernel_channel_ranges=False,
+                       keep_internal=_unstreamable_ops(planned))
+    swap = plan_swap(planned.graph, planned.plan, board, opts)
+    if not (swap.fits_internal_flash and swap.fits_staging):
+        # layers too large for the staging buffers stream in output-channel slices
+        # (a strided slice through the slice buffer: nnopt.swap.codegen); only where
+        # the whole-layer plan does not fit, so the plans that fit stay as they were
+        sliced = plan_swap(planned.graph, planned.plan, board,
+                           replace(opts, kernel_channel_ranges=True,
+                                   whole_only=_viewed_ops(planned)))
+        if sliced.fits_internal_flash and sliced.fits_staging:
+            swap = sliced
     plan = replace(planned.plan, weights=swap.weights_with_pools(planned.plan.weights),
                    swap=swap)
     return replace(planned, plan=plan)
 
 
 def _unstreamable_ops(planned: PlannedModel) -> frozenset[int]:
-    """Ops whose weights must stay internal: those run inside a tiled stage (the stage
-    code calls their kernels per patch), and those run on sub-views (folded padding, in
-    place, row by row: nnopt.codegen.views) that could be cut into channel slices (one
-    output row); a streamed op on views runs the plan's lowering on a whole chunk."""
+    """Ops whose weights must stay internal: those run inside a tiled stage or in row
+    bands (the stage code calls their kernels per patch or band), and those run on
+    sub-views (folded padding, in place, row by row: nnopt.codegen.views) that could be
+    cut into channel slices (one output row); a streamed op on views runs the plan's
+    lowering on a whole chunk."""
     plan, graph = planned.plan, planned.graph
     ops: set[int] = set()
-    for stage in plan.stages:
+    for stage in (*plan.stages, *plan.bands):  # tiled stages, ops in row bands
         ops.update(stage.ops)
-    viewed = {e.op for e in plan.inplace_ops}
-    viewed.update(op.index for op in graph.ops
-                  if getattr(op.options, "explicit_padding", None) is not None)
+    viewed = _viewed_ops(planned)
     for op in graph.ops:
         y = graph.tensors[op.outputs[0]] if op.outputs else None
         if op.index in viewed and y is not None and y.shape and y.num_elements == y.shape[-1]:
             ops.add(op.index)
     return frozenset(ops)
+
+
+def _viewed_ops(planned: PlannedModel) -> frozenset[int]:
+    """Ops the plan runs on sub-views (folded padding, in place, row by row)."""
+    plan, graph = planned.plan, planned.graph
+    viewed = {e.op for e in plan.inplace_ops}
+    viewed.update(op.index for op in graph.ops
+                  if getattr(op.options, "explicit_padding", None) is not None)
+    return frozenset(viewed)
 
 
 def build_defines(target: str, board: Board | None) -> dict[str, str]:

@@ -116,6 +116,9 @@ class SwapOptions:
     # plan-specific lowering (sub-views: folded padding, in place, tiles), while a
     # streamed op runs its registered lowering on each chunk.
     keep_internal: frozenset[int] = frozenset()
+    # Ops whose weights may stream only whole (one chunk): the plan runs them on
+    # sub-views, and a sliced chunk runs the registered lowering (nnopt.swap.codegen).
+    whole_only: frozenset[int] = frozenset()
 
 
 # ----- analysis -----
@@ -285,7 +288,8 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
     uses = _uses(graph)
     cands: dict[int, TensorPlacement] = {}
     for op in graph.ops:
-        c = _candidate(graph, op, uses, params, opts.kernel_channel_ranges)
+        c = _candidate(graph, op, uses, params,
+                       opts.kernel_channel_ranges and op.index not in opts.whole_only)
         if c is not None:
             cands[c.tensor] = c
     region, stage_budget = _staging_budget(board, plan, opts)

@@ -1,0 +1,220 @@
+"""C for ops in row bands whose feature maps live in storage (``Plan.bands``,
+``Plan.stored``; passes.fm_bands): one function per banded op.
+
+A banded op is a one-op stage (``codegen.stages``) whose "gather" inputs come from the
+tile store instead of a full tensor in RAM -- per band, the row chunks that hold the
+rows its window needs are read back and authenticated, first chunk first, into the
+input's band buffer -- and whose "scatter" output goes to the store: the band's
+chunks are sealed and written last chunk first (each is sealed in place, its tag
+overwriting the first bytes of the next chunk, already written). The kernel calls are
+the stage emitter's (geometry per band from the plan's regions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from ..errors import PlanError
+from ..ir import Graph, Op
+from ..lowering import EmitContext
+from ..lowering.call import render
+from ..lowering.elementwise import BinaryLowering
+from ..ops import lowering_for
+from ..ops.base import WINDOW
+from ..plan import Plan, StageEntry, StoredEntry
+from ..planfacts import PlanFacts
+from .stages import StageEmitter, _is, _table
+from .views import memo_consts
+
+
+def _span(lines: list[str]) -> list[str]:
+    return ["    " + x for x in lines]
+
+
+class BandEmitter(StageEmitter):
+    """The tables and the function of one banded op."""
+
+    def __init__(self, stage: StageEntry, graph: Graph, facts: PlanFacts,
+                 ctx_for: Callable[[Op], EmitContext], arena_at: Callable[[int], str],
+                 stored: dict[int, StoredEntry], store: str) -> None:
+        op = stage.ops[0]
+        super().__init__(stage, op, graph, facts, ctx_for, arena_at)
+        self.name = f"band_op{op}"
+        self.stored = stored
+        self.store = store
+
+    def _chunks(self, t: int, name: str) -> StoredEntry:
+        """Declare ``name``: per band the chunks [c0, c1) of t the band's region holds."""
+        m = self.stored[t]
+        rows = [[r[0] // m.chunk_rows, -(-r[1] // m.chunk_rows)] for r in self.tiles[t].regions]
+        self.decls.append(_table(name, "uint32_t", rows, 2))
+        return m
+
+    def _len(self, m: StoredEntry) -> str:
+        if m.last_bytes == m.chunk_bytes:
+            return f"{m.chunk_bytes}u"
+        return f"(c == {m.chunks - 1}u ? {m.last_bytes}u : {m.chunk_bytes}u)"
+
+    def _gather(self, x: int, ptr: Callable[[int], str]) -> list[str]:
+        name = f"bd{self.idx}_g{x}"
+        m = self._chunks(x, name)
+        dst = f"(uint8_t *){self.arena_at(self.tiles[x].offset)}"
+        return [f"/* tensor {x}: the row chunks this band reads, from {m.device} */",
+                f"for (uint32_t c = {name}[p][0]; c < {name}[p][1]; ++c) {{",
+                *_span(self._check(
+                    f"nnrt_fmstore_get(&{self.store}, {m.first_tile}u + c, {dst} + "
+                    f"(c - {name}[p][0]) * {m.chunk_bytes}u, {self._len(m)})")),
+                "}"]
+
+    def _scatter(self, y: int, ptr: Callable[[int], str]) -> list[str]:
+        name = f"bd{self.idx}_c{y}"
+        m = self._chunks(y, name)
+        src = f"(uint8_t *){self.arena_at(self.tiles[y].offset)}"
+        return [f"/* tensor {y}: this band's row chunks sealed and written to {m.device}, "
+                "last first */",
+                f"for (uint32_t c = {name}[p][1]; c-- > {name}[p][0];) {{",
+                *_span(self._check(
+                    f"nnrt_fmstore_put(&{self.store}, {m.first_tile}u + c, {src} + "
+                    f"(c - {name}[p][0]) * {m.chunk_bytes}u, {self._len(m)})")),
+                "}"]
+
+
+    # ----- ops the stage emitter has no tile call for (unary element-wise, channel PAD)
+    def emit(self, ptr: Callable[[int], str]) -> list[str]:
+        op = self.g.op_by_index[self.st.ops[0]]
+        sp = self.facts.spatial.get(op.index)
+        if sp is not None and (sp.kind == WINDOW or _is(op, "concat")
+                               or isinstance(lowering_for(op), BinaryLowering)):
+            return super().emit(ptr)
+        return self._rowwise(op, ptr)
+
+    def _rowwise(self, op: Op, ptr: Callable[[int], str]) -> list[str]:
+        """An op whose output rows read the same rows of its one activation input: its
+        registered lowering on band-shaped tensors (one call per band height)."""
+        acts = list(dict.fromkeys(self.g.activations(op)))
+        if len(acts) != 1 or len(op.outputs) != 1:
+            raise PlanError(f"op {op.index} ({op.opcode}) cannot run in row bands")
+        x, y = acts[0], op.outputs[0]
+        xin, yout = self.buf(x, ptr), self.buf(y, ptr)
+        _, _, cx, ex = self._dims(x)
+        io = f"bd{self.idx}_op{op.index}_io"
+        rows = []
+        for p in range(self.n):
+            a, b = self.tiles[y].regions[p][:2]
+            t = xin.regions[p]
+            rows.append([xin.offset[p] + (a - t[0]) * xin.row_pixels[p] * cx * ex,
+                         yout.offset[p], b - a])
+        self.decls.append(_table(io, "uint32_t", rows, 3))
+        ctx = memo_consts(self.ctx_for(op))
+        low = lowering_for(op)
+        self.headers.update(low.headers)
+        n0 = len(self.g.tensors)
+
+        def call(h: int) -> list[str]:
+            tx, ty = self.g.tensors[x], self.g.tensors[y]
+            x2 = replace(tx, index=n0, shape=(1, h, *tx.shape[2:]), name=f"{tx.name}[band]")
+            y2 = replace(ty, index=n0 + 1, shape=(1, h, *ty.shape[2:]),
+                         name=f"{ty.name}[band]")
+            g2 = replace(self.g, tensors=(*self.g.tensors, x2, y2))
+            op2 = replace(op, inputs=tuple(n0 if t == x else t for t in op.inputs),
+                          outputs=(n0 + 1,))
+
+            def ptr2(t: int) -> str:
+                if t == n0:
+                    return f"((void *)({xin.base} + {io}[p][0]))"
+                if t == n0 + 1:
+                    return f"((void *)({yout.base} + {io}[p][1]))"
+                return ctx.c_ptr(t)
+
+            c2 = replace(ctx, graph=g2, op=op2, c_ptr=ptr2, decl=None)
+            return render(low.emit(c2), c2.pointers, assign="s")
+
+        heights = sorted({r[2] for r in rows}, reverse=True)
+        body: list[str] = []
+        if x in self.tiles and self.tiles[x].kind == "gather":
+            body += self._gather(x, ptr)
+        body.append(f"/* op {op.index}: {op.opcode} on this band */")
+        for k, h in enumerate(heights):
+            cond = ("if" if k == 0 else "} else if") + f" ({io}[p][2] == {h}u) {{"
+            body += [cond, *_span(call(h))] if len(heights) > 1 else ["{", *_span(call(h))]
+        body += ["}", "if (s != NNRT_OK) {", "    return s;", "}"]
+        if self.tiles[y].kind == "scatter":
+            body += self._scatter(y, ptr)
+        return [f"/* op {op.index}: {op.opcode} in {self.n} row bands */",
+                f"static nnrt_status_t {self.name}(void)", "{", "    nnrt_status_t s;",
+                f"    for (uint32_t p = 0; p < {self.n}u; ++p) {{",
+                *["        " + b if b else "" for b in body], "    }", "    return NNRT_OK;", "}"]
+
+
+class BandCalls:
+    """The banded ops of a plan, the whole puts and gets of its stored feature maps."""
+
+    def __init__(self, plan: Plan, graph: Graph, facts: PlanFacts, store: str) -> None:
+        self.plan = plan
+        self.graph = graph
+        self.facts = facts
+        self.store = store
+        self.stored = {m.tensor: m for m in plan.stored}
+        self.banded = {st.ops[0]: st for st in plan.bands}
+
+    def call(self, op_index: int) -> str | None:
+        """The function running the op in bands, or None."""
+        return f"band_op{op_index}" if op_index in self.banded else None
+
+    def segment(self, t: int, pos: int) -> int | None:
+        """Arena offset of stored tensor t where it is whole at schedule position pos."""
+        m = self.stored.get(t)
+        if m is None:
+            return None
+        for p, off in (*m.put_after, *m.get_before):
+            if p == pos:
+                return off
+        return None
+
+    def in_storage(self, t: int, pos: int) -> bool:
+        """Tensor t is stored and not whole in RAM at pos (nothing to trace there)."""
+        return t in self.stored and self.segment(t, pos) is None
+
+    def whole(self, pos: int, when: str, arena: str) -> list[str]:
+        """Reads (``before``) or writes (``after``) of whole stored tensors at pos."""
+        out: list[str] = []
+        for m in self.plan.stored:
+            for p, off in (m.get_before if when == "before" else m.put_after):
+                if p != pos:
+                    continue
+                ln = (f"(c == {m.chunks - 1}u ? {m.last_bytes}u : {m.chunk_bytes}u)"
+                      if m.last_bytes != m.chunk_bytes else f"{m.chunk_bytes}u")
+                call = (f"nnrt_fmstore_{'get' if when == 'before' else 'put'}(&{self.store}, "
+                        f"{m.first_tile}u + c, {arena} + {off}u + c * {m.chunk_bytes}u, {ln})")
+                loop = (f"for (uint32_t c = 0; c < {m.chunks}u; ++c) {{" if when == "before"
+                        else f"for (uint32_t c = {m.chunks}u; c-- > 0u;) {{")
+                out += [f"    /* tensor {m.tensor}: {m.chunks} row chunks "
+                        f"{'read back from' if when == 'before' else 'sealed and written to'} "
+                        f"{m.device} */", "    " + loop, f"        s = {call};",
+                        "        if (s != NNRT_OK) {", "            return s;", "        }",
+                        "    }"]
+        return out
+
+    def emit(self, ctx_for: Callable[[Op], EmitContext], arena_at: Callable[[int], str],
+             ptr: Callable[[int], str]) -> tuple[list[str], list[str], set[str]]:
+        """(constant tables, functions, headers) of every banded op."""
+        decls: list[str] = []
+        funcs: list[str] = []
+        headers: set[str] = set()
+
+        def whole_ptr(t: int) -> str:
+            # the lowerings also emit the op whole (to declare its specialised core, the
+            # text discarded): a stored tensor has no whole address, none is used
+            return "((void *)0)" if t in self.stored else ptr(t)
+
+        def ctx_band(op: Op) -> EmitContext:
+            return replace(ctx_for(op), c_ptr=whole_ptr)
+
+        for st in self.plan.bands:
+            em = BandEmitter(st, self.graph, self.facts, ctx_band, arena_at, self.stored,
+                             self.store)
+            funcs.append("\n".join(em.emit(whole_ptr)) + "\n")
+            decls += em.decls
+            headers |= em.headers
+        return decls, funcs, headers

@@ -1,0 +1,247 @@
+"""Ops in row bands, their feature maps in storage (issue 39): when one op's own inputs
+and outputs exceed the RAM, it runs band by band -- each band's input rows (with the
+halo its window needs) read from the tile store, the kernel run on the band, the output
+band sealed and written -- so neither its input nor its output is ever whole in RAM.
+
+A pure pass: :func:`band_ops` takes the buffers of a plan (root tensors with lifetimes
+over the schedule, scratch), the RAM capacity, each op's spatial access pattern and the
+tensors that must stay in RAM (graph inputs and outputs), and returns:
+
+- the *stored* feature maps: every activation a banded op reads or writes (but the
+  graph's inputs and outputs). Each lives in storage as sealed **row chunks**, one
+  tile per chunk: a banded producer writes one chunk per band; an op that runs whole
+  (it fits) writes its stored output whole from RAM and then chunk by chunk (last
+  chunk first: each chunk is sealed in place and its tag overwrites the first bytes of
+  the next one, already written), and an op that runs whole on a stored input reads
+  all its chunks back (first chunk first) into a buffer of its own;
+- per banded op its bands (output rows, whole chunks of its stored output: a band
+  writes its chunks last first, like a whole output) and, per stored input, the chunks
+  each band reads (the rows its window needs, rounded out to whole chunks);
+- new buffers: the stored tensors' buffers are replaced by one-position buffers (the
+  band buffers of each banded op, the whole segments around the ops that run whole on
+  a stored tensor), which ``passes.fm_evict`` and the arena planner then place.
+
+The number of bands of an op is the smallest whose band buffers fit ``band_bytes``
+(the planner tries half the RAM, then less when the rest does not fit). Limits
+(None): a banded op without a spatial pattern (fully connected, reshapes, means),
+several outputs, a stored tensor with aliases (a view, a reshape), a graph input or
+output that alone leaves no room.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..arith import Axis
+from ..ir import Graph
+from .fm_evict import TAG_BYTES
+from .lifetimes import Buffer
+
+#: Target bytes of a row chunk of a feature map that an op writes whole.
+CHUNK_TARGET_BYTES = 16384
+
+
+@dataclass(frozen=True)
+class StoredMap:
+    """A feature map in storage as row chunks: tile ``first_tile + c`` holds rows
+    ``[c * chunk_rows, min(rows, (c + 1) * chunk_rows))``."""
+
+    tensor: int
+    rows: int
+    row_bytes: int
+    chunk_rows: int
+    first_tile: int
+
+    @property
+    def chunks(self) -> int:
+        return -(-self.rows // self.chunk_rows)
+
+    def chunk_len(self, c: int) -> int:
+        return (min(self.rows, (c + 1) * self.chunk_rows) - c * self.chunk_rows) * self.row_bytes
+
+    def cover(self, lo: int, hi: int) -> tuple[int, int]:
+        """Chunks [c0, c1) holding rows [lo, hi)."""
+        return lo // self.chunk_rows, max(lo // self.chunk_rows + 1, -(-hi // self.chunk_rows))
+
+
+@dataclass(frozen=True)
+class BandedOp:
+    op: int
+    position: int
+    bands: tuple[tuple[int, int], ...]  # output rows per band
+    # stored input -> per band the chunks [c0, c1) read
+    reads: Mapping[int, tuple[tuple[int, int], ...]]
+    buffers: Mapping[int, str]  # stored tensor -> key of its band buffer
+
+
+@dataclass(frozen=True)
+class BandPlan:
+    stored: Mapping[int, StoredMap]
+    banded: Mapping[int, BandedOp]  # position -> op
+    puts: Mapping[int, tuple[tuple[int, str], ...]]  # position -> (tensor, segment key)
+    gets: Mapping[int, tuple[tuple[int, str], ...]]  # position -> (tensor, segment key)
+    buffers: tuple[Buffer, ...]
+
+
+def _chunk_rows(row_bytes: int, band_bytes: int) -> int:
+    """Rows per chunk: CHUNK_TARGET_BYTES, or an eighth of the band budget if smaller."""
+    return max(1, min(CHUNK_TARGET_BYTES, band_bytes // 8) // max(row_bytes, 1))
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _round(n: int, align: int) -> int:
+    return (n + align - 1) // align * align
+
+
+def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
+             spatial: Callable[[int], tuple[str, Axis] | None], capacity: int,
+             band_bytes: int, resident: frozenset[int], first_tile: int,
+             align: int = 16) -> BandPlan | None:
+    """The band plan (see the module doc); None when it cannot be made. ``order``: op
+    indices in schedule order; ``spatial(op)``: (kind, row axis) of its pattern."""
+    root_of: dict[int, int] = {}
+    size: dict[int, int] = {}
+    aliased: set[int] = set()
+    for b in buffers:
+        if b.tensor is not None:
+            root_of[b.tensor] = b.tensor
+            size[b.tensor] = b.size
+            for a in b.aliases:
+                root_of[a] = b.tensor
+                aliased.add(b.tensor)
+    scratch_at: dict[int, int] = {}
+    for b in buffers:
+        if b.tensor is None:
+            scratch_at[b.first] = scratch_at.get(b.first, 0) + _round(b.size, align)
+
+    def acts(idx: int) -> tuple[list[int], list[int]]:
+        op = graph.op_by_index[idx]
+        ins = list(dict.fromkeys(root_of[t] for t in graph.activations(op) if t in root_of))
+        outs = list(dict.fromkeys(root_of[t] for t in op.outputs if t in root_of))
+        return ins, outs
+
+    banded_pos = []
+    for pos, idx in enumerate(order):
+        ins, outs = acts(idx)
+        # each a segment of its own with room for the tag, should it be stored
+        work = sum(_round(size[t] + TAG_BYTES, align) for t in {*ins, *outs}) \
+            + scratch_at.get(pos, 0)
+        if work > capacity:
+            banded_pos.append(pos)
+    if not banded_pos:
+        return None
+    stored_set: set[int] = set()
+    for pos in banded_pos:
+        idx = order[pos]
+        op = graph.op_by_index[idx]
+        sp = spatial(idx)
+        if sp is None or len(op.outputs) != 1:
+            return None
+        ins, outs = acts(idx)
+        for t in (*ins, *outs):
+            if t not in resident:
+                if t in aliased:
+                    return None
+                stored_set.add(t)
+    # row geometry of the stored tensors (batch-1 NHWC)
+    rows = {t: graph.tensors[t].shape[1] for t in stored_set}
+    row_bytes = {t: size[t] // max(rows[t], 1) for t in stored_set}
+    if any(rows[t] * row_bytes[t] != size[t] for t in stored_set):
+        return None
+    producer: dict[int, int] = {}
+    consumers: dict[int, list[int]] = {}
+    for pos, idx in enumerate(order):
+        ins, outs = acts(idx)
+        for t in outs:
+            producer.setdefault(t, pos)
+        for t in ins:
+            consumers.setdefault(t, []).append(pos)
+    stored: dict[int, StoredMap] = {}
+    tile = first_tile
+    banded: dict[int, BandedOp] = {}
+    new_buffers: list[Buffer] = [b for b in buffers if b.tensor not in stored_set]
+    banded_set = set(banded_pos)
+
+    def chunking(t: int, chunk_rows: int) -> StoredMap:
+        nonlocal tile
+        m = StoredMap(t, rows[t], row_bytes[t], max(1, min(chunk_rows, rows[t])), tile)
+        tile += m.chunks
+        stored[t] = m
+        return m
+
+    for pos, idx in enumerate(order):
+        ins, outs = acts(idx)
+        for t in outs:  # stored outputs of ops that run whole: chunked by size
+            if t in stored_set and pos not in banded_set:
+                chunking(t, _chunk_rows(row_bytes[t], band_bytes))
+        if pos not in banded_set:
+            continue
+        kind, axis = spatial(idx)  # type: ignore[misc]
+        y = outs[0]
+        out_rows = graph.tensors[graph.op_by_index[idx].outputs[0]].shape[1]
+        fixed = scratch_at.get(pos, 0) + sum(_round(size[t], align) for t in {*ins, *outs}
+                                              if t not in stored_set)
+        found = None
+        unit = _chunk_rows(row_bytes[y], band_bytes) if y in stored_set else 1
+        # band heights: every ceil(rows / n), rounded up to whole chunks, tallest first
+        steps = sorted({_ceil(_ceil(out_rows, n), unit) * unit for n in range(1, out_rows + 1)},
+                       reverse=True)
+        for step in steps:
+            bands = tuple((a, min(out_rows, a + step)) for a in range(0, out_rows, step))
+            need = fixed
+            reads: dict[int, tuple[tuple[int, int], ...]] = {}
+            bufs: dict[int, int] = {}
+            for x in ins:
+                if x not in stored_set:
+                    continue
+                if x not in stored:
+                    return None  # read before it is written (an input of the graph)
+                m = stored[x]
+                covers = []
+                biggest = 0
+                for a, z in bands:
+                    lo, hi = axis.span(a, z) if kind == "window" else (a, z)
+                    c0, c1 = m.cover(lo, max(hi, lo + 1))
+                    covers.append((c0, c1))
+                    biggest = max(biggest, sum(m.chunk_len(c) for c in range(c0, c1)))
+                reads[x] = tuple(covers)
+                bufs[x] = biggest + TAG_BYTES
+            if y in stored_set:
+                bufs[y] = step * row_bytes[y] + TAG_BYTES
+            need += sum(_round(v, align) for v in bufs.values())
+            if need <= band_bytes or step == steps[-1]:
+                if need > capacity:
+                    return None
+                found = (bands, reads, bufs)
+                break
+        assert found is not None
+        bands, reads, bufs = found
+        if y in stored_set:
+            chunking(y, unit)
+        keys = {}
+        for t, nbytes in bufs.items():
+            key = f"band{idx}_t{t}"
+            keys[t] = key
+            new_buffers.append(Buffer(key, None, nbytes, pos, pos))
+        banded[pos] = BandedOp(idx, pos, bands, reads, keys)
+    puts: dict[int, list[tuple[int, str]]] = {}
+    gets: dict[int, list[tuple[int, str]]] = {}
+    for t in sorted(stored_set):
+        p = producer.get(t)
+        if p is None:
+            return None
+        if p not in banded_set:
+            key = f"fm{t}@put{p}"
+            new_buffers.append(Buffer(key, None, size[t] + TAG_BYTES, p, p))
+            puts.setdefault(p, []).append((t, key))
+        for q in consumers.get(t, []):
+            if q not in banded_set:
+                key = f"fm{t}@get{q}"
+                new_buffers.append(Buffer(key, None, size[t] + TAG_BYTES, q, q))
+                gets.setdefault(q, []).append((t, key))
+    return BandPlan(stored, banded, {p: tuple(v) for p, v in puts.items()},
+                    {q: tuple(v) for q, v in gets.items()}, tuple(new_buffers))
