@@ -41,6 +41,10 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     add_edt_argument(g)
     g.add_argument("--sram", metavar="BYTES", type=_bytes_arg,
                    help="SRAM budget in bytes (k/M suffixes); overrides the board's")
+    g.add_argument("--feature-maps", choices=("off", "auto"), default="off",
+                   help="'auto' writes feature maps RAM cannot hold to the board's "
+                   "feature_map_storage, sealed, and reads them back (docs/out-of-core.md); "
+                   "'off' never (default)")
     g.add_argument("--order", choices=ORDERS, default="optimal",
                    help="operator order: 'optimal' minimises the live peak (default), "
                    "'file' keeps the model's")
@@ -187,6 +191,7 @@ def plan_options(args: argparse.Namespace) -> PlanOptions:
         board=board,
         sram=args.sram,
         specialize=getattr(args, "specialize", "auto"),
+        feature_maps=getattr(args, "feature_maps", "off"),
     )
 
 
