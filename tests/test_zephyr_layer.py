@@ -575,8 +575,10 @@ class BuildResult:
 
 def _is_tamper_scenario(sc: dict[str, object]) -> bool:
     # samples/swapnn: SWAPNN_TAMPER changes the blob QEMU loads, SWAPNN_FM=bitflip/stale
-    # what the firmware's attacker does to a written tile, not what is generated.
-    return any(a.startswith("SWAPNN_TAMPER") or a in ("SWAPNN_FM=bitflip", "SWAPNN_FM=stale")
+    # what the firmware's attacker does to a written tile, SWAPNN_FM=disk the device the
+    # tiles go to, not what is generated (swapnn.qemu.fm's model).
+    return any(a.startswith("SWAPNN_TAMPER")
+               or a in ("SWAPNN_FM=bitflip", "SWAPNN_FM=stale", "SWAPNN_FM=disk")
                for a in _as_list(sc.get("extra_args")))
 
 

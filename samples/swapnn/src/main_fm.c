@@ -7,7 +7,8 @@
  * device: here the flash partition nnrt_fm_partition of Zephyr's flash simulator
  * (fm_partition.overlay), through the port's flash_area binding
  * (CONFIG_NNRT_SWAP_FM_FLASH_AREA, include/nnrt/tiledev_zephyr.h: erase before write,
- * tiles written round the partition as a ring).
+ * tiles written round the partition as a ring), or with SWAPNN_FM=disk a RAM disk
+ * through the port's disk_access binding (CONFIG_NNRT_SWAP_FM_DISK, fm_ramdisk.overlay).
  *
  * The key and the nonce salt are drawn at boot (psa_generate_random(), PSA Crypto API
  * <psa/crypto.h>): feature maps live for one inference, so the key never leaves RAM.
@@ -70,6 +71,7 @@ static uint32_t writes;
 static uint32_t first_off, first_len; /* where the first tile of inference 1 went */
 static uint8_t block[4096];
 
+#if defined(CONFIG_NNRT_SWAP_FM_FLASH_AREA)
 /*
  * Rewrite [off, off + len) of the partition, erase block by erase block (read, patch,
  * erase, program): with flip, bit 0 of each byte inverted; else the bytes copied from
@@ -100,6 +102,17 @@ static bool rewrite(uint32_t off, uint32_t len, bool flip, uint32_t src_off)
 	flash_area_close(fa);
 	return ok;
 }
+#else
+/* SWAPNN_FM=disk: no attack on the disk (CMakeLists.txt builds it with SWAPNN_FM_TAMPER 0). */
+static bool rewrite(uint32_t off, uint32_t len, bool flip, uint32_t src_off)
+{
+	ARG_UNUSED(off);
+	ARG_UNUSED(len);
+	ARG_UNUSED(flip);
+	ARG_UNUSED(src_off);
+	return false;
+}
+#endif
 
 static nnrt_status_t attacker_write(nnrt_tiledev_t *dev, uint32_t offset, const void *src,
 				    size_t len)
@@ -165,9 +178,14 @@ static bool attach_feature_maps(void)
 		printk("swapnn-fm: FAIL attaching the tile store (status %d)\n", (int)st);
 		return false;
 	}
+#if defined(CONFIG_NNRT_SWAP_FM_FLASH_AREA)
 	printk("swapnn-fm: tile partition %u B, erase block %u B, write block %u B\n",
 	       (unsigned int)real_dev->size, (unsigned int)nnrt_tiledev_port_stats().erase_block,
 	       (unsigned int)real_dev->unit);
+#else
+	printk("swapnn-fm: tile disk %s: %u B, sectors of %u B\n", CONFIG_NNRT_SWAP_FM_DISK_NAME,
+	       (unsigned int)real_dev->size, (unsigned int)real_dev->unit);
+#endif
 	return true;
 }
 
