@@ -69,9 +69,10 @@ static nnrt_tiledev_t *real_dev;
 static nnrt_tiledev_t attacker;
 static uint32_t writes;
 static uint32_t first_off, first_len; /* where the first tile of inference 1 went */
-static uint8_t block[4096];
 
 #if defined(CONFIG_NNRT_SWAP_FM_FLASH_AREA)
+static uint8_t block[4096];
+
 /*
  * Rewrite [off, off + len) of the partition, erase block by erase block (read, patch,
  * erase, program): with flip, bit 0 of each byte inverted; else the bytes copied from
