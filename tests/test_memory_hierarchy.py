@@ -50,10 +50,23 @@ def test_nucleo_f767zi_hierarchy() -> None:
 
 
 def test_boards_without_hierarchy_keep_defaults() -> None:
-    b = load_board("mps2_an385")
+    b = load_board("mps2_an386")
     assert b.storage == {} and b.activation_regions == () and b.feature_map_storage == ""
     assert [r.name for r in b.activation_region_list] == [b.arena_region]
     assert all(r.bandwidth_bytes_per_s == 0.0 for r in b.regions.values())
+
+
+@pytest.mark.parametrize("name", ["mps2_an385", "mps2_an500"])
+def test_qemu_boards_write_feature_maps_to_the_flash_simulator(name: str) -> None:
+    """mps2/an385 and mps2/an500 (QEMU) put feature maps on a partition of the flash
+    simulator (samples/swapnn/fm_partition.overlay), writable, with the NOR figures it is
+    modelled on and no RAM region besides the arena's."""
+    b = load_board(name)
+    d = b.storage[b.feature_map_storage]
+    assert d.kind == "flash_simulator" and d.writable and d.source
+    assert d.erase_block > 0 and d.program_unit > 0 and d.erase_s > 0
+    assert d.size % d.erase_block == 0 and d.size <= int(b.external_flash["size"])
+    assert [r.name for r in b.activation_region_list] == [b.arena_region]
 
 
 @pytest.mark.parametrize("extra, words", [

@@ -89,7 +89,7 @@ def test_nor_wear_counts_erases_and_excludes_the_weight_blob() -> None:
 def test_board_without_storage_is_a_clear_error() -> None:
     pm = _plan((1, 8, 8, 4), [Layer(4)])
     with pytest.raises(PlanError, match="names no storage") as e:
-        plan_feature_maps(pm.graph, pm.plan, load_board("mps2_an385"))
+        plan_feature_maps(pm.graph, pm.plan, load_board("mps2_an386"))
     assert e.value.hint
     ro = replace(NUCLEO.storage["sd_card"], endurance_cycles=0)
     board = replace(NUCLEO, storage={**NUCLEO.storage, "sd_card": ro})

@@ -23,8 +23,10 @@ Zephyr and still says something the real build does not (or says it without Zeph
   specialised kernels. The stand-in runs the generation only: compiling the generated
   model with guessed flags is what Twister does with Zephyr's own (and the bare-metal
   tests with the M3/M7 flags, tests/ops/test_conv_fast.py at -O0), and the tamper
-  scenarios, whose model is swapnn.qemu's, differ only in the blob QEMU loads, which
-  only a real run shows;
+  scenarios, whose model is swapnn.qemu's (swapnn.qemu.fm's), differ only in the blob
+  QEMU loads (the tile the firmware's attacker changes), which only a real run shows;
+  swapnn's feature-map scenario generates a model that writes feature maps out, to a
+  partition the board files and overlays agree on;
 - ``west nn-check`` on a fake build directory holding real ARM ELFs.
 """
 
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -52,6 +55,7 @@ from west.manifest import ImportFlag, Manifest
 
 from conftest import REPO
 from nnopt import zephyr_build
+from nnopt.boards import load_board
 from nnopt.paths import nnrt_include_dirs
 
 SAMPLES = REPO / "samples"
@@ -570,8 +574,12 @@ class BuildResult:
 
 
 def _is_tamper_scenario(sc: dict[str, object]) -> bool:
-    # samples/swapnn: SWAPNN_TAMPER changes the blob QEMU loads, not what is generated.
-    return any(a.startswith("SWAPNN_TAMPER") for a in _as_list(sc.get("extra_args")))
+    # samples/swapnn: SWAPNN_TAMPER changes the blob QEMU loads, SWAPNN_FM=bitflip/stale
+    # what the firmware's attacker does to a written tile, SWAPNN_FM=disk the device the
+    # tiles go to, not what is generated (swapnn.qemu.fm's model).
+    return any(a.startswith("SWAPNN_TAMPER")
+               or a in ("SWAPNN_FM=bitflip", "SWAPNN_FM=stale", "SWAPNN_FM=disk")
+               for a in _as_list(sc.get("extra_args")))
 
 
 def _sample_scenarios() -> list[Scenario]:
@@ -695,6 +703,62 @@ def test_swapnn_generation_streams_and_writes_the_blob(
     assert f"nnrt_status_t {name}_swap_attach(nnrt_extflash_t *dev)" in r.model_c.read_text()
     blob = r.model_c.parent / f"{name}_swap.bin"
     assert blob.is_file() and blob.read_bytes()[:4] == b"NNSW"
+
+
+@pytest.mark.slow
+def test_swapnn_fm_generation_writes_feature_maps_out(
+        builds: dict[str, BuildResult]) -> None:
+    """samples/swapnn's feature-map scenario (SWAPNN_FM=ok): the model fm_model.py writes
+    at configure time is planned with --feature-maps auto for 50,000 B; the generated
+    code attaches a tile store and puts/gets tiles, the plan header counts them, and the
+    partition of fm_partition.overlay holds twice the sealed bytes of one inference (the
+    ring never overwrites a live tile). That the tiles go to the flash simulator and come
+    back bit-exact, Twister's sample.nnopt.swapnn.qemu.fm."""
+    r = builds["sample.nnopt.swapnn.qemu.fm"]
+    assert r.ok and r.model_c is not None, r.log[-4000:]
+    name = r.model_c.name.removesuffix("_model.c")
+    code = r.model_c.read_text()
+    assert f"nnrt_status_t {name}_fm_attach(nnrt_tiledev_t *dev" in code
+    assert "nnrt_fmstore_put(" in code and "nnrt_fmstore_get(" in code
+    plan = json.loads((r.model_c.parent / f"{name}_plan.json").read_text())
+    tiles = plan["feature_maps"]
+    assert tiles and {t["device"] for t in tiles} == {"sim_flash"}
+    plan_h = (r.model_c.parent / f"{name}_plan.h").read_text()
+    assert f"_PLAN_FM_TILES {len(tiles)}u" in plan_h
+    assert plan["arena_bytes"] <= 50_000 < plan["peak_live_bytes"]
+    sealed = sum(t["bytes"] + 16 for t in tiles)
+    (_, size) = _fm_partition()
+    assert 2 * sealed <= size
+
+
+def _fm_partition() -> tuple[int, int]:
+    """(offset, size) of nnrt_fm_partition in samples/swapnn/fm_partition.overlay."""
+    text = (SAMPLES / "swapnn" / "fm_partition.overlay").read_text()
+    m = re.search(r"nnrt_fm_partition: partition@([0-9a-f]+)\s*\{[^}]*"
+                  r"reg = <(0x[0-9a-fA-F]+) (0x[0-9a-fA-F]+)>", text)
+    assert m, "nnrt_fm_partition not found"
+    assert int(m.group(1), 16) == int(m.group(2), 16)
+    return int(m.group(2), 16), int(m.group(3), 16)
+
+
+@pytest.mark.parametrize("board", ["mps2_an385", "mps2_an500_qemu"])
+def test_swapnn_fm_partition_lies_in_the_flash_simulator(board: str) -> None:
+    """The feature-map partition (fm_partition.overlay, on flash_sim0 of the board's
+    overlay) lies within the simulated flash, on its erase blocks, clear of the weight
+    blob's start, and is what the nnopt board file declares as feature_map_storage
+    (the planner's figures)."""
+    overlay = (SAMPLES / "swapnn" / "boards" / f"{board}.overlay").read_text()
+    m = re.search(r"flash_sim0: flash_sim@0 \{[^}]*reg = <0x0+ DT_SIZE_M\((\d+)\)>;\s*"
+                  r"erase-block-size = <(\d+)>;\s*write-block-size = <(\d+)>", overlay)
+    assert m, "flash_sim0 not found"
+    flash, erase, write = int(m.group(1)) << 20, int(m.group(2)), int(m.group(3))
+    off, size = _fm_partition()
+    assert off % erase == 0 and size % erase == 0 and off + size <= flash
+    assert off >= 8 << 20  # the weight scenarios' blob (3.5 MB) starts at 0
+    nnopt_board = load_board(board.removesuffix("_qemu"))
+    dev = nnopt_board.storage[nnopt_board.feature_map_storage]
+    assert (dev.kind, dev.size, dev.erase_block, dev.program_unit) == (
+        "flash_simulator", size, erase, write)
 
 
 @pytest.mark.parametrize("cmsis_nn", [False, True])

@@ -57,6 +57,10 @@ def render(plan: dict[str, Any], prefix: str, source: str) -> str:
     if not isinstance(schedule, list):
         raise ValueError("plan field 'schedule' is missing or not a list")
     strategy = str(plan.get("arena_strategy", ""))
+    fm = plan.get("feature_maps") or []
+    if not isinstance(fm, list) or not all(isinstance(e, dict) and isinstance(e.get("bytes"), int)
+                                           for e in fm):
+        raise ValueError("plan field 'feature_maps' is not a list of tiles with bytes")
     if not re.fullmatch(r"[0-9A-Za-z_.-]*", strategy):
         raise ValueError(f"arena strategy {strategy!r} has unexpected characters")
     lines += [
@@ -70,6 +74,11 @@ def render(plan: dict[str, Any], prefix: str, source: str) -> str:
         f"#define {prefix}_PLAN_ORDER_OPTIMAL {1 if plan.get('optimal') else 0}",
         "/** arena layout strategy that won */",
         f'#define {prefix}_PLAN_ARENA_STRATEGY "{strategy}"',
+        "/** feature-map tiles written out and read back per inference (0: none; "
+        "docs/out-of-core.md) */",
+        f"#define {prefix}_PLAN_FM_TILES {len(fm)}u",
+        "/** their bytes per inference before sealing (each tile + 16 B of tag in storage) */",
+        f"#define {prefix}_PLAN_FM_BYTES {sum(int(e['bytes']) for e in fm)}u",
         "",
         f"#endif /* {guard} */",
         "",

@@ -106,12 +106,22 @@ typedef struct {
     void *ctx;
     uint32_t size;        /**< bytes of the partition */
     uint32_t erase_block; /**< bytes erased at once (a power of two) */
+    /** bytes programmed at once: offsets and lengths of program() are multiples of it
+     *  (a power of two, at most NNRT_TILEDEV_NOR_MAX_UNIT; 0 or 1: any). Zephyr:
+     *  flash_area_align(), the driver's write-block-size. */
+    uint32_t program_unit;
+    uint8_t erased;       /**< the erased byte value (pads a tile's last program unit) */
     uint32_t erases;      /**< erase operations so far */
 } nnrt_tiledev_nor_t;
 
+/** The largest program unit the NOR device pads a tile's tail to (bytes). */
+#define NNRT_TILEDEV_NOR_MAX_UNIT 64u
+
 /** A tile device over a NOR medium (src/swap/tiledev_nor.c): erase before write, each
  *  erase block erased when the store's ring enters it (so once per pass of the ring:
- *  even wear). */
+ *  even wear). The device's unit is the program unit, so tiles start on one; a tile
+ *  whose sealed length is not a multiple of it is programmed with its last unit padded
+ *  with the erased value. NNRT_ERR_ARG for a bad geometry. */
 nnrt_status_t nnrt_tiledev_nor_init(nnrt_tiledev_t *dev, nnrt_tiledev_nor_t *nor);
 
 /** Import the key and set up the store; NNRT_ERR_ARG for bad arguments. */

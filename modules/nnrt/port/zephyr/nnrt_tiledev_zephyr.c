@@ -1,0 +1,372 @@
+/*
+ * The feature-map tile store's device on Zephyr (include/nnrt/tiledev_zephyr.h),
+ * CONFIG_NNRT_SWAP_FM. The store (src/swap/fmstore.c) seals each tile and writes it at
+ * a cursor going round the device; this file only maps the device calls onto Zephyr:
+ *
+ * - CONFIG_NNRT_SWAP_FM_FLASH_AREA: the fixed partition labelled nnrt_fm_partition
+ *   (include/zephyr/storage/flash_map.h: flash_area_open(), flash_area_erase(),
+ *   flash_area_write(), flash_area_read(), flash_area_align(), flash_area_erased_val(),
+ *   flash_area_get_device(), flash_area_device_is_ready(), flash_area_close()) under
+ *   the portable NOR tile device (src/swap/tiledev_nor.c), which erases each erase
+ *   block when the ring enters it and pads a tile's last write block. The erase-block
+ *   size is the flash page size (include/zephyr/drivers/flash.h:
+ *   flash_get_page_info_by_offs(), CONFIG_FLASH_PAGE_LAYOUT), checked uniform over the
+ *   partition; devices without explicit erase (flash_get_parameters(),
+ *   flash_params_get_erase_cap(), same header) are written without erasing.
+ * - CONFIG_NNRT_SWAP_FM_DISK: sectors of the disk CONFIG_NNRT_SWAP_FM_DISK_NAME
+ *   (include/zephyr/storage/disk_access.h: disk_access_init(), disk_access_status(),
+ *   disk_access_ioctl() with DISK_IOCTL_GET_SECTOR_COUNT / _SIZE and
+ *   DISK_IOCTL_CTRL_SYNC of include/zephyr/drivers/disk.h, disk_access_write(),
+ *   disk_access_read()). Tiles start on a sector (the device's unit); a tile's last,
+ *   partial sector is written from and read through a one-sector buffer.
+ *
+ * Errors: NNRT_ERR_ARG outside the device (the store never asks), NNRT_ERR_IO when the
+ * driver fails (logged with its errno).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <zephyr/kernel.h>
+#include <zephyr/logging/log.h>
+#include <zephyr/sys/util.h>
+
+#include "nnrt/fmstore.h"
+#include "nnrt/tiledev_zephyr.h"
+
+LOG_MODULE_DECLARE(nnrt, CONFIG_NNRT_LOG_LEVEL);
+
+static nnrt_tiledev_t tdev;
+static nnrt_tiledev_port_stats_t tstats;
+
+#if defined(CONFIG_NNRT_SWAP_FM_FLASH_AREA)
+
+#include <zephyr/drivers/flash.h>
+#include <zephyr/storage/flash_map.h>
+
+BUILD_ASSERT(FIXED_PARTITION_EXISTS(nnrt_fm_partition),
+	     "CONFIG_NNRT_SWAP_FM_FLASH_AREA needs a fixed partition with the node label "
+	     "nnrt_fm_partition (samples/swapnn/boards/*_fm.overlay)");
+
+static const struct flash_area *fm_area;
+static nnrt_tiledev_nor_t fm_nor;
+static bool fm_explicit_erase;
+
+static nnrt_status_t fa_erase(void *ctx, uint32_t offset, uint32_t len)
+{
+	int rc;
+
+	ARG_UNUSED(ctx);
+	if (!fm_explicit_erase) {
+		return NNRT_OK; /* the device overwrites in place (RAM-like) */
+	}
+	rc = flash_area_erase(fm_area, (off_t)offset, len);
+	if (rc != 0) {
+		LOG_ERR("nnrt_fm_partition: erase of %u B at 0x%x failed (%d)", (unsigned int)len,
+			(unsigned int)offset, rc);
+		return NNRT_ERR_IO;
+	}
+	return NNRT_OK;
+}
+
+static nnrt_status_t fa_program(void *ctx, uint32_t offset, const void *src, size_t len)
+{
+	int rc;
+
+	ARG_UNUSED(ctx);
+	rc = flash_area_write(fm_area, (off_t)offset, src, len);
+	if (rc != 0) {
+		LOG_ERR("nnrt_fm_partition: write of %u B at 0x%x failed (%d)", (unsigned int)len,
+			(unsigned int)offset, rc);
+		return NNRT_ERR_IO;
+	}
+	return NNRT_OK;
+}
+
+static nnrt_status_t fa_read(void *ctx, uint32_t offset, void *dst, size_t len)
+{
+	int rc;
+
+	ARG_UNUSED(ctx);
+	rc = flash_area_read(fm_area, (off_t)offset, dst, len);
+	if (rc != 0) {
+		LOG_ERR("nnrt_fm_partition: read of %u B at 0x%x failed (%d)", (unsigned int)len,
+			(unsigned int)offset, rc);
+		return NNRT_ERR_IO;
+	}
+	return NNRT_OK;
+}
+
+/* The partition's erase-block size: the flash page at its start, the same for every page
+ * up to its end (the NOR device erases whole blocks of one size). 0 when it is not. */
+static uint32_t uniform_erase_block(const struct device *flash)
+{
+	struct flash_pages_info info;
+	uint32_t block;
+
+	if (flash_get_page_info_by_offs(flash, fm_area->fa_off, &info) != 0
+	    || info.start_offset != fm_area->fa_off || info.size == 0u) {
+		return 0u;
+	}
+	block = (uint32_t)info.size;
+	for (off_t at = fm_area->fa_off + block; at < fm_area->fa_off + (off_t)fm_area->fa_size;
+	     at += block) {
+		if (flash_get_page_info_by_offs(flash, at, &info) != 0 || info.size != block) {
+			return 0u;
+		}
+	}
+	return block;
+}
+
+static int device_open(void)
+{
+	const struct device *flash;
+	uint32_t block;
+	int rc;
+
+	rc = flash_area_open(FIXED_PARTITION_ID(nnrt_fm_partition), &fm_area);
+	if (rc != 0) {
+		LOG_ERR("cannot open partition nnrt_fm_partition (%d)", rc);
+		return rc;
+	}
+	if (!flash_area_device_is_ready(fm_area)) {
+		LOG_ERR("the device of partition nnrt_fm_partition is not ready");
+		return -ENODEV;
+	}
+	flash = flash_area_get_device(fm_area);
+	block = uniform_erase_block(flash);
+	if (block == 0u || fm_area->fa_size % block != 0u) {
+		LOG_ERR("nnrt_fm_partition must start on a flash page and be whole pages of one "
+			"size");
+		return -EINVAL;
+	}
+	fm_explicit_erase = (flash_params_get_erase_cap(flash_get_parameters(flash))
+			     & FLASH_ERASE_C_EXPLICIT) != 0;
+	memset(&fm_nor, 0, sizeof(fm_nor));
+	fm_nor.erase = fa_erase;
+	fm_nor.program = fa_program;
+	fm_nor.read = fa_read;
+	fm_nor.size = (uint32_t)MIN((uint64_t)fm_area->fa_size, (uint64_t)UINT32_MAX / block * block);
+	fm_nor.erase_block = block;
+	fm_nor.program_unit = flash_area_align(fm_area);
+	fm_nor.erased = flash_area_erased_val(fm_area);
+	if (nnrt_tiledev_nor_init(&tdev, &fm_nor) != NNRT_OK) {
+		LOG_ERR("nnrt_fm_partition: erase block %u B, write block %u B: not usable "
+			"(powers of two, write block <= %u B)", (unsigned int)block,
+			(unsigned int)fm_nor.program_unit, (unsigned int)NNRT_TILEDEV_NOR_MAX_UNIT);
+		return -EINVAL;
+	}
+	tstats.erase_block = block;
+	return 0;
+}
+
+static uint32_t device_erases(void)
+{
+	return fm_nor.erases;
+}
+
+static void device_close(void)
+{
+	if (fm_area != NULL) {
+		flash_area_close(fm_area);
+		fm_area = NULL;
+	}
+}
+
+#elif defined(CONFIG_NNRT_SWAP_FM_DISK)
+
+#include <zephyr/drivers/disk.h>
+#include <zephyr/storage/disk_access.h>
+
+/* Sector sizes up to this are supported (SD cards: 512 B). */
+#define FM_MAX_SECTOR 512u
+
+static const char *const fm_disk = CONFIG_NNRT_SWAP_FM_DISK_NAME;
+static uint32_t fm_sector;      /* bytes per sector */
+static uint32_t fm_first;       /* first sector of the tile area */
+static uint8_t fm_bounce[FM_MAX_SECTOR] __aligned(4);
+
+static nnrt_status_t disk_rc(int rc, const char *what, uint32_t offset, size_t len)
+{
+	if (rc != 0) {
+		LOG_ERR("disk %s: %s of %u B at 0x%x failed (%d)", fm_disk, what, (unsigned int)len,
+			(unsigned int)offset, rc);
+		return NNRT_ERR_IO;
+	}
+	return NNRT_OK;
+}
+
+static nnrt_status_t disk_write(nnrt_tiledev_t *dev, uint32_t offset, const void *src,
+				size_t len)
+{
+	const uint8_t *p = src;
+	uint32_t whole = (uint32_t)(len / fm_sector);
+	uint32_t sector = fm_first + offset / fm_sector;
+	int rc = 0;
+
+	if (src == NULL || len == 0u || offset % fm_sector != 0u
+	    || (uint64_t)offset + ROUND_UP(len, fm_sector) > dev->size) {
+		return NNRT_ERR_ARG;
+	}
+	if (whole > 0u) {
+		rc = disk_access_write(fm_disk, p, sector, whole);
+	}
+	if (rc == 0 && len % fm_sector != 0u) {
+		memset(fm_bounce, 0, fm_sector);
+		memcpy(fm_bounce, p + (size_t)whole * fm_sector, len % fm_sector);
+		rc = disk_access_write(fm_disk, fm_bounce, sector + whole, 1u);
+	}
+	if (rc == 0) {
+		/* the card acknowledges a write before it is programmed: wait for it */
+		rc = disk_access_ioctl(fm_disk, DISK_IOCTL_CTRL_SYNC, NULL);
+	}
+	return disk_rc(rc, "write", offset, len);
+}
+
+static nnrt_status_t disk_read(nnrt_tiledev_t *dev, uint32_t offset, void *dst, size_t len)
+{
+	uint8_t *p = dst;
+	uint32_t whole = (uint32_t)(len / fm_sector);
+	uint32_t sector = fm_first + offset / fm_sector;
+	int rc = 0;
+
+	if (dst == NULL || offset % fm_sector != 0u || (uint64_t)offset + len > dev->size) {
+		return NNRT_ERR_ARG; /* tiles start on a sector */
+	}
+	if (whole > 0u) {
+		rc = disk_access_read(fm_disk, p, sector, whole);
+	}
+	if (rc == 0 && len % fm_sector != 0u) {
+		rc = disk_access_read(fm_disk, fm_bounce, sector + whole, 1u);
+		if (rc == 0) {
+			memcpy(p + (size_t)whole * fm_sector, fm_bounce, len % fm_sector);
+		}
+	}
+	return disk_rc(rc, "read", offset, len);
+}
+
+static int device_open(void)
+{
+	uint32_t count = 0u, size = 0u, area;
+	int rc;
+
+	rc = disk_access_init(fm_disk);
+	if (rc == 0 && disk_access_status(fm_disk) != DISK_STATUS_OK) {
+		rc = -EIO;
+	}
+	if (rc == 0) {
+		rc = disk_access_ioctl(fm_disk, DISK_IOCTL_GET_SECTOR_COUNT, &count);
+	}
+	if (rc == 0) {
+		rc = disk_access_ioctl(fm_disk, DISK_IOCTL_GET_SECTOR_SIZE, &size);
+	}
+	if (rc != 0) {
+		LOG_ERR("disk %s is not ready (%d)", fm_disk, rc);
+		return rc;
+	}
+	if (size == 0u || size > FM_MAX_SECTOR || (size & (size - 1u)) != 0u) {
+		LOG_ERR("disk %s has %u-byte sectors; supported: powers of two up to %u",
+			fm_disk, (unsigned int)size, (unsigned int)FM_MAX_SECTOR);
+		return -ENOTSUP;
+	}
+	fm_first = CONFIG_NNRT_SWAP_FM_DISK_FIRST_SECTOR;
+	if (fm_first >= count) {
+		LOG_ERR("CONFIG_NNRT_SWAP_FM_DISK_FIRST_SECTOR %u is beyond disk %s (%u sectors)",
+			(unsigned int)fm_first, fm_disk, (unsigned int)count);
+		return -EINVAL;
+	}
+	area = count - fm_first;
+	if (CONFIG_NNRT_SWAP_FM_DISK_SECTORS > 0) {
+		if ((uint32_t)CONFIG_NNRT_SWAP_FM_DISK_SECTORS > area) {
+			LOG_ERR("CONFIG_NNRT_SWAP_FM_DISK_SECTORS %u: disk %s has %u from the "
+				"first", (unsigned int)CONFIG_NNRT_SWAP_FM_DISK_SECTORS, fm_disk,
+				(unsigned int)area);
+			return -EINVAL;
+		}
+		area = CONFIG_NNRT_SWAP_FM_DISK_SECTORS;
+	}
+	fm_sector = size;
+	tdev.write = disk_write;
+	tdev.read = disk_read;
+	tdev.size = (uint32_t)MIN((uint64_t)area * size, (uint64_t)UINT32_MAX / size * size);
+	tdev.unit = size;
+	tdev.impl = NULL;
+	tstats.erase_block = size;
+	return 0;
+}
+
+static uint32_t device_erases(void)
+{
+	return 0u; /* the card erases inside its writes */
+}
+
+static void device_close(void)
+{
+}
+
+#else
+#error "CONFIG_NNRT_SWAP_FM needs one CONFIG_NNRT_SWAP_FM_* device choice"
+#endif
+
+/* ---- statistics around the device's calls ------------------------------------------ */
+
+static nnrt_tiledev_t inner;
+
+static nnrt_status_t counted_write(nnrt_tiledev_t *dev, uint32_t offset, const void *src,
+				   size_t len)
+{
+	nnrt_status_t st = inner.write(&inner, offset, src, len);
+
+	ARG_UNUSED(dev);
+	if (st == NNRT_OK) {
+		tstats.writes++;
+		tstats.bytes_written += len;
+	}
+	return st;
+}
+
+static nnrt_status_t counted_read(nnrt_tiledev_t *dev, uint32_t offset, void *dst, size_t len)
+{
+	nnrt_status_t st = inner.read(&inner, offset, dst, len);
+
+	ARG_UNUSED(dev);
+	if (st == NNRT_OK) {
+		tstats.reads++;
+		tstats.bytes_read += len;
+	}
+	return st;
+}
+
+nnrt_status_t nnrt_tiledev_port_open(nnrt_tiledev_t **dev)
+{
+	static nnrt_tiledev_t outer;
+
+	if (dev == NULL) {
+		return NNRT_ERR_ARG;
+	}
+	nnrt_tiledev_port_close();
+	memset(&tstats, 0, sizeof(tstats));
+	memset(&tdev, 0, sizeof(tdev));
+	if (device_open() != 0) {
+		device_close();
+		return NNRT_ERR_IO;
+	}
+	inner = tdev;
+	outer = tdev;
+	outer.write = counted_write;
+	outer.read = counted_read;
+	*dev = &outer;
+	return NNRT_OK;
+}
+
+nnrt_tiledev_port_stats_t nnrt_tiledev_port_stats(void)
+{
+	nnrt_tiledev_port_stats_t s = tstats;
+
+	s.erases = device_erases();
+	return s;
+}
+
+void nnrt_tiledev_port_close(void)
+{
+	device_close();
+}
