@@ -1,4 +1,5 @@
-"""Kernels specialised to one operator: the rule (where it pays) and the C it emits.
+"""Kernels specialised to one operator: the rule (where it pays) and the specialised
+function as data (:data:`SpecDecl`; :mod:`nnopt.codegen.spec` writes its C).
 
 ``--specialize auto|off|force`` (:class:`~nnopt.planner.PlanOptions`, recorded in the
 plan's options): for the ops the rule selects, code generation emits in the model
