@@ -35,14 +35,12 @@ from nnopt.firmware import BuildSpec, build, run
 from nnopt.firmware import toolchain as tc
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering.activation import multiply_by_quantized_multiplier
-from nnopt.lowering.call import Params, Raw, render_params
+from nnopt.lowering.call import ConvGemmSpec, FcSpec, Params, Raw, render_params
 from nnopt.lowering.conv_variant import CONV_SPEC, cols_bytes, im2col_bytes
 from nnopt.lowering.fc import FC_SPEC
 from nnopt.lowering.specialize import (
     RQ_LAST,
     Candidate,
-    ConvGemmSpec,
-    FcSpec,
     choose,
     fold_channel,
     records_for,

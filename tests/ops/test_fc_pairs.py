@@ -31,9 +31,8 @@ from nnopt.codegen.spec import render_spec
 from nnopt.firmware import toolchain as tc
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import FullyConnectedOptions
-from nnopt.lowering.call import Params, Raw
+from nnopt.lowering.call import FcSpec, Params, Raw
 from nnopt.lowering.fc import PAIRS_MAX_DEPTH, pair_layout
-from nnopt.lowering.specialize import FcSpec
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from nnopt.tflite_builder import ModelBuilder

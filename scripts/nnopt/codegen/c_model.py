@@ -35,8 +35,15 @@ from ..cdefs import ARRAY_C_TYPE, DType
 from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
 from ..lowering import EmitContext
-from ..lowering.call import Call, Pointers, prepare_of, render, render_params, render_prepare
-from ..lowering.specialize import SpecDecl
+from ..lowering.call import (
+    Call,
+    Pointers,
+    SpecDecl,
+    prepare_of,
+    render,
+    render_params,
+    render_prepare,
+)
 from ..ops import lowering_for
 from ..plan import FeatureMapEntry
 from ..planfacts import ALLOCATORS, DynamicPlan

@@ -1,5 +1,5 @@
 """The specialised functions of generated code (``--specialize``), written as C: a
-lowering gives ``EmitContext.decl`` a :data:`~nnopt.lowering.specialize.SpecDecl` (the
+lowering gives ``EmitContext.decl`` a :data:`~nnopt.lowering.call.SpecDecl` (the
 data of one op's specialised function, :mod:`nnopt.lowering.specialize`), and
 :func:`render_spec` writes it at file scope of the model source, around the inline
 kernel bodies of ``nnrt/kernels/spec.h``; its parameter struct through the renderer of
@@ -7,15 +7,8 @@ kernel calls (:func:`nnopt.lowering.call.render_params`)."""
 
 from __future__ import annotations
 
-from ..lowering.call import render_params
-from ..lowering.specialize import (
-    ConvGemmSpec,
-    FcSpec,
-    SpecDecl,
-    core_symbol,
-    pair_symbol,
-    spec_symbol,
-)
+from ..lowering.call import ConvGemmSpec, FcSpec, SpecDecl, render_params
+from ..lowering.specialize import core_symbol, pair_symbol, spec_symbol
 
 
 def render_spec(d: SpecDecl) -> list[str]:

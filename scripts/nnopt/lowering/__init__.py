@@ -26,7 +26,7 @@ generator owns everything else (files, arena, weights, the API); a lowering only
   (per-channel multipliers …), ``ctx.scratch`` is the scratch buffer. Kernel headers
   the body needs are named in ``headers``. Where ``ctx.specialize`` allows it, a
   lowering may give ``ctx.decl`` a specialised function as data (a kernel body
-  specialised to the op, :data:`.specialize.SpecDecl`, which ``codegen.spec`` writes)
+  specialised to the op, :data:`.call.SpecDecl`, which ``codegen.spec`` writes)
   and call it from the op body.
 
 The model emitter writes a body as C with :func:`.call.render`; the model-blob writer

@@ -15,8 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from ..ir import Graph, Op
-from .call import Body, KernelCheck, Pointers, ScratchArg, TensorArg
-from .specialize import SpecDecl
+from .call import Body, KernelCheck, Pointers, ScratchArg, SpecDecl, TensorArg
 
 
 @dataclass(frozen=True)
@@ -37,7 +36,7 @@ class EmitContext:
     model: str = "model"
     """C identifier prefix of the generated model (``<model>_spec_op<k>`` functions)."""
     decl: Callable[[SpecDecl], None] | None = None
-    """Add a specialised function, as data (:data:`.specialize.SpecDecl`: code generation
+    """Add a specialised function, as data (:data:`.call.SpecDecl`: code generation
     writes it at file scope, after the weights and constant arrays, before the op
     functions); None where the caller cannot take any (then nothing is specialised)."""
     weight_array: Callable[[int], str | None] = lambda t: None

@@ -42,7 +42,19 @@ from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, Tensor
 from . import specialize
 from .base import EmitContext, LoweringBase
-from .call import NULL, AddressOf, Arg, Body, Call, Dec, KernelCheck, Params, Raw, TensorArg
+from .call import (
+    NULL,
+    AddressOf,
+    Arg,
+    Body,
+    Call,
+    Dec,
+    FcSpec,
+    KernelCheck,
+    Params,
+    Raw,
+    TensorArg,
+)
 from .common import check_activation, per_tensor_quant
 from .conv_checks import refuse_dtypes
 from .conv_requant import weight_requant
@@ -255,7 +267,7 @@ class FullyConnectedLowering(LoweringBase):
         if w_ident is None or (bias is not None and b_ident is None):
             return None
         assert ctx.decl is not None
-        ctx.decl(specialize.FcSpec(op.index, ctx.model, params, f"op{op.index}_params",
+        ctx.decl(FcSpec(op.index, ctx.model, params, f"op{op.index}_params",
                                    w_ident, b_ident, shifts,
                                    pairs_depth=depth if pairs else None))
         x, y = op.inputs[0], op.outputs[0]

@@ -1,5 +1,6 @@
 """Kernels specialised to one operator: the rule (where it pays) and the specialised
-function as data (:data:`SpecDecl`; :mod:`nnopt.codegen.spec` writes its C).
+function as data (:data:`nnopt.lowering.call.SpecDecl`; :mod:`nnopt.codegen.spec`
+writes its C).
 
 ``--specialize auto|off|force`` (:class:`~nnopt.planner.PlanOptions`, recorded in the
 plan's options): for the ops the rule selects, code generation emits in the model
@@ -37,12 +38,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeAlias
 
 import numpy as np
 
 from ..errors import NnoptError
-from .call import Params
 
 #: The ``--specialize`` modes (the spelling of ``--tiling`` / ``--inplace-ops``).
 SPECIALIZE_MODES: tuple[str, ...] = ("auto", "off", "force")
@@ -200,29 +199,6 @@ def records_for(weights: np.ndarray, biases: Sequence[int], mults: Sequence[int]
 
 
 @dataclass(frozen=True)
-class ConvGemmSpec:
-    """What the specialised matrix-core convolution of one op needs: its bias,
-    multiplier and shift arrays, or (records_ident) its channel records instead."""
-
-    op_index: int
-    model: str
-    params: Params  # the op's `nnrt_conv_s8_params_t`, declared as params_name
-    params_name: str
-    depth: int
-    channels: int
-    filter_ident: str
-    bias_ident: str | None
-    mult_ident: str
-    shift_ident: str
-    per_channel: bool
-    output_offset: int
-    act_min: int
-    act_max: int
-    shifts: Sequence[int]
-    records_ident: str | None = None
-
-
-@dataclass(frozen=True)
 class SpecNames:
     """The symbols of a specialised convolution: its constant matrix core, its
     pixel-pair function (any sub-view, through ``nnrt_spec_conv_gemm_s8``) and its
@@ -242,28 +218,6 @@ def pair_symbol(model: str, op_index: int) -> str:
     """The pixel-pair function of a specialised convolution (callable on sub-views
     through ``nnrt_spec_conv_gemm_s8``)."""
     return f"{spec_symbol(model, op_index)}_2px"
-
-
-@dataclass(frozen=True)
-class FcSpec:
-    """What the specialised int8 fully connected op of one op needs (nnrt/kernels/spec.h):
-    its parameters, weights and bias arrays and shifts; ``pairs_depth``: the weights are
-    in the row-pair layout (``nnrt_fc_pairs_body()``, with an input buffer of that many
-    int16 on the function's stack)."""
-
-    op_index: int
-    model: str
-    params: Params  # the op's `nnrt_fc_s8_params_t`, declared as params_name
-    params_name: str
-    weights_ident: str
-    bias_ident: str | None
-    shifts: Sequence[int]
-    pairs_depth: int | None = None
-
-
-SpecDecl: TypeAlias = ConvGemmSpec | FcSpec
-"""A specialised function as data: what a lowering gives ``EmitContext.decl``; code
-generation writes it (:func:`nnopt.codegen.spec.render_spec`)."""
 
 
 def specialized_symbols(exe: Path, model: str) -> dict[str, int]:
