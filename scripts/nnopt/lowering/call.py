@@ -18,7 +18,9 @@ function as typed objects, never C text:
 ``lowering.common.c_params`` / ``c_call`` and ``EmitContext.ptr`` build these
 objects. :func:`render` writes a body as C (the model emitter, the weight-streaming
 code in assignment form); the model-blob writer (:mod:`nnopt.blob.writer`) encodes the
-same objects; specialisation renders a body's :class:`Params` under its own name.
+same objects; a specialised function (data too, :data:`SpecDecl`)
+declares its op's :class:`Params` under its own name (:func:`render_params`, written by
+:mod:`nnopt.codegen.spec`).
 
 Window lowerings (``lowering.conv``, ``lowering.pool``) also return their call as a
 :class:`KernelCall` (parameters + call) for the code that runs the op on sub-views
@@ -326,6 +328,54 @@ def call_of(body: Sequence[Stmt]) -> Call | None:
     """The body's kernel call (None: nothing to run, or code around calls)."""
     calls = [st for st in body if isinstance(st, Call)]
     return calls[-1] if calls else None
+
+
+# ----- a function specialised to one op (--specialize, lowering.specialize) -----
+
+
+@dataclass(frozen=True)
+class ConvGemmSpec:
+    """What the specialised matrix-core convolution of one op needs: its bias,
+    multiplier and shift arrays, or (records_ident) its channel records instead."""
+
+    op_index: int
+    model: str
+    params: Params  # the op's `nnrt_conv_s8_params_t`, declared as params_name
+    params_name: str
+    depth: int
+    channels: int
+    filter_ident: str
+    bias_ident: str | None
+    mult_ident: str
+    shift_ident: str
+    per_channel: bool
+    output_offset: int
+    act_min: int
+    act_max: int
+    shifts: Sequence[int]
+    records_ident: str | None = None
+
+
+@dataclass(frozen=True)
+class FcSpec:
+    """What the specialised int8 fully connected op of one op needs (nnrt/kernels/spec.h):
+    its parameters, weights and bias arrays and shifts; ``pairs_depth``: the weights are
+    in the row-pair layout (``nnrt_fc_pairs_body()``, with an input buffer of that many
+    int16 on the function's stack)."""
+
+    op_index: int
+    model: str
+    params: Params  # the op's `nnrt_fc_s8_params_t`, declared as params_name
+    params_name: str
+    weights_ident: str
+    bias_ident: str | None
+    shifts: Sequence[int]
+    pairs_depth: int | None = None
+
+
+SpecDecl: TypeAlias = ConvGemmSpec | FcSpec
+"""A specialised function as data: what a lowering gives ``EmitContext.decl``; code
+generation writes it (:func:`nnopt.codegen.spec.render_spec`)."""
 
 
 # ----- the kernels' argument checks (their Prepare), run once before the first inference -----
