@@ -111,36 +111,23 @@ def test_every_exported_kernel_check_is_run_by_prepare() -> None:
             assert re.search(rf"nnrt_status_t\s+{k}\(", headers), (c.check, k)
 
 
-#: The checks still outside the convention (docs/ARCHITECTURE.md: moving them changes the
-#: generated headers' lists of runtime files): static inline in their header, or
-#: defined in the kernel's file. None may join them.
-CHECKS_NOT_IN_OWN_FILE = {
-    "nnrt_broadcast_check", "nnrt_add_s8_check", "nnrt_mul_s8_check",
-    "nnrt_binary_s32_check", "nnrt_binary_f32_check", "nnrt_div_s8_check",
-    "nnrt_pool_s8_check", "nnrt_pool_f32_check", "nnrt_fc_s8_check", "nnrt_fc_f32_check",
-    "nnrt_fc_s16_check",
-}
-
-
-def test_every_new_kernel_check_has_its_own_file() -> None:
+def test_every_kernel_check_has_its_own_file() -> None:
     """One kind of place for a kernel's argument check (docs/ARCHITECTURE.md, issue 43):
-    each exported ``nnrt_*_check()`` but the listed ones is declared in its family
-    header and defined alone in ``modules/nnrt/kernels/<family>/<name>.c``."""
+    each exported ``nnrt_*_check()`` is declared (not defined) in its family header and
+    defined alone in ``modules/nnrt/kernels/<family>/<name>.c``, in no other file."""
     nnrt = PACKAGE.parents[1] / "modules" / "nnrt"
     headers = _kernel_headers()
-    inline = set(re.findall(r"static\s+inline\s+nnrt_status_t\s+(nnrt_\w+_check)\(", headers))
+    assert not re.findall(r"static\s+inline\s+nnrt_status_t\s+(nnrt_\w+_check)\(", headers)
     exported = set(re.findall(r"nnrt_status_t\s+(nnrt_\w+_check)\(", headers))
     defined: dict[str, list[str]] = {}
     for src in sorted((nnrt / "kernels").rglob("*.c")):
         for name in re.findall(r"^nnrt_status_t\s+(nnrt_\w+_check)\(", src.read_text(), re.M):
             defined.setdefault(name, []).append(src.relative_to(nnrt).as_posix())
-    assert exported >= CHECKS_NOT_IN_OWN_FILE
-    for name in sorted(exported - CHECKS_NOT_IN_OWN_FILE):
+    for name in sorted(exported):
         files = defined.get(name, [])
-        assert name not in inline, name
         assert len(files) == 1 and files[0].endswith(f"/{name}.c"), (name, files)
         assert files[0].count("/") == 2, files  # kernels/<family>/<name>.c
-    assert set(defined) <= exported, set(defined) - exported
+    assert set(defined) == exported, set(defined) ^ exported
 
 
 def _op(code: str):  # type: ignore[no-untyped-def]
