@@ -203,30 +203,27 @@ class BinaryLowering(LoweringBase):
             self.params_q(op, a, b, out)
         return kind, a, b, out
 
-    def _emit_wide(self, ctx: EmitContext, kind: str, a: Tensor, b: Tensor,
-                   out: Tensor) -> Body:
-        bc = broadcast_descriptor(a.shape, b.shape, out.shape)
-        assert bc is not None
-        if out.num_elements == 0:
-            return [Done()]
-        ctype = C_TYPE[out.dtype]
-        args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
-                cast(ctx, out.index, ctype, False)]
-        fn = f"nnrt_{ctx.op.opcode.lower()}_{_SUFFIX[out.dtype]}"
+    def kernel(self, op: Op, a: Tensor, b: Tensor, out: Tensor
+               ) -> tuple[str, str | None, dict[str, Any]]:
+        """The op's kernel for its operands' types (checked): (function, parameter
+        struct or None when it takes the broadcast walk alone, the struct's fields
+        besides the broadcast). Whole ops and tiled stages alike call it."""
+        kind = self.wide.get(op.opcode, {}).get(out.dtype)
+        if kind is None:
+            int8 = out.dtype == DType.INT8
+            ptype = self.param_type(op, int8)
+            return (self.function(op, int8), ptype,
+                    self.params(op, a, b, out) if ptype is not None else {})
+        fn = f"nnrt_{op.opcode.lower()}_{_SUFFIX[out.dtype]}"
         if kind == BCAST:
-            return [*c_params("nnrt_broadcast_t", bc.c(), "bcast"),
-                    *c_call(fn, ["&bcast", *args])]
+            return fn, None, {}
         if kind == RANGE:
             # TFLM's int32 ADD clamps to the whole int32 range whatever the fused activation
-            lo, hi = activation_range_int32("NONE" if ctx.op.opcode == "ADD"
-                                            else _activation(ctx.op))
-            return [*c_params("nnrt_binary_s32_params_t",
-                              {"bcast": bc.c(), "act_min": lo, "act_max": hi}),
-                    *c_call(fn, ["&params", *args])]
-        ptype = self.param_type(ctx.op, True)
+            lo, hi = activation_range_int32("NONE" if op.opcode == "ADD" else _activation(op))
+            return fn, "nnrt_binary_s32_params_t", {"act_min": lo, "act_max": hi}
+        ptype = self.param_type(op, True)
         assert ptype is not None
-        fields = {"bcast": bc.c(), **self.params_q(ctx.op, a, b, out)}
-        return [*c_params(ptype, fields), *c_call(fn, ["&params", *args])]
+        return fn, ptype, self.params_q(op, a, b, out)
 
     def check(self, graph: Graph, op: Op) -> None:
         if self._wide(graph, op) is not None:
@@ -313,24 +310,20 @@ class BinaryLowering(LoweringBase):
 
     def emit(self, ctx: EmitContext) -> Body:
         g, op = ctx.graph, ctx.op
-        wide = self._wide(g, op)
-        if wide is not None:
-            return self._emit_wide(ctx, *wide)
         a, b, out = _operands(g, op)
         bc = broadcast_descriptor(a.shape, b.shape, out.shape)
         assert bc is not None
         if out.num_elements == 0:
             return [Done()]
-        ctype = "int8_t" if out.dtype == DType.INT8 else "float"
+        ctype = C_TYPE[out.dtype]
         args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
                 cast(ctx, out.index, ctype, False)]
-        fn = self.function(op, out.dtype == DType.INT8)
-        ptype = self.param_type(op, out.dtype == DType.INT8)
+        fn, ptype, fields = self.kernel(op, a, b, out)
         if ptype is None:
             return [*c_params("nnrt_broadcast_t", bc.c(), "bcast"),
                     *c_call(fn, ["&bcast", *args])]
-        fields = {"bcast": bc.c(), **self.params(op, a, b, out)}
-        return [*c_params(ptype, fields), *c_call(fn, ["&params", *args])]
+        return [*c_params(ptype, {"bcast": bc.c(), **fields}),
+                *c_call(fn, ["&params", *args])]
 
 
 def _squared_difference_s8(s1: float, z1: int, s2: float, z2: int, so: float,
