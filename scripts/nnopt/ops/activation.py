@@ -13,7 +13,7 @@ from ..ir import LeakyReluOptions, OpOptions
 from ..lowering import activation as activation_lowering
 from ..lowering import elu as elu_lowering
 from ..lowering import prelu as prelu_lowering
-from .base import OpDef, Options, table, writer
+from .base import OpDef, Options, audited, table, tflm, writer
 from .elementwise import point_spatial
 
 
@@ -42,3 +42,16 @@ DEFINITIONS = (
     OpDef("PRELU", "PRELU", prelu_lowering.PRELU, elementwise="binary", spatial=point_spatial,
           blob=False),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "RELU": tflm("activations.cc", "float32", "int8"),
+    "RELU6": tflm("activations.cc", "float32", "int8", "int16"),
+    "LEAKY_RELU": tflm("leaky_relu.cc", "float32", "int8", "int16"),
+    "LOGISTIC": tflm("logistic.cc", "float32", "int8", "int16"),
+    "TANH": tflm("tanh.cc", "float32", "int8", "int16"),
+    "HARD_SWISH": tflm("hard_swish.cc", "float32", "int8"),
+    "ELU": tflm("elu.cc", "float32", "int8"),
+    "PRELU": tflm("prelu.cc", "float32", "int8"),
+})

@@ -15,7 +15,19 @@ from ..lowering import conv as conv_lowering
 from ..lowering import transpose_conv as transpose_conv_lowering
 from ..lowering.transpose_conv import transpose_conv_padding
 from . import shapes
-from .base import PADDING, WINDOW, OpDef, Options, Spatial, Weights, activation, table, writer
+from .base import (
+    PADDING,
+    WINDOW,
+    OpDef,
+    Options,
+    Spatial,
+    Weights,
+    activation,
+    audited,
+    table,
+    tflm,
+    writer,
+)
 
 
 def _read_conv(op: Any) -> OpOptions:
@@ -139,3 +151,11 @@ DEFINITIONS = (
           Options("TransposeConvOptions", _read_transpose_conv, _write_transpose_conv), cost="fc",
           blob=False, macs=transpose_conv_macs),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "CONV_2D": tflm("conv.cc", "float32", "int8", "int16"),
+    "DEPTHWISE_CONV_2D": tflm("depthwise_conv.cc", "float32", "int8", "int16"),
+    "TRANSPOSE_CONV": tflm("transpose_conv.cc", "float32", "int8", "int16"),
+})

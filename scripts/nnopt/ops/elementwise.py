@@ -12,7 +12,7 @@ import tflite
 from ..arith import Axis
 from ..ir import ActivationOptions, Graph, Op, OpOptions
 from ..lowering import elementwise as elementwise_lowering
-from .base import POINT, OpDef, Options, Spatial, activation, table, write_activation
+from .base import POINT, OpDef, Options, Spatial, activation, audited, table, tflm, write_activation
 
 
 def _reader(cls: Any) -> Callable[[Any], OpOptions]:
@@ -57,3 +57,14 @@ DEFINITIONS = (
           Options("SquaredDifferenceOptions"), elementwise="binary", cost="requant",
           spatial=point_spatial, blob=False),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "ADD": tflm("add.cc", "float32", "int32", "int8", "int16"),
+    "SUB": tflm("sub.cc", "float32", "int8", "int16"),
+    "MUL": tflm("mul.cc", "float32", "int8", "int16", "int32"),
+    "MAXIMUM": tflm("maximum_minimum.cc", "float32", "int8", "int16", "int32", "int64"),
+    "MINIMUM": tflm("maximum_minimum.cc", "float32", "int8", "int16", "int32", "int64"),
+    "SQUARED_DIFFERENCE": tflm("squared_difference.cc", "float32", "int8", "int16", "int32"),
+})

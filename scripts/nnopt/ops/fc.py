@@ -11,7 +11,7 @@ from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, OpOptions
 from ..lowering import fc as fc_lowering
 from . import shapes
-from .base import OpDef, Options, Weights, activation, table, writer
+from .base import OpDef, Options, Weights, activation, audited, table, tflm, writer
 
 
 def _read(op: Any) -> OpOptions:
@@ -43,3 +43,9 @@ DEFINITIONS = (
           weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), macs=macs,
           infer_shape=shapes.fully_connected),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "FULLY_CONNECTED": tflm("fully_connected.cc", "float32", "int8", "int16"),
+})

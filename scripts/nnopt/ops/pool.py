@@ -12,7 +12,19 @@ from ..arith import window_axis
 from ..ir import Graph, Op, OpOptions, PoolOptions, ReducerOptions
 from ..lowering import pool as pool_lowering
 from . import shapes
-from .base import PADDING, WINDOW, OpDef, Options, Spatial, activation, table, write_reducer, writer
+from .base import (
+    PADDING,
+    WINDOW,
+    OpDef,
+    Options,
+    Spatial,
+    activation,
+    audited,
+    table,
+    tflm,
+    write_reducer,
+    writer,
+)
 
 
 def _read_pool(op: Any) -> OpOptions:
@@ -62,3 +74,12 @@ DEFINITIONS = (
           Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps",
           infer_shape=shapes.reduce),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "MAX_POOL_2D": tflm("pooling.cc", "float32", "int8", "int16"),
+    "AVERAGE_POOL_2D": tflm("pooling.cc", "float32", "int8", "int16"),
+    "L2_POOL_2D": tflm("l2_pool_2d.cc", "float32"),
+    "MEAN": tflm("reduce.cc", "float32", "int8", "int16"),
+})

@@ -9,7 +9,7 @@ import tflite
 from ..ir import OpOptions, SoftmaxOptions
 from ..lowering import softmax as softmax_lowering
 from . import shapes
-from .base import OpDef, Options, table, writer
+from .base import OpDef, Options, audited, table, tflm, writer
 
 
 def _read(op: Any) -> OpOptions:
@@ -23,3 +23,11 @@ _write = writer(SoftmaxOptions, lambda o: {"beta": o.beta})
 DEFINITIONS = (OpDef("SOFTMAX", "SOFTMAX", softmax_lowering.SOFTMAX,
                      Options("SoftmaxOptions", _read, _write),
                      infer_shape=shapes.same),)
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "SOFTMAX": tflm("softmax.cc", "float32", "int8", "int16",
+                  int16="int16 -> int16 SOFTMAX (TFLM's exp and 1/(1+x) tables) has no nnrt "
+                  "kernel yet; quantise the softmax to int8 (int8 -> int8 or int8 -> int16)"),
+})
