@@ -44,6 +44,10 @@ uses when installed, shares the compiled objects across models (this script sets
 ``CCACHE_BASEDIR`` to the build root and ``CCACHE_NOHASHDIR``, so identical sources
 under different build directories hit). Everything runs under ``nice``.
 
+The workspace, the tools and the build setup: ``zephyr_setup.py``; the rows, their
+summary lines, the Markdown table and the JSON document: ``zephyr_report.py``; this
+script configures, builds and runs each side of each model.
+
     python benchmarks/bench_zephyr.py [MODEL ...] [--json PATH] [--tflm-variants ref,cmsis_nn]
                                       [--no-tflm] [--no-nnopt] [--build-root DIR] [--jobs N]
                                       [--timeout S]
@@ -62,54 +66,45 @@ import hashlib
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import tflm_firmware
 from common import ratio
-from oracle import SEED, Oracle, compare_outputs, oracle_outputs, seeded_inputs
+from oracle import Oracle, compare_outputs, oracle_outputs, seeded_inputs
+from zephyr_report import (
+    LABELS,
+    SIDES,
+    Row,
+    Side,
+    markdown,
+    rows_error,
+    summary,
+    write_json,
+)
+from zephyr_setup import NNOPT_BOARD, QEMU_MACHINE, ZEPHYR_BOARD, Setup, SetupError, find_setup
 
 from nnopt.boards import load_board
 from nnopt.elfcheck import check_elf
 from nnopt.errors import NnoptError
 from nnopt.firmware.qemu import INSTRUCTIONS_PER_TICK
-from nnopt.firmware.toolchain import default_cache_dir, run
+from nnopt.firmware.toolchain import run
 from nnopt.frontend.tflite import model_name
-from nnopt.paths import find_model, repo_root, shared_models_dir
-from nnopt.zephyr_build import toolchain_env, workspace_modules
+from nnopt.paths import find_model, shared_models_dir
 
-ZEPHYR_BOARD = "mps2/an500/qemu"
-NNOPT_BOARD = "mps2_an500"  # boards/nnopt: the budget, the ELF check's regions, QEMU
-QEMU_MACHINE = "mps2-an500"
 APPS = Path(__file__).resolve().parent / "zephyr"
-#: The sides of a row: nnopt, then TFLM's two kernel variants (tflm_firmware.VARIANTS).
-SIDES = ("nnopt", "cmsis_nn", "ref")
-LABELS = {"nnopt": "nnopt", "cmsis_nn": "TFLM CMSIS-NN", "ref": "TFLM ref"}
 #: How tflm_app compiles TFLM (its CMakeLists.txt, BENCH_TFLM_BUILD).
 TFLM_BUILDS = ("release", "zephyr")
 DEFAULT_MODELS = ("tflm/person_detect.tflite", "mlperf_tiny/vww_96_int8.tflite",
                   "mlperf_tiny/kws_ref_model.tflite",
                   "mlperf_tiny/pretrainedResnet_quant.tflite",
                   "mlperf_tiny/ad01_int8.tflite")
-WORKSPACE_HINT = ("a Zephyr 4.1 workspace with the tflite-micro and cmsis-nn modules: set "
-                  "ZEPHYR_BASE (and ZEPHYR_MODULES), NNOPT_ZEPHYR_WORKSPACE, or pass "
-                  "--zephyr-base (README.md: Zephyr quick start; tflite-micro is an "
-                  "optional module: west config manifest.project-filter -- +tflite-micro, "
-                  "as Zephyr's samples/modules/tflite-micro/hello_world/README.rst says)")
-TOOL_HINTS = {
-    "cmake": "apt-get install cmake",
-    "ninja": "apt-get install ninja-build",
-    "arm-none-eabi-gcc": "apt-get install gcc-arm-none-eabi",
-    "qemu-system-arm": "apt-get install qemu-system-arm",
-}
-PICOLIBC_HINT = "apt-get install picolibc-arm-none-eabi libstdc++-arm-none-eabi-picolibc"
 #: What each application prints (benchmarks/zephyr/common/bench_io.h).
 _VALUE_RE = re.compile(r"^bench: (\w+)=(\d+)\s*$", re.MULTILINE)
 _OUT_RE = re.compile(r"^bench: out (\d+) (\d+) (\d+) ([0-9a-f]*)\s*$", re.MULTILINE)
@@ -120,167 +115,7 @@ class BenchError(Exception):
     """One side of one model cannot be measured; the message says why (one line)."""
 
 
-class SetupError(Exception):
-    """The Zephyr workspace or a tool is missing; the message names it and the fix."""
-
-
-# ----- the workspace -----
-
-@dataclass(frozen=True)
-class Setup:
-    """Where and how to build: Zephyr, its modules (this checkout last), the
-    environment of cmake and ninja (toolchain, ccache), the build root."""
-
-    zephyr_base: Path
-    version: str
-    modules: tuple[Path, ...]
-    env: dict[str, str]
-    build_root: Path
-    jobs: int
-    tflm_build: str = "release"  # TFLM's release defines ("release") or none ("zephyr")
-    nnopt_options: tuple[str, ...] = ()  # more `nnopt optimize` arguments
-    picolibc_buildtype: str = ""  # "": the picolibc build Zephyr links; else this one
-
-    def side_dir(self, model_dir: Path, side: str) -> Path:
-        """The build directory of one side of a model: one per set of options, so that
-        runs with and without them do not reconfigure each other's."""
-        if side == "nnopt":
-            opts = self.nnopt_options
-            name = "nnopt" + ("-" + hashlib.sha256("\0".join(opts).encode()).hexdigest()[:8]
-                              if opts else "")
-        else:
-            name = f"tflm_{side}" + ("" if self.tflm_build == "release"
-                                     else f"_{self.tflm_build}")
-        if self.picolibc_buildtype:
-            name += f"_picolibc-{self.picolibc_buildtype}"
-        return model_dir / name
-
-    def defines(self) -> dict[str, str]:
-        """The configure-time variables every application of the run gets."""
-        return {"BENCH_PICOLIBC_BUILDTYPE": self.picolibc_buildtype}
-
-
-def zephyr_version(zephyr_base: Path) -> str:
-    """``MAJOR.MINOR.PATCH`` from ``zephyr/VERSION``."""
-    fields = dict(line.split(" = ", 1) for line in
-                  (zephyr_base / "VERSION").read_text().splitlines() if " = " in line)
-    return f"{fields['VERSION_MAJOR']}.{fields['VERSION_MINOR']}.{fields['PATCHLEVEL']}"
-
-
-def find_zephyr_base(given: Path | None, env: dict[str, str]) -> Path:
-    """``--zephyr-base``, ``$ZEPHYR_BASE``, or ``$NNOPT_ZEPHYR_WORKSPACE/zephyr``."""
-    cands: list[tuple[str, Path]] = []
-    if given is not None:
-        cands.append(("--zephyr-base", given))
-    if env.get("ZEPHYR_BASE"):
-        cands.append(("ZEPHYR_BASE", Path(env["ZEPHYR_BASE"])))
-    if env.get("NNOPT_ZEPHYR_WORKSPACE"):
-        cands.append(("NNOPT_ZEPHYR_WORKSPACE", Path(env["NNOPT_ZEPHYR_WORKSPACE"]) / "zephyr"))
-    if not cands:
-        raise SetupError(f"no Zephyr workspace: needs {WORKSPACE_HINT}")
-    origin, base = cands[0]
-    if not (base / "VERSION").is_file() or not (base / "cmake" / "modules").is_dir():
-        raise SetupError(f"{origin} gives {base}, which is not a Zephyr tree (no VERSION, "
-                         f"cmake/modules); needs {WORKSPACE_HINT}")
-    return base.resolve()
-
-
-#: Modules left out of every build: nothing here uses CMSIS-DSP (CMSIS_NN selects it
-#: by habit; tflm_app/Kconfig lets the select stand without it), and a workspace may
-#: hold it without Source/CommonTables/arm_common_tables.c, which Zephyr's
-#: modules/cmsis-dsp/CMakeLists.txt always compiles (this one does).
-UNUSED_MODULES = ("cmsis-dsp",)
-
-
-def find_modules(zephyr_base: Path, env: dict[str, str]) -> tuple[Path, ...]:
-    """``$ZEPHYR_MODULES`` or the workspace's modules, but :data:`UNUSED_MODULES`, this
-    checkout appended; raises :class:`SetupError` without tflite-micro or cmsis-nn."""
-    repo = repo_root()
-    listed = [Path(m) for m in env.get("ZEPHYR_MODULES", "").split(";") if m]
-    mods = [m for m in listed if m.resolve() != repo.resolve()] or workspace_modules(
-        zephyr_base, exclude=repo)
-    mods = [m for m in mods if m.name not in UNUSED_MODULES]
-    for name in ("tflite-micro", "cmsis-nn"):
-        if not any(m.name == name and m.is_dir() for m in mods):
-            where = "ZEPHYR_MODULES" if listed else f"the workspace around {zephyr_base}"
-            raise SetupError(f"no {name} module in {where}; needs {WORKSPACE_HINT}")
-    return (*mods, repo)
-
-
-def check_tools(env: dict[str, str]) -> None:
-    """cmake, ninja, the GNU Arm toolchain with picolibc and its libstdc++, QEMU."""
-    path = env.get("PATH")
-    for tool, hint in TOOL_HINTS.items():
-        if shutil.which(tool, path=path) is None:
-            raise SetupError(f"{tool} not found on PATH: {hint}")
-    gcc = shutil.which("arm-none-eabi-gcc", path=path)
-    assert gcc is not None
-    specs = subprocess.run([gcc, "-print-file-name=picolibc.specs"], capture_output=True,
-                           text=True, check=False).stdout.strip()
-    if not os.path.isabs(specs):
-        raise SetupError(f"the GNU Arm toolchain has no picolibc (picolibc.specs): "
-                         f"{PICOLIBC_HINT}")
-    # the library folders the specs pass to the linker (-L%{...:/usr/lib/picolibc/...})
-    dirs = {Path(d.rstrip("/")) for d in re.findall(r":(/[^;:}%\s]+)", Path(specs).read_text())}
-    if not any(any(d.rglob("libstdc++.a")) for d in dirs if d.is_dir()):
-        raise SetupError(f"no libstdc++ built for picolibc in the folders {specs} names "
-                         f"(TFLM needs the full C++ library): {PICOLIBC_HINT}")
-
-
-def find_setup(args: argparse.Namespace, environ: dict[str, str] | None = None) -> Setup:
-    """The build setup from the command line and the environment; :class:`SetupError`
-    naming what is missing."""
-    env = dict(os.environ if environ is None else environ)
-    base = find_zephyr_base(args.zephyr_base, env)
-    modules = find_modules(base, env)
-    tool = toolchain_env(env)
-    if isinstance(tool, str):
-        raise SetupError(tool)
-    check_tools(tool)
-    root = (args.build_root or default_cache_dir() / "zephyr-bench").resolve()
-    tool.update({"ZEPHYR_BASE": os.fspath(base),
-                 # identical sources under different build directories share ccache's
-                 # entries (ccache: base_dir makes paths below it relative; hash_dir off
-                 # for -g, whose debug information names the build directory)
-                 "CCACHE_BASEDIR": os.fspath(root), "CCACHE_NOHASHDIR": "true",
-                 "PATH": os.pathsep.join([str(Path(sys.executable).parent),
-                                          tool.get("PATH", "")])})
-    tool.pop("ZEPHYR_MODULES", None)  # passed to cmake
-    return Setup(base, zephyr_version(base), modules, tool, root, args.jobs,
-                 args.tflm_build, tuple(shlex.split(args.nnopt_options)),
-                 args.picolibc_buildtype)
-
-
 # ----- one side: configure, build, run -----
-
-@dataclass
-class Side:
-    """One side's figures for one model (``error``: why some are missing)."""
-
-    instructions: int | None = None  # the first invocation
-    instructions_total: int | None = None
-    cycles: int | None = None
-    rom_bytes: int | None = None
-    ram_bytes: int | None = None
-    arena_bytes: int | None = None  # nnopt's planned arena / TFLM's linked arena
-    arena_used_bytes: int | None = None  # TFLM: arena_used_bytes() after AllocateTensors
-    stack_bytes: int | None = None  # main thread, measured
-    bit_exact: bool | None = None
-    error: str | None = None
-    build_dir: str | None = None
-    build_seconds: float = 0.0
-    run_seconds: float = 0.0
-
-
-@dataclass
-class Row:
-    model: str
-    path: str
-    invocations: int = 1
-    sides: dict[str, Side] = field(default_factory=dict)
-    ratio_cmsis_nn: float | None = None  # nnopt / TFLM CMSIS-NN instructions
-    ratio_ref: float | None = None
-
 
 @dataclass(frozen=True)
 class AppRun:
@@ -596,113 +431,6 @@ def measure(setup: Setup, path: Path, sides: Sequence[str], timeout_s: float,
     return row
 
 
-def summary(side: Side) -> str:
-    if side.instructions is None:
-        return f"FAILED: {side.error}"
-    exact = {True: "bit-exact", False: "NOT bit-exact", None: "not compared"}[side.bit_exact]
-    return (f"{side.instructions:,} instructions, {exact}, ROM {side.rom_bytes:,} B, RAM "
-            f"{side.ram_bytes:,} B (build {side.build_seconds:.0f} s, run "
-            f"{side.run_seconds:.0f} s)")
-
-
-# ----- output -----
-
-def _n(x: int | None) -> str:
-    return "-" if x is None else f"{x:,}"
-
-
-def _f(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}"
-
-
-def _exact(x: bool | None) -> str:
-    return "-" if x is None else ("yes" if x else "**no**")
-
-
-TFLM_BUILD_NOTES = {
-    "release": "TFLM built by Zephyr's tflite-micro module with TFLM's release defines "
-               "(NDEBUG, TF_LITE_STRIP_ERROR_STRINGS; not TF_LITE_STATIC_MEMORY, which "
-               "the module's sources do not build with).",
-    "zephyr": "TFLM built by Zephyr's tflite-micro module as it is (no NDEBUG: TFLM's "
-              "DCHECKs on; no TF_LITE_STATIC_MEMORY).",
-}
-
-
-def setup_notes(setup: Setup | None) -> str:
-    """How the run built TFLM, nnopt's plan and the libc (the defaults without a setup)."""
-    build = setup.tflm_build if setup else "release"
-    opts = setup.nnopt_options if setup else ()
-    libc = setup.picolibc_buildtype if setup else ""
-    return (TFLM_BUILD_NOTES[build] + " nnopt: "
-            + (f"nnopt_add_model(... OPTIONS {shlex.join(opts)})." if opts
-               else "the plan nnopt_add_model() makes (`nnopt optimize --board mps2_an500`).")
-            + " libc: the toolchain's picolibc, "
-            + (f"its {libc} build linked (--picolibc-buildtype={libc})." if libc
-               else "the build Zephyr links (--specs=picolibc.specs)."))
-
-
-def markdown(rows: list[Row], sides: Sequence[str] = SIDES,
-             setup: Setup | None = None) -> list[str]:
-    """The table (one row per model) and its notes."""
-    def get(r: Row, s: str) -> Side:
-        return r.sides.get(s) or Side()
-
-    def trio(r: Row, fmt: Callable[[Side], str]) -> str:
-        return " / ".join(fmt(get(r, s)) for s in sides)
-
-    names = " / ".join(LABELS[s] for s in sides)
-    out = [
-        f"| model | {' | '.join(LABELS[s] + ' instr' for s in sides)} | nnopt / CMSIS-NN | "
-        f"nnopt / ref | bit-exact ¹ {names} | ROM {names} | RAM ² {names} | "
-        f"arena ³ {names} | notes |",
-        "|---|" + "---:|" * len(sides) + "---:|---:|---|---:|---:|---:|---|",
-    ]
-    for r in rows:
-        notes = "; ".join(f"{LABELS[s]}: {get(r, s).error}".replace("|", "/")
-                          for s in sides if get(r, s).error)
-        if r.invocations > 1:
-            notes = "; ".join(x for x in (f"{r.invocations} invocations, the first timed",
-                                          notes) if x)
-        out.append(
-            f"| {r.model} | {' | '.join(_n(get(r, s).instructions) for s in sides)} | "
-            f"{_f(r.ratio_cmsis_nn)} | {_f(r.ratio_ref)} | "
-            f"{trio(r, lambda x: _exact(x.bit_exact))} | "
-            f"{trio(r, lambda x: _n(x.rom_bytes))} | {trio(r, lambda x: _n(x.ram_bytes))} | "
-            f"{trio(r, lambda x: _n(x.arena_bytes))} | {notes} |")
-    out += [
-        "",
-        "Instructions per inference (the first): `k_cycle_get_32()` around invoke() / "
-        "Invoke() in Zephyr applications on mps2/an500/qemu, under QEMU -icount shift=0 "
-        "(SysTick at 25 MHz: 40 instructions per cycle, the counts' resolution). "
-        "¹ outputs byte-identical with the tflite-micro Python interpreter's, every "
-        "invocation. ² `nnopt.elfcheck` on zephyr.elf (board mps2_an500): data + bss + "
-        "noinit, the kernel's stacks included (16 KB main, 2 KB interrupt on every side). "
-        "³ nnopt's planned arena; TFLM's static arena, the smallest (in 16-byte steps) "
-        "that allocates on the target. " + setup_notes(setup),
-    ]
-    return out
-
-
-def document(rows: list[Row], setup: Setup | None) -> dict[str, Any]:
-    """The JSON document: the rows and the run's setup."""
-    commit = subprocess.run(["git", "-C", os.fspath(repo_root()), "rev-parse", "HEAD"],
-                            capture_output=True, text=True, check=False).stdout.strip()
-    per = INSTRUCTIONS_PER_TICK[QEMU_MACHINE]
-    return {"zephyr_board": ZEPHYR_BOARD, "nnopt_board": NNOPT_BOARD,
-            "zephyr": setup.version if setup else None, "commit": commit or None,
-            "tflm_build": setup.tflm_build if setup else None,
-            "nnopt_options": list(setup.nnopt_options) if setup else None,
-            "picolibc_buildtype": (setup.picolibc_buildtype or "default") if setup else None,
-            "modules": [os.fspath(m) for m in setup.modules] if setup else None,
-            "seed": SEED, "counter": "k_cycle_get_32 (Cortex-M SysTick), QEMU -icount shift=0",
-            "instructions_per_cycle": per, "resolution_instructions": per,
-            "rows": [asdict(r) for r in rows]}
-
-
-def write_json(rows: list[Row], setup: Setup | None, dest: Path) -> None:
-    dest.write_text(json.dumps(document(rows, setup), indent=1) + "\n")
-
-
 def default_models() -> list[Path]:
     """The anchors: in the shared models (``NNOPT_MODELS``, ``../shared/models``), else
     shipped in ``models/`` (:func:`nnopt.paths.find_model`)."""
@@ -803,10 +531,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_zephyr: {model} {LABELS[s]}: {rows_error(rows, model, s)}",
               file=sys.stderr)
     return 1 if failed else 0
-
-
-def rows_error(rows: list[Row], model: str, side: str) -> str:
-    return next((r.sides[side].error or "" for r in rows if r.model == model), "")
 
 
 if __name__ == "__main__":

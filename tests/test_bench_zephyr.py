@@ -25,6 +25,7 @@ sys.path.insert(0, str(BENCH / "zephyr" / "tflm_app"))
 
 import bench_zephyr as bz  # noqa: E402
 import gen_tflm_model as gen  # noqa: E402
+import zephyr_setup  # noqa: E402
 
 RESOLVER = """
   TfLiteStatus AddConv2D(const TFLMRegistration& registration = Register_CONV_2D()) {
@@ -106,12 +107,14 @@ def test_modules_of_the_workspace_end_with_this_checkout(tmp_path: Path) -> None
                                    "modules/hal/cmsis"])
     (tmp_path / "modules/lib/cmsis-dsp/zephyr").mkdir(parents=True)
     (tmp_path / "modules/lib/cmsis-dsp/zephyr/module.yml").write_text("name: cmsis-dsp\n")
-    mods = bz.find_modules(base, {})  # not cmsis-dsp (bz.UNUSED_MODULES)
+    mods = zephyr_setup.find_modules(base, {})  # not cmsis-dsp (UNUSED_MODULES)
     assert [m.name for m in mods[:-1]] == ["cmsis", "cmsis-nn", "tflite-micro"]
-    assert mods[-1] == bz.repo_root()
-    listed = bz.find_modules(base, {"ZEPHYR_MODULES": f"{tmp_path}/modules/lib/cmsis-nn;"
-                                    f"{tmp_path}/optional/modules/lib/tflite-micro"})
-    assert [m.name for m in listed] == ["cmsis-nn", "tflite-micro", bz.repo_root().name]
+    assert mods[-1] == zephyr_setup.repo_root()
+    listed = zephyr_setup.find_modules(
+        base, {"ZEPHYR_MODULES": f"{tmp_path}/modules/lib/cmsis-nn;"
+                                 f"{tmp_path}/optional/modules/lib/tflite-micro"})
+    repo = zephyr_setup.repo_root().name
+    assert [m.name for m in listed] == ["cmsis-nn", "tflite-micro", repo]
 
 
 def test_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

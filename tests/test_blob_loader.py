@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import struct
 from pathlib import Path
@@ -27,6 +28,8 @@ from nnopt.cdefs import Status
 from nnopt.errors import BlobError, UnsupportedError
 from nnopt.firmware.toolchain import BuildSpec, Target, build, run
 from nnopt.frontend.tflite import load_model_bytes
+from nnopt.ops import DEFINITIONS
+from nnopt.ops.base import Kernel
 from nnopt.paths import nnrt_dir
 from nnopt.planner import PlannedModel, plan_model, with_dynamic
 from nnopt.runner import build_runtime
@@ -114,6 +117,27 @@ def test_checker_prototypes_in_the_header_their_definitions_include() -> None:
             defined[name] = src.name
     declared = set(re.findall(r"^nnrt_status_t (nnrt_blob_check_\w+)\(", checks, re.M))
     assert declared == set(defined), declared ^ set(defined)
+
+
+def test_kernel_ids_come_from_the_operator_definitions() -> None:
+    """The blob's kernels and their ids are the definitions' (``OpDef.kernels``, issue
+    43): every op the blob carries names its kernels, and a kernel id or function given
+    twice with different data is refused."""
+    assert S.registry_kernels(DEFINITIONS.values()) == S.KERNELS
+    assert [k.id for k in S.KERNELS] == sorted({k.id for k in S.KERNELS})
+    for d in DEFINITIONS.values():
+        assert bool(d.kernels) == d.blob, d.opcode
+        assert all(S.KERNEL_BY_FUNCTION[k.function] is k for k in d.kernels)
+    add, sub = DEFINITIONS["ADD"], DEFINITIONS["SUB"]
+    same_id = dataclasses.replace(sub, kernels=(Kernel(add.kernels[0].id, "nnrt_x_s8",
+                                                       ("tensor",), "x"),))
+    with pytest.raises(ValueError, match="clashes"):
+        S.registry_kernels([add, same_id])
+    moved = dataclasses.replace(sub, kernels=(dataclasses.replace(add.kernels[0], id=99),))
+    with pytest.raises(ValueError, match="clashes"):
+        S.registry_kernels([add, moved])
+    with pytest.raises(ValueError, match="blob=False"):
+        S.registry_kernels([dataclasses.replace(add, blob=False)])
 
 
 # ----- running -----

@@ -12,17 +12,14 @@ import pytest
 
 from conftest import ALL_MODELS, model_path
 from nnopt.boards import load_board
-from nnopt.elfcheck import check_elf
 from nnopt.errors import BudgetError
 from nnopt.firmware.linker import board_layout, check_firmware_budget, firmware_arena_budget
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.memory_budget import check_budget
 from nnopt.paths import shipped_models_dir
 from nnopt.planner import PlanOptions, plan_model
-from nnopt.runner import build_planned, run_planned
-from nnopt.testing.harness import random_inputs, run_tflm
-from support.cases import compare_trace
-from support.model_checks import SLOW
+from nnopt.runner import build_planned
+from support.model_checks import SLOW, run_on_qemu
 
 pytestmark = [
     pytest.mark.qemu,
@@ -50,25 +47,10 @@ NOT_FITTING = [rel for rel in ALL_MODELS if rel not in FITTING]
 
 
 def _run(rel: str, target: str, board_name: str, tmp: Path) -> None:
-    data = model_path(rel).read_bytes()
-    board = load_board(board_name)
-    graph = load_model_bytes(data, name=Path(rel).stem)
-    pm = plan_model(graph, PlanOptions(board=board), source_bytes=data)
-    check_budget(pm.plan, board)
-    inputs = random_inputs(data, 11)
-    ref_out, ref_all = run_tflm(data, inputs)
-    res = run_planned(pm, [x.tobytes() for x in inputs], target=target,  # type: ignore[arg-type]
-                      board=board, trace=True, workdir=tmp)
-    compare_trace(pm, res.trace, ref_out, ref_all)
-    assert res.instructions is not None and res.instructions > 0
-
-    # The ELF fits the real board's budget and its arena is exactly the plan's.
-    assert res.executable is not None
-    report = check_elf(res.executable, board)
-    assert not report.over_budget
-    arena = [s for s in report.symbols if s.name == f"{pm.plan.model}_arena"]
-    assert arena and arena[0].size == max(pm.plan.arena_bytes, 16)
-    assert arena[0].region == board.arena_region
+    """Bit-exact on every op; the ELF within the real board's budget, its arena exactly
+    the plan's."""
+    run_on_qemu(model_path(rel).read_bytes(), Path(rel).stem, load_board(board_name),
+                target, tmp)
 
 
 @pytest.mark.parametrize("rel", [pytest.param(r, marks=[pytest.mark.slow] if r in SLOW else [])
@@ -148,19 +130,9 @@ def _run_core(rel: str, board_name: str, tmp: Path) -> None:
     """As _run, on the generic target, planned as `nnopt run --target qemu` plans (the
     firmware's stack reserved in the arena's region)."""
     data = model_path(rel).read_bytes() if "/" in rel else (SHIPPED_DIR / rel).read_bytes()
-    board = load_board(board_name)
-    graph = load_model_bytes(data, name=Path(rel).stem)
-    pm = plan_model(graph, _firmware_plan_options(board_name), source_bytes=data)
-    check_budget(pm.plan, board)
-    check_firmware_budget(pm.plan, board)
-    inputs = random_inputs(data, 11)
-    ref_out, ref_all = run_tflm(data, inputs)
-    res = run_planned(pm, [x.tobytes() for x in inputs], target="qemu", board=board,
-                      trace=True, workdir=tmp)
-    compare_trace(pm, res.trace, ref_out, ref_all)
-    assert res.instructions is not None and res.instructions > 0
-    assert res.executable is not None
-    assert not check_elf(res.executable, board).over_budget
+    run_on_qemu(data, Path(rel).stem, load_board(board_name), "qemu", tmp,
+                options=_firmware_plan_options(board_name), firmware_stack=True,
+                arena_exact=False)
 
 
 def _core_cases() -> list[object]:

@@ -17,13 +17,7 @@ import pytest
 
 from conftest import model_path
 from nnopt.boards import load_board
-from nnopt.elfcheck import check_elf
-from nnopt.frontend.tflite import load_model_bytes
-from nnopt.memory_budget import check_budget
-from nnopt.planner import PlanOptions, plan_model
-from nnopt.runner import run_planned
-from nnopt.testing.harness import random_inputs, run_tflm
-from support.cases import compare_trace
+from support.model_checks import run_on_qemu
 
 pytestmark = [
     pytest.mark.qemu,
@@ -39,25 +33,8 @@ pytestmark = [
 def _run(rel: str, board_name: str, tmp: Path) -> int:
     """Run ``rel`` on ``board_name`` and compare every op's output; returns the
     instructions per inference."""
-    data = model_path(rel).read_bytes()
-    board = load_board(board_name)
-    graph = load_model_bytes(data, name=Path(rel).stem)
-    pm = plan_model(graph, PlanOptions(board=board), source_bytes=data)
-    check_budget(pm.plan, board)
-    inputs = random_inputs(data, 11)
-    ref_out, ref_all = run_tflm(data, inputs)
-    res = run_planned(pm, [x.tobytes() for x in inputs], target="qemu", board=board,
-                      trace=True, workdir=tmp)
-    compare_trace(pm, res.trace, ref_out, ref_all)
-    assert res.instructions is not None and res.instructions > 0
-
-    assert res.executable is not None
-    report = check_elf(res.executable, board)
-    assert not report.over_budget
-    arena = [s for s in report.symbols if s.name == f"{pm.plan.model}_arena"]
-    assert arena and arena[0].size == max(pm.plan.arena_bytes, 16)
-    assert arena[0].region == board.arena_region
-    return res.instructions
+    return run_on_qemu(model_path(rel).read_bytes(), Path(rel).stem, load_board(board_name),
+                       "qemu", tmp)
 
 
 @pytest.mark.parametrize("rel", [

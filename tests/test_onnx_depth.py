@@ -10,14 +10,17 @@ import itertools
 import numpy as np
 import pytest
 
-from nnopt.errors import NnoptError, UnsupportedError
+from nnopt.errors import UnsupportedError
 from nnopt.frontend.onnx.importer import collapse_transpose
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ops import check_graph
-from nnopt.testing.harness import run_nnopt
-from nnopt.testing.onnx_oracle import float_error, run_onnxruntime
 from support import onnx_models
 from support.markers import needs_qemu
+from support.onnx_checks import (
+    assert_matches_onnxruntime,
+    assert_mutation_fails_cleanly_or_loads,
+    m7_equals_host,
+)
 
 DEPTH = onnx_models.depth_model()
 
@@ -33,13 +36,7 @@ def test_3d_conv_and_pools_match_onnxruntime() -> None:
     assert "MAX_POOL_2D" in codes and "AVERAGE_POOL_2D" in codes
     assert all(len(g.tensors[op.inputs[0]].shape) <= 5 for op in g.ops
                if op.opcode == "TRANSPOSE")
-    for seed in (0, 1):
-        xs = _inputs(seed)
-        refs = run_onnxruntime(DEPTH, xs)
-        got, _ = run_nnopt(DEPTH, xs)
-        for a, r in zip(got, refs, strict=True):
-            assert a.shape == r.shape
-            assert float_error(a, r) <= 1e-4
+    assert_matches_onnxruntime(DEPTH, [_inputs(0), _inputs(1)])
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 3, 3, 4, 4), (2, 1, 3, 1, 4, 5), (2, 3, 4, 1, 1, 2),
@@ -63,23 +60,9 @@ def test_3d_maxpool_with_ceil_mode_stays_refused_by_rank() -> None:
 @pytest.mark.qemu
 @needs_qemu
 def test_3d_model_on_cortex_m7_bit_exact_with_host() -> None:
-    from nnopt.boards import load_board
-    from nnopt.planner import PlanOptions
-
-    board = load_board("nucleo_f767zi")
-    xs = _inputs(4)
-    host, _ = run_nnopt(DEPTH, xs, options=PlanOptions(board=board))
-    m7, _ = run_nnopt(DEPTH, xs, target="qemu-m7", board=board)
-    assert [h.tobytes() for h in host] == [m.tobytes() for m in m7]
+    m7_equals_host(DEPTH, _inputs(4))
 
 
 @pytest.mark.parametrize("seed", range(30))
 def test_mutated_3d_model_fails_cleanly_or_loads(seed: int) -> None:
-    from support.mutation import mutate
-
-    _, data = mutate(DEPTH, seed)
-    try:
-        g = load_model_bytes(data)
-    except NnoptError:
-        return
-    assert g.outputs
+    assert_mutation_fails_cleanly_or_loads(DEPTH, seed)

@@ -14,10 +14,14 @@ import pytest
 
 from nnopt.errors import UnsupportedError
 from nnopt.frontend.tflite import load_model_bytes
-from nnopt.testing.harness import run_nnopt
 from nnopt.testing.onnx_oracle import float_error, run_onnxruntime
 from support import onnx_models
 from support.markers import needs_qemu
+from support.onnx_checks import (
+    assert_matches_onnxruntime,
+    assert_mutation_fails_cleanly_or_loads,
+    m7_equals_host,
+)
 
 PAD_CHAIN = onnx_models.torch_pad_chain_model()
 
@@ -30,13 +34,7 @@ def test_pad_chain_folds_and_reflect_pad_matches_onnxruntime() -> None:
     g = load_model_bytes(PAD_CHAIN)
     assert [op.opcode for op in g.ops].count("MIRROR_PAD") == 1
     assert [g.tensors[t].shape for t in g.outputs] == [(1, 6, 1, 9), (1, 80)]
-    for seed in (0, 1):
-        xs = _inputs(seed)
-        refs = run_onnxruntime(PAD_CHAIN, xs)
-        got, _ = run_nnopt(PAD_CHAIN, xs)
-        for a, r in zip(got, refs, strict=True):
-            assert a.shape == r.shape
-            assert float_error(a, r) <= 1e-4
+    assert_matches_onnxruntime(PAD_CHAIN, [_inputs(0), _inputs(1)])
 
 
 def test_each_round_of_inference_is_needed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,14 +61,8 @@ def test_reflect_pad_wider_than_the_axis_refused_by_name() -> None:
 @pytest.mark.qemu
 @needs_qemu
 def test_pad_chain_on_cortex_m7_bit_exact_with_host() -> None:
-    from nnopt.boards import load_board
-    from nnopt.planner import PlanOptions
-
-    board = load_board("nucleo_f767zi")
     xs = _inputs(3)
-    host, _ = run_nnopt(PAD_CHAIN, xs, options=PlanOptions(board=board))
-    m7, _ = run_nnopt(PAD_CHAIN, xs, target="qemu-m7", board=board)
-    assert [h.tobytes() for h in host] == [m.tobytes() for m in m7]
+    m7 = m7_equals_host(PAD_CHAIN, xs)
     refs = run_onnxruntime(PAD_CHAIN, xs)
     assert all(float_error(a, r) <= 1e-4 for a, r in zip(m7, refs, strict=True))
 
@@ -78,12 +70,4 @@ def test_pad_chain_on_cortex_m7_bit_exact_with_host() -> None:
 @pytest.mark.parametrize("seed", range(40))
 def test_mutated_pad_chain_fails_cleanly_or_loads(seed: int) -> None:
     """The re-inference path under corrupt input: a clean NnoptError or a graph."""
-    from nnopt.errors import NnoptError
-    from support.mutation import mutate
-
-    _, data = mutate(PAD_CHAIN, seed)
-    try:
-        g = load_model_bytes(data)
-    except NnoptError:
-        return
-    assert g.outputs
+    assert_mutation_fails_cleanly_or_loads(PAD_CHAIN, seed)

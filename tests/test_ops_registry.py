@@ -111,6 +111,25 @@ def test_every_exported_kernel_check_is_run_by_prepare() -> None:
             assert re.search(rf"nnrt_status_t\s+{k}\(", headers), (c.check, k)
 
 
+def test_every_kernel_check_has_its_own_file() -> None:
+    """One kind of place for a kernel's argument check (docs/ARCHITECTURE.md, issue 43):
+    each exported ``nnrt_*_check()`` is declared (not defined) in its family header and
+    defined alone in ``modules/nnrt/kernels/<family>/<name>.c``, in no other file."""
+    nnrt = PACKAGE.parents[1] / "modules" / "nnrt"
+    headers = _kernel_headers()
+    assert not re.findall(r"static\s+inline\s+nnrt_status_t\s+(nnrt_\w+_check)\(", headers)
+    exported = set(re.findall(r"nnrt_status_t\s+(nnrt_\w+_check)\(", headers))
+    defined: dict[str, list[str]] = {}
+    for src in sorted((nnrt / "kernels").rglob("*.c")):
+        for name in re.findall(r"^nnrt_status_t\s+(nnrt_\w+_check)\(", src.read_text(), re.M):
+            defined.setdefault(name, []).append(src.relative_to(nnrt).as_posix())
+    for name in sorted(exported):
+        files = defined.get(name, [])
+        assert len(files) == 1 and files[0].endswith(f"/{name}.c"), (name, files)
+        assert files[0].count("/") == 2, files  # kernels/<family>/<name>.c
+    assert set(defined) == exported, set(defined) ^ exported
+
+
 def _op(code: str):  # type: ignore[no-untyped-def]
     from nnopt.ir import Op
     return Op(0, code, (), ())
@@ -164,9 +183,6 @@ def test_the_family_map_names_every_place_once() -> None:
     headers = {h for f in FAMILIES.values() for h in f.headers}
     public = {p.name for p in (root / "modules/nnrt/include/nnrt/kernels").glob("*.h")}
     assert headers | set(SHARED_HEADERS) == public
-    # specialisation's cost figures are per family of this map (lowering.specialize)
-    from nnopt.lowering.specialize import SPEC_COSTS
-    assert set(SPEC_COSTS) <= set(FAMILIES)
 
 
 def _tested_opcodes(test_file: Path) -> set[str]:

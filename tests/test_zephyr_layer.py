@@ -707,7 +707,7 @@ def test_cmsis_nn_builds_generate_without_specialised_kernels(tmp_path: Path,
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} not found")
     # int8 LeNet-5: `auto` specialises its three FCs (hello_world's tiny ones are not
-    # worth a specialised FC's 620 B, lowering/specialize.py FAMILIES)
+    # worth a specialised FC's 620 B, FC_SPEC in lowering/fc.py)
     lenet = next(sc for sc in SCENARIOS if sc.name == "sample.nnopt.pingpong.int8")
     extra = ("CONFIG_NNRT_CMSIS_NN=y",) if cmsis_nn else ()
     r = _build(replace(lenet, defines=lenet.defines + extra), tmp_path)

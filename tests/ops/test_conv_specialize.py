@@ -6,7 +6,7 @@ The property test generates one C program from Python: for seeded random convolu
 (kernel sizes, strides, dilations, padding, batches, depths, offsets, per-channel or
 per-tensor requantisation with shifts across the whole range, activation ranges,
 optional bias, with scratch or without) it emits exactly what code generation emits
-for such an op (:func:`nnopt.lowering.specialize.conv_gemm_lines`), runs the
+for such an op (:func:`nnopt.codegen.spec.conv_gemm_lines`), runs the
 specialised function and the generic entry of libnnrt (``nnrt_conv2d_im2col_s8`` /
 ``nnrt_conv2d_opt_s8``) on the same random data and compares every output byte. Built
 for the host (ASan/UBSan), Cortex-M7 (DSP paths) and Cortex-M3 (portable paths) under
@@ -28,6 +28,7 @@ from conftest import model_path
 from nnopt.arith import out_size_and_padding
 from nnopt.boards import load_board
 from nnopt.codegen.c_model import generate
+from nnopt.codegen.spec import render_spec
 from nnopt.elfcheck import check_elf, format_report
 from nnopt.errors import NnoptError
 from nnopt.firmware import BuildSpec, build, run
@@ -35,14 +36,14 @@ from nnopt.firmware import toolchain as tc
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.lowering.activation import multiply_by_quantized_multiplier
 from nnopt.lowering.call import Params, Raw, render_params
-from nnopt.lowering.conv_variant import cols_bytes, im2col_bytes
+from nnopt.lowering.conv_variant import CONV_SPEC, cols_bytes, im2col_bytes
+from nnopt.lowering.fc import FC_SPEC
 from nnopt.lowering.specialize import (
     RQ_LAST,
     Candidate,
     ConvGemmSpec,
+    FcSpec,
     choose,
-    conv_gemm_lines,
-    fc_lines,
     fold_channel,
     records_for,
     specialized_rom_bytes,
@@ -73,8 +74,8 @@ def _fc_case(r: random.Random, k: int) -> tuple[list[str], str]:
         "multiplier": Raw(f"c{k}_mult"), "shift": Raw(f"c{k}_shift")})
     decls = [f"static int8_t c{k}_w[{depth * units}];",
              f"static int32_t c{k}_b[{units}];", *q.tables(k),
-             *fc_lines(k, "t", params, f"c{k}_params", f"c{k}_w",
-                       f"c{k}_b" if q.has_bias else None, q.shifts)]
+             *render_spec(FcSpec(k, "t", params, f"c{k}_params", f"c{k}_w",
+                                 f"c{k}_b" if q.has_bias else None, q.shifts))]
     call = (f"    fill8(c{k}_w, sizeof(c{k}_w));\n    fill32(c{k}_b, {units});\n"
             f"    check_fc(&c{k}_params, c{k}_w, {f'c{k}_b' if q.has_bias else 'NULL'}, "
             f"{batches * depth}u, {batches * units}u, 256, t_spec_op{k});")
@@ -172,7 +173,7 @@ def _case(r: random.Random, k: int) -> tuple[list[str], str]:
         decls.append(f"static const int32_t c{k}_b[{oc}] = {{{', '.join(map(str, biases))}}};")
     if rec is not None:
         decls.append(f"static const int32_t c{k}_rq[{len(rec)}] = {{{', '.join(map(str, rec))}}};")
-    decls += conv_gemm_lines(ConvGemmSpec(
+    decls += render_spec(ConvGemmSpec(
         op_index=k, model="t", params=params, params_name=f"c{k}_params", depth=depth,
         channels=oc, filter_ident=f"c{k}_w", bias_ident=f"c{k}_b" if q.has_bias else None,
         mult_ident=f"c{k}_mult", shift_ident=f"c{k}_shift", per_channel=per_channel,
@@ -356,14 +357,21 @@ def test_channel_records_replace_the_requantisation_arrays(tmp_path: Path,
 def test_auto_rule() -> None:
     """auto: ops with enough estimated saving; small ones only where their copies take
     less ROM than the generic kernel they alone would link; per family."""
-    big, small = Candidate(1, 5000), Candidate(2, 10)
+    def conv(i: int, n: int) -> Candidate:
+        return Candidate(i, n, CONV_SPEC)
+
+    def fc(i: int, n: int) -> Candidate:
+        return Candidate(i, n, FC_SPEC)
+
+    big, small = conv(1, 5000), conv(2, 10)
     assert choose("auto", [big, small]) == {1, 2}  # one small conv: 850 B < 2,100 B
-    assert choose("auto", [big, small, Candidate(3, 20), Candidate(4, 30)]) == {1}
-    assert choose("auto", [Candidate(5, 150), Candidate(6, 120), Candidate(7, 10)]) == set()
-    fc = [Candidate(10, 128, "fc"), Candidate(11, 8, "fc"), Candidate(12, 640, "fc")]
-    assert choose("auto", fc) == {10, 11, 12}  # 128 x 20 >= 2,000; one small: 620 < 770
-    assert choose("auto", [Candidate(13, 8, "fc"), Candidate(14, 8, "fc"),
-                           Candidate(15, 8, "fc"), Candidate(16, 99, "fc")]) == set()
+    assert choose("auto", [big, small, conv(3, 20), conv(4, 30)]) == {1}
+    assert choose("auto", [conv(5, 150), conv(6, 120), conv(7, 10)]) == set()
+    fcs = [fc(10, 128), fc(11, 8), fc(12, 640)]
+    assert choose("auto", fcs) == {10, 11, 12}  # 128 x 20 >= 2,000; one small: 620 < 770
+    assert choose("auto", [fc(13, 8), fc(14, 8), fc(15, 8), fc(16, 99)]) == set()
+    # per generic kernel: a small conv beside small fully connected ops is its own group
+    assert choose("auto", [conv(17, 10), fc(18, 8), fc(19, 8)]) == {17}
     assert choose("force", [small]) == {2}
     assert choose("off", [big]) == frozenset()
     with pytest.raises(NnoptError):

@@ -27,12 +27,13 @@ import numpy as np
 import pytest
 
 from nnopt.codegen.c_model import generate
+from nnopt.codegen.spec import render_spec
 from nnopt.firmware import toolchain as tc
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import FullyConnectedOptions
 from nnopt.lowering.call import Params, Raw
 from nnopt.lowering.fc import PAIRS_MAX_DEPTH, pair_layout
-from nnopt.lowering.specialize import fc_lines
+from nnopt.lowering.specialize import FcSpec
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from nnopt.tflite_builder import ModelBuilder
@@ -180,8 +181,9 @@ def _case_c(k: int, c: _Case) -> tuple[list[str], str]:
     if c.bias is not None:
         decls.append(_c_array(f"static const int32_t c{k}_b[{c.units}]", c.bias))
         bias = f"c{k}_b"
-    decls += fc_lines(k, "t", params, f"c{k}_params", f"c{k}_wp",
-                      bias if c.bias is not None else None, c.shifts, pairs_depth=c.depth)
+    decls += render_spec(FcSpec(k, "t", params, f"c{k}_params", f"c{k}_wp",
+                                bias if c.bias is not None else None, c.shifts,
+                                pairs_depth=c.depth))
     call = (f"    check_fc(&c{k}_params, c{k}_w, {bias}, {c.batches * c.depth}u, "
             f"{c.batches * c.units}u, {c.fill}, t_spec_op{k});")
     return decls, call
@@ -339,11 +341,12 @@ def test_shared_weights_stay_row_major_and_match_the_interpreter(tmp_path: Path)
 def test_auto_rule_counts_what_the_row_pairs_save() -> None:
     """``--specialize auto``: a fully connected op whose weights take the row-pair layout
     saves half an instruction per MAC more, so fewer outputs reach the threshold."""
-    from nnopt.lowering.specialize import Candidate, choose, fc_gain_per_output
+    from nnopt.lowering.fc import FC_SPEC, fc_gain_per_output
+    from nnopt.lowering.specialize import Candidate, choose
 
-    plain = [Candidate(1, 40, "fc"), Candidate(2, 40, "fc")]  # 40 x 20 < 2,000: small
+    plain = [Candidate(1, 40, FC_SPEC), Candidate(2, 40, FC_SPEC)]  # 40 x 20 < 2,000: small
     assert choose("auto", plain) == set()  # two copies: 2 x 620 > 770
-    pairs = [Candidate(1, 40, "fc", fc_gain_per_output(128, True)),
-             Candidate(2, 40, "fc", fc_gain_per_output(128, False))]
+    pairs = [Candidate(1, 40, FC_SPEC, fc_gain_per_output(128, True)),
+             Candidate(2, 40, FC_SPEC, fc_gain_per_output(128, False))]
     assert choose("auto", pairs) == {1, 2}  # 40 x 84 >= 2,000; the other alone: small
     assert fc_gain_per_output(128, False) == 20 and fc_gain_per_output(9, True) == 24

@@ -1,13 +1,15 @@
 """The model blob's binary layout, defined once: Python writes it, and it generates
-the C side of the loader: :func:`c_header` (``modules/nnrt/src/loader/blob_schema.h``:
-constants, header field offsets, kernel ids and the per-struct field tables the
-loader's decoder uses), :func:`c_checks` (``blob_checks.h``: the prototypes of the
-family checkers -- :data:`C_CHECKS` -- that both their definitions in
-``loader_<family>.c`` and the kernel table include, so the compiler holds the two to one
-signature) and :func:`c_dispatch` (``blob_dispatch.c``: per kernel id, the glue that
-decodes its record, runs its family's checker and calls it).
-``python -m nnopt.blob.schema [header|checks|dispatch]`` prints them; a test checks the
-checked-in copies.
+the C side of the loader. The kernels the blob can call, with their ids, are the
+operator definitions' (``OpDef.kernels``, :class:`~nnopt.ops.base.Kernel`; :data:`KERNELS`
+collects them); this module holds the records' layout and the C it generates:
+:func:`c_header` (``modules/nnrt/src/loader/blob_schema.h``: constants, header field
+offsets, kernel ids and the per-struct field tables the loader's decoder uses),
+:func:`c_checks` (``blob_checks.h``: the prototypes of the family checkers --
+:data:`C_CHECKS` -- that both their definitions in ``loader_<family>.c`` and the kernel
+table include, so the compiler holds the two to one signature) and :func:`c_dispatch`
+(``blob_dispatch.c``: per kernel id, the glue that decodes its record, runs its family's
+checker and calls it). ``python -m nnopt.blob.schema [header|checks|dispatch]`` prints
+them; a test checks the checked-in copies.
 
 All integers little endian. Layout (format version 1)::
 
@@ -50,8 +52,10 @@ the kernel's scalar arguments, then the optional struct's fields when present.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+
+from ..ops import DEFINITIONS
+from ..ops.base import VARIABLE_ARGS, Kernel, OpDef
 
 MAGIC = b"NNMB"
 FORMAT_VERSION = 1
@@ -142,103 +146,50 @@ OPTIONAL_STRUCT = {"nnrt_conv_s8_params_t": "nnrt_conv_pool_t",
                    "nnrt_conv_f32_params_t": "nnrt_conv_pool_t"}
 
 
-@dataclass(frozen=True)
-class Kernel:
-    """A kernel the loader can call: its C function and argument list.
-
-    Arguments: ``struct:<type>`` (pointer to a decoded parameter struct), ``tensor``,
-    ``tensor?`` (may be NULL), ``i32``/``u32``/``f32`` (scalars from the record)."""
-
-    id: int
-    function: str
-    args: tuple[str, ...]
-
-    @property
-    def tensor_args(self) -> int:
-        """Tensor arguments, or VARIABLE_ARGS when one of them is a "tensors" list."""
-        if "tensors" in self.args:
-            return 0xFF
-        return sum(a.startswith("tensor") for a in self.args)
-
-    @property
-    def struct(self) -> str | None:
-        for a in self.args:
-            if a.startswith("struct:"):
-                return a.split(":", 1)[1]
-        return None
-
-    @property
-    def scalars(self) -> tuple[str, ...]:
-        return tuple(a for a in self.args if a in (I32, F32, "u32"))
-
-    @property
-    def record_words(self) -> int:
-        """4-byte words of the record without the optional struct."""
-        return (len(flat_fields(self.struct)) if self.struct else 0) + len(self.scalars)
-
-    @property
-    def optional_words(self) -> int:
-        opt = OPTIONAL_STRUCT.get(self.struct or "")
-        return len(flat_fields(opt)) if opt else 0
-
-
-_CONV = ("tensor", "tensor", "tensor?", "tensor")
-KERNELS: tuple[Kernel, ...] = (
-    Kernel(1, "nnrt_conv2d_s8", ("struct:nnrt_conv_s8_params_t", *_CONV)),
-    Kernel(2, "nnrt_depthwise_conv2d_s8", ("struct:nnrt_conv_s8_params_t", *_CONV)),
-    Kernel(3, "nnrt_conv2d_f32", ("struct:nnrt_conv_f32_params_t", *_CONV)),
-    Kernel(4, "nnrt_depthwise_conv2d_f32", ("struct:nnrt_conv_f32_params_t", *_CONV)),
-    Kernel(5, "nnrt_fully_connected_s8", ("struct:nnrt_fc_s8_params_t", *_CONV)),
-    Kernel(6, "nnrt_fully_connected_f32", ("struct:nnrt_fc_f32_params_t", *_CONV)),
-    Kernel(7, "nnrt_maxpool2d_s8", ("struct:nnrt_pool_s8_params_t", "tensor", "tensor")),
-    Kernel(8, "nnrt_avgpool2d_s8", ("struct:nnrt_pool_s8_params_t", "tensor", "tensor")),
-    Kernel(9, "nnrt_maxpool2d_f32", ("struct:nnrt_pool_f32_params_t", "tensor", "tensor")),
-    Kernel(10, "nnrt_avgpool2d_f32", ("struct:nnrt_pool_f32_params_t", "tensor", "tensor")),
-    Kernel(11, "nnrt_softmax_s8",
-           ("struct:nnrt_softmax_s8_params_t", "tensor", "tensor", I32, I32)),
-    Kernel(12, "nnrt_softmax_s8_s16",
-           ("struct:nnrt_softmax_s8_params_t", "tensor", "tensor", I32, I32)),
-    Kernel(13, "nnrt_softmax_f32", (F32, "tensor", "tensor", I32, I32)),
-    Kernel(14, "nnrt_copy_x8", ("tensor", "tensor", "u32")),
-    *(Kernel(15 + k, f"nnrt_{name}_s8", (f"struct:{ptype}", "tensor", "tensor", "tensor"))
-      for k, (name, ptype) in enumerate((
-          ("add", "nnrt_add_s8_params_t"), ("sub", "nnrt_add_s8_params_t"),
-          ("mul", "nnrt_mul_s8_params_t"), ("maximum", "nnrt_broadcast_t"),
-          ("minimum", "nnrt_broadcast_t")))),
-    *(Kernel(20 + k, f"nnrt_{name}_f32", (f"struct:{ptype}", "tensor", "tensor", "tensor"))
-      for k, (name, ptype) in enumerate((
-          ("add", "nnrt_binary_f32_params_t"), ("sub", "nnrt_binary_f32_params_t"),
-          ("mul", "nnrt_binary_f32_params_t"), ("maximum", "nnrt_broadcast_t"),
-          ("minimum", "nnrt_broadcast_t")))),
-    Kernel(25, "nnrt_mean_s8", ("struct:nnrt_mean_s8_params_t", "tensor", "tensor")),
-    Kernel(26, "nnrt_mean_f32", ("struct:nnrt_mean_geom_t", "tensor", "tensor")),
-    # int8 activations as a 256-entry table (HARD_SWISH, LOGISTIC, TANH ...): table, x, y
-    Kernel(27, "nnrt_table_lookup_s8", ("tensor", "tensor", "tensor", I32)),
-    Kernel(28, "nnrt_clamp_s8", (I32, I32, "tensor", "tensor", I32)),
-    *(Kernel(29 + k, f"nnrt_{name}_f32", ("tensor", "tensor", I32))
-      for k, name in enumerate(("relu", "relu6", "logistic", "tanh", "hard_swish"))),
-    # fast int8 convolutions: the last argument is the op's scratch buffer
-    Kernel(34, "nnrt_conv2d_1x1_s8", ("struct:nnrt_conv_s8_params_t", *_CONV, "tensor")),
-    Kernel(35, "nnrt_conv2d_im2col_s8", ("struct:nnrt_conv_s8_params_t", *_CONV, "tensor")),
-    # CONCATENATION: a variable number of inputs ("tensors": 1..MAX_LIST_ARGS), the output
-    Kernel(36, "nnrt_concat_x8", ("struct:nnrt_concat_params_t", "tensors", "tensor")),
-    # PAD/PADV2: input, pad value (one element), output
-    Kernel(37, "nnrt_pad_x8", ("struct:nnrt_pad_params_t", "tensor", "tensor", "tensor")),
-    # TRANSPOSE, SLICE, STRIDED_SLICE: a strided view copied out densely
-    Kernel(38, "nnrt_strided_copy_x8", ("struct:nnrt_strided_copy_params_t", "tensor",
-                                        "tensor")),
-)
 #: Most inputs of a variable-arity argument ("tensors").
 MAX_LIST_ARGS = 15
-#: ``tensor_args`` of a kernel with a "tensors" argument in the C kernel table.
-VARIABLE_ARGS = 0xFF
+KERNEL_NONE = 0
+
+
+def registry_kernels(definitions: Iterable[OpDef]) -> tuple[Kernel, ...]:
+    """The kernels the model blob can call: every definition's (``OpDef.kernels``), by
+    id. A kernel shared by several definitions is one :class:`Kernel`; two kernels with
+    one id or one function, or a kernel of a definition the blob does not carry, are a
+    ValueError."""
+    by_id: dict[int, Kernel] = {}
+    by_function: dict[str, Kernel] = {}
+    for d in definitions:
+        if d.kernels and not d.blob:
+            raise ValueError(f"{d.opcode} has blob kernels but blob=False")
+        for k in d.kernels:
+            other = by_id.get(k.id, by_function.get(k.function, k))
+            if other != k or k.id == KERNEL_NONE:
+                raise ValueError(f"blob kernel {k.id} {k.function} of {d.opcode} clashes "
+                                 f"with {other.id} {other.function}")
+            by_id[k.id] = by_function[k.function] = k
+    return tuple(by_id[i] for i in sorted(by_id))
+
+
+KERNELS: tuple[Kernel, ...] = registry_kernels(DEFINITIONS.values())
 KERNEL_BY_FUNCTION = {k.function: k for k in KERNELS}
 #: Variants the lowerings may pick whose results and arguments equal another kernel's
-#: (nnrt/kernels/conv.h: nnrt_depthwise_conv2d_s8 runs the same fast path itself).
-EQUIVALENT = {"nnrt_depthwise_conv2d_m1_s8": "nnrt_depthwise_conv2d_s8",
-              "nnrt_depthwise_conv2d_opt_s8": "nnrt_depthwise_conv2d_s8",
-              "nnrt_conv2d_opt_s8": "nnrt_conv2d_s8"}
-KERNEL_NONE = 0
+#: (``Kernel.same``): variant -> the kernel the blob runs.
+EQUIVALENT = {v: k.function for k in KERNELS for v in k.same}
+#: The loader's check of each kernel's decoded record against its tensors (one per
+#: family, in modules/nnrt/src/loader/loader_<family>.c; they call the kernels' own
+#: nnrt_*_check()): kernel function -> checker (``nnrt_blob_check_<name>``).
+C_CHECKS: dict[str, str] = {k.function: k.check for k in KERNELS}
+
+
+def record_words(k: Kernel) -> int:
+    """4-byte words of the kernel's record without the optional struct."""
+    return (len(flat_fields(k.struct)) if k.struct else 0) + len(k.scalars)
+
+
+def optional_words(k: Kernel) -> int:
+    """4-byte words of the kernel's optional struct (0: none)."""
+    opt = OPTIONAL_STRUCT.get(k.struct or "")
+    return len(flat_fields(opt)) if opt else 0
 
 
 def flat_fields(ctype: str, prefix: str = "") -> list[tuple[str, str]]:
@@ -326,8 +277,8 @@ def c_header() -> str:
         if kern is None:
             lines.append("    {0u, 0u, 0u}, /* none */")
         else:
-            lines.append(f"    {{{kern.tensor_args}u, {kern.record_words}u, "
-                         f"{kern.optional_words}u}}, /* {kern.function} */")
+            lines.append(f"    {{{kern.tensor_args}u, {record_words(kern)}u, "
+                         f"{optional_words(kern)}u}}, /* {kern.function} */")
     lines += ["};", "", "#endif /* NNRT_LOADER_BLOB_SCHEMA_H_ */", ""]
     return "\n".join(lines)
 
@@ -344,29 +295,6 @@ def c_constants() -> str:
     return "\n".join(f"#define {name:<{width}}{value} /* {doc} */" for name, value, doc in rows)
 
 
-#: The loader's check of each kernel's decoded record against its tensors (one per
-#: family, in modules/nnrt/src/loader/loader_<family>.c; they call the kernels' own
-#: nnrt_*_check()): kernel function -> checker (``nnrt_blob_check_<name>``).
-C_CHECKS: dict[str, str] = {
-    "nnrt_conv2d_s8": "conv_s8", "nnrt_depthwise_conv2d_s8": "conv_s8",
-    "nnrt_conv2d_1x1_s8": "conv_s8", "nnrt_conv2d_im2col_s8": "conv_s8",
-    "nnrt_conv2d_f32": "conv_f32", "nnrt_depthwise_conv2d_f32": "conv_f32",
-    "nnrt_fully_connected_s8": "fc_s8", "nnrt_fully_connected_f32": "fc_f32",
-    "nnrt_maxpool2d_s8": "pool_s8", "nnrt_avgpool2d_s8": "pool_s8",
-    "nnrt_maxpool2d_f32": "pool_f32", "nnrt_avgpool2d_f32": "pool_f32",
-    "nnrt_mean_s8": "mean_s8", "nnrt_mean_f32": "mean_f32",
-    "nnrt_softmax_s8": "softmax_s8", "nnrt_softmax_s8_s16": "softmax_s8",
-    "nnrt_softmax_f32": "softmax_f32",
-    "nnrt_add_s8": "add_s8", "nnrt_sub_s8": "add_s8", "nnrt_mul_s8": "mul_s8",
-    "nnrt_maximum_s8": "minmax", "nnrt_minimum_s8": "minmax",
-    "nnrt_add_f32": "binary_f32", "nnrt_sub_f32": "binary_f32", "nnrt_mul_f32": "binary_f32",
-    "nnrt_maximum_f32": "minmax", "nnrt_minimum_f32": "minmax",
-    "nnrt_table_lookup_s8": "table_lookup_s8", "nnrt_clamp_s8": "clamp_s8",
-    **{f"nnrt_{n}_f32": "unary_f32" for n in ("relu", "relu6", "logistic", "tanh",
-                                              "hard_swish")},
-    "nnrt_copy_x8": "copy_x8", "nnrt_concat_x8": "concat_x8", "nnrt_pad_x8": "pad_x8",
-    "nnrt_strided_copy_x8": "strided_copy_x8",
-}
 _SCALAR_MEMBER = {I32: "i", F32: "f", "u32": "u"}
 
 

@@ -46,6 +46,7 @@ from ..lowering.call import (
     TensorArg,
 )
 from ..ops import DEFINITIONS, lowering_for
+from ..ops.base import Kernel
 from ..planner import PlannedModel
 from . import schema as S
 
@@ -279,7 +280,7 @@ def _struct_words(ctype: str, values: dict[str, Value], b: _Builder, cap: Captur
 
 
 def _encode_call(graph: Graph, op_index: int, cap: Capture, b: _Builder,
-                 scratch: tuple[int, int] | None) -> tuple[S.Kernel, bytes, list[int]]:
+                 scratch: tuple[int, int] | None) -> tuple[Kernel, bytes, list[int]]:
     """(kernel, parameter record, tensor arguments) of a captured call."""
     where = f"op {op_index} ({graph.op_by_index[op_index].opcode})"
     args = list(cap.args)

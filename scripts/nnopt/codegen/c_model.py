@@ -36,11 +36,13 @@ from ..errors import PlanError
 from ..ir import Graph, Op, Tensor
 from ..lowering import EmitContext
 from ..lowering.call import Call, Pointers, prepare_of, render, render_params, render_prepare
+from ..lowering.specialize import SpecDecl
 from ..ops import lowering_for
 from ..plan import FeatureMapEntry
 from ..planfacts import ALLOCATORS, DynamicPlan
 from ..planner import PlannedModel
 from .header_doc import io_macros, sources_comment, usage_block
+from .spec import render_spec
 from .stages import StageCalls
 from .views import ViewLowerings
 
@@ -335,11 +337,11 @@ class ModelEmitter:
         return const_array
 
     def decl_for(self, op_index: int):  # type: ignore[no-untyped-def]
-        def decl(lines: list[str]) -> None:
+        def decl(spec: SpecDecl) -> None:
             self.headers.add("nnrt/kernels/spec.h")
             if op_index not in self.specialized:
                 self.specialized.append(op_index)
-            self.extra_decls.append("\n".join(lines))
+            self.extra_decls.append("\n".join(render_spec(spec)))
         return decl
 
     # ----- files -----

@@ -44,9 +44,9 @@ from .qemu import QEMU_HINT, instructions_per_tick_ratio, parse_instructions, qe
 Target = Literal["host", "qemu", "qemu-m7", "qemu-m3"]
 TARGETS: tuple[Target, ...] = get_args(Target)
 
-#: Board used for a QEMU target when the spec names none.
-DEFAULT_BOARDS: Mapping[Target, str] = {"qemu": "nucleo_f767zi", "qemu-m7": "nucleo_f767zi",
-                                        "qemu-m3": "mps2_an385"}
+#: Board used for a core-specific QEMU target when the spec names none (the generic
+#: ``qemu`` target has none: the board's core picks the machine, so it needs a board).
+DEFAULT_BOARDS: Mapping[Target, str] = {"qemu-m7": "nucleo_f767zi", "qemu-m3": "mps2_an385"}
 #: CPU a core-specific QEMU target is for (the board's ``cpu`` must match).
 TARGET_CPUS: Mapping[Target, str] = {"qemu-m7": "cortex-m7", "qemu-m3": "cortex-m3"}
 
@@ -91,11 +91,12 @@ def resolve_board(target: Target, board: Board | None) -> Board | None:
     """The board a target builds for; checks that it fits the target."""
     if target == "host":
         return board
-    if target not in DEFAULT_BOARDS:
+    if target not in TARGETS:
         raise ToolchainError(f"unknown target {target!r}",
                              hint="targets: " + ", ".join(TARGETS))
-    if target == "qemu" and board is None:
-        raise ToolchainError("target qemu needs a board (its core picks the QEMU machine)",
+    if board is None and target not in DEFAULT_BOARDS:
+        raise ToolchainError(f"target {target} needs a board (its core picks the QEMU "
+                             "machine)",
                              hint="name one: --board qemu_riscv32, hifive1, mps2_an385, ...")
     b = board if board is not None else load_board(DEFAULT_BOARDS[target])
     core_of(b)  # a core nnopt builds for

@@ -25,8 +25,9 @@ generator owns everything else (files, arena, weights, the API); a lowering only
   array, :class:`.call.TensorArg`), ``ctx.const_array(...)`` names extra constant data
   (per-channel multipliers …), ``ctx.scratch`` is the scratch buffer. Kernel headers
   the body needs are named in ``headers``. Where ``ctx.specialize`` allows it, a
-  lowering may add file-scope functions with ``ctx.decl`` (a kernel body specialised to
-  the op, :mod:`.specialize`) and call them from the op body.
+  lowering may give ``ctx.decl`` a specialised function as data (a kernel body
+  specialised to the op, :data:`.specialize.SpecDecl`, which ``codegen.spec`` writes)
+  and call it from the op body.
 
 The model emitter writes a body as C with :func:`.call.render`; the model-blob writer
 encodes the same objects. Window lowerings (``conv``, ``pool``) also give their call

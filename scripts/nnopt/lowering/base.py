@@ -16,6 +16,7 @@ import numpy as np
 
 from ..ir import Graph, Op
 from .call import Body, KernelCheck, Pointers, ScratchArg, TensorArg
+from .specialize import SpecDecl
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,9 @@ class EmitContext:
     model-specialised function for this op (:mod:`nnopt.lowering.specialize`)."""
     model: str = "model"
     """C identifier prefix of the generated model (``<model>_spec_op<k>`` functions)."""
-    decl: Callable[[list[str]], None] | None = None
-    """Add file-scope C lines (after the weights and constant arrays, before the op
+    decl: Callable[[SpecDecl], None] | None = None
+    """Add a specialised function, as data (:data:`.specialize.SpecDecl`: code generation
+    writes it at file scope, after the weights and constant arrays, before the op
     functions); None where the caller cannot take any (then nothing is specialised)."""
     weight_array: Callable[[int], str | None] = lambda t: None
     """The identifier of constant tensor t's array in the model source, or None (not a

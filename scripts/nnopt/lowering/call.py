@@ -18,7 +18,9 @@ function as typed objects, never C text:
 ``lowering.common.c_params`` / ``c_call`` and ``EmitContext.ptr`` build these
 objects. :func:`render` writes a body as C (the model emitter, the weight-streaming
 code in assignment form); the model-blob writer (:mod:`nnopt.blob.writer`) encodes the
-same objects; specialisation renders a body's :class:`Params` under its own name.
+same objects; a specialised function (data too, :data:`nnopt.lowering.specialize.SpecDecl`)
+declares its op's :class:`Params` under its own name (:func:`render_params`, written by
+:mod:`nnopt.codegen.spec`).
 
 Window lowerings (``lowering.conv``, ``lowering.pool``) also return their call as a
 :class:`KernelCall` (parameters + call) for the code that runs the op on sub-views

@@ -185,7 +185,7 @@ class ConvLowering(LoweringBase):
         ``--specialize`` gives the op one, for callers that run it on sub-views (bands,
         patches, folded padding); its symbols, or None. Raises UnsupportedError for a
         geometry this lowering does not take whole."""
-        declared: list[list[str]] = []
+        declared: list[specialize.SpecDecl] = []
         self.emit(replace(ctx, decl=declared.append))
         if not declared or ctx.decl is None:
             return None
@@ -218,13 +218,13 @@ class ConvLowering(LoweringBase):
                 or (bias is not None and b_ident is None and q.records is None)
                 or op.index not in specialized_ops(graph, ctx.specialize)):
             return False
-        ctx.decl(specialize.conv_gemm_lines(specialize.ConvGemmSpec(
+        ctx.decl(specialize.ConvGemmSpec(
             op_index=op.index, model=ctx.model, params=params,
             params_name=f"op{op.index}_params",
             depth=g.filter_h * g.filter_w * g.input_c, channels=g.output_c,
             filter_ident=w_ident, bias_ident=b_ident, mult_ident=q.mult,
             shift_ident=q.shift, per_channel=q.per_channel, output_offset=q.z_out,
-            act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=q.records)))
+            act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=q.records))
         return True
 
     def emit(self, ctx: EmitContext) -> Body:

@@ -68,6 +68,12 @@ def choose_variant(g: _ConvGeom, kind: str) -> Variant:
     return Variant("nnrt_conv2d_im2col_s8", im2col_bytes(g.filter_h, g.filter_w, g.input_c))
 
 
+#: Specialising the int8 matrix-core convolution (``--specialize``, measured on
+#: Cortex-M7: :mod:`.specialize`).
+CONV_SPEC = specialize.SpecCost("nnrt_conv2d_im2col_s8", gain_per_output=10, spec_bytes=850,
+                                generic_bytes=2_100)
+
+
 def specialized_ops(graph: Graph, mode: str) -> frozenset[int]:
     """The convolutions of ``graph`` that code generation specialises under ``mode``
     (``--specialize``): int8 ones that run the matrix core with constant weights, as
@@ -89,7 +95,7 @@ def specialized_ops(graph: Graph, mode: str) -> frozenset[int]:
             continue
         if _op_variant(g, op, "s8").function in specialize.SPECIALIZABLE:
             candidates.append(specialize.Candidate(
-                op.index, g.batches * g.output_h * g.output_w * g.output_c))
+                op.index, g.batches * g.output_h * g.output_w * g.output_c, CONV_SPEC))
     return specialize.choose(mode, candidates)
 
 

@@ -121,6 +121,21 @@ def pair_layout(w: np.ndarray) -> np.ndarray | None:
     return out.astype(np.int8)
 
 
+#: Specialising the int8 fully connected op (``--specialize``, measured on Cortex-M7:
+#: :mod:`.specialize`).
+FC_SPEC = specialize.SpecCost("nnrt_fully_connected_s8", gain_per_output=20, spec_bytes=620,
+                              generic_bytes=770)
+
+
+def fc_gain_per_output(depth: int, row_pairs: bool) -> int:
+    """Instructions a specialised int8 fully connected op saves per output value, lower
+    bound: the kernel's 20, and with its weights in the row-pair layout half an
+    instruction per MAC more (measured 0.73-1.3 per MAC over the generic kernel with
+    `bench_firmware.py --profile`, ``--specialize off`` against ``auto``: ad01_int8's
+    depths 8, 128 and 640, lenet5_int8's 84 and 120, kws_ref_model's 64)."""
+    return FC_SPEC.gain_per_output + (depth // 2 if row_pairs else 0)
+
+
 def specialized_fc_ops(graph: Graph, mode: str) -> frozenset[int]:
     """The int8 fully connected ops of ``graph`` with constant weights that code
     generation specialises under ``mode`` (``--specialize``,
@@ -141,8 +156,7 @@ def specialized_fc_ops(graph: Graph, mode: str) -> frozenset[int]:
             pairs = (depth <= PAIRS_MAX_DEPTH and graph.consumers.get(w.index) == (op.index,)
                      and pair_layout(w.array()) is not None)
             candidates.append(specialize.Candidate(
-                op.index, batches * units, "fc",
-                specialize.fc_gain_per_output(depth, pairs)))
+                op.index, batches * units, FC_SPEC, fc_gain_per_output(depth, pairs)))
     return specialize.choose(mode, candidates)
 
 
@@ -241,9 +255,9 @@ class FullyConnectedLowering(LoweringBase):
         if w_ident is None or (bias is not None and b_ident is None):
             return None
         assert ctx.decl is not None
-        ctx.decl(specialize.fc_lines(op.index, ctx.model, params, f"op{op.index}_params",
-                                     w_ident, b_ident, shifts, pairs_depth=depth if pairs
-                                     else None))
+        ctx.decl(specialize.FcSpec(op.index, ctx.model, params, f"op{op.index}_params",
+                                   w_ident, b_ident, shifts,
+                                   pairs_depth=depth if pairs else None))
         x, y = op.inputs[0], op.outputs[0]
         return [Call(specialize.spec_symbol(ctx.model, op.index),
                      (TensorArg(x), TensorArg(y)), wrap=False)]

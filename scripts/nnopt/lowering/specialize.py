@@ -1,4 +1,5 @@
-"""Kernels specialised to one operator: the rule (where it pays) and the C it emits.
+"""Kernels specialised to one operator: the rule (where it pays) and the specialised
+function as data (:data:`SpecDecl`; :mod:`nnopt.codegen.spec` writes its C).
 
 ``--specialize auto|off|force`` (:class:`~nnopt.planner.PlanOptions`, recorded in the
 plan's options): for the ops the rule selects, code generation emits in the model
@@ -21,24 +22,27 @@ core twice, for the pixels whose columns go on the stack). The int8 fully connec
 20-30 per output value for about 350 bytes (four units per pass over the input,
 measured on kws_ref_model and ad01_int8), and with its weights in the row-pair layout
 (``internal/fc_pairs.h``: the op alone reads them) 0.7-1.3 instructions per MAC for
-510-620 bytes (:func:`fc_gain_per_output`). ``auto`` (:func:`choose`) specialises the ops whose
-estimated saving (:data:`SPEC_COSTS`: instructions per output value, a lower bound of
-the measurements) reaches :data:`MIN_SAVED` instructions per inference, and the
-smaller ones of a family too when their copies together take less ROM than the
+510-620 bytes (:func:`nnopt.lowering.fc.fc_gain_per_output`). ``auto`` (:func:`choose`)
+specialises the ops whose estimated saving (:class:`SpecCost`, declared by the lowering
+that specialises: ``CONV_SPEC`` in :mod:`nnopt.lowering.conv_variant`, ``FC_SPEC`` in
+:mod:`nnopt.lowering.fc`; instructions per output value, a lower bound of the
+measurements) reaches :data:`MIN_SAVED` instructions per inference, and the
+smaller ones of a kernel too when their copies together take less ROM than the
 generic kernel they alone would link. ``force`` specialises every op that has a
 specialised form, ``off`` none.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeAlias
 
 import numpy as np
 
 from ..errors import NnoptError
-from .call import Params, render_params
+from .call import Params
 
 #: The ``--specialize`` modes (the spelling of ``--tiling`` / ``--inplace-ops``).
 SPECIALIZE_MODES: tuple[str, ...] = ("auto", "off", "force")
@@ -51,20 +55,14 @@ MIN_SAVED = 2_000
 
 @dataclass(frozen=True)
 class SpecCost:
-    """What specialising the ops of one kernel family costs and gains (Cortex-M7,
-    measured). Keyed by the family's name in the family map
-    (:data:`nnopt.ops.families.FAMILIES`, which this package cannot import: the
-    operator definitions import the lowerings)."""
+    """What specialising the ops of one generic kernel costs and gains (Cortex-M7,
+    measured), declared by the lowering whose ops it specialises."""
 
+    kernel: str  # the generic kernel the specialised ops stand in for
     gain_per_output: int  # instructions saved per output value, lower bound
     spec_bytes: int  # ROM of one specialised op (the rule's figure: see the docstring)
     generic_bytes: int  # ROM of the generic kernel a model links when one op uses it
 
-
-SPEC_COSTS: dict[str, SpecCost] = {
-    "conv": SpecCost(gain_per_output=10, spec_bytes=850, generic_bytes=2_100),
-    "fc": SpecCost(gain_per_output=20, spec_bytes=620, generic_bytes=770),
-}
 
 def check_mode(mode: str) -> str:
     if mode not in SPECIALIZE_MODES:
@@ -75,23 +73,15 @@ def check_mode(mode: str) -> str:
 
 @dataclass(frozen=True)
 class Candidate:
-    """An op that has a specialised form: its index, family and output values;
-    ``gain_per_output`` when the op's own estimate replaces its family's (a fully
-    connected op whose weights take the row-pair layout: :func:`fc_gain_per_output`)."""
+    """An op that has a specialised form: its index, output values and its kernel's
+    :class:`SpecCost`; ``gain_per_output`` when the op's own estimate replaces the
+    kernel's (a fully connected op whose weights take the row-pair layout:
+    :func:`nnopt.lowering.fc.fc_gain_per_output`)."""
 
     op_index: int
     outputs: int
-    family: str = "conv"
+    cost: SpecCost
     gain_per_output: int | None = None
-
-
-def fc_gain_per_output(depth: int, row_pairs: bool) -> int:
-    """Instructions a specialised int8 fully connected op saves per output value, lower
-    bound: the family's 20, and with its weights in the row-pair layout half an
-    instruction per MAC more (measured 0.73-1.3 per MAC over the generic kernel with
-    `bench_firmware.py --profile`, ``--specialize off`` against ``auto``: ad01_int8's
-    depths 8, 128 and 640, lenet5_int8's 84 and 120, kws_ref_model's 64)."""
-    return SPEC_COSTS["fc"].gain_per_output + (depth // 2 if row_pairs else 0)
 
 
 def choose(mode: str, candidates: Sequence[Candidate]) -> frozenset[int]:
@@ -100,9 +90,11 @@ def choose(mode: str, candidates: Sequence[Candidate]) -> frozenset[int]:
         return frozenset()
     if mode == "force":
         return frozenset(c.op_index for c in candidates)
+    by_kernel: dict[SpecCost, list[Candidate]] = {}
+    for c in candidates:
+        by_kernel.setdefault(c.cost, []).append(c)
     chosen: set[int] = set()
-    for name, fam in SPEC_COSTS.items():
-        mine = [c for c in candidates if c.family == name]
+    for fam, mine in by_kernel.items():
         big = {c.op_index for c in mine
                if c.outputs * (c.gain_per_output or fam.gain_per_output) >= MIN_SAVED}
         small = [c.op_index for c in mine if c.op_index not in big]
@@ -252,74 +244,26 @@ def pair_symbol(model: str, op_index: int) -> str:
     return f"{spec_symbol(model, op_index)}_2px"
 
 
-def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
-    """File-scope C of a specialised matrix-core convolution (nnrt/kernels/spec.h)."""
-    name = spec_symbol(s.model, s.op_index)
-    core = core_symbol(s.op_index)
-    px2 = pair_symbol(s.model, s.op_index)
-    stage = 2 if (s.act_min, s.act_max) == (-128, 127) else 1
-    all_fast = int(all(-31 <= sh <= -2 for sh in s.shifts))
-    if s.records_ident is not None:
-        arrays = f"NULL, NULL, NULL, {int(s.per_channel)}"
-    else:
-        arrays = (f"{s.bias_ident or 'NULL'}, {s.mult_ident}, {s.shift_ident}, "
-                  f"{int(s.per_channel)}")
-    return [
-        f"/* op {s.op_index}: matrix-core convolution specialised to depth {s.depth}, "
-        f"{s.channels} channels (nnrt/kernels/spec.h) */",
-        *render_params(s.params, s.params_name),
-        f"static const nnrt_gemm_s8_t {core} = {{",
-        f"    {s.depth}, {s.channels}, {s.filter_ident}, {arrays}, {s.output_offset}, "
-        f"{s.act_min}, {s.act_max}, {stage}, {s.records_ident or 'NULL'},",
-        "};",
-        f"static NNRT_SPEC_NOINLINE void {name}_pair(const nnrt_gemm_pass_t *x, int32_t oc, "
-        "int32_t n)",
-        "{",
-        f"    nnrt_gemm_pair_body_rq(&{core}, x, oc, n);" if s.records_ident is not None
-        else f"    nnrt_gemm_pair_body(&{core}, x, oc, n, {all_fast});",
-        "}",
-        f"static void {px2}(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, "
-        "int8_t *out1)",
-        "{",
-        "    (void)g;",
-        f"    nnrt_gemm_2px_body(&{core}, cols, out0, out1, {name}_pair);",
-        "}",
-        f"static NNRT_SPEC_NOINLINE nnrt_status_t {name}(const int8_t *input, int8_t *output, "
-        "void *scratch)",
-        "{",
-        f"    return nnrt_spec_conv_gemm_s8(&{s.params_name}, &{core}, input, output, scratch, "
-        f"{px2});",
-        "}",
-        "",
-    ]
+@dataclass(frozen=True)
+class FcSpec:
+    """What the specialised int8 fully connected op of one op needs (nnrt/kernels/spec.h):
+    its parameters, weights and bias arrays and shifts; ``pairs_depth``: the weights are
+    in the row-pair layout (``nnrt_fc_pairs_body()``, with an input buffer of that many
+    int16 on the function's stack)."""
+
+    op_index: int
+    model: str
+    params: Params  # the op's `nnrt_fc_s8_params_t`, declared as params_name
+    params_name: str
+    weights_ident: str
+    bias_ident: str | None
+    shifts: Sequence[int]
+    pairs_depth: int | None = None
 
 
-def fc_lines(op_index: int, model: str, params: Params, params_name: str,
-             weights_ident: str, bias_ident: str | None, shifts: Sequence[int],
-             pairs_depth: int | None = None) -> list[str]:
-    """File-scope C of a specialised int8 fully connected op (nnrt/kernels/spec.h);
-    ``pairs_depth``: the weights are in the row-pair layout (``nnrt_fc_pairs_body()``,
-    with an input buffer of that many int16 on the function's stack)."""
-    name = spec_symbol(model, op_index)
-    all_fast = int(all(-31 <= sh <= -2 for sh in shifts))
-    args = f"input, {weights_ident}, {bias_ident or 'NULL'}, output, {all_fast}"
-    if pairs_depth is None:
-        what, body = "", [f"    nnrt_fc_body(&{params_name}, {args});"]
-    else:
-        what = ", weights in the row-pair layout"
-        body = [f"    NNRT_FC_PAIRS_XBUF(xs, {pairs_depth});",
-                f"    nnrt_fc_pairs_body(&{params_name}, {args}, xs);"]
-    return [
-        f"/* op {op_index}: fully connected specialised to its shapes{what} "
-        "(nnrt/kernels/spec.h) */",
-        *render_params(params, params_name),
-        f"static NNRT_SPEC_NOINLINE nnrt_status_t {name}(const int8_t *input, int8_t *output)",
-        "{",
-        *body,
-        "    return NNRT_OK;",
-        "}",
-        "",
-    ]
+SpecDecl: TypeAlias = ConvGemmSpec | FcSpec
+"""A specialised function as data: what a lowering gives ``EmitContext.decl``; code
+generation writes it (:func:`nnopt.codegen.spec.render_spec`)."""
 
 
 def specialized_symbols(exe: Path, model: str) -> dict[str, int]:
@@ -344,5 +288,3 @@ def specialized_rom_bytes(exe: Path, model: str) -> int:
     """ROM of the specialised functions of ``model`` in a linked ELF (symbol sizes)."""
     return sum(specialized_symbols(exe, model).values())
 
-
-DeclSink = Callable[[list[str]], None]

@@ -13,7 +13,7 @@ from ..ir import LeakyReluOptions, OpOptions
 from ..lowering import activation as activation_lowering
 from ..lowering import elu as elu_lowering
 from ..lowering import prelu as prelu_lowering
-from .base import OpDef, Options, audited, table, tflm, writer
+from .base import Kernel, OpDef, Options, audited, table, tflm, writer
 from .elementwise import point_spatial
 
 
@@ -29,15 +29,27 @@ def _unary(opcode: str, label: str, **kw: Any) -> OpDef:
 
 _write_leaky = writer(LeakyReluOptions, lambda o: {"alpha": o.alpha})
 
+# int8: a clamp, or the activation as a 256-entry table (table, x, y, count)
+CLAMP_S8 = Kernel(28, "nnrt_clamp_s8", ("i32", "i32", "tensor", "tensor", "i32"), "clamp_s8")
+TABLE_LOOKUP_S8 = Kernel(27, "nnrt_table_lookup_s8", ("tensor", "tensor", "tensor", "i32"),
+                         "table_lookup_s8")
+
+
+def _f32(kid: int, name: str) -> Kernel:
+    """The float32 kernel of a unary activation: x, y, count."""
+    return Kernel(kid, f"nnrt_{name}_f32", ("tensor", "tensor", "i32"), "unary_f32")
+
+
 
 DEFINITIONS = (
-    _unary("RELU", "RELU"),
-    _unary("RELU6", "RELU6"),
+    _unary("RELU", "RELU", kernels=(CLAMP_S8, _f32(29, "relu"))),
+    _unary("RELU6", "RELU6", kernels=(CLAMP_S8, _f32(30, "relu6"))),
     _unary("LEAKY_RELU", "LRELU", options=Options("LeakyReluOptions", _read_leaky, _write_leaky),
            blob=False),
-    _unary("LOGISTIC", "SIGMOID"),
-    _unary("TANH", "TANH"),
-    _unary("HARD_SWISH", "HSWISH", options=Options("HardSwishOptions")),
+    _unary("LOGISTIC", "SIGMOID", kernels=(TABLE_LOOKUP_S8, _f32(31, "logistic"))),
+    _unary("TANH", "TANH", kernels=(TABLE_LOOKUP_S8, _f32(32, "tanh"))),
+    _unary("HARD_SWISH", "HSWISH", options=Options("HardSwishOptions"),
+           kernels=(TABLE_LOOKUP_S8, _f32(33, "hard_swish"))),
     OpDef("ELU", "ELU", elu_lowering.ELU, elementwise="unary", spatial=point_spatial, blob=False),
     OpDef("PRELU", "PRELU", prelu_lowering.PRELU, elementwise="binary", spatial=point_spatial,
           blob=False),

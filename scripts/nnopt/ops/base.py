@@ -6,8 +6,9 @@ A definition is data: the opcode, how its options are read from a TFLite model a
 written back (:mod:`nnopt.tflite_builder`, ``nnopt convert``), its traits (passes ask
 these, never the opcode), its spatial access pattern, its MACs, the kind of
 instruction-cost formula that applies (``passes.cost``), how its weights slice for
-swap, and its lowering object (:mod:`nnopt.lowering`; the lowering declares the
-kernels' exported checks).
+swap, its lowering object (:mod:`nnopt.lowering`; the lowering declares the
+kernels' exported checks) and the kernels the model blob calls for it (:class:`Kernel`,
+with their blob ids).
 """
 
 from __future__ import annotations
@@ -108,6 +109,53 @@ class Options:
     encode: Callable[[OpOptions], bytes] | None = None
 
 
+#: Argument kinds of a :class:`Kernel` (the C kernel's parameters, in order).
+KERNEL_SCALARS = ("i32", "u32", "f32")
+#: ``Kernel.tensor_args`` of a kernel taking a variable number of tensors ("tensors").
+VARIABLE_ARGS = 0xFF
+#: The tensors of a weighted kernel (conv, fully connected): input, weights, bias, output.
+WEIGHTED_ARGS = ("tensor", "tensor", "tensor?", "tensor")
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A C kernel the model blob can call for an op (:mod:`nnopt.blob.schema` builds
+    the loader's kernel table from the definitions' kernels).
+
+    ``id``: its kernel id in the blob and the loader's table (``NNRT_BLOB_K_*``), unique
+    over the registry; ``function``: the C function; ``args``: its parameters in order
+    -- ``struct:<type>`` (pointer to a decoded parameter struct), ``tensor``, ``tensor?``
+    (may be NULL), ``tensors`` (a list of 1..MAX_LIST_ARGS), ``i32``/``u32``/``f32``
+    (scalars from the record); ``check``: the loader's checker of its record
+    (``nnrt_blob_check_<check>``, in ``loader_<family>.c``); ``same``: variants the
+    lowering may pick whose results and arguments equal this kernel's, which the blob
+    runs as this one (without their scratch)."""
+
+    id: int
+    function: str
+    args: tuple[str, ...]
+    check: str
+    same: tuple[str, ...] = ()
+
+    @property
+    def tensor_args(self) -> int:
+        """Tensor arguments, or VARIABLE_ARGS when one of them is a "tensors" list."""
+        if "tensors" in self.args:
+            return VARIABLE_ARGS
+        return sum(a.startswith("tensor") for a in self.args)
+
+    @property
+    def struct(self) -> str | None:
+        for a in self.args:
+            if a.startswith("struct:"):
+                return a.split(":", 1)[1]
+        return None
+
+    @property
+    def scalars(self) -> tuple[str, ...]:
+        return tuple(a for a in self.args if a in KERNEL_SCALARS)
+
+
 def no_spatial(graph: Graph, op: Op) -> Spatial | None:
     return None
 
@@ -175,6 +223,8 @@ class OpDef:
     cost: str = "element"
     weights: Weights | None = None  # weighted ops: how the weights slice for swap
     blob: bool = True  # the model blob carries its kernel call
+    # the kernels the model blob may call for it (their ids: the loader's kernel table)
+    kernels: tuple[Kernel, ...] = ()
     # a TFLite custom operator (operator code CUSTOM): ``opcode`` is its custom code
     custom: bool = False
     spatial: Callable[[Graph, Op], Spatial | None] = no_spatial

@@ -17,7 +17,9 @@ from ..lowering.transpose_conv import transpose_conv_padding
 from . import shapes
 from .base import (
     PADDING,
+    WEIGHTED_ARGS,
     WINDOW,
+    Kernel,
     OpDef,
     Options,
     Spatial,
@@ -133,16 +135,34 @@ _write_transpose_conv = writer(TransposeConvOptions, lambda o: {
     "fused_activation_function": o.activation})
 
 
+_S8 = "struct:nnrt_conv_s8_params_t"
+_F32 = "struct:nnrt_conv_f32_params_t"
+# the scratch-free variants (_opt_, _m1_) compute what the reference kernel computes
+# with the same arguments (nnrt/kernels/conv.h: nnrt_depthwise_conv2d_s8 runs the same
+# fast path itself); the fast int8 convolutions take the op's scratch buffer last
+CONV_KERNELS = (
+    Kernel(1, "nnrt_conv2d_s8", (_S8, *WEIGHTED_ARGS), "conv_s8", same=("nnrt_conv2d_opt_s8",)),
+    Kernel(3, "nnrt_conv2d_f32", (_F32, *WEIGHTED_ARGS), "conv_f32"),
+    Kernel(34, "nnrt_conv2d_1x1_s8", (_S8, *WEIGHTED_ARGS, "tensor"), "conv_s8"),
+    Kernel(35, "nnrt_conv2d_im2col_s8", (_S8, *WEIGHTED_ARGS, "tensor"), "conv_s8"),
+)
+DEPTHWISE_KERNELS = (
+    Kernel(2, "nnrt_depthwise_conv2d_s8", (_S8, *WEIGHTED_ARGS), "conv_s8",
+           same=("nnrt_depthwise_conv2d_m1_s8", "nnrt_depthwise_conv2d_opt_s8")),
+    Kernel(4, "nnrt_depthwise_conv2d_f32", (_F32, *WEIGHTED_ARGS), "conv_f32"),
+)
+
+
 DEFINITIONS = (
     OpDef("CONV_2D", "CONV", conv_lowering.CONV, Options("Conv2DOptions", _read_conv, _write_conv),
           window="conv", absorbs_max_pool=True, pad_consumer="zero_point", cost="gemm",
           weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), spatial=spatial,
-          macs=macs, infer_shape=shapes.conv),
+          macs=macs, infer_shape=shapes.conv, kernels=CONV_KERNELS),
     OpDef("DEPTHWISE_CONV_2D", "DWCONV", conv_lowering.CONV,
           Options("DepthwiseConv2DOptions", _read_depthwise, _write_depthwise), window="depthwise",
           absorbs_max_pool=True, pad_consumer="zero_point", cost="depthwise",
           weights=Weights(axis=-1, channel_ranges=False, contiguous_slice=False), spatial=spatial,
-          macs=macs, infer_shape=shapes.depthwise),
+          macs=macs, infer_shape=shapes.depthwise, kernels=DEPTHWISE_KERNELS),
     # inputs: output shape, filter [OC,KH,KW,IC], input, optional bias. Its weights
     # are input 1 like a conv's, but the kernel computes every output channel of a
     # pixel in one pass, so swap keeps them whole in internal flash (weights=None);

@@ -12,7 +12,18 @@ import tflite
 from ..arith import Axis
 from ..ir import ActivationOptions, Graph, Op, OpOptions
 from ..lowering import elementwise as elementwise_lowering
-from .base import POINT, OpDef, Options, Spatial, activation, audited, table, tflm, write_activation
+from .base import (
+    POINT,
+    Kernel,
+    OpDef,
+    Options,
+    Spatial,
+    activation,
+    audited,
+    table,
+    tflm,
+    write_activation,
+)
 
 
 def _reader(cls: Any) -> Callable[[Any], OpOptions]:
@@ -39,20 +50,38 @@ def point_spatial(graph: Graph, op: Op) -> Spatial | None:
     return Spatial(op, POINT, acts, y.index, Axis(oh, oh, 1, 1, 0), Axis(ow, ow, 1, 1, 0), 0)
 
 
+def _binary(kid: int, function: str, params: str, check: str) -> Kernel:
+    """A binary kernel: its parameters, then input 1, input 2, output."""
+    return Kernel(kid, function, (f"struct:{params}", "tensor", "tensor", "tensor"), check)
+
+
+_ADD_S8, _MUL_S8 = "nnrt_add_s8_params_t", "nnrt_mul_s8_params_t"
+_F32, _BCAST = "nnrt_binary_f32_params_t", "nnrt_broadcast_t"
+
 DEFINITIONS = (
     OpDef("ADD", "ADD", elementwise_lowering.BINARY,
           Options("AddOptions", _reader(tflite.AddOptions), write_activation), elementwise="binary",
-          cost="requant", spatial=point_spatial, fold=np.add),
+          cost="requant", spatial=point_spatial, fold=np.add,
+          kernels=(_binary(15, "nnrt_add_s8", _ADD_S8, "add_s8"),
+                   _binary(20, "nnrt_add_f32", _F32, "binary_f32"))),
     OpDef("SUB", "SUB", elementwise_lowering.BINARY,
           Options("SubOptions", _reader(tflite.SubOptions), write_activation), elementwise="binary",
-          cost="requant", spatial=point_spatial, fold=np.subtract),
+          cost="requant", spatial=point_spatial, fold=np.subtract,
+          kernels=(_binary(16, "nnrt_sub_s8", _ADD_S8, "add_s8"),
+                   _binary(21, "nnrt_sub_f32", _F32, "binary_f32"))),
     OpDef("MUL", "MUL", elementwise_lowering.BINARY,
           Options("MulOptions", _reader(tflite.MulOptions), write_activation), elementwise="binary",
-          cost="requant", spatial=point_spatial, fold=np.multiply),
+          cost="requant", spatial=point_spatial, fold=np.multiply,
+          kernels=(_binary(17, "nnrt_mul_s8", _MUL_S8, "mul_s8"),
+                   _binary(22, "nnrt_mul_f32", _F32, "binary_f32"))),
     OpDef("MAXIMUM", "MAXIMUM", elementwise_lowering.BINARY, Options("MaximumMinimumOptions"),
-          elementwise="binary", spatial=point_spatial, fold=np.maximum),
+          elementwise="binary", spatial=point_spatial, fold=np.maximum,
+          kernels=(_binary(18, "nnrt_maximum_s8", _BCAST, "minmax"),
+                   _binary(23, "nnrt_maximum_f32", _BCAST, "minmax"))),
     OpDef("MINIMUM", "MINIMUM", elementwise_lowering.BINARY, Options("MaximumMinimumOptions"),
-          elementwise="binary", spatial=point_spatial, fold=np.minimum),
+          elementwise="binary", spatial=point_spatial, fold=np.minimum,
+          kernels=(_binary(19, "nnrt_minimum_s8", _BCAST, "minmax"),
+                   _binary(24, "nnrt_minimum_f32", _BCAST, "minmax"))),
     OpDef("SQUARED_DIFFERENCE", "SQDIFF", elementwise_lowering.SQUARED_DIFFERENCE,
           Options("SquaredDifferenceOptions"), elementwise="binary", cost="requant",
           spatial=point_spatial, blob=False),

@@ -11,7 +11,18 @@ from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, OpOptions
 from ..lowering import fc as fc_lowering
 from . import shapes
-from .base import OpDef, Options, Weights, activation, audited, table, tflm, writer
+from .base import (
+    WEIGHTED_ARGS,
+    Kernel,
+    OpDef,
+    Options,
+    Weights,
+    activation,
+    audited,
+    table,
+    tflm,
+    writer,
+)
 
 
 def _read(op: Any) -> OpOptions:
@@ -41,7 +52,11 @@ DEFINITIONS = (
     OpDef("FULLY_CONNECTED", "FC", fc_lowering.FULLY_CONNECTED,
           Options("FullyConnectedOptions", _read, _write), cost="fc",
           weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), macs=macs,
-          infer_shape=shapes.fully_connected),
+          infer_shape=shapes.fully_connected, kernels=(
+              Kernel(5, "nnrt_fully_connected_s8",
+                     ("struct:nnrt_fc_s8_params_t", *WEIGHTED_ARGS), "fc_s8"),
+              Kernel(6, "nnrt_fully_connected_f32",
+                     ("struct:nnrt_fc_f32_params_t", *WEIGHTED_ARGS), "fc_f32"))),
 )
 
 

@@ -15,6 +15,7 @@ from . import shapes
 from .base import (
     PADDING,
     WINDOW,
+    Kernel,
     OpDef,
     Options,
     Spatial,
@@ -59,20 +60,31 @@ _write_pool = writer(PoolOptions, lambda o: {
     "fused_activation_function": o.activation})
 
 
+_S8 = ("struct:nnrt_pool_s8_params_t", "tensor", "tensor")
+_F32 = ("struct:nnrt_pool_f32_params_t", "tensor", "tensor")
+
 DEFINITIONS = (
     OpDef("MAX_POOL_2D", "MAXPOOL", pool_lowering.POOL,
           Options("Pool2DOptions", _read_pool, _write_pool), window="pool",
-          pad_consumer="below_floor", cost="window_taps", spatial=spatial, infer_shape=shapes.pool),
+          pad_consumer="below_floor", cost="window_taps", spatial=spatial, infer_shape=shapes.pool,
+          kernels=(Kernel(7, "nnrt_maxpool2d_s8", _S8, "pool_s8"),
+                   Kernel(9, "nnrt_maxpool2d_f32", _F32, "pool_f32"))),
     OpDef("AVERAGE_POOL_2D", "AVGPOOL", pool_lowering.POOL,
           Options("Pool2DOptions", _read_pool, _write_pool), window="pool", cost="window_taps",
-          spatial=spatial, infer_shape=shapes.pool),
+          spatial=spatial, infer_shape=shapes.pool,
+          kernels=(Kernel(8, "nnrt_avgpool2d_s8", _S8, "pool_s8"),
+                   Kernel(10, "nnrt_avgpool2d_f32", _F32, "pool_f32"))),
     # float32 only (TFLM's one kernel); run whole (no window trait: no views, tiles
     # or row-by-row overlap), not carried by the model blob
     OpDef("L2_POOL_2D", "L2POOL", pool_lowering.POOL,
           Options("Pool2DOptions", _read_pool, _write_pool), cost="window_taps", blob=False),
     OpDef("MEAN", "MEAN", pool_lowering.MEAN,
           Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps",
-          infer_shape=shapes.reduce),
+          infer_shape=shapes.reduce,
+          kernels=(Kernel(25, "nnrt_mean_s8", ("struct:nnrt_mean_s8_params_t", "tensor",
+                                               "tensor"), "mean_s8"),
+                   Kernel(26, "nnrt_mean_f32", ("struct:nnrt_mean_geom_t", "tensor", "tensor"),
+                          "mean_f32"))),
 )
 
 

@@ -26,6 +26,7 @@ from . import shapes
 from .base import (
     ANY,
     POINT,
+    Kernel,
     OpDef,
     Options,
     OutputViews,
@@ -100,28 +101,38 @@ _write_concat = writer(ConcatOptions, lambda o: {"axis": o.axis,
                                                  "fused_activation_function": o.activation})
 
 
+# an alias op's copy where the planner could not alias it: input, output, bytes
+COPY_X8 = (Kernel(14, "nnrt_copy_x8", ("tensor", "tensor", "u32"), "copy_x8"),)
+PAD_X8 = (Kernel(37, "nnrt_pad_x8", ("struct:nnrt_pad_params_t", "tensor", "tensor", "tensor"),
+                 "pad_x8"),)  # input, pad value (one element), output
+# TRANSPOSE, SLICE, STRIDED_SLICE: a strided view copied out densely
+STRIDED_COPY_X8 = (Kernel(38, "nnrt_strided_copy_x8", ("struct:nnrt_strided_copy_params_t",
+                                                        "tensor", "tensor"), "strided_copy_x8"),)
+
 DEFINITIONS = (
     OpDef("RESHAPE", "RESHAPE", shape_lowering.COPY, Options("ReshapeOptions"), alias=True,
-          fold=_same_values, infer_shape=shapes.reshape),
+          fold=_same_values, infer_shape=shapes.reshape, kernels=COPY_X8),
     OpDef("SQUEEZE", "SQUEEZE", shape_lowering.COPY,
           Options("SqueezeOptions", _read_squeeze, _write_squeeze), alias=True,
-          infer_shape=shapes.squeeze),
+          infer_shape=shapes.squeeze, kernels=COPY_X8),
     OpDef("EXPAND_DIMS", "EXPAND", shape_lowering.COPY, Options("ExpandDimsOptions"), alias=True,
-          infer_shape=shapes.expand_dims),
+          infer_shape=shapes.expand_dims, kernels=COPY_X8),
     OpDef("PAD", "PAD", shape_lowering.PAD, Options("PadOptions"), pad=True,
-          infer_shape=shapes.pad),
+          infer_shape=shapes.pad, kernels=PAD_X8),
     OpDef("PADV2", "PADV2", shape_lowering.PAD, Options("PadV2Options"), pad=True,
-          infer_shape=shapes.pad),
+          infer_shape=shapes.pad, kernels=PAD_X8),
     OpDef("TRANSPOSE", "TRANSPOSE", shape_lowering.TRANSPOSE, Options("TransposeOptions"),
-          transpose=True, infer_shape=shapes.transpose),
+          transpose=True, infer_shape=shapes.transpose, kernels=STRIDED_COPY_X8),
     OpDef("SLICE", "SLICE", shape_lowering.SLICE, Options("SliceOptions"),
-          output_views=slice_views),
+          output_views=slice_views, kernels=STRIDED_COPY_X8),
     OpDef("STRIDED_SLICE", "SSLICE", shape_lowering.STRIDED_SLICE,
           Options("StridedSliceOptions", _read_strided_slice, _write_strided_slice),
-          output_views=slice_views),
+          output_views=slice_views, kernels=STRIDED_COPY_X8),
     OpDef("CONCATENATION", "CONCAT", shape_lowering.CONCAT,
           Options("ConcatenationOptions", _read_concat, _write_concat), concat=True,
-          spatial=concat_spatial, infer_shape=shapes.concatenation),
+          spatial=concat_spatial, infer_shape=shapes.concatenation,
+          kernels=(Kernel(36, "nnrt_concat_x8", ("struct:nnrt_concat_params_t", "tensors",
+                                                 "tensor"), "concat_x8"),)),  # 1..15 inputs
     OpDef("BROADCAST_ARGS", "BARGS", shape_lowering.BROADCAST_ARGS, blob=False,
           fold=shape_lowering.broadcast_args),
 )

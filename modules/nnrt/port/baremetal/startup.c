@@ -179,19 +179,7 @@ void nnrt_fault_report(const uint32_t *frame, uint32_t exc_return)
 
     if ((uintptr_t)frame < (uintptr_t)__nnrt_stack_limit ||
         (uintptr_t)frame + 32u > (uintptr_t)__nnrt_stack_top) {
-        l.len = 0;
-        line_str(&l, "nnrt: fault: ");
-        line_str(&l, exception_name(ipsr));
-        line_str(&l, " with the stack pointer at ");
-        line_hex(&l, (uint32_t)(uintptr_t)frame);
-        line_str(&l, ", outside the stack [");
-        line_hex(&l, (uint32_t)(uintptr_t)__nnrt_stack_limit);
-        line_str(&l, ", ");
-        line_hex(&l, (uint32_t)(uintptr_t)__nnrt_stack_top);
-        line_str(&l, ")");
-        nnrt_port_log_error(l.buf);
-        nnrt_port_log_error("nnrt: stack overflow (raise the board's firmware.stack_size)");
-        nnrt_port_exit(NNRT_PORT_EXIT_STACK);
+        stack_overflow_exit(exception_name(ipsr), (uint32_t)(uintptr_t)frame);
     }
 
     l.len = 0;

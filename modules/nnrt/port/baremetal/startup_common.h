@@ -1,7 +1,8 @@
 /*
  * The architecture-neutral half of the bare-metal startups (startup.c for Cortex-M,
  * riscv/startup.c for RV32): text lines without printf, the semihosting command line
- * split into argv, stack painting and the exit through semihosting. Internal to the
+ * split into argv, stack painting, the exit through semihosting and the report of a
+ * fault taken with the stack pointer outside the stack. Internal to the
  * bare-metal port: included by exactly one startup file per program (its functions
  * are static or are the port's own nnrt_port_* definitions).
  */
@@ -100,6 +101,28 @@ void nnrt_port_exit(int code)
     for (;;) {
         __asm__ volatile("wfi");
     }
+}
+
+/* ---- a fault outside the stack ------------------------------------------------ */
+/* A fault or trap `what` taken with the stack pointer at `sp`, outside the stack: says
+ * so with the stack's bounds, names the overflow and exits with NNRT_PORT_EXIT_STACK. */
+static void stack_overflow_exit(const char *what, uint32_t sp)
+{
+    line_t l;
+
+    l.len = 0;
+    line_str(&l, "nnrt: fault: ");
+    line_str(&l, what);
+    line_str(&l, " with the stack pointer at ");
+    line_hex(&l, sp);
+    line_str(&l, ", outside the stack [");
+    line_hex(&l, (uint32_t)(uintptr_t)__nnrt_stack_limit);
+    line_str(&l, ", ");
+    line_hex(&l, (uint32_t)(uintptr_t)__nnrt_stack_top);
+    line_str(&l, ")");
+    nnrt_port_log_error(l.buf);
+    nnrt_port_log_error("nnrt: stack overflow (raise the board's firmware.stack_size)");
+    nnrt_port_exit(NNRT_PORT_EXIT_STACK);
 }
 
 /* ---- command line ---------------------------------------------------------- */

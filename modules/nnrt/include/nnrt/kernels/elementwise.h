@@ -207,35 +207,15 @@ static inline int nnrt_binary_f32_params_ok(const nnrt_binary_f32_params_t *para
 #define NNRT_BINARY_S32_PARAMS_BAD(params)                                                  \
     (!nnrt_broadcast_valid(&(params)->bcast) || (params)->act_min > (params)->act_max)
 
-/** The checks as status codes (NULL parameters: NNRT_ERR_ARG). */
-static inline nnrt_status_t nnrt_broadcast_check(const nnrt_broadcast_t *bcast)
-{
-    return bcast != NULL && nnrt_broadcast_valid(bcast) ? NNRT_OK : NNRT_ERR_ARG;
-}
-static inline nnrt_status_t nnrt_add_s8_check(const nnrt_add_s8_params_t *params)
-{
-    return params != NULL && !NNRT_ADD_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
-static inline nnrt_status_t nnrt_mul_s8_check(const nnrt_mul_s8_params_t *params)
-{
-    return params != NULL && !NNRT_MUL_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
-static inline nnrt_status_t nnrt_add_s16_check(const nnrt_add_s8_params_t *params)
-{
-    return params != NULL && !NNRT_ADD_S16_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
-static inline nnrt_status_t nnrt_mul_s16_check(const nnrt_mul_s8_params_t *params)
-{
-    return params != NULL && !NNRT_MUL_S16_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
-static inline nnrt_status_t nnrt_binary_s32_check(const nnrt_binary_s32_params_t *params)
-{
-    return params != NULL && !NNRT_BINARY_S32_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
-static inline nnrt_status_t nnrt_binary_f32_check(const nnrt_binary_f32_params_t *params)
-{
-    return params != NULL && nnrt_binary_f32_params_ok(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
+/** The checks as status codes (NULL parameters: NNRT_ERR_ARG), each in its own file
+ *  (kernels/elementwise/nnrt_<name>_check.c). */
+nnrt_status_t nnrt_broadcast_check(const nnrt_broadcast_t *bcast);
+nnrt_status_t nnrt_add_s8_check(const nnrt_add_s8_params_t *params);
+nnrt_status_t nnrt_mul_s8_check(const nnrt_mul_s8_params_t *params);
+nnrt_status_t nnrt_add_s16_check(const nnrt_add_s8_params_t *params);
+nnrt_status_t nnrt_mul_s16_check(const nnrt_mul_s8_params_t *params);
+nnrt_status_t nnrt_binary_s32_check(const nnrt_binary_s32_params_t *params);
+nnrt_status_t nnrt_binary_f32_check(const nnrt_binary_f32_params_t *params);
 
 /** out = clamp(requant(in1) + requant(in2)). In-place capable. @return NNRT_OK / NNRT_ERR_ARG */
 nnrt_status_t nnrt_add_s8(const nnrt_add_s8_params_t *params, const int8_t *input1,

@@ -83,15 +83,10 @@ typedef struct {
     ((params)->batches < 1 || (params)->accum_depth < 1 || (params)->output_depth < 1     \
      || !((params)->act_min <= (params)->act_max))
 
-static inline nnrt_status_t nnrt_fc_s8_check(const nnrt_fc_s8_params_t *params)
-{
-    return params != NULL && !NNRT_FC_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
-
-static inline nnrt_status_t nnrt_fc_f32_check(const nnrt_fc_f32_params_t *params)
-{
-    return params != NULL && !NNRT_FC_F32_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
+/** The argument checks of nnrt_fully_connected_s8() / _f32() on @p params alone
+ *  (kernels/fc/nnrt_fc_<dtype>_check.c). */
+nnrt_status_t nnrt_fc_s8_check(const nnrt_fc_s8_params_t *params);
+nnrt_status_t nnrt_fc_f32_check(const nnrt_fc_f32_params_t *params);
 
 /**
  * int8 fully connected: `[batches, accum_depth]` x `[output_depth, accum_depth]`^T
@@ -129,7 +124,8 @@ typedef struct {
     const int32_t *shift;       /**< shifts (> 0: left), in [-31, 7] */
 } nnrt_fc_s16_params_t;
 
-/** nnrt_fully_connected_s16()'s argument check on @p params alone. */
+/** nnrt_fully_connected_s16()'s argument check on @p params alone
+ *  (kernels/fc/nnrt_fc_s16_check.c). */
 nnrt_status_t nnrt_fc_s16_check(const nnrt_fc_s16_params_t *params);
 
 /**

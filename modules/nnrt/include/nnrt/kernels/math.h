@@ -97,10 +97,8 @@ nnrt_status_t nnrt_div_s8(const nnrt_mul_s8_params_t *params, const int8_t *inpu
  *  right shift: the dividend's headroom is at least 22) and an int8 activation range. */
 #define NNRT_DIV_S8_PARAMS_BAD(params)                                                      \
     (NNRT_MUL_S8_PARAMS_BAD(params) || (params)->output_shift > 21)
-static inline nnrt_status_t nnrt_div_s8_check(const nnrt_mul_s8_params_t *params)
-{
-    return params != NULL && !NNRT_DIV_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
+/** nnrt_div_s8()'s argument check (kernels/math/nnrt_div_s8_check.c). */
+nnrt_status_t nnrt_div_s8_check(const nnrt_mul_s8_params_t *params);
 
 /** int32 DIV: out = clamp(in1 / in2) truncated toward zero (C and TFLM); a zero divisor
  *  gives 0 and INT32_MIN / -1 gives INT32_MIN (TFLM: undefined). In-place capable. */

@@ -97,23 +97,17 @@ typedef struct {
     (!nnrt_pool_geom_valid(&(params)->geom) || (params)->act_min > (params)->act_max      \
      || (params)->act_min < INT16_MIN || (params)->act_max > INT16_MAX)
 
-static inline nnrt_status_t nnrt_pool_s16_check(const nnrt_pool_s8_params_t *params)
-{
-    return params != NULL && !NNRT_POOL_S16_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
+/** The int16 pools' check (kernels/pool/nnrt_pool_s16_check.c). */
+nnrt_status_t nnrt_pool_s16_check(const nnrt_pool_s8_params_t *params);
 
-static inline nnrt_status_t nnrt_pool_s8_check(const nnrt_pool_s8_params_t *params)
-{
-    return params != NULL && !NNRT_POOL_S8_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
+/** The int8 pools' check (kernels/pool/nnrt_pool_s8_check.c). */
+nnrt_status_t nnrt_pool_s8_check(const nnrt_pool_s8_params_t *params);
 
 /** 1 unless a valid geometry (float32 max/average/L2 pool). */
 #define NNRT_POOL_F32_PARAMS_BAD(params) (!nnrt_pool_geom_valid(&(params)->geom))
 
-static inline nnrt_status_t nnrt_pool_f32_check(const nnrt_pool_f32_params_t *params)
-{
-    return params != NULL && !NNRT_POOL_F32_PARAMS_BAD(params) ? NNRT_OK : NNRT_ERR_ARG;
-}
+/** The float32 pools' check (kernels/pool/nnrt_pool_f32_check.c). */
+nnrt_status_t nnrt_pool_f32_check(const nnrt_pool_f32_params_t *params);
 
 /**
  * int8 max pool, `[N,H,W,C]` -> `[N,OH,OW,C]`.

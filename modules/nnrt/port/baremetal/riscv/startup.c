@@ -91,19 +91,7 @@ void nnrt_trap_report(uint32_t sp)
 
     if (sp < (uint32_t)(uintptr_t)__nnrt_stack_limit
         || sp > (uint32_t)(uintptr_t)__nnrt_stack_top) {
-        l.len = 0;
-        line_str(&l, "nnrt: fault: ");
-        line_str(&l, trap_name(mcause));
-        line_str(&l, " with the stack pointer at ");
-        line_hex(&l, sp);
-        line_str(&l, ", outside the stack [");
-        line_hex(&l, (uint32_t)(uintptr_t)__nnrt_stack_limit);
-        line_str(&l, ", ");
-        line_hex(&l, (uint32_t)(uintptr_t)__nnrt_stack_top);
-        line_str(&l, ")");
-        nnrt_port_log_error(l.buf);
-        nnrt_port_log_error("nnrt: stack overflow (raise the board's firmware.stack_size)");
-        nnrt_port_exit(NNRT_PORT_EXIT_STACK);
+        stack_overflow_exit(trap_name(mcause), sp);
     }
     l.len = 0;
     line_str(&l, "nnrt: fault: ");
