@@ -38,6 +38,22 @@
 #define NNRT_ADD_SUB_S8_APPLY(NAME, ATTRS, OPERATOR)                                          \
     NNRT_ADD_SUB_APPLY(NAME, ATTRS, int8_t, OPERATOR)
 
+/**
+ * Defines `static inline T NAME(const nnrt_mul_s8_params_t *p, T x1, T x2)`: MUL, the
+ * product of the offset inputs requantised by one multiplier, offset and clamped (TFLM's
+ * MulElementwise, int8 and int16 alike).
+ */
+#define NNRT_MUL_APPLY(NAME, T)                                                               \
+    static inline T NAME(const nnrt_mul_s8_params_t *p, T x1, T x2)                          \
+    {                                                                                        \
+        const int32_t prod = (p->input1_offset + x1) * (p->input2_offset + x2);              \
+        const int32_t raw =                                                                  \
+            nnrt_multiply_by_quantized_multiplier(prod, p->output_multiplier,                \
+                                                  p->output_shift)                           \
+            + p->output_offset;                                                              \
+        return (T)nnrt_clamp_i32(raw, p->act_min, p->act_max);                               \
+    }
+
 /** Defines `static inline T NAME(const nnrt_add_s8_params_t *p, T x1, T x2)`. */
 #define NNRT_SQUARED_DIFFERENCE_APPLY(NAME, T)                                                \
     static inline T NAME(const nnrt_add_s8_params_t *p, T x1, T x2)                          \

@@ -10,13 +10,7 @@
 #include "../internal/pool_window.h"
 
 #define SUM(acc, x) ((acc) += (x))
-#define STORE(dst, acc, count)                                                                \
-    do {                                                                                      \
-        int32_t v_ = (acc) > 0 ? ((acc) + (count) / 2) / (count)                              \
-                               : ((acc) - (count) / 2) / (count);                             \
-        v_ = v_ < act_min ? act_min : v_;                                                     \
-        (dst) = (int16_t)(v_ > act_max ? act_max : v_);                                       \
-    } while (0)
+#define STORE(dst, acc, count) NNRT_POOL_AVG_STORE_Q(int16_t, dst, acc, count)
 
 NNRT_POOL_KERNEL(nnrt_avgpool2d_s16, nnrt_pool_s8_params_t, int16_t, int32_t, int32_t, 32,
                  NNRT_POOL_S16_PARAMS_BAD, NNRT_POOL_NO_HOOK, 0, SUM, STORE)

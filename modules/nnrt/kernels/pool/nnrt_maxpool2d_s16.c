@@ -7,15 +7,7 @@
 #include "nnrt/kernels/pool.h"
 #include "../internal/pool_window.h"
 
-#define MAX(acc, x)                                                                           \
-    if ((x) > (acc)) {                                                                        \
-        (acc) = (x);                                                                          \
-    }
-#define STORE(dst, acc, count)                                                                \
-    do {                                                                                      \
-        int16_t v_ = (acc) < act_min ? act_min : (acc);                                       \
-        (dst) = v_ > act_max ? act_max : v_;                                                  \
-    } while (0)
+#define STORE(dst, acc, count) NNRT_POOL_MAX_STORE_Q(int16_t, dst, acc)
 
 NNRT_POOL_KERNEL(nnrt_maxpool2d_s16, nnrt_pool_s8_params_t, int16_t, int16_t, int16_t, 64,
-                 NNRT_POOL_S16_PARAMS_BAD, NNRT_POOL_NO_HOOK, INT16_MIN, MAX, STORE)
+                 NNRT_POOL_S16_PARAMS_BAD, NNRT_POOL_NO_HOOK, INT16_MIN, NNRT_POOL_MAX_ACCUM, STORE)
