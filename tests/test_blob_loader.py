@@ -381,3 +381,68 @@ def test_views_of_a_slice_run_from_the_blob(tmp_path: Path) -> None:
     res = run_blob(blob, [v.tobytes() for v in inputs], 1, tmp_path)
     assert res.exit_code == 0, res.text
     np.testing.assert_array_equal(np.frombuffer(res.outputs[0], np.int8), ref_out[0].reshape(-1))
+
+
+# ----- the int16 / int32 / int64 kernels (issue 44) in the blob -----
+
+def _wide_model() -> bytes:
+    """int16 ADD/SUB/MUL, int32 ADD/MUL, int16/int32/int64 MAXIMUM/MINIMUM, int16 pools
+    and int16 RELU6: every kernel beyond int8/float32 the blob carries."""
+    b = ModelBuilder("wide")
+    q16 = {"scale": 2e-3, "zero_point": 0}
+    x = b.tensor((1, 6, 5, 4), "int16", name="x", **q16)
+    v = b.tensor((4,), "int16", name="v", **q16)
+    outs = []
+    for opcode in ("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"):
+        y = b.tensor((1, 6, 5, 4), "int16", name=f"{opcode.lower()}_s16", **q16)
+        b.op(opcode, [x, v], [y], None if opcode in ("MAXIMUM", "MINIMUM") else
+             {"fused_activation_function": "RELU"})
+        outs.append(y)
+    for opcode in ("MAX_POOL_2D", "AVERAGE_POOL_2D"):
+        y = b.tensor((1, 3, 3, 4), "int16", name=opcode.lower(), **q16)
+        b.op(opcode, [x], [y], {"padding": "SAME", "stride_w": 2, "stride_h": 2,
+                                "filter_width": 2, "filter_height": 2})
+        outs.append(y)
+    r6 = b.tensor((1, 6, 5, 4), "int16", name="relu6", **q16)
+    b.op("RELU6", [x], [r6])
+    outs.append(r6)
+    ins = [x, v]
+    for dt, codes in (("int32", ("ADD", "MUL", "MAXIMUM", "MINIMUM")),
+                      ("int64", ("MAXIMUM", "MINIMUM"))):
+        a = b.tensor((3, 8), dt, name=f"a_{dt}")
+        c = b.tensor((8,), dt, name=f"c_{dt}")
+        ins += [a, c]
+        for opcode in codes:
+            y = b.tensor((3, 8), dt, name=f"{opcode.lower()}_{dt}")
+            b.op(opcode, [a, c], [y])
+            outs.append(y)
+    return b.build(ins, outs)
+
+
+def test_wide_kernels_run_from_the_blob_bit_exact(tmp_path: Path) -> None:
+    model = _wide_model()
+    pm = with_dynamic(plan_model(load_model_bytes(model, name="wide")))
+    blob = write_blob(pm)
+    kernels = {s.kernel for s in parse_blob(blob).steps}
+    assert kernels == set(range(39, 53))  # every new kernel id
+    inputs = random_inputs(model, 5)
+    ref_out, ref_all = run_tflm(model, inputs)
+    res = run_blob(blob, [x.tobytes() for x in inputs], len(ref_out), tmp_path, trace=True)
+    assert res.exit_code == 0, res.text
+    compare_trace(pm, res.trace, ref_out, ref_all)
+
+
+def test_a_kernel_the_blob_lacks_is_refused_by_name() -> None:
+    """int16 LOGISTIC: the op is in the blob (int8, float32), its int16 kernel is not."""
+    b = ModelBuilder("logistic16")
+    x = b.tensor((1, 8), "int16", name="x", scale=2**-12, zero_point=0)
+    y = b.tensor((1, 8), "int16", name="y", scale=2**-15, zero_point=0)
+    b.op("LOGISTIC", [x], [y])
+    pm = with_dynamic(plan_model(load_model_bytes(b.build([x], [y]))))
+    with pytest.raises(UnsupportedError) as err:
+        write_blob(pm)
+    text = str(err.value)
+    assert "op 0 (LOGISTIC): its int16 kernel nnrt_logistic_s16 is not in the model blob" \
+        in text
+    assert "Hint: the blob carries LOGISTIC through nnrt_table_lookup_s8" in text
+    assert "--emit c" in text

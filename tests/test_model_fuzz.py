@@ -284,3 +284,114 @@ def test_fuzzed_models_on_the_cli_exit_cleanly(seed: int, tmp_path: Path) -> Non
     assert "Traceback" not in res.stderr
     if res.returncode == 1:
         assert "error:" in res.stderr
+
+
+# ----- the int16 / int64 paths of issue 44: mutated and malformed models -----
+
+def _wide_paths_model() -> bytes:
+    """One op of each new path: int16 ADD/SUB/MUL, int16 RELU6/LEAKY_RELU, int16 pools,
+    int64 MAXIMUM/MINIMUM and CONCATENATION, bool SLICE."""
+    b = ModelBuilder("wide_paths")
+    q = {"scale": 2e-3, "zero_point": 0}
+    x = b.tensor((1, 4, 4, 2), "int16", name="x", **q)
+    outs = []
+    for opcode in ("ADD", "SUB", "MUL", "RELU6", "LEAKY_RELU", "MAX_POOL_2D",
+                   "AVERAGE_POOL_2D"):
+        pool = opcode.endswith("POOL_2D")
+        y = b.tensor((1, 2, 2, 2) if pool else (1, 4, 4, 2), "int16", name=opcode, **q)
+        if pool:
+            b.op(opcode, [x], [y], {"padding": "VALID", "stride_w": 2, "stride_h": 2,
+                                    "filter_width": 2, "filter_height": 2})
+        elif opcode in ("RELU6", "LEAKY_RELU"):
+            b.op(opcode, [x], [y])
+        else:
+            b.op(opcode, [x, x], [y])
+        outs.append(y)
+    a = b.tensor((2, 3), "int64", name="a")
+    for opcode in ("MAXIMUM", "MINIMUM"):
+        y = b.tensor((2, 3), "int64", name=opcode)
+        b.op(opcode, [a, a], [y])
+        outs.append(y)
+    cat = b.tensor((4, 3), "int64", name="cat")
+    b.op("CONCATENATION", [a, a], [cat], {"axis": 0})
+    m = b.tensor((3, 4), "bool", name="m")
+    sl = b.tensor((2, 2), "bool", name="sl")
+    b.op("SLICE", [m, b.const(np.array([1, 1], np.int32)), b.const(np.array([2, 2], np.int32))],
+         [sl])
+    return b.build([x, a, m], [*outs, cat, sl])
+
+
+def test_the_wide_paths_model_compiles(tmp_path: Path) -> None:
+    from nnopt.codegen.c_model import generate
+
+    generate(plan_model(load_model_bytes(_wide_paths_model())), tmp_path)
+    assert any(tmp_path.glob("*_model.c"))
+
+
+def test_mutated_wide_paths_models_fail_cleanly_or_compile(tmp_path: Path) -> None:
+    """Bit flips, truncations and overwritten words of the model: each either plans
+    and generates C, or is an NnoptError with a message; never a traceback."""
+    from nnopt.codegen.c_model import generate
+
+    data = _wide_paths_model()
+    outcomes: Counter[str] = Counter()
+    for seed in range(150):
+        kind, bad = mutate(data, seed)
+        try:
+            with deadline(30):
+                generate(plan_model(load_model_bytes(bad, source=f"wide#{seed}")), tmp_path)
+            outcomes["compiled"] += 1
+        except NnoptError as err:
+            assert err.message, f"seed {seed} ({kind}): NnoptError without a message"
+            outcomes[type(err).__name__] += 1
+        except Exception as err:
+            raise AssertionError(f"seed {seed} ({kind}): uncaught {type(err).__name__}: "
+                                 f"{err}") from err
+    assert outcomes["compiled"] and sum(outcomes.values()) == 150
+
+
+def _one(opcode: str, ins: list[tuple[tuple[int, ...], str, dict[str, object]]],
+         out: tuple[tuple[int, ...], str, dict[str, object]], options: object = None) -> bytes:
+    b = ModelBuilder("malformed")
+    xs = [b.tensor(s, d, **q) for s, d, q in ins]  # type: ignore[arg-type]
+    y = b.tensor(out[0], out[1], **out[2])  # type: ignore[arg-type]
+    b.op(opcode, xs, [y], options)
+    return b.build(xs, [y])
+
+
+_Q16 = {"scale": 1e-3, "zero_point": 0}
+
+
+@pytest.mark.parametrize("model,needle", [
+    # int16 ADD whose output scale is too small for TFLM's rescale factors
+    (_one("ADD", [((4,), "int16", _Q16)] * 2, ((4,), "int16", {"scale": 1e-12,
+                                                             "zero_point": 0})), "rescale"),
+    # int16 ADD of an int16 and an int8 input
+    (_one("ADD", [((4,), "int16", _Q16), ((4,), "int8", _Q16)], ((4,), "int16", _Q16)),
+     "int16 inputs for an int16 output"),
+    # int16 SUB without quantisation
+    (_one("SUB", [((4,), "int16", {})] * 2, ((4,), "int16", _Q16)),
+     "no quantisation parameters"),
+    # int16 max pool whose output quantisation differs from the input's
+    (_one("MAX_POOL_2D", [((1, 4, 4, 1), "int16", _Q16)],
+          ((1, 2, 2, 1), "int16", {"scale": 2e-3, "zero_point": 0}),
+          {"padding": "VALID", "stride_w": 2, "stride_h": 2, "filter_width": 2,
+           "filter_height": 2}), "differs from output"),
+    # int64 MAXIMUM whose shapes do not broadcast
+    (_one("MAXIMUM", [((3,), "int64", {}), ((4,), "int64", {})], ((4,), "int64", {})),
+     "do not broadcast"),
+    # int64 CONCATENATION with an int32 input
+    (_one("CONCATENATION", [((2,), "int64", {}), ((2,), "int32", {})], ((4,), "int64", {}),
+          {"axis": 0}), "INT32"),
+    # int16 RELU6 without quantisation
+    (_one("RELU6", [((4,), "int16", {})], ((4,), "int16", {})), "quantisation"),
+], ids=["add16-tiny-scale", "add16-mixed", "sub16-unquantised", "maxpool16-requant",
+        "max64-broadcast", "concat64-mixed", "relu6-16-unquantised"])
+def test_malformed_wide_paths_are_refused_with_a_reason(model: bytes, needle: str) -> None:
+    from nnopt.errors import UnsupportedError
+    from nnopt.ops import check_graph
+
+    with pytest.raises(NnoptError) as err:
+        check_graph(load_model_bytes(model))
+    assert isinstance(err.value, (UnsupportedError, ModelError))
+    assert needle in str(err.value) and err.value.hint, str(err.value)

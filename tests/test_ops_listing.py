@@ -191,3 +191,56 @@ def test_listing_does_not_call_n_ary_ops_binary(capsys: pytest.CaptureFixture[st
     assert "element-wise (several inputs, in place)" in rows["ADD_N"]
     assert "element-wise (one input, in place)" in rows["ABS"]
     assert not any("binary" in r for r in rows.values())
+
+
+# ----- the element-type table against TFLM's kernels (docs/operators.md) -----
+
+def test_operators_page_is_the_generated_table() -> None:
+    from nnopt.oplist import dtype_table_markdown
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "operators.md").read_text(
+        encoding="utf-8")
+    table = dtype_table_markdown()
+    assert page.endswith(table), "docs/operators.md is stale: regenerate its table with " \
+        "`nnopt ops --markdown`"
+
+
+def test_every_type_tflm_takes_is_supported_or_refused_with_a_reason() -> None:
+    """The audit (OpDef.tflm) covers every definition, and every type TFLM's
+    kernel takes is accepted by the lowering or refused with a reason; no refusal is
+    stale (a type that is refused but accepted)."""
+    from nnopt.oplist import input_types
+    from nnopt.ops.base import ANY
+
+    for code, d in DEFINITIONS.items():
+        k = d.tflm
+        assert k is not None, f"{code}: no TFLM audit (OpDef.tflm)"
+        ours = set(input_types(code))
+        if k.dtypes == (ANY,):
+            assert ours and not k.refused, code
+            continue
+        for t in k.dtypes:
+            assert t in ours or k.refused.get(t), f"{code}: TFLM takes {t}; nnopt neither " \
+                "accepts it nor says why not"
+        for t, why in k.refused.items():
+            assert t not in ours and t in k.dtypes and len(why) > 20, (code, t)
+        assert (k.source is None) == (not k.dtypes), code
+
+
+@pytest.mark.parametrize(("opcode", "dtype"), [("RELU", "int16"), ("GATHER", "int32"),
+                                               ("FILL", "int64"), ("SIN", "int8")])
+def test_types_tflm_lacks_are_refused(opcode: str, dtype: str) -> None:
+    """Follow TFLM, not LiteRT: types LiteRT takes and TFLM's kernel does not stay
+    refused (RELU has no int16 kernel, GATHER no int32 params, FILL no int64 value, the
+    math ops are float32 only)."""
+    tflm = DEFINITIONS[opcode].tflm
+    assert tflm is not None and dtype not in tflm.dtypes
+    assert dtype not in OPS[opcode].dtypes and not any(
+        d.startswith(dtype + "->") for d in OPS[opcode].dtypes)
+
+
+def test_ops_markdown_cli(capsys: pytest.CaptureFixture[str]) -> None:
+    from nnopt.oplist import dtype_table_markdown
+
+    assert cli.main(["ops", "--markdown"]) == 0
+    assert capsys.readouterr().out == dtype_table_markdown()

@@ -140,3 +140,48 @@ def test_kernels_in_place_and_argument_checks(cbuild: Any) -> None:
 
 def _ptr(a: np.ndarray) -> ctypes.c_void_p:
     return ctypes.c_void_p(a.ctypes.data)
+
+
+# ----- int16 RELU6 and LEAKY_RELU (issue 44: TFLM's activations.cc / leaky_relu.cc) -----
+
+def _relu6_leaky_model() -> bytes:
+    """Every int16 input through RELU6 (zero point 0 and not; a scale where 6.0 is
+    beyond the int16 range) and LEAKY_RELU (positive, negative and above-one alphas,
+    requantising to another scale and zero point)."""
+    b = ModelBuilder("relu6_leaky_s16")
+    shape = ALL_INT16.shape
+    x = b.tensor(shape, "int16", name="x", scale=2**-12, zero_point=0)
+    outs = []
+    for k, (scale, zp) in enumerate(((2**-12, 0), (1e-3, 17), (1e-5, -40))):
+        xi = x if k == 0 else b.tensor(shape, "int16", name=f"x{k}", scale=scale,
+                                       zero_point=zp)
+        if k:
+            b.op("QUANTIZE", [x], [xi])
+        y = b.tensor(shape, "int16", name=f"relu6_{k}", scale=scale, zero_point=zp)
+        b.op("RELU6", [xi], [y])
+        outs.append(y)
+    for k, (alpha, scale, zp) in enumerate(((0.2, 2**-12, 0), (-0.7, 3e-4, 5),
+                                            (1.9, 2.1e-4, -3))):
+        y = b.tensor(shape, "int16", name=f"leaky_{k}", scale=scale, zero_point=zp)
+        b.op("LEAKY_RELU", [x], [y], {"alpha": alpha})
+        outs.append(y)
+    return b.build([x], outs)
+
+
+def test_int16_relu6_and_leaky_relu_bit_exact_with_tflm() -> None:
+    model = _relu6_leaky_model()
+    ref, _ = run_tflm(model, [ALL_INT16])
+    got, _ = run_nnopt(model, [ALL_INT16])
+    assert len(got) == len(ref) == 6
+    for k, (g, r) in enumerate(zip(got, ref, strict=True)):
+        np.testing.assert_array_equal(g, np.asarray(r).reshape(g.shape), err_msg=str(k))
+    assert got[0].min() == 0 and got[0].max() == 6 * 2**12
+
+
+def test_int16_relu_refused_as_tflm_refuses_it() -> None:
+    b = ModelBuilder("relu_s16")
+    x = b.tensor((4,), "int16", name="x", scale=1e-3, zero_point=0)
+    y = b.tensor((4,), "int16", name="y", scale=1e-3, zero_point=0)
+    b.op("RELU", [x], [y])
+    with pytest.raises(UnsupportedError, match=r"op 0 \(RELU\).*TFLM's RELU takes no int16"):
+        check_graph(load_model_bytes(b.build([x], [y])))

@@ -222,10 +222,11 @@ def _refusal(model: bytes) -> str:
     return str(err.value)
 
 
-def test_refuses_int16() -> None:
-    msg = _refusal(binary_model("ADD", (2, 3), (2, 3), dtype="int16", quant_a=(0.01, 0),
+def test_refuses_int16_mul_with_zero_points() -> None:
+    """TFLM's mul_common.cc requires int16 zero points 0."""
+    msg = _refusal(binary_model("MUL", (2, 3), (2, 3), dtype="int16", quant_a=(0.01, 3),
                                 quant_b=(0.01, 0), quant_out=(0.01, 0)))
-    assert "op 0 (ADD)" in msg and "INT16" in msg and "float32" in msg
+    assert "op 0 (MUL)" in msg and "zero points 3, 0 -> 0" in msg and "Hint: " in msg
 
 
 def test_refuses_tanh_activation() -> None:
@@ -412,6 +413,72 @@ def test_int16_int32_maximum_minimum_bit_exact_with_tflm(dtype: str) -> None:
     model = b.build([a, c], outs)
     xs = [rng.integers(info.min, info.max, (2, 3, 8), endpoint=True).astype(dtype),
           rng.integers(info.min, info.max, (3, 1), endpoint=True).astype(dtype)]
+    ref, _ = run_tflm(model, xs)
+    got, _ = run_nnopt(model, xs)
+    for g, r in zip(got, ref, strict=True):
+        np.testing.assert_array_equal(g, np.asarray(r).reshape(g.shape))
+
+
+# ----- int16 ADD, SUB, MUL and int64 MAXIMUM, MINIMUM (issue 44: TFLM's Eval takes them) --
+
+def _int16_model() -> tuple[bytes, list[np.ndarray]]:
+    """int16 ADD/SUB (zero points 0 as the converter writes them, and others) and MUL
+    with every fused activation and broadcasting."""
+    rng = np.random.default_rng(46)
+    b = ModelBuilder("int16_binary")
+    qa, qc = {"scale": 0.002, "zero_point": 0}, {"scale": 0.0007, "zero_point": 0}
+    a = b.tensor((2, 3, 8), "int16", name="a", **qa)
+    c = b.tensor((3, 1), "int16", name="c", **qc)
+    outs = []
+    for opcode, act in itertools.product(("ADD", "SUB", "MUL"),
+                                         ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")):
+        y = b.tensor((2, 3, 8), "int16", name=f"{opcode.lower()}_{act.lower()}",
+                     scale=0.004 if opcode != "MUL" else 0.0009, zero_point=0)
+        b.op(opcode, [a, c], [y], {"fused_activation_function": act})
+        outs.append(y)
+    for opcode in ("ADD", "SUB"):  # non-zero zero points and a saturating output scale
+        p = b.tensor((2, 3, 8), "int16", name=f"{opcode.lower()}_zp_p", scale=0.003,
+                     zero_point=-1200, data=rng.integers(-32768, 32768, (2, 3, 8))
+                     .astype(np.int16))
+        q = b.tensor((2, 3, 8), "int16", name=f"{opcode.lower()}_zp_q", scale=0.001,
+                     zero_point=700, data=rng.integers(-32768, 32768, (2, 3, 8))
+                     .astype(np.int16))
+        y = b.tensor((2, 3, 8), "int16", name=f"{opcode.lower()}_zp", scale=0.0011,
+                     zero_point=300)
+        b.op(opcode, [p, q], [y])
+        outs.append(y)
+    model = b.build([a, c], outs)
+    info = np.iinfo(np.int16)
+    xs = [rng.integers(info.min, info.max, (2, 3, 8), endpoint=True).astype(np.int16),
+          rng.integers(info.min, info.max, (3, 1), endpoint=True).astype(np.int16)]
+    xs[0][0, 0] = rng.integers(-900, 900, 8)  # small values: the activations bite
+    return model, xs
+
+
+def test_int16_add_sub_mul_bit_exact_with_tflm() -> None:
+    model, xs = _int16_model()
+    ref, _ = run_tflm(model, xs)
+    got, _ = run_nnopt(model, xs)
+    assert len(got) == len(ref) == 14
+    for k, (a, r) in enumerate(zip(got, ref, strict=True)):
+        np.testing.assert_array_equal(a, np.asarray(r).reshape(a.shape), err_msg=str(k))
+    assert np.any(got[1] != got[0])  # the RELU bites
+
+
+def test_int64_maximum_minimum_bit_exact_with_tflm() -> None:
+    rng = np.random.default_rng(47)
+    b = ModelBuilder("pick_int64")
+    a = b.tensor((2, 3, 8), "int64", name="a")
+    c = b.tensor((3, 1), "int64", name="c")
+    outs = []
+    for opcode in ("MAXIMUM", "MINIMUM"):
+        y = b.tensor((2, 3, 8), "int64", name=opcode.lower())
+        b.op(opcode, [a, c], [y])
+        outs.append(y)
+    model = b.build([a, c], outs)
+    info = np.iinfo(np.int64)
+    xs = [rng.integers(info.min, info.max, (2, 3, 8), endpoint=True, dtype=np.int64),
+          rng.integers(info.min, info.max, (3, 1), endpoint=True, dtype=np.int64)]
     ref, _ = run_tflm(model, xs)
     got, _ = run_nnopt(model, xs)
     for g, r in zip(got, ref, strict=True):

@@ -245,10 +245,61 @@ def test_refuses_int8_pool(opcode: str, out_scale: float, words: tuple[str, ...]
     assert f"op 0 ({opcode})" in msg and all(w in msg for w in words)
 
 
-def test_refuses_int16_pool() -> None:
-    msg = _refusal(pool2d_model("MAX_POOL_2D", (1, 4, 4, 2), (2, 2), (2, 2), dtype="int16",
+def test_refuses_int16_l2_pool() -> None:
+    msg = _refusal(pool2d_model("L2_POOL_2D", (1, 4, 4, 2), (2, 2), (2, 2), dtype="int16",
                                 quant=(0.01, 0)))
-    assert "op 0 (MAX_POOL_2D)" in msg and "INT16" in msg and "float32" in msg
+    assert "op 0 (L2_POOL_2D)" in msg and "INT16" in msg and "float32" in msg
+
+
+def _int16_pool_model() -> tuple[bytes, list[np.ndarray]]:
+    """int16 MAX_POOL_2D and AVERAGE_POOL_2D (TFLM's pooling.cc takes int16): SAME and
+    VALID, strides below and above the window, fused activations, a non-zero zero point;
+    and a 16x8 convolution whose following max pool stays a separate op (the
+    convolutions' fused pool is int8/float32 only)."""
+    from nnopt.ir import ConvOptions
+
+    rng = np.random.default_rng(48)
+    b = ModelBuilder("pool_s16")
+    q = {"scale": 2e-3, "zero_point": 0}
+    x = b.tensor((1, 9, 7, 5), "int16", name="x", **q)
+    outs = []
+    for k, (opcode, pad, f, st, act) in enumerate((
+            ("MAX_POOL_2D", "SAME", 3, 2, "NONE"), ("MAX_POOL_2D", "VALID", 2, 3, "RELU"),
+            ("AVERAGE_POOL_2D", "SAME", 3, 2, "NONE"),
+            ("AVERAGE_POOL_2D", "VALID", 2, 1, "RELU6"),
+            ("AVERAGE_POOL_2D", "SAME", 4, 3, "RELU_N1_TO_1"))):
+        oh = -(-9 // st) if pad == "SAME" else (9 - f) // st + 1
+        ow = -(-7 // st) if pad == "SAME" else (7 - f) // st + 1
+        y = b.tensor((1, oh, ow, 5), "int16", name=f"pool{k}", **q)
+        b.op(opcode, [x], [y], PoolOptions(pad, st, st, f, f, act))
+        outs.append(y)
+    xz = b.tensor((1, 9, 7, 5), "int16", name="xz", scale=1e-3, zero_point=-300)
+    yz = b.tensor((1, 5, 4, 5), "int16", name="avg_zp", scale=1e-3, zero_point=-300)
+    b.op("AVERAGE_POOL_2D", [xz], [yz], PoolOptions("SAME", 2, 2, 3, 3))
+    outs.append(yz)
+    w = b.const(rng.integers(-127, 128, (4, 3, 3, 5)).astype(np.int8), scale=[0.01] * 4,
+                zero_point=0, axis=0)
+    bias = b.const(rng.integers(-40_000, 40_000, 4).astype(np.int64),
+                   scale=[2e-5] * 4, axis=0)
+    c = b.tensor((1, 9, 7, 4), "int16", name="conv", scale=0.02, zero_point=0)
+    b.op("CONV_2D", [x, w, bias], [c], ConvOptions("SAME", 1, 1, 1, 1, "NONE"))
+    cp = b.tensor((1, 4, 3, 4), "int16", name="conv_pool", scale=0.02, zero_point=0)
+    b.op("MAX_POOL_2D", [c], [cp], PoolOptions("VALID", 2, 2, 2, 2))
+    outs.append(cp)
+    model = b.build([x, xz], outs)
+    xs = [rng.integers(-32768, 32768, (1, 9, 7, 5)).astype(np.int16) for _ in range(2)]
+    return model, xs
+
+
+def test_int16_pools_bit_exact_with_tflm() -> None:
+    from nnopt.testing.harness import run_tflm
+
+    model, xs = _int16_pool_model()
+    ref, _ = run_tflm(model, xs)
+    got, _ = run_nnopt(model, xs)
+    assert len(got) == len(ref) == 7
+    for k, (g, r) in enumerate(zip(got, ref, strict=True)):
+        np.testing.assert_array_equal(g, np.asarray(r).reshape(g.shape), err_msg=str(k))
 
 
 def test_refuses_mean_with_runtime_axes() -> None:

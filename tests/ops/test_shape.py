@@ -437,3 +437,34 @@ def test_broadcast_args_refuses_by_name() -> None:
     assert "(BROADCAST_ARGS)" in msg and "[2, 3] and [4, 3]" in msg and "equal or 1" in msg
     msg = _broadcast_args_refusal("int16", [2], [1])
     assert "(BROADCAST_ARGS)" in msg and "int32 or int64" in msg
+
+
+# ----- int64 / bool CONCATENATION, bool SLICE and STRIDED_SLICE (issue 44: TFLM's
+# concatenation.cc, slice.cc and strided_slice.cc take them) -----
+
+def test_int64_concat_and_bool_slices_bit_exact_with_tflm() -> None:
+    rng = np.random.default_rng(49)
+    b = ModelBuilder("wide_moves")
+    a = b.tensor((2, 3, 4), "int64", name="a")
+    c = b.const(rng.integers(-(2**62), 2**62, (2, 1, 4), dtype=np.int64), name="c")
+    cat = b.tensor((2, 4, 4), "int64", name="cat")
+    b.op("CONCATENATION", [a, c], [cat], ConcatOptions(1))
+    m = b.tensor((3, 5), "bool", name="m")
+    m2 = b.const(rng.integers(0, 2, (1, 5)).astype(np.bool_), name="m2")
+    mcat = b.tensor((4, 5), "bool", name="mcat")
+    b.op("CONCATENATION", [m, m2], [mcat], ConcatOptions(0))
+    sl = b.tensor((2, 3), "bool", name="slice")
+    b.op("SLICE", [mcat, b.const(np.array([1, 1], np.int32)),
+                   b.const(np.array([2, 3], np.int32))], [sl])
+    ss = b.tensor((2, 3), "bool", name="strided")
+    b.op("STRIDED_SLICE", [mcat, b.const(np.array([0, 0], np.int32)),
+                           b.const(np.array([4, 5], np.int32)),
+                           b.const(np.array([2, 2], np.int32))], [ss], StridedSliceOptions())
+    model = b.build([a, m], [cat, mcat, sl, ss])
+    xs = [rng.integers(-(2**62), 2**62, (2, 3, 4), dtype=np.int64),
+          rng.integers(0, 2, (3, 5)).astype(np.bool_)]
+    ref, _ = run_tflm(model, xs)
+    got, _ = run_nnopt(model, xs)
+    assert len(got) == len(ref) == 4
+    for k, (g, r) in enumerate(zip(got, ref, strict=True)):
+        np.testing.assert_array_equal(g, np.asarray(r).reshape(g.shape), err_msg=str(k))

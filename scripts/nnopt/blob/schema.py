@@ -127,6 +127,8 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
                          ("stride2", DIMS)),
     "nnrt_add_s8_params_t": (("bcast", "nnrt_broadcast_t"), *((f, I32) for f in _BINARY_S8)),
     "nnrt_mul_s8_params_t": (("bcast", "nnrt_broadcast_t"), *((f, I32) for f in _MUL_S8)),
+    "nnrt_binary_s32_params_t": (("bcast", "nnrt_broadcast_t"), ("act_min", I32),
+                                 ("act_max", I32)),
     "nnrt_binary_f32_params_t": (("bcast", "nnrt_broadcast_t"), ("act_min", F32),
                                  ("act_max", F32)),
     "nnrt_mean_geom_t": (("outer_rank", I32), ("outer_dims", DIMS), ("outer_strides", DIMS),

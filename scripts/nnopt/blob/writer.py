@@ -290,10 +290,17 @@ def _encode_call(graph: Graph, op_index: int, cap: Capture, b: _Builder,
         args = [a for a in args if not isinstance(a, ScratchArg)]
     kernel = S.KERNEL_BY_FUNCTION.get(function)
     if kernel is None:
+        op = graph.op_by_index[op_index]
+        d = DEFINITIONS.get(op.opcode)
+        carried = ", ".join(k.function for k in d.kernels) if d is not None else ""
+        dtype = graph.tensors[op.outputs[0]].dtype.name.lower() if op.outputs else "?"
         raise UnsupportedError(
-            f"{where}: kernel {cap.function} is not in the model blob format yet",
-            hint="ops the blob can carry: " + ", ".join(supported_opcodes())
-            + "; use the generated C (--emit c) for this model")
+            f"{where}: its {dtype} kernel {cap.function} is not in the model blob format "
+            "yet",
+            hint=(f"the blob carries {op.opcode} through {carried}" if carried
+                  else "ops the blob can carry: " + ", ".join(supported_opcodes()))
+            + "; use the generated C (--emit c; --allocator dynamic works there too) for "
+            "this model")
     if len(args) != len(kernel.args):
         raise UnsupportedError(f"{where}: {cap.function} called with {len(args)} "
                                f"arguments, the blob schema has {len(kernel.args)}")
@@ -363,6 +370,7 @@ def write_blob(planned: PlannedModel) -> bytes:
 
     steps: list[tuple[int, int, int, int, list[int], list[int], list[int], list[int]]] = []
     problems: list[str] = []
+    hints: list[str] = []
     for step in dyn.steps:
         op = g.op_by_index[step.op]
         trace = list(op.outputs)
@@ -381,6 +389,8 @@ def write_blob(planned: PlannedModel) -> bytes:
                 g, step.op, cap, b, None if sh is None else (sh, dyn.blocks[sh].size))
         except UnsupportedError as err:
             problems.append(err.message)
+            if err.hint and err.hint not in hints:
+                hints.append(err.hint)
             continue
         off = len(b.records)
         b.records += record
@@ -390,8 +400,9 @@ def write_blob(planned: PlannedModel) -> bytes:
         raise UnsupportedError(
             "the model cannot be written as a blob: " + "; ".join(problems[:8])
             + (f"; and {len(problems) - 8} more" if len(problems) > 8 else ""),
-            hint="ops the blob can carry: " + ", ".join(supported_opcodes())
-            + "; use the generated C (--emit c) for this model")
+            hint="; ".join(hints[:3]) if hints else "ops the blob can carry: "
+            + ", ".join(supported_opcodes()) + "; use the generated C (--emit c) for this "
+            "model")
 
     n_tensors = len(g.tensors) + len(b.extra)
     if n_tensors >= S.NONE16 or len(dyn.blocks) >= S.NONE16 or len(steps) > 0xFFFF:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cdefs import C_TYPE, DTYPE_SIZE, DType
+from ..cdefs import C_TYPE, DTYPE_SIZE
 from ..errors import PlanError
 from ..ir import Graph, Op
 from ..lowering import EmitContext
@@ -273,8 +273,8 @@ class StageEmitter:
         var = f"op{op.index}"
         low = lowering_for(op)
         assert isinstance(low, BinaryLowering)
-        fn = low.function(op, yt.dtype == DType.INT8)
-        ptype = low.param_type(op, yt.dtype == DType.INT8)
+        ta, tb = (self.g.tensors[t] for t in op.inputs[:2])
+        fn, ptype, fields = low.kernel(op, ta, tb, yt)
 
         def operand(k: int) -> str:
             base = operands[k][0]
@@ -287,9 +287,7 @@ class StageEmitter:
             return [], [f"/* op {op.index}: {op.opcode} on this patch */",
                         *self._check(f"{fn}(&{bname}[p], {operand(0)}, "
                                      f"{operand(1)}, {out})")]
-        ta, tb = (self.g.tensors[t] for t in op.inputs[:2])
-        fields = {"bcast": bcasts[0], **low.params(op, ta, tb, yt)}
-        pre = [*render_params(Params(ptype, fields), f"{var}_base"),
+        pre = [*render_params(Params(ptype, {"bcast": bcasts[0], **fields}), f"{var}_base"),
                f"{ptype} {var} = {var}_base;"]
         body = [f"/* op {op.index}: {op.opcode} on this patch */", f"{var}.bcast = {bname}[p];",
                 *self._check(f"{fn}(&{var}, {operand(0)}, {operand(1)}, {out})")]

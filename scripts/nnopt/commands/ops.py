@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from ..oplist import supported_operators
+from ..oplist import dtype_table_markdown, supported_operators
 
 DESCRIPTION = """\
 List every TFLite builtin operator (and custom operator, by its custom code) nnopt
@@ -23,6 +23,10 @@ def add_parser(sub: Any) -> None:
                        description=DESCRIPTION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--json", action="store_true", help="print the list as JSON")
+    p.add_argument("--markdown", action="store_true",
+                   help="print, per operator, the element types TFLM's kernel takes, those "
+                   "nnopt takes and each refused one with the reason, as the Markdown "
+                   "table of the documentation's operators page")
     p.set_defaults(func=run)
 
 
@@ -46,6 +50,9 @@ def _traits(elementwise: str | None, alias: bool, window: str | None,
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.markdown:
+        print(dtype_table_markdown(), end="")
+        return 0
     ops = supported_operators()
     if args.json:
         print(json.dumps({"count": len(ops), "operators": [o.to_json() for o in ops]},

@@ -7,7 +7,8 @@ const params struct. Semantics follow TFLM's *reference* kernels where they diff
 TFLite:
 
 - int8 RELU6 clamps in the input's quantisation and ignores the output's (TFLM's
-  Relu6Quantized); int8 RELU requantises.
+  Relu6Quantized); int8 RELU requantises. int16 RELU6 and LEAKY_RELU are int8's with
+  the int16 range (activations.cc, leaky_relu.cc); TFLM's RELU takes no int16.
 - int8 LOGISTIC writes scale 1/256 / zero point -128 values and int8 TANH scale 1/128 /
   zero point 0 whatever the output tensor says (TFLM reads neither); the converter
   always emits those, and a model that differs gets TFLM's numbers.
@@ -31,7 +32,7 @@ from ..ir import Graph, LeakyReluOptions, Op, Tensor
 from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, Dec, KernelCheck, Params, Raw, TensorArg, lit, lit_f32
-from .common import refuse
+from .common import per_tensor_quant, refuse
 
 _I32_MIN = -(2**31)
 _I32_MAX = 2**31 - 1
@@ -380,17 +381,25 @@ def relu_params(op: Op, x: Tensor, y: Tensor) -> dict[str, int]:
 
 
 def relu6_bounds(x: Tensor) -> tuple[int, int]:
-    """RELU6 int8: TFLM's Relu6Prepare (zero and quantised 6.0 on the input scale)."""
+    """RELU6 int8 / int16: TFLM's Relu6Prepare (zero and quantised 6.0 on the input
+    scale, clamped to the type's range)."""
     zp = zero_point_of(x)
     six = round_half_away(float(f32(6.0) / f32(scale_of(x)))) + zp
-    return zp, int(np.clip(six, -128, 127))
+    lo, hi = (-32768, 32767) if x.dtype == DType.INT16 else (-128, 127)
+    return zp, int(np.clip(six, lo, hi))
 
 
 def leaky_relu_params(op: Op, x: Tensor, y: Tensor, alpha: float) -> dict[str, int]:
-    """LEAKY_RELU int8: TFLM's CalculateOpDataLeakyRelu (float32 ratios)."""
+    """LEAKY_RELU: TFLM's CalculateOpDataLeakyRelu; int8 with float32 ratios, int16 with
+    double ones (the tflite-micro build used as the oracle divides in double: an int16
+    test pins a case where the two differ)."""
     sx, sy = f32(scale_of(x)), f32(scale_of(y))
-    am, ash = quantize_multiplier(float(sx * f32(alpha) / sy))
-    im, ish = quantize_multiplier(float(sx / sy))
+    if x.dtype == DType.INT16:
+        am, ash = quantize_multiplier(float(sx) * float(f32(alpha)) / float(sy))
+        im, ish = quantize_multiplier(float(sx) / float(sy))
+    else:
+        am, ash = quantize_multiplier(float(sx * f32(alpha) / sy))
+        im, ish = quantize_multiplier(float(sx / sy))
     _check_shift(op, f"alpha {alpha!r} times the scale ratio", ash)
     _check_shift(op, "input/output scale ratio", ish)
     return {"input_zero_point": zero_point_of(x), "output_zero_point": zero_point_of(y),
@@ -403,8 +412,12 @@ def leaky_relu_params(op: Op, x: Tensor, y: Tensor, alpha: float) -> dict[str, i
 # ----------------------------------------------------------------------------------
 
 _I8, _I16, _F32 = DType.INT8, DType.INT16, DType.FLOAT32
-_SUPPORTED = "int8 -> int8 or float32 -> float32 (LOGISTIC, TANH: also int16 -> int16)"
-_WITH_INT16 = ("LOGISTIC", "TANH")
+_SUPPORTED = ("int8 -> int8 or float32 -> float32 (LOGISTIC, TANH, RELU6, LEAKY_RELU: also "
+              "int16 -> int16; TFLM's RELU takes no int16)")
+#: the activations whose int16 kernel TFLM's Eval has (activations.cc: RELU6 but not
+#: RELU; leaky_relu.cc; logistic.cc; tanh.cc)
+_WITH_INT16 = ("LOGISTIC", "TANH", "RELU6", "LEAKY_RELU")
+_SIGMOID_S16 = ("LOGISTIC", "TANH")
 
 
 # the activation kernels' argument checks (nnrt/kernels/activation.h): on the scalars
@@ -415,13 +428,16 @@ UNARY_F32_CHECK = KernelCheck(
     "nnrt_unary_f32_check", "nnrt/kernels/activation.h", picks=(2,))  # (x, y, size)
 CLAMP_S8_CHECK = KernelCheck(("nnrt_clamp_s8",), "nnrt_clamp_s8_check",
                              "nnrt/kernels/activation.h", picks=(0, 1, 4))  # (lo, hi, x, y, size)
+CLAMP_S16_CHECK = KernelCheck(("nnrt_clamp_s16",), "nnrt_clamp_s16_check",
+                              "nnrt/kernels/activation.h", picks=(0, 1, 4))
 TABLE_LOOKUP_S8_CHECK = KernelCheck(("nnrt_table_lookup_s8",), "nnrt_table_lookup_s8_check",
                                     "nnrt/kernels/activation.h", picks=(3,))  # (table, x, y, size)
 
 
 class ActivationLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/activation.h",)
-    checks: Sequence[KernelCheck] = (UNARY_F32_CHECK, CLAMP_S8_CHECK, TABLE_LOOKUP_S8_CHECK)
+    checks: Sequence[KernelCheck] = (UNARY_F32_CHECK, CLAMP_S8_CHECK, CLAMP_S16_CHECK,
+                                      TABLE_LOOKUP_S8_CHECK)
     dtypes: Sequence[str] = ("int8", "float32")
     dtypes_by_opcode: Mapping[str, Sequence[str]] = {
         c: ("int8", "int16", "float32") for c in _WITH_INT16}
@@ -430,11 +446,13 @@ class ActivationLowering(LoweringBase):
         combos = ((_I8, _I8), (_F32, _F32)) + (((_I16, _I16),) if op.opcode in _WITH_INT16
                                                else ())
         x, y = check_io(graph, op, combos, _SUPPORTED)
-        if x.dtype == DType.INT16:
+        if x.dtype == DType.INT16 and op.opcode in _SIGMOID_S16:
             sigmoid_s16_params(op, x, y)
             return
-        if x.dtype != DType.INT8:
+        if x.dtype not in (DType.INT8, DType.INT16):
             return
+        if op.opcode == "RELU6" and x.dtype == DType.INT16:
+            per_tensor_quant(op, x)
         if op.opcode == "RELU":
             relu_params(op, x, y)
         elif op.opcode in ("LOGISTIC", "TANH"):
@@ -460,17 +478,18 @@ class ActivationLowering(LoweringBase):
                 return [Call("nnrt_leaky_relu_f32", (alpha, src, dst, n), wrap=False)]
             return [Call(f"nnrt_{name}_f32", (src, dst, n), wrap=False)]
 
-        if x.dtype == DType.INT16:
+        if x.dtype == DType.INT16 and op.opcode in _SIGMOID_S16:
             p16 = sigmoid_s16_params(op, x, y)
             return [c_struct("nnrt_sigmoid_s16_params_t", dict(p16)),
                     Call(f"nnrt_{name}_s16", (AddressOf("params"), TensorArg(
                         x.index, "int16_t", True), TensorArg(y.index, "int16_t"), n),
                         wrap=False)]
-        src, dst = TensorArg(x.index, "int8_t", True), TensorArg(y.index, "int8_t")
+        ctype, sfx = ("int16_t", "s16") if x.dtype == DType.INT16 else ("int8_t", "s8")
+        src, dst = TensorArg(x.index, ctype, True), TensorArg(y.index, ctype)
         if op.opcode == "RELU6" or (op.opcode == "RELU" and x.quant == y.quant):
             lo, hi = relu6_bounds(x) if op.opcode == "RELU6" else (max(-128, zero_point_of(x)),
                                                                    127)
-            return [Call("nnrt_clamp_s8", (lit(lo), lit(hi), src, dst, n), wrap=False)]
+            return [Call(f"nnrt_clamp_{sfx}", (lit(lo), lit(hi), src, dst, n), wrap=False)]
         params = AddressOf("params")
         if op.opcode == "RELU":
             return [c_struct("nnrt_relu_s8_params_t", dict(relu_params(op, x, y))),
@@ -478,7 +497,7 @@ class ActivationLowering(LoweringBase):
         if op.opcode == "LEAKY_RELU":
             p = leaky_relu_params(op, x, y, self._alpha(op))
             return [c_struct("nnrt_leaky_relu_s8_params_t", dict(p)),
-                    Call("nnrt_leaky_relu_s8", (params, src, dst, n), wrap=False)]
+                    Call(f"nnrt_leaky_relu_{sfx}", (params, src, dst, n), wrap=False)]
         if op.opcode == "HARD_SWISH":
             p, ctype = hard_swish_params(op, x, y), "nnrt_hard_swish_s8_params_t"
         else:

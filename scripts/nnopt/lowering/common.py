@@ -5,7 +5,8 @@
   messages) and :func:`tensor_desc`;
 - quantisation and activation checks: :func:`per_tensor_quant` (per-tensor, positive
   finite scale, int8 zero point), :func:`check_activation`, :func:`act_range_s8` /
-  :func:`act_range_f32` (TFLM's ``CalculateActivationRange(Quantized)``);
+  :func:`act_range_q` (int8 or int16) / :func:`act_range_f32` (TFLM's
+  ``CalculateActivationRange(Quantized)``);
 - call builders: :func:`c_params`, :func:`c_call` (arguments in the spellings lowerings
   pass: ``"&params"``, ``"NULL"``, identifiers, ``"12u"``, ints), :func:`cast`,
   :func:`io_args`, :func:`padded`, :func:`merge_dims`;
@@ -19,7 +20,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..arith import FUSED_ACTIVATIONS, activation_range_float, activation_range_int8
+from ..arith import (
+    FUSED_ACTIVATIONS,
+    activation_range_float,
+    activation_range_int8,
+    activation_range_int16,
+)
 from ..cdefs import C_TYPE as C_TYPE
 from ..cdefs import MAX_DIMS, DType
 from ..errors import UnsupportedError
@@ -73,6 +79,15 @@ def act_range_s8(op: Op, activation: str, out: Tensor) -> tuple[int, int]:
     check_activation(op, activation)
     scale, zp = per_tensor_quant(op, out)
     return activation_range_int8(activation, scale, zp)
+
+
+def act_range_q(op: Op, activation: str, out: Tensor) -> tuple[int, int]:
+    """TFLM's CalculateActivationRangeQuantized for an int8 or int16 output."""
+    if out.dtype != DType.INT16:
+        return act_range_s8(op, activation, out)
+    check_activation(op, activation)
+    scale, zp = per_tensor_quant(op, out)
+    return activation_range_int16(activation, scale, zp)
 
 
 def act_range_f32(op: Op, activation: str) -> tuple[float, float]:

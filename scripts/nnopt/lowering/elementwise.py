@@ -11,8 +11,8 @@ kernels compute them in Prepare:
   of the Q31 multipliers; the ``tflite-micro`` build used as the oracle divides in
   double, and a test pins a case where the two differ.)
 - int8 MUL (``mul_common.cc``): one multiplier ``s1 * s2 / s_out`` in double;
-- MAXIMUM/MINIMUM: no parameters (TFLM compares the raw values), int8, int16, int32 and
-  float32;
+- MAXIMUM/MINIMUM: no parameters (TFLM compares the raw values), int8, int16, int32,
+  int64 and float32;
 - int8 SQUARED_DIFFERENCE (``squared_difference.cc``): ADD's scheme with left_shift 7,
   the output multiplier ``(2 max)^2 / ((1 << 14) * s_out)`` (any size); float32: the
   plain ``(a - b)^2`` without activation; int16 (zero points 0) with left_shift 0 and
@@ -20,6 +20,9 @@ kernels compute them in Prepare:
 - int32 ADD and MUL (``add.cc``, ``mul_common.cc``): the wrapping sum / product, MUL's
   clamped to ``CalculateActivationRange<int32_t>`` (ADD's int32 Eval ignores the fused
   activation: the whole int32 range);
+- int16 ADD and SUB: int8's scheme with left_shift 15; int16 MUL: int8's with zero
+  points 0 (``mul_common.cc``); int64 MAXIMUM/MINIMUM raw as int16/int32. The kernels
+  beyond int8/float32 are one table (``BinaryLowering.wide``) and one emitter;
 - fused activation ranges as TFLM's ``CalculateActivationRange(Quantized)``.
 
 Broadcasting becomes a strided walk (:func:`broadcast_descriptor`) with size-1 dims
@@ -52,7 +55,7 @@ from .call import c_value as c_value
 from .common import (
     C_TYPE,
     act_range_f32,
-    act_range_s8,
+    act_range_q,
     c_call,
     c_params,
     cast,
@@ -136,68 +139,94 @@ def _activation(op: Op) -> str:
 _HEADER = "nnrt/kernels/elementwise.h"
 
 
+#: How a kernel beyond int8 and float32 takes its parameters (:attr:`BinaryLowering.wide`):
+#: the broadcast walk alone (raw MAXIMUM/MINIMUM, the int32 square), the broadcast and
+#: TFLM's int32 activation range (unquantised, wrapping int32 arithmetic), or the int8
+#: requantisation scheme widened to int16 (:meth:`BinaryLowering.params_q`).
+BCAST, RANGE, QUANT = "bcast", "range", "quant"
+_SUFFIX = {DType.INT16: "s16", DType.INT32: "s32", DType.INT64: "s64"}
+
+
 class BinaryLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/elementwise.h",)
     checks: Sequence[KernelCheck] = (
         KernelCheck(("nnrt_add_s8", "nnrt_sub_s8"), "nnrt_add_s8_check", _HEADER),
         KernelCheck(("nnrt_mul_s8",), "nnrt_mul_s8_check", _HEADER),
+        KernelCheck(("nnrt_add_s16", "nnrt_sub_s16"), "nnrt_add_s16_check", _HEADER),
+        KernelCheck(("nnrt_mul_s16",), "nnrt_mul_s16_check", _HEADER),
         KernelCheck(("nnrt_add_f32", "nnrt_sub_f32", "nnrt_mul_f32"), "nnrt_binary_f32_check",
                     _HEADER),
         KernelCheck(("nnrt_maximum_s8", "nnrt_minimum_s8", "nnrt_maximum_f32",
                      "nnrt_minimum_f32", "nnrt_maximum_s16", "nnrt_minimum_s16",
-                     "nnrt_maximum_s32", "nnrt_minimum_s32"), "nnrt_broadcast_check",
-                    _HEADER),
+                     "nnrt_maximum_s32", "nnrt_minimum_s32", "nnrt_maximum_s64",
+                     "nnrt_minimum_s64"), "nnrt_broadcast_check", _HEADER),
         KernelCheck(("nnrt_add_s32", "nnrt_mul_s32", "nnrt_div_s32"), "nnrt_binary_s32_check",
                     _HEADER))
-    dtypes_by_opcode: Mapping[str, Sequence[str]] = {
-        "ADD": ("int8", "int32", "float32"), "SUB": ("int8", "float32"),
-        "MUL": ("int8", "int32", "float32"), "MAXIMUM": ("int8", "int16", "int32", "float32"),
-        "MINIMUM": ("int8", "int16", "int32", "float32")}
-    #: the opcodes with integer kernels beyond int8, as TFLM's Eval takes them: int32 ADD
-    #: and MUL (not SUB), raw int16/int32 MAXIMUM and MINIMUM
-    wide_dtypes: Mapping[str, frozenset[DType]] = {
-        "ADD": frozenset({DType.INT32}), "MUL": frozenset({DType.INT32}),
-        "MAXIMUM": frozenset({DType.INT16, DType.INT32}),
-        "MINIMUM": frozenset({DType.INT16, DType.INT32})}
+    #: the kernels beyond int8 and float32, per opcode and output type, as TFLM's Eval
+    #: takes them (add.cc, sub.cc, mul.cc, maximum_minimum.cc): int16 ADD/SUB/MUL
+    #: requantised, int32 ADD and MUL wrapping (not SUB), raw int16/int32/int64
+    #: MAXIMUM and MINIMUM; the kind of parameters each takes (BCAST, RANGE, QUANT)
+    wide: Mapping[str, Mapping[DType, str]] = {
+        "ADD": {DType.INT16: QUANT, DType.INT32: RANGE},
+        "SUB": {DType.INT16: QUANT},
+        "MUL": {DType.INT16: QUANT, DType.INT32: RANGE},
+        "MAXIMUM": {DType.INT16: BCAST, DType.INT32: BCAST, DType.INT64: BCAST},
+        "MINIMUM": {DType.INT16: BCAST, DType.INT32: BCAST, DType.INT64: BCAST}}
 
-    def _int32(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor] | None:
-        """The operands of an op of :attr:`wide_dtypes` in one of its types (checked),
-        else None."""
+    @property
+    def dtypes_by_opcode(self) -> Mapping[str, Sequence[str]]:
+        """int8, the wide types, float32 (as ``nnopt ops`` lists them)."""
+        return {code: ("int8", *(t.name.lower() for t in sorted(kinds, key=int)), "float32")
+                for code, kinds in self.wide.items()}
+
+    def _wide(self, graph: Graph, op: Op) -> tuple[str, Tensor, Tensor, Tensor] | None:
+        """(parameter kind, operands) of an op whose output has one of the :attr:`wide`
+        types (checked), else None."""
         a, b, out = _operands(graph, op)
-        if out.dtype not in self.wide_dtypes.get(op.opcode, frozenset()):
+        kind = self.wide.get(op.opcode, {}).get(out.dtype)
+        if kind is None:
             return None
+        name = out.dtype.name.lower()
         for t in (a, b):
             if t.dtype != out.dtype:
                 raise refuse(op, f"{tensor_desc(t)}: unsupported dtype combination",
-                             f"{out.dtype.name.lower()} inputs for an "
-                             f"{out.dtype.name.lower()} output")
-        if broadcast_descriptor(a.shape, b.shape, out.shape) is None:
+                             f"{name} inputs for an {name} output")
+        bc = broadcast_descriptor(a.shape, b.shape, out.shape)
+        if bc is None:
             raise refuse(op, f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast "
                          f"to the output shape {list(out.shape)}", "numpy broadcasting")
+        if len(bc.dims) > MAX_DIMS:
+            raise refuse(op, f"broadcast needs {len(bc.dims)} dimensions after merging",
+                         f"at most {MAX_DIMS}")
         check_activation(op, _activation(op))
-        return a, b, out
+        if kind == QUANT:
+            self.params_q(op, a, b, out)
+        return kind, a, b, out
 
-    def _emit_int32(self, ctx: EmitContext, a: Tensor, b: Tensor, out: Tensor) -> Body:
-        bc = broadcast_descriptor(a.shape, b.shape, out.shape)
-        assert bc is not None
-        if out.num_elements == 0:
-            return [Done()]
-        ctype = C_TYPE[out.dtype]
-        args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
-                cast(ctx, out.index, ctype, False)]
-        fn = f"nnrt_{ctx.op.opcode.lower()}_{'s16' if out.dtype == DType.INT16 else 's32'}"
-        if ctx.op.opcode in ("MAXIMUM", "MINIMUM"):
-            return [*c_params("nnrt_broadcast_t", bc.c(), "bcast"),
-                    *c_call(fn, ["&bcast", *args])]
-        # TFLM's int32 ADD clamps to the whole int32 range whatever the fused activation
-        lo, hi = activation_range_int32("NONE" if ctx.op.opcode == "ADD"
-                                        else _activation(ctx.op))
-        return [*c_params("nnrt_binary_s32_params_t",
-                          {"bcast": bc.c(), "act_min": lo, "act_max": hi}),
-                *c_call(fn, ["&params", *args])]
+    def kernel(self, op: Op, a: Tensor, b: Tensor, out: Tensor
+               ) -> tuple[str, str | None, dict[str, Any]]:
+        """The op's kernel for its operands' types (checked): (function, parameter
+        struct or None when it takes the broadcast walk alone, the struct's fields
+        besides the broadcast). Whole ops and tiled stages alike call it."""
+        kind = self.wide.get(op.opcode, {}).get(out.dtype)
+        if kind is None:
+            int8 = out.dtype == DType.INT8
+            ptype = self.param_type(op, int8)
+            return (self.function(op, int8), ptype,
+                    self.params(op, a, b, out) if ptype is not None else {})
+        fn = f"nnrt_{op.opcode.lower()}_{_SUFFIX[out.dtype]}"
+        if kind == BCAST:
+            return fn, None, {}
+        if kind == RANGE:
+            # TFLM's int32 ADD clamps to the whole int32 range whatever the fused activation
+            lo, hi = activation_range_int32("NONE" if op.opcode == "ADD" else _activation(op))
+            return fn, "nnrt_binary_s32_params_t", {"act_min": lo, "act_max": hi}
+        ptype = self.param_type(op, True)
+        assert ptype is not None
+        return fn, ptype, self.params_q(op, a, b, out)
 
     def check(self, graph: Graph, op: Op) -> None:
-        if self._int32(graph, op) is not None:
+        if self._wide(graph, op) is not None:
             return
         a, b, out = _operands(graph, op)
         for t in (a, b, out):
@@ -240,20 +269,30 @@ class BinaryLowering(LoweringBase):
         return {"act_min": lo, "act_max": hi}
 
     def params_s8(self, op: Op, a: Tensor, b: Tensor, out: Tensor) -> dict[str, Any]:
+        """The int8 requantisation (TFLM's Prepare)."""
+        return self.params_q(op, a, b, out)
+
+    def params_q(self, op: Op, a: Tensor, b: Tensor, out: Tensor) -> dict[str, Any]:
+        """The requantisation of an int8 or int16 op (TFLM's Prepare): ADD/SUB with
+        left_shift 20 (int8) or 15 (int16), MUL with one multiplier (int16: zero points
+        0, as mul_common.cc requires)."""
         code = op.opcode
         if code in ("MAXIMUM", "MINIMUM"):
             return {}  # TFLM compares raw values whatever the quantisation
         s1, z1 = per_tensor_quant(op, a)
         s2, z2 = per_tensor_quant(op, b)
         so, zo = per_tensor_quant(op, out)
-        lo, hi = act_range_s8(op, _activation(op), out)
+        lo, hi = act_range_q(op, _activation(op), out)
         if code == "SQUARED_DIFFERENCE":
             return _squared_difference_s8(s1, z1, s2, z2, so, zo)
         if code == "MUL":
+            if out.dtype == DType.INT16 and (z1, z2, zo) != (0, 0, 0):
+                raise refuse(op, f"zero points {z1}, {z2} -> {zo}",
+                             "int16 MUL with zero points 0 (TFLM's mul_common.cc)")
             m, sh = quantize_multiplier(s1 * s2 / so)
             return {"input1_offset": -z1, "input2_offset": -z2, "output_multiplier": m,
                     "output_shift": sh, "output_offset": zo, "act_min": lo, "act_max": hi}
-        left_shift = 20
+        left_shift = 15 if out.dtype == DType.INT16 else 20
         twice_max = 2.0 * max(s1, s2)
         reals = (s1 / twice_max, s2 / twice_max, twice_max / ((1 << left_shift) * so))
         q = []
@@ -271,24 +310,20 @@ class BinaryLowering(LoweringBase):
 
     def emit(self, ctx: EmitContext) -> Body:
         g, op = ctx.graph, ctx.op
-        wide = self._int32(g, op)
-        if wide is not None:
-            return self._emit_int32(ctx, *wide)
         a, b, out = _operands(g, op)
         bc = broadcast_descriptor(a.shape, b.shape, out.shape)
         assert bc is not None
         if out.num_elements == 0:
             return [Done()]
-        ctype = "int8_t" if out.dtype == DType.INT8 else "float"
+        ctype = C_TYPE[out.dtype]
         args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
                 cast(ctx, out.index, ctype, False)]
-        fn = self.function(op, out.dtype == DType.INT8)
-        ptype = self.param_type(op, out.dtype == DType.INT8)
+        fn, ptype, fields = self.kernel(op, a, b, out)
         if ptype is None:
             return [*c_params("nnrt_broadcast_t", bc.c(), "bcast"),
                     *c_call(fn, ["&bcast", *args])]
-        fields = {"bcast": bc.c(), **self.params(op, a, b, out)}
-        return [*c_params(ptype, fields), *c_call(fn, ["&params", *args])]
+        return [*c_params(ptype, {"bcast": bc.c(), **fields}),
+                *c_call(fn, ["&params", *args])]
 
 
 def _squared_difference_s8(s1: float, z1: int, s2: float, z2: int, so: float,
@@ -314,21 +349,12 @@ class SquaredDifferenceLowering(BinaryLowering):
     0) and int32 (the plain square, wrapping) as TFLM's kernel also takes them."""
 
     dtypes: Sequence[str] = ("int8", "int16", "int32", "float32")
+    wide: Mapping[str, Mapping[DType, str]] = {
+        "SQUARED_DIFFERENCE": {DType.INT16: QUANT, DType.INT32: BCAST}}
 
-    def _wide(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, Tensor] | None:
-        a, b, out = _operands(graph, op)
-        if out.dtype not in (DType.INT16, DType.INT32):
-            return None
-        for t in (a, b):
-            if t.dtype != out.dtype:
-                raise refuse(op, f"{tensor_desc(t)}: unsupported dtype combination",
-                             "int8, int16, int32 or float32, the same for all tensors")
-        if broadcast_descriptor(a.shape, b.shape, out.shape) is None:
-            raise refuse(op, f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast "
-                         f"to the output shape {list(out.shape)}", "numpy broadcasting")
-        return a, b, out
-
-    def _params_s16(self, op: Op, a: Tensor, b: Tensor, out: Tensor) -> dict[str, Any]:
+    def params_q(self, op: Op, a: Tensor, b: Tensor, out: Tensor) -> dict[str, Any]:
+        if out.dtype != DType.INT16:
+            return super().params_q(op, a, b, out)
         q = []
         for t in (a, b, out):
             if t.quant is None or len(t.quant.scale) != 1 or t.quant.zero_point[0] != 0 \
@@ -337,32 +363,6 @@ class SquaredDifferenceLowering(BinaryLowering):
                              "point 0", "int16 SQUARED_DIFFERENCE with zero points 0 (TFLM)")
             q.append(float(t.quant.scale[0]))
         return _squared_difference_s8(q[0], 0, q[1], 0, q[2], 0, left_shift=0)
-
-    def check(self, graph: Graph, op: Op) -> None:
-        wide = self._wide(graph, op)
-        if wide is None:
-            super().check(graph, op)
-        elif wide[2].dtype == DType.INT16:
-            self._params_s16(op, *wide)
-
-    def emit(self, ctx: EmitContext) -> Body:
-        wide = self._wide(ctx.graph, ctx.op)
-        if wide is None:
-            return super().emit(ctx)
-        a, b, out = wide
-        bc = broadcast_descriptor(a.shape, b.shape, out.shape)
-        assert bc is not None
-        if out.num_elements == 0:
-            return [Done()]
-        ctype = C_TYPE[out.dtype]
-        args = [cast(ctx, a.index, ctype, True), cast(ctx, b.index, ctype, True),
-                cast(ctx, out.index, ctype, False)]
-        if out.dtype == DType.INT32:
-            return [*c_params("nnrt_broadcast_t", bc.c(), "bcast"),
-                    *c_call("nnrt_squared_difference_s32", ["&bcast", *args])]
-        fields = {"bcast": bc.c(), **self._params_s16(ctx.op, a, b, out)}
-        return [*c_params("nnrt_add_s8_params_t", fields),
-                *c_call("nnrt_squared_difference_s16", ["&params", *args])]
 
 
 BINARY = BinaryLowering()

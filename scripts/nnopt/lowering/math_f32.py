@@ -23,6 +23,7 @@ from .base import EmitContext, LoweringBase
 from .call import Arg, Body, Done, KernelCheck
 from .common import act_range_s8, c_call, c_params, cast, per_tensor_quant, refuse, tensor_desc
 from .elementwise import (
+    RANGE,
     BinaryLowering,
     Broadcast,
     _activation,
@@ -130,11 +131,10 @@ class DivLowering(BinaryLowering):
     checks: Sequence[KernelCheck] = (
         *BinaryLowering.checks,
         KernelCheck(("nnrt_div_s8",), "nnrt_div_s8_check", "nnrt/kernels/math.h"))
-    dtypes_by_opcode: Mapping[str, Sequence[str]] = {"DIV": ("int8", "int32", "float32")}
-    wide_dtypes: Mapping[str, frozenset[DType]] = {"DIV": frozenset({DType.INT32})}
+    wide: Mapping[str, Mapping[DType, str]] = {"DIV": {DType.INT32: RANGE}}
 
     def check(self, graph: Graph, op: Op) -> None:
-        if self._int32(graph, op) is not None:
+        if self._wide(graph, op) is not None:
             return
         a, b, out = _operands(graph, op)
         if any(t.dtype != out.dtype for t in (a, b)) or out.dtype not in (DType.FLOAT32,

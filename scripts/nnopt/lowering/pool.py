@@ -1,9 +1,9 @@
 """Pooling and MEAN -> nnrt/kernels/pool.h.
 
-- MAX_POOL_2D / AVERAGE_POOL_2D, int8 and float32, SAME/VALID, any stride and window,
-  fused activation. Padding and output size as TFLM's ``ComputePaddingHeightWidth``
-  (top/left padding = floor(total / 2)); int8 requires input and output quantisation to
-  match (TFLM's Prepare refuses otherwise).
+- MAX_POOL_2D / AVERAGE_POOL_2D, int8, int16 and float32 (TFLM's pooling.cc), SAME/VALID,
+  any stride and window, fused activation. Padding and output size as TFLM's
+  ``ComputePaddingHeightWidth`` (top/left padding = floor(total / 2)); int8 and int16
+  require input and output quantisation to match (TFLM's Prepare refuses otherwise).
 - L2_POOL_2D, float32 only (TFLM registers no quantised L2 pool), same geometry rules.
 - MEAN, int8, int16 and float32, over any constant set of axes (negative and repeated axes
   resolved as TFLM does), keep_dims or not. The int8 (and int16: nnrt_mean_s16, at most
@@ -27,7 +27,7 @@ from .base import EmitContext, LoweringBase
 from .call import AddressOf, Body, Call, KernelCall, KernelCheck, Params, TensorArg
 from .common import (
     act_range_f32,
-    act_range_s8,
+    act_range_q,
     c_call,
     c_params,
     cast,
@@ -40,7 +40,9 @@ from .common import (
     tensor_desc,
 )
 
-_POOL_DTYPES = "int8 (same quantisation in and out) or float32, 4-D [N,H,W,C]"
+_POOL_DTYPES = ("int8 or int16 (same quantisation in and out) or float32, 4-D [N,H,W,C]")
+_SFX = {DType.INT8: ("s8", "int8_t"), DType.INT16: ("s16", "int16_t"),
+        DType.FLOAT32: ("f32", "float")}
 
 
 def _out_size(padding: str, size: int, filt: int, stride: int) -> int:
@@ -61,14 +63,16 @@ def _geom_valid(g: dict[str, int]) -> bool:
 
 POOL_S8_CHECK = KernelCheck(("nnrt_maxpool2d_s8", "nnrt_avgpool2d_s8"), "nnrt_pool_s8_check",
                             "nnrt/kernels/pool.h")
+POOL_S16_CHECK = KernelCheck(("nnrt_maxpool2d_s16", "nnrt_avgpool2d_s16"),
+                             "nnrt_pool_s16_check", "nnrt/kernels/pool.h")
 POOL_F32_CHECK = KernelCheck(("nnrt_maxpool2d_f32", "nnrt_avgpool2d_f32", "nnrt_l2pool2d_f32"),
                              "nnrt_pool_f32_check", "nnrt/kernels/pool.h")
 
 
 class PoolLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/pool.h",)
-    checks: Sequence[KernelCheck] = (POOL_S8_CHECK, POOL_F32_CHECK)
-    dtypes: Sequence[str] = ("int8", "float32")
+    checks: Sequence[KernelCheck] = (POOL_S8_CHECK, POOL_S16_CHECK, POOL_F32_CHECK)
+    dtypes: Sequence[str] = ("int8", "int16", "float32")
     dtypes_by_opcode: Mapping[str, Sequence[str]] = {"L2_POOL_2D": ("float32",)}
 
     def _geometry(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, PoolOptions,
@@ -80,7 +84,7 @@ class PoolLowering(LoweringBase):
         if not isinstance(o, PoolOptions):
             raise refuse(op, "has no pooling options", "Pool2DOptions")
         for t in (x, y):
-            if t.dtype not in (DType.INT8, DType.FLOAT32) or t.dtype != x.dtype \
+            if t.dtype not in _SFX or t.dtype != x.dtype \
                     or len(t.shape) != 4:
                 raise refuse(op, f"{tensor_desc(t)} is not supported", _POOL_DTYPES)
         if min(o.stride_h, o.stride_w, o.filter_h, o.filter_w) < 1 \
@@ -111,21 +115,21 @@ class PoolLowering(LoweringBase):
         if op.opcode == "L2_POOL_2D" and x.dtype != DType.FLOAT32:
             raise refuse(op, f"{tensor_desc(x)} is not float32",
                          "float32 L2 pooling (TFLM has no quantised L2_POOL_2D)")
-        if x.dtype == DType.INT8:
+        if x.dtype in (DType.INT8, DType.INT16):
             si, zi = per_tensor_quant(op, x)
             so, zo = per_tensor_quant(op, y)
             if abs(float(np.float32(si) - np.float32(so))) > 1e-6 or zi != zo:
                 raise refuse(op, f"input quantisation ({si:g}, {zi}) differs from output "
                              f"({so:g}, {zo})", "pooling with equal input and output "
                              "quantisation (as TFLM)")
-            act_range_s8(op, o.activation, y)
+            act_range_q(op, o.activation, y)
 
     @staticmethod
-    def function(op: Op, int8: bool) -> str:
+    def function(op: Op, dtype: DType) -> str:
         """The kernel of the op (``nnrt_maxpool2d_s8`` ...), whole or on a sub-view."""
         kind = {"MAX_POOL_2D": "maxpool2d", "L2_POOL_2D": "l2pool2d"}.get(op.opcode,
                                                                        "avgpool2d")
-        return f"nnrt_{kind}_{'s8' if int8 else 'f32'}"
+        return f"nnrt_{kind}_{_SFX[dtype][0]}"
 
     def window_call(self, ctx: EmitContext, geom: dict[str, Any]) -> KernelCall:
         """The call on whole tensors with the geometry ``geom`` (padding as given):
@@ -134,31 +138,35 @@ class PoolLowering(LoweringBase):
         o = op.options
         assert isinstance(o, PoolOptions)
         x, y = ctx.graph.tensors[op.inputs[0]], ctx.graph.tensors[op.outputs[0]]
-        int8 = x.dtype == DType.INT8
-        lo: Any
-        hi: Any
-        lo, hi = act_range_s8(op, o.activation, y) if int8 else act_range_f32(op, o.activation)
-        sfx = "s8" if int8 else "f32"
+        fields = {"geom": geom, **self._range(op, y)}
         return KernelCall(
-            Params(f"nnrt_pool_{sfx}_params_t", {"geom": geom, "act_min": lo, "act_max": hi}),
-            Call(self.function(op, int8), (AddressOf("params"), TensorArg(x.index),
-                                           TensorArg(y.index))),
-            "int8_t" if int8 else "float")
+            Params(self._param_type(x), fields),
+            Call(self.function(op, x.dtype), (AddressOf("params"), TensorArg(x.index),
+                                              TensorArg(y.index))),
+            _SFX[x.dtype][1])
+
+    @staticmethod
+    def _param_type(x: Tensor) -> str:
+        """int16 takes the int8 struct (with an int16 activation range)."""
+        return "nnrt_pool_f32_params_t" if x.dtype == DType.FLOAT32 else "nnrt_pool_s8_params_t"
+
+    @staticmethod
+    def _range(op: Op, y: Tensor) -> dict[str, Any]:
+        o = op.options
+        assert isinstance(o, PoolOptions)
+        if y.dtype == DType.FLOAT32:
+            flo, fhi = act_range_f32(op, o.activation)
+            return {"act_min": flo, "act_max": fhi}
+        lo, hi = act_range_q(op, o.activation, y)
+        return {"act_min": lo, "act_max": hi}
 
     def emit(self, ctx: EmitContext) -> Body:
         self.check(ctx.graph, ctx.op)
-        x, y, o, geom = self._geometry(ctx.graph, ctx.op)
-        fields: dict[str, Any] = {"geom": geom}
-        if x.dtype == DType.INT8:
-            lo, hi = act_range_s8(ctx.op, o.activation, y)
-            suffix, ctype = "s8", "int8_t"
-            fields.update(act_min=lo, act_max=hi)
-        else:
-            flo, fhi = act_range_f32(ctx.op, o.activation)
-            suffix, ctype = "f32", "float"
-            fields.update(act_min=flo, act_max=fhi)
-        fn = self.function(ctx.op, x.dtype == DType.INT8)
-        return [*c_params(f"nnrt_pool_{suffix}_params_t", fields),
+        x, y, _, geom = self._geometry(ctx.graph, ctx.op)
+        fields: dict[str, Any] = {"geom": geom, **self._range(ctx.op, y)}
+        ctype = _SFX[x.dtype][1]
+        fn = self.function(ctx.op, x.dtype)
+        return [*c_params(self._param_type(x), fields),
                 *c_call(fn, ["&params", cast(ctx, x.index, ctype, True),
                              cast(ctx, y.index, ctype, False)])]
 

@@ -37,6 +37,9 @@ from .common import c_call, c_params, merge_dims, padded, per_tensor_quant, refu
 _MOVE_DTYPES = (DType.INT8, DType.FLOAT32, DType.INT16, DType.INT32)
 _MOVE_NAMES = "int8, int16, int32 or float32 (input and output alike)"
 _MOVE_LIST = tuple(d.name.lower() for d in _MOVE_DTYPES)
+# TFLM's slice.cc and strided_slice.cc also take bool; concatenation.cc int64 and bool
+_SLICE_DTYPES = (*_MOVE_DTYPES, DType.BOOL)
+_CONCAT_DTYPES = (*_MOVE_DTYPES, DType.INT64, DType.BOOL)
 
 
 def _strides(shape: Sequence[int]) -> list[int]:
@@ -136,11 +139,11 @@ class TransposeLowering(_ViewLowering):
 
 
 class SliceLowering(_ViewLowering):
-    dtypes: Sequence[str] = _MOVE_LIST
+    dtypes: Sequence[str] = tuple(d.name.lower() for d in _SLICE_DTYPES)
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         x, begin_t, size_t = _inputs(graph, op, (3,))
         y = graph.tensors[op.outputs[0]]
-        elem = _same_dtype(op, x, y)
+        elem = _same_dtype(op, x, y, _SLICE_DTYPES)
         rank = len(x.shape)
         if rank > 5:
             raise refuse(op, f"{tensor_desc(x)} has rank {rank}", "SLICE up to 5-D (TFLM)")
@@ -169,11 +172,11 @@ def _clamp(v: int, lo: int, hi: int) -> int:
 
 
 class StridedSliceLowering(_ViewLowering):
-    dtypes: Sequence[str] = _MOVE_LIST
+    dtypes: Sequence[str] = tuple(d.name.lower() for d in _SLICE_DTYPES)
     def _view(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, dict[str, Any] | None]:
         x, begin_t, end_t, strides_t = _inputs(graph, op, (4,))
         y = graph.tensors[op.outputs[0]]
-        elem = _same_dtype(op, x, y)
+        elem = _same_dtype(op, x, y, _SLICE_DTYPES)
         o = op.options if isinstance(op.options, StridedSliceOptions) \
             else StridedSliceOptions()
         if o.ellipsis_mask or o.new_axis_mask or o.offset:
@@ -241,7 +244,7 @@ def contiguous_slice(graph: Graph, op: Op) -> int | None:
 class ConcatLowering(LoweringBase):
     headers: Sequence[str] = ("nnrt/kernels/shape.h",)
     checks: Sequence[KernelCheck] = (CONCAT_CHECK,)
-    dtypes: Sequence[str] = _MOVE_LIST
+    dtypes: Sequence[str] = tuple(d.name.lower() for d in _CONCAT_DTYPES)
 
     def _blocks(self, graph: Graph, op: Op) -> tuple[list[Tensor], Tensor, int, list[int]]:
         if not op.inputs or len(op.outputs) != 1 or min(op.inputs) < 0:
@@ -263,7 +266,7 @@ class ConcatLowering(LoweringBase):
                          "axes in [-rank, rank)")
         elem = DTYPE_SIZE[y.dtype]
         for x in ins:
-            _same_dtype(op, x, y)
+            _same_dtype(op, x, y, _CONCAT_DTYPES)
             if len(x.shape) != rank or any(x.shape[d] != y.shape[d]
                                            for d in range(rank) if d != axis):
                 raise refuse(op, f"{tensor_desc(x)} does not fit the output "

@@ -13,7 +13,7 @@ from ..ir import LeakyReluOptions, OpOptions
 from ..lowering import activation as activation_lowering
 from ..lowering import elu as elu_lowering
 from ..lowering import prelu as prelu_lowering
-from .base import Kernel, OpDef, Options, table, writer
+from .base import Kernel, OpDef, Options, audited, table, tflm, writer
 from .elementwise import point_spatial
 
 
@@ -31,6 +31,8 @@ _write_leaky = writer(LeakyReluOptions, lambda o: {"alpha": o.alpha})
 
 # int8: a clamp, or the activation as a 256-entry table (table, x, y, count)
 CLAMP_S8 = Kernel(28, "nnrt_clamp_s8", ("i32", "i32", "tensor", "tensor", "i32"), "clamp_s8")
+# int16 RELU6 (TFLM's Relu6Quantized<int16_t>): the same clamp on int16
+CLAMP_S16 = Kernel(52, "nnrt_clamp_s16", ("i32", "i32", "tensor", "tensor", "i32"), "clamp_s16")
 TABLE_LOOKUP_S8 = Kernel(27, "nnrt_table_lookup_s8", ("tensor", "tensor", "tensor", "i32"),
                          "table_lookup_s8")
 
@@ -43,7 +45,7 @@ def _f32(kid: int, name: str) -> Kernel:
 
 DEFINITIONS = (
     _unary("RELU", "RELU", kernels=(CLAMP_S8, _f32(29, "relu"))),
-    _unary("RELU6", "RELU6", kernels=(CLAMP_S8, _f32(30, "relu6"))),
+    _unary("RELU6", "RELU6", kernels=(CLAMP_S8, _f32(30, "relu6"), CLAMP_S16)),
     _unary("LEAKY_RELU", "LRELU", options=Options("LeakyReluOptions", _read_leaky, _write_leaky),
            blob=False),
     _unary("LOGISTIC", "SIGMOID", kernels=(TABLE_LOOKUP_S8, _f32(31, "logistic"))),
@@ -54,3 +56,16 @@ DEFINITIONS = (
     OpDef("PRELU", "PRELU", prelu_lowering.PRELU, elementwise="binary", spatial=point_spatial,
           blob=False),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "RELU": tflm("activations.cc", "float32", "int8"),
+    "RELU6": tflm("activations.cc", "float32", "int8", "int16"),
+    "LEAKY_RELU": tflm("leaky_relu.cc", "float32", "int8", "int16"),
+    "LOGISTIC": tflm("logistic.cc", "float32", "int8", "int16"),
+    "TANH": tflm("tanh.cc", "float32", "int8", "int16"),
+    "HARD_SWISH": tflm("hard_swish.cc", "float32", "int8"),
+    "ELU": tflm("elu.cc", "float32", "int8"),
+    "PRELU": tflm("prelu.cc", "float32", "int8"),
+})

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from ..arith import ACTIVATION_NAMES, Axis
 from ..ir import ActivationOptions, Graph, NoOptions, Op, OpOptions, ReducerOptions
@@ -168,6 +168,30 @@ def no_views(graph: Graph, op: Op) -> OutputViews | None:
     return None
 
 
+ANY = "any"  # a TFLM kernel that moves bytes whatever the type (reshapes, variables)
+NO_KERNEL = ("no kernel in the TFLM revision the workspace pins (nnopt's semantics follow "
+             "LiteRT's reference kernel)")
+
+
+@dataclass(frozen=True)
+class TflmKernel:
+    """What TFLite Micro's kernel of an operator takes: the element types of its data
+    input (the first one; for DEQUANTIZE/QUANTIZE/CAST the source type; index, shape
+    and axis operands left out) that the ``Prepare``/``Eval`` type switch of its file
+    under ``tensorflow/lite/micro/kernels/`` accepts, audited against the TFLM the
+    Zephyr workspace pins; and each of them nnopt refuses, with the reason. Shown by
+    ``docs/operators.md`` (:func:`nnopt.oplist.dtype_table`)."""
+
+    source: str | None  # the kernel file (None: no kernel in that TFLM)
+    dtypes: tuple[str, ...]  # (ANY,): type-agnostic
+    refused: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+def tflm(source: str | None, *dtypes: str, **refused: str) -> TflmKernel:
+    """A :class:`TflmKernel` (``refused``: type name -> why nnopt refuses it)."""
+    return TflmKernel(source, tuple(dtypes), refused)
+
+
 @dataclass(frozen=True)
 class OpDef:
     """One TFLite operator (a builtin, or a custom one named by its custom code) as
@@ -221,10 +245,25 @@ class OpDef:
     # a .tflite model run at another input shape than stored (nnopt.frontend.shapes);
     # None: element-wise ops get theirs from ``elementwise``, others cannot be reshaped
     infer_shape: ShapeFn | None = None
+    # what TFLM's kernel takes (set by its family module with ``audited``; a test
+    # requires one for every definition)
+    tflm: TflmKernel | None = None
 
     def read_options(self, op: Any) -> OpOptions:
         """The op's options from a TFLite operator (``tflite.Operator``)."""
         return self.options.read(op) if self.options is not None else NoOptions()
+
+
+_Defs = TypeVar("_Defs", bound=tuple[OpDef, ...])
+
+
+def audited(defs: _Defs, kernels: Mapping[str, TflmKernel]) -> _Defs:
+    """The family's definitions with what TFLM's kernels take (KeyError for a definition
+    the family's audit misses; an audit entry without a definition is a ValueError)."""
+    if set(kernels) != {d.opcode for d in defs}:
+        raise ValueError(f"audit entries without a definition: "
+                         f"{sorted(set(kernels) - {d.opcode for d in defs})}")
+    return cast(_Defs, tuple(dataclasses.replace(d, tflm=kernels[d.opcode]) for d in defs))
 
 
 # ----- reading TFLite option tables -----

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lowering import compare as compare_lowering
-from .base import OpDef
+from .base import OpDef, audited, tflm
 from .elementwise import point_spatial
 
 COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
@@ -27,3 +27,17 @@ DEFINITIONS = (
     OpDef("SELECT_V2", "SELECT", compare_lowering.SELECT, elementwise="binary", blob=False,
           select=True),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "EQUAL": tflm("comparisons.cc", "bool", "float32", "int8", "int32", "int64"),
+    "NOT_EQUAL": tflm("comparisons.cc", "bool", "float32", "int8", "int32", "int64"),
+    "GREATER": tflm("comparisons.cc", "float32", "int8", "int32", "int64"),
+    "GREATER_EQUAL": tflm("comparisons.cc", "float32", "int8", "int32", "int64"),
+    "LESS": tflm("comparisons.cc", "float32", "int8", "int32", "int64"),
+    "LESS_EQUAL": tflm("comparisons.cc", "float32", "int8", "int32", "int64"),
+    "LOGICAL_AND": tflm("logical.cc", "bool"),
+    "LOGICAL_OR": tflm("logical.cc", "bool"),
+    "SELECT_V2": tflm("select.cc", "float32", "int8", "int16"),
+})

@@ -25,7 +25,9 @@ from .base import (
     Spatial,
     Weights,
     activation,
+    audited,
     table,
+    tflm,
     writer,
 )
 
@@ -169,3 +171,11 @@ DEFINITIONS = (
           Options("TransposeConvOptions", _read_transpose_conv, _write_transpose_conv), cost="fc",
           blob=False, macs=transpose_conv_macs),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "CONV_2D": tflm("conv.cc", "float32", "int8", "int16"),
+    "DEPTHWISE_CONV_2D": tflm("depthwise_conv.cc", "float32", "int8", "int16"),
+    "TRANSPOSE_CONV": tflm("transpose_conv.cc", "float32", "int8", "int16"),
+})

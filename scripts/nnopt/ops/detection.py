@@ -12,7 +12,7 @@ from flatbuffers import flexbuffers  # type: ignore[import-untyped]
 from ..errors import ModelError
 from ..ir import DetectionPostProcessOptions, OpOptions
 from ..lowering import detection as detection_lowering
-from .base import OpDef, Options
+from .base import OpDef, Options, audited, tflm
 
 CUSTOM_CODE = "TFLite_Detection_PostProcess"
 
@@ -85,3 +85,9 @@ DEFINITIONS = (
     OpDef(CUSTOM_CODE, "DET_PP", detection_lowering.DETECTION_POST_PROCESS,
           Options(None, _read, encode=encode), custom=True, blob=False),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "TFLite_Detection_PostProcess": tflm("detection_postprocess.cc", "float32"),
+})

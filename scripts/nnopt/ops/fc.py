@@ -11,7 +11,18 @@ from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, OpOptions
 from ..lowering import fc as fc_lowering
 from . import shapes
-from .base import WEIGHTED_ARGS, Kernel, OpDef, Options, Weights, activation, table, writer
+from .base import (
+    WEIGHTED_ARGS,
+    Kernel,
+    OpDef,
+    Options,
+    Weights,
+    activation,
+    audited,
+    table,
+    tflm,
+    writer,
+)
 
 
 def _read(op: Any) -> OpOptions:
@@ -47,3 +58,9 @@ DEFINITIONS = (
               Kernel(6, "nnrt_fully_connected_f32",
                      ("struct:nnrt_fc_f32_params_t", *WEIGHTED_ARGS), "fc_f32"))),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "FULLY_CONNECTED": tflm("fully_connected.cc", "float32", "int8", "int16"),
+})

@@ -17,7 +17,7 @@ import tflite
 
 from ..ir import BlockSizeOptions, MirrorPadOptions, OpOptions
 from ..lowering import layout as layout_lowering
-from .base import OpDef, Options, table, write_fields, writer
+from .base import ANY, OpDef, Options, audited, table, tflm, write_fields, writer
 
 MIRROR_MODES = {tflite.MirrorPadMode.REFLECT: "REFLECT",
                 tflite.MirrorPadMode.SYMMETRIC: "SYMMETRIC"}
@@ -74,3 +74,18 @@ DEFINITIONS = (
     OpDef("ZEROS_LIKE", "ZEROS", layout_lowering.ZEROS_LIKE, Options("ZerosLikeOptions"),
           blob=False),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "DEPTH_TO_SPACE": tflm("depth_to_space.cc", "float32", "int8"),
+    "SPACE_TO_DEPTH": tflm("space_to_depth.cc", "float32", "int8"),
+    "MIRROR_PAD": tflm("mirror_pad.cc", "float32", "int8"),
+    "REVERSE_V2": tflm(None),
+    "BROADCAST_TO": tflm("broadcast_to.cc", ANY),
+    "SPACE_TO_BATCH_ND": tflm("space_to_batch_nd.cc", "float32", "int8"),
+    "BATCH_TO_SPACE_ND": tflm("batch_to_space_nd.cc", "float32", "int8"),
+    "SHAPE": tflm("shape.cc", ANY),
+    "FILL": tflm("fill.cc", "float32", "int32", "int8"),
+    "ZEROS_LIKE": tflm("zeros_like.cc", "float32", "int8", "int32", "int64"),
+})

@@ -15,7 +15,7 @@ from ..lowering import add_n as add_n_lowering
 from ..lowering import math_f32 as math_f32_lowering
 from ..lowering import rsqrt as rsqrt_lowering
 from ..lowering.base import Lowering
-from .base import OpDef, Options, write_activation
+from .base import OpDef, Options, audited, tflm, write_activation
 from .elementwise import _reader, point_spatial
 
 
@@ -52,3 +52,28 @@ DEFINITIONS = (
     OpDef("FLOOR_MOD", "FLOORMOD", math_f32_lowering.FLOOR_DIV_MOD, elementwise="binary",
           spatial=point_spatial, blob=False),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "EXP": tflm("exp.cc", "float32"),
+    "LOG": tflm("elementwise.cc", "float32"),
+    "SQRT": tflm("elementwise.cc", "float32"),
+    "RSQRT": tflm("elementwise.cc", "float32", "int8"),
+    "ABS": tflm("elementwise.cc", "float32", "int8", "int16"),
+    "NEG": tflm("neg.cc", "float32"),
+    "FLOOR": tflm("floor.cc", "float32"),
+    "CEIL": tflm("ceil.cc", "float32"),
+    "ROUND": tflm("round.cc", "float32"),
+    "SIN": tflm("elementwise.cc", "float32"),
+    "COS": tflm("elementwise.cc", "float32"),
+    "SQUARE": tflm("elementwise.cc", "float32"),
+    "LOGICAL_NOT": tflm("elementwise.cc", "bool"),
+    "CAST": tflm("cast.cc", "int8", "int16", "int32", "uint32", "float32", "bool",
+               uint32="nnopt has no uint32 tensor type (TFLite models rarely carry one); "
+               "cast from int32 instead"),
+    "DIV": tflm("div.cc", "float32", "int32", "int8"),
+    "ADD_N": tflm("add_n.cc", "float32", "int8"),
+    "FLOOR_DIV": tflm("floor_div.cc", "float32"),
+    "FLOOR_MOD": tflm("floor_mod.cc", "float32"),
+})

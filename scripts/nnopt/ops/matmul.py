@@ -9,7 +9,7 @@ import tflite
 from ..ir import BatchMatMulOptions, Graph, Op, OpOptions
 from ..lowering import matmul as matmul_lowering
 from . import shapes
-from .base import OpDef, Options, table, write_fields
+from .base import OpDef, Options, audited, table, tflm, write_fields
 
 
 def _read(op: Any) -> OpOptions:
@@ -39,3 +39,9 @@ DEFINITIONS = (
           Options("BatchMatMulOptions", _read, _write), cost="fc", macs=macs, blob=False,
           infer_shape=shapes.batch_matmul),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "BATCH_MATMUL": tflm("batch_matmul.cc", "float32", "int8", "int16"),
+})

@@ -10,7 +10,7 @@ import tflite
 
 from ..ir import ActivationOptions, OpOptions
 from ..lowering import normalize as normalize_lowering
-from .base import OpDef, Options, activation, table, write_activation
+from .base import OpDef, Options, activation, audited, table, tflm, write_activation
 
 
 def _read_l2(op: Any) -> OpOptions:
@@ -22,3 +22,10 @@ DEFINITIONS = (
     OpDef("L2_NORMALIZATION", "L2NORM", normalize_lowering.ROW_NORM,
           Options("L2NormOptions", _read_l2, write_activation), blob=False),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "LOG_SOFTMAX": tflm("log_softmax.cc", "float32", "int8"),
+    "L2_NORMALIZATION": tflm("l2norm.cc", "float32", "int8"),
+})

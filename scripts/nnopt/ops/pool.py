@@ -20,7 +20,9 @@ from .base import (
     Options,
     Spatial,
     activation,
+    audited,
     table,
+    tflm,
     write_reducer,
     writer,
 )
@@ -66,12 +68,14 @@ DEFINITIONS = (
           Options("Pool2DOptions", _read_pool, _write_pool), window="pool",
           pad_consumer="below_floor", cost="window_taps", spatial=spatial, infer_shape=shapes.pool,
           kernels=(Kernel(7, "nnrt_maxpool2d_s8", _S8, "pool_s8"),
-                   Kernel(9, "nnrt_maxpool2d_f32", _F32, "pool_f32"))),
+                   Kernel(9, "nnrt_maxpool2d_f32", _F32, "pool_f32"),
+                   Kernel(50, "nnrt_maxpool2d_s16", _S8, "pool_s16"))),
     OpDef("AVERAGE_POOL_2D", "AVGPOOL", pool_lowering.POOL,
           Options("Pool2DOptions", _read_pool, _write_pool), window="pool", cost="window_taps",
           spatial=spatial, infer_shape=shapes.pool,
           kernels=(Kernel(8, "nnrt_avgpool2d_s8", _S8, "pool_s8"),
-                   Kernel(10, "nnrt_avgpool2d_f32", _F32, "pool_f32"))),
+                   Kernel(10, "nnrt_avgpool2d_f32", _F32, "pool_f32"),
+                   Kernel(51, "nnrt_avgpool2d_s16", _S8, "pool_s16"))),
     # float32 only (TFLM's one kernel); run whole (no window trait: no views, tiles
     # or row-by-row overlap), not carried by the model blob
     OpDef("L2_POOL_2D", "L2POOL", pool_lowering.POOL,
@@ -84,3 +88,12 @@ DEFINITIONS = (
                    Kernel(26, "nnrt_mean_f32", ("struct:nnrt_mean_geom_t", "tensor", "tensor"),
                           "mean_f32"))),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "MAX_POOL_2D": tflm("pooling.cc", "float32", "int8", "int16"),
+    "AVERAGE_POOL_2D": tflm("pooling.cc", "float32", "int8", "int16"),
+    "L2_POOL_2D": tflm("l2_pool_2d.cc", "float32"),
+    "MEAN": tflm("reduce.cc", "float32", "int8", "int16"),
+})

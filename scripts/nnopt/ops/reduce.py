@@ -13,7 +13,7 @@ from ..ir import CumsumOptions, OpOptions
 from ..lowering import reduce as reduce_lowering
 from ..lowering import reduce_all as reduce_all_lowering
 from . import shapes
-from .base import OpDef, Options, table, write_reducer
+from .base import OpDef, Options, audited, table, tflm, write_reducer
 from .pool import read_reducer
 
 
@@ -42,3 +42,15 @@ DEFINITIONS = (
     OpDef("CUMSUM", "CUMSUM", reduce_lowering.CUMSUM, Options("CumsumOptions", _read_cumsum),
           blob=False),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "REDUCE_MAX": tflm("reduce.cc", "float32", "int8"),
+    "REDUCE_MIN": tflm(None),
+    "REDUCE_ALL": tflm(None),
+    "SUM": tflm("reduce.cc", "float32", "int8", "int16"),
+    "ARG_MAX": tflm("arg_min_max.cc", "float32", "int8"),
+    "ARG_MIN": tflm("arg_min_max.cc", "float32", "int8"),
+    "CUMSUM": tflm("cumsum.cc", "float32", "int8"),
+})

@@ -9,7 +9,7 @@ import tflite
 
 from ..ir import OpOptions, ResizeOptions
 from ..lowering import resize as resize_lowering
-from .base import OpDef, Options, table
+from .base import OpDef, Options, audited, table, tflm
 
 
 def _read(op: Any) -> OpOptions:
@@ -35,3 +35,10 @@ DEFINITIONS = (
     OpDef("RESIZE_BILINEAR", "RESIZE_BL", resize_lowering.RESIZE_BILINEAR,
           Options("ResizeBilinearOptions", _read_bilinear), blob=False),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "RESIZE_NEAREST_NEIGHBOR": tflm("resize_nearest_neighbor.cc", "float32", "int8", "int16"),
+    "RESIZE_BILINEAR": tflm("resize_bilinear.cc", "float32", "int8"),
+})

@@ -16,7 +16,7 @@ import tflite
 from ..arith import ACTIVATION_NAMES
 from ..ir import Graph, LstmOptions, Op, OpOptions, SvdfOptions
 from ..lowering import sequence as sequence_lowering
-from .base import OpDef, Options, activation, table, writer
+from .base import OpDef, Options, activation, audited, table, tflm, writer
 
 
 def _read_svdf(op: Any) -> OpOptions:
@@ -71,3 +71,11 @@ DEFINITIONS = (
           Options("UnidirectionalSequenceLSTMOptions", _read_lstm, _write_lstm), cost="fc",
           blob=False, macs=_lstm_macs),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "SVDF": tflm("svdf.cc", "float32", "int8"),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": tflm("unidirectional_sequence_lstm.cc", "float32", "int8",
+                                         "int16"),
+})

@@ -24,6 +24,7 @@ from ..lowering import shape as shape_lowering
 from ..lowering.shape import contiguous_slice
 from . import shapes
 from .base import (
+    ANY,
     POINT,
     Kernel,
     OpDef,
@@ -31,7 +32,9 @@ from .base import (
     OutputViews,
     Spatial,
     activation,
+    audited,
     table,
+    tflm,
     write_fields,
     writer,
 )
@@ -133,3 +136,18 @@ DEFINITIONS = (
     OpDef("BROADCAST_ARGS", "BARGS", shape_lowering.BROADCAST_ARGS, blob=False,
           fold=shape_lowering.broadcast_args),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "RESHAPE": tflm("reshape.cc", ANY),
+    "SQUEEZE": tflm("squeeze.cc", ANY),
+    "EXPAND_DIMS": tflm("expand_dims.cc", "float32", "int8", "int16"),
+    "PAD": tflm("pad.cc", "float32", "int8", "int16", "int32"),
+    "PADV2": tflm("pad.cc", "float32", "int8", "int16", "int32"),
+    "TRANSPOSE": tflm("transpose.cc", "float32", "int8"),
+    "SLICE": tflm("slice.cc", "float32", "int8", "int16", "int32", "bool"),
+    "STRIDED_SLICE": tflm("strided_slice.cc", "float32", "int8", "int16", "int32", "bool"),
+    "CONCATENATION": tflm("concatenation.cc", "float32", "int8", "int16", "int32", "int64", "bool"),
+    "BROADCAST_ARGS": tflm("broadcast_args.cc", "int32", "int64"),
+})

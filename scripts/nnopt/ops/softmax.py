@@ -9,7 +9,7 @@ import tflite
 from ..ir import OpOptions, SoftmaxOptions
 from ..lowering import softmax as softmax_lowering
 from . import shapes
-from .base import Kernel, OpDef, Options, table, writer
+from .base import Kernel, OpDef, Options, audited, table, tflm, writer
 
 
 def _read(op: Any) -> OpOptions:
@@ -29,3 +29,11 @@ DEFINITIONS = (OpDef("SOFTMAX", "SOFTMAX", softmax_lowering.SOFTMAX,
                          Kernel(12, "nnrt_softmax_s8_s16", _S8, "softmax_s8"),
                          Kernel(13, "nnrt_softmax_f32", ("f32", "tensor", "tensor", "i32", "i32"),
                                 "softmax_f32"))),)
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "SOFTMAX": tflm("softmax.cc", "float32", "int8", "int16",
+                  int16="int16 -> int16 SOFTMAX (TFLM's exp and 1/(1+x) tables) has no nnrt "
+                  "kernel yet; quantise the softmax to int8 (int8 -> int8 or int8 -> int16)"),
+})

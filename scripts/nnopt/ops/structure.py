@@ -15,7 +15,7 @@ import tflite
 from ..ir import GatherOptions, Graph, Op, OpOptions, PackOptions, SplitOptions
 from ..lowering import structure as structure_lowering
 from ..lowering.structure import split_data_input, split_layout
-from .base import OpDef, Options, OutputViews, table, write_fields, writer
+from .base import OpDef, Options, OutputViews, audited, table, tflm, write_fields, writer
 
 
 def _read_split(cls: Any) -> Any:
@@ -80,3 +80,15 @@ DEFINITIONS = (
     OpDef("EMBEDDING_LOOKUP", "EMBED", structure_lowering.GATHER, blob=False),
     OpDef("GATHER_ND", "GATHER_ND", structure_lowering.GATHER_ND, blob=False),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "SPLIT": tflm("split.cc", "float32", "int8", "int16", "int32"),
+    "SPLIT_V": tflm("split_v.cc", "float32", "int8", "int16", "int32"),
+    "UNPACK": tflm("unpack.cc", "float32", "int8", "int32"),
+    "PACK": tflm("pack.cc", "float32", "int8", "int32", "int64"),
+    "GATHER": tflm("gather.cc", "float32", "int8"),
+    "EMBEDDING_LOOKUP": tflm("embedding_lookup.cc", "float32", "int8"),
+    "GATHER_ND": tflm("gather_nd.cc", "float32", "int8"),
+})

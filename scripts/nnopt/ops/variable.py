@@ -13,9 +13,16 @@ touching one state tensor in file order (:func:`nnopt.passes.lifetimes.schedule_
 from __future__ import annotations
 
 from ..lowering import variable as variable_lowering
-from .base import OpDef
+from .base import ANY, OpDef, audited, tflm
 
 DEFINITIONS = (
     OpDef("READ_VARIABLE", "READ", variable_lowering.VARIABLE, blob=False, variable="read"),
     OpDef("ASSIGN_VARIABLE", "ASSIGN", variable_lowering.VARIABLE, blob=False, variable="assign"),
 )
+
+
+# what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
+DEFINITIONS = audited(DEFINITIONS, {
+    "READ_VARIABLE": tflm("read_variable.cc", ANY),
+    "ASSIGN_VARIABLE": tflm("assign_variable.cc", ANY),
+})

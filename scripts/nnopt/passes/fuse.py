@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
+from ..cdefs import DType
 from ..ir import ConvOptions, Graph, Op, PoolOptions
 from ..ops import known
 
@@ -60,6 +61,8 @@ def _fusable_pool(graph: Graph, pool: Op) -> Op | None:
     tin, tout = graph.tensors[src], graph.tensors[pool.outputs[0]]
     if tin.dtype != tout.dtype or tin.quant != tout.quant:
         return None
+    if tin.dtype not in (DType.INT8, DType.FLOAT32):
+        return None  # the convolutions' fused pool (nnrt_conv_pool_t) is int8/float32 only
     return conv
 
 

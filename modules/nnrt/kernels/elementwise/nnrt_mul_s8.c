@@ -9,15 +9,9 @@
 #include "nnrt/kernels/elementwise.h"
 #include "nnrt/kernels/quant.h"
 #include "../internal/binary.h"
+#include "../internal/binary_quant.h"
 
-static inline int8_t apply(const nnrt_mul_s8_params_t *p, int8_t x1, int8_t x2)
-{
-    const int32_t prod = (p->input1_offset + x1) * (p->input2_offset + x2);
-    const int32_t raw =
-        nnrt_multiply_by_quantized_multiplier(prod, p->output_multiplier, p->output_shift)
-        + p->output_offset;
-    return (int8_t)nnrt_clamp_i32(raw, p->act_min, p->act_max);
-}
+NNRT_MUL_APPLY(apply, int8_t)
 
 NNRT_BINARY_KERNEL(nnrt_mul_s8, nnrt_mul_s8_params_t, int8_t, NNRT_MUL_S8_PARAMS_BAD,
                    NNRT_BINARY_BCAST_FIELD, apply)

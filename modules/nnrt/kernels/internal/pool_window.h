@@ -77,6 +77,30 @@
 /** HOOK of a pool without a library path. */
 #define NNRT_POOL_NO_HOOK(params, input, output)
 
+/** ACCUM of the max pools: keep the larger tap. */
+#define NNRT_POOL_MAX_ACCUM(acc, x)                                                            \
+    if ((x) > (acc)) {                                                                         \
+        (acc) = (x);                                                                           \
+    }
+
+/** STORE of the quantised max pools (element type T): clamp to the activation range. */
+#define NNRT_POOL_MAX_STORE_Q(T, dst, acc)                                                     \
+    do {                                                                                       \
+        T v_ = (acc) < act_min ? act_min : (acc);                                              \
+        (dst) = v_ > act_max ? act_max : v_;                                                   \
+    } while (0)
+
+/** STORE of the quantised average pools (element type T): the int32 sum divided by the
+ *  tap count rounding half away from zero (C99 division truncates toward zero, as TFLM
+ *  relies on), clamped to the activation range. */
+#define NNRT_POOL_AVG_STORE_Q(T, dst, acc, count)                                              \
+    do {                                                                                       \
+        int32_t v_ = (acc) > 0 ? ((acc) + (count) / 2) / (count)                               \
+                               : ((acc) - (count) / 2) / (count);                              \
+        v_ = v_ < act_min ? act_min : v_;                                                      \
+        (dst) = (T)(v_ > act_max ? act_max : v_);                                              \
+    } while (0)
+
 /** STORE of the float32 pools: min(max(FINISH(acc, count), act_min), act_max) with the
  *  comparison order of std::min/std::max (FINISH: a macro of the accumulator and the
  *  tap count, as float). */

@@ -21,14 +21,7 @@
 #endif
 
 #define SUM(acc, x) ((acc) += (x))
-/* C99 division truncates toward zero, as TFLM relies on. */
-#define STORE(dst, acc, count)                                                                \
-    do {                                                                                      \
-        int32_t v_ = (acc) > 0 ? ((acc) + (count) / 2) / (count)                              \
-                               : ((acc) - (count) / 2) / (count);                             \
-        v_ = v_ < act_min ? act_min : v_;                                                     \
-        (dst) = (int8_t)(v_ > act_max ? act_max : v_);                                        \
-    } while (0)
+#define STORE(dst, acc, count) NNRT_POOL_AVG_STORE_Q(int8_t, dst, acc, count)
 
 NNRT_POOL_KERNEL(nnrt_avgpool2d_s8, nnrt_pool_s8_params_t, int8_t, int32_t, int32_t, 32,
                  NNRT_POOL_S8_PARAMS_BAD, HOOK, 0, SUM, STORE)

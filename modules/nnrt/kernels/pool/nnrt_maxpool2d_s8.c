@@ -19,15 +19,7 @@
 #define HOOK NNRT_POOL_NO_HOOK
 #endif
 
-#define MAX(acc, x)                                                                           \
-    if ((x) > (acc)) {                                                                        \
-        (acc) = (x);                                                                          \
-    }
-#define STORE(dst, acc, count)                                                                \
-    do {                                                                                      \
-        int8_t v_ = (acc) < act_min ? act_min : (acc);                                        \
-        (dst) = v_ > act_max ? act_max : v_;                                                  \
-    } while (0)
+#define STORE(dst, acc, count) NNRT_POOL_MAX_STORE_Q(int8_t, dst, acc)
 
 NNRT_POOL_KERNEL(nnrt_maxpool2d_s8, nnrt_pool_s8_params_t, int8_t, int8_t, int8_t, 64,
-                 NNRT_POOL_S8_PARAMS_BAD, HOOK, INT8_MIN, MAX, STORE)
+                 NNRT_POOL_S8_PARAMS_BAD, HOOK, INT8_MIN, NNRT_POOL_MAX_ACCUM, STORE)

@@ -16,8 +16,11 @@
 #include "nnrt/kernels/shape.h"
 #include "nnrt/kernels/softmax.h"
 
+nnrt_status_t nnrt_blob_check_add_s16(nnrt_blob_call_t *c, const nnrt_add_s8_params_t *p);
 nnrt_status_t nnrt_blob_check_add_s8(nnrt_blob_call_t *c, const nnrt_add_s8_params_t *p);
 nnrt_status_t nnrt_blob_check_binary_f32(nnrt_blob_call_t *c, const nnrt_binary_f32_params_t *p);
+nnrt_status_t nnrt_blob_check_binary_s32(nnrt_blob_call_t *c, const nnrt_binary_s32_params_t *p);
+nnrt_status_t nnrt_blob_check_clamp_s16(nnrt_blob_call_t *c);
 nnrt_status_t nnrt_blob_check_clamp_s8(nnrt_blob_call_t *c);
 nnrt_status_t nnrt_blob_check_concat_x8(nnrt_blob_call_t *c, const nnrt_concat_params_t *p);
 nnrt_status_t nnrt_blob_check_conv_f32(nnrt_blob_call_t *c, const nnrt_conv_f32_params_t *p);
@@ -28,9 +31,11 @@ nnrt_status_t nnrt_blob_check_fc_s8(nnrt_blob_call_t *c, const nnrt_fc_s8_params
 nnrt_status_t nnrt_blob_check_mean_f32(nnrt_blob_call_t *c, const nnrt_mean_geom_t *p);
 nnrt_status_t nnrt_blob_check_mean_s8(nnrt_blob_call_t *c, const nnrt_mean_s8_params_t *p);
 nnrt_status_t nnrt_blob_check_minmax(nnrt_blob_call_t *c, const nnrt_broadcast_t *p);
+nnrt_status_t nnrt_blob_check_mul_s16(nnrt_blob_call_t *c, const nnrt_mul_s8_params_t *p);
 nnrt_status_t nnrt_blob_check_mul_s8(nnrt_blob_call_t *c, const nnrt_mul_s8_params_t *p);
 nnrt_status_t nnrt_blob_check_pad_x8(nnrt_blob_call_t *c, const nnrt_pad_params_t *p);
 nnrt_status_t nnrt_blob_check_pool_f32(nnrt_blob_call_t *c, const nnrt_pool_f32_params_t *p);
+nnrt_status_t nnrt_blob_check_pool_s16(nnrt_blob_call_t *c, const nnrt_pool_s8_params_t *p);
 nnrt_status_t nnrt_blob_check_pool_s8(nnrt_blob_call_t *c, const nnrt_pool_s8_params_t *p);
 nnrt_status_t nnrt_blob_check_softmax_f32(nnrt_blob_call_t *c);
 nnrt_status_t nnrt_blob_check_softmax_s8(nnrt_blob_call_t *c, const nnrt_softmax_s8_params_t *p);

@@ -689,6 +689,243 @@ static nnrt_status_t k_strided_copy_x8(nnrt_blob_call_t *c)
     return nnrt_strided_copy_x8(&p, c->args->ptr[0], c->args->ptr[1]);
 }
 
+/* 39: nnrt_add_s16(struct:nnrt_add_s8_params_t, tensor, tensor, tensor) */
+static nnrt_status_t k_add_s16(nnrt_blob_call_t *c)
+{
+    nnrt_add_s8_params_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_add_s8_params_fields, NNRT_ADD_S8_PARAMS_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_add_s16(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_add_s16(&p, c->args->ptr[0], c->args->ptr[1], c->args->ptr[2]);
+}
+
+/* 40: nnrt_add_s32(struct:nnrt_binary_s32_params_t, tensor, tensor, tensor) */
+static nnrt_status_t k_add_s32(nnrt_blob_call_t *c)
+{
+    nnrt_binary_s32_params_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_binary_s32_params_fields, NNRT_BINARY_S32_PARAMS_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_binary_s32(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_add_s32(&p, c->args->ptr[0], c->args->ptr[1], c->args->ptr[2]);
+}
+
+/* 41: nnrt_sub_s16(struct:nnrt_add_s8_params_t, tensor, tensor, tensor) */
+static nnrt_status_t k_sub_s16(nnrt_blob_call_t *c)
+{
+    nnrt_add_s8_params_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_add_s8_params_fields, NNRT_ADD_S8_PARAMS_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_add_s16(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_sub_s16(&p, c->args->ptr[0], c->args->ptr[1], c->args->ptr[2]);
+}
+
+/* 42: nnrt_mul_s16(struct:nnrt_mul_s8_params_t, tensor, tensor, tensor) */
+static nnrt_status_t k_mul_s16(nnrt_blob_call_t *c)
+{
+    nnrt_mul_s8_params_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_mul_s8_params_fields, NNRT_MUL_S8_PARAMS_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_mul_s16(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_mul_s16(&p, c->args->ptr[0], c->args->ptr[1], c->args->ptr[2]);
+}
+
+/* 43: nnrt_mul_s32(struct:nnrt_binary_s32_params_t, tensor, tensor, tensor) */
+static nnrt_status_t k_mul_s32(nnrt_blob_call_t *c)
+{
+    nnrt_binary_s32_params_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_binary_s32_params_fields, NNRT_BINARY_S32_PARAMS_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_binary_s32(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_mul_s32(&p, c->args->ptr[0], c->args->ptr[1], c->args->ptr[2]);
+}
+
+/* 44: nnrt_maximum_s16(struct:nnrt_broadcast_t, tensor, tensor, tensor) */
+static nnrt_status_t k_maximum_s16(nnrt_blob_call_t *c)
+{
+    nnrt_broadcast_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_broadcast_fields, NNRT_BROADCAST_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_minmax(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_maximum_s16(&p, c->args->ptr[0], c->args->ptr[1], c->args->ptr[2]);
+}
+
+/* 45: nnrt_maximum_s32(struct:nnrt_broadcast_t, tensor, tensor, tensor) */
+static nnrt_status_t k_maximum_s32(nnrt_blob_call_t *c)
+{
+    nnrt_broadcast_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_broadcast_fields, NNRT_BROADCAST_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_minmax(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_maximum_s32(&p, c->args->ptr[0], c->args->ptr[1], c->args->ptr[2]);
+}
+
+/* 46: nnrt_maximum_s64(struct:nnrt_broadcast_t, tensor, tensor, tensor) */
+static nnrt_status_t k_maximum_s64(nnrt_blob_call_t *c)
+{
+    nnrt_broadcast_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_broadcast_fields, NNRT_BROADCAST_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_minmax(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_maximum_s64(&p, c->args->ptr[0], c->args->ptr[1], c->args->ptr[2]);
+}
+
+/* 47: nnrt_minimum_s16(struct:nnrt_broadcast_t, tensor, tensor, tensor) */
+static nnrt_status_t k_minimum_s16(nnrt_blob_call_t *c)
+{
+    nnrt_broadcast_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_broadcast_fields, NNRT_BROADCAST_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_minmax(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_minimum_s16(&p, c->args->ptr[0], c->args->ptr[1], c->args->ptr[2]);
+}
+
+/* 48: nnrt_minimum_s32(struct:nnrt_broadcast_t, tensor, tensor, tensor) */
+static nnrt_status_t k_minimum_s32(nnrt_blob_call_t *c)
+{
+    nnrt_broadcast_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_broadcast_fields, NNRT_BROADCAST_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_minmax(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_minimum_s32(&p, c->args->ptr[0], c->args->ptr[1], c->args->ptr[2]);
+}
+
+/* 49: nnrt_minimum_s64(struct:nnrt_broadcast_t, tensor, tensor, tensor) */
+static nnrt_status_t k_minimum_s64(nnrt_blob_call_t *c)
+{
+    nnrt_broadcast_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_broadcast_fields, NNRT_BROADCAST_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_minmax(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_minimum_s64(&p, c->args->ptr[0], c->args->ptr[1], c->args->ptr[2]);
+}
+
+/* 50: nnrt_maxpool2d_s16(struct:nnrt_pool_s8_params_t, tensor, tensor) */
+static nnrt_status_t k_maxpool2d_s16(nnrt_blob_call_t *c)
+{
+    nnrt_pool_s8_params_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_pool_s8_params_fields, NNRT_POOL_S8_PARAMS_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_pool_s16(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_maxpool2d_s16(&p, c->args->ptr[0], c->args->ptr[1]);
+}
+
+/* 51: nnrt_avgpool2d_s16(struct:nnrt_pool_s8_params_t, tensor, tensor) */
+static nnrt_status_t k_avgpool2d_s16(nnrt_blob_call_t *c)
+{
+    nnrt_pool_s8_params_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_pool_s8_params_fields, NNRT_POOL_S8_PARAMS_FIELDS, &p);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_pool_s16(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_avgpool2d_s16(&p, c->args->ptr[0], c->args->ptr[1]);
+}
+
+/* 52: nnrt_clamp_s16(i32, i32, tensor, tensor, i32) */
+static nnrt_status_t k_clamp_s16(nnrt_blob_call_t *c)
+{
+    nnrt_status_t s;
+
+    s = nnrt_blob_scalars(c, 3u);
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_clamp_s16(c);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_clamp_s16(c->sc[0].i, c->sc[1].i, c->args->ptr[0], c->args->ptr[1], c->sc[2].i);
+}
+
 typedef nnrt_status_t (*nnrt_blob_glue_t)(nnrt_blob_call_t *c);
 
 /* Index: kernel id (NULL: none). */
@@ -732,6 +969,20 @@ static const nnrt_blob_glue_t glue[NNRT_BLOB_K_COUNT] = {
     k_concat_x8,
     k_pad_x8,
     k_strided_copy_x8,
+    k_add_s16,
+    k_add_s32,
+    k_sub_s16,
+    k_mul_s16,
+    k_mul_s32,
+    k_maximum_s16,
+    k_maximum_s32,
+    k_maximum_s64,
+    k_minimum_s16,
+    k_minimum_s32,
+    k_minimum_s64,
+    k_maxpool2d_s16,
+    k_avgpool2d_s16,
+    k_clamp_s16,
 };
 
 nnrt_status_t nnrt_blob_kernel(const nnrt_loader_t *ld, uint32_t kernel, const uint8_t *rec,

@@ -98,7 +98,21 @@ typedef struct {
 #define NNRT_BLOB_K_CONCAT_X8 36u
 #define NNRT_BLOB_K_PAD_X8 37u
 #define NNRT_BLOB_K_STRIDED_COPY_X8 38u
-#define NNRT_BLOB_K_COUNT 39u
+#define NNRT_BLOB_K_ADD_S16 39u
+#define NNRT_BLOB_K_ADD_S32 40u
+#define NNRT_BLOB_K_SUB_S16 41u
+#define NNRT_BLOB_K_MUL_S16 42u
+#define NNRT_BLOB_K_MUL_S32 43u
+#define NNRT_BLOB_K_MAXIMUM_S16 44u
+#define NNRT_BLOB_K_MAXIMUM_S32 45u
+#define NNRT_BLOB_K_MAXIMUM_S64 46u
+#define NNRT_BLOB_K_MINIMUM_S16 47u
+#define NNRT_BLOB_K_MINIMUM_S32 48u
+#define NNRT_BLOB_K_MINIMUM_S64 49u
+#define NNRT_BLOB_K_MAXPOOL2D_S16 50u
+#define NNRT_BLOB_K_AVGPOOL2D_S16 51u
+#define NNRT_BLOB_K_CLAMP_S16 52u
+#define NNRT_BLOB_K_COUNT 53u
 
 /* nnrt_conv_pool_t: 12 fields */
 #define NNRT_CONV_POOL_FIELDS 12u
@@ -333,6 +347,32 @@ static const nnrt_blob_field_t nnrt_mul_s8_params_fields[] = {
     {(uint16_t)offsetof(nnrt_mul_s8_params_t, act_max), NNRT_BLOB_F_I32},
 };
 
+/* nnrt_binary_s32_params_t: 21 fields */
+#define NNRT_BINARY_S32_PARAMS_FIELDS 21u
+static const nnrt_blob_field_t nnrt_binary_s32_params_fields[] = {
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.rank), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.dims[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.dims[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.dims[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.dims[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.dims[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.dims[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride1[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride1[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride1[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride1[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride1[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride1[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride2[0]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride2[1]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride2[2]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride2[3]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride2[4]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, bcast.stride2[5]), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, act_min), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_binary_s32_params_t, act_max), NNRT_BLOB_F_I32},
+};
+
 /* nnrt_binary_f32_params_t: 21 fields */
 #define NNRT_BINARY_F32_PARAMS_FIELDS 21u
 static const nnrt_blob_field_t nnrt_binary_f32_params_fields[] = {
@@ -521,6 +561,20 @@ static const uint8_t nnrt_blob_kernel_shape[NNRT_BLOB_K_COUNT][3] = {
     {255u, 3u, 0u}, /* nnrt_concat_x8 */
     {3u, 20u, 0u}, /* nnrt_pad_x8 */
     {2u, 15u, 0u}, /* nnrt_strided_copy_x8 */
+    {3u, 31u, 0u}, /* nnrt_add_s16 */
+    {3u, 21u, 0u}, /* nnrt_add_s32 */
+    {3u, 31u, 0u}, /* nnrt_sub_s16 */
+    {3u, 26u, 0u}, /* nnrt_mul_s16 */
+    {3u, 21u, 0u}, /* nnrt_mul_s32 */
+    {3u, 19u, 0u}, /* nnrt_maximum_s16 */
+    {3u, 19u, 0u}, /* nnrt_maximum_s32 */
+    {3u, 19u, 0u}, /* nnrt_maximum_s64 */
+    {3u, 19u, 0u}, /* nnrt_minimum_s16 */
+    {3u, 19u, 0u}, /* nnrt_minimum_s32 */
+    {3u, 19u, 0u}, /* nnrt_minimum_s64 */
+    {2u, 14u, 0u}, /* nnrt_maxpool2d_s16 */
+    {2u, 14u, 0u}, /* nnrt_avgpool2d_s16 */
+    {2u, 3u, 0u}, /* nnrt_clamp_s16 */
 };
 
 #endif /* NNRT_LOADER_BLOB_SCHEMA_H_ */

@@ -35,6 +35,19 @@ nnrt_status_t nnrt_blob_check_clamp_s8(nnrt_blob_call_t *c)
                ? NNRT_OK : NNRT_ERR_FORMAT;
 }
 
+/* int16 RELU6: lo, hi, int16 x, y, elements */
+nnrt_status_t nnrt_blob_check_clamp_s16(nnrt_blob_call_t *c)
+{
+    const int32_t lo = c->sc[0].i;
+    const int32_t hi = c->sc[1].i;
+    const int32_t n = c->sc[2].i;
+
+    return nnrt_clamp_s16_check(lo, hi, n) == NNRT_OK &&
+                   holds(c->args, 0, NNRT_INT16, (uint64_t)n, 2) &&
+                   holds(c->args, 1, NNRT_INT16, (uint64_t)n, 2)
+               ? NNRT_OK : NNRT_ERR_FORMAT;
+}
+
 /* float32 x, y; scalar: elements */
 nnrt_status_t nnrt_blob_check_unary_f32(nnrt_blob_call_t *c)
 {

@@ -1,6 +1,6 @@
 /*
  * Loader checks of the binary element-wise family (ADD, SUB, MUL, MAXIMUM, MINIMUM;
- * int8 and float32, broadcasting), called by the generated kernel table
+ * int8, int16, int32, int64 and float32 as the kernels take them, broadcasting), called by the generated kernel table
  * (blob_dispatch.c) after it decoded the record. The kernels' own contract is
  * nnrt_add_s8_check() & co. (nnrt/kernels/elementwise.h); here the broadcast walks
  * bounded by the tensors, and the loader's tighter bounds on offsets, multipliers and
@@ -56,11 +56,64 @@ nnrt_status_t nnrt_blob_check_binary_f32(nnrt_blob_call_t *c,
                ? NNRT_OK : NNRT_ERR_FORMAT;
 }
 
+/* int16 ADD/SUB (left shift 15) and MUL: the int16 ranges of the offsets */
+nnrt_status_t nnrt_blob_check_add_s16(nnrt_blob_call_t *c, const nnrt_add_s8_params_t *p)
+{
+    if (nnrt_add_s16_check(p) != NNRT_OK || !bcast_ok(&p->bcast, c->args, NNRT_INT16, 2) ||
+        p->input1_multiplier < 0 || p->input2_multiplier < 0 || p->output_multiplier < 0 ||
+        !in_range(p->output_offset, INT16_MIN, INT16_MAX)) {
+        return NNRT_ERR_FORMAT;
+    }
+    return NNRT_OK;
+}
+
+nnrt_status_t nnrt_blob_check_mul_s16(nnrt_blob_call_t *c, const nnrt_mul_s8_params_t *p)
+{
+    return nnrt_mul_s16_check(p) == NNRT_OK && bcast_ok(&p->bcast, c->args, NNRT_INT16, 2) &&
+                   p->output_multiplier >= 0
+               ? NNRT_OK : NNRT_ERR_FORMAT;
+}
+
+/* int32 ADD/MUL: wrapping arithmetic, the int32 activation range */
+nnrt_status_t nnrt_blob_check_binary_s32(nnrt_blob_call_t *c,
+                                         const nnrt_binary_s32_params_t *p)
+{
+    return nnrt_binary_s32_check(p) == NNRT_OK && bcast_ok(&p->bcast, c->args, NNRT_INT32, 4)
+               ? NNRT_OK : NNRT_ERR_FORMAT;
+}
+
+/* MAXIMUM / MINIMUM: the element type is the kernel's */
 nnrt_status_t nnrt_blob_check_minmax(nnrt_blob_call_t *c, const nnrt_broadcast_t *p)
 {
-    const int s8 = c->kernel == NNRT_BLOB_K_MAXIMUM_S8 || c->kernel == NNRT_BLOB_K_MINIMUM_S8;
+    nnrt_dtype_t dt;
+    uint32_t size;
 
-    return nnrt_broadcast_check(p) == NNRT_OK &&
-                   bcast_ok(p, c->args, s8 ? NNRT_INT8 : NNRT_FLOAT32, s8 ? 1u : 4u)
+    switch (c->kernel) {
+    case NNRT_BLOB_K_MAXIMUM_S8:
+    case NNRT_BLOB_K_MINIMUM_S8:
+        dt = NNRT_INT8;
+        size = 1u;
+        break;
+    case NNRT_BLOB_K_MAXIMUM_S16:
+    case NNRT_BLOB_K_MINIMUM_S16:
+        dt = NNRT_INT16;
+        size = 2u;
+        break;
+    case NNRT_BLOB_K_MAXIMUM_S32:
+    case NNRT_BLOB_K_MINIMUM_S32:
+        dt = NNRT_INT32;
+        size = 4u;
+        break;
+    case NNRT_BLOB_K_MAXIMUM_S64:
+    case NNRT_BLOB_K_MINIMUM_S64:
+        dt = NNRT_INT64;
+        size = 8u;
+        break;
+    default:
+        dt = NNRT_FLOAT32;
+        size = 4u;
+        break;
+    }
+    return nnrt_broadcast_check(p) == NNRT_OK && bcast_ok(p, c->args, dt, size)
                ? NNRT_OK : NNRT_ERR_FORMAT;
 }

@@ -31,6 +31,12 @@ nnrt_status_t nnrt_blob_check_pool_s8(nnrt_blob_call_t *c, const nnrt_pool_s8_pa
                ? NNRT_OK : NNRT_ERR_FORMAT;
 }
 
+nnrt_status_t nnrt_blob_check_pool_s16(nnrt_blob_call_t *c, const nnrt_pool_s8_params_t *p)
+{
+    return nnrt_pool_s16_check(p) == NNRT_OK && pool_ok(&p->geom, c->args, NNRT_INT16, 2)
+               ? NNRT_OK : NNRT_ERR_FORMAT;
+}
+
 nnrt_status_t nnrt_blob_check_pool_f32(nnrt_blob_call_t *c, const nnrt_pool_f32_params_t *p)
 {
     return nnrt_pool_f32_check(p) == NNRT_OK && pool_ok(&p->geom, c->args, NNRT_FLOAT32, 4)

@@ -65,6 +65,10 @@ nnrt_status_t nnrt_relu_s8(const nnrt_relu_s8_params_t *params, const int8_t *in
 nnrt_status_t nnrt_clamp_s8(int32_t lo, int32_t hi, const int8_t *input, int8_t *output,
                             int32_t size);
 
+/** int16 RELU6 (TFLM's Relu6Quantized<int16_t>): out = clamp(in, lo, hi). In place. */
+nnrt_status_t nnrt_clamp_s16(int32_t lo, int32_t hi, const int16_t *input, int16_t *output,
+                             int32_t size);
+
 /** out = in < 0 ? 0 : in (NaN and -0.0 pass through, as in TFLM). */
 nnrt_status_t nnrt_relu_f32(const float *input, float *output, int32_t size);
 
@@ -84,6 +88,13 @@ nnrt_status_t nnrt_clamp_s8_check(int32_t lo, int32_t hi, int32_t size);
  *  check). */
 #define NNRT_CLAMP_S8_ARGS_BAD(lo, hi, size)                                                 \
     ((size) < 0 || (lo) < INT8_MIN || (hi) > INT8_MAX || (lo) > (hi))
+
+/** nnrt_clamp_s16(): size >= 0, INT16_MIN <= lo <= hi <= INT16_MAX. */
+nnrt_status_t nnrt_clamp_s16_check(int32_t lo, int32_t hi, int32_t size);
+
+/** 1 unless size >= 0 and INT16_MIN <= lo <= hi <= INT16_MAX. */
+#define NNRT_CLAMP_S16_ARGS_BAD(lo, hi, size)                                                \
+    ((size) < 0 || (lo) < INT16_MIN || (hi) > INT16_MAX || (lo) > (hi))
 
 /** nnrt_table_lookup_s8(): size >= 0. */
 nnrt_status_t nnrt_table_lookup_s8_check(int32_t size);
@@ -114,6 +125,10 @@ typedef struct {
 /** out = clamp(out_zp + (x >= 0 ? x*identity : x*alpha)), x = in - in_zp. */
 nnrt_status_t nnrt_leaky_relu_s8(const nnrt_leaky_relu_s8_params_t *params,
                                  const int8_t *input, int8_t *output, int32_t size);
+
+/** int16 (TFLM's leaky_relu.cc takes int16 as int8, with the int16 range). */
+nnrt_status_t nnrt_leaky_relu_s16(const nnrt_leaky_relu_s8_params_t *params,
+                                  const int16_t *input, int16_t *output, int32_t size);
 
 /** out = in > 0 ? in : in * alpha. */
 nnrt_status_t nnrt_leaky_relu_f32(float alpha, const float *input, float *output,

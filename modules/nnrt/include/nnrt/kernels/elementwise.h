@@ -147,6 +147,18 @@ typedef struct {
      || (params)->act_min > (params)->act_max || (params)->act_min < INT8_MIN               \
      || (params)->act_max > INT8_MAX)
 
+/** nnrt_add_s16() / nnrt_sub_s16(): as int8 with left shift 15 (TFLM's int16 scheme),
+ *  zero points of int16 and an int16 activation range. */
+#define NNRT_ADD_S16_PARAMS_BAD(params)                                                     \
+    (!nnrt_broadcast_valid(&(params)->bcast) || (params)->left_shift != 15                  \
+     || (params)->input1_offset < -INT16_MAX || (params)->input1_offset > -INT16_MIN        \
+     || (params)->input2_offset < -INT16_MAX || (params)->input2_offset > -INT16_MIN        \
+     || (params)->input1_shift > 0 || (params)->input1_shift < -31                          \
+     || (params)->input2_shift > 0 || (params)->input2_shift < -31                          \
+     || (params)->output_shift > 0 || (params)->output_shift < -31                          \
+     || (params)->act_min > (params)->act_max || (params)->act_min < INT16_MIN              \
+     || (params)->act_max > INT16_MAX)
+
 /** nnrt_squared_difference_s8(): as ADD but the output multiplier may be above 1
  *  (output shift -31..30). */
 #define NNRT_SQUARED_DIFFERENCE_S8_PARAMS_BAD(params)                                       \
@@ -176,6 +188,15 @@ typedef struct {
      || (params)->act_min > (params)->act_max || (params)->act_min < INT8_MIN               \
      || (params)->act_max > INT8_MAX)
 
+/** nnrt_mul_s16(): zero offsets (TFLM's int16 MUL), output shift -31..30 and an int16
+ *  activation range. */
+#define NNRT_MUL_S16_PARAMS_BAD(params)                                                     \
+    (!nnrt_broadcast_valid(&(params)->bcast) || (params)->input1_offset != 0                \
+     || (params)->input2_offset != 0 || (params)->output_offset != 0                        \
+     || (params)->output_shift > 30 || (params)->output_shift < -31                         \
+     || (params)->act_min > (params)->act_max || (params)->act_min < INT16_MIN              \
+     || (params)->act_max > INT16_MAX)
+
 /** nnrt_add_f32() / nnrt_sub_f32() / nnrt_mul_f32(): a valid broadcast. */
 static inline int nnrt_binary_f32_params_ok(const nnrt_binary_f32_params_t *params)
 {
@@ -191,6 +212,8 @@ static inline int nnrt_binary_f32_params_ok(const nnrt_binary_f32_params_t *para
 nnrt_status_t nnrt_broadcast_check(const nnrt_broadcast_t *bcast);
 nnrt_status_t nnrt_add_s8_check(const nnrt_add_s8_params_t *params);
 nnrt_status_t nnrt_mul_s8_check(const nnrt_mul_s8_params_t *params);
+nnrt_status_t nnrt_add_s16_check(const nnrt_add_s8_params_t *params);
+nnrt_status_t nnrt_mul_s16_check(const nnrt_mul_s8_params_t *params);
 nnrt_status_t nnrt_binary_s32_check(const nnrt_binary_s32_params_t *params);
 nnrt_status_t nnrt_binary_f32_check(const nnrt_binary_f32_params_t *params);
 
@@ -205,6 +228,15 @@ nnrt_status_t nnrt_sub_s8(const nnrt_add_s8_params_t *params, const int8_t *inpu
 /** out = clamp(requant((in1 - zp1) * (in2 - zp2))). In-place capable. */
 nnrt_status_t nnrt_mul_s8(const nnrt_mul_s8_params_t *params, const int8_t *input1,
                           const int8_t *input2, int8_t *output);
+
+/** int16 ADD / SUB / MUL (TFLM's int16 reference arithmetic: the int8 parameter
+ *  structs with int16 ranges; MUL with zero points 0). In-place capable. */
+nnrt_status_t nnrt_add_s16(const nnrt_add_s8_params_t *params, const int16_t *input1,
+                           const int16_t *input2, int16_t *output);
+nnrt_status_t nnrt_sub_s16(const nnrt_add_s8_params_t *params, const int16_t *input1,
+                           const int16_t *input2, int16_t *output);
+nnrt_status_t nnrt_mul_s16(const nnrt_mul_s8_params_t *params, const int16_t *input1,
+                           const int16_t *input2, int16_t *output);
 
 /** int32 (TFLM's int32 reference Add): out = clamp(in1 + in2), the sum wrapping as two's
  *  complement. In-place capable. */
@@ -224,7 +256,7 @@ nnrt_status_t nnrt_maximum_s8(const nnrt_broadcast_t *bcast, const int8_t *input
 nnrt_status_t nnrt_minimum_s8(const nnrt_broadcast_t *bcast, const int8_t *input1,
                               const int8_t *input2, int8_t *output);
 
-/** MAXIMUM / MINIMUM on raw int16 and int32 values (TFLM's maximum_minimum.cc).
+/** MAXIMUM / MINIMUM on raw int16, int32 and int64 values (TFLM's maximum_minimum.cc).
  *  In-place capable. */
 nnrt_status_t nnrt_maximum_s16(const nnrt_broadcast_t *bcast, const int16_t *input1,
                                const int16_t *input2, int16_t *output);
@@ -234,6 +266,10 @@ nnrt_status_t nnrt_maximum_s32(const nnrt_broadcast_t *bcast, const int32_t *inp
                                const int32_t *input2, int32_t *output);
 nnrt_status_t nnrt_minimum_s32(const nnrt_broadcast_t *bcast, const int32_t *input1,
                                const int32_t *input2, int32_t *output);
+nnrt_status_t nnrt_maximum_s64(const nnrt_broadcast_t *bcast, const int64_t *input1,
+                               const int64_t *input2, int64_t *output);
+nnrt_status_t nnrt_minimum_s64(const nnrt_broadcast_t *bcast, const int64_t *input1,
+                               const int64_t *input2, int64_t *output);
 
 /** d = requant(in1) - requant(in2); out = clamp(requant(d * d)). In-place capable. */
 nnrt_status_t nnrt_squared_difference_s8(const nnrt_add_s8_params_t *params,

@@ -91,6 +91,15 @@ typedef struct {
     (!nnrt_pool_geom_valid(&(params)->geom) || (params)->act_min > (params)->act_max      \
      || (params)->act_min < INT8_MIN || (params)->act_max > INT8_MAX)
 
+/** 1 unless a valid geometry and an int16 activation range (int16 max/average pool,
+ *  which take the int8 parameter struct). */
+#define NNRT_POOL_S16_PARAMS_BAD(params)                                                    \
+    (!nnrt_pool_geom_valid(&(params)->geom) || (params)->act_min > (params)->act_max      \
+     || (params)->act_min < INT16_MIN || (params)->act_max > INT16_MAX)
+
+/** The int16 pools' check (kernels/pool/nnrt_pool_s16_check.c). */
+nnrt_status_t nnrt_pool_s16_check(const nnrt_pool_s8_params_t *params);
+
 /** The int8 pools' check (kernels/pool/nnrt_pool_s8_check.c). */
 nnrt_status_t nnrt_pool_s8_check(const nnrt_pool_s8_params_t *params);
 
@@ -116,6 +125,13 @@ nnrt_status_t nnrt_maxpool2d_s8(const nnrt_pool_s8_params_t *params, const int8_
 /** int8 average pool; same layout, in-place rule and errors as nnrt_maxpool2d_s8(). */
 nnrt_status_t nnrt_avgpool2d_s8(const nnrt_pool_s8_params_t *params, const int8_t *input,
                                 int8_t *output);
+
+/** int16 max / average pool (TFLM's int16 pooling): the int8 parameter struct with an
+ *  int16 activation range; same layout, in-place rule and errors as nnrt_maxpool2d_s8(). */
+nnrt_status_t nnrt_maxpool2d_s16(const nnrt_pool_s8_params_t *params, const int16_t *input,
+                                 int16_t *output);
+nnrt_status_t nnrt_avgpool2d_s16(const nnrt_pool_s8_params_t *params, const int16_t *input,
+                                 int16_t *output);
 
 /** float32 max pool; same layout, in-place rule and errors as nnrt_maxpool2d_s8(). */
 nnrt_status_t nnrt_maxpool2d_f32(const nnrt_pool_f32_params_t *params, const float *input,
