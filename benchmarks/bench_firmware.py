@@ -130,6 +130,7 @@ from fw_rows import (  # noqa: F401
 from fw_tflm import (  # noqa: F401
     PROBE_ARENA,
     TflmContext,
+    destination,
     measure_tflm,
     measure_tflm_firmware,
     smallest_arena,
@@ -231,7 +232,8 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
                 if why is None and not steps:
                     why = "no inputs: the model's graph cannot be read"
                 if why is not None:
-                    setattr(row, f"tflm_{variant}_error", why)
+                    dest, prefix = destination(row, variant)
+                    setattr(dest, prefix + "error", why)
                     continue
                 assert expected is not None
                 measure_tflm(row, fw, variant, path, inputs, expected, k,
@@ -244,6 +246,9 @@ def measure(path: Path, root: Path, *, m3: bool, tflm: bool, timeout_s: float,
     row.ratio_ref = ratio(row.instructions, row.tflm_ref_instructions)
     row.ratio_m3_cmsis_nn = ratio(row.m3_instructions, row.tflm_cmsis_nn_m3_instructions)
     row.ratio_m3_ref = ratio(row.m3_instructions, row.tflm_ref_m3_instructions)
+    for figs in row.cores.values():
+        figs.ratio_cmsis_nn = ratio(figs.instructions, figs.tflm_cmsis_nn_instructions)
+        figs.ratio_ref = ratio(figs.instructions, figs.tflm_ref_instructions)
     return row
 
 
@@ -288,7 +293,8 @@ def unconverted_row(group: str, conv: Converted, fw: TflmContext | None) -> Row:
               error=conv.error)
     _converted_fields(row, conv)
     for variant in fw.variants if fw is not None else ():
-        setattr(row, f"tflm_{variant}_error", "no .tflite to run: the conversion failed")
+        dest, prefix = destination(row, variant)
+        setattr(dest, prefix + "error", "no .tflite to run: the conversion failed")
     return row
 
 
@@ -331,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
                    "model, inputs, TFLM/CMSIS-NN source, harness, compiler and flags): "
                    "'use' them (default), 'refresh' (measure again, store), 'off'")
     p.add_argument("--no-m3", action="store_true", help="skip the Cortex-M3 runs")
-    p.add_argument("--cores", default=",".join(DEFAULT_CORES), metavar="C,...",
+    p.add_argument("--cores", default=None, metavar="C,...",
                    help="cores to measure nnopt's firmware on: "
                         + ", ".join(f"{c} ({b.board})" for c, b in BENCH_CORES.items())
                         + f" (default {','.join(DEFAULT_CORES)}; m7 is every row's base: "
@@ -339,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--profile", type=Path, metavar="MODEL",
                    help="print instructions per operator of one model instead")
     p.add_argument("--target", choices=("qemu-m7", "qemu-m3"), default="qemu-m7",
-                   help="target of --profile")
+                   help="target of --profile (or --profile MODEL --cores CORE: any core)")
     p.add_argument("--inplace-ops", choices=("auto", "off", "force"),
                    help="--profile: plan with these in-place operators, without the board's "
                    "SRAM budget (as bench_below_bound.py)")
@@ -353,6 +359,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tflm-timeout", type=float, default=600.0, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     root = args.models_dir.resolve()
+    cores_given = args.cores is not None
+    cores = [c.strip() for c in (args.cores or ",".join(DEFAULT_CORES)).split(",")
+             if c.strip()]
+    bad_cores = [c for c in cores if c not in BENCH_CORES]
+    if bad_cores:
+        print(f"bench_firmware: unknown core(s) {', '.join(bad_cores)}; cores: "
+              f"{', '.join(BENCH_CORES)}", file=sys.stderr)
+        return 2
+    args.cores = ",".join(cores)
     if args.profile:
         opts = None
         if args.inplace_ops or args.tiling:
@@ -370,17 +385,18 @@ def main(argv: list[str] | None = None) -> int:
             if conv is not None and conv.error is not None:
                 print(f"bench_firmware: {args.profile.name}: {conv.error}", file=sys.stderr)
                 return 2
+        if cores_given and len(cores) != 1:
+            print("bench_firmware: --profile runs on one core: --cores CORE (one of "
+                  f"{', '.join(BENCH_CORES)})\nhint: --profile MODEL --cores m4",
+                  file=sys.stderr)
+            return 2
+        spec = (BENCH_CORES[cores[0]] if cores_given
+                else BenchCore(args.target, M7_BOARD if args.target == "qemu-m7" else M3_BOARD))
         try:
-            return profile(target, args.target, opts, args.specialize)
+            return profile(target, spec.target, opts, args.specialize, board_name=spec.board)
         except NnoptError as err:
             print(f"bench_firmware: {args.profile.name}: {err}", file=sys.stderr)
             return 2
-    cores = [c.strip() for c in args.cores.split(",") if c.strip()]
-    bad_cores = [c for c in cores if c not in BENCH_CORES]
-    if bad_cores:
-        print(f"bench_firmware: unknown core(s) {', '.join(bad_cores)}; cores: "
-              f"{', '.join(BENCH_CORES)}", file=sys.stderr)
-        return 2
     if "m3" not in cores:
         args.no_m3 = True
     extra_cores = tuple(c for c in cores if c not in ("m7", "m3"))

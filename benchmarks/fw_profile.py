@@ -78,9 +78,10 @@ int main(void)
 
 
 def profile(path: Path, target: Target, opts: PlanOptions | None = None,
-            specialize: str = "auto") -> int:
-    """Instructions per op; ``opts``: plan with these options (default: the board's)."""
-    board = load_board(M7_BOARD if target == "qemu-m7" else M3_BOARD)
+            specialize: str = "auto", board_name: str | None = None) -> int:
+    """Instructions per op on ``board_name`` (default: the M7's or the M3's board, by
+    ``target``); ``opts``: plan with these options (default: the board's)."""
+    board = load_board(board_name or (M7_BOARD if target == "qemu-m7" else M3_BOARD))
     pm = _plan(path.read_bytes(), path.stem, board, opts, specialize)
     g = pm.graph
     with tempfile.TemporaryDirectory(prefix="bench-prof-") as tmp:
@@ -123,5 +124,6 @@ def profile(path: Path, target: Target, opts: PlanOptions | None = None,
         print(f"| {idx} | {op.opcode} | {kind.get(idx, '')} | {list(x)} | "
               f"{list(w) if w else ''} | {list(y)} | "
               f"{macs:,} | {n:,} | {ipm} |")
-    print(f"\ntotal {total:,} instructions ({target}), {count_macs(g):,} MACs")
+    where = target if board_name is None else f"{target}, {board.name}"
+    print(f"\ntotal {total:,} instructions ({where}), {count_macs(g):,} MACs")
     return 0

@@ -10,6 +10,7 @@ from typing import Any
 
 import tflm_firmware
 from common import geomean
+from fw_cores import core_geomeans, core_markdown, core_rows
 from fw_models import ANCHORS
 from fw_rows import BENCH_CORES, M3_BOARD, M7_BOARD, Row
 from oracle import SEED
@@ -119,6 +120,7 @@ def markdown(rows: list[Row]) -> list[str]:
                    f"{_f(g['geomean_ratio_m3_ref'])} ({g['m3_ref_n']}) |")
     out += m3_markdown(rows)
     out += cores_markdown(rows)
+    out += core_markdown(rows)
     out += [
         "",
         "| model | ROM | runtime code ² | spec ROM ⁶ | code ³ | RAM ⁴ | arena (scratch) | "
@@ -235,11 +237,18 @@ def cores_markdown(rows: list[Row]) -> list[str]:
 
 
 def write_doc(rows: list[Row], dest: str) -> None:
-    """The JSON document: the rows, the geometric means per group, the run's setup."""
+    """The JSON document: the rows (one per model, the M7 as their base, the other
+    cores nested), the geometric means per group, the flat rows and geometric means per
+    core (fw_cores.py), the run's setup (the TFLM Makefile arguments of every core)."""
     doc: dict[str, Any] = {"seed": SEED, "m7_board": M7_BOARD, "m3_board": M3_BOARD,
                            "core_boards": {c: b.board for c, b in BENCH_CORES.items()},
                            "tflm_make": list(tflm_firmware.TFLM_MAKE_ARGS),
+                           "tflm_make_per_variant": {
+                               v: tflm_firmware.make_args(v)
+                               for v in tflm_firmware.ALL_VARIANTS},
                            "anchors_from_anchors_md": ANCHORS,
                            "geomeans": group_geomeans(rows),
-                           "rows": [asdict(r) for r in rows]}
+                           "core_geomeans": core_geomeans(rows),
+                           "rows": [asdict(r) for r in rows],
+                           "core_rows": core_rows(rows)}
     Path(dest).write_text(json.dumps(doc, indent=1) + "\n")

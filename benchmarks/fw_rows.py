@@ -35,6 +35,9 @@ BENCH_CORES: dict[str, BenchCore] = {
 }
 #: Cores measured by default (the figures of benchmarks/README.md).
 DEFAULT_CORES = ("m7", "m3")
+#: The cores whose figures are the row's own fields (``Row``: the M7's, ``m3_*``); the
+#: others' are ``Row.cores[core]`` (:class:`CoreFigures`).
+ROW_CORES = ("m7", "m3")
 
 
 @dataclass
@@ -50,6 +53,32 @@ class CoreFigures:
     arena_bytes: int | None = None
     bit_exact: bool | None = None
     error: str | None = None
+    # TFLM built for the same core (tflm_targets.py: ``<kernels>_<core>``), the same
+    # fields as the M7's ``Row.tflm_<kernels>_*`` (RISC-V: reference kernels only)
+    tflm_cmsis_nn_instructions: int | None = None
+    tflm_cmsis_nn_rom_bytes: int | None = None
+    tflm_cmsis_nn_ram_bytes: int | None = None
+    tflm_cmsis_nn_arena_bytes: int | None = None
+    tflm_cmsis_nn_code_bytes: int | None = None
+    tflm_cmsis_nn_stack_bytes: int | None = None
+    tflm_cmsis_nn_bit_exact: bool | None = None
+    tflm_cmsis_nn_error: str | None = None
+    tflm_cmsis_nn_measured_at: str | None = None
+    tflm_cmsis_nn_cached: bool = False
+    tflm_cmsis_nn_outputs_sha256: list[str] | None = None
+    tflm_ref_instructions: int | None = None
+    tflm_ref_rom_bytes: int | None = None
+    tflm_ref_ram_bytes: int | None = None
+    tflm_ref_arena_bytes: int | None = None
+    tflm_ref_code_bytes: int | None = None
+    tflm_ref_stack_bytes: int | None = None
+    tflm_ref_bit_exact: bool | None = None
+    tflm_ref_error: str | None = None
+    tflm_ref_measured_at: str | None = None
+    tflm_ref_cached: bool = False
+    tflm_ref_outputs_sha256: list[str] | None = None
+    ratio_cmsis_nn: float | None = None  # instructions / tflm_cmsis_nn_instructions
+    ratio_ref: float | None = None  # instructions / tflm_ref_instructions
 
 
 @dataclass
@@ -59,6 +88,7 @@ class Row:
     ops: int
     macs: int
     group: str = ""
+    core: str = "m7"  # the core of the row's own figures (the others: m3_*, cores)
     instructions: int | None = None  # nnopt, Cortex-M7 (QEMU), the first invocation
     m3_instructions: int | None = None
     rom_bytes: int | None = None  # M7 ELF, all ROM regions

@@ -13,13 +13,14 @@ from typing import Any
 import tflm_cache
 import tflm_firmware
 from fw_nnopt import _first_line
-from fw_rows import Row
+from fw_rows import ROW_CORES, CoreFigures, Row
 from oracle import Oracle, compare_outputs
 from tflm_firmware import search_arena
 
 from nnopt.boards import Board, load_board
 from nnopt.elfcheck import check_elf
 from nnopt.errors import NnoptError
+from nnopt.firmware.linker import firmware_arena_budget
 from nnopt.firmware.toolchain import default_cache_dir
 
 
@@ -39,16 +40,17 @@ class TflmContext:
 
     def identity(self, variant: str = "ref") -> dict[str, Any]:
         """The key parts shared by every model of the run for the core ``variant`` is
-        built for (sources, harness, tools), computed once per core."""
+        built for (its name, sources, harness, tools), computed once per core."""
         spec = tflm_firmware.variant_spec(variant)
-        if spec.target not in self._identity:
+        if spec.core not in self._identity:
             assert self.sources is not None
             s = self.sources
-            self._identity[spec.target] = {
+            self._identity[spec.core] = {
+                "core": spec.core,
                 "sources": tflm_cache.source_identity(s.tflm, s.cmsis_nn, s.cmsis),
                 "harness": tflm_cache.harness_identity(spec.board, spec.target),
-                "tools": tflm_cache.tool_identity()}
-        return self._identity[spec.target]
+                "tools": tflm_cache.tool_identity(tflm_cache.ISA_TOOLS[spec.isa])}
+        return self._identity[spec.core]
 
     def library(self, variant: str) -> tflm_firmware.Library:
         """The variant's library, built on first use; TflmUnavailable if it cannot be."""
@@ -85,24 +87,39 @@ def tflm_context(args: argparse.Namespace, models: list[Path]) -> TflmContext | 
         except Exception:  # not a .tflite: its row says so
             continue
     asked = [v.strip() for v in args.tflm_variants.split(",") if v.strip()]
+    cores = {"m7", *(c.strip() for c in args.cores.split(",") if c.strip())}
+    if args.no_m3:
+        cores.discard("m3")
     variants = tuple(v for v in tflm_firmware.ALL_VARIANTS if v in asked
-                     and not (args.no_m3 and v in tflm_firmware.M3_VARIANTS))
+                     and tflm_firmware.variant_spec(v).core in cores)
     return TflmContext(src, None, cache, jobs=args.jobs, ops=ops, variants=variants,
                        results=tflm_cache.ResultCache(cache / "results", args.tflm_cache))
 
 
 #: Probe arena of a TFLM firmware when the interpreter's (64-bit) minimum is unknown:
-#: what nucleo_f767zi's SRAM holds beside the stack and the harness.
+#: what nucleo_f767zi's SRAM holds beside the stack and the harness (less on a board
+#: with less SRAM: :func:`probe_arena`).
 PROBE_ARENA = 360 * 1024
+
+
+def destination(row: Row, variant: str) -> tuple[Row | CoreFigures, str]:
+    """Where ``variant``'s figures go: the row's own ``tflm_<variant>_*`` fields (the M7
+    and M3 builds), or ``row.cores[core].tflm_<kernels>_*`` (the other cores)."""
+    spec = tflm_firmware.variant_spec(variant)
+    if spec.core in ROW_CORES:
+        return row, f"tflm_{variant}_"
+    figs = row.cores.setdefault(spec.core, CoreFigures(board=spec.board))
+    return figs, f"tflm_{spec.kernels}_"
 
 
 def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: list[bytes],
                  expected: Oracle, k: int, work: Path) -> None:
     """TFLM (``variant``) figures of one model: from the cache when an earlier run
-    measured them with the same key (:mod:`tflm_cache`), else measured
-    (:func:`measure_tflm_firmware`) and stored, failures the firmware itself reports
-    included (not those of the library build or of QEMU)."""
-    p = f"tflm_{variant}_"
+    measured them with the same key (:mod:`tflm_cache`: the core included), else
+    measured (:func:`measure_tflm_firmware`) and stored, failures the firmware itself
+    reports included (not those of the library build or of QEMU). They go to
+    :func:`destination`."""
+    dest, p = destination(row, variant)
     key: tuple[str, dict[str, Any]] | None = None
     if fw.results is not None and fw.results.mode != "off":
         key = tflm_cache.measurement_key(
@@ -112,39 +129,57 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
         hit = fw.results.get(key[0])
         if hit is not None:
             for name in tflm_cache.MEASURED_FIELDS:
-                setattr(row, p + name, getattr(hit, name))
-            setattr(row, p + "measured_at", hit.measured_at)
-            setattr(row, p + "cached", True)
+                setattr(dest, p + name, getattr(hit, name))
+            setattr(dest, p + "measured_at", hit.measured_at)
+            setattr(dest, p + "cached", True)
             return
     try:
         lib = fw.library(variant)
     except tflm_firmware.TflmUnavailable as err:
-        setattr(row, p + "error", str(err)[:300])
+        setattr(dest, p + "error", str(err)[:300])
         return
-    keep = measure_tflm_firmware(row, lib, model, inputs, expected, k, work)
-    setattr(row, p + "measured_at", tflm_cache.now_utc())
+    keep = measure_tflm_firmware(dest, lib, model, inputs, expected, k, work, p,
+                                 row.tflm_min_arena)
+    setattr(dest, p + "measured_at", tflm_cache.now_utc())
     if keep and key is not None and fw.results is not None:
         fw.results.put(key[0], key[1], tflm_cache.Measurement(
-            **{name: getattr(row, p + name) for name in tflm_cache.MEASURED_FIELDS},
-            measured_at=getattr(row, p + "measured_at")))
+            **{name: getattr(dest, p + name) for name in tflm_cache.MEASURED_FIELDS},
+            measured_at=getattr(dest, p + "measured_at")))
 
 
-def measure_tflm_firmware(row: Row, lib: tflm_firmware.Library, model: Path,
-                          inputs: list[bytes], expected: Oracle, k: int, work: Path) -> bool:
+def probe_arena(board: Board, min_arena: int | None) -> tuple[int, bool]:
+    """The probe build's arena: the interpreter's (64-bit) minimum, else
+    :data:`PROBE_ARENA`, at most what the board's SRAM leaves beside the stack; and
+    whether it was capped to that."""
+    want = min_arena or PROBE_ARENA
+    cap = firmware_arena_budget(board)
+    return (want, False) if want <= cap else (cap // 16 * 16, True)
+
+
+def measure_tflm_firmware(row: Row | CoreFigures, lib: tflm_firmware.Library, model: Path,
+                          inputs: list[bytes], expected: Oracle, k: int, work: Path,
+                          prefix: str | None = None, min_arena: int | None = None) -> bool:
     """TFLM firmware of one model with ``lib``: a probe build reads the arena TFLM
-    needs on the 32-bit target, the measured build has exactly that arena. Returns
-    whether the outcome belongs to the model (False: QEMU failed to run it)."""
-    p = f"tflm_{lib.variant}_"
+    needs on the 32-bit target, the measured build has exactly that arena. The figures
+    go to ``row``'s ``prefix`` fields (default ``tflm_<variant>_``). Returns whether
+    the outcome belongs to the model (False: QEMU failed to run it)."""
+    p = prefix or f"tflm_{lib.variant}_"
     board = load_board(tflm_firmware.variant_spec(lib.variant).board)
     try:
         work.mkdir(parents=True, exist_ok=True)
         harness = tflm_firmware.build_harness(lib, model, work)
-        probe_arena = row.tflm_min_arena or PROBE_ARENA
-        exe = tflm_firmware.link_firmware(harness, probe_arena, board)
+        probe_size, capped = probe_arena(
+            board, min_arena if min_arena is not None else getattr(row, "tflm_min_arena",
+                                                                   None))
+        exe = tflm_firmware.link_firmware(harness, probe_size, board)
         probe = tflm_firmware.run_firmware(exe, board, [], [], 1, target=lib.target)
+        if probe.exit_code == tflm_firmware.EXIT_ALLOCATE and capped:
+            raise tflm_firmware.TflmUnavailable(
+                f"does not fit {board.name}: TFLM's arena needs more than the "
+                f"{probe_size:,} B its SRAM leaves beside the stack")
         if probe.exit_code != 0 or probe.arena_used is None:
             raise tflm_firmware.TflmUnavailable(_tflm_failure(probe))
-        arena = smallest_arena(harness, board, probe.arena_used, probe_arena)
+        arena = smallest_arena(harness, board, probe.arena_used, probe_size)
         in_files = []
         for i, blob in enumerate(inputs):
             f = work / f"in{i}.bin"

@@ -25,6 +25,7 @@ nnopt's firmware for the same board, and run on the same QEMU (``-icount shift=0
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
@@ -282,8 +283,11 @@ def build_library(src: Sources, variant: str, cache: Path, ops: Iterable[str],
     if built is None or not wanted <= built:
         chosen = sorted(wanted | (built or set()))
         out = log or tree / f"build-{variant}.log"
-        with out.open("w") as f:
+        # one build of a library at a time (two bench runs sharing the cache wait)
+        with (tree / f".nnopt-build-{variant}.lock").open("w") as lock, out.open("w") as f:
+            fcntl.flock(lock, fcntl.LOCK_EX)
             proc = subprocess.run(["nice", "make", "-f", MAKEFILE, *args, f"-j{jobs}",
+                                   *_ccache_args(variant),
                                    "MICROLITE_CC_KERNEL_SRCS=" + " ".join(chosen),
                                    "microlite"], cwd=tree, stdout=f,
                                   stderr=subprocess.STDOUT, check=False, env=_make_env())
@@ -293,6 +297,17 @@ def build_library(src: Sources, variant: str, cache: Path, ops: Iterable[str],
                                   + " | ".join(tail))
         stamp.write_text("\n".join(chosen) + "\n")
     return Library(variant, tree, archive, cxxflags, variant_spec(variant).target)
+
+
+def _ccache_args(variant: str) -> list[str]:
+    """``CXX=ccache …`` and ``CC=ccache …`` when ccache is installed: the reference and
+    CMSIS-NN builds of one core compile TFLM's core files with the same preprocessed
+    source, so the second build compiles little more than its kernels. The compiler and
+    the objects are the same (not part of the measurements' key)."""
+    cxx = shutil.which(compilers(variant).cxx)
+    if shutil.which("ccache") is None or cxx is None:
+        return []
+    return [f"CXX=ccache {cxx}", f"CC=ccache {cxx.removesuffix('g++')}gcc"]
 
 
 def _absolute_includes(flags: Sequence[str], tree: Path) -> list[str]:
