@@ -22,6 +22,7 @@ from nnopt.elfcheck import check_elf
 from nnopt.errors import NnoptError
 from nnopt.firmware.linker import firmware_arena_budget
 from nnopt.firmware.toolchain import default_cache_dir
+from nnopt.frontend.tflite import load_model_bytes
 
 
 @dataclass
@@ -133,6 +134,11 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
             setattr(dest, p + "measured_at", hit.measured_at)
             setattr(dest, p + "cached", True)
             return
+    board = load_board(tflm_firmware.variant_spec(variant).board)
+    too_big = does_not_fit(model.read_bytes(), board)
+    if too_big is not None:  # no library build, no QEMU: it cannot fit
+        setattr(dest, p + "error", too_big)
+        return
     try:
         lib = fw.library(variant)
     except tflm_firmware.TflmUnavailable as err:
@@ -145,6 +151,35 @@ def measure_tflm(row: Row, fw: TflmContext, variant: str, model: Path, inputs: l
         fw.results.put(key[0], key[1], tflm_cache.Measurement(
             **{name: getattr(dest, p + name) for name in tflm_cache.MEASURED_FIELDS},
             measured_at=getattr(dest, p + "measured_at")))
+
+
+#: Operators whose output TFLM never places over an input: each needs its non-constant
+#: inputs and its output in the arena at once.
+_NO_ALIAS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "AVERAGE_POOL_2D",
+             "MAX_POOL_2D", "TRANSPOSE_CONV")
+
+
+def does_not_fit(model: bytes, board: Board) -> str | None:
+    """Why TFLM's firmware of ``model`` cannot fit ``board``, from what no build can go
+    below (None: it may fit; the link and the arena search decide): TFLM keeps the whole
+    .tflite in flash, and its arena holds at least the inputs and output of every
+    operator of :data:`_NO_ALIAS` at once, beside the stack."""
+    flash = sum(r.size for r in board.regions.values() if r.kind == "rom")
+    if len(model) > flash:
+        return (f"does not fit {board.name}: the .tflite alone ({len(model):,} B) is "
+                f"larger than its flash ({flash:,} B)")
+    try:
+        g = load_model_bytes(model, unsupported="plan")
+    except NnoptError:
+        return None
+    bound = max((sum(g.tensors[t].nbytes for t in (*op.inputs, *op.outputs)
+                     if t >= 0 and not g.tensors[t].is_constant)
+                 for op in g.ops if op.opcode in _NO_ALIAS), default=0)
+    room = firmware_arena_budget(board)
+    if bound > room:
+        return (f"does not fit {board.name}: TFLM's arena needs at least {bound:,} B (the "
+                f"inputs and output of one operator), its SRAM leaves {room:,} B")
+    return None
 
 
 def probe_arena(board: Board, min_arena: int | None) -> tuple[int, bool]:

@@ -182,6 +182,25 @@ def test_probe_arena_is_capped_by_the_board() -> None:
     assert ft.probe_arena(m0, 4096) == (4096, False)
 
 
+@pytest.mark.parametrize("rel, why", [
+    ("mlperf_tiny/ad01_int8.tflite", "the .tflite alone (276,976 B) is larger than its "
+                                     "flash (262,144 B)"),
+    ("mlperf_tiny/kws_ref_model.tflite", "TFLM's arena needs at least 16,000 B"),
+    ("hello_world_int8.tflite", None),
+])
+def test_what_cannot_fit_the_m0_is_said_before_any_build(rel: str, why: str | None) -> None:
+    path = find_model(rel)
+    if path is None:
+        pytest.skip(f"{rel} not found (../shared/models)")
+    got = ft.does_not_fit(path.read_bytes(), load_board("qemu_cortex_m0"))
+    if why is None:
+        assert got is None
+        assert ft.does_not_fit(path.read_bytes(), load_board("mps2_an386")) is None
+    else:
+        assert got is not None and got.startswith("does not fit qemu_cortex_m0: ")
+        assert why in got
+
+
 def _context(tmp_path: Path) -> bf.TflmContext:
     def tree(name: str, rel: str) -> Path:
         (tmp_path / name / rel).parent.mkdir(parents=True, exist_ok=True)
