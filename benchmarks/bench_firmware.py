@@ -28,7 +28,17 @@ same random inputs (seed 1):
   the bench plans the M7's (the board's SRAM less the firmware's stack), run on its
   QEMU machine:
   instructions, ROM / RAM, bit-exact with the interpreter, or the budget error of a
-  board it does not fit; their own table. TFLM on those cores: not built yet.
+  board it does not fit; their own table.
+- **TFLM on every core** (:mod:`tflm_targets`: ``<kernels>_<core>``, e.g.
+  ``cmsis_nn_m4``, ``ref_rv32``): TFLM built for each core of ``--cores`` as for the M7
+  (``cortex_m_generic`` with the core's ``TARGET_ARCH``, reference and CMSIS-NN kernels;
+  ``riscv32_generic`` with ``RISCV_ARCH=rv32imac`` on RISC-V, reference kernels), linked
+  and run like nnopt's firmware for that core's board, checked against the interpreter:
+  a table per core, the geometric means of ours / TFLM per core, and ``core_rows`` /
+  ``core_geomeans`` in the JSON (:mod:`fw_cores`: one row per core and model with
+  ``core``, ``model``, ``instructions``, ``tflm_cmsis_nn_instructions``,
+  ``tflm_ref_instructions``, ``bit_exact``). A model TFLM cannot fit on a board (the
+  M0's 256 KB flash / 16 KB SRAM) gets "does not fit" and the reason, before any build.
 - **TFLM** as the same kind of Cortex-M7 firmware, reference kernels and CMSIS-NN
   kernels (:mod:`tflm_firmware`): TFLM's library built by its own Makefile
   (``cortex_m_generic``, ``cortex-m7+fp``, ``BUILD_TYPE=release``) once per variant
@@ -73,7 +83,13 @@ over (instructions: the first); their table adds the persistent state beside the
 ``--profile MODEL`` prints instructions per operator instead (QEMU, one inference;
 the generated code is built with NNRT_TRACE and a harness that reads the instruction
 counter after every operator), with MACs and instructions per MAC; of an ONNX model,
-those of the .tflite its row measures.
+those of the .tflite its row measures. On the M7 (``--target qemu-m7``, default) or
+the M3 (``--target qemu-m3``), or on any core with ``--cores CORE`` (one).
+
+The parts: :mod:`fw_models` (which models), :mod:`converted_models` (ONNX to .tflite),
+:mod:`fw_nnopt` (nnopt's firmware), :mod:`fw_tflm` with :mod:`tflm_firmware`,
+:mod:`tflm_targets` and :mod:`tflm_cache` (TFLM's), :mod:`fw_rows` (the rows),
+:mod:`fw_render` and :mod:`fw_cores` (tables, JSON), :mod:`fw_plot`, :mod:`fw_profile`.
 
     python benchmarks/bench_firmware.py [MODEL ...] [--groups G,...] [--all | --stateful]
                                         [--no-families] [--models-dir DIR] [--json PATH]
@@ -328,9 +344,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cmsis-nn-dir", type=Path, help="CMSIS-NN source (default: as --tflm-dir)")
     p.add_argument("--cmsis-dir", type=Path, help="CMSIS_6 source (default: as --tflm-dir)")
     p.add_argument("--tflm-variants", default=",".join(tflm_firmware.ALL_VARIANTS),
-                   help="TFLM builds to measure: reference / CMSIS-NN kernels on the "
-                   "Cortex-M7, and the same on the Cortex-M3 (*_m3; not with --no-m3) "
-                   "(default: %(default)s)")
+                   help="TFLM builds to measure, those of the cores measured (--cores): "
+                   "ref / cmsis_nn (reference / CMSIS-NN kernels) on the Cortex-M7, "
+                   "<kernels>_<core> on the others (ref_m3 ... ref_rv32; *_m3 not with "
+                   "--no-m3) (default: all)")
     p.add_argument("--jobs", type=int, default=2, help="make -j of TFLM's library builds")
     p.add_argument("--tflm-cache", choices=tflm_cache.MODES, default="use",
                    help="TFLM's measurements kept across runs (tflm_cache.py, keyed by the "

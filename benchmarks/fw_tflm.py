@@ -88,7 +88,8 @@ def tflm_context(args: argparse.Namespace, models: list[Path]) -> TflmContext | 
         except Exception:  # not a .tflite: its row says so
             continue
     asked = [v.strip() for v in args.tflm_variants.split(",") if v.strip()]
-    cores = {"m7", *(c.strip() for c in args.cores.split(",") if c.strip())}
+    cores = {"m7", *(c.strip() for c in getattr(args, "cores", "m7,m3").split(",")
+                     if c.strip())}
     if args.no_m3:
         cores.discard("m3")
     variants = tuple(v for v in tflm_firmware.ALL_VARIANTS if v in asked
