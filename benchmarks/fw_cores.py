@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from common import geomean
+from fw_format import _exact, _f, _n
 from fw_rows import BENCH_CORES, M3_BOARD, M7_BOARD, ROW_CORES, CoreFigures, Row
 
 #: TFLM's figures per kernel variant copied into a core row (``tflm_<kernels>_<field>``).
@@ -90,18 +91,6 @@ def core_geomeans(rows: list[Row]) -> list[dict[str, Any]]:
     return out
 
 
-def _n(x: int | None) -> str:
-    return "-" if x is None else f"{x:,}"
-
-
-def _f(x: float | None) -> str:
-    return "-" if x is None else (f"**{x:.2f}**" if x > 1 else f"{x:.2f}")
-
-
-def _exact(x: bool | None) -> str:
-    return "-" if x is None else ("yes" if x else "**no**")
-
-
 def _why(c: dict[str, Any]) -> str:
     parts = [f"nnopt: {c['error']}"] if c["error"] else []
     errs = [(label, c[f"tflm_{k}_error"]) for k, label in
@@ -136,12 +125,12 @@ def core_markdown(rows: list[Row]) -> list[str]:
                                                    c["tflm_ref_bit_exact"]))
             out.append(f"| {c['group']} | {c['model']} | {_n(c['instructions'])} | "
                        f"{_n(c['tflm_cmsis_nn_instructions'])} | "
-                       f"{_n(c['tflm_ref_instructions'])} | {_f(c['ratio_cmsis_nn'])} | "
-                       f"{_f(c['ratio_ref'])} | {exact} | {_why(c)} |")
+                       f"{_n(c['tflm_ref_instructions'])} | {_f(c['ratio_cmsis_nn'], True)} | "
+                       f"{_f(c['ratio_ref'], True)} | {exact} | {_why(c)} |")
     out += ["", "| core | board | models | ours/CMSIS-NN geomean (n) | ours/ref geomean (n) |",
             "|---|---|---:|---:|---:|"]
     for g in core_geomeans(rows):
         out.append(f"| {g['core']} | {g['board']} | {g['models']} | "
-                   f"{_f(g['geomean_ratio_cmsis_nn'])} ({g['cmsis_nn_n']}) | "
-                   f"{_f(g['geomean_ratio_ref'])} ({g['ref_n']}) |")
+                   f"{_f(g['geomean_ratio_cmsis_nn'], True)} ({g['cmsis_nn_n']}) | "
+                   f"{_f(g['geomean_ratio_ref'], True)} ({g['ref_n']}) |")
     return out

@@ -11,6 +11,7 @@ from typing import Any
 import tflm_firmware
 from common import geomean
 from fw_cores import core_geomeans, core_markdown, core_rows
+from fw_format import _exact, _f, _n, _r
 from fw_models import ANCHORS
 from fw_rows import BENCH_CORES, M3_BOARD, M7_BOARD, Row
 from oracle import SEED
@@ -35,24 +36,6 @@ def group_geomeans(rows: list[Row]) -> list[dict[str, Any]]:
             doc[f"geomean_{key}"] = geomean(vals)
         out.append(doc)
     return out
-
-
-def _n(x: int | None) -> str:
-    return "-" if x is None else f"{x:,}"
-
-
-def _r(a: int | None, b: int | None) -> str:
-    return "-" if a is None or not b else f"{a / b:.2f}"
-
-
-def _f(x: float | None, bold_above_1: bool = False) -> str:
-    if x is None:
-        return "-"
-    return f"**{x:.2f}**" if bold_above_1 and x > 1 else f"{x:.2f}"
-
-
-def _exact(x: bool | None) -> str:
-    return "-" if x is None else ("yes" if x else "**no**")
 
 
 def _tflm_mem(r: Row, variant: str) -> str:
