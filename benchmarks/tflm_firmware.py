@@ -232,6 +232,11 @@ def _registrations(header_text: str, methods: Iterable[str]) -> set[str]:
     return out
 
 
+#: TFLM's own test helpers among the library's core sources: no firmware links them (the
+#: harness names none), so they are not compiled (the heaviest, test_helpers.cc, builds
+#: TFLM's test models).
+TEST_ONLY_SRCS = frozenset({"hexdump_test.cc", "test_helpers.cc", "test_helper_custom_ops.cc",
+                            "mock_micro_graph.cc", "fake_micro_context.cc"})
 #: Support files (no ``Register_*``) every firmware links: kernel helpers of all ops
 #: and the compression hooks the core refers to.
 ALWAYS_KERNELS = ("kernel_util", "micro_tensor_utils", "decompress", "decompress_common")
@@ -272,9 +277,9 @@ def build_library(src: Sources, variant: str, cache: Path, ops: Iterable[str],
     header = (tree / RESOLVER_H).read_text()
     methods = resolver_methods(header)
     regs = _registrations(header, (methods[o] for o in ops if o in methods))
-    cxx, inc, lib_path, kernels = _make_print(
+    cxx, inc, lib_path, kernels, core_srcs = _make_print(
         tree, args, ["$(CXXFLAGS)", "$(INCLUDES)", "$(MICROLITE_LIB_PATH)",
-                     "$(MICROLITE_CC_KERNEL_SRCS)"])
+                     "$(MICROLITE_CC_KERNEL_SRCS)", "$(MICROLITE_CC_SRCS)"])
     archive = tree / lib_path.strip()
     cxxflags = tuple(_absolute_includes([*cxx.split(), *inc.split()], tree))
     stamp = archive.with_suffix(".nnopt-kernels")
@@ -288,6 +293,9 @@ def build_library(src: Sources, variant: str, cache: Path, ops: Iterable[str],
             fcntl.flock(lock, fcntl.LOCK_EX)
             proc = subprocess.run(["nice", "make", "-f", MAKEFILE, *args, f"-j{jobs}",
                                    *_ccache_args(variant),
+                                   "MICROLITE_CC_SRCS=" + " ".join(
+                                       f for f in core_srcs.split()
+                                       if Path(f).name not in TEST_ONLY_SRCS),
                                    "MICROLITE_CC_KERNEL_SRCS=" + " ".join(chosen),
                                    "microlite"], cwd=tree, stdout=f,
                                   stderr=subprocess.STDOUT, check=False, env=_make_env())
