@@ -28,6 +28,7 @@ from pathlib import Path
 from nnopt.convert import convert_file
 from nnopt.driver import generate
 from nnopt.errors import NnoptError
+from nnopt.firmware.toolchain import default_cache_dir
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 
 
@@ -133,3 +134,23 @@ def same_code(conv: Converted, planned: PlannedModel, opts: PlanOptions) -> bool
 
 def _body(path: Path) -> str:
     return path.read_text().split("\n", 1)[-1]
+
+
+def rel_path(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when under it, else as given."""
+    return os.fspath(path.relative_to(root)) if path.is_relative_to(root) else os.fspath(path)
+
+
+def convert_onnx(paths: list[tuple[str, Path]], root: Path
+                 ) -> list[tuple[str, Path, Converted | None]]:
+    """(group, file measured, its conversion) of every model: an ONNX model's file is
+    the .tflite nnopt convert wrote (its own path when the conversion failed)."""
+    out: list[tuple[str, Path, Converted | None]] = []
+    cache = default_cache_dir() / "converted"
+    for group, q in paths:
+        if not is_onnx(q):
+            out.append((group, q, None))
+            continue
+        conv = convert(q, rel_path(q, root), cache)
+        out.append((group, conv.tflite or q, conv))
+    return out

@@ -8,14 +8,16 @@ outputs' digests) under a key (:func:`measurement_key`) over everything they dep
 
 - the model file's bytes, the inputs fed (every invocation) and the tflite-micro Python
   interpreter's outputs for them (the oracle of the bit-exact verdict);
-- the kernel variant and TFLM's Makefile variables (:func:`tflm_firmware.make_args`);
+- the core the firmware is built for and runs on (``m7``, ``m4``, ``rv32`` ...: the
+  same model measured on two cores is two entries), the kernel variant and TFLM's
+  Makefile variables (:func:`tflm_firmware.make_args`);
 - the TFLM, CMSIS-NN and CMSIS_6 Core source trees, by content (:func:`tree_digest`:
   the Zephyr workspace's modules are snapshots without ``.git``);
 - the harness: ``tflm_harness.cc.in``, ``tflm_main.c``, ``tflm_firmware.py``, nnrt's
   bare-metal port (sources and ``nnrt/port.h``), the board's linker script, the target's
   flags and defines (:func:`harness_identity`);
-- the tools: the C and C++ compilers and QEMU, by path and ``--version``
-  (:func:`tool_identity`);
+- the tools: the C and C++ compilers and QEMU of the core's ISA, by path and
+  ``--version`` (:func:`tool_identity`, :data:`ISA_TOOLS`);
 - :data:`FORMAT`, bumped when the measuring procedure or an entry's meaning changes.
 
 nnopt's own kernels and generated code are not part of the key: the TFLM firmware does
@@ -40,9 +42,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from nnopt.firmware.toolchain import Target
 
-FORMAT = 1
+FORMAT = 2  # 2: the core is part of the key
 MODES = ("use", "refresh", "off")  # read and write / write only / neither
 TOOLS = ("arm-none-eabi-gcc", "arm-none-eabi-g++", "qemu-system-arm")
+#: The tools of a firmware, by the ISA of its core (tflm_targets.Variant.isa).
+ISA_TOOLS = {"arm": TOOLS,
+             "riscv": ("riscv64-unknown-elf-gcc", "riscv64-unknown-elf-g++",
+                       "qemu-system-riscv32")}
 HERE = Path(__file__).resolve().parent
 HARNESS_FILES = ("tflm_harness.cc.in", "tflm_main.c", "tflm_firmware.py")
 
@@ -143,11 +149,12 @@ def harness_identity(board_name: str, target: Target = "qemu-m7") -> dict[str, A
 def measurement_key(*, variant: str, make_args: Sequence[str], model: bytes,
                     inputs: Sequence[bytes], invocations: int, expected: Sequence[bytes],
                     sources: dict[str, str], harness: dict[str, Any],
-                    tools: dict[str, str]) -> tuple[str, dict[str, Any]]:
-    """The cache key of one measurement and the parts it hashes."""
+                    tools: dict[str, str], core: str = "m7") -> tuple[str, dict[str, Any]]:
+    """The cache key of one measurement on ``core`` and the parts it hashes."""
     # the toolchain's own absolute path is in make_args (TARGET_TOOLCHAIN_ROOT): keep it
     parts: dict[str, Any] = {
         "format": FORMAT,
+        "core": core,
         "variant": variant,
         "make_args": list(make_args),
         "model": sha256_hex(model),

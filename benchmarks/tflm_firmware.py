@@ -1,16 +1,18 @@
-"""TensorFlow Lite Micro built as Cortex-M7 firmware beside nnopt's, for bench_firmware.py.
+"""TensorFlow Lite Micro built as bare-metal firmware beside nnopt's, for bench_firmware.py.
 
 TFLM's library is built by TFLM's own Makefile (``tensorflow/lite/micro/tools/make``,
-``TARGET=cortex_m_generic TARGET_ARCH=cortex-m7+fp BUILD_TYPE=release``, reference
-kernels and ``OPTIMIZED_KERNEL_DIR=cmsis_nn``) from a local source tree (found at run
+``BUILD_TYPE=release``; for each core the target and variables of
+:mod:`tflm_targets`: on the Cortex-M7 ``TARGET=cortex_m_generic
+TARGET_ARCH=cortex-m7+fp``, reference kernels and ``OPTIMIZED_KERNEL_DIR=cmsis_nn``; on
+RISC-V ``riscv32_generic``) from a local source tree (found at run
 time: ``--tflm-dir``/``--cmsis-nn-dir``/``--cmsis-dir``, by default the Zephyr
 workspace's modules, :func:`find_sources`). The Makefile downloads its third-party code;
 offline, each download script skips a folder that already exists, so the build runs in a
 cached copy of the tree (symbolic links to the sources, :func:`prepare_tree`) whose
 ``tools/make/downloads/`` holds links to the local flatbuffers, gemmlowp, ruy and kissfft
-(``third_party_static/``), CMSIS_6 and CMSIS-NN, plus ``ARMCM7.h`` (the one-line generic
-device header of the Cortex_DFP pack, which is not in the workspace; written here). One
-library build per kernel variant, cached across models and runs.
+(``third_party_static/``), CMSIS_6 and CMSIS-NN, plus ``ARMCM<core>.h`` (the generic
+device headers of the Cortex_DFP pack, which is not in the workspace; written here). One
+library build per core and kernel variant, cached across models and runs.
 
 Per model, :func:`harness_source` writes a small C++ harness (``tflm_harness.cc.in``
 beside this file): the model as a const array (``.incbin``), a ``MicroMutableOpResolver``
@@ -23,6 +25,7 @@ nnopt's firmware for the same board, and run on the same QEMU (``-icount shift=0
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
@@ -40,84 +43,28 @@ if TYPE_CHECKING:
 
 
 
-@dataclass(frozen=True)
-class Variant:
-    """A TFLM build measured: its kernels, the core it is built for, and where nnopt's
-    bare-metal firmware for that core runs."""
+from tflm_targets import (  # noqa: F401  (re-exported: the build data per core)
+    ALL_VARIANTS,
+    ARMCM3_H,
+    ARMCM7_H,
+    CORE_VARIANTS,
+    CXX,
+    CXX_HINT,
+    DEVICE_HEADERS,
+    M3_VARIANTS,
+    TFLM_MAKE_ARGS,
+    VARIANT_SPECS,
+    VARIANTS,
+    Variant,
+    compilers,
+    make_args,
+    variant_spec,
+)
 
-    kernels: str  # "ref" (TFLM's reference kernels) or "cmsis_nn" (OPTIMIZED_KERNEL_DIR)
-    arch: str  # TFLM's TARGET_ARCH
-    target: Target  # nnopt's firmware target (startup, port, QEMU machine)
-    board: str  # nnopt board whose regions the firmware is linked for
-
-
-#: The Cortex-M7 builds of the main comparison (``tflm_<variant>_*`` fields), then the
-#: Cortex-M3 ones (no FPU, no DSP: CMSIS-NN's portable C path, newlib's soft-float libm),
-#: measured beside nnopt's M3 firmware.
-VARIANT_SPECS = {
-    "ref": Variant("ref", "cortex-m7+fp", "qemu-m7", "nucleo_f767zi"),
-    "cmsis_nn": Variant("cmsis_nn", "cortex-m7+fp", "qemu-m7", "nucleo_f767zi"),
-    "ref_m3": Variant("ref", "cortex-m3", "qemu-m3", "mps2_an385"),
-    "cmsis_nn_m3": Variant("cmsis_nn", "cortex-m3", "qemu-m3", "mps2_an385"),
-}
-VARIANTS = ("ref", "cmsis_nn")  # Cortex-M7
-M3_VARIANTS = ("ref_m3", "cmsis_nn_m3")
-ALL_VARIANTS = (*VARIANTS, *M3_VARIANTS)
-TFLM_MAKE_ARGS = ("TARGET=cortex_m_generic", "TARGET_ARCH={arch}", "BUILD_TYPE=release",
-                  "TOOLCHAIN=gcc",
-                  # the examples' and benchmarks' test rules (not the library's)
-                  "MICRO_LITE_EXAMPLE_TESTS=", "MICRO_LITE_BENCHMARKS=",
-                  "OLD_MICRO_LITE_BENCHMARKS=",
-                  # the signal library (audio front-end custom ops, 41 files): no model
-                  # here uses it, and CPU is scarce
-                  "MICROLITE_CC_SIGNAL_KERNEL_SRCS=")
 MAKEFILE = "tensorflow/lite/micro/tools/make/Makefile"
 DOWNLOADS = "tensorflow/lite/micro/tools/make/downloads"
 RESOLVER_H = "tensorflow/lite/micro/micro_mutable_op_resolver.h"
 HARNESS_TEMPLATE = Path(__file__).with_name("tflm_harness.cc.in")
-CXX = "arm-none-eabi-g++"
-CXX_HINT = ("C++ for arm-none-eabi (TFLM is C++): apt-get install "
-            "libstdc++-arm-none-eabi-newlib")
-
-def _device_header(core: str, config: str) -> str:
-    """A generic device header ``ARMCM<core>.h`` as TFLM's cortex_m_generic target includes
-    it (micro_time.cc; the Cortex_DFP pack is not in the workspace): the interrupt numbers
-    every Cortex-M has, the core's configuration macros (``config``), then CMSIS'
-    ``core_cm<core>.h``."""
-    return f"""\
-/* Generic Cortex-M{core} device header for TFLM's cortex_m_generic target (written by
- * nnopt's benchmarks/tflm_firmware.py; the Cortex_DFP pack is not available offline). */
-#ifndef ARMCM{core}_H
-#define ARMCM{core}_H
-typedef enum IRQn {{
-  NonMaskableInt_IRQn = -14, HardFault_IRQn = -13, MemoryManagement_IRQn = -12,
-  BusFault_IRQn = -11, UsageFault_IRQn = -10, SVCall_IRQn = -5, DebugMonitor_IRQn = -4,
-  PendSV_IRQn = -2, SysTick_IRQn = -1, Interrupt0_IRQn = 0
-}} IRQn_Type;
-{config}#include "core_cm{core}.h"
-#endif
-"""
-
-
-_CORE_CONFIG = """\
-#define __MPU_PRESENT 1U
-#define __VTOR_PRESENT 1U
-#define __NVIC_PRIO_BITS 3U
-#define __Vendor_SysTickConfig 0U
-"""
-#: ARMCM7.h: with the FPU (double precision), caches and DTCM.
-ARMCM7_H = _device_header("7", "#define __CM7_REV 0x0000U\n" + _CORE_CONFIG + """\
-#define __FPU_PRESENT 1U
-#define __FPU_DP 1U
-#define __ICACHE_PRESENT 1U
-#define __DCACHE_PRESENT 1U
-#define __DTCM_PRESENT 1U
-""")
-#: ARMCM3.h, for the Cortex-M3 builds (:data:`M3_VARIANTS`): no FPU.
-ARMCM3_H = _device_header("3", "#define __CM3_REV 0x0201U\n" + _CORE_CONFIG)
-
-#: Device headers written into the build tree's CMSIS download folder, by file name.
-DEVICE_HEADERS = {"ARMCM7": ARMCM7_H, "ARMCM3": ARMCM3_H}
 
 
 class TflmUnavailable(Exception):
@@ -223,33 +170,15 @@ def prepare_tree(src: Sources, cache: Path) -> Path:
 
 def _device_headers(tree: Path) -> None:
     """The generic device headers (:data:`DEVICE_HEADERS`) where TFLM's cortex_m_generic
-    target looks for them, those missing written."""
+    target looks for them, those missing written; and the riscv32_generic target's
+    printf folder, empty (its download script skips an existing folder; the release
+    build compiles none of it: tflm_targets.RISCV_MAKE_ARGS)."""
+    (tree / DOWNLOADS / "eyalroz_printf").mkdir(parents=True, exist_ok=True)
     for name, text in DEVICE_HEADERS.items():
         dev = tree / DOWNLOADS / f"cmsis/Cortex_DFP/Device/{name}/Include"
         if not (dev / f"{name}.h").is_file():
             dev.mkdir(parents=True, exist_ok=True)
             (dev / f"{name}.h").write_text(text)
-
-
-def variant_spec(variant: str) -> Variant:
-    """The build of ``variant`` (one of :data:`ALL_VARIANTS`)."""
-    try:
-        return VARIANT_SPECS[variant]
-    except KeyError:
-        raise ValueError(f"unknown TFLM variant {variant!r} (one of "
-                         f"{', '.join(ALL_VARIANTS)})") from None
-
-
-def make_args(variant: str) -> list[str]:
-    """TFLM's Makefile variables for a variant (:data:`VARIANT_SPECS`)."""
-    spec = variant_spec(variant)
-    cc = shutil.which(CXX)
-    root = str(Path(cc).parent) + "/" if cc else "/usr/bin/"
-    args = [a.format(arch=spec.arch) for a in TFLM_MAKE_ARGS]
-    args.append(f"TARGET_TOOLCHAIN_ROOT={root}")
-    if spec.kernels == "cmsis_nn":
-        args.append("OPTIMIZED_KERNEL_DIR=cmsis_nn")
-    return args
 
 
 @dataclass(frozen=True)
@@ -261,14 +190,16 @@ class Library:
     target: Target = "qemu-m7"  # nnopt's firmware target of its core (Variant.target)
 
 
-def _check_cxx() -> None:
-    if shutil.which(CXX) is None:
-        raise TflmUnavailable(f"{CXX} not found: {CXX_HINT}")
-    probe = subprocess.run([CXX, "-x", "c++", "-E", "-", "-o", os.devnull],
-                           input="#include <cstdio>\n", capture_output=True, text=True,
-                           check=False)
+def _check_cxx(variant: str = "ref") -> None:
+    tools = compilers(variant)
+    if shutil.which(tools.cxx) is None:
+        raise TflmUnavailable(f"{tools.cxx} not found: {tools.hint}")
+    probe = subprocess.run([tools.cxx, *tools.probe_flags, "-x", "c++", "-E", "-", "-o",
+                            os.devnull], input="#include <cstdio>\n", capture_output=True,
+                           text=True, check=False)
     if probe.returncode != 0:
-        raise TflmUnavailable(f"{CXX} has no C++ library headers (<cstdio>): {CXX_HINT}")
+        raise TflmUnavailable(f"{tools.cxx} has no C++ library headers (<cstdio>): "
+                              f"{tools.hint}")
 
 
 def _make_env() -> dict[str, str]:
@@ -301,6 +232,11 @@ def _registrations(header_text: str, methods: Iterable[str]) -> set[str]:
     return out
 
 
+#: TFLM's own test helpers among the library's core sources: no firmware links them (the
+#: harness names none), so they are not compiled (the heaviest, test_helpers.cc, builds
+#: TFLM's test models).
+TEST_ONLY_SRCS = frozenset({"hexdump_test.cc", "test_helpers.cc", "test_helper_custom_ops.cc",
+                            "mock_micro_graph.cc", "fake_micro_context.cc"})
 #: Support files (no ``Register_*``) every firmware links: kernel helpers of all ops
 #: and the compression hooks the core refers to.
 ALWAYS_KERNELS = ("kernel_util", "micro_tensor_utils", "decompress", "decompress_common")
@@ -335,15 +271,15 @@ def build_library(src: Sources, variant: str, cache: Path, ops: Iterable[str],
     (builtin operator names; TFLM's support files always), built by TFLM's Makefile
     (``nice make -jJOBS microlite``) and reused while it holds them all. Make keeps
     every object, so a later run with more operators compiles only theirs."""
-    _check_cxx()
+    _check_cxx(variant)
     tree = prepare_tree(src, cache)
     args = make_args(variant)
     header = (tree / RESOLVER_H).read_text()
     methods = resolver_methods(header)
     regs = _registrations(header, (methods[o] for o in ops if o in methods))
-    cxx, inc, lib_path, kernels = _make_print(
+    cxx, inc, lib_path, kernels, core_srcs = _make_print(
         tree, args, ["$(CXXFLAGS)", "$(INCLUDES)", "$(MICROLITE_LIB_PATH)",
-                     "$(MICROLITE_CC_KERNEL_SRCS)"])
+                     "$(MICROLITE_CC_KERNEL_SRCS)", "$(MICROLITE_CC_SRCS)"])
     archive = tree / lib_path.strip()
     cxxflags = tuple(_absolute_includes([*cxx.split(), *inc.split()], tree))
     stamp = archive.with_suffix(".nnopt-kernels")
@@ -352,8 +288,14 @@ def build_library(src: Sources, variant: str, cache: Path, ops: Iterable[str],
     if built is None or not wanted <= built:
         chosen = sorted(wanted | (built or set()))
         out = log or tree / f"build-{variant}.log"
-        with out.open("w") as f:
+        # one build of a library at a time (two bench runs sharing the cache wait)
+        with (tree / f".nnopt-build-{variant}.lock").open("w") as lock, out.open("w") as f:
+            fcntl.flock(lock, fcntl.LOCK_EX)
             proc = subprocess.run(["nice", "make", "-f", MAKEFILE, *args, f"-j{jobs}",
+                                   *_ccache_args(variant),
+                                   "MICROLITE_CC_SRCS=" + " ".join(
+                                       f for f in core_srcs.split()
+                                       if Path(f).name not in TEST_ONLY_SRCS),
                                    "MICROLITE_CC_KERNEL_SRCS=" + " ".join(chosen),
                                    "microlite"], cwd=tree, stdout=f,
                                   stderr=subprocess.STDOUT, check=False, env=_make_env())
@@ -363,6 +305,17 @@ def build_library(src: Sources, variant: str, cache: Path, ops: Iterable[str],
                                   + " | ".join(tail))
         stamp.write_text("\n".join(chosen) + "\n")
     return Library(variant, tree, archive, cxxflags, variant_spec(variant).target)
+
+
+def _ccache_args(variant: str) -> list[str]:
+    """``CXX=ccache …`` and ``CC=ccache …`` when ccache is installed: the reference and
+    CMSIS-NN builds of one core compile TFLM's core files with the same preprocessed
+    source, so the second build compiles little more than its kernels. The compiler and
+    the objects are the same (not part of the measurements' key)."""
+    cxx = shutil.which(compilers(variant).cxx)
+    if shutil.which("ccache") is None or cxx is None:
+        return []
+    return [f"CXX=ccache {cxx}", f"CC=ccache {cxx.removesuffix('g++')}gcc"]
 
 
 def _absolute_includes(flags: Sequence[str], tree: Path) -> list[str]:
@@ -469,12 +422,6 @@ class FirmwareRun:
     executable: Path
 
 
-def _machine_flags(board: Board) -> list[str]:
-    flags = [f"-mcpu={board.cpu}", "-mthumb"]
-    return flags + ([f"-mfpu={board.fpu}", "-mfloat-abi=hard"] if board.fpu
-                    else ["-mfloat-abi=soft"])
-
-
 @dataclass(frozen=True)
 class Harness:
     """One model's compiled C++ harness for one library variant."""
@@ -504,19 +451,22 @@ def build_harness(lib: Library, model: Path, workdir: Path) -> Harness:
     flags = [*(f for f in lib.cxxflags if f != "-MD"), "-O2",
              *(f"-I{d}" for d in nnrt_include_dirs())]
     # cached by the harness text, the model bytes, the flags and the compiler
-    h = hashlib.sha256("\0".join([text, *flags, str(shutil.which(CXX))]).encode())
+    tools = compilers(lib.variant)
+    if tools.cxx != CXX:  # no libsupc++: the harness defines what TFLM's classes name
+        flags.append("-DNNOPT_TFLM_NO_LIBSUPCXX=1")
+    h = hashlib.sha256("\0".join([text, *flags, str(shutil.which(tools.cxx))]).encode())
     archive = lib.tree / "harness" / f"{h.hexdigest()[:24]}.a"
     if archive.is_file():
         return Harness(lib, archive)
     obj = src.with_suffix(".o")
-    proc = subprocess.run([CXX, *flags, "-c", str(src), "-o", str(obj)], capture_output=True,
+    proc = subprocess.run([tools.cxx, *flags, "-c", str(src), "-o", str(obj)], capture_output=True,
                           text=True, check=False, cwd=workdir)
     if proc.returncode != 0:
         raise TflmUnavailable(f"TFLM harness does not compile: {proc.stderr.strip()[-600:]}")
     archive.parent.mkdir(parents=True, exist_ok=True)
     tmp = archive.with_suffix(".tmp.a")
     tmp.unlink(missing_ok=True)
-    subprocess.run(["arm-none-eabi-ar", "rcs", str(tmp), str(obj)], check=True)
+    subprocess.run([tools.ar, "rcs", str(tmp), str(obj)], check=True)
     os.replace(tmp, archive)
     return Harness(lib, archive)
 
@@ -524,9 +474,11 @@ def build_harness(lib: Library, model: Path, workdir: Path) -> Harness:
 def link_firmware(harness: Harness, arena_bytes: int, board: Board) -> Path:
     """The ELF of a harness with a static arena of ``arena_bytes``, linked like nnopt's
     firmware for ``board`` (nnrt startup, port and linker script, newlib)."""
+    from nnopt.firmware.arch import machine_flags
     from nnopt.firmware.toolchain import BuildSpec, build
 
-    supcxx = subprocess.run([CXX, *_machine_flags(board), "-print-file-name=libsupc++.a"],
+    supcxx = subprocess.run([compilers(harness.lib.variant).cxx, *machine_flags(board),
+                             "-print-file-name=libsupc++.a"],
                             capture_output=True, text=True, check=True).stdout.strip()
     libs = [harness.archive, harness.lib.archive] + (
         [Path(supcxx)] if os.path.isabs(supcxx) else [])

@@ -14,6 +14,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import bench_firmware as bf  # noqa: E402
+import fw_tflm as ft  # noqa: E402
 import tflm_cache as tc  # noqa: E402
 import tflm_firmware as tf  # noqa: E402
 
@@ -64,6 +65,7 @@ def _key(**over: Any) -> str:
     {"harness": {"files": {"tflm_main.c": "h2"}, "flags": ["-mcpu=cortex-m7"]}},
     {"harness": {"files": {"tflm_main.c": "h"}, "flags": ["-mcpu=cortex-m4"]}},
     {"tools": {"arm-none-eabi-g++": "13.1"}},
+    {"core": "m4"},  # the same build measured on another core
 ])
 def test_every_part_of_the_key_counts(change: dict[str, Any]) -> None:
     assert _key() == _key()
@@ -178,7 +180,7 @@ def test_measure_tflm_stores_then_reuses(tmp_path: Path,
         return True
 
     lib = tf.Library("cmsis_nn", tmp_path, tmp_path / "lib.a", ())
-    monkeypatch.setattr(bf, "measure_tflm_firmware", fake_firmware)
+    monkeypatch.setattr(ft, "measure_tflm_firmware", fake_firmware)
     monkeypatch.setattr(bf.TflmContext, "library", lambda self, v: lib)
     first = _measure(_context(tmp_path, "use"), tmp_path)
     assert measured == ["cmsis_nn"] and not first.tflm_cmsis_nn_cached
@@ -213,7 +215,7 @@ def test_qemu_failures_are_not_stored(tmp_path: Path,
         return False
 
     lib = tf.Library("cmsis_nn", tmp_path, tmp_path / "lib.a", ())
-    monkeypatch.setattr(bf, "measure_tflm_firmware", failing)
+    monkeypatch.setattr(ft, "measure_tflm_firmware", failing)
     monkeypatch.setattr(bf.TflmContext, "library", lambda self, v: lib)
     for _ in range(2):
         row = _measure(_context(tmp_path, "use"), tmp_path)
