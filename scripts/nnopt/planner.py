@@ -432,18 +432,7 @@ def _bands(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
         if bp is None:
             return None
         bufs = list(bp.buffers)
-        root_of = {t: b.tensor for b in bufs if b.tensor is not None
-                   for t in (b.tensor, *b.aliases)}
-        uses: dict[int, list[int]] = {}
-        for pos, k in enumerate(order):
-            op = g.ops[k]
-            for t in dict.fromkeys((*op.inputs, *op.outputs)):
-                if t in root_of and pos not in uses.get(root_of[t], []):
-                    uses.setdefault(root_of[t], []).append(pos)
-        io = set(g.inputs) | set(g.outputs)
-        evictable = frozenset(b.tensor for b in bufs if b.tensor is not None and not b.aliases
-                              and b.tensor not in io)
-        found = evict(bufs, uses, cap, evictable, opts.align)
+        found = _evict_maps(g, order, bufs, cap, opts.align)
         if found is None:
             continue
         seg_buffers, evictions = found
@@ -513,16 +502,12 @@ def _band_records(g: Graph, banding: tuple[BandPlan, ArenaPlan], opts: PlanOptio
     return {"bands": tuple(stages), "stored": tuple(stored)}
 
 
-def _evictions(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
-               opts: PlanOptions) -> tuple[ArenaPlan, list[Eviction]] | None:
-    """Whole feature maps out of core (passes.fm_evict) within ``cap`` bytes: the arena
-    of the segment buffers and the evictions, or None."""
-    root_of: dict[int, int] = {}
-    for b in buffers:
-        if b.tensor is not None:
-            root_of[b.tensor] = b.tensor
-            for a in b.aliases:
-                root_of[a] = b.tensor
+def _evict_maps(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
+                align: int) -> tuple[list[Buffer], list[Eviction]] | None:
+    """passes.fm_evict over ``buffers`` in ``order``: each stored tensor's uses (its
+    aliases' too) as schedule positions; graph inputs, outputs and aliased buffers stay."""
+    root_of = {t: b.tensor for b in buffers if b.tensor is not None
+               for t in (b.tensor, *b.aliases)}
     uses: dict[int, list[int]] = {}
     for pos, k in enumerate(order):
         op = g.ops[k]
@@ -532,7 +517,14 @@ def _evictions(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
     io = set(g.inputs) | set(g.outputs)
     evictable = frozenset(b.tensor for b in buffers if b.tensor is not None and not b.aliases
                           and b.tensor not in io)
-    found = evict(buffers, uses, cap, evictable, opts.align)
+    return evict(buffers, uses, cap, evictable, align)
+
+
+def _evictions(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
+               opts: PlanOptions) -> tuple[ArenaPlan, list[Eviction]] | None:
+    """Whole feature maps out of core (passes.fm_evict) within ``cap`` bytes: the arena
+    of the segment buffers and the evictions, or None."""
+    found = _evict_maps(g, order, buffers, cap, opts.align)
     if found is None:
         return None
     seg_buffers, evictions = found
