@@ -288,7 +288,8 @@ def test_qemu_mobilenet_v2_streamed_bitexact(mbed_ok: None, tmp_path: Path) -> N
     assert ran.stats[2] == pytest.approx(predicted, rel=0.1)
     # Decryption stays a small share of the inference: each streamed weight byte feeds
     # ~170 MACs here, against ~37 instructions per byte of ChaCha20-Poly1305. Measured
-    # 5.1 % of 1.29 G instructions (M3, specialised kernels, 2026-11-29); the share grows
-    # as kernels get faster, so the bound leaves room for that, not for a slower AEAD
-    # (which the cost-model check above catches).
-    assert ran.instructions and ran.stats[2] < 0.08 * ran.instructions
+    # 5.1 % of 1.29 G instructions (M3, specialised kernels, 2026-11-29), 8.9 % of 737 M
+    # with the packed no-DSP kernels of issue 42 (65.6 M, 2026-12-06); the share grows as
+    # kernels get faster, so the bound leaves room for that, not for a slower AEAD (which
+    # the cost-model check above catches).
+    assert ran.instructions and ran.stats[2] < 0.12 * ran.instructions

@@ -231,6 +231,7 @@ def test_model_blob_refuses_16x8_kernels_by_name() -> None:
     from nnopt.planner import plan_model, with_dynamic
 
     pm = with_dynamic(plan_model(load_model_bytes(MODEL), PlanOptions(order="file")))
-    with pytest.raises(UnsupportedError, match=r"op \d+ \(CONV_2D\): kernel nnrt_conv2d_s16 "
-                                               r"is not in the model blob format"):
+    with pytest.raises(UnsupportedError, match=r"op \d+ \(CONV_2D\): its int16 kernel "
+                                               r"nnrt_conv2d_s16 is not in the model blob "
+                                               r"format"):
         write_blob(pm)
