@@ -426,6 +426,23 @@ def test_board_files_are_named_after_real_boards() -> None:
             assert f.stem in normalized, f"{f.relative_to(REPO)}: not a board we use"
 
 
+def test_every_swapnn_platform_has_the_storage_its_scenario_streams_to() -> None:
+    """Each platform a swapnn scenario allows has, in its nnopt board file, the external
+    flash the weights stream from (`--swap force` refuses a board without one: the AN386
+    was allowed with none and every build failed), and for the feature-map scenarios
+    the storage its tiles go to."""
+    tests = yaml.safe_load((SAMPLES / "swapnn" / "sample.yaml").read_text())["tests"]
+    checked = 0
+    for name, scenario in tests.items():
+        for platform in scenario.get("platform_allow", []):
+            board = load_board(platform)
+            assert board.external_flash, f"{name} on {platform}: no external_flash"
+            if ".fm" in name:
+                assert board.feature_map_storage, f"{name} on {platform}: no storage"
+            checked += 1
+    assert checked >= 10
+
+
 def swapnn_qemu_blob_addrs(cml: str) -> dict[str, int]:
     """The QEMU loader address of samples/swapnn's CMakeLists.txt, per board overlay."""
     m = re.search(r'if\(BOARD MATCHES "an500"\)\s*set\(SWAPNN_QEMU_BLOB_ADDR (0x[0-9a-fA-F]+)\)'
