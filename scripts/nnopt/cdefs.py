@@ -48,6 +48,14 @@ C_TYPE = {
     DType.BOOL: "bool",
 }
 
+# the suffix of each dtype in a kernel's name (nnrt_<op>_<suffix>: CMSIS-NN's s8 / s16
+# naming; bool "b"), and back
+KERNEL_SUFFIX = {
+    DType.FLOAT32: "f32", DType.INT8: "s8", DType.UINT8: "u8", DType.INT16: "s16",
+    DType.INT32: "s32", DType.INT64: "s64", DType.BOOL: "b",
+}
+SUFFIX_DTYPE = {s: d for d, s in KERNEL_SUFFIX.items()}
+
 # the C element type of a constant array the code generator writes, by numpy dtype name:
 # C_TYPE's, but a bool array as uint8_t (its 0/1 bytes written as integers) and uint32
 # (words some kernels take, of no tensor dtype)

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..cdefs import DType
+from ..cdefs import C_TYPE, KERNEL_SUFFIX, DType
 from ..ir import Graph, LeakyReluOptions, Op, Tensor
 from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
@@ -484,7 +484,7 @@ class ActivationLowering(LoweringBase):
                     Call(f"nnrt_{name}_s16", (AddressOf("params"), TensorArg(
                         x.index, "int16_t", True), TensorArg(y.index, "int16_t"), n),
                         wrap=False)]
-        ctype, sfx = ("int16_t", "s16") if x.dtype == DType.INT16 else ("int8_t", "s8")
+        ctype, sfx = C_TYPE[x.dtype], KERNEL_SUFFIX[x.dtype]
         src, dst = TensorArg(x.index, ctype, True), TensorArg(y.index, ctype)
         if op.opcode == "RELU6" or (op.opcode == "RELU" and x.quant == y.quant):
             lo, hi = relu6_bounds(x) if op.opcode == "RELU6" else (max(-128, zero_point_of(x)),

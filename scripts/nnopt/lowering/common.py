@@ -10,7 +10,8 @@
 - call builders: :func:`c_params`, :func:`c_call` (arguments in the spellings lowerings
   pass: ``"&params"``, ``"NULL"``, identifiers, ``"12u"``, ints), :func:`cast`,
   :func:`io_args`, :func:`padded`, :func:`merge_dims`;
-- :data:`C_TYPE` (:mod:`nnopt.cdefs`'s), the C element type of a dtype.
+- :data:`C_TYPE` (:mod:`nnopt.cdefs`'s), the C element type of a dtype, and
+  :data:`KERNEL_SUFFIX`, its suffix in a kernel's name.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ..arith import (
     activation_range_int16,
 )
 from ..cdefs import C_TYPE as C_TYPE
+from ..cdefs import KERNEL_SUFFIX as KERNEL_SUFFIX
 from ..cdefs import MAX_DIMS, DType
 from ..errors import UnsupportedError
 from ..ir import Op, Tensor

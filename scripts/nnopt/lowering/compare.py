@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cdefs import DTYPE_SIZE, MAX_DIMS, DType
+from ..cdefs import DTYPE_SIZE, KERNEL_SUFFIX, MAX_DIMS, DType
 from ..ir import Graph, Op, Tensor
 from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
@@ -34,8 +34,6 @@ _ACCEPTS: Mapping[str, tuple[DType, ...]] = {
     **{c: (DType.INT8, DType.INT32, DType.INT64, DType.FLOAT32) for c in _ORDERED},
     **{c: (DType.BOOL,) for c in _LOGICAL},
 }
-_SUFFIX = {DType.BOOL: "b", DType.INT8: "s8", DType.INT32: "s32", DType.INT64: "s64",
-           DType.FLOAT32: "f32"}
 _LEFT_SHIFT = 8  # TFLM's kLeftShift
 
 
@@ -107,7 +105,7 @@ class CompareLowering(LoweringBase):
         else:
             ptype = "nnrt_compare_params_t"
         return [*c_params(ptype, fields),
-                *c_call(f"nnrt_compare_{_SUFFIX[a.dtype]}", ["&params", *args])]
+                *c_call(f"nnrt_compare_{KERNEL_SUFFIX[a.dtype]}", ["&params", *args])]
 
 
 Walk = tuple[list[int], list[list[int]]]

@@ -55,6 +55,7 @@ from ..arith import (
     activation_range_float,
     activation_range_int8,
 )
+from ..cdefs import C_TYPE, SUFFIX_DTYPE
 from ..errors import UnsupportedError
 from ..ir import ConvOptions, Graph, Op, Tensor
 from . import specialize
@@ -178,7 +179,7 @@ class ConvLowering(LoweringBase):
         b_arg: Arg = ctx.ptr(bias.index) if bias is not None and not rec else NULL
         args = (AddressOf("params"), TensorArg(x.index), w_arg, b_arg, TensorArg(y.index),
                 *scratch)
-        elem = {"s8": "int8_t", "s16": "int16_t", "f32": "float"}[kind]
+        elem = C_TYPE[SUFFIX_DTYPE[kind]]
         params, _ = _conv_params(ctx, kind, geom, dw, rec, Raw("NULL"))
         return KernelCall(params, Call(fn, args), elem)
 

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..arith import activation_range_int32
-from ..cdefs import MAX_DIMS, DType
+from ..cdefs import KERNEL_SUFFIX, MAX_DIMS, DType
 from ..ir import ActivationOptions, Graph, Op, Tensor
 from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
@@ -144,7 +144,6 @@ _HEADER = "nnrt/kernels/elementwise.h"
 #: TFLM's int32 activation range (unquantised, wrapping int32 arithmetic), or the int8
 #: requantisation scheme widened to int16 (:meth:`BinaryLowering.params_q`).
 BCAST, RANGE, QUANT = "bcast", "range", "quant"
-_SUFFIX = {DType.INT16: "s16", DType.INT32: "s32", DType.INT64: "s64"}
 
 
 class BinaryLowering(LoweringBase):
@@ -214,7 +213,7 @@ class BinaryLowering(LoweringBase):
             ptype = self.param_type(op, int8)
             return (self.function(op, int8), ptype,
                     self.params(op, a, b, out) if ptype is not None else {})
-        fn = f"nnrt_{op.opcode.lower()}_{_SUFFIX[out.dtype]}"
+        fn = f"nnrt_{op.opcode.lower()}_{KERNEL_SUFFIX[out.dtype]}"
         if kind == BCAST:
             return fn, None, {}
         if kind == RANGE:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cdefs import MAX_DIMS, DType
+from ..cdefs import C_TYPE, KERNEL_SUFFIX, MAX_DIMS, DType
 from ..ir import Graph, Op, PoolOptions, ReducerOptions, Tensor
 from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
@@ -41,8 +41,7 @@ from .common import (
 )
 
 _POOL_DTYPES = ("int8 or int16 (same quantisation in and out) or float32, 4-D [N,H,W,C]")
-_SFX = {DType.INT8: ("s8", "int8_t"), DType.INT16: ("s16", "int16_t"),
-        DType.FLOAT32: ("f32", "float")}
+_POOL_TYPES = (DType.INT8, DType.INT16, DType.FLOAT32)
 
 
 def _out_size(padding: str, size: int, filt: int, stride: int) -> int:
@@ -84,7 +83,7 @@ class PoolLowering(LoweringBase):
         if not isinstance(o, PoolOptions):
             raise refuse(op, "has no pooling options", "Pool2DOptions")
         for t in (x, y):
-            if t.dtype not in _SFX or t.dtype != x.dtype \
+            if t.dtype not in _POOL_TYPES or t.dtype != x.dtype \
                     or len(t.shape) != 4:
                 raise refuse(op, f"{tensor_desc(t)} is not supported", _POOL_DTYPES)
         if min(o.stride_h, o.stride_w, o.filter_h, o.filter_w) < 1 \
@@ -129,7 +128,7 @@ class PoolLowering(LoweringBase):
         """The kernel of the op (``nnrt_maxpool2d_s8`` ...), whole or on a sub-view."""
         kind = {"MAX_POOL_2D": "maxpool2d", "L2_POOL_2D": "l2pool2d"}.get(op.opcode,
                                                                        "avgpool2d")
-        return f"nnrt_{kind}_{_SFX[dtype][0]}"
+        return f"nnrt_{kind}_{KERNEL_SUFFIX[dtype]}"
 
     def window_call(self, ctx: EmitContext, geom: dict[str, Any]) -> KernelCall:
         """The call on whole tensors with the geometry ``geom`` (padding as given):
@@ -143,7 +142,7 @@ class PoolLowering(LoweringBase):
             Params(self._param_type(x), fields),
             Call(self.function(op, x.dtype), (AddressOf("params"), TensorArg(x.index),
                                               TensorArg(y.index))),
-            _SFX[x.dtype][1])
+            C_TYPE[x.dtype])
 
     @staticmethod
     def _param_type(x: Tensor) -> str:
@@ -164,7 +163,7 @@ class PoolLowering(LoweringBase):
         self.check(ctx.graph, ctx.op)
         x, y, _, geom = self._geometry(ctx.graph, ctx.op)
         fields: dict[str, Any] = {"geom": geom, **self._range(ctx.op, y)}
-        ctype = _SFX[x.dtype][1]
+        ctype = C_TYPE[x.dtype]
         fn = self.function(ctx.op, x.dtype)
         return [*c_params(self._param_type(x), fields),
                 *c_call(fn, ["&params", cast(ctx, x.index, ctype, True),
@@ -277,7 +276,7 @@ class MeanLowering(LoweringBase):
     def emit(self, ctx: EmitContext) -> Body:
         x, y, geom, count = self._layout(ctx.graph, ctx.op)
         if x.dtype in (DType.INT8, DType.INT16):
-            sfx, ctype = ("s8", "int8_t") if x.dtype == DType.INT8 else ("s16", "int16_t")
+            sfx, ctype = KERNEL_SUFFIX[x.dtype], C_TYPE[x.dtype]
             fields = {"geom": geom, **self._params_s8(ctx.op, x, y, count)}
             return [*c_params(f"nnrt_mean_{sfx}_params_t", fields),
                     *c_call(f"nnrt_mean_{sfx}", ["&params", *io_args(ctx, x.index, y.index,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..cdefs import MAX_DIMS, DType
+from ..cdefs import C_TYPE, MAX_DIMS, DType
 from ..ir import Graph, Op, Tensor
 from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
@@ -69,7 +69,7 @@ class PreluLowering(LoweringBase):
         x, alpha, y, bc = self._operands(ctx.graph, ctx.op)
         if y.num_elements == 0:
             return [Done()]
-        ctype = "int8_t" if x.dtype == DType.INT8 else "float"
+        ctype = C_TYPE[x.dtype]
         args = [cast(ctx, x.index, ctype, True), cast(ctx, alpha.index, ctype, True),
                 cast(ctx, y.index, ctype, False)]
         if x.dtype == DType.FLOAT32:

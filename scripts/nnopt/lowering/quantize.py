@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..cdefs import C_TYPE, DType
+from ..cdefs import C_TYPE, KERNEL_SUFFIX, DType
 from ..ir import Graph, Op, Tensor
 from ..multiplier import quantize_multiplier
 from .activation import c_struct, check_io, scale_of, zero_point_of
@@ -35,8 +35,6 @@ QUANTIZE_PAIRS: tuple[tuple[DType, DType], ...] = (
     (_I32, _I8), (_I32, _I16),
 )
 DEQUANTIZE_PAIRS: tuple[tuple[DType, DType], ...] = ((_I8, _F32), (_I16, _F32), (_U8, _F32))
-
-_SUFFIX = {_F32: "f32", _I8: "s8", _U8: "u8", _I16: "s16", _I32: "s32"}
 
 
 def _pairs_text(pairs: Sequence[tuple[DType, DType]]) -> str:
@@ -94,7 +92,7 @@ class QuantizeLowering(LoweringBase):
             func = ("dequantize" if op.opcode == "DEQUANTIZE" else "quantize")
             p = {"scale": float(scale_of(q)), "zero_point": zero_point_of(q)}
             return [c_struct("nnrt_affine_params_t", p),
-                    Call(f"nnrt_{func}_{_SUFFIX[x.dtype]}_{_SUFFIX[y.dtype]}",
+                    Call(f"nnrt_{func}_{KERNEL_SUFFIX[x.dtype]}_{KERNEL_SUFFIX[y.dtype]}",
                          (params, src, dst, n), wrap=False)]
         p2 = requantize_params(op, x, y)
         if x.dtype == _I8 and y.dtype == _I8:

@@ -26,15 +26,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ..cdefs import DType
+from ..cdefs import KERNEL_SUFFIX, DType
 from ..ir import CumsumOptions, Graph, Op, ReducerOptions, Tensor
 from ..multiplier import quantize_multiplier
 from .base import EmitContext, LoweringBase
 from .call import Body
 from .common import C_TYPE, c_call, c_params, cast, io_args, per_tensor_quant, refuse, tensor_desc
 from .pool import MeanLowering, mean_or_sum_params_s8
-
-_SUFFIX = {DType.INT8: "s8", DType.FLOAT32: "f32"}
 
 
 class ReduceLowering(MeanLowering):
@@ -65,12 +63,12 @@ class ReduceLowering(MeanLowering):
         x, y, geom, count = self._layout(ctx.graph, ctx.op)
         ctype = C_TYPE[x.dtype]
         if x.dtype in (DType.INT8, DType.INT16) and ctx.op.opcode == "SUM":
-            sfx = "s8" if x.dtype == DType.INT8 else "s16"
+            sfx = KERNEL_SUFFIX[x.dtype]
             fields = {"geom": geom, **self._sum_params_s8(ctx.op, x, y, count)}
             return [*c_params(f"nnrt_mean_{sfx}_params_t", fields),
                     *c_call(f"nnrt_mean_{sfx}", ["&params", cast(ctx, x.index, ctype, True),
                                                  cast(ctx, y.index, ctype, False)])]
-        fn = f"nnrt_{ctx.op.opcode.lower()}_{_SUFFIX[x.dtype]}"
+        fn = f"nnrt_{ctx.op.opcode.lower()}_{KERNEL_SUFFIX[x.dtype]}"
         return [*c_params("nnrt_mean_geom_t", geom, "geom"),
                 *c_call(fn, ["&geom", cast(ctx, x.index, ctype, True),
                              cast(ctx, y.index, ctype, False)])]
@@ -117,7 +115,7 @@ class ArgLowering(LoweringBase):
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y, fields = self._layout(ctx.graph, ctx.op)
-        fn = f"nnrt_{ctx.op.opcode.lower()}_{_SUFFIX[x.dtype]}"
+        fn = f"nnrt_{ctx.op.opcode.lower()}_{KERNEL_SUFFIX[x.dtype]}"
         return [*c_params("nnrt_arg_params_t", fields),
                 *c_call(fn, ["&params", cast(ctx, x.index, C_TYPE[x.dtype], True),
                              cast(ctx, y.index, "int32_t", False)])]
