@@ -36,7 +36,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT / "tests"))  # support.big_models: the tests' model builder
 
 from nnopt.boards import load_board  # noqa: E402
 from nnopt.frontend.tflite import load_model_bytes  # noqa: E402
@@ -44,9 +43,14 @@ from nnopt.planner import PlannedModel, PlanOptions, plan_model  # noqa: E402
 from nnopt.runner import run_planned  # noqa: E402
 from nnopt.swap.fmap import plan_feature_maps, plan_traffic  # noqa: E402
 from nnopt.swap.pipeline import plan_swap_for  # noqa: E402
+from nnopt.testing.big_models import (  # noqa: E402
+    Layer,
+    conv_chain,
+    resnet_layers,
+    vgg_layers,
+)
 from nnopt.testing.fm_model import build_fm_model, run_fm_model, weight_blob  # noqa: E402
 from nnopt.testing.harness import random_inputs, run_litert, run_tflm  # noqa: E402
-from support.big_models import Layer, conv_chain  # noqa: E402
 
 NUCLEO = load_board("nucleo_f767zi")
 # The same part with one 1 MB SRAM arena (the "everything in emulated RAM" run: same
@@ -64,29 +68,6 @@ def two_region_models() -> dict[str, bytes]:
                                                    Layer(12, skip_from=-1), Layer(8, stride=2)],
                                  dtype="float32", seed=1, name="skip24_f32"),
     }
-
-
-def vgg_layers(width: float) -> list[Layer]:
-    cfg = [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512]
-    out: list[Layer] = []
-    stride = 1
-    for c in cfg:
-        if c == "M":
-            stride = 2
-            continue
-        out.append(Layer(max(1, int(int(c) * width)), stride=stride))
-        stride = 1
-    return out
-
-
-def resnet_layers(width: float) -> list[Layer]:
-    out = [Layer(int(64 * width), kernel=7, stride=2)]
-    for stage, (c, n) in enumerate([(64, 3), (128, 4), (256, 6), (512, 3)]):
-        for i in range(n):
-            s = 2 if i == 0 and stage > 0 else 1
-            out.append(Layer(int(c * width), stride=s))
-            out.append(Layer(int(c * width), skip_from=len(out) - 1))
-    return out
 
 
 def vgg_like_f32_64() -> bytes:

@@ -64,11 +64,26 @@ def check_budget(plan: Plan, board: Board | None = None) -> None:
                    + ("; ".join(sorted({t.reason for t in swap.tensors}))
                       or "only CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED filters can")
                    + ")"))
-            hints.append("streaming weights from external flash (--swap auto or force)"
-                         if board.external_flash else
-                         f"a board with external flash (board {board.name} declares none)")
+            hints.append(_stream_hint(plan, board))
     if problems:
         raise BudgetError("; and ".join(problems), hint="try " + ", or ".join(hints))
+
+
+def _stream_hint(plan: Plan, board: Board) -> str:
+    """What to try when the weights exceed internal flash and none streams: the weight
+    swap where it was off; where it was planned, the options that let the large layers
+    stream (a layer the plan runs on views, in tiles, in place or with folded padding,
+    streams only whole, so one larger than the staging buffers cannot stream)."""
+    if not board.external_flash:
+        return f"a board with external flash (board {board.name} declares none)"
+    if plan.swap is None:
+        return "streaming weights from external flash (--swap auto or force)"
+    if plan.stages or plan.inplace_ops:
+        return ("--tiling off --inplace-ops off, so that layers larger than the staging "
+                "buffers stream in output-channel slices (add --feature-maps auto if the "
+                "activations then exceed RAM)")
+    return ("a part with more internal flash, or a larger --swap-staging so that larger "
+            "layers can stream")
 
 
 def _check_swap_budget(swap: SwapPlan, board: Board, problems: list[str],
