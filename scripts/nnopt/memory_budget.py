@@ -11,7 +11,8 @@ from __future__ import annotations
 from .boards import Board
 from .errors import BudgetError
 from .plan import Plan, SwapPlan
-from .swap.sealed_blob import ENTRY_BYTES, HEADER_BYTES, TAG_BYTES
+from .swap.placement import blob_bytes
+from .swap.sealed_blob import ENTRY_BYTES
 
 # Internal flash kept free for the runtime's code, vectors and the application when
 # checking weights at plan time (measured: runtime + harness ~20-40 KB at -O2).
@@ -111,9 +112,15 @@ def _check_swap_budget(swap: SwapPlan, board: Board, problems: list[str],
             f"chunk table ({table:,} bytes) do not fit the {swap.staging_budget_bytes:,} "
             f"bytes left in {swap.staging_region}")
         hints.append("a smaller --swap-staging")
-    size = int(board.external_flash.get("size", 0))
-    blob = ext + (TAG_BYTES + ENTRY_BYTES + 16) * len(swap.chunks) + HEADER_BYTES
+    dev = board.storage.get(swap.device) if swap.device else None
+    size = dev.size if dev is not None else int(board.external_flash.get("size", 0))
+    blob = blob_bytes(swap)
     if size and blob > size:
-        problems.append(f"the weight blob needs about {blob:,} bytes but the external flash "
+        where = (f"the {dev.kind} {dev.name}" if dev is not None
+                 else "the external flash")
+        problems.append(f"the weight blob needs about {blob:,} bytes but {where} "
                         f"of board {board.name} has {size:,} bytes")
-        hints.append("a larger external flash part")
+        hints.append("a larger external flash part" + (
+            "" if board.weight_storage else
+            ", or a larger storage device for the weights (the board's weight_storage: "
+            "an SD card)"))
