@@ -46,6 +46,7 @@ from nnopt.swap.pipeline import plan_swap_for  # noqa: E402
 from nnopt.testing.big_models import (  # noqa: E402
     Layer,
     conv_chain,
+    resnet50,
     resnet_layers,
     vgg_layers,
 )
