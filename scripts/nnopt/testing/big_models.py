@@ -37,14 +37,15 @@ class Layer:
 def vgg_layers(width: float) -> list[Layer]:
     """VGG16's 13 convolutions (3x3, SAME; each max pool folded into the next
     convolution as stride 2), channels scaled by ``width``."""
-    cfg = [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512]
+    cfg: list[int | None] = [64, 64, None, 128, 128, None, 256, 256, 256, None, 512, 512,
+                             512, None, 512, 512, 512]  # None: a max pool
     out: list[Layer] = []
     stride = 1
     for c in cfg:
-        if c == "M":
+        if c is None:
             stride = 2
             continue
-        out.append(Layer(max(1, int(int(c) * width)), stride=stride))
+        out.append(Layer(max(1, int(c * width)), stride=stride))
         stride = 1
     return out
 
@@ -113,7 +114,7 @@ def conv_chain(input_shape: Sequence[int], layers: Sequence[Layer], *, dtype: st
 
 def _conv(b: ModelBuilder, rng: np.random.Generator, x: int, shape: tuple[int, ...], c: int,
           k: int, opts: ConvOptions, dtype: str, scale: float, tag: str,
-          gain: float = math.sqrt(2.0)) -> tuple[int, float, int]:
+          gain: float | None = None) -> tuple[int, float, int]:
     oc = shape[3]
     fan_in = k * k * c
     if dtype == "float32":
@@ -123,10 +124,11 @@ def _conv(b: ModelBuilder, rng: np.random.Generator, x: int, shape: tuple[int, .
         y = b.tensor(shape, "float32", name=f"conv{tag}")
         b.op("CONV_2D", [x, wi, bi], [y], opts)
         return y, 0.0, 0
-    # He-like real weights (rms gain / sqrt(fan_in)) so that scales stay bounded over
-    # deep nets: an int8 weight has rms ~73 (gain 1: the spread kept, as batch
-    # normalisation keeps it)
-    ws = gain / math.sqrt(fan_in) / 73.0 * rng.uniform(0.5, 1.5, size=oc)
+    # He-like real weights (rms sqrt(2 / fan_in), or gain / sqrt(fan_in)) so that scales
+    # stay bounded over deep nets: an int8 weight has rms ~73 (gain 1: the spread kept,
+    # as batch normalisation keeps it)
+    rms = math.sqrt(2.0 / fan_in) if gain is None else gain / math.sqrt(fan_in)
+    ws = rms / 73.0 * rng.uniform(0.5, 1.5, size=oc)
     wi = b.const(_int8(rng, (oc, k, k, c)), name=f"w{tag}", scale=ws, zero_point=0, axis=0)
     bi = b.const(rng.integers(-3000, 3000, size=oc, endpoint=True).astype(np.int32),
                  name=f"b{tag}", scale=scale * ws, zero_point=0, axis=0)
