@@ -61,8 +61,7 @@ def write_new_key(swap: SwapPlan, path: Path) -> bytes:
 
 def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto",
                   staging_bytes: int | None = None,
-                  algorithm: str | None = None,
-                  code_reserve_bytes: int | None = None) -> PlannedModel:
+                  algorithm: str | None = None) -> PlannedModel:
     """Out-of-core execution (issue 5): decide which weights stream from external flash
     (:func:`nnopt.swap.plan_swap`) and record it in the Plan: ``Plan.swap`` (the
     :class:`~nnopt.plan.SwapPlan`) and ``pool="external"`` on the streamed weights.
@@ -70,9 +69,7 @@ def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto"
     ``mode``: "off" plans nothing; "auto" plans only for a board that declares
     ``external_flash`` and streams only what does not fit internal flash; "force"
     streams every streamable weight (without a board: default QSPI figures).
-    ``algorithm``: None for the board's ``external_flash.crypto``;
-    ``code_reserve_bytes``: internal flash kept for code (None: the default estimate,
-    ``nnopt.swap.placement.CODE_RESERVE_BYTES``).
+    ``algorithm``: None for the board's ``external_flash.crypto``.
     """
     if mode not in SWAP_MODES:
         raise PlanError(f"unknown swap mode {mode!r}", hint="use auto, off or force")
@@ -86,8 +83,6 @@ def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto"
     opts = SwapOptions(mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
                        kernel_channel_ranges=False,
                        keep_internal=_unstreamable_ops(planned))
-    if code_reserve_bytes is not None:
-        opts = replace(opts, code_reserve_bytes=code_reserve_bytes)
     swap = _plan_fitting(planned, board, opts)
     device = _weight_device(swap, board)
     if device is not None:  # the blob exceeds the external flash: a larger device
