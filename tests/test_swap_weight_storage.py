@@ -20,6 +20,7 @@ import pytest
 
 from nnopt.boards import load_board
 from nnopt.errors import BudgetError
+from nnopt.firmware.toolchain import Target
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.memory_budget import check_budget
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
@@ -29,6 +30,7 @@ from nnopt.swap.pipeline import build_defines, plan_swap_for
 from nnopt.swap.placement import blob_bytes
 from nnopt.testing.big_models import Layer, conv_chain, resnet50
 from nnopt.testing.harness import random_inputs, run_tflm
+from support.markers import slow_on_qemu
 
 NUCLEO = load_board("nucleo_f767zi")
 
@@ -99,7 +101,7 @@ def test_blobs_that_fit_the_nor_stay_there() -> None:
     assert "device" not in p.to_json()["swap"]  # plans on the NOR keep their JSON
 
 
-def test_weights_from_the_sd_card_bit_exact(tmp_path: Path) -> None:
+def _sd_run(tmp_path: Path, target: Target) -> None:
     # a board whose NOR is too small for this blob: the weights go to the SD card
     small = replace(NUCLEO.storage["spi_nor"], size=65536)
     board = replace(NUCLEO, external_flash={**NUCLEO.external_flash, "size": 65536},
@@ -111,9 +113,20 @@ def test_weights_from_the_sd_card_bit_exact(tmp_path: Path) -> None:
     check_budget(pm.plan, board)
     ins = random_inputs(data, 3)
     ref, _ = run_tflm(data, ins)
-    res = run_planned(pm, [x.tobytes() for x in ins], target="host", board=board,
+    res = run_planned(pm, [x.tobytes() for x in ins], target=target, board=board,
                       workdir=tmp_path / "run", swap_key=bytes(range(32)))
     assert res.outputs[0] == ref[0].tobytes()
+
+
+def test_weights_from_the_sd_card_bit_exact(tmp_path: Path) -> None:
+    _sd_run(tmp_path, "host")
+
+
+@slow_on_qemu
+def test_weights_from_the_sd_card_bit_exact_on_qemu_m7(tmp_path: Path) -> None:
+    """The firmware built with the SD card's figures for the QEMU port's device model
+    (build_defines: 3 MB/s, 1 ms per transfer) reads the blob and matches TFLM."""
+    _sd_run(tmp_path, "qemu-m7")
 
 
 @pytest.mark.slow
