@@ -41,6 +41,8 @@ def test_nucleo_f767zi_hierarchy() -> None:
     assert nor.erase_block == 4096 and nor.endurance_cycles == 100_000
     assert sd.kind == "sd_spi" and sd.wear_leveled and sd.program_unit == 512
     assert b.feature_map_storage == "sd_card"
+    # a weight blob beyond the NOR goes to the SD card (the NOR first)
+    assert b.weight_storage == ("spi_nor", "sd_card")
     for d in b.storage.values():
         assert d.kind in STORAGE_KINDS and d.source, d.name
         assert d.writable and d.erase_block > 0 and d.read_bytes_per_s > 0
@@ -73,6 +75,7 @@ def test_qemu_boards_write_feature_maps_to_the_flash_simulator(name: str) -> Non
     ({"activation_regions": ["flash", "sram"]}, "activation region 'flash'"),
     ({"activation_regions": ["dtcm"]}, "must include arena_region"),
     ({"feature_map_storage": "sd"}, "feature_map_storage 'sd'"),
+    ({"weight_storage": ["sd"]}, "weight_storage 'sd' is not an external storage device"),
     ({"storage": {"x": {"kind": "tape", "size": 1, "read_bytes_per_s": 1}}}, "kind 'tape'"),
     ({"storage": {"x": {"kind": "sd_spi", "size": 1}}}, "malformed board data"),
     ({"storage": {"x": {"kind": "sd_spi", "size": 1, "read_bytes_per_s": 1,

@@ -29,8 +29,8 @@ from nnopt.planner import (
     with_dynamic,
 )
 from nnopt.runner import run_planned
+from nnopt.testing.big_models import Layer, conv_chain
 from nnopt.testing.harness import random_inputs, run_tflm
-from support.big_models import Layer, conv_chain
 
 NUCLEO = load_board("nucleo_f767zi")
 # 110,592-byte feature maps, four live at once (two skip connections): 442,368 bytes,

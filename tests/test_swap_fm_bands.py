@@ -27,9 +27,9 @@ from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.swap.fmap import plan_traffic
 from nnopt.swap.mbedtls_build import MbedtlsSources
 from nnopt.swap.pipeline import plan_swap_for
+from nnopt.testing.big_models import Layer, conv_chain
 from nnopt.testing.fm_model import build_fm_model, run_fm_model
 from nnopt.testing.harness import random_inputs, run_litert, run_tflm
-from support.big_models import Layer, conv_chain
 from support.cases import compare_trace
 
 NUCLEO = load_board("nucleo_f767zi")

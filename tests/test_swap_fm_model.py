@@ -21,9 +21,9 @@ from nnopt.memory_budget import check_budget
 from nnopt.plan import Plan
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.swap.mbedtls_build import MbedtlsSources
+from nnopt.testing.big_models import Layer, conv_chain
 from nnopt.testing.fm_model import build_fm_model, run_fm_model
 from nnopt.testing.harness import random_inputs, run_tflm
-from support.big_models import Layer, conv_chain
 from support.cases import compare_trace
 
 NUCLEO = load_board("nucleo_f767zi")

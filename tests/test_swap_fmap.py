@@ -15,7 +15,7 @@ from nnopt.errors import PlanError
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.swap.fmap import SECONDS_PER_YEAR, plan_feature_maps, report_lines
-from support.big_models import Layer, conv_chain
+from nnopt.testing.big_models import Layer, conv_chain
 
 NUCLEO = load_board("nucleo_f767zi")
 

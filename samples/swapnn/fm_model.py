@@ -2,12 +2,12 @@
 """Write the model of samples/swapnn's feature-map scenario and its expected outputs.
 
 Run at build time by samples/swapnn/CMakeLists.txt (SWAPNN_FEATURE_MAPS) with Zephyr's
-Python, this repository's scripts/ and tests/ on PYTHONPATH:
+Python, this repository's scripts/ on PYTHONPATH:
 
     fm_model.py MODEL.tflite EXPECTED.h --inferences N
 
 MODEL.tflite: seven 3x3 int8 convolutions over 24x24x24 feature maps with skip
-connections (tests/support/big_models.py: conv_chain, random weights, seed 4, as the
+connections (nnopt.testing.big_models: conv_chain, random weights, seed 4, as the
 tests build their out-of-core models: never committed), whose activations peak at
 69,120 B, so a RAM budget of 50,000 B holds them only with two feature maps written out
 and read back (planned with nnopt optimize --feature-maps auto --sram 50000).
@@ -33,7 +33,7 @@ SEED = 4
 
 
 def build_model() -> bytes:
-    from support.big_models import Layer, conv_chain  # tests/support: the test models
+    from nnopt.testing.big_models import Layer, conv_chain  # the tests' model builder
 
     c = INPUT_SHAPE[3]
     layers = [Layer(c), Layer(c), Layer(c), Layer(c, skip_from=1), Layer(c, skip_from=0),

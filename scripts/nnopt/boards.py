@@ -119,6 +119,10 @@ class Board:
     activation_regions: tuple[str, ...] = ()
     # the storage device feature maps are written to when RAM cannot hold them
     feature_map_storage: str = ""
+    # storage devices a streamed weight blob larger than ``external_flash`` may go to,
+    # in order of preference (the first that holds it: nnopt.swap.pipeline); empty:
+    # the external flash only
+    weight_storage: tuple[str, ...] = ()
 
     @property
     def sram_bytes(self) -> int:
@@ -178,6 +182,7 @@ class Board:
                 storage=storage,
                 activation_regions=tuple(str(r) for r in data.get("activation_regions") or ()),
                 feature_map_storage=str(data.get("feature_map_storage") or ""),
+                weight_storage=tuple(str(d) for d in data.get("weight_storage") or ()),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise BoardError(f"{source}: malformed board data ({err!r})",
@@ -199,6 +204,13 @@ class Board:
             raise BoardError(f"{source}: feature_map_storage {board.feature_map_storage!r} "
                              "is not a storage device",
                              hint="devices: " + (", ".join(board.storage) or "none"))
+        for name in board.weight_storage:
+            if name not in board.storage or board.storage[name].memory_mapped:
+                raise BoardError(f"{source}: weight_storage {name!r} is not an external "
+                                 "storage device",
+                                 hint="devices: " + (", ".join(
+                                     d.name for d in board.storage.values()
+                                     if not d.memory_mapped) or "none"))
         for d in board.storage.values():
             if d.region and d.region not in board.regions:
                 raise BoardError(f"{source}: storage {d.name} names region {d.region!r}, "

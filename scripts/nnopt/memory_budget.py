@@ -11,7 +11,8 @@ from __future__ import annotations
 from .boards import Board
 from .errors import BudgetError
 from .plan import Plan, SwapPlan
-from .swap.sealed_blob import ENTRY_BYTES, HEADER_BYTES, TAG_BYTES
+from .swap.placement import blob_bytes
+from .swap.sealed_blob import ENTRY_BYTES
 
 # Internal flash kept free for the runtime's code, vectors and the application when
 # checking weights at plan time (measured: runtime + harness ~20-40 KB at -O2).
@@ -64,11 +65,26 @@ def check_budget(plan: Plan, board: Board | None = None) -> None:
                    + ("; ".join(sorted({t.reason for t in swap.tensors}))
                       or "only CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED filters can")
                    + ")"))
-            hints.append("streaming weights from external flash (--swap auto or force)"
-                         if board.external_flash else
-                         f"a board with external flash (board {board.name} declares none)")
+            hints.append(_stream_hint(plan, board))
     if problems:
         raise BudgetError("; and ".join(problems), hint="try " + ", or ".join(hints))
+
+
+def _stream_hint(plan: Plan, board: Board) -> str:
+    """What to try when the weights exceed internal flash and none streams: the weight
+    swap where it was off; where it was planned, the options that let the large layers
+    stream (a layer the plan runs on views, in tiles, in place or with folded padding,
+    streams only whole, so one larger than the staging buffers cannot stream)."""
+    if not board.external_flash:
+        return f"a board with external flash (board {board.name} declares none)"
+    if plan.swap is None:
+        return "streaming weights from external flash (--swap auto or force)"
+    if plan.stages or plan.inplace_ops:
+        return ("--tiling off --inplace-ops off, so that layers larger than the staging "
+                "buffers stream in output-channel slices (add --feature-maps auto if the "
+                "activations then exceed RAM)")
+    return ("a part with more internal flash, or a larger --swap-staging so that larger "
+            "layers can stream")
 
 
 def _check_swap_budget(swap: SwapPlan, board: Board, problems: list[str],
@@ -96,9 +112,15 @@ def _check_swap_budget(swap: SwapPlan, board: Board, problems: list[str],
             f"chunk table ({table:,} bytes) do not fit the {swap.staging_budget_bytes:,} "
             f"bytes left in {swap.staging_region}")
         hints.append("a smaller --swap-staging")
-    size = int(board.external_flash.get("size", 0))
-    blob = ext + (TAG_BYTES + ENTRY_BYTES + 16) * len(swap.chunks) + HEADER_BYTES
+    dev = board.storage.get(swap.device) if swap.device else None
+    size = dev.size if dev is not None else int(board.external_flash.get("size", 0))
+    blob = blob_bytes(swap)
     if size and blob > size:
-        problems.append(f"the weight blob needs about {blob:,} bytes but the external flash "
+        where = (f"the {dev.kind} {dev.name}" if dev is not None
+                 else "the external flash")
+        problems.append(f"the weight blob needs about {blob:,} bytes but {where} "
                         f"of board {board.name} has {size:,} bytes")
-        hints.append("a larger external flash part")
+        hints.append("a larger external flash part" + (
+            "" if board.weight_storage else
+            ", or a larger storage device for the weights (the board's weight_storage: "
+            "an SD card)"))

@@ -274,6 +274,9 @@ class SwapPlan:
     cost: SwapCost  # the chosen configuration
     staging_candidates: Mapping[int, float]  # staging bytes -> predicted overlap ms
     notes: tuple[str, ...]
+    # The board storage device holding the weight blob (boards' weight_storage, e.g.
+    # "sd_card"); "": the board's external_flash (the JSON then has no "device" key)
+    device: str = ""
 
     @property
     def external_tensors(self) -> tuple[int, ...]:
@@ -314,6 +317,8 @@ class SwapPlan:
         d["chunk_count"] = self.chunk_count
         d["predicted_slowdown"] = round(self.predicted_slowdown, 4)
         d["staging_candidates"] = {str(k): v for k, v in self.staging_candidates.items()}
+        if not self.device:  # plans on the external flash keep their JSON byte for byte
+            del d["device"]
         for t in d["tensors"]:
             if math.isinf(t["macs_per_byte"]):
                 t["macs_per_byte"] = None

@@ -152,7 +152,8 @@ def build_planned(planned: PlannedModel, target: Target, out_dir: Path, *,
         libs = (runtime, mbedtls_library(target, board=board, sanitize=sanitize))
         include_dirs += mbed.include_dirs
         defines.update(mbed_defines)
-        defines.update(build_defines(target, board))
+        swap = planned.plan.swap
+        defines.update(build_defines(target, board, swap.device if swap is not None else ""))
     main_sources: tuple[Path, ...] = (nnrt_dir() / "harness" / "runner_main.c",)
     if out_of_core:
         # feature maps out of core: the tile store over a file (the semihosting file

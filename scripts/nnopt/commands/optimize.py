@@ -136,8 +136,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"kernels specialised to the model (--specialize {mode}): "
               + ("ops " + ", ".join(map(str, spec)) if spec else "none"), file=out)
         if gen.blob is not None:
+            dev = plan.swap.device if plan.swap is not None else ""
             print(f"wrote {gen.blob} ({gen.blob.stat().st_size:,} bytes, for the "
-                  "external flash)", file=out)
+                  + (f"board's storage device {dev})" if dev else "external flash)"),
+                  file=out)
     mb = written.model_blob
     if mb is not None:
         print(f"wrote {mb.path} ({mb.bytes:,} bytes; the loader needs an arena of "

@@ -306,7 +306,8 @@ def swap_summary(swap: SwapPlan) -> list[str]:
     kept_io = [t.op for t in swap.tensors
                if t.pool != "external" and t.io_bound_if_streamed]
     lines = [
-        f"  swap ({mode}, {alg}, external {swap.external_kind}): "
+        f"  swap ({mode}, {alg}, external {swap.external_kind}"
+        + (f" {swap.device}, the external flash too small" if swap.device else "") + "): "
         f"{_kb(swap.external_weight_bytes)} B of weights stream in "
         f"{swap.chunk_count} chunks, {_kb(swap.internal_weight_bytes)} B stay "
         f"internal{budget_txt}",

@@ -143,6 +143,20 @@ class CostParams:
                 raise ValueError(f"unknown cost parameter {k!r}")
         return replace(params, **overrides) if overrides else params
 
+    @classmethod
+    def for_storage(cls, board: Board, device: str, algorithm: str | None = None,
+                    **overrides: Any) -> CostParams:
+        """Parameters of a board with its weights on storage device ``device`` (one of
+        ``board.storage``) instead of ``external_flash``: that device's read rate and
+        its fixed cost per transfer (``latency_s``), from its datasheet figures."""
+        d = board.storage[device]
+        base = cls.for_board(board, algorithm)
+        src = {**base.sources, "flash_bytes_per_s": f"board {board.name} storage {device}",
+               "flash_setup_s": f"board {board.name} storage {device} latency_s"}
+        return cls.for_board(board, algorithm, flash_bytes_per_s=d.read_bytes_per_s,
+                             flash_setup_s=max(d.latency_s, FLASH_TRANSFER_SETUP_S),
+                             sources=src, **overrides)
+
     # ----- per-unit costs in seconds -----
     def read_s(self, nbytes: int) -> float:
         """One transfer of nbytes (sealed bytes: plaintext + tag)."""

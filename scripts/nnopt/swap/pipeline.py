@@ -19,7 +19,7 @@ from ..errors import BlobError, NnoptError, PlanError
 from ..plan import Plan, SwapPlan
 from ..planner import PlannedModel
 from .fmap import plan_traffic
-from .placement import SWAP_MODES, SwapOptions, plan_swap
+from .placement import SWAP_MODES, SwapOptions, blob_bytes, plan_swap
 from .provision import KeyStoreError
 from .sealed_blob import algorithm_id, generate_key, key_from_config
 
@@ -83,19 +83,41 @@ def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto"
     opts = SwapOptions(mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
                        kernel_channel_ranges=False,
                        keep_internal=_unstreamable_ops(planned))
+    swap = _plan_fitting(planned, board, opts)
+    device = _weight_device(swap, board)
+    if device is not None:  # the blob exceeds the external flash: a larger device
+        swap = _plan_fitting(planned, board, replace(opts, device=device))
+    plan = replace(planned.plan, weights=swap.weights_with_pools(planned.plan.weights),
+                   swap=swap)
+    return replace(planned, plan=plan)
+
+
+def _plan_fitting(planned: PlannedModel, board: Board | None, opts: SwapOptions) -> SwapPlan:
+    """The swap plan with whole layers, or with output-channel slices of every layer
+    where that does not fit (layers too large for the staging buffers stream in slices:
+    a strided slice through the slice buffer, nnopt.swap.codegen); only where the
+    whole-layer plan does not fit, so the plans that fit stay as they were."""
     swap = plan_swap(planned.graph, planned.plan, board, opts)
     if not (swap.fits_internal_flash and swap.fits_staging):
-        # layers too large for the staging buffers stream in output-channel slices
-        # (a strided slice through the slice buffer: nnopt.swap.codegen); only where
-        # the whole-layer plan does not fit, so the plans that fit stay as they were
         sliced = plan_swap(planned.graph, planned.plan, board,
                            replace(opts, kernel_channel_ranges=True,
                                    whole_only=_viewed_ops(planned)))
         if sliced.fits_internal_flash and sliced.fits_staging:
             swap = sliced
-    plan = replace(planned.plan, weights=swap.weights_with_pools(planned.plan.weights),
-                   swap=swap)
-    return replace(planned, plan=plan)
+    return swap
+
+
+def _weight_device(swap: SwapPlan, board: Board | None) -> str | None:
+    """The board storage device for a weight blob larger than its external flash: the
+    first of ``board.weight_storage`` that holds it (None: the blob fits the external
+    flash, nothing streams, or no listed device holds it: the budget check then names
+    the overflow)."""
+    if board is None or not swap.enabled or not board.weight_storage:
+        return None
+    need = blob_bytes(swap)
+    if need <= int(board.external_flash.get("size", 0)):
+        return None
+    return next((d for d in board.weight_storage if board.storage[d].size >= need), None)
 
 
 def _unstreamable_ops(planned: PlannedModel) -> frozenset[int]:
@@ -125,14 +147,21 @@ def _viewed_ops(planned: PlannedModel) -> frozenset[int]:
     return frozenset(viewed)
 
 
-def build_defines(target: str, board: Board | None) -> dict[str, str]:
+def build_defines(target: str, board: Board | None, device: str = "") -> dict[str, str]:
     """Defines of a swap firmware: the external flash model of the QEMU port
-    (port/baremetal/extflash_semihost.c) from the board's figures."""
+    (port/baremetal/extflash_semihost.c) from the board's figures; ``device``: the
+    storage device holding the blob (``SwapPlan.device``; "" the external flash), whose
+    read rate and set-up time per transfer the model then takes."""
     if target == "host" or board is None:
         return {}
     ext = board.external_flash
     out: dict[str, str] = {}
-    if ext.get("bandwidth_bytes_per_s"):
+    if device:
+        d = board.storage[device]
+        out["NNRT_EXTFLASH_BYTES_PER_S"] = f"{int(d.read_bytes_per_s)}u"
+        if board.clock_hz and d.latency_s:
+            out["NNRT_EXTFLASH_SETUP_CYCLES"] = f"{round(d.latency_s * board.clock_hz)}u"
+    elif ext.get("bandwidth_bytes_per_s"):
         out["NNRT_EXTFLASH_BYTES_PER_S"] = f"{int(ext['bandwidth_bytes_per_s'])}u"
     if board.clock_hz:
         out["NNRT_EXTFLASH_CPU_HZ"] = f"{int(board.clock_hz)}u"

@@ -73,7 +73,7 @@ from .costmodel import (
     simulate,
     stream_penalty_s,
 )
-from .sealed_blob import ALGORITHMS, ENTRY_BYTES, TAG_BYTES, ChunkSpec
+from .sealed_blob import ALGORITHMS, ENTRY_BYTES, HEADER_BYTES, TAG_BYTES, ChunkSpec
 
 SWAP_MODES = ("auto", "off", "force")
 
@@ -119,6 +119,9 @@ class SwapOptions:
     # Ops whose weights may stream only whole (one chunk): the plan runs them on
     # sub-views, and a sliced chunk runs the registered lowering (nnopt.swap.codegen).
     whole_only: frozenset[int] = frozenset()
+    # The storage device of the board the weight blob goes to (one of board.storage,
+    # e.g. "sd_card"); None: the board's external_flash
+    device: str | None = None
 
 
 # ----- analysis -----
@@ -268,7 +271,12 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
     if alg not in ALGORITHMS:
         raise PlanError(f"unknown AEAD algorithm {alg!r}",
                         hint="use " + " or ".join(ALGORITHMS))
-    params = opts.cost or CostParams.for_board(board, alg)
+    if opts.device is not None and (board is None or opts.device not in board.storage):
+        raise PlanError(f"weight device {opts.device!r} is not a storage device of the board",
+                        hint="see the board's storage: (boards/nnopt/README.md)")
+    params = opts.cost or (CostParams.for_storage(board, opts.device, alg)
+                           if board is not None and opts.device is not None
+                           else CostParams.for_board(board, alg))
     if opts.mode == "force" and board is not None and not ext:
         raise PlanError(f"--swap force: board {board.name} declares no external flash",
                         hint="add `external_flash:` to its yaml (boards/nnopt/README.md)")
@@ -406,7 +414,10 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
     sram = _swap_ram(chunks) + CRYPTO_STATE_BYTES if enabled else 0
     return SwapPlan(
         mode=opts.mode, enabled=enabled, algorithm=alg,
-        external_kind=str(ext.get("kind", "none" if board else "default")),
+        external_kind=(board.storage[opts.device].kind
+                       if board is not None and opts.device is not None
+                       else str(ext.get("kind", "none" if board else "default"))),
+        device=opts.device or "",
         internal_flash_bytes=flash or 0, code_reserve_bytes=opts.code_reserve_bytes,
         metadata_bytes=meta, internal_budget_bytes=budget if budget is not None else -1,
         internal_weight_bytes=internal, external_weight_bytes=ext_bytes,
@@ -417,6 +428,13 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
         tensors=tuple(placements), chunks=tuple(chunks),
         cost=SwapCost.from_json(timeline.to_json()),
         staging_candidates=candidates, notes=tuple(notes))
+
+
+def blob_bytes(swap: SwapPlan) -> int:
+    """About the bytes of the sealed weight blob of a swap plan: the streamed weights,
+    per chunk its tag, table entry and alignment, and the header."""
+    return (swap.external_weight_bytes + (TAG_BYTES + ENTRY_BYTES + 16) * len(swap.chunks)
+            + HEADER_BYTES)
 
 
 def _contiguous_ok(graph: Graph, op: Op) -> bool:

@@ -51,7 +51,8 @@ def build_fm_model(pm: PlannedModel, out_dir: Path, target: Target,
     gen = generated.sources
     name = gen.symbol.removesuffix("_model")
     defs = {"NNRT_HARNESS_MODEL": gen.symbol, "main": "nnrt_runner_main", "NNRT_TRACE": "1",
-            **build_defines(target, board)}
+            **build_defines(target, board,
+                            pm.plan.swap.device if pm.plan.swap is not None else "")}
     runner_lib = build(BuildSpec(target=target, kind="library", board=board,
                                  sources=(nnrt_dir() / "harness" / "runner_main.c",),
                                  defines=defs))
