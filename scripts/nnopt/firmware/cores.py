@@ -58,8 +58,9 @@ CORES: Mapping[str, Core] = {
              "DSP, and Helium (MVE) for the int8 matrix core, fully connected dot "
              "products and depthwise (internal/mve_*.h)",
              # Helium's fully connected rows read row-major weights: 0.23 instructions
-             # per MAC in the loop, the row-pair layout's SMLAD loop 0.9
-             weight_layouts=frozenset()),
+             # per MAC in the loop, the row-pair layout's SMLAD loop 0.9; its matrix
+             # core takes biases with the input offset's term (no weight sums)
+             weight_layouts=frozenset({"offset-bias"})),
         Core("rv32", "rv32imac", "rv32imac", "qemu-system-riscv32",
              "portable C (no DSP, soft float; board arch riscv: nnopt.firmware.arch)"),
     )
