@@ -150,7 +150,10 @@ static NNRT_ALWAYS_INLINE void nnrt_mve_mac_2x2_nosum(const void *cols, int32_t 
     a[2] = (int32_t)((uint32_t)a[2] + (uint32_t)a10);
     a[3] = (int32_t)((uint32_t)a[3] + (uint32_t)a11);
 }
-#define NNRT_MVE_BIAS_OFF(g) ((g)->rq != NULL && (g)->bias_off != NULL)
+/* g has bias_off, known at build time: a specialised core (the generic kernel's never
+ * has one, and compiles no second loop) */
+#define NNRT_MVE_BIAS_OFF(g)                                                                 \
+    (__builtin_constant_p((g)->bias_off != NULL) && (g)->rq != NULL && (g)->bias_off != NULL)
 #else
 #define nnrt_mve_mac_2x2_nosum(cols, k, w0, w1, a) nnrt_mve_mac_2x2(cols, k, w0, w1, a)
 #define NNRT_MVE_BIAS_OFF(g) 0
