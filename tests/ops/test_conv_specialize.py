@@ -367,7 +367,7 @@ def test_offset_biases_for_helium_cores_only(tmp_path: Path) -> None:
         named = re.findall(r"_rq NNRT_GEMM_BIAS_OFF\(op(\d+)_bias_off\),\n", text)
         assert bool(named) == want, board
         for k in named:
-            arr = re.search(rf"#if NNRT_MVE\nNNRT_WEIGHTS static const int32_t op{k}_bias_off"
+            arr = re.search(rf"#if NNRT_MVE\nstatic const int32_t op{k}_bias_off"
                             rf"\[\d+\] = \{{\n(.*?)\}};\n#endif", text, re.S)
             assert arr is not None, k
             got = [int(v) for v in arr.group(1).replace("\n", " ").split(",") if v.strip()]

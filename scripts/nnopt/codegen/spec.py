@@ -34,7 +34,7 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
     if s.bias_off is not None:  # an array of Helium builds only (internal/gemm.h)
         vals = [str(v) for v in s.bias_off]
         bias_off = ["#if NNRT_MVE",
-                    f"NNRT_WEIGHTS static const int32_t op{s.op_index}_bias_off[{len(vals)}] = {{",
+                    f"static const int32_t op{s.op_index}_bias_off[{len(vals)}] = {{",
                     *("    " + ", ".join(vals[i:i + 12]) + "," for i in range(0, len(vals), 12)),
                     "};", "#endif"]
     return [
