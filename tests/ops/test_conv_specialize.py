@@ -176,12 +176,23 @@ def _case(r: random.Random, k: int) -> tuple[list[str], str]:
         channels=oc, filter_ident=f"c{k}_w", bias_ident=f"c{k}_b" if q.has_bias else None,
         mult_ident=f"c{k}_mult", shift_ident=f"c{k}_shift", per_channel=per_channel,
         output_offset=q.z_out, act_min=q.lo, act_max=q.hi, shifts=q.shifts,
-        records_ident=None if rec is None else f"c{k}_rq"))
+        records_ident=None if rec is None else f"c{k}_rq",
+        # every other case with records: the biases with the input offset's term too
+        # (read by the Helium builds only: internal/mve_gemm.h without weight sums)
+        bias_off=None if rec is None or k % 2 else _offset_biases(weights, biases, q.z_in)))
     # the generated code names its core op<k>_core: one per case here
     decls = [d.replace(f"op{k}_core", f"c{k}_core") for d in decls]
     call = (f"    check(&c{k}_gparams, c{k}_w, {f'c{k}_b' if q.has_bias else 'NULL'}, {in_n}u, "
             f"{out_n}u, {int(scratch)}, t_spec_op{k});")
     return decls, call
+
+
+def _offset_biases(weights: np.ndarray, biases: list[int], z_in: int) -> tuple[int, ...]:
+    """bias + input_offset * sum of each channel's weights, wrapped to int32 (what
+    nnopt.lowering.conv_requant.offset_biases() writes; computed here on its own)."""
+    sums = weights.reshape(len(biases), -1).sum(axis=1)
+    return tuple(((b - z_in * int(s) + 2**31) % 2**32) - 2**31
+                 for b, s in zip(biases, sums, strict=True))
 
 
 def property_program(cases: int, seed: int) -> str:
@@ -239,8 +250,10 @@ def test_property_program_covers_both_requantisations_and_scratch_modes() -> Non
     assert len(re.findall(r"nnrt_gemm_pair_body\(&c\d+_core, x, oc, n, 0\)", text)) >= 5
     calls = re.findall(r"check\(.*, (\d), t_spec_op\d+\);", text)
     assert {"0", "1"} <= set(calls)
-    assert re.search(r"_shift, [01], -?\d+, -128, 127, 2, NULL,\n", text)  # SSAT only
-    assert re.search(r"_shift, [01], -?\d+, -?\d+, -?\d+, 1, NULL,\n", text)  # clamped
+    assert re.search(r"_shift, [01], -?\d+, -128, 127, 2, NULL NNRT_GEMM_BIAS_OFF\(NULL\),\n",
+                     text)  # SSAT only
+    assert re.search(r"_shift, [01], -?\d+, -?\d+, -?\d+, 1, NULL NNRT_GEMM_BIAS_OFF\(NULL\),\n",
+                     text)  # clamped
     assert "NULL, c" in text and "_b, c" in text
 
 
@@ -250,13 +263,16 @@ def test_property_program_covers_the_channel_records() -> None:
     stored by their constant output."""
     text = property_program(CASES, seed=20261129)
     cores = re.findall(r"\{\n    (\d+), (\d+), c\d+_w, NULL, NULL, NULL, [01], -?\d+, -?\d+, "
-                       r"-?\d+, ([12]), c\d+_rq,\n", text)
+                       r"-?\d+, ([12]), c\d+_rq NNRT_GEMM_BIAS_OFF\((\w+)\),\n", text)
     assert len(cores) >= 8, len(cores)
     assert len(re.findall(r"nnrt_gemm_pair_body_rq\(&c\d+_core, x, oc, n\)", text)) == len(cores)
-    assert {"1", "2"} <= {st for _, _, st in cores}
-    assert any(int(oc) % 2 for _, oc, _ in cores) and any(int(oc) % 2 == 0 for _, oc, _ in cores)
-    assert any(int(k) % 4 for k, _, _ in cores) and any(int(k) < 4 for k, _, _ in cores)
-    assert any(int(k) % 4 == 3 and int(k) > 4 for k, _, _ in cores)
+    assert {"1", "2"} <= {st for _, _, st, _ in cores}
+    assert any(int(oc) % 2 for _, oc, _, _ in cores)
+    assert any(int(oc) % 2 == 0 for _, oc, _, _ in cores)
+    assert any(int(k) % 4 for k, _, _, _ in cores) and any(int(k) < 4 for k, _, _, _ in cores)
+    assert any(int(k) % 4 == 3 and int(k) > 4 for k, _, _, _ in cores)
+    # the Helium builds' biases with the offset's term, and cores without them
+    assert 3 <= sum(b != "NULL" for _, _, _, b in cores) < len(cores)
 
 
 def _fold(acc: int, mult: int, addend: int, rsh: int) -> int:
@@ -336,6 +352,33 @@ def test_specialize_off_emits_no_specialised_function(tmp_path: Path) -> None:
         assert "nnrt_conv2d" not in body and "nnrt_fully_connected" not in body
 
 
+def test_offset_biases_for_helium_cores_only(tmp_path: Path) -> None:
+    """Planned for the M55's board (Core.weight_layouts: "offset-bias"), each core with
+    channel records also names its biases with the input offset's term, an array of
+    Helium builds only (#if NNRT_MVE), whose values are bias - z_in * sum(weights); for
+    the M7's board or no board, none."""
+    rel = "mlperf_tiny/kws_ref_model.tflite"
+    data = model_path(rel).read_bytes()
+    graph = load_model_bytes(data, name="kws_ref_model")
+    for board, want in (("mps3_an547", True), ("nucleo_f767zi", False), (None, False)):
+        opts = PlanOptions(board=load_board(board) if board else None)
+        pm = plan_model(load_model_bytes(data, name="kws_ref_model"), opts, source_bytes=data)
+        text = generate(pm, tmp_path / str(board)).c_file.read_text()
+        named = re.findall(r"_rq NNRT_GEMM_BIAS_OFF\(op(\d+)_bias_off\),\n", text)
+        assert bool(named) == want, board
+        for k in named:
+            arr = re.search(rf"#if NNRT_MVE\nstatic const int32_t op{k}_bias_off"
+                            rf"\[\d+\] = \{{\n(.*?)\}};\n#endif", text, re.S)
+            assert arr is not None, k
+            got = [int(v) for v in arr.group(1).replace("\n", " ").split(",") if v.strip()]
+            op = graph.ops[int(k)]
+            x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+            assert x.quant is not None
+            b = graph.tensors[op.inputs[2]].array().astype(np.int64)
+            sums = w.array().reshape(len(b), -1).astype(np.int64).sum(axis=1)
+            assert got == [int(v) for v in b - x.quant.zero_point[0] * sums], k
+
+
 @pytest.mark.parametrize("opts", [{}, {"inplace_ops": "auto", "tiling": "auto"}],
                          ids=["classic", "default"])
 def test_channel_records_replace_the_requantisation_arrays(tmp_path: Path,
@@ -347,7 +390,8 @@ def test_channel_records_replace_the_requantisation_arrays(tmp_path: Path,
     rel = "mlperf_tiny/vww_96_int8.tflite"
     text = generate(_planned(rel, **opts), tmp_path / "g").c_file.read_text()
     cores = dict(re.findall(r"static const nnrt_gemm_s8_t op(\d+)_core = \{\n    (.*),\n", text))
-    with_rq = sorted(int(k) for k, v in cores.items() if v.endswith(f"op{k}_rq"))
+    with_rq = sorted(int(k) for k, v in cores.items()
+                     if v.endswith(f"op{k}_rq NNRT_GEMM_BIAS_OFF(NULL)"))
     assert {0, 2, 10, 12, 14, 24, 26} <= set(with_rq), with_rq
     graph = load_model_bytes(model_path(rel).read_bytes(), name="vww_96_int8")
     for k in with_rq:

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from nnopt.boards import load_board
 from nnopt.codegen.c_model import generate
 from nnopt.codegen.spec import render_spec
 from nnopt.firmware import toolchain as tc
@@ -291,11 +292,31 @@ def test_models_use_the_layout_where_it_applies(tmp_path: Path) -> None:
         assert "row-pair" not in off, name
 
 
+def test_the_layout_follows_the_target_core(tmp_path: Path) -> None:
+    """The row-pair layout where it pays on the plan's board's core (SMLAD cores, the
+    no-DSP Thumb-2 ones), row-major on a Helium core (its vector rows read that order,
+    nnopt.firmware.cores), and on an unknown core as before (every layout)."""
+    model = MODELS["ad01_like_640x128"][0]
+    for board, pairs in (("nucleo_f767zi", True), ("mps2_an521", True),
+                         ("mps3_an547", False), (None, True)):
+        opts = PlanOptions(specialize="force",
+                           board=load_board(board) if board is not None else None)
+        text = _generated_text(model, opts, tmp_path / str(board))
+        assert ("row-pair layout" in text) == pairs, board
+        assert ("nnrt_fc_pairs_body" in text) == pairs, board
+        assert "_spec_op0(" in text, board  # specialised either way
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("target", ["host", "qemu-m7", "qemu-m3"])
+@pytest.mark.parametrize("target", ["host", "qemu-m7", "qemu-m3", "qemu-m55"])
 def test_models_match_the_interpreter(target: str) -> None:
+    """qemu-m55: the board of a Helium core, where the specialised ops keep row-major
+    weights and run the Helium rows (internal/mve_dot.h)."""
     if target != "host" and not HAVE_QEMU:
         pytest.skip("qemu-system-arm / arm-none-eabi-gcc not installed")
+    board = None
+    if target == "qemu-m55":
+        target, board = "qemu", load_board("mps3_an547")
     names = list(MODELS)
     for group in (names[:7], names[7:]):  # QEMU's command line: the inputs' paths
         combined = combine_models([MODELS[n][0] for n in group])
@@ -305,7 +326,7 @@ def test_models_match_the_interpreter(target: str) -> None:
                 inputs = [np.where(x >= 0, 127, -128).astype(x.dtype) for x in inputs]
             ref, _ = run_tflm(combined.data, inputs)
             ours, _ = run_nnopt(combined.data, inputs, target=target,
-                                sanitize=target == "host",
+                                sanitize=target == "host", board=board,
                                 options=PlanOptions(order="file", specialize="force"))
             for name, a, r in zip(group, ours, ref, strict=True):
                 assert np.array_equal(a, r.reshape(a.shape)), (

@@ -33,6 +33,7 @@ import numpy as np
 from .. import __version__
 from ..cdefs import ARRAY_C_TYPE, DType
 from ..errors import PlanError
+from ..firmware.cores import weight_layouts
 from ..ir import Graph, Op, Tensor
 from ..lowering import EmitContext
 from ..lowering.call import (
@@ -156,6 +157,8 @@ class ModelEmitter:
         # --specialize (nnopt.lowering.specialize): recorded in the plan's options
         self.specialize: str = str(self.plan.options.get("specialize", "auto"))
         self.specialized: list[int] = []  # ops that got a <name>_spec_op<k> function
+        # the weight layouts that pay on the plan's board's core (None: any layout)
+        self.core_layouts = weight_layouts(self.plan.board)
         self.headers: set[str] = set()
         self.non_finite = False  # a float constant is infinite or NaN: <math.h>
         self.weight_names: dict[int, str] = {}
@@ -386,6 +389,7 @@ class ModelEmitter:
                 specialize=self.specialize, model=self.name, decl=self.decl_for(op.index),
                 weight_array=self.weight_array,
                 laid_out_weight=self.laid_out_weight_for(op.index),
+                weight_layouts=self.core_layouts,
             )
             run, structs, checks = prepare_of(low.emit(ctx), f"op{op.index}_",
                                                defined.checks)
@@ -407,7 +411,8 @@ class ModelEmitter:
                                specialize=self.specialize, model=self.name,
                                decl=self.decl_for(op.index),
                                weight_array=self.weight_array,
-                               laid_out_weight=self.laid_out_weight_for(op.index))
+                               laid_out_weight=self.laid_out_weight_for(op.index),
+                               weight_layouts=self.core_layouts)
 
         def arena_at(off: int) -> str:
             return f"((void *)({self.name}_arena + {off}u))"

@@ -30,13 +30,22 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
     else:
         arrays = (f"{s.bias_ident or 'NULL'}, {s.mult_ident}, {s.shift_ident}, "
                   f"{int(s.per_channel)}")
+    bias_off: list[str] = []
+    if s.bias_off is not None:  # an array of Helium builds only (internal/gemm.h)
+        vals = [str(v) for v in s.bias_off]
+        bias_off = ["#if NNRT_MVE",
+                    f"static const int32_t op{s.op_index}_bias_off[{len(vals)}] = {{",
+                    *("    " + ", ".join(vals[i:i + 12]) + "," for i in range(0, len(vals), 12)),
+                    "};", "#endif"]
     return [
         f"/* op {s.op_index}: matrix-core convolution specialised to depth {s.depth}, "
         f"{s.channels} channels (nnrt/kernels/spec.h) */",
         *render_params(s.params, s.params_name),
+        *bias_off,
         f"static const nnrt_gemm_s8_t {core} = {{",
         f"    {s.depth}, {s.channels}, {s.filter_ident}, {arrays}, {s.output_offset}, "
-        f"{s.act_min}, {s.act_max}, {stage}, {s.records_ident or 'NULL'},",
+        f"{s.act_min}, {s.act_max}, {stage}, {s.records_ident or 'NULL'} "
+        f"NNRT_GEMM_BIAS_OFF({f'op{s.op_index}_bias_off' if s.bias_off else 'NULL'}),",
         "};",
         f"static NNRT_SPEC_NOINLINE void {name}_pair(const nnrt_gemm_pass_t *x, int32_t oc, "
         "int32_t n)",

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..boards import Board
-from ..errors import ToolchainError
+from ..boards import Board, load_board
+from ..errors import NnoptError, ToolchainError
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,10 @@ class Core:
     arch: str  # architecture profile: "armv6-m", "armv7-m", "armv7e-m", "armv8-m.main", ...
     qemu: str  # the QEMU system emulator
     kernels: str  # the kernel paths it takes (docs/cores.md)
+    # the constant-weight layouts (names of the lowerings' layouts: "row-pair",
+    # nnopt.lowering.fc) whose kernels run faster on this core than the tensor's own
+    # order: code generation writes weights in no other (EmitContext.weight_layouts)
+    weight_layouts: frozenset[str] = frozenset({"row-pair"})
 
 
 _ARM_QEMU = "qemu-system-arm"
@@ -52,7 +56,11 @@ CORES: Mapping[str, Core] = {
              "DSP when the part has the extension, else as the Cortex-M3"),
         Core("m55", "cortex-m55", "armv8.1-m.main", _ARM_QEMU,
              "DSP, and Helium (MVE) for the int8 matrix core, fully connected dot "
-             "products and depthwise (internal/mve_*.h)"),
+             "products and depthwise (internal/mve_*.h)",
+             # Helium's fully connected rows read row-major weights: 0.23 instructions
+             # per MAC in the loop, the row-pair layout's SMLAD loop 0.9; its matrix
+             # core takes biases with the input offset's term (no weight sums)
+             weight_layouts=frozenset({"offset-bias"})),
         Core("rv32", "rv32imac", "rv32imac", "qemu-system-riscv32",
              "portable C (no DSP, soft float; board arch riscv: nnopt.firmware.arch)"),
     )
@@ -72,6 +80,19 @@ def core_of(board: Board) -> Core:
             f"board {board.name} has a {board.cpu}, for which nnopt builds no firmware",
             hint="cores: " + ", ".join(CORES) + " (add one in nnopt/firmware/cores.py)")
     return core
+
+
+def weight_layouts(board_name: str | None) -> frozenset[str] | None:
+    """The weight layouts that pay on the core of the board named ``board_name``
+    (:attr:`Core.weight_layouts`); None when there is no board or nnopt does not know
+    it or its core (a Zephyr board from its devicetree): every layout may then be used."""
+    if not board_name:
+        return None
+    try:
+        core = CORES.get(core_name(load_board(board_name).cpu))
+    except NnoptError:
+        return None
+    return core.weight_layouts if core is not None else None
 
 
 def core_by_short(short: str) -> Core:

@@ -50,6 +50,14 @@ class EmitContext:
     holds no other copy of t. The identifier, or None where the caller cannot (another
     op reads t, t is streamed or already written, a caller without the hook): then the
     lowering keeps t's own order."""
+    weight_layouts: frozenset[str] | None = None
+    """The layouts of ``laid_out_weight`` that pay on the target's core
+    (:attr:`nnopt.firmware.cores.Core.weight_layouts`, from the plan's board); None: the
+    core is not known, every layout may be used."""
+
+    def layout_pays(self, layout: str) -> bool:
+        """Whether writing weights in ``layout`` pays on the target core."""
+        return self.weight_layouts is None or layout in self.weight_layouts
 
     def ptr(self, t: int) -> TensorArg:
         """The data pointer of tensor t, as a call argument. The caller's pointer is

@@ -354,6 +354,8 @@ class ConvGemmSpec:
     act_max: int
     shifts: Sequence[int]
     records_ident: str | None = None
+    # the records' biases with the input offset's term (Helium builds read them)
+    bias_off: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -227,7 +227,8 @@ class ConvLowering(LoweringBase):
             depth=g.filter_h * g.filter_w * g.input_c, channels=g.output_c,
             filter_ident=w_ident, bias_ident=b_ident, mult_ident=q.mult,
             shift_ident=q.shift, per_channel=q.per_channel, output_offset=q.z_out,
-            act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=q.records))
+            act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=q.records,
+            bias_off=q.bias_off))
         return True
 
     def emit(self, ctx: EmitContext) -> Body:

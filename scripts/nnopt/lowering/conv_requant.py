@@ -90,6 +90,29 @@ class _Requant:
     mult: str
     shift: str
     records: str | None = None
+    # with records, where the target core takes it (OFFSET_BIAS): each channel's bias
+    # plus the input offset times its weight sum, for Helium's matrix core
+    bias_off: tuple[int, ...] | None = None
+
+
+#: The constant form of :attr:`_Requant.bias_off` (a name of
+#: :attr:`nnopt.firmware.cores.Core.weight_layouts`).
+OFFSET_BIAS = "offset-bias"
+
+
+def offset_biases(graph: Graph, op: Op) -> np.ndarray:
+    """Per output channel of the int8 conv op: bias + input_offset * sum of the channel's
+    weights, wrapped to int32 as the kernels' sums (internal/gemm.h, ``bias_off``)."""
+    x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+    _, z_in = per_tensor_quant(op, x)
+    channels = graph.tensors[op.outputs[0]].shape[3]
+    bias = _bias(graph, op, channels)
+    b = (np.asarray(bias.array(), dtype=np.int64) if bias is not None
+         else np.zeros(channels, dtype=np.int64))
+    sums = w.array().reshape(channels, -1).astype(np.int64).sum(axis=1)
+    v = (b - z_in * sums) & 0xFFFFFFFF
+    out: np.ndarray = np.where(v >= 2**31, v - 2**32, v).astype(np.int32)
+    return out
 
 
 def _records(graph: Graph, op: Op) -> list[int] | None:
@@ -124,8 +147,12 @@ def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool,
     lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
     rec = _records(ctx.graph, op) if records else None
     if rec is not None:
+        # only where the target's core asks for it (an unknown core: not)
+        bias_off = (tuple(int(v) for v in offset_biases(ctx.graph, op))
+                    if ctx.weight_layouts is not None and OFFSET_BIAS in ctx.weight_layouts
+                    else None)
         return _Requant(z_in, z_out, lo, hi, per_channel, shifts, "NULL", "NULL",
-                        ctx.const_array("rq", np.array(rec, dtype=np.int32)))
+                        ctx.const_array("rq", np.array(rec, dtype=np.int32)), bias_off)
     mult = ctx.const_array("mult", np.array(mults, dtype=np.int32))
     shift = ctx.const_array("shift", np.array(shifts, dtype=np.int32))
     return _Requant(z_in, z_out, lo, hi, per_channel, shifts, mult, shift)

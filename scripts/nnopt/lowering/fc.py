@@ -148,10 +148,12 @@ def fc_gain_per_output(depth: int, row_pairs: bool) -> int:
     return FC_SPEC.gain_per_output + (depth // 2 if row_pairs else 0)
 
 
-def specialized_fc_ops(graph: Graph, mode: str) -> frozenset[int]:
+def specialized_fc_ops(graph: Graph, mode: str,
+                       layouts: frozenset[str] | None = None) -> frozenset[int]:
     """The int8 fully connected ops of ``graph`` with constant weights that code
     generation specialises under ``mode`` (``--specialize``,
-    :func:`nnopt.lowering.specialize.choose`)."""
+    :func:`nnopt.lowering.specialize.choose`); ``layouts`` as
+    :attr:`EmitContext.weight_layouts`."""
     if specialize.check_mode(mode) == "off":
         return frozenset()
     candidates: list[specialize.Candidate] = []
@@ -165,7 +167,8 @@ def specialized_fc_ops(graph: Graph, mode: str) -> frozenset[int]:
         x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
         if (x.dtype == DType.INT8 and w.is_constant
                 and (bias is None or bias.is_constant)):
-            pairs = (depth <= PAIRS_MAX_DEPTH and graph.consumers.get(w.index) == (op.index,)
+            pairs = (depth <= PAIRS_MAX_DEPTH and (layouts is None or PAIRS_LAYOUT in layouts)
+                     and graph.consumers.get(w.index) == (op.index,)
                      and pair_layout(w.array()) is not None)
             candidates.append(specialize.Candidate(
                 op.index, batches * units, FC_SPEC, fc_gain_per_output(depth, pairs)))
@@ -233,7 +236,8 @@ class FullyConnectedLowering(LoweringBase):
                 "act_min": lo, "act_max": hi, "per_channel": 1 if per_channel else 0,
                 "multiplier": Raw(mult), "shift": Raw(shift)})
             fn = "nnrt_fully_connected_s8"
-            if (ctx.decl is not None and op.index in specialized_fc_ops(graph, ctx.specialize)
+            if (ctx.decl is not None and op.index in specialized_fc_ops(graph, ctx.specialize,
+                                                                       ctx.weight_layouts)
                     and (bias is None or bias.is_constant)):
                 spec = self.specialized(ctx, w, bias, depth, params, shifts)
                 if spec is not None:
@@ -252,12 +256,14 @@ class FullyConnectedLowering(LoweringBase):
     def specialized(ctx: EmitContext, w: Tensor, bias: Tensor | None, depth: int,
                     params: Params, shifts: Sequence[int]) -> Body | None:
         """The call of the op's specialised function (declared through ``ctx.decl``),
-        its weights in the row-pair layout when that applies and the model source can
-        hold them so (the op alone reads them, ``depth`` <= :data:`PAIRS_MAX_DEPTH`);
-        None when the weights or the bias are no plain array there."""
+        its weights in the row-pair layout when that applies, pays on the target core
+        (:meth:`EmitContext.layout_pays`: not on Helium cores, whose rows read the
+        tensor's own order) and the model source can hold them so (the op alone reads
+        them, ``depth`` <= :data:`PAIRS_MAX_DEPTH`); None when the weights or the bias
+        are no plain array there."""
         op = ctx.op
         w_ident = None
-        if depth <= PAIRS_MAX_DEPTH:
+        if depth <= PAIRS_MAX_DEPTH and ctx.layout_pays(PAIRS_LAYOUT):
             arranged = pair_layout(w.array())
             if arranged is not None:
                 w_ident = ctx.laid_out_weight(w.index, PAIRS_LAYOUT, arranged)

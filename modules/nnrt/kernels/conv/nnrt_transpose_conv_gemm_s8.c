@@ -234,7 +234,7 @@ nnrt_status_t nnrt_transpose_conv_gemm_s8(const nnrt_transpose_conv_s8_params_t 
     tconv_t t = {params, filter, scratch, (int8_t *)scratch + cols_bytes, zeros,
                  {0, g->output_c, filter, bias, params->multiplier, params->shift,
                   params->per_channel, params->output_offset, params->act_min,
-                  params->act_max, 0, NULL},
+                  params->act_max, 0, NULL NNRT_GEMM_BIAS_OFF(NULL)},
                  {0, 0, 0, 0, 0, 0, 0, 0}};
     t.gm.stage = nnrt_gemm_s8_stage(&t.gm);
 

@@ -211,8 +211,9 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_body(const nnrt_fc_s8_params_t *params,
 {
     const int32_t depth = params->accum_depth;
     const int32_t units = params->output_depth;
-    /* output units per pass over the input */
-    const int32_t group = NNRT_RV32 ? NNRT_FC_GROUP_MAX : NNRT_FC_DOT4(depth) ? 4 : 3;
+    /* output units per pass over the input (Helium: 3, internal/mve_dot.h) */
+    const int32_t group = NNRT_RV32 ? NNRT_FC_GROUP_MAX
+                          : (!NNRT_MVE && NNRT_FC_DOT4(depth)) ? 4 : 3;
 
     for (int32_t b = 0; b < params->batches; ++b, input += depth, output += units) {
         int32_t o = 0;

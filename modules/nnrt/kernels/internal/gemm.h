@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mve.h"
 #include "requant.h"
 #include "simd.h"
 
@@ -61,7 +62,22 @@ typedef struct {
                                    range, 2 the range is all of int8 (SSAT only) */
     const int32_t *rq;          /* NULL, or the channel records below (then bias,
                                    multiplier and shift are not read) */
+#if NNRT_MVE
+    const int32_t *bias_off;    /* NULL, or with rq set [oc]: each channel's bias plus
+                                   the input offset times the sum of its weights, for
+                                   the Helium loop (internal/mve_gemm.h: then no weight
+                                   sums); a field of Helium builds only */
+#endif
 } nnrt_gemm_s8_t;
+
+/* The bias_off field's initializer (", p") in Helium builds, nothing elsewhere: the last
+ * item of every nnrt_gemm_s8_t initializer, so that one text (the generated one too)
+ * initialises every field on every core. */
+#if NNRT_MVE
+#define NNRT_GEMM_BIAS_OFF(p) , p
+#else
+#define NNRT_GEMM_BIAS_OFF(p)
+#endif
 
 /*
  * Channel records: the output stage of every channel prepared at build time (code

@@ -98,6 +98,67 @@ static NNRT_ALWAYS_INLINE void nnrt_mve_mac_2x2(const void *cols, int32_t k, con
     a[3] = (int32_t)((uint32_t)a[3] + (uint32_t)a11 + o1);
 }
 
+#if defined(__OPTIMIZE__) && defined(__GNUC__)
+/*
+ * The 2 x 2 sums of nnrt_mve_mac_2x2() without the weight sums, for a core whose biases
+ * hold the input offset's term (g->bias_off): per 16 depths 4 VLDRB, 4 VMLADAVA and the
+ * low-overhead loop's LE, 9 instructions per 64 MACs (GCC's loop with the sums: 12), the
+ * tail (k % 16) by VCTP-predicated zeroing loads as there. Sums into even registers
+ * (VMLADAVA's RdaLo: constraint "Te").
+ */
+static NNRT_ALWAYS_INLINE void nnrt_mve_mac_2x2_nosum(const void *cols, int32_t k,
+                                                      const int8_t *w0, const int8_t *w1,
+                                                      int32_t a[4])
+{
+    const int8_t *x0 = (const int8_t *)cols;
+    const int8_t *x1 = x0 + k;
+    int32_t a00 = 0;
+    int32_t a01 = 0;
+    int32_t a10 = 0;
+    int32_t a11 = 0;
+    register int32_t count __asm__("lr") = k >> 4;
+    if (count != 0) {
+        __asm__("dls lr, lr\n"
+                "1:\n\t"
+                "vldrb.8 q0, [%[x0]], #16\n\t"
+                "vldrb.8 q1, [%[x1]], #16\n\t"
+                "vldrb.8 q2, [%[w0]], #16\n\t"
+                "vmladava.s8 %[a00], q0, q2\n\t"
+                "vmladava.s8 %[a01], q1, q2\n\t"
+                "vldrb.8 q3, [%[w1]], #16\n\t"
+                "vmladava.s8 %[a10], q0, q3\n\t"
+                "vmladava.s8 %[a11], q1, q3\n\t"
+                "le lr, 1b\n\t"
+                : [a00] "+Te"(a00), [a01] "+Te"(a01), [a10] "+Te"(a10), [a11] "+Te"(a11),
+                  [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1), "+r"(count)
+                :
+                : "q0", "q1", "q2", "q3", "memory");
+    }
+    if ((k & 15) != 0) {
+        const mve_pred16_t t = vctp8q((uint32_t)(k & 15));
+        const int8x16_t vx0 = vldrbq_z_s8(x0, t);
+        const int8x16_t vx1 = vldrbq_z_s8(x1, t);
+        const int8x16_t vw0 = vldrbq_z_s8(w0, t);
+        const int8x16_t vw1 = vldrbq_z_s8(w1, t);
+        a00 = vmladavaq_s8(a00, vx0, vw0);
+        a01 = vmladavaq_s8(a01, vx1, vw0);
+        a10 = vmladavaq_s8(a10, vx0, vw1);
+        a11 = vmladavaq_s8(a11, vx1, vw1);
+    }
+    a[0] = (int32_t)((uint32_t)a[0] + (uint32_t)a00);
+    a[1] = (int32_t)((uint32_t)a[1] + (uint32_t)a01);
+    a[2] = (int32_t)((uint32_t)a[2] + (uint32_t)a10);
+    a[3] = (int32_t)((uint32_t)a[3] + (uint32_t)a11);
+}
+/* g has bias_off, known at build time: a specialised core (the generic kernel's never
+ * has one, and compiles no second loop) */
+#define NNRT_MVE_BIAS_OFF(g)                                                                 \
+    (__builtin_constant_p((g)->bias_off != NULL) && (g)->rq != NULL && (g)->bias_off != NULL)
+#else
+#define nnrt_mve_mac_2x2_nosum(cols, k, w0, w1, a) nnrt_mve_mac_2x2(cols, k, w0, w1, a)
+#define NNRT_MVE_BIAS_OFF(g) 0
+#endif
+
 /*
  * The output stage of 4 channels of one pixel, in vectors: acc (bias included) times
  * the multipliers m, TFLM's two steps exactly (nnrt_multiply_by_quantized_multiplier():
@@ -166,15 +227,25 @@ static NNRT_ALWAYS_INLINE void nnrt_mve_pairs(const nnrt_gemm_s8_t *g, const voi
         int32_t a0[4] = {0, 0, 0, 0}; /* pixel 0, channels oc .. oc + 3 */
         int32_t a1[4] = {0, 0, 0, 0};
         int32_t t[4] = {0, 0, 0, 0};
-        nnrt_mve_mac_2x2(cols, k, w, left > 1 ? w + k : w, t);
+        /* g->bias_off: no weight sums, the offset's term in the bias */
+        if (NNRT_MVE_BIAS_OFF(g)) {
+            nnrt_mve_mac_2x2_nosum(cols, k, w, left > 1 ? w + k : w, t);
+        } else {
+            nnrt_mve_mac_2x2(cols, k, w, left > 1 ? w + k : w, t);
+        }
         a0[0] = t[0];
         a1[0] = t[1];
         a0[1] = t[2];
         a1[1] = t[3];
         if (left > 2) {
             t[0] = t[1] = t[2] = t[3] = 0;
-            nnrt_mve_mac_2x2(cols, k, w + 2 * (size_t)k, left > 3 ? w + 3 * (size_t)k
-                                                                    : w + 2 * (size_t)k, t);
+            const int8_t *w2 = w + 2 * (size_t)k;
+            const int8_t *w3 = left > 3 ? w + 3 * (size_t)k : w2;
+            if (NNRT_MVE_BIAS_OFF(g)) {
+                nnrt_mve_mac_2x2_nosum(cols, k, w2, w3, t);
+            } else {
+                nnrt_mve_mac_2x2(cols, k, w2, w3, t);
+            }
             a0[2] = t[0];
             a1[2] = t[1];
             a0[3] = t[2];
@@ -185,7 +256,10 @@ static NNRT_ALWAYS_INLINE void nnrt_mve_pairs(const nnrt_gemm_s8_t *g, const voi
         int32x4_t v1 = vldrwq_s32(a1);
         if (g->rq != NULL) {
             const int32_t *r = g->rq + 4 * (size_t)oc;
-            const int32x4_t b = vldrwq_gather_shifted_offset_z_s32(r, vld1q_u32(rq_b), p);
+            const int32x4_t b =
+                NNRT_MVE_BIAS_OFF(g)
+                    ? vldrwq_z_s32(g->bias_off + oc, p)
+                    : vldrwq_gather_shifted_offset_z_s32(r, vld1q_u32(rq_b), p);
             const int32x4_t mm = vldrwq_gather_shifted_offset_z_s32(r, vld1q_u32(rq_m), p);
             const int32x4_t ad = vldrwq_gather_shifted_offset_z_s32(r, vld1q_u32(rq_ad), p);
             const int32x4_t nr = vnegq_s32(

@@ -73,7 +73,7 @@ NNRT_NOINLINE int nnrt_conv_gemm_pool_s8(const nnrt_conv_s8_params_t *params,
     nnrt_gemm_s8_t mm = {
         (int32_t)k, g->output_c, filter, bias, params->multiplier, params->shift,
         params->per_channel, params->output_offset, params->act_min, params->act_max, 0,
-        NULL,
+        NULL NNRT_GEMM_BIAS_OFF(NULL),
     };
     mm.stage = nnrt_gemm_s8_stage(&mm);
     const size_t oc = (size_t)g->output_c;

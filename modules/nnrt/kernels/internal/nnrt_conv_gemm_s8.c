@@ -32,7 +32,7 @@ size_t nnrt_conv_gemm_s8(const nnrt_conv_s8_params_t *params, const int8_t *inpu
     nnrt_gemm_s8_t mm = {
         g->filter_h * g->filter_w * g->input_c, g->output_c, filter, bias,
         params->multiplier, params->shift, params->per_channel, params->output_offset,
-        params->act_min, params->act_max, 0, NULL,
+        params->act_min, params->act_max, 0, NULL NNRT_GEMM_BIAS_OFF(NULL),
     };
     mm.stage = nnrt_gemm_s8_stage(&mm);
     return nnrt_conv_gemm_body(params, &mm, input, output, scratch, nnrt_gemm_s8_2px, 0,
