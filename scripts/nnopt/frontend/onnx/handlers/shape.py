@@ -8,6 +8,7 @@ import numpy as np
 from ....cdefs import DType
 from ....ir import (
     ConcatOptions,
+    GatherOptions,
     MirrorPadOptions,
 )
 from ..importer import Importer
@@ -299,10 +300,12 @@ def resize(im: Importer, node: Node) -> None:
 @handler("Gather")
 def gather(im: Importer, node: Node) -> None:
     """Gather with constant indices: slices of the data (concatenated for an index
-    vector; a scalar index drops the axis)."""
+    vector; a scalar index drops the axis); with indices computed at run time (an int64
+    model input, held as int32): TFLite's GATHER."""
     xn, idn = node.inputs
     if not im.is_const(idn):
-        raise im.refuse("the indices are not constant", "Gather with constant indices")
+        _gather_at_run_time(im, node)
+        return
     xs = im.shape(xn)
     rank = len(xs)
     axis = norm_axis(int(node.attrs.get("axis", 0)), rank)
@@ -335,3 +338,24 @@ def gather(im: Importer, node: Node) -> None:
         im.bind(node.outputs[0], y, identity(len(out_shape)))
         return
     im.bind(node.outputs[0], cur, perm)
+
+
+def _gather_at_run_time(im: Importer, node: Node) -> None:
+    """GATHER of the data (float32, in ONNX order) at int32 indices computed at run time.
+    An index outside [0, axis size) fails the invocation (the kernel's NNRT_ERR_ARG):
+    ONNX's negative indices are not wrapped."""
+    xn, idn = node.inputs
+    xs, cs = im.shape(xn), im.shape(idn)
+    axis = norm_axis(int(node.attrs.get("axis", 0)), len(xs))
+    c = im.act(idn, identity(len(cs)))
+    if im.b.tensors[c].dtype != DType.INT32:
+        raise im.refuse(f"indices {idn!r} are {im.b.tensors[c].dtype.name.lower()}",
+                        "int32 or int64 indices")
+    if xs[axis] < 1 or not cs:
+        raise im.refuse(f"indices of shape {list(cs)} into axis {axis} of {list(xs)}",
+                        "indices of rank >= 1 into a non-empty axis")
+    x = im.act(xn, identity(len(xs)))
+    ys = im.shape(node.outputs[0])
+    y = im.out_tensor(node.outputs[0], ys, dtype=im.b.tensors[x].dtype)
+    im.b.op("GATHER", [x, c], [y], GatherOptions(axis, 0))
+    im.bind(node.outputs[0], y, identity(len(ys)))
