@@ -107,12 +107,38 @@ def transpose(im: Importer, node: Node) -> None:
     im.values[out] = Value(v.tensor, s, v.kind)
 
 
+# ONNX TensorProto element types -> the IR type a value of it is held in (int64 as
+# int32, float64 as float32: the model-boundary narrowing of Importer._graph_input)
+_HELD = {1: DType.FLOAT32, 6: DType.INT32, 7: DType.INT32, 9: DType.BOOL, 11: DType.FLOAT32}
+
+
 @handler("Cast")
 def cast(im: Importer, node: Node) -> None:
-    xn = node.inputs[0]
-    if im.p.dtypes.get(xn) != np.float32 or int(node.attrs.get("to", 1)) != 1:
-        raise im.refuse("a cast between types", "Cast float32 -> float32")
-    transpose(im, node)
+    """A relabelling where the held types agree; else TFLite's CAST (float32, int32 and
+    bool, as the values are held)."""
+    xn, out = node.inputs[0], node.outputs[0]
+    to = int(node.attrs.get("to", 1))
+    if im.p.dtypes.get(xn) == np.float32 and to == 1:
+        transpose(im, node)
+        return
+    if im.is_const(xn) or xn not in im.values or to not in _HELD or im.qout is not None:
+        raise im.refuse(f"a cast to ONNX type {to}", "Cast between float32, float64, int32, "
+                        "int64 and bool values computed at run time")
+    v = im.value(xn)
+    src = im.b.tensors[v.tensor].dtype
+    if src == _HELD[to] or v.kind != "f":
+        if src != _HELD[to]:
+            raise im.refuse(f"a cast of a quantised value to ONNX type {to}",
+                            "Cast of float32, int32 and bool values")
+        transpose(im, node)
+        return
+    if src not in _HELD.values():
+        raise im.refuse(f"a cast from {src.name.lower()}", "Cast between float32, float64, "
+                        "int32, int64 and bool values")
+    x = im.act(xn)
+    y = im.out_tensor(out, im.b.tensors[x].shape, dtype=_HELD[to])
+    im.b.op("CAST", [x], [y])
+    im.bind(out, y, v.perm)
 
 
 @handler("Pad", quant=(0,))
