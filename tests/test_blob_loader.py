@@ -386,8 +386,8 @@ def test_views_of_a_slice_run_from_the_blob(tmp_path: Path) -> None:
 # ----- the int16 / int32 / int64 kernels (issue 44) in the blob -----
 
 def _wide_model() -> bytes:
-    """int16 ADD/SUB/MUL, int32 ADD/MUL, int16/int32/int64 MAXIMUM/MINIMUM, int16 pools
-    and int16 RELU6: every kernel beyond int8/float32 the blob carries."""
+    """int16 ADD/SUB/MUL, int32 ADD/MUL, int16/int32/int64 MAXIMUM/MINIMUM, int16 pools,
+    int16 RELU6 and int16 SOFTMAX: every kernel beyond int8/float32 the blob carries."""
     b = ModelBuilder("wide")
     q16 = {"scale": 2e-3, "zero_point": 0}
     x = b.tensor((1, 6, 5, 4), "int16", name="x", **q16)
@@ -406,6 +406,9 @@ def _wide_model() -> bytes:
     r6 = b.tensor((1, 6, 5, 4), "int16", name="relu6", **q16)
     b.op("RELU6", [x], [r6])
     outs.append(r6)
+    sm = b.tensor((1, 6, 5, 4), "int16", name="softmax", scale=1 / 32768, zero_point=0)
+    b.op("SOFTMAX", [x], [sm], {"beta": 1.0})
+    outs.append(sm)
     ins = [x, v]
     for dt, codes in (("int32", ("ADD", "MUL", "MAXIMUM", "MINIMUM")),
                       ("int64", ("MAXIMUM", "MINIMUM"))):
@@ -424,7 +427,7 @@ def test_wide_kernels_run_from_the_blob_bit_exact(tmp_path: Path) -> None:
     pm = with_dynamic(plan_model(load_model_bytes(model, name="wide")))
     blob = write_blob(pm)
     kernels = {s.kernel for s in parse_blob(blob).steps}
-    assert kernels == set(range(39, 53))  # every new kernel id
+    assert kernels == set(range(39, 54))  # every new kernel id
     inputs = random_inputs(model, 5)
     ref_out, ref_all = run_tflm(model, inputs)
     res = run_blob(blob, [x.tobytes() for x in inputs], len(ref_out), tmp_path, trace=True)

@@ -290,7 +290,8 @@ def test_fuzzed_models_on_the_cli_exit_cleanly(seed: int, tmp_path: Path) -> Non
 
 def _wide_paths_model() -> bytes:
     """One op of each new path: int16 ADD/SUB/MUL, int16 RELU6/LEAKY_RELU, int16 pools,
-    int64 MAXIMUM/MINIMUM and CONCATENATION, bool SLICE."""
+    int16 SOFTMAX, int64 MAXIMUM/MINIMUM and CONCATENATION, bool SLICE, CAST to and from
+    uint32, float64 -> float32 (the model boundary)."""
     b = ModelBuilder("wide_paths")
     q = {"scale": 2e-3, "zero_point": 0}
     x = b.tensor((1, 4, 4, 2), "int16", name="x", **q)
@@ -307,6 +308,18 @@ def _wide_paths_model() -> bytes:
         else:
             b.op(opcode, [x, x], [y])
         outs.append(y)
+    sm = b.tensor((1, 4, 4, 2), "int16", name="softmax", scale=1 / 32768, zero_point=0)
+    b.op("SOFTMAX", [x], [sm], {"beta": 1.0})
+    outs.append(sm)
+    u = b.tensor((2, 3), "uint32", name="u")
+    for dt in ("int32", "float32", "uint32"):
+        y = b.tensor((2, 3), dt, name=f"cast_u32_{dt}")
+        b.op("CAST", [u], [y])
+        outs.append(y)
+    d = b.tensor((5,), "float64", name="d")
+    f = b.tensor((5,), "float32", name="d32")
+    b.op("CAST", [d], [f])
+    outs.append(f)
     a = b.tensor((2, 3), "int64", name="a")
     for opcode in ("MAXIMUM", "MINIMUM"):
         y = b.tensor((2, 3), "int64", name=opcode)
@@ -318,7 +331,7 @@ def _wide_paths_model() -> bytes:
     sl = b.tensor((2, 2), "bool", name="sl")
     b.op("SLICE", [m, b.const(np.array([1, 1], np.int32)), b.const(np.array([2, 2], np.int32))],
          [sl])
-    return b.build([x, a, m], [*outs, cat, sl])
+    return b.build([x, u, d, a, m], [*outs, cat, sl])
 
 
 def test_the_wide_paths_model_compiles(tmp_path: Path) -> None:
@@ -385,8 +398,23 @@ _Q16 = {"scale": 1e-3, "zero_point": 0}
           {"axis": 0}), "INT32"),
     # int16 RELU6 without quantisation
     (_one("RELU6", [((4,), "int16", {})], ((4,), "int16", {})), "quantisation"),
+    # int16 SOFTMAX: an output scale other than TFLM's 1/32768, an input zero point
+    (_one("SOFTMAX", [((1, 8), "int16", _Q16)], ((1, 8), "int16", {"scale": 1 / 256,
+                                                                  "zero_point": 0}),
+          {"beta": 1.0}), "1/32768"),
+    (_one("SOFTMAX", [((1, 8), "int16", {"scale": 1e-3, "zero_point": 4})],
+          ((1, 8), "int16", {"scale": 1 / 32768, "zero_point": 0}), {"beta": 1.0}),
+     "zero points 0"),
+    # CAST from uint32 to bool (TFLM's cast.cc gives no bool), of another element count;
+    # float64 to int32 (only float64 -> float32 crosses the boundary)
+    (_one("CAST", [((4,), "uint32", {})], ((4,), "bool", {})), "UINT32, shape [4]) -> "
+     "tensor 1 (t1, BOOL"),
+    (_one("CAST", [((4,), "uint32", {})], ((5,), "int32", {})), "INT32, shape [5])"),
+    (_one("CAST", [((4,), "float64", {})], ((4,), "int32", {})), "FLOAT64, shape [4]) -> "
+     "tensor 1 (t1, INT32"),
 ], ids=["add16-tiny-scale", "add16-mixed", "sub16-unquantised", "maxpool16-requant",
-        "max64-broadcast", "concat64-mixed", "relu6-16-unquantised"])
+        "max64-broadcast", "concat64-mixed", "relu6-16-unquantised", "softmax16-scale",
+        "softmax16-zero-point", "cast-u32-bool", "cast-u32-count", "cast-f64-int"])
 def test_malformed_wide_paths_are_refused_with_a_reason(model: bytes, needle: str) -> None:
     from nnopt.errors import UnsupportedError
     from nnopt.ops import check_graph

@@ -23,7 +23,8 @@ from nnopt.oplist import supported_operators
 from nnopt.ops import DEFINITIONS, check_graph, registered_opcodes
 from support.tflite_builder import ModelBuilder
 
-PROBE_DTYPES = ("int8", "uint8", "int16", "int32", "int64", "float32", "bool")
+PROBE_DTYPES = ("int8", "uint8", "int16", "int32", "uint32", "int64", "float32", "float64",
+                "bool")
 QUANTISED = ("int8", "uint8", "int16", "int32")  # probe tensors with a scale
 SHAPE = (1, 3, 4, 5)
 OPS = {o.opcode: o for o in supported_operators()}

@@ -8,12 +8,16 @@ and pass that needs it calls.
   activations, and :func:`bounded_below` (whether one clamps from below);
 - :func:`round_half_away` (``TfLiteRound``) and :func:`quantize_value` (TFLM's
   ``Quantize``: the division in float32);
-- :func:`align` (round up to a multiple).
+- :func:`align` (round up to a multiple);
+- :func:`libm_expf`: the C library's expf, which TFLM's ``std::exp(float)`` calls.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -133,3 +137,17 @@ def window_axis(size: int, filt: int, stride: int, dilation: int, padding: str,
         out, pad = out_size_and_padding(padding, size, eff, stride, 1)
         return Axis(size, out, eff, stride, pad)
     return Axis(size, (size + stride - eff) // stride, eff, stride, 0)
+
+
+def libm_expf() -> Callable[[float], float]:
+    """The C library's expf (the one TFLM's std::exp(float) calls on this host), else
+    exp in double rounded to float32."""
+    name = ctypes.util.find_library("m")
+    if name is not None:
+        try:
+            fn = ctypes.CDLL(name).expf
+            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
+            return lambda v: float(fn(v))
+        except (OSError, AttributeError):
+            pass
+    return lambda v: float(np.float32(math.exp(v)))

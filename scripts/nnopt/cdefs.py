@@ -34,18 +34,20 @@ class DType(IntEnum):
     INT32 = 4
     INT64 = 5
     BOOL = 6
+    FLOAT64 = 7  # a model-boundary type: an ONNX float64 input/output, cast on entry/exit
+    UINT32 = 8  # TFLM's CAST takes and gives it
 
 
 DTYPE_SIZE = {
     DType.FLOAT32: 4, DType.INT8: 1, DType.UINT8: 1, DType.INT16: 2,
-    DType.INT32: 4, DType.INT64: 8, DType.BOOL: 1,
+    DType.INT32: 4, DType.INT64: 8, DType.BOOL: 1, DType.FLOAT64: 8, DType.UINT32: 4,
 }
 
 # the C element type of each dtype (the one map; generated code and kernel pointers)
 C_TYPE = {
     DType.FLOAT32: "float", DType.INT8: "int8_t", DType.UINT8: "uint8_t",
     DType.INT16: "int16_t", DType.INT32: "int32_t", DType.INT64: "int64_t",
-    DType.BOOL: "bool",
+    DType.BOOL: "bool", DType.FLOAT64: "double", DType.UINT32: "uint32_t",
 }
 
 # the suffix of each dtype in a kernel's name (nnrt_<op>_<suffix>: CMSIS-NN's s8 / s16
@@ -57,10 +59,9 @@ KERNEL_SUFFIX = {
 SUFFIX_DTYPE = {s: d for d, s in KERNEL_SUFFIX.items()}
 
 # the C element type of a constant array the code generator writes, by numpy dtype name:
-# C_TYPE's, but a bool array as uint8_t (its 0/1 bytes written as integers) and uint32
-# (words some kernels take, of no tensor dtype)
+# C_TYPE's, but a bool array as uint8_t (its 0/1 bytes written as integers)
 ARRAY_C_TYPE = {**{d.name.lower(): c for d, c in C_TYPE.items()},
-                "bool": "uint8_t", "uint32": "uint32_t"}
+                "bool": "uint8_t"}
 
 MAX_DIMS = 6  # NNRT_MAX_DIMS
 ARENA_ALIGN = 16  # NNRT_ARENA_ALIGN: byte alignment of every arena buffer

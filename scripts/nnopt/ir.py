@@ -20,6 +20,7 @@ from .errors import PlanError
 NUMPY_DTYPE: Mapping[DType, type[np.generic]] = {
     DType.FLOAT32: np.float32, DType.INT8: np.int8, DType.UINT8: np.uint8,
     DType.INT16: np.int16, DType.INT32: np.int32, DType.INT64: np.int64, DType.BOOL: np.bool_,
+    DType.FLOAT64: np.float64, DType.UINT32: np.uint32,
 }
 
 

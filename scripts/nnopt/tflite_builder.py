@@ -56,6 +56,8 @@ _TENSOR_TYPE: dict[str, int] = {
     "bool": tflite.TensorType.BOOL,
     "int16": tflite.TensorType.INT16,
     "int8": tflite.TensorType.INT8,
+    "float64": tflite.TensorType.FLOAT64,
+    "uint32": tflite.TensorType.UINT32,
     # a resource handle (VAR_HANDLE's output: which resource variable), no data
     "resource": tflite.TensorType.RESOURCE,
 }

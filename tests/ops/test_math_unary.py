@@ -20,8 +20,8 @@ from support.tflite_builder import ModelBuilder
 FLOAT_OPS = ("FLOOR", "CEIL", "ROUND", "SIN", "COS", "SQUARE", "ABS")
 SHAPES = [(1, 7, 5, 3), (11,), (2, 3, 13)]
 BINARY_SHAPES = [((2, 3, 4), (2, 3, 4)), ((2, 3, 4), (4,)), ((3, 1, 5), (1, 4, 1)), ((7,), (1,))]
-CAST_FROM = ("int8", "int16", "int32", "float32", "bool")
-CAST_TO = ("int8", "int16", "int32", "float32")
+CAST_FROM = ("int8", "int16", "int32", "uint32", "float32", "bool")
+CAST_TO = ("int8", "int16", "int32", "uint32", "float32")
 
 
 def _values(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -65,7 +65,10 @@ def _build() -> tuple[bytes, dict[str, int]]:
         out_of[f"logical_not-{k}"] = y
     for src in CAST_FROM:
         for dst in CAST_TO:
-            x = b.tensor((3, 7), src, data=_cast_values(rng, src).reshape(3, 7))
+            data = _cast_values(rng, src).reshape(3, 7)
+            if (src, dst) == ("float32", "uint32"):  # C leaves negative -> unsigned undefined
+                data = np.abs(data)
+            x = b.tensor((3, 7), src, data=data)
             y = b.tensor((3, 7), dst)
             b.op("CAST", [x], [y])
             out_of[f"cast-{src}-{dst}"] = y

@@ -123,6 +123,7 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
                                ("act_max", F32)),
     "nnrt_softmax_s8_params_t": (("input_multiplier", I32), ("input_left_shift", I32),
                                  ("diff_min", I32)),
+    "nnrt_softmax_s16_params_t": (("input_multiplier", I32), ("input_left_shift", I32)),
     "nnrt_broadcast_t": (("rank", I32), ("dims", DIMS), ("stride1", DIMS),
                          ("stride2", DIMS)),
     "nnrt_add_s8_params_t": (("bcast", "nnrt_broadcast_t"), *((f, I32) for f in _BINARY_S8)),

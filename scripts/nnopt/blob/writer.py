@@ -364,6 +364,13 @@ def write_blob(planned: PlannedModel) -> bytes:
             "no persistent state region",
             hint="use the generated C (--emit c), which keeps the state beside the arena "
             "and has <model>_reset()")
+    wide = [t for t in g.tensors if t.dtype > DType.BOOL]  # the loader's last dtype
+    if wide:
+        raise UnsupportedError(
+            f"model {plan.model} has {wide[0].dtype.name.lower()} tensor {wide[0].index} "
+            f"({wide[0].name}); the model blob format carries tensors up to bool",
+            hint="use the generated C (--emit c), which converts float64/int64 model "
+            "inputs and outputs at the boundary")
     facts = planned.facts  # recorded by the planner: the blob writer derives nothing
     dyn = facts.dynamic_events()
     b = _Builder(g, {}, [], bytearray())

@@ -29,7 +29,7 @@ from .onnx import load_onnx_bytes, looks_like_onnx
 
 _TENSOR_TYPES: dict[int, DType] = {
     0: DType.FLOAT32, 2: DType.INT32, 3: DType.UINT8, 4: DType.INT64, 6: DType.BOOL,
-    7: DType.INT16, 9: DType.INT8,
+    7: DType.INT16, 9: DType.INT8, 10: DType.FLOAT64, 15: DType.UINT32,
 }
 _TENSOR_TYPE_NAMES = {v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 

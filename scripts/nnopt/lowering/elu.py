@@ -9,13 +9,11 @@ from zero, add the zero point, clamp), and the kernel looks every element up.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import math
-from collections.abc import Callable
 
 import numpy as np
 
+from ..arith import libm_expf
 from ..ir import Op, Tensor
 from .common import per_tensor_quant
 from .table_unary import TableUnaryLowering
@@ -24,21 +22,7 @@ _F32 = np.float32
 _SUPPORTED = "int8 -> int8 (per-tensor) or float32 -> float32"
 
 
-def _libm_expf() -> Callable[[float], float]:
-    """The C library's expf (the one TFLM's std::exp(float) calls on this host), else
-    exp in double rounded to float32."""
-    name = ctypes.util.find_library("m")
-    if name is not None:
-        try:
-            fn = ctypes.CDLL(name).expf
-            fn.restype, fn.argtypes = ctypes.c_float, [ctypes.c_float]
-            return lambda v: float(fn(v))
-        except (OSError, AttributeError):
-            pass
-    return lambda v: float(_F32(math.exp(v)))
-
-
-_EXPF = _libm_expf()
+_EXPF = libm_expf()
 
 
 def _round_half_away(v: np.float32) -> np.float32:

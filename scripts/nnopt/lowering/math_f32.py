@@ -56,24 +56,34 @@ class UnaryMathLowering(LoweringBase):
                        str(x.num_elements)])
 
 
-_CAST_FROM = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32, DType.BOOL)
-_CAST_TO = (DType.INT8, DType.INT16, DType.INT32, DType.FLOAT32)
+_CAST_FROM = (DType.INT8, DType.INT16, DType.INT32, DType.UINT32, DType.FLOAT32, DType.BOOL)
+_CAST_TO = (DType.INT8, DType.INT16, DType.INT32, DType.UINT32, DType.FLOAT32)
+#: beyond TFLM's cast.cc, the conversions at a model's boundary (an ONNX model's int64 and
+#: float64 inputs and outputs): narrowing checked by the kernel, widening exact
+CAST_BOUNDARY = ((DType.INT64, DType.INT32), (DType.FLOAT64, DType.FLOAT32),
+                 (DType.INT32, DType.INT64), (DType.FLOAT32, DType.FLOAT64))
 
 
 class CastLowering(LoweringBase):
-    """CAST: TFLM's static_cast per element (cast.cc), quantisation ignored as TFLM does."""
+    """CAST: TFLM's static_cast per element (cast.cc), quantisation ignored as TFLM does;
+    and the model-boundary conversions of :data:`CAST_BOUNDARY` (int64 -> int32 and
+    float64 -> float32 fail the invocation with NNRT_ERR_ARG on a value that does not
+    fit)."""
 
     headers: Sequence[str] = ("nnrt/kernels/math.h",)
-    dtypes: Sequence[str] = tuple(f"{a.name.lower()}->{b.name.lower()}"
-                                  for a in _CAST_FROM for b in _CAST_TO)
+    dtypes: Sequence[str] = (*(f"{a.name.lower()}->{b.name.lower()}"
+                               for a in _CAST_FROM for b in _CAST_TO),
+                             *(f"{a.name.lower()}->{b.name.lower()}" for a, b in CAST_BOUNDARY))
 
     def _io(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
-        supported = ("int8, int16, int32, float32 or bool to int8, int16, int32 or float32 "
-                     "(TFLM's cast.cc)")
+        supported = ("int8, int16, int32, uint32, float32 or bool to int8, int16, int32, "
+                     "uint32 or float32 (TFLM's cast.cc); int64 <-> int32 and float64 <-> "
+                     "float32 (checked narrowing)")
         if len(op.inputs) != 1 or op.inputs[0] < 0 or len(op.outputs) != 1:
             raise refuse(op, "expects 1 input and 1 output", supported)
         x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
-        if x.dtype not in _CAST_FROM or y.dtype not in _CAST_TO \
+        tflm_pair = x.dtype in _CAST_FROM and y.dtype in _CAST_TO
+        if not (tflm_pair or (x.dtype, y.dtype) in CAST_BOUNDARY) \
                 or x.num_elements != y.num_elements:
             raise refuse(op, f"{tensor_desc(x)} -> {tensor_desc(y)}", supported)
         return x, y

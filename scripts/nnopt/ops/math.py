@@ -69,9 +69,7 @@ DEFINITIONS = audited(DEFINITIONS, {
     "COS": tflm("elementwise.cc", "float32"),
     "SQUARE": tflm("elementwise.cc", "float32"),
     "LOGICAL_NOT": tflm("elementwise.cc", "bool"),
-    "CAST": tflm("cast.cc", "int8", "int16", "int32", "uint32", "float32", "bool",
-               uint32="nnopt has no uint32 tensor type (TFLite models rarely carry one); "
-               "cast from int32 instead"),
+    "CAST": tflm("cast.cc", "int8", "int16", "int32", "uint32", "float32", "bool"),
     "DIV": tflm("div.cc", "float32", "int32", "int8"),
     "ADD_N": tflm("add_n.cc", "float32", "int8"),
     "FLOOR_DIV": tflm("floor_div.cc", "float32"),

@@ -21,6 +21,7 @@ _write = writer(SoftmaxOptions, lambda o: {"beta": o.beta})
 
 
 _S8 = ("struct:nnrt_softmax_s8_params_t", "tensor", "tensor", "i32", "i32")
+_S16 = ("struct:nnrt_softmax_s16_params_t", "tensor", "tensor", "i32", "i32")
 
 DEFINITIONS = (OpDef("SOFTMAX", "SOFTMAX", softmax_lowering.SOFTMAX,
                      Options("SoftmaxOptions", _read, _write),
@@ -28,12 +29,11 @@ DEFINITIONS = (OpDef("SOFTMAX", "SOFTMAX", softmax_lowering.SOFTMAX,
                          Kernel(11, "nnrt_softmax_s8", _S8, "softmax_s8"),
                          Kernel(12, "nnrt_softmax_s8_s16", _S8, "softmax_s8"),
                          Kernel(13, "nnrt_softmax_f32", ("f32", "tensor", "tensor", "i32", "i32"),
-                                "softmax_f32"))),)
+                                "softmax_f32"),
+                         Kernel(53, "nnrt_softmax_s16", _S16, "softmax_s16"))),)
 
 
 # what TFLM's kernels take (nnopt.ops.base.TflmKernel: the audit docs/operators.md shows)
 DEFINITIONS = audited(DEFINITIONS, {
-    "SOFTMAX": tflm("softmax.cc", "float32", "int8", "int16",
-                  int16="int16 -> int16 SOFTMAX (TFLM's exp and 1/(1+x) tables) has no nnrt "
-                  "kernel yet; quantise the softmax to int8 (int8 -> int8 or int8 -> int16)"),
+    "SOFTMAX": tflm("softmax.cc", "float32", "int8", "int16"),
 })

@@ -27,6 +27,8 @@ typedef enum {
     NNRT_INT32 = 4,
     NNRT_INT64 = 5,
     NNRT_BOOL = 6,
+    NNRT_FLOAT64 = 7,
+    NNRT_UINT32 = 8,
 } nnrt_dtype_t;
 
 #endif /* NNRT_DEFS_H_ */

@@ -38,6 +38,7 @@ nnrt_status_t nnrt_blob_check_pool_f32(nnrt_blob_call_t *c, const nnrt_pool_f32_
 nnrt_status_t nnrt_blob_check_pool_s16(nnrt_blob_call_t *c, const nnrt_pool_s8_params_t *p);
 nnrt_status_t nnrt_blob_check_pool_s8(nnrt_blob_call_t *c, const nnrt_pool_s8_params_t *p);
 nnrt_status_t nnrt_blob_check_softmax_f32(nnrt_blob_call_t *c);
+nnrt_status_t nnrt_blob_check_softmax_s16(nnrt_blob_call_t *c, const nnrt_softmax_s16_params_t *p);
 nnrt_status_t nnrt_blob_check_softmax_s8(nnrt_blob_call_t *c, const nnrt_softmax_s8_params_t *p);
 nnrt_status_t nnrt_blob_check_strided_copy_x8(nnrt_blob_call_t *c, const nnrt_strided_copy_params_t *p);
 nnrt_status_t nnrt_blob_check_table_lookup_s8(nnrt_blob_call_t *c);

@@ -926,6 +926,26 @@ static nnrt_status_t k_clamp_s16(nnrt_blob_call_t *c)
     return nnrt_clamp_s16(c->sc[0].i, c->sc[1].i, c->args->ptr[0], c->args->ptr[1], c->sc[2].i);
 }
 
+/* 53: nnrt_softmax_s16(struct:nnrt_softmax_s16_params_t, tensor, tensor, i32, i32) */
+static nnrt_status_t k_softmax_s16(nnrt_blob_call_t *c)
+{
+    nnrt_softmax_s16_params_t p;
+    nnrt_status_t s;
+
+    s = nnrt_blob_decode(c, nnrt_softmax_s16_params_fields, NNRT_SOFTMAX_S16_PARAMS_FIELDS, &p);
+    if (s == NNRT_OK) {
+        s = nnrt_blob_scalars(c, 2u);
+    }
+    if (s != NNRT_OK || c->pos != c->words) {
+        return NNRT_ERR_FORMAT;
+    }
+    s = nnrt_blob_check_softmax_s16(c, &p);
+    if (s != NNRT_OK || !c->run) {
+        return s;
+    }
+    return nnrt_softmax_s16(&p, c->args->ptr[0], c->args->ptr[1], c->sc[0].i, c->sc[1].i);
+}
+
 typedef nnrt_status_t (*nnrt_blob_glue_t)(nnrt_blob_call_t *c);
 
 /* Index: kernel id (NULL: none). */
@@ -983,6 +1003,7 @@ static const nnrt_blob_glue_t glue[NNRT_BLOB_K_COUNT] = {
     k_maxpool2d_s16,
     k_avgpool2d_s16,
     k_clamp_s16,
+    k_softmax_s16,
 };
 
 nnrt_status_t nnrt_blob_kernel(const nnrt_loader_t *ld, uint32_t kernel, const uint8_t *rec,

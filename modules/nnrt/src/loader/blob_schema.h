@@ -112,7 +112,8 @@ typedef struct {
 #define NNRT_BLOB_K_MAXPOOL2D_S16 50u
 #define NNRT_BLOB_K_AVGPOOL2D_S16 51u
 #define NNRT_BLOB_K_CLAMP_S16 52u
-#define NNRT_BLOB_K_COUNT 53u
+#define NNRT_BLOB_K_SOFTMAX_S16 53u
+#define NNRT_BLOB_K_COUNT 54u
 
 /* nnrt_conv_pool_t: 12 fields */
 #define NNRT_CONV_POOL_FIELDS 12u
@@ -254,6 +255,13 @@ static const nnrt_blob_field_t nnrt_softmax_s8_params_fields[] = {
     {(uint16_t)offsetof(nnrt_softmax_s8_params_t, input_multiplier), NNRT_BLOB_F_I32},
     {(uint16_t)offsetof(nnrt_softmax_s8_params_t, input_left_shift), NNRT_BLOB_F_I32},
     {(uint16_t)offsetof(nnrt_softmax_s8_params_t, diff_min), NNRT_BLOB_F_I32},
+};
+
+/* nnrt_softmax_s16_params_t: 2 fields */
+#define NNRT_SOFTMAX_S16_PARAMS_FIELDS 2u
+static const nnrt_blob_field_t nnrt_softmax_s16_params_fields[] = {
+    {(uint16_t)offsetof(nnrt_softmax_s16_params_t, input_multiplier), NNRT_BLOB_F_I32},
+    {(uint16_t)offsetof(nnrt_softmax_s16_params_t, input_left_shift), NNRT_BLOB_F_I32},
 };
 
 /* nnrt_broadcast_t: 19 fields */
@@ -575,6 +583,7 @@ static const uint8_t nnrt_blob_kernel_shape[NNRT_BLOB_K_COUNT][3] = {
     {2u, 14u, 0u}, /* nnrt_maxpool2d_s16 */
     {2u, 14u, 0u}, /* nnrt_avgpool2d_s16 */
     {2u, 3u, 0u}, /* nnrt_clamp_s16 */
+    {2u, 4u, 0u}, /* nnrt_softmax_s16 */
 };
 
 #endif /* NNRT_LOADER_BLOB_SCHEMA_H_ */

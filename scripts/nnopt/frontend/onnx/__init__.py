@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...errors import ModelError, NnoptError
+import numpy as np
+
+from ...errors import ModelError, NnoptError, UnsupportedError
 from ...ir import Graph
 from .. import validate
 from .control import parse_input_values
@@ -34,7 +36,17 @@ def load_onnx_bytes(data: bytes, name: str = "model", source: str = "<bytes>",
     shift_uint8(prep)  # uint8 QDQ onto the int8 kernels
     split_depth(prep)  # 3-D window ops as 2-D ones over depth slices
     prep.index_consumers()
-    graph = Importer(prep, source, HANDLERS, QUANT_INPUTS).run()
+    try:
+        graph = Importer(prep, source, HANDLERS, QUANT_INPUTS).run()
+    except UnsupportedError as err:
+        wide = [n for n in prep.inputs if prep.dtypes.get(n) == np.int64]
+        if not wide:
+            raise
+        pin = (f"int64 input {wide[0]!r} is computed at run time (held as int32); if it "
+               "holds a fixed value (e.g. a sample rate), pin it at build time: "
+               f"--input-value {wide[0]}=V")
+        raise UnsupportedError(err.message, hint=f"{err.hint}; {pin}" if err.hint else pin
+                               ) from err
     try:
         graph.verify()
     except NnoptError as err:

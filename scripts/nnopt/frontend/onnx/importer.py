@@ -28,6 +28,11 @@ from .prepare import Node, Prepared
 from .values import Value, identity, is_memory_noop, permuted, relative
 
 FLT_LOWEST = float(np.finfo(np.float32).min)
+# the model-boundary types held narrower inside: an int64 / float64 input is cast to
+# int32 / float32 on entry (CAST, checked: a value that does not fit fails the run), an
+# output back to the type the model declares
+_NARROWED = {np.dtype(np.int64): (DType.INT64, DType.INT32),
+             np.dtype(np.float64): (DType.FLOAT64, DType.FLOAT32)}
 Handler = Callable[["Importer", Node], None]
 
 
@@ -167,6 +172,25 @@ class Importer:
         self._cache[key] = t
         return t
 
+    def int_const(self, name: str, perm: tuple[int, ...], rank: int) -> int:
+        """An integer constant operand as int32 (the type int64 values are held in),
+        refused when a value does not fit."""
+        arr = self.const(name)
+        if arr.dtype.kind not in "iub":
+            raise self.refuse(f"constant {name!r} is {arr.dtype} beside int32 operands",
+                              "integer constants with integer operands")
+        lo, hi = np.iinfo(np.int32).min, np.iinfo(np.int32).max
+        if arr.size and (int(arr.min()) < lo or int(arr.max()) > hi):
+            raise self.refuse(f"constant {name!r} holds values outside int32 "
+                              f"[{int(arr.min())}, {int(arr.max())}]",
+                              "int64 constants within int32's range (nnopt computes "
+                              "int64 tensors in int32)")
+        key = ("iconst", name, perm, rank)
+        if key not in self._cache:
+            data = arr.astype(np.int32).reshape((1,) * (rank - arr.ndim) + arr.shape)
+            self._cache[key] = self.b.const(name, data.transpose(perm))
+        return self._cache[key]
+
     def qconst_of(self, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         if name not in self.qconst:
             raise self.refuse(f"constant {name!r} is not quantised", "int8 QDQ constants")
@@ -175,11 +199,12 @@ class Importer:
     # ----- outputs -----
 
     def out_tensor(self, name: str, ir_shape: tuple[int, ...],
-                   quant: Quant | None = None) -> int:
-        """A new activation for ONNX output ``name``: float32, or int8 with ``quant``
-        (default: the QuantizeLinear's) while importing an int8 op."""
+                   quant: Quant | None = None, dtype: DType = DType.FLOAT32) -> int:
+        """A new activation for ONNX output ``name``: ``dtype`` (float32, or int32 where
+        the op computes on integers), or int8 with ``quant`` (default: the
+        QuantizeLinear's) while importing an int8 op."""
         if self.qout is None:
-            return self.b.tensor(name, ir_shape, DType.FLOAT32)
+            return self.b.tensor(name, ir_shape, dtype)
         return self.b.tensor(name, ir_shape, DType.INT8, quant or self.qout)
 
     def bind(self, name: str, t: int, perm: tuple[int, ...], **kw: Any) -> None:
@@ -248,8 +273,11 @@ class Importer:
         for name in self.p.outputs:
             v = self.value(name)
             t = self.act(name, identity(len(self.shape(name))))
-            if self.p.dtypes.get(name) == np.uint8 and self.b.tensors[t].dtype == DType.INT8:
+            dt = self.p.dtypes.get(name)
+            if dt == np.uint8 and self.b.tensors[t].dtype == DType.INT8:
                 t = self._boundary(t, name, DType.UINT8)  # uint8 at the boundary (.uint8)
+            elif dt in _NARROWED and self.b.tensors[t].dtype == _NARROWED[dt][1]:
+                t = self._widen(t, name, _NARROWED[dt][0])  # the declared int64 / float64
             elif t in graph_inputs or self.b.tensors[t].is_constant or t in graph_outputs:
                 t = self._copy(t, name)
             del v
@@ -271,13 +299,20 @@ class Importer:
             self.b.op("QUANTIZE", [t], [y])
             self.values[name] = Value(y, identity(len(shape)), "q")
             return t
-        if dt != np.float32:
+        if dt in _NARROWED:  # int64 / float64: the caller's type, narrowed on entry
+            wide, narrow = _NARROWED[dt]
+            t = self.b.tensor(name, shape, wide)
+            y = self.b.tensor(f"{name}.{narrow.name.lower()}", shape, narrow)
+            self.b.op("CAST", [t], [y])  # checked: a value that does not fit fails the run
+            self.values[name] = Value(y, identity(len(shape)))
+            return t
+        if dt not in (np.float32, np.int32):
             raise UnsupportedError(f"{self.source}: input {name!r} is {dt}",
-                                   hint="supported: float32 model inputs, uint8 inputs "
-                                   "that DequantizeLinear reads; an input with a fixed "
-                                   "value (e.g. a sample rate) can be pinned at build "
-                                   f"time: --input-value {name}=V")
-        t = self.b.tensor(name, shape, DType.FLOAT32)
+                                   hint="supported: float32, float64, int32 and int64 model "
+                                   "inputs, uint8 inputs that DequantizeLinear reads; an "
+                                   "input with a fixed value (e.g. a sample rate) can be "
+                                   f"pinned at build time: --input-value {name}=V")
+        t = self.b.tensor(name, shape, DType.FLOAT32 if dt == np.float32 else DType.INT32)
         self.values[name] = Value(t, identity(len(shape)))
         return t
 
@@ -309,6 +344,13 @@ class Importer:
         out = self.b.tensor(f"{name}.{dtype.name.lower()}", x.shape, dtype,
                             Quant(x.quant.scale, (x.quant.zero_point[0] + 128,)))
         self.b.op("QUANTIZE", [t], [out])
+        return out
+
+    def _widen(self, t: int, name: str, dtype: DType) -> int:
+        """Output ``name`` as the model declares it (int64, float64): ``t`` cast, exactly."""
+        x = self.b.tensors[t]
+        out = self.b.tensor(f"{name}.{dtype.name.lower()}", x.shape, dtype)
+        self.b.op("CAST", [t], [out])
         return out
 
     def _copy(self, t: int, name: str) -> int:

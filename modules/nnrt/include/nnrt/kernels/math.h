@@ -53,8 +53,10 @@ nnrt_status_t nnrt_square_f32(const float *input, float *output, int32_t size);
 /** out[i] = !in[i] (bool). In-place capable. */
 nnrt_status_t nnrt_logical_not_b(const bool *input, bool *output, int32_t size);
 
-/** CAST (TFLM's static_cast per element) from int8, int16, int32, float32 or bool to
- *  int8, int16, int32 or float32. In place over an input of the same element size. */
+/** CAST (TFLM's static_cast per element) from int8, int16, int32, uint32, float32 or bool
+ *  to int8, int16, int32, uint32 or float32; and at a model's boundary int64 -> int32 and
+ *  float64 -> float32 checked (NNRT_ERR_ARG when a value does not fit), int32 -> int64
+ *  and float32 -> float64. In place over an input of the same element size. */
 nnrt_status_t nnrt_cast(nnrt_dtype_t from, nnrt_dtype_t to, const void *input, void *output,
                         int32_t size);
 

@@ -92,9 +92,16 @@ def emit_unary(im: Importer, x: int, opcode: str, name: str) -> int:
     return y
 
 
+def is_int(im: Importer, names: list[str]) -> bool:
+    """The live operands ``names`` are held as int32 (an int32 or int64 ONNX value): the
+    op computes on integers."""
+    return any(im.b.tensors[im.value(n).tensor].dtype == DType.INT32 for n in names)
+
+
 def emit_binary(im: Importer, a: int, b: int, opcode: str, name: str) -> int:
     sa, sb = im.b.tensors[a].shape, im.b.tensors[b].shape
-    y = im.b.tensor(name, tuple(np.broadcast_shapes(sa, sb)), DType.FLOAT32)
+    dtype = DType.INT32 if im.b.tensors[a].dtype == DType.INT32 else DType.FLOAT32
+    y = im.b.tensor(name, tuple(np.broadcast_shapes(sa, sb)), dtype)
     im.b.op(opcode, [a, b], [y], ActivationOptions())
     return y
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....cdefs import DType
 from ....ir import (
     ActivationOptions,
 )
@@ -12,6 +13,7 @@ from ..prepare import Node
 from ..values import identity, permuted
 from .common import (
     emit_binary,
+    is_int,
     perm_of,
 )
 from .registry import handler
@@ -41,9 +43,12 @@ def _binary(im: Importer, node: Node, opcode: str, reciprocal: bool = False) -> 
         perm = perms.pop()
     else:
         perm = identity(r)
+    ints = is_int(im, live)
     ts = []
     for n in (a, b):
-        if im.is_const(n):
+        if im.is_const(n) and ints:
+            ts.append(im.int_const(n, perm, r))
+        elif im.is_const(n):
             if reciprocal and n == b:
                 c = 1.0 / im.const(n).astype(np.float64)
                 data = c.astype(np.float32).reshape((1,) * (r - c.ndim) + c.shape)
@@ -52,7 +57,7 @@ def _binary(im: Importer, node: Node, opcode: str, reciprocal: bool = False) -> 
                 ts.append(im.const_tensor(n, perm, r))
         else:
             ts.append(im.act(n, perm if len(im.shape(n)) == r else None))
-    y = im.out_tensor(out, permuted(ys, perm))
+    y = im.out_tensor(out, permuted(ys, perm), dtype=DType.INT32 if ints else DType.FLOAT32)
     im.b.op(opcode, ts, [y], ActivationOptions(im.qact))
     im.bind(out, y, perm)
 
@@ -68,9 +73,11 @@ def variadic(im: Importer, node: Node) -> None:
     perm = perms.pop() if len(perms) == 1 and all(len(im.shape(n)) == r for n in live) \
         else identity(r)
 
+    ints = is_int(im, live)
+
     def get(n: str) -> int:
         if im.is_const(n):
-            return im.const_tensor(n, perm, r)
+            return im.int_const(n, perm, r) if ints else im.const_tensor(n, perm, r)
         return im.act(n, perm if len(im.shape(n)) == r else None)
 
     cur = get(names[0])

@@ -7,6 +7,7 @@ import numpy as np
 from ....ir import (
     PoolOptions,
     ReducerOptions,
+    StridedSliceOptions,
 )
 from ..importer import FLT_LOWEST, Importer, onnx_pads, window_padding
 from ..prepare import Node
@@ -29,18 +30,22 @@ def pool(im: Importer, node: Node) -> None:
     xs = im.shape(xn)
     x, one_d = nhwc_input(im, xn)
     kernel, strides, dil = window_attrs(im, node, [])
-    if any(d != 1 for d in dil):
-        raise im.refuse(f"dilations {dil}", "pooling without dilation")
+    is_max = node.op_type == "MaxPool"
+    if any(d != 1 for d in dil) and not is_max:
+        raise im.refuse(f"dilations {dil}", "AveragePool without dilation")
     spatial = list(xs[2:])
     pads = onnx_pads(node, spatial, kernel, strides, dil)
     ys = im.shape(node.outputs[0])
     if one_d:
-        kernel, strides, spatial, pads = [1, *kernel], [1, *strides], [1, *spatial], \
-            [(0, 0), *pads]
+        kernel, strides, spatial, pads, dil = [1, *kernel], [1, *strides], [1, *spatial], \
+            [(0, 0), *pads], [1, *dil]
         out_sp = [1, ys[2]]
     else:
         out_sp = [ys[2], ys[3]]
-    is_max = node.op_type == "MaxPool"
+    if any(d != 1 for d in dil):
+        x, spatial, strides, pads = _undilate(im, node, x, spatial, kernel, strides, dil,
+                                              pads, out_sp)
+        dil = [1, 1]
     ceil_extra = False
     for i in range(2):
         b, e = pads[i]
@@ -70,6 +75,41 @@ def pool(im: Importer, node: Node) -> None:
     im.b.op("MAX_POOL_2D" if is_max else "AVERAGE_POOL_2D", [x], [y],
             PoolOptions(padding, strides[0], strides[1], kernel[0], kernel[1]))
     bind_nhwc(im, node.outputs[0], y, one_d)
+
+
+def _undilate(im: Importer, node: Node, x: int, spatial: list[int], kernel: list[int],
+              strides: list[int], dil: list[int], pads: list[tuple[int, int]],
+              out_sp: list[int]) -> tuple[int, list[int], list[int], list[tuple[int, int]]]:
+    """A dilated MaxPool whose stride is a multiple s = m * d of its dilation d reads
+    input positions o * s - b + i * d: all in the one phase r = -b mod d of the axis. The
+    STRIDED_SLICE of that phase (every d-th element from r) pooled without dilation, with
+    stride m and b' = (b + r) / d leading pads, takes the same maxima (exact). Returns
+    the slice, its spatial size, the strides and the pads that give ``out_sp``."""
+    if any(s % d for s, d in zip(strides, dil, strict=True)):
+        raise im.refuse(f"dilations {dil[-len(spatial):]} with strides {strides}",
+                        "MaxPool dilations that divide the strides (the taps then read one "
+                        "phase of the input), or no dilation")
+    xt = im.b.tensors[x]
+    begin, end, step = [0, 0, 0, 0], list(xt.shape), [1, 1, 1, 1]
+    sizes, new_pads = [], []
+    for i in range(2):
+        d, (b, _) = dil[i], pads[i]
+        r = -b % d
+        lead = (b + r) // d
+        need = (out_sp[i] - 1) * (strides[i] // d) + kernel[i] - lead  # phase positions read
+        take = min(need, -(-(spatial[i] - r) // d) if spatial[i] > r else 0)
+        if take < 1:
+            raise im.refuse(f"every window of dilation {d} lies in the padding",
+                            "MaxPool windows that read the input")
+        begin[1 + i], end[1 + i], step[1 + i] = r, r + (take - 1) * d + 1, d
+        sizes.append(take)
+        new_pads.append((lead, need - take))
+    shape = (xt.shape[0], sizes[0], sizes[1], xt.shape[3])
+    y = im.b.tensor(f"{node.name}.phase", shape, xt.dtype, xt.quant)
+    consts = [im.b.const(f"{node.name}.phase.{k}", np.array(v, np.int32))
+              for k, v in (("begin", begin), ("end", end), ("strides", step))]
+    im.b.op("STRIDED_SLICE", [x, *consts], [y], StridedSliceOptions())
+    return y, sizes, [s // d for s, d in zip(strides, dil, strict=True)], new_pads
 
 
 @handler("GlobalAveragePool", quant=(0,))

@@ -8,6 +8,7 @@ import numpy as np
 from ....cdefs import DType
 from ....ir import (
     ConcatOptions,
+    GatherOptions,
     MirrorPadOptions,
 )
 from ..importer import Importer
@@ -106,12 +107,38 @@ def transpose(im: Importer, node: Node) -> None:
     im.values[out] = Value(v.tensor, s, v.kind)
 
 
+# ONNX TensorProto element types -> the IR type a value of it is held in (int64 as
+# int32, float64 as float32: the model-boundary narrowing of Importer._graph_input)
+_HELD = {1: DType.FLOAT32, 6: DType.INT32, 7: DType.INT32, 9: DType.BOOL, 11: DType.FLOAT32}
+
+
 @handler("Cast")
 def cast(im: Importer, node: Node) -> None:
-    xn = node.inputs[0]
-    if im.p.dtypes.get(xn) != np.float32 or int(node.attrs.get("to", 1)) != 1:
-        raise im.refuse("a cast between types", "Cast float32 -> float32")
-    transpose(im, node)
+    """A relabelling where the held types agree; else TFLite's CAST (float32, int32 and
+    bool, as the values are held)."""
+    xn, out = node.inputs[0], node.outputs[0]
+    to = int(node.attrs.get("to", 1))
+    if im.p.dtypes.get(xn) == np.float32 and to == 1:
+        transpose(im, node)
+        return
+    if im.is_const(xn) or xn not in im.values or to not in _HELD or im.qout is not None:
+        raise im.refuse(f"a cast to ONNX type {to}", "Cast between float32, float64, int32, "
+                        "int64 and bool values computed at run time")
+    v = im.value(xn)
+    src = im.b.tensors[v.tensor].dtype
+    if src == _HELD[to] or v.kind != "f":
+        if src != _HELD[to]:
+            raise im.refuse(f"a cast of a quantised value to ONNX type {to}",
+                            "Cast of float32, int32 and bool values")
+        transpose(im, node)
+        return
+    if src not in _HELD.values():
+        raise im.refuse(f"a cast from {src.name.lower()}", "Cast between float32, float64, "
+                        "int32, int64 and bool values")
+    x = im.act(xn)
+    y = im.out_tensor(out, im.b.tensors[x].shape, dtype=_HELD[to])
+    im.b.op("CAST", [x], [y])
+    im.bind(out, y, v.perm)
 
 
 @handler("Pad", quant=(0,))
@@ -299,10 +326,12 @@ def resize(im: Importer, node: Node) -> None:
 @handler("Gather")
 def gather(im: Importer, node: Node) -> None:
     """Gather with constant indices: slices of the data (concatenated for an index
-    vector; a scalar index drops the axis)."""
+    vector; a scalar index drops the axis); with indices computed at run time (an int64
+    model input, held as int32): TFLite's GATHER."""
     xn, idn = node.inputs
     if not im.is_const(idn):
-        raise im.refuse("the indices are not constant", "Gather with constant indices")
+        _gather_at_run_time(im, node)
+        return
     xs = im.shape(xn)
     rank = len(xs)
     axis = norm_axis(int(node.attrs.get("axis", 0)), rank)
@@ -335,3 +364,24 @@ def gather(im: Importer, node: Node) -> None:
         im.bind(node.outputs[0], y, identity(len(out_shape)))
         return
     im.bind(node.outputs[0], cur, perm)
+
+
+def _gather_at_run_time(im: Importer, node: Node) -> None:
+    """GATHER of the data (float32, in ONNX order) at int32 indices computed at run time.
+    An index outside [0, axis size) fails the invocation (the kernel's NNRT_ERR_ARG):
+    ONNX's negative indices are not wrapped."""
+    xn, idn = node.inputs
+    xs, cs = im.shape(xn), im.shape(idn)
+    axis = norm_axis(int(node.attrs.get("axis", 0)), len(xs))
+    c = im.act(idn, identity(len(cs)))
+    if im.b.tensors[c].dtype != DType.INT32:
+        raise im.refuse(f"indices {idn!r} are {im.b.tensors[c].dtype.name.lower()}",
+                        "int32 or int64 indices")
+    if xs[axis] < 1 or not cs:
+        raise im.refuse(f"indices of shape {list(cs)} into axis {axis} of {list(xs)}",
+                        "indices of rank >= 1 into a non-empty axis")
+    x = im.act(xn, identity(len(xs)))
+    ys = im.shape(node.outputs[0])
+    y = im.out_tensor(node.outputs[0], ys, dtype=im.b.tensors[x].dtype)
+    im.b.op("GATHER", [x, c], [y], GatherOptions(axis, 0))
+    im.bind(node.outputs[0], y, identity(len(ys)))
