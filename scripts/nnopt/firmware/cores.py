@@ -38,6 +38,10 @@ class Core:
 
 
 _ARM_QEMU = "qemu-system-arm"
+# the DSP cores (SMLAD) without Helium: the fully connected row pairs, and the matrix
+# core's pair rows (nnopt.lowering.gemm_pairs: 13 instead of 17 instructions per 16
+# MACs; not on the M33, whose AN521 part has no DSP: its C form would be slower)
+_DSP_LAYOUTS = frozenset({"row-pair", "conv-row-pair"})
 
 #: Every core nnopt's bare-metal firmware runs on, by -mcpu base value.
 CORES: Mapping[str, Core] = {
@@ -49,9 +53,10 @@ CORES: Mapping[str, Core] = {
         Core("m3", "cortex-m3", "armv7-m", _ARM_QEMU,
              "portable C and the Thumb-2 inline assembly of the no-DSP paths"),
         Core("m4", "cortex-m4", "armv7e-m", _ARM_QEMU,
-             "DSP (SMLAD, SXTB16, SSAT ...) as on the Cortex-M7"),
+             "DSP (SMLAD, SXTB16, SSAT ...) as on the Cortex-M7",
+             weight_layouts=_DSP_LAYOUTS),
         Core("m7", "cortex-m7", "armv7e-m", _ARM_QEMU,
-             "DSP (SMLAD, SXTB16, SSAT ...)"),
+             "DSP (SMLAD, SXTB16, SSAT ...)", weight_layouts=_DSP_LAYOUTS),
         Core("m33", "cortex-m33", "armv8-m.main", _ARM_QEMU,
              "DSP when the part has the extension, else as the Cortex-M3"),
         Core("m55", "cortex-m55", "armv8.1-m.main", _ARM_QEMU,

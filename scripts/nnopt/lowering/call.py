@@ -356,6 +356,9 @@ class ConvGemmSpec:
     records_ident: str | None = None
     # the records' biases with the input offset's term (Helium builds read them)
     bias_off: tuple[int, ...] | None = None
+    # the weights are in the pair-row layout (lowering.gemm_pairs; the records hold the
+    # mixed start values): the core's pairs run nnrt_gemm_pair_body_rp()
+    pair_rows: bool = False
 
 
 @dataclass(frozen=True)
