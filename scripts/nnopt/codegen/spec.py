@@ -76,7 +76,11 @@ def fc_lines(s: FcSpec) -> list[str]:
     name = spec_symbol(s.model, s.op_index)
     all_fast = int(all(-31 <= sh <= -2 for sh in s.shifts))
     args = f"input, {s.weights_ident}, {s.bias_ident or 'NULL'}, output, {all_fast}"
-    if s.pairs_depth is None:
+    if s.pack23_depth is not None:
+        what = ", weights packed two units to a word"
+        body = [f"    NNRT_FC_PACK23_XBUF(xs, {s.pack23_depth});",
+                f"    nnrt_fc_pack23_body(&{s.params_name}, {args}, xs);"]
+    elif s.pairs_depth is None:
         what, body = "", [f"    nnrt_fc_body(&{s.params_name}, {args});"]
     else:
         what = ", weights in the row-pair layout"

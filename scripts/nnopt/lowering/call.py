@@ -376,6 +376,9 @@ class FcSpec:
     bias_ident: str | None
     shifts: Sequence[int]
     pairs_depth: int | None = None
+    # the weights are int32 words in the packed layout (``nnrt_fc_pack23_body()``, an
+    # input buffer of that many int16 on the function's stack; lowering.fc.pack23_layout)
+    pack23_depth: int | None = None
 
 
 SpecDecl: TypeAlias = ConvGemmSpec | FcSpec
