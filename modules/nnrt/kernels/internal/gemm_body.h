@@ -619,39 +619,58 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
     NNRT_GA_OUT(acc1, "strb %[hi], [%[o], #%c[oc]]")                                          \
     NNRT_GA_OUT(acc0, "strb %[hi], [%[o]], #1")
 
+/* The pair loops' registers (both variants below) */
+#define NNRT_GA_REGS                                                                          \
+    register const void *q __asm__("r4") = cols;                                              \
+    register int8_t *o __asm__("r5") = out0;                                                  \
+    register const int32_t *r __asm__("r6") = g->rq;                                          \
+    register int32_t m __asm__("r8");                                                         \
+    register int32_t ad __asm__("r9");                                                        \
+    register int32_t rs __asm__("r10");                                                       \
+    const int8_t *w = g->filter;                                                              \
+    int32_t a00;                                                                              \
+    int32_t a01;                                                                              \
+    int32_t a10;                                                                              \
+    int32_t a11;                                                                              \
+    int32_t lo;                                                                               \
+    int32_t hi;
+/* the columns' start and end on the stack, 2^30 in q; per pair (label 1) both biases,
+ * the output-stage registers pushed, the columns' bounds loaded */
+#define NNRT_GA_PROLOGUE                                                                      \
+    ".if %c[kb] < 4096\n\t"                                                                   \
+    "addw %[hi], %[q], #%c[kb]\n\t"                                                           \
+    ".else\n\t"                                                                               \
+    "movw %[hi], #%c[kb]\n\t"                                                                 \
+    "add %[hi], %[hi], %[q]\n\t"                                                              \
+    ".endif\n\t"                                                                              \
+    "strd %[q], %[hi], [sp, #-8]!\n\t"                                                        \
+    "mov %[q], #0x40000000\n"                                                                 \
+    "1:\n\t"                                                                                  \
+    "ldrd %[a00], %[a10], [%[r]], #8\n\t"                                                     \
+    "push {%[q], %[o], %[r]}\n\t"                                                             \
+    "ldrd " NNRT_GA_C ", " NNRT_GA_END ", [sp, #12]\n\t"
+
+/* after the depth loop: the pair's output stage, the next pair or the end; the outputs */
+#define NNRT_GA_EPILOGUE                                                                      \
+    "pop {%[q], %[o], %[r]}\n\t"                                                              \
+    NNRT_GA_CHANNEL("%[a00]", "%[a01]")                                                       \
+    NNRT_GA_CHANNEL("%[a10]", "%[a11]")                                                       \
+    "tst %[rs], #%c[last]\n\t"                                                                \
+    "beq 1b\n\t"                                                                              \
+    "add sp, sp, #8\n\t"                                                                      \
+    : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [w] "+r"(w),   \
+      [o] "+r"(o), [r] "+r"(r), [q] "+r"(q), [m] "=&r"(m), [ad] "=&r"(ad), [rs] "=&r"(rs),    \
+      [lo] "=&r"(lo), [hi] "=&r"(hi)
+
 static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, const void *cols,
                                                    int8_t *out0)
 {
     /* pinned, each list in ascending order: the PUSH / POP of the loop and the LDM of
      * a record (register lists load and store in register order; the others are GCC's
      * choice; r7, a frame pointer in some builds, is left to GCC) */
-    register const void *q __asm__("r4") = cols;
-    register int8_t *o __asm__("r5") = out0;
-    register const int32_t *r __asm__("r6") = g->rq;
-    register int32_t m __asm__("r8");
-    register int32_t ad __asm__("r9");
-    register int32_t rs __asm__("r10");
-    const int8_t *w = g->filter;
-    int32_t a00;
-    int32_t a01;
-    int32_t a10;
-    int32_t a11;
-    int32_t lo;
-    int32_t hi;
+    NNRT_GA_REGS
     __asm__ volatile(
-        /* the columns' start and end on the stack, 2^30 in q */
-        ".if %c[kb] < 4096\n\t"
-        "addw %[hi], %[q], #%c[kb]\n\t"
-        ".else\n\t"
-        "movw %[hi], #%c[kb]\n\t"
-        "add %[hi], %[hi], %[q]\n\t"
-        ".endif\n\t"
-        "strd %[q], %[hi], [sp, #-8]!\n\t"
-        "mov %[q], #0x40000000\n"
-        "1:\n\t"
-        "ldrd %[a00], %[a10], [%[r]], #8\n\t"
-        "push {%[q], %[o], %[r]}\n\t"
-        "ldrd " NNRT_GA_C ", " NNRT_GA_END ", [sp, #12]\n\t"
+        NNRT_GA_PROLOGUE
         ".if %c[kc] > 0\n\t"
         NNRT_GA_FIRST
         ".if (%c[kc] - 1) & 1\n\t"
@@ -673,15 +692,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, cons
         NNRT_GA_TAIL(0, 0) NNRT_GA_TAIL(1, 2) NNRT_GA_TAIL(2, 1)
         ".endif\n\t"
         "addw %[w], %[w], #%c[k] + %c[tail]\n\t"
-        "pop {%[q], %[o], %[r]}\n\t"
-        NNRT_GA_CHANNEL("%[a00]", "%[a01]")
-        NNRT_GA_CHANNEL("%[a10]", "%[a11]")
-        "tst %[rs], #%c[last]\n\t"
-        "beq 1b\n\t"
-        "add sp, sp, #8\n\t"
-        : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11),
-          [w] "+r"(w), [o] "+r"(o), [r] "+r"(r), [q] "+r"(q), [m] "=&r"(m), [ad] "=&r"(ad),
-          [rs] "=&r"(rs), [lo] "=&r"(lo), [hi] "=&r"(hi)
+        NNRT_GA_EPILOGUE
         : [k] "i"(g->k), [kc] "i"(g->k >> 2), [kb] "i"(16 * (g->k >> 2)),
           [tail] "i"(g->k & 3), [oc] "i"(g->oc), [stage] "i"(g->stage),
           [lo8] "i"(g->act_min), [hi8] "i"(g->act_max), [last] "i"(NNRT_GEMM_RQ_LAST)
@@ -718,32 +729,9 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, cons
 static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
                                                       const void *cols, int8_t *out0)
 {
-    register const void *q __asm__("r4") = cols;
-    register int8_t *o __asm__("r5") = out0;
-    register const int32_t *r __asm__("r6") = g->rq;
-    register int32_t m __asm__("r8");
-    register int32_t ad __asm__("r9");
-    register int32_t rs __asm__("r10");
-    const int8_t *w = g->filter;
-    int32_t a00;
-    int32_t a01;
-    int32_t a10;
-    int32_t a11;
-    int32_t lo;
-    int32_t hi;
+    NNRT_GA_REGS
     __asm__ volatile(
-        ".if %c[kb] < 4096\n\t"
-        "addw %[hi], %[q], #%c[kb]\n\t"
-        ".else\n\t"
-        "movw %[hi], #%c[kb]\n\t"
-        "add %[hi], %[hi], %[q]\n\t"
-        ".endif\n\t"
-        "strd %[q], %[hi], [sp, #-8]!\n\t"
-        "mov %[q], #0x40000000\n"
-        "1:\n\t"
-        "ldrd %[a00], %[a10], [%[r]], #8\n\t"
-        "push {%[q], %[o], %[r]}\n\t"
-        "ldrd " NNRT_GA_C ", " NNRT_GA_END ", [sp, #12]\n\t"
+        NNRT_GA_PROLOGUE
         NNRT_GR_CHUNK("%[a00]", "%[a00]", "%[a10]", "%[a10]")
         ".if (%c[kc] - 1) & 1\n\t"
         NNRT_GR_NEXT
@@ -758,15 +746,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
         "sub %[a11], %[a11], %[a01]\n\t"
         "asr %[a10], %[a10], #8\n\t"
         "asr %[a11], %[a11], #8\n\t"
-        "pop {%[q], %[o], %[r]}\n\t"
-        NNRT_GA_CHANNEL("%[a00]", "%[a01]")
-        NNRT_GA_CHANNEL("%[a10]", "%[a11]")
-        "tst %[rs], #%c[last]\n\t"
-        "beq 1b\n\t"
-        "add sp, sp, #8\n\t"
-        : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11),
-          [w] "+r"(w), [o] "+r"(o), [r] "+r"(r), [q] "+r"(q), [m] "=&r"(m), [ad] "=&r"(ad),
-          [rs] "=&r"(rs), [lo] "=&r"(lo), [hi] "=&r"(hi)
+        NNRT_GA_EPILOGUE
         : [kc] "i"(g->k >> 2), [kb] "i"(16 * (g->k >> 2)), [oc] "i"(g->oc),
           [stage] "i"(g->stage), [lo8] "i"(g->act_min), [hi8] "i"(g->act_max),
           [last] "i"(NNRT_GEMM_RQ_LAST)
@@ -774,6 +754,9 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
 }
 #undef NNRT_GR_CHUNK
 #undef NNRT_GR_NEXT
+#undef NNRT_GA_REGS
+#undef NNRT_GA_PROLOGUE
+#undef NNRT_GA_EPILOGUE
 #undef NNRT_GA_C
 #undef NNRT_GA_END
 #undef NNRT_GA_X0
