@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +34,7 @@ from nnopt.errors import NnoptError
 from nnopt.firmware import BuildSpec, build, run
 from nnopt.firmware import toolchain as tc
 from nnopt.frontend.tflite import load_model_bytes
+from nnopt.lowering import gemm_pairs
 from nnopt.lowering.activation import multiply_by_quantized_multiplier
 from nnopt.lowering.call import ConvGemmSpec, FcSpec, Params, Raw, render_params
 from nnopt.lowering.conv_variant import CONV_SPEC, cols_bytes, im2col_bytes
@@ -53,6 +54,7 @@ from support.property import HAVE_QEMU, assert_passed, assert_same_hash, program
 
 CASES = 80  # convolutions
 FC_CASES = 24  # fully connected ops
+RP_CASES = 24  # convolutions with their weights in the pair-row layout (gemm_pairs)
 
 #: The harness the generated property program starts with (C in tests/c/; its text, so
 #: that the build cache, which hashes sources, sees an edit of it).
@@ -187,6 +189,86 @@ def _case(r: random.Random, k: int) -> tuple[list[str], str]:
     return decls, call
 
 
+def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
+    """C of pair-row case k: a one-group conv whose specialised core reads its weights in
+    the pair-row layout with the records' mixed start values (gemm_pairs), as code
+    generation emits it for the Cortex-M7; the generic entry reads the row-major copy.
+    Odd channel counts, a lone last pixel in every third case, scratch or not; every
+    fourth case near the layout's bound (depth 256, weights +-127, the input zero point
+    at an end: the mixed sums wrap int32, channel b's sum within 2^23 only by the
+    build-time check)."""
+    while True:
+        extreme = k % 4 == 0
+        n = r.randint(1, 2)
+        pointwise = extreme or r.random() < 0.6
+        if pointwise:
+            ic = 256 if extreme else 4 * r.randint(1, 64)
+            kh = kw = 1
+        else:
+            kh, kw = r.randint(1, 3), r.randint(1, 3)
+            ic = r.choice([c for c in range(1, 23) if (kh * kw * c) % 4 == 0] or [4])
+        ih, iw = r.randint(1, 5), r.randint(1, 5)
+        oc = r.randint(2, 4) if extreme else r.randint(2, 11)
+        sh, sw = (1, 1) if pointwise else (r.randint(1, 2), r.randint(1, 2))
+        padding = "VALID" if pointwise else r.choice(("SAME", "VALID"))
+        oh, pt = out_size_and_padding(padding, ih, kh, sh, 1)
+        ow, pl = out_size_and_padding(padding, iw, kw, sw, 1)
+        lone = k % 3 == 1  # an odd pixel count: the last pixel alone (the C path)
+        if (oh >= 1 and ow >= 1 and gemm_pairs.fits(kh, kw, ic, oc)
+                and max(n * ih * iw * ic, n * oh * ow * oc) <= 4096
+                and (not lone or (n * oh * ow) % 2 == 1)):
+            break
+    in_n, out_n, depth = n * ih * iw * ic, n * oh * ow * oc, kh * kw * ic
+    per_channel = r.random() < 0.7
+    q = _Requant.draw(r, oc if per_channel else 1)
+    # shifts that spread a typical accumulator over the int8 range (few saturate, so a
+    # wrong sum shows in the output)
+    spread = max(1.0, depth ** 0.5 * 73 * 150)
+    q = replace(q, shifts=[min(max(6 - round(np.log2(spread)) + r.randint(-1, 1), -31), -3)
+                           for _ in q.shifts], has_bias=True)
+    if extreme:
+        q = replace(q, z_in=r.choice((-128, 127)))
+        weights = np.array([r.choice((-127, 127)) for _ in range(depth * oc)], dtype=np.int64)
+    else:
+        weights = np.array([r.randint(-127, 127) for _ in range(depth * oc)], dtype=np.int64)
+    rows = weights.reshape(oc, depth)
+    xmax = max(abs(-128 - q.z_in), abs(127 - q.z_in))
+    room = (1 << 23) - 1 - int(np.abs(rows).sum(axis=1).max()) * xmax
+    reach = min(room, int(2 * spread))
+    biases = [r.randint(-reach, reach) for _ in range(oc)]
+    rec = records_for(rows, biases, q.mults * (1 if per_channel else oc),
+                      q.shifts * (1 if per_channel else oc), q.z_in, q.z_out, q.lo, q.hi)
+    laid = gemm_pairs.pair_rows(rows.astype(np.int8))
+    assert rec is not None and laid is not None and gemm_pairs.exact(rows, rec, q.z_in)
+    mixed = gemm_pairs.mixed_records(rec, oc)
+    geom = {"batches": n, "input_h": ih, "input_w": iw, "input_c": ic, "output_h": oh,
+            "output_w": ow, "output_c": oc, "filter_h": kh, "filter_w": kw, "filter_c": ic,
+            "stride_h": sh, "stride_w": sw, "dilation_h": 1, "dilation_w": 1,
+            "pad_top": pt, "pad_left": pl}
+    fields = {"geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out,
+              "act_min": q.lo, "act_max": q.hi, "per_channel": int(per_channel),
+              "multiplier": Raw(f"c{k}_mult"), "shift": Raw(f"c{k}_shift"), "pool": Raw("NULL")}
+    generic = Params("nnrt_conv_s8_params_t", fields)
+    params = Params("nnrt_conv_s8_params_t",
+                    {**fields, "multiplier": Raw("NULL"), "shift": Raw("NULL")})
+    decls = [f"static const int8_t c{k}_w[{depth * oc}] = {{{', '.join(map(str, weights))}}};",
+             f"static const int8_t c{k}_wrp[{depth * oc}] __attribute__((aligned(4))) = "
+             f"{{{', '.join(map(str, laid))}}};",
+             f"static const int32_t c{k}_b[{oc}] = {{{', '.join(map(str, biases))}}};",
+             f"static const int32_t c{k}_rq[{len(mixed)}] = {{{', '.join(map(str, mixed))}}};",
+             *q.tables(k), *render_params(generic, f"c{k}_gparams")]
+    decls += render_spec(ConvGemmSpec(
+        op_index=k, model="t", params=params, params_name=f"c{k}_params", depth=depth,
+        channels=oc, filter_ident=f"c{k}_wrp", bias_ident=None, mult_ident=f"c{k}_mult",
+        shift_ident=f"c{k}_shift", per_channel=per_channel, output_offset=q.z_out,
+        act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=f"c{k}_rq",
+        pair_rows=True))
+    decls = [d.replace(f"op{k}_core", f"c{k}_core") for d in decls]
+    call = (f"    check(&c{k}_gparams, c{k}_w, c{k}_b, {in_n}u, {out_n}u, "
+            f"{int(r.random() < 0.5)}, t_spec_op{k});")
+    return decls, call
+
+
 def _offset_biases(weights: np.ndarray, biases: list[int], z_in: int) -> tuple[int, ...]:
     """bias + input_offset * sum of each channel's weights, wrapped to int32 (what
     nnopt.lowering.conv_requant.offset_biases() writes; computed here on its own)."""
@@ -205,6 +287,10 @@ def property_program(cases: int, seed: int) -> str:
         calls.append(c)
     for k in range(cases, cases + FC_CASES):
         d, c = _fc_case(r, k)
+        decls += d
+        calls.append(c)
+    for k in range(cases + FC_CASES, cases + FC_CASES + RP_CASES):
+        d, c = _rp_case(r, k)
         decls += d
         calls.append(c)
     return program(PRELUDE, decls, calls)
@@ -234,7 +320,7 @@ def test_specialised_conv_matches_the_generic_kernel(property_results: dict[str,
                                                      name: str) -> None:
     if name not in property_results:
         pytest.skip(f"{name}: its QEMU / compiler is not installed")
-    assert_passed(property_results[name], CASES + FC_CASES)
+    assert_passed(property_results[name], CASES + FC_CASES + RP_CASES)
 
 
 def test_every_instruction_set_gives_the_same_bytes(property_results: dict[str, str]) -> None:
@@ -377,6 +463,39 @@ def test_offset_biases_for_helium_cores_only(tmp_path: Path) -> None:
             b = graph.tensors[op.inputs[2]].array().astype(np.int64)
             sums = w.array().reshape(len(b), -1).astype(np.int64).sum(axis=1)
             assert got == [int(v) for v in b - x.quant.zero_point[0] * sums], k
+
+
+@pytest.mark.parametrize("opts", [{}, {"inplace_ops": "auto", "tiling": "auto"}],
+                         ids=["classic", "default"])
+def test_pair_rows_for_dsp_cores_only(tmp_path: Path, opts: dict[str, str]) -> None:
+    """Planned for the M7's or M4's board (Core.weight_layouts: "conv-row-pair"), the
+    specialised 1x1 convs of kws_ref_model (depth 64) have their weights in the pair-row
+    layout (the array gemm_pairs.pair_rows() makes of the tensor, the records' mixed
+    start values) and run nnrt_gemm_pair_body_rp(); for the M3, the M33 without DSP,
+    the M55 or no board, none (their generated code is the one without the layout)."""
+    rel = "mlperf_tiny/kws_ref_model.tflite"
+    data = model_path(rel).read_bytes()
+    graph = load_model_bytes(data, name="kws_ref_model")
+    for board in ("nucleo_f767zi", "mps2_an386", "mps2_an385", "mps2_an521", "mps3_an547",
+                  None):
+        pm = plan_model(load_model_bytes(data, name="kws_ref_model"),
+                        PlanOptions(board=load_board(board) if board else None, **opts),
+                        source_bytes=data)
+        text = generate(pm, tmp_path / str(board)).c_file.read_text()
+        ops = re.findall(r"op (\d+): matrix-core convolution specialised to depth \d+, \d+ "
+                         r"channels, weights in the pair-row layout", text)
+        assert (len(ops) >= 4) == (board in ("nucleo_f767zi", "mps2_an386")), board
+        assert text.count("nnrt_gemm_pair_body_rp(") == len(ops), board
+        for k in ops:
+            op = graph.ops[int(k)]
+            w = graph.tensors[op.inputs[1]]
+            arr = re.search(rf"/\* tensor {w.index}: .*? in the conv-row-pair layout \*/\n"
+                            r"NNRT_WEIGHTS static const int8_t w\d+\[\d+\] = \{\n(.*?)\n\};",
+                            text, re.S)
+            assert arr is not None, k
+            got = [int(v) for v in arr.group(1).replace("\n", " ").split(",") if v.strip()]
+            want = gemm_pairs.pair_rows(w.array().reshape(w.shape[0], -1))
+            assert want is not None and got == [int(v) for v in want], k
 
 
 @pytest.mark.parametrize("opts", [{}, {"inplace_ops": "auto", "tiling": "auto"}],

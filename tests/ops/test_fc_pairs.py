@@ -33,7 +33,7 @@ from nnopt.firmware import toolchain as tc
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import FullyConnectedOptions
 from nnopt.lowering.call import FcSpec, Params, Raw
-from nnopt.lowering.fc import PAIRS_MAX_DEPTH, pair_layout
+from nnopt.lowering.fc import PAIRS_MAX_DEPTH, pack23_layout, pair_layout
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from nnopt.tflite_builder import ModelBuilder
@@ -184,9 +184,21 @@ def _case_c(k: int, c: _Case) -> tuple[list[str], str]:
     decls += render_spec(FcSpec(k, "t", params, f"c{k}_params", f"c{k}_wp",
                                 bias if c.bias is not None else None, c.shifts,
                                 pairs_depth=c.depth))
-    call = (f"    check_fc(&c{k}_params, c{k}_w, {bias}, {c.batches * c.depth}u, "
-            f"{c.batches * c.units}u, {c.fill}, t_spec_op{k});")
+    # the same op with its weights packed two units to a word (fc_pack23.h)
+    packed = pack23_layout(c.weights)
+    kp = k + PACKED_BASE
+    decls += [_c_array(f"static const int32_t c{k}_wk[{packed.size}]", packed),
+              *render_spec(FcSpec(kp, "t", params, f"c{kp}_params", f"c{k}_wk",
+                                  bias if c.bias is not None else None, c.shifts,
+                                  pack23_depth=c.depth))]
+    call = "\n".join(
+        f"    check_fc(&c{k}_params, c{k}_w, {bias}, {c.batches * c.depth}u, "
+        f"{c.batches * c.units}u, {c.fill}, t_spec_op{j});" for j in (k, kp))
     return decls, call
+
+
+#: the op index of case k's packed twin
+PACKED_BASE = 1000
 
 
 def property_program(seed: int) -> str:
@@ -219,7 +231,7 @@ def test_row_pairs_match_the_generic_kernel(property_results: dict[str, str],
                                             name: str) -> None:
     if name not in property_results:
         pytest.skip("qemu-system-arm / arm-none-eabi-gcc not installed")
-    assert_passed(property_results[name], CASES + 3)
+    assert_passed(property_results[name], 2 * (CASES + 3))
 
 
 @pytest.mark.slow
@@ -294,21 +306,30 @@ def test_models_use_the_layout_where_it_applies(tmp_path: Path) -> None:
 
 def test_the_layout_follows_the_target_core(tmp_path: Path) -> None:
     """The row-pair layout where it pays on the plan's board's core (SMLAD cores, the
-    no-DSP Thumb-2 ones), row-major on a Helium core (its vector rows read that order,
-    nnopt.firmware.cores), and on an unknown core as before (every layout)."""
+    Cortex-M3), the packed words on the M33 without DSP (SMLAL, twice the bytes: asked
+    for by name), row-major on a Helium core (its vector rows read that order,
+    nnopt.firmware.cores), and on an unknown core as before (every layout but the
+    packed one)."""
     model = MODELS["ad01_like_640x128"][0]
-    for board, pairs in (("nucleo_f767zi", True), ("mps2_an521", True),
-                         ("mps3_an547", False), (None, True)):
+    for board, pairs, packed in (("nucleo_f767zi", True, False), ("mps2_an521", False, True),
+                                 ("mps2_an385", True, False), ("mps3_an547", False, False),
+                                 (None, True, False)):
         opts = PlanOptions(specialize="force",
                            board=load_board(board) if board is not None else None)
         text = _generated_text(model, opts, tmp_path / str(board))
         assert ("row-pair layout" in text) == pairs, board
         assert ("nnrt_fc_pairs_body" in text) == pairs, board
+        assert ("nnrt_fc_pack23_body" in text) == packed, board
+        assert ("weights packed two units to a word" in text) == packed, board
+        if packed:  # the packed words are the weights' only array
+            assert "/* tensor 1:" not in text, board
+            words = re.search(r"static const int32_t op0_wpk\[(\d+)\]", text)
+            assert words is not None and int(words.group(1)) == 640 * 128 // 2, board
         assert "_spec_op0(" in text, board  # specialised either way
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target", ["host", "qemu-m7", "qemu-m3", "qemu-m55"])
+@pytest.mark.parametrize("target", ["host", "qemu-m7", "qemu-m3", "qemu-m55", "qemu-m33"])
 def test_models_match_the_interpreter(target: str) -> None:
     """qemu-m55: the board of a Helium core, where the specialised ops keep row-major
     weights and run the Helium rows (internal/mve_dot.h)."""
@@ -317,6 +338,8 @@ def test_models_match_the_interpreter(target: str) -> None:
     board = None
     if target == "qemu-m55":
         target, board = "qemu", load_board("mps3_an547")
+    if target == "qemu-m33":  # no DSP: the weights packed two units to a word
+        target, board = "qemu", load_board("mps2_an521")
     names = list(MODELS)
     for group in (names[:7], names[7:]):  # QEMU's command line: the inputs' paths
         combined = combine_models([MODELS[n][0] for n in group])

@@ -39,7 +39,8 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
                     "};", "#endif"]
     return [
         f"/* op {s.op_index}: matrix-core convolution specialised to depth {s.depth}, "
-        f"{s.channels} channels (nnrt/kernels/spec.h) */",
+        f"{s.channels} channels{', weights in the pair-row layout' if s.pair_rows else ''} "
+        "(nnrt/kernels/spec.h) */",
         *render_params(s.params, s.params_name),
         *bias_off,
         f"static const nnrt_gemm_s8_t {core} = {{",
@@ -50,7 +51,8 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
         f"static NNRT_SPEC_NOINLINE void {name}_pair(const nnrt_gemm_pass_t *x, int32_t oc, "
         "int32_t n)",
         "{",
-        f"    nnrt_gemm_pair_body_rq(&{core}, x, oc, n);" if s.records_ident is not None
+        f"    nnrt_gemm_pair_body_{'rp' if s.pair_rows else 'rq'}(&{core}, x, oc, n);"
+        if s.records_ident is not None
         else f"    nnrt_gemm_pair_body(&{core}, x, oc, n, {all_fast});",
         "}",
         f"static void {px2}(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, "
@@ -74,7 +76,11 @@ def fc_lines(s: FcSpec) -> list[str]:
     name = spec_symbol(s.model, s.op_index)
     all_fast = int(all(-31 <= sh <= -2 for sh in s.shifts))
     args = f"input, {s.weights_ident}, {s.bias_ident or 'NULL'}, output, {all_fast}"
-    if s.pairs_depth is None:
+    if s.pack23_depth is not None:
+        what = ", weights packed two units to a word"
+        body = [f"    NNRT_FC_PACK23_XBUF(xs, {s.pack23_depth});",
+                f"    nnrt_fc_pack23_body(&{s.params_name}, {args}, xs);"]
+    elif s.pairs_depth is None:
         what, body = "", [f"    nnrt_fc_body(&{s.params_name}, {args});"]
     else:
         what = ", weights in the row-pair layout"

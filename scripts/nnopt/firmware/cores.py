@@ -35,9 +35,16 @@ class Core:
     # nnopt.lowering.fc) whose kernels run faster on this core than the tensor's own
     # order: code generation writes weights in no other (EmitContext.weight_layouts)
     weight_layouts: frozenset[str] = frozenset({"row-pair"})
+    # the same for a board whose cpu leaves the DSP extension out ("+nodsp"), when it
+    # differs (None: weight_layouts)
+    nodsp_layouts: frozenset[str] | None = None
 
 
 _ARM_QEMU = "qemu-system-arm"
+# the DSP cores (SMLAD) without Helium: the fully connected row pairs, and the matrix
+# core's pair rows (nnopt.lowering.gemm_pairs: 13 instead of 17 instructions per 16
+# MACs; not on the M33, whose AN521 part has no DSP: its C form would be slower)
+_DSP_LAYOUTS = frozenset({"row-pair", "conv-row-pair"})
 
 #: Every core nnopt's bare-metal firmware runs on, by -mcpu base value.
 CORES: Mapping[str, Core] = {
@@ -49,11 +56,16 @@ CORES: Mapping[str, Core] = {
         Core("m3", "cortex-m3", "armv7-m", _ARM_QEMU,
              "portable C and the Thumb-2 inline assembly of the no-DSP paths"),
         Core("m4", "cortex-m4", "armv7e-m", _ARM_QEMU,
-             "DSP (SMLAD, SXTB16, SSAT ...) as on the Cortex-M7"),
+             "DSP (SMLAD, SXTB16, SSAT ...) as on the Cortex-M7",
+             weight_layouts=_DSP_LAYOUTS),
         Core("m7", "cortex-m7", "armv7e-m", _ARM_QEMU,
-             "DSP (SMLAD, SXTB16, SSAT ...)"),
+             "DSP (SMLAD, SXTB16, SSAT ...)", weight_layouts=_DSP_LAYOUTS),
         Core("m33", "cortex-m33", "armv8-m.main", _ARM_QEMU,
-             "DSP when the part has the extension, else as the Cortex-M3"),
+             "DSP when the part has the extension, else as the Cortex-M3",
+             # without DSP the FCs' packed words (nnopt.lowering.fc.pack23_layout: one
+             # SMLAL for two units, twice the weights' bytes) instead of the row pairs'
+             # C form (ad01_int8: benchmarks/README-kernels.md)
+             nodsp_layouts=frozenset({"row-pair", "fc-pack23"})),
         Core("m55", "cortex-m55", "armv8.1-m.main", _ARM_QEMU,
              "DSP, and Helium (MVE) for the int8 matrix core, fully connected dot "
              "products and depthwise (internal/mve_*.h)",
@@ -89,10 +101,15 @@ def weight_layouts(board_name: str | None) -> frozenset[str] | None:
     if not board_name:
         return None
     try:
-        core = CORES.get(core_name(load_board(board_name).cpu))
+        cpu = load_board(board_name).cpu
     except NnoptError:
         return None
-    return core.weight_layouts if core is not None else None
+    core = CORES.get(core_name(cpu))
+    if core is None:
+        return None
+    if "+nodsp" in cpu and core.nodsp_layouts is not None:
+        return core.nodsp_layouts
+    return core.weight_layouts
 
 
 def core_by_short(short: str) -> Core:

@@ -356,6 +356,9 @@ class ConvGemmSpec:
     records_ident: str | None = None
     # the records' biases with the input offset's term (Helium builds read them)
     bias_off: tuple[int, ...] | None = None
+    # the weights are in the pair-row layout (lowering.gemm_pairs; the records hold the
+    # mixed start values): the core's pairs run nnrt_gemm_pair_body_rp()
+    pair_rows: bool = False
 
 
 @dataclass(frozen=True)
@@ -373,6 +376,9 @@ class FcSpec:
     bias_ident: str | None
     shifts: Sequence[int]
     pairs_depth: int | None = None
+    # the weights are int32 words in the packed layout (``nnrt_fc_pack23_body()``, an
+    # input buffer of that many int16 on the function's stack; lowering.fc.pack23_layout)
+    pack23_depth: int | None = None
 
 
 SpecDecl: TypeAlias = ConvGemmSpec | FcSpec

@@ -58,7 +58,7 @@ from ..arith import (
 from ..cdefs import C_TYPE, SUFFIX_DTYPE
 from ..errors import UnsupportedError
 from ..ir import ConvOptions, Graph, Op, Tensor
-from . import specialize
+from . import gemm_pairs, specialize
 from .base import EmitContext, LoweringBase
 from .call import (
     NULL,
@@ -87,7 +87,7 @@ from .specialize import SPECIALIZABLE
 
 
 def _conv_params(ctx: EmitContext, kind: str, geom: Any, depthwise: bool, records: bool,
-                 pool: Any) -> tuple[Params, _Requant | None]:
+                 pool: Any, pairs: bool = False) -> tuple[Params, _Requant | None]:
     """The parameter struct of the op's kernel call, the one builder of both the op's
     own body (:meth:`ConvLowering.emit`) and its call on sub-views
     (:meth:`ConvLowering.window_call`), so that a parameter changes in one place; and
@@ -100,7 +100,7 @@ def _conv_params(ctx: EmitContext, kind: str, geom: Any, depthwise: bool, record
         return Params("nnrt_conv_s16_params_t",
                       {"geom": geom, **_requant16(ctx, x, w, y, depthwise)}), None
     if kind == "s8":
-        q = _requant(ctx, x, w, y, depthwise, records)
+        q = _requant(ctx, x, w, y, depthwise, records, pairs)
         return Params("nnrt_conv_s8_params_t", {
             "geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out,
             "act_min": q.lo, "act_max": q.hi, "per_channel": 1 if q.per_channel else 0,
@@ -174,13 +174,17 @@ class ConvLowering(LoweringBase):
         # channel records: the sub-views run the specialised core (codegen.views), which
         # reads neither the bias nor these params' multipliers and shifts
         rec = (records and kind == "s8" and variant is not None
-               and variant.function in SPECIALIZABLE and self.records(ctx))
-        w_arg = ctx.ptr(w.index)
+               and variant.function in SPECIALIZABLE)
+        # weights in the pair-row layout: the specialised core alone reads them (the
+        # generic call never runs with records: codegen.views.check_spec)
+        pairs = rec and self.pair_rows(ctx, _geometry(graph, op)) is not None
+        rec = pairs or (rec and self.records(ctx))
+        w_arg = Raw("NULL") if pairs else ctx.ptr(w.index)
         b_arg: Arg = ctx.ptr(bias.index) if bias is not None and not rec else NULL
         args = (AddressOf("params"), TensorArg(x.index), w_arg, b_arg, TensorArg(y.index),
                 *scratch)
         elem = C_TYPE[SUFFIX_DTYPE[kind]]
-        params, _ = _conv_params(ctx, kind, geom, dw, rec, Raw("NULL"))
+        params, _ = _conv_params(ctx, kind, geom, dw, rec, Raw("NULL"), pairs=pairs)
         return KernelCall(params, Call(fn, args), elem)
 
     def spec_core(self, ctx: EmitContext) -> specialize.SpecNames | None:
@@ -208,13 +212,38 @@ class ConvLowering(LoweringBase):
                 and ctx.weight_array(op.inputs[1]) is not None
                 and _records(graph, op) is not None)
 
+    def pair_rows(self, ctx: EmitContext, g: _ConvGeom) -> str | None:
+        """The array of the int8 conv ctx.op's weights in the pair-row layout
+        (:mod:`.gemm_pairs`), or None: written where the target's core asks for the
+        layout (an unknown core: not), the op gets a specialised core with channel
+        records, its geometry and weights take the layout and the op alone reads them
+        (nothing has named the plain array yet)."""
+        graph, op = ctx.graph, ctx.op
+        layouts = ctx.weight_layouts
+        if (layouts is None or gemm_pairs.GEMM_PAIRS_LAYOUT not in layouts
+                or ctx.decl is None or g.depthwise
+                or not gemm_pairs.fits(g.filter_h, g.filter_w, g.input_c, g.output_c)
+                or op.index not in specialized_ops(graph, ctx.specialize)):
+            return None
+        w = graph.tensors[op.inputs[1]]
+        rec = _records(graph, op)
+        if rec is None or not w.is_constant:
+            return None
+        rows = w.array().reshape(g.output_c, -1)
+        z_in = per_tensor_quant(op, graph.tensors[op.inputs[0]])[1]
+        arranged = gemm_pairs.pair_rows(rows)
+        if arranged is None or not gemm_pairs.exact(rows, rec, z_in):
+            return None
+        return ctx.laid_out_weight(w.index, gemm_pairs.GEMM_PAIRS_LAYOUT, arranged)
+
     def _declare_spec(self, ctx: EmitContext, g: _ConvGeom, params: Params, bias: Tensor | None,
-                      q: _Requant) -> bool:
+                      q: _Requant, pairs: str | None = None) -> bool:
         """Declare the specialised function of an int8 conv (True) where the mode, the
-        constant weights and ``ctx.decl`` allow it."""
+        constant weights and ``ctx.decl`` allow it; pairs: its weights' array in the
+        pair-row layout (:meth:`pair_rows`)."""
         graph, op = ctx.graph, ctx.op
         w = graph.tensors[op.inputs[1]]
-        w_ident = ctx.weight_array(w.index)
+        w_ident = pairs or ctx.weight_array(w.index)
         b_ident = (ctx.weight_array(bias.index) if bias is not None and q.records is None
                    else None)
         if (ctx.decl is None or w_ident is None
@@ -228,7 +257,7 @@ class ConvLowering(LoweringBase):
             filter_ident=w_ident, bias_ident=b_ident, mult_ident=q.mult,
             shift_ident=q.shift, per_channel=q.per_channel, output_offset=q.z_out,
             act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=q.records,
-            bias_off=q.bias_off))
+            bias_off=q.bias_off, pair_rows=pairs is not None))
         return True
 
     def emit(self, ctx: EmitContext) -> Body:
@@ -262,6 +291,15 @@ class ConvLowering(LoweringBase):
                 "act_max": phi, "act_min_f": Dec(flo), "act_max_f": Dec(fhi)}, "pool"))
             pool = AddressOf("pool")
         variant = _op_variant(g, op, kind)
+        pairs = self.pair_rows(ctx, g) if int8 else None
+        if pairs is not None:  # the plain weights are named nowhere (their array is this)
+            params, q = _conv_params(ctx, kind, geom, g.depthwise, True, pool, pairs=True)
+            assert q is not None and q.records is not None
+            declared = self._declare_spec(ctx, g, params, bias, q, pairs)
+            assert declared
+            return [Call(specialize.spec_symbol(ctx.model, op.index),
+                         (TensorArg(x.index), TensorArg(y.index),
+                          ScratchArg() if variant.scratch else NULL), wrap=False)]
         rec = int8 and self.records(ctx)
         b_arg: Arg = ctx.ptr(bias.index) if bias is not None and not rec else NULL
         scratch: tuple[Arg, ...] = (ScratchArg(),) if variant.scratch else ()

@@ -17,7 +17,7 @@ from ..arith import (
 from ..errors import UnsupportedError
 from ..ir import ConvOptions, Graph, Op, Tensor
 from ..multiplier import quantize_multiplier
-from . import specialize
+from . import gemm_pairs, specialize
 from .base import EmitContext
 from .call import (
     Raw,
@@ -135,9 +135,10 @@ def _records(graph: Graph, op: Op) -> list[int] | None:
 
 
 def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool,
-             records: bool = False) -> _Requant:
+             records: bool = False, pairs: bool = False) -> _Requant:
     """records: the op's specialised matrix core takes channel records
-    (:meth:`nnopt.lowering.conv.ConvLowering.records`)."""
+    (:meth:`nnopt.lowering.conv.ConvLowering.records`); pairs: its weights are in the
+    pair-row layout (the records' mixed start values, :mod:`.gemm_pairs`)."""
     op = ctx.op
     assert isinstance(op.options, ConvOptions)
     _, z_in = per_tensor_quant(op, x)
@@ -146,6 +147,8 @@ def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool,
                                                 3 if depthwise else 0)
     lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
     rec = _records(ctx.graph, op) if records else None
+    if rec is not None and pairs:
+        rec = gemm_pairs.mixed_records(rec, y.shape[3])
     if rec is not None:
         # only where the target's core asks for it (an unknown core: not)
         bias_off = (tuple(int(v) for v in offset_biases(ctx.graph, op))

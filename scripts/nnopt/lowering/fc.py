@@ -133,6 +133,28 @@ def pair_layout(w: np.ndarray) -> np.ndarray | None:
     return out.astype(np.int8)
 
 
+#: Name of the packed layout of cores without SMLAD (``internal/fc_pack23.h``: two units'
+#: weights in one int32, one SMLAL for both; twice the tensor's bytes).
+PACK23_LAYOUT = "fc-pack23"
+#: The deepest input row it takes (its int16 copy of the row on the function's stack).
+PACK23_MAX_DEPTH = 1024
+
+
+def pack23_layout(w: np.ndarray) -> np.ndarray:
+    """int8 weights ``[units, depth]`` in the packed layout of nnrt's
+    ``internal/fc_pack23.h`` (whose comment describes it; this is its one definition in
+    Python): per unit pair (2p, 2p + 1) and input d the int32 ``w[2p][d] + w[2p + 1][d] *
+    2^23`` (an odd last unit paired with zeros), the pairs in groups of 4, per group
+    input-major ([d][pair of the group])."""
+    units, depth = w.shape
+    pairs = (units + 1) // 2
+    v = np.zeros((2 * pairs, depth), dtype=np.int64)
+    v[:units] = w
+    words = v[0::2] + v[1::2] * (1 << 23)  # [pair][d]
+    out = [words[g:g + 4].T.reshape(-1) for g in range(0, pairs, 4)]
+    return np.concatenate(out).astype(np.int32)
+
+
 #: Specialising the int8 fully connected op (``--specialize``, measured on Cortex-M7:
 #: :mod:`.specialize`).
 FC_SPEC = specialize.SpecCost("nnrt_fully_connected_s8", gain_per_output=20, spec_bytes=620,
@@ -146,6 +168,13 @@ def fc_gain_per_output(depth: int, row_pairs: bool) -> int:
     `bench_firmware.py --profile`, ``--specialize off`` against ``auto``: ad01_int8's
     depths 8, 128 and 640, lenet5_int8's 84 and 120, kws_ref_model's 64)."""
     return FC_SPEC.gain_per_output + (depth // 2 if row_pairs else 0)
+
+
+def _packs(layouts: frozenset[str] | None, depth: int) -> bool:
+    """Whether a specialised FC of this depth takes the packed layout: only where the
+    target's core asks for it by name (twice the weights' bytes: an unknown core does
+    not get it)."""
+    return layouts is not None and PACK23_LAYOUT in layouts and depth <= PACK23_MAX_DEPTH
 
 
 def specialized_fc_ops(graph: Graph, mode: str,
@@ -169,7 +198,7 @@ def specialized_fc_ops(graph: Graph, mode: str,
                 and (bias is None or bias.is_constant)):
             pairs = (depth <= PAIRS_MAX_DEPTH and (layouts is None or PAIRS_LAYOUT in layouts)
                      and graph.consumers.get(w.index) == (op.index,)
-                     and pair_layout(w.array()) is not None)
+                     and pair_layout(w.array()) is not None) or _packs(layouts, depth)
             candidates.append(specialize.Candidate(
                 op.index, batches * units, FC_SPEC, fc_gain_per_output(depth, pairs)))
     return specialize.choose(mode, candidates)
@@ -262,6 +291,17 @@ class FullyConnectedLowering(LoweringBase):
         them, ``depth`` <= :data:`PAIRS_MAX_DEPTH`); None when the weights or the bias
         are no plain array there."""
         op = ctx.op
+        if _packs(ctx.weight_layouts, depth) and (
+                bias is None or ctx.weight_array(bias.index) is not None):
+            # the packed words are the weights' only array (the tensor's is not named)
+            b_ident = ctx.weight_array(bias.index) if bias is not None else None
+            units = int(np.prod(w.shape)) // depth
+            packed = ctx.const_array("wpk", pack23_layout(w.array().reshape(units, depth)))
+            assert ctx.decl is not None
+            ctx.decl(FcSpec(op.index, ctx.model, params, f"op{op.index}_params", packed,
+                            b_ident, shifts, pack23_depth=depth))
+            return [Call(specialize.spec_symbol(ctx.model, op.index),
+                         (TensorArg(op.inputs[0]), TensorArg(op.outputs[0])), wrap=False)]
         w_ident = None
         if depth <= PAIRS_MAX_DEPTH and ctx.layout_pays(PAIRS_LAYOUT):
             arranged = pair_layout(w.array())

@@ -619,39 +619,58 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
     NNRT_GA_OUT(acc1, "strb %[hi], [%[o], #%c[oc]]")                                          \
     NNRT_GA_OUT(acc0, "strb %[hi], [%[o]], #1")
 
+/* The pair loops' registers (both variants below) */
+#define NNRT_GA_REGS                                                                          \
+    register const void *q __asm__("r4") = cols;                                              \
+    register int8_t *o __asm__("r5") = out0;                                                  \
+    register const int32_t *r __asm__("r6") = g->rq;                                          \
+    register int32_t m __asm__("r8");                                                         \
+    register int32_t ad __asm__("r9");                                                        \
+    register int32_t rs __asm__("r10");                                                       \
+    const int8_t *w = g->filter;                                                              \
+    int32_t a00;                                                                              \
+    int32_t a01;                                                                              \
+    int32_t a10;                                                                              \
+    int32_t a11;                                                                              \
+    int32_t lo;                                                                               \
+    int32_t hi;
+/* the columns' start and end on the stack, 2^30 in q; per pair (label 1) both biases,
+ * the output-stage registers pushed, the columns' bounds loaded */
+#define NNRT_GA_PROLOGUE                                                                      \
+    ".if %c[kb] < 4096\n\t"                                                                   \
+    "addw %[hi], %[q], #%c[kb]\n\t"                                                           \
+    ".else\n\t"                                                                               \
+    "movw %[hi], #%c[kb]\n\t"                                                                 \
+    "add %[hi], %[hi], %[q]\n\t"                                                              \
+    ".endif\n\t"                                                                              \
+    "strd %[q], %[hi], [sp, #-8]!\n\t"                                                        \
+    "mov %[q], #0x40000000\n"                                                                 \
+    "1:\n\t"                                                                                  \
+    "ldrd %[a00], %[a10], [%[r]], #8\n\t"                                                     \
+    "push {%[q], %[o], %[r]}\n\t"                                                             \
+    "ldrd " NNRT_GA_C ", " NNRT_GA_END ", [sp, #12]\n\t"
+
+/* after the depth loop: the pair's output stage, the next pair or the end; the outputs */
+#define NNRT_GA_EPILOGUE                                                                      \
+    "pop {%[q], %[o], %[r]}\n\t"                                                              \
+    NNRT_GA_CHANNEL("%[a00]", "%[a01]")                                                       \
+    NNRT_GA_CHANNEL("%[a10]", "%[a11]")                                                       \
+    "tst %[rs], #%c[last]\n\t"                                                                \
+    "beq 1b\n\t"                                                                              \
+    "add sp, sp, #8\n\t"                                                                      \
+    : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [w] "+r"(w),   \
+      [o] "+r"(o), [r] "+r"(r), [q] "+r"(q), [m] "=&r"(m), [ad] "=&r"(ad), [rs] "=&r"(rs),    \
+      [lo] "=&r"(lo), [hi] "=&r"(hi)
+
 static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, const void *cols,
                                                    int8_t *out0)
 {
     /* pinned, each list in ascending order: the PUSH / POP of the loop and the LDM of
      * a record (register lists load and store in register order; the others are GCC's
      * choice; r7, a frame pointer in some builds, is left to GCC) */
-    register const void *q __asm__("r4") = cols;
-    register int8_t *o __asm__("r5") = out0;
-    register const int32_t *r __asm__("r6") = g->rq;
-    register int32_t m __asm__("r8");
-    register int32_t ad __asm__("r9");
-    register int32_t rs __asm__("r10");
-    const int8_t *w = g->filter;
-    int32_t a00;
-    int32_t a01;
-    int32_t a10;
-    int32_t a11;
-    int32_t lo;
-    int32_t hi;
+    NNRT_GA_REGS
     __asm__ volatile(
-        /* the columns' start and end on the stack, 2^30 in q */
-        ".if %c[kb] < 4096\n\t"
-        "addw %[hi], %[q], #%c[kb]\n\t"
-        ".else\n\t"
-        "movw %[hi], #%c[kb]\n\t"
-        "add %[hi], %[hi], %[q]\n\t"
-        ".endif\n\t"
-        "strd %[q], %[hi], [sp, #-8]!\n\t"
-        "mov %[q], #0x40000000\n"
-        "1:\n\t"
-        "ldrd %[a00], %[a10], [%[r]], #8\n\t"
-        "push {%[q], %[o], %[r]}\n\t"
-        "ldrd " NNRT_GA_C ", " NNRT_GA_END ", [sp, #12]\n\t"
+        NNRT_GA_PROLOGUE
         ".if %c[kc] > 0\n\t"
         NNRT_GA_FIRST
         ".if (%c[kc] - 1) & 1\n\t"
@@ -673,20 +692,71 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, cons
         NNRT_GA_TAIL(0, 0) NNRT_GA_TAIL(1, 2) NNRT_GA_TAIL(2, 1)
         ".endif\n\t"
         "addw %[w], %[w], #%c[k] + %c[tail]\n\t"
-        "pop {%[q], %[o], %[r]}\n\t"
-        NNRT_GA_CHANNEL("%[a00]", "%[a01]")
-        NNRT_GA_CHANNEL("%[a10]", "%[a11]")
-        "tst %[rs], #%c[last]\n\t"
-        "beq 1b\n\t"
-        "add sp, sp, #8\n\t"
-        : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11),
-          [w] "+r"(w), [o] "+r"(o), [r] "+r"(r), [q] "+r"(q), [m] "=&r"(m), [ad] "=&r"(ad),
-          [rs] "=&r"(rs), [lo] "=&r"(lo), [hi] "=&r"(hi)
+        NNRT_GA_EPILOGUE
         : [k] "i"(g->k), [kc] "i"(g->k >> 2), [kb] "i"(16 * (g->k >> 2)),
           [tail] "i"(g->k & 3), [oc] "i"(g->oc), [stage] "i"(g->stage),
           [lo8] "i"(g->act_min), [hi8] "i"(g->act_max), [last] "i"(NNRT_GEMM_RQ_LAST)
         : "cc", "memory");
 }
+/*
+ * nnrt_gemm_pairs_asm() for weights in the pair-row layout (NNRT_GEMM_RP_* below):
+ * per chunk of 4 depth positions and channel pair (a, b) the two words E = [h0 h2] and
+ * O = [h1 h3] of the halfwords h_i = 256 * w_b[i] + w_a[i], read by one LDRD. SMLAD of
+ * the raw words accumulates the mixed sum 256 * b + a of each pixel, SXTB16 in place
+ * leaves [w_a0 w_a2] [w_a1 w_a3] and 4 more SMLAD give a alone: per 16 MACs 3 LDRD,
+ * 2 SXTB16 and 8 SMLAD (13 instructions; the row-major loop above: 17). After the depth
+ * loop b = (mixed - a) >> 8 (2 instructions an output). The accumulators of channel b
+ * (a10, a11) hold the mixed sums during the loop, started from the record's second word
+ * (bias_a + 256 * bias_b: nnrt_gemm_pair_body_rp()). Same registers and output stage as
+ * nnrt_gemm_pairs_asm(); depth a multiple of 4 (the lowering's rule).
+ */
+#define NNRT_GR_CHUNK(s00, s01, s10, s11)                                                    \
+    "ldrd " NNRT_GA_X0 ", " NNRT_GA_X1 ", [" NNRT_GA_C "], #8\n\t"                            \
+    "ldrd " NNRT_GA_WE ", " NNRT_GA_WV ", [%[w]], #8\n\t"                                     \
+    "ldrd " NNRT_GA_X2 ", " NNRT_GA_X3 ", [" NNRT_GA_C "], #8\n\t"                            \
+    "smlad %[a11], " NNRT_GA_X2 ", " NNRT_GA_WE ", " s11 "\n\t"                               \
+    "smlad %[a10], " NNRT_GA_X0 ", " NNRT_GA_WE ", " s10 "\n\t"                               \
+    "smlad %[a10], " NNRT_GA_X1 ", " NNRT_GA_WV ", %[a10]\n\t"                                \
+    "smlad %[a11], " NNRT_GA_X3 ", " NNRT_GA_WV ", %[a11]\n\t"                                \
+    "sxtb16 " NNRT_GA_WE ", " NNRT_GA_WE "\n\t"                                               \
+    "sxtb16 " NNRT_GA_WV ", " NNRT_GA_WV "\n\t"                                               \
+    "smlad %[a01], " NNRT_GA_X2 ", " NNRT_GA_WE ", " s01 "\n\t"                               \
+    "smlad %[a00], " NNRT_GA_X0 ", " NNRT_GA_WE ", " s00 "\n\t"                               \
+    "smlad %[a00], " NNRT_GA_X1 ", " NNRT_GA_WV ", %[a00]\n\t"                                \
+    "smlad %[a01], " NNRT_GA_X3 ", " NNRT_GA_WV ", %[a01]\n\t"
+#define NNRT_GR_NEXT NNRT_GR_CHUNK("%[a00]", "%[a01]", "%[a10]", "%[a11]")
+
+static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
+                                                      const void *cols, int8_t *out0)
+{
+    NNRT_GA_REGS
+    __asm__ volatile(
+        NNRT_GA_PROLOGUE
+        NNRT_GR_CHUNK("%[a00]", "%[a00]", "%[a10]", "%[a10]")
+        ".if (%c[kc] - 1) & 1\n\t"
+        NNRT_GR_NEXT
+        ".endif\n\t"
+        ".if %c[kc] > 2\n"
+        "2:\n\t"
+        NNRT_GR_NEXT NNRT_GR_NEXT
+        "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\t"
+        "bne 2b\n\t"
+        ".endif\n\t"
+        "sub %[a10], %[a10], %[a00]\n\t"
+        "sub %[a11], %[a11], %[a01]\n\t"
+        "asr %[a10], %[a10], #8\n\t"
+        "asr %[a11], %[a11], #8\n\t"
+        NNRT_GA_EPILOGUE
+        : [kc] "i"(g->k >> 2), [kb] "i"(16 * (g->k >> 2)), [oc] "i"(g->oc),
+          [stage] "i"(g->stage), [lo8] "i"(g->act_min), [hi8] "i"(g->act_max),
+          [last] "i"(NNRT_GEMM_RQ_LAST)
+        : "cc", "memory");
+}
+#undef NNRT_GR_CHUNK
+#undef NNRT_GR_NEXT
+#undef NNRT_GA_REGS
+#undef NNRT_GA_PROLOGUE
+#undef NNRT_GA_EPILOGUE
 #undef NNRT_GA_C
 #undef NNRT_GA_END
 #undef NNRT_GA_X0
@@ -780,6 +850,50 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rq(const nnrt_gemm_s8_t *g,
     nnrt_rv_gemm_pairs(g, x, oc0, n, 0, 1);
 #else
     nnrt_gemm_pair1_rq(g, x->cols, x->out0, x->out1, oc0, n);
+#endif
+}
+
+/*
+ * nnrt_gemm_pair_body_rq() for an op whose weights code generation wrote in the pair-row
+ * layout (nnopt.lowering.gemm_pairs, for the cores whose data asks for it: the one
+ * definition of the layout in Python). Every channel pair (2j, 2j + 1) holds its 2 * k
+ * bytes at filter + 2j * k as k / 4 chunks of two words, E = [h_4c h_4c+2] and
+ * O = [h_4c+1 h_4c+3] (little-endian int16 halfwords h_i = 256 * w_2j+1[i] + w_2j[i]);
+ * an odd last channel stays a row-major row at its usual offset. The record's second
+ * bias word is bias_2j + 256 * bias_2j+1 (wrapped to int32). k is a multiple of 4, at
+ * most NNRT_GEMM_RP_MAX_K, and the lowering proved |bias_b + sum_i w_b[i] x_i| < 2^23
+ * for every reachable input (x with the input offset), so that (mixed - a) >> 8, taken
+ * modulo 2^32, is channel b's exact sum. DSP builds with constant depth (-O1 and
+ * above): the pairs of two stored pixels in assembly (nnrt_gemm_pairs_rp_asm()); every
+ * other case (a lone pixel, other builds of the same generated code) through
+ * nnrt_gemm_pairs_rp_s8() in C, the same sums.
+ */
+#define NNRT_GEMM_RP_MAX_K 256
+
+/* Channels [oc, n) of a pixel pair, oc even, weights in the pair-row layout (libnnrt,
+ * internal/nnrt_gemm_s8.c). */
+void nnrt_gemm_pairs_rp_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc,
+                           int32_t n);
+
+static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rp(const nnrt_gemm_s8_t *g,
+                                                      const nnrt_gemm_pass_t *x, int32_t oc0,
+                                                      int32_t n)
+{
+#if NNRT_DSP || NNRT_GEMM_PACKED || NNRT_RV32
+    int32_t oc = oc0;
+#if NNRT_DSP && defined(__OPTIMIZE__)
+    if (NNRT_GEMM_ASM_OK(g) && oc0 == 0 && n == g->oc && n >= 2
+        && x->out1 == x->out0 + g->oc) {
+        nnrt_gemm_pairs_rp_asm(g, x->cols, x->out0);
+        oc = n & ~1;
+    }
+#endif
+    if (oc < n) {
+        nnrt_gemm_pairs_rp_s8(g, x, oc, n);
+    }
+#else
+    /* portable builds: the pair oc0, oc0 + n (n = 1), or the odd last channel (n = 0) */
+    nnrt_gemm_pairs_rp_s8(g, x, oc0, oc0 + n + 1);
 #endif
 }
 

@@ -39,6 +39,72 @@ void nnrt_gemm_pairs_rq_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, i
     }
 }
 
+/* The pair (oc, oc + 1) of a pixel pair from the pair-row layout (gemm_body.h). */
+static void rp_pair(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc)
+{
+    const int32_t k = g->k;
+    const int8_t *w = g->filter + (size_t)oc * (size_t)k;
+    const int32_t b0 = nnrt_gemm_rq_bias(g->rq, oc);
+    int32_t a[4];
+#if NNRT_DSP && !NNRT_MVE
+    /* the assembly's sums in C: per chunk both words raw (mixed sums), then SXTB16 */
+    const uint8_t *c = (const uint8_t *)x->cols;
+    uint32_t m0 = (uint32_t)nnrt_gemm_rq_bias(g->rq, oc + 1);
+    uint32_t m1 = m0;
+    int32_t a0 = b0;
+    int32_t a1 = b0;
+    for (int32_t j = 0; j < (k >> 2); ++j, c += 16, w += 8) {
+        const uint32_t x0 = nnrt_ld32(c);
+        const uint32_t x1 = nnrt_ld32(c + 4);
+        const uint32_t x2 = nnrt_ld32(c + 8);
+        const uint32_t x3 = nnrt_ld32(c + 12);
+        const uint32_t we = nnrt_ld32(w);
+        const uint32_t wo = nnrt_ld32(w + 4);
+        m0 = (uint32_t)__smlad(x1, wo, __smlad(x0, we, (int32_t)m0));
+        m1 = (uint32_t)__smlad(x3, wo, __smlad(x2, we, (int32_t)m1));
+        a0 = __smlad(x1, __sxtb16(wo), __smlad(x0, __sxtb16(we), a0));
+        a1 = __smlad(x3, __sxtb16(wo), __smlad(x2, __sxtb16(we), a1));
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = (int32_t)(m0 - (uint32_t)a0) >> 8;
+    a[3] = (int32_t)(m1 - (uint32_t)a1) >> 8;
+#else
+    /* other builds: the pair's two rows unpacked (w_a the halfword's low byte, w_b
+     * (h - w_a) / 256), then the build's own 2 x 2 block */
+    int8_t rows[2][NNRT_GEMM_RP_MAX_K];
+    for (int32_t i = 0; i < k; ++i) {
+        const int8_t *p = w + 8 * (i >> 2) + 4 * (i & 1) + 2 * ((i >> 1) & 1);
+        const int32_t h = (int32_t)(int16_t)((uint16_t)(uint8_t)p[0]
+                                              | ((uint16_t)(uint8_t)p[1] << 8));
+        rows[0][i] = p[0];
+        rows[1][i] = (int8_t)((h - p[0]) >> 8);
+    }
+    /* channel b's bias: the second bias word less the first, over 256 (|bias_b| < 2^23) */
+    const int32_t b1 =
+        (int32_t)((uint32_t)nnrt_gemm_rq_bias(g->rq, oc + 1) - (uint32_t)b0) >> 8;
+    a[0] = a[1] = b0;
+    a[2] = a[3] = b1;
+    nnrt_gemm_mac_2x2(x->cols, k, rows[0], rows[1], a);
+#endif
+    const int32_t *r0 = nnrt_gemm_rq_ch(g->rq, oc);
+    const int32_t *r1 = nnrt_gemm_rq_ch(g->rq, oc + 1);
+    nnrt_gemm_put4(g, nnrt_gemm_rq_out(a[0], r0), nnrt_gemm_rq_out(a[1], r0),
+                   nnrt_gemm_rq_out(a[2], r1), nnrt_gemm_rq_out(a[3], r1), x->out0, x->out1,
+                   oc, oc + 1);
+}
+
+void nnrt_gemm_pairs_rp_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc,
+                           int32_t n)
+{
+    for (; oc + 1 < n; oc += 2) {
+        rp_pair(g, x, oc);
+    }
+    if (oc < n) { /* an odd last channel: a row-major row */
+        nnrt_gemm_pair1_rq(g, x->cols, x->out0, x->out1, oc, 0);
+    }
+}
+
 void nnrt_gemm_s8_2px(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, int8_t *out1)
 {
     nnrt_gemm_2px_body(g, cols, out0, out1, pair);

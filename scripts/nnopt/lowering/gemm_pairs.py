@@ -1,0 +1,97 @@
+"""The pair-row weight layout of the int8 matrix core: its one definition in Python.
+
+nnrt's ``internal/gemm_body.h`` (``nnrt_gemm_pair_body_rp()``, whose comment describes
+the layout) reads it in the specialised convolutions whose channels all have channel
+records. Per channel pair (a, b) = (2j, 2j + 1), per chunk of 4 depth positions, two
+words E = [h_0 h_2] and O = [h_1 h_3] of the int16 halfwords ``h_i = 256 * w_b[i] +
+w_a[i]``: one SMLAD of a raw word accumulates the mixed sum 256 * b + a, SXTB16 of it
+and a second SMLAD a alone, so 16 MACs of a 2 x 2 block take 13 instructions instead of
+17 (Cortex-M7, measured: benchmarks/README-kernels.md). b's sum is (mixed - a) / 256,
+exact modulo 2^32 where :func:`exact` holds; the channel records carry the mixed start
+value (:func:`mixed_records`). Code generation writes the layout only for the cores
+whose data asks for it (:attr:`nnopt.firmware.cores.Core.weight_layouts`); other builds
+of the same generated code read it through a C path (slower, never wrong)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .conv_variant import cols_bytes, im2col_bytes
+
+#: Name of the layout (:attr:`nnopt.firmware.cores.Core.weight_layouts`, and the comment
+#: on the array in the model source).
+GEMM_PAIRS_LAYOUT = "conv-row-pair"
+#: The deepest column the layout takes (``NNRT_GEMM_RP_MAX_K``: the C path of other
+#: builds unpacks a pair's two rows on its stack).
+MAX_DEPTH = 256
+#: ``NNRT_CONV_TAIL_STACK_BYTES``: a scratch-free op whose columns fit there never takes
+#: the per-pixel loops (which read row-major weights).
+TAIL_STACK_BYTES = 1024
+#: b's sum, bias included, stays below this in magnitude: 256 times it is an int32.
+MIXED_LIMIT = 1 << 23
+
+
+def fits(filter_h: int, filter_w: int, channels: int, out_channels: int) -> bool:
+    """Whether a one-group conv's geometry takes the layout: depth a multiple of 4 and at
+    most :data:`MAX_DEPTH`, 2 channels or more, and its columns (the scratch-free
+    path's stack buffer) within :data:`TAIL_STACK_BYTES`."""
+    depth = filter_h * filter_w * channels
+    need = cols_bytes(depth) if filter_h == filter_w == 1 else im2col_bytes(
+        filter_h, filter_w, channels)
+    return (out_channels >= 2 and depth % 4 == 0 and 4 <= depth <= MAX_DEPTH
+            and need <= TAIL_STACK_BYTES)
+
+
+def pair_rows(w: np.ndarray) -> np.ndarray | None:
+    """int8 weights ``[channels, depth]`` in the pair-row layout, flat, same size; None
+    when it does not apply: a depth that is not a multiple of 4 or over
+    :data:`MAX_DEPTH`, one channel, or a halfword that is no int16 (``w_b = -128`` with
+    ``w_a < 0``). An odd last channel stays a row-major row."""
+    channels, depth = w.shape
+    if channels < 2 or depth % 4 or not 4 <= depth <= MAX_DEPTH or w.dtype != np.int8:
+        return None
+    pairs = channels // 2
+    rows = w[:2 * pairs].astype(np.int16).reshape(pairs, 2, depth)
+    low, high = rows[:, 0, :], rows[:, 1, :]
+    hb = high - (low < 0)  # the high byte of each halfword 256 * w_b + w_a
+    if (hb < -128).any():
+        return None
+
+    def by_word(v: np.ndarray) -> np.ndarray:
+        # position i = 4 c + 2 m + q: chunk c, word q (E / O), halfword m -> [p][c][q][m]
+        return v.reshape(pairs, depth // 4, 2, 2).transpose(0, 1, 3, 2)
+
+    words = np.stack([by_word(low), by_word(hb)], axis=-1)  # bytes [w_a, h_b]
+    out = np.concatenate([words.reshape(-1), w[2 * pairs:].reshape(-1)])
+    return out.astype(np.int8)
+
+
+def exact(w: np.ndarray, records: Sequence[int], z_in: int) -> bool:
+    """Whether every pair's channel b whose output depends on its accumulator (a
+    non-zero multiplier in the channel records, ``w`` its weights [channels, depth])
+    has ``|bias_b + sum_i w_b[i] (x_i - z_in)| < 2^23`` for every int8 input: then 256
+    times it is an int32 and the kernel's modular difference (mixed - a) is exact. A
+    channel stored by its constant output reads no accumulator (vww_96_int8 has hundreds,
+    some with biases near 2^30)."""
+    pairs = w.shape[0] // 2
+    v_lo, v_hi = -128 - z_in, 127 - z_in
+    rows = np.asarray(w[1:2 * pairs:2], dtype=np.int64)
+    bias = np.asarray([records[8 * j + 1] for j in range(pairs)], dtype=np.int64)
+    live = np.asarray([records[8 * j + 5] != 0 for j in range(pairs)], dtype=bool)
+    lo = bias + np.minimum(rows * v_lo, rows * v_hi).sum(axis=1)
+    hi = bias + np.maximum(rows * v_lo, rows * v_hi).sum(axis=1)
+    ok = (lo > -MIXED_LIMIT) & (hi < MIXED_LIMIT)
+    return bool((ok | ~live).all())
+
+
+def mixed_records(records: Sequence[int], channels: int) -> list[int]:
+    """Channel records (:func:`nnopt.lowering.specialize.gemm_records`) for the layout:
+    each pair's second bias word becomes ``bias_a + 256 * bias_b`` wrapped to int32, the
+    mixed sum's start value."""
+    out = list(records)
+    for j in range(channels // 2):
+        v = (out[8 * j] + 256 * out[8 * j + 1]) & 0xFFFFFFFF
+        out[8 * j + 1] = v - (1 << 32) if v >= 1 << 31 else v
+    return out
