@@ -85,6 +85,9 @@ class StoredEntry:
     chunk_bytes: int
     last_bytes: int
     device: str
+    # "application": a graph input the application writes to storage before the
+    # inference (nnrt_fmstore_input_write); "" (omitted in JSON): an op writes it
+    written_by: str = ""
     put_after: tuple[tuple[int, int], ...] = ()  # (position, arena offset)
     get_before: tuple[tuple[int, int], ...] = ()  # (position, arena offset)
 
@@ -451,6 +454,9 @@ class Plan:
             del d["bands"]
         if not self.stored:
             del d["stored"]
+        for e in d.get("stored", ()):
+            if not e["written_by"]:
+                del e["written_by"]
         d["swap"] = self.swap.to_json() if self.swap is not None else None
         del d["feature_map_traffic"]
         if self.feature_map_traffic:  # feature maps out of core: beside the weights

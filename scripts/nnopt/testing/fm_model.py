@@ -52,7 +52,10 @@ def build_fm_model(pm: PlannedModel, out_dir: Path, target: Target,
     name = gen.symbol.removesuffix("_model")
     defs = {"NNRT_HARNESS_MODEL": gen.symbol, "main": "nnrt_runner_main", "NNRT_TRACE": "1",
             **build_defines(target, board,
-                            pm.plan.swap.device if pm.plan.swap is not None else "")}
+                            pm.plan.swap.device if pm.plan.swap is not None else ""),
+            # a graph input in storage: the harness writes it through the model's writer
+            **({"NNRT_HARNESS_INPUT_WRITER": f"{name}_input_write"}
+               if any(m.written_by == "application" for m in pm.plan.stored) else {})}
     runner_lib = build(BuildSpec(target=target, kind="library", board=board,
                                  sources=(nnrt_dir() / "harness" / "runner_main.c",),
                                  defines=defs))
