@@ -216,11 +216,10 @@ def measured_bands(qemu: bool, realworld: bool, only: list[str] | None = None,
     for name, (data, sram) in models.items():
         g = load_model_bytes(data, name=name.split()[0])
         opts = PlanOptions(board=NUCLEO, sram=sram, order="file", feature_maps="auto")
-        # ResNet-50: 48 KB staging buffers (the cost model's pick, 16 KB, makes 1,556
-        # chunks whose unrolled calls and parameters, ~340 KB of code, overflow the
-        # 2 MB flash beside the 1.5 MB of weights its row-banded layers keep internal;
-        # 522 chunks fit, predicted 1.190x against 1.192x)
-        staging = 49152 if name.startswith("resnet50") else None
+        # the cost model's staging pick for every model (ResNet-50: 16 KB, 1,556 chunks;
+        # a layer's chunks run in one loop over a const table, so their code no longer
+        # grows with the chunk count: nnopt.swap.codegen)
+        staging = None
         pm = plan_swap_for(plan_model(g, opts, source_bytes=data), NUCLEO,
                            staging_bytes=staging)
         p = pm.plan

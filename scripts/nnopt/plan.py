@@ -207,6 +207,10 @@ class ChunkEntry:
     buffer: int  # staging buffer (index % 2)
     issue_after: int  # the read is issued by wait(issue_after); -1: at invoke start
     issue_op: int  # op during which the read is issued (-1: before the first op)
+    # a slice [k0, k1) of the input depth (weight rows too large for a staging
+    # buffer: fully connected layers); k1 == 0: the whole depth (omitted in JSON)
+    k0: int = 0
+    k1: int = 0
 
 
 @dataclass(frozen=True)
@@ -322,6 +326,9 @@ class SwapPlan:
         d["staging_candidates"] = {str(k): v for k, v in self.staging_candidates.items()}
         if not self.device:  # plans on the external flash keep their JSON byte for byte
             del d["device"]
+        for c in d["chunks"]:
+            if not c["k1"]:  # whole-depth chunks: the JSON of earlier releases
+                del c["k0"], c["k1"]
         for t in d["tensors"]:
             if math.isinf(t["macs_per_byte"]):
                 t["macs_per_byte"] = None

@@ -218,18 +218,57 @@ def _chunk_channels(t: TensorPlacement, staging: int) -> int:
     return math.ceil(t.channels / n)
 
 
-def _min_staging(t: TensorPlacement) -> int:
+#: The least inputs of a depth slice (a weight row in pieces).
+MIN_DEPTH_SLICE = 256
+
+
+def _depth_of(graph: Graph, op: Op, t: TensorPlacement) -> int:
+    """The input depth K when the op's weight rows may stream in depth slices (its
+    definition's ``depth_slices``: fully connected, batch 1, 2-D weights; K below the
+    blob entry's 16-bit limit), else 0."""
+    ws = _weights(op)
+    w = graph.tensors[t.tensor]
+    if (ws is None or not ws.depth_slices or not t.splittable or len(w.shape) != 2
+            or t.axis != 0 or _rows_per_batch(graph, op) != 1 or w.shape[1] >= 1 << 16):
+        return 0
+    return int(w.shape[1])
+
+
+def _min_staging(t: TensorPlacement, depth: int = 0) -> int:
+    if depth:
+        return min(t.row_bytes, MIN_DEPTH_SLICE * (t.row_bytes // depth))
     return t.row_bytes if t.splittable else t.bytes
 
 
 def _chunks_for(streamed: Sequence[TensorPlacement], schedule: Sequence[int],
-                staging: int) -> list[ChunkEntry]:
+                staging: int, depth: Mapping[int, int] | None = None) -> list[ChunkEntry]:
+    """Chunks in streaming order. A tensor whose rows exceed ``staging`` and that may
+    slice its depth (``depth[tensor]`` = K) streams blocks of rows x depth slices: for
+    each block of rows, its slices [k0, k1) in input order (the partial sums of one
+    block live between them)."""
     by_op = {t.op: t for t in streamed}
     out: list[ChunkEntry] = []
     prev_op = -1
     for idx in schedule:
         t = by_op.get(idx)
         if t is None:
+            continue
+        k_all = (depth or {}).get(t.tensor, 0)
+        if k_all and t.row_bytes > staging:
+            elem = t.row_bytes // k_all
+            parts = math.ceil(t.row_bytes / staging)
+            kw = math.ceil(k_all / parts)
+            per = max(1, staging // (kw * elem))
+            per = math.ceil(t.channels / math.ceil(t.channels / per))
+            for c0 in range(0, t.channels, per):
+                c1 = min(t.channels, c0 + per)
+                for k0 in range(0, k_all, kw):
+                    k1 = min(k_all, k0 + kw)
+                    k = len(out)
+                    out.append(ChunkEntry(k, t.op, t.tensor, t.axis, c0, c1,
+                                          (c1 - c0) * (k1 - k0) * elem, k % 2, k - 1,
+                                          prev_op if k else -1, k0, k1))
+                    prev_op = t.op
             continue
         per = _chunk_channels(t, staging)
         for c0 in range(0, t.channels, per):
@@ -243,7 +282,9 @@ def _chunks_for(streamed: Sequence[TensorPlacement], schedule: Sequence[int],
 
 def _costs(chunks: Sequence[ChunkEntry], streamed: Mapping[int, TensorPlacement]
            ) -> list[ChunkCost]:
-    return [ChunkCost(c.op, c.plain_bytes, (c.c1 - c.c0) / streamed[c.tensor].channels)
+    return [ChunkCost(c.op, c.plain_bytes, (c.c1 - c.c0) / streamed[c.tensor].channels
+                      * (c.plain_bytes / ((c.c1 - c.c0) * streamed[c.tensor].row_bytes)
+                         if c.k1 else 1.0))
             for c in chunks]
 
 
@@ -304,18 +345,20 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
     max_stage = (stage_budget // 2 - TAG_BYTES) // 16 * 16
     if opts.staging_bytes is not None:
         max_stage = opts.staging_bytes
+    ops = graph.op_by_index
+    depth = {t: d for t, c in cands.items() if (d := _depth_of(graph, ops[c.op], c))}
     feasible = {t: c for t, c in cands.items()
-                if _min_staging(c) <= max_stage and c.op not in opts.keep_internal}
+                if _min_staging(c, depth.get(t, 0)) <= max_stage
+                and c.op not in opts.keep_internal}
     for t, c in cands.items():
         if c.op in opts.keep_internal:
             cands[t] = replace(c, reason="internal: the plan runs this op on views "
                                "(folded padding, in place or tiled)")
         elif t not in feasible:
-            cands[t] = replace(c, reason=f"needs {_min_staging(c)} B of staging in one "
-                               f"piece, at most {max_stage} B available")
+            cands[t] = replace(c, reason=f"needs {_min_staging(c, depth.get(t, 0))} B of "
+                               f"staging in one piece, at most {max_stage} B available")
 
     # -- which tensors stream --
-    ops = graph.op_by_index
     penalty = {t: stream_penalty_s(graph, ops[c.op], c.bytes, params)
                for t, c in feasible.items()}
     chosen: list[int] = []
@@ -359,7 +402,7 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
     staging = 0
     chunks: list[ChunkEntry] = []
     if enabled:
-        need = max(_min_staging(c) for c in streamed.values())
+        need = max(_min_staging(c, depth.get(t, 0)) for t, c in streamed.items())
         if opts.staging_bytes is not None:
             sizes = [max(opts.staging_bytes, need)]
         else:
@@ -368,7 +411,7 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
                                          if need < (1 << p) < top and (1 << p) >= MIN_STAGING)})
         results: dict[int, tuple[float, int, list[ChunkEntry]]] = {}
         for s in sizes:
-            ch = _chunks_for(list(streamed.values()), schedule, s)
+            ch = _chunks_for(list(streamed.values()), schedule, s, depth)
             tl = simulate(graph, schedule, _costs(ch, streamed), params)
             results[s] = (tl.overlap_s, _swap_ram(ch), ch)
             candidates[s] = round(tl.overlap_s * 1e3, 4)
@@ -448,13 +491,17 @@ def chunk_bytes(graph: Graph, chunk: ChunkEntry) -> bytes:
     """The plaintext of a chunk: the tensor's output channels [c0, c1) in the layout the
     kernel reads (axis 0: the rows as stored; another axis: the slice made contiguous)."""
     arr = graph.tensors[chunk.tensor].array()
+    if chunk.k1:  # rows [c0, c1) x inputs [k0, k1), row-major (fully connected)
+        return np.ascontiguousarray(arr[chunk.c0:chunk.c1, chunk.k0:chunk.k1]).tobytes()
     sl = np.take(arr, np.arange(chunk.c0, chunk.c1), axis=chunk.axis)
     return np.ascontiguousarray(sl).tobytes()
 
 
 def blob_chunks(graph: Graph, swap: SwapPlan) -> list[ChunkSpec]:
-    return [ChunkSpec(c.tensor, c.c0, c.c1, chunk_bytes(graph, c)) for c in swap.chunks]
+    return [ChunkSpec(c.tensor, c.c0, c.c1, chunk_bytes(graph, c),
+                      c.k0 | c.k1 << 16 if c.k1 else 0) for c in swap.chunks]
 
 
-def layout_tuple(swap: SwapPlan) -> list[tuple[int, int, int, int]]:
-    return [(c.tensor, c.c0, c.c1, c.plain_bytes) for c in swap.chunks]
+def layout_tuple(swap: SwapPlan) -> list[tuple[int, ...]]:
+    return [(c.tensor, c.c0, c.c1, c.plain_bytes, *((c.k0, c.k1) if c.k1 else ()))
+            for c in swap.chunks]

@@ -130,7 +130,9 @@ static nnrt_status_t check_entry(const uint8_t *h, const uint8_t *e, uint32_t k)
         || sealed <= NNRT_SWAP_TAG_BYTES
         || (uint64_t)offset + sealed > (uint64_t)rd32(h + H_BLOB_BYTES)
         || sealed - NNRT_SWAP_TAG_BYTES > rd32(h + H_MAX_PLAIN)
-        || rd16(e + E_C0) >= rd16(e + E_C1) || rd32(e + E_RESERVED) != 0u
+        || rd16(e + E_C0) >= rd16(e + E_C1)
+        /* a depth slice [k0, k1) (k0 | k1 << 16, fully connected rows in pieces) or 0 */
+        || (rd32(e + E_RESERVED) != 0u && rd16(e + E_RESERVED) >= rd16(e + E_RESERVED + 2u))
         || memcmp(e + E_NONCE, h + H_SALT, NNRT_SWAP_SALT_BYTES) != 0
         || memcmp(e + E_NONCE + NNRT_SWAP_SALT_BYTES, idx, 4) != 0) {
         return NNRT_ERR_FORMAT;
