@@ -26,9 +26,9 @@ The number of bands of an op is the smallest whose band buffers fit ``band_bytes
 in ``app_inputs`` that a banded op reads is stored too: the application writes it
 chunk by chunk before the inference (nnrt's input writer, ``nnrt_fmstore_input_write``)
 and it is never whole in RAM (``BandPlan.app_written``; its chunks are the first tiles).
-Limits (None): a banded op without a spatial pattern (fully connected, reshapes,
-means), several outputs, a stored tensor with aliases (a view, a reshape), a graph
-input not in ``app_inputs`` or an output that alone leaves no room.
+A feature map with aliases (a view, a reshape) stays whole in RAM. Limits (None): a
+banded op without a spatial pattern (fully connected, reshapes, means), several
+outputs, a graph input not in ``app_inputs`` or an output that alone leaves no room.
 """
 
 from __future__ import annotations
@@ -147,9 +147,7 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
             return None
         ins, outs = acts(idx)
         for t in (*ins, *outs):
-            if t not in resident:
-                if t in aliased:
-                    return None
+            if t not in resident and t not in aliased:  # a view's root stays whole in RAM
                 stored_set.add(t)
     if any(len(graph.tensors[t].shape) != 4 for t in stored_set):
         return None

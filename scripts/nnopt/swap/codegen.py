@@ -44,7 +44,7 @@ ops' functions, the swap declarations, the attach hook and the ``invoke()`` wrap
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -80,6 +80,9 @@ class SwapEmit:
     # accumulator units of the depth-sliced layers (float32 and int32 partial sums)
     acc_f32: int = 0
     acc_s32: int = 0
+    # ops in row bands whose weights stream: the band code runs their chunks
+    # (nnopt.codegen.bands), not an op function of this extension
+    banded: frozenset[int] = frozenset()
 
     @property
     def ctx(self) -> str:
@@ -90,13 +93,19 @@ class SwapEmit:
         return max(16, (self.swap.staging_bytes + TAG_BYTES + 15) // 16 * 16)
 
 
-def slice_buffer_bytes(graph: Graph, swap: SwapPlan) -> int:
+def slice_buffer_bytes(graph: Graph, swap: SwapPlan,
+                       band_pixels: Mapping[int, int] | None = None) -> int:
     """Bytes of the slice buffer: the largest dense output of a chunk of a layer whose
-    channel slices are strided (0: no such layer streams in slices)."""
+    channel slices are strided (0: no such layer streams in slices); ``band_pixels``:
+    per op in row bands, the output pixels of its tallest band."""
     out = 0
     for c in swap.chunks:
         op = graph.op_by_index[c.op]
         w = graph.tensors[c.tensor]
+        if band_pixels and c.op in band_pixels:
+            y = graph.tensors[op.outputs[0]]
+            out = max(out, band_pixels[c.op] * (c.c1 - c.c0) * (y.nbytes // y.num_elements))
+            continue
         if c.c0 == 0 and c.c1 == w.shape[c.axis]:
             continue
         if not _contiguous_slice(graph, op, c):
@@ -589,7 +598,8 @@ def swap_extension(se: SwapEmit) -> Extension:
     """The model emitter's extension that streams the swap plan's weights."""
     streamed: dict[int, list[ChunkEntry]] = {}
     for c in se.swap.chunks:
-        streamed.setdefault(c.op, []).append(c)
+        if c.op not in se.banded:
+            streamed.setdefault(c.op, []).append(c)
     return Extension(
         attach=f"{se.name}_swap_attach",
         headers=("nnrt/swap.h", *(("nnrt/kernels/tiling.h",) if se.slice_bytes else ())),
@@ -624,9 +634,11 @@ def generate_swapped(planned: PlannedModel, out_dir: Path, swap: SwapPlan, key: 
     out_dir.mkdir(parents=True, exist_ok=True)
     lid = swap_layout_id(swap, planned.plan.source_sha256)
     acc_f32, acc_s32 = accumulator_units(planned.graph, swap)
+    band_pixels = {st.ops[0]: max((r[1] - r[0]) * (r[3] - r[2]) for r in st.tiles[-1].regions)
+                   for st in planned.plan.bands}
     se = SwapEmit(ident, swap, None if key_id is not None else key, lid, key_id=key_id,
-                  slice_bytes=slice_buffer_bytes(planned.graph, swap), acc_f32=acc_f32,
-                  acc_s32=acc_s32)
+                  slice_bytes=slice_buffer_bytes(planned.graph, swap, band_pixels),
+                  acc_f32=acc_f32, acc_s32=acc_s32, banded=frozenset(band_pixels))
     em = ModelEmitter(planned, ident, extension=swap_extension(se))
     c_text = em.c_source()
     c_file = out_dir / f"{ident}_model.c"

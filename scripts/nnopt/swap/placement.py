@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -119,6 +119,10 @@ class SwapOptions:
     # Ops whose weights may stream only whole (one chunk): the plan runs them on
     # sub-views, and a sliced chunk runs the registered lowering (nnopt.swap.codegen).
     whole_only: frozenset[int] = frozenset()
+    # Ops the plan runs in row bands (op -> bands) whose weights stream anyway: their
+    # output-channel slices are read again for every band (float32 convolutions: the
+    # band code runs each slice on the band, nnopt.codegen.bands)
+    banded: Mapping[int, int] = field(default_factory=dict)
     # The storage device of the board the weight blob goes to (one of board.storage,
     # e.g. "sd_card"); None: the board's external_flash
     device: str | None = None
@@ -219,7 +223,7 @@ def _chunk_channels(t: TensorPlacement, staging: int) -> int:
 
 
 #: The least inputs of a depth slice (a weight row in pieces).
-MIN_DEPTH_SLICE = 256
+MIN_DEPTH_SLICE = 64
 
 
 def _depth_of(graph: Graph, op: Op, t: TensorPlacement) -> int:
@@ -241,7 +245,8 @@ def _min_staging(t: TensorPlacement, depth: int = 0) -> int:
 
 
 def _chunks_for(streamed: Sequence[TensorPlacement], schedule: Sequence[int],
-                staging: int, depth: Mapping[int, int] | None = None) -> list[ChunkEntry]:
+                staging: int, depth: Mapping[int, int] | None = None,
+                banded: Mapping[int, int] | None = None) -> list[ChunkEntry]:
     """Chunks in streaming order. A tensor whose rows exceed ``staging`` and that may
     slice its depth (``depth[tensor]`` = K) streams blocks of rows x depth slices: for
     each block of rows, its slices [k0, k1) in input order (the partial sums of one
@@ -271,20 +276,22 @@ def _chunks_for(streamed: Sequence[TensorPlacement], schedule: Sequence[int],
                     prev_op = t.op
             continue
         per = _chunk_channels(t, staging)
-        for c0 in range(0, t.channels, per):
-            c1 = min(t.channels, c0 + per)
-            k = len(out)
-            out.append(ChunkEntry(k, t.op, t.tensor, t.axis, c0, c1, (c1 - c0) * t.row_bytes,
-                                  k % 2, k - 1, prev_op if k else -1))
-            prev_op = t.op
+        for _band in range((banded or {}).get(t.op, 1)):  # a banded op: every band again
+            for c0 in range(0, t.channels, per):
+                c1 = min(t.channels, c0 + per)
+                k = len(out)
+                out.append(ChunkEntry(k, t.op, t.tensor, t.axis, c0, c1,
+                                      (c1 - c0) * t.row_bytes, k % 2, k - 1,
+                                      prev_op if k else -1))
+                prev_op = t.op
     return out
 
 
-def _costs(chunks: Sequence[ChunkEntry], streamed: Mapping[int, TensorPlacement]
-           ) -> list[ChunkCost]:
+def _costs(chunks: Sequence[ChunkEntry], streamed: Mapping[int, TensorPlacement],
+           banded: Mapping[int, int] | None = None) -> list[ChunkCost]:
     return [ChunkCost(c.op, c.plain_bytes, (c.c1 - c.c0) / streamed[c.tensor].channels
                       * (c.plain_bytes / ((c.c1 - c.c0) * streamed[c.tensor].row_bytes)
-                         if c.k1 else 1.0))
+                         if c.k1 else 1.0) / (banded or {}).get(c.op, 1))
             for c in chunks]
 
 
@@ -411,8 +418,8 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
                                          if need < (1 << p) < top and (1 << p) >= MIN_STAGING)})
         results: dict[int, tuple[float, int, list[ChunkEntry]]] = {}
         for s in sizes:
-            ch = _chunks_for(list(streamed.values()), schedule, s, depth)
-            tl = simulate(graph, schedule, _costs(ch, streamed), params)
+            ch = _chunks_for(list(streamed.values()), schedule, s, depth, opts.banded)
+            tl = simulate(graph, schedule, _costs(ch, streamed, opts.banded), params)
             results[s] = (tl.overlap_s, _swap_ram(ch), ch)
             candidates[s] = round(tl.overlap_s * 1e3, 4)
         fitting = {s: v for s, v in results.items() if v[1] <= stage_budget} or results
@@ -421,7 +428,7 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
                    if v[0] <= best * (1 + STAGING_TOLERANCE))[1]
         chunks = results[pick][2]
         staging = max(c.plain_bytes for c in chunks)
-    timeline = simulate(graph, schedule, _costs(chunks, streamed), params)
+    timeline = simulate(graph, schedule, _costs(chunks, streamed, opts.banded), params)
     buffer_bytes = _round16(staging + TAG_BYTES) if enabled else 0
     fits_staging = not enabled or _swap_ram(chunks) <= stage_budget
     if enabled and not fits_staging:
@@ -476,8 +483,8 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
 def blob_bytes(swap: SwapPlan) -> int:
     """About the bytes of the sealed weight blob of a swap plan: the streamed weights,
     per chunk its tag, table entry and alignment, and the header."""
-    return (swap.external_weight_bytes + (TAG_BYTES + ENTRY_BYTES + 16) * len(swap.chunks)
-            + HEADER_BYTES)
+    return (sum(c.plain_bytes for c in swap.chunks)  # a banded op's slices once a band
+            + (TAG_BYTES + ENTRY_BYTES + 16) * len(swap.chunks) + HEADER_BYTES)
 
 
 def _contiguous_ok(graph: Graph, op: Op) -> bool:
