@@ -284,6 +284,10 @@ class SwapPlan:
     # The board storage device holding the weight blob (boards' weight_storage, e.g.
     # "sd_card"); "": the board's external_flash (the JSON then has no "device" key)
     device: str = ""
+    # True: more chunks than RAM holds table entries: the driver reads each chunk's
+    # entry when it issues the chunk (nnrt_swap_config_t.table_on_demand); omitted in
+    # JSON when False
+    table_on_demand: bool = False
 
     @property
     def external_tensors(self) -> tuple[int, ...]:
@@ -326,6 +330,8 @@ class SwapPlan:
         d["staging_candidates"] = {str(k): v for k, v in self.staging_candidates.items()}
         if not self.device:  # plans on the external flash keep their JSON byte for byte
             del d["device"]
+        if not self.table_on_demand:
+            del d["table_on_demand"]
         for c in d["chunks"]:
             if not c["k1"]:  # whole-depth chunks: the JSON of earlier releases
                 del c["k0"], c["k1"]

@@ -171,7 +171,10 @@ def declarations(se: SwapEmit) -> list[str]:
         f"staging 2 x {se.buffer_bytes} B. */",
         f"NNRT_DTCM static uint8_t {name}_stage0[{se.buffer_bytes}];",
         f"NNRT_DTCM static uint8_t {name}_stage1[{se.buffer_bytes}];",
-        f"NNRT_DTCM static uint8_t {name}_swap_table[{n}u * NNRT_SWAP_ENTRY_BYTES];",
+        *(["/* The chunk table on demand: two entries, each read when its chunk is. */",
+           f"NNRT_DTCM static uint8_t {name}_swap_table[2u * NNRT_SWAP_ENTRY_BYTES];"]
+          if se.swap.table_on_demand else
+          [f"NNRT_DTCM static uint8_t {name}_swap_table[{n}u * NNRT_SWAP_ENTRY_BYTES];"]),
         f"static nnrt_swap_t {ctx};",
         f"static int {ctx}_attached;",
         *key_decl,
@@ -188,8 +191,9 @@ def declarations(se: SwapEmit) -> list[str]:
         f"        .staging = {{{name}_stage0, {name}_stage1}},",
         f"        .staging_bytes = sizeof({name}_stage0),",
         f"        .table = {name}_swap_table,",
-        f"        .table_capacity = {n}u,",
+        f"        .table_capacity = {2 if se.swap.table_on_demand else n}u,",
         "        .prefetch_next = 1,",
+        *(["        .table_on_demand = 1,"] if se.swap.table_on_demand else []),
         "    };",
         "    nnrt_status_t s;",
         "",

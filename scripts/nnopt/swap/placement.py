@@ -299,11 +299,22 @@ def _round16(n: int) -> int:
     return (n + 15) // 16 * 16
 
 
-def _swap_ram(chunks: Sequence[ChunkEntry]) -> int:
-    """Staging-region bytes: two staging buffers and the chunk table."""
+def _swap_ram(chunks: Sequence[ChunkEntry], on_demand: bool = False) -> int:
+    """Staging-region bytes: two staging buffers and the chunk table (on demand: two
+    entries)."""
     if not chunks:
         return 0
-    return 2 * _round16(max(c.plain_bytes for c in chunks) + TAG_BYTES) + ENTRY_BYTES * len(chunks)
+    return (2 * _round16(max(c.plain_bytes for c in chunks) + TAG_BYTES)
+            + ENTRY_BYTES * (2 if on_demand else len(chunks)))
+
+
+def _ram_within(chunks: Sequence[ChunkEntry], budget: int) -> tuple[int, bool]:
+    """(staging-region bytes, table on demand): the whole table in RAM when it fits
+    the budget, else two entries read on demand."""
+    whole = _swap_ram(chunks)
+    if whole <= budget or len(chunks) <= 2:
+        return whole, False
+    return _swap_ram(chunks, True), True
 
 
 # ----- the pass -----
@@ -422,7 +433,11 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
             tl = simulate(graph, schedule, _costs(ch, streamed, opts.banded), params)
             results[s] = (tl.overlap_s, _swap_ram(ch), ch)
             candidates[s] = round(tl.overlap_s * 1e3, 4)
-        fitting = {s: v for s, v in results.items() if v[1] <= stage_budget} or results
+        # the whole chunk table in RAM where a size allows it, else the table on demand
+        fitting = ({s: v for s, v in results.items() if v[1] <= stage_budget}
+                   or {s: (v[0], _swap_ram(v[2], True), v[2]) for s, v in results.items()
+                       if _swap_ram(v[2], True) <= stage_budget}
+                   or results)
         best = min(v[0] for v in fitting.values())
         pick = min((v[1], s) for s, v in fitting.items()
                    if v[0] <= best * (1 + STAGING_TOLERANCE))[1]
@@ -430,7 +445,8 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
         staging = max(c.plain_bytes for c in chunks)
     timeline = simulate(graph, schedule, _costs(chunks, streamed, opts.banded), params)
     buffer_bytes = _round16(staging + TAG_BYTES) if enabled else 0
-    fits_staging = not enabled or _swap_ram(chunks) <= stage_budget
+    ram, on_demand = _ram_within(chunks, stage_budget)
+    fits_staging = not enabled or ram <= stage_budget
     if enabled and not fits_staging:
         notes.append(f"two staging buffers of {buffer_bytes} B and a chunk table of "
                      f"{ENTRY_BYTES * len(chunks)} B do not fit the {stage_budget} B left "
@@ -461,7 +477,7 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
         placements.append(c)
     needs_ranges = any(not _contiguous_ok(graph, ops[c.op]) for c in streamed.values()
                        if len(per_tensor_chunks[c.tensor]) > 1)
-    sram = _swap_ram(chunks) + CRYPTO_STATE_BYTES if enabled else 0
+    sram = ram + CRYPTO_STATE_BYTES if enabled else 0
     return SwapPlan(
         mode=opts.mode, enabled=enabled, algorithm=alg,
         external_kind=(board.storage[opts.device].kind
@@ -477,7 +493,8 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
         arena_fits=arena_fits, needs_channel_range_kernels=needs_ranges,
         tensors=tuple(placements), chunks=tuple(chunks),
         cost=SwapCost.from_json(timeline.to_json()),
-        staging_candidates=candidates, notes=tuple(notes))
+        staging_candidates=candidates, notes=tuple(notes),
+        table_on_demand=enabled and on_demand)
 
 
 def blob_bytes(swap: SwapPlan) -> int:
