@@ -97,6 +97,9 @@ DEFAULT_STAGING_BUDGET = 64 * 1024
 CRYPTO_STATE_BYTES = 2 * 1024
 #: Smallest staging candidate and the relative latency slack when picking the size.
 MIN_STAGING = 1024
+#: The most chunks a staging candidate may make (more are not simulated: their per-chunk
+#: AEAD and transfer set-up make them slower than larger sizes anyway).
+MAX_CHUNKS = 50_000
 STAGING_TOLERANCE = 0.005
 
 
@@ -427,6 +430,10 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
             top = max(max_stage, need)
             sizes = sorted({need, top, *(1 << p for p in range(10, 31)
                                          if need < (1 << p) < top and (1 << p) >= MIN_STAGING)})
+            # sizes that would cut the stream into more than MAX_CHUNKS chunks are not
+            # tried (VGG16's 494 MB at 256 B: 1.9 M chunks, each with its AEAD set-up)
+            streamed_bytes = sum(c.bytes * opts.banded.get(c.op, 1) for c in streamed.values())
+            sizes = [x for x in sizes if streamed_bytes / x <= MAX_CHUNKS] or [top]
         results: dict[int, tuple[float, int, list[ChunkEntry]]] = {}
         for s in sizes:
             ch = _chunks_for(list(streamed.values()), schedule, s, depth, opts.banded)
