@@ -606,7 +606,8 @@ def swap_extension(se: SwapEmit) -> Extension:
             streamed.setdefault(c.op, []).append(c)
     return Extension(
         attach=f"{se.name}_swap_attach",
-        headers=("nnrt/swap.h", *(("nnrt/kernels/tiling.h",) if se.slice_bytes else ())),
+        headers=("nnrt/swap.h", *(("nnrt/kernels/tiling.h",) if se.slice_bytes else ()),
+                 *(("nnrt/kernels/fc_depth.h",) if se.acc_f32 or se.acc_s32 else ())),
         own_ops=frozenset(streamed),
         op_function=lambda em, op: _streamed_function(se, streamed, em, op),
         declarations=lambda: ["\n".join(declarations(se))],
