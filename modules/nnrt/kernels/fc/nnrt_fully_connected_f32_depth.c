@@ -9,10 +9,7 @@
 
 #include "nnrt/kernels/fc_depth.h"
 
-static int depth_bad(int32_t batches, int32_t depth, int32_t units, int32_t k0, int32_t k1)
-{
-    return batches != 1 || units < 1 || k0 < 0 || k1 <= k0 || k1 > depth;
-}
+#include "../internal/fc_depth.h"
 
 nnrt_status_t nnrt_fully_connected_f32_depth(const nnrt_fc_f32_params_t *params,
                                              const float *input, const float *weights,
@@ -21,7 +18,7 @@ nnrt_status_t nnrt_fully_connected_f32_depth(const nnrt_fc_f32_params_t *params,
 {
     if (params == NULL || input == NULL || weights == NULL || output == NULL || acc == NULL
         || NNRT_FC_F32_PARAMS_BAD(params)
-        || depth_bad(params->batches, params->accum_depth, params->output_depth, k0, k1)) {
+        || nnrt_fc_depth_bad(params->batches, params->accum_depth, params->output_depth, k0, k1)) {
         return NNRT_ERR_ARG;
     }
     const int32_t n = k1 - k0;

@@ -10,11 +10,7 @@
 #include "nnrt/kernels/fc_depth.h"
 
 #include "../internal/fc_body.h"
-
-static int depth_bad(int32_t batches, int32_t depth, int32_t units, int32_t k0, int32_t k1)
-{
-    return batches != 1 || units < 1 || k0 < 0 || k1 <= k0 || k1 > depth;
-}
+#include "../internal/fc_depth.h"
 
 nnrt_status_t nnrt_fully_connected_s8_depth(const nnrt_fc_s8_params_t *params,
                                             const int8_t *input, const int8_t *weights,
@@ -23,7 +19,7 @@ nnrt_status_t nnrt_fully_connected_s8_depth(const nnrt_fc_s8_params_t *params,
 {
     if (params == NULL || input == NULL || weights == NULL || output == NULL || acc == NULL
         || NNRT_FC_S8_PARAMS_BAD(params)
-        || depth_bad(params->batches, params->accum_depth, params->output_depth, k0, k1)) {
+        || nnrt_fc_depth_bad(params->batches, params->accum_depth, params->output_depth, k0, k1)) {
         return NNRT_ERR_ARG;
     }
     const int32_t n = k1 - k0;
