@@ -168,3 +168,22 @@ def test_qemu_m7_float_vgg_depth_slices(mbed: MbedtlsSources, tmp_path: Path) ->
     if not qemu_available():
         pytest.skip("qemu-system-arm not installed")
     _run(tmp_path, "qemu-m7", "nucleo_f767zi", _vgg(), _planned_vgg(), tamper=False)
+
+
+def test_int8_banded_weights_refused_with_hint() -> None:
+    """int8 layers in row bands keep their weights internal: too many of them is refused,
+    the hint saying why (not the staging size)."""
+    from nnopt.errors import BudgetError
+    from nnopt.memory_budget import check_budget
+    from nnopt.testing.big_models import Layer, conv_chain
+
+    data = conv_chain((1, 14, 14, 256), [Layer(512), Layer(512), Layer(8, stride=2)],
+                      dtype="int8", seed=1, name="big8")
+    pm = plan_model(load_model_bytes(data, name="big8"),
+                    PlanOptions(board=NUCLEO, sram=60_000, feature_maps="auto", tiling="off",
+                                inplace_ops="off"), source_bytes=data)
+    assert pm.plan.bands
+    pm = plan_swap_for(pm, NUCLEO)
+    with pytest.raises(BudgetError) as err:
+        check_budget(pm.plan, NUCLEO)
+    assert "row bands" in (err.value.hint or "") and "int8" in (err.value.hint or "")
