@@ -250,7 +250,7 @@ def measured_bands(qemu: bool, realworld: bool, only: list[str] | None = None,
                 t = Path(tmp)
                 exe = build_fm_model(pm, t / "gen", "qemu-m7", NUCLEO)
                 r = run_fm_model(exe, "qemu-m7", NUCLEO, t, ins, weight_blob(pm, t / "gen"),
-                                 outputs=len(ref))
+                                 outputs=len(ref), timeout_s=7200)  # VGG16: ~100 G instr.
                 m = re.search(r"swap_bytes=(\d+)", r.text)
                 base = "-"
                 ratio = "-"

@@ -78,7 +78,7 @@ def weight_blob(pm: PlannedModel, out_dir: Path) -> list[str]:
 
 def run_fm_model(exe: Path, target: Target, board: Board | None, tmp: Path,
                  inputs: list[np.ndarray], extra: list[str] | None = None,
-                 outputs: int = 1) -> FmRun:
+                 outputs: int = 1, timeout_s: float = 900) -> FmRun:
     """One run; ``extra``: the attacks (``-x N``, ``-R N M``) and runner options
     (``-n K``: K records per input file are written); ``outputs``: the model's outputs
     (``FmRun.output`` the first, ``FmRun.outputs`` all)."""
@@ -94,7 +94,7 @@ def run_fm_model(exe: Path, target: Target, board: Board | None, tmp: Path,
     for o in outs:
         args += ["-o", str(o)]
     args += ["-t", str(tmp / "run_trace.bin")]
-    res = run(exe, target, args, board=board, timeout_s=900)
+    res = run(exe, target, args, board=board, timeout_s=timeout_s)
     out = outs[0]
     tr = tmp / "run_trace.bin"
     text = res.stdout + res.stderr
