@@ -423,24 +423,33 @@ def _bands(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
             return POINT, Axis(h, h, 1, 1, 0)
         return None
 
-    io_tensors = set(g.inputs) | set(g.outputs)
-    resident = frozenset(b.tensor for b in buffers if b.tensor is not None
-                         and io_tensors & {b.tensor, *b.aliases})
-    for share in (2, 3, 4, 6, 8, 12, 16):
-        bp = band_ops(g, idx_order, buffers, spatial, cap, cap // share, resident, 0,
-                      opts.align)
-        if bp is None:
-            return None
-        bufs = list(bp.buffers)
-        found = _evict_maps(g, order, bufs, cap, opts.align)
-        if found is None:
-            continue
-        seg_buffers, evictions = found
-        arena = plan_arena(seg_buffers, align=opts.align, strategies=opts.arena_strategies)
-        if arena.arena_bytes > cap:
-            continue
-        first = sum(m.chunks for m in bp.stored.values())
-        return bp, arena, [replace(e, tile=e.tile + first) for e in evictions]
+    def io_roots(tensors: set[int]) -> frozenset[int]:
+        return frozenset(b.tensor for b in buffers if b.tensor is not None
+                         and tensors & {b.tensor, *b.aliases})
+
+    # graph inputs and outputs stay in RAM; failing that, a graph input a banded op
+    # reads may live in storage, written there by the application (nnrt's input writer)
+    inputs = io_roots(set(g.inputs)) - io_roots(set(g.outputs))
+    tries = [(io_roots(set(g.inputs) | set(g.outputs)), frozenset[int]())]
+    if inputs:
+        tries.append((io_roots(set(g.outputs)), inputs))
+    for resident, app_inputs in tries:
+        for share in (2, 3, 4, 6, 8, 12, 16):
+            bp = band_ops(g, idx_order, buffers, spatial, cap, cap // share, resident, 0,
+                          opts.align, app_inputs)
+            if bp is None:
+                break
+            bufs = list(bp.buffers)
+            found = _evict_maps(g, order, bufs, cap, opts.align)
+            if found is None:
+                continue
+            seg_buffers, evictions = found
+            arena = plan_arena(seg_buffers, align=opts.align,
+                               strategies=opts.arena_strategies)
+            if arena.arena_bytes > cap:
+                continue
+            first = sum(m.chunks for m in bp.stored.values())
+            return bp, arena, [replace(e, tile=e.tile + first) for e in evictions]
     return None
 
 
@@ -494,7 +503,7 @@ def _band_records(g: Graph, banding: tuple[BandPlan, ArenaPlan], opts: PlanOptio
     for t, m in sorted(bp.stored.items()):
         stored.append(StoredEntry(
             t, m.first_tile, m.chunks, m.chunk_rows, m.chunk_len(0), m.chunk_len(m.chunks - 1),
-            device,
+            device, "application" if t in bp.app_written else "",
             tuple((p, arena.offsets[k]) for p, lst in sorted(bp.puts.items())
                   for x, k in lst if x == t),
             tuple((q, arena.offsets[k]) for q, lst in sorted(bp.gets.items())

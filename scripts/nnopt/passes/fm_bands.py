@@ -22,10 +22,13 @@ tensors that must stay in RAM (graph inputs and outputs), and returns:
   a stored tensor), which ``passes.fm_evict`` and the arena planner then place.
 
 The number of bands of an op is the smallest whose band buffers fit ``band_bytes``
-(the planner tries half the RAM, then less when the rest does not fit). Limits
-(None): a banded op without a spatial pattern (fully connected, reshapes, means),
-several outputs, a stored tensor with aliases (a view, a reshape), a graph input or
-output that alone leaves no room.
+(the planner tries half the RAM, then less when the rest does not fit). A graph input
+in ``app_inputs`` that a banded op reads is stored too: the application writes it
+chunk by chunk before the inference (nnrt's input writer, ``nnrt_fmstore_input_write``)
+and it is never whole in RAM (``BandPlan.app_written``; its chunks are the first tiles).
+A feature map with aliases (a view, a reshape) stays whole in RAM. Limits (None): a
+banded op without a spatial pattern (fully connected, reshapes, means), several
+outputs, a graph input not in ``app_inputs`` or an output that alone leaves no room.
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ class BandPlan:
     puts: Mapping[int, tuple[tuple[int, str], ...]]  # position -> (tensor, segment key)
     gets: Mapping[int, tuple[tuple[int, str], ...]]  # position -> (tensor, segment key)
     buffers: tuple[Buffer, ...]
+    app_written: frozenset[int] = frozenset()  # stored graph inputs (the application's)
 
 
 def _chunk_rows(row_bytes: int, band_bytes: int) -> int:
@@ -100,7 +104,7 @@ def _round(n: int, align: int) -> int:
 def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
              spatial: Callable[[int], tuple[str, Axis] | None], capacity: int,
              band_bytes: int, resident: frozenset[int], first_tile: int,
-             align: int = 16) -> BandPlan | None:
+             align: int = 16, app_inputs: frozenset[int] = frozenset()) -> BandPlan | None:
     """The band plan (see the module doc); None when it cannot be made. ``order``: op
     indices in schedule order; ``spatial(op)``: (kind, row axis) of its pattern."""
     root_of: dict[int, int] = {}
@@ -143,10 +147,10 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
             return None
         ins, outs = acts(idx)
         for t in (*ins, *outs):
-            if t not in resident:
-                if t in aliased:
-                    return None
+            if t not in resident and t not in aliased:  # a view's root stays whole in RAM
                 stored_set.add(t)
+    if any(len(graph.tensors[t].shape) != 4 for t in stored_set):
+        return None
     # row geometry of the stored tensors (batch-1 NHWC)
     rows = {t: graph.tensors[t].shape[1] for t in stored_set}
     row_bytes = {t: size[t] // max(rows[t], 1) for t in stored_set}
@@ -173,6 +177,9 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
         stored[t] = m
         return m
 
+    app_written = frozenset(t for t in stored_set if t in app_inputs and t not in producer)
+    for t in sorted(app_written):  # written by the application before the inference
+        chunking(t, _chunk_rows(row_bytes[t], band_bytes))
     for pos, idx in enumerate(order):
         ins, outs = acts(idx)
         for t in outs:  # stored outputs of ops that run whole: chunked by size
@@ -232,9 +239,9 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
     gets: dict[int, list[tuple[int, str]]] = {}
     for t in sorted(stored_set):
         p = producer.get(t)
-        if p is None:
+        if p is None and t not in app_written:
             return None
-        if p not in banded_set:
+        if p is not None and p not in banded_set:
             key = f"fm{t}@put{p}"
             new_buffers.append(Buffer(key, None, size[t] + TAG_BYTES, p, p))
             puts.setdefault(p, []).append((t, key))
@@ -244,4 +251,4 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
                 new_buffers.append(Buffer(key, None, size[t] + TAG_BYTES, q, q))
                 gets.setdefault(q, []).append((t, key))
     return BandPlan(stored, banded, {p: tuple(v) for p, v in puts.items()},
-                    {q: tuple(v) for q, v in gets.items()}, tuple(new_buffers))
+                    {q: tuple(v) for q, v in gets.items()}, tuple(new_buffers), app_written)
