@@ -51,7 +51,7 @@ from .passes.region_place import (
     RegionPlan,
     place_regions,
 )
-from .passes.regions import spatial_of
+from .passes.regions import BandForm, band_of
 from .passes.schedule import WALL_GUARD, peak_of, schedule
 from .passes.state import plan_state
 from .plan import (
@@ -413,21 +413,21 @@ def _bands(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
     evictions (tiles numbered after the stored chunks); None when no band size fits."""
     idx_order = [g.ops[k].index for k in order]
 
-    def spatial(idx: int) -> tuple[str, Axis] | None:
+    def band(idx: int) -> BandForm | None:
         op = g.op_by_index[idx]
-        sp = spatial_of(g, op)
-        if sp is not None:
-            return sp.kind, sp.h
+        form = band_of(g, op)
+        if form is not None:
+            return form
         if _pads_channels_only(g, op):  # its rows are its input's rows, padded
             h = g.tensors[op.outputs[0]].shape[1]
-            return POINT, Axis(h, h, 1, 1, 0)
+            return BandForm(POINT, (op.inputs[0],), (), Axis(h, h, 1, 1, 0))
         return None
 
     io_tensors = set(g.inputs) | set(g.outputs)
     resident = frozenset(b.tensor for b in buffers if b.tensor is not None
                          and io_tensors & {b.tensor, *b.aliases})
     for share in (2, 3, 4, 6, 8, 12, 16):
-        bp = band_ops(g, idx_order, buffers, spatial, cap, cap // share, resident, 0,
+        bp = band_ops(g, idx_order, buffers, band, cap, cap // share, resident, 0,
                       opts.align)
         if bp is None:
             return None
@@ -481,7 +481,9 @@ def _band_records(g: Graph, banding: tuple[BandPlan, ArenaPlan], opts: PlanOptio
                 tiles.append(TileEntry(x, "input", 0, 0, ((0, h, 0, w),) * n))
         y = op.outputs[0]
         w = g.tensors[y].shape[2]
-        regions = tuple((a, b, 0, w) for a, b in bo.bands)
+        # a reduction's bands are input rows; its output, one pixel, is whole in each
+        regions = (((0, 1, 0, w),) * n if bo.reduce
+                   else tuple((a, b, 0, w) for a, b in bo.bands))
         if y in bp.stored:
             key = bo.buffers[y]
             tiles.append(TileEntry(y, "scatter", arena.offsets[key],

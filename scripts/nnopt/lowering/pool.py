@@ -144,6 +144,19 @@ class PoolLowering(LoweringBase):
                                               TensorArg(y.index))),
             C_TYPE[x.dtype])
 
+    def reduce_call(self, ctx: EmitContext) -> tuple[Params, str, str]:
+        """A global average pool run over row bands (the reduction form of
+        ``ops.pool``): the whole op's parameters, the row-band kernel
+        (``nnrt_avgpool2d_rows_*``, pool.h) and the C type of its partial sums."""
+        op = ctx.op
+        x, y, _, geom = self._geometry(ctx.graph, op)
+        if op.opcode != "AVERAGE_POOL_2D" or x.dtype not in (DType.INT8, DType.FLOAT32):
+            raise refuse(op, f"{tensor_desc(x)} cannot run in row bands",
+                         "int8 or float32 global average pooling")
+        acc = "float" if x.dtype == DType.FLOAT32 else "int32_t"
+        return (Params(self._param_type(x), {"geom": geom, **self._range(op, y)}),
+                f"nnrt_avgpool2d_rows_{KERNEL_SUFFIX[x.dtype]}", acc)
+
     @staticmethod
     def _param_type(x: Tensor) -> str:
         """int16 takes the int8 struct (with an int16 activation range)."""

@@ -8,13 +8,15 @@ from typing import Any
 
 import tflite
 
-from ..arith import window_axis
+from ..arith import Axis, window_axis
 from ..ir import Graph, Op, OpOptions, PoolOptions, ReducerOptions
 from ..lowering import pool as pool_lowering
 from . import shapes
 from .base import (
     PADDING,
+    REDUCE,
     WINDOW,
+    BandForm,
     Kernel,
     OpDef,
     Options,
@@ -54,6 +56,21 @@ def spatial(graph: Graph, op: Op) -> Spatial | None:
     return Spatial(op, WINDOW, (x.index,), y.index, ah, aw, 0)
 
 
+def global_pool_band(graph: Graph, op: Op) -> BandForm | None:
+    """An average pool whose one output pixel's window holds every input pixel (a
+    global pool, e.g. feeding a squeeze-excitation block): a reduction over the input's
+    rows, summed band by band (the kernel carries the per-channel partial sums in the
+    window's [y][x] order), the mean taken after the last band."""
+    o = op.options
+    if not isinstance(o, PoolOptions):
+        return None
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    _, h, wd, _ = x.shape
+    if y.shape[1:3] != (1, 1) or o.filter_h < h or o.filter_w < wd or o.padding != "VALID":
+        return None
+    return BandForm(REDUCE, (x.index,), (), Axis(h, h, 1, 1, 0))
+
+
 _write_pool = writer(PoolOptions, lambda o: {
     "padding": o.padding, "stride_h": o.stride_h, "stride_w": o.stride_w,
     "filter_height": o.filter_h, "filter_width": o.filter_w,
@@ -72,7 +89,7 @@ DEFINITIONS = (
                    Kernel(50, "nnrt_maxpool2d_s16", _S8, "pool_s16"))),
     OpDef("AVERAGE_POOL_2D", "AVGPOOL", pool_lowering.POOL,
           Options("Pool2DOptions", _read_pool, _write_pool), window="pool", cost="window_taps",
-          spatial=spatial, infer_shape=shapes.pool,
+          spatial=spatial, band=global_pool_band, infer_shape=shapes.pool,
           kernels=(Kernel(8, "nnrt_avgpool2d_s8", _S8, "pool_s8"),
                    Kernel(10, "nnrt_avgpool2d_f32", _F32, "pool_f32"),
                    Kernel(51, "nnrt_avgpool2d_s16", _S8, "pool_s16"))),

@@ -21,9 +21,16 @@ tensors that must stay in RAM (graph inputs and outputs), and returns:
   band buffers of each banded op, the whole segments around the ops that run whole on
   a stored tensor), which ``passes.fm_evict`` and the arena planner then place.
 
+Each banded op's band form is its definition's (``passes.regions.band_of``): a window,
+point-wise or computable row range of output rows (a band of output rows reads
+``rows.span`` of each banded input; activations the form reads whole, a
+squeeze-excitation vector, stay in RAM), or a reduction (a global average pool: the
+bands are ranges of input rows, the small output stays in RAM and the kernel carries
+the partial sums from band to band).
+
 The number of bands of an op is the smallest whose band buffers fit ``band_bytes``
 (the planner tries half the RAM, then less when the rest does not fit). Limits
-(None): a banded op without a spatial pattern (fully connected, reshapes, means),
+(None): a banded op without a band form (fully connected, reshapes, means),
 several outputs, a stored tensor with aliases (a view, a reshape), a graph input or
 output that alone leaves no room.
 """
@@ -33,8 +40,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..arith import Axis
 from ..ir import Graph
+from ..ops.base import POINT, REDUCE, BandForm
 from .fm_evict import TAG_BYTES
 from .lifetimes import Buffer
 
@@ -69,10 +76,11 @@ class StoredMap:
 class BandedOp:
     op: int
     position: int
-    bands: tuple[tuple[int, int], ...]  # output rows per band
+    bands: tuple[tuple[int, int], ...]  # output rows per band (REDUCE: input rows)
     # stored input -> per band the chunks [c0, c1) read
     reads: Mapping[int, tuple[tuple[int, int], ...]]
     buffers: Mapping[int, str]  # stored tensor -> key of its band buffer
+    reduce: bool = False  # bands of input rows, partial sums carried (REDUCE)
 
 
 @dataclass(frozen=True)
@@ -98,11 +106,11 @@ def _round(n: int, align: int) -> int:
 
 
 def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
-             spatial: Callable[[int], tuple[str, Axis] | None], capacity: int,
+             band: Callable[[int], BandForm | None], capacity: int,
              band_bytes: int, resident: frozenset[int], first_tile: int,
              align: int = 16) -> BandPlan | None:
     """The band plan (see the module doc); None when it cannot be made. ``order``: op
-    indices in schedule order; ``spatial(op)``: (kind, row axis) of its pattern."""
+    indices in schedule order; ``band(op)``: its band form."""
     root_of: dict[int, int] = {}
     size: dict[int, int] = {}
     aliased: set[int] = set()
@@ -135,15 +143,20 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
     if not banded_pos:
         return None
     stored_set: set[int] = set()
+    forms: dict[int, BandForm] = {}
     for pos in banded_pos:
         idx = order[pos]
         op = graph.op_by_index[idx]
-        sp = spatial(idx)
-        if sp is None or len(op.outputs) != 1:
+        form = band(idx)
+        if form is None or len(op.outputs) != 1:
             return None
+        forms[pos] = form
         ins, outs = acts(idx)
+        kept = {root_of[t] for t in form.whole if t in root_of}
+        if form.kind == REDUCE:
+            kept |= set(outs)  # one pixel, accumulated in RAM
         for t in (*ins, *outs):
-            if t not in resident:
+            if t not in resident and t not in kept:
                 if t in aliased:
                     return None
                 stored_set.add(t)
@@ -180,13 +193,17 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
                 chunking(t, _chunk_rows(row_bytes[t], band_bytes))
         if pos not in banded_set:
             continue
-        kind, axis = spatial(idx)  # type: ignore[misc]
+        form = forms[pos]
+        reduce = form.kind == REDUCE
         y = outs[0]
-        out_rows = graph.tensors[graph.op_by_index[idx].outputs[0]].shape[1]
+        out_rows = graph.tensors[form.inputs[0] if reduce
+                                 else graph.op_by_index[idx].outputs[0]].shape[1]
         fixed = scratch_at.get(pos, 0) + sum(_round(size[t], align) for t in {*ins, *outs}
                                               if t not in stored_set)
         found = None
         unit = _chunk_rows(row_bytes[y], band_bytes) if y in stored_set else 1
+        if reduce and form.inputs[0] in stored:  # bands of whole input chunks
+            unit = stored[form.inputs[0]].chunk_rows
         # band heights: every ceil(rows / n), rounded up to whole chunks, tallest first
         steps = sorted({_ceil(_ceil(out_rows, n), unit) * unit for n in range(1, out_rows + 1)},
                        reverse=True)
@@ -204,7 +221,7 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
                 covers = []
                 biggest = 0
                 for a, z in bands:
-                    lo, hi = axis.span(a, z) if kind == "window" else (a, z)
+                    lo, hi = (a, z) if form.kind in (POINT, REDUCE) else form.rows.span(a, z)
                     c0, c1 = m.cover(lo, max(hi, lo + 1))
                     covers.append((c0, c1))
                     biggest = max(biggest, sum(m.chunk_len(c) for c in range(c0, c1)))
@@ -227,7 +244,7 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
             key = f"band{idx}_t{t}"
             keys[t] = key
             new_buffers.append(Buffer(key, None, nbytes, pos, pos))
-        banded[pos] = BandedOp(idx, pos, bands, reads, keys)
+        banded[pos] = BandedOp(idx, pos, bands, reads, keys, reduce)
     puts: dict[int, list[tuple[int, str]]] = {}
     gets: dict[int, list[tuple[int, str]]] = {}
     for t in sorted(stored_set):

@@ -17,10 +17,10 @@ from __future__ import annotations
 from ..arith import Axis, window_axis
 from ..ir import Graph, Op
 from ..ops import known
-from ..ops.base import POINT, WINDOW, Spatial
+from ..ops.base import POINT, WINDOW, BandForm, Spatial
 
-__all__ = ["POINT", "WINDOW", "Axis", "Spatial", "model_macs", "op_macs", "spatial_of",
-           "window_axis"]
+__all__ = ["POINT", "WINDOW", "Axis", "BandForm", "Spatial", "band_of", "model_macs",
+           "op_macs", "spatial_of", "window_axis"]
 
 
 def _is_4d_batch1(graph: Graph, t: int) -> bool:
@@ -38,6 +38,24 @@ def spatial_of(graph: Graph, op: Op) -> Spatial | None:
     if not acts or not all(_is_4d_batch1(graph, t) for t in acts):
         return None
     return d.spatial(graph, op)
+
+
+def band_of(graph: Graph, op: Op) -> BandForm | None:
+    """How the op runs in row bands (``passes.fm_bands``): its definition's ``band``
+    form (broadcast binary ops, global pools, resizes, transposed convolutions), else
+    its spatial pattern; None when it has neither (batch-1 NHWC ops only)."""
+    d = known(op)
+    if d is None or len(op.outputs) != 1 or not _is_4d_batch1(graph, op.outputs[0]):
+        return None
+    acts = graph.activations(op)
+    if not acts or not all(_is_4d_batch1(graph, t) for t in acts):
+        return None
+    if d.band is not None:
+        form = d.band(graph, op)
+        if form is not None:
+            return form
+    sp = d.spatial(graph, op)
+    return BandForm.of_spatial(sp) if sp is not None else None
 
 
 def op_macs(graph: Graph, op: Op) -> int:
