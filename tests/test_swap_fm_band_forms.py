@@ -1,0 +1,113 @@
+"""Row-band forms beyond the spatial patterns (issue 39): ops whose own working set
+exceeds RAM and that are no sliding window run in row bands too, each with the form its
+definition gives (``OpDef.band``, ``passes.regions.band_of``): the broadcast MUL of a
+squeeze-excitation block (the map in bands, the per-channel vector whole), a global
+AVERAGE_POOL_2D (a reduction over bands of input rows, the partial sums carried by
+``nnrt_avgpool2d_rows_*``), RESIZE_BILINEAR and TRANSPOSE_CONV (output rows from a
+computable input row range). Small models from ``nnopt.testing.big_models.band_forms``
+(fixed seed) planned below their live peak: outputs and every traced tensor bit-exact
+with the tflite-micro interpreter, int8 and float32, on the host; int8 on QEMU M7."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nnopt.boards import load_board
+from nnopt.firmware.toolchain import Target
+from nnopt.frontend.tflite import load_model_bytes
+from nnopt.ops.base import POINT, REDUCE, ROWS, ScatterRows, TableRows
+from nnopt.passes.regions import band_of
+from nnopt.planner import PlannedModel, PlanOptions, plan_model
+from nnopt.swap.fmap import plan_traffic
+from nnopt.swap.mbedtls_build import MbedtlsSources
+from nnopt.testing.big_models import band_forms
+from nnopt.testing.fm_model import build_fm_model, run_fm_model
+from nnopt.testing.harness import random_inputs, run_tflm
+from support.cases import compare_trace
+
+NUCLEO = load_board("nucleo_f767zi")
+# budgets well below each model's live peak (16 KB / 64 KB for se, 48 KB / 192 KB for
+# resize and tconv), so that the op of the form runs in bands
+SRAM = {("se", "int8"): 6_000, ("se", "float32"): 20_000,
+        ("resize", "int8"): 25_000, ("resize", "float32"): 100_000,
+        ("tconv", "int8"): 25_000, ("tconv", "float32"): 100_000}
+# the op of the form, and its band kind
+FORM = {"se": {"AVERAGE_POOL_2D": REDUCE, "MUL": POINT}, "resize": {"RESIZE_BILINEAR": ROWS},
+        "tconv": {"TRANSPOSE_CONV": ROWS}}
+
+
+def _model(kind: str, dtype: str) -> bytes:
+    return band_forms(kind, dtype=dtype, seed=3)
+
+
+def _planned(kind: str, dtype: str) -> PlannedModel:
+    data = _model(kind, dtype)
+    return plan_model(load_model_bytes(data, name=f"band_{kind}_{dtype}"),
+                      PlanOptions(board=NUCLEO, sram=SRAM[kind, dtype], feature_maps="auto"),
+                      source_bytes=data)
+
+
+def test_row_maps_match_the_kernels_reads() -> None:
+    # a transposed convolution's output row reads the input rows whose taps reach it
+    for size, k, s, pad in ((16, 2, 2, 0), (16, 3, 2, 1), (9, 4, 2, 1), (8, 3, 1, 1)):
+        rows = ScatterRows(size, k, s, pad)
+        for a in range(2 * size):
+            for b in range(a + 1, min(2 * size, a + 5) + 1):
+                reach = [i for i in range(size) for y in range(a, b)
+                         if 0 <= y + pad - i * s < k]
+                lo, hi = rows.span(a, b)
+                assert (lo, hi) == ((min(reach), max(reach) + 1) if reach else (lo, lo))
+    assert TableRows((0, 1, 0, 1, 1, 2, 1, 2)).span(1, 3) == (0, 3)
+
+
+@pytest.mark.parametrize("kind", sorted(FORM))
+def test_forms_and_plans(kind: str) -> None:
+    pm = _planned(kind, "int8")
+    g, p = pm.graph, pm.plan
+    assert p.arena_bytes <= SRAM[kind, "int8"] < p.peak_live_bytes
+    banded = {g.op_by_index[st.ops[0]].opcode: st for st in p.bands}
+    stored = {m.tensor for m in p.stored}
+    for opcode, kind_ in FORM[kind].items():
+        st = banded[opcode]  # the op runs in bands, more than one
+        op = g.op_by_index[st.ops[0]]
+        form = band_of(g, op)
+        assert form is not None and form.kind == kind_ and st.grid[0] > 1
+        assert set(form.inputs) <= stored  # read band by band from storage
+        assert not set(form.whole) & stored  # the vector stays whole in RAM
+        if kind_ == REDUCE:  # bands of input rows covering the input once, in order
+            regions = next(te.regions for te in st.tiles if te.tensor == form.inputs[0])
+            assert regions[0][0] == 0 and regions[-1][1] == g.tensors[form.inputs[0]].shape[1]
+            assert all(a[1] == b[0] for a, b in zip(regions, regions[1:], strict=False))
+            assert op.outputs[0] not in stored
+
+
+def _check(tmp: Path, target: Target, board_name: str | None, kind: str, dtype: str) -> None:
+    board = load_board(board_name) if board_name else None
+    pm = _planned(kind, dtype)
+    exe = build_fm_model(pm, tmp / "gen", target, board)
+    data = _model(kind, dtype)
+    ins = random_inputs(data, 7)
+    ref, ref_all = run_tflm(data, ins)
+    r = run_fm_model(exe, target, board, tmp, ins)
+    assert r.exit_code == 0, r.text
+    assert r.output == ref[0].tobytes()
+    compare_trace(pm, r.trace, ref, ref_all)
+    fm = plan_traffic(pm.graph, pm.plan, NUCLEO)
+    assert (r.written_bytes, r.read_bytes) == (fm.written_bytes, fm.read_bytes)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32"])
+@pytest.mark.parametrize("kind", sorted(FORM))
+def test_host_bit_exact(mbed: MbedtlsSources, tmp_path: Path, kind: str, dtype: str) -> None:
+    _check(tmp_path, "host", None, kind, dtype)
+
+
+@pytest.mark.qemu
+def test_qemu_m7_bit_exact(mbed: MbedtlsSources, tmp_path: Path) -> None:
+    from nnopt.firmware.qemu import qemu_available
+
+    if not qemu_available():
+        pytest.skip("qemu-system-arm not installed")
+    _check(tmp_path, "qemu-m7", "nucleo_f767zi", "se", "int8")
