@@ -10,6 +10,7 @@ with the tflite-micro interpreter, int8 and float32, on the host; int8 on QEMU M
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -79,7 +80,7 @@ def test_forms_and_plans(kind: str) -> None:
         if kind_ == REDUCE:  # bands of input rows covering the input once, in order
             regions = next(te.regions for te in st.tiles if te.tensor == form.inputs[0])
             assert regions[0][0] == 0 and regions[-1][1] == g.tensors[form.inputs[0]].shape[1]
-            assert all(a[1] == b[0] for a, b in zip(regions, regions[1:], strict=False))
+            assert all(a[1] == b[0] for a, b in itertools.pairwise(regions))
             assert op.outputs[0] not in stored
 
 
