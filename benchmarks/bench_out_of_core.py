@@ -264,7 +264,7 @@ def measured_bands(qemu: bool, realworld: bool, only: list[str] | None = None,
                                     board=ONE_ARENA, workdir=t / "b")
                     base = f"{b.instructions or 0:,}"
                     ratio = f"{(r.instructions or 0) / max(b.instructions or 1, 1):.3f}"
-                elif big and p.peak_live_bytes < BIG_RAM.sram_bytes:
+                elif big and p.peak_live_bytes <= BIG_RAM.sram_bytes:
                     # feature maps all in a 3.5 MB arena; weights stream as they must
                     one = plan_swap_for(plan(data, name.split()[0], BIG_RAM), BIG_RAM,
                                         staging_bytes=staging)
