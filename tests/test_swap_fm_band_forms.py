@@ -2,8 +2,8 @@
 exceeds RAM and that are no sliding window run in row bands too, each with the form its
 definition gives (``OpDef.band``, ``passes.regions.band_of``): the broadcast MUL of a
 squeeze-excitation block (the map in bands, the per-channel vector whole), a global
-AVERAGE_POOL_2D (a reduction over bands of input rows, the partial sums carried by
-``nnrt_avgpool2d_rows_*``), RESIZE_BILINEAR and TRANSPOSE_CONV (output rows from a
+AVERAGE_POOL_2D or a MEAN over rows and columns (a reduction over bands of input rows,
+the partial sums carried by ``nnrt_avgpool2d_rows_*`` / ``nnrt_mean_rows_*``), RESIZE_BILINEAR and TRANSPOSE_CONV (output rows from a
 computable input row range). Small models from ``nnopt.testing.big_models.band_forms``
 (fixed seed) planned below their live peak: outputs and every traced tensor bit-exact
 with the tflite-micro interpreter, int8 and float32, on the host; int8 on QEMU M7."""
@@ -35,10 +35,12 @@ NUCLEO = load_board("nucleo_f767zi")
 # budgets well below each model's live peak (16 KB / 64 KB for se, 48 KB / 192 KB for
 # resize and tconv), so that the op of the form runs in bands
 SRAM = {("se", "int8"): 6_000, ("se", "float32"): 20_000,
+        ("se_mean", "int8"): 6_000, ("se_mean", "float32"): 20_000,
         ("resize", "int8"): 25_000, ("resize", "float32"): 100_000,
         ("tconv", "int8"): 25_000, ("tconv", "float32"): 100_000}
 # the op of the form, and its band kind
-FORM = {"se": {"AVERAGE_POOL_2D": REDUCE, "MUL": POINT}, "resize": {"RESIZE_BILINEAR": ROWS},
+FORM = {"se": {"AVERAGE_POOL_2D": REDUCE, "MUL": POINT}, "se_mean": {"MEAN": REDUCE},
+        "resize": {"RESIZE_BILINEAR": ROWS},
         "tconv": {"TRANSPOSE_CONV": ROWS}}
 
 

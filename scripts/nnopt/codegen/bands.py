@@ -22,7 +22,7 @@ from ..lowering import EmitContext
 from ..lowering.base import RowBand
 from ..lowering.call import render, render_params
 from ..lowering.elementwise import BinaryLowering
-from ..lowering.pool import PoolLowering
+from ..lowering.pool import MeanLowering, PoolLowering
 from ..ops import lowering_for
 from ..ops.base import REDUCE, ROWS, WINDOW, BandForm
 from ..passes.regions import band_of
@@ -111,15 +111,16 @@ class BandEmitter(StageEmitter):
                 *["        " + b if b else "" for b in body], "    }", "    return NNRT_OK;", "}"]
 
     def _reduce(self, op: Op, ptr: Callable[[int], str]) -> list[str]:
-        """A global average pool over bands of input rows: each band's rows added to
-        the per-channel partial sums (a static array of the channels), the mean written
-        after the last band (``nnrt_avgpool2d_rows_*``)."""
+        """A global average pool or MEAN over bands of input rows: each band's rows
+        added to the per-channel partial sums (a static array of the channels), the mean
+        written after the last band (``nnrt_avgpool2d_rows_*``, ``nnrt_mean_rows_*``)."""
         x, y = op.inputs[0], op.outputs[0]
         if self.tiles[x].kind != "gather":
             raise PlanError(f"op {op.index} ({op.opcode}): a reduction in row bands reads "
                             "a stored input")
         low = lowering_for(op)
-        assert isinstance(low, PoolLowering)
+        if not isinstance(low, PoolLowering | MeanLowering):
+            raise PlanError(f"op {op.index} ({op.opcode}) has no row-band reduction")
         ctx = self.ctx_for(op)
         params, fn, acc_t = low.reduce_call(ctx)
         xin, yout = self.buf(x, ptr), self.buf(y, ptr)

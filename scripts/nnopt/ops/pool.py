@@ -71,6 +71,21 @@ def global_pool_band(graph: Graph, op: Op) -> BandForm | None:
     return BandForm(REDUCE, (x.index,), (), Axis(h, h, 1, 1, 0))
 
 
+def mean_band(graph: Graph, op: Op) -> BandForm | None:
+    """A MEAN over the rows and columns of a batch-1 NHWC map, its dimensions kept (a
+    squeeze-excitation block's global pool): a reduction over bands of input rows, as
+    :func:`global_pool_band`."""
+    if len(op.inputs) != 2 or op.inputs[1] < 0 or not graph.tensors[op.inputs[1]].is_constant:
+        return None
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    if len(x.shape) != 4 or y.shape != (1, 1, 1, x.shape[3]):
+        return None
+    axes = {int(a) % 4 for a in graph.tensors[op.inputs[1]].array().reshape(-1)}
+    if axes != {1, 2}:
+        return None
+    return BandForm(REDUCE, (x.index,), (), Axis(x.shape[1], x.shape[1], 1, 1, 0))
+
+
 _write_pool = writer(PoolOptions, lambda o: {
     "padding": o.padding, "stride_h": o.stride_h, "stride_w": o.stride_w,
     "filter_height": o.filter_h, "filter_width": o.filter_w,
@@ -99,7 +114,7 @@ DEFINITIONS = (
           Options("Pool2DOptions", _read_pool, _write_pool), cost="window_taps", blob=False),
     OpDef("MEAN", "MEAN", pool_lowering.MEAN,
           Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps",
-          infer_shape=shapes.reduce,
+          infer_shape=shapes.reduce, band=mean_band,
           kernels=(Kernel(25, "nnrt_mean_s8", ("struct:nnrt_mean_s8_params_t", "tensor",
                                                "tensor"), "mean_s8"),
                    Kernel(26, "nnrt_mean_f32", ("struct:nnrt_mean_geom_t", "tensor", "tensor"),

@@ -273,7 +273,7 @@ def vgg16(size: int = 224, *, classes: int = 1000, seed: int = 0,
 
 
 #: the ops of :func:`band_forms` models, by kind
-BAND_FORM_KINDS = ("se", "resize", "tconv")
+BAND_FORM_KINDS = ("se", "se_mean", "resize", "tconv")
 
 
 def band_forms(kind: str, size: int = 32, channels: int = 8, *, dtype: str = "int8",
@@ -281,7 +281,8 @@ def band_forms(kind: str, size: int = 32, channels: int = 8, *, dtype: str = "in
     """A small model around one op with a row-band form beyond the spatial patterns
     (issue 39): ``"se"`` a squeeze-excitation block (a 3x3 CONV_2D, a global
     AVERAGE_POOL_2D, two 1x1 convolutions, LOGISTIC, the broadcast MUL of the map by
-    the vector, a 3x3 CONV_2D); ``"resize"`` a 3x3 CONV_2D, RESIZE_BILINEAR x2
+    the vector, a 3x3 CONV_2D); ``"se_mean"`` the same with MEAN over rows and columns
+    (dimensions kept) for the pool; ``"resize"`` a 3x3 CONV_2D, RESIZE_BILINEAR x2
     (half-pixel centres), a 3x3 CONV_2D; ``"tconv"`` a 3x3 CONV_2D, a 2x2 stride-2
     TRANSPOSE_CONV (SAME), a 3x3 CONV_2D. int8 (per-channel) or float32, random weights
     from ``seed``; input [1, size, size, 4]."""
@@ -302,9 +303,13 @@ def band_forms(kind: str, size: int = 32, channels: int = 8, *, dtype: str = "in
         return (b.tensor(shape, "float32", name=name) if f32
                 else b.tensor(shape, "int8", name=name, scale=sc, zero_point=zp))
 
-    if kind == "se":
+    if kind in ("se", "se_mean"):
         pooled = act((1, 1, 1, c), "pool", s_m, z_m)
-        b.op("AVERAGE_POOL_2D", [m], [pooled], PoolOptions("VALID", h, w, h, w))
+        if kind == "se":
+            b.op("AVERAGE_POOL_2D", [m], [pooled], PoolOptions("VALID", h, w, h, w))
+        else:
+            axes = b.const(np.asarray([1, 2], np.int32), name="axes")
+            b.op("MEAN", [m, axes], [pooled], ReducerOptions(True))
         one = ConvOptions("VALID", 1, 1, 1, 1, "RELU", 1)
         v, s_v, _ = _conv(b, rng, pooled, (1, 1, 1, c // 2), c, 1, one, dtype, s_m, "1")
         lin = ConvOptions("VALID", 1, 1, 1, 1, "NONE", 1)

@@ -36,6 +36,8 @@
         const int32_t ch = g->channels;                                                        \
         const LIM_T act_min = (LIM_T)params->act_min;                                          \
         const LIM_T act_max = (LIM_T)params->act_max;                                          \
+        (void)act_min;                                                                         \
+        (void)act_max;                                                                         \
         if (row0 == 0) {                                                                       \
             for (int32_t c = 0; c < ch; ++c) {                                                 \
                 acc[c] = (ACC_T)0;                                                             \
