@@ -3,10 +3,11 @@ exceeds RAM and that are no sliding window run in row bands too, each with the f
 definition gives (``OpDef.band``, ``passes.regions.band_of``): the broadcast MUL of a
 squeeze-excitation block (the map in bands, the per-channel vector whole), a global
 AVERAGE_POOL_2D or a MEAN over rows and columns (a reduction over bands of input rows,
-the partial sums carried by ``nnrt_avgpool2d_rows_*`` / ``nnrt_mean_rows_*``), RESIZE_BILINEAR and TRANSPOSE_CONV (output rows from a
-computable input row range). Small models from ``nnopt.testing.big_models.band_forms``
-(fixed seed) planned below their live peak: outputs and every traced tensor bit-exact
-with the tflite-micro interpreter, int8 and float32, on the host; int8 on QEMU M7."""
+the partial sums carried by ``nnrt_avgpool2d_rows_*`` / ``nnrt_mean_rows_*``),
+RESIZE_BILINEAR and TRANSPOSE_CONV (output rows from a computable input row range).
+Small models from ``nnopt.testing.big_models.band_forms`` (fixed seed) planned below
+their live peak: outputs and every traced tensor bit-exact with the tflite-micro
+interpreter, int8 and float32, on the host; int8 on QEMU M7."""
 
 from __future__ import annotations
 
