@@ -154,7 +154,6 @@ class BandEmitter(StageEmitter):
         ctx = memo_consts(self.ctx_for(op))
         self.headers.update(low.headers)
         tx, ty = self.g.tensors[x], self.g.tensors[y]
-        n0 = len(self.g.tensors)
         body: list[str] = []
         if self.tiles[x].kind == "gather":
             body += self._gather(x, ptr)
@@ -166,21 +165,8 @@ class BandEmitter(StageEmitter):
             if lo < t[0] or hi > t[1]:
                 raise PlanError(f"op {op.index}: band {p} reads outside its input rows")
             x_off = xin.offset[p] + (lo - t[0]) * xin.row_pixels[p] * cx * ex
-            x2 = replace(tx, index=n0, shape=(1, hi - lo, *tx.shape[2:]), name=f"{tx.name}[band]")
-            y2 = replace(ty, index=n0 + 1, shape=(1, b - a, *ty.shape[2:]),
-                         name=f"{ty.name}[band]")
-            g2 = replace(self.g, tensors=(*self.g.tensors, x2, y2))
-            op2 = replace(op, inputs=tuple(n0 if i == x else i for i in op.inputs),
-                          outputs=(n0 + 1,))
-
-            def ptr2(i: int, x_off: int = x_off, p: int = p) -> str:
-                if i == n0:
-                    return f"((void *)({xin.base} + {x_off}u))"
-                if i == n0 + 1:
-                    return f"((void *)({yout.base} + {yout.offset[p]}u))"
-                return ctx.c_ptr(i)
-
-            c2 = replace(ctx, graph=g2, op=op2, c_ptr=ptr2, decl=None)
+            c2 = _band_context(ctx, op, x, hi - lo, b - a, f"((void *)({xin.base} + {x_off}u))",
+                               f"((void *)({yout.base} + {yout.offset[p]}u))")
             band = RowBand(p, tx.shape[1], ty.shape[1], (lo, hi), (a, b))
             body += [f"case {p}u: {{", *_span(render(emit_band(c2, band), c2.pointers,
                                                     assign="s")), "    break;", "}"]
@@ -210,25 +196,10 @@ class BandEmitter(StageEmitter):
         ctx = memo_consts(self.ctx_for(op))
         low = lowering_for(op)
         self.headers.update(low.headers)
-        n0 = len(self.g.tensors)
 
         def call(h: int) -> list[str]:
-            tx, ty = self.g.tensors[x], self.g.tensors[y]
-            x2 = replace(tx, index=n0, shape=(1, h, *tx.shape[2:]), name=f"{tx.name}[band]")
-            y2 = replace(ty, index=n0 + 1, shape=(1, h, *ty.shape[2:]),
-                         name=f"{ty.name}[band]")
-            g2 = replace(self.g, tensors=(*self.g.tensors, x2, y2))
-            op2 = replace(op, inputs=tuple(n0 if t == x else t for t in op.inputs),
-                          outputs=(n0 + 1,))
-
-            def ptr2(t: int) -> str:
-                if t == n0:
-                    return f"((void *)({xin.base} + {io}[p][0]))"
-                if t == n0 + 1:
-                    return f"((void *)({yout.base} + {io}[p][1]))"
-                return ctx.c_ptr(t)
-
-            c2 = replace(ctx, graph=g2, op=op2, c_ptr=ptr2, decl=None)
+            c2 = _band_context(ctx, op, x, h, h, f"((void *)({xin.base} + {io}[p][0]))",
+                               f"((void *)({yout.base} + {io}[p][1]))")
             return render(low.emit(c2), c2.pointers, assign="s")
 
         heights = sorted({r[2] for r in rows}, reverse=True)
@@ -246,6 +217,26 @@ class BandEmitter(StageEmitter):
                 f"static nnrt_status_t {self.name}(void)", "{", "    nnrt_status_t s;",
                 f"    for (uint32_t p = 0; p < {self.n}u; ++p) {{",
                 *["        " + b if b else "" for b in body], "    }", "    return NNRT_OK;", "}"]
+
+
+def _band_context(ctx: EmitContext, op: Op, x: int, x_rows: int, y_rows: int, x_at: str,
+                  y_at: str) -> EmitContext:
+    """The op's emitting context on one band: its activation input x and its output
+    replaced by tensors of ``x_rows`` and ``y_rows`` rows at the C addresses ``x_at``
+    and ``y_at``."""
+    g = ctx.graph
+    y = op.outputs[0]
+    n0 = len(g.tensors)
+    tx, ty = g.tensors[x], g.tensors[y]
+    x2 = replace(tx, index=n0, shape=(1, x_rows, *tx.shape[2:]), name=f"{tx.name}[band]")
+    y2 = replace(ty, index=n0 + 1, shape=(1, y_rows, *ty.shape[2:]), name=f"{ty.name}[band]")
+    g2 = replace(g, tensors=(*g.tensors, x2, y2))
+    op2 = replace(op, inputs=tuple(n0 if t == x else t for t in op.inputs), outputs=(n0 + 1,))
+
+    def ptr2(t: int) -> str:
+        return x_at if t == n0 else y_at if t == n0 + 1 else ctx.c_ptr(t)
+
+    return replace(ctx, graph=g2, op=op2, c_ptr=ptr2, decl=None)
 
 
 class BandCalls:
