@@ -46,6 +46,7 @@ from nnopt.swap.fmap import plan_feature_maps, plan_traffic  # noqa: E402
 from nnopt.swap.pipeline import plan_swap_for  # noqa: E402
 from nnopt.testing.big_models import (  # noqa: E402
     Layer,
+    band_forms,
     conv_chain,
     resnet50,
     resnet_layers,
@@ -190,6 +191,10 @@ def band_models() -> dict[str, tuple[bytes, int | None]]:
     return {
         "bands_int8_40 (14,000 B budget)": (conv_chain((1, 40, 40, 4), small, seed=5,
                                                        name="bands_int8"), 14_000),
+        # one op of each band form beyond sliding windows (tests/test_swap_fm_band_forms.py)
+        **{f"band_{k}_int8 ({b:,} B budget)": (band_forms(k, dtype="int8", seed=3), b)
+           for k, b in (("se", 6_000), ("se_mean", 6_000), ("resize", 25_000),
+                        ("tconv", 25_000))},
         "vgg_like_f32_64": (vgg_like_f32_64(), None),
         "resnet_like_int8_224_w2": (conv_chain((1, 224, 224, 3), resnet_layers(0.5), seed=3,
                                                name="resnet_like_int8_224_w2"), None),
