@@ -29,8 +29,8 @@ from nnopt.swap.fmap import plan_traffic
 from nnopt.swap.mbedtls_build import MbedtlsSources
 from nnopt.testing.big_models import band_forms
 from nnopt.testing.fm_model import build_fm_model, run_fm_model
-from nnopt.testing.harness import random_inputs, run_litert, run_tflm
-from support.cases import compare_trace
+from nnopt.testing.harness import random_inputs, run_litert
+from support.cases import run_fm_exact
 
 NUCLEO = load_board("nucleo_f767zi")
 # budgets well below each model's live peak (16 KB / 64 KB for se, 48 KB / 192 KB for
@@ -91,16 +91,8 @@ def test_forms_and_plans(kind: str) -> None:
 
 
 def _check(tmp: Path, target: Target, board_name: str | None, kind: str, dtype: str) -> None:
-    board = load_board(board_name) if board_name else None
     pm = _planned(kind, dtype)
-    exe = build_fm_model(pm, tmp / "gen", target, board)
-    data = _model(kind, dtype)
-    ins = random_inputs(data, 7)
-    ref, ref_all = run_tflm(data, ins)
-    r = run_fm_model(exe, target, board, tmp, ins)
-    assert r.exit_code == 0, r.text
-    assert r.output == ref[0].tobytes()
-    compare_trace(pm, r.trace, ref, ref_all)
+    r = run_fm_exact(pm, _model(kind, dtype), tmp, target, board_name)[0]
     fm = plan_traffic(pm.graph, pm.plan, NUCLEO)
     assert (r.written_bytes, r.read_bytes) == (fm.written_bytes, fm.read_bytes)
 
