@@ -20,10 +20,13 @@ import pytest
 
 from conftest import model_path
 from nnopt.boards import load_board
+from nnopt.errors import BudgetError
 from nnopt.firmware.toolchain import Target
 from nnopt.frontend.tflite import load_model_bytes
+from nnopt.memory_budget import check_budget
 from nnopt.ops.base import POINT, REDUCE, ROWS, ScatterRows, TableRows
 from nnopt.passes.regions import band_of
+from nnopt.plan import Plan
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.swap.fmap import plan_traffic
 from nnopt.swap.mbedtls_build import MbedtlsSources
@@ -138,3 +141,21 @@ def test_selfie_segmentation_in_row_bands(mbed: MbedtlsSources, tmp_path: Path) 
     (want,) = run_litert(data, ins, reference=False)[0]
     got = np.frombuffer(r.output, np.float32)
     assert np.abs(got - want.reshape(-1)).max() <= 2e-4  # XNNPACK_ATOL
+
+
+def test_refusal_names_what_blocks_the_bands() -> None:
+    # 3,000 B of RAM: the 4,096 B input and output of the SE model must stay whole
+    # (graph inputs and outputs are not stored), so no band plan exists; the refusal
+    # says so
+    data = _model("se", "int8")
+    pm = plan_model(load_model_bytes(data, name="band_se_int8"),
+                    PlanOptions(board=NUCLEO, sram=3_000, feature_maps="auto"),
+                    source_bytes=data)
+    assert not pm.plan.bands
+    assert pm.plan.feature_maps_refused == tuple(
+        f"graph {k} {name} (4,096 bytes) must stay whole in RAM (graph inputs and outputs "
+        "are not stored)" for k, name in (("input", "input"), ("output", "conv3")))
+    with pytest.raises(BudgetError, match="no row-band plan with the feature maps out of "
+                       "core: graph input input"):
+        check_budget(pm.plan, NUCLEO)
+    assert Plan.from_json(pm.plan.to_json()).feature_maps_refused == pm.plan.feature_maps_refused

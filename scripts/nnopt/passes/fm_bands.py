@@ -262,3 +262,33 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
                 gets.setdefault(q, []).append((t, key))
     return BandPlan(stored, banded, {p: tuple(v) for p, v in puts.items()},
                     {q: tuple(v) for q, v in gets.items()}, tuple(new_buffers))
+
+
+def band_blockers(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
+                  band: Callable[[int], BandForm | None], capacity: int,
+                  resident: frozenset[int]) -> tuple[str, ...]:
+    """Why no band plan exists, for the refusal: each op whose own inputs and outputs
+    exceed ``capacity`` but that has no band form, and each tensor that must stay whole
+    in RAM (a graph input or output, ``resident``) that such an op reads or writes and
+    that alone exceeds it. Empty when neither is the reason."""
+    size = {b.tensor: b.size for b in buffers if b.tensor is not None}
+    for b in buffers:
+        for a in b.aliases:
+            size.setdefault(a, b.size)
+    out: list[str] = []
+    whole: set[int] = set()
+    for idx in order:
+        op = graph.op_by_index[idx]
+        ts = {t for t in (*graph.activations(op), *op.outputs) if t in size}
+        work = sum(size[t] for t in ts)
+        if work <= capacity:
+            continue
+        if band(idx) is None:
+            out.append(f"op {idx} ({op.opcode}) alone needs {work:,} bytes and has no "
+                       "row-band form")
+        whole |= {t for t in ts if t in resident and size[t] > capacity}
+    for t in sorted(whole):
+        kind = "input" if t in graph.inputs else "output"
+        out.append(f"graph {kind} {graph.tensors[t].name or t} ({size[t]:,} bytes) must stay "
+                   "whole in RAM (graph inputs and outputs are not stored)")
+    return tuple(out)
