@@ -54,7 +54,8 @@ def point_spatial(graph: Graph, op: Op) -> Spatial | None:
 def broadcast_band(graph: Graph, op: Op) -> BandForm | None:
     """Row bands of a map times a per-channel vector (a squeeze-excitation block's
     MUL): the map (output-shaped activations) in bands, the ``[1,1,1,C]`` (or one
-    value) activations whole in every band; point-wise maps get their spatial form."""
+    value) activations whole in every band; point-wise maps get their spatial form.
+    MUL's only: ADD and SUB would take it alike, untested so far."""
     y = graph.tensors[op.outputs[0]]
     _, oh, _, oc = y.shape
     maps, whole = [], []
@@ -86,14 +87,14 @@ _S32 = "nnrt_binary_s32_params_t"
 DEFINITIONS = (
     OpDef("ADD", "ADD", elementwise_lowering.BINARY,
           Options("AddOptions", _reader(tflite.AddOptions), write_activation), elementwise="binary",
-          cost="requant", spatial=point_spatial, band=broadcast_band, fold=np.add,
+          cost="requant", spatial=point_spatial, fold=np.add,
           kernels=(_binary(15, "nnrt_add_s8", _ADD_S8, "add_s8"),
                    _binary(20, "nnrt_add_f32", _F32, "binary_f32"),
                    _binary(39, "nnrt_add_s16", _ADD_S8, "add_s16"),
                    _binary(40, "nnrt_add_s32", _S32, "binary_s32"))),
     OpDef("SUB", "SUB", elementwise_lowering.BINARY,
           Options("SubOptions", _reader(tflite.SubOptions), write_activation), elementwise="binary",
-          cost="requant", spatial=point_spatial, band=broadcast_band, fold=np.subtract,
+          cost="requant", spatial=point_spatial, fold=np.subtract,
           kernels=(_binary(16, "nnrt_sub_s8", _ADD_S8, "add_s8"),
                    _binary(21, "nnrt_sub_f32", _F32, "binary_f32"),
                    _binary(41, "nnrt_sub_s16", _ADD_S8, "add_s16"))),
