@@ -27,6 +27,7 @@ from nnopt.swap.costmodel import (
 )
 from nnopt.swap.placement import (
     CODE_RESERVE_BYTES,
+    CRYPTO_STATE_BYTES,
     DTCM_RESERVE_BYTES,
     blob_chunks,
     chunk_bytes,
@@ -291,10 +292,17 @@ def test_staging_beside_the_arena_without_dtcm() -> None:
     tight = plan_swap(pm.graph, pm.plan, an385, SwapOptions(
         mode="force", staging_budget_bytes=4096))
     assert all(t.row_bytes <= 4096 // 2 for t in tight.tensors if t.pool == "external")
-    # the buffers fit, the table of so many small chunks does not: said, not hidden
-    assert 2 * tight.staging_buffer_bytes <= 4096 < tight.sram_bytes
-    assert not tight.fits_staging and not tight.benchmark_row()["fits"]
-    assert any("chunk table" in n for n in tight.notes)
+    # the buffers fit, the table of so many small chunks does not: the driver reads
+    # each entry on demand (two in RAM), said in the plan
+    assert 32 * tight.chunk_count > 4096 - 2 * tight.staging_buffer_bytes
+    assert tight.table_on_demand and tight.fits_staging
+    assert tight.sram_bytes == 2 * tight.staging_buffer_bytes + 2 * 32 + CRYPTO_STATE_BYTES
+    assert tight.to_json()["table_on_demand"] is True
+    assert "table_on_demand" not in s.to_json()  # a table that fits: the JSON as before
+    # buffers alone beyond the budget: refused, said
+    tighter = plan_swap(pm.graph, pm.plan, an385, SwapOptions(
+        mode="force", staging_budget_bytes=4096, staging_bytes=4096))
+    assert not tighter.fits_staging and any("chunk table" in n for n in tighter.notes)
 
 
 def test_plan_json_of_an_earlier_release_loads_and_writes_back_identically() -> None:

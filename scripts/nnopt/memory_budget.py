@@ -8,9 +8,11 @@ one :class:`~nnopt.errors.BudgetError` naming every overflow).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .boards import Board
 from .errors import BudgetError
-from .plan import Plan, SwapPlan
+from .plan import Plan, StageEntry, SwapPlan
 from .swap.placement import blob_bytes
 from .swap.sealed_blob import ENTRY_BYTES
 
@@ -54,7 +56,7 @@ def check_budget(plan: Plan, board: Board | None = None) -> None:
             hints.append("fewer activation regions (a board without activation_regions)")
     swap = plan.swap
     if board is not None and swap is not None and swap.enabled:
-        _check_swap_budget(swap, board, problems, hints)
+        _check_swap_budget(swap, board, problems, hints, plan.bands)
     elif board is not None:
         internal = sum(w.size for w in plan.weights if w.pool == "flash")
         flash = sum(r.size for r in board.rom_regions)
@@ -72,6 +74,11 @@ def check_budget(plan: Plan, board: Board | None = None) -> None:
         raise BudgetError("; and ".join(problems), hint="try " + ", or ".join(hints))
 
 
+_BANDED_HINT = ("a part with more internal flash: of the layers run in row bands, only "
+                "float32 convolutions stream their weights (int8 ones stay internal: "
+                "docs/out-of-core.md, not done yet)")
+
+
 def _stream_hint(plan: Plan, board: Board) -> str:
     """What to try when the weights exceed internal flash and none streams: the weight
     swap where it was off; where it was planned, the options that let the large layers
@@ -81,6 +88,8 @@ def _stream_hint(plan: Plan, board: Board) -> str:
         return f"a board with external flash (board {board.name} declares none)"
     if plan.swap is None:
         return "streaming weights from external flash (--swap auto or force)"
+    if plan.bands:
+        return _BANDED_HINT
     if plan.stages or plan.inplace_ops:
         return ("--tiling off --inplace-ops off, so that layers larger than the staging "
                 "buffers stream in output-channel slices (add --feature-maps auto if the "
@@ -90,7 +99,7 @@ def _stream_hint(plan: Plan, board: Board) -> str:
 
 
 def _check_swap_budget(swap: SwapPlan, board: Board, problems: list[str],
-                       hints: list[str]) -> None:
+                       hints: list[str], bands: Sequence[StageEntry] = ()) -> None:
     """The budgets of a plan that streams weights: what stays internal against the
     internal flash (code reserve and requantisation tables included), the staging
     buffers against their RAM region, the blob against the external flash."""
@@ -105,8 +114,12 @@ def _check_swap_budget(swap: SwapPlan, board: Board, problems: list[str],
             f"{swap.code_reserve_bytes:,} code reserve - {swap.metadata_bytes:,} "
             f"requantisation tables): over by {swap.internal_weight_bytes - budget:,} "
             "bytes")
-        hints.append("a part with more internal flash, or a larger --swap-staging so that "
-                     "larger layers can stream")
+        banded = {st.ops[0] for st in bands}
+        if banded and any(t.op in banded and t.pool != "external" for t in swap.tensors):
+            hints.append(_BANDED_HINT)
+        else:
+            hints.append("a part with more internal flash, or a larger --swap-staging so "
+                         "that larger layers can stream")
     if not swap.fits_staging:
         table = ENTRY_BYTES * len(swap.chunks)
         problems.append(

@@ -85,6 +85,9 @@ class StoredEntry:
     chunk_bytes: int
     last_bytes: int
     device: str
+    # "application": a graph input the application writes to storage before the
+    # inference (nnrt_fmstore_input_write); "" (omitted in JSON): an op writes it
+    written_by: str = ""
     put_after: tuple[tuple[int, int], ...] = ()  # (position, arena offset)
     get_before: tuple[tuple[int, int], ...] = ()  # (position, arena offset)
 
@@ -204,6 +207,10 @@ class ChunkEntry:
     buffer: int  # staging buffer (index % 2)
     issue_after: int  # the read is issued by wait(issue_after); -1: at invoke start
     issue_op: int  # op during which the read is issued (-1: before the first op)
+    # a slice [k0, k1) of the input depth (weight rows too large for a staging
+    # buffer: fully connected layers); k1 == 0: the whole depth (omitted in JSON)
+    k0: int = 0
+    k1: int = 0
 
 
 @dataclass(frozen=True)
@@ -277,6 +284,10 @@ class SwapPlan:
     # The board storage device holding the weight blob (boards' weight_storage, e.g.
     # "sd_card"); "": the board's external_flash (the JSON then has no "device" key)
     device: str = ""
+    # True: more chunks than RAM holds table entries: the driver reads each chunk's
+    # entry when it issues the chunk (nnrt_swap_config_t.table_on_demand); omitted in
+    # JSON when False
+    table_on_demand: bool = False
 
     @property
     def external_tensors(self) -> tuple[int, ...]:
@@ -319,6 +330,11 @@ class SwapPlan:
         d["staging_candidates"] = {str(k): v for k, v in self.staging_candidates.items()}
         if not self.device:  # plans on the external flash keep their JSON byte for byte
             del d["device"]
+        if not self.table_on_demand:
+            del d["table_on_demand"]
+        for c in d["chunks"]:
+            if not c["k1"]:  # whole-depth chunks: the JSON of earlier releases
+                del c["k0"], c["k1"]
         for t in d["tensors"]:
             if math.isinf(t["macs_per_byte"]):
                 t["macs_per_byte"] = None
@@ -455,6 +471,9 @@ class Plan:
             del d["stored"]
         if not self.feature_maps_refused:
             del d["feature_maps_refused"]
+        for e in d.get("stored", ()):
+            if not e["written_by"]:
+                del e["written_by"]
         d["swap"] = self.swap.to_json() if self.swap is not None else None
         del d["feature_map_traffic"]
         if self.feature_map_traffic:  # feature maps out of core: beside the weights

@@ -318,7 +318,7 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
             banding = bp, arena
         else:
             refused = band_blockers(g, [g.ops[k].index for k in order], buffers, _band_fn(g),
-                                    evict_cap, _resident(g, buffers))
+                                    evict_cap, _io_roots(buffers, set(g.outputs)))
     elif evict_cap is not None and opts.board is not None and below is None:
         found = _evictions(g, order, buffers, evict_cap, opts)
         if found is not None:
@@ -420,22 +420,31 @@ def _bands(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
     rest still exceeds ``cap`` (passes.fm_evict): the band plan, the arena, the
     evictions (tiles numbered after the stored chunks); None when no band size fits."""
     idx_order = [g.ops[k].index for k in order]
-    band, resident = _band_fn(g), _resident(g, buffers)
-    for share in (2, 3, 4, 6, 8, 12, 16):
-        bp = band_ops(g, idx_order, buffers, band, cap, cap // share, resident, 0,
-                      opts.align)
-        if bp is None:
-            return None
-        bufs = list(bp.buffers)
-        found = _evict_maps(g, order, bufs, cap, opts.align)
-        if found is None:
-            continue
-        seg_buffers, evictions = found
-        arena = plan_arena(seg_buffers, align=opts.align, strategies=opts.arena_strategies)
-        if arena.arena_bytes > cap:
-            continue
-        first = sum(m.chunks for m in bp.stored.values())
-        return bp, arena, [replace(e, tile=e.tile + first) for e in evictions]
+    band = _band_fn(g)
+    # graph inputs and outputs stay in RAM; failing that, a graph input a banded op
+    # reads may live in storage, written there by the application (nnrt's input writer)
+    outputs = _io_roots(buffers, set(g.outputs))
+    inputs = _io_roots(buffers, set(g.inputs)) - outputs
+    tries = [(_io_roots(buffers, set(g.inputs) | set(g.outputs)), frozenset[int]())]
+    if inputs:
+        tries.append((outputs, inputs))
+    for resident, app_inputs in tries:
+        for share in (2, 3, 4, 6, 8, 12, 16):
+            bp = band_ops(g, idx_order, buffers, band, cap, cap // share, resident, 0,
+                          opts.align, app_inputs)
+            if bp is None:
+                break
+            bufs = list(bp.buffers)
+            found = _evict_maps(g, order, bufs, cap, opts.align)
+            if found is None:
+                continue
+            seg_buffers, evictions = found
+            arena = plan_arena(seg_buffers, align=opts.align,
+                               strategies=opts.arena_strategies)
+            if arena.arena_bytes > cap:
+                continue
+            first = sum(m.chunks for m in bp.stored.values())
+            return bp, arena, [replace(e, tile=e.tile + first) for e in evictions]
     return None
 
 
@@ -453,11 +462,10 @@ def _band_fn(g: Graph) -> Callable[[int], BandForm | None]:
     return band
 
 
-def _resident(g: Graph, buffers: Sequence[Buffer]) -> frozenset[int]:
-    """The buffers that hold a graph input or output: never stored."""
-    io_tensors = set(g.inputs) | set(g.outputs)
+def _io_roots(buffers: Sequence[Buffer], tensors: set[int]) -> frozenset[int]:
+    """The buffers that hold one of ``tensors`` (graph inputs, outputs)."""
     return frozenset(b.tensor for b in buffers if b.tensor is not None
-                     and io_tensors & {b.tensor, *b.aliases})
+                     and tensors & {b.tensor, *b.aliases})
 
 
 def _pads_channels_only(g: Graph, op: Op) -> bool:
@@ -512,7 +520,7 @@ def _band_records(g: Graph, banding: tuple[BandPlan, ArenaPlan], opts: PlanOptio
     for t, m in sorted(bp.stored.items()):
         stored.append(StoredEntry(
             t, m.first_tile, m.chunks, m.chunk_rows, m.chunk_len(0), m.chunk_len(m.chunks - 1),
-            device,
+            device, "application" if t in bp.app_written else "",
             tuple((p, arena.offsets[k]) for p, lst in sorted(bp.puts.items())
                   for x, k in lst if x == t),
             tuple((q, arena.offsets[k]) for q, lst in sorted(bp.gets.items())

@@ -46,6 +46,14 @@
 
 extern const nnrt_model_t NNRT_HARNESS_MODEL;
 
+#ifdef NNRT_HARNESS_INPUT_WRITER
+/* A model whose graph input lives in storage (input(i) is NULL): the generated
+ * `<name>_input_write`, fed the file through a small buffer (nnrt/fmstore.h). */
+nnrt_status_t NNRT_HARNESS_INPUT_WRITER(uint32_t i, const void *data, size_t len);
+#define INPUT_PIECE 4096u
+static uint8_t g_input_piece[INPUT_PIECE];
+#endif
+
 #define EXIT_OK 0
 #define EXIT_USAGE 2
 #define EXIT_INPUT_READ 3
@@ -264,7 +272,7 @@ static int read_inputs(const nnrt_model_t *hm, const char *const *inputs, uint32
         const nnrt_tensor_desc_t *d = &hm->inputs[i];
         void *dst = hm->input(i);
         size_t actual = 0;
-        nnrt_status_t st;
+        nnrt_status_t st = NNRT_OK;
 
         t_reset(&t);
         t_str(&t, "input ");
@@ -272,10 +280,29 @@ static int read_inputs(const nnrt_model_t *hm, const char *const *inputs, uint32
         t_str(&t, " (");
         t_str(&t, d->name);
         t_str(&t, "): ");
+#ifdef NNRT_HARNESS_INPUT_WRITER
+        if (dst == NULL && d->bytes != 0) {
+            /* stored input: the file in pieces, each sealed by the model as it fills */
+            for (size_t done = 0; done < d->bytes; done += INPUT_PIECE) {
+                const size_t piece = d->bytes - done < INPUT_PIECE ? d->bytes - done
+                                                                   : INPUT_PIECE;
+
+                st = nnrt_port_read_file_at(inputs[i], (size_t)k * d->bytes + done,
+                                            g_input_piece, piece, (size_t)n * d->bytes,
+                                            &actual);
+                if (st != NNRT_OK) {
+                    break;
+                }
+                st = NNRT_HARNESS_INPUT_WRITER(i, g_input_piece, piece);
+                if (st != NNRT_OK) {
+                    return fail(EXIT_MODEL, t.buf, "the model refused the input's bytes");
+                }
+            }
+        } else
+#endif
         if (dst == NULL && d->bytes != 0) {
             return fail(EXIT_MODEL, t.buf, "the model gave no buffer");
-        }
-        if (n == 1) {
+        } else if (n == 1) {
             st = nnrt_port_read_file(inputs[i], dst, d->bytes, &actual);
         } else {
             st = nnrt_port_read_file_at(inputs[i], (size_t)k * d->bytes, dst, d->bytes,

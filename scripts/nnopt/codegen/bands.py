@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..cdefs import C_TYPE
+from ..cdefs import C_TYPE, DType
 from ..errors import PlanError
 from ..ir import Graph, Op
 from ..lowering import EmitContext
@@ -26,7 +26,7 @@ from ..lowering.pool import MeanLowering, PoolLowering
 from ..ops import lowering_for
 from ..ops.base import REDUCE, ROWS, WINDOW, BandForm
 from ..passes.regions import band_of
-from ..plan import Plan, StageEntry, StoredEntry
+from ..plan import ChunkEntry, Plan, StageEntry, StoredEntry
 from ..planfacts import PlanFacts
 from .stages import StageEmitter, _is, _table
 from .views import memo_consts
@@ -41,12 +41,97 @@ class BandEmitter(StageEmitter):
 
     def __init__(self, stage: StageEntry, graph: Graph, facts: PlanFacts,
                  ctx_for: Callable[[Op], EmitContext], arena_at: Callable[[int], str],
-                 stored: dict[int, StoredEntry], store: str) -> None:
+                 stored: dict[int, StoredEntry], store: str,
+                 chunks: tuple[ChunkEntry, ...] = (), model: str = "") -> None:
         op = stage.ops[0]
         super().__init__(stage, op, graph, facts, ctx_for, arena_at)
         self.name = f"band_op{op}"
         self.stored = stored
         self.store = store
+        self.chunks = chunks  # the op's streamed weight slices, every band's in turn
+        self.model = model
+
+    def _window(self, op: Op, ctx: EmitContext, ptr: Callable[[int], str]
+                ) -> tuple[list[str], list[str]]:
+        """The window op's call; when its weights stream (``Plan.swap`` chunks of a
+        banded op: M output-channel slices, read again for every band), the call runs
+        once per slice on the band: weights from the staging buffer, the bias and output
+        channels of the slice, its output dense in the slice buffer and copied into its
+        channels of the band (``nnrt_copy_2d_x8``)."""
+        if not self.chunks:
+            return super()._window(op, ctx, ptr)
+        w_t = op.inputs[1]
+        b_t = op.inputs[2] if len(op.inputs) > 2 and op.inputs[2] >= 0 else -1
+        y = self.g.tensors[op.outputs[0]]
+        if y.dtype != DType.FLOAT32 or len(self.chunks) % self.n:
+            raise PlanError(f"op {op.index} ({op.opcode}): streamed weights in row bands "
+                            "need float32 slices, the same for every band",
+                            hint="plan the swap again (nnopt.swap.pipeline.plan_swap_for)")
+        m = len(self.chunks) // self.n
+        slices = self.chunks[:m]
+        if any((c.c0, c.c1) != (d.c0, d.c1) for i, c in enumerate(self.chunks)
+               for d in (slices[i % m],)):
+            raise PlanError(f"op {op.index}: the bands stream different slices",
+                            hint="plan the swap again")
+        base = self.chunks[0].index
+        if any(c.index != base + i for i, c in enumerate(self.chunks)):
+            raise PlanError(f"op {op.index}: its weight chunks are not consecutive",
+                            hint="plan the swap again")
+        inner = ctx.c_ptr
+
+        def c_ptr(t: int) -> str:
+            if t == w_t:
+                return "((const void *)w_chunk)"
+            if t == b_t:
+                return f"((const void *)((const float *){inner(t)} + c0))"
+            return inner(t)
+
+        pre, body = super()._window(op, replace(ctx, c_ptr=c_ptr), ptr)
+        var = f"op{op.index}"
+        yout = self.buf(op.outputs[0], ptr)
+        y_at = (f"(float *)(void *)({yout.base} + st{self.idx}_op{op.index}_io[p][1])")
+        call = [x for x in body if x.startswith("s = ")]
+        if len(call) != 1 or y_at not in call[0] or f"(&{var}," not in call[0]:
+            raise PlanError(f"op {op.index} ({op.opcode}): no kernel call to stream "
+                            "weights through", hint="plan the swap again")
+        slice_buf = f"{self.model}_slice"
+        call_text = (call[0].replace(y_at, f"(float *)(void *){slice_buf}")
+                     .replace(f"(&{var},", f"(&{var}c,"))
+        oc = y.shape[-1]
+        row = self.g.tensors[w_t].nbytes // self.g.tensors[w_t].shape[0]
+        tab = f"bd{self.idx}_w"
+        self.decls.append(_table(tab, "uint32_t", [[c.c0, c.c1 - c.c0] for c in slices], 2))
+        loop = [
+            f"/* its weights: {m} output-channel slices streamed for each band */",
+            f"for (uint32_t j = 0; j < {m}u; ++j) {{",
+            "    const uint8_t *w_chunk;",
+            "    size_t w_len;",
+            f"    const uint32_t c0 = {tab}[j][0];",
+            f"    const uint32_t n = {tab}[j][1];",
+            f"    {self.ptype(pre)} {var}c = {var};",
+            "",
+            f"    s = nnrt_swap_wait(&{self.model}_swap, {base}u + p * {m}u + j, &w_chunk, "
+            "&w_len);",
+            "    if (s != NNRT_OK) {", "        return s;", "    }",
+            f"    if (w_len != n * {row}u) {{", "        return NNRT_ERR_FORMAT;", "    }",
+            f"    {var}c.geom.output_c = (int32_t)n;",
+            f"    {call_text}",
+            "    if (s != NNRT_OK) {", "        return s;", "    }",
+            f"    /* channels [c0, c0 + n) of the band's {y.shape[-1]}-channel rows */",
+            f"    s = nnrt_copy_2d_x8((const uint8_t *){slice_buf}, n * 4u, (uint8_t *)"
+            f"(void *)({yout.base} + st{self.idx}_op{op.index}_io[p][1]) + c0 * 4u, "
+            f"{oc * 4}u, (uint32_t)({var}.geom.output_h * {var}.geom.output_w), n * 4u);",
+            "    if (s != NNRT_OK) {", "        return s;", "    }",
+            "}"]
+        self.headers.add("nnrt/kernels/tiling.h")
+        i = body.index(call[0])
+        return pre, [*body[:i], *loop, *body[i + 4:]]  # the call and its check replaced
+
+    @staticmethod
+    def ptype(pre: list[str]) -> str:
+        """The parameter type of the window call (its ``T var = var_base;`` line)."""
+        line = pre[-1]
+        return line.split(" ", 1)[0]
 
     def _chunks(self, t: int, name: str) -> StoredEntry:
         """Declare ``name``: per band the chunks [c0, c1) of t the band's region holds."""
@@ -82,7 +167,6 @@ class BandEmitter(StageEmitter):
                     f"nnrt_fmstore_put(&{self.store}, {m.first_tile}u + c, {src} + "
                     f"(c - {name}[p][0]) * {m.chunk_bytes}u, {self._len(m)})")),
                 "}"]
-
 
     def _kind(self, op: Op) -> str | None:
         form = band_of(self.g, op)
@@ -303,9 +387,11 @@ class BandCalls:
         def ctx_band(op: Op) -> EmitContext:
             return replace(ctx_for(op), c_ptr=whole_ptr)
 
+        swap = self.plan.swap
         for st in self.plan.bands:
+            chunks = tuple(c for c in swap.chunks if c.op == st.ops[0]) if swap else ()
             em = BandEmitter(st, self.graph, self.facts, ctx_band, arena_at, self.stored,
-                             self.store)
+                             self.store, chunks, self.store.removesuffix("_fm"))
             funcs.append("\n".join(em.emit(whole_ptr)) + "\n")
             decls += em.decls
             headers |= em.headers

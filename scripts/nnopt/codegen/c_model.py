@@ -46,7 +46,7 @@ from ..lowering.call import (
     render_prepare,
 )
 from ..ops import lowering_for
-from ..plan import FeatureMapEntry
+from ..plan import FeatureMapEntry, StoredEntry
 from ..planfacts import ALLOCATORS, DynamicPlan
 from ..planner import PlannedModel
 from .bands import BandCalls
@@ -270,7 +270,44 @@ class ModelEmitter:
             f"    cfg.lengths = {name}_fm_lengths;",
             f"    cfg.n_tiles = {n}u;",
             f"    return nnrt_fmstore_open(&{name}_fm, &cfg);",
-            "}", ""]
+            "}", "", *self.input_writers()]
+
+    def app_inputs(self) -> list[tuple[int, StoredEntry]]:
+        """(input number, stored entry) of the graph inputs that live in storage."""
+        return [(i, self.bands.stored[t]) for i, t in enumerate(self.g.inputs)
+                if t in self.bands.stored
+                and self.bands.stored[t].written_by == "application"]
+
+    def input_writers(self) -> list[str]:
+        """``<name>_input_write()``: the application seals a stored graph input's row
+        chunks as it writes them (nnrt_fmstore_input_write), one chunk at a time in the
+        arena (free between inferences)."""
+        ins = self.app_inputs()
+        if not ins:
+            return []
+        name = self.name
+        out = []
+        at = 0
+        for i, m in ins:
+            total = m.chunk_bytes * (m.chunks - 1) + m.last_bytes
+            out += [f"/* Graph input {i} (tensor {m.tensor}, {total} B) lives in {m.device}: "
+                    f"{m.chunks} row chunks, tiles {m.first_tile}..{m.first_tile + m.chunks - 1},",
+                    f" * written by the application through {name}_input_write(). */",
+                    f"static nnrt_fm_input_t {name}_in{i} = {{{m.first_tile}u, {m.chunks}u, "
+                    f"{m.chunk_bytes}u, {total}u, {name}_arena + {at}u, 0u}};"]
+            at += (m.chunk_bytes + 16 + 15) // 16 * 16
+        if at > max(self.plan.arena_bytes, 16):
+            raise PlanError(f"the stored inputs' chunk buffers ({at} B) exceed the arena "
+                            f"({self.plan.arena_bytes} B)",
+                            hint="plan with a larger --sram budget")
+        out += ["", f"nnrt_status_t {name}_input_write(uint32_t i, const void *data, size_t len)",
+                "{"]
+        for i, _ in ins:
+            out += [f"    if (i == {i}u) {{",
+                    f"        return nnrt_fmstore_input_write(&{name}_fm, &{name}_in{i}, "
+                    "data, len);", "    }"]
+        out += ["    return NNRT_ERR_ARG;", "}", ""]
+        return out
 
     def arena_name(self, region: str) -> str:
         """The C array of an arena: ``<name>_arena`` (the board's arena region) or
@@ -445,7 +482,15 @@ class ModelEmitter:
         inner = self.ext.inner_invoke or f"{self.name}_invoke"
         lines = [f"static nnrt_status_t {inner}(void)", "{",
                  "    nnrt_status_t s = NNRT_OK;", *self.state_check()]
-        if self.out_of_core:
+        if self.out_of_core and self.app_inputs():
+            lines += [f"    s = nnrt_fmstore_start(&{self.name}_fm); /* begun by "
+                      f"{self.name}_input_write() */", "    if (s != NNRT_OK) {",
+                      "        return s;", "    }"]
+            for i, _ in self.app_inputs():
+                lines += [f"    s = nnrt_fmstore_input_done(&{self.name}_fm, "
+                          f"&{self.name}_in{i}); /* every byte written */",
+                          "    if (s != NNRT_OK) {", "        return s;", "    }"]
+        elif self.out_of_core:
             lines += [f"    s = nnrt_fmstore_begin(&{self.name}_fm); /* NNRT_ERR_ARG: not "
                       "attached */", "    if (s != NNRT_OK) {", "        return s;", "    }"]
         for pos, idx in enumerate(self.plan.schedule):
@@ -619,7 +664,12 @@ class ModelEmitter:
         if self.dyn is not None and kind == "input":
             lines += [f"    if ({self.name}_begin() != NNRT_OK) {{", "        return NULL;",
                       "    }"]
+        app = {i for i, _ in self.app_inputs()} if kind == "input" else set()
         for i, t in enumerate(tensors):
+            if i in app:
+                lines += [f"    /* input {i} lives in storage: {self.name}_input_write() */",
+                          "    (void)i;"]
+                continue
             lines.append(f"    if (i == {i}u) {{")
             lines.append(f"        return {self.ptr(t)};")
             lines.append("    }")
@@ -719,6 +769,12 @@ class ModelEmitter:
                "*key, size_t key_len,",
                "                                uint32_t algorithm, const uint8_t salt[4]);",
                ""] if self.out_of_core else []),
+            *(["/** Write the next len bytes of graph input i, which lives in storage "
+               "(input(i) is", " *  NULL): row-major, in order, in pieces of any size; "
+               "each complete row chunk is", " *  sealed and written. All of it before "
+               "every invoke() (NNRT_ERR_ARG otherwise). */",
+               f"nnrt_status_t {self.name}_input_write(uint32_t i, const void *data, "
+               "size_t len);", ""] if self.app_inputs() else []),
             "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", "",
         ])
 

@@ -114,6 +114,9 @@ class Weights:
     axis: int  # axis of the output channels in the weights (-1: the last)
     channel_ranges: bool  # the kernel can compute a range of output channels alone
     contiguous_slice: bool  # with one output row, a channel slice of the output is dense
+    # weight rows may also stream in slices along the input depth, the partial sums
+    # kept between them (fully connected: nnrt_fully_connected_<t>_depth)
+    depth_slices: bool = False
 
 
 @dataclass(frozen=True)

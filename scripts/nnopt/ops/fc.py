@@ -51,7 +51,8 @@ _write = writer(FullyConnectedOptions, lambda o: {"fused_activation_function": o
 DEFINITIONS = (
     OpDef("FULLY_CONNECTED", "FC", fc_lowering.FULLY_CONNECTED,
           Options("FullyConnectedOptions", _read, _write), cost="fc",
-          weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True), macs=macs,
+          weights=Weights(axis=0, channel_ranges=True, contiguous_slice=True,
+                          depth_slices=True), macs=macs,
           infer_shape=shapes.fully_connected, kernels=(
               Kernel(5, "nnrt_fully_connected_s8",
                      ("struct:nnrt_fc_s8_params_t", *WEIGHTED_ARGS), "fc_s8"),

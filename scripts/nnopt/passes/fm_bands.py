@@ -29,10 +29,14 @@ bands are ranges of input rows, the small output stays in RAM and the kernel car
 the partial sums from band to band).
 
 The number of bands of an op is the smallest whose band buffers fit ``band_bytes``
-(the planner tries half the RAM, then less when the rest does not fit). Limits
-(None): a banded op without a band form (fully connected, reshapes, means),
-several outputs, a stored tensor with aliases (a view, a reshape), a graph input or
-output that alone leaves no room.
+(the planner tries half the RAM, then less when the rest does not fit). A graph input
+in ``app_inputs`` that a banded op reads is stored too: the application writes it
+chunk by chunk before the inference (nnrt's input writer, ``nnrt_fmstore_input_write``)
+and it is never whole in RAM (``BandPlan.app_written``; its chunks are the first tiles).
+A feature map with aliases (a view, a reshape) stays whole in RAM, as do the tensors a
+band form reads whole. Limits (None): a banded op without a band form (fully connected,
+reshapes), several outputs, a stored tensor that is not 4-D, a graph input not in
+``app_inputs`` or an output that alone leaves no room.
 """
 
 from __future__ import annotations
@@ -90,6 +94,7 @@ class BandPlan:
     puts: Mapping[int, tuple[tuple[int, str], ...]]  # position -> (tensor, segment key)
     gets: Mapping[int, tuple[tuple[int, str], ...]]  # position -> (tensor, segment key)
     buffers: tuple[Buffer, ...]
+    app_written: frozenset[int] = frozenset()  # stored graph inputs (the application's)
 
 
 def _chunk_rows(row_bytes: int, band_bytes: int) -> int:
@@ -108,7 +113,7 @@ def _round(n: int, align: int) -> int:
 def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
              band: Callable[[int], BandForm | None], capacity: int,
              band_bytes: int, resident: frozenset[int], first_tile: int,
-             align: int = 16) -> BandPlan | None:
+             align: int = 16, app_inputs: frozenset[int] = frozenset()) -> BandPlan | None:
     """The band plan (see the module doc); None when it cannot be made. ``order``: op
     indices in schedule order; ``band(op)``: its band form."""
     root_of: dict[int, int] = {}
@@ -156,10 +161,11 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
         if form.kind == REDUCE:
             kept |= set(outs)  # one pixel, accumulated in RAM
         for t in (*ins, *outs):
-            if t not in resident and t not in kept:
-                if t in aliased:
-                    return None
+            # a view's root and what the form reads whole stay whole in RAM
+            if t not in resident and t not in kept and t not in aliased:
                 stored_set.add(t)
+    if any(len(graph.tensors[t].shape) != 4 for t in stored_set):
+        return None
     # row geometry of the stored tensors (batch-1 NHWC)
     rows = {t: graph.tensors[t].shape[1] for t in stored_set}
     row_bytes = {t: size[t] // max(rows[t], 1) for t in stored_set}
@@ -186,6 +192,9 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
         stored[t] = m
         return m
 
+    app_written = frozenset(t for t in stored_set if t in app_inputs and t not in producer)
+    for t in sorted(app_written):  # written by the application before the inference
+        chunking(t, _chunk_rows(row_bytes[t], band_bytes))
     for pos, idx in enumerate(order):
         ins, outs = acts(idx)
         for t in outs:  # stored outputs of ops that run whole: chunked by size
@@ -249,9 +258,9 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
     gets: dict[int, list[tuple[int, str]]] = {}
     for t in sorted(stored_set):
         p = producer.get(t)
-        if p is None:
+        if p is None and t not in app_written:
             return None
-        if p not in banded_set:
+        if p is not None and p not in banded_set:
             key = f"fm{t}@put{p}"
             new_buffers.append(Buffer(key, None, size[t] + TAG_BYTES, p, p))
             puts.setdefault(p, []).append((t, key))
@@ -261,7 +270,7 @@ def band_ops(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
                 new_buffers.append(Buffer(key, None, size[t] + TAG_BYTES, q, q))
                 gets.setdefault(q, []).append((t, key))
     return BandPlan(stored, banded, {p: tuple(v) for p, v in puts.items()},
-                    {q: tuple(v) for q, v in gets.items()}, tuple(new_buffers))
+                    {q: tuple(v) for q, v in gets.items()}, tuple(new_buffers), app_written)
 
 
 def band_blockers(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
@@ -269,8 +278,8 @@ def band_blockers(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
                   resident: frozenset[int]) -> tuple[str, ...]:
     """Why no band plan exists, for the refusal: each op whose own inputs and outputs
     exceed ``capacity`` but that has no band form, and each tensor that must stay whole
-    in RAM (a graph input or output, ``resident``) that such an op reads or writes and
-    that alone exceeds it. Empty when neither is the reason."""
+    in RAM (a graph output, or an input that is also one: ``resident``) that such an op
+    reads or writes and that alone exceeds it. Empty when neither is the reason."""
     size = {b.tensor: b.size for b in buffers if b.tensor is not None}
     for b in buffers:
         for a in b.aliases:
@@ -288,7 +297,7 @@ def band_blockers(graph: Graph, order: Sequence[int], buffers: Sequence[Buffer],
                        "row-band form")
         whole |= {t for t in ts if t in resident and size[t] > capacity}
     for t in sorted(whole):
-        kind = "input" if t in graph.inputs else "output"
+        kind = "output" if t in graph.outputs else "input"
         out.append(f"graph {kind} {graph.tensors[t].name or t} ({size[t]:,} bytes) must stay "
-                   "whole in RAM (graph inputs and outputs are not stored)")
+                   "whole in RAM (graph outputs are not stored)")
     return tuple(out)

@@ -278,6 +278,8 @@ def plan_traffic(graph: Graph, plan: Plan, board: Board, *,
 
     for m in plan.stored:
         whole = sum(chunk_len(m, c) for c in range(m.chunks))
+        if m.written_by == "application":  # a graph input, sealed and written before op 0
+            move(0, m.tensor, whole, True, "input")
         for p, _ in m.put_after:
             move(p, m.tensor, whole, True, "banded")
         for q, _ in m.get_before:

@@ -14,8 +14,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..boards import Board
-from ..cdefs import Status
+from ..cdefs import DType, Status
 from ..errors import BlobError, NnoptError, PlanError
+from ..ops import known
 from ..plan import Plan, SwapPlan
 from ..planner import PlannedModel
 from .fmap import plan_traffic
@@ -61,7 +62,7 @@ def write_new_key(swap: SwapPlan, path: Path) -> bytes:
 
 def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto",
                   staging_bytes: int | None = None,
-                  algorithm: str | None = None) -> PlannedModel:
+                  algorithm: str | None = None, stream_banded: bool = False) -> PlannedModel:
     """Out-of-core execution (issue 5): decide which weights stream from external flash
     (:func:`nnopt.swap.plan_swap`) and record it in the Plan: ``Plan.swap`` (the
     :class:`~nnopt.plan.SwapPlan`) and ``pool="external"`` on the streamed weights.
@@ -69,7 +70,9 @@ def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto"
     ``mode``: "off" plans nothing; "auto" plans only for a board that declares
     ``external_flash`` and streams only what does not fit internal flash; "force"
     streams every streamable weight (without a board: default QSPI figures).
-    ``algorithm``: None for the board's ``external_flash.crypto``.
+    ``algorithm``: None for the board's ``external_flash.crypto``. The weights of ops
+    in row bands stream (slice by slice, again for every band) only where nothing else
+    fits, or with ``stream_banded`` (tests).
     """
     if mode not in SWAP_MODES:
         raise PlanError(f"unknown swap mode {mode!r}", hint="use auto, off or force")
@@ -83,28 +86,57 @@ def plan_swap_for(planned: PlannedModel, board: Board | None, mode: str = "auto"
     opts = SwapOptions(mode=mode, algorithm=algorithm, staging_bytes=staging_bytes,
                        kernel_channel_ranges=False,
                        keep_internal=_unstreamable_ops(planned))
-    swap = _plan_fitting(planned, board, opts)
+    swap = _plan_fitting(planned, board, opts, stream_banded)
     device = _weight_device(swap, board)
     if device is not None:  # the blob exceeds the external flash: a larger device
-        swap = _plan_fitting(planned, board, replace(opts, device=device))
+        swap = _plan_fitting(planned, board, replace(opts, device=device), stream_banded)
     plan = replace(planned.plan, weights=swap.weights_with_pools(planned.plan.weights),
                    swap=swap)
     return replace(planned, plan=plan)
 
 
-def _plan_fitting(planned: PlannedModel, board: Board | None, opts: SwapOptions) -> SwapPlan:
+def _plan_fitting(planned: PlannedModel, board: Board | None, opts: SwapOptions,
+                  stream_banded: bool = False) -> SwapPlan:
     """The swap plan with whole layers, or with output-channel slices of every layer
     where that does not fit (layers too large for the staging buffers stream in slices:
     a strided slice through the slice buffer, nnopt.swap.codegen); only where the
     whole-layer plan does not fit, so the plans that fit stay as they were."""
     swap = plan_swap(planned.graph, planned.plan, board, opts)
-    if not (swap.fits_internal_flash and swap.fits_staging):
+    if stream_banded or not (swap.fits_internal_flash and swap.fits_staging):
         sliced = plan_swap(planned.graph, planned.plan, board,
                            replace(opts, kernel_channel_ranges=True,
                                    whole_only=_viewed_ops(planned)))
-        if sliced.fits_internal_flash and sliced.fits_staging:
+        if sliced.fits_internal_flash and sliced.fits_staging and not stream_banded:
             swap = sliced
+        elif banded := _band_streamable(planned):
+            # the row-banded layers' weights stream too, once per band
+            by_band = plan_swap(planned.graph, planned.plan, board,
+                                replace(opts, kernel_channel_ranges=True,
+                                        whole_only=_viewed_ops(planned),
+                                        keep_internal=opts.keep_internal - set(banded),
+                                        banded=banded))
+            if by_band.fits_internal_flash or not sliced.fits_internal_flash or stream_banded:
+                swap = by_band
     return swap
+
+
+def _band_streamable(planned: PlannedModel) -> dict[int, int]:
+    """Ops in row bands whose weights may stream slice by slice for every band (op ->
+    bands): float32 convolutions (output channels on axis 0, kernels that compute a
+    channel range; nnopt.codegen.bands runs each slice on the band)."""
+    graph = planned.graph
+    out: dict[int, int] = {}
+    for st in planned.plan.bands:
+        op = graph.op_by_index[st.ops[0]]
+        d = known(op)
+        if (d is None or d.weights is None or d.weights.axis != 0
+                or not d.weights.channel_ranges or d.weights.depth_slices
+                or len(op.inputs) < 2 or op.inputs[1] < 0):
+            continue
+        w = graph.tensors[op.inputs[1]]
+        if w.is_constant and w.dtype == DType.FLOAT32 and len(w.shape) == 4:
+            out[op.index] = st.grid[0] * st.grid[1]
+    return out
 
 
 def _weight_device(swap: SwapPlan, board: Board | None) -> str | None:

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -97,6 +97,9 @@ DEFAULT_STAGING_BUDGET = 64 * 1024
 CRYPTO_STATE_BYTES = 2 * 1024
 #: Smallest staging candidate and the relative latency slack when picking the size.
 MIN_STAGING = 1024
+#: The most chunks a staging candidate may make (more are not simulated: their per-chunk
+#: AEAD and transfer set-up make them slower than larger sizes anyway).
+MAX_CHUNKS = 50_000
 STAGING_TOLERANCE = 0.005
 
 
@@ -119,6 +122,10 @@ class SwapOptions:
     # Ops whose weights may stream only whole (one chunk): the plan runs them on
     # sub-views, and a sliced chunk runs the registered lowering (nnopt.swap.codegen).
     whole_only: frozenset[int] = frozenset()
+    # Ops the plan runs in row bands (op -> bands) whose weights stream anyway: their
+    # output-channel slices are read again for every band (float32 convolutions: the
+    # band code runs each slice on the band, nnopt.codegen.bands)
+    banded: Mapping[int, int] = field(default_factory=dict)
     # The storage device of the board the weight blob goes to (one of board.storage,
     # e.g. "sd_card"); None: the board's external_flash
     device: str | None = None
@@ -218,12 +225,35 @@ def _chunk_channels(t: TensorPlacement, staging: int) -> int:
     return math.ceil(t.channels / n)
 
 
-def _min_staging(t: TensorPlacement) -> int:
+#: The least inputs of a depth slice (a weight row in pieces).
+MIN_DEPTH_SLICE = 64
+
+
+def _depth_of(graph: Graph, op: Op, t: TensorPlacement) -> int:
+    """The input depth K when the op's weight rows may stream in depth slices (its
+    definition's ``depth_slices``: fully connected, batch 1, 2-D weights; K below the
+    blob entry's 16-bit limit), else 0."""
+    ws = _weights(op)
+    w = graph.tensors[t.tensor]
+    if (ws is None or not ws.depth_slices or not t.splittable or len(w.shape) != 2
+            or t.axis != 0 or _rows_per_batch(graph, op) != 1 or w.shape[1] >= 1 << 16):
+        return 0
+    return int(w.shape[1])
+
+
+def _min_staging(t: TensorPlacement, depth: int = 0) -> int:
+    if depth:
+        return min(t.row_bytes, MIN_DEPTH_SLICE * (t.row_bytes // depth))
     return t.row_bytes if t.splittable else t.bytes
 
 
 def _chunks_for(streamed: Sequence[TensorPlacement], schedule: Sequence[int],
-                staging: int) -> list[ChunkEntry]:
+                staging: int, depth: Mapping[int, int] | None = None,
+                banded: Mapping[int, int] | None = None) -> list[ChunkEntry]:
+    """Chunks in streaming order. A tensor whose rows exceed ``staging`` and that may
+    slice its depth (``depth[tensor]`` = K) streams blocks of rows x depth slices: for
+    each block of rows, its slices [k0, k1) in input order (the partial sums of one
+    block live between them)."""
     by_op = {t.op: t for t in streamed}
     out: list[ChunkEntry] = []
     prev_op = -1
@@ -231,19 +261,40 @@ def _chunks_for(streamed: Sequence[TensorPlacement], schedule: Sequence[int],
         t = by_op.get(idx)
         if t is None:
             continue
+        k_all = (depth or {}).get(t.tensor, 0)
+        if k_all and t.row_bytes > staging:
+            elem = t.row_bytes // k_all
+            parts = math.ceil(t.row_bytes / staging)
+            kw = math.ceil(k_all / parts)
+            per = max(1, staging // (kw * elem))
+            per = math.ceil(t.channels / math.ceil(t.channels / per))
+            for c0 in range(0, t.channels, per):
+                c1 = min(t.channels, c0 + per)
+                for k0 in range(0, k_all, kw):
+                    k1 = min(k_all, k0 + kw)
+                    k = len(out)
+                    out.append(ChunkEntry(k, t.op, t.tensor, t.axis, c0, c1,
+                                          (c1 - c0) * (k1 - k0) * elem, k % 2, k - 1,
+                                          prev_op if k else -1, k0, k1))
+                    prev_op = t.op
+            continue
         per = _chunk_channels(t, staging)
-        for c0 in range(0, t.channels, per):
-            c1 = min(t.channels, c0 + per)
-            k = len(out)
-            out.append(ChunkEntry(k, t.op, t.tensor, t.axis, c0, c1, (c1 - c0) * t.row_bytes,
-                                  k % 2, k - 1, prev_op if k else -1))
-            prev_op = t.op
+        for _band in range((banded or {}).get(t.op, 1)):  # a banded op: every band again
+            for c0 in range(0, t.channels, per):
+                c1 = min(t.channels, c0 + per)
+                k = len(out)
+                out.append(ChunkEntry(k, t.op, t.tensor, t.axis, c0, c1,
+                                      (c1 - c0) * t.row_bytes, k % 2, k - 1,
+                                      prev_op if k else -1))
+                prev_op = t.op
     return out
 
 
-def _costs(chunks: Sequence[ChunkEntry], streamed: Mapping[int, TensorPlacement]
-           ) -> list[ChunkCost]:
-    return [ChunkCost(c.op, c.plain_bytes, (c.c1 - c.c0) / streamed[c.tensor].channels)
+def _costs(chunks: Sequence[ChunkEntry], streamed: Mapping[int, TensorPlacement],
+           banded: Mapping[int, int] | None = None) -> list[ChunkCost]:
+    return [ChunkCost(c.op, c.plain_bytes, (c.c1 - c.c0) / streamed[c.tensor].channels
+                      * (c.plain_bytes / ((c.c1 - c.c0) * streamed[c.tensor].row_bytes)
+                         if c.k1 else 1.0) / (banded or {}).get(c.op, 1))
             for c in chunks]
 
 
@@ -251,11 +302,22 @@ def _round16(n: int) -> int:
     return (n + 15) // 16 * 16
 
 
-def _swap_ram(chunks: Sequence[ChunkEntry]) -> int:
-    """Staging-region bytes: two staging buffers and the chunk table."""
+def _swap_ram(chunks: Sequence[ChunkEntry], on_demand: bool = False) -> int:
+    """Staging-region bytes: two staging buffers and the chunk table (on demand: two
+    entries)."""
     if not chunks:
         return 0
-    return 2 * _round16(max(c.plain_bytes for c in chunks) + TAG_BYTES) + ENTRY_BYTES * len(chunks)
+    return (2 * _round16(max(c.plain_bytes for c in chunks) + TAG_BYTES)
+            + ENTRY_BYTES * (2 if on_demand else len(chunks)))
+
+
+def _ram_within(chunks: Sequence[ChunkEntry], budget: int) -> tuple[int, bool]:
+    """(staging-region bytes, table on demand): the whole table in RAM when it fits
+    the budget, else two entries read on demand."""
+    whole = _swap_ram(chunks)
+    if whole <= budget or len(chunks) <= 2:
+        return whole, False
+    return _swap_ram(chunks, True), True
 
 
 # ----- the pass -----
@@ -304,18 +366,20 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
     max_stage = (stage_budget // 2 - TAG_BYTES) // 16 * 16
     if opts.staging_bytes is not None:
         max_stage = opts.staging_bytes
+    ops = graph.op_by_index
+    depth = {t: d for t, c in cands.items() if (d := _depth_of(graph, ops[c.op], c))}
     feasible = {t: c for t, c in cands.items()
-                if _min_staging(c) <= max_stage and c.op not in opts.keep_internal}
+                if _min_staging(c, depth.get(t, 0)) <= max_stage
+                and c.op not in opts.keep_internal}
     for t, c in cands.items():
         if c.op in opts.keep_internal:
             cands[t] = replace(c, reason="internal: the plan runs this op on views "
                                "(folded padding, in place or tiled)")
         elif t not in feasible:
-            cands[t] = replace(c, reason=f"needs {_min_staging(c)} B of staging in one "
-                               f"piece, at most {max_stage} B available")
+            cands[t] = replace(c, reason=f"needs {_min_staging(c, depth.get(t, 0))} B of "
+                               f"staging in one piece, at most {max_stage} B available")
 
     # -- which tensors stream --
-    ops = graph.op_by_index
     penalty = {t: stream_penalty_s(graph, ops[c.op], c.bytes, params)
                for t, c in feasible.items()}
     chosen: list[int] = []
@@ -359,28 +423,37 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
     staging = 0
     chunks: list[ChunkEntry] = []
     if enabled:
-        need = max(_min_staging(c) for c in streamed.values())
+        need = max(_min_staging(c, depth.get(t, 0)) for t, c in streamed.items())
         if opts.staging_bytes is not None:
             sizes = [max(opts.staging_bytes, need)]
         else:
             top = max(max_stage, need)
             sizes = sorted({need, top, *(1 << p for p in range(10, 31)
                                          if need < (1 << p) < top and (1 << p) >= MIN_STAGING)})
+            # sizes that would cut the stream into more than MAX_CHUNKS chunks are not
+            # tried (VGG16's 494 MB at 256 B: 1.9 M chunks, each with its AEAD set-up)
+            streamed_bytes = sum(c.bytes * opts.banded.get(c.op, 1) for c in streamed.values())
+            sizes = [x for x in sizes if streamed_bytes / x <= MAX_CHUNKS] or [top]
         results: dict[int, tuple[float, int, list[ChunkEntry]]] = {}
         for s in sizes:
-            ch = _chunks_for(list(streamed.values()), schedule, s)
-            tl = simulate(graph, schedule, _costs(ch, streamed), params)
+            ch = _chunks_for(list(streamed.values()), schedule, s, depth, opts.banded)
+            tl = simulate(graph, schedule, _costs(ch, streamed, opts.banded), params)
             results[s] = (tl.overlap_s, _swap_ram(ch), ch)
             candidates[s] = round(tl.overlap_s * 1e3, 4)
-        fitting = {s: v for s, v in results.items() if v[1] <= stage_budget} or results
+        # the whole chunk table in RAM where a size allows it, else the table on demand
+        fitting = ({s: v for s, v in results.items() if v[1] <= stage_budget}
+                   or {s: (v[0], _swap_ram(v[2], True), v[2]) for s, v in results.items()
+                       if _swap_ram(v[2], True) <= stage_budget}
+                   or results)
         best = min(v[0] for v in fitting.values())
         pick = min((v[1], s) for s, v in fitting.items()
                    if v[0] <= best * (1 + STAGING_TOLERANCE))[1]
         chunks = results[pick][2]
         staging = max(c.plain_bytes for c in chunks)
-    timeline = simulate(graph, schedule, _costs(chunks, streamed), params)
+    timeline = simulate(graph, schedule, _costs(chunks, streamed, opts.banded), params)
     buffer_bytes = _round16(staging + TAG_BYTES) if enabled else 0
-    fits_staging = not enabled or _swap_ram(chunks) <= stage_budget
+    ram, on_demand = _ram_within(chunks, stage_budget)
+    fits_staging = not enabled or ram <= stage_budget
     if enabled and not fits_staging:
         notes.append(f"two staging buffers of {buffer_bytes} B and a chunk table of "
                      f"{ENTRY_BYTES * len(chunks)} B do not fit the {stage_budget} B left "
@@ -411,7 +484,7 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
         placements.append(c)
     needs_ranges = any(not _contiguous_ok(graph, ops[c.op]) for c in streamed.values()
                        if len(per_tensor_chunks[c.tensor]) > 1)
-    sram = _swap_ram(chunks) + CRYPTO_STATE_BYTES if enabled else 0
+    sram = ram + CRYPTO_STATE_BYTES if enabled else 0
     return SwapPlan(
         mode=opts.mode, enabled=enabled, algorithm=alg,
         external_kind=(board.storage[opts.device].kind
@@ -427,14 +500,15 @@ def plan_swap(graph: Graph, plan: Plan, board: Board | None,
         arena_fits=arena_fits, needs_channel_range_kernels=needs_ranges,
         tensors=tuple(placements), chunks=tuple(chunks),
         cost=SwapCost.from_json(timeline.to_json()),
-        staging_candidates=candidates, notes=tuple(notes))
+        staging_candidates=candidates, notes=tuple(notes),
+        table_on_demand=enabled and on_demand)
 
 
 def blob_bytes(swap: SwapPlan) -> int:
     """About the bytes of the sealed weight blob of a swap plan: the streamed weights,
     per chunk its tag, table entry and alignment, and the header."""
-    return (swap.external_weight_bytes + (TAG_BYTES + ENTRY_BYTES + 16) * len(swap.chunks)
-            + HEADER_BYTES)
+    return (sum(c.plain_bytes for c in swap.chunks)  # a banded op's slices once a band
+            + (TAG_BYTES + ENTRY_BYTES + 16) * len(swap.chunks) + HEADER_BYTES)
 
 
 def _contiguous_ok(graph: Graph, op: Op) -> bool:
@@ -448,13 +522,17 @@ def chunk_bytes(graph: Graph, chunk: ChunkEntry) -> bytes:
     """The plaintext of a chunk: the tensor's output channels [c0, c1) in the layout the
     kernel reads (axis 0: the rows as stored; another axis: the slice made contiguous)."""
     arr = graph.tensors[chunk.tensor].array()
+    if chunk.k1:  # rows [c0, c1) x inputs [k0, k1), row-major (fully connected)
+        return np.ascontiguousarray(arr[chunk.c0:chunk.c1, chunk.k0:chunk.k1]).tobytes()
     sl = np.take(arr, np.arange(chunk.c0, chunk.c1), axis=chunk.axis)
     return np.ascontiguousarray(sl).tobytes()
 
 
 def blob_chunks(graph: Graph, swap: SwapPlan) -> list[ChunkSpec]:
-    return [ChunkSpec(c.tensor, c.c0, c.c1, chunk_bytes(graph, c)) for c in swap.chunks]
+    return [ChunkSpec(c.tensor, c.c0, c.c1, chunk_bytes(graph, c),
+                      c.k0 | c.k1 << 16 if c.k1 else 0) for c in swap.chunks]
 
 
-def layout_tuple(swap: SwapPlan) -> list[tuple[int, int, int, int]]:
-    return [(c.tensor, c.c0, c.c1, c.plain_bytes) for c in swap.chunks]
+def layout_tuple(swap: SwapPlan) -> list[tuple[int, ...]]:
+    return [(c.tensor, c.c0, c.c1, c.plain_bytes, *((c.k0, c.k1) if c.k1 else ()))
+            for c in swap.chunks]

@@ -132,6 +132,7 @@ class ChunkSpec:
     c0: int
     c1: int
     data: bytes  # plaintext, in the layout the kernel reads
+    depth: int = 0  # a depth slice [k0, k1) as k0 | k1 << 16 (the entry's last word); 0: all
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,7 @@ class Entry:
     c0: int
     c1: int
     nonce: bytes
+    depth: int = 0  # depth slice k0 | k1 << 16 (0: the whole depth)
 
     @property
     def plain_bytes(self) -> int:
@@ -169,7 +171,7 @@ class Entry:
 
     def pack(self) -> bytes:
         return _ENTRY.pack(self.offset, self.sealed_bytes, self.tensor, self.c0, self.c1,
-                           self.nonce, 0)
+                           self.nonce, self.depth)
 
 
 def chunk_nonce(salt: bytes, index: int) -> bytes:
@@ -186,7 +188,7 @@ def _align(n: int, a: int = CHUNK_ALIGN) -> int:
 
 
 def layout_id(model_sha256: str, algorithm: int,
-              chunks: Sequence[tuple[int, int, int, int]]) -> bytes:
+              chunks: Sequence[tuple[int, ...]]) -> bytes:
     """16-byte id of (model, algorithm, chunk layout): (tensor, c0, c1, plain bytes)."""
     doc = {"model": model_sha256, "algorithm": algorithm, "format": FORMAT_VERSION,
            "chunks": [list(c) for c in chunks]}
@@ -208,6 +210,8 @@ def derived_salt(chunks: Sequence[ChunkSpec], key: bytes, algorithm: int,
                    hashlib.sha256)
     for c in chunks:
         mac.update(struct.pack("<qqqQ", c.tensor, c.c0, c.c1, len(c.data)))
+        if c.depth:
+            mac.update(struct.pack("<I", c.depth))
         mac.update(c.data)
     return mac.digest()[:SALT_BYTES]
 
@@ -234,8 +238,11 @@ def seal_blob(chunks: Sequence[ChunkSpec], key: bytes, *, algorithm: int,
         if not 0 <= c.c0 < c.c1 <= MAX_CHANNEL:
             raise BlobError(f"chunk {k} (tensor {c.tensor}): bad channel range "
                             f"[{c.c0}, {c.c1})")
+        if c.depth and not c.depth & 0xFFFF < c.depth >> 16:
+            raise BlobError(f"chunk {k} (tensor {c.tensor}): bad depth slice")
         sealed = len(c.data) + TAG_BYTES
-        entries.append(Entry(pos, sealed, c.tensor, c.c0, c.c1, chunk_nonce(salt, k)))
+        entries.append(Entry(pos, sealed, c.tensor, c.c0, c.c1, chunk_nonce(salt, k),
+                             c.depth))
         pos = _align(pos + sealed)
     blob_bytes = entries[-1].offset + entries[-1].sealed_bytes
     if blob_bytes > 0xFFFFFFFF:
@@ -308,9 +315,10 @@ def parse_swap_blob(data: bytes, *, expect_layout: bytes | None = None) -> Parse
         off, sealed, tensor, c0, c1, nonce, res = _ENTRY.unpack(eb)
         if (off < data_off or off % CHUNK_ALIGN or sealed <= TAG_BYTES
                 or off + sealed > total or sealed - TAG_BYTES > max_plain
-                or c0 >= c1 or res != 0 or nonce != chunk_nonce(salt, k)):
+                or c0 >= c1 or (res != 0 and not res & 0xFFFF < res >> 16)
+                or nonce != chunk_nonce(salt, k)):
             raise BlobError(f"blob chunk table entry {k} is out of range or malformed")
-        entries.append(Entry(off, sealed, tensor, c0, c1, nonce))
+        entries.append(Entry(off, sealed, tensor, c0, c1, nonce, res))
         raw.append(eb)
     return ParsedSwapBlob(header, data[:HEADER_BYTES], tuple(entries), tuple(raw))
 

@@ -234,18 +234,21 @@ def resnet50(size: int = 224, *, width: float = 1.0, classes: int = 1000, seed: 
 
 
 def vgg16(size: int = 224, *, classes: int = 1000, seed: int = 0,
-          name: str = "vgg16_f32") -> bytes:
+          name: str = "vgg16_f32", width: float = 1.0, units: int = 4096) -> bytes:
     """VGG16 (configuration D of Simonyan & Zisserman, ``keras.applications.VGG16``) in
     float32, random He-like weights, a fixed seed: 13 3x3 convolutions with ReLU in
     five blocks, each closed by a 2x2 stride-2 max pool, then fully connected layers
     of 4096, 4096 and ``classes`` units and SOFTMAX. At 224x224: 138.4 M parameters
-    (553 MB of float32 weights, 102.8 M of them in the first fully connected layer)."""
+    (553 MB of float32 weights, 102.8 M of them in the first fully connected layer).
+    ``width`` scales the filters, ``units`` the first two fully connected layers (a
+    VGG-shaped model small enough for a test)."""
     rng = np.random.default_rng(seed)
     b = ModelBuilder(name)
     x = b.tensor((1, size, size, 3), "float32", name="input")
     y, h, c = x, size, 3
-    for block, (filters, convs) in enumerate(((64, 2), (128, 2), (256, 3), (512, 3),
-                                              (512, 3))):
+    for block, (full, convs) in enumerate(((64, 2), (128, 2), (256, 3), (512, 3),
+                                           (512, 3))):
+        filters = max(1, round(full * width))
         for i in range(convs):
             y, _, _ = _conv(b, rng, y, (1, h, h, filters), c, 3,
                             ConvOptions("SAME", 1, 1, 1, 1, "RELU", 1), "float32", 0.0,
@@ -259,14 +262,14 @@ def vgg16(size: int = 224, *, classes: int = 1000, seed: int = 0,
     shape = b.const(np.array([1, h * h * c], dtype=np.int32), name="flat_shape")
     b.op("RESHAPE", [y, shape], [flat], {"new_shape": [1, h * h * c]})
     y, n = flat, h * h * c
-    for i, (units, act) in enumerate(((4096, "RELU"), (4096, "RELU"), (classes, "NONE"))):
-        wt = (rng.standard_normal((units, n), dtype=np.float32)
+    for i, (m, act) in enumerate(((units, "RELU"), (units, "RELU"), (classes, "NONE"))):
+        wt = (rng.standard_normal((m, n), dtype=np.float32)
               * np.float32(math.sqrt(2.0 / n)))
         wi = b.const(wt, name=f"fc{i}_w")
-        bi = b.const((rng.standard_normal(units) * 0.05).astype(np.float32), name=f"fc{i}_b")
-        out = b.tensor((1, units), "float32", name=f"fc{i}")
+        bi = b.const((rng.standard_normal(m) * 0.05).astype(np.float32), name=f"fc{i}_b")
+        out = b.tensor((1, m), "float32", name=f"fc{i}")
         b.op("FULLY_CONNECTED", [y, wi, bi], [out], FullyConnectedOptions(act))
-        y, n = out, units
+        y, n = out, m
     probs = b.tensor((1, classes), "float32", name="probs")
     b.op("SOFTMAX", [y], [probs], SoftmaxOptions(1.0))
     return b.build([x], [probs])

@@ -52,7 +52,10 @@ def build_fm_model(pm: PlannedModel, out_dir: Path, target: Target,
     name = gen.symbol.removesuffix("_model")
     defs = {"NNRT_HARNESS_MODEL": gen.symbol, "main": "nnrt_runner_main", "NNRT_TRACE": "1",
             **build_defines(target, board,
-                            pm.plan.swap.device if pm.plan.swap is not None else "")}
+                            pm.plan.swap.device if pm.plan.swap is not None else ""),
+            # a graph input in storage: the harness writes it through the model's writer
+            **({"NNRT_HARNESS_INPUT_WRITER": f"{name}_input_write"}
+               if any(m.written_by == "application" for m in pm.plan.stored) else {})}
     runner_lib = build(BuildSpec(target=target, kind="library", board=board,
                                  sources=(nnrt_dir() / "harness" / "runner_main.c",),
                                  defines=defs))
@@ -75,7 +78,7 @@ def weight_blob(pm: PlannedModel, out_dir: Path) -> list[str]:
 
 def run_fm_model(exe: Path, target: Target, board: Board | None, tmp: Path,
                  inputs: list[np.ndarray], extra: list[str] | None = None,
-                 outputs: int = 1) -> FmRun:
+                 outputs: int = 1, timeout_s: float = 900) -> FmRun:
     """One run; ``extra``: the attacks (``-x N``, ``-R N M``) and runner options
     (``-n K``: K records per input file are written); ``outputs``: the model's outputs
     (``FmRun.output`` the first, ``FmRun.outputs`` all)."""
@@ -91,7 +94,7 @@ def run_fm_model(exe: Path, target: Target, board: Board | None, tmp: Path,
     for o in outs:
         args += ["-o", str(o)]
     args += ["-t", str(tmp / "run_trace.bin")]
-    res = run(exe, target, args, board=board, timeout_s=900)
+    res = run(exe, target, args, board=board, timeout_s=timeout_s)
     out = outs[0]
     tr = tmp / "run_trace.bin"
     text = res.stdout + res.stderr

@@ -80,7 +80,29 @@ typedef struct {
     nnrt_status_t error;  /**< latched until the next begin() */
     uint64_t bytes_written;
     uint64_t bytes_read;
+    uint8_t pending;      /**< 1: an input writer began the next inference (see below) */
 } nnrt_fmstore_t;
+
+/**
+ * A graph input that lives in storage (plan: `stored` entry with "written_by":
+ * "application"): the application writes its bytes in order (row-major, any piece
+ * sizes) through nnrt_fmstore_input_write() before invoke(); each time a row chunk is
+ * complete it is sealed and written as tile `first_tile + c`, so the input is never
+ * whole in RAM (one chunk plus its tag at `buf`). The first write of an inference
+ * begins it (nnrt_fmstore_begin(): the input's tiles carry the counter of the
+ * inference that reads them); invoke() then runs on that inference
+ * (nnrt_fmstore_start()) and checks every byte was written
+ * (nnrt_fmstore_input_done()). A tile of an input written for an earlier inference
+ * (stale) or altered fails authentication when the first band reads it.
+ */
+typedef struct {
+    uint32_t first_tile;  /**< tile of chunk 0 */
+    uint32_t chunks;      /**< row chunks */
+    uint32_t chunk_bytes; /**< bytes of every chunk but the last */
+    uint32_t total_bytes; /**< bytes of the input */
+    uint8_t *buf;         /**< chunk_bytes + NNRT_SWAP_TAG_BYTES of room */
+    uint32_t written;     /**< bytes written for the next inference */
+} nnrt_fm_input_t;
 
 /** A tile device over a file (src/swap/tiledev_file.c): the port's file calls, so a host
  *  file or, on bare-metal QEMU, the semihosting file. */
@@ -132,6 +154,16 @@ nnrt_status_t nnrt_fmstore_begin(nnrt_fmstore_t *s);
 nnrt_status_t nnrt_fmstore_put(nnrt_fmstore_t *s, uint32_t tile, uint8_t *buf, size_t len);
 /** Read tile `tile` back into buf (len + tag bytes of room) and authenticate it. */
 nnrt_status_t nnrt_fmstore_get(nnrt_fmstore_t *s, uint32_t tile, uint8_t *buf, size_t len);
+/** Begin an inference unless an input writer already did (the generated invoke()). */
+nnrt_status_t nnrt_fmstore_start(nnrt_fmstore_t *s);
+/** Append @p len bytes of a stored input (see nnrt_fm_input_t); NNRT_ERR_ARG past its
+ *  end, else the store's status (a chunk's seal or write failing). */
+nnrt_status_t nnrt_fmstore_input_write(nnrt_fmstore_t *s, nnrt_fm_input_t *in,
+                                       const void *data, size_t len);
+/** At invoke(): NNRT_OK when every byte of the input was written for this inference
+ *  (and resets the writer for the next one), else NNRT_ERR_ARG (not written: the
+ *  inference does not run on a stale input). */
+nnrt_status_t nnrt_fmstore_input_done(nnrt_fmstore_t *s, nnrt_fm_input_t *in);
 /** Destroy the key. */
 void nnrt_fmstore_close(nnrt_fmstore_t *s);
 

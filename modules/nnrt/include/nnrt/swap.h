@@ -116,6 +116,12 @@ typedef struct {
                                      NNRT_SWAP_ENTRY_BYTES (the blob's table is copied here) */
     uint32_t table_capacity;    /**< entries that fit at @p table */
     int prefetch_next;          /**< non-zero: nnrt_swap_wait(k) issues the read of k+1 */
+    /** non-zero: @p table holds two entries (@p table_capacity >= 2) and each chunk's
+     *  entry is read from the blob, and checked, when its read is issued (one more
+     *  device read of NNRT_SWAP_ENTRY_BYTES a chunk): blobs with more chunks than RAM
+     *  holds entries (VGG16: ~10,000 chunks, 320 KB of table). The entry is in the
+     *  chunk's AAD, so an altered entry fails authentication like an altered chunk. */
+    int table_on_demand;
 } nnrt_swap_config_t;
 
 /** One chunk table entry, decoded. */
@@ -157,6 +163,8 @@ typedef struct {
     nnrt_status_t error;        /**< sticky first error; NNRT_OK while healthy */
     int is_open;
     nnrt_swap_stats_t stats;
+    uint8_t *slots;             /**< table_on_demand: two entries (chunk k in slot k % 2) */
+    int32_t slot_k[2];          /**< the chunk whose entry each slot holds, -1: none */
 } nnrt_swap_t;
 
 /**

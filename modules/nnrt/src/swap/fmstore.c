@@ -70,7 +70,66 @@ nnrt_status_t nnrt_fmstore_begin(nnrt_fmstore_t *s)
     }
     s->inference++;
     s->error = NNRT_OK;
+    s->pending = 0u;
     return NNRT_OK;
+}
+
+nnrt_status_t nnrt_fmstore_start(nnrt_fmstore_t *s)
+{
+    if (s != NULL && s->pending) {
+        s->pending = 0u; /* the input writer began this inference */
+        return s->dev != NULL ? NNRT_OK : NNRT_ERR_ARG;
+    }
+    return nnrt_fmstore_begin(s);
+}
+
+nnrt_status_t nnrt_fmstore_input_write(nnrt_fmstore_t *s, nnrt_fm_input_t *in,
+                                       const void *data, size_t len)
+{
+    const uint8_t *src = (const uint8_t *)data;
+    nnrt_status_t st;
+
+    if (s == NULL || in == NULL || in->buf == NULL || in->chunk_bytes == 0u
+        || (data == NULL && len != 0u) || len > (size_t)(in->total_bytes - in->written)) {
+        return NNRT_ERR_ARG;
+    }
+    if (!s->pending) {
+        st = nnrt_fmstore_begin(s); /* the input's tiles belong to the next inference */
+        if (st != NNRT_OK) {
+            return st;
+        }
+        s->pending = 1u;
+    }
+    while (len > 0u) {
+        const uint32_t c = in->written / in->chunk_bytes;
+        const uint32_t at = in->written - c * in->chunk_bytes;
+        const uint32_t clen = c + 1u < in->chunks ? in->chunk_bytes
+                                                  : in->total_bytes - c * in->chunk_bytes;
+        const uint32_t k = (size_t)(clen - at) < len ? clen - at : (uint32_t)len;
+
+        memcpy(in->buf + at, src, k);
+        in->written += k;
+        src += k;
+        len -= k;
+        if (at + k == clen) {
+            st = nnrt_fmstore_put(s, in->first_tile + c, in->buf, clen);
+            if (st != NNRT_OK) {
+                return st;
+            }
+        }
+    }
+    return NNRT_OK;
+}
+
+nnrt_status_t nnrt_fmstore_input_done(nnrt_fmstore_t *s, nnrt_fm_input_t *in)
+{
+    const int whole = in != NULL && in->written == in->total_bytes;
+
+    if (s == NULL || in == NULL) {
+        return NNRT_ERR_ARG;
+    }
+    in->written = 0u;
+    return whole ? NNRT_OK : NNRT_ERR_ARG;
 }
 
 nnrt_status_t nnrt_fmstore_put(nnrt_fmstore_t *s, uint32_t tile, uint8_t *buf, size_t len)

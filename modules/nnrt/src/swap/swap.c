@@ -53,6 +53,10 @@ static uint32_t rd32(const uint8_t *p)
 
 static const uint8_t *entry_of(const nnrt_swap_t *s, uint32_t k)
 {
+    if (s->slots != NULL) { /* table on demand: the entry loaded when k was issued */
+        return s->slot_k[k % 2u] == (int32_t)k ? s->slots + (k % 2u) * NNRT_SWAP_ENTRY_BYTES
+                                                : NULL;
+    }
     return s->table + (size_t)k * NNRT_SWAP_ENTRY_BYTES;
 }
 
@@ -99,7 +103,7 @@ static nnrt_status_t check_header(const uint8_t *h, const nnrt_swap_config_t *cf
         || (cfg->algorithm != 0u && alg != cfg->algorithm)) {
         return NNRT_ERR_FORMAT;
     }
-    if (n == 0u || n > cfg->table_capacity
+    if (n == 0u || (!cfg->table_on_demand && n > cfg->table_capacity)
         || (cfg->expect_chunks != 0u && n != cfg->expect_chunks)
         || rd32(h + H_DATA_OFFSET) != data_offset || data_offset > blob_bytes
         || blob_bytes > dev_size) {
@@ -130,7 +134,9 @@ static nnrt_status_t check_entry(const uint8_t *h, const uint8_t *e, uint32_t k)
         || sealed <= NNRT_SWAP_TAG_BYTES
         || (uint64_t)offset + sealed > (uint64_t)rd32(h + H_BLOB_BYTES)
         || sealed - NNRT_SWAP_TAG_BYTES > rd32(h + H_MAX_PLAIN)
-        || rd16(e + E_C0) >= rd16(e + E_C1) || rd32(e + E_RESERVED) != 0u
+        || rd16(e + E_C0) >= rd16(e + E_C1)
+        /* a depth slice [k0, k1) (k0 | k1 << 16, fully connected rows in pieces) or 0 */
+        || (rd32(e + E_RESERVED) != 0u && rd16(e + E_RESERVED) >= rd16(e + E_RESERVED + 2u))
         || memcmp(e + E_NONCE, h + H_SALT, NNRT_SWAP_SALT_BYTES) != 0
         || memcmp(e + E_NONCE + NNRT_SWAP_SALT_BYTES, idx, 4) != 0) {
         return NNRT_ERR_FORMAT;
@@ -154,7 +160,8 @@ nnrt_status_t nnrt_swap_open(nnrt_swap_t *s, const nnrt_swap_config_t *cfg)
         || cfg->staging[0] == NULL
         || cfg->staging[1] == NULL || cfg->staging[0] == cfg->staging[1]
         || cfg->staging_bytes <= NNRT_SWAP_TAG_BYTES || cfg->staging_bytes > 0xFFFFFFFFu
-        || cfg->table == NULL || cfg->table_capacity == 0u) {
+        || cfg->table == NULL || cfg->table_capacity == 0u
+        || (cfg->table_on_demand && cfg->table_capacity < 2u)) {
         return NNRT_ERR_ARG;
     }
     if (cfg->dev->size < NNRT_SWAP_HEADER_BYTES) {
@@ -169,16 +176,23 @@ nnrt_status_t nnrt_swap_open(nnrt_swap_t *s, const nnrt_swap_config_t *cfg)
         return st;
     }
     n = rd32(s->header + H_CHUNKS);
-    /* n <= table_capacity was checked: the table fits the caller's buffer */
-    st = dev_read(cfg->dev, NNRT_SWAP_HEADER_BYTES, (size_t)n * NNRT_SWAP_ENTRY_BYTES,
-                  cfg->table);
-    if (st != NNRT_OK) {
-        return st;
-    }
-    for (k = 0; k < n; ++k) {
-        st = check_entry(s->header, cfg->table + (size_t)k * NNRT_SWAP_ENTRY_BYTES, k);
+    if (cfg->table_on_demand) {
+        /* each entry read and checked when its chunk's read is issued */
+        s->slots = cfg->table;
+        s->slot_k[0] = -1;
+        s->slot_k[1] = -1;
+    } else {
+        /* n <= table_capacity was checked: the table fits the caller's buffer */
+        st = dev_read(cfg->dev, NNRT_SWAP_HEADER_BYTES, (size_t)n * NNRT_SWAP_ENTRY_BYTES,
+                      cfg->table);
         if (st != NNRT_OK) {
             return st;
+        }
+        for (k = 0; k < n; ++k) {
+            st = check_entry(s->header, cfg->table + (size_t)k * NNRT_SWAP_ENTRY_BYTES, k);
+            if (st != NNRT_OK) {
+                return st;
+            }
         }
     }
     st = nnrt_swap_crypto_init();
@@ -234,10 +248,29 @@ static nnrt_status_t finish_inflight(nnrt_swap_t *s)
 
 static nnrt_status_t issue(nnrt_swap_t *s, uint32_t k)
 {
-    const uint8_t *e = entry_of(s, k);
+    const uint8_t *e;
     const int buf = s->next_buf;
     nnrt_status_t st;
 
+    if (s->slots != NULL && s->slot_k[k % 2u] != (int32_t)k) {
+        /* table on demand: chunk k's entry, read (no read is in flight) and checked */
+        uint8_t *slot = s->slots + (k % 2u) * NNRT_SWAP_ENTRY_BYTES;
+
+        s->slot_k[k % 2u] = -1;
+        st = dev_read(s->dev, NNRT_SWAP_HEADER_BYTES + k * NNRT_SWAP_ENTRY_BYTES,
+                      NNRT_SWAP_ENTRY_BYTES, slot);
+        if (st == NNRT_OK) {
+            st = check_entry(s->header, slot, k);
+        }
+        if (st != NNRT_OK) {
+            return st;
+        }
+        s->slot_k[k % 2u] = (int32_t)k;
+    }
+    e = entry_of(s, k);
+    if (e == NULL) {
+        return NNRT_ERR_INTERNAL;
+    }
     st = s->dev->read_start(s->dev, rd32(e + E_OFFSET), rd32(e + E_SEALED), s->staging[buf]);
     if (st != NNRT_OK) {
         return st == NNRT_ERR_ARG ? NNRT_ERR_INTERNAL : st;
@@ -314,6 +347,9 @@ nnrt_status_t nnrt_swap_wait(nnrt_swap_t *s, uint32_t k, const uint8_t **data, s
         }
     }
     e = entry_of(s, k);
+    if (e == NULL) {
+        return fail(s, NNRT_ERR_INTERNAL);
+    }
     memcpy(aad, s->header, NNRT_SWAP_HEADER_BYTES);
     memcpy(aad + NNRT_SWAP_HEADER_BYTES, e, NNRT_SWAP_ENTRY_BYTES);
     t0 = nnrt_port_counter();
@@ -340,6 +376,9 @@ nnrt_status_t nnrt_swap_chunk_info(const nnrt_swap_t *s, uint32_t k, nnrt_swap_c
         return NNRT_ERR_ARG;
     }
     e = entry_of(s, k);
+    if (e == NULL) {
+        return NNRT_ERR_ARG; /* table on demand: k's entry is not loaded */
+    }
     info->offset = rd32(e + E_OFFSET);
     info->sealed_bytes = rd32(e + E_SEALED);
     info->plain_bytes = info->sealed_bytes - NNRT_SWAP_TAG_BYTES;
