@@ -118,44 +118,61 @@ def test_qemu_m7_bit_exact(mbed: MbedtlsSources, tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("ai_edge_litert") is None,
                     reason="ai-edge-litert (the oracle of MediaPipe's models) not installed")
-def test_selfie_segmentation_in_row_bands(mbed: MbedtlsSources, tmp_path: Path) -> None:
-    # MediaPipe's selfie segmentation on the part with a 1 MB SRAM (its float32 input,
-    # 786,432 B, whole in RAM: graph inputs are not stored): every op of the four forms
-    # that exceeds the RAM runs in bands; the output within the tolerance of LiteRT's
-    # default resolver (its custom Convolution2DTransposeBias is not in the reference
-    # one) that the whole model is held to (tests/test_realworld.py)
+@pytest.mark.parametrize("sram", [1 << 20, None], ids=["1mb_sram", "nucleo_f767zi"])
+def test_selfie_segmentation_in_row_bands(mbed: MbedtlsSources, tmp_path: Path,
+                                          sram: int | None) -> None:
+    # MediaPipe's selfie segmentation: every op of the four forms that exceeds the RAM
+    # runs in bands. With a 1 MB SRAM its float32 input (786,432 B) stays whole in RAM;
+    # on nucleo_f767zi itself (384 KB SRAM) the input is stored, written by the
+    # application in row chunks, and the first convolution reads it band by band. The
+    # output within the tolerance of LiteRT's default resolver (its custom
+    # Convolution2DTransposeBias is not in the reference one) that the whole model is
+    # held to (tests/test_realworld.py)
     data = model_path("realworld/mp_selfie_segmentation.tflite").read_bytes()
     g = load_model_bytes(data, name="mp_selfie_segmentation")
-    pm = plan_model(g, PlanOptions(board=NUCLEO, sram=1 << 20, order="file",
+    pm = plan_model(g, PlanOptions(board=NUCLEO, sram=sram, order="file",
                                    feature_maps="auto"), source_bytes=data)
     p = pm.plan
-    assert p.arena_bytes <= 1 << 20 < p.peak_live_bytes
+    budget = sram or NUCLEO.sram_bytes
+    assert p.arena_bytes <= budget < p.peak_live_bytes
+    check_budget(p, NUCLEO)  # the arena in SRAM, the weights in internal flash
     forms = [band_of(pm.graph, pm.graph.op_by_index[st.ops[0]]) for st in p.bands]
     kinds = {f.kind for f in forms if f is not None}
     assert {REDUCE, ROWS, POINT} <= kinds
-    assert not {m.tensor for m in p.stored} & set(pm.graph.inputs)
+    (x,) = pm.graph.inputs
+    stored_in = [m for m in p.stored if m.tensor == x]
+    if sram is None:
+        (m,) = stored_in
+        assert m.written_by == "application" and m.first_tile == 0
+        first = p.bands[0]
+        assert pm.graph.op_by_index[first.ops[0]].opcode == "CONV_2D"
+        assert first.tiles[0].tensor == x and first.tiles[0].kind == "gather"
+    else:
+        assert not stored_in
     exe = build_fm_model(pm, tmp_path / "gen", "host", None)
     ins = random_inputs(data, 5)
     r = run_fm_model(exe, "host", None, tmp_path, ins)
     assert r.exit_code == 0, r.text
+    fm = plan_traffic(pm.graph, p, NUCLEO)
+    assert (r.written_bytes, r.read_bytes) == (fm.written_bytes, fm.read_bytes)
     (want,) = run_litert(data, ins, reference=False)[0]
     got = np.frombuffer(r.output, np.float32)
     assert np.abs(got - want.reshape(-1)).max() <= 2e-4  # XNNPACK_ATOL
 
 
 def test_refusal_names_what_blocks_the_bands() -> None:
-    # 3,000 B of RAM: the 4,096 B input and output of the SE model must stay whole
-    # (graph inputs and outputs are not stored), so no band plan exists; the refusal
-    # says so
+    # 3,000 B of RAM: the 4,096 B output of the SE model must stay whole (graph
+    # outputs are not stored; its input could be, written by the application), so no
+    # band plan exists; the refusal says so
     data = _model("se", "int8")
     pm = plan_model(load_model_bytes(data, name="band_se_int8"),
                     PlanOptions(board=NUCLEO, sram=3_000, feature_maps="auto"),
                     source_bytes=data)
     assert not pm.plan.bands
-    assert pm.plan.feature_maps_refused == tuple(
-        f"graph {k} {name} (4,096 bytes) must stay whole in RAM (graph inputs and outputs "
-        "are not stored)" for k, name in (("input", "input"), ("output", "conv3")))
+    assert pm.plan.feature_maps_refused == (
+        "graph output conv3 (4,096 bytes) must stay whole in RAM (graph outputs are not "
+        "stored)",)
     with pytest.raises(BudgetError, match="no row-band plan with the feature maps out of "
-                       "core: graph input input"):
+                       "core: graph output conv3"):
         check_budget(pm.plan, NUCLEO)
     assert Plan.from_json(pm.plan.to_json()).feature_maps_refused == pm.plan.feature_maps_refused
