@@ -4,16 +4,17 @@ halo its window needs) read from the tile store, the kernel run on the band, the
 band sealed and written -- so neither its input nor its output is ever whole in RAM.
 
 A pure pass: :func:`band_ops` takes the buffers of a plan (root tensors with lifetimes
-over the schedule, scratch), the RAM capacity, each op's spatial access pattern and the
-tensors that must stay in RAM (graph inputs and outputs), and returns:
+over the schedule, scratch), the RAM capacity, each op's band form, the tensors that
+must stay in RAM (``resident``: the graph's outputs, and its inputs unless in
+``app_inputs``) and returns:
 
 - the *stored* feature maps: every activation a banded op reads or writes (but the
-  graph's inputs and outputs). Each lives in storage as sealed **row chunks**, one
-  tile per chunk: a banded producer writes one chunk per band; an op that runs whole
-  (it fits) writes its stored output whole from RAM and then chunk by chunk (last
-  chunk first: each chunk is sealed in place and its tag overwrites the first bytes of
-  the next one, already written), and an op that runs whole on a stored input reads
-  all its chunks back (first chunk first) into a buffer of its own;
+  resident ones, views and what a form reads whole). Each lives in storage as sealed
+  **row chunks**, one tile per chunk: a banded producer writes one chunk per band; an op
+  that runs whole (it fits) writes its stored output whole from RAM and then chunk by
+  chunk (last chunk first: each chunk is sealed in place and its tag overwrites the
+  first bytes of the next one, already written), and an op that runs whole on a stored
+  input reads all its chunks back (first chunk first) into a buffer of its own;
 - per banded op its bands (output rows, whole chunks of its stored output: a band
   writes its chunks last first, like a whole output) and, per stored input, the chunks
   each band reads (the rows its window needs, rounded out to whole chunks);
