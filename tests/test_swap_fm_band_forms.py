@@ -176,3 +176,19 @@ def test_refusal_names_what_blocks_the_bands() -> None:
                        "core: graph output conv3"):
         check_budget(pm.plan, NUCLEO)
     assert Plan.from_json(pm.plan.to_json()).feature_maps_refused == pm.plan.feature_maps_refused
+
+
+def test_budget_hint_names_feature_maps_auto() -> None:
+    # the SE model under 6,000 B without --feature-maps auto: over the SRAM, and the
+    # hint names the option (the board has feature-map storage); with it, it fits
+    data = _model("se", "int8")
+    g = load_model_bytes(data, name="band_se_int8")
+    off = plan_model(g, PlanOptions(board=NUCLEO, sram=6_000), source_bytes=data)
+    with pytest.raises(BudgetError) as e:
+        check_budget(off.plan, NUCLEO)
+    assert e.value.hint is not None and e.value.hint.startswith(
+        "try --feature-maps auto (feature maps out of core on the board's sd_card")
+    on = plan_model(g, PlanOptions(board=NUCLEO, sram=6_000, feature_maps="auto"),
+                    source_bytes=data)
+    check_budget(on.plan, NUCLEO)
+    assert on.plan.bands
