@@ -314,7 +314,9 @@ def swap_summary(swap: SwapPlan) -> list[str]:
         f"    staging 2 x {_kb(swap.staging_buffer_bytes)} B in {swap.staging_region}"
         f" ({'fits' if swap.fits_staging else 'does NOT fit'} its "
         f"{_kb(swap.staging_budget_bytes)} B); swap RAM {_kb(swap.sram_bytes)} B "
-        "(staging, chunk table, crypto state)",
+        + ("(staging, chunk table, crypto state)" if not swap.table_on_demand else
+           f"(staging, two table entries: the {swap.chunk_count}-entry table is read on "
+           "demand, crypto state)"),
         f"    predicted latency vs all weights internal: x{swap.predicted_slowdown:.3f} "
         f"with prefetch (x{cost.serial_slowdown:.3f} without); "
         f"{cost.baseline_ms:.2f} -> {cost.overlap_ms:.2f} ms, decryption "
