@@ -22,9 +22,8 @@ from nnopt.plan import Plan
 from nnopt.planner import PlannedModel, PlanOptions, plan_model
 from nnopt.swap.mbedtls_build import MbedtlsSources
 from nnopt.testing.big_models import Layer, conv_chain
-from nnopt.testing.fm_model import build_fm_model, run_fm_model
-from nnopt.testing.harness import random_inputs, run_tflm
-from support.cases import compare_trace
+from nnopt.testing.fm_model import run_fm_model
+from support.cases import run_fm_exact
 
 NUCLEO = load_board("nucleo_f767zi")
 LAYERS = [Layer(48), Layer(48), Layer(48), Layer(48, skip_from=1), Layer(48, skip_from=0),
@@ -62,16 +61,8 @@ def test_plan_evicts_within_sram() -> None:
 
 
 def _check(mbed: MbedtlsSources, tmp: Path, target: Target, board_name: str | None) -> None:
-    board = load_board(board_name) if board_name else None
     pm = _planned()
-    exe = build_fm_model(pm, tmp / "gen", target, board)
-    data = _model()
-    ins = random_inputs(data, 7)
-    ref, ref_all = run_tflm(data, ins)
-    r = run_fm_model(exe, target, board, tmp, ins)
-    assert r.exit_code == 0, r.text
-    assert r.output == ref[0].tobytes()
-    compare_trace(pm, r.trace, ref, ref_all)
+    r, exe, board, ins, ref = run_fm_exact(pm, _model(), tmp, target, board_name)
     n = len(pm.plan.feature_maps)
     assert (r.writes, r.reads) == (n, n), r.text
     # two inferences: every tile written and read once per inference

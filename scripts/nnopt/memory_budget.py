@@ -44,7 +44,15 @@ def check_budget(plan: Plan, board: Board | None = None) -> None:
         problems.append(
             f"the activation arena needs {plan.arena_bytes:,} bytes{state} but {where} has "
             f"{budget:,} bytes: over by {plan.sram_bytes - budget:,} bytes "
-            f"(largest single op: {plan.lower_bound_bytes:,} bytes)" + _tiling_note(plan))
+            f"(largest single op: {plan.lower_bound_bytes:,} bytes)" + _tiling_note(plan)
+            + ("; no row-band plan with the feature maps out of core: "
+               + "; ".join(plan.feature_maps_refused) if plan.feature_maps_refused else ""))
+        if (board is not None and board.feature_map_storage and not plan.feature_maps
+                and not plan.stored and not plan.feature_maps_refused):
+            # not planned out of core (--feature-maps off, the default): say how
+            hints.append(f"--feature-maps auto (feature maps out of core on the board's "
+                         f"{board.feature_map_storage}: ops over the RAM run in row bands, "
+                         "tiling and in-place ops off)")
         hints.append("a board with more SRAM or a smaller input resolution")
     for region, size in sorted(plan.arenas.items()):
         cap = board.regions[region].size if board is not None and region in board.regions else 0

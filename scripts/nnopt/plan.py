@@ -417,6 +417,8 @@ class Plan:
     # it; and the feature maps stored as row chunks. Omitted when empty.
     bands: tuple[StageEntry, ...] = ()
     stored: tuple[StoredEntry, ...] = ()
+    # --feature-maps auto refused: why no op could run in row bands (passes.fm_bands)
+    feature_maps_refused: tuple[str, ...] = ()
     # What the feature maps out of core move and cost (nnopt.swap.fmap.plan_traffic,
     # recorded by the swap step): per tensor the bytes written and read per inference
     # and the device, slowdown, wear, energy. JSON: ``swap.feature_maps``; empty: none.
@@ -467,6 +469,8 @@ class Plan:
             del d["bands"]
         if not self.stored:
             del d["stored"]
+        if not self.feature_maps_refused:
+            del d["feature_maps_refused"]
         for e in d.get("stored", ()):
             if not e["written_by"]:
                 del e["written_by"]
@@ -518,6 +522,7 @@ class Plan:
             swap=SwapPlan.from_json(d["swap"]) if d.get("swap") is not None
             and "chunks" in d["swap"] else None,
             feature_map_traffic=dict((d.get("swap") or {}).get("feature_maps", {})),
+            feature_maps_refused=tuple(d.get("feature_maps_refused", ())),
             planning_time_budget=dict(d.get("planning_time_budget", {})),
             state=tuple(StateEntry(**e) for e in d.get("state", ())),
             state_bytes=int(d.get("state_bytes", 0)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -30,7 +30,7 @@ from .passes.below_bound import (
 )
 from .passes.dynamic import dynamic_plan
 from .passes.facts import plan_facts
-from .passes.fm_bands import BandPlan, band_ops
+from .passes.fm_bands import BandPlan, band_blockers, band_ops
 from .passes.fm_evict import Eviction, evict
 from .passes.fuse import Fusion, fuse_max_pool
 from .passes.inplace_elementwise import plan_inplace
@@ -51,7 +51,7 @@ from .passes.region_place import (
     RegionPlan,
     place_regions,
 )
-from .passes.regions import spatial_of
+from .passes.regions import BandForm, band_of
 from .passes.schedule import WALL_GUARD, peak_of, schedule
 from .passes.state import plan_state
 from .plan import (
@@ -204,6 +204,9 @@ def plan_model(graph: Graph, options: PlanOptions | None = None,
                            evict_cap=opts.budget_bytes - planned.plan.state_bytes, bands=True)
             if banded.plan.bands:
                 planned = banded
+            else:  # refused: say why no op could run in row bands
+                planned = replace(planned, plan=replace(
+                    planned.plan, feature_maps_refused=banded.plan.feature_maps_refused))
     seconds = round(time.perf_counter() - t0, 3)
     plan = replace(planned.plan, planning_seconds=seconds)
     return replace(planned, plan=plan, recorded=plan_facts(planned.graph, plan))
@@ -307,11 +310,15 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
     region_of = {k: r for k, r in placed.region_of.items() if r != placed.home} if placed else {}
     evictions: list[Eviction] = []
     banding: tuple[BandPlan, ArenaPlan] | None = None
+    refused: tuple[str, ...] = ()
     if bands and evict_cap is not None and opts.board is not None and below is None:
         found_bands = _bands(g, order, buffers, evict_cap, opts)
         if found_bands is not None:
             bp, arena, evictions = found_bands
             banding = bp, arena
+        else:
+            refused = band_blockers(g, [g.ops[k].index for k in order], buffers, _band_fn(g),
+                                    evict_cap, _io_roots(buffers, set(g.outputs)))
     elif evict_cap is not None and opts.board is not None and below is None:
         found = _evictions(g, order, buffers, evict_cap, opts)
         if found is not None:
@@ -402,6 +409,7 @@ def _plan(graph: Graph, opts: PlanOptions, source_bytes: bytes | None,
             arena.offsets[e.dst_key], e.bytes, opts.board.feature_map_storage if opts.board
             else "") for e in evictions),
         **(_band_records(g, banding, opts) if banding is not None else {}),
+        feature_maps_refused=refused,
     )
     return PlannedModel(graph, g, plan)
 
@@ -412,30 +420,17 @@ def _bands(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
     rest still exceeds ``cap`` (passes.fm_evict): the band plan, the arena, the
     evictions (tiles numbered after the stored chunks); None when no band size fits."""
     idx_order = [g.ops[k].index for k in order]
-
-    def spatial(idx: int) -> tuple[str, Axis] | None:
-        op = g.op_by_index[idx]
-        sp = spatial_of(g, op)
-        if sp is not None:
-            return sp.kind, sp.h
-        if _pads_channels_only(g, op):  # its rows are its input's rows, padded
-            h = g.tensors[op.outputs[0]].shape[1]
-            return POINT, Axis(h, h, 1, 1, 0)
-        return None
-
-    def io_roots(tensors: set[int]) -> frozenset[int]:
-        return frozenset(b.tensor for b in buffers if b.tensor is not None
-                         and tensors & {b.tensor, *b.aliases})
-
+    band = _band_fn(g)
     # graph inputs and outputs stay in RAM; failing that, a graph input a banded op
     # reads may live in storage, written there by the application (nnrt's input writer)
-    inputs = io_roots(set(g.inputs)) - io_roots(set(g.outputs))
-    tries = [(io_roots(set(g.inputs) | set(g.outputs)), frozenset[int]())]
+    outputs = _io_roots(buffers, set(g.outputs))
+    inputs = _io_roots(buffers, set(g.inputs)) - outputs
+    tries = [(_io_roots(buffers, set(g.inputs) | set(g.outputs)), frozenset[int]())]
     if inputs:
-        tries.append((io_roots(set(g.outputs)), inputs))
+        tries.append((outputs, inputs))
     for resident, app_inputs in tries:
         for share in (2, 3, 4, 6, 8, 12, 16):
-            bp = band_ops(g, idx_order, buffers, spatial, cap, cap // share, resident, 0,
+            bp = band_ops(g, idx_order, buffers, band, cap, cap // share, resident, 0,
                           opts.align, app_inputs)
             if bp is None:
                 break
@@ -451,6 +446,26 @@ def _bands(g: Graph, order: Sequence[int], buffers: list[Buffer], cap: int,
             first = sum(m.chunks for m in bp.stored.values())
             return bp, arena, [replace(e, tile=e.tile + first) for e in evictions]
     return None
+
+
+def _band_fn(g: Graph) -> Callable[[int], BandForm | None]:
+    """Each op's band form (passes.regions.band_of; a PAD of channels only: point-wise)."""
+    def band(idx: int) -> BandForm | None:
+        op = g.op_by_index[idx]
+        form = band_of(g, op)
+        if form is not None:
+            return form
+        if _pads_channels_only(g, op):  # its rows are its input's rows, padded
+            h = g.tensors[op.outputs[0]].shape[1]
+            return BandForm(POINT, (op.inputs[0],), (), Axis(h, h, 1, 1, 0))
+        return None
+    return band
+
+
+def _io_roots(buffers: Sequence[Buffer], tensors: set[int]) -> frozenset[int]:
+    """The buffers that hold one of ``tensors`` (graph inputs, outputs)."""
+    return frozenset(b.tensor for b in buffers if b.tensor is not None
+                     and tensors & {b.tensor, *b.aliases})
 
 
 def _pads_channels_only(g: Graph, op: Op) -> bool:
@@ -490,7 +505,9 @@ def _band_records(g: Graph, banding: tuple[BandPlan, ArenaPlan], opts: PlanOptio
                 tiles.append(TileEntry(x, "input", 0, 0, ((0, h, 0, w),) * n))
         y = op.outputs[0]
         w = g.tensors[y].shape[2]
-        regions = tuple((a, b, 0, w) for a, b in bo.bands)
+        # a reduction's bands are input rows; its output, one pixel, is whole in each
+        regions = (((0, 1, 0, w),) * n if bo.reduce
+                   else tuple((a, b, 0, w) for a, b in bo.bands))
         if y in bp.stored:
             key = bo.buffers[y]
             tiles.append(TileEntry(y, "scatter", arena.offsets[key],

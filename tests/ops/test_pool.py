@@ -331,6 +331,17 @@ def test_in_place_pooling_c(cbuild: CBuild) -> None:
     assert res.returncode == 0 and res.stdout.strip().endswith("OK"), res.stdout + res.stderr
 
 
+def test_row_band_reductions_c(cbuild: CBuild) -> None:
+    """nnrt_avgpool2d_rows_* and nnrt_mean_rows_* (a global pool or MEAN over row bands,
+    issue 39) give the whole kernels' bytes for every band height, twice in a row."""
+    exe = cbuild.program("pool_rows", [c_source("pool_rows.c"),
+                                       *kernel_sources("pool", pattern="nnrt_avgpool2d_*.c"),
+                                       *kernel_sources("pool", pattern="nnrt_mean_*.c")],
+                         debug=True)
+    res = cbuild.run(exe)
+    assert res.returncode == 0 and res.stdout.strip().endswith("OK"), res.stdout + res.stderr
+
+
 @pytest.mark.slow
 def test_cases_sanitized() -> None:
     """The pool and MEAN cases built with ASan/UBSan: any out-of-bounds access or

@@ -191,3 +191,25 @@ def compare_trace(pm: PlannedModel, raw: Mapping[int, bytes], ref_out: Sequence[
         g.tensors[t].shape) for t, d in raw.items()}
     ref = {**ref_all, **dict(zip(g.outputs, ref_out, strict=True))}
     compare(g, ours, ref, list(pm.plan.schedule))
+
+
+def run_fm_exact(pm: PlannedModel, data: bytes, tmp: Any, target: Any,
+                 board_name: str | None) -> tuple[Any, Any, Any, list[np.ndarray],
+                                                  list[np.ndarray]]:
+    """Build a plan with feature maps out of core for ``target`` (the fm harness), run
+    it on random inputs (seed 7) and assert its output and every traced tensor equal to
+    the tflite-micro interpreter's: (the run's result with its tile counters, the
+    executable, the board, the inputs, the reference outputs), for further runs."""
+    from nnopt.boards import load_board
+    from nnopt.testing.fm_model import build_fm_model, run_fm_model
+    from nnopt.testing.harness import random_inputs
+
+    board = load_board(board_name) if board_name else None
+    exe = build_fm_model(pm, tmp / "gen", target, board)
+    ins = random_inputs(data, 7)
+    ref, ref_all = run_tflm(data, ins)
+    r = run_fm_model(exe, target, board, tmp, ins)
+    assert r.exit_code == 0, r.text
+    assert r.output == ref[0].tobytes()
+    compare_trace(pm, r.trace, ref, ref_all)
+    return r, exe, board, list(ins), list(ref)

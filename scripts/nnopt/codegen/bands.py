@@ -15,14 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..cdefs import DType
+from ..cdefs import C_TYPE, DType
 from ..errors import PlanError
 from ..ir import Graph, Op
 from ..lowering import EmitContext
-from ..lowering.call import render
+from ..lowering.base import RowBand
+from ..lowering.call import render, render_params
 from ..lowering.elementwise import BinaryLowering
+from ..lowering.pool import MeanLowering, PoolLowering
 from ..ops import lowering_for
-from ..ops.base import WINDOW
+from ..ops.base import REDUCE, ROWS, WINDOW, BandForm
+from ..passes.regions import band_of
 from ..plan import ChunkEntry, Plan, StageEntry, StoredEntry
 from ..planfacts import PlanFacts
 from .stages import StageEmitter, _is, _table
@@ -165,15 +168,97 @@ class BandEmitter(StageEmitter):
                     f"(c - {name}[p][0]) * {m.chunk_bytes}u, {self._len(m)})")),
                 "}"]
 
+    def _kind(self, op: Op) -> str | None:
+        form = band_of(self.g, op)
+        return form.kind if form is not None else super()._kind(op)
 
     # ----- ops the stage emitter has no tile call for (unary element-wise, channel PAD)
     def emit(self, ptr: Callable[[int], str]) -> list[str]:
         op = self.g.op_by_index[self.st.ops[0]]
-        sp = self.facts.spatial.get(op.index)
-        if sp is not None and (sp.kind == WINDOW or _is(op, "concat")
-                               or isinstance(lowering_for(op), BinaryLowering)):
+        form = band_of(self.g, op)
+        if form is not None and form.kind == REDUCE:
+            return self._reduce(op, ptr)
+        if form is not None and form.kind == ROWS:
+            return self._rows(op, form, ptr)
+        if form is not None:
+            self.whole = set(form.whole)
+        kind = self._kind(op)
+        if kind is not None and (kind == WINDOW or _is(op, "concat")
+                                 or isinstance(lowering_for(op), BinaryLowering)):
             return super().emit(ptr)
         return self._rowwise(op, ptr)
+
+    def _function(self, op: Op, what: str, body: list[str]) -> list[str]:
+        return [f"/* op {op.index}: {op.opcode} in {self.n} row bands{what} */",
+                f"static nnrt_status_t {self.name}(void)", "{", "    nnrt_status_t s;",
+                f"    for (uint32_t p = 0; p < {self.n}u; ++p) {{",
+                *["        " + b if b else "" for b in body], "    }", "    return NNRT_OK;", "}"]
+
+    def _reduce(self, op: Op, ptr: Callable[[int], str]) -> list[str]:
+        """A global average pool or MEAN over bands of input rows: each band's rows
+        added to the per-channel partial sums (a static array of the channels), the mean
+        written after the last band (``nnrt_avgpool2d_rows_*``, ``nnrt_mean_rows_*``)."""
+        x, y = op.inputs[0], op.outputs[0]
+        if self.tiles[x].kind != "gather":
+            raise PlanError(f"op {op.index} ({op.opcode}): a reduction in row bands reads "
+                            "a stored input")
+        low = lowering_for(op)
+        if not isinstance(low, PoolLowering | MeanLowering):
+            raise PlanError(f"op {op.index} ({op.opcode}) has no row-band reduction")
+        ctx = self.ctx_for(op)
+        params, fn, acc_t = low.reduce_call(ctx)
+        xin, yout = self.buf(x, ptr), self.buf(y, ptr)
+        _, _, c, _ = self._dims(x)
+        elem = C_TYPE[self.g.tensors[x].dtype]
+        rows = [[r[0], r[1] - r[0]] for r in xin.regions]
+        tab, acc, var = f"bd{self.idx}_rows", f"bd{self.idx}_acc", f"op{op.index}"
+        self.decls += [_table(tab, "int32_t", rows, 2),
+                       f"/* op {op.index}: the per-channel partial sums, band to band */",
+                       f"static {acc_t} {acc}[{c}];"]
+        self.headers.add("nnrt/kernels/pool.h")
+        body = [*self._gather(x, ptr), f"/* op {op.index}: this band's rows into the sums */",
+                *self._check(f"{fn}(&{var}, (const {elem} *)(const void *){xin.base}, "
+                             f"{tab}[p][0], {tab}[p][1], {acc}, "
+                             f"({elem} *)(void *){yout.base})")]
+        lines = self._function(op, " (partial sums)", body)
+        return [*lines[:4], *["    " + x for x in render_params(params, f"{var}")],
+                *lines[4:]]
+
+    def _rows(self, op: Op, form: BandForm, ptr: Callable[[int], str]) -> list[str]:
+        """An op whose output rows read a computable input row range (a resize, a
+        transposed convolution): per band its lowering's band call (``emit_band``) on
+        band-shaped tensors, the input band starting at the first row it reads."""
+        x, y = form.inputs[0], op.outputs[0]
+        low = lowering_for(op)
+        emit_band = getattr(low, "emit_band", None)
+        if emit_band is None:
+            raise PlanError(f"op {op.index} ({op.opcode}) cannot run in row bands")
+        xin, yout = self.buf(x, ptr), self.buf(y, ptr)
+        _, _, cx, ex = self._dims(x)
+        ctx = memo_consts(self.ctx_for(op))
+        self.headers.update(low.headers)
+        tx, ty = self.g.tensors[x], self.g.tensors[y]
+        body: list[str] = []
+        if self.tiles[x].kind == "gather":
+            body += self._gather(x, ptr)
+        body += [f"/* op {op.index}: {op.opcode} on this band */", "switch (p) {"]
+        for p in range(self.n):
+            a, b = self.tiles[y].regions[p][:2]
+            lo, hi = form.rows.span(a, b)
+            t = xin.regions[p]
+            if lo < t[0] or hi > t[1]:
+                raise PlanError(f"op {op.index}: band {p} reads outside its input rows")
+            x_off = xin.offset[p] + (lo - t[0]) * xin.row_pixels[p] * cx * ex
+            c2 = _band_context(ctx, op, x, hi - lo, b - a, f"((void *)({xin.base} + {x_off}u))",
+                               f"((void *)({yout.base} + {yout.offset[p]}u))")
+            band = RowBand(p, tx.shape[1], ty.shape[1], (lo, hi), (a, b))
+            body += [f"case {p}u: {{", *_span(render(emit_band(c2, band), c2.pointers,
+                                                    assign="s")), "    break;", "}"]
+        body += ["default:", "    return NNRT_ERR_ARG;", "}",
+                 "if (s != NNRT_OK) {", "    return s;", "}"]
+        if self.tiles[y].kind == "scatter":
+            body += self._scatter(y, ptr)
+        return self._function(op, "", body)
 
     def _rowwise(self, op: Op, ptr: Callable[[int], str]) -> list[str]:
         """An op whose output rows read the same rows of its one activation input: its
@@ -195,25 +280,10 @@ class BandEmitter(StageEmitter):
         ctx = memo_consts(self.ctx_for(op))
         low = lowering_for(op)
         self.headers.update(low.headers)
-        n0 = len(self.g.tensors)
 
         def call(h: int) -> list[str]:
-            tx, ty = self.g.tensors[x], self.g.tensors[y]
-            x2 = replace(tx, index=n0, shape=(1, h, *tx.shape[2:]), name=f"{tx.name}[band]")
-            y2 = replace(ty, index=n0 + 1, shape=(1, h, *ty.shape[2:]),
-                         name=f"{ty.name}[band]")
-            g2 = replace(self.g, tensors=(*self.g.tensors, x2, y2))
-            op2 = replace(op, inputs=tuple(n0 if t == x else t for t in op.inputs),
-                          outputs=(n0 + 1,))
-
-            def ptr2(t: int) -> str:
-                if t == n0:
-                    return f"((void *)({xin.base} + {io}[p][0]))"
-                if t == n0 + 1:
-                    return f"((void *)({yout.base} + {io}[p][1]))"
-                return ctx.c_ptr(t)
-
-            c2 = replace(ctx, graph=g2, op=op2, c_ptr=ptr2, decl=None)
+            c2 = _band_context(ctx, op, x, h, h, f"((void *)({xin.base} + {io}[p][0]))",
+                               f"((void *)({yout.base} + {io}[p][1]))")
             return render(low.emit(c2), c2.pointers, assign="s")
 
         heights = sorted({r[2] for r in rows}, reverse=True)
@@ -231,6 +301,26 @@ class BandEmitter(StageEmitter):
                 f"static nnrt_status_t {self.name}(void)", "{", "    nnrt_status_t s;",
                 f"    for (uint32_t p = 0; p < {self.n}u; ++p) {{",
                 *["        " + b if b else "" for b in body], "    }", "    return NNRT_OK;", "}"]
+
+
+def _band_context(ctx: EmitContext, op: Op, x: int, x_rows: int, y_rows: int, x_at: str,
+                  y_at: str) -> EmitContext:
+    """The op's emitting context on one band: its activation input x and its output
+    replaced by tensors of ``x_rows`` and ``y_rows`` rows at the C addresses ``x_at``
+    and ``y_at``."""
+    g = ctx.graph
+    y = op.outputs[0]
+    n0 = len(g.tensors)
+    tx, ty = g.tensors[x], g.tensors[y]
+    x2 = replace(tx, index=n0, shape=(1, x_rows, *tx.shape[2:]), name=f"{tx.name}[band]")
+    y2 = replace(ty, index=n0 + 1, shape=(1, y_rows, *ty.shape[2:]), name=f"{ty.name}[band]")
+    g2 = replace(g, tensors=(*g.tensors, x2, y2))
+    op2 = replace(op, inputs=tuple(n0 if t == x else t for t in op.inputs), outputs=(n0 + 1,))
+
+    def ptr2(t: int) -> str:
+        return x_at if t == n0 else y_at if t == n0 + 1 else ctx.c_ptr(t)
+
+    return replace(ctx, graph=g2, op=op2, c_ptr=ptr2, decl=None)
 
 
 class BandCalls:

@@ -66,6 +66,7 @@ class StageEmitter:
         self.tiles = {t.tensor: t for t in stage.tiles}
         self.n = len(next(iter(stage.tiles)).regions)
         self.name = f"stage_{index}"
+        self.whole: set[int] = set()  # activations every patch reads whole (broadcast)
 
     # ----- buffers -----
     def _dims(self, t: int) -> tuple[int, int, int, int]:
@@ -112,10 +113,10 @@ class StageEmitter:
             if _is(op, "transpose"):
                 body += self._transpose(op, ptr)
             else:
-                sp = self.facts.spatial.get(op.index)
-                if sp is None:
+                kind = self._kind(op)
+                if kind is None:
                     raise PlanError(f"op {op.index} ({op.opcode}) cannot run in a tile")
-                if sp.kind == WINDOW:
+                if kind == WINDOW:
                     p, b = self._window(op, ctx, ptr)
                 elif _is(op, "concat"):
                     p, b = self._concat(op, ctx, ptr)
@@ -137,6 +138,11 @@ class StageEmitter:
         lines += ["        " + x if x else "" for x in body]
         lines += ["    }", "    return NNRT_OK;", "}"]
         return lines
+
+    def _kind(self, op: Op) -> str | None:
+        """The op's access pattern kind (WINDOW, POINT), None when it has none."""
+        sp = self.facts.spatial.get(op.index)
+        return sp.kind if sp is not None else None
 
     def _check(self, call: str) -> list[str]:
         return [f"s = {call};", "if (s != NNRT_OK) {", "    return s;", "}"]
@@ -243,7 +249,7 @@ class StageEmitter:
         operands: list[tuple[str, list[int], list[list[int]]]] = []
         for t in op.inputs[:2]:
             tt = self.g.tensors[t]
-            if tt.is_constant:
+            if tt.is_constant or t in self.whole:  # per-channel or scalar, broadcast
                 st = 1 if tt.num_elements == c and c > 1 else 0
                 operands.append((ptr(t), [0] * self.n, [[0, 0, st]] * self.n))
                 continue
@@ -278,7 +284,7 @@ class StageEmitter:
 
         def operand(k: int) -> str:
             base = operands[k][0]
-            if self.g.tensors[op.inputs[k]].is_constant:
+            if self.g.tensors[op.inputs[k]].is_constant or op.inputs[k] in self.whole:
                 return f"(const {elem} *){base}"
             return f"(const {elem} *)(const void *)({base} + {oname}[p][{k}])"
 

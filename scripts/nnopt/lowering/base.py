@@ -77,6 +77,20 @@ class EmitContext:
         return Pointers(self.c_ptr, self.c_scratch)
 
 
+@dataclass(frozen=True)
+class RowBand:
+    """One row band of an op whose feature maps live in storage (``codegen.bands``):
+    the emitting context's input and output tensors hold only the band's rows
+    (``in_rows`` of the whole input, ``out_rows`` of the whole output); ``in_h`` and
+    ``out_h`` are the whole tensors' heights. ``index`` names the band's constants."""
+
+    index: int
+    in_h: int
+    out_h: int
+    in_rows: tuple[int, int]
+    out_rows: tuple[int, int]
+
+
 class Lowering(Protocol):
     headers: Sequence[str]  # e.g. ("nnrt/kernels/conv.h",)
     # the exported argument checks (nnrt_*_check()) of the kernels emit() may call,

@@ -144,6 +144,19 @@ class PoolLowering(LoweringBase):
                                               TensorArg(y.index))),
             C_TYPE[x.dtype])
 
+    def reduce_call(self, ctx: EmitContext) -> tuple[Params, str, str]:
+        """A global average pool run over row bands (the reduction form of
+        ``ops.pool``): the whole op's parameters, the row-band kernel
+        (``nnrt_avgpool2d_rows_*``, pool.h) and the C type of its partial sums."""
+        op = ctx.op
+        x, y, _, geom = self._geometry(ctx.graph, op)
+        if op.opcode != "AVERAGE_POOL_2D" or x.dtype not in (DType.INT8, DType.FLOAT32):
+            raise refuse(op, f"{tensor_desc(x)} cannot run in row bands",
+                         "int8 or float32 global average pooling")
+        acc = "float" if x.dtype == DType.FLOAT32 else "int32_t"
+        return (Params(self._param_type(x), {"geom": geom, **self._range(op, y)}),
+                f"nnrt_avgpool2d_rows_{KERNEL_SUFFIX[x.dtype]}", acc)
+
     @staticmethod
     def _param_type(x: Tensor) -> str:
         """int16 takes the int8 struct (with an int16 activation range)."""
@@ -272,6 +285,32 @@ class MeanLowering(LoweringBase):
         x, y, _, count = self._layout(graph, op)
         if x.dtype in (DType.INT8, DType.INT16):
             self._params_s8(op, x, y, count)
+
+    def reduce_call(self, ctx: EmitContext) -> tuple[Params, str, str]:
+        """A MEAN over rows and columns run over row bands (the reduction form of
+        ``ops.pool``): the parameters of ``nnrt_mean_rows_*`` (pool.h; the window of a
+        pool geometry holding the whole input), the kernel and the C type of its
+        partial sums."""
+        op = ctx.op
+        x, y, _, count = self._layout(ctx.graph, op)
+        if len(x.shape) != 4 or x.shape[0] != 1 or x.dtype not in (DType.INT8,
+                                                                   DType.FLOAT32):
+            raise refuse(op, f"{tensor_desc(x)} cannot run in row bands",
+                         "int8 or float32 MEAN over the rows and columns of [1,H,W,C]")
+        _, h, w, c = x.shape
+        geom = {"batches": 1, "input_h": h, "input_w": w, "channels": c, "output_h": 1,
+                "output_w": 1, "filter_h": h, "filter_w": w, "stride_h": h, "stride_w": w,
+                "pad_top": 0, "pad_left": 0}
+        if x.dtype == DType.FLOAT32:
+            lo, hi = act_range_f32(op, "NONE")
+            return (Params("nnrt_pool_f32_params_t", {"geom": geom, "act_min": lo,
+                                                      "act_max": hi}),
+                    "nnrt_mean_rows_f32", "float")
+        q = self._params_s8(op, x, y, count)
+        del q["count"]
+        return (Params("nnrt_mean_rows_s8_params_t", {"geom": geom, "act_min": -128,
+                                                      "act_max": 127, **q}),
+                "nnrt_mean_rows_s8", "int32_t")
 
     def emit(self, ctx: EmitContext) -> Body:
         x, y, geom, count = self._layout(ctx.graph, ctx.op)

@@ -28,7 +28,7 @@ import numpy as np
 from ..arith import round_half_away
 from ..cdefs import DTYPE_SIZE, DType
 from ..ir import Graph, Op, ResizeOptions, Tensor
-from .base import EmitContext, LoweringBase
+from .base import EmitContext, LoweringBase, RowBand
 from .call import Body, KernelCheck, Raw
 from .common import c_call, c_params, refuse, tensor_desc
 
@@ -101,9 +101,18 @@ def bilinear_float(input_size: int, output_size: int, align_corners: bool,
     return pairs, weights
 
 
+def source_rows(x: Tensor, y: Tensor, o: ResizeOptions) -> list[int]:
+    """The lower and upper source rows of every output row of a bilinear resize
+    ([lower0, upper0, lower1, ...]), as the kernel's tables hold them for x's dtype."""
+    fn = bilinear_q10 if x.dtype == DType.INT8 else bilinear_float
+    return fn(x.shape[1], y.shape[1], o.align_corners, o.half_pixel_centers)[0]
+
+
 def _resize_operands(op: Op, graph: Graph, dtypes: Sequence[DType],
-                     supported: str) -> tuple[Tensor, Tensor, ResizeOptions]:
-    """The input, output and options of a 4-D resize whose size operand is constant."""
+                     supported: str, height: int | None = None
+                     ) -> tuple[Tensor, Tensor, ResizeOptions]:
+    """The input, output and options of a 4-D resize whose size operand is constant
+    (``height``: the whole output's, when y is a row band of it)."""
     if len(op.inputs) != 2 or min(op.inputs) < 0 or len(op.outputs) != 1:
         raise refuse(op, "expects an input, a size operand and 1 output", supported)
     x, size = (graph.tensors[t] for t in op.inputs)
@@ -117,7 +126,7 @@ def _resize_operands(op: Op, graph: Graph, dtypes: Sequence[DType],
     if not size.is_constant or size.dtype != DType.INT32 or size.num_elements != 2:
         raise refuse(op, f"size operand {tensor_desc(size)} is not a constant int32 "
                      "[height, width]", supported)
-    if [int(v) for v in size.array().reshape(-1)] != [y.shape[1], y.shape[2]]:
+    if [int(v) for v in size.array().reshape(-1)] != [height or y.shape[1], y.shape[2]]:
         raise refuse(op, f"size operand {list(size.array().reshape(-1))} differs from "
                      f"the output shape {list(y.shape)}", supported)
     o = op.options if isinstance(op.options, ResizeOptions) else ResizeOptions()
@@ -161,8 +170,9 @@ class ResizeBilinearLowering(LoweringBase):
         "nnrt/kernels/resize.h", member="shape"),)
     dtypes: Sequence[str] = ("int8", "float32")
 
-    def _tensors(self, graph: Graph, op: Op) -> tuple[Tensor, Tensor, ResizeOptions]:
-        x, y, o = _resize_operands(op, graph, (DType.INT8, DType.FLOAT32), _BILINEAR)
+    def _tensors(self, graph: Graph, op: Op, height: int | None = None
+                 ) -> tuple[Tensor, Tensor, ResizeOptions]:
+        x, y, o = _resize_operands(op, graph, (DType.INT8, DType.FLOAT32), _BILINEAR, height)
         if o.align_corners and o.half_pixel_centers:
             raise refuse(op, "align_corners and half_pixel_centers are both set", _BILINEAR)
         if x.dtype == DType.INT8:
@@ -172,7 +182,9 @@ class ResizeBilinearLowering(LoweringBase):
                 raise refuse(op, f"{tensor_desc(x)} and {tensor_desc(y)} are quantised "
                              "differently", "int8 RESIZE_BILINEAR with the output's "
                              "quantisation equal to the input's (TFLM does not requantise)")
-            for n_in, n_out in ((x.shape[1], y.shape[1]), (x.shape[2], y.shape[2])):
+            # a row band's shapes are not the resize's: the whole op was checked
+            for n_in, n_out in (((x.shape[1], y.shape[1]), (x.shape[2], y.shape[2]))
+                                if height is None else ()):
                 pairs, fracs = bilinear_q10(n_in, n_out, o.align_corners,
                                             o.half_pixel_centers)
                 if any(not -1024 <= f <= 1024 for f in fracs) \
@@ -186,28 +198,43 @@ class ResizeBilinearLowering(LoweringBase):
         self._tensors(graph, op)
 
     def emit(self, ctx: EmitContext) -> Body:
-        x, y, o = self._tensors(ctx.graph, ctx.op)
+        x, y, _ = self._tensors(ctx.graph, ctx.op)
+        return self._emit(ctx, RowBand(-1, x.shape[1], y.shape[1], (0, x.shape[1]),
+                                       (0, y.shape[1])))
+
+    def emit_band(self, ctx: EmitContext, band: RowBand) -> Body:
+        """The call on one row band (the row-range form of ``ops.resize``): output rows
+        ``band.out_rows`` from input rows ``band.in_rows``, the tables of the whole
+        resize cut to the band's rows and rebased to its first input row."""
+        return self._emit(ctx, band)
+
+    def _emit(self, ctx: EmitContext, band: RowBand) -> Body:
+        x, y, o = self._tensors(ctx.graph, ctx.op, band.out_h)
         ac, hp = o.align_corners, o.half_pixel_centers
         row_w: np.ndarray
         col_w: np.ndarray
+        (a, b), lo = band.out_rows, band.in_rows[0]
         if x.dtype == DType.INT8:
-            rows, row_q = bilinear_q10(x.shape[1], y.shape[1], ac, hp)
+            rows, row_q = bilinear_q10(band.in_h, band.out_h, ac, hp)
             cols, col_q = bilinear_q10(x.shape[2], y.shape[2], ac, hp)
-            row_w, col_w = np.asarray(row_q, np.int32), np.asarray(col_q, np.int32)
+            row_w, col_w = np.asarray(row_q[a:b], np.int32), np.asarray(col_q, np.int32)
             ptype, fn = "nnrt_resize_bilinear_s8_params_t", "nnrt_resize_bilinear_s8"
             names = ("row_frac", "col_frac")
         else:
-            rows, row_f = bilinear_float(x.shape[1], y.shape[1], ac, hp)
+            rows, row_f = bilinear_float(band.in_h, band.out_h, ac, hp)
             cols, col_f = bilinear_float(x.shape[2], y.shape[2], ac, hp)
-            row_w, col_w = np.asarray(row_f, np.float32), np.asarray(col_f, np.float32)
+            row_w = np.asarray(row_f[2 * a:2 * b], np.float32)
+            col_w = np.asarray(col_f, np.float32)
             ptype, fn = "nnrt_resize_bilinear_f32_params_t", "nnrt_resize_bilinear_f32"
             names = ("row_weights", "col_weights")
+        tag = "" if band.index < 0 else f"_b{band.index}"
+        src = np.asarray(rows[2 * a:2 * b], dtype=np.int32) - lo
         shape = {"batches": x.shape[0], "input_h": x.shape[1], "input_w": x.shape[2],
                  "output_h": y.shape[1], "output_w": y.shape[2], "channels": x.shape[3],
-                 "rows": Raw(ctx.const_array("rows", np.asarray(rows, dtype=np.int32))),
+                 "rows": Raw(ctx.const_array("rows" + tag, src)),
                  "cols": Raw(ctx.const_array("cols", np.asarray(cols, dtype=np.int32)))}
         fields = {"shape": shape,
-                  names[0]: Raw(ctx.const_array(names[0], row_w)),
+                  names[0]: Raw(ctx.const_array(names[0] + tag, row_w)),
                   names[1]: Raw(ctx.const_array(names[1], col_w))}
         return [*c_params(ptype, fields),
                 *c_call(fn, ["&params", ctx.ptr(x.index), ctx.ptr(y.index)])]

@@ -39,7 +39,7 @@ from ..arith import (
 )
 from ..cdefs import DType
 from ..ir import Graph, Op, Tensor, TransposeConvOptions
-from .base import EmitContext, LoweringBase
+from .base import EmitContext, LoweringBase, RowBand
 from .call import Arg, Body, Raw
 from .common import c_call, c_params, check_activation, per_tensor_quant, refuse, tensor_desc
 from .conv_requant import weight_requant
@@ -163,9 +163,24 @@ class TransposeConvLowering(LoweringBase):
         return gemm_scratch_bytes(p.w, p.options)
 
     def emit(self, ctx: EmitContext) -> Body:
+        return self._emit(ctx, None)
+
+    def emit_band(self, ctx: EmitContext, band: RowBand) -> Body:
+        """The call on one row band (the row-range form of ``ops.conv``): output rows
+        ``band.out_rows`` gathered from input rows ``band.in_rows``, the padding of the
+        whole op moved to the band: ``a + pad_top - lo * stride`` (each output value
+        still sums its taps in input-row order, TFLM's)."""
+        return self._emit(ctx, band)
+
+    def _emit(self, ctx: EmitContext, band: RowBand | None) -> Body:
         p = _parts(ctx.graph, ctx.op)
-        top, left = padding(ctx.graph, ctx.op)
         x, w, y, o = p.x, p.w, p.y, p.options
+        if band is None:
+            top, left = padding(ctx.graph, ctx.op)
+        else:
+            _, top = out_size_and_padding(o.padding, band.out_h, w.shape[1], o.stride_h, 1)
+            _, left = out_size_and_padding(o.padding, y.shape[2], w.shape[2], o.stride_w, 1)
+            top = band.out_rows[0] + top - band.in_rows[0] * o.stride_h
         geom = {"batches": x.shape[0], "input_h": x.shape[1], "input_w": x.shape[2],
                 "input_c": x.shape[3], "output_h": y.shape[1], "output_w": y.shape[2],
                 "output_c": y.shape[3], "filter_h": w.shape[1], "filter_w": w.shape[2],

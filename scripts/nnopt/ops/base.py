@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from ..arith import ACTIVATION_NAMES, Axis
 from ..ir import ActivationOptions, Graph, NoOptions, Op, OpOptions, ReducerOptions
@@ -30,6 +30,67 @@ Writer = Callable[[OpOptions], Mapping[str, Any]]
 
 POINT = "point"
 WINDOW = "window"
+#: band forms beyond the spatial patterns (:class:`BandForm`): output rows read a
+#: computable input row range that is no sliding window (resize, transposed conv)
+ROWS = "rows"
+#: one output pixel reduced over every input row: per-band partial sums (global pool)
+REDUCE = "reduce"
+
+
+class RowMap(Protocol):
+    """Output rows [a, b) -> the input rows [lo, hi) they read (``Axis`` is one)."""
+
+    def span(self, a: int, b: int) -> tuple[int, int]: ...
+
+
+@dataclass(frozen=True)
+class TableRows:
+    """Rows read through a table of source rows: output row y reads input rows
+    ``pairs[2y]`` and ``pairs[2y + 1]`` (a bilinear resize's lower and upper rows)."""
+
+    pairs: tuple[int, ...]
+
+    def span(self, a: int, b: int) -> tuple[int, int]:
+        rows = self.pairs[2 * a:2 * b]
+        return (min(rows), max(rows) + 1) if rows else (0, 0)
+
+
+@dataclass(frozen=True)
+class ScatterRows:
+    """The input rows of a transposed convolution that reach output rows [a, b): input
+    row i reaches output rows ``i * stride - pad + [0, filter)``."""
+
+    size: int  # input rows
+    filter: int
+    stride: int
+    pad: int
+
+    def span(self, a: int, b: int) -> tuple[int, int]:
+        if b <= a:
+            return 0, 0
+        lo = max(0, (a + self.pad - self.filter) // self.stride + 1)
+        hi = min(self.size, (b - 1 + self.pad) // self.stride + 1)
+        return lo, max(lo, hi)
+
+
+@dataclass(frozen=True)
+class BandForm:
+    """How an op runs in row bands when its feature maps live in storage
+    (``passes.fm_bands``): the activations read band by band, those read whole by every
+    band (a squeeze-excitation block's per-channel vector), and the rows each band
+    reads. WINDOW / POINT / ROWS: a band is a range of output rows, reading
+    ``rows.span(a, b)`` of each banded input (POINT: the same rows); REDUCE: the output
+    is one pixel summed over the input's rows, a band is a range of input rows whose
+    partial sums the kernel carries to the next band (``rows``: the input's axis)."""
+
+    kind: str  # WINDOW, POINT, ROWS or REDUCE
+    inputs: tuple[int, ...]  # activations read in row bands
+    whole: tuple[int, ...]  # activations every band reads whole
+    rows: RowMap
+
+    @classmethod
+    def of_spatial(cls, sp: Spatial) -> BandForm:
+        return cls(sp.kind, sp.inputs, (), sp.h)
 
 
 @dataclass(frozen=True)
@@ -231,6 +292,9 @@ class OpDef:
     # a TFLite custom operator (operator code CUSTOM): ``opcode`` is its custom code
     custom: bool = False
     spatial: Callable[[Graph, Op], Spatial | None] = no_spatial
+    # its row-band form where the spatial pattern gives none (broadcast binary ops,
+    # global pools, resizes, transposed convolutions): passes.regions.band_of
+    band: Callable[[Graph, Op], BandForm | None] | None = None
     macs: Callable[[Graph, Op], int] = no_macs
     # split-like ops: the outputs that are contiguous byte ranges of an input (views)
     output_views: Callable[[Graph, Op], OutputViews | None] = no_views

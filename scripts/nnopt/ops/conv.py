@@ -17,11 +17,14 @@ from ..lowering.transpose_conv import transpose_conv_padding
 from . import shapes
 from .base import (
     PADDING,
+    ROWS,
     WEIGHTED_ARGS,
     WINDOW,
+    BandForm,
     Kernel,
     OpDef,
     Options,
+    ScatterRows,
     Spatial,
     Weights,
     activation,
@@ -100,6 +103,19 @@ def spatial(graph: Graph, op: Op) -> Spatial | None:
     return Spatial(op, WINDOW, (x.index,), y.index, ah, aw, oc * kh * kw * _depth(graph, op))
 
 
+def transpose_conv_band(graph: Graph, op: Op) -> BandForm | None:
+    """Output rows [a, b) of a transposed convolution gather from the input rows whose
+    taps reach them (TFLM's scatter, each output summed in input-row order): the
+    kernel runs on that input band with the band's leading padding."""
+    if (len(op.inputs) < 3 or min(op.inputs[1:3]) < 0
+            or not isinstance(op.options, TransposeConvOptions)):
+        return None
+    w, x = graph.tensors[op.inputs[1]], graph.tensors[op.inputs[2]]
+    top, _ = transpose_conv_padding(graph, op)
+    return BandForm(ROWS, (x.index,), (), ScatterRows(x.shape[1], w.shape[1],
+                                                      op.options.stride_h, top))
+
+
 def macs(graph: Graph, op: Op, *, declared_padding: bool = False) -> int:
     """Output values (before a fused pool) times filter taps times filter depth;
     ``declared_padding``: the output extent from the op's declared padding over its
@@ -169,7 +185,7 @@ DEFINITIONS = (
     # the model blob has no entry for it. Cost: per MAC, the dot-product kernels'.
     OpDef("TRANSPOSE_CONV", "TCONV", transpose_conv_lowering.TRANSPOSE_CONV,
           Options("TransposeConvOptions", _read_transpose_conv, _write_transpose_conv), cost="fc",
-          blob=False, macs=transpose_conv_macs),
+          blob=False, macs=transpose_conv_macs, band=transpose_conv_band),
 )
 
 

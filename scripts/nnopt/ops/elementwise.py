@@ -14,6 +14,7 @@ from ..ir import ActivationOptions, Graph, Op, OpOptions
 from ..lowering import elementwise as elementwise_lowering
 from .base import (
     POINT,
+    BandForm,
     Kernel,
     OpDef,
     Options,
@@ -50,6 +51,30 @@ def point_spatial(graph: Graph, op: Op) -> Spatial | None:
     return Spatial(op, POINT, acts, y.index, Axis(oh, oh, 1, 1, 0), Axis(ow, ow, 1, 1, 0), 0)
 
 
+def broadcast_band(graph: Graph, op: Op) -> BandForm | None:
+    """Row bands of a map times a per-channel vector (a squeeze-excitation block's
+    MUL): the map (output-shaped activations) in bands, the ``[1,1,1,C]`` (or one
+    value) activations whole in every band; point-wise maps get their spatial form.
+    MUL's only: ADD and SUB would take it alike, untested so far."""
+    y = graph.tensors[op.outputs[0]]
+    _, oh, _, oc = y.shape
+    maps, whole = [], []
+    for t in dict.fromkeys(graph.activations(op)):
+        shape = graph.tensors[t].shape
+        if shape == y.shape:
+            maps.append(t)
+        elif len(shape) == 4 and shape[:3] == (1, 1, 1) and shape[3] in (1, oc):
+            whole.append(t)
+        else:
+            return None
+    if not maps or not whole:
+        return None  # no broadcast activation: point_spatial's form
+    for t in op.inputs:
+        if t >= 0 and graph.tensors[t].is_constant:
+            return None
+    return BandForm(POINT, tuple(maps), tuple(whole), Axis(oh, oh, 1, 1, 0))
+
+
 def _binary(kid: int, function: str, params: str, check: str) -> Kernel:
     """A binary kernel: its parameters, then input 1, input 2, output."""
     return Kernel(kid, function, (f"struct:{params}", "tensor", "tensor", "tensor"), check)
@@ -75,7 +100,7 @@ DEFINITIONS = (
                    _binary(41, "nnrt_sub_s16", _ADD_S8, "add_s16"))),
     OpDef("MUL", "MUL", elementwise_lowering.BINARY,
           Options("MulOptions", _reader(tflite.MulOptions), write_activation), elementwise="binary",
-          cost="requant", spatial=point_spatial, fold=np.multiply,
+          cost="requant", spatial=point_spatial, band=broadcast_band, fold=np.multiply,
           kernels=(_binary(17, "nnrt_mul_s8", _MUL_S8, "mul_s8"),
                    _binary(22, "nnrt_mul_f32", _F32, "binary_f32"),
                    _binary(42, "nnrt_mul_s16", _MUL_S8, "mul_s16"),

@@ -8,13 +8,15 @@ from typing import Any
 
 import tflite
 
-from ..arith import window_axis
+from ..arith import Axis, window_axis
 from ..ir import Graph, Op, OpOptions, PoolOptions, ReducerOptions
 from ..lowering import pool as pool_lowering
 from . import shapes
 from .base import (
     PADDING,
+    REDUCE,
     WINDOW,
+    BandForm,
     Kernel,
     OpDef,
     Options,
@@ -54,6 +56,36 @@ def spatial(graph: Graph, op: Op) -> Spatial | None:
     return Spatial(op, WINDOW, (x.index,), y.index, ah, aw, 0)
 
 
+def global_pool_band(graph: Graph, op: Op) -> BandForm | None:
+    """An average pool whose one output pixel's window holds every input pixel (a
+    global pool, e.g. feeding a squeeze-excitation block): a reduction over the input's
+    rows, summed band by band (the kernel carries the per-channel partial sums in the
+    window's [y][x] order), the mean taken after the last band."""
+    o = op.options
+    if not isinstance(o, PoolOptions):
+        return None
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    _, h, wd, _ = x.shape
+    if y.shape[1:3] != (1, 1) or o.filter_h < h or o.filter_w < wd or o.padding != "VALID":
+        return None
+    return BandForm(REDUCE, (x.index,), (), Axis(h, h, 1, 1, 0))
+
+
+def mean_band(graph: Graph, op: Op) -> BandForm | None:
+    """A MEAN over the rows and columns of a batch-1 NHWC map, its dimensions kept (a
+    squeeze-excitation block's global pool): a reduction over bands of input rows, as
+    :func:`global_pool_band`."""
+    if len(op.inputs) != 2 or op.inputs[1] < 0 or not graph.tensors[op.inputs[1]].is_constant:
+        return None
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    if len(x.shape) != 4 or y.shape != (1, 1, 1, x.shape[3]):
+        return None
+    axes = {int(a) % 4 for a in graph.tensors[op.inputs[1]].array().reshape(-1)}
+    if axes != {1, 2}:
+        return None
+    return BandForm(REDUCE, (x.index,), (), Axis(x.shape[1], x.shape[1], 1, 1, 0))
+
+
 _write_pool = writer(PoolOptions, lambda o: {
     "padding": o.padding, "stride_h": o.stride_h, "stride_w": o.stride_w,
     "filter_height": o.filter_h, "filter_width": o.filter_w,
@@ -72,7 +104,7 @@ DEFINITIONS = (
                    Kernel(50, "nnrt_maxpool2d_s16", _S8, "pool_s16"))),
     OpDef("AVERAGE_POOL_2D", "AVGPOOL", pool_lowering.POOL,
           Options("Pool2DOptions", _read_pool, _write_pool), window="pool", cost="window_taps",
-          spatial=spatial, infer_shape=shapes.pool,
+          spatial=spatial, band=global_pool_band, infer_shape=shapes.pool,
           kernels=(Kernel(8, "nnrt_avgpool2d_s8", _S8, "pool_s8"),
                    Kernel(10, "nnrt_avgpool2d_f32", _F32, "pool_f32"),
                    Kernel(51, "nnrt_avgpool2d_s16", _S8, "pool_s16"))),
@@ -82,7 +114,7 @@ DEFINITIONS = (
           Options("Pool2DOptions", _read_pool, _write_pool), cost="window_taps", blob=False),
     OpDef("MEAN", "MEAN", pool_lowering.MEAN,
           Options("ReducerOptions", read_reducer, write_reducer), cost="reduce_taps",
-          infer_shape=shapes.reduce,
+          infer_shape=shapes.reduce, band=mean_band,
           kernels=(Kernel(25, "nnrt_mean_s8", ("struct:nnrt_mean_s8_params_t", "tensor",
                                                "tensor"), "mean_s8"),
                    Kernel(26, "nnrt_mean_f32", ("struct:nnrt_mean_geom_t", "tensor", "tensor"),

@@ -7,9 +7,9 @@ from typing import Any
 
 import tflite
 
-from ..ir import OpOptions, ResizeOptions
+from ..ir import Graph, Op, OpOptions, ResizeOptions
 from ..lowering import resize as resize_lowering
-from .base import OpDef, Options, audited, table, tflm
+from .base import ROWS, BandForm, OpDef, Options, TableRows, audited, table, tflm, writer
 
 
 def _read(op: Any) -> OpOptions:
@@ -26,6 +26,21 @@ def _read_bilinear(op: Any) -> OpOptions:
     return ResizeOptions(bool(o.AlignCorners()), bool(o.HalfPixelCenters()))
 
 
+def bilinear_band(graph: Graph, op: Op) -> BandForm | None:
+    """Output rows [a, b) read the lower and upper source rows of each (the lowering's
+    tables, TFLM's ComputeInterpolationValues), whatever the scale."""
+    if len(op.inputs) != 2 or min(op.inputs) < 0:
+        return None
+    x, y = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    o = op.options if isinstance(op.options, ResizeOptions) else ResizeOptions()
+    pairs = resize_lowering.source_rows(x, y, o)
+    return BandForm(ROWS, (x.index,), (), TableRows(tuple(pairs)))
+
+
+_write_resize = writer(ResizeOptions, lambda o: {
+    "align_corners": o.align_corners, "half_pixel_centers": o.half_pixel_centers})
+
+
 # Neither is element-wise nor an alias: the output has other dimensions than the input
 # and every output pixel reads up to four input pixels, so the planner gives the output
 # its own buffer, live together with the input during the op.
@@ -33,7 +48,8 @@ DEFINITIONS = (
     OpDef("RESIZE_NEAREST_NEIGHBOR", "RESIZE_NN", resize_lowering.RESIZE_NEAREST,
           Options("ResizeNearestNeighborOptions", _read), blob=False),
     OpDef("RESIZE_BILINEAR", "RESIZE_BL", resize_lowering.RESIZE_BILINEAR,
-          Options("ResizeBilinearOptions", _read_bilinear), blob=False),
+          Options("ResizeBilinearOptions", _read_bilinear, _write_resize), band=bilinear_band,
+          blob=False),
 )
 
 

@@ -18,7 +18,9 @@ from ..ir import (
     FullyConnectedOptions,
     PoolOptions,
     ReducerOptions,
+    ResizeOptions,
     SoftmaxOptions,
+    TransposeConvOptions,
 )
 from ..tflite_builder import ModelBuilder
 
@@ -271,3 +273,79 @@ def vgg16(size: int = 224, *, classes: int = 1000, seed: int = 0,
     probs = b.tensor((1, classes), "float32", name="probs")
     b.op("SOFTMAX", [y], [probs], SoftmaxOptions(1.0))
     return b.build([x], [probs])
+
+
+#: the ops of :func:`band_forms` models, by kind
+BAND_FORM_KINDS = ("se", "se_mean", "resize", "tconv")
+
+
+def band_forms(kind: str, size: int = 32, channels: int = 8, *, dtype: str = "int8",
+               seed: int = 0) -> bytes:
+    """A small model around one op with a row-band form beyond the spatial patterns
+    (issue 39): ``"se"`` a squeeze-excitation block (a 3x3 CONV_2D, a global
+    AVERAGE_POOL_2D, two 1x1 convolutions, LOGISTIC, the broadcast MUL of the map by
+    the vector, a 3x3 CONV_2D); ``"se_mean"`` the same with MEAN over rows and columns
+    (dimensions kept) for the pool; ``"resize"`` a 3x3 CONV_2D, RESIZE_BILINEAR x2
+    (half-pixel centres), a 3x3 CONV_2D; ``"tconv"`` a 3x3 CONV_2D, a 2x2 stride-2
+    TRANSPOSE_CONV (SAME), a 3x3 CONV_2D. int8 (per-channel) or float32, random weights
+    from ``seed``; input [1, size, size, 4]."""
+    if kind not in BAND_FORM_KINDS:
+        raise ValueError(f"band_forms builds {', '.join(BAND_FORM_KINDS)}, not {kind}")
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder(f"band_{kind}_{dtype}")
+    f32 = dtype == "float32"
+    h = w = size
+    c = channels
+    scale = 0.05
+    x = (b.tensor((1, h, w, 4), "float32", name="input") if f32 else
+         b.tensor((1, h, w, 4), "int8", name="input", scale=scale, zero_point=0))
+    opts = ConvOptions("SAME", 1, 1, 1, 1, "RELU", 1)
+    m, s_m, z_m = _conv(b, rng, x, (1, h, w, c), 4, 3, opts, dtype, scale, "0")
+
+    def act(shape: tuple[int, ...], name: str, sc: float, zp: int) -> int:
+        return (b.tensor(shape, "float32", name=name) if f32
+                else b.tensor(shape, "int8", name=name, scale=sc, zero_point=zp))
+
+    if kind in ("se", "se_mean"):
+        pooled = act((1, 1, 1, c), "pool", s_m, z_m)
+        if kind == "se":
+            b.op("AVERAGE_POOL_2D", [m], [pooled], PoolOptions("VALID", h, w, h, w))
+        else:
+            axes = b.const(np.asarray([1, 2], np.int32), name="axes")
+            b.op("MEAN", [m, axes], [pooled], ReducerOptions(True))
+        one = ConvOptions("VALID", 1, 1, 1, 1, "RELU", 1)
+        v, s_v, _ = _conv(b, rng, pooled, (1, 1, 1, c // 2), c, 1, one, dtype, s_m, "1")
+        lin = ConvOptions("VALID", 1, 1, 1, 1, "NONE", 1)
+        v, s_v, _ = _conv(b, rng, v, (1, 1, 1, c), c // 2, 1, lin, dtype, s_v, "2")
+        gate = act((1, 1, 1, c), "gate", 1.0 / 256, -128)
+        b.op("LOGISTIC", [v], [gate])
+        y = act((1, h, w, c), "excited", s_m, z_m)
+        b.op("MUL", [m, gate], [y], ActivationOptions("NONE"))
+        s_y, oh = s_m, h
+    elif kind == "resize":
+        size_t = b.const(np.asarray([2 * h, 2 * w], np.int32), name="size")
+        y = act((1, 2 * h, 2 * w, c), "resized", s_m, z_m)
+        b.op("RESIZE_BILINEAR", [m, size_t], [y], ResizeOptions(False, True))
+        s_y, oh = s_m, 2 * h
+    else:
+        oc, k = c, 2
+        shape_t = b.const(np.asarray([1, 2 * h, 2 * w, oc], np.int32), name="oshape")
+        if f32:
+            wt = b.const((rng.standard_normal((oc, k, k, c)) * 0.3).astype(np.float32),
+                         name="wt")
+            bt = b.const((rng.standard_normal(oc) * 0.05).astype(np.float32), name="bt")
+            s_y = 0.0
+        else:
+            ws = 0.3 / 73.0 * rng.uniform(0.5, 1.5, size=oc)
+            wt = b.const(_int8(rng, (oc, k, k, c)), name="wt", scale=ws, zero_point=0, axis=0)
+            bt = b.const(rng.integers(-3000, 3000, size=oc, endpoint=True).astype(np.int32),
+                         name="bt", scale=s_m * ws, zero_point=0, axis=0)
+            s_y = s_m * 4.0
+        y = act((1, 2 * h, 2 * w, oc), "tconv", s_y, 0)
+        b.op("TRANSPOSE_CONV", [shape_t, wt, m, bt], [y],
+             TransposeConvOptions("SAME", 2, 2, "NONE"))
+        oh = 2 * h
+    out, _, _ = _conv(b, rng, y, (1, oh, oh, 4), c, 3, ConvOptions("SAME", 1, 1, 1, 1,
+                                                                    "NONE", 1),
+                      dtype, s_y, "3")
+    return b.build([x], [out])

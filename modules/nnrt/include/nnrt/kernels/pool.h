@@ -142,6 +142,27 @@ nnrt_status_t nnrt_avgpool2d_f32(const nnrt_pool_f32_params_t *params, const flo
                                  float *output);
 
 /**
+ * Global average pool in row bands (the row-range entry of a feature map in storage,
+ * issue 39): `params` is the whole op's (one output pixel per batch, batches == 1,
+ * its window holding the whole input: output_h == output_w == 1, pad_top ==
+ * pad_left == 0), `rows` holds input rows [row0, row0 + nrows) (whole rows, NHWC).
+ * The band starting at row 0 sets the per-channel partial sums `acc` (`channels`
+ * entries) to 0; each band adds its taps in the window's [y][x] order, channel by
+ * channel, as the whole kernel does; the band ending at the last row writes the
+ * output (sum / taps, clamped). Call the bands in row order: the float32 sums are
+ * then TFLM's exactly.
+ * @return NNRT_OK, or NNRT_ERR_ARG for a NULL pointer, another geometry or rows outside
+ *         the input.
+ */
+nnrt_status_t nnrt_avgpool2d_rows_f32(const nnrt_pool_f32_params_t *params, const float *rows,
+                                      int32_t row0, int32_t nrows, float *acc, float *output);
+
+/** int8 global average pool in row bands: as nnrt_avgpool2d_rows_f32() with int32
+ *  partial sums, the mean rounded half away from zero as nnrt_avgpool2d_s8(). */
+nnrt_status_t nnrt_avgpool2d_rows_s8(const nnrt_pool_s8_params_t *params, const int8_t *rows,
+                                     int32_t row0, int32_t nrows, int32_t *acc, int8_t *output);
+
+/**
  * float32 L2 pool (L2_POOL_2D; TFLM has no quantised one): sqrt of the mean of the
  * squares over each clipped window. Layout and errors as nnrt_maxpool2d_s8(); not in
  * place.
@@ -188,6 +209,34 @@ typedef struct {
  */
 nnrt_status_t nnrt_mean_s8(const nnrt_mean_s8_params_t *params, const int8_t *input,
                            int8_t *output);
+
+/** int8 MEAN over the rows and columns of a batch-1 `[1,H,W,C]` input, in row bands
+ *  (nnrt_mean_rows_s8()): the window of `geom` holds the whole input (as
+ *  nnrt_avgpool2d_rows_f32()'s); act_min/act_max are the int8 clamp (-128, 127); the
+ *  requantisation fields are nnrt_mean_s8_params_t's. */
+typedef struct {
+    nnrt_pool_geom_t geom;
+    int32_t act_min;            /**< -128 */
+    int32_t act_max;            /**< 127 */
+    int32_t input_zero_point;   /**< in [-128, 127] */
+    int32_t output_zero_point;  /**< in [-128, 127] */
+    int32_t multiplier;         /**< Q31 multiplier of in_scale/out_scale divided by H*W */
+    int32_t shift;              /**< matching shift (negative = right), in [-31, 31] */
+} nnrt_mean_rows_s8_params_t;
+
+/**
+ * MEAN over axes 1 and 2 in row bands (the row-range entry of a feature map in storage,
+ * issue 39), as nnrt_avgpool2d_rows_f32(): `rows` holds input rows [row0, row0 + nrows),
+ * the band starting at row 0 zeroes the per-channel sums `acc`, each band adds its
+ * pixels in address order (nnrt_mean_s8()'s and nnrt_mean_f32()'s order), the band
+ * ending at the last row writes the output: int8 requantised as nnrt_mean_s8(), float32
+ * the sum divided by H*W as nnrt_mean_f32() (no clamp; `params`' activation range is
+ * not used). @return NNRT_OK or NNRT_ERR_ARG.
+ */
+nnrt_status_t nnrt_mean_rows_s8(const nnrt_mean_rows_s8_params_t *params, const int8_t *rows,
+                                int32_t row0, int32_t nrows, int32_t *acc, int8_t *output);
+nnrt_status_t nnrt_mean_rows_f32(const nnrt_pool_f32_params_t *params, const float *rows,
+                                 int32_t row0, int32_t nrows, float *acc, float *output);
 
 /** int16 MEAN / SUM: the fields of nnrt_mean_s8_params_t over int16 tensors. */
 typedef struct {
