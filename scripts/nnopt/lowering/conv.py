@@ -176,8 +176,11 @@ class ConvLowering(LoweringBase):
         rec = (records and kind == "s8" and variant is not None
                and variant.function in SPECIALIZABLE)
         # weights in the pair-row layout: the specialised core alone reads them (the
-        # generic call never runs with records: codegen.views.check_spec)
-        pairs = rec and self.pair_rows(ctx, _geometry(graph, op)) is not None
+        # generic call never runs with records: codegen.views.check_spec). An op whose
+        # tensors give no geometry of their own (a folded PAD's: its input is the
+        # unpadded map) is not specialised, and is asked nothing more
+        pairs = (rec and op.index in specialized_ops(graph, ctx.specialize)
+                 and self.pair_rows(ctx, _geometry(graph, op)) is not None)
         rec = pairs or (rec and self.records(ctx))
         w_arg = Raw("NULL") if pairs else ctx.ptr(w.index)
         b_arg: Arg = ctx.ptr(bias.index) if bias is not None and not rec else NULL
