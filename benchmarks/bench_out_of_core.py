@@ -333,6 +333,34 @@ def predicted(realworld: bool) -> None:
     print()
 
 
+def overlap(realworld: bool, only: list[str] | None = None) -> None:
+    """What double buffering of feature-map tiles saves, by the cost model
+    (nnopt.swap.fmap.plan_traffic): synchronous put/get cost compute + I/O + AEAD per op;
+    double-buffered, max(compute, I/O) + AEAD (the transfer hidden behind the op's
+    compute, the CPU's AEAD never). The runtime half is CONFIG_NNRT_SWAP_FM_ASYNC (Zephyr)."""
+    print("## Double buffering of feature-map tiles (predicted by nnopt.swap.fmap."
+          f"plan_traffic, device: {NUCLEO.feature_map_storage})\n")
+    print("| model | written B/inf | read B/inf | compute ms | I/O ms | AEAD ms | "
+          "synchronous ms | double-buffered ms | saved ms | slowdown sync -> double |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    models = {k: v for k, v in band_models().items() if not only or k.split()[0] in only}
+    face = ROOT.parent / "shared" / "models" / "realworld" / "mp_face_detection_short_range.tflite"
+    if realworld and face.is_file() and not only:
+        models["mp_face_detection_short_range"] = (face.read_bytes(), None)
+    for name, (data, sram) in models.items():
+        g = load_model_bytes(data, name=name.split()[0])
+        opts = PlanOptions(board=NUCLEO, sram=sram, order="file", feature_maps="auto")
+        pm = plan_model(g, opts, source_bytes=data)
+        fm = plan_traffic(pm.graph, pm.plan, NUCLEO)
+        sync = fm.compute_s + fm.io_s + fm.aead_s
+        c = fm.compute_s or 1.0
+        print(f"| {name} | {fm.written_bytes:,} | {fm.read_bytes:,} | "
+              f"{fm.compute_s * 1e3:,.0f} | {fm.io_s * 1e3:,.0f} | {fm.aead_s * 1e3:,.0f} | "
+              f"{sync * 1e3:,.0f} | {fm.predicted_s * 1e3:,.0f} | "
+              f"{(sync - fm.predicted_s) * 1e3:,.0f} | {sync / c:.2f} -> {fm.slowdown:.2f} |")
+    print()
+
+
 def mobilenet_swap() -> None:
     mnv2 = ROOT / "models" / "mobilenet_v2_quantized_1x3x224x224.tflite"
     if not mnv2.is_file():
@@ -353,7 +381,7 @@ def main() -> None:
     ap.add_argument("--no-qemu", action="store_true", help="plan only, run nothing")
     ap.add_argument("--realworld", action="store_true",
                     help="also the MediaPipe models of ../shared/models/realworld")
-    ap.add_argument("--only", choices=("regions", "evict", "bands", "predicted"),
+    ap.add_argument("--only", choices=("regions", "evict", "bands", "predicted", "overlap"),
                     help="one table only (and MobileNetV2's swap line)")
     ap.add_argument("--baseline", action="store_true",
                     help="the bands table: also run models above 1 MB of activations with "
@@ -368,6 +396,8 @@ def main() -> None:
         measured_fm(not args.no_qemu)
     if args.only in (None, "bands"):
         measured_bands(not args.no_qemu, args.realworld, args.model, args.baseline)
+    if args.only in (None, "overlap"):
+        overlap(args.realworld, args.model)
     if args.only not in (None, "predicted"):
         mobilenet_swap()
         return

@@ -45,7 +45,10 @@ extern "C" {
 typedef struct nnrt_tiledev nnrt_tiledev_t;
 
 /** A writable storage device (port: host file, semihosting file, Zephyr flash_area or
- *  disk_access). Both calls complete the transfer before returning. */
+ *  disk_access). To the store, both calls complete the transfer before returning: a
+ *  device may write behind (copy @p src and return, the transfer still running) if a
+ *  later read of those bytes returns them, and it reports a failed write at a later call
+ *  at the latest (Zephyr: CONFIG_NNRT_SWAP_FM_ASYNC). */
 struct nnrt_tiledev {
     /** Write len bytes at offset; erases first where the medium needs it. */
     nnrt_status_t (*write)(nnrt_tiledev_t *dev, uint32_t offset, const void *src, size_t len);
@@ -54,6 +57,12 @@ struct nnrt_tiledev {
     uint32_t size;        /**< bytes of the device the store may use */
     uint32_t unit;        /**< write alignment: program unit / block (1: any) */
     void *impl;
+    /** Optional (NULL: none): a hint that [offset, offset + len) is likely read next, so
+     *  a device may start reading it ahead into a buffer of its own while the caller
+     *  computes. The store calls it after reading a tile, for the next tile's place
+     *  (a guess: the bytes may be stale or be rewritten first; the device must serve a
+     *  later read() with what the medium holds then, and authentication still decides). */
+    void (*prefetch)(nnrt_tiledev_t *dev, uint32_t offset, size_t len);
 };
 
 typedef struct {

@@ -135,6 +135,14 @@ nnrt_status_t nnrt_fmstore_get(nnrt_fmstore_t *s, uint32_t tile, uint8_t *buf, s
         return s->error;
     }
     st = s->dev->read(s->dev, s->offsets[tile], buf, len + NNRT_SWAP_TAG_BYTES);
+    if (st == NNRT_OK && s->dev->prefetch != NULL && tile + 1u < s->n_tiles
+        && s->offsets[tile + 1u] != UINT32_MAX) {
+        /* the next tile, read ahead while this one is opened and computed on (band
+         * loops read a map's chunks in order); only a hint: its bytes are opened and
+         * authenticated when get() asks for them, like any other read */
+        s->dev->prefetch(s->dev, s->offsets[tile + 1u],
+                         (size_t)s->lengths[tile + 1u] + NNRT_SWAP_TAG_BYTES);
+    }
     if (st == NNRT_OK) {
         nonce_aad(s, tile, len, nonce, aad);
         st = nnrt_swap_crypto_open(s->key_id, s->algorithm, nonce, aad, sizeof(aad), buf,
