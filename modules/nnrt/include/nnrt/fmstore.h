@@ -59,9 +59,11 @@ struct nnrt_tiledev {
     void *impl;
     /** Optional (NULL: none): a hint that [offset, offset + len) is likely read next, so
      *  a device may start reading it ahead into a buffer of its own while the caller
-     *  computes. The store calls it after reading a tile, for the next tile's place
-     *  (a guess: the bytes may be stale or be rewritten first; the device must serve a
-     *  later read() with what the medium holds then, and authentication still decides). */
+     *  computes. The store calls it after reading a tile, for the place of the tile it
+     *  expects next: the one read after this tile in the previous inference, else the
+     *  next index (a guess: the bytes may be stale or be rewritten first; the device
+     *  must serve a later read() with what the medium holds then, and authentication
+     *  still decides). */
     void (*prefetch)(nnrt_tiledev_t *dev, uint32_t offset, size_t len);
 };
 
@@ -76,6 +78,10 @@ typedef struct {
     uint32_t n_tiles;
 } nnrt_fmstore_config_t;
 
+/** Entries of the store's table of which tile was read after which (the read-ahead
+ *  hint, nnrt_tiledev_t.prefetch): a power of two. */
+#define NNRT_FMSTORE_NEXT_SLOTS 16u
+
 typedef struct {
     nnrt_tiledev_t *dev;
     uint32_t key_id;
@@ -89,6 +95,12 @@ typedef struct {
     nnrt_status_t error;  /**< latched until the next begin() */
     uint64_t bytes_written;
     uint64_t bytes_read;
+    /** Read-ahead hints: the tile read after tile `from` the last time (the schedule is
+     *  static, so the order of reads repeats every inference), direct-mapped by `from`;
+     *  UINT32_MAX: none. Only used when the device has a prefetch(). */
+    uint32_t next_from[NNRT_FMSTORE_NEXT_SLOTS];
+    uint32_t next_tile[NNRT_FMSTORE_NEXT_SLOTS];
+    uint32_t last_get;    /**< the tile read last, UINT32_MAX before the first */
 } nnrt_fmstore_t;
 
 /** A tile device over a file (src/swap/tiledev_file.c): the port's file calls, so a host
