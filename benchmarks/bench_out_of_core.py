@@ -195,6 +195,17 @@ def band_models() -> dict[str, tuple[bytes, int | None]]:
     }
 
 
+def band_selection(realworld: bool, only: list[str] | None
+                   ) -> dict[str, tuple[bytes, int | None]]:
+    """band_models() (only those named by their first word, if any) and, with
+    ``realworld`` and no names, MediaPipe's face detector."""
+    models = {k: v for k, v in band_models().items() if not only or k.split()[0] in only}
+    face = ROOT.parent / "shared" / "models" / "realworld" / "mp_face_detection_short_range.tflite"
+    if realworld and face.is_file() and not only:
+        models["mp_face_detection_short_range"] = (face.read_bytes(), None)
+    return models
+
+
 def measured_bands(qemu: bool, realworld: bool, only: list[str] | None = None,
                    big: bool = False) -> None:
     print("## Ops in row bands, feature maps in storage (measured, QEMU mps2-an500, "
@@ -209,11 +220,7 @@ def measured_bands(qemu: bool, realworld: bool, only: list[str] | None = None,
           "| bit-exact |")
     print("|" + "---|" * 21)
     sizes: list[str] = []
-    models = {k: v for k, v in band_models().items() if not only or k.split()[0] in only}
-    face = ROOT.parent / "shared" / "models" / "realworld" / "mp_face_detection_short_range.tflite"
-    if realworld and face.is_file() and not only:
-        models["mp_face_detection_short_range"] = (face.read_bytes(), None)
-    for name, (data, sram) in models.items():
+    for name, (data, sram) in band_selection(realworld, only).items():
         g = load_model_bytes(data, name=name.split()[0])
         opts = PlanOptions(board=NUCLEO, sram=sram, order="file", feature_maps="auto")
         # ResNet-50: 48 KB staging buffers (the cost model's pick, 16 KB, makes 1,556
@@ -343,11 +350,7 @@ def overlap(realworld: bool, only: list[str] | None = None) -> None:
     print("| model | written B/inf | read B/inf | compute ms | I/O ms | AEAD ms | "
           "synchronous ms | double-buffered ms | saved ms | slowdown sync -> double |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    models = {k: v for k, v in band_models().items() if not only or k.split()[0] in only}
-    face = ROOT.parent / "shared" / "models" / "realworld" / "mp_face_detection_short_range.tflite"
-    if realworld and face.is_file() and not only:
-        models["mp_face_detection_short_range"] = (face.read_bytes(), None)
-    for name, (data, sram) in models.items():
+    for name, (data, sram) in band_selection(realworld, only).items():
         g = load_model_bytes(data, name=name.split()[0])
         opts = PlanOptions(board=NUCLEO, sram=sram, order="file", feature_maps="auto")
         pm = plan_model(g, opts, source_bytes=data)
