@@ -54,9 +54,11 @@ def models() -> dict[str, tuple[bytes, str]]:
 
 
 def planned(data: bytes, name: str, mode: str) -> PlannedModel:
+    """As ``nnopt optimize --board nucleo_f767zi --swap MODE`` plans it (its default
+    tiling and in-place ops: MobileNetV2's arena then fits the SRAM)."""
     g = load_model_bytes(data, name=name)
-    return plan_swap_for(plan_model(g, PlanOptions(board=BOARD, order="file"),
-                                    source_bytes=data), BOARD, mode)
+    opts = PlanOptions(board=BOARD, tiling="auto", inplace_ops="auto")
+    return plan_swap_for(plan_model(g, opts, source_bytes=data), BOARD, mode)
 
 
 def measure(pm: PlannedModel, data: bytes, k: int, pipeline: bool,
