@@ -40,7 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from nnopt.boards import load_board  # noqa: E402
+from nnopt.boards import Board, load_board  # noqa: E402
 from nnopt.frontend.tflite import load_model_bytes  # noqa: E402
 from nnopt.planner import PlannedModel, PlanOptions, plan_model  # noqa: E402
 from nnopt.runner import run_planned  # noqa: E402
@@ -213,6 +213,31 @@ def band_models() -> dict[str, tuple[Callable[[], bytes], int | None]]:
     }
 
 
+def band_selection(realworld: bool, only: list[str] | None
+                   ) -> dict[str, tuple[Callable[[], bytes], int | None]]:
+    """band_models() (only those named by their first word, if any) and, with
+    ``realworld``, MediaPipe's face detector (no names given) and selfie segmentation
+    (on nucleo_f767zi, its input stored; ``mp_selfie_segmentation_1mb``: on a 1 MB SRAM,
+    its input whole): each model's builder and SRAM override."""
+    models = {k: v for k, v in band_models().items() if not only or k.split()[0] in only}
+    face = ROOT.parent / "shared" / "models" / "realworld" / "mp_face_detection_short_range.tflite"
+    if realworld and face.is_file() and not only:
+        models["mp_face_detection_short_range"] = (face.read_bytes, None)
+    selfie = face.with_name("mp_selfie_segmentation.tflite")
+    if realworld and selfie.is_file() and (not only or "mp_selfie_segmentation" in only):
+        # on nucleo_f767zi itself its input is stored, written by the application
+        models["mp_selfie_segmentation"] = (selfie.read_bytes, None)
+    if realworld and selfie.is_file() and (not only or "mp_selfie_segmentation_1mb" in only):
+        models["mp_selfie_segmentation_1mb (1 MB SRAM, input whole)"] = (selfie.read_bytes,
+                                                                         None)
+    return models
+
+
+def board_of(name: str) -> Board:
+    """The part a band model is planned for: nucleo_f767zi, or its 1 MB-SRAM variant."""
+    return SELFIE_1MB if name.startswith("mp_selfie_segmentation_1mb") else NUCLEO
+
+
 def measured_bands(qemu: bool, realworld: bool, only: list[str] | None = None,
                    big: bool = False) -> None:
     print("## Ops in row bands, feature maps in storage (measured, QEMU mps2-an500, "
@@ -227,22 +252,11 @@ def measured_bands(qemu: bool, realworld: bool, only: list[str] | None = None,
           "| bit-exact |")
     print("|" + "---|" * 21)
     sizes: list[str] = []
-    models = {k: v for k, v in band_models().items() if not only or k.split()[0] in only}
-    face = ROOT.parent / "shared" / "models" / "realworld" / "mp_face_detection_short_range.tflite"
-    if realworld and face.is_file() and not only:
-        models["mp_face_detection_short_range"] = (face.read_bytes, None)
-    selfie = face.with_name("mp_selfie_segmentation.tflite")
-    if realworld and selfie.is_file() and (not only or "mp_selfie_segmentation" in only):
-        # on nucleo_f767zi itself its input is stored, written by the application
-        models["mp_selfie_segmentation"] = (selfie.read_bytes, None)
-    if realworld and selfie.is_file() and (not only or "mp_selfie_segmentation_1mb" in only):
-        models["mp_selfie_segmentation_1mb (1 MB SRAM, input whole)"] = (selfie.read_bytes,
-                                                                         None)
-    for name, (make, sram) in models.items():
+    for name, (make, sram) in band_selection(realworld, only).items():
         data = make()
         mname = name.split()[0].removesuffix("_1mb")  # the model's own name in the C
         g = load_model_bytes(data, name=mname)
-        board = SELFIE_1MB if name.startswith("mp_selfie_segmentation_1mb") else NUCLEO
+        board = board_of(name)
         opts = PlanOptions(board=board, sram=sram, order="file", feature_maps="auto")
         # the cost model's staging pick for every model (ResNet-50: 16 KB, 1,556 chunks;
         # a layer's chunks run in one loop over a const table, so their code no longer
@@ -373,6 +387,32 @@ def predicted(realworld: bool) -> None:
     print()
 
 
+def overlap(realworld: bool, only: list[str] | None = None) -> None:
+    """What double buffering of feature-map tiles saves, by the cost model
+    (nnopt.swap.fmap.plan_traffic): synchronous put/get cost compute + I/O + AEAD per op;
+    double-buffered, max(compute, I/O) + AEAD (the transfer hidden behind the op's
+    compute, the CPU's AEAD never). The runtime half is CONFIG_NNRT_SWAP_FM_ASYNC (Zephyr)."""
+    print("## Double buffering of feature-map tiles (predicted by nnopt.swap.fmap."
+          f"plan_traffic, device: {NUCLEO.feature_map_storage})\n")
+    print("| model | written B/inf | read B/inf | compute ms | I/O ms | AEAD ms | "
+          "synchronous ms | double-buffered ms | saved ms | slowdown sync -> double |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, (make, sram) in band_selection(realworld, only).items():
+        data = make()
+        g = load_model_bytes(data, name=name.split()[0].removesuffix("_1mb"))
+        opts = PlanOptions(board=board_of(name), sram=sram, order="file",
+                           feature_maps="auto")
+        pm = plan_model(g, opts, source_bytes=data)
+        fm = plan_traffic(pm.graph, pm.plan, NUCLEO)
+        sync = fm.compute_s + fm.io_s + fm.aead_s
+        c = fm.compute_s or 1.0
+        print(f"| {name} | {fm.written_bytes:,} | {fm.read_bytes:,} | "
+              f"{fm.compute_s * 1e3:,.0f} | {fm.io_s * 1e3:,.0f} | {fm.aead_s * 1e3:,.0f} | "
+              f"{sync * 1e3:,.0f} | {fm.predicted_s * 1e3:,.0f} | "
+              f"{(sync - fm.predicted_s) * 1e3:,.0f} | {sync / c:.2f} -> {fm.slowdown:.2f} |")
+    print()
+
+
 def mobilenet_swap() -> None:
     mnv2 = ROOT / "models" / "mobilenet_v2_quantized_1x3x224x224.tflite"
     if not mnv2.is_file():
@@ -393,7 +433,7 @@ def main() -> None:
     ap.add_argument("--no-qemu", action="store_true", help="plan only, run nothing")
     ap.add_argument("--realworld", action="store_true",
                     help="also the MediaPipe models of ../shared/models/realworld")
-    ap.add_argument("--only", choices=("regions", "evict", "bands", "predicted"),
+    ap.add_argument("--only", choices=("regions", "evict", "bands", "predicted", "overlap"),
                     help="one table only (and MobileNetV2's swap line)")
     ap.add_argument("--baseline", action="store_true",
                     help="the bands table: also run models above 1 MB of activations with "
@@ -408,6 +448,8 @@ def main() -> None:
         measured_fm(not args.no_qemu)
     if args.only in (None, "bands"):
         measured_bands(not args.no_qemu, args.realworld, args.model, args.baseline)
+    if args.only in (None, "overlap"):
+        overlap(args.realworld, args.model)
     if args.only not in (None, "predicted"):
         mobilenet_swap()
         return

@@ -96,6 +96,36 @@ def test_host_reads_every_chunk(mbed: MbedtlsSources, blobs: dict[str, RealBlob]
     expect(run_reader(exe, "host", ["-b", str(rb.path), "-k", rb.key.hex()]), Status.OK)
 
 
+_DEV_READS = re.compile(r"swap: device_reads=(\d+)")
+
+
+def test_host_pipelining_across_frames_reads_the_next_frames_first_chunk_early(
+        mbed: MbedtlsSources, blobs: dict[str, RealBlob], tmp_path: Path) -> None:
+    """NNRT_SWAP_PIPELINE_FRAMES=1: three frames read the same plaintexts as without
+    it; the next frame's chunk 0 is read after each frame's last chunk, so nnrt_swap_start(0)
+    of frames 2 and 3 issues nothing and one read (the fourth frame's chunk 0) is still
+    in flight at close: the device completes one read more (the open's reads of the
+    header and the chunk table, then 3 N chunks, + 1)."""
+    rb = blobs["chacha20-poly1305"]
+    n = len(rb.plain)
+    for pipelined, reads in ((False, 2 + 3 * n), (True, 2 + 3 * n + 1)):
+        exe = reader(mbed, "host", sanitize=True, pipeline_frames=pipelined)
+        out = tmp_path / f"plain_{int(pipelined)}.bin"
+        o = run_reader(exe, "host", [*rb.args(), "-F", "3", "-o", str(out)])
+        expect(o, Status.OK)
+        assert o.chunks == 3 * n
+        assert out.read_bytes() == b"".join(rb.plain) * 3  # bit-exact, every frame
+        m = _DEV_READS.search(o.stdout)
+        assert m is not None and int(m[1]) == reads, (pipelined, o.stdout)
+    # a flipped bit in chunk 0, read early for frame 2: refused when frame 2 waits for it
+    bad = tmp_path / "bad.bin"
+    e0 = rb.parsed.entries[0]
+    bad.write_bytes(flip(rb.path.read_bytes(), e0.offset + e0.sealed_bytes // 2))
+    o = run_reader(reader(mbed, "host", pipeline_frames=True), "host",
+                   [*rb.args(bad), "-F", "2"])
+    expect(o, Status.ERR_AUTH, chunk=0)
+
+
 def test_host_flipped_byte_in_every_chunk(mbed: MbedtlsSources, blobs: dict[str, RealBlob],
                                           tmp_path: Path) -> None:
     exe = reader(mbed, "host")

@@ -79,6 +79,37 @@ def test_host_nor_erases_before_write_and_wears_evenly(mbed: MbedtlsSources,
     assert lo >= 1 and hi - lo <= 1
 
 
+_AHEAD = re.compile(r"ahead: prefetches=(\d+) hits=(\d+) misses=(\d+)")
+
+
+def test_host_read_ahead_follows_the_learned_order_and_still_authenticates(
+        mbed: MbedtlsSources, tmp_path: Path) -> None:
+    """The store's read-ahead hint (nnrt_tiledev_t.prefetch, used by Zephyr's
+    CONFIG_NNRT_SWAP_FM_ASYNC): tiles read last first (3, 2, 1, 0). Inference 1 learns the
+    order (its reads all miss: the fallback guess, the next index, is wrong for a
+    descending order); in inferences 2 and 3 every read but the first (tile 3, whose
+    place is new each inference) is served from the read-ahead buffer, bit-exact. A bit
+    flipped in a tile that is then read ahead still fails authentication."""
+    exe = _exe(mbed, "host", sanitize=True)
+    res = run(exe, "host", [str(tmp_path / "ahead.bin"), "ahead"], timeout_s=300)
+    m = _LINE.search(res.stdout)
+    assert m is not None and res.exit_code == 0 and int(m[1]) == int(Status.OK), res.stdout
+    counts = [tuple(int(x) for x in a) for a in _AHEAD.findall(res.stdout)]
+    assert len(counts) == 2, res.stdout  # after inferences 2 and 3 (cumulative)
+    _, hits, misses = counts[-1]
+    assert (hits, misses) == (2 * 3, 4 + 2 * 1), res.stdout
+    assert int(m[3]) == int(m[4]) == 3 * 4 * TILE_SEALED
+    res = run(exe, "host", [str(tmp_path / "flip.bin"), "ahead_flip"], timeout_s=300)
+    m = _LINE.search(res.stdout)
+    assert m is not None, res.stdout
+    assert (int(m[1]), int(m[2])) == (int(Status.ERR_AUTH), 1), res.stdout
+    assert res.exit_code == EXIT[Status.ERR_AUTH]
+    (_, hits2, _), (_, hits3, _) = ((int(x) for x in a) for a in _AHEAD.findall(res.stdout))
+    # inference 3 read tile 3 (miss), then tiles 2 and 1 from the read-ahead buffer: the
+    # flipped tile 1 came from it and was refused
+    assert hits3 - hits2 == 2, res.stdout
+
+
 def test_host_tiles_round_trip_and_attacks_refused(mbed: MbedtlsSources, tmp_path: Path) -> None:
     _check_all(_exe(mbed, "host", sanitize=True), "host", tmp_path)
 

@@ -593,9 +593,12 @@ class BuildResult:
 def _is_tamper_scenario(sc: dict[str, object]) -> bool:
     # samples/swapnn: SWAPNN_TAMPER changes the blob QEMU loads, SWAPNN_FM=bitflip/stale
     # what the firmware's attacker does to a written tile, SWAPNN_FM=disk the device the
-    # tiles go to, not what is generated (swapnn.qemu.fm's model).
+    # tiles go to, SWAPNN_WEIGHTS=disk the device the blob is read from and
+    # SWAPNN_FM_ASYNC=1 when tiles move, not what is generated (swapnn.qemu's model,
+    # swapnn.qemu.fm's).
     return any(a.startswith("SWAPNN_TAMPER")
-               or a in ("SWAPNN_FM=bitflip", "SWAPNN_FM=stale", "SWAPNN_FM=disk")
+               or a in ("SWAPNN_FM=bitflip", "SWAPNN_FM=stale", "SWAPNN_FM=disk",
+                        "SWAPNN_WEIGHTS=disk", "SWAPNN_FM_ASYNC=1")
                for a in _as_list(sc.get("extra_args")))
 
 

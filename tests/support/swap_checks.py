@@ -69,13 +69,18 @@ EXIT = {s: (0 if s == Status.OK else 10 - int(s)) for s in Status}
 
 
 def reader(mbed: MbedtlsSources, target: Target, *, sanitize: bool = False,
-           board: str | None = None) -> Path:
+           board: str | None = None, pipeline_frames: bool = False) -> Path:
+    """The swap reader harness (tests/swap/swap_reader_main.c); ``pipeline_frames``
+    builds the driver with NNRT_SWAP_PIPELINE_FRAMES=1."""
     b = load_board(board) if board else None
+    defines = dict(library_defines(mbed, target))
+    if pipeline_frames:
+        defines["NNRT_SWAP_PIPELINE_FRAMES"] = "1"
     spec = BuildSpec(
         target=target,
         sources=(HARNESS, nnrt_dir() / "src" / "swap" / "swap.c",
                  nnrt_dir() / "src" / "swap" / "swap_psa.c"),
-        include_dirs=mbed.include_dirs, defines=library_defines(mbed, target), sanitize=sanitize,
+        include_dirs=mbed.include_dirs, defines=defines, sanitize=sanitize,
         board=b, libraries=(mbedtls_library(target, board=b, sanitize=sanitize),))
     return build(spec)
 

@@ -15,6 +15,13 @@
  *           clears bits only: a missing erase corrupts the tile) through the NOR tile
  *           device: every tile reads back, and prints "nor: erases=<n> min=<a> max=<b>"
  *           (erases per block: even wear means max - min <= 1).
+ * ahead:    as ok through a device that reads ahead where the store's prefetch hint
+ *           says (as Zephyr's CONFIG_NNRT_SWAP_FM_ASYNC does, here at once) and serves a
+ *           read of that range from its buffer; prints "ahead: prefetches=<P> hits=<H>
+ *           misses=<M>" (the store learns the read order, last tile first, in inference
+ *           1: every later read but an inference's first is then served ahead);
+ * ahead_flip: as ahead, one bit of tile 1 flipped in the file in inference 3 before
+ *           the reads: the tile read ahead must fail authentication all the same.
  * Prints "fm: status=<S> tile=<T> written=<W> read=<R>" (S the first failing status,
  * T its tile or -1) and exits 0 when every tile verified, 3 when a tile read back wrong
  * (never: that would be a wrong result), 10 + (-S) on a store error, 2 on bad usage.
@@ -121,6 +128,63 @@ static nnrt_status_t get_all(nnrt_fmstore_t *s, int *bad)
     return NNRT_OK;
 }
 
+/* ---- mode ahead: a read-ahead device around the file device ------------------------ */
+
+static nnrt_tiledev_t g_inner;
+static uint8_t g_ra[TILE_BYTES + NNRT_SWAP_TAG_BYTES];
+static uint32_t g_ra_off, g_ra_len;
+static int g_ra_valid;
+static uint32_t g_prefetches, g_hits, g_misses;
+
+static nnrt_status_t ra_write(nnrt_tiledev_t *d, uint32_t off, const void *src, size_t len)
+{
+    (void)d;
+    if (g_ra_valid && off < g_ra_off + g_ra_len && g_ra_off < off + len) {
+        g_ra_valid = 0; /* bytes read ahead are about to change */
+    }
+    return g_inner.write(&g_inner, off, src, len);
+}
+
+static nnrt_status_t ra_read(nnrt_tiledev_t *d, uint32_t off, void *dst, size_t len)
+{
+    (void)d;
+    if (g_ra_valid && off == g_ra_off && len == g_ra_len) {
+        memcpy(dst, g_ra, len);
+        g_ra_valid = 0;
+        g_hits++;
+        return NNRT_OK;
+    }
+    g_misses++;
+    return g_inner.read(&g_inner, off, dst, len);
+}
+
+static void ra_prefetch(nnrt_tiledev_t *d, uint32_t off, size_t len)
+{
+    (void)d;
+    if (len > sizeof(g_ra)) {
+        return;
+    }
+    g_prefetches++;
+    g_ra_valid = g_inner.read(&g_inner, off, g_ra, len) == NNRT_OK;
+    g_ra_off = off;
+    g_ra_len = (uint32_t)len;
+}
+
+static void print_ahead(void)
+{
+    char line[96];
+    char *q = line;
+
+    put_str(&q, "ahead: prefetches=");
+    put_u64(&q, g_prefetches);
+    put_str(&q, " hits=");
+    put_u64(&q, g_hits);
+    put_str(&q, " misses=");
+    put_u64(&q, g_misses);
+    *q = '\0';
+    nnrt_port_log(line);
+}
+
 /* Patch the file: read it whole, apply, write it back. */
 static int patch(nnrt_tiledev_file_t *f, uint32_t at, const uint8_t *bytes, uint32_t n,
                  uint8_t xor_mask)
@@ -183,6 +247,13 @@ int main(int argc, char **argv)
     } else if (nnrt_tiledev_file_init(&dev, &file, argv[1], RING) != NNRT_OK) {
         return 2;
     }
+    int ahead = strncmp(mode, "ahead", 5) == 0;
+    if (ahead) {
+        g_inner = dev;
+        dev.write = ra_write;
+        dev.read = ra_read;
+        dev.prefetch = ra_prefetch;
+    }
     memset(&cfg, 0, sizeof(cfg));
     cfg.dev = &dev;
     cfg.key = KEY_A;
@@ -243,7 +314,14 @@ int main(int argc, char **argv)
         if (replay && !patch(&file, g_off[2], old, sizeof(old), 0u)) {
             return 2;
         }
+        if (strcmp(mode, "ahead_flip") == 0 && inf == 3u
+            && !patch(&file, g_off[1] + 5u, NULL, 1u, 0x10u)) {
+            return 2;
+        }
         st = get_all(&s, &bad);
+        if (ahead) {
+            print_ahead();
+        }
         if (st != NNRT_OK) {
             return finish(st, bad, &s);
         }

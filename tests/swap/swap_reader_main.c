@@ -18,6 +18,10 @@
  *   -o  write every chunk's plaintext here, in chunk order
  *   -r  read the chunks in reverse order (no prefetch: start/wait out of sequence)
  *   -p  disable prefetching (wait(k) reads k synchronously)
+ *   -F  read every chunk FRAMES times in a row, as FRAMES inferences do (default 1;
+ *       -o gets each frame's plaintexts); with NNRT_SWAP_PIPELINE_FRAMES=1 the driver
+ *       starts frame f+1's chunk 0 after frame f's last chunk
+ * Also prints "swap: device_reads=<R>": reads the device completed, counted at close.
  *
  * Prints "swap: status=<S> chunk=<K> chunks=<N> bytes=<B> decrypt=<D> wait=<W>"
  * (S the nnrt_status_t value, K the chunk where it failed or -1) and exits 0 on
@@ -191,8 +195,16 @@ static int close_and_report(nnrt_swap_t *swap, nnrt_status_t st, int64_t chunk,
                             int import_own, uint32_t key_id)
 {
     nnrt_swap_stats_t stats = nnrt_swap_stats(swap);
+    nnrt_extflash_stats_t dev_stats;
+    char line[64];
+    char *p = line;
 
-    nnrt_swap_close(swap);
+    nnrt_swap_close(swap); /* waits for a read still in flight (a pipelined chunk 0) */
+    dev_stats = nnrt_extflash_port_stats();
+    put_str(&p, "swap: device_reads=");
+    put_u64(&p, dev_stats.reads);
+    *p = '\0';
+    nnrt_port_log(line);
     nnrt_extflash_port_close();
 #if defined(SWAP_TEST_HAVE_PSA)
     if (import_own) {
@@ -219,6 +231,7 @@ int main(int argc, char **argv)
     long alg = 0;
     long expect = 0;
     long staging = (long)SWAP_TEST_STAGING_MAX;
+    long frames = 1;
     nnrt_swap_config_t cfg;
     nnrt_swap_t swap;
     nnrt_swap_stats_t zero;
@@ -271,13 +284,16 @@ int main(int argc, char **argv)
             expect = parse_uint(val);
         } else if (strcmp(opt, "-s") == 0) {
             staging = parse_uint(val);
+        } else if (strcmp(opt, "-F") == 0) {
+            frames = parse_uint(val);
         } else {
             nnrt_port_log_error("swap_reader: unknown option");
             return 2;
         }
     }
     if (blob == NULL || (key_len < 0) == !by_id || (import_own && by_id) || alg < 0
-        || expect < 0 || staging <= 0 || staging > (long)SWAP_TEST_STAGING_MAX) {
+        || expect < 0 || staging <= 0 || staging > (long)SWAP_TEST_STAGING_MAX
+        || frames < 1) {
         nnrt_port_log_error("usage: swap_reader -b BLOB (-k KEYHEX [-V] | -K ID) [-l ID] "
                             "[-a ALG] [-n N] [-s STAGING] [-o OUT] [-r] [-p]");
         return 2;
@@ -329,8 +345,9 @@ int main(int argc, char **argv)
         nnrt_port_log_error("swap_reader: cannot write the output file");
         return 2;
     }
+    for (long f = 0; f < frames && st == NNRT_OK; ++f) {
     if (!reverse && prefetch) {
-        st = nnrt_swap_start(&swap, 0);
+        st = nnrt_swap_start(&swap, 0); /* a no-op when chunk 0 is already in flight */
     }
     for (i = 0; st == NNRT_OK && i < n; ++i) {
         const uint32_t k = reverse ? n - 1u - i : i;
@@ -349,6 +366,7 @@ int main(int argc, char **argv)
         if (out != NULL && !reverse && nnrt_port_write_file(out, data, len, 1) != NNRT_OK) {
             st = NNRT_ERR_IO;
         }
+    }
     }
     return close_and_report(&swap, st, st == NNRT_OK ? -1 : (int64_t)i, import_own, key_id);
 }

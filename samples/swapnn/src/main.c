@@ -5,7 +5,8 @@
  * (modules/nnrt/src/swap) into two staging buffers, the next chunk loading while the
  * current one computes, and authenticates every chunk before a kernel uses it.
  *
- * The application opens the external flash (the port's nnrt_extflash_port_open()) and
+ * The application opens the external flash (the port's nnrt_extflash_port_open(); with
+ * SWAPNN_WEIGHTS=disk a disk_access disk, CONFIG_NNRT_SWAP_SOURCE_DISK) and
  * attaches it to the model (<name>_swap_attach(), generated: checks the blob's header,
  * layout id and chunk table, imports the key compiled into the model). It first checks
  * the blob's magic number so that a board whose blob was never written says so.
@@ -22,6 +23,8 @@
 
 #include MODEL_HEADER
 #include PLAN_HEADER
+/* The tflite-micro interpreter's output for this input (weights_expected.py, at build time). */
+#include "swapnn_expected.h"
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -45,7 +48,13 @@ static bool attach_weights(void)
 		printk("swapnn: FAIL no external flash (status %d)\n", (int)status);
 		return false;
 	}
+#if defined(CONFIG_NNRT_SWAP_SOURCE_DISK)
+	/* SWAPNN_WEIGHTS=disk: the blob on a disk_access disk (weights_disk.overlay). */
+	printk("swapnn: weight disk %s holds %u B from sector %u\n", CONFIG_NNRT_SWAP_DISK_NAME,
+	       (unsigned int)dev->size, (unsigned int)CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR);
+#else
 	printk("swapnn: external flash holds %u B\n", (unsigned int)dev->size);
+#endif
 	status = dev->read_start(dev, 0, sizeof(head), head);
 	if (status == NNRT_OK) {
 		status = dev->read_wait(dev);
@@ -79,6 +88,7 @@ int main(void)
 	uint32_t start;
 	uint32_t cycles;
 	nnrt_status_t status;
+	size_t diff = 0;
 	int best = 0;
 
 	printk("swapnn: model %s, %u ops, arena %u B, weights %u B\n", m->name,
@@ -123,6 +133,20 @@ int main(void)
 		return 0;
 	}
 	y = m->output(0);
+	if (out_desc->bytes != SWAPNN_OUTPUT_BYTES) {
+		printk("swapnn: FAIL output of %u B, tflite-micro's has %u B\n",
+		       (unsigned int)out_desc->bytes, (unsigned int)SWAPNN_OUTPUT_BYTES);
+		return 0;
+	}
+	for (size_t i = 0; i < SWAPNN_OUTPUT_BYTES; i++) {
+		diff += y[i] != swapnn_expected[i];
+	}
+	if (diff != 0u) {
+		printk("swapnn: FAIL %u of %u output bytes differ from tflite-micro\n",
+		       (unsigned int)diff, (unsigned int)SWAPNN_OUTPUT_BYTES);
+		return 0;
+	}
+	printk("swapnn: output matches tflite-micro (%u B)\n", (unsigned int)SWAPNN_OUTPUT_BYTES);
 	for (size_t i = 1; i < out_desc->bytes; i++) {
 		if (y[i] > y[best]) {
 			best = (int)i;

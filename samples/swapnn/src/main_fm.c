@@ -37,6 +37,9 @@
 #include "nnrt/fmstore.h"
 #include "nnrt/swap.h"
 #include "nnrt/tiledev_zephyr.h"
+#if defined(SWAPNN_FM_STREAM)
+#include "nnrt/extflash.h"
+#endif
 
 #include MODEL_HEADER
 #include PLAN_HEADER
@@ -63,6 +66,36 @@
 nnrt_status_t MODEL_FM_ATTACH(nnrt_tiledev_t *dev, const uint8_t *key, size_t key_len,
 			      uint32_t algorithm, const uint8_t salt[4]);
 
+#if defined(SWAPNN_FM_STREAM)
+/*
+ * SWAPNN_FM=stream: the model's weights are streamed too (nnopt optimize --swap force),
+ * from the weight disk (CONFIG_NNRT_SWAP_SOURCE_DISK, weights_disk.overlay), through the
+ * same I/O thread as the tiles' transfers. <name>_swap_attach() checks the blob's header,
+ * layout id and chunk table and imports the key compiled into the model.
+ */
+nnrt_status_t MODEL_SWAP_ATTACH(nnrt_extflash_t *dev);
+nnrt_swap_stats_t MODEL_SWAP_STATS(void);
+
+static bool attach_weights(void)
+{
+	nnrt_extflash_t *dev = NULL;
+	nnrt_status_t st = nnrt_extflash_port_open(NULL, &dev);
+
+	if (st == NNRT_OK) {
+		st = MODEL_SWAP_ATTACH(dev);
+	}
+	if (st != NNRT_OK) {
+		printk("swapnn-fm: FAIL attaching the weight blob on disk %s (status %d)\n",
+		       CONFIG_NNRT_SWAP_DISK_NAME, (int)st);
+		return false;
+	}
+	printk("swapnn-fm: weights streamed from disk %s (%u B), %u chunks\n",
+	       CONFIG_NNRT_SWAP_DISK_NAME, (unsigned int)dev->size,
+	       (unsigned int)CAT(PLAN_PREFIX, _SWAP_CHUNKS));
+	return true;
+}
+#endif
+
 /* ---- the attacker: between the model's tile store and the port's device ------------ */
 
 static nnrt_tiledev_t *real_dev;
@@ -84,6 +117,9 @@ static bool rewrite(uint32_t off, uint32_t len, bool flip, uint32_t src_off)
 	uint32_t eb = nnrt_tiledev_port_stats().erase_block;
 	bool ok = eb != 0u && eb <= sizeof(block);
 
+	/* The real write may still be running on the I/O thread (CONFIG_NNRT_SWAP_FM_ASYNC):
+	 * let it land first, as an attacker with time would. */
+	ok = ok && nnrt_tiledev_port_flush() == NNRT_OK;
 	if (!ok || flash_area_open(FIXED_PARTITION_ID(nnrt_fm_partition), &fa) != 0) {
 		return false;
 	}
@@ -257,6 +293,11 @@ int main(void)
 	if (!attach_feature_maps()) {
 		return 0;
 	}
+#if defined(SWAPNN_FM_STREAM)
+	if (!attach_weights()) {
+		return 0;
+	}
+#endif
 	for (uint32_t k = 0; k < SWAPNN_FM_INFERENCES; k++) {
 		r = infer(k);
 		if (r < 0) {
@@ -269,11 +310,36 @@ int main(void)
 			refused = true;
 		}
 	}
+	if (nnrt_tiledev_port_flush() != NNRT_OK) {
+		printk("swapnn-fm: FAIL the last tile write did not complete\n");
+		return 0;
+	}
 	st = nnrt_tiledev_port_stats();
 	printk("swapnn-fm: %u tiles written (%u B), %u read (%u B), %u erases of %u B blocks\n",
 	       (unsigned int)st.writes, (unsigned int)st.bytes_written, (unsigned int)st.reads,
 	       (unsigned int)st.bytes_read, (unsigned int)st.erases,
 	       (unsigned int)st.erase_block);
+#if defined(CONFIG_NNRT_SWAP_FM_ASYNC)
+	/* Double buffering: transfers the I/O thread ran while this thread went on, and how
+	 * often (and how long) this thread still had to wait for one. */
+	printk("swapnn-fm: async: %u writes behind, %u synchronous; %u reads served ahead "
+	       "(%u B), %u synchronous; %u waits, %u cycles waiting\n",
+	       (unsigned int)st.writes_behind, (unsigned int)st.sync_writes,
+	       (unsigned int)st.reads_ahead, (unsigned int)st.bytes_read_ahead,
+	       (unsigned int)st.sync_reads, (unsigned int)st.waits,
+	       (unsigned int)st.wait_cycles);
+#endif
+#if defined(SWAPNN_FM_STREAM)
+	printk("swapnn-fm: weights: %u chunks, %u B read from disk, %u cycles waiting\n",
+	       (unsigned int)MODEL_SWAP_STATS().chunks,
+	       (unsigned int)nnrt_extflash_port_stats().bytes,
+	       (unsigned int)nnrt_extflash_port_stats().stall_cycles);
+	if (MODEL_SWAP_STATS().chunks != (uint64_t)SWAPNN_FM_INFERENCES
+					    * CAT(PLAN_PREFIX, _SWAP_CHUNKS)) {
+		printk("swapnn-fm: FAIL not every weight chunk was streamed\n");
+		return 0;
+	}
+#endif
 	if (SWAPNN_FM_TAMPER != 0) {
 		printk(refused ? "swapnn-fm: REFUSED the tampered tile; later inferences clean\n"
 			       : "swapnn-fm: FAIL the tampered tile was not refused\n");

@@ -45,7 +45,10 @@ extern "C" {
 typedef struct nnrt_tiledev nnrt_tiledev_t;
 
 /** A writable storage device (port: host file, semihosting file, Zephyr flash_area or
- *  disk_access). Both calls complete the transfer before returning. */
+ *  disk_access). To the store, both calls complete the transfer before returning: a
+ *  device may write behind (copy @p src and return, the transfer still running) if a
+ *  later read of those bytes returns them, and it reports a failed write at a later call
+ *  at the latest (Zephyr: CONFIG_NNRT_SWAP_FM_ASYNC). */
 struct nnrt_tiledev {
     /** Write len bytes at offset; erases first where the medium needs it. */
     nnrt_status_t (*write)(nnrt_tiledev_t *dev, uint32_t offset, const void *src, size_t len);
@@ -54,6 +57,14 @@ struct nnrt_tiledev {
     uint32_t size;        /**< bytes of the device the store may use */
     uint32_t unit;        /**< write alignment: program unit / block (1: any) */
     void *impl;
+    /** Optional (NULL: none): a hint that [offset, offset + len) is likely read next, so
+     *  a device may start reading it ahead into a buffer of its own while the caller
+     *  computes. The store calls it after reading a tile, for the place of the tile it
+     *  expects next: the one read after this tile in the previous inference, else the
+     *  next index (a guess: the bytes may be stale or be rewritten first; the device
+     *  must serve a later read() with what the medium holds then, and authentication
+     *  still decides). */
+    void (*prefetch)(nnrt_tiledev_t *dev, uint32_t offset, size_t len);
 };
 
 typedef struct {
@@ -66,6 +77,10 @@ typedef struct {
     uint32_t *lengths;    /**< room for n_tiles entries */
     uint32_t n_tiles;
 } nnrt_fmstore_config_t;
+
+/** Entries of the store's table of which tile was read after which (the read-ahead
+ *  hint, nnrt_tiledev_t.prefetch): a power of two. */
+#define NNRT_FMSTORE_NEXT_SLOTS 16u
 
 typedef struct {
     nnrt_tiledev_t *dev;
@@ -81,6 +96,12 @@ typedef struct {
     uint64_t bytes_written;
     uint64_t bytes_read;
     uint8_t pending;      /**< 1: an input writer began the next inference (see below) */
+    /** Read-ahead hints: the tile read after tile `from` the last time (the schedule is
+     *  static, so the order of reads repeats every inference), direct-mapped by `from`;
+     *  UINT32_MAX: none. Only used when the device has a prefetch(). */
+    uint32_t next_from[NNRT_FMSTORE_NEXT_SLOTS];
+    uint32_t next_tile[NNRT_FMSTORE_NEXT_SLOTS];
+    uint32_t last_get;    /**< the tile read last, UINT32_MAX before the first */
 } nnrt_fmstore_t;
 
 /**

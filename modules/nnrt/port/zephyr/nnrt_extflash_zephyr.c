@@ -10,10 +10,19 @@
  *   (or the device named by nnrt_extflash_port_open()'s argument), from
  *   CONFIG_NNRT_SWAP_OFFSET (include/zephyr/drivers/flash.h);
  * - PARTITION: flash_area_read() on the fixed partition labelled
- *   nnrt_weights_partition (include/zephyr/storage/flash_map.h).
- *   Both read on a dedicated work queue thread (k_work_queue_start(),
- *   include/zephyr/kernel.h) of priority CONFIG_NNRT_SWAP_IO_PRIORITY: a flash driver
- *   that moves data with DMA sleeps during the transfer and the compute thread runs.
+ *   nnrt_weights_partition (include/zephyr/storage/flash_map.h);
+ * - DISK: disk_access_read() on the disk CONFIG_NNRT_SWAP_DISK_NAME (an SD card over
+ *   SPI, a RAM disk on QEMU), the blob from sector CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR
+ *   (include/zephyr/storage/disk_access.h: disk_access_init(), disk_access_status(),
+ *   disk_access_ioctl() with DISK_IOCTL_GET_SECTOR_COUNT / _SIZE of
+ *   include/zephyr/drivers/disk.h, disk_access_read()). Reads are whole sectors: the
+ *   sectors a chunk covers completely go straight into the staging buffer, its partial
+ *   first and last sectors through a one-sector buffer.
+ *   All three read on the port's I/O work queue (include/nnrt/io_zephyr.h,
+ *   nnrt_io_zephyr.c; k_work_submit_to_queue(), include/zephyr/kernel.h), a thread of
+ *   priority CONFIG_NNRT_SWAP_IO_PRIORITY shared with the tile device: a flash or
+ *   card driver that moves data with DMA sleeps during the transfer and the compute
+ *   thread runs.
  * - DMA: the blob is memory mapped at CONFIG_NNRT_SWAP_DMA_BASE; a memory-to-memory DMA
  *   channel of the controller behind the alias nnrt-dma copies it, in blocks of at most
  *   CONFIG_NNRT_SWAP_DMA_MAX_BLOCK bytes chained from the completion callback (DMA ISR),
@@ -36,6 +45,7 @@
 #include <zephyr/sys/util.h>
 
 #include "nnrt/extflash.h"
+#include "nnrt/io_zephyr.h"
 
 LOG_MODULE_DECLARE(nnrt, CONFIG_NNRT_LOG_LEVEL);
 
@@ -47,6 +57,9 @@ LOG_MODULE_DECLARE(nnrt, CONFIG_NNRT_LOG_LEVEL);
 BUILD_ASSERT(FIXED_PARTITION_EXISTS(nnrt_weights_partition),
 	     "CONFIG_NNRT_SWAP_SOURCE_PARTITION needs a fixed partition with the node "
 	     "label nnrt_weights_partition");
+#elif defined(CONFIG_NNRT_SWAP_SOURCE_DISK)
+#include <zephyr/drivers/disk.h>
+#include <zephyr/storage/disk_access.h>
 #elif defined(CONFIG_NNRT_SWAP_SOURCE_DMA)
 #include <zephyr/cache.h>
 #include <zephyr/drivers/dma.h>
@@ -71,6 +84,8 @@ struct zflash {
 	const struct device *flash;
 #elif defined(CONFIG_NNRT_SWAP_SOURCE_PARTITION)
 	const struct flash_area *area;
+#elif defined(CONFIG_NNRT_SWAP_SOURCE_DISK)
+	uint32_t sector;      /* bytes per sector of the disk */
 #endif
 #if defined(CONFIG_NNRT_SWAP_SOURCE_DMA)
 	struct dma_config cfg;
@@ -89,9 +104,6 @@ static nnrt_extflash_t zdev;
 
 #if !defined(CONFIG_NNRT_SWAP_SOURCE_DMA)
 
-K_THREAD_STACK_DEFINE(nnrt_io_stack, CONFIG_NNRT_SWAP_IO_STACK_SIZE);
-static struct k_work_q nnrt_io_q;
-static bool io_started;
 
 #if defined(CONFIG_NNRT_SWAP_SOURCE_DEVICE)
 
@@ -155,6 +167,93 @@ static int source_read(uint32_t offset, void *dst, size_t len)
 	return flash_read(zf.flash, (off_t)CONFIG_NNRT_SWAP_OFFSET + (off_t)offset, dst, len);
 }
 
+#elif defined(CONFIG_NNRT_SWAP_SOURCE_DISK)
+
+static const char *const disk_name = CONFIG_NNRT_SWAP_DISK_NAME;
+/* A chunk's partial first and last sectors (only the I/O thread touches it). */
+static uint8_t disk_bounce[CONFIG_NNRT_SWAP_DISK_MAX_SECTOR] __aligned(4);
+
+static int source_open(const char *name, uint32_t *bytes)
+{
+	uint32_t count = 0u, size = 0u;
+	uint64_t avail;
+	int rc;
+
+	ARG_UNUSED(name);
+	rc = disk_access_init(disk_name);
+	if (rc == 0 && disk_access_status(disk_name) != DISK_STATUS_OK) {
+		rc = -EIO;
+	}
+	if (rc == 0) {
+		rc = disk_access_ioctl(disk_name, DISK_IOCTL_GET_SECTOR_COUNT, &count);
+	}
+	if (rc == 0) {
+		rc = disk_access_ioctl(disk_name, DISK_IOCTL_GET_SECTOR_SIZE, &size);
+	}
+	if (rc != 0) {
+		LOG_ERR("weight disk %s is not ready (%d): check CONFIG_NNRT_SWAP_DISK_NAME and "
+			"the card", disk_name, rc);
+		return rc;
+	}
+	if (size == 0u || size > CONFIG_NNRT_SWAP_DISK_MAX_SECTOR) {
+		LOG_ERR("weight disk %s has %u-byte sectors; CONFIG_NNRT_SWAP_DISK_MAX_SECTOR "
+			"is %u", disk_name, (unsigned int)size,
+			(unsigned int)CONFIG_NNRT_SWAP_DISK_MAX_SECTOR);
+		return -ENOTSUP;
+	}
+	if ((uint32_t)CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR >= count) {
+		LOG_ERR("CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR %u is beyond disk %s (%u sectors)",
+			(unsigned int)CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR, disk_name,
+			(unsigned int)count);
+		return -EINVAL;
+	}
+	zf.sector = size;
+	avail = (uint64_t)(count - (uint32_t)CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR) * size;
+	*bytes = (uint32_t)MIN(avail, (uint64_t)UINT32_MAX);
+	return 0;
+}
+
+/* Bytes [offset, offset + len) of the blob, in whole-sector reads. */
+static int source_read(uint32_t offset, void *dst, size_t len)
+{
+	const uint32_t ss = zf.sector;
+	uint8_t *p = dst;
+	uint32_t sector = (uint32_t)CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR + offset / ss;
+	uint32_t skip = offset % ss;
+	int rc = 0;
+
+	if (skip != 0u) { /* the partial first sector */
+		size_t n = MIN(len, (size_t)(ss - skip));
+
+		rc = disk_access_read(disk_name, disk_bounce, sector, 1u);
+		if (rc != 0) {
+			return rc;
+		}
+		memcpy(p, disk_bounce + skip, n);
+		p += n;
+		len -= n;
+		sector++;
+	}
+	if (len >= ss) { /* whole sectors, straight into the staging buffer */
+		uint32_t whole = (uint32_t)(len / ss);
+
+		rc = disk_access_read(disk_name, p, sector, whole);
+		if (rc != 0) {
+			return rc;
+		}
+		p += (size_t)whole * ss;
+		len -= (size_t)whole * ss;
+		sector += whole;
+	}
+	if (len != 0u) { /* the partial last sector */
+		rc = disk_access_read(disk_name, disk_bounce, sector, 1u);
+		if (rc == 0) {
+			memcpy(p, disk_bounce, len);
+		}
+	}
+	return rc;
+}
+
 #else /* CONFIG_NNRT_SWAP_SOURCE_PARTITION */
 
 static int source_open(const char *name, uint32_t *bytes)
@@ -191,22 +290,14 @@ static void io_handler(struct k_work *work)
 
 static int transfer_open(void)
 {
-	if (!io_started) {
-		const struct k_work_queue_config cfg = {.name = "nnrt_io"};
-
-		k_work_queue_init(&nnrt_io_q);
-		k_work_queue_start(&nnrt_io_q, nnrt_io_stack,
-				   K_THREAD_STACK_SIZEOF(nnrt_io_stack),
-				   CONFIG_NNRT_SWAP_IO_PRIORITY, &cfg);
-		io_started = true;
-	}
+	(void)nnrt_io_queue(); /* started here, in the opening thread */
 	k_work_init(&zf.work, io_handler);
 	return 0;
 }
 
 static int transfer_start(void)
 {
-	int rc = k_work_submit_to_queue(&nnrt_io_q, &zf.work);
+	int rc = k_work_submit_to_queue(nnrt_io_queue(), &zf.work);
 
 	/* 1: queued; 0: already queued (impossible: one read at a time) */
 	return rc >= 0 ? 0 : rc;

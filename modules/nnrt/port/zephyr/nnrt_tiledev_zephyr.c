@@ -307,14 +307,209 @@ static void device_close(void)
 #error "CONFIG_NNRT_SWAP_FM needs one CONFIG_NNRT_SWAP_FM_* device choice"
 #endif
 
-/* ---- statistics around the device's calls ------------------------------------------ */
+/* ---- writes behind and reads ahead on the I/O work queue (CONFIG_NNRT_SWAP_FM_ASYNC) -- */
 
 static nnrt_tiledev_t inner;
+
+#if defined(CONFIG_NNRT_SWAP_FM_ASYNC)
+
+#include "nnrt/io_zephyr.h"
+
+/*
+ * One transfer on the port's I/O work queue (include/nnrt/io_zephyr.h; k_work,
+ * k_work_submit_to_queue(), k_sem: include/zephyr/kernel.h): the tile write behind, or
+ * the tile read ahead. The queue runs them in order, one at a time, so a read ahead
+ * queued after a write reads what it wrote; the inference thread calls the device only
+ * when neither is in flight (job_wait()), so no driver is ever entered twice at once.
+ */
+struct fm_job {
+	struct k_work work;
+	struct k_sem done;             /* given by the I/O thread when the transfer ends */
+	uint8_t *buf;                  /* the job's own buffer */
+	uint32_t offset;
+	size_t len;
+	volatile nnrt_status_t result; /* set before `done` is given */
+	bool busy;                     /* submitted and not yet waited for */
+	bool valid;                    /* read ahead: buf holds (or will hold) the range */
+};
+
+static uint8_t wb_buf[CONFIG_NNRT_SWAP_FM_ASYNC_BYTES] __aligned(4);
+static uint8_t ra_buf[CONFIG_NNRT_SWAP_FM_ASYNC_BYTES] __aligned(4);
+static struct fm_job wb = {.buf = wb_buf};
+static struct fm_job ra = {.buf = ra_buf};
+static nnrt_status_t wb_error; /* a write behind that failed, reported at the next call */
+
+static void wb_handler(struct k_work *work)
+{
+	ARG_UNUSED(work);
+	wb.result = inner.write(&inner, wb.offset, wb.buf, wb.len);
+	k_sem_give(&wb.done);
+}
+
+static void ra_handler(struct k_work *work)
+{
+	ARG_UNUSED(work);
+	ra.result = inner.read(&inner, ra.offset, ra.buf, ra.len);
+	k_sem_give(&ra.done);
+}
+
+/* Wait for the job's transfer; counted as a wait only if it had not finished yet. */
+static void job_wait(struct fm_job *j)
+{
+	if (!j->busy) {
+		return;
+	}
+	if (k_sem_take(&j->done, K_NO_WAIT) != 0) {
+		uint32_t t0 = k_cycle_get_32();
+
+		(void)k_sem_take(&j->done, K_FOREVER);
+		tstats.waits++;
+		tstats.wait_cycles += (uint32_t)(k_cycle_get_32() - t0);
+	}
+	j->busy = false;
+	if (j == &wb && wb.result != NNRT_OK && wb_error == NNRT_OK) {
+		wb_error = wb.result;
+	}
+	if (j == &ra && ra.result != NNRT_OK) {
+		ra.valid = false; /* the read() that wanted it reads again, synchronously */
+	}
+}
+
+static void job_submit(struct fm_job *j)
+{
+	k_sem_reset(&j->done);
+	j->result = NNRT_OK;
+	j->busy = true;
+	if (k_work_submit_to_queue(nnrt_io_queue(), &j->work) < 0) {
+		j->result = NNRT_ERR_IO; /* reported like a failed transfer */
+		k_sem_give(&j->done);
+	}
+}
+
+/* The failed write behind, once: the store latches it and stops the inference. */
+static nnrt_status_t take_wb_error(void)
+{
+	nnrt_status_t st = wb_error;
+
+	wb_error = NNRT_OK;
+	return st;
+}
+
+static bool ra_overlaps(uint32_t offset, size_t len)
+{
+	return ra.valid && offset < ra.offset + ra.len && ra.offset < offset + len;
+}
+
+static nnrt_status_t async_write(uint32_t offset, const void *src, size_t len)
+{
+	job_wait(&wb); /* one write behind at a time: its buffer is needed again */
+	if (wb_error != NNRT_OK) {
+		return take_wb_error();
+	}
+	if (ra_overlaps(offset, len)) {
+		job_wait(&ra); /* read ahead of bytes about to change: drop it */
+		ra.valid = false;
+	}
+	if (len > sizeof(wb_buf)) {
+		/* no room for a second copy of this tile: synchronous */
+		job_wait(&ra);
+		tstats.sync_writes++;
+		return inner.write(&inner, offset, src, len);
+	}
+	memcpy(wb_buf, src, len); /* the caller reuses its buffer at once */
+	wb.offset = offset;
+	wb.len = len;
+	job_submit(&wb);
+	tstats.writes_behind++;
+	return NNRT_OK;
+}
+
+static nnrt_status_t async_read(uint32_t offset, void *dst, size_t len)
+{
+	nnrt_status_t st;
+
+	if (ra.valid && ra.offset == offset && ra.len == len) {
+		job_wait(&ra); /* the queue ran the writes before it: it holds what they wrote */
+		if (ra.valid) {
+			ra.valid = false;
+			memcpy(dst, ra_buf, len);
+			tstats.reads_ahead++;
+			tstats.bytes_read_ahead += len;
+			return NNRT_OK;
+		}
+	}
+	job_wait(&wb);
+	if (wb_error != NNRT_OK) {
+		return take_wb_error();
+	}
+	job_wait(&ra); /* not the one wanted: let it finish (it may be wanted next) */
+	st = inner.read(&inner, offset, dst, len);
+	tstats.sync_reads++;
+	return st;
+}
+
+static void async_prefetch(nnrt_tiledev_t *dev, uint32_t offset, size_t len)
+{
+	ARG_UNUSED(dev);
+	if (len == 0u || len > sizeof(ra_buf) || ra.busy) {
+		return; /* too large, or the last read ahead still running: no wait for a hint */
+	}
+	if ((uint64_t)offset + len > inner.size) {
+		return;
+	}
+	ra.offset = offset;
+	ra.len = len;
+	ra.valid = true;
+	job_submit(&ra);
+}
+
+static void async_open(void)
+{
+	(void)nnrt_io_queue(); /* started here, in the opening thread */
+	k_work_init(&wb.work, wb_handler);
+	k_work_init(&ra.work, ra_handler);
+	k_sem_init(&wb.done, 0, 1);
+	k_sem_init(&ra.done, 0, 1);
+	wb.busy = ra.busy = ra.valid = false;
+	wb_error = NNRT_OK;
+}
+
+static nnrt_status_t async_flush(void)
+{
+	job_wait(&wb);
+	job_wait(&ra);
+	return take_wb_error();
+}
+
+#else /* synchronous: every call completes its transfer */
+
+static nnrt_status_t async_write(uint32_t offset, const void *src, size_t len)
+{
+	return inner.write(&inner, offset, src, len);
+}
+
+static nnrt_status_t async_read(uint32_t offset, void *dst, size_t len)
+{
+	return inner.read(&inner, offset, dst, len);
+}
+
+static void async_open(void)
+{
+}
+
+static nnrt_status_t async_flush(void)
+{
+	return NNRT_OK;
+}
+
+#endif /* CONFIG_NNRT_SWAP_FM_ASYNC */
+
+/* ---- statistics around the device's calls ------------------------------------------ */
 
 static nnrt_status_t counted_write(nnrt_tiledev_t *dev, uint32_t offset, const void *src,
 				   size_t len)
 {
-	nnrt_status_t st = inner.write(&inner, offset, src, len);
+	nnrt_status_t st = async_write(offset, src, len);
 
 	ARG_UNUSED(dev);
 	if (st == NNRT_OK) {
@@ -326,7 +521,7 @@ static nnrt_status_t counted_write(nnrt_tiledev_t *dev, uint32_t offset, const v
 
 static nnrt_status_t counted_read(nnrt_tiledev_t *dev, uint32_t offset, void *dst, size_t len)
 {
-	nnrt_status_t st = inner.read(&inner, offset, dst, len);
+	nnrt_status_t st = async_read(offset, dst, len);
 
 	ARG_UNUSED(dev);
 	if (st == NNRT_OK) {
@@ -350,12 +545,21 @@ nnrt_status_t nnrt_tiledev_port_open(nnrt_tiledev_t **dev)
 		device_close();
 		return NNRT_ERR_IO;
 	}
+	async_open();
 	inner = tdev;
 	outer = tdev;
 	outer.write = counted_write;
 	outer.read = counted_read;
+#if defined(CONFIG_NNRT_SWAP_FM_ASYNC)
+	outer.prefetch = async_prefetch;
+#endif
 	*dev = &outer;
 	return NNRT_OK;
+}
+
+nnrt_status_t nnrt_tiledev_port_flush(void)
+{
+	return async_flush();
 }
 
 nnrt_tiledev_port_stats_t nnrt_tiledev_port_stats(void)
@@ -368,5 +572,6 @@ nnrt_tiledev_port_stats_t nnrt_tiledev_port_stats(void)
 
 void nnrt_tiledev_port_close(void)
 {
+	(void)async_flush();
 	device_close();
 }

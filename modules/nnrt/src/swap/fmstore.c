@@ -57,7 +57,34 @@ nnrt_status_t nnrt_fmstore_open(nnrt_fmstore_t *s, const nnrt_fmstore_config_t *
         s->offsets[i] = UINT32_MAX; /* never written */
         s->lengths[i] = 0u;
     }
+    for (uint32_t i = 0; i < NNRT_FMSTORE_NEXT_SLOTS; i++) {
+        s->next_from[i] = UINT32_MAX;
+        s->next_tile[i] = UINT32_MAX;
+    }
+    s->last_get = UINT32_MAX;
     return NNRT_OK;
+}
+
+/* Read-ahead hint after reading `tile`: learn that it followed the previous read, then
+ * name the tile expected next (the one that followed `tile` last time, else tile + 1) if
+ * it has a place on the device. */
+static void hint_next(nnrt_fmstore_t *s, uint32_t tile)
+{
+    const uint32_t mask = NNRT_FMSTORE_NEXT_SLOTS - 1u;
+    uint32_t next = tile + 1u;
+
+    if (s->last_get != UINT32_MAX) {
+        s->next_from[s->last_get & mask] = s->last_get;
+        s->next_tile[s->last_get & mask] = tile;
+    }
+    s->last_get = tile;
+    if (s->next_from[tile & mask] == tile) {
+        next = s->next_tile[tile & mask];
+    }
+    if (next < s->n_tiles && s->offsets[next] != UINT32_MAX) {
+        s->dev->prefetch(s->dev, s->offsets[next],
+                         (size_t)s->lengths[next] + NNRT_SWAP_TAG_BYTES);
+    }
 }
 
 nnrt_status_t nnrt_fmstore_begin(nnrt_fmstore_t *s)
@@ -194,6 +221,12 @@ nnrt_status_t nnrt_fmstore_get(nnrt_fmstore_t *s, uint32_t tile, uint8_t *buf, s
         return s->error;
     }
     st = s->dev->read(s->dev, s->offsets[tile], buf, len + NNRT_SWAP_TAG_BYTES);
+    if (st == NNRT_OK && s->dev->prefetch != NULL) {
+        /* the tile expected next, read ahead while this one is opened and computed on;
+         * only a hint: its bytes are opened and authenticated when get() asks for them,
+         * like any other read */
+        hint_next(s, tile);
+    }
     if (st == NNRT_OK) {
         nonce_aad(s, tile, len, nonce, aad);
         st = nnrt_swap_crypto_open(s->key_id, s->algorithm, nonce, aad, sizeof(aad), buf,

@@ -230,6 +230,16 @@ nnrt_status_t nnrt_swap_open(nnrt_swap_t *s, const nnrt_swap_config_t *cfg)
     return NNRT_OK;
 }
 
+/*
+ * NNRT_SWAP_PIPELINE_FRAMES (default 0; Zephyr: CONFIG_NNRT_SWAP_PIPELINE_FRAMES): after
+ * the last chunk of an inference, start reading chunk 0 of the next (SwapNN's pipelining
+ * across frames). It helps when a model's first streamed op comes early, so chunk 0's
+ * read cannot hide behind the ops before it; it costs nothing else (the buffer is free).
+ */
+#ifndef NNRT_SWAP_PIPELINE_FRAMES
+#define NNRT_SWAP_PIPELINE_FRAMES 0
+#endif
+
 /* Wait for the read in flight (if any); its status. */
 static nnrt_status_t finish_inflight(nnrt_swap_t *s)
 {
@@ -346,6 +356,17 @@ nnrt_status_t nnrt_swap_wait(nnrt_swap_t *s, uint32_t k, const uint8_t **data, s
             return fail(s, st);
         }
     }
+#if NNRT_SWAP_PIPELINE_FRAMES
+    else if (s->prefetch_next && k + 1u == s->n_chunks) {
+        /* Pipelining across frames: the next inference's chunk 0 loads into the free
+         * staging buffer during this one's tail (its nnrt_swap_start(0) then finds it in
+         * flight). Authenticated when it is waited for, like any chunk. */
+        st = issue(s, 0u);
+        if (st != NNRT_OK) {
+            return fail(s, st);
+        }
+    }
+#endif
     e = entry_of(s, k);
     if (e == NULL) {
         return fail(s, NNRT_ERR_INTERNAL);

@@ -56,6 +56,7 @@ nnrt_status_t nnrt_tiledev_file_init(nnrt_tiledev_t *dev, nnrt_tiledev_file_t *f
     f->path = path;
     dev->write = file_write;
     dev->read = file_read;
+    dev->prefetch = NULL; /* reads complete at once: nothing to read ahead */
     dev->size = size;
     dev->unit = 1u; /* a file takes any length at its end */
     dev->impl = f;

@@ -94,6 +94,7 @@ nnrt_status_t nnrt_tiledev_nor_init(nnrt_tiledev_t *dev, nnrt_tiledev_nor_t *nor
     nor->erases = 0u;
     dev->write = nor_write;
     dev->read = nor_read;
+    dev->prefetch = NULL; /* reads complete at once: nothing to read ahead */
     dev->size = nor->size;
     dev->unit = unit_of(nor);
     dev->impl = nor;
