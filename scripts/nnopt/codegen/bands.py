@@ -23,9 +23,8 @@ from ..lowering.base import RowBand
 from ..lowering.call import render, render_params
 from ..lowering.elementwise import BinaryLowering
 from ..lowering.pool import MeanLowering, PoolLowering
-from ..ops import lowering_for
+from ..ops import band_of, lowering_for
 from ..ops.base import REDUCE, ROWS, WINDOW, BandForm
-from ..passes.regions import band_of
 from ..plan import ChunkEntry, Plan, StageEntry, StoredEntry
 from ..planfacts import PlanFacts
 from .stages import StageEmitter, _is, _table

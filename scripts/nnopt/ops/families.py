@@ -42,11 +42,11 @@ def _f(name: str, lowerings: tuple[str, ...], kernels: tuple[str, ...],
 
 FAMILIES: Mapping[str, Family] = {f.name: f for f in (
     _f("conv", ("conv", "conv_checks", "conv_geometry", "conv_variant", "conv_requant",
-                "transpose_conv", "specialize"), ("conv",), ("conv.h",),
+                "gemm_pairs", "transpose_conv", "specialize"), ("conv",), ("conv.h",),
        ("ops/test_conv.py", "ops/test_conv_16x8.py", "ops/test_conv_transpose.py",
         "ops/test_conv_fast.py", "ops/test_conv_specialize.py", "ops/test_conv_float.py")),
     _f("pool", ("pool",), ("pool",), ("pool.h",), ("ops/test_pool.py",)),
-    _f("fc", ("fc",), ("fc",), ("fc.h",), ("ops/test_fc.py", "ops/test_fc_pairs.py")),
+    _f("fc", ("fc",), ("fc",), ("fc.h", "fc_depth.h"), ("ops/test_fc.py", "ops/test_fc_pairs.py")),
     _f("elementwise", ("elementwise",), ("elementwise",), ("elementwise.h",),
        ("ops/test_elementwise.py", "ops/test_elementwise_squared_difference.py")),
     _f("activation", ("activation", "table_unary", "elu", "prelu"), ("activation",),
