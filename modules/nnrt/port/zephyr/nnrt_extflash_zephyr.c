@@ -11,13 +11,12 @@
  *   CONFIG_NNRT_SWAP_OFFSET (include/zephyr/drivers/flash.h);
  * - PARTITION: flash_area_read() on the fixed partition labelled
  *   nnrt_weights_partition (include/zephyr/storage/flash_map.h);
- * - DISK: disk_access_read() on the disk CONFIG_NNRT_SWAP_DISK_NAME (an SD card over
- *   SPI, a RAM disk on QEMU), the blob from sector CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR
- *   (include/zephyr/storage/disk_access.h: disk_access_init(), disk_access_status(),
- *   disk_access_ioctl() with DISK_IOCTL_GET_SECTOR_COUNT / _SIZE of
- *   include/zephyr/drivers/disk.h, disk_access_read()). Reads are whole sectors: the
- *   sectors a chunk covers completely go straight into the staging buffer, its partial
- *   first and last sectors through a one-sector buffer.
+ * - DISK: the disk CONFIG_NNRT_SWAP_DISK_NAME (an SD card over SPI, a RAM disk on
+ *   QEMU), the blob from sector CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR, read through the
+ *   port's disk (include/nnrt/disk_zephyr.h, nnrt_disk_zephyr.c: disk_access_read() of
+ *   include/zephyr/storage/disk_access.h): the sectors a chunk covers completely go
+ *   straight into the staging buffer, its partial first and last sectors through a
+ *   one-sector buffer.
  *   All three read on the port's I/O work queue (include/nnrt/io_zephyr.h,
  *   nnrt_io_zephyr.c; k_work_submit_to_queue(), include/zephyr/kernel.h), a thread of
  *   priority CONFIG_NNRT_SWAP_IO_PRIORITY shared with the tile device: a flash or
@@ -58,8 +57,7 @@ BUILD_ASSERT(FIXED_PARTITION_EXISTS(nnrt_weights_partition),
 	     "CONFIG_NNRT_SWAP_SOURCE_PARTITION needs a fixed partition with the node "
 	     "label nnrt_weights_partition");
 #elif defined(CONFIG_NNRT_SWAP_SOURCE_DISK)
-#include <zephyr/drivers/disk.h>
-#include <zephyr/storage/disk_access.h>
+#include "nnrt/disk_zephyr.h"
 #elif defined(CONFIG_NNRT_SWAP_SOURCE_DMA)
 #include <zephyr/cache.h>
 #include <zephyr/drivers/dma.h>
@@ -85,7 +83,7 @@ struct zflash {
 #elif defined(CONFIG_NNRT_SWAP_SOURCE_PARTITION)
 	const struct flash_area *area;
 #elif defined(CONFIG_NNRT_SWAP_SOURCE_DISK)
-	uint32_t sector;      /* bytes per sector of the disk */
+	struct nnrt_disk disk;
 #endif
 #if defined(CONFIG_NNRT_SWAP_SOURCE_DMA)
 	struct dma_config cfg;
@@ -169,89 +167,29 @@ static int source_read(uint32_t offset, void *dst, size_t len)
 
 #elif defined(CONFIG_NNRT_SWAP_SOURCE_DISK)
 
-static const char *const disk_name = CONFIG_NNRT_SWAP_DISK_NAME;
 /* A chunk's partial first and last sectors (only the I/O thread touches it). */
 static uint8_t disk_bounce[CONFIG_NNRT_SWAP_DISK_MAX_SECTOR] __aligned(4);
 
 static int source_open(const char *name, uint32_t *bytes)
 {
-	uint32_t count = 0u, size = 0u;
-	uint64_t avail;
 	int rc;
 
 	ARG_UNUSED(name);
-	rc = disk_access_init(disk_name);
-	if (rc == 0 && disk_access_status(disk_name) != DISK_STATUS_OK) {
-		rc = -EIO;
-	}
-	if (rc == 0) {
-		rc = disk_access_ioctl(disk_name, DISK_IOCTL_GET_SECTOR_COUNT, &count);
-	}
-	if (rc == 0) {
-		rc = disk_access_ioctl(disk_name, DISK_IOCTL_GET_SECTOR_SIZE, &size);
-	}
+	rc = nnrt_disk_open(&zf.disk, CONFIG_NNRT_SWAP_DISK_NAME,
+			    (uint32_t)CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR, disk_bounce,
+			    sizeof(disk_bounce), "CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR",
+			    "CONFIG_NNRT_SWAP_DISK_MAX_SECTOR");
 	if (rc != 0) {
-		LOG_ERR("weight disk %s is not ready (%d): check CONFIG_NNRT_SWAP_DISK_NAME and "
-			"the card", disk_name, rc);
 		return rc;
 	}
-	if (size == 0u || size > CONFIG_NNRT_SWAP_DISK_MAX_SECTOR) {
-		LOG_ERR("weight disk %s has %u-byte sectors; CONFIG_NNRT_SWAP_DISK_MAX_SECTOR "
-			"is %u", disk_name, (unsigned int)size,
-			(unsigned int)CONFIG_NNRT_SWAP_DISK_MAX_SECTOR);
-		return -ENOTSUP;
-	}
-	if ((uint32_t)CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR >= count) {
-		LOG_ERR("CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR %u is beyond disk %s (%u sectors)",
-			(unsigned int)CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR, disk_name,
-			(unsigned int)count);
-		return -EINVAL;
-	}
-	zf.sector = size;
-	avail = (uint64_t)(count - (uint32_t)CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR) * size;
-	*bytes = (uint32_t)MIN(avail, (uint64_t)UINT32_MAX);
+	*bytes = (uint32_t)MIN((uint64_t)zf.disk.sectors * zf.disk.sector, (uint64_t)UINT32_MAX);
 	return 0;
 }
 
-/* Bytes [offset, offset + len) of the blob, in whole-sector reads. */
+/* Bytes [offset, offset + len) of the blob. */
 static int source_read(uint32_t offset, void *dst, size_t len)
 {
-	const uint32_t ss = zf.sector;
-	uint8_t *p = dst;
-	uint32_t sector = (uint32_t)CONFIG_NNRT_SWAP_DISK_FIRST_SECTOR + offset / ss;
-	uint32_t skip = offset % ss;
-	int rc = 0;
-
-	if (skip != 0u) { /* the partial first sector */
-		size_t n = MIN(len, (size_t)(ss - skip));
-
-		rc = disk_access_read(disk_name, disk_bounce, sector, 1u);
-		if (rc != 0) {
-			return rc;
-		}
-		memcpy(p, disk_bounce + skip, n);
-		p += n;
-		len -= n;
-		sector++;
-	}
-	if (len >= ss) { /* whole sectors, straight into the staging buffer */
-		uint32_t whole = (uint32_t)(len / ss);
-
-		rc = disk_access_read(disk_name, p, sector, whole);
-		if (rc != 0) {
-			return rc;
-		}
-		p += (size_t)whole * ss;
-		len -= (size_t)whole * ss;
-		sector += whole;
-	}
-	if (len != 0u) { /* the partial last sector */
-		rc = disk_access_read(disk_name, disk_bounce, sector, 1u);
-		if (rc == 0) {
-			memcpy(p, disk_bounce, len);
-		}
-	}
-	return rc;
+	return nnrt_disk_read(&zf.disk, offset, dst, len);
 }
 
 #else /* CONFIG_NNRT_SWAP_SOURCE_PARTITION */

@@ -14,10 +14,9 @@
  *   partition; devices without explicit erase (flash_get_parameters(),
  *   flash_params_get_erase_cap(), same header) are written without erasing.
  * - CONFIG_NNRT_SWAP_FM_DISK: sectors of the disk CONFIG_NNRT_SWAP_FM_DISK_NAME
- *   (include/zephyr/storage/disk_access.h: disk_access_init(), disk_access_status(),
- *   disk_access_ioctl() with DISK_IOCTL_GET_SECTOR_COUNT / _SIZE and
- *   DISK_IOCTL_CTRL_SYNC of include/zephyr/drivers/disk.h, disk_access_write(),
- *   disk_access_read()). Tiles start on a sector (the device's unit); a tile's last,
+ *   through the port's disk (include/nnrt/disk_zephyr.h, nnrt_disk_zephyr.c:
+ *   disk_access_write() / disk_access_read() of include/zephyr/storage/disk_access.h,
+ *   each write synced). Tiles start on a sector (the device's unit); a tile's last,
  *   partial sector is written from and read through a one-sector buffer.
  *
  * Errors: NNRT_ERR_ARG outside the device (the store never asks), NNRT_ERR_IO when the
@@ -174,22 +173,19 @@ static void device_close(void)
 
 #elif defined(CONFIG_NNRT_SWAP_FM_DISK)
 
-#include <zephyr/drivers/disk.h>
-#include <zephyr/storage/disk_access.h>
+#include "nnrt/disk_zephyr.h"
 
 /* Sector sizes up to this are supported (SD cards: 512 B). */
 #define FM_MAX_SECTOR 512u
 
-static const char *const fm_disk = CONFIG_NNRT_SWAP_FM_DISK_NAME;
-static uint32_t fm_sector;      /* bytes per sector */
-static uint32_t fm_first;       /* first sector of the tile area */
+static struct nnrt_disk fm_disk;
 static uint8_t fm_bounce[FM_MAX_SECTOR] __aligned(4);
 
 static nnrt_status_t disk_rc(int rc, const char *what, uint32_t offset, size_t len)
 {
 	if (rc != 0) {
-		LOG_ERR("disk %s: %s of %u B at 0x%x failed (%d)", fm_disk, what, (unsigned int)len,
-			(unsigned int)offset, rc);
+		LOG_ERR("disk %s: %s of %u B at 0x%x failed (%d)", fm_disk.name, what,
+			(unsigned int)len, (unsigned int)offset, rc);
 		return NNRT_ERR_IO;
 	}
 	return NNRT_OK;
@@ -198,93 +194,44 @@ static nnrt_status_t disk_rc(int rc, const char *what, uint32_t offset, size_t l
 static nnrt_status_t disk_write(nnrt_tiledev_t *dev, uint32_t offset, const void *src,
 				size_t len)
 {
-	const uint8_t *p = src;
-	uint32_t whole = (uint32_t)(len / fm_sector);
-	uint32_t sector = fm_first + offset / fm_sector;
-	int rc = 0;
-
-	if (src == NULL || len == 0u || offset % fm_sector != 0u
-	    || (uint64_t)offset + ROUND_UP(len, fm_sector) > dev->size) {
+	if (src == NULL || len == 0u || offset % fm_disk.sector != 0u
+	    || (uint64_t)offset + ROUND_UP(len, fm_disk.sector) > dev->size) {
 		return NNRT_ERR_ARG;
 	}
-	if (whole > 0u) {
-		rc = disk_access_write(fm_disk, p, sector, whole);
-	}
-	if (rc == 0 && len % fm_sector != 0u) {
-		memset(fm_bounce, 0, fm_sector);
-		memcpy(fm_bounce, p + (size_t)whole * fm_sector, len % fm_sector);
-		rc = disk_access_write(fm_disk, fm_bounce, sector + whole, 1u);
-	}
-	if (rc == 0) {
-		/* the card acknowledges a write before it is programmed: wait for it */
-		rc = disk_access_ioctl(fm_disk, DISK_IOCTL_CTRL_SYNC, NULL);
-	}
-	return disk_rc(rc, "write", offset, len);
+	return disk_rc(nnrt_disk_write(&fm_disk, offset, src, len), "write", offset, len);
 }
 
 static nnrt_status_t disk_read(nnrt_tiledev_t *dev, uint32_t offset, void *dst, size_t len)
 {
-	uint8_t *p = dst;
-	uint32_t whole = (uint32_t)(len / fm_sector);
-	uint32_t sector = fm_first + offset / fm_sector;
-	int rc = 0;
-
-	if (dst == NULL || offset % fm_sector != 0u || (uint64_t)offset + len > dev->size) {
+	if (dst == NULL || offset % fm_disk.sector != 0u || (uint64_t)offset + len > dev->size) {
 		return NNRT_ERR_ARG; /* tiles start on a sector */
 	}
-	if (whole > 0u) {
-		rc = disk_access_read(fm_disk, p, sector, whole);
-	}
-	if (rc == 0 && len % fm_sector != 0u) {
-		rc = disk_access_read(fm_disk, fm_bounce, sector + whole, 1u);
-		if (rc == 0) {
-			memcpy(p + (size_t)whole * fm_sector, fm_bounce, len % fm_sector);
-		}
-	}
-	return disk_rc(rc, "read", offset, len);
+	return disk_rc(nnrt_disk_read(&fm_disk, offset, dst, len), "read", offset, len);
 }
 
 static int device_open(void)
 {
-	uint32_t count = 0u, size = 0u, area;
+	uint32_t area, size;
 	int rc;
 
-	rc = disk_access_init(fm_disk);
-	if (rc == 0 && disk_access_status(fm_disk) != DISK_STATUS_OK) {
-		rc = -EIO;
-	}
-	if (rc == 0) {
-		rc = disk_access_ioctl(fm_disk, DISK_IOCTL_GET_SECTOR_COUNT, &count);
-	}
-	if (rc == 0) {
-		rc = disk_access_ioctl(fm_disk, DISK_IOCTL_GET_SECTOR_SIZE, &size);
-	}
+	rc = nnrt_disk_open(&fm_disk, CONFIG_NNRT_SWAP_FM_DISK_NAME,
+			    (uint32_t)CONFIG_NNRT_SWAP_FM_DISK_FIRST_SECTOR, fm_bounce,
+			    sizeof(fm_bounce), "CONFIG_NNRT_SWAP_FM_DISK_FIRST_SECTOR",
+			    "the tile device's 512-byte sector buffer");
 	if (rc != 0) {
-		LOG_ERR("disk %s is not ready (%d)", fm_disk, rc);
 		return rc;
 	}
-	if (size == 0u || size > FM_MAX_SECTOR || (size & (size - 1u)) != 0u) {
-		LOG_ERR("disk %s has %u-byte sectors; supported: powers of two up to %u",
-			fm_disk, (unsigned int)size, (unsigned int)FM_MAX_SECTOR);
-		return -ENOTSUP;
-	}
-	fm_first = CONFIG_NNRT_SWAP_FM_DISK_FIRST_SECTOR;
-	if (fm_first >= count) {
-		LOG_ERR("CONFIG_NNRT_SWAP_FM_DISK_FIRST_SECTOR %u is beyond disk %s (%u sectors)",
-			(unsigned int)fm_first, fm_disk, (unsigned int)count);
-		return -EINVAL;
-	}
-	area = count - fm_first;
+	area = fm_disk.sectors;
 	if (CONFIG_NNRT_SWAP_FM_DISK_SECTORS > 0) {
 		if ((uint32_t)CONFIG_NNRT_SWAP_FM_DISK_SECTORS > area) {
 			LOG_ERR("CONFIG_NNRT_SWAP_FM_DISK_SECTORS %u: disk %s has %u from the "
-				"first", (unsigned int)CONFIG_NNRT_SWAP_FM_DISK_SECTORS, fm_disk,
-				(unsigned int)area);
+				"first", (unsigned int)CONFIG_NNRT_SWAP_FM_DISK_SECTORS,
+				fm_disk.name, (unsigned int)area);
 			return -EINVAL;
 		}
 		area = CONFIG_NNRT_SWAP_FM_DISK_SECTORS;
 	}
-	fm_sector = size;
+	size = fm_disk.sector;
 	tdev.write = disk_write;
 	tdev.read = disk_read;
 	tdev.size = (uint32_t)MIN((uint64_t)area * size, (uint64_t)UINT32_MAX / size * size);
