@@ -221,7 +221,8 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
                 swap_key: bytes | None = None, blob: Path | None = None,
                 swap_key_id: int | None = None, key_store: Path | None = None,
                 extras: RuntimeExtras = NO_EXTRAS,
-                progress: Callable[[str], None] | None = None) -> RunOutput:
+                progress: Callable[[str], None] | None = None,
+                timeout_s: float = 600) -> RunOutput:
     """Run the planned model on ``target``: one inference, or k in sequence when every
     input holds k whole tensors back to back (the model's state carried from one to the
     next; each output then holds the k results back to back; ``trace`` keeps the last
@@ -232,7 +233,8 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
     and opens the blob by that PSA key id: host only, run inside ``key_store`` (a
     directory of PSA ITS files, :mod:`nnopt.swap.provision`). ``extras``: see
     :class:`RuntimeExtras`. ``progress`` is told each stage as it starts (building,
-    running), for the command's progress line."""
+    running), for the command's progress line. ``timeout_s`` bounds the run (QEMU: VGG16's
+    inference takes tens of minutes)."""
     say = progress or (lambda _stage: None)
     if swap_key_id is not None:
         check_key_store(target, key_store)
@@ -275,7 +277,7 @@ def run_planned(planned: PlannedModel, inputs: Sequence[bytes], *, target: Targe
             args += ["-t", str(trace_file)]
         say(f"running {k} inference(s) on {target}"
             + ("" if target == "host" else " (emulated by QEMU)"))
-        res = run(exe, target, args, board=board,
+        res = run(exe, target, args, board=board, timeout_s=timeout_s,
                   cwd=key_store if swap_key_id is not None else None)
         if res.exit_code != 0 and blob_path is not None:
             err = blob_error(blob_path, res.stdout + res.stderr, key_id=swap_key_id,
