@@ -10,30 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .boards import Board, load_board
-from .errors import BudgetError, NnoptError
+from .boards import ROM_CODE_RESERVE, Board
+from .errors import BudgetError
 from .plan import Plan, StageEntry, SwapPlan
 from .swap.placement import blob_bytes
 from .swap.sealed_blob import ENTRY_BYTES
-
-# Internal flash kept free for the runtime's code, vectors and the application when
-# checking weights at plan time (measured: runtime + harness ~20-40 KB at -O2).
-ROM_CODE_RESERVE = 64 * 1024
-
-
-def spare_flash(plan: Plan) -> int | None:
-    """Bytes of the plan's board's internal flash left beside its weights kept there and
-    :data:`ROM_CODE_RESERVE` (what :func:`check_budget` compares): what layouts that
-    widen weights may add (``nnopt.lowering.fc.fit_flash``). None without a board nnopt
-    knows."""
-    if not plan.board:
-        return None
-    try:
-        board = load_board(plan.board)
-    except NnoptError:
-        return None
-    internal = sum(w.size for w in plan.weights if w.pool == "flash")
-    return sum(r.size for r in board.rom_regions) - ROM_CODE_RESERVE - internal
 
 
 def _tiling_note(plan: Plan) -> str:

@@ -110,17 +110,18 @@ def _decode_int16(p: np.ndarray, units: int, depth: int) -> np.ndarray:
     w = np.zeros((units, depth), dtype=np.int64)
     d4, tail = depth & ~3, depth % 4
     pos = 0
-    for g in range(units // 4):
+    for o in range(0, units, 4):
+        n = min(4, units - o)  # the last group: units % 4
         for c in range(d4 // 4):
             d = 4 * c
-            for word in range(8):  # unit word % 4, inputs (d, d + 2) then (d + 1, d + 3)
-                u, q = 4 * g + word % 4, word // 4
+            for word in range(2 * n):  # unit word % n, inputs (d, d + 2), (d + 1, d + 3)
+                u, q = o + word % n, word // n
                 w[u, d + q], w[u, d + q + 2] = p[pos], p[pos + 1]
                 pos += 2
-        for r in range(4):
-            w[4 * g + r, d4:] = p[pos:pos + tail]
+        for r in range(n):
+            w[o + r, d4:] = p[pos:pos + tail]
             pos += tail
-    w[4 * (units // 4):] = p[pos:].reshape(units % 4, depth)
+    assert pos == p.size
     return w
 
 
@@ -144,6 +145,16 @@ def test_doubled_layouts_only_where_the_flash_holds_them() -> None:
         assert fit_flash(graph, layouts, extra - 1) == frozenset({PAIRS_LAYOUT})
         assert fit_flash(graph, layouts, None) == layouts  # no board: nothing to weigh
     assert fit_flash(graph, None, 0) is None  # unknown core: as before
+
+
+def test_a_board_whose_flash_cannot_hold_the_int16_weights_keeps_the_row_pairs(
+        tmp_path: Path) -> None:
+    """1,024,000 int8 weights on the nucleo_f767zi's 2 MB: twice that and the 64 KB code
+    reserve would not fit, so the op runs the int8 row pairs (fit_flash)."""
+    model = fully_connected_model((1, 1024), 1000, seed=45)
+    opts = PlanOptions(specialize="force", board=load_board("nucleo_f767zi"))
+    text = _generated_text(model, opts, tmp_path)
+    assert "nnrt_fc_pairs_body" in text and "nnrt_fc_int16_body" not in text
 
 
 # ----- the property program -----

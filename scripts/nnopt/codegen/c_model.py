@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
+from ..boards import spare_flash
 from ..cdefs import ARRAY_C_TYPE, DType
 from ..errors import PlanError
 from ..firmware.cores import weight_layouts
@@ -46,7 +47,6 @@ from ..lowering.call import (
     render_prepare,
 )
 from ..lowering.fc import fit_flash
-from ..memory_budget import spare_flash
 from ..ops import lowering_for
 from ..plan import FeatureMapEntry, StoredEntry
 from ..planfacts import ALLOCATORS, DynamicPlan
@@ -161,8 +161,9 @@ class ModelEmitter:
         self.specialized: list[int] = []  # ops that got a <name>_spec_op<k> function
         # the weight layouts that pay on the plan's board's core (None: any layout),
         # those that widen the weights only where its flash holds them
+        in_flash = sum(w.size for w in self.plan.weights if w.pool == "flash")
         self.core_layouts = fit_flash(self.g, weight_layouts(self.plan.board),
-                                      spare_flash(self.plan))
+                                      spare_flash(self.plan.board, in_flash))
         self.headers: set[str] = set()
         self.non_finite = False  # a float constant is infinite or NaN: <math.h>
         self.weight_names: dict[int, str] = {}

@@ -166,19 +166,24 @@ def int16_layout(w: np.ndarray) -> np.ndarray | None:
     ``internal/fc_int16.h`` (whose comment describes it; this is its one definition in
     Python): per whole group of 4 units, per chunk of 4 inputs d, 8 words: unit r's
     (d, d + 2) for r < 4, then unit r's (d + 1, d + 3); then the group's ``depth % 4``
-    last inputs row-major; the ``units % 4`` last units row-major. The same number of
-    values, int16. None for fewer than 4 units or inputs (the row pairs' rule)."""
+    last inputs row-major; the ``units % 4`` last units after the groups in the same
+    order (as a group of that many units). The same number of values, int16. None for
+    fewer than 4 units or inputs (the row pairs' rule)."""
     units, depth = w.shape
     if units < 4 or depth < 4 or w.dtype != np.int8:
         return None
-    groups, d4 = units // 4, depth & ~3
-    g = w[:4 * groups].astype(np.int16).reshape(groups, 4, depth)
-    # input d = 4 c + 2 m + q: chunk c, word parity q, m the word's first or second half
-    chunks = g[:, :, :d4].reshape(groups, 4, d4 // 4, 2, 2).transpose(0, 2, 4, 1, 3)
-    blocks = np.concatenate([chunks.reshape(groups, 4 * d4),
-                             g[:, :, d4:].reshape(groups, 4 * (depth - d4))], axis=1)
-    out = np.concatenate([blocks.reshape(-1), w[4 * groups:].reshape(-1)])
-    return out.astype(np.int16)
+    d4 = depth & ~3
+
+    def group(g: np.ndarray) -> np.ndarray:  # [n][depth] -> the group's values
+        n = g.shape[0]
+        # input d = 4 c + 2 m + q: chunk c, word parity q, m the word's first or second
+        # half: [c][q][unit][m]
+        chunks = g[:, :d4].reshape(n, d4 // 4, 2, 2).transpose(1, 3, 0, 2)
+        return np.concatenate([chunks.reshape(-1), g[:, d4:].reshape(-1)])
+
+    v = w.astype(np.int16)
+    parts = [group(v[o:o + 4]) for o in range(0, units, 4)]
+    return np.concatenate(parts).astype(np.int16)
 
 
 #: The layouts that take twice the int8 tensor's bytes: taken only where the board's

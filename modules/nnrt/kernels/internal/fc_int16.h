@@ -21,7 +21,8 @@
  *   unit u_r at inputs d + 1, d + 3 (halfwords in that order: the input buffer's words
  *   [x_d x_{d+2}] [x_{d+1} x_{d+3}] of fc_pairs.h);
  * - then the depth % 4 last inputs of the group's 4 units, row-major ([4][depth % 4]);
- * - the units % 4 last units row-major ([units % 4][depth]) after the groups.
+ * - the units % 4 = nr last units after the groups in the same order with nr units in
+ *   place of 4 (per chunk 2 nr words, then [nr][depth % 4]).
  *
  * The input (offset added, int16) is written once per input row into the caller's
  * buffer (NNRT_FC_INT16_XBUF, 2 * depth bytes of its stack) by nnrt_fc_pairs_input();
@@ -116,6 +117,73 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_int16_chunks(const int16_t **xp, const in
 }
 
 /*
+ * s[r] += the dot products of the nr (1-3, a constant at each call) last units, whose
+ * weights start at w: per chunk 2 nr words, then the depth % 4 last inputs (C: a
+ * word-wise SMLAD on DSP cores, about 1.2 instructions per MAC).
+ */
+static NNRT_ALWAYS_INLINE void nnrt_fc_int16_rest(const int16_t *xs, const int16_t *w,
+                                                  int32_t depth, int32_t nr, int32_t s[3])
+{
+    const int32_t tail = depth & 3;
+    const int16_t *x = xs;
+    const int16_t *x_end = xs + (depth & ~3);
+    int32_t a0 = s[0];
+    int32_t a1 = s[1];
+    int32_t a2 = s[2];
+    for (; x != x_end; x += 4, w += 4 * nr) {
+#if NNRT_DSP
+        const uint32_t xe = nnrt_ld32(x);
+        const uint32_t xo = nnrt_ld32(x + 2);
+        a0 = __smlad(nnrt_ld32(w + 2 * nr), xo, __smlad(nnrt_ld32(w), xe, a0));
+        if (nr > 1) {
+            a1 = __smlad(nnrt_ld32(w + 2 * nr + 2), xo, __smlad(nnrt_ld32(w + 2), xe, a1));
+        }
+        if (nr > 2) {
+            a2 = __smlad(nnrt_ld32(w + 2 * nr + 4), xo, __smlad(nnrt_ld32(w + 4), xe, a2));
+        }
+#else
+        a0 += w[0] * x[0] + w[1] * x[1] + w[2 * nr] * x[2] + w[2 * nr + 1] * x[3];
+        if (nr > 1) {
+            a1 += w[2] * x[0] + w[3] * x[1] + w[2 * nr + 2] * x[2] + w[2 * nr + 3] * x[3];
+        }
+        if (nr > 2) {
+            a2 += w[4] * x[0] + w[5] * x[1] + w[2 * nr + 4] * x[2] + w[2 * nr + 5] * x[3];
+        }
+#endif
+    }
+    for (int32_t i = 0; i < tail; ++i) {
+        a0 += w[i] * x[i];
+        if (nr > 1) {
+            a1 += w[tail + i] * x[i];
+        }
+        if (nr > 2) {
+            a2 += w[2 * tail + i] * x[i];
+        }
+    }
+    s[0] = a0;
+    s[1] = a1;
+    s[2] = a2;
+}
+
+/* The nr last units from o of one input row: start values, sums, output stage. */
+static NNRT_ALWAYS_INLINE void nnrt_fc_int16_last(const nnrt_fc_s8_params_t *params,
+                                                  const int16_t *xs, const int16_t *w,
+                                                  const int32_t *bias, int32_t base,
+                                                  int8_t *output, int32_t o, int32_t nr,
+                                                  int all_fast)
+{
+    int32_t s[3];
+    for (int32_t r = 0; r < 3; ++r) {
+        s[r] = base + (bias != NULL && r < nr ? bias[o + r] : 0);
+    }
+    nnrt_fc_int16_rest(xs, w, params->accum_depth, nr, s);
+    const nnrt_fc_outs_t q = nnrt_fc_outs(params, o);
+    for (int32_t r = 0; r < nr; ++r) {
+        output[o + r] = nnrt_fc_out(&q, r, s[r], all_fast);
+    }
+}
+
+/*
  * nnrt_fully_connected_s8() over weights in the int16 layout (generated code only: its
  * arguments were checked at build time, the layout written by the lowering). xs:
  * NNRT_FC_INT16_XBUF(xs, accum_depth). all_fast as nnrt_fc_body().
@@ -135,8 +203,7 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_int16_body(const nnrt_fc_s8_params_t *par
         const int32_t base =
             w_off * nnrt_fc_pairs_input(input, depth, params->input_offset, xs, w_off != 0);
         const int16_t *w = weights;
-        int32_t o = 0;
-        for (; o < whole; o += 4) {
+        for (int32_t o = 0; o < whole; o += 4) {
             int32_t s0 = (bias != NULL ? bias[o] : 0) + base;
             int32_t s1 = (bias != NULL ? bias[o + 1] : 0) + base;
             int32_t s2 = (bias != NULL ? bias[o + 2] : 0) + base;
@@ -157,19 +224,13 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_int16_body(const nnrt_fc_s8_params_t *par
             output[o + 2] = nnrt_fc_out(&q, 2, s2, all_fast);
             output[o + 3] = nnrt_fc_out(&q, 3, s3, all_fast);
         }
-        /* the units % 4 last units, row-major; the buffer holds the inputs in the chunk
-         * order ([x_d x_{d+2} x_{d+1} x_{d+3}]), the tail in order */
-        for (; o < units; ++o, w += depth) {
-            int32_t s = (bias != NULL ? bias[o] : 0) + base;
-            for (int32_t d = 0; d < 4 * chunks; d += 4) {
-                s += w[d] * xs[d] + w[d + 1] * xs[d + 2] + w[d + 2] * xs[d + 1] +
-                     w[d + 3] * xs[d + 3];
-            }
-            for (int32_t d = 4 * chunks; d < depth; ++d) {
-                s += w[d] * xs[d];
-            }
-            const nnrt_fc_outs_t q = nnrt_fc_outs(params, o);
-            output[o] = nnrt_fc_out(&q, 0, s, all_fast);
+        /* the units % 4 last units (each count its own instance) */
+        if (units - whole == 1) {
+            nnrt_fc_int16_last(params, xs, w, bias, base, output, whole, 1, all_fast);
+        } else if (units - whole == 2) {
+            nnrt_fc_int16_last(params, xs, w, bias, base, output, whole, 2, all_fast);
+        } else if (units - whole == 3) {
+            nnrt_fc_int16_last(params, xs, w, bias, base, output, whole, 3, all_fast);
         }
     }
 }
