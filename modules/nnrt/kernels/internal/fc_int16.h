@@ -88,16 +88,7 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_int16_chunks(const int16_t **xp, const in
       [w3] "=&r"(w3)                                                                        \
     :                                                                                        \
     : "memory"
-    if ((n & 1) != 0) {
-        __asm__(NNRT_FC_INT16_CHUNK NNRT_FC_INT16_OPERANDS);
-    }
-    if ((n & 2) != 0) {
-        __asm__(NNRT_FC_INT16_CHUNK NNRT_FC_INT16_CHUNK NNRT_FC_INT16_OPERANDS);
-    }
-    while (x != x_end) {
-        __asm__(NNRT_FC_INT16_CHUNK NNRT_FC_INT16_CHUNK NNRT_FC_INT16_CHUNK
-                    NNRT_FC_INT16_CHUNK NNRT_FC_INT16_OPERANDS);
-    }
+    NNRT_FC_ASM_CHUNKS(n, x, x_end, NNRT_FC_INT16_CHUNK, NNRT_FC_INT16_OPERANDS);
 #undef NNRT_FC_INT16_CHUNK
 #undef NNRT_FC_INT16_OPERANDS
 #else
