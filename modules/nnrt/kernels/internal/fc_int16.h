@@ -11,7 +11,8 @@
  * weights already sign-extended every SMLAD is 2 MACs of one unit, and the words of
  * four units for the same inputs are read with one LDM. Per chunk of 4 inputs x 4 units:
  * one LDRD of the inputs, two LDM of 4 weight words, 8 SMLAD: 11 instructions per 16 MACs
- * (row pairs: 14), no unmixing, no restart of the sums every 256 inputs. The cost: two
+ * (row pairs: 14), eight chunks per loop iteration, no unmixing, no restart of the
+ * sums every 256 inputs. The cost: two
  * bytes per weight (twice the int8 tensor), which is why the lowering takes it only
  * where the board's flash holds them (nnopt.lowering.fc.fit_doubled_layouts()).
  *
@@ -88,7 +89,13 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_int16_chunks(const int16_t **xp, const in
       [w3] "=&r"(w3)                                                                        \
     :                                                                                        \
     : "memory"
-    NNRT_FC_ASM_CHUNKS(n, x, x_end, NNRT_FC_INT16_CHUNK, NNRT_FC_INT16_OPERANDS);
+    /* eight chunks per loop iteration (four: 216,360 instead of 210,280 instructions on
+     * ad01_int8, 1.8 KB less code over its ten functions) */
+    if ((n & 1) != 0) {
+        __asm__(NNRT_FC_INT16_CHUNK NNRT_FC_INT16_OPERANDS);
+    }
+    NNRT_FC_ASM_CHUNKS(n >> 1, x, x_end, NNRT_FC_INT16_CHUNK NNRT_FC_INT16_CHUNK,
+                       NNRT_FC_INT16_OPERANDS);
 #undef NNRT_FC_INT16_CHUNK
 #undef NNRT_FC_INT16_OPERANDS
 #else
