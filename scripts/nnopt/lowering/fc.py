@@ -20,8 +20,13 @@ weights written in the row-pair layout of nnrt's ``internal/fc_pairs.h``
 (:func:`pair_layout`) when the op alone reads them and its depth is at most
 :data:`PAIRS_MAX_DEPTH`: the array in the model source holds that layout instead of the
 tensor's own order (``EmitContext.laid_out_weight``, one copy), and the specialised
-function runs ``nnrt_fc_pairs_body()``. Every other reader (the generic kernel, streamed
-weights, the model blob, weights several ops share) keeps the row-major order.
+function runs ``nnrt_fc_pairs_body()``. Where the target's core asks for it by name
+(``fc-int16``: the M4 and M7) and the board's flash holds twice those weights
+(:func:`fit_flash`), they are widened to int16 instead (:func:`int16_layout`,
+``nnrt_fc_int16_body()``); on the M33 without DSP packed two units to a word
+(:func:`pack23_layout`), under the same flash rule. Every other reader (the generic
+kernel, streamed weights, the model blob, weights several ops share) keeps the row-major
+order.
 
 Refused with an :class:`UnsupportedError` naming op and tensor: a 16x8 op with an int32
 bias (the installed TFLM runs it with a 32-bit accumulator whose rounding nnrt does not
