@@ -12,9 +12,9 @@
  * four units for the same inputs are read with one LDM. Per chunk of 4 inputs x 4 units:
  * one LDRD of the inputs, two LDM of 4 weight words, 8 SMLAD: 11 instructions per 16 MACs
  * (row pairs: 14), eight chunks per loop iteration, no unmixing, no restart of the
- * sums every 256 inputs. The cost: two
- * bytes per weight (twice the int8 tensor), which is why the lowering takes it only
- * where the board's flash holds them (nnopt.lowering.fc.fit_doubled_layouts()).
+ * sums every 256 inputs. The cost: two bytes per weight (twice the int8 tensor), which
+ * is why the lowering takes it only where the board's flash holds them
+ * (nnopt.lowering.fc.fit_flash()).
  *
  * Layout (int16, 2 * depth * units bytes):
  * - per whole group of 4 units u0..u3, per chunk of 4 inputs d .. d + 3 (d = 4 c,
