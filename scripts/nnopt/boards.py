@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from .errors import BoardError, UnknownBoardError
+from .errors import BoardError, NnoptError, UnknownBoardError
 from .paths import boards_dir
 
 #: Values of a board's ``arch`` (the firmware layer has a toolchain and port for each).
@@ -95,6 +95,12 @@ class Storage:
 class Emulation:
     machine: str  # QEMU -M value (qemu-system-arm or -riscv32, by the board's arch)
     origins: Mapping[str, int]  # region name -> address on the emulated machine
+
+
+#: Internal flash kept free for the runtime's code, vectors and the application when
+#: checking weights at plan time (measured: runtime + harness ~20-40 KB at -O2;
+#: nnopt.memory_budget.check_budget).
+ROM_CODE_RESERVE = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -268,3 +274,17 @@ def load_board(name: str) -> Board:
             + " (add one as boards/nnopt/<name>.yaml)",
         )
     return Board.from_file(path)
+
+
+def spare_flash(board_name: str | None, weight_bytes: int) -> int | None:
+    """Bytes of the internal flash of the board named ``board_name`` left beside
+    ``weight_bytes`` of weights kept there and :data:`ROM_CODE_RESERVE` (what
+    ``nnopt.memory_budget.check_budget`` compares): what layouts that widen weights may
+    add (``nnopt.lowering.fc.fit_flash``). None without a board nnopt knows."""
+    if not board_name:
+        return None
+    try:
+        board = load_board(board_name)
+    except NnoptError:
+        return None
+    return sum(r.size for r in board.rom_regions) - ROM_CODE_RESERVE - weight_bytes

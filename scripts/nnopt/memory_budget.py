@@ -10,15 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .boards import Board
+from .boards import ROM_CODE_RESERVE, Board
 from .errors import BudgetError
 from .plan import Plan, StageEntry, SwapPlan
 from .swap.placement import blob_bytes
 from .swap.sealed_blob import ENTRY_BYTES
-
-# Internal flash kept free for the runtime's code, vectors and the application when
-# checking weights at plan time (measured: runtime + harness ~20-40 KB at -O2).
-ROM_CODE_RESERVE = 64 * 1024
 
 
 def _tiling_note(plan: Plan) -> str:

@@ -33,7 +33,16 @@ from nnopt.firmware import toolchain as tc
 from nnopt.frontend.tflite import load_model_bytes
 from nnopt.ir import FullyConnectedOptions
 from nnopt.lowering.call import FcSpec, Params, Raw
-from nnopt.lowering.fc import PAIRS_MAX_DEPTH, pack23_layout, pair_layout
+from nnopt.lowering.fc import (
+    INT16_LAYOUT,
+    PACK23_LAYOUT,
+    PAIRS_LAYOUT,
+    PAIRS_MAX_DEPTH,
+    fit_flash,
+    int16_layout,
+    pack23_layout,
+    pair_layout,
+)
 from nnopt.planner import PlanOptions, plan_model
 from nnopt.testing.harness import random_inputs, run_nnopt, run_tflm
 from nnopt.tflite_builder import ModelBuilder
@@ -93,6 +102,59 @@ def test_pair_layout_refuses_what_is_not_an_int16() -> None:
     assert pair_layout(w) is not None
     w[0, 2], w[1, 2] = -128, -1  # the unit of the low byte may be -128
     assert pair_layout(w) is not None
+
+
+def _decode_int16(p: np.ndarray, units: int, depth: int) -> np.ndarray:
+    """The row-major weights back from the int16 layout, read as fc_int16.h's comment
+    describes it."""
+    w = np.zeros((units, depth), dtype=np.int64)
+    d4, tail = depth & ~3, depth % 4
+    pos = 0
+    for o in range(0, units, 4):
+        n = min(4, units - o)  # the last group: units % 4
+        for c in range(d4 // 4):
+            d = 4 * c
+            for word in range(2 * n):  # unit word % n, inputs (d, d + 2), (d + 1, d + 3)
+                u, q = o + word % n, word // n
+                w[u, d + q], w[u, d + q + 2] = p[pos], p[pos + 1]
+                pos += 2
+        for r in range(n):
+            w[o + r, d4:] = p[pos:pos + tail]
+            pos += tail
+    assert pos == p.size
+    return w
+
+
+@pytest.mark.parametrize("units,depth", [(4, 4), (5, 7), (8, 640), (13, 130), (128, 8)])
+def test_int16_layout_holds_every_weight_once(units: int, depth: int) -> None:
+    w = np.random.default_rng(units + depth).integers(-128, 128, (units, depth)).astype(np.int8)
+    p = int16_layout(w)
+    assert p is not None and p.dtype == np.int16 and p.size == w.size
+    assert np.array_equal(_decode_int16(p, units, depth), w)
+    assert int16_layout(w[:3]) is None and int16_layout(w[:, :3]) is None
+
+
+def test_doubled_layouts_only_where_the_flash_holds_them() -> None:
+    """The int16 and packed layouts add the FC weights' bytes once more: with less
+    flash to spare than that, the int8 layouts alone remain."""
+    graph = load_model_bytes(MODELS["ad01_like_640x128"][0], name="m")
+    extra = 128 * 640 + 4 * 640  # the weights, and the packed layout's padding bound
+    for layouts in (frozenset({PAIRS_LAYOUT, INT16_LAYOUT}),
+                    frozenset({PAIRS_LAYOUT, PACK23_LAYOUT})):
+        assert fit_flash(graph, layouts, extra) == layouts
+        assert fit_flash(graph, layouts, extra - 1) == frozenset({PAIRS_LAYOUT})
+        assert fit_flash(graph, layouts, None) == layouts  # no board: nothing to weigh
+    assert fit_flash(graph, None, 0) is None  # unknown core: as before
+
+
+def test_a_board_whose_flash_cannot_hold_the_int16_weights_keeps_the_row_pairs(
+        tmp_path: Path) -> None:
+    """1,024,000 int8 weights on the nucleo_f767zi's 2 MB: twice that and the 64 KB code
+    reserve would not fit, so the op runs the int8 row pairs (fit_flash)."""
+    model = fully_connected_model((1, 1024), 1000, seed=45)
+    opts = PlanOptions(specialize="force", board=load_board("nucleo_f767zi"))
+    text = _generated_text(model, opts, tmp_path)
+    assert "nnrt_fc_pairs_body" in text and "nnrt_fc_int16_body" not in text
 
 
 # ----- the property program -----
@@ -191,14 +253,23 @@ def _case_c(k: int, c: _Case) -> tuple[list[str], str]:
               *render_spec(FcSpec(kp, "t", params, f"c{kp}_params", f"c{k}_wk",
                                   bias if c.bias is not None else None, c.shifts,
                                   pack23_depth=c.depth))]
+    # and widened to int16 (fc_int16.h)
+    wide = int16_layout(c.weights)
+    assert wide is not None
+    kw = k + WIDE_BASE
+    decls += [_c_array(f"NNRT_WEIGHTS static const int16_t c{k}_w16[{wide.size}]", wide),
+              *render_spec(FcSpec(kw, "t", params, f"c{kw}_params", f"c{k}_w16",
+                                  bias if c.bias is not None else None, c.shifts,
+                                  int16_depth=c.depth))]
     call = "\n".join(
         f"    check_fc(&c{k}_params, c{k}_w, {bias}, {c.batches * c.depth}u, "
-        f"{c.batches * c.units}u, {c.fill}, t_spec_op{j});" for j in (k, kp))
+        f"{c.batches * c.units}u, {c.fill}, t_spec_op{j});" for j in (k, kp, kw))
     return decls, call
 
 
-#: the op index of case k's packed twin
+#: the op index of case k's packed twin, of its int16 twin
 PACKED_BASE = 1000
+WIDE_BASE = 2000
 
 
 def property_program(seed: int) -> str:
@@ -231,7 +302,7 @@ def test_row_pairs_match_the_generic_kernel(property_results: dict[str, str],
                                             name: str) -> None:
     if name not in property_results:
         pytest.skip("qemu-system-arm / arm-none-eabi-gcc not installed")
-    assert_passed(property_results[name], 2 * (CASES + 3))
+    assert_passed(property_results[name], 3 * (CASES + 3))
 
 
 @pytest.mark.slow
@@ -305,20 +376,26 @@ def test_models_use_the_layout_where_it_applies(tmp_path: Path) -> None:
 
 
 def test_the_layout_follows_the_target_core(tmp_path: Path) -> None:
-    """The row-pair layout where it pays on the plan's board's core (SMLAD cores, the
-    Cortex-M3), the packed words on the M33 without DSP (SMLAL, twice the bytes: asked
-    for by name), row-major on a Helium core (its vector rows read that order,
-    nnopt.firmware.cores), and on an unknown core as before (every layout but the
-    packed one)."""
+    """The int16 weights on the SMLAD cores (M7, M4: twice the bytes, asked for by name,
+    their flash holds them), the row-pair layout on the Cortex-M3, the packed words on
+    the M33 without DSP (SMLAL, twice the bytes: asked for by name), row-major on a
+    Helium core (its vector rows read that order, nnopt.firmware.cores), and on an
+    unknown core as before (every layout but the doubled ones)."""
     model = MODELS["ad01_like_640x128"][0]
-    for board, pairs, packed in (("nucleo_f767zi", True, False), ("mps2_an521", False, True),
-                                 ("mps2_an385", True, False), ("mps3_an547", False, False),
-                                 (None, True, False)):
+    for board, pairs, packed, wide in (
+            ("nucleo_f767zi", False, False, True), ("mps2_an386", False, False, True),
+            ("mps2_an521", False, True, False), ("mps2_an385", True, False, False),
+            ("mps3_an547", False, False, False), (None, True, False, False)):
         opts = PlanOptions(specialize="force",
                            board=load_board(board) if board is not None else None)
         text = _generated_text(model, opts, tmp_path / str(board))
         assert ("row-pair layout" in text) == pairs, board
         assert ("nnrt_fc_pairs_body" in text) == pairs, board
+        assert ("nnrt_fc_int16_body" in text) == wide, board
+        if wide:  # the int16 array is the weights' only one
+            arrays = re.findall(r"^/\* tensor 1: .*\*/\nNNRT_WEIGHTS static const (\w+) "
+                                r"w1\[(\d+)\]", text, re.MULTILINE)
+            assert arrays == [("int16_t", str(640 * 128))], board
         assert ("nnrt_fc_pack23_body" in text) == packed, board
         assert ("weights packed two units to a word" in text) == packed, board
         if packed:  # the packed words are the weights' only array

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
+from ..boards import spare_flash
 from ..cdefs import ARRAY_C_TYPE, DType
 from ..errors import PlanError
 from ..firmware.cores import weight_layouts
@@ -45,6 +46,7 @@ from ..lowering.call import (
     render_params,
     render_prepare,
 )
+from ..lowering.fc import fit_flash
 from ..ops import lowering_for
 from ..plan import FeatureMapEntry, StoredEntry
 from ..planfacts import ALLOCATORS, DynamicPlan
@@ -157,8 +159,11 @@ class ModelEmitter:
         # --specialize (nnopt.lowering.specialize): recorded in the plan's options
         self.specialize: str = str(self.plan.options.get("specialize", "auto"))
         self.specialized: list[int] = []  # ops that got a <name>_spec_op<k> function
-        # the weight layouts that pay on the plan's board's core (None: any layout)
-        self.core_layouts = weight_layouts(self.plan.board)
+        # the weight layouts that pay on the plan's board's core (None: any layout),
+        # those that widen the weights only where its flash holds them
+        in_flash = sum(w.size for w in self.plan.weights if w.pool == "flash")
+        self.core_layouts = fit_flash(self.g, weight_layouts(self.plan.board),
+                                      spare_flash(self.plan.board, in_flash))
         self.headers: set[str] = set()
         self.non_finite = False  # a float constant is infinite or NaN: <math.h>
         self.weight_names: dict[int, str] = {}
@@ -348,7 +353,8 @@ class ModelEmitter:
                     or self.g.consumers.get(t, ()) != (op_index,) or t in self.g.outputs):
                 return None
             plain = tensor.array()
-            if arr.dtype != plain.dtype or arr.size != plain.size:
+            widened = plain.dtype == np.int8 and arr.dtype == np.int16  # lowering.fc
+            if (arr.dtype != plain.dtype and not widened) or arr.size != plain.size:
                 raise PlanError(f"tensor {t}: its {layout} layout has {arr.size} "
                                 f"{arr.dtype} values, the tensor {plain.size} {plain.dtype}")
             self.weight_layouts[t] = layout

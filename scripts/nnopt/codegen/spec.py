@@ -80,6 +80,10 @@ def fc_lines(s: FcSpec) -> list[str]:
         what = ", weights packed two units to a word"
         body = [f"    NNRT_FC_PACK23_XBUF(xs, {s.pack23_depth});",
                 f"    nnrt_fc_pack23_body(&{s.params_name}, {args}, xs);"]
+    elif s.int16_depth is not None:
+        what = ", weights widened to int16"
+        body = [f"    NNRT_FC_INT16_XBUF(xs, {s.int16_depth});",
+                f"    nnrt_fc_int16_body(&{s.params_name}, {args}, xs);"]
     elif s.pairs_depth is None:
         what, body = "", [f"    nnrt_fc_body(&{s.params_name}, {args});"]
     else:

@@ -46,7 +46,8 @@ class EmitContext:
         lambda t, layout, arr: None)
     """``laid_out_weight(t, layout, arr)``: constant tensor t's array written as ``arr``
     (its bytes rearranged by the lowering into the layout its kernel reads, named
-    ``layout``; same dtype and size) instead of its own order, once: the model source then
+    ``layout``; the same number of values, of its dtype or int8 widened to int16)
+    instead of its own order, once: the model source then
     holds no other copy of t. The identifier, or None where the caller cannot (another
     op reads t, t is streamed or already written, a caller without the hook): then the
     lowering keeps t's own order."""

@@ -379,6 +379,9 @@ class FcSpec:
     # the weights are int32 words in the packed layout (``nnrt_fc_pack23_body()``, an
     # input buffer of that many int16 on the function's stack; lowering.fc.pack23_layout)
     pack23_depth: int | None = None
+    # the weights are int16 in the widened layout (``nnrt_fc_int16_body()``, an input
+    # buffer of that many int16 on the function's stack; lowering.fc.int16_layout)
+    int16_depth: int | None = None
 
 
 SpecDecl: TypeAlias = ConvGemmSpec | FcSpec

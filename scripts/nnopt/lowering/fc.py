@@ -20,8 +20,13 @@ weights written in the row-pair layout of nnrt's ``internal/fc_pairs.h``
 (:func:`pair_layout`) when the op alone reads them and its depth is at most
 :data:`PAIRS_MAX_DEPTH`: the array in the model source holds that layout instead of the
 tensor's own order (``EmitContext.laid_out_weight``, one copy), and the specialised
-function runs ``nnrt_fc_pairs_body()``. Every other reader (the generic kernel, streamed
-weights, the model blob, weights several ops share) keeps the row-major order.
+function runs ``nnrt_fc_pairs_body()``. Where the target's core asks for it by name
+(``fc-int16``: the M4 and M7) and the board's flash holds twice those weights
+(:func:`fit_flash`), they are widened to int16 instead (:func:`int16_layout`,
+``nnrt_fc_int16_body()``); on the M33 without DSP packed two units to a word
+(:func:`pack23_layout`), under the same flash rule. Every other reader (the generic
+kernel, streamed weights, the model blob, weights several ops share) keeps the row-major
+order.
 
 Refused with an :class:`UnsupportedError` naming op and tensor: a 16x8 op with an int32
 bias (the installed TFLM runs it with a 32-bit accumulator whose rounding nnrt does not
@@ -155,6 +160,80 @@ def pack23_layout(w: np.ndarray) -> np.ndarray:
     return np.concatenate(out).astype(np.int32)
 
 
+#: Name of the widened layout of the DSP cores (``internal/fc_int16.h``: the weights as
+#: int16, 4 units' words for the same inputs in a row, one SMLAD per 2 MACs; twice the
+#: tensor's bytes).
+INT16_LAYOUT = "fc-int16"
+
+
+def int16_layout(w: np.ndarray) -> np.ndarray | None:
+    """int8 weights ``[units, depth]`` widened to int16 in the layout of nnrt's
+    ``internal/fc_int16.h`` (whose comment describes it; this is its one definition in
+    Python): per whole group of 4 units, per chunk of 4 inputs d, 8 words: unit r's
+    (d, d + 2) for r < 4, then unit r's (d + 1, d + 3); then the group's ``depth % 4``
+    last inputs row-major; the ``units % 4`` last units after the groups in the same
+    order (as a group of that many units). The same number of values, int16. None for
+    fewer than 4 units or inputs (the row pairs' rule)."""
+    units, depth = w.shape
+    if units < 4 or depth < 4 or w.dtype != np.int8:
+        return None
+    d4 = depth & ~3
+
+    def group(g: np.ndarray) -> np.ndarray:  # [n][depth] -> the group's values
+        n = g.shape[0]
+        # input d = 4 c + 2 m + q: chunk c, word parity q, m the word's first or second
+        # half: [c][q][unit][m]
+        chunks = g[:, :d4].reshape(n, d4 // 4, 2, 2).transpose(1, 3, 0, 2)
+        return np.concatenate([chunks.reshape(-1), g[:, d4:].reshape(-1)])
+
+    v = w.astype(np.int16)
+    parts = [group(v[o:o + 4]) for o in range(0, units, 4)]
+    return np.concatenate(parts).astype(np.int16)
+
+
+#: The layouts that take twice the int8 tensor's bytes: taken only where the board's
+#: flash holds them (:func:`fit_flash`).
+DOUBLED_LAYOUTS = frozenset({PACK23_LAYOUT, INT16_LAYOUT})
+
+
+def _wide_candidate(graph: Graph, op: Op) -> int:
+    """The int8 weight bytes of ``op`` when it is a fully connected op a doubled layout
+    may be written for (int8, constant weights that it alone reads, depth within the
+    layouts' bound), else 0."""
+    if op.opcode != "FULLY_CONNECTED" or len(op.inputs) < 2:
+        return 0
+    try:
+        _, depth, units, _ = _shapes(graph, op)
+    except UnsupportedError:
+        return 0
+    x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+    if (x.dtype != DType.INT8 or not w.is_constant or depth > PAIRS_MAX_DEPTH
+            or graph.consumers.get(w.index) != (op.index,)):
+        return 0
+    return units * depth + 4 * depth  # pack23 pads an odd unit with a zero one
+
+
+def fit_flash(graph: Graph, layouts: frozenset[str] | None,
+              spare_bytes: int | None) -> frozenset[str] | None:
+    """``layouts`` (:attr:`EmitContext.weight_layouts`) without the doubled ones
+    (:data:`DOUBLED_LAYOUTS`) when the bytes they would add to ``graph``'s flash, the
+    int8 weights of every fully connected op that may take one (an upper bound), exceed
+    ``spare_bytes`` (the board's flash left beside the weights and the code reserve;
+    None: no board, nothing to weigh). The int8 layouts stay: a part whose flash cannot
+    take the wider weights runs the row pairs."""
+    if layouts is None or spare_bytes is None or not layouts & DOUBLED_LAYOUTS:
+        return layouts
+    extra = sum(_wide_candidate(graph, op) for op in graph.ops)
+    return layouts if extra <= spare_bytes else layouts - DOUBLED_LAYOUTS
+
+
+def _widens(layouts: frozenset[str] | None, units: int, depth: int) -> bool:
+    """Whether a specialised FC of these shapes takes the int16 layout: only where the
+    target's core asks for it by name and its flash holds it (:func:`fit_flash`)."""
+    return (layouts is not None and INT16_LAYOUT in layouts and 4 <= depth <= PAIRS_MAX_DEPTH
+            and units >= 4)
+
+
 #: Specialising the int8 fully connected op (``--specialize``, measured on Cortex-M7:
 #: :mod:`.specialize`).
 FC_SPEC = specialize.SpecCost("nnrt_fully_connected_s8", gain_per_output=20, spec_bytes=620,
@@ -199,6 +278,8 @@ def specialized_fc_ops(graph: Graph, mode: str,
             pairs = (depth <= PAIRS_MAX_DEPTH and (layouts is None or PAIRS_LAYOUT in layouts)
                      and graph.consumers.get(w.index) == (op.index,)
                      and pair_layout(w.array()) is not None) or _packs(layouts, depth)
+            pairs = pairs or (_widens(layouts, units, depth)
+                              and graph.consumers.get(w.index) == (op.index,))
             candidates.append(specialize.Candidate(
                 op.index, batches * units, FC_SPEC, fc_gain_per_output(depth, pairs)))
     return specialize.choose(mode, candidates)
@@ -285,11 +366,13 @@ class FullyConnectedLowering(LoweringBase):
     def specialized(ctx: EmitContext, w: Tensor, bias: Tensor | None, depth: int,
                     params: Params, shifts: Sequence[int]) -> Body | None:
         """The call of the op's specialised function (declared through ``ctx.decl``),
-        its weights in the row-pair layout when that applies, pays on the target core
-        (:meth:`EmitContext.layout_pays`: not on Helium cores, whose rows read the
-        tensor's own order) and the model source can hold them so (the op alone reads
-        them, ``depth`` <= :data:`PAIRS_MAX_DEPTH`); None when the weights or the bias
-        are no plain array there."""
+        its weights packed (:func:`pack23_layout`) or widened to int16
+        (:func:`int16_layout`) where the target's core asks for that by name and its
+        flash holds them (:func:`fit_flash`), else in the row-pair layout when that
+        applies, pays on the target core (:meth:`EmitContext.layout_pays`: not on Helium
+        cores, whose rows read the tensor's own order) and the model source can hold
+        them so (the op alone reads them, ``depth`` <= :data:`PAIRS_MAX_DEPTH`); None
+        when the weights or the bias are no plain array there."""
         op = ctx.op
         if _packs(ctx.weight_layouts, depth) and (
                 bias is None or ctx.weight_array(bias.index) is not None):
@@ -303,6 +386,20 @@ class FullyConnectedLowering(LoweringBase):
             return [Call(specialize.spec_symbol(ctx.model, op.index),
                          (TensorArg(op.inputs[0]), TensorArg(op.outputs[0])), wrap=False)]
         w_ident = None
+        units = int(np.prod(w.shape)) // depth
+        if _widens(ctx.weight_layouts, units, depth) and (
+                bias is None or ctx.weight_array(bias.index) is not None):
+            b_ident = ctx.weight_array(bias.index) if bias is not None else None
+            wide = int16_layout(w.array().reshape(units, depth))
+            assert wide is not None
+            w_ident = ctx.laid_out_weight(w.index, INT16_LAYOUT, wide)
+            if w_ident is not None:
+                assert ctx.decl is not None
+                ctx.decl(FcSpec(op.index, ctx.model, params, f"op{op.index}_params",
+                                w_ident, b_ident, shifts, int16_depth=depth))
+                return [Call(specialize.spec_symbol(ctx.model, op.index),
+                             (TensorArg(op.inputs[0]), TensorArg(op.outputs[0])),
+                             wrap=False)]
         if depth <= PAIRS_MAX_DEPTH and ctx.layout_pays(PAIRS_LAYOUT):
             arranged = pair_layout(w.array())
             if arranged is not None:

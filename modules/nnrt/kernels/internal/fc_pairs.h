@@ -57,6 +57,22 @@
 /* The input buffer of a specialised function: 2 * depth bytes, word aligned (LDRD). */
 #define NNRT_FC_PAIRS_XBUF(name, depth) int16_t name[(depth)] __attribute__((aligned(8)))
 
+/* n chunks of the assembly string CHUNK (its operands OPERANDS: it advances x), one,
+ * then two, then four per loop iteration until x reaches x_end (the FC loops of the DSP
+ * cores: here and internal/fc_int16.h). */
+#define NNRT_FC_ASM_CHUNKS(n, x, x_end, CHUNK, OPERANDS)                                     \
+    do {                                                                                     \
+        if (((n) & 1) != 0) {                                                                \
+            __asm__(CHUNK OPERANDS);                                                         \
+        }                                                                                    \
+        if (((n) & 2) != 0) {                                                                \
+            __asm__(CHUNK CHUNK OPERANDS);                                                   \
+        }                                                                                    \
+        while ((x) != (x_end)) {                                                             \
+            __asm__(CHUNK CHUNK CHUNK CHUNK OPERANDS);                                       \
+        }                                                                                    \
+    } while (0)
+
 /* The int16 halfword at p (little-endian, as every target of nnrt: one LDRSH). */
 static inline int32_t nnrt_fc_pairs_h(const int8_t *p)
 {
@@ -167,16 +183,7 @@ static NNRT_ALWAYS_INLINE void nnrt_fc_pairs_block(const int16_t **xp, const int
       [w3] "=&r"(w3)                                                                        \
     :                                                                                        \
     : "memory"
-    if ((n & 1) != 0) {
-        __asm__(NNRT_FC_PAIRS_CHUNK NNRT_FC_PAIRS_OPERANDS);
-    }
-    if ((n & 2) != 0) {
-        __asm__(NNRT_FC_PAIRS_CHUNK NNRT_FC_PAIRS_CHUNK NNRT_FC_PAIRS_OPERANDS);
-    }
-    while (x != x_end) {
-        __asm__(NNRT_FC_PAIRS_CHUNK NNRT_FC_PAIRS_CHUNK NNRT_FC_PAIRS_CHUNK
-                    NNRT_FC_PAIRS_CHUNK NNRT_FC_PAIRS_OPERANDS);
-    }
+    NNRT_FC_ASM_CHUNKS(n, x, x_end, NNRT_FC_PAIRS_CHUNK, NNRT_FC_PAIRS_OPERANDS);
 #undef NNRT_FC_PAIRS_CHUNK
 #undef NNRT_FC_PAIRS_OPERANDS
 #else

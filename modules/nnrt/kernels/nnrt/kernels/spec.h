@@ -39,6 +39,7 @@
 #include "internal/conv_gemm_body.h"
 #include "internal/conv_pixel.h"
 #include "internal/fc_body.h"
+#include "internal/fc_int16.h"
 #include "internal/fc_pack23.h"
 #include "internal/fc_pairs.h"
 #include "internal/gemm_body.h"
