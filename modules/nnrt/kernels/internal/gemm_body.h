@@ -868,7 +868,10 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rq(const nnrt_gemm_s8_t *g,
  * other case (a lone pixel, other builds of the same generated code) through
  * nnrt_gemm_pairs_rp_s8() in C, the same sums.
  */
-#define NNRT_GEMM_RP_MAX_K 256
+/* 640: pretrainedResnet_quant's 3x3 convolutions of 64 channels (depth 576); deeper than
+ * the scratch-free path's stack buffer only where the plan passes scratch to every call
+ * (nnopt.lowering.conv: ConvLowering.scratch_always). */
+#define NNRT_GEMM_RP_MAX_K 640
 
 /* Channels [oc, n) of a pixel pair, oc even, weights in the pair-row layout (libnnrt,
  * internal/nnrt_gemm_s8.c). */
