@@ -50,25 +50,45 @@ static void rp_pair(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t 
     /* the assembly's sums in C: per chunk both words raw (mixed sums), then SXTB16 */
     const uint8_t *c = (const uint8_t *)x->cols;
     uint32_t m0 = (uint32_t)nnrt_gemm_rq_bias(g->rq, oc + 1);
-    uint32_t m1 = m0;
     int32_t a0 = b0;
-    int32_t a1 = b0;
-    for (int32_t j = 0; j < (k >> 2); ++j, c += 16, w += 8) {
-        const uint32_t x0 = nnrt_ld32(c);
-        const uint32_t x1 = nnrt_ld32(c + 4);
-        const uint32_t x2 = nnrt_ld32(c + 8);
-        const uint32_t x3 = nnrt_ld32(c + 12);
-        const uint32_t we = nnrt_ld32(w);
-        const uint32_t wo = nnrt_ld32(w + 4);
-        m0 = (uint32_t)__smlad(x1, wo, __smlad(x0, we, (int32_t)m0));
-        m1 = (uint32_t)__smlad(x3, wo, __smlad(x2, we, (int32_t)m1));
-        a0 = __smlad(x1, __sxtb16(wo), __smlad(x0, __sxtb16(we), a0));
-        a1 = __smlad(x3, __sxtb16(wo), __smlad(x2, __sxtb16(we), a1));
+    if (x->out1 == x->out0) {
+        /* a lone pixel (pixel 1 repeats pixel 0, nnrt_gemm_2px_body()): its sums alone,
+         * half the loads and multiplies (the 3x3 maps' ninth pixel: person_detect
+         * 246 K -> measured in benchmarks/README-kernels.md) */
+        for (int32_t j = 0; j < (k >> 2); ++j, c += 16, w += 8) {
+            const uint32_t x0 = nnrt_ld32(c);
+            const uint32_t x1 = nnrt_ld32(c + 4);
+            const uint32_t we = nnrt_ld32(w);
+            const uint32_t wo = nnrt_ld32(w + 4);
+            m0 = (uint32_t)__smlad(x1, wo, __smlad(x0, we, (int32_t)m0));
+            a0 = __smlad(x1, __sxtb16(wo), __smlad(x0, __sxtb16(we), a0));
+        }
+        /* two outputs requantised, each stored twice (out1 == out0) */
+        const int32_t v0 = nnrt_gemm_rq_out(a0, nnrt_gemm_rq_ch(g->rq, oc));
+        const int32_t v1 =
+            nnrt_gemm_rq_out((int32_t)(m0 - (uint32_t)a0) >> 8, nnrt_gemm_rq_ch(g->rq, oc + 1));
+        nnrt_gemm_put4(g, v0, v0, v1, v1, x->out0, x->out0, oc, oc + 1);
+        return;
+    } else {
+        uint32_t m1 = m0;
+        int32_t a1 = b0;
+        for (int32_t j = 0; j < (k >> 2); ++j, c += 16, w += 8) {
+            const uint32_t x0 = nnrt_ld32(c);
+            const uint32_t x1 = nnrt_ld32(c + 4);
+            const uint32_t x2 = nnrt_ld32(c + 8);
+            const uint32_t x3 = nnrt_ld32(c + 12);
+            const uint32_t we = nnrt_ld32(w);
+            const uint32_t wo = nnrt_ld32(w + 4);
+            m0 = (uint32_t)__smlad(x1, wo, __smlad(x0, we, (int32_t)m0));
+            m1 = (uint32_t)__smlad(x3, wo, __smlad(x2, we, (int32_t)m1));
+            a0 = __smlad(x1, __sxtb16(wo), __smlad(x0, __sxtb16(we), a0));
+            a1 = __smlad(x3, __sxtb16(wo), __smlad(x2, __sxtb16(we), a1));
+        }
+        a[0] = a0;
+        a[1] = a1;
+        a[2] = (int32_t)(m0 - (uint32_t)a0) >> 8;
+        a[3] = (int32_t)(m1 - (uint32_t)a1) >> 8;
     }
-    a[0] = a0;
-    a[1] = a1;
-    a[2] = (int32_t)(m0 - (uint32_t)a0) >> 8;
-    a[3] = (int32_t)(m1 - (uint32_t)a1) >> 8;
 #else
     /* other builds: the pair's two rows unpacked (w_a the halfword's low byte, w_b
      * (h - w_a) / 256), then the build's own 2 x 2 block */
