@@ -193,20 +193,29 @@ def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
     """C of pair-row case k: a one-group conv whose specialised core reads its weights in
     the pair-row layout with the records' mixed start values (gemm_pairs), as code
     generation emits it for the Cortex-M7; the generic entry reads the row-major copy.
-    Odd channel counts, a lone last pixel in every third case, scratch or not; every
-    fourth case near the layout's bound (depth 256, weights +-127, the input zero point
-    at an end: the mixed sums wrap int32, channel b's sum within 2^23 only by the
-    build-time check)."""
+    Odd channel counts, a lone last pixel in every third case, scratch in every other
+    case, every fourth one deeper than the scratch-free path's stack buffer takes
+    (depth 260 to MAX_DEPTH: the lone pixel's C path unpacks up to NNRT_GEMM_RP_MAX_K);
+    every fourth case near the layout's bound (depth 256, weights +-127, the input
+    zero point at an end: the mixed sums wrap int32, channel b's sum within 2^23 only by
+    the build-time check)."""
     while True:
         extreme = k % 4 == 0
+        # with scratch (every other case) the depth up to MAX_DEPTH: columns beyond the
+        # scratch-free path's stack buffer (pretrainedResnet_quant's depth 288 and 576)
+        scratch = k % 2 == 1
+        deep = scratch and k % 4 == 1
         n = r.randint(1, 2)
         pointwise = extreme or r.random() < 0.6
         if pointwise:
-            ic = 256 if extreme else 4 * r.randint(1, 64)
+            ic = 256 if extreme else 4 * r.randint(65 if deep else 1,
+                                                    gemm_pairs.MAX_DEPTH // 4 if deep else 64)
             kh = kw = 1
         else:
-            kh, kw = r.randint(1, 3), r.randint(1, 3)
-            ic = r.choice([c for c in range(1, 23) if (kh * kw * c) % 4 == 0] or [4])
+            kh, kw = (3, 3) if deep else (r.randint(1, 3), r.randint(1, 3))
+            top = gemm_pairs.MAX_DEPTH // 9 + 1 if deep else 23
+            ic = r.choice([c for c in range(1, top) if (kh * kw * c) % 4 == 0
+                           and (not deep or kh * kw * c > 256)] or [4])
         ih, iw = r.randint(1, 5), r.randint(1, 5)
         oc = r.randint(2, 4) if extreme else r.randint(2, 11)
         sh, sw = (1, 1) if pointwise else (r.randint(1, 2), r.randint(1, 2))
@@ -214,7 +223,7 @@ def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
         oh, pt = out_size_and_padding(padding, ih, kh, sh, 1)
         ow, pl = out_size_and_padding(padding, iw, kw, sw, 1)
         lone = k % 3 == 1  # an odd pixel count: the last pixel alone (the C path)
-        if (oh >= 1 and ow >= 1 and gemm_pairs.fits(kh, kw, ic, oc)
+        if (oh >= 1 and ow >= 1 and gemm_pairs.fits(kh, kw, ic, oc, scratch)
                 and max(n * ih * iw * ic, n * oh * ow * oc) <= 4096
                 and (not lone or (n * oh * ow) % 2 == 1)):
             break
@@ -265,7 +274,7 @@ def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
         pair_rows=True))
     decls = [d.replace(f"op{k}_core", f"c{k}_core") for d in decls]
     call = (f"    check(&c{k}_gparams, c{k}_w, c{k}_b, {in_n}u, {out_n}u, "
-            f"{int(r.random() < 0.5)}, t_spec_op{k});")
+            f"{int(scratch)}, t_spec_op{k});")
     return decls, call
 
 
@@ -498,6 +507,64 @@ def test_pair_rows_for_dsp_cores_only(tmp_path: Path, opts: dict[str, str]) -> N
             assert want is not None and got == [int(v) for v in want], k
 
 
+#: Three 3x3 convolutions of depth 288, 288 and 576 (columns over the scratch-free
+#: path's 1 KB stack buffer): classic plans give the last two no scratch (memory
+#: first), --inplace-ops force runs two in bands, --tiling force the first in patches.
+DEEP_PLANS = {"classic": {}, "default": {"inplace_ops": "auto", "tiling": "auto"},
+              "bands": {"inplace_ops": "force"}, "patches": {"tiling": "force"},
+              "both": {"inplace_ops": "force", "tiling": "force"}}
+
+
+def _deep_chain() -> bytes:
+    from nnopt.testing.big_models import Layer, conv_chain
+    return conv_chain((1, 16, 16, 32), [Layer(32, kernel=3), Layer(64, kernel=3),
+                                        Layer(32, kernel=3)], seed=1)
+
+
+def _deep_planned(opts: dict[str, str]):  # type: ignore[no-untyped-def]
+    data = _deep_chain()
+    return data, plan_model(load_model_bytes(data, name="deep"),
+                            PlanOptions(board=load_board("nucleo_f767zi"), **opts),  # type: ignore[arg-type]
+                            source_bytes=data)
+
+
+@pytest.mark.parametrize("opts", list(DEEP_PLANS.values()), ids=list(DEEP_PLANS))
+def test_deep_pair_rows_only_where_the_plan_passes_scratch(tmp_path: Path,
+                                                           opts: dict[str, str]) -> None:
+    """A conv whose columns exceed the scratch-free path's stack buffer takes the
+    pair-row layout exactly where the plan gives it scratch (ConvLowering.scratch_always:
+    its per-pixel loops, which read row-major weights, then never run), and every call
+    of its specialised core, whole, in bands or in patches, passes that scratch."""
+    _, pm = _deep_planned(opts)
+    text = generate(pm, tmp_path / "g").c_file.read_text()
+    laid = {int(k) for k in re.findall(r"op (\d+): matrix-core convolution specialised to "
+                                       r"depth \d+, \d+ channels, weights in the pair-row",
+                                       text)}
+    planned = {s.op for s in pm.plan.scratch}
+    free = {op.index for op in pm.graph.ops if op.options.scratch_free}
+    assert laid == planned - free, (laid, planned, free)
+    if not opts:
+        assert free and laid, free  # both sides of the rule in the classic plan
+    calls = 0
+    for k in laid:
+        # the whole op's call (its last argument the scratch) and the sub-view calls of
+        # its core (the scratch before the pair function)
+        whole = re.findall(rf"deep_spec_op{k}\((.*)\);", text)
+        views = re.findall(rf"nnrt_spec_conv_gemm_s8\(&\w+, &op{k}_core, .*, "
+                           rf"(NULL|\(\(void \*\)\([^()]*\)\)), deep_spec_op{k}_2px\)",
+                           text)
+        args = [a.rsplit(", ", 1)[-1] for a in whole if "const int8_t *input" not in a]
+        assert args or views, k
+        for a in args + views:
+            assert a != "NULL" and "_arena + " in a, (k, a)
+            calls += 1
+    assert calls >= len(laid)
+    if opts.get("tiling") == "force":
+        assert "runs patch by patch" in text
+    if opts.get("inplace_ops") == "force":
+        assert "runs in bands" in text
+
+
 @pytest.mark.parametrize("opts", [{}, {"inplace_ops": "auto", "tiling": "auto"}],
                          ids=["classic", "default"])
 def test_channel_records_replace_the_requantisation_arrays(tmp_path: Path,
@@ -653,6 +720,24 @@ def test_model_bitexact_with_specialisation_on_cortex_m7(tmp_path: Path) -> None
     assert len(spec) == 6  # 5 convs and the fully connected op
     spec = _bitexact_on_qemu("mlperf_tiny/ad01_int8.tflite", "auto", tmp_path / "ad01")
     assert len(spec) == 10  # every fully connected op
+
+
+@pytest.mark.qemu
+@qemu
+def test_deep_pair_rows_bitexact_on_cortex_m7(tmp_path: Path) -> None:
+    """The deep chain (depth 288 and 576 in the pair-row layout) planned with bands and
+    patches: every tensor bit-exact with the tflite-micro interpreter on the M7."""
+    from nnopt.runner import run_planned
+    from nnopt.testing.harness import random_inputs, run_tflm
+
+    data, pm = _deep_planned(DEEP_PLANS["both"])
+    assert generate(pm, tmp_path / "src").c_file.read_text().count(
+        "weights in the pair-row layout") == 3
+    inputs = random_inputs(data, 2)
+    ref_out, ref_all = run_tflm(data, inputs)
+    res = run_planned(pm, [x.tobytes() for x in inputs], target="qemu-m7",
+                      board=load_board("nucleo_f767zi"), trace=True, workdir=tmp_path)
+    compare_trace(pm, res.trace, ref_out, ref_all)
 
 
 @pytest.mark.qemu

@@ -73,6 +73,12 @@ class EmitContext:
         return ScratchArg()
 
     @property
+    def has_scratch(self) -> bool:
+        """Whether the plan gives this op a scratch buffer (a ScratchArg of its calls is
+        then never NULL): the fact a kernel variant that needs one may rely on."""
+        return self.c_scratch != "NULL"
+
+    @property
     def pointers(self) -> Pointers:
         """How this context's pointers are written (for :func:`.call.render`)."""
         return Pointers(self.c_ptr, self.c_scratch)

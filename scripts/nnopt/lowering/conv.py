@@ -56,7 +56,7 @@ from ..arith import (
     activation_range_int8,
 )
 from ..cdefs import C_TYPE, SUFFIX_DTYPE
-from ..errors import UnsupportedError
+from ..errors import PlanError, UnsupportedError
 from ..ir import ConvOptions, Graph, Op, Tensor
 from . import gemm_pairs, specialize
 from .base import EmitContext, LoweringBase
@@ -179,8 +179,15 @@ class ConvLowering(LoweringBase):
         # generic call never runs with records: codegen.views.check_spec). An op whose
         # tensors give no geometry of their own (a folded PAD's: its input is the
         # unpadded map) is not specialised, and is asked nothing more
-        pairs = (rec and op.index in specialized_ops(graph, ctx.specialize)
-                 and self.pair_rows(ctx, _geometry(graph, op)) is not None)
+        g_op = _geometry(graph, op) if rec and op.index in specialized_ops(
+            graph, ctx.specialize) else None
+        pairs = g_op is not None and self.pair_rows(ctx, g_op) is not None
+        if (pairs and g_op is not None and not scratch
+                and not gemm_pairs.tail_fits(g_op.filter_h, g_op.filter_w, g_op.input_c)):
+            # pair_rows() took the layout on the plan's scratch: every call passes it
+            raise PlanError(f"op {op.index}: a sub-view call without the scratch its "
+                            "pair-row weights need (the per-pixel loops read row-major "
+                            "weights)")
         rec = pairs or (rec and self.records(ctx))
         w_arg = Raw("NULL") if pairs else ctx.ptr(w.index)
         b_arg: Arg = ctx.ptr(bias.index) if bias is not None and not rec else NULL
@@ -215,17 +222,28 @@ class ConvLowering(LoweringBase):
                 and ctx.weight_array(op.inputs[1]) is not None
                 and _records(graph, op) is not None)
 
+    def scratch_always(self, ctx: EmitContext, g: _ConvGeom) -> bool:
+        """Whether every call of the int8 conv ctx.op passes its kernel a scratch
+        buffer: its variant takes one (not the planner's scratch-free choice) and the
+        plan gives the op one (:attr:`EmitContext.has_scratch`). Its calls on sub-views
+        (bands, tiles, folded padding) take the variant of the same query
+        (``codegen.views.kernel_call``) and the op's scratch pointer: :meth:`window_call`
+        checks it."""
+        return ctx.has_scratch and _op_variant(g, ctx.op, "s8").scratch > 0
+
     def pair_rows(self, ctx: EmitContext, g: _ConvGeom) -> str | None:
         """The array of the int8 conv ctx.op's weights in the pair-row layout
         (:mod:`.gemm_pairs`), or None: written where the target's core asks for the
         layout (an unknown core: not), the op gets a specialised core with channel
-        records, its geometry and weights take the layout and the op alone reads them
-        (nothing has named the plain array yet)."""
+        records, its geometry and weights take the layout (columns beyond the
+        scratch-free path's stack buffer: only where :meth:`scratch_always`) and the op
+        alone reads them (nothing has named the plain array yet)."""
         graph, op = ctx.graph, ctx.op
         layouts = ctx.weight_layouts
         if (layouts is None or gemm_pairs.GEMM_PAIRS_LAYOUT not in layouts
                 or ctx.decl is None or g.depthwise
-                or not gemm_pairs.fits(g.filter_h, g.filter_w, g.input_c, g.output_c)
+                or not gemm_pairs.fits(g.filter_h, g.filter_w, g.input_c, g.output_c,
+                                       self.scratch_always(ctx, g))
                 or op.index not in specialized_ops(graph, ctx.specialize)):
             return None
         w = graph.tensors[op.inputs[1]]

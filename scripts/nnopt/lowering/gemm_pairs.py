@@ -24,8 +24,9 @@ from .conv_variant import cols_bytes, im2col_bytes
 #: on the array in the model source).
 GEMM_PAIRS_LAYOUT = "conv-row-pair"
 #: The deepest column the layout takes (``NNRT_GEMM_RP_MAX_K``: the C path of other
-#: builds unpacks a pair's two rows on its stack).
-MAX_DEPTH = 256
+#: builds unpacks a pair's two rows on its stack; 640: pretrainedResnet_quant's 3x3
+#: convolutions of 64 channels, depth 576).
+MAX_DEPTH = 640
 #: ``NNRT_CONV_TAIL_STACK_BYTES``: a scratch-free op whose columns fit there never takes
 #: the per-pixel loops (which read row-major weights).
 TAIL_STACK_BYTES = 1024
@@ -33,15 +34,27 @@ TAIL_STACK_BYTES = 1024
 MIXED_LIMIT = 1 << 23
 
 
-def fits(filter_h: int, filter_w: int, channels: int, out_channels: int) -> bool:
+def fits(filter_h: int, filter_w: int, channels: int, out_channels: int,
+         scratch: bool) -> bool:
     """Whether a one-group conv's geometry takes the layout: depth a multiple of 4 and at
-    most :data:`MAX_DEPTH`, 2 channels or more, and its columns (the scratch-free
-    path's stack buffer) within :data:`TAIL_STACK_BYTES`."""
+    most :data:`MAX_DEPTH`, 2 channels or more, and either ``scratch`` (the plan passes
+    the op's kernel its scratch in every call: then the matrix core runs every pixel,
+    nnrt/kernels/spec.h) or its columns within :data:`TAIL_STACK_BYTES` (the
+    scratch-free path's stack buffer). Otherwise the scratch-free kernel would leave
+    pixels to the per-pixel loops, which read row-major weights."""
+    depth = filter_h * filter_w * channels
+    return (out_channels >= 2 and depth % 4 == 0 and 4 <= depth <= MAX_DEPTH
+            and (scratch or tail_fits(filter_h, filter_w, channels)))
+
+
+def tail_fits(filter_h: int, filter_w: int, channels: int) -> bool:
+    """Whether the scratch-free kernel's columns of a geometry fit its stack buffer
+    (``nnrt_conv_gemm_tail_fits()``): then it runs every pixel through the matrix core
+    without scratch."""
     depth = filter_h * filter_w * channels
     need = cols_bytes(depth) if filter_h == filter_w == 1 else im2col_bytes(
         filter_h, filter_w, channels)
-    return (out_channels >= 2 and depth % 4 == 0 and 4 <= depth <= MAX_DEPTH
-            and need <= TAIL_STACK_BYTES)
+    return need <= TAIL_STACK_BYTES
 
 
 def pair_rows(w: np.ndarray) -> np.ndarray | None:

@@ -619,6 +619,32 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
     NNRT_GA_OUT(acc1, "strb %[hi], [%[o], #%c[oc]]")                                          \
     NNRT_GA_OUT(acc0, "strb %[hi], [%[o]], #1")
 
+/* The depth loop's chunks after the first (r = kc - 1 of them, kc = K / 4 known):
+ * where it saves instructions (r = 4 or r >= 6), four a pass (the compare and branch
+ * once per 64 MACs), the loop entered where the remainder starts (one branch a pair:
+ * 2 * ceil(r / 4) + (r % 4 != 0) instructions of loop control); otherwise two a pass,
+ * an odd one before (2 * floor(r / 2)). `next` is one chunk. */
+#define NNRT_GA_LOOP(next)                                                                    \
+    ".if %c[kc] == 5 || %c[kc] >= 7\n\t"                                                       \
+    ".if ((%c[kc] - 1) & 3) == 3\n\t"                                                         \
+    "b 3f\n\t"                                                                                \
+    ".elseif ((%c[kc] - 1) & 3) == 2\n\t"                                                     \
+    "b 4f\n\t"                                                                                \
+    ".elseif ((%c[kc] - 1) & 3) == 1\n\t"                                                     \
+    "b 5f\n\t"                                                                                \
+    ".endif\n"                                                                                 \
+    "2:\n\t" next "3:\n\t" next "4:\n\t" next "5:\n\t" next                                 \
+    "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\t"                                                  \
+    "bne 2b\n\t"                                                                              \
+    ".else\n\t"                                                                               \
+    ".if (%c[kc] - 1) & 1\n\t" next ".endif\n\t"                                              \
+    ".if %c[kc] > 2\n"                                                                         \
+    "2:\n\t" next next                                                                        \
+    "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\t"                                                  \
+    "bne 2b\n\t"                                                                              \
+    ".endif\n\t"                                                                              \
+    ".endif\n\t"
+
 /* The pair loops' registers (both variants below) */
 #define NNRT_GA_REGS                                                                          \
     register const void *q __asm__("r4") = cols;                                              \
@@ -673,15 +699,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_asm(const nnrt_gemm_s8_t *g, cons
         NNRT_GA_PROLOGUE
         ".if %c[kc] > 0\n\t"
         NNRT_GA_FIRST
-        ".if (%c[kc] - 1) & 1\n\t"
-        NNRT_GA_CHUNK
-        ".endif\n\t"
-        ".if %c[kc] > 2\n"
-        "2:\n\t"
-        NNRT_GA_CHUNK NNRT_GA_CHUNK
-        "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\t"
-        "bne 2b\n\t"
-        ".endif\n\t"
+        NNRT_GA_LOOP(NNRT_GA_CHUNK)
         ".else\n\t"
         "mov %[a01], %[a00]\n\t"
         "mov %[a11], %[a10]\n\t"
@@ -733,15 +751,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
     __asm__ volatile(
         NNRT_GA_PROLOGUE
         NNRT_GR_CHUNK("%[a00]", "%[a00]", "%[a10]", "%[a10]")
-        ".if (%c[kc] - 1) & 1\n\t"
-        NNRT_GR_NEXT
-        ".endif\n\t"
-        ".if %c[kc] > 2\n"
-        "2:\n\t"
-        NNRT_GR_NEXT NNRT_GR_NEXT
-        "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\t"
-        "bne 2b\n\t"
-        ".endif\n\t"
+        NNRT_GA_LOOP(NNRT_GR_NEXT)
         "sub %[a10], %[a10], %[a00]\n\t"
         "sub %[a11], %[a11], %[a01]\n\t"
         "asr %[a10], %[a10], #8\n\t"
@@ -774,6 +784,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
 #undef NNRT_GA_TAIL3
 #undef NNRT_GA_OUT
 #undef NNRT_GA_CHANNEL
+#undef NNRT_GA_LOOP
 #endif
 
 /* RV32IM: blocks of 4 channels (after the output stage above, which it reuses) */
@@ -868,7 +879,10 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rq(const nnrt_gemm_s8_t *g,
  * other case (a lone pixel, other builds of the same generated code) through
  * nnrt_gemm_pairs_rp_s8() in C, the same sums.
  */
-#define NNRT_GEMM_RP_MAX_K 256
+/* 640: pretrainedResnet_quant's 3x3 convolutions of 64 channels (depth 576); deeper than
+ * the scratch-free path's stack buffer only where the plan passes scratch to every call
+ * (nnopt.lowering.conv: ConvLowering.scratch_always). */
+#define NNRT_GEMM_RP_MAX_K 640
 
 /* Channels [oc, n) of a pixel pair, oc even, weights in the pair-row layout (libnnrt,
  * internal/nnrt_gemm_s8.c). */

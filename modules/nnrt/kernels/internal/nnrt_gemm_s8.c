@@ -31,9 +31,50 @@ static NNRT_NOINLINE void pair(const nnrt_gemm_pass_t *x, int32_t oc, int32_t n)
     nnrt_gemm_pair_body(x->g, x, oc, n, 0);
 }
 
+#if NNRT_DSP && !NNRT_MVE
+/* Channels oc and oc + d (d = 1; 0: an odd last channel) of a lone pixel (pixel 1
+ * repeating pixel 0, nnrt_gemm_2px_body()), row-major weights: pixel 0's sums alone,
+ * as nnrt_gemm_mac_2x2() computes them (per chunk the columns' two words, one weight
+ * word per row split by SXTB16, 4 SMLAD; the K % 4 tail as MLAs), two outputs. */
+static void lone_rq(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc, int32_t d)
+{
+    const int32_t k = g->k;
+    const int32_t oc1 = oc + d;
+    const uint8_t *c = (const uint8_t *)x->cols;
+    const int8_t *w0 = g->filter + (size_t)oc * (size_t)k;
+    const int8_t *w1 = w0 + (size_t)d * (size_t)k;
+    int32_t a0 = nnrt_gemm_rq_bias(g->rq, oc);
+    int32_t a1 = nnrt_gemm_rq_bias(g->rq, oc1);
+    for (int32_t j = 0; j < (k >> 2); ++j, c += 16, w0 += 4, w1 += 4) {
+        const uint32_t x0 = nnrt_ld32(c);
+        const uint32_t x1 = nnrt_ld32(c + 4);
+        const uint32_t v0 = nnrt_ld32(w0);
+        const uint32_t v1 = nnrt_ld32(w1);
+        a0 = __smlad(x1, nnrt_sxtb16_ror8(v0), __smlad(x0, __sxtb16(v0), a0));
+        a1 = __smlad(x1, nnrt_sxtb16_ror8(v1), __smlad(x0, __sxtb16(v1), a1));
+    }
+    for (int32_t t = 0; t < (k & 3); ++t) { /* the partial last chunk */
+        const int32_t x0 = nnrt_gemm_ld16(c, nnrt_gemm_dsp_pos(0, t));
+        a0 += w0[t] * x0;
+        a1 += w1[t] * x0;
+    }
+    const int32_t v0 = nnrt_gemm_rq_out(a0, nnrt_gemm_rq_ch(g->rq, oc));
+    const int32_t v1 = nnrt_gemm_rq_out(a1, nnrt_gemm_rq_ch(g->rq, oc1));
+    nnrt_gemm_put4(g, v0, v0, v1, v1, x->out0, x->out0, oc, oc1);
+}
+#endif
+
 void nnrt_gemm_pairs_rq_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc,
                            int32_t n)
 {
+#if NNRT_DSP && !NNRT_MVE
+    if (x->out1 == x->out0) { /* a lone pixel: its sums alone */
+        for (; oc < n; oc += 2) {
+            lone_rq(g, x, oc, oc + 1 < n ? 1 : 0);
+        }
+        return;
+    }
+#endif
     for (; oc < n; oc += 2) {
         nnrt_gemm_pair1_rq(g, x->cols, x->out0, x->out1, oc, oc + 1 < n ? 1 : 0);
     }
@@ -50,25 +91,45 @@ static void rp_pair(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t 
     /* the assembly's sums in C: per chunk both words raw (mixed sums), then SXTB16 */
     const uint8_t *c = (const uint8_t *)x->cols;
     uint32_t m0 = (uint32_t)nnrt_gemm_rq_bias(g->rq, oc + 1);
-    uint32_t m1 = m0;
     int32_t a0 = b0;
-    int32_t a1 = b0;
-    for (int32_t j = 0; j < (k >> 2); ++j, c += 16, w += 8) {
-        const uint32_t x0 = nnrt_ld32(c);
-        const uint32_t x1 = nnrt_ld32(c + 4);
-        const uint32_t x2 = nnrt_ld32(c + 8);
-        const uint32_t x3 = nnrt_ld32(c + 12);
-        const uint32_t we = nnrt_ld32(w);
-        const uint32_t wo = nnrt_ld32(w + 4);
-        m0 = (uint32_t)__smlad(x1, wo, __smlad(x0, we, (int32_t)m0));
-        m1 = (uint32_t)__smlad(x3, wo, __smlad(x2, we, (int32_t)m1));
-        a0 = __smlad(x1, __sxtb16(wo), __smlad(x0, __sxtb16(we), a0));
-        a1 = __smlad(x3, __sxtb16(wo), __smlad(x2, __sxtb16(we), a1));
+    if (x->out1 == x->out0) {
+        /* a lone pixel (pixel 1 repeats pixel 0, nnrt_gemm_2px_body()): its sums alone,
+         * half the loads and multiplies (the 3x3 maps' ninth pixel: person_detect
+         * 246 K -> measured in benchmarks/README-kernels.md) */
+        for (int32_t j = 0; j < (k >> 2); ++j, c += 16, w += 8) {
+            const uint32_t x0 = nnrt_ld32(c);
+            const uint32_t x1 = nnrt_ld32(c + 4);
+            const uint32_t we = nnrt_ld32(w);
+            const uint32_t wo = nnrt_ld32(w + 4);
+            m0 = (uint32_t)__smlad(x1, wo, __smlad(x0, we, (int32_t)m0));
+            a0 = __smlad(x1, __sxtb16(wo), __smlad(x0, __sxtb16(we), a0));
+        }
+        /* two outputs requantised, each stored twice (out1 == out0) */
+        const int32_t v0 = nnrt_gemm_rq_out(a0, nnrt_gemm_rq_ch(g->rq, oc));
+        const int32_t v1 =
+            nnrt_gemm_rq_out((int32_t)(m0 - (uint32_t)a0) >> 8, nnrt_gemm_rq_ch(g->rq, oc + 1));
+        nnrt_gemm_put4(g, v0, v0, v1, v1, x->out0, x->out0, oc, oc + 1);
+        return;
+    } else {
+        uint32_t m1 = m0;
+        int32_t a1 = b0;
+        for (int32_t j = 0; j < (k >> 2); ++j, c += 16, w += 8) {
+            const uint32_t x0 = nnrt_ld32(c);
+            const uint32_t x1 = nnrt_ld32(c + 4);
+            const uint32_t x2 = nnrt_ld32(c + 8);
+            const uint32_t x3 = nnrt_ld32(c + 12);
+            const uint32_t we = nnrt_ld32(w);
+            const uint32_t wo = nnrt_ld32(w + 4);
+            m0 = (uint32_t)__smlad(x1, wo, __smlad(x0, we, (int32_t)m0));
+            m1 = (uint32_t)__smlad(x3, wo, __smlad(x2, we, (int32_t)m1));
+            a0 = __smlad(x1, __sxtb16(wo), __smlad(x0, __sxtb16(we), a0));
+            a1 = __smlad(x3, __sxtb16(wo), __smlad(x2, __sxtb16(we), a1));
+        }
+        a[0] = a0;
+        a[1] = a1;
+        a[2] = (int32_t)(m0 - (uint32_t)a0) >> 8;
+        a[3] = (int32_t)(m1 - (uint32_t)a1) >> 8;
     }
-    a[0] = a0;
-    a[1] = a1;
-    a[2] = (int32_t)(m0 - (uint32_t)a0) >> 8;
-    a[3] = (int32_t)(m1 - (uint32_t)a1) >> 8;
 #else
     /* other builds: the pair's two rows unpacked (w_a the halfword's low byte, w_b
      * (h - w_a) / 256), then the build's own 2 x 2 block */
