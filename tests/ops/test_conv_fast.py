@@ -185,6 +185,8 @@ def test_run_stats_report_instructions_and_elf_sizes(tmp_path: Path,
     doc = json.loads(stats.read_text())
     assert doc["instructions"] > 100_000
     assert doc["arena_bytes"] == 768
-    # the weights alone are 270,880 bytes of flash; the arena is in RAM
-    assert 270_880 < doc["rom_bytes"] < 300_000
+    # the weights are 270,880 bytes as int8; on the M7 the FC layers' are widened to
+    # int16 (fc-int16: twice the flash, which nucleo_f767zi's 2 MB holds); the arena is
+    # in RAM
+    assert 2 * 270_880 < doc["rom_bytes"] < 2 * 270_880 + 30_000
     assert doc["ram_bytes"] >= doc["arena_bytes"]
