@@ -18,11 +18,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..cdefs import DType
+from ..ir import ConvOptions, Graph, Op
+from .conv_geometry import _is_depthwise
 from .conv_variant import cols_bytes, im2col_bytes
 
 #: Name of the layout (:attr:`nnopt.firmware.cores.Core.weight_layouts`, and the comment
 #: on the array in the model source).
 GEMM_PAIRS_LAYOUT = "conv-row-pair"
+#: Name of the widened layout (:func:`int16_rows`: twice the bytes, taken only where the
+#: board's flash holds them: ``nnopt.lowering.fc.fit_flash``).
+INT16_LAYOUT = "conv-int16"
 #: The deepest column the layout takes (``NNRT_GEMM_RP_MAX_K``: the C path of other
 #: builds unpacks a pair's two rows on its stack; 640: pretrainedResnet_quant's 3x3
 #: convolutions of 64 channels, depth 576).
@@ -79,6 +85,46 @@ def pair_rows(w: np.ndarray) -> np.ndarray | None:
     words = np.stack([by_word(low), by_word(hb)], axis=-1)  # bytes [w_a, h_b]
     out = np.concatenate([words.reshape(-1), w[2 * pairs:].reshape(-1)])
     return out.astype(np.int8)
+
+
+def int16_rows(w: np.ndarray) -> np.ndarray | None:
+    """int8 weights ``[channels, depth]`` widened to int16 in the layout of nnrt's
+    ``nnrt_gemm_pair_body_w16()`` (``internal/gemm_body.h``, whose comment describes it;
+    this is its one definition in Python): per block of G channels (the pairs (2j, 2j + 1),
+    then an odd last channel as a block of one), per chunk of 4 depth positions d, per
+    channel of the block the words E = [w_d w_d+2] and O = [w_d+1 w_d+3]. The same number
+    of values, int16; None where the geometry does not take it (as :func:`pair_rows`, but
+    every int8 weight and bias fits: each SMLAD is 2 MACs of one channel, no mixed sums)."""
+    channels, depth = w.shape
+    if channels < 2 or depth % 4 or not 4 <= depth <= MAX_DEPTH or w.dtype != np.int8:
+        return None
+    v = w.astype(np.int16)
+
+    def block(b: np.ndarray) -> np.ndarray:
+        # position i = 4 c + 2 m + q: chunk c, half m, word q (E / O) -> [c][r][q][m]
+        return b.reshape(b.shape[0], depth // 4, 2, 2).transpose(1, 0, 3, 2).reshape(-1)
+
+    parts = [block(v[o:o + 2]) for o in range(0, channels - 1, 2)]
+    if channels % 2:
+        parts.append(block(v[channels - 1:]))
+    return np.concatenate(parts).astype(np.int16)
+
+
+def wide_bytes(graph: Graph, op: Op) -> int:
+    """The int8 weight bytes of ``op`` when it is a convolution the int16 layout may be
+    written for (int8 activations, constant int8 weights that it alone reads, a depth
+    :func:`int16_rows` takes): what widening them adds to the flash, an upper bound
+    (``nnopt.lowering.fc.fit_flash``); else 0."""
+    if (not isinstance(op.options, ConvOptions) or _is_depthwise(op) or len(op.inputs) < 2):
+        return 0
+    x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+    if (x.dtype != DType.INT8 or w.dtype != DType.INT8 or not w.is_constant
+            or len(w.shape) != 4 or graph.consumers.get(w.index) != (op.index,)):
+        return 0
+    depth = w.shape[1] * w.shape[2] * w.shape[3]
+    if w.shape[0] < 2 or depth % 4 or not 4 <= depth <= MAX_DEPTH:
+        return 0
+    return w.shape[0] * depth
 
 
 def exact(w: np.ndarray, records: Sequence[int], z_in: int) -> bool:

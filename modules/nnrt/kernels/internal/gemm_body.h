@@ -764,6 +764,47 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
 }
 #undef NNRT_GR_CHUNK
 #undef NNRT_GR_NEXT
+/*
+ * nnrt_gemm_pairs_asm() for weights widened to int16 (the "conv-int16" layout,
+ * nnrt_gemm_pair_body_w16() below): per chunk of 4 depth positions and channel pair
+ * (a, b) the words E_a = [w_a0 w_a2], O_a = [w_a1 w_a3], E_b, O_b (int16 halfwords),
+ * two LDRD; each SMLAD is 2 MACs of one channel, so per 16 MACs 2 LDRD of columns,
+ * 2 LDRD of weights and 8 SMLAD (12 instructions; the pair rows: 13 and 4 a pair to
+ * unmix, the row-major loop 17). The records' biases are the channels' own (no mixed
+ * sums, no exactness condition). Same registers, loop and output stage as
+ * nnrt_gemm_pairs_asm(); depth a multiple of 4 (the lowering's rule).
+ */
+#define NNRT_GW_CHUNK(s00, s01, s10, s11)                                                    \
+    "ldrd " NNRT_GA_X0 ", " NNRT_GA_X1 ", [" NNRT_GA_C "], #8\n\t"                            \
+    "ldrd " NNRT_GA_WE ", " NNRT_GA_WV ", [%[w]], #8\n\t"                                     \
+    "ldrd " NNRT_GA_X2 ", " NNRT_GA_X3 ", [" NNRT_GA_C "], #8\n\t"                            \
+    "smlad %[a01], " NNRT_GA_X2 ", " NNRT_GA_WE ", " s01 "\n\t"                               \
+    "smlad %[a00], " NNRT_GA_X0 ", " NNRT_GA_WE ", " s00 "\n\t"                               \
+    "smlad %[a00], " NNRT_GA_X1 ", " NNRT_GA_WV ", %[a00]\n\t"                                \
+    "smlad %[a01], " NNRT_GA_X3 ", " NNRT_GA_WV ", %[a01]\n\t"                                \
+    "ldrd " NNRT_GA_WE ", " NNRT_GA_WV ", [%[w]], #8\n\t"                                     \
+    "smlad %[a11], " NNRT_GA_X2 ", " NNRT_GA_WE ", " s11 "\n\t"                               \
+    "smlad %[a10], " NNRT_GA_X0 ", " NNRT_GA_WE ", " s10 "\n\t"                               \
+    "smlad %[a10], " NNRT_GA_X1 ", " NNRT_GA_WV ", %[a10]\n\t"                                \
+    "smlad %[a11], " NNRT_GA_X3 ", " NNRT_GA_WV ", %[a11]\n\t"
+#define NNRT_GW_NEXT NNRT_GW_CHUNK("%[a00]", "%[a01]", "%[a10]", "%[a11]")
+
+static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_w16_asm(const nnrt_gemm_s8_t *g,
+                                                       const void *cols, int8_t *out0)
+{
+    NNRT_GA_REGS
+    __asm__ volatile(
+        NNRT_GA_PROLOGUE
+        NNRT_GW_CHUNK("%[a00]", "%[a00]", "%[a10]", "%[a10]")
+        NNRT_GA_LOOP(NNRT_GW_NEXT)
+        NNRT_GA_EPILOGUE
+        : [kc] "i"(g->k >> 2), [kb] "i"(16 * (g->k >> 2)), [oc] "i"(g->oc),
+          [stage] "i"(g->stage), [lo8] "i"(g->act_min), [hi8] "i"(g->act_max),
+          [last] "i"(NNRT_GEMM_RQ_LAST)
+        : "cc", "memory");
+}
+#undef NNRT_GW_CHUNK
+#undef NNRT_GW_NEXT
 #undef NNRT_GA_REGS
 #undef NNRT_GA_PROLOGUE
 #undef NNRT_GA_EPILOGUE
@@ -908,6 +949,47 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rp(const nnrt_gemm_s8_t *g,
 #else
     /* portable builds: the pair oc0, oc0 + n (n = 1), or the odd last channel (n = 0) */
     nnrt_gemm_pairs_rp_s8(g, x, oc0, oc0 + n + 1);
+#endif
+}
+
+/*
+ * nnrt_gemm_pair_body_rq() for an op whose weights code generation widened to int16 (the
+ * "conv-int16" layout, nnopt.lowering.gemm_pairs.int16_rows(): its one definition in
+ * Python; only where the board's flash holds the doubled bytes). Per block of G
+ * channels (G = 2: the pair (2j, 2j + 1) at filter + 4jk bytes; G = 1: an odd last
+ * channel at filter + 2(oc - 1)k), per chunk c of 4 depth positions, per channel of the
+ * block the words E = [w_4c w_4c+2] and O = [w_4c+1 w_4c+3] of int16 halfwords: 4G int16
+ * a chunk. The records are the op's own (biases unmixed). k a multiple of 4, at most
+ * NNRT_GEMM_RP_MAX_K (the C path of builds without DSP unpacks a pair's two rows on its
+ * stack). DSP builds with constant depth (-O1 and above): the pairs of two stored pixels
+ * in assembly (nnrt_gemm_pairs_w16_asm()); every other case (a lone pixel, the odd last
+ * channel, other builds of the same generated code) through nnrt_gemm_pairs_w16_s8() in
+ * C, the same sums.
+ */
+/* Channels [oc, n) of a pixel pair, oc even, weights in the int16 layout (libnnrt,
+ * internal/nnrt_gemm_s8.c). */
+void nnrt_gemm_pairs_w16_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc,
+                            int32_t n);
+
+static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_w16(const nnrt_gemm_s8_t *g,
+                                                       const nnrt_gemm_pass_t *x, int32_t oc0,
+                                                       int32_t n)
+{
+#if NNRT_DSP || NNRT_GEMM_PACKED || NNRT_RV32
+    int32_t oc = oc0;
+#if NNRT_DSP && defined(__OPTIMIZE__)
+    if (NNRT_GEMM_ASM_OK(g) && oc0 == 0 && n == g->oc && n >= 2
+        && x->out1 == x->out0 + g->oc) {
+        nnrt_gemm_pairs_w16_asm(g, x->cols, x->out0);
+        oc = n & ~1;
+    }
+#endif
+    if (oc < n) {
+        nnrt_gemm_pairs_w16_s8(g, x, oc, n);
+    }
+#else
+    /* portable builds: the pair oc0, oc0 + n (n = 1), or the odd last channel (n = 0) */
+    nnrt_gemm_pairs_w16_s8(g, x, oc0, oc0 + n + 1);
 #endif
 }
 

@@ -166,6 +166,98 @@ void nnrt_gemm_pairs_rp_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, i
     }
 }
 
+/* Channels oc and oc + d (d = 1; d = 0: an odd last channel, a block of one) of a pixel
+ * pair from the int16 layout (gemm_body.h: per chunk, per channel of the block, E O). */
+static void w16_pair(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc,
+                     int32_t d)
+{
+    const int32_t k = g->k;
+    const int32_t oc1 = oc + d;
+    /* int16 halfwords; the array is the op's (aligned: NNRT_WEIGHTS) */
+    const uint8_t *w = (const uint8_t *)g->filter + 2 * (size_t)oc * (size_t)k;
+    const int32_t b0 = nnrt_gemm_rq_bias(g->rq, oc);
+    const int32_t b1 = nnrt_gemm_rq_bias(g->rq, oc1);
+    int32_t a[4];
+#if NNRT_DSP && !NNRT_MVE
+    /* the assembly's sums in C; a lone pixel (pixel 1 repeats pixel 0,
+     * nnrt_gemm_2px_body()) sums pixel 0 alone */
+    const uint8_t *c = (const uint8_t *)x->cols;
+    const size_t step = 8 * (size_t)(1 + d); /* bytes of weights a chunk */
+    int32_t a00 = b0;
+    int32_t a01 = b0;
+    int32_t a10 = b1;
+    int32_t a11 = b1;
+    if (x->out1 == x->out0) {
+        for (int32_t j = 0; j < (k >> 2); ++j, c += 16, w += step) {
+            const uint32_t x0 = nnrt_ld32(c);
+            const uint32_t x1 = nnrt_ld32(c + 4);
+            a00 = __smlad(x1, nnrt_ld32(w + 4), __smlad(x0, nnrt_ld32(w), a00));
+            if (d != 0) {
+                a10 = __smlad(x1, nnrt_ld32(w + 12), __smlad(x0, nnrt_ld32(w + 8), a10));
+            }
+        }
+        a01 = a00;
+        a11 = a10;
+    } else {
+        for (int32_t j = 0; j < (k >> 2); ++j, c += 16, w += step) {
+            const uint32_t x0 = nnrt_ld32(c);
+            const uint32_t x1 = nnrt_ld32(c + 4);
+            const uint32_t x2 = nnrt_ld32(c + 8);
+            const uint32_t x3 = nnrt_ld32(c + 12);
+            const uint32_t we = nnrt_ld32(w);
+            const uint32_t wo = nnrt_ld32(w + 4);
+            a00 = __smlad(x1, wo, __smlad(x0, we, a00));
+            a01 = __smlad(x3, wo, __smlad(x2, we, a01));
+            if (d != 0) {
+                const uint32_t ve = nnrt_ld32(w + 8);
+                const uint32_t vo = nnrt_ld32(w + 12);
+                a10 = __smlad(x1, vo, __smlad(x0, ve, a10));
+                a11 = __smlad(x3, vo, __smlad(x2, ve, a11));
+            }
+        }
+    }
+    if (d == 0) {
+        a10 = a00;
+        a11 = a01;
+    }
+    a[0] = a00;
+    a[1] = a01;
+    a[2] = a10;
+    a[3] = a11;
+#else
+    /* other builds: the block's rows unpacked to int8 (each halfword a widened int8),
+     * then the build's own 2 x 2 block */
+    int8_t rows[2][NNRT_GEMM_RP_MAX_K];
+    const int32_t gsz = 1 + d;
+    for (int32_t r = 0; r < gsz; ++r) {
+        for (int32_t i = 0; i < k; ++i) {
+            /* chunk i / 4, channel r of the block, word (i & 1): E / O, half (i >> 1) & 1 */
+            const size_t h = (size_t)(4 * gsz * (i >> 2) + 4 * r + 2 * (i & 1) + ((i >> 1) & 1));
+            rows[r][i] = (int8_t)nnrt_gemm_ld16(w, h);
+        }
+    }
+    a[0] = a[1] = b0;
+    a[2] = a[3] = b1;
+    nnrt_gemm_mac_2x2(x->cols, k, rows[0], rows[d], a);
+#endif
+    const int32_t *r0 = nnrt_gemm_rq_ch(g->rq, oc);
+    const int32_t *r1 = nnrt_gemm_rq_ch(g->rq, oc1);
+    nnrt_gemm_put4(g, nnrt_gemm_rq_out(a[0], r0), nnrt_gemm_rq_out(a[1], r0),
+                   nnrt_gemm_rq_out(a[2], r1), nnrt_gemm_rq_out(a[3], r1), x->out0, x->out1,
+                   oc, oc1);
+}
+
+void nnrt_gemm_pairs_w16_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc,
+                            int32_t n)
+{
+    for (; oc + 1 < n; oc += 2) {
+        w16_pair(g, x, oc, 1);
+    }
+    if (oc < n) { /* an odd last channel: a block of one */
+        w16_pair(g, x, oc, 0);
+    }
+}
+
 void nnrt_gemm_s8_2px(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, int8_t *out1)
 {
     nnrt_gemm_2px_body(g, cols, out0, out1, pair);
