@@ -256,7 +256,7 @@ def _rp_case(r: random.Random, k: int, wide: bool = False) -> tuple[list[str], s
     assert rec is not None
     if wide:
         laid = gemm_pairs.int16_rows(rows.astype(np.int8))
-        mixed = list(rec)
+        mixed = gemm_pairs.block_records(rec, oc)
         w_decl = f"static const int16_t c{k}_wrp[{depth * oc}] __attribute__((aligned(8)))"
     else:
         laid = gemm_pairs.pair_rows(rows.astype(np.int8))
@@ -562,21 +562,38 @@ def test_pair_rows_for_dsp_cores_only(tmp_path: Path, opts: dict[str, str],
 
 def test_int16_rows_hold_every_weight_once() -> None:
     """gemm_pairs.int16_rows() decoded as nnrt_gemm_pair_body_w16()'s comment describes
-    it (per block of G channels, per chunk, per channel E = [w0 w2], O = [w1 w3]) gives
-    the tensor back, odd channel counts and -128 included; geometries the pair rows
-    refuse (not a multiple of 4, one channel) are refused too."""
+    it (per block of 3 channels, the last of oc % 3, per chunk, per channel E = [w0 w2],
+    O = [w1 w3]) gives the tensor back, every remainder and -128 included; geometries the
+    pair rows refuse (not a multiple of 4, one channel) are refused too; the records in
+    the same blocks (biases, then each channel's three words, the loop's end flag on the
+    last whole block)."""
     r = np.random.default_rng(3)
-    for oc, depth in ((2, 4), (3, 8), (7, 64), (8, 640)):
+    for oc, depth in ((2, 4), (3, 8), (7, 64), (8, 640), (9, 12)):
         w = r.integers(-128, 128, size=(oc, depth)).astype(np.int8)
         w[0, 0], w[-1, -1] = -128, -128
         laid = gemm_pairs.int16_rows(w)
         assert laid is not None and laid.dtype == np.int16 and laid.size == w.size
         back = np.zeros_like(w)
         for ch in range(oc):
-            base, g, r_ = (ch & ~1) * depth, (2 if ch + 1 < oc or ch % 2 else 1), ch % 2
+            b, r_ = divmod(ch, 3)
+            base, g = 3 * b * depth, min(3, oc - 3 * b)
             for i in range(depth):
                 back[ch, i] = laid[base + 4 * g * (i // 4) + 4 * r_ + 2 * (i % 2) + (i // 2) % 2]
         assert (back == w).all(), (oc, depth)
+        biases = [int(v) for v in r.integers(-1000, 1000, size=oc)]
+        rec = records_for(w.astype(np.int64), biases, [1 << 30] * oc, [-5] * oc, 0, 0,
+                          -128, 127)
+        assert rec is not None
+        blocks = gemm_pairs.block_records(rec, oc)
+        assert len(blocks) == 4 * oc
+        for ch in range(oc):
+            b, r_ = divmod(ch, 3)
+            g = min(3, oc - 3 * b)
+            assert blocks[12 * b + r_] == biases[ch]
+            words = blocks[12 * b + g + 3 * r_:12 * b + g + 3 * r_ + 3]
+            pair = rec[8 * (ch // 2) + 2 + 3 * (ch % 2):8 * (ch // 2) + 5 + 3 * (ch % 2)]
+            assert words[:2] == pair[:2] and words[2] & 0xFF == pair[2] & 0xFF
+            assert bool(words[2] & RQ_LAST) == (oc >= 3 and ch == 3 * (oc // 3) - 1), ch
     assert gemm_pairs.int16_rows(np.zeros((4, 6), np.int8)) is None
     assert gemm_pairs.int16_rows(np.zeros((1, 8), np.int8)) is None
     assert gemm_pairs.int16_rows(np.zeros((2, gemm_pairs.MAX_DEPTH + 4), np.int8)) is None

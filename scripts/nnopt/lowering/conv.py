@@ -87,7 +87,7 @@ from .specialize import SPECIALIZABLE
 
 
 def _conv_params(ctx: EmitContext, kind: str, geom: Any, depthwise: bool, records: bool,
-                 pool: Any, pairs: bool = False) -> tuple[Params, _Requant | None]:
+                 pool: Any, layout: str | None = None) -> tuple[Params, _Requant | None]:
     """The parameter struct of the op's kernel call, the one builder of both the op's
     own body (:meth:`ConvLowering.emit`) and its call on sub-views
     (:meth:`ConvLowering.window_call`), so that a parameter changes in one place; and
@@ -100,7 +100,7 @@ def _conv_params(ctx: EmitContext, kind: str, geom: Any, depthwise: bool, record
         return Params("nnrt_conv_s16_params_t",
                       {"geom": geom, **_requant16(ctx, x, w, y, depthwise)}), None
     if kind == "s8":
-        q = _requant(ctx, x, w, y, depthwise, records, pairs)
+        q = _requant(ctx, x, w, y, depthwise, records, layout)
         return Params("nnrt_conv_s8_params_t", {
             "geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out,
             "act_min": q.lo, "act_max": q.hi, "per_channel": 1 if q.per_channel else 0,
@@ -195,9 +195,9 @@ class ConvLowering(LoweringBase):
         args = (AddressOf("params"), TensorArg(x.index), w_arg, b_arg, TensorArg(y.index),
                 *scratch)
         elem = C_TYPE[SUFFIX_DTYPE[kind]]
-        # the pair rows' records hold the mixed start values; the int16 layout's, the biases
-        mixed = laid is not None and laid[1] == gemm_pairs.GEMM_PAIRS_LAYOUT
-        params, _ = _conv_params(ctx, kind, geom, dw, rec, Raw("NULL"), pairs=mixed)
+        # the records as the layout reads them (the pair rows: mixed start values)
+        params, _ = _conv_params(ctx, kind, geom, dw, rec, Raw("NULL"),
+                                 layout=None if laid is None else laid[1])
         return KernelCall(params, Call(fn, args), elem)
 
     def spec_core(self, ctx: EmitContext) -> specialize.SpecNames | None:
@@ -245,7 +245,9 @@ class ConvLowering(LoweringBase):
         holds it (``fc.fit_flash`` left it in the layouts), else the pair rows."""
         graph, op = ctx.graph, ctx.op
         layouts = ctx.weight_layouts
-        wide = layouts is not None and gemm_pairs.INT16_LAYOUT in layouts
+        # a whole block of the assembly at least (fewer channels: the pair rows)
+        wide = (layouts is not None and gemm_pairs.INT16_LAYOUT in layouts
+                and g.output_c >= gemm_pairs.BLOCK)
         if (layouts is None or not (wide or gemm_pairs.GEMM_PAIRS_LAYOUT in layouts)
                 or ctx.decl is None or g.depthwise
                 or not gemm_pairs.fits(g.filter_h, g.filter_w, g.input_c, g.output_c,
@@ -329,7 +331,7 @@ class ConvLowering(LoweringBase):
         pairs = self.pair_rows(ctx, g) if int8 else None
         if pairs is not None:  # the plain weights are named nowhere (their array is this)
             params, q = _conv_params(ctx, kind, geom, g.depthwise, True, pool,
-                                     pairs=pairs[1] == gemm_pairs.GEMM_PAIRS_LAYOUT)
+                                     layout=pairs[1])
             assert q is not None and q.records is not None
             declared = self._declare_spec(ctx, g, params, bias, q, pairs)
             assert declared
