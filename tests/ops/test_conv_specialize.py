@@ -56,7 +56,7 @@ from support.property import HAVE_QEMU, assert_passed, assert_same_hash, program
 CASES = 80  # convolutions
 FC_CASES = 24  # fully connected ops
 RP_CASES = 24  # convolutions with their weights in the pair-row layout (gemm_pairs)
-W16_CASES = 24  # convolutions with their weights widened to int16 (gemm_pairs.int16_rows)
+W16_CASES = 40  # convolutions with their weights widened to int16 (gemm_pairs.int16_rows)
 
 #: The harness the generated property program starts with (C in tests/c/; its text, so
 #: that the build cache, which hashes sources, sees an edit of it).
@@ -211,10 +211,15 @@ def _rp_case(r: random.Random, k: int, wide: bool = False) -> tuple[list[str], s
         scratch = k % 2 == 1
         deep = scratch and k % 4 == 1
         n = r.randint(1, 2)
-        pointwise = extreme or r.random() < 0.6
+        # the int16 cases k % 4 == 2 or 3: depth 4 to 64 in turn (kc = depth / 4 < 9: the
+        # block loop's two- and four-chunk forms; 9 to 16: each entry of the eight-chunk
+        # loop)
+        sweep = wide and k % 4 >= 2
+        pointwise = extreme or sweep or r.random() < 0.6
         if pointwise:
-            ic = 256 if extreme else 4 * r.randint(65 if deep else 1,
-                                                    gemm_pairs.MAX_DEPTH // 4 if deep else 64)
+            kc = 1 + (2 * (k // 4) + k % 4 - 2) % 16
+            ic = 256 if extreme else 4 * kc if sweep else 4 * r.randint(
+                65 if deep else 1, gemm_pairs.MAX_DEPTH // 4 if deep else 64)
             kh = kw = 1
         else:
             kh, kw = (3, 3) if deep else (r.randint(1, 3), r.randint(1, 3))

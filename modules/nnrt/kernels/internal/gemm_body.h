@@ -777,8 +777,8 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
  * - its 3 biases in one LDM (the records of a block: 3 biases, then each channel's
  *   multiplier, addend and rsh: nnopt.lowering.gemm_pairs.block_records()), the first
  *   chunk's SMLADs accumulating onto them;
- * - the depth loop (NNRT_G3_LOOP: four chunks a pass where that saves instructions,
- *   the columns' end read from the stack at each pass's compare);
+ * - the depth loop (NNRT_G3_LOOP8: eight chunks a pass from depth 36, else four or two
+ *   as NNRT_GA_LOOP, the columns' end read from the stack at each pass's compare);
  * - the weights pointer (r7) to its stack slot, the output-stage registers back (POP),
  *   the 6 outputs as nnrt_gemm_pairs_asm() (one LDM per channel's record, 6
  *   instructions an output before the clamps of a narrower range);
@@ -851,6 +851,29 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
     "2:\n\t" next next NNRT_G3_END                                                            \
     ".endif\n\t"                                                                              \
     ".endif\n\t"
+/* the whole blocks' depth loop: NNRT_G3_LOOP, but eight chunks a pass where r = kc - 1
+ * is 8 or more (3 ceil(r / 8) + (r % 8 != 0) instructions of loop control: depth 144,
+ * 28 -> 16 a block), entered where the remainder starts */
+#define NNRT_G3_LOOP8(next)                                                                   \
+    ".if %c[kc] >= 9\n\t"                                                                    \
+    ".if ((%c[kc] - 1) & 7) == 7\n\t"                                                        \
+    "b 3f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 6\n\t"                                                    \
+    "b 4f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 5\n\t"                                                    \
+    "b 5f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 4\n\t"                                                    \
+    "b 6f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 3\n\t"                                                    \
+    "b 7f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 2\n\t"                                                    \
+    "b 8f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 1\n\t"                                                    \
+    "b 9f\n\t"                                                                               \
+    ".endif\n"                                                                                \
+    "2:\n\t" next "3:\n\t" next "4:\n\t" next "5:\n\t" next                              \
+    "6:\n\t" next "7:\n\t" next "8:\n\t" next "9:\n\t" next NNRT_G3_END                  \
+    ".else\n\t" NNRT_G3_LOOP(next) ".endif\n\t"
 /* one output: acc requantised by the record in m / ad / rs (r7 the high word) */
 #define NNRT_G3_OUT(acc, store)                                                               \
     "add r7, %[ad], " acc ", asr #31\n\t"                                                     \
@@ -909,7 +932,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_w16_asm(const nnrt_gemm_s8_t *g, const 
         "ldm %[r]!, {%[a00], %[a10], %[a20]}\n\t"
         NNRT_G3_ENTER
         NNRT_G3_CHUNK("%[a00]", "%[a10]", "%[a20]")
-        NNRT_G3_LOOP(NNRT_G3_NEXT)
+        NNRT_G3_LOOP8(NNRT_G3_NEXT)
         "str r7, [sp, #20]\n\t"
         "pop {%[q], %[o], %[r]}\n\t"
         NNRT_G3_CHANNEL("%[a00]", "%[a01]")
@@ -961,6 +984,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_w16_asm(const nnrt_gemm_s8_t *g, const 
 #undef NNRT_G3_ENTER
 #undef NNRT_G3_END
 #undef NNRT_G3_LOOP
+#undef NNRT_G3_LOOP8
 #undef NNRT_G3_OUT
 #undef NNRT_G3_CHANNEL
 #undef NNRT_GA_REGS
