@@ -623,8 +623,9 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
  * where it saves instructions (r = 4 or r >= 6), four a pass (the compare and branch
  * once per 64 MACs), the loop entered where the remainder starts (one branch a pair:
  * 2 * ceil(r / 4) + (r % 4 != 0) instructions of loop control); otherwise two a pass,
- * an odd one before (2 * floor(r / 2)). `next` is one chunk. */
-#define NNRT_GA_LOOP(next)                                                                    \
+ * an odd one before (2 * floor(r / 2)). `next` is one chunk; `end` the pass's compare and
+ * branch back to 2 (NNRT_GA_LOOP_TO: the int16 blocks' reads the end from the stack). */
+#define NNRT_GA_LOOP_TO(next, end)                                                            \
     ".if %c[kc] == 5 || %c[kc] >= 7\n\t"                                                       \
     ".if ((%c[kc] - 1) & 3) == 3\n\t"                                                         \
     "b 3f\n\t"                                                                                \
@@ -633,17 +634,15 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
     ".elseif ((%c[kc] - 1) & 3) == 1\n\t"                                                     \
     "b 5f\n\t"                                                                                \
     ".endif\n"                                                                                 \
-    "2:\n\t" next "3:\n\t" next "4:\n\t" next "5:\n\t" next                                 \
-    "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\t"                                                  \
-    "bne 2b\n\t"                                                                              \
+    "2:\n\t" next "3:\n\t" next "4:\n\t" next "5:\n\t" next end                         \
     ".else\n\t"                                                                               \
     ".if (%c[kc] - 1) & 1\n\t" next ".endif\n\t"                                              \
     ".if %c[kc] > 2\n"                                                                         \
-    "2:\n\t" next next                                                                        \
-    "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\t"                                                  \
-    "bne 2b\n\t"                                                                              \
+    "2:\n\t" next next end                                                                    \
     ".endif\n\t"                                                                              \
     ".endif\n\t"
+#define NNRT_GA_LOOP(next)                                                                    \
+    NNRT_GA_LOOP_TO(next, "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\tbne 2b\n\t")
 
 /* The pair loops' registers (both variants below) */
 #define NNRT_GA_REGS                                                                          \
@@ -835,22 +834,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
     "bne 2b\n\t"
 /* NNRT_GA_LOOP with the end from the stack: 3 instructions a pass, so four chunks a
  * pass where r = kc - 1 is 4 or at least 6 (as there) */
-#define NNRT_G3_LOOP(next)                                                                    \
-    ".if %c[kc] == 5 || %c[kc] >= 7\n\t"                                                       \
-    ".if ((%c[kc] - 1) & 3) == 3\n\t"                                                         \
-    "b 3f\n\t"                                                                                \
-    ".elseif ((%c[kc] - 1) & 3) == 2\n\t"                                                     \
-    "b 4f\n\t"                                                                                \
-    ".elseif ((%c[kc] - 1) & 3) == 1\n\t"                                                     \
-    "b 5f\n\t"                                                                                \
-    ".endif\n"                                                                                 \
-    "2:\n\t" next "3:\n\t" next "4:\n\t" next "5:\n\t" next NNRT_G3_END                     \
-    ".else\n\t"                                                                               \
-    ".if (%c[kc] - 1) & 1\n\t" next ".endif\n\t"                                              \
-    ".if %c[kc] > 2\n"                                                                         \
-    "2:\n\t" next next NNRT_G3_END                                                            \
-    ".endif\n\t"                                                                              \
-    ".endif\n\t"
+#define NNRT_G3_LOOP(next) NNRT_GA_LOOP_TO(next, NNRT_G3_END)
 /* the whole blocks' depth loop: NNRT_G3_LOOP, but eight chunks a pass where r = kc - 1
  * is 8 or more (3 ceil(r / 8) + (r % 8 != 0) instructions of loop control: depth 144,
  * 28 -> 16 a block), entered where the remainder starts */
@@ -1008,6 +992,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_w16_asm(const nnrt_gemm_s8_t *g, const 
 #undef NNRT_GA_OUT
 #undef NNRT_GA_CHANNEL
 #undef NNRT_GA_LOOP
+#undef NNRT_GA_LOOP_TO
 #endif
 
 /* RV32IM: blocks of 4 channels (after the output stage above, which it reuses) */
@@ -1158,18 +1143,16 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_w16(const nnrt_gemm_s8_t *g,
                                                        const nnrt_gemm_pass_t *x, int32_t oc0,
                                                        int32_t n)
 {
-#if NNRT_DSP || NNRT_GEMM_PACKED || NNRT_RV32
-    int32_t oc = oc0;
 #if NNRT_DSP && defined(__OPTIMIZE__)
+    /* every channel of a stored pixel pair (at least one whole block) */
     if (NNRT_GEMM_ASM_OK(g) && oc0 == 0 && n == g->oc && n >= 3
         && x->out1 == x->out0 + g->oc) {
         nnrt_gemm_w16_asm(g, x->cols, x->out0);
-        oc = n;
+        return;
     }
 #endif
-    if (oc < n) {
-        nnrt_gemm_pairs_w16_s8(g, x, oc, n);
-    }
+#if NNRT_DSP || NNRT_GEMM_PACKED || NNRT_RV32
+    nnrt_gemm_pairs_w16_s8(g, x, oc0, n);
 #else
     /* portable builds: the pair oc0, oc0 + n (n = 1), or the odd last channel (n = 0) */
     nnrt_gemm_pairs_w16_s8(g, x, oc0, oc0 + n + 1);
