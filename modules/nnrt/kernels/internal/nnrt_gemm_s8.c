@@ -189,10 +189,10 @@ static w16_ch_t w16_ch(const nnrt_gemm_s8_t *g, int32_t c)
 }
 
 #if NNRT_DSP && !NNRT_MVE
-/* One channel's sums over both pixels' columns (lone: pixel 0's alone), per chunk its
- * E and O words and 2 or 4 SMLAD (the assembly's sums). */
+/* One channel's sums over both pixels' columns, per chunk its E and O words and 4
+ * SMLAD (the assembly's sums). */
 static NNRT_ALWAYS_INLINE void w16_sums(const uint8_t *cp, const w16_ch_t *ch, int32_t k,
-                                        int lone, int32_t *s0, int32_t *s1)
+                                        int32_t *s0, int32_t *s1)
 {
     const uint8_t *w = ch->w;
     int32_t a0 = ch->bias;
@@ -201,12 +201,10 @@ static NNRT_ALWAYS_INLINE void w16_sums(const uint8_t *cp, const w16_ch_t *ch, i
         const uint32_t we = nnrt_ld32(w);
         const uint32_t wo = nnrt_ld32(w + 4);
         a0 = __smlad(nnrt_ld32(cp + 4), wo, __smlad(nnrt_ld32(cp), we, a0));
-        if (!lone) {
-            a1 = __smlad(nnrt_ld32(cp + 12), wo, __smlad(nnrt_ld32(cp + 8), we, a1));
-        }
+        a1 = __smlad(nnrt_ld32(cp + 12), wo, __smlad(nnrt_ld32(cp + 8), we, a1));
     }
     *s0 = a0;
-    *s1 = lone ? a0 : a1;
+    *s1 = a1;
 }
 #endif
 
@@ -218,13 +216,25 @@ static void w16_pair(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t
     const w16_ch_t c1 = w16_ch(g, c + d);
     int32_t a[4] = {c0.bias, c0.bias, c1.bias, c1.bias};
 #if NNRT_DSP && !NNRT_MVE
-    /* a lone pixel (pixel 1 repeats pixel 0, nnrt_gemm_2px_body()): pixel 0 alone */
     if (x->out1 == x->out0) {
-        w16_sums((const uint8_t *)x->cols, &c0, k, 1, &a[0], &a[1]);
-        w16_sums((const uint8_t *)x->cols, &c1, k, 1, &a[2], &a[3]);
+        /* a lone pixel (pixel 1 repeats pixel 0, nnrt_gemm_2px_body()): pixel 0 alone,
+         * both channels per chunk (its column words loaded once) */
+        const uint8_t *cp = (const uint8_t *)x->cols;
+        const uint8_t *w0 = c0.w;
+        const uint8_t *w1 = c1.w;
+        for (int32_t j = k >> 2; j > 0; --j, cp += 16, w0 += c0.step, w1 += c1.step) {
+            const uint32_t x0 = nnrt_ld32(cp);
+            const uint32_t x1 = nnrt_ld32(cp + 4);
+            a[0] = __smlad(x1, nnrt_ld32(w0 + 4), __smlad(x0, nnrt_ld32(w0), a[0]));
+            a[2] = __smlad(x1, nnrt_ld32(w1 + 4), __smlad(x0, nnrt_ld32(w1), a[2]));
+        }
+        a[1] = a[0];
+        a[3] = a[2];
     } else {
-        w16_sums((const uint8_t *)x->cols, &c0, k, 0, &a[0], &a[1]);
-        w16_sums((const uint8_t *)x->cols, &c1, k, 0, &a[2], &a[3]);
+        /* both pixels, one channel at a time (GCC keeps its loop in registers; the
+         * assembly takes every stored pair of 3 channels or more) */
+        w16_sums((const uint8_t *)x->cols, &c0, k, &a[0], &a[1]);
+        w16_sums((const uint8_t *)x->cols, &c1, k, &a[2], &a[3]);
     }
 #else
     /* other builds: the two rows unpacked to int8 (each halfword a widened int8), then
