@@ -10,7 +10,13 @@ and a second SMLAD a alone, so 16 MACs of a 2 x 2 block take 13 instructions ins
 exact modulo 2^32 where :func:`exact` holds; the channel records carry the mixed start
 value (:func:`mixed_records`). Code generation writes the layout only for the cores
 whose data asks for it (:attr:`nnopt.firmware.cores.Core.weight_layouts`); other builds
-of the same generated code read it through a C path (slower, never wrong)."""
+of the same generated code read it through a C path (slower, never wrong).
+
+Where the board's flash holds twice the bytes (``nnopt.lowering.fc.fit_flash``), the
+weights are widened to int16 instead (:func:`int16_rows`, "conv-int16": blocks of 3
+channels, each SMLAD 2 MACs of one channel, 17 instructions per 24 MACs in
+``nnrt_gemm_w16_asm()``; no mixed sums, so no exactness condition), their records in
+the same blocks (:func:`block_records`)."""
 
 from __future__ import annotations
 
