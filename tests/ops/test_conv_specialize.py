@@ -27,6 +27,7 @@ import pytest
 from conftest import model_path
 from nnopt.arith import out_size_and_padding
 from nnopt.boards import load_board
+from nnopt.codegen import c_model
 from nnopt.codegen.c_model import generate
 from nnopt.codegen.spec import render_spec
 from nnopt.elfcheck import check_elf, format_report
@@ -38,7 +39,7 @@ from nnopt.lowering import gemm_pairs
 from nnopt.lowering.activation import multiply_by_quantized_multiplier
 from nnopt.lowering.call import ConvGemmSpec, FcSpec, Params, Raw, render_params
 from nnopt.lowering.conv_variant import CONV_SPEC, cols_bytes, im2col_bytes
-from nnopt.lowering.fc import FC_SPEC
+from nnopt.lowering.fc import FC_SPEC, fit_flash
 from nnopt.lowering.specialize import (
     RQ_LAST,
     Candidate,
@@ -55,6 +56,7 @@ from support.property import HAVE_QEMU, assert_passed, assert_same_hash, program
 CASES = 80  # convolutions
 FC_CASES = 24  # fully connected ops
 RP_CASES = 24  # convolutions with their weights in the pair-row layout (gemm_pairs)
+W16_CASES = 40  # convolutions with their weights widened to int16 (gemm_pairs.int16_rows)
 
 #: The harness the generated property program starts with (C in tests/c/; its text, so
 #: that the build cache, which hashes sources, sees an edit of it).
@@ -189,10 +191,13 @@ def _case(r: random.Random, k: int) -> tuple[list[str], str]:
     return decls, call
 
 
-def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
+def _rp_case(r: random.Random, k: int, wide: bool = False) -> tuple[list[str], str]:
     """C of pair-row case k: a one-group conv whose specialised core reads its weights in
     the pair-row layout with the records' mixed start values (gemm_pairs), as code
     generation emits it for the Cortex-M7; the generic entry reads the row-major copy.
+    wide: the same drawing with the weights widened to int16 (gemm_pairs.int16_rows:
+    the records' own biases; weights -128 to 127, biases without the 2^23 room: no
+    exactness condition to respect).
     Odd channel counts, a lone last pixel in every third case, scratch in every other
     case, every fourth one deeper than the scratch-free path's stack buffer takes
     (depth 260 to MAX_DEPTH: the lone pixel's C path unpacks up to NNRT_GEMM_RP_MAX_K);
@@ -206,10 +211,15 @@ def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
         scratch = k % 2 == 1
         deep = scratch and k % 4 == 1
         n = r.randint(1, 2)
-        pointwise = extreme or r.random() < 0.6
+        # the int16 cases k % 4 == 2 or 3: depth 4 to 64 in turn (kc = depth / 4 < 9: the
+        # block loop's two- and four-chunk forms; 9 to 16: each entry of the eight-chunk
+        # loop)
+        sweep = wide and k % 4 >= 2
+        pointwise = extreme or sweep or r.random() < 0.6
         if pointwise:
-            ic = 256 if extreme else 4 * r.randint(65 if deep else 1,
-                                                    gemm_pairs.MAX_DEPTH // 4 if deep else 64)
+            kc = 1 + (2 * (k // 4) + k % 4 - 2) % 16
+            ic = 256 if extreme else 4 * kc if sweep else 4 * r.randint(
+                65 if deep else 1, gemm_pairs.MAX_DEPTH // 4 if deep else 64)
             kh = kw = 1
         else:
             kh, kw = (3, 3) if deep else (r.randint(1, 3), r.randint(1, 3))
@@ -235,21 +245,30 @@ def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
     spread = max(1.0, depth ** 0.5 * 73 * 150)
     q = replace(q, shifts=[min(max(6 - round(np.log2(spread)) + r.randint(-1, 1), -31), -3)
                            for _ in q.shifts], has_bias=True)
+    w_lo = -128 if wide else -127
     if extreme:
         q = replace(q, z_in=r.choice((-128, 127)))
-        weights = np.array([r.choice((-127, 127)) for _ in range(depth * oc)], dtype=np.int64)
+        weights = np.array([r.choice((w_lo, 127)) for _ in range(depth * oc)], dtype=np.int64)
     else:
-        weights = np.array([r.randint(-127, 127) for _ in range(depth * oc)], dtype=np.int64)
+        weights = np.array([r.randint(w_lo, 127) for _ in range(depth * oc)], dtype=np.int64)
     rows = weights.reshape(oc, depth)
     xmax = max(abs(-128 - q.z_in), abs(127 - q.z_in))
     room = (1 << 23) - 1 - int(np.abs(rows).sum(axis=1).max()) * xmax
-    reach = min(room, int(2 * spread))
+    reach = int(2 * spread) if wide else min(room, int(2 * spread))
     biases = [r.randint(-reach, reach) for _ in range(oc)]
     rec = records_for(rows, biases, q.mults * (1 if per_channel else oc),
                       q.shifts * (1 if per_channel else oc), q.z_in, q.z_out, q.lo, q.hi)
-    laid = gemm_pairs.pair_rows(rows.astype(np.int8))
-    assert rec is not None and laid is not None and gemm_pairs.exact(rows, rec, q.z_in)
-    mixed = gemm_pairs.mixed_records(rec, oc)
+    assert rec is not None
+    if wide:
+        laid = gemm_pairs.int16_rows(rows.astype(np.int8))
+        mixed = gemm_pairs.block_records(rec, oc)
+        w_decl = f"static const int16_t c{k}_wrp[{depth * oc}] __attribute__((aligned(8)))"
+    else:
+        laid = gemm_pairs.pair_rows(rows.astype(np.int8))
+        assert gemm_pairs.exact(rows, rec, q.z_in)
+        mixed = gemm_pairs.mixed_records(rec, oc)
+        w_decl = f"static const int8_t c{k}_wrp[{depth * oc}] __attribute__((aligned(4)))"
+    assert laid is not None
     geom = {"batches": n, "input_h": ih, "input_w": iw, "input_c": ic, "output_h": oh,
             "output_w": ow, "output_c": oc, "filter_h": kh, "filter_w": kw, "filter_c": ic,
             "stride_h": sh, "stride_w": sw, "dilation_h": 1, "dilation_w": 1,
@@ -261,8 +280,7 @@ def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
     params = Params("nnrt_conv_s8_params_t",
                     {**fields, "multiplier": Raw("NULL"), "shift": Raw("NULL")})
     decls = [f"static const int8_t c{k}_w[{depth * oc}] = {{{', '.join(map(str, weights))}}};",
-             f"static const int8_t c{k}_wrp[{depth * oc}] __attribute__((aligned(4))) = "
-             f"{{{', '.join(map(str, laid))}}};",
+             f"{w_decl} = {{{', '.join(map(str, laid))}}};",
              f"static const int32_t c{k}_b[{oc}] = {{{', '.join(map(str, biases))}}};",
              f"static const int32_t c{k}_rq[{len(mixed)}] = {{{', '.join(map(str, mixed))}}};",
              *q.tables(k), *render_params(generic, f"c{k}_gparams")]
@@ -271,7 +289,7 @@ def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
         channels=oc, filter_ident=f"c{k}_wrp", bias_ident=None, mult_ident=f"c{k}_mult",
         shift_ident=f"c{k}_shift", per_channel=per_channel, output_offset=q.z_out,
         act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=f"c{k}_rq",
-        pair_rows=True))
+        pair_rows=not wide, int16_rows=wide))
     decls = [d.replace(f"op{k}_core", f"c{k}_core") for d in decls]
     call = (f"    check(&c{k}_gparams, c{k}_w, c{k}_b, {in_n}u, {out_n}u, "
             f"{int(scratch)}, t_spec_op{k});")
@@ -302,6 +320,11 @@ def property_program(cases: int, seed: int) -> str:
         d, c = _rp_case(r, k)
         decls += d
         calls.append(c)
+    start = cases + FC_CASES + RP_CASES
+    for k in range(start, start + W16_CASES):
+        d, c = _rp_case(r, k, wide=True)
+        decls += d
+        calls.append(c)
     return program(PRELUDE, decls, calls)
 
 
@@ -329,7 +352,7 @@ def test_specialised_conv_matches_the_generic_kernel(property_results: dict[str,
                                                      name: str) -> None:
     if name not in property_results:
         pytest.skip(f"{name}: its QEMU / compiler is not installed")
-    assert_passed(property_results[name], CASES + FC_CASES + RP_CASES)
+    assert_passed(property_results[name], CASES + FC_CASES + RP_CASES + W16_CASES)
 
 
 def test_every_instruction_set_gives_the_same_bytes(property_results: dict[str, str]) -> None:
@@ -474,14 +497,33 @@ def test_offset_biases_for_helium_cores_only(tmp_path: Path) -> None:
             assert got == [int(v) for v in b - x.quant.zero_point[0] * sums], k
 
 
+def _laid_ops(text: str, what: str) -> list[str]:
+    return re.findall(rf"op (\d+): matrix-core convolution specialised to depth \d+, \d+ "
+                      rf"channels, weights {what}", text)
+
+
+def _laid_array(text: str, index: int, layout: str, ctype: str) -> tuple[str, list[int]]:
+    """The name and values of tensor ``index``'s array written in ``layout``."""
+    arr = re.search(rf"/\* tensor {index}: .*? in the {layout} layout \*/\n"
+                    rf"NNRT_WEIGHTS static const {ctype} (w\d+)\[\d+\] = \{{\n(.*?)\n\}};",
+                    text, re.S)
+    assert arr is not None, index
+    return arr.group(1), [int(v) for v in arr.group(2).replace("\n", " ").split(",")
+                          if v.strip()]
+
+
 @pytest.mark.parametrize("opts", [{}, {"inplace_ops": "auto", "tiling": "auto"}],
                          ids=["classic", "default"])
-def test_pair_rows_for_dsp_cores_only(tmp_path: Path, opts: dict[str, str]) -> None:
-    """Planned for the M7's or M4's board (Core.weight_layouts: "conv-row-pair"), the
-    specialised 1x1 convs of kws_ref_model (depth 64) have their weights in the pair-row
-    layout (the array gemm_pairs.pair_rows() makes of the tensor, the records' mixed
-    start values) and run nnrt_gemm_pair_body_rp(); for the M3, the M33 without DSP,
-    the M55 or no board, none (their generated code is the one without the layout)."""
+def test_pair_rows_for_dsp_cores_only(tmp_path: Path, opts: dict[str, str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planned for the M7's or M4's board (Core.weight_layouts: "conv-int16" and
+    "conv-row-pair"; their flash holds the doubled bytes), the specialised 1x1 convs of
+    kws_ref_model (depth 64) have their weights widened to int16 (the array
+    gemm_pairs.int16_rows() makes of the tensor, the records' own biases) and run
+    nnrt_gemm_pair_body_w16(); where the flash could not hold them (fit_flash without
+    the int16 layout) the pair-row layout (gemm_pairs.pair_rows(), the records' mixed
+    start values, nnrt_gemm_pair_body_rp()); for the M3, the M33 without DSP, the M55
+    or no board, neither (their generated code is the one without the layouts)."""
     rel = "mlperf_tiny/kws_ref_model.tflite"
     data = model_path(rel).read_bytes()
     graph = load_model_bytes(data, name="kws_ref_model")
@@ -491,20 +533,75 @@ def test_pair_rows_for_dsp_cores_only(tmp_path: Path, opts: dict[str, str]) -> N
                         PlanOptions(board=load_board(board) if board else None, **opts),
                         source_bytes=data)
         text = generate(pm, tmp_path / str(board)).c_file.read_text()
-        ops = re.findall(r"op (\d+): matrix-core convolution specialised to depth \d+, \d+ "
-                         r"channels, weights in the pair-row layout", text)
-        assert (len(ops) >= 4) == (board in ("nucleo_f767zi", "mps2_an386")), board
-        assert text.count("nnrt_gemm_pair_body_rp(") == len(ops), board
+        dsp = board in ("nucleo_f767zi", "mps2_an386")
+        ops = _laid_ops(text, "widened to int16")
+        assert (len(ops) >= 4) == dsp, board
+        assert not _laid_ops(text, "in the pair-row layout"), board
+        assert text.count("nnrt_gemm_pair_body_w16(") == len(ops), board
         for k in ops:
-            op = graph.ops[int(k)]
-            w = graph.tensors[op.inputs[1]]
-            arr = re.search(rf"/\* tensor {w.index}: .*? in the conv-row-pair layout \*/\n"
-                            r"NNRT_WEIGHTS static const int8_t w\d+\[\d+\] = \{\n(.*?)\n\};",
-                            text, re.S)
-            assert arr is not None, k
-            got = [int(v) for v in arr.group(1).replace("\n", " ").split(",") if v.strip()]
-            want = gemm_pairs.pair_rows(w.array().reshape(w.shape[0], -1))
+            w = graph.tensors[graph.ops[int(k)].inputs[1]]
+            want = gemm_pairs.int16_rows(w.array().reshape(w.shape[0], -1))
+            name, got = _laid_array(text, w.index, gemm_pairs.INT16_LAYOUT, "int16_t")
             assert want is not None and got == [int(v) for v in want], k
+            # the core's filter pointer names the int16 array
+            assert f", (const int8_t *)(const void *){name}, NULL," in text, k
+    # the same board with the int16 layout left out (its flash too small): the pair rows
+    pm = plan_model(load_model_bytes(data, name="kws_ref_model"),
+                    PlanOptions(board=load_board("nucleo_f767zi"), **opts), source_bytes=data)
+    real = c_model.fit_flash
+
+    def small(*a: object) -> frozenset[str] | None:
+        got = real(*a)  # type: ignore[arg-type]
+        return None if got is None else got - {gemm_pairs.INT16_LAYOUT}
+    monkeypatch.setattr(c_model, "fit_flash", small)
+    text = generate(pm, tmp_path / "small").c_file.read_text()
+    ops = _laid_ops(text, "in the pair-row layout")
+    assert len(ops) >= 4 and not _laid_ops(text, "widened to int16")
+    assert text.count("nnrt_gemm_pair_body_rp(") == len(ops)
+    for k in ops:
+        w = graph.tensors[graph.ops[int(k)].inputs[1]]
+        want = gemm_pairs.pair_rows(w.array().reshape(w.shape[0], -1))
+        _, got = _laid_array(text, w.index, gemm_pairs.GEMM_PAIRS_LAYOUT, "int8_t")
+        assert want is not None and got == [int(v) for v in want], k
+
+
+def test_int16_rows_hold_every_weight_once() -> None:
+    """gemm_pairs.int16_rows() decoded as nnrt_gemm_pair_body_w16()'s comment describes
+    it (per block of 3 channels, the last of oc % 3, per chunk, per channel E = [w0 w2],
+    O = [w1 w3]) gives the tensor back, every remainder and -128 included; geometries the
+    pair rows refuse (not a multiple of 4, one channel) are refused too; the records in
+    the same blocks (biases, then each channel's three words, the loop's end flag on the
+    last whole block)."""
+    r = np.random.default_rng(3)
+    for oc, depth in ((2, 4), (3, 8), (7, 64), (8, 640), (9, 12)):
+        w = r.integers(-128, 128, size=(oc, depth)).astype(np.int8)
+        w[0, 0], w[-1, -1] = -128, -128
+        laid = gemm_pairs.int16_rows(w)
+        assert laid is not None and laid.dtype == np.int16 and laid.size == w.size
+        back = np.zeros_like(w)
+        for ch in range(oc):
+            b, r_ = divmod(ch, 3)
+            base, g = 3 * b * depth, min(3, oc - 3 * b)
+            for i in range(depth):
+                back[ch, i] = laid[base + 4 * g * (i // 4) + 4 * r_ + 2 * (i % 2) + (i // 2) % 2]
+        assert (back == w).all(), (oc, depth)
+        biases = [int(v) for v in r.integers(-1000, 1000, size=oc)]
+        rec = records_for(w.astype(np.int64), biases, [1 << 30] * oc, [-5] * oc, 0, 0,
+                          -128, 127)
+        assert rec is not None
+        blocks = gemm_pairs.block_records(rec, oc)
+        assert len(blocks) == 4 * oc
+        for ch in range(oc):
+            b, r_ = divmod(ch, 3)
+            g = min(3, oc - 3 * b)
+            assert blocks[12 * b + r_] == biases[ch]
+            words = blocks[12 * b + g + 3 * r_:12 * b + g + 3 * r_ + 3]
+            pair = rec[8 * (ch // 2) + 2 + 3 * (ch % 2):8 * (ch // 2) + 5 + 3 * (ch % 2)]
+            assert words[:2] == pair[:2] and words[2] & 0xFF == pair[2] & 0xFF
+            assert bool(words[2] & RQ_LAST) == (oc >= 3 and ch == 3 * (oc // 3) - 1), ch
+    assert gemm_pairs.int16_rows(np.zeros((4, 6), np.int8)) is None
+    assert gemm_pairs.int16_rows(np.zeros((1, 8), np.int8)) is None
+    assert gemm_pairs.int16_rows(np.zeros((2, gemm_pairs.MAX_DEPTH + 4), np.int8)) is None
 
 
 #: Three 3x3 convolutions of depth 288, 288 and 576 (columns over the scratch-free
@@ -531,14 +628,16 @@ def _deep_planned(opts: dict[str, str]):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("opts", list(DEEP_PLANS.values()), ids=list(DEEP_PLANS))
 def test_deep_pair_rows_only_where_the_plan_passes_scratch(tmp_path: Path,
                                                            opts: dict[str, str]) -> None:
-    """A conv whose columns exceed the scratch-free path's stack buffer takes the
-    pair-row layout exactly where the plan gives it scratch (ConvLowering.scratch_always:
+    """A conv whose columns exceed the scratch-free path's stack buffer takes its layout
+    (on the nucleo_f767zi, whose flash holds them, the weights widened to int16; the
+    pair rows follow the same rule) exactly where the plan gives it scratch
+    (ConvLowering.scratch_always:
     its per-pixel loops, which read row-major weights, then never run), and every call
     of its specialised core, whole, in bands or in patches, passes that scratch."""
     _, pm = _deep_planned(opts)
     text = generate(pm, tmp_path / "g").c_file.read_text()
     laid = {int(k) for k in re.findall(r"op (\d+): matrix-core convolution specialised to "
-                                       r"depth \d+, \d+ channels, weights in the pair-row",
+                                       r"depth \d+, \d+ channels, weights widened to int16",
                                        text)}
     planned = {s.op for s in pm.plan.scratch}
     free = {op.index for op in pm.graph.ops if op.options.scratch_free}
@@ -725,14 +824,14 @@ def test_model_bitexact_with_specialisation_on_cortex_m7(tmp_path: Path) -> None
 @pytest.mark.qemu
 @qemu
 def test_deep_pair_rows_bitexact_on_cortex_m7(tmp_path: Path) -> None:
-    """The deep chain (depth 288 and 576 in the pair-row layout) planned with bands and
-    patches: every tensor bit-exact with the tflite-micro interpreter on the M7."""
+    """The deep chain (depth 288 and 576, weights widened to int16) planned with bands
+    and patches: every tensor bit-exact with the tflite-micro interpreter on the M7."""
     from nnopt.runner import run_planned
     from nnopt.testing.harness import random_inputs, run_tflm
 
     data, pm = _deep_planned(DEEP_PLANS["both"])
     assert generate(pm, tmp_path / "src").c_file.read_text().count(
-        "weights in the pair-row layout") == 3
+        "weights widened to int16") == 3
     inputs = random_inputs(data, 2)
     ref_out, ref_all = run_tflm(data, inputs)
     res = run_planned(pm, [x.tobytes() for x in inputs], target="qemu-m7",
@@ -747,3 +846,32 @@ def test_deep_pair_rows_bitexact_on_cortex_m7(tmp_path: Path) -> None:
                                  "mlperf_tiny/pretrainedResnet_quant.tflite"])
 def test_more_models_bitexact_with_specialisation(rel: str, tmp_path: Path) -> None:
     assert _bitexact_on_qemu(rel, "force", tmp_path)
+
+
+def test_conv_int16_only_where_the_flash_holds_it_beside_the_fc_layouts() -> None:
+    """fit_flash() keeps the convolutions' int16 layout only where their int8 weights
+    (gemm_pairs.wide_bytes: kws_ref_model's depth-40 first conv and four 1x1 ones) fit
+    beside the FCs' doubled ones; with less, the FCs' int16 layout stays and the
+    convolutions keep the pair rows; with less than the FCs', neither."""
+    data = model_path("mlperf_tiny/kws_ref_model.tflite").read_bytes()
+    graph = load_model_bytes(data, name="kws_ref_model")
+    conv = sum(gemm_pairs.wide_bytes(graph, op) for op in graph.ops)
+    assert conv == 64 * 40 + 4 * 64 * 64
+    fc = fit_flash_fc_bytes(graph)
+    layouts = frozenset({"row-pair", "conv-row-pair", "fc-int16", gemm_pairs.INT16_LAYOUT})
+    assert fit_flash(graph, layouts, fc + conv) == layouts
+    assert fit_flash(graph, layouts, fc + conv - 1) == layouts - {gemm_pairs.INT16_LAYOUT}
+    assert fit_flash(graph, layouts, fc - 1) == frozenset({"row-pair", "conv-row-pair"})
+
+
+def fit_flash_fc_bytes(graph) -> int:  # type: ignore[no-untyped-def]
+    """What the FCs' doubled layouts add (fit_flash's own bound, without the convs')."""
+    only_fc = frozenset({"fc-int16"})
+    lo, hi = 0, 1 << 24
+    while lo < hi:  # the least spare bytes that keep the FCs' layout
+        mid = (lo + hi) // 2
+        if fit_flash(graph, only_fc, mid) == only_fc:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo

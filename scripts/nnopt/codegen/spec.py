@@ -25,6 +25,10 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
     px2 = pair_symbol(s.model, s.op_index)
     stage = 2 if (s.act_min, s.act_max) == (-128, 127) else 1
     all_fast = int(all(-31 <= sh <= -2 for sh in s.shifts))
+    body = "w16" if s.int16_rows else "rp" if s.pair_rows else "rq"
+    # the int16 layout's array is int16_t: the core's filter pointer (int8_t) names it
+    filt = (f"(const int8_t *)(const void *){s.filter_ident}" if s.int16_rows
+            else s.filter_ident)
     if s.records_ident is not None:
         arrays = f"NULL, NULL, NULL, {int(s.per_channel)}"
     else:
@@ -39,19 +43,19 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
                     "};", "#endif"]
     return [
         f"/* op {s.op_index}: matrix-core convolution specialised to depth {s.depth}, "
-        f"{s.channels} channels{', weights in the pair-row layout' if s.pair_rows else ''} "
+        f"{s.channels} channels{_layout_note(s)} "
         "(nnrt/kernels/spec.h) */",
         *render_params(s.params, s.params_name),
         *bias_off,
         f"static const nnrt_gemm_s8_t {core} = {{",
-        f"    {s.depth}, {s.channels}, {s.filter_ident}, {arrays}, {s.output_offset}, "
+        f"    {s.depth}, {s.channels}, {filt}, {arrays}, {s.output_offset}, "
         f"{s.act_min}, {s.act_max}, {stage}, {s.records_ident or 'NULL'} "
         f"NNRT_GEMM_BIAS_OFF({f'op{s.op_index}_bias_off' if s.bias_off else 'NULL'}),",
         "};",
         f"static NNRT_SPEC_NOINLINE void {name}_pair(const nnrt_gemm_pass_t *x, int32_t oc, "
         "int32_t n)",
         "{",
-        f"    nnrt_gemm_pair_body_{'rp' if s.pair_rows else 'rq'}(&{core}, x, oc, n);"
+        f"    nnrt_gemm_pair_body_{body}(&{core}, x, oc, n);"
         if s.records_ident is not None
         else f"    nnrt_gemm_pair_body(&{core}, x, oc, n, {all_fast});",
         "}",
@@ -69,6 +73,12 @@ def conv_gemm_lines(s: ConvGemmSpec) -> list[str]:
         "}",
         "",
     ]
+
+
+def _layout_note(s: ConvGemmSpec) -> str:
+    if s.int16_rows:
+        return ", weights widened to int16"
+    return ", weights in the pair-row layout" if s.pair_rows else ""
 
 
 def fc_lines(s: FcSpec) -> list[str]:

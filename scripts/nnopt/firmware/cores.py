@@ -45,8 +45,10 @@ _ARM_QEMU = "qemu-system-arm"
 # core's pair rows (nnopt.lowering.gemm_pairs: 13 instead of 17 instructions per 16
 # MACs; not on the M33, whose AN521 part has no DSP: its C form would be slower); the
 # FCs' weights widened to int16 where the board's flash holds them
-# (nnopt.lowering.fc.int16_layout: 11 instead of 14 per 16 MACs, twice the bytes)
-_DSP_LAYOUTS = frozenset({"row-pair", "conv-row-pair", "fc-int16"})
+# (nnopt.lowering.fc.int16_layout: 11 instead of 14 per 16 MACs, twice the bytes), and
+# the convolutions' likewise (nnopt.lowering.gemm_pairs.int16_rows: 17 instructions
+# per 24 MACs in blocks of 3 channels, the pair rows 13 per 16)
+_DSP_LAYOUTS = frozenset({"row-pair", "conv-row-pair", "fc-int16", "conv-int16"})
 
 #: Every core nnopt's bare-metal firmware runs on, by -mcpu base value.
 CORES: Mapping[str, Core] = {

@@ -359,6 +359,9 @@ class ConvGemmSpec:
     # the weights are in the pair-row layout (lowering.gemm_pairs; the records hold the
     # mixed start values): the core's pairs run nnrt_gemm_pair_body_rp()
     pair_rows: bool = False
+    # the weights are widened to int16 (lowering.gemm_pairs.int16_rows; the records
+    # hold the biases): the core's pairs run nnrt_gemm_pair_body_w16()
+    int16_rows: bool = False
 
 
 @dataclass(frozen=True)

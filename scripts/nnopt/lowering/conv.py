@@ -87,7 +87,7 @@ from .specialize import SPECIALIZABLE
 
 
 def _conv_params(ctx: EmitContext, kind: str, geom: Any, depthwise: bool, records: bool,
-                 pool: Any, pairs: bool = False) -> tuple[Params, _Requant | None]:
+                 pool: Any, layout: str | None = None) -> tuple[Params, _Requant | None]:
     """The parameter struct of the op's kernel call, the one builder of both the op's
     own body (:meth:`ConvLowering.emit`) and its call on sub-views
     (:meth:`ConvLowering.window_call`), so that a parameter changes in one place; and
@@ -100,7 +100,7 @@ def _conv_params(ctx: EmitContext, kind: str, geom: Any, depthwise: bool, record
         return Params("nnrt_conv_s16_params_t",
                       {"geom": geom, **_requant16(ctx, x, w, y, depthwise)}), None
     if kind == "s8":
-        q = _requant(ctx, x, w, y, depthwise, records, pairs)
+        q = _requant(ctx, x, w, y, depthwise, records, layout)
         return Params("nnrt_conv_s8_params_t", {
             "geom": geom, "input_offset": -q.z_in, "output_offset": q.z_out,
             "act_min": q.lo, "act_max": q.hi, "per_channel": 1 if q.per_channel else 0,
@@ -181,7 +181,8 @@ class ConvLowering(LoweringBase):
         # unpadded map) is not specialised, and is asked nothing more
         g_op = _geometry(graph, op) if rec and op.index in specialized_ops(
             graph, ctx.specialize) else None
-        pairs = g_op is not None and self.pair_rows(ctx, g_op) is not None
+        laid = self.pair_rows(ctx, g_op) if g_op is not None else None
+        pairs = laid is not None
         if (pairs and g_op is not None and not scratch
                 and not gemm_pairs.tail_fits(g_op.filter_h, g_op.filter_w, g_op.input_c)):
             # pair_rows() took the layout on the plan's scratch: every call passes it
@@ -194,7 +195,9 @@ class ConvLowering(LoweringBase):
         args = (AddressOf("params"), TensorArg(x.index), w_arg, b_arg, TensorArg(y.index),
                 *scratch)
         elem = C_TYPE[SUFFIX_DTYPE[kind]]
-        params, _ = _conv_params(ctx, kind, geom, dw, rec, Raw("NULL"), pairs=pairs)
+        # the records as the layout reads them (the pair rows: mixed start values)
+        params, _ = _conv_params(ctx, kind, geom, dw, rec, Raw("NULL"),
+                                 layout=None if laid is None else laid[1])
         return KernelCall(params, Call(fn, args), elem)
 
     def spec_core(self, ctx: EmitContext) -> specialize.SpecNames | None:
@@ -231,16 +234,21 @@ class ConvLowering(LoweringBase):
         checks it."""
         return ctx.has_scratch and _op_variant(g, ctx.op, "s8").scratch > 0
 
-    def pair_rows(self, ctx: EmitContext, g: _ConvGeom) -> str | None:
-        """The array of the int8 conv ctx.op's weights in the pair-row layout
-        (:mod:`.gemm_pairs`), or None: written where the target's core asks for the
-        layout (an unknown core: not), the op gets a specialised core with channel
-        records, its geometry and weights take the layout (columns beyond the
-        scratch-free path's stack buffer: only where :meth:`scratch_always`) and the op
-        alone reads them (nothing has named the plain array yet)."""
+    def pair_rows(self, ctx: EmitContext, g: _ConvGeom) -> tuple[str, str] | None:
+        """The array of the int8 conv ctx.op's weights in a layout of
+        :mod:`.gemm_pairs` and the layout's name, or None: written where the target's
+        core asks for the layout (an unknown core: not), the op gets a specialised core
+        with channel records, its geometry and weights take the layout (columns beyond
+        the scratch-free path's stack buffer: only where :meth:`scratch_always`) and the
+        op alone reads them (nothing has named the plain array yet). The int16 layout
+        (:func:`.gemm_pairs.int16_rows`) where the core asks for it and the board's flash
+        holds it (``fc.fit_flash`` left it in the layouts), else the pair rows."""
         graph, op = ctx.graph, ctx.op
         layouts = ctx.weight_layouts
-        if (layouts is None or gemm_pairs.GEMM_PAIRS_LAYOUT not in layouts
+        # a whole block of the assembly at least (fewer channels: the pair rows)
+        wide = (layouts is not None and gemm_pairs.INT16_LAYOUT in layouts
+                and g.output_c >= gemm_pairs.BLOCK)
+        if (layouts is None or not (wide or gemm_pairs.GEMM_PAIRS_LAYOUT in layouts)
                 or ctx.decl is None or g.depthwise
                 or not gemm_pairs.fits(g.filter_h, g.filter_w, g.input_c, g.output_c,
                                        self.scratch_always(ctx, g))
@@ -251,20 +259,26 @@ class ConvLowering(LoweringBase):
         if rec is None or not w.is_constant:
             return None
         rows = w.array().reshape(g.output_c, -1)
+        if wide:
+            widened = gemm_pairs.int16_rows(rows)
+            ident = (None if widened is None else
+                     ctx.laid_out_weight(w.index, gemm_pairs.INT16_LAYOUT, widened))
+            return None if ident is None else (ident, gemm_pairs.INT16_LAYOUT)
         z_in = per_tensor_quant(op, graph.tensors[op.inputs[0]])[1]
         arranged = gemm_pairs.pair_rows(rows)
         if arranged is None or not gemm_pairs.exact(rows, rec, z_in):
             return None
-        return ctx.laid_out_weight(w.index, gemm_pairs.GEMM_PAIRS_LAYOUT, arranged)
+        ident = ctx.laid_out_weight(w.index, gemm_pairs.GEMM_PAIRS_LAYOUT, arranged)
+        return None if ident is None else (ident, gemm_pairs.GEMM_PAIRS_LAYOUT)
 
     def _declare_spec(self, ctx: EmitContext, g: _ConvGeom, params: Params, bias: Tensor | None,
-                      q: _Requant, pairs: str | None = None) -> bool:
+                      q: _Requant, pairs: tuple[str, str] | None = None) -> bool:
         """Declare the specialised function of an int8 conv (True) where the mode, the
-        constant weights and ``ctx.decl`` allow it; pairs: its weights' array in the
-        pair-row layout (:meth:`pair_rows`)."""
+        constant weights and ``ctx.decl`` allow it; pairs: its weights' array in a layout
+        of :mod:`.gemm_pairs` and the layout's name (:meth:`pair_rows`)."""
         graph, op = ctx.graph, ctx.op
         w = graph.tensors[op.inputs[1]]
-        w_ident = pairs or ctx.weight_array(w.index)
+        w_ident = pairs[0] if pairs is not None else ctx.weight_array(w.index)
         b_ident = (ctx.weight_array(bias.index) if bias is not None and q.records is None
                    else None)
         if (ctx.decl is None or w_ident is None
@@ -278,7 +292,9 @@ class ConvLowering(LoweringBase):
             filter_ident=w_ident, bias_ident=b_ident, mult_ident=q.mult,
             shift_ident=q.shift, per_channel=q.per_channel, output_offset=q.z_out,
             act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=q.records,
-            bias_off=q.bias_off, pair_rows=pairs is not None))
+            bias_off=q.bias_off,
+            pair_rows=pairs is not None and pairs[1] == gemm_pairs.GEMM_PAIRS_LAYOUT,
+            int16_rows=pairs is not None and pairs[1] == gemm_pairs.INT16_LAYOUT))
         return True
 
     def emit(self, ctx: EmitContext) -> Body:
@@ -314,7 +330,8 @@ class ConvLowering(LoweringBase):
         variant = _op_variant(g, op, kind)
         pairs = self.pair_rows(ctx, g) if int8 else None
         if pairs is not None:  # the plain weights are named nowhere (their array is this)
-            params, q = _conv_params(ctx, kind, geom, g.depthwise, True, pool, pairs=True)
+            params, q = _conv_params(ctx, kind, geom, g.depthwise, True, pool,
+                                     layout=pairs[1])
             assert q is not None and q.records is not None
             declared = self._declare_spec(ctx, g, params, bias, q, pairs)
             assert declared

@@ -135,10 +135,11 @@ def _records(graph: Graph, op: Op) -> list[int] | None:
 
 
 def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool,
-             records: bool = False, pairs: bool = False) -> _Requant:
+             records: bool = False, layout: str | None = None) -> _Requant:
     """records: the op's specialised matrix core takes channel records
-    (:meth:`nnopt.lowering.conv.ConvLowering.records`); pairs: its weights are in the
-    pair-row layout (the records' mixed start values, :mod:`.gemm_pairs`)."""
+    (:meth:`nnopt.lowering.conv.ConvLowering.records`); layout: its weights' layout of
+    :mod:`.gemm_pairs`, if any (the pair rows: the records' mixed start values; int16:
+    the records in its blocks)."""
     op = ctx.op
     assert isinstance(op.options, ConvOptions)
     _, z_in = per_tensor_quant(op, x)
@@ -147,8 +148,10 @@ def _requant(ctx: EmitContext, x: Tensor, w: Tensor, y: Tensor, depthwise: bool,
                                                 3 if depthwise else 0)
     lo, hi = activation_range_int8(op.options.activation, s_out, z_out)
     rec = _records(ctx.graph, op) if records else None
-    if rec is not None and pairs:
+    if rec is not None and layout == gemm_pairs.GEMM_PAIRS_LAYOUT:
         rec = gemm_pairs.mixed_records(rec, y.shape[3])
+    elif rec is not None and layout == gemm_pairs.INT16_LAYOUT:
+        rec = gemm_pairs.block_records(rec, y.shape[3])
     if rec is not None:
         # only where the target's core asks for it (an unknown core: not)
         bias_off = (tuple(int(v) for v in offset_biases(ctx.graph, op))

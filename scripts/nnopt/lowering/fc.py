@@ -45,7 +45,7 @@ from ..arith import activation_range_float, activation_range_int8, activation_ra
 from ..cdefs import DType
 from ..errors import UnsupportedError
 from ..ir import FullyConnectedOptions, Graph, Op, Tensor
-from . import specialize
+from . import gemm_pairs, specialize
 from .base import EmitContext, LoweringBase
 from .call import (
     NULL,
@@ -193,7 +193,7 @@ def int16_layout(w: np.ndarray) -> np.ndarray | None:
 
 #: The layouts that take twice the int8 tensor's bytes: taken only where the board's
 #: flash holds them (:func:`fit_flash`).
-DOUBLED_LAYOUTS = frozenset({PACK23_LAYOUT, INT16_LAYOUT})
+DOUBLED_LAYOUTS = frozenset({PACK23_LAYOUT, INT16_LAYOUT, gemm_pairs.INT16_LAYOUT})
 
 
 def _wide_candidate(graph: Graph, op: Op) -> int:
@@ -219,12 +219,21 @@ def fit_flash(graph: Graph, layouts: frozenset[str] | None,
     (:data:`DOUBLED_LAYOUTS`) when the bytes they would add to ``graph``'s flash, the
     int8 weights of every fully connected op that may take one (an upper bound), exceed
     ``spare_bytes`` (the board's flash left beside the weights and the code reserve;
-    None: no board, nothing to weigh). The int8 layouts stay: a part whose flash cannot
-    take the wider weights runs the row pairs."""
+    None: no board, nothing to weigh); the convolutions' int16 layout
+    (:data:`.gemm_pairs.INT16_LAYOUT`) only where the FCs' and the convolutions'
+    (:func:`.gemm_pairs.wide_bytes`) fit together. The int8 layouts stay: a part whose
+    flash cannot take the wider weights runs the row pairs (the pair rows)."""
     if layouts is None or spare_bytes is None or not layouts & DOUBLED_LAYOUTS:
         return layouts
-    extra = sum(_wide_candidate(graph, op) for op in graph.ops)
-    return layouts if extra <= spare_bytes else layouts - DOUBLED_LAYOUTS
+    fc_extra = sum(_wide_candidate(graph, op) for op in graph.ops)
+    if gemm_pairs.INT16_LAYOUT in layouts:
+        # the convolutions' int16 layout (lowering.gemm_pairs) only where the FCs' and
+        # theirs fit together; the FCs' first, as before it existed
+        conv_extra = sum(gemm_pairs.wide_bytes(graph, op) for op in graph.ops)
+        if fc_extra + conv_extra <= spare_bytes:
+            return layouts
+        layouts = layouts - {gemm_pairs.INT16_LAYOUT}
+    return layouts if fc_extra <= spare_bytes else layouts - DOUBLED_LAYOUTS
 
 
 def _widens(layouts: frozenset[str] | None, units: int, depth: int) -> bool:

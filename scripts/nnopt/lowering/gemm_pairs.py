@@ -10,7 +10,13 @@ and a second SMLAD a alone, so 16 MACs of a 2 x 2 block take 13 instructions ins
 exact modulo 2^32 where :func:`exact` holds; the channel records carry the mixed start
 value (:func:`mixed_records`). Code generation writes the layout only for the cores
 whose data asks for it (:attr:`nnopt.firmware.cores.Core.weight_layouts`); other builds
-of the same generated code read it through a C path (slower, never wrong)."""
+of the same generated code read it through a C path (slower, never wrong).
+
+Where the board's flash holds twice the bytes (``nnopt.lowering.fc.fit_flash``), the
+weights are widened to int16 instead (:func:`int16_rows`, "conv-int16": blocks of 3
+channels, each SMLAD 2 MACs of one channel, 17 instructions per 24 MACs in
+``nnrt_gemm_w16_asm()``; no mixed sums, so no exactness condition), their records in
+the same blocks (:func:`block_records`)."""
 
 from __future__ import annotations
 
@@ -18,11 +24,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..cdefs import DType
+from ..ir import ConvOptions, Graph, Op
+from .conv_geometry import _is_depthwise
 from .conv_variant import cols_bytes, im2col_bytes
+from .specialize import RQ_LAST
 
 #: Name of the layout (:attr:`nnopt.firmware.cores.Core.weight_layouts`, and the comment
 #: on the array in the model source).
 GEMM_PAIRS_LAYOUT = "conv-row-pair"
+#: Name of the widened layout (:func:`int16_rows`: twice the bytes, taken only where the
+#: board's flash holds them: ``nnopt.lowering.fc.fit_flash``).
+INT16_LAYOUT = "conv-int16"
+#: Channels per block of the int16 layout (the assembly's 2 pixels x 3 channels).
+BLOCK = 3
 #: The deepest column the layout takes (``NNRT_GEMM_RP_MAX_K``: the C path of other
 #: builds unpacks a pair's two rows on its stack; 640: pretrainedResnet_quant's 3x3
 #: convolutions of 64 channels, depth 576).
@@ -79,6 +94,69 @@ def pair_rows(w: np.ndarray) -> np.ndarray | None:
     words = np.stack([by_word(low), by_word(hb)], axis=-1)  # bytes [w_a, h_b]
     out = np.concatenate([words.reshape(-1), w[2 * pairs:].reshape(-1)])
     return out.astype(np.int8)
+
+
+def int16_rows(w: np.ndarray) -> np.ndarray | None:
+    """int8 weights ``[channels, depth]`` widened to int16 in the layout of nnrt's
+    ``nnrt_gemm_pair_body_w16()`` (``internal/gemm_body.h``, whose comment describes it;
+    this is its one definition in Python): per block of G channels (:data:`BLOCK` from
+    channel 0, the last block ``channels % BLOCK`` when that is not 0), per chunk of 4
+    depth positions d, per channel of the block the words E = [w_d w_d+2] and O =
+    [w_d+1 w_d+3]. The same number of values, int16; None where the geometry does not
+    take it (as :func:`pair_rows`, but every int8 weight and bias fits: each SMLAD is 2
+    MACs of one channel, no mixed sums). The records come in the same blocks
+    (:func:`block_records`)."""
+    channels, depth = w.shape
+    if channels < 2 or depth % 4 or not 4 <= depth <= MAX_DEPTH or w.dtype != np.int8:
+        return None
+    v = w.astype(np.int16)
+
+    def block(b: np.ndarray) -> np.ndarray:
+        # position i = 4 c + 2 m + q: chunk c, half m, word q (E / O) -> [c][r][q][m]
+        return b.reshape(b.shape[0], depth // 4, 2, 2).transpose(1, 0, 3, 2).reshape(-1)
+
+    parts = [block(v[o:o + BLOCK]) for o in range(0, channels, BLOCK)]
+    return np.concatenate(parts).astype(np.int16)
+
+
+def block_records(records: Sequence[int], channels: int) -> list[int]:
+    """Channel records (:func:`nnopt.lowering.specialize.gemm_records`, per channel pair)
+    regrouped for the int16 layout's blocks (:func:`int16_rows`): per block of G channels
+    its G biases, then each channel's multiplier, addend and rsh; ``RQ_LAST`` on the last
+    whole block's third rsh (the assembly loop's end, ``nnrt_gemm_w16_asm()``)."""
+    chans: list[tuple[int, list[int]]] = []
+    for c in range(channels):
+        base = 8 * (c // 2)
+        rec = list(records[base + 2 + 3 * (c % 2):base + 5 + 3 * (c % 2)])
+        rec[2] &= ~RQ_LAST
+        chans.append((records[base + c % 2], rec))
+    out: list[int] = []
+    for b in range(0, channels, BLOCK):
+        blk = chans[b:b + BLOCK]
+        out += [bias for bias, _ in blk]
+        for _, rec in blk:
+            out += rec
+    whole = channels // BLOCK
+    if whole:
+        out[4 * BLOCK * whole - 1] |= RQ_LAST
+    return out
+
+
+def wide_bytes(graph: Graph, op: Op) -> int:
+    """The int8 weight bytes of ``op`` when it is a convolution the int16 layout may be
+    written for (int8 activations, constant int8 weights that it alone reads, a depth
+    :func:`int16_rows` takes): what widening them adds to the flash, an upper bound
+    (``nnopt.lowering.fc.fit_flash``); else 0."""
+    if (not isinstance(op.options, ConvOptions) or _is_depthwise(op) or len(op.inputs) < 2):
+        return 0
+    x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
+    if (x.dtype != DType.INT8 or w.dtype != DType.INT8 or not w.is_constant
+            or len(w.shape) != 4 or graph.consumers.get(w.index) != (op.index,)):
+        return 0
+    depth = w.shape[1] * w.shape[2] * w.shape[3]
+    if w.shape[0] < 2 or depth % 4 or not 4 <= depth <= MAX_DEPTH:
+        return 0
+    return w.shape[0] * depth
 
 
 def exact(w: np.ndarray, records: Sequence[int], z_in: int) -> bool:

@@ -623,8 +623,9 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
  * where it saves instructions (r = 4 or r >= 6), four a pass (the compare and branch
  * once per 64 MACs), the loop entered where the remainder starts (one branch a pair:
  * 2 * ceil(r / 4) + (r % 4 != 0) instructions of loop control); otherwise two a pass,
- * an odd one before (2 * floor(r / 2)). `next` is one chunk. */
-#define NNRT_GA_LOOP(next)                                                                    \
+ * an odd one before (2 * floor(r / 2)). `next` is one chunk; `end` the pass's compare and
+ * branch back to 2 (NNRT_GA_LOOP_TO: the int16 blocks' reads the end from the stack). */
+#define NNRT_GA_LOOP_TO(next, end)                                                            \
     ".if %c[kc] == 5 || %c[kc] >= 7\n\t"                                                       \
     ".if ((%c[kc] - 1) & 3) == 3\n\t"                                                         \
     "b 3f\n\t"                                                                                \
@@ -633,17 +634,15 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair1_rq(const nnrt_gemm_s8_t *g, const
     ".elseif ((%c[kc] - 1) & 3) == 1\n\t"                                                     \
     "b 5f\n\t"                                                                                \
     ".endif\n"                                                                                 \
-    "2:\n\t" next "3:\n\t" next "4:\n\t" next "5:\n\t" next                                 \
-    "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\t"                                                  \
-    "bne 2b\n\t"                                                                              \
+    "2:\n\t" next "3:\n\t" next "4:\n\t" next "5:\n\t" next end                         \
     ".else\n\t"                                                                               \
     ".if (%c[kc] - 1) & 1\n\t" next ".endif\n\t"                                              \
     ".if %c[kc] > 2\n"                                                                         \
-    "2:\n\t" next next                                                                        \
-    "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\t"                                                  \
-    "bne 2b\n\t"                                                                              \
+    "2:\n\t" next next end                                                                    \
     ".endif\n\t"                                                                              \
     ".endif\n\t"
+#define NNRT_GA_LOOP(next)                                                                    \
+    NNRT_GA_LOOP_TO(next, "cmp " NNRT_GA_C ", " NNRT_GA_END "\n\tbne 2b\n\t")
 
 /* The pair loops' registers (both variants below) */
 #define NNRT_GA_REGS                                                                          \
@@ -764,6 +763,214 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
 }
 #undef NNRT_GR_CHUNK
 #undef NNRT_GR_NEXT
+/*
+ * The matrix core's pixel pairs for weights widened to int16 (the "conv-int16" layout,
+ * nnrt_gemm_pair_body_w16() below) in blocks of 3 channels: per chunk of 4 depth
+ * positions the two pixels' columns in 2 LDRD, then per channel of the block its words
+ * E = [w0 w2], O = [w1 w3] in one LDRD and 4 SMLAD (each SMLAD 2 MACs of one channel):
+ * 17 instructions per 24 MACs (the pair rows: 13 per 16, and 4 a pair to unmix; the
+ * row-major loop 17 per 16). The six accumulators, 4 column words, 2 weight words and
+ * the two pointers take 14 registers: all of them but sp and pc, r7 (a frame pointer in
+ * some builds) saved and restored here and never named to GCC. Per block of 3 channels:
+ *
+ * - its 3 biases in one LDM (the records of a block: 3 biases, then each channel's
+ *   multiplier, addend and rsh: nnopt.lowering.gemm_pairs.block_records()), the first
+ *   chunk's SMLADs accumulating onto them;
+ * - the depth loop (NNRT_G3_LOOP8: eight chunks a pass from depth 36, else four or two
+ *   as NNRT_GA_LOOP, the columns' end read from the stack at each pass's compare);
+ * - the weights pointer (r7) to its stack slot, the output-stage registers back (POP),
+ *   the 6 outputs as nnrt_gemm_pairs_asm() (one LDM per channel's record, 6
+ *   instructions an output before the clamps of a narrower range);
+ * - the loop ends after the block whose third rsh has NNRT_GEMM_RQ_LAST set (the last
+ *   whole block); a last block of oc % 3 channels follows, the same code for 2 or 1.
+ *
+ * Bit-exact with nnrt_gemm_pair1_rq(): the same int32 sums (each product exact, the
+ * sums wrapping as SMLAD does) and the same output stage.
+ */
+#define NNRT_G3_C "%[o]"   /* cols pointer / output pointer */
+#define NNRT_G3_X0 "%[q]"  /* column word / 2^30 (cols base on entry) */
+#define NNRT_G3_X1 "%[r]"  /* column word / record pointer */
+#define NNRT_G3_X2 "%[m]"  /* column word / multiplier */
+#define NNRT_G3_X3 "%[ad]" /* column word / addend */
+#define NNRT_G3_WE "%[rs]" /* weight word E / rsh (the filter on entry) */
+#define NNRT_G3_WV "%[lo]" /* weight word O / low word of the sum */
+/* r7: the weights pointer in the depth loop, the sum's high word in the output stage */
+#define NNRT_G3_CH(a0, a1, s0, s1)                                                           \
+    "ldrd " NNRT_G3_WE ", " NNRT_G3_WV ", [r7], #8\n\t"                                       \
+    "smlad " a1 ", " NNRT_G3_X2 ", " NNRT_G3_WE ", " s1 "\n\t"                                \
+    "smlad " a0 ", " NNRT_G3_X0 ", " NNRT_G3_WE ", " s0 "\n\t"                                \
+    "smlad " a0 ", " NNRT_G3_X1 ", " NNRT_G3_WV ", " a0 "\n\t"                                \
+    "smlad " a1 ", " NNRT_G3_X3 ", " NNRT_G3_WV ", " a1 "\n\t"
+/* one chunk; s01, s11, s21: pixel 1's start values (the first chunk: the biases) */
+#define NNRT_G3_CHUNK(s01, s11, s21)                                                         \
+    "ldrd " NNRT_G3_X0 ", " NNRT_G3_X1 ", [" NNRT_G3_C "], #8\n\t"                            \
+    "ldrd " NNRT_G3_X2 ", " NNRT_G3_X3 ", [" NNRT_G3_C "], #8\n\t"                            \
+    NNRT_G3_CH("%[a00]", "%[a01]", "%[a00]", s01)                                             \
+    NNRT_G3_CH("%[a10]", "%[a11]", "%[a10]", s11)                                             \
+    NNRT_G3_CH("%[a20]", "%[a21]", "%[a20]", s21)
+#define NNRT_G3_NEXT NNRT_G3_CHUNK("%[a01]", "%[a11]", "%[a21]")
+/* the last block's chunks when it has 2 channels or 1 (oc % 3) */
+#define NNRT_G2_CHUNK(s01, s11)                                                              \
+    "ldrd " NNRT_G3_X0 ", " NNRT_G3_X1 ", [" NNRT_G3_C "], #8\n\t"                            \
+    "ldrd " NNRT_G3_X2 ", " NNRT_G3_X3 ", [" NNRT_G3_C "], #8\n\t"                            \
+    NNRT_G3_CH("%[a00]", "%[a01]", "%[a00]", s01)                                             \
+    NNRT_G3_CH("%[a10]", "%[a11]", "%[a10]", s11)
+#define NNRT_G2_NEXT NNRT_G2_CHUNK("%[a01]", "%[a11]")
+#define NNRT_G1_CHUNK(s01)                                                                   \
+    "ldrd " NNRT_G3_X0 ", " NNRT_G3_X1 ", [" NNRT_G3_C "], #8\n\t"                            \
+    "ldrd " NNRT_G3_X2 ", " NNRT_G3_X3 ", [" NNRT_G3_C "], #8\n\t"                            \
+    NNRT_G3_CH("%[a00]", "%[a01]", "%[a00]", s01)
+#define NNRT_G1_NEXT NNRT_G1_CHUNK("%[a01]")
+/* a block's depth loop: its weights pointer and columns from the stack, the output
+ * stage's registers pushed */
+#define NNRT_G3_ENTER                                                                         \
+    "push {%[q], %[o], %[r]}\n\t"                                                            \
+    "ldr r7, [sp, #20]\n\t"                                                                  \
+    "ldr " NNRT_G3_C ", [sp, #12]\n\t"
+/* the columns' end (stack) against the cols pointer */
+#define NNRT_G3_END                                                                           \
+    "ldr " NNRT_G3_X0 ", [sp, #16]\n\t"                                                       \
+    "cmp " NNRT_G3_C ", " NNRT_G3_X0 "\n\t"                                                   \
+    "bne 2b\n\t"
+/* NNRT_GA_LOOP with the end from the stack: 3 instructions a pass, so four chunks a
+ * pass where r = kc - 1 is 4 or at least 6 (as there) */
+#define NNRT_G3_LOOP(next) NNRT_GA_LOOP_TO(next, NNRT_G3_END)
+/* the whole blocks' depth loop: NNRT_G3_LOOP, but eight chunks a pass where r = kc - 1
+ * is 8 or more (3 ceil(r / 8) + (r % 8 != 0) instructions of loop control: depth 144,
+ * 28 -> 16 a block), entered where the remainder starts */
+#define NNRT_G3_LOOP8(next)                                                                   \
+    ".if %c[kc] >= 9\n\t"                                                                    \
+    ".if ((%c[kc] - 1) & 7) == 7\n\t"                                                        \
+    "b 3f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 6\n\t"                                                    \
+    "b 4f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 5\n\t"                                                    \
+    "b 5f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 4\n\t"                                                    \
+    "b 6f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 3\n\t"                                                    \
+    "b 7f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 2\n\t"                                                    \
+    "b 8f\n\t"                                                                               \
+    ".elseif ((%c[kc] - 1) & 7) == 1\n\t"                                                    \
+    "b 9f\n\t"                                                                               \
+    ".endif\n"                                                                                \
+    "2:\n\t" next "3:\n\t" next "4:\n\t" next "5:\n\t" next                              \
+    "6:\n\t" next "7:\n\t" next "8:\n\t" next "9:\n\t" next NNRT_G3_END                  \
+    ".else\n\t" NNRT_G3_LOOP(next) ".endif\n\t"
+/* one output: acc requantised by the record in m / ad / rs (r7 the high word) */
+#define NNRT_G3_OUT(acc, store)                                                               \
+    "add r7, %[ad], " acc ", asr #31\n\t"                                                     \
+    "eor %[lo], %[q], r7, lsl #31\n\t"                                                        \
+    "smlal %[lo], r7, " acc ", %[m]\n\t"                                                      \
+    "asr r7, r7, %[rs]\n\t"                                                                   \
+    "ssat r7, #8, r7\n\t"                                                                     \
+    ".if %c[stage] == 1\n\t"                                                                  \
+    ".if %c[lo8] > -128\n\t"                                                                  \
+    "cmp r7, #%c[lo8]\n\t"                                                                    \
+    "it lt\n\t"                                                                               \
+    "movlt r7, #%c[lo8]\n\t"                                                                  \
+    ".endif\n\t"                                                                              \
+    ".if %c[hi8] < 127\n\t"                                                                   \
+    "cmp r7, #%c[hi8]\n\t"                                                                    \
+    "it gt\n\t"                                                                               \
+    "movgt r7, #%c[hi8]\n\t"                                                                  \
+    ".endif\n\t"                                                                              \
+    ".endif\n\t" store "\n\t"
+#define NNRT_G3_CHANNEL(acc0, acc1)                                                           \
+    "ldm %[r]!, {%[m], %[ad], %[rs]}\n\t"                                                     \
+    NNRT_G3_OUT(acc1, "strb r7, [%[o], #%c[oc]]")                                             \
+    NNRT_G3_OUT(acc0, "strb r7, [%[o]], #1")
+
+static NNRT_ALWAYS_INLINE void nnrt_gemm_w16_asm(const nnrt_gemm_s8_t *g, const void *cols,
+                                                 int8_t *out0)
+{
+    /* pinned, each LDM's list in ascending order (the biases: a00 < a10 < a20; a
+     * record: m < ad < rs) and none in r7 */
+    register int32_t a00 __asm__("r0");
+    register int32_t a10 __asm__("r1");
+    register int32_t a20 __asm__("r2");
+    register int32_t a01 __asm__("r3");
+    register const void *q __asm__("r4") = cols;
+    register int8_t *o __asm__("r5") = out0;
+    register const int32_t *r __asm__("r6") = g->rq;
+    register int32_t m __asm__("r8");
+    register int32_t ad __asm__("r9");
+    register const int8_t *rs __asm__("r10") = g->filter;
+    register int32_t lo __asm__("r11");
+    register int32_t a11 __asm__("r12");
+    register int32_t a21 __asm__("lr");
+    __asm__ volatile(
+        "push {r7}\n\t"
+        ".if %c[kb] < 4096\n\t"
+        "addw r7, %[q], #%c[kb]\n\t"
+        ".else\n\t"
+        "movw r7, #%c[kb]\n\t"
+        "add r7, r7, %[q]\n\t"
+        ".endif\n\t"
+        /* [sp]: the columns' start and end, the weights pointer, padding; r7 above */
+        "strd %[q], r7, [sp, #-16]!\n\t"
+        "str %[rs], [sp, #8]\n\t"
+        "mov %[q], #0x40000000\n"
+        "1:\n\t"
+        "ldm %[r]!, {%[a00], %[a10], %[a20]}\n\t"
+        NNRT_G3_ENTER
+        NNRT_G3_CHUNK("%[a00]", "%[a10]", "%[a20]")
+        NNRT_G3_LOOP8(NNRT_G3_NEXT)
+        "str r7, [sp, #20]\n\t"
+        "pop {%[q], %[o], %[r]}\n\t"
+        NNRT_G3_CHANNEL("%[a00]", "%[a01]")
+        NNRT_G3_CHANNEL("%[a10]", "%[a11]")
+        NNRT_G3_CHANNEL("%[a20]", "%[a21]")
+        "tst %[rs], #%c[last]\n\t"
+        "beq 1b\n\t"
+        /* the last block of oc % 3 channels (its records: biases, then each channel's) */
+        ".if %c[rem] == 2\n\t"
+        "ldrd %[a00], %[a10], [%[r]], #8\n\t"
+        NNRT_G3_ENTER
+        NNRT_G2_CHUNK("%[a00]", "%[a10]")
+        NNRT_G3_LOOP(NNRT_G2_NEXT)
+        "pop {%[q], %[o], %[r]}\n\t"
+        NNRT_G3_CHANNEL("%[a00]", "%[a01]")
+        NNRT_G3_CHANNEL("%[a10]", "%[a11]")
+        ".elseif %c[rem] == 1\n\t"
+        "ldr %[a00], [%[r]], #4\n\t"
+        NNRT_G3_ENTER
+        NNRT_G1_CHUNK("%[a00]")
+        NNRT_G3_LOOP(NNRT_G1_NEXT)
+        "pop {%[q], %[o], %[r]}\n\t"
+        NNRT_G3_CHANNEL("%[a00]", "%[a01]")
+        ".endif\n\t"
+        "add sp, sp, #16\n\t"
+        "pop {r7}\n\t"
+        : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11),
+          [a20] "=&r"(a20), [a21] "=&r"(a21), [o] "+r"(o), [r] "+r"(r), [q] "+r"(q),
+          [m] "=&r"(m), [ad] "=&r"(ad), [rs] "+r"(rs), [lo] "=&r"(lo)
+        : [kc] "i"(g->k >> 2), [kb] "i"(16 * (g->k >> 2)), [oc] "i"(g->oc),
+          [rem] "i"(g->oc % 3), [stage] "i"(g->stage), [lo8] "i"(g->act_min),
+          [hi8] "i"(g->act_max), [last] "i"(NNRT_GEMM_RQ_LAST)
+        : "cc", "memory");
+}
+#undef NNRT_G3_C
+#undef NNRT_G3_X0
+#undef NNRT_G3_X1
+#undef NNRT_G3_X2
+#undef NNRT_G3_X3
+#undef NNRT_G3_WE
+#undef NNRT_G3_WV
+#undef NNRT_G3_CH
+#undef NNRT_G3_CHUNK
+#undef NNRT_G3_NEXT
+#undef NNRT_G2_CHUNK
+#undef NNRT_G2_NEXT
+#undef NNRT_G1_CHUNK
+#undef NNRT_G1_NEXT
+#undef NNRT_G3_ENTER
+#undef NNRT_G3_END
+#undef NNRT_G3_LOOP
+#undef NNRT_G3_LOOP8
+#undef NNRT_G3_OUT
+#undef NNRT_G3_CHANNEL
 #undef NNRT_GA_REGS
 #undef NNRT_GA_PROLOGUE
 #undef NNRT_GA_EPILOGUE
@@ -785,6 +992,7 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pairs_rp_asm(const nnrt_gemm_s8_t *g,
 #undef NNRT_GA_OUT
 #undef NNRT_GA_CHANNEL
 #undef NNRT_GA_LOOP
+#undef NNRT_GA_LOOP_TO
 #endif
 
 /* RV32IM: blocks of 4 channels (after the output stage above, which it reuses) */
@@ -908,6 +1116,46 @@ static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_rp(const nnrt_gemm_s8_t *g,
 #else
     /* portable builds: the pair oc0, oc0 + n (n = 1), or the odd last channel (n = 0) */
     nnrt_gemm_pairs_rp_s8(g, x, oc0, oc0 + n + 1);
+#endif
+}
+
+/*
+ * nnrt_gemm_pair_body_rq() for an op whose weights code generation widened to int16 (the
+ * "conv-int16" layout, nnopt.lowering.gemm_pairs.int16_rows(): its one definition in
+ * Python; only where the board's flash holds the doubled bytes). Per block of G channels
+ * (blocks of 3 from channel 0, the last one of oc % 3 when that is not 0; block b at
+ * filter + 6bk bytes), per chunk c of 4 depth positions, per channel of the block the
+ * words E = [w_4c w_4c+2] and O = [w_4c+1 w_4c+3] of int16 halfwords: 4G int16 a chunk.
+ * The records come in the same blocks (gemm_pairs.block_records(): the block's G biases,
+ * then each channel's multiplier, addend and rsh; NNRT_GEMM_RQ_LAST on the last whole
+ * block's third rsh). k a multiple of 4, at most NNRT_GEMM_RP_MAX_K (the C path of
+ * builds without DSP unpacks two rows on its stack). DSP builds with constant depth
+ * (-O1 and above): the blocks of two stored pixels in assembly (nnrt_gemm_w16_asm());
+ * every other case (a lone pixel, other builds of the same generated code) through
+ * nnrt_gemm_pairs_w16_s8() in C, the same sums.
+ */
+/* Channels [oc, n) of a pixel pair, weights and records in the int16 layout's blocks
+ * (libnnrt, internal/nnrt_gemm_s8.c). */
+void nnrt_gemm_pairs_w16_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc,
+                            int32_t n);
+
+static NNRT_ALWAYS_INLINE void nnrt_gemm_pair_body_w16(const nnrt_gemm_s8_t *g,
+                                                       const nnrt_gemm_pass_t *x, int32_t oc0,
+                                                       int32_t n)
+{
+#if NNRT_DSP && defined(__OPTIMIZE__)
+    /* every channel of a stored pixel pair (at least one whole block) */
+    if (NNRT_GEMM_ASM_OK(g) && oc0 == 0 && n == g->oc && n >= 3
+        && x->out1 == x->out0 + g->oc) {
+        nnrt_gemm_w16_asm(g, x->cols, x->out0);
+        return;
+    }
+#endif
+#if NNRT_DSP || NNRT_GEMM_PACKED || NNRT_RV32
+    nnrt_gemm_pairs_w16_s8(g, x, oc0, n);
+#else
+    /* portable builds: the pair oc0, oc0 + n (n = 1), or the odd last channel (n = 0) */
+    nnrt_gemm_pairs_w16_s8(g, x, oc0, oc0 + n + 1);
 #endif
 }
 

@@ -166,6 +166,107 @@ void nnrt_gemm_pairs_rp_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, i
     }
 }
 
+/* Channel c of the int16 layout's blocks of 3 (gemm_body.h): the byte offset of its
+ * first chunk's E word in the weights, the bytes a chunk of its block takes, and its
+ * record words (bias, then multiplier, addend and rsh). */
+typedef struct {
+    const uint8_t *w;
+    size_t step;
+    int32_t bias;
+    const int32_t *rec;
+} w16_ch_t;
+
+static w16_ch_t w16_ch(const nnrt_gemm_s8_t *g, int32_t c)
+{
+    const int32_t b = c / 3;
+    const int32_t r = c - 3 * b;
+    const int32_t left = g->oc - 3 * b;
+    const int32_t gsz = left < 3 ? left : 3;
+    const int32_t *rq = g->rq + 12 * b;
+    w16_ch_t ch = {(const uint8_t *)g->filter + 6 * (size_t)b * (size_t)g->k + 8 * (size_t)r,
+                   8 * (size_t)gsz, rq[r], rq + gsz + 3 * r};
+    return ch;
+}
+
+#if NNRT_DSP && !NNRT_MVE
+/* One channel's sums over both pixels' columns, per chunk its E and O words and 4
+ * SMLAD (the assembly's sums). */
+static NNRT_ALWAYS_INLINE void w16_sums(const uint8_t *cp, const w16_ch_t *ch, int32_t k,
+                                        int32_t *s0, int32_t *s1)
+{
+    const uint8_t *w = ch->w;
+    int32_t a0 = ch->bias;
+    int32_t a1 = ch->bias;
+    for (int32_t j = k >> 2; j > 0; --j, cp += 16, w += ch->step) {
+        const uint32_t we = nnrt_ld32(w);
+        const uint32_t wo = nnrt_ld32(w + 4);
+        a0 = __smlad(nnrt_ld32(cp + 4), wo, __smlad(nnrt_ld32(cp), we, a0));
+        a1 = __smlad(nnrt_ld32(cp + 12), wo, __smlad(nnrt_ld32(cp + 8), we, a1));
+    }
+    *s0 = a0;
+    *s1 = a1;
+}
+#endif
+
+/* Channels c and c + d (d = 1; 0: one channel) of a pixel pair from the int16 layout. */
+static void w16_pair(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t c, int32_t d)
+{
+    const int32_t k = g->k;
+    const w16_ch_t c0 = w16_ch(g, c);
+    const w16_ch_t c1 = w16_ch(g, c + d);
+    int32_t a[4] = {c0.bias, c0.bias, c1.bias, c1.bias};
+#if NNRT_DSP && !NNRT_MVE
+    if (x->out1 == x->out0) {
+        /* a lone pixel (pixel 1 repeats pixel 0, nnrt_gemm_2px_body()): pixel 0 alone,
+         * both channels per chunk (its column words loaded once) */
+        const uint8_t *cp = (const uint8_t *)x->cols;
+        const uint8_t *w0 = c0.w;
+        const uint8_t *w1 = c1.w;
+        for (int32_t j = k >> 2; j > 0; --j, cp += 16, w0 += c0.step, w1 += c1.step) {
+            const uint32_t x0 = nnrt_ld32(cp);
+            const uint32_t x1 = nnrt_ld32(cp + 4);
+            a[0] = __smlad(x1, nnrt_ld32(w0 + 4), __smlad(x0, nnrt_ld32(w0), a[0]));
+            a[2] = __smlad(x1, nnrt_ld32(w1 + 4), __smlad(x0, nnrt_ld32(w1), a[2]));
+        }
+        a[1] = a[0];
+        a[3] = a[2];
+    } else {
+        /* both pixels, one channel at a time (GCC keeps its loop in registers; the
+         * assembly takes every stored pair of 3 channels or more) */
+        w16_sums((const uint8_t *)x->cols, &c0, k, &a[0], &a[1]);
+        w16_sums((const uint8_t *)x->cols, &c1, k, &a[2], &a[3]);
+    }
+#else
+    /* other builds: the two rows unpacked to int8 (each halfword a widened int8), then
+     * the build's own 2 x 2 block */
+    int8_t rows[2][NNRT_GEMM_RP_MAX_K];
+    const w16_ch_t *chs[2] = {&c0, &c1};
+    for (int32_t r = 0; r < 2; ++r) {
+        for (int32_t i = 0; i < k; ++i) {
+            /* chunk i / 4, word (i & 1): E / O, half (i >> 1) & 1 */
+            const size_t h = chs[r]->step / 2 * (size_t)(i >> 2) + 2 * (size_t)(i & 1)
+                             + (size_t)((i >> 1) & 1);
+            rows[r][i] = (int8_t)nnrt_gemm_ld16(chs[r]->w, h);
+        }
+    }
+    nnrt_gemm_mac_2x2(x->cols, k, rows[0], rows[1], a);
+#endif
+    nnrt_gemm_put4(g, nnrt_gemm_rq_out(a[0], c0.rec), nnrt_gemm_rq_out(a[1], c0.rec),
+                   nnrt_gemm_rq_out(a[2], c1.rec), nnrt_gemm_rq_out(a[3], c1.rec), x->out0,
+                   x->out1, c, c + d);
+}
+
+void nnrt_gemm_pairs_w16_s8(const nnrt_gemm_s8_t *g, const nnrt_gemm_pass_t *x, int32_t oc,
+                            int32_t n)
+{
+    for (; oc + 1 < n; oc += 2) {
+        w16_pair(g, x, oc, 1);
+    }
+    if (oc < n) {
+        w16_pair(g, x, oc, 0);
+    }
+}
+
 void nnrt_gemm_s8_2px(const nnrt_gemm_s8_t *g, const void *cols, int8_t *out0, int8_t *out1)
 {
     nnrt_gemm_2px_body(g, cols, out0, out1, pair);
