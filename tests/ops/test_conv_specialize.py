@@ -55,6 +55,7 @@ from support.property import HAVE_QEMU, assert_passed, assert_same_hash, program
 CASES = 80  # convolutions
 FC_CASES = 24  # fully connected ops
 RP_CASES = 24  # convolutions with their weights in the pair-row layout (gemm_pairs)
+RGB_CASES = 4  # 3x3 convolutions over 3 channels (their columns joined from the rows)
 
 #: The harness the generated property program starts with (C in tests/c/; its text, so
 #: that the build cache, which hashes sources, sees an edit of it).
@@ -124,18 +125,23 @@ class _Requant:
                 f"static const int32_t c{k}_shift[{nq}] = "
                 f"{{{', '.join(map(str, self.shifts))}}};"]
 
-def _case(r: random.Random, k: int) -> tuple[list[str], str]:
-    """C of case k: its constants and specialised function, and the check() call."""
+def _case(r: random.Random, k: int, rgb3x3: bool = False) -> tuple[list[str], str]:
+    """C of case k: its constants and specialised function, and the check() call;
+    rgb3x3: a 3x3 filter over 3 channels, not dilated horizontally (an image's first
+    convolution: DSP builds join its columns from the input rows,
+    internal/conv_gemm_body.h nnrt_conv_cols_c3k3())."""
     while True:
         n = r.randint(1, 2)
         ih, iw, ic = r.randint(1, 9), r.randint(1, 9), r.randint(1, 12)
-        if r.random() < 0.2:
+        if r.random() < 0.2 or rgb3x3:
             ic = 3  # an RGB input: depths with a K % 4 tail of 3 (the tail as a chunk)
         oc = r.randint(1, 11)
-        pointwise = r.random() < 0.3
+        pointwise = r.random() < 0.3 and not rgb3x3
         kh, kw = (1, 1) if pointwise else (r.randint(1, 4), r.randint(1, 4))
         sh, sw = r.randint(1, 3), r.randint(1, 3)
         dh, dw = (1, 1) if pointwise or r.random() < 0.7 else (r.randint(1, 2), r.randint(1, 2))
+        if rgb3x3:  # every other one dilated vertically
+            kh, kw, dh, dw = 3, 3, 1 + k % 2, 1
         padding = "VALID" if pointwise else r.choice(("SAME", "VALID"))
         oh, pt = out_size_and_padding(padding, ih, kh, sh, dh)
         ow, pl = out_size_and_padding(padding, iw, kw, sw, dw)
@@ -302,6 +308,11 @@ def property_program(cases: int, seed: int) -> str:
         d, c = _rp_case(r, k)
         decls += d
         calls.append(c)
+    rgb = random.Random(seed + 1)  # its own stream: the cases above stay the same
+    for k in range(cases + FC_CASES + RP_CASES, cases + FC_CASES + RP_CASES + RGB_CASES):
+        d, c = _case(rgb, k, rgb3x3=True)
+        decls += d
+        calls.append(c)
     return program(PRELUDE, decls, calls)
 
 
@@ -329,7 +340,7 @@ def test_specialised_conv_matches_the_generic_kernel(property_results: dict[str,
                                                      name: str) -> None:
     if name not in property_results:
         pytest.skip(f"{name}: its QEMU / compiler is not installed")
-    assert_passed(property_results[name], CASES + FC_CASES + RP_CASES)
+    assert_passed(property_results[name], CASES + FC_CASES + RP_CASES + RGB_CASES)
 
 
 def test_every_instruction_set_gives_the_same_bytes(property_results: dict[str, str]) -> None:
