@@ -56,6 +56,7 @@ CASES = 80  # convolutions
 FC_CASES = 24  # fully connected ops
 RP_CASES = 24  # convolutions with their weights in the pair-row layout (gemm_pairs)
 RGB_CASES = 4  # 3x3 convolutions over 3 channels (their columns joined from the rows)
+RP_PADDED_CASES = 4  # pair-row convolutions whose rows are padded to whole chunks
 
 #: The harness the generated property program starts with (C in tests/c/; its text, so
 #: that the build cache, which hashes sources, sees an edit of it).
@@ -195,7 +196,7 @@ def _case(r: random.Random, k: int, rgb3x3: bool = False) -> tuple[list[str], st
     return decls, call
 
 
-def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
+def _rp_case(r: random.Random, k: int, padded: bool = False) -> tuple[list[str], str]:
     """C of pair-row case k: a one-group conv whose specialised core reads its weights in
     the pair-row layout with the records' mixed start values (gemm_pairs), as code
     generation emits it for the Cortex-M7; the generic entry reads the row-major copy.
@@ -204,24 +205,30 @@ def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
     (depth 260 to MAX_DEPTH: the lone pixel's C path unpacks up to NNRT_GEMM_RP_MAX_K);
     every fourth case near the layout's bound (depth 256, weights +-127, the input
     zero point at an end: the mixed sums wrap int32, channel b's sum within 2^23 only by
-    the build-time check)."""
+    the build-time check). padded: a filter over more than one pixel whose depth is no
+    multiple of 4 (an RGB 3x3's 27): its rows padded with zero weights to whole chunks
+    (gemm_pairs.padded_depth), the core's depth the padded one."""
     while True:
-        extreme = k % 4 == 0
+        extreme = k % 4 == 0 and not padded
         # with scratch (every other case) the depth up to MAX_DEPTH: columns beyond the
         # scratch-free path's stack buffer (pretrainedResnet_quant's depth 288 and 576)
         scratch = k % 2 == 1
-        deep = scratch and k % 4 == 1
+        deep = scratch and k % 4 == 1 and not padded
         n = r.randint(1, 2)
-        pointwise = extreme or r.random() < 0.6
+        pointwise = not padded and (extreme or r.random() < 0.6)
         if pointwise:
             ic = 256 if extreme else 4 * r.randint(65 if deep else 1,
                                                     gemm_pairs.MAX_DEPTH // 4 if deep else 64)
             kh = kw = 1
         else:
             kh, kw = (3, 3) if deep else (r.randint(1, 3), r.randint(1, 3))
+            if padded:
+                kh, kw = 3, (3 if k % 2 else r.randint(2, 3))
             top = gemm_pairs.MAX_DEPTH // 9 + 1 if deep else 23
-            ic = r.choice([c for c in range(1, top) if (kh * kw * c) % 4 == 0
+            ic = r.choice([c for c in range(1, top) if ((kh * kw * c) % 4 != 0) == padded
                            and (not deep or kh * kw * c > 256)] or [4])
+            if padded and k % 2:
+                ic = 3
         ih, iw = r.randint(1, 5), r.randint(1, 5)
         oc = r.randint(2, 4) if extreme else r.randint(2, 11)
         sh, sw = (1, 1) if pointwise else (r.randint(1, 2), r.randint(1, 2))
@@ -234,6 +241,8 @@ def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
                 and (not lone or (n * oh * ow) % 2 == 1)):
             break
     in_n, out_n, depth = n * ih * iw * ic, n * oh * ow * oc, kh * kw * ic
+    core_depth = gemm_pairs.padded_depth(kh, kw, ic)
+    assert (core_depth != depth) == padded
     per_channel = r.random() < 0.7
     q = _Requant.draw(r, oc if per_channel else 1)
     # shifts that spread a typical accumulator over the int8 range (few saturate, so a
@@ -253,7 +262,7 @@ def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
     biases = [r.randint(-reach, reach) for _ in range(oc)]
     rec = records_for(rows, biases, q.mults * (1 if per_channel else oc),
                       q.shifts * (1 if per_channel else oc), q.z_in, q.z_out, q.lo, q.hi)
-    laid = gemm_pairs.pair_rows(rows.astype(np.int8))
+    laid = gemm_pairs.pair_rows(gemm_pairs.padded_rows(rows.astype(np.int8), core_depth))
     assert rec is not None and laid is not None and gemm_pairs.exact(rows, rec, q.z_in)
     mixed = gemm_pairs.mixed_records(rec, oc)
     geom = {"batches": n, "input_h": ih, "input_w": iw, "input_c": ic, "output_h": oh,
@@ -267,13 +276,13 @@ def _rp_case(r: random.Random, k: int) -> tuple[list[str], str]:
     params = Params("nnrt_conv_s8_params_t",
                     {**fields, "multiplier": Raw("NULL"), "shift": Raw("NULL")})
     decls = [f"static const int8_t c{k}_w[{depth * oc}] = {{{', '.join(map(str, weights))}}};",
-             f"static const int8_t c{k}_wrp[{depth * oc}] __attribute__((aligned(4))) = "
+             f"static const int8_t c{k}_wrp[{core_depth * oc}] __attribute__((aligned(4))) = "
              f"{{{', '.join(map(str, laid))}}};",
              f"static const int32_t c{k}_b[{oc}] = {{{', '.join(map(str, biases))}}};",
              f"static const int32_t c{k}_rq[{len(mixed)}] = {{{', '.join(map(str, mixed))}}};",
              *q.tables(k), *render_params(generic, f"c{k}_gparams")]
     decls += render_spec(ConvGemmSpec(
-        op_index=k, model="t", params=params, params_name=f"c{k}_params", depth=depth,
+        op_index=k, model="t", params=params, params_name=f"c{k}_params", depth=core_depth,
         channels=oc, filter_ident=f"c{k}_wrp", bias_ident=None, mult_ident=f"c{k}_mult",
         shift_ident=f"c{k}_shift", per_channel=per_channel, output_offset=q.z_out,
         act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=f"c{k}_rq",
@@ -313,6 +322,11 @@ def property_program(cases: int, seed: int) -> str:
         d, c = _case(rgb, k, rgb3x3=True)
         decls += d
         calls.append(c)
+    first = cases + FC_CASES + RP_CASES + RGB_CASES
+    for k in range(first, first + RP_PADDED_CASES):
+        d, c = _rp_case(rgb, k, padded=True)
+        decls += d
+        calls.append(c)
     return program(PRELUDE, decls, calls)
 
 
@@ -340,7 +354,8 @@ def test_specialised_conv_matches_the_generic_kernel(property_results: dict[str,
                                                      name: str) -> None:
     if name not in property_results:
         pytest.skip(f"{name}: its QEMU / compiler is not installed")
-    assert_passed(property_results[name], CASES + FC_CASES + RP_CASES + RGB_CASES)
+    assert_passed(property_results[name],
+                  CASES + FC_CASES + RP_CASES + RGB_CASES + RP_PADDED_CASES)
 
 
 def test_every_instruction_set_gives_the_same_bytes(property_results: dict[str, str]) -> None:

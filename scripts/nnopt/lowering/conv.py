@@ -252,7 +252,8 @@ class ConvLowering(LoweringBase):
             return None
         rows = w.array().reshape(g.output_c, -1)
         z_in = per_tensor_quant(op, graph.tensors[op.inputs[0]])[1]
-        arranged = gemm_pairs.pair_rows(rows)
+        depth = gemm_pairs.padded_depth(g.filter_h, g.filter_w, g.input_c)
+        arranged = gemm_pairs.pair_rows(gemm_pairs.padded_rows(rows, depth))
         if arranged is None or not gemm_pairs.exact(rows, rec, z_in):
             return None
         return ctx.laid_out_weight(w.index, gemm_pairs.GEMM_PAIRS_LAYOUT, arranged)
@@ -274,7 +275,10 @@ class ConvLowering(LoweringBase):
         ctx.decl(ConvGemmSpec(
             op_index=op.index, model=ctx.model, params=params,
             params_name=f"op{op.index}_params",
-            depth=g.filter_h * g.filter_w * g.input_c, channels=g.output_c,
+            # the pair rows' depth: rounded up to whole chunks (zero weights past the
+            # filter's), the depth of the columns the core reads (conv_gemm_body.h)
+            depth=(gemm_pairs.padded_depth(g.filter_h, g.filter_w, g.input_c) if pairs
+                   else g.filter_h * g.filter_w * g.input_c), channels=g.output_c,
             filter_ident=w_ident, bias_ident=b_ident, mult_ident=q.mult,
             shift_ident=q.shift, per_channel=q.per_channel, output_offset=q.z_out,
             act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=q.records,

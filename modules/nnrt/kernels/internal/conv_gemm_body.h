@@ -230,7 +230,10 @@ static NNRT_ALWAYS_INLINE size_t nnrt_conv_gemm_body(const nnrt_conv_s8_params_t
                     nnrt_conv_stage_patch(g, params->input_offset, in_b, oy, ox, stage);
                 }
                 if (cols_inline && !one) { /* the staging area: (k + 3) & ~3 bytes */
-                    nnrt_cols_put_padded_body(cols, k, p, stage, params->input_offset);
+                    /* the core's depth: k, or k rounded up to whole chunks where its pair
+                     * rows are padded with zero weights (lowering/gemm_pairs.py
+                     * padded_depth()); the columns of every build laid out with it */
+                    nnrt_cols_put_padded_body(cols, mm->k, p, stage, params->input_offset);
                 } else if (cols_inline) {
                     nnrt_cols_put_body(cols, k, p, 0, src, k, params->input_offset);
                 } else {
