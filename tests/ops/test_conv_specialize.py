@@ -57,6 +57,9 @@ CASES = 80  # convolutions
 FC_CASES = 24  # fully connected ops
 RP_CASES = 24  # convolutions with their weights in the pair-row layout (gemm_pairs)
 W16_CASES = 40  # convolutions with their weights widened to int16 (gemm_pairs.int16_rows)
+RGB_CASES = 4  # 3x3 convolutions over 3 channels (their columns joined from the rows)
+RP_PADDED_CASES = 4  # pair-row convolutions whose rows are padded to whole chunks
+W16_PADDED_CASES = 4  # int16 convolutions whose rows are padded to whole chunks
 
 #: The harness the generated property program starts with (C in tests/c/; its text, so
 #: that the build cache, which hashes sources, sees an edit of it).
@@ -126,18 +129,23 @@ class _Requant:
                 f"static const int32_t c{k}_shift[{nq}] = "
                 f"{{{', '.join(map(str, self.shifts))}}};"]
 
-def _case(r: random.Random, k: int) -> tuple[list[str], str]:
-    """C of case k: its constants and specialised function, and the check() call."""
+def _case(r: random.Random, k: int, rgb3x3: bool = False) -> tuple[list[str], str]:
+    """C of case k: its constants and specialised function, and the check() call;
+    rgb3x3: a 3x3 filter over 3 channels, not dilated horizontally (an image's first
+    convolution: DSP builds join its columns from the input rows,
+    internal/conv_gemm_body.h nnrt_conv_cols_c3k3())."""
     while True:
         n = r.randint(1, 2)
         ih, iw, ic = r.randint(1, 9), r.randint(1, 9), r.randint(1, 12)
-        if r.random() < 0.2:
+        if r.random() < 0.2 or rgb3x3:
             ic = 3  # an RGB input: depths with a K % 4 tail of 3 (the tail as a chunk)
         oc = r.randint(1, 11)
-        pointwise = r.random() < 0.3
+        pointwise = r.random() < 0.3 and not rgb3x3
         kh, kw = (1, 1) if pointwise else (r.randint(1, 4), r.randint(1, 4))
         sh, sw = r.randint(1, 3), r.randint(1, 3)
         dh, dw = (1, 1) if pointwise or r.random() < 0.7 else (r.randint(1, 2), r.randint(1, 2))
+        if rgb3x3:  # every other one dilated vertically
+            kh, kw, dh, dw = 3, 3, 1 + k % 2, 1
         padding = "VALID" if pointwise else r.choice(("SAME", "VALID"))
         oh, pt = out_size_and_padding(padding, ih, kh, sh, dh)
         ow, pl = out_size_and_padding(padding, iw, kw, sw, dw)
@@ -191,7 +199,8 @@ def _case(r: random.Random, k: int) -> tuple[list[str], str]:
     return decls, call
 
 
-def _rp_case(r: random.Random, k: int, wide: bool = False) -> tuple[list[str], str]:
+def _rp_case(r: random.Random, k: int, wide: bool = False,
+             padded: bool = False) -> tuple[list[str], str]:
     """C of pair-row case k: a one-group conv whose specialised core reads its weights in
     the pair-row layout with the records' mixed start values (gemm_pairs), as code
     generation emits it for the Cortex-M7; the generic entry reads the row-major copy.
@@ -203,19 +212,21 @@ def _rp_case(r: random.Random, k: int, wide: bool = False) -> tuple[list[str], s
     (depth 260 to MAX_DEPTH: the lone pixel's C path unpacks up to NNRT_GEMM_RP_MAX_K);
     every fourth case near the layout's bound (depth 256, weights +-127, the input
     zero point at an end: the mixed sums wrap int32, channel b's sum within 2^23 only by
-    the build-time check)."""
+    the build-time check). padded: a filter over more than one pixel whose depth is no
+    multiple of 4 (an RGB 3x3's 27): its rows padded with zero weights to whole chunks
+    (gemm_pairs.padded_depth), the core's depth the padded one."""
     while True:
-        extreme = k % 4 == 0
+        extreme = k % 4 == 0 and not padded
         # with scratch (every other case) the depth up to MAX_DEPTH: columns beyond the
         # scratch-free path's stack buffer (pretrainedResnet_quant's depth 288 and 576)
         scratch = k % 2 == 1
-        deep = scratch and k % 4 == 1
+        deep = scratch and k % 4 == 1 and not padded
         n = r.randint(1, 2)
         # the int16 cases k % 4 == 2 or 3: depth 4 to 64 in turn (kc = depth / 4 < 9: the
         # block loop's two- and four-chunk forms; 9 to 16: each entry of the eight-chunk
         # loop)
-        sweep = wide and k % 4 >= 2
-        pointwise = extreme or sweep or r.random() < 0.6
+        sweep = wide and k % 4 >= 2 and not padded
+        pointwise = not padded and (extreme or sweep or r.random() < 0.6)
         if pointwise:
             kc = 1 + (2 * (k // 4) + k % 4 - 2) % 16
             ic = 256 if extreme else 4 * kc if sweep else 4 * r.randint(
@@ -223,9 +234,13 @@ def _rp_case(r: random.Random, k: int, wide: bool = False) -> tuple[list[str], s
             kh = kw = 1
         else:
             kh, kw = (3, 3) if deep else (r.randint(1, 3), r.randint(1, 3))
+            if padded:
+                kh, kw = 3, (3 if k % 2 else r.randint(2, 3))
             top = gemm_pairs.MAX_DEPTH // 9 + 1 if deep else 23
-            ic = r.choice([c for c in range(1, top) if (kh * kw * c) % 4 == 0
+            ic = r.choice([c for c in range(1, top) if ((kh * kw * c) % 4 != 0) == padded
                            and (not deep or kh * kw * c > 256)] or [4])
+            if padded and k % 2:
+                ic = 3
         ih, iw = r.randint(1, 5), r.randint(1, 5)
         oc = r.randint(2, 4) if extreme else r.randint(2, 11)
         sh, sw = (1, 1) if pointwise else (r.randint(1, 2), r.randint(1, 2))
@@ -238,6 +253,8 @@ def _rp_case(r: random.Random, k: int, wide: bool = False) -> tuple[list[str], s
                 and (not lone or (n * oh * ow) % 2 == 1)):
             break
     in_n, out_n, depth = n * ih * iw * ic, n * oh * ow * oc, kh * kw * ic
+    core_depth = gemm_pairs.padded_depth(kh, kw, ic)
+    assert (core_depth != depth) == padded
     per_channel = r.random() < 0.7
     q = _Requant.draw(r, oc if per_channel else 1)
     # shifts that spread a typical accumulator over the int8 range (few saturate, so a
@@ -259,15 +276,18 @@ def _rp_case(r: random.Random, k: int, wide: bool = False) -> tuple[list[str], s
     rec = records_for(rows, biases, q.mults * (1 if per_channel else oc),
                       q.shifts * (1 if per_channel else oc), q.z_in, q.z_out, q.lo, q.hi)
     assert rec is not None
+    core_rows = gemm_pairs.padded_rows(rows.astype(np.int8), core_depth)
     if wide:
-        laid = gemm_pairs.int16_rows(rows.astype(np.int8))
+        laid = gemm_pairs.int16_rows(core_rows)
         mixed = gemm_pairs.block_records(rec, oc)
-        w_decl = f"static const int16_t c{k}_wrp[{depth * oc}] __attribute__((aligned(8)))"
+        w_decl = (f"static const int16_t c{k}_wrp[{core_depth * oc}] "
+                  "__attribute__((aligned(8)))")
     else:
-        laid = gemm_pairs.pair_rows(rows.astype(np.int8))
+        laid = gemm_pairs.pair_rows(core_rows)
         assert gemm_pairs.exact(rows, rec, q.z_in)
         mixed = gemm_pairs.mixed_records(rec, oc)
-        w_decl = f"static const int8_t c{k}_wrp[{depth * oc}] __attribute__((aligned(4)))"
+        w_decl = (f"static const int8_t c{k}_wrp[{core_depth * oc}] "
+                  "__attribute__((aligned(4)))")
     assert laid is not None
     geom = {"batches": n, "input_h": ih, "input_w": iw, "input_c": ic, "output_h": oh,
             "output_w": ow, "output_c": oc, "filter_h": kh, "filter_w": kw, "filter_c": ic,
@@ -285,11 +305,11 @@ def _rp_case(r: random.Random, k: int, wide: bool = False) -> tuple[list[str], s
              f"static const int32_t c{k}_rq[{len(mixed)}] = {{{', '.join(map(str, mixed))}}};",
              *q.tables(k), *render_params(generic, f"c{k}_gparams")]
     decls += render_spec(ConvGemmSpec(
-        op_index=k, model="t", params=params, params_name=f"c{k}_params", depth=depth,
-        channels=oc, filter_ident=f"c{k}_wrp", bias_ident=None, mult_ident=f"c{k}_mult",
-        shift_ident=f"c{k}_shift", per_channel=per_channel, output_offset=q.z_out,
-        act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=f"c{k}_rq",
-        pair_rows=not wide, int16_rows=wide))
+        op_index=k, model="t", params=params, params_name=f"c{k}_params",
+        depth=core_depth, channels=oc, filter_ident=f"c{k}_wrp", bias_ident=None,
+        mult_ident=f"c{k}_mult", shift_ident=f"c{k}_shift", per_channel=per_channel,
+        output_offset=q.z_out, act_min=q.lo, act_max=q.hi, shifts=q.shifts,
+        records_ident=f"c{k}_rq", pair_rows=not wide, int16_rows=wide))
     decls = [d.replace(f"op{k}_core", f"c{k}_core") for d in decls]
     call = (f"    check(&c{k}_gparams, c{k}_w, c{k}_b, {in_n}u, {out_n}u, "
             f"{int(scratch)}, t_spec_op{k});")
@@ -325,18 +345,31 @@ def property_program(cases: int, seed: int) -> str:
         d, c = _rp_case(r, k, wide=True)
         decls += d
         calls.append(c)
+    rgb = random.Random(seed + 1)  # its own stream: the cases above stay the same
+    start += W16_CASES
+    for k in range(start, start + RGB_CASES):
+        d, c = _case(rgb, k, rgb3x3=True)
+        decls += d
+        calls.append(c)
+    start += RGB_CASES
+    for k in range(start, start + RP_PADDED_CASES + W16_PADDED_CASES):
+        d, c = _rp_case(rgb, k, wide=k >= start + RP_PADDED_CASES, padded=True)
+        decls += d
+        calls.append(c)
     return program(PRELUDE, decls, calls)
 
 
 #: -O0: the specialised pair loop's C form instead of its assembly (Zephyr's
-#: CONFIG_NO_OPTIMIZATIONS)
+#: CONFIG_NO_OPTIMIZATIONS), on the MPS2 AN500's Cortex-M7: unoptimised, every case's
+#: function carries every layout's inline body (~15 KB each), more than
+#: nucleo_f767zi's 2 MB of flash hold for the whole program
 #: rv32: RV32IMAC on QEMU virt (the register-blocked matrix core and FC of
 #: internal/rv32_*.h)
 #: m55-mve: the Helium pair loop and its vector output stage from the channel records
 #: (internal/mve_gemm.h) on the Cortex-M55 (QEMU mps3-an547)
 BUILDS: dict[str, tuple[tc.Target, str] | tuple[tc.Target, str, str]] = {
     "host-sanitized": ("host", "-O2"), "m7-dsp": ("qemu-m7", "-O2"),
-    "m7-dsp-O0": ("qemu-m7", "-O0"), "m3": ("qemu-m3", "-O2"),
+    "m7-dsp-O0": ("qemu-m7", "-O0", "mps2_an500"), "m3": ("qemu-m3", "-O2"),
     "rv32": ("qemu", "-O2", "qemu_riscv32"), "m55-mve": ("qemu", "-O2", "mps3_an547")}
 
 
@@ -352,7 +385,8 @@ def test_specialised_conv_matches_the_generic_kernel(property_results: dict[str,
                                                      name: str) -> None:
     if name not in property_results:
         pytest.skip(f"{name}: its QEMU / compiler is not installed")
-    assert_passed(property_results[name], CASES + FC_CASES + RP_CASES + W16_CASES)
+    assert_passed(property_results[name], CASES + FC_CASES + RP_CASES + W16_CASES + RGB_CASES
+                  + RP_PADDED_CASES + W16_PADDED_CASES)
 
 
 def test_every_instruction_set_gives_the_same_bytes(property_results: dict[str, str]) -> None:

@@ -214,6 +214,76 @@ def test_in_place_chain() -> None:
         np.testing.assert_array_equal(got[t], ref[t])
 
 
+#: The tabled int8 ADD's loops (nnrt_add_s8.c, add_tabled(); >= 512 output elements) on
+#: the cores that run them: the M7 (DSP) and the M3 (none). id -> (shape a, shape b,
+#: qa, qb, qo, activation).
+TABLED_ADD: dict[str, tuple[tuple[int, ...], tuple[int, ...], Q, Q, Q, str]] = {
+    # contiguous rows four a pass, the n % 4 == 3 tail
+    "same-tail": ((1, 9, 9, 7), (1, 9, 9, 7), (0.05, 3), (0.07, -5), (0.1, 2), "NONE"),
+    # broadcast whose innermost rows are contiguous (rows of 7: one pass and a tail)
+    "chan-rows": ((1, 16, 16, 7), (7,), (0.05, 3), (0.07, -5), (0.1, 2), "NONE"),
+    # broadcast rows with a zero stride: the strided loop
+    "stride0-rows": ((1, 8, 9, 8), (1, 8, 9, 1), (0.05, 3), (0.07, -5), (0.1, 2), "NONE"),
+    # an activation range inside int8: the strided loop's clamp
+    "relu-tail": ((3, 13, 17), (3, 13, 17), (0.05, 3), (0.07, -5), (0.02, -10), "RELU"),
+    "zp-extremes": ((1, 8, 8, 33), (1, 8, 8, 33), (0.1, -128), (0.03, 127), (0.004, 127),
+                    "NONE"),
+    # the output's right shift at its least (rsh = 1: the rounding half and thus the
+    # folded addend odd); the sums that cancel to a few units are the unsaturated outputs
+    "rsh1": ((1, 16, 64), (1, 16, 64), (0.05, 0), (0.03, 0), (5.3e-7, 0), "NONE"),
+    # a large output scale: the output offset shifted by rsh overflows int32, so it is
+    # added after the shift (not folded) and the rows take the strided loop
+    "offset-unfolded": ((1, 16, 33), (1, 16, 33), (0.001, 3), (0.0013, -4), (4.0, 9),
+                        "NONE"),
+}
+
+
+def _tabled_add_model() -> tuple[bytes, dict[str, int], list[np.ndarray]]:
+    """The TABLED_ADD cases on constant operands, plus a chain on a graph input whose
+    second ADD the planner runs in place (its output over the dying first sum)."""
+    b = ModelBuilder("tabled add")
+    rng = np.random.default_rng(5)
+    out_of: dict[str, int] = {}
+    for cid, (sa, sb, qa, qb, qo, act) in TABLED_ADD.items():
+        a = _operand(b, rng, f"{cid}/a", sa, "int8", qa)
+        c = _operand(b, rng, f"{cid}/b", sb, "int8", qb)
+        y = b.tensor(np.broadcast_shapes(sa, sb), "int8", name=f"{cid}/y", **_q(qo, "int8"))
+        b.op("ADD", [a, c], [y], {"fused_activation_function": act})
+        out_of[cid] = y
+    shape = (1, 10, 10, 9)  # 900 elements: the tail again
+    x = b.tensor(shape, "int8", name="x", scale=0.05, zero_point=-3)
+    k1 = _operand(b, rng, "k1", shape, "int8", (0.04, 6))
+    k2 = _operand(b, rng, "k2", shape, "int8", (0.06, -2))
+    t = b.tensor(shape, "int8", name="t", scale=0.08, zero_point=1)
+    u = b.tensor(shape, "int8", name="inplace/u", scale=0.1, zero_point=-4)
+    y = b.tensor(shape, "int8", name="inplace/y", scale=0.1, zero_point=-4)
+    b.op("ADD", [x, k1], [t], {"fused_activation_function": "NONE"})
+    b.op("ADD", [k2, t], [u], {"fused_activation_function": "NONE"})
+    b.op("MAXIMUM", [u, k2], [y])  # the graph output apart: u an intermediate
+    out_of["inplace-first"] = t
+    out_of["inplace"] = u
+    model = b.build([x], [y])
+    return model, out_of, random_inputs(model, seed=9)
+
+
+@pytest.mark.qemu
+@needs_qemu
+@pytest.mark.parametrize("target,board", [("qemu-m7", "nucleo_f767zi"),
+                                          ("qemu-m3", "mps2_an385")])
+def test_tabled_add_on_cortex_m_bit_exact_with_tflm(target: str, board: str) -> None:
+    from nnopt.boards import load_board
+
+    model, out_of, ins = _tabled_add_model()
+    opts = PlanOptions(order="file")
+    planned = plan_model(load_model_bytes(model), opts)
+    assert (out_of["inplace"], out_of["inplace-first"]) in planned.plan.inplace
+    _, ref = run_tflm(model, ins)
+    _, got = run_nnopt(model, ins, target=target, board=load_board(board), options=opts)
+    bad = [cid for cid, t in out_of.items()
+           if got[t].shape != ref[t].shape or np.any(got[t] != ref[t])]
+    assert not bad
+
+
 # ----- refusals (no compilation) -----
 
 def _refusal(model: bytes) -> str:

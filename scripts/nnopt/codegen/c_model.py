@@ -354,7 +354,12 @@ class ModelEmitter:
                 return None
             plain = tensor.array()
             widened = plain.dtype == np.int8 and arr.dtype == np.int16  # lowering.fc
-            if (arr.dtype != plain.dtype and not widened) or arr.size != plain.size:
+            # rows zero-padded to whole chunks of 4 (lowering.gemm_pairs.padded_depth)
+            rows = plain.shape[0] if plain.ndim else 1
+            padded = (arr.size > plain.size and arr.size % rows == 0
+                      and arr.size // rows - plain.size // rows <= 3)
+            if (arr.dtype != plain.dtype and not widened) or (arr.size != plain.size
+                                                              and not padded):
                 raise PlanError(f"tensor {t}: its {layout} layout has {arr.size} "
                                 f"{arr.dtype} values, the tensor {plain.size} {plain.dtype}")
             self.weight_layouts[t] = layout

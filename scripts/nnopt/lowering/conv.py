@@ -259,13 +259,14 @@ class ConvLowering(LoweringBase):
         if rec is None or not w.is_constant:
             return None
         rows = w.array().reshape(g.output_c, -1)
+        depth = gemm_pairs.padded_depth(g.filter_h, g.filter_w, g.input_c)
         if wide:
-            widened = gemm_pairs.int16_rows(rows)
+            widened = gemm_pairs.int16_rows(gemm_pairs.padded_rows(rows, depth))
             ident = (None if widened is None else
                      ctx.laid_out_weight(w.index, gemm_pairs.INT16_LAYOUT, widened))
             return None if ident is None else (ident, gemm_pairs.INT16_LAYOUT)
         z_in = per_tensor_quant(op, graph.tensors[op.inputs[0]])[1]
-        arranged = gemm_pairs.pair_rows(rows)
+        arranged = gemm_pairs.pair_rows(gemm_pairs.padded_rows(rows, depth))
         if arranged is None or not gemm_pairs.exact(rows, rec, z_in):
             return None
         ident = ctx.laid_out_weight(w.index, gemm_pairs.GEMM_PAIRS_LAYOUT, arranged)
@@ -288,7 +289,11 @@ class ConvLowering(LoweringBase):
         ctx.decl(ConvGemmSpec(
             op_index=op.index, model=ctx.model, params=params,
             params_name=f"op{op.index}_params",
-            depth=g.filter_h * g.filter_w * g.input_c, channels=g.output_c,
+            # a layout's depth (pair rows, int16): rounded up to whole chunks (zero
+            # weights past the filter's), the depth of the columns the core reads
+            # (conv_gemm_body.h)
+            depth=(gemm_pairs.padded_depth(g.filter_h, g.filter_w, g.input_c) if pairs
+                   else g.filter_h * g.filter_w * g.input_c), channels=g.output_c,
             filter_ident=w_ident, bias_ident=b_ident, mult_ident=q.mult,
             shift_ident=q.shift, per_channel=q.per_channel, output_offset=q.z_out,
             act_min=q.lo, act_max=q.hi, shifts=q.shifts, records_ident=q.records,

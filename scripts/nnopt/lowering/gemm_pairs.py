@@ -49,15 +49,31 @@ TAIL_STACK_BYTES = 1024
 MIXED_LIMIT = 1 << 23
 
 
+def padded_depth(filter_h: int, filter_w: int, channels: int) -> int:
+    """The depth of a conv's weight rows in the layout: a filter over more than one pixel
+    has its columns converted in whole chunks of 4 (``nnrt_cols_put_padded_body()``,
+    ``nnrt_conv_cols_c3k3()``), so its rows are padded with zero weights to a multiple
+    of 4 (an RGB 3x3 filter's 27 to 28; the 28th column position is multiplied by 0); a
+    1x1 filter's column is the input vector itself: its depth as it is."""
+    depth = filter_h * filter_w * channels
+    return depth if filter_h == filter_w == 1 else (depth + 3) // 4 * 4
+
+
+def padded_rows(w: np.ndarray, depth: int) -> np.ndarray:
+    """Weights ``[channels, d]`` with zero weights appended to ``depth`` positions."""
+    return np.pad(w, ((0, 0), (0, depth - w.shape[1])))
+
+
 def fits(filter_h: int, filter_w: int, channels: int, out_channels: int,
          scratch: bool) -> bool:
-    """Whether a one-group conv's geometry takes the layout: depth a multiple of 4 and at
-    most :data:`MAX_DEPTH`, 2 channels or more, and either ``scratch`` (the plan passes
-    the op's kernel its scratch in every call: then the matrix core runs every pixel,
-    nnrt/kernels/spec.h) or its columns within :data:`TAIL_STACK_BYTES` (the
-    scratch-free path's stack buffer). Otherwise the scratch-free kernel would leave
-    pixels to the per-pixel loops, which read row-major weights."""
-    depth = filter_h * filter_w * channels
+    """Whether a one-group conv's geometry takes the layout: its :func:`padded_depth` a
+    multiple of 4 and at most :data:`MAX_DEPTH`, 2 channels or more, and either
+    ``scratch`` (the plan passes the op's kernel its scratch in every call: then the
+    matrix core runs every pixel, nnrt/kernels/spec.h) or its columns within
+    :data:`TAIL_STACK_BYTES` (the scratch-free path's stack buffer). Otherwise the
+    scratch-free kernel would leave pixels to the per-pixel loops, which read row-major
+    weights."""
+    depth = padded_depth(filter_h, filter_w, channels)
     return (out_channels >= 2 and depth % 4 == 0 and 4 <= depth <= MAX_DEPTH
             and (scratch or tail_fits(filter_h, filter_w, channels)))
 
@@ -143,10 +159,11 @@ def block_records(records: Sequence[int], channels: int) -> list[int]:
 
 
 def wide_bytes(graph: Graph, op: Op) -> int:
-    """The int8 weight bytes of ``op`` when it is a convolution the int16 layout may be
-    written for (int8 activations, constant int8 weights that it alone reads, a depth
-    :func:`int16_rows` takes): what widening them adds to the flash, an upper bound
-    (``nnopt.lowering.fc.fit_flash``); else 0."""
+    """The bytes widening ``op``'s weights adds to the flash when it is a convolution the
+    int16 layout may be written for (int8 activations, constant int8 weights that it
+    alone reads, a :func:`padded_depth` :func:`int16_rows` takes): the int16 rows, padded
+    to whole chunks, less the int8 tensor; an upper bound (``nnopt.lowering.fc.fit_flash``);
+    else 0."""
     if (not isinstance(op.options, ConvOptions) or _is_depthwise(op) or len(op.inputs) < 2):
         return 0
     x, w = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]]
@@ -154,9 +171,10 @@ def wide_bytes(graph: Graph, op: Op) -> int:
             or len(w.shape) != 4 or graph.consumers.get(w.index) != (op.index,)):
         return 0
     depth = w.shape[1] * w.shape[2] * w.shape[3]
-    if w.shape[0] < 2 or depth % 4 or not 4 <= depth <= MAX_DEPTH:
+    core = padded_depth(w.shape[1], w.shape[2], w.shape[3])  # zero weights to whole chunks
+    if w.shape[0] < 2 or core % 4 or not 4 <= core <= MAX_DEPTH:
         return 0
-    return w.shape[0] * depth
+    return w.shape[0] * (2 * core - depth)
 
 
 def exact(w: np.ndarray, records: Sequence[int], z_in: int) -> bool:

@@ -95,6 +95,58 @@ static NNRT_ALWAYS_INLINE int nnrt_conv_cols_direct(const nnrt_conv_geom_t *g, i
     return 1;
 }
 
+#if NNRT_DSP && !NNRT_MVE
+/* Whether nnrt_conv_cols_c3k3() takes the geometry: a 3x3 filter over 3 channels (an
+ * image's first convolution), not dilated horizontally. */
+#define NNRT_CONV_C3K3(g)                                                                     \
+    ((g)->input_c == 3 && (g)->filter_h == 3 && (g)->filter_w == 3 && (g)->dilation_w == 1)
+
+/*
+ * The columns of pixel p of a NNRT_CONV_C3K3() geometry straight from the input where
+ * its patch lies inside it (returns 0, nothing written, where it does not): the three
+ * kernel rows of 9 bytes each are depth positions 0-8, 9-17, 18-26, so the seven words
+ * of the column (positions 4j .. 4j + 3; the 28th position's byte 0, read against a
+ * weight of 0 or not at all) are whole or joined from two rows (a byte insert, a PKHTB,
+ * a shift), then 2 SXTAB16 and one STRD a word. No staging copy (three 9-byte
+ * copies and a conversion of them, about 90 instructions a pixel on the M7; this about
+ * 35). The loads at r1 - 1 and r2 - 2 read bytes before rows 1 and 2 of the patch:
+ * inside the input (those rows are not its first), masked off; none reads past row 2.
+ */
+static NNRT_ALWAYS_INLINE int nnrt_conv_cols_c3k3(const nnrt_conv_geom_t *g, int32_t in_off,
+                                                  const int8_t *in_b, int32_t oy, int32_t ox,
+                                                  void *cols, int32_t p)
+{
+    const int32_t y0 = oy * g->stride_h - g->pad_top;
+    const int32_t x0 = ox * g->stride_w - g->pad_left;
+    if (y0 < 0 || y0 + 2 * g->dilation_h >= g->input_h || x0 < 0 || x0 + 3 > g->input_w) {
+        return 0;
+    }
+    const size_t step = (size_t)g->dilation_h * (size_t)g->input_w * 3u;
+    const int8_t *r0 = in_b + ((size_t)y0 * (size_t)g->input_w + (size_t)x0) * 3u;
+    const int8_t *r1 = r0 + step;
+    const int8_t *r2 = r1 + step;
+    const uint32_t off2 = nnrt_pair16(in_off);
+    uint8_t *dst = (uint8_t *)cols + 8 * (size_t)p; /* 4-byte aligned, as STRD needs */
+#define NNRT_C3K3_WORD(j, v)                                                                  \
+    do {                                                                                      \
+        const uint32_t v_ = (v);                                                              \
+        const uint32_t e_ = __sxtab16(off2, v_);                                              \
+        const uint32_t o_ = nnrt_sxtab16_ror8(off2, v_);                                      \
+        __asm__("strd %1, %2, [%0, %3]" : : "r"(dst), "r"(e_), "r"(o_), "i"(16 * (j))       \
+                : "memory");                                                                  \
+    } while (0)
+    NNRT_C3K3_WORD(0, nnrt_ld32(r0));
+    NNRT_C3K3_WORD(1, nnrt_ld32(r0 + 4));
+    NNRT_C3K3_WORD(2, (uint32_t)(uint8_t)r0[8] | (nnrt_ld32(r1 - 1) & 0xFFFFFF00u));
+    NNRT_C3K3_WORD(3, nnrt_ld32(r1 + 3));
+    NNRT_C3K3_WORD(4, nnrt_pkh_tops(nnrt_ld32(r1 + 5), nnrt_ld32(r2 - 2)));
+    NNRT_C3K3_WORD(5, nnrt_ld32(r2 + 2));
+    NNRT_C3K3_WORD(6, nnrt_ld32(r2 + 5) >> 8);
+#undef NNRT_C3K3_WORD
+    return 1;
+}
+#endif
+
 /* A 1x1 filter without padding whose pixels all lie inside the input: every pixel's
  * column is its input vector, no staging. */
 static inline int nnrt_conv_pointwise(const nnrt_conv_geom_t *g)
@@ -135,6 +187,10 @@ static NNRT_ALWAYS_INLINE size_t nnrt_conv_gemm_body(const nnrt_conv_s8_params_t
     const size_t pixels = (size_t)g->batches * per_batch;
     /* im2col straight from the input where every kernel row starts a whole chunk */
     const int direct = !one && (g->input_c & 3) == 0 && g->dilation_w == 1;
+#if NNRT_DSP && !NNRT_MVE
+    /* an image's first 3x3 convolution, specialised: its columns joined from the rows */
+    const int c3k3 = cols_inline && NNRT_CONV_C3K3(g);
+#endif
     int32_t b = 0;
     int32_t oy = 0;
     int32_t ox = 0;
@@ -160,8 +216,13 @@ static NNRT_ALWAYS_INLINE size_t nnrt_conv_gemm_body(const nnrt_conv_s8_params_t
         for (int p = 0; p < 2; ++p) {
             const int8_t *in_b = input + (size_t)b * in_batch;
             const int8_t *src = stage;
-            if (!direct || !nnrt_conv_cols_direct(g, params->input_offset, in_b, oy, ox,
-                                                  cols, k, p, cols_inline)) {
+            int joined = 0; /* the columns written by nnrt_conv_cols_c3k3() */
+#if NNRT_DSP && !NNRT_MVE
+            joined = c3k3 && nnrt_conv_cols_c3k3(g, params->input_offset, in_b, oy, ox, cols, p);
+#endif
+            if (!joined && (!direct || !nnrt_conv_cols_direct(g, params->input_offset, in_b,
+                                                              oy, ox, cols, k, p,
+                                                              cols_inline))) {
                 if (one) {
                     src = in_b + ((size_t)oy * (size_t)g->stride_h * (size_t)g->input_w
                                   + (size_t)ox * (size_t)g->stride_w) * (size_t)g->input_c;
@@ -169,7 +230,10 @@ static NNRT_ALWAYS_INLINE size_t nnrt_conv_gemm_body(const nnrt_conv_s8_params_t
                     nnrt_conv_stage_patch(g, params->input_offset, in_b, oy, ox, stage);
                 }
                 if (cols_inline && !one) { /* the staging area: (k + 3) & ~3 bytes */
-                    nnrt_cols_put_padded_body(cols, k, p, stage, params->input_offset);
+                    /* the core's depth: k, or k rounded up to whole chunks where its pair
+                     * rows are padded with zero weights (lowering/gemm_pairs.py
+                     * padded_depth()); the columns of every build laid out with it */
+                    nnrt_cols_put_padded_body(cols, mm->k, p, stage, params->input_offset);
                 } else if (cols_inline) {
                     nnrt_cols_put_body(cols, k, p, 0, src, k, params->input_offset);
                 } else {
