@@ -167,7 +167,8 @@ def test_live_sum_arena_budget_stage_and_in_place_are_distinct_elements(
     live, arena = found["live-sum"][0], found["arena"][0]
     assert live.get_linestyle() == "solid" and arena.get_linestyle() != "solid"
     assert to_hex(live.get_edgecolor()) != to_hex(arena.get_color())
-    assert "8x7 patches" in found["tiled-stage-label-0"][0].get_text()
+    rows, cols = tiled.plan.stages[0].grid
+    assert f"{rows}x{cols} patches" in found["tiled-stage-label-0"][0].get_text()
     # the stage spans the stage's steps
     st = tiled.plan.stages[0]
     band = found["tiled-stage-0"][0]
